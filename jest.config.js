@@ -1,0 +1,13 @@
+/** Jest runs TypeScript through ts-jest in transpile-only mode (isolatedModules):
+ * `npm run typecheck` is the type gate, tests stay fast. */
+const { pathsToModuleNameMapper } = require('ts-jest');
+const { compilerOptions } = require('./tsconfig.json');
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+  testTimeout: 30000,
+};

@@ -1,0 +1,3 @@
+export * from './event-envelope';
+export * from './run-events';
+export * from './topics';

@@ -1,0 +1,127 @@
+/**
+ * The run's event vocabulary: past-tense facts, one stream per run (`run-<uuid>`).
+ * These types are the contract with downstream teams (see docs/events.md);
+ * a change to a payload's shape bumps RUN_EVENT_SCHEMA_VERSION[type].
+ */
+export type InputSource = 'upload' | 'raw' | 'image';
+export type OutputFormat = 'json' | 'csv';
+export type Appearance = 'light' | 'dark';
+export type MappingRule = Record<string, string | null>;
+
+export interface FieldTransformation {
+  enabled: boolean;
+  [option: string]: unknown;
+}
+
+export interface FieldDefinition {
+  description: string;
+  data_type: string;
+  is_required: boolean;
+  label?: string | null;
+  format?: string | null;
+  transformations?: Record<string, FieldTransformation>;
+}
+
+export interface SchemaSnapshot {
+  id: string;
+  name: string;
+  fields: Record<string, FieldDefinition>;
+}
+
+export interface RunError {
+  code: string | null;
+  message: string | null;
+  type: string | null;
+  stage: string | null;
+  retryable: boolean;
+  context: string[] | null;
+}
+
+export interface RunCreated {
+  run_id: string;
+  organization_id: string;
+  input_source: InputSource;
+  /** The schema as it was when the run was created: later edits do not change a run. */
+  schema: SchemaSnapshot;
+  provider_id: string | null;
+  dry_run: boolean;
+  filename: string | null;
+  /** The caller's override; null lets ingestion detect it. */
+  input_has_header: boolean | null;
+  output_format: OutputFormat;
+  notify_url: string | null;
+  success_callback: string | null;
+  cancel_callback: string | null;
+  locale: string;
+  appearance: Appearance | null;
+  metadata: Record<string, unknown> | null;
+  column_labels: Record<string, string | null> | null;
+  /** Blob key of the source (the upload target, or the stored raw content). */
+  source_key: string;
+  upload_expires_at: string | null;
+  created_at: string;
+}
+
+export interface SourceUploaded { size_bytes: number; uploaded_at: string }
+export interface IngestionProgressed { processed_rows: number }
+export interface SourceParsed {
+  source_headers: string[];
+  input_has_header: boolean;
+  total_rows: number;
+  source_format: 'delimited' | 'xlsx';
+  /** Delimiter of a delimited file; null for XLSX. */
+  delimiter: string | null;
+  encoding: string;
+}
+export interface ReviewPrepared {
+  mapping_rule: MappingRule;
+  mapping_origin: 'heuristic';
+  review_expires_at: string;
+  prepared_at: string;
+}
+export interface MappingEdited { mapping_rule: MappingRule; edited_at: string }
+export interface ReviewApproved { mapping_rule: MappingRule; approved_at: string }
+export interface ReviewCanceled { canceled_at: string }
+export interface OutputStarted { started_at: string }
+export interface OutputProgressed { processed_rows: number }
+export interface OutputProduced {
+  output_key: string;
+  output_format: OutputFormat;
+  rows_written: number;
+  /** Rows with at least one value that failed its field's data_type or is_required. */
+  rows_with_problems: number;
+  file_retention_until: string;
+  completed_at: string;
+}
+export interface RunFailed { error: RunError; failed_at: string }
+
+export interface RunEventMap {
+  RunCreated: RunCreated;
+  SourceUploaded: SourceUploaded;
+  IngestionProgressed: IngestionProgressed;
+  SourceParsed: SourceParsed;
+  ReviewPrepared: ReviewPrepared;
+  MappingEdited: MappingEdited;
+  ReviewApproved: ReviewApproved;
+  ReviewCanceled: ReviewCanceled;
+  OutputStarted: OutputStarted;
+  OutputProgressed: OutputProgressed;
+  OutputProduced: OutputProduced;
+  RunFailed: RunFailed;
+}
+
+export type RunEventType = keyof RunEventMap;
+export type RunEvent = { [K in RunEventType]: { type: K; data: RunEventMap[K] } }[RunEventType];
+
+export const RUN_EVENT_TYPES = [
+  'RunCreated', 'SourceUploaded', 'IngestionProgressed', 'SourceParsed', 'ReviewPrepared',
+  'MappingEdited', 'ReviewApproved', 'ReviewCanceled', 'OutputStarted', 'OutputProgressed',
+  'OutputProduced', 'RunFailed',
+] as const satisfies readonly RunEventType[];
+
+export const RUN_EVENT_SCHEMA_VERSION: Record<RunEventType, number> = Object.fromEntries(
+  RUN_EVENT_TYPES.map((t) => [t, 1]),
+) as Record<RunEventType, number>;
+
+export const isRunEventType = (type: string): type is RunEventType =>
+  (RUN_EVENT_TYPES as readonly string[]).includes(type);

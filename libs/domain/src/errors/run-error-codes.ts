@@ -1,0 +1,43 @@
+import type { RunError } from '@app/contracts';
+
+/**
+ * Every failure code a run can end with. The only pair the spec names is
+ * transformation_storage_failed/storage; the rest are ours (docs/decisions.md).
+ */
+export const RUN_ERRORS = {
+  storageFailed: { code: 'transformation_storage_failed', type: 'storage', retryable: true,
+    message: 'A file could not be read or written.' },
+  emptyFile: { code: 'source_file_empty', type: 'source_file', retryable: false,
+    message: 'The uploaded file contains no rows.' },
+  unreadableFile: { code: 'source_file_unreadable', type: 'source_file', retryable: false,
+    message: 'The uploaded file could not be parsed.' },
+  fileTooLarge: { code: 'source_file_too_large', type: 'source_file', retryable: false,
+    message: 'The uploaded file is larger than the allowed maximum.' },
+  extractionNotAvailable: { code: 'extraction_not_available', type: 'not_implemented', retryable: false,
+    message: 'Extraction of raw text and images through an AI provider is not available yet on this service.' },
+  outputFailed: { code: 'output_generation_failed', type: 'processing', retryable: true,
+    message: 'The output file could not be produced.' },
+} as const;
+
+export type RunErrorKind = keyof typeof RUN_ERRORS;
+
+export const runError = (
+  kind: RunErrorKind,
+  stage: string,
+  opts: { message?: string; context?: string[] | null } = {},
+): RunError => ({
+  code: RUN_ERRORS[kind].code,
+  message: opts.message ?? RUN_ERRORS[kind].message,
+  type: RUN_ERRORS[kind].type,
+  stage,
+  retryable: RUN_ERRORS[kind].retryable,
+  context: opts.context ?? [],
+});
+
+/** Processing-stage names used in `error.stage`. */
+export const STAGES = {
+  upload: 'upload',
+  ingestion: 'ingestion',
+  reviewPreparation: 'review_preparation',
+  finalProcessing: 'final_processing',
+} as const;

@@ -1,0 +1,54 @@
+import type { FieldDefinition } from '@app/contracts';
+import { applyTransformations, validateTransformations } from './transformations';
+import { typeValue } from './typed-value';
+
+const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ description: '', data_type: 'string', is_required: false, ...over });
+
+describe('applyTransformations', () => {
+  it('applies trim, date_format, uppercase in a fixed order', () => {
+    const field = f({ transformations: {
+      uppercase: { enabled: true },
+      date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MMM-dd' },
+      trim_whitespace: { enabled: true },
+    } });
+    expect(applyTransformations('  31/12/2024 ', field)).toBe('2024-DEC-31');
+  });
+  it('ignores disabled transformations', () => {
+    expect(applyTransformations(' Ab ', f({ transformations: { trim_whitespace: { enabled: false }, lowercase: { enabled: true } } }))).toBe(' ab ');
+  });
+  it('leaves a date that does not parse with "from" unchanged', () => {
+    expect(applyTransformations('tomorrow', f({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } }))).toBe('tomorrow');
+  });
+  it('validates transformation options', () => {
+    expect(validateTransformations({ trim_whitespace: { enabled: true } })).toEqual([]);
+    expect(validateTransformations({ explode: { enabled: true } })[0]).toMatch(/Unknown transformation/);
+    expect(validateTransformations({ uppercase: {} })[0]).toMatch(/enabled/);
+    expect(validateTransformations({ date_format: { enabled: true } })[0]).toMatch(/"to"/);
+  });
+});
+
+describe('typeValue', () => {
+  it.each([
+    ['email', 'a@b.io', { value: 'a@b.io', problem: null }],
+    ['email', 'not-an-email', { value: 'not-an-email', problem: 'type' }],
+    ['number', ' 12.5 ', { value: 12.5, problem: null }],
+    ['number', '12,5', { value: '12,5', problem: 'type' }],
+    ['integer', '3.2', { value: '3.2', problem: 'type' }],
+    ['integer', '007', { value: 7, problem: null }],
+    ['boolean', 'Yes', { value: true, problem: null }],
+    ['boolean', 'maybe', { value: 'maybe', problem: 'type' }],
+    ['date', '2024-02-29', { value: '2024-02-29', problem: null }],
+    ['date', '2023-02-29', { value: '2023-02-29', problem: 'type' }],
+    ['string', '007', { value: '007', problem: null }],
+    ['mystery_type', 'x', { value: 'x', problem: null }],
+  ])('%s %j', (data_type, raw, expected) => expect(typeValue(raw, f({ data_type }))).toEqual(expected));
+
+  it('reports an empty required value and gives null', () => {
+    expect(typeValue('  ', f({ is_required: true }))).toEqual({ value: null, problem: 'required' });
+    expect(typeValue('', f())).toEqual({ value: null, problem: null });
+  });
+  it('checks dates against the field format', () => {
+    expect(typeValue('31/12/2024', f({ data_type: 'date', format: 'dd/MM/yyyy' })).problem).toBeNull();
+    expect(typeValue('12/31/2024', f({ data_type: 'date', format: 'dd/MM/yyyy' })).problem).toBe('type');
+  });
+});

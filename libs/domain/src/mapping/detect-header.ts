@@ -1,0 +1,31 @@
+/**
+ * Decides whether the first row of a table is a header, from a sample of its first rows.
+ * A header row has no empty and no repeated cells and no cell that looks like data
+ * (a number or a date). When every column is text the first row is taken as a header:
+ * that is what most exports have; the caller can override with `input_has_header`.
+ */
+const DATA_LIKE = /^\s*([+-]?[\d.,]+%?|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}.*)\s*$/;
+
+export function detectHeader(sample: string[][]): boolean {
+  const [first] = sample;
+  if (!first || first.length === 0) return false;
+  const trimmed = first.map((c) => c.trim());
+  if (trimmed.some((c) => c === '')) return false;
+  if (new Set(trimmed).size !== trimmed.length) return false;
+  if (trimmed.some((c) => DATA_LIKE.test(c))) return false;
+  return true;
+}
+
+/** Header names for a table: the first row, or `column_1, column_2, ...` when there is none. */
+export function headerNames(firstRow: string[], hasHeader: boolean, width: number): string[] {
+  if (!hasHeader) return Array.from({ length: width }, (_, i) => `column_${i + 1}`);
+  const seen = new Map<string, number>();
+  // Blank or repeated names (possible with an explicit input_has_header=true) get a suffix
+  // so that every header names exactly one column.
+  return Array.from({ length: Math.max(width, firstRow.length) }, (_, i) => {
+    const base = (firstRow[i] ?? '').trim() || `column_${i + 1}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return n === 1 ? base : `${base}_${n}`;
+  });
+}

@@ -1,0 +1,47 @@
+import type { FieldDefinition } from '@app/contracts';
+import { detectHeader, headerNames } from './detect-header';
+import { suggestMapping } from './suggest-mapping';
+import { normalizeMapping } from './validate-mapping';
+
+const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ description: '', data_type: 'string', is_required: false, ...over });
+
+describe('suggestMapping', () => {
+  it('matches by normalized name, label and synonyms, each header once', () => {
+    const fields = { email: f(), first_name: f(), last_name: f(), zip: f({ label: 'Postal code' }), phone: f(), notes_x: f() };
+    const headers = ['E-Mail Address', 'Given Name', 'Surname', 'Post Code', 'Mobile', 'Unrelated'];
+    expect(suggestMapping(fields, headers)).toEqual({
+      email: 'E-Mail Address', first_name: 'Given Name', last_name: 'Surname', zip: 'Post Code', phone: 'Mobile', notes_x: null,
+    });
+  });
+  it('prefers an exact match over a synonym and never reuses a header', () => {
+    const fields = { mail: f(), email: f() };
+    expect(suggestMapping(fields, ['email'])).toEqual({ mail: null, email: 'email' });
+  });
+  it('maps nothing when no header resembles a field', () => {
+    expect(suggestMapping({ amount: f() }, ['colour', 'shape'])).toEqual({ amount: null });
+  });
+});
+
+describe('normalizeMapping', () => {
+  it('completes missing fields with null and reports unknown fields and headers', () => {
+    const r = normalizeMapping({ a: 'H1', zz: 'H1', b: 'nope' }, ['a', 'b', 'c'], ['H1']);
+    expect(r.mapping).toEqual({ a: 'H1', b: null, c: null });
+    expect(r.problems.map((p) => p.field)).toEqual(['zz', 'b']);
+  });
+});
+
+describe('header detection', () => {
+  it.each([
+    [[['name', 'email'], ['Ann', 'a@x.io']], true],
+    [[['Ann', 'a@x.io'], ['Bob', 'b@x.io']], true],
+    [[['1', 'a@x.io'], ['2', 'b@x.io']], false],
+    [[['name', ''], ['Ann', 'x']], false],
+    [[['a', 'a'], ['1', '2']], false],
+    [[['2024-01-01', 'x'], ['2024-01-02', 'y']], false],
+  ])('%j -> %s', (sample, expected) => expect(detectHeader(sample)).toBe(expected));
+
+  it('names columns column_N without a header and de-duplicates given names', () => {
+    expect(headerNames(['x', 'y'], false, 3)).toEqual(['column_1', 'column_2', 'column_3']);
+    expect(headerNames(['id', 'id', ''], true, 3)).toEqual(['id', 'id_2', 'column_3']);
+  });
+});

@@ -1,0 +1,18 @@
+import type { MappingRule, OutputProduced, RunCreated, RunError, SourceParsed } from '@app/contracts';
+
+/** What can be asked of a run. Each carries the instant it is asked at (`at`), so decide stays pure. */
+export type RunCommand =
+  | { type: 'CreateRun'; data: RunCreated }
+  | { type: 'CompleteUpload'; size_bytes: number; at: string }
+  | { type: 'RecordIngestionProgress'; processed_rows: number }
+  | { type: 'RecordParse'; parse: SourceParsed }
+  | { type: 'PrepareReview'; mapping_rule: MappingRule; review_expires_at: string; at: string }
+  | { type: 'EditMapping'; mapping_rule: MappingRule; at: string }
+  | { type: 'ApproveReview'; mapping_rule: MappingRule; at: string }
+  | { type: 'CancelReview'; at: string }
+  | { type: 'StartOutput'; at: string }
+  | { type: 'RecordOutputProgress'; processed_rows: number }
+  | { type: 'CompleteOutput'; output: OutputProduced }
+  | { type: 'FailRun'; error: RunError; at: string };
+
+export type RunCommandType = RunCommand['type'];

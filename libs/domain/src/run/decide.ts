@@ -1,0 +1,101 @@
+import type { RunEvent } from '@app/contracts';
+import { CommandRefused } from '../errors/domain-error';
+import { normalizeMapping } from '../mapping/validate-mapping';
+import type { RunCommand } from './commands';
+import { isReviewExpired, isTerminal, type RunFold, type RunState } from './run-state';
+
+
+const refuse = (code: string, message: string): never => {
+  throw new CommandRefused(code, message);
+};
+
+function requireRun(state: RunFold): RunState {
+  return state ?? refuse('run_not_found', 'The run does not exist.');
+}
+
+/** An open review: active and before its deadline. Approving, canceling and editing need one. */
+function requireOpenReview(run: RunState, at: string): void {
+  if (run.status === 'failed') refuse('run_failed', 'The run has failed; its review is closed.');
+  if (run.review_state === 'approved') refuse('review_already_approved', 'The review was already approved.');
+  if (run.review_state === 'canceled') refuse('review_canceled', 'The review was canceled and is read-only.');
+  if (run.review_state !== 'active') refuse('review_not_ready', 'The review is not ready yet.');
+  if (isReviewExpired(run, new Date(at))) refuse('review_expired', 'The review has expired.');
+}
+
+function requireMapping(run: RunState, mapping: unknown) {
+  const { mapping: normalized, problems } = normalizeMapping(mapping, Object.keys(run.schema.fields), run.source_headers);
+  if (problems.length > 0) refuse('invalid_mapping', problems.map((p) => p.message).join(' '));
+  return normalized;
+}
+
+/**
+ * The run's decider: given the current state and a command, the events that record
+ * its outcome, or a CommandRefused. Pure and deterministic.
+ */
+export function decide(command: RunCommand, state: RunFold): RunEvent[] {
+  if (command.type === 'CreateRun') {
+    if (state) refuse('run_exists', 'The run already exists.');
+    return [{ type: 'RunCreated', data: command.data }];
+  }
+  const run = requireRun(state);
+  switch (command.type) {
+    case 'CompleteUpload':
+      if (run.input_source === 'raw') refuse('upload_not_expected', 'A raw-content run takes no upload.');
+      if (run.status === 'failed') refuse('run_failed', 'The run has failed.');
+      if (run.source_uploaded) refuse('upload_already_completed', 'The source file was already uploaded.');
+      return [{ type: 'SourceUploaded', data: { size_bytes: command.size_bytes, uploaded_at: command.at } }];
+
+    case 'RecordIngestionProgress':
+      if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows !== null)
+        refuse('ingestion_not_running', 'The source is not being ingested.');
+      return [{ type: 'IngestionProgressed', data: { processed_rows: command.processed_rows } }];
+
+    case 'RecordParse':
+      if (run.status !== 'processing' || run.stage !== 'review') refuse('ingestion_not_running', 'The source is not being ingested.');
+      if (run.total_rows !== null) refuse('source_already_parsed', 'The source was already parsed.');
+      return [{ type: 'SourceParsed', data: command.parse }];
+
+    case 'PrepareReview':
+      if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows === null)
+        refuse('review_not_preparable', 'The review can be prepared only after the source was parsed.');
+      if (run.review_state !== null) refuse('review_already_prepared', 'The review was already prepared.');
+      return [{
+        type: 'ReviewPrepared',
+        data: {
+          mapping_rule: requireMapping(run, command.mapping_rule),
+          mapping_origin: 'heuristic',
+          review_expires_at: command.review_expires_at,
+          prepared_at: command.at,
+        },
+      }];
+
+    case 'EditMapping':
+      requireOpenReview(run, command.at);
+      return [{ type: 'MappingEdited', data: { mapping_rule: requireMapping(run, command.mapping_rule), edited_at: command.at } }];
+
+    case 'ApproveReview':
+      requireOpenReview(run, command.at);
+      return [{ type: 'ReviewApproved', data: { mapping_rule: requireMapping(run, command.mapping_rule), approved_at: command.at } }];
+
+    case 'CancelReview':
+      requireOpenReview(run, command.at);
+      return [{ type: 'ReviewCanceled', data: { canceled_at: command.at } }];
+
+    case 'StartOutput':
+      if (run.stage !== 'final' || run.status !== 'queued') refuse('output_not_queued', 'The final output is not queued.');
+      return [{ type: 'OutputStarted', data: { started_at: command.at } }];
+
+    case 'RecordOutputProgress':
+      if (run.stage !== 'final' || run.status !== 'processing') refuse('output_not_running', 'The final output is not being produced.');
+      return [{ type: 'OutputProgressed', data: { processed_rows: command.processed_rows } }];
+
+    case 'CompleteOutput':
+      if (run.stage !== 'final' || run.status !== 'processing') refuse('output_not_running', 'The final output is not being produced.');
+      return [{ type: 'OutputProduced', data: command.output }];
+
+    case 'FailRun':
+      if (run.status === 'failed') refuse('run_failed', 'The run has already failed.');
+      if (isTerminal(run, new Date(command.at))) refuse('run_terminal', 'The run has already finished.');
+      return [{ type: 'RunFailed', data: { error: command.error, failed_at: command.at } }];
+  }
+}

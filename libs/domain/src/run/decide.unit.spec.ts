@@ -1,0 +1,136 @@
+import type { RunCreated, RunEvent } from '@app/contracts';
+import { CommandRefused } from '../errors/domain-error';
+import type { RunCommand } from './commands';
+import { decide } from './decide';
+import { evolve } from './evolve';
+import { effectiveReviewState, isTerminal, type RunFold } from './run-state';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const LATER = '2026-01-02T00:00:00.000Z';
+const AFTER_EXPIRY = '2026-02-01T00:00:00.000Z';
+
+const created = (over: Partial<RunCreated> = {}): RunEvent => ({
+  type: 'RunCreated',
+  data: {
+    run_id: 'r1', organization_id: 'o1', input_source: 'upload',
+    schema: { id: 's1', name: 'People', fields: {
+      email: { description: 'Email', data_type: 'email', is_required: true },
+      name: { description: 'Name', data_type: 'string', is_required: false },
+    } },
+    provider_id: null, dry_run: false, filename: 'a.csv', input_has_header: null, output_format: 'json',
+    notify_url: null, success_callback: null, cancel_callback: null, locale: 'en', appearance: null,
+    metadata: null, column_labels: null, source_key: 'runs/r1/source', upload_expires_at: LATER, created_at: T0,
+    ...over,
+  },
+});
+const uploaded: RunEvent = { type: 'SourceUploaded', data: { size_bytes: 10, uploaded_at: T0 } };
+const parsed: RunEvent = { type: 'SourceParsed', data: {
+  source_headers: ['E-mail', 'Full name'], input_has_header: true, total_rows: 2, source_format: 'delimited', delimiter: ',', encoding: 'utf-8' } };
+const mapping = { email: 'E-mail', name: null };
+const prepared: RunEvent = { type: 'ReviewPrepared', data: { mapping_rule: mapping, mapping_origin: 'heuristic', review_expires_at: '2026-01-08T00:00:00.000Z', prepared_at: T0 } };
+const approved: RunEvent = { type: 'ReviewApproved', data: { mapping_rule: mapping, approved_at: T0 } };
+const canceled: RunEvent = { type: 'ReviewCanceled', data: { canceled_at: T0 } };
+const outputStarted: RunEvent = { type: 'OutputStarted', data: { started_at: T0 } };
+const produced: RunEvent = { type: 'OutputProduced', data: { output_key: 'k', output_format: 'json', rows_written: 2, rows_with_problems: 0, file_retention_until: LATER, completed_at: T0 } };
+const failed: RunEvent = { type: 'RunFailed', data: { error: { code: 'x', message: 'x', type: 'x', stage: 'ingestion', retryable: false, context: [] }, failed_at: T0 } };
+
+const fold = (events: RunEvent[]): RunFold =>
+  events.reduce<RunFold>((s, e, i) => evolve(s, e, i, T0), null);
+
+const given = {
+  nothing: [] as RunEvent[],
+  awaitingUpload: [created()],
+  rawQueued: [created({ input_source: 'raw', filename: null })],
+  processing: [created(), uploaded],
+  parsed: [created(), uploaded, parsed],
+  reviewActive: [created(), uploaded, parsed, prepared],
+  approved: [created(), uploaded, parsed, prepared, approved],
+  outputRunning: [created(), uploaded, parsed, prepared, approved, outputStarted],
+  completedFinal: [created(), uploaded, parsed, prepared, approved, outputStarted, produced],
+  canceled: [created(), uploaded, parsed, prepared, canceled],
+  failed: [created(), uploaded, failed],
+};
+
+const fail = { type: 'FailRun', error: failed.type === 'RunFailed' ? failed.data.error : (null as never), at: T0 } as const;
+
+describe('run decider: the spec\'s stated moves', () => {
+  const moves: [string, RunEvent[], RunCommand, string[], Record<string, unknown>][] = [
+    ['POST /file creates awaiting_upload in stage review', given.nothing, { type: 'CreateRun', data: created().data as RunCreated }, ['RunCreated'], { status: 'awaiting_upload', stage: 'review', review_state: null }],
+    ['POST /raw creates queued in stage review', given.nothing, { type: 'CreateRun', data: created({ input_source: 'raw' }).data as RunCreated }, ['RunCreated'], { status: 'queued', stage: 'review' }],
+    ['upload completes: processing starts', given.awaitingUpload, { type: 'CompleteUpload', size_bytes: 5, at: LATER }, ['SourceUploaded'], { status: 'processing', started_at: LATER }],
+    ['ingestion records progress', given.processing, { type: 'RecordIngestionProgress', processed_rows: 1 }, ['IngestionProgressed'], { processed_rows: 1 }],
+    ['ingestion records the parsed source', given.processing, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, ['SourceParsed'], { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true }],
+    ['review prepared: completed, review active', given.parsed, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: '2026-01-08T00:00:00.000Z', at: T0 }, ['ReviewPrepared'], { status: 'completed', review_state: 'active', mapping_rule: mapping }],
+    ['reviewer edits the mapping', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 }, ['MappingEdited'], { mapping_rule: { email: 'Full name', name: null } }],
+    ['reviewer approves: stage final, approved', given.reviewActive, { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER }, ['ReviewApproved'], { stage: 'final', status: 'queued', review_state: 'approved', review_approved_at: LATER, mapping_rule: { email: 'E-mail', name: 'Full name' } }],
+    ['reviewer cancels: canceled, read-only', given.reviewActive, { type: 'CancelReview', at: LATER }, ['ReviewCanceled'], { review_state: 'canceled', review_canceled_at: LATER, status: 'completed', stage: 'review' }],
+    ['final output starts', given.approved, { type: 'StartOutput', at: T0 }, ['OutputStarted'], { status: 'processing', processed_rows: 0 }],
+    ['final output progresses', given.outputRunning, { type: 'RecordOutputProgress', processed_rows: 1 }, ['OutputProgressed'], { processed_rows: 1 }],
+    ['final output succeeds: completed', given.outputRunning, { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data }, ['OutputProduced'], { status: 'completed', stage: 'final', output_key: 'k', completed_at: T0, file_retention_until: LATER }],
+    ['terminal failure while awaiting upload', given.awaitingUpload, fail, ['RunFailed'], { status: 'failed', failed_at: T0 }],
+    ['terminal failure while processing', given.processing, fail, ['RunFailed'], { status: 'failed' }],
+    ['terminal failure of the final output', given.outputRunning, fail, ['RunFailed'], { status: 'failed', stage: 'final' }],
+    ['terminal failure of a queued raw run', given.rawQueued, fail, ['RunFailed'], { status: 'failed' }],
+  ];
+
+  it.each(moves)('%s', (_name, history, command, expectedTypes, expectedState) => {
+    const state = fold(history);
+    const events = decide(command, state);
+    expect(events.map((e) => e.type)).toEqual(expectedTypes);
+    const after = events.reduce<RunFold>((s, e, i) => evolve(s, e, history.length + i, LATER), state);
+    expect(after).toMatchObject(expectedState);
+  });
+});
+
+describe('run decider: refused moves', () => {
+  const refused: [string, RunEvent[], RunCommand, string][] = [
+    ['create twice', given.awaitingUpload, { type: 'CreateRun', data: created().data as RunCreated }, 'run_exists'],
+    ['any command on a missing run', given.nothing, { type: 'CancelReview', at: T0 }, 'run_not_found'],
+    ['upload twice', given.processing, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_already_completed'],
+    ['upload to a raw run', given.rawQueued, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_not_expected'],
+    ['upload to a failed run', [created(), failed], { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'run_failed'],
+    ['parse twice', given.parsed, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, 'source_already_parsed'],
+    ['prepare before parse', given.processing, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: LATER, at: T0 }, 'review_not_preparable'],
+    ['prepare with an unknown header', given.parsed, { type: 'PrepareReview', mapping_rule: { email: 'Nope' }, review_expires_at: LATER, at: T0 }, 'invalid_mapping'],
+    ['approve before the review is ready', given.processing, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_not_ready'],
+    ['approve twice', given.approved, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_already_approved'],
+    ['approve a canceled review', given.canceled, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_canceled'],
+    ['approve an expired review', given.reviewActive, { type: 'ApproveReview', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
+    ['approve a failed run', [...given.reviewActive, failed], { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'run_failed'],
+    ['approve a mapping to an unknown field', given.reviewActive, { type: 'ApproveReview', mapping_rule: { phone: 'E-mail' }, at: T0 }, 'invalid_mapping'],
+    ['cancel twice', given.canceled, { type: 'CancelReview', at: T0 }, 'review_canceled'],
+    ['cancel an approved review', given.approved, { type: 'CancelReview', at: T0 }, 'review_already_approved'],
+    ['cancel an expired review', given.reviewActive, { type: 'CancelReview', at: AFTER_EXPIRY }, 'review_expired'],
+    ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
+    ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
+    ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],
+    ['complete output that never started', given.approved, { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data }, 'output_not_running'],
+    ['fail a failed run', given.failed, fail, 'run_failed'],
+    ['fail a completed final run', given.completedFinal, fail, 'run_terminal'],
+    ['fail a canceled run', given.canceled, fail, 'run_terminal'],
+  ];
+
+  it.each(refused)('%s', (_name, history, command, code) => {
+    const state = fold(history);
+    let error: unknown;
+    try { decide(command, state); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(CommandRefused);
+    expect((error as CommandRefused).code).toBe(code);
+  });
+});
+
+describe('derived states', () => {
+  it('an active review past its deadline reads as expired and terminal', () => {
+    const run = fold(given.reviewActive)!;
+    expect(effectiveReviewState(run, new Date(LATER))).toBe('active');
+    expect(isTerminal(run, new Date(LATER))).toBe(false);
+    expect(effectiveReviewState(run, new Date(AFTER_EXPIRY))).toBe('expired');
+    expect(isTerminal(run, new Date(AFTER_EXPIRY))).toBe(true);
+  });
+  it.each([
+    ['failed', given.failed, true], ['completed final', given.completedFinal, true], ['canceled', given.canceled, true],
+    ['review active', given.reviewActive, false], ['final queued', given.approved, false],
+  ] as const)('terminal for %s is %s', (_n, history, terminal) => {
+    expect(isTerminal(fold(history as RunEvent[])!, new Date(LATER))).toBe(terminal);
+  });
+});

@@ -1,0 +1,115 @@
+import type { RunEvent } from '@app/contracts';
+import type { RunFold, RunState } from './run-state';
+
+/**
+ * Folds one event into the run's state. Pure; the decider, the projector and the
+ * read-your-writes fallback all use this one function, so they cannot disagree.
+ */
+export function evolve(state: RunFold, event: RunEvent, revision: number, recordedAt: string): RunState {
+  if (event.type === 'RunCreated') {
+    const d = event.data;
+    return {
+      id: d.run_id,
+      organization_id: d.organization_id,
+      revision,
+      input_source: d.input_source,
+      schema: d.schema,
+      provider_id: d.provider_id,
+      dry_run: d.dry_run,
+      filename: d.filename,
+      input_has_header_override: d.input_has_header,
+      output_format: d.output_format,
+      notify_url: d.notify_url,
+      success_callback: d.success_callback,
+      cancel_callback: d.cancel_callback,
+      locale: d.locale,
+      appearance: d.appearance,
+      metadata: d.metadata,
+      column_labels: d.column_labels,
+      source_key: d.source_key,
+      upload_expires_at: d.upload_expires_at,
+      status: d.input_source === 'raw' ? 'queued' : 'awaiting_upload',
+      stage: 'review',
+      review_state: null,
+      review_canceled_at: null,
+      review_approved_at: null,
+      review_expires_at: null,
+      mapping_rule: null,
+      source_headers: [],
+      input_has_header: null,
+      total_rows: null,
+      processed_rows: 0,
+      source_uploaded: d.input_source === 'raw',
+      source_format: null,
+      delimiter: null,
+      encoding: null,
+      error: null,
+      notification_status: null,
+      output_key: null,
+      rows_with_problems: null,
+      file_retention_until: null,
+      created_at: d.created_at,
+      updated_at: d.created_at,
+      started_at: null,
+      completed_at: null,
+      failed_at: null,
+    };
+  }
+  if (!state) throw new Error(`Cannot apply ${event.type} to a run that was never created`);
+  const next: RunState = { ...state, revision, updated_at: recordedAt };
+  switch (event.type) {
+    case 'SourceUploaded':
+      return { ...next, source_uploaded: true, status: 'processing', started_at: event.data.uploaded_at };
+    case 'IngestionProgressed':
+      return { ...next, processed_rows: event.data.processed_rows };
+    case 'SourceParsed':
+      return {
+        ...next,
+        source_headers: event.data.source_headers,
+        input_has_header: event.data.input_has_header,
+        total_rows: event.data.total_rows,
+        processed_rows: event.data.total_rows,
+        source_format: event.data.source_format,
+        delimiter: event.data.delimiter,
+        encoding: event.data.encoding,
+      };
+    case 'ReviewPrepared':
+      return {
+        ...next,
+        status: 'completed',
+        review_state: 'active',
+        mapping_rule: event.data.mapping_rule,
+        review_expires_at: event.data.review_expires_at,
+      };
+    case 'MappingEdited':
+      return { ...next, mapping_rule: event.data.mapping_rule };
+    case 'ReviewApproved':
+      return {
+        ...next,
+        stage: 'final',
+        status: 'queued',
+        review_state: 'approved',
+        review_approved_at: event.data.approved_at,
+        mapping_rule: event.data.mapping_rule,
+        processed_rows: 0,
+      };
+    case 'ReviewCanceled':
+      return { ...next, review_state: 'canceled', review_canceled_at: event.data.canceled_at };
+    case 'OutputStarted':
+      return { ...next, status: 'processing', processed_rows: 0 };
+    case 'OutputProgressed':
+      return { ...next, processed_rows: event.data.processed_rows };
+    case 'OutputProduced':
+      return {
+        ...next,
+        status: 'completed',
+        output_key: event.data.output_key,
+        processed_rows: event.data.rows_written,
+        rows_with_problems: event.data.rows_with_problems,
+        file_retention_until: event.data.file_retention_until,
+        completed_at: event.data.completed_at,
+      };
+    case 'RunFailed':
+      return { ...next, status: 'failed', error: event.data.error, failed_at: event.data.failed_at };
+  }
+}
