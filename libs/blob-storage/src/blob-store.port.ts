@@ -1,0 +1,42 @@
+import type { Readable } from 'node:stream';
+
+export type PresignMethod = 'PUT' | 'GET';
+
+export interface PresignedRequest {
+  url: string;
+  method: PresignMethod;
+  headers: Record<string, string>;
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(readonly key: string) { super(`No blob at ${key}`); this.name = 'BlobNotFoundError'; }
+}
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) { super(`The body is larger than ${maxBytes} bytes`); this.name = 'BlobTooLargeError'; }
+}
+export class BlobExistsError extends Error {
+  constructor(readonly key: string) { super(`A blob already exists at ${key}`); this.name = 'BlobExistsError'; }
+}
+
+export interface PutOptions {
+  /** Refuse (BlobTooLargeError) and keep nothing once the body passes this many bytes. */
+  maxBytes?: number;
+  /** Refuse (BlobExistsError) when the key already holds a blob. */
+  ifNoneMatch?: boolean;
+  contentType?: string;
+}
+
+/**
+ * Blob storage port. A put is atomic: readers see the whole object or none of it, never
+ * a partial one, which is what keeps a half-written output from ever being downloadable.
+ */
+export interface BlobStore {
+  put(key: string, body: Readable, options?: PutOptions): Promise<{ size: number }>;
+  openRead(key: string): Promise<Readable>;
+  stat(key: string): Promise<{ size: number } | null>;
+  delete(key: string): Promise<void>;
+  /** A URL that allows one method on one key until `expiresAt`, with the headers to send. */
+  presign(key: string, method: PresignMethod, options: { expiresAt: Date; contentType?: string; downloadName?: string }): Promise<PresignedRequest>;
+}
+
+export const BLOB_STORE = Symbol('BLOB_STORE');

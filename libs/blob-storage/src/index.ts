@@ -1,0 +1,4 @@
+export * from './blob-store.port';
+export * from './blob-key';
+export * from './url-signer';
+export * from './local/local-blob-store';

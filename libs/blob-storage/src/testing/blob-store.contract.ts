@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { BlobExistsError, BlobNotFoundError, BlobTooLargeError, type BlobStore } from '../blob-store.port';
+
+export const readAll = async (r: Readable): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(Buffer.from(c));
+  return Buffer.concat(chunks);
+};
+
+/** Behaviour every BlobStore adapter must have. */
+export function blobStoreContract(name: string, create: () => Promise<BlobStore>): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    let store: BlobStore;
+    beforeEach(async () => { store = await create(); });
+    const key = () => `runs/${randomUUID()}/source`;
+
+    it('stores a stream and reads back the same bytes', async () => {
+      const k = key();
+      const body = Buffer.from('héllo,wörld\n'.repeat(10000));
+      expect(await store.put(k, Readable.from([body.subarray(0, 7), body.subarray(7)]))).toEqual({ size: body.length });
+      expect(await store.stat(k)).toEqual({ size: body.length });
+      expect((await readAll(await store.openRead(k))).equals(body)).toBe(true);
+    });
+
+    it('reports missing blobs', async () => {
+      const k = key();
+      expect(await store.stat(k)).toBeNull();
+      await expect(store.openRead(k)).rejects.toBeInstanceOf(BlobNotFoundError);
+    });
+
+    it('keeps nothing when the body passes maxBytes', async () => {
+      const k = key();
+      await expect(store.put(k, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      expect(await store.stat(k)).toBeNull();
+    });
+
+    it('keeps nothing when the body stream fails midway', async () => {
+      const k = key();
+      const failing = new Readable({ read() { this.push(Buffer.alloc(100)); this.destroy(new Error('client went away')); } });
+      await expect(store.put(k, failing)).rejects.toThrow('client went away');
+      expect(await store.stat(k)).toBeNull();
+    });
+
+    it('refuses to overwrite with ifNoneMatch and keeps the first blob', async () => {
+      const k = key();
+      await store.put(k, Readable.from([Buffer.from('first')]), { ifNoneMatch: true });
+      await expect(store.put(k, Readable.from([Buffer.from('second')]), { ifNoneMatch: true })).rejects.toBeInstanceOf(BlobExistsError);
+      expect((await readAll(await store.openRead(k))).toString()).toBe('first');
+    });
+
+    it('deletes', async () => {
+      const k = key();
+      await store.put(k, Readable.from([Buffer.from('x')]));
+      await store.delete(k);
+      expect(await store.stat(k)).toBeNull();
+    });
+
+    it('presigns distinct URLs per method, with the upload headers', async () => {
+      const k = key();
+      const expiresAt = new Date(Date.now() + 60_000);
+      const put = await store.presign(k, 'PUT', { expiresAt, contentType: 'text/csv' });
+      const get = await store.presign(k, 'GET', { expiresAt });
+      expect(put.method).toBe('PUT');
+      expect(put.headers['Content-Type']).toBe('text/csv');
+      expect(get.method).toBe('GET');
+      expect(put.url).not.toEqual(get.url);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+export * from './message-bus.port';
+export * from './in-process/in-process-bus';
+export * from './relay/event-relay';

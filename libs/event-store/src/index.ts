@@ -1,0 +1,3 @@
+export * from './event-store.port';
+export * from './sqlite/sqlite-event-store';
+export * from './sqlite/open-sqlite';

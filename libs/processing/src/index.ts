@@ -1,0 +1,2 @@
+export * from './event-consumer';
+export * from './consumer-host';

@@ -1,0 +1,2 @@
+export * from './read-model.port';
+export * from './sqlite/sqlite-read-model';

@@ -1,0 +1,138 @@
+import type Database from 'better-sqlite3';
+import { openSqlite } from '@app/event-store';
+import type { RunState } from '@app/domain';
+import type {
+  ApiKeyRecord, Directory, Organization, Page, ProviderRecord, RunReadModel, SchemaRecord,
+} from '../read-model.port';
+
+const MIGRATION = `
+  CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, revision INTEGER NOT NULL, doc TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS runs_org ON runs (organization_id, id);
+  CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS organizations (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL, revoked_at TEXT);
+  CREATE TABLE IF NOT EXISTS schemas (
+    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS schemas_org ON schemas (organization_id, created_at, id);
+  CREATE TABLE IF NOT EXISTS providers (
+    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS providers_org ON providers (organization_id, created_at, id);
+`;
+
+/** Run projections and the directory in one SQLite file (embedded mode). */
+export class SqliteReadModel implements RunReadModel, Directory {
+  private readonly db: Database.Database;
+  private readonly getRunStmt;
+
+  constructor(file: string) {
+    this.db = openSqlite(file);
+    this.db.exec(MIGRATION);
+    this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
+  }
+
+  // ---- runs -------------------------------------------------------------------------
+  async getRun(runId: string): Promise<RunState | null> {
+    const row = this.getRunStmt.get(runId);
+    return row ? (JSON.parse(row.doc) as RunState) : null;
+  }
+
+  async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO runs (id, organization_id, revision, doc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc')
+        .run(run.id, run.organization_id, run.revision, JSON.stringify(run));
+      this.writeCheckpoint(checkpoint.name, checkpoint.position);
+    })();
+  }
+
+  async saveCheckpoint(name: string, position: number): Promise<void> {
+    this.writeCheckpoint(name, position);
+  }
+
+  private writeCheckpoint(name: string, position: number): void {
+    this.db.prepare('INSERT INTO projection_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position').run(name, position);
+  }
+
+  async checkpoint(name: string): Promise<number> {
+    return this.db.prepare<[string], { position: number }>('SELECT position FROM projection_checkpoints WHERE name = ?').get(name)?.position ?? 0;
+  }
+
+  async reset(name: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM runs').run();
+      this.db.prepare('DELETE FROM projection_checkpoints WHERE name = ?').run(name);
+    })();
+  }
+
+  // ---- organizations and keys -------------------------------------------------------
+  async createOrganization(org: Organization): Promise<void> {
+    this.db.prepare('INSERT INTO organizations (id, doc) VALUES (?, ?)').run(org.id, JSON.stringify(org));
+  }
+
+  async getOrganization(id: string): Promise<Organization | null> {
+    const row = this.db.prepare<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
+    return row ? JSON.parse(row.doc) : null;
+  }
+
+  async updateOrganization(id: string, patch: Partial<Organization>): Promise<Organization | null> {
+    return this.db.transaction(() => {
+      const row = this.db.prepare<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
+      if (!row) return null;
+      const next = { ...JSON.parse(row.doc), ...patch, id, updated_at: new Date().toISOString() };
+      this.db.prepare('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), id);
+      return next as Organization;
+    }).immediate();
+  }
+
+  async addApiKey(key: ApiKeyRecord): Promise<void> {
+    this.db.prepare('INSERT INTO api_keys (id, organization_id, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key.id, key.organization_id, key.key_hash, key.created_at, key.revoked_at);
+  }
+
+  async revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean> {
+    const r = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND organization_id = ? AND revoked_at IS NULL').run(at, keyId, organizationId);
+    return r.changes === 1;
+  }
+
+  async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    return this.db.prepare<[string], ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(keyHash) ?? null;
+  }
+
+  // ---- schemas and providers --------------------------------------------------------
+  async putSchema(schema: SchemaRecord): Promise<void> { this.putOwned('schemas', schema); }
+  async getSchema(org: string, id: string): Promise<SchemaRecord | null> { return this.getOwned('schemas', org, id); }
+  async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> { return this.listOwned('schemas', org, offset, limit); }
+  async deleteSchema(org: string, id: string): Promise<boolean> { return this.deleteOwned('schemas', org, id); }
+
+  async putProvider(p: ProviderRecord): Promise<void> { this.putOwned('providers', p); }
+  async getProvider(org: string, id: string): Promise<ProviderRecord | null> { return this.getOwned('providers', org, id); }
+  async listProviders(org: string, offset: number, limit: number): Promise<Page<ProviderRecord>> { return this.listOwned('providers', org, offset, limit); }
+  async deleteProvider(org: string, id: string): Promise<boolean> { return this.deleteOwned('providers', org, id); }
+
+  private putOwned(table: 'schemas' | 'providers', doc: { id: string; organization_id: string; created_at: string }): void {
+    this.db.prepare(`INSERT INTO ${table} (id, organization_id, created_at, doc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`)
+      .run(doc.id, doc.organization_id, doc.created_at, JSON.stringify(doc));
+  }
+
+  private getOwned<T>(table: 'schemas' | 'providers', org: string, id: string): T | null {
+    const row = this.db.prepare<[string, string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ? AND organization_id = ?`).get(id, org);
+    return row ? JSON.parse(row.doc) : null;
+  }
+
+  private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number): Page<T> {
+    const total = this.db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`).get(org)!.n;
+    const rows = this.db.prepare<[string, number, number], { doc: string }>(
+      `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`).all(org, limit, offset);
+    return { items: rows.map((r) => JSON.parse(r.doc)), total };
+  }
+
+  private deleteOwned(table: 'schemas' | 'providers', org: string, id: string): boolean {
+    return this.db.prepare(`DELETE FROM ${table} WHERE id = ? AND organization_id = ?`).run(id, org).changes === 1;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
