@@ -1,0 +1,5 @@
+export * from './readers/table-reader';
+export * from './readers/delimited-reader';
+export * from './readers/xlsx-reader';
+export * from './readers/open-table';
+export * from './writers/output-writers';

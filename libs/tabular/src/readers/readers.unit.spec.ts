@@ -1,0 +1,97 @@
+import ExcelJS from 'exceljs';
+import { PassThrough, Readable } from 'node:stream';
+import { openDelimited } from './delimited-reader';
+import { openXlsx } from './xlsx-reader';
+import { tableFormatOf } from './table-reader';
+
+const rowsOf = async (batches: AsyncIterable<string[][]>) => {
+  const all: string[][] = [];
+  for await (const b of batches) all.push(...b);
+  return all;
+};
+
+/** A byte stream cut into tiny chunks, so that multi-byte characters straddle chunk boundaries. */
+const bytes = (text: string, chunk = 3) => {
+  const buf = Buffer.from(text, 'utf8');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < buf.length; i += chunk) parts.push(buf.subarray(i, i + chunk));
+  return Readable.from(parts);
+};
+
+describe('delimited reader', () => {
+  it('reads quoted fields with delimiters, quotes and newlines, and strips a UTF-8 BOM', async () => {
+    const t = await openDelimited(bytes('\uFEFFname,note\r\n"Müller, Jörg","said ""hi""\nthen left"\r\nЖанна,ok\r\n'), null);
+    expect(t.delimiter).toBe(',');
+    expect(await rowsOf(t.batches)).toEqual([['name', 'note'], ['Müller, Jörg', 'said "hi"\nthen left'], ['Жанна', 'ok']]);
+  });
+
+  it.each([[';'], ['\t'], ['|']])('detects the %j delimiter', async (d) => {
+    const text = ['id', 'name', 'city'].join(d) + '\n' + ['1', 'Ann', 'Köln'].join(d) + '\n' + ['2', 'Bob', 'Paris'].join(d) + '\n';
+    const t = await openDelimited(bytes(text, 5), null);
+    expect(t.delimiter).toBe(d);
+    expect((await rowsOf(t.batches))[1]).toEqual(['1', 'Ann', 'Köln']);
+  });
+
+  it('uses a given delimiter and skips blank lines', async () => {
+    const t = await openDelimited(Readable.from(['a\tb\n\n1\t2\n   \n']), '\t');
+    expect(await rowsOf(t.batches)).toEqual([['a', 'b'], ['1', '2']]);
+  });
+
+  it('streams many rows in batches without losing any', async () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i},row ${i}`).join('\n');
+    const t = await openDelimited(bytes(lines, 4096), null);
+    const batches: number[] = [];
+    let last: string[] = [];
+    for await (const b of t.batches) { batches.push(b.length); last = b[b.length - 1]; }
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(batches.length).toBeGreaterThan(1);
+    expect(last).toEqual(['4999', 'row 4999']);
+  });
+
+  it('reads an empty file as no rows', async () => {
+    const t = await openDelimited(Readable.from([]), null);
+    expect(await rowsOf(t.batches)).toEqual([]);
+  });
+});
+
+describe('xlsx reader', () => {
+  const workbook = async (build: (wb: ExcelJS.Workbook) => void): Promise<Readable> => {
+    const wb = new ExcelJS.Workbook();
+    build(wb);
+    const buf = Buffer.from(await wb.xlsx.writeBuffer());
+    const s = new PassThrough();
+    s.end(buf);
+    return s;
+  };
+
+  it('reads the first non-empty sheet: text keeps leading zeros, dates, numbers, formulas, rich text', async () => {
+    const input = await workbook((wb) => {
+      wb.addWorksheet('Empty');
+      const ws = wb.addWorksheet('Data');
+      ws.addRow(['zip', 'born', 'amount', 'total', 'note']);
+      ws.addRow(['01234', new Date(Date.UTC(1990, 4, 17)), 12.5, { formula: 'C2*2', result: 25 }, { richText: [{ text: 'bo' }, { text: 'ld' }] }]);
+      ws.addRow([]);
+      ws.addRow(['00007', new Date(Date.UTC(2020, 0, 2, 13, 45, 0)), 3, null, 'x']);
+      wb.addWorksheet('Other').addRow(['ignored']);
+    });
+    const t = await openXlsx(input);
+    expect(await rowsOf(t.batches)).toEqual([
+      ['zip', 'born', 'amount', 'total', 'note'],
+      ['01234', '1990-05-17', '12.5', '25', 'bold'],
+      ['00007', '2020-01-02T13:45:00', '3', '', 'x'],
+    ]);
+  });
+
+  it('fails on bytes that are not an XLSX package', async () => {
+    const s = new PassThrough(); s.end(Buffer.from('this is not a zip file at all'));
+    const t = await openXlsx(s);
+    await expect(rowsOf(t.batches)).rejects.toThrow();
+  });
+});
+
+describe('tableFormatOf', () => {
+  it.each([
+    ['a.CSV', { format: 'delimited', delimiter: null }], ['a.tsv', { format: 'delimited', delimiter: '\t' }],
+    ['a.Txt', { format: 'delimited', delimiter: null }], ['a.XLSX', { format: 'xlsx', delimiter: null }], ['a.png', null],
+  ])('%s', (name, expected) => expect(tableFormatOf(name)).toEqual(expected));
+});
