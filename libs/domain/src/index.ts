@@ -9,3 +9,4 @@ export * from './mapping/validate-mapping';
 export * from './mapping/detect-header';
 export * from './fields/transformations';
 export * from './fields/typed-value';
+export * from './fields/map-row';

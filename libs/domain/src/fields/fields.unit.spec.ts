@@ -52,3 +52,30 @@ describe('typeValue', () => {
     expect(typeValue('12/31/2024', f({ data_type: 'date', format: 'dd/MM/yyyy' })).problem).toBe('type');
   });
 });
+
+import { mapRow, planFields } from './map-row';
+
+describe('mapRow', () => {
+  const fields = {
+    email: f({ data_type: 'email', is_required: true, transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } } }),
+    age: f({ data_type: 'integer' }),
+    city: f(),
+  };
+  const plan = planFields(fields, { email: 'Mail', age: 'Age', city: null }, ['Age', 'Mail']);
+
+  it('maps by column index, transforms, types, and leaves unmapped fields null', () => {
+    expect(mapRow(['42', ' ANN@X.IO '], plan, true)).toEqual({ record: { email: 'ann@x.io', age: 42, city: null }, problems: [] });
+  });
+  it('keeps invalid values as text and reports them', () => {
+    expect(mapRow(['forty', ''], plan, true)).toEqual({
+      record: { email: null, age: 'forty', city: null },
+      problems: [{ field: 'email', problem: 'required' }, { field: 'age', problem: 'type' }],
+    });
+  });
+  it('keeps text untyped for CSV output', () => {
+    expect(mapRow(['042', 'a@b.io'], plan, false).record).toEqual({ email: 'a@b.io', age: '042', city: null });
+  });
+  it('treats a short row as empty cells', () => {
+    expect(mapRow(['1'], plan, true).record).toEqual({ email: null, age: 1, city: null });
+  });
+});

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { InfrastructureModule, runWorker } from '@app/infrastructure';
+import { OutputModule } from './output.module';
+
+@Module({ imports: [InfrastructureModule.forRoot(), OutputModule] })
+class OutputApp {}
+
+void runWorker(OutputApp, 'output');

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { InfrastructureModule, runWorker } from '@app/infrastructure';
+import { ProjectorModule } from './projector.module';
+
+@Module({ imports: [InfrastructureModule.forRoot(), ProjectorModule] })
+class ProjectorApp {}
+
+void runWorker(ProjectorApp, 'projector');

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Everything configurable, read once from the environment (docs/configuration.md lists each variable). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  /** null: the admin API refuses every call. */
+  adminToken: string | null;
+  production: boolean;
+  signingSecret: Buffer;
+  uploadTtlSeconds: number;
+  reviewTtlSeconds: number;
+  outputRetentionSeconds: number;
+  downloadUrlTtlSeconds: number;
+  maxUploadBytes: number;
+  maxJsonBodyBytes: number;
+  rateLimitPerMinute: number;
+  eventStorePollMs: number;
+  defaultPerPage: number;
+  maxPerPage: number;
+}
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+};
+
+/**
+ * The secret that signs review, upload and download URLs. From SIGNING_SECRET, or made
+ * once and kept in DATA_DIR so that URLs stay valid across restarts.
+ */
+function loadSigningSecret(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  if (env.SIGNING_SECRET) return Buffer.from(env.SIGNING_SECRET, 'utf8');
+  const file = join(dataDir, 'signing.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32);
+  writeFileSync(file, secret.toString('base64'), { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = int(env, 'PORT', 3000);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminToken: env.ADMIN_TOKEN || null,
+    production: env.NODE_ENV === 'production',
+    signingSecret: loadSigningSecret(env, dataDir),
+    uploadTtlSeconds: int(env, 'UPLOAD_TTL_SECONDS', 3600),
+    reviewTtlSeconds: int(env, 'REVIEW_TTL_SECONDS', 7 * 24 * 3600),
+    outputRetentionSeconds: int(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
+    downloadUrlTtlSeconds: int(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
+    maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
+    defaultPerPage: 15,
+    maxPerPage: 100,
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,3 @@
+export * from './infrastructure.module';
+export * from './tokens';
+export * from './run-worker';

@@ -1,0 +1,46 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { join } from 'node:path';
+import { BLOB_STORE, LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import { InProcessBus, MESSAGE_BUS } from '@app/bus';
+import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
+import { CHECKPOINT_STORE, EVENT_STORE, SqliteCheckpointStore, SqliteEventStore } from '@app/event-store';
+import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
+import { DIRECTORY, RUN_READ_MODEL, SqliteReadModel } from '@app/read-model';
+import { RunCommandHandler } from '@app/runs';
+import { PipelineRuntime } from './pipeline-runtime';
+import { URL_SIGNER } from './tokens';
+
+/**
+ * Chooses and builds the adapter behind every port. Embedded adapters (SQLite files,
+ * in-process bus, local directory, all under DATA_DIR) are the default.
+ */
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRoot(config: AppConfig = loadConfig()): DynamicModule {
+    const readModel = { provide: 'SQLITE_READ_MODEL', useFactory: (c: AppConfig) => new SqliteReadModel(join(c.dataDir, 'read-model.sqlite')), inject: [APP_CONFIG] };
+    return {
+      module: InfrastructureModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: EVENT_STORE, useFactory: (c: AppConfig) => new SqliteEventStore(join(c.dataDir, 'events.sqlite'), c.eventStorePollMs), inject: [APP_CONFIG] },
+        { provide: CHECKPOINT_STORE, useFactory: (c: AppConfig) => new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite')), inject: [APP_CONFIG] },
+        { provide: MESSAGE_BUS, useFactory: () => new InProcessBus() },
+        readModel,
+        { provide: RUN_READ_MODEL, useExisting: 'SQLITE_READ_MODEL' },
+        { provide: DIRECTORY, useExisting: 'SQLITE_READ_MODEL' },
+        { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
+        {
+          provide: BLOB_STORE,
+          useFactory: (c: AppConfig, s: UrlSigner) => new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl),
+          inject: [APP_CONFIG, URL_SIGNER],
+        },
+        { provide: RunCommandHandler, useFactory: (s) => new RunCommandHandler(s), inject: [EVENT_STORE] },
+        { provide: ProjectionWaiter, useFactory: (rm) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },
+        ConsumerRegistry,
+        PipelineRuntime,
+      ],
+      exports: [APP_CONFIG, EVENT_STORE, CHECKPOINT_STORE, MESSAGE_BUS, RUN_READ_MODEL, DIRECTORY, URL_SIGNER, BLOB_STORE, RunCommandHandler, ProjectionWaiter, ConsumerRegistry],
+    };
+  }
+}

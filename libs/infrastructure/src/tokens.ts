@@ -1,0 +1,1 @@
+export const URL_SIGNER = Symbol('URL_SIGNER');
