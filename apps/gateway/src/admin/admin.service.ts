@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DIRECTORY, type Directory, type Organization, type ProviderRecord, type SchemaRecord } from '@app/read-model';
+import { presentProvider, presentSchema } from '../catalog/catalog.presenters';
+import { ApiError } from '../http/api-error';
+import { newApiKey } from '../http/api-key';
+import type { FieldErrors } from '../http/validate-body';
+import { addError } from '../http/validate-body';
+import { asObject, requireString, requireUrl, validateSchemaFields } from './admin-validation';
+
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+const PROVIDER_KEY_RE = /^[a-z][a-z0-9_-]{1,49}$/;
+
+/** The spec's "dashboard": organizations, keys, webhook settings, schemas, providers, quota. */
+@Injectable()
+export class AdminService {
+  constructor(
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private fail(errors: FieldErrors): void {
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  }
+
+  private async org(id: string): Promise<Organization> {
+    const org = await this.directory.getOrganization(id);
+    if (!org) throw ApiError.notFound('organization');
+    return org;
+  }
+
+  async createOrganization(body: unknown) {
+    const errors: FieldErrors = {};
+    const b = asObject(body, errors);
+    const name = requireString(b, 'name', errors);
+    const webhookUrl = requireUrl(b, 'webhook_url', errors, this.config.production);
+    this.fail(errors);
+    const now = new Date().toISOString();
+    const org: Organization = {
+      id: randomUUID(), name: name!, webhook_url: webhookUrl, webhook_secret: newWebhookSecret(),
+      review_preparation_quota: null, review_preparations_used: 0, created_at: now, updated_at: now,
+    };
+    await this.directory.createOrganization(org);
+    const key = await this.issueKey(org.id);
+    return { id: org.id, name: org.name, api_key: key.api_key, webhook_secret: org.webhook_secret, webhook_url: org.webhook_url };
+  }
+
+  async issueKey(orgId: string) {
+    await this.org(orgId);
+    const key = newApiKey();
+    await this.directory.addApiKey({ id: key.id, organization_id: orgId, key_hash: key.hash, created_at: new Date().toISOString(), revoked_at: null });
+    return { id: key.id, api_key: key.key };
+  }
+
+  async revokeKey(orgId: string, keyId: string): Promise<void> {
+    await this.org(orgId);
+    if (!(await this.directory.revokeApiKey(orgId, keyId, new Date().toISOString()))) throw ApiError.notFound('API key');
+  }
+
+  async setWebhook(orgId: string, body: unknown) {
+    await this.org(orgId);
+    const errors: FieldErrors = {};
+    const b = asObject(body, errors);
+    if (!('url' in b)) addError(errors, 'url', 'The url field is required (null removes the default webhook).');
+    const url = requireUrl(b, 'url', errors, this.config.production);
+    this.fail(errors);
+    const org = await this.directory.updateOrganization(orgId, { webhook_url: url });
+    return { webhook_url: org!.webhook_url };
+  }
+
+  async rotateWebhookSecret(orgId: string) {
+    await this.org(orgId);
+    const org = await this.directory.updateOrganization(orgId, { webhook_secret: newWebhookSecret() });
+    return { webhook_secret: org!.webhook_secret };
+  }
+
+  async setQuota(orgId: string, body: unknown) {
+    await this.org(orgId);
+    const errors: FieldErrors = {};
+    const b = asObject(body, errors);
+    const n = b.review_preparations;
+    if (!('review_preparations' in b) || (n !== null && (!Number.isSafeInteger(n) || (n as number) < 0))) {
+      addError(errors, 'review_preparations', 'The review preparations field must be a non-negative integer or null (unlimited).');
+    }
+    this.fail(errors);
+    const org = await this.directory.updateOrganization(orgId, { review_preparation_quota: n as number | null });
+    return { review_preparations: org!.review_preparation_quota, used: org!.review_preparations_used };
+  }
+
+  async putSchema(orgId: string, body: unknown, schemaId?: string) {
+    await this.org(orgId);
+    const existing = schemaId ? await this.directory.getSchema(orgId, schemaId) : null;
+    if (schemaId && !existing) throw ApiError.notFound('schema');
+    const errors: FieldErrors = {};
+    const b = asObject(body, errors);
+    const name = requireString(b, 'name', errors);
+    const fields = validateSchemaFields(b.fields, errors);
+    this.fail(errors);
+    const now = new Date().toISOString();
+    const schema: SchemaRecord = {
+      id: existing?.id ?? randomUUID(), organization_id: orgId, name: name!, fields: fields!,
+      created_at: existing?.created_at ?? now, updated_at: now,
+    };
+    await this.directory.putSchema(schema);
+    return { data: presentSchema(schema) };
+  }
+
+  async deleteSchema(orgId: string, id: string): Promise<void> {
+    if (!(await this.directory.deleteSchema(orgId, id))) throw ApiError.notFound('schema');
+  }
+
+  async putProvider(orgId: string, body: unknown, providerId?: string) {
+    await this.org(orgId);
+    const existing = providerId ? await this.directory.getProvider(orgId, providerId) : null;
+    if (providerId && !existing) throw ApiError.notFound('provider');
+    const errors: FieldErrors = {};
+    const b = asObject(body, errors);
+    const name = requireString(b, 'name', errors);
+    const provider = requireString(b, 'provider', errors, { max: 50 });
+    if (provider && !PROVIDER_KEY_RE.test(provider)) addError(errors, 'provider', 'The provider field must be a lower-case vendor key such as openai or anthropic.');
+    const model = requireString(b, 'model', errors);
+    const modelLabel = requireString(b, 'model_label', errors, { optional: true });
+    const apiKey = requireString(b, 'api_key', errors, { optional: true, max: 4096 });
+    const baseUrl = requireUrl(b, 'base_url', errors, false);
+    this.fail(errors);
+    const now = new Date().toISOString();
+    const record: ProviderRecord = {
+      id: existing?.id ?? randomUUID(), organization_id: orgId, name: name!, provider: provider!, model: model!,
+      model_label: modelLabel, api_key: apiKey ?? (existing?.api_key ?? null), base_url: baseUrl,
+      created_at: existing?.created_at ?? now, updated_at: now,
+    };
+    await this.directory.putProvider(record);
+    return { data: presentProvider(record) };
+  }
+
+  async deleteProvider(orgId: string, id: string): Promise<void> {
+    if (!(await this.directory.deleteProvider(orgId, id))) throw ApiError.notFound('provider');
+  }
+}

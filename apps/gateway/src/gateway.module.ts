@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AdminController } from './admin/admin.controller';
+import { AdminService } from './admin/admin.service';
+import { CatalogController } from './catalog/catalog.controller';
+import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
+import { ReviewController } from './review/review.controller';
+import { ReviewService } from './review/review.service';
+import { RunLinks } from './transformations/run-links';
+import { RunPresenter } from './transformations/run-presenter';
+import { TransformationsController } from './transformations/transformations.controller';
+import { TransformationsService } from './transformations/transformations.service';
+
+/** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
+@Module({
+  controllers: [TransformationsController, CatalogController, AdminController, ReviewController],
+  providers: [
+    { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+    ApiKeyGuard, AdminGuard, AdminService, TransformationsService, RunLinks, RunPresenter, ReviewService,
+  ],
+})
+export class GatewayModule {}

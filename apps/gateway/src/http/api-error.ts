@@ -1,0 +1,32 @@
+/**
+ * An error the API answers with, in the spec's envelope:
+ * `{ error: { code, message, type, request_id, fields? } }`.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly type: string,
+    message: string,
+    readonly fields?: Record<string, string[]>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static validation(fields: Record<string, string[]>): ApiError {
+    return new ApiError(422, 'validation_failed', 'validation', 'The given data was invalid.', fields);
+  }
+  static notFound(what = 'resource'): ApiError {
+    return new ApiError(404, 'not_found', 'not_found', `The requested ${what} was not found.`);
+  }
+  static unauthenticated(message = 'A valid API key is required (Authorization: Bearer <API_KEY>).'): ApiError {
+    return new ApiError(401, 'unauthenticated', 'authentication', message);
+  }
+  static forbidden(code: string, message: string): ApiError {
+    return new ApiError(403, code, 'authorization', message);
+  }
+  static conflict(code: string, message: string): ApiError {
+    return new ApiError(409, code, 'conflict', message);
+  }
+}

@@ -1,0 +1,15 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+/** API keys are random, shown once, and stored only as their SHA-256 (they carry 256 bits, so no slow hash is needed). */
+export const newApiKey = (): { id: string; key: string; hash: string } => {
+  const key = `tsk_${randomBytes(32).toString('base64url')}`;
+  return { id: randomUUID(), key, hash: hashApiKey(key) };
+};
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export const bearerToken = (header: string | string[] | undefined): string | null => {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
+  return match ? match[1] : null;
+};

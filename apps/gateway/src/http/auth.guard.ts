@@ -1,0 +1,80 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DIRECTORY, type Directory } from '@app/read-model';
+import { ApiError } from './api-error';
+import { bearerToken, hashApiKey } from './api-key';
+
+export interface Caller {
+  organizationId: string;
+  apiKeyId: string;
+}
+
+export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+
+/**
+ * Public API: a bearer API key names the organization; every key has its own rate
+ * limit (a fixed window per minute), reported in X-RateLimit-* headers.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly limiter: RateLimiterMemory;
+
+  constructor(
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.limiter = new RateLimiterMemory({ points: config.rateLimitPerMinute, duration: 60 });
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw ApiError.unauthenticated();
+    const key = await this.directory.findApiKey(hashApiKey(token));
+    if (!key) throw ApiError.unauthenticated('The API key is invalid or was revoked.');
+    await this.rateLimit(key.id, reply);
+    request.caller = { organizationId: key.organization_id, apiKeyId: key.id };
+    return true;
+  }
+
+  private async rateLimit(keyId: string, reply: FastifyReply): Promise<void> {
+    const limit = this.config.rateLimitPerMinute;
+    const headers = (res: RateLimiterRes) => ({
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
+      'X-RateLimit-Reset': String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
+    });
+    try {
+      const res = await this.limiter.consume(keyId);
+      void reply.headers(headers(res));
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      throw new ApiError(429, 'too_many_requests', 'rate_limit', 'Too many requests; retry after the time in Retry-After.', undefined, {
+        ...headers(res),
+        'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
+      });
+    }
+  }
+}
+
+/** Admin API: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time. */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  private readonly expected: Buffer | null;
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.expected = config.adminToken ? createHash('sha256').update(config.adminToken).digest() : null;
+  }
+  canActivate(context: ExecutionContext): boolean {
+    const token = bearerToken(context.switchToHttp().getRequest<FastifyRequest>().headers.authorization);
+    if (!this.expected) throw ApiError.unauthenticated('The admin API is disabled: ADMIN_TOKEN is not set.');
+    // Hash both sides so the comparison is constant-time whatever the lengths.
+    if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), this.expected)) {
+      throw ApiError.unauthenticated('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    }
+    return true;
+  }
+}

@@ -1,0 +1,53 @@
+import { ApiError } from './api-error';
+
+export interface PageRequest { page: number; perPage: number; offset: number }
+
+/** Reads `?page=` and `?per_page=` (default 15, maximum 100; values out of range are a 422). */
+export function pageRequest(query: Record<string, unknown>, defaults: { defaultPerPage: number; maxPerPage: number }): PageRequest {
+  const fields: Record<string, string[]> = {};
+  const read = (name: string, fallback: number, max: number): number => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+      fields[name] = [`The ${name.replace('_', ' ')} field must be an integer between 1 and ${max}.`];
+      return fallback;
+    }
+    return n;
+  };
+  const page = read('page', 1, Number.MAX_SAFE_INTEGER);
+  const perPage = read('per_page', defaults.defaultPerPage, defaults.maxPerPage);
+  if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** The Laravel-style envelope the spec describes: `{ data, links, meta }`. */
+export function paginate<T>(data: T[], total: number, req: PageRequest, path: string) {
+  const lastPage = Math.max(1, Math.ceil(total / req.perPage));
+  const url = (p: number) => `${path}?page=${p}&per_page=${req.perPage}`;
+  const from = data.length > 0 ? req.offset + 1 : null;
+  const pageLinks = Array.from({ length: lastPage }, (_, i) => ({ url: url(i + 1), label: String(i + 1), active: i + 1 === req.page }));
+  return {
+    data,
+    links: {
+      first: url(1),
+      last: url(lastPage),
+      prev: req.page > 1 ? url(Math.min(req.page - 1, lastPage)) : null,
+      next: req.page < lastPage ? url(req.page + 1) : null,
+    },
+    meta: {
+      current_page: req.page,
+      from,
+      last_page: lastPage,
+      links: [
+        { url: req.page > 1 ? url(Math.min(req.page - 1, lastPage)) : null, label: '&laquo; Previous', active: false },
+        ...pageLinks,
+        { url: req.page < lastPage ? url(req.page + 1) : null, label: 'Next &raquo;', active: false },
+      ],
+      path,
+      per_page: req.perPage,
+      to: from === null ? null : req.offset + data.length,
+      total,
+    },
+  };
+}

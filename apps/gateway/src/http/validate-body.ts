@@ -1,0 +1,44 @@
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { validate, type ValidationError } from 'class-validator';
+
+/** Field-keyed messages, as in the spec's 422 `error.fields`. */
+export type FieldErrors = Record<string, string[]>;
+
+const collect = (errors: ValidationError[], prefix = '', out: FieldErrors = {}): FieldErrors => {
+  for (const e of errors) {
+    const key = prefix ? `${prefix}.${e.property}` : e.property;
+    if (e.constraints) out[key] = [...(out[key] ?? []), ...Object.values(e.constraints)];
+    if (e.children?.length) collect(e.children, key, out);
+  }
+  return out;
+};
+
+/** Validates a JSON body against a DTO class; a body that is not an object is one error on `body`. */
+export async function validateBody<T extends object>(cls: ClassConstructor<T>, body: unknown): Promise<{ value: T; errors: FieldErrors }> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { value: {} as T, errors: { body: ['The request body must be a JSON object.'] } };
+  }
+  const value = plainToInstance(cls, body, { enableImplicitConversion: false });
+  const errors = await validate(value, { forbidUnknownValues: false, stopAtFirstError: true });
+  return { value, errors: collect(errors) };
+}
+
+export const addError = (errors: FieldErrors, field: string, message: string): void => {
+  (errors[field] ??= []).push(message);
+};
+
+/** http(s) URL check for callbacks; in production only https (spec: "HTTPS required in production"). */
+export function callbackUrlProblem(value: unknown, production: boolean): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') return 'must be a valid URL.';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be a valid URL.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be a valid URL.';
+  if (production && url.protocol !== 'https:') return 'must use HTTPS.';
+  if (value.length > 2048) return 'must not be greater than 2048 characters.';
+  return null;
+}

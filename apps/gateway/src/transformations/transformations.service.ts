@@ -1,0 +1,149 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import type { InputSource, RunCreated } from '@app/contracts';
+import type { RunState } from '@app/domain';
+import { ProjectionWaiter } from '@app/processing';
+import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel, type SchemaRecord } from '@app/read-model';
+import { RunCommandHandler } from '@app/runs';
+import { ApiError } from '../http/api-error';
+import type { Caller } from '../http/auth.guard';
+import { addError, callbackUrlProblem, type FieldErrors, validateBody } from '../http/validate-body';
+import {
+  CreateFileRunDto, CreateRawRunDto, IMAGE_EXTENSIONS, LOCALES, type RunOptionsDto, STRUCTURED_EXTENSIONS, type CreatedRunDto,
+} from './transformation.dto';
+import { RunPresenter } from './run-presenter';
+
+const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
+
+/** Creating and reading runs for the public API. */
+@Injectable()
+export class TransformationsService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly commands: RunCommandHandler,
+    private readonly waiter: ProjectionWaiter,
+    private readonly presenter: RunPresenter,
+  ) {}
+
+  async createFileRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRunDto> {
+    const { value: dto, errors } = await validateBody(CreateFileRunDto, body);
+    const ext = typeof dto.filename === 'string' ? dto.filename.toLowerCase().split('.').pop() ?? '' : '';
+    const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(ext);
+    if (!errors.filename && !isImage && !(STRUCTURED_EXTENSIONS as readonly string[]).includes(ext)) {
+      addError(errors, 'filename', 'The filename must end in one of: csv, tsv, txt, xlsx, jpg, png, webp.');
+    }
+    if (isImage && !errors.provider_id && !dto.provider_id) addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
+    const schema = await this.checkOptions(caller, dto, errors);
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+
+    const runId = randomUUID();
+    const now = new Date();
+    const inputSource: InputSource = isImage ? 'image' : 'upload';
+    const state = await this.create(caller, requestId, this.runCreated(caller, dto, schema!, runId, inputSource, now, {
+      filename: dto.filename,
+      input_has_header: isImage ? null : dto.input_has_header ?? null,
+      upload_expires_at: new Date(now.getTime() + this.config.uploadTtlSeconds * 1000).toISOString(),
+    }));
+    const resource = await this.presenter.present(state, now);
+    return {
+      id: runId, status: state.status, stage: state.stage, input_source: state.input_source,
+      schema_id: schema!.id, review_url: resource.review_url!, upload: resource.upload!,
+    };
+  }
+
+  async createRawRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRunDto> {
+    const { value: dto, errors } = await validateBody(CreateRawRunDto, body);
+    const schema = await this.checkOptions(caller, dto, errors);
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+
+    const runId = randomUUID();
+    const now = new Date();
+    const sourceKey = BLOB_KEYS.source(runId);
+    // The content is stored before the run exists, so a created run always has its source.
+    await this.blobs.put(sourceKey, Readable.from([Buffer.from(dto.content, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
+    const state = await this.create(caller, requestId, this.runCreated(caller, dto, schema!, runId, 'raw', now, {
+      filename: null, input_has_header: null, upload_expires_at: null,
+    }));
+    return {
+      id: runId, status: state.status, stage: state.stage, input_source: 'raw',
+      schema_id: schema!.id, review_url: (await this.presenter.present(state, now)).review_url!,
+    };
+  }
+
+  async show(caller: Caller, runId: string) {
+    const run = await this.findRun(caller, runId);
+    return this.presenter.present(run);
+  }
+
+  /** The run of the caller's organization, from the read model or, if not projected yet, from its stream. */
+  private async findRun(caller: Caller, runId: string): Promise<RunState> {
+    const run = (await this.readModel.getRun(runId)) ?? (await this.commands.load(runId)).state;
+    if (!run || run.organization_id !== caller.organizationId) throw ApiError.notFound('transformation run');
+    return run;
+  }
+
+  private async create(caller: Caller, requestId: string, data: RunCreated): Promise<RunState> {
+    const result = await this.commands.execute(data.run_id, { type: 'CreateRun', data }, {
+      organizationId: caller.organizationId, correlationId: requestId, causationId: requestId,
+    });
+    // Read-your-writes: the 201 is sent once a GET of the run would find it.
+    await this.waiter.waitFor(result.position);
+    return result.state;
+  }
+
+  private runCreated(
+    caller: Caller, dto: RunOptionsDto & { provider_id?: string | null }, schema: SchemaRecord, runId: string,
+    inputSource: InputSource, now: Date, extra: Pick<RunCreated, 'filename' | 'input_has_header' | 'upload_expires_at'>,
+  ): RunCreated {
+    return {
+      run_id: runId,
+      organization_id: caller.organizationId,
+      input_source: inputSource,
+      schema: { id: schema.id, name: schema.name, fields: schema.fields },
+      provider_id: dto.provider_id ?? null,
+      dry_run: dto.dry_run ?? false,
+      output_format: dto.output_format ?? 'json',
+      notify_url: dto.notify_url ?? null,
+      success_callback: dto.success_callback ?? null,
+      cancel_callback: dto.cancel_callback ?? null,
+      locale: normalizeLocale(dto.locale),
+      appearance: dto.appearance ?? null,
+      metadata: dto.metadata ?? null,
+      column_labels: dto.column_labels ?? null,
+      source_key: BLOB_KEYS.source(runId),
+      created_at: now.toISOString(),
+      ...extra,
+    };
+  }
+
+  /** Checks that need the directory or cross several fields; adds to `errors`; returns the schema. */
+  private async checkOptions(caller: Caller, dto: RunOptionsDto & { provider_id?: string | null }, errors: FieldErrors): Promise<SchemaRecord | null> {
+    for (const field of CALLBACK_FIELDS) {
+      const problem = callbackUrlProblem(dto[field], this.config.production);
+      if (problem) addError(errors, field, `The ${field.replace(/_/g, ' ')} field ${problem}`);
+    }
+    const schema = !errors.schema_id && dto.schema_id ? await this.directory.getSchema(caller.organizationId, dto.schema_id) : null;
+    if (!errors.schema_id && dto.schema_id && !schema) addError(errors, 'schema_id', 'The selected schema id is invalid.');
+    if (!errors.provider_id && dto.provider_id && !(await this.directory.getProvider(caller.organizationId, dto.provider_id))) {
+      addError(errors, 'provider_id', 'The selected provider id is invalid.');
+    }
+    if (schema && dto.column_labels && !errors.column_labels) {
+      for (const [key, label] of Object.entries(dto.column_labels)) {
+        if (!(key in schema.fields)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
+        else if (label !== null && typeof label !== 'string') addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
+      }
+    }
+    return schema;
+  }
+}
+
+export const normalizeLocale = (locale: string | null | undefined): string => {
+  const l = (locale ?? '').toLowerCase();
+  return (LOCALES as readonly string[]).includes(l) ? l : 'en';
+};

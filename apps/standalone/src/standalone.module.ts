@@ -1,0 +1,20 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { type AppConfig, loadConfig } from '@app/config';
+import { InfrastructureModule } from '@app/infrastructure';
+import { GatewayModule } from '../../gateway/src/gateway.module';
+import { IngestionModule } from '../../ingestion/src/ingestion.module';
+import { MappingModule } from '../../mapping/src/mapping.module';
+import { NotifierModule } from '../../notifier/src/notifier.module';
+import { OutputModule } from '../../output/src/output.module';
+import { ProjectorModule } from '../../projector/src/projector.module';
+
+/** Every app in one process, on the embedded adapters: the default way to run the service. */
+@Module({})
+export class StandaloneModule {
+  static forRoot(config: AppConfig = loadConfig()): DynamicModule {
+    return {
+      module: StandaloneModule,
+      imports: [InfrastructureModule.forRoot(config), ProjectorModule, IngestionModule, MappingModule, OutputModule, NotifierModule, GatewayModule],
+    };
+  }
+}
