@@ -51,7 +51,8 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     .addServer(config.publicBaseUrl)
     .addBearerAuth()
     .build());
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
+  // The document only (no UI): the UI's static-file plugin is ESM-only and not needed to serve the spec.
+  SwaggerModule.setup('docs', app, document, { ui: false, jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 
   app.enableShutdownHooks();
   return app;

@@ -1,0 +1,197 @@
+import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+const RUN_FIELDS = [
+  'id', 'status', 'terminal', 'stage', 'schema_id', 'provider_id', 'dry_run', 'input_source', 'metadata', 'review_url',
+  'review_state', 'review_canceled_at', 'review_approved_at', 'review_expires_at', 'output_format', 'mapping_rule',
+  'source_headers', 'input_has_header', 'total_rows', 'processed_rows', 'error', 'notification_status', 'download_url',
+  'file_retention_until', 'started_at', 'completed_at', 'failed_at',
+];
+
+describe('structured-file run, end to end over HTTP', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  const create = (body: object) => call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, ...body } });
+
+  it('CSV with a header to JSON: create, upload, review, edit, approve, download', async () => {
+    const created = await create({ filename: 'People.CSV', metadata: { batch: 7 }, column_labels: { age: 'Age (years)' } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['id', 'input_source', 'review_url', 'schema_id', 'stage', 'status', 'upload'].sort());
+    expect(created.body).toMatchObject({ status: 'awaiting_upload', stage: 'review', input_source: 'upload', schema_id: org.schemaId });
+    expect(Object.keys(created.body.upload).sort()).toEqual(['expires_at', 'headers', 'method', 'url']);
+
+    // Read-your-writes: the run is there at once, with every field of the resource.
+    const first = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).filter((k) => k !== 'upload').sort()).toEqual([...RUN_FIELDS].sort());
+    expect(first.body).toMatchObject({
+      status: 'awaiting_upload', terminal: false, review_state: null, mapping_rule: null, source_headers: [], input_has_header: null,
+      total_rows: null, processed_rows: 0, error: null, download_url: null, file_retention_until: null, metadata: { batch: 7 },
+      provider_id: null, dry_run: false, output_format: 'json', started_at: null, notification_status: null,
+    });
+    expect(first.body.upload.method).toBe('PUT');
+
+    const csv = '\uFEFFE-Mail;First Name;Age;Born;Notes\r\n  ANN@Example.COM ;ann;34;17/05/1990;"semi;colon"\r\nbob@example.com;bob;forty;01/02/2000;"multi\nline"\r\n;carl;;;\r\n';
+    expect((await upload(created.body, csv)).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect(ready).toMatchObject({
+      status: 'completed', stage: 'review', terminal: false, source_headers: ['E-Mail', 'First Name', 'Age', 'Born', 'Notes'],
+      input_has_header: true, total_rows: 3, mapping_rule: { email: 'E-Mail', first_name: 'First Name', age: 'Age', born: 'Born' },
+    });
+    expect(ready.upload).toBeUndefined();
+    expect(Date.parse(ready.review_expires_at)).toBeGreaterThan(Date.now());
+
+    const review = reviewApi(ready.review_url);
+    const state = await review.state();
+    expect(state.body.fields.find((f: any) => f.name === 'age').label).toBe('Age (years)');
+    expect(state.body.fields.find((f: any) => f.name === 'email').label).toBe('Email');
+    // The reviewer unmaps "born", then approves exactly what the page shows.
+    const edited = await review.edit({ ...ready.mapping_rule, born: null });
+    expect(edited.status).toBe(200);
+    expect((await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey })).body.mapping_rule.born).toBeNull();
+    const approved = await review.approve({ ...ready.mapping_rule, born: null });
+    expect(approved.status).toBe(200);
+
+    const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done).toMatchObject({ review_state: 'approved', terminal: true, processed_rows: 3, error: null });
+    expect(done.review_approved_at).toEqual(expect.any(String));
+    expect(done.completed_at).toEqual(expect.any(String));
+    expect(Date.parse(done.file_retention_until)).toBeGreaterThan(Date.now());
+    const download = await fetch(done.download_url);
+    expect(download.status).toBe(200);
+    expect(await download.json()).toEqual([
+      { email: 'ann@example.com', first_name: 'ANN', age: 34, born: null },
+      { email: 'bob@example.com', first_name: 'BOB', age: 'forty', born: null },
+      { email: null, first_name: 'CARL', age: null, born: null },
+    ]);
+  });
+
+  it('XLSX without a header row to CSV, with synthetic column names and date transformation', async () => {
+    const created = await create({ filename: 'people.xlsx', output_format: 'csv', input_has_header: false });
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Sheet1');
+    ws.addRow(['ann@x.io', 'Ann', 34, '17/05/1990']);
+    ws.addRow(['bob@x.io', 'Bob', 0, '01/02/2000']);
+    expect((await upload(created.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect(ready).toMatchObject({ source_headers: ['column_1', 'column_2', 'column_3', 'column_4'], input_has_header: false, total_rows: 2 });
+    const mapping = { email: 'column_1', first_name: 'column_2', age: 'column_3', born: 'column_4' };
+    expect((await reviewApi(ready.review_url).approve(mapping)).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    const text = await (await fetch(done.download_url)).text();
+    expect(Papa.parse(text.trim()).data).toEqual([
+      ['email', 'first_name', 'age', 'born'],
+      ['ann@x.io', 'ANN', '34', '1990-05-17'],
+      ['bob@x.io', 'BOB', '0', '2000-02-01'],
+    ]);
+  });
+
+  it('TSV with a detected header, mapped by the heuristic', async () => {
+    const created = await create({ filename: 'export.tsv' });
+    await upload(created.body, 'email\tname\tage\nx@y.io\tX\t5\n');
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect(ready.mapping_rule).toEqual({ email: 'email', first_name: 'name', age: 'age', born: null });
+  });
+
+  it.each([
+    ['an empty file', 'empty.csv', '', 'source_file_empty'],
+    ['a file of blank lines', 'blank.csv', '\n\n  \n', 'source_file_empty'],
+    ['a corrupt XLSX', 'broken.xlsx', 'PK\u0003\u0004 this is not really a zip', 'source_file_unreadable'],
+  ])('%s fails the run with a clear error', async (_name, filename, content, code) => {
+    const created = await create({ filename });
+    expect((await upload(created.body, content)).status).toBe(200);
+    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed');
+    expect(failed).toMatchObject({ terminal: true, review_state: null, download_url: null, error: { code, stage: 'ingestion', retryable: false } });
+    expect(failed.failed_at).toEqual(expect.any(String));
+    expect(failed.error.message).toEqual(expect.any(String));
+  });
+
+  it('refuses a second upload of the same run', async () => {
+    const created = await create({ filename: 'a.csv' });
+    expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    const again = await upload(created.body, 'email\nc@d.io\n');
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body).error.code).toBe('upload_not_expected');
+  });
+
+  it('a canceled review is read-only and cannot be approved', async () => {
+    const created = await create({ filename: 'a.csv' });
+    await upload(created.body, 'email\na@b.io\n');
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(ready.review_url);
+    expect((await review.cancel()).body.phase).toBe('canceled');
+    const approve = await review.approve();
+    expect(approve.status).toBe(409);
+    expect(approve.body.error).toMatchObject({ code: 'review_canceled', request_id: expect.any(String) });
+    expect((await review.edit({ email: null })).status).toBe(409);
+    const run = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'canceled');
+    expect(run).toMatchObject({ terminal: true, status: 'completed', stage: 'review', download_url: null });
+    expect(run.review_canceled_at).toEqual(expect.any(String));
+  });
+
+  it('raw and image runs fail clearly until AI extraction exists', async () => {
+    const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
+      token: 'test-admin-token', body: { name: 'Main', provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-secret' },
+    });
+    expect(provider.status).toBe(201);
+    expect(JSON.stringify(provider.body)).not.toContain('sk-secret');
+    const raw = await call(`${svc.baseUrl}/v1/transformations/raw`, { token: org.apiKey, body: { schema_id: org.schemaId, provider_id: provider.body.data.id, content: 'Ann, ann@x.io' } });
+    expect(raw.status).toBe(201);
+    expect(raw.body).toMatchObject({ status: 'queued', stage: 'review', input_source: 'raw' });
+    expect(raw.body.upload).toBeUndefined();
+    const failedRaw = await waitForRun(svc, org.apiKey, raw.body.id, (r) => r.status === 'failed');
+    expect(failedRaw.error).toMatchObject({ code: 'extraction_not_available', type: 'not_implemented' });
+
+    const image = await create({ filename: 'scan.PNG', provider_id: provider.body.data.id });
+    expect(image.body.input_source).toBe('image');
+    await upload(image.body, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const failedImage = await waitForRun(svc, org.apiKey, image.body.id, (r) => r.status === 'failed');
+    expect(failedImage.error.code).toBe('extraction_not_available');
+  });
+});
+
+describe('upload size limit', () => {
+  it('refuses an upload over MAX_UPLOAD_BYTES with 413 and keeps the run waiting', async () => {
+    const svc = await startService({ MAX_UPLOAD_BYTES: '100' });
+    try {
+      const org = await setupOrganization(svc);
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'big.csv' } });
+      const res = await upload(created.body, 'email\n' + 'a@b.io\n'.repeat(100));
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body).error.code).toBe('upload_too_large');
+      const run = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+      expect(run.body.status).toBe('awaiting_upload');
+      expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
+describe('review expiry', () => {
+  it('an expired review shows expired, is terminal and accepts nothing', async () => {
+    const svc = await startService({ REVIEW_TTL_SECONDS: '1' });
+    try {
+      const org = await setupOrganization(svc);
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'a.csv' } });
+      await upload(created.body, 'email\na@b.io\n');
+      const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state !== null);
+      const expired = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'expired', 5000);
+      expect(expired.terminal).toBe(true);
+      const review = reviewApi(ready.review_url);
+      expect((await review.state()).body.phase).toBe('expired');
+      const approve = await review.approve();
+      expect(approve.status).toBe(403);
+      expect(approve.body.error.code).toBe('review_expired');
+    } finally {
+      await svc.stop();
+    }
+  });
+});

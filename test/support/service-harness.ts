@@ -1,0 +1,99 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AppConfig, loadConfig } from '@app/config';
+import { createHttpApp } from '../../apps/gateway/src/create-http-app';
+import { StandaloneModule } from '../../apps/standalone/src/standalone.module';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+
+export interface Service {
+  baseUrl: string;
+  config: AppConfig;
+  app: NestFastifyApplication;
+  stop(): Promise<void>;
+}
+
+/** Starts the whole service (every app, one process, embedded adapters) on loopback. */
+export async function startService(env: Record<string, string> = {}, dataDir?: string): Promise<Service> {
+  const port = await freePort();
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
+  const config = loadConfig({
+    PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_TOKEN, EVENT_STORE_POLL_MS: '50',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env,
+  });
+  const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });
+  await app.listen(port, '127.0.0.1');
+  return { baseUrl: `http://127.0.0.1:${port}`, config, app, stop: () => app.close() };
+}
+
+export interface Json { status: number; body: any; headers: Headers }
+
+export async function call(url: string, init: { method?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Json> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  let body: string | undefined;
+  if (init.raw !== undefined) { body = init.raw; headers['content-type'] ??= 'application/json'; }
+  else if (init.body !== undefined) { body = JSON.stringify(init.body); headers['content-type'] = 'application/json'; }
+  const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export const PEOPLE_FIELDS = {
+  email: { description: 'Email address', data_type: 'email', is_required: true, label: 'Email', transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } } },
+  first_name: { description: 'Given name', data_type: 'string', is_required: false, transformations: { uppercase: { enabled: true } } },
+  age: { description: 'Age in years', data_type: 'integer', is_required: false },
+  born: { description: 'Birth date', data_type: 'date', is_required: false, transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } },
+};
+
+/** An organization with a schema, through the admin API. */
+export async function setupOrganization(svc: Service, fields: object = PEOPLE_FIELDS) {
+  const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme' } });
+  expect(org.status).toBe(201);
+  const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/schemas`, { token: ADMIN_TOKEN, body: { name: 'People', fields } });
+  expect(schema.status).toBe(201);
+  return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
+}
+
+export async function waitForRun(svc: Service, apiKey: string, runId: string, until: (run: any) => boolean, timeoutMs = 15000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await call(`${svc.baseUrl}/v1/transformations/${runId}`, { token: apiKey });
+    expect(res.status).toBe(200);
+    if (until(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`Run did not reach the expected state; last: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+export async function upload(run: { upload: { url: string; method: string; headers: Record<string, string> } }, body: Buffer | string) {
+  const res = await fetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body });
+  return { status: res.status, body: await res.text() };
+}
+
+/** The review link's own JSON calls, authorized by its signature. */
+export function reviewApi(reviewUrl: string) {
+  const u = new URL(reviewUrl);
+  const at = (p: string) => `${u.origin}${u.pathname}/${p}${u.search}`;
+  return {
+    state: () => call(at('state')),
+    edit: (mapping_rule: unknown) => call(at('mapping'), { method: 'PUT', body: { mapping_rule } }),
+    approve: (mapping_rule?: unknown) => call(at('approve'), { method: 'POST', body: mapping_rule === undefined ? {} : { mapping_rule } }),
+    cancel: () => call(at('cancel'), { method: 'POST', body: {} }),
+  };
+}
