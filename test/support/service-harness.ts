@@ -28,7 +28,7 @@ export interface Service {
 
 /** Starts the whole service (every app, one process, embedded adapters) on loopback. */
 export async function startService(env: Record<string, string> = {}, dataDir?: string): Promise<Service> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   const config = loadConfig({
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_TOKEN, EVENT_STORE_POLL_MS: '50',
@@ -39,6 +39,20 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   return { baseUrl: `http://127.0.0.1:${port}`, config, app, stop: () => app.close() };
 }
 
+/**
+ * fetch that survives a restarted server: a pooled keep-alive connection to the previous
+ * process can fail or stall once, so each try has a deadline and is repeated.
+ */
+export async function httpFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 export interface Json { status: number; body: any; headers: Headers }
 
 export async function call(url: string, init: { method?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Json> {
@@ -47,7 +61,7 @@ export async function call(url: string, init: { method?: string; token?: string;
   let body: string | undefined;
   if (init.raw !== undefined) { body = init.raw; headers['content-type'] ??= 'application/json'; }
   else if (init.body !== undefined) { body = JSON.stringify(init.body); headers['content-type'] = 'application/json'; }
-  const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const res = await httpFetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
   const text = await res.text();
   let parsed: unknown = text;
   try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
@@ -82,7 +96,7 @@ export async function waitForRun(svc: Service, apiKey: string, runId: string, un
 }
 
 export async function upload(run: { upload: { url: string; method: string; headers: Record<string, string> } }, body: Buffer | string) {
-  const res = await fetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body });
+  const res = await httpFetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body });
   return { status: res.status, body: await res.text() };
 }
 

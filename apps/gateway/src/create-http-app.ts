@@ -21,6 +21,10 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // Shutdown must not wait on clients: keep-alive connections (idle or not) are closed,
+    // else one lingering client holds the process open. Work in flight is safe: the
+    // pipeline resumes from its checkpoints and uploads are atomic.
+    forceCloseConnections: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, {
     logger: options.logger === false ? false : ['log', 'warn', 'error'],
