@@ -133,7 +133,7 @@ describe('public API contract', () => {
       [await fetch(expired, { method: 'PUT', body: 'x' }), 'invalid_signature'],
     ] as const) {
       expect(res.status).toBe(403);
-      expect((await res.json()).error.code).toBe(code);
+      expect(((await res.json()) as any).error.code).toBe(code);
     }
   });
 
@@ -189,7 +189,7 @@ describe('rate limiting', () => {
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
       expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
-      expect((await last!.json()).error.code).toBe('too_many_requests');
+      expect(((await last!.json()) as any).error.code).toBe('too_many_requests');
     } finally {
       await svc.stop();
     }
