@@ -3,7 +3,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { runIdOfStream, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
 import { STAGES, detectHeader, headerNames, runError, type RunState } from '@app/domain';
-import { CheckpointedConsumer, contextFromEvent, throttle } from '@app/processing';
+import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
 import { RunCommandHandler } from '@app/runs';
 import { openTable, tableFormatOf, type OpenedTable } from '@app/tabular';
 
@@ -87,6 +87,6 @@ export class IngestionConsumer extends CheckpointedConsumer {
   }
 
   private async fail(event: StoredEvent, runId: string, error: ReturnType<typeof runError>): Promise<void> {
-    await this.commands.execute(runId, { type: 'FailRun', error, at: new Date().toISOString() }, contextFromEvent(event, 'failed'));
+    await failRunBecauseOf(this.commands, event, runId, error);
   }
 }

@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { runIdOfStream, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
 import { STAGES, mapRow, planFields, runError, type RunState } from '@app/domain';
-import { CheckpointedConsumer, contextFromEvent, throttle } from '@app/processing';
+import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
 import { RunCommandHandler } from '@app/runs';
 import { csvChunks, jsonArrayChunks, openTable, type OutputRecord } from '@app/tabular';
 
@@ -90,6 +90,6 @@ export class OutputConsumer extends CheckpointedConsumer {
   }
 
   private async fail(event: StoredEvent, runId: string, error: ReturnType<typeof runError>): Promise<void> {
-    await this.commands.execute(runId, { type: 'FailRun', error, at: new Date().toISOString() }, contextFromEvent(event, 'failed'));
+    await failRunBecauseOf(this.commands, event, runId, error);
   }
 }

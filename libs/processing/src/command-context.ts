@@ -1,5 +1,5 @@
-import type { StoredEvent } from '@app/contracts';
-import type { CommandContext } from '@app/runs';
+import type { RunError, StoredEvent } from '@app/contracts';
+import type { CommandContext, RunCommandHandler } from '@app/runs';
 
 /**
  * The context for a command a consumer issues because of `event`: same organization
@@ -22,3 +22,7 @@ export function throttle(intervalMs: number): (fn: () => Promise<unknown>) => Pr
     await fn();
   };
 }
+
+/** Fails a run because of `event` (idempotent per event, like every consumer command). */
+export const failRunBecauseOf = (commands: RunCommandHandler, event: StoredEvent, runId: string, error: RunError) =>
+  commands.execute(runId, { type: 'FailRun', error, at: new Date().toISOString() }, contextFromEvent(event, 'failed'));
