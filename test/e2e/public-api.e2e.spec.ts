@@ -149,8 +149,17 @@ describe('public API contract', () => {
     const good = await fetch(review);
     expect(good.status).toBe(200);
     const html = await good.text();
-    expect(html).toContain('>Approve</button>');
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href="http/);
+    expect(good.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(good.headers.get('referrer-policy')).toBe('no-referrer');
+    // Only our own assets, by path: nothing fetched from another origin.
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      expect(asset).toMatch(/^\/review-assets\//);
+      const res = await fetch(`${review.origin}${asset}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toContain('immutable');
+    }
   });
 
   it('serves the OpenAPI document with the spec\'s operations', async () => {

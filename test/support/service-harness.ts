@@ -106,7 +106,10 @@ export function reviewApi(reviewUrl: string) {
   const at = (p: string) => `${u.origin}${u.pathname}/${p}${u.search}`;
   return {
     state: () => call(at('state')),
-    edit: (mapping_rule: unknown) => call(at('mapping'), { method: 'PUT', body: { mapping_rule } }),
+    edit: (mapping_rule: unknown, expected_mapping_version?: number) =>
+      call(at('mapping'), { method: 'PUT', body: { mapping_rule, expected_mapping_version } }),
+    preview: (mapping_rule?: unknown) => call(at('preview'), { method: 'POST', body: { mapping_rule } }),
+    problems: (mapping_rule?: unknown) => call(at('problems'), { method: 'POST', body: { mapping_rule } }),
     approve: (mapping_rule?: unknown) => call(at('approve'), { method: 'POST', body: mapping_rule === undefined ? {} : { mapping_rule } }),
     cancel: () => call(at('cancel'), { method: 'POST', body: {} }),
   };

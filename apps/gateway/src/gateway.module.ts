@@ -5,7 +5,9 @@ import { AdminService } from './admin/admin.service';
 import { CatalogController } from './catalog/catalog.controller';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
-import { ReviewController } from './review/review.controller';
+import { ReviewAssetsController, ReviewController } from './review/review.controller';
+import { ReviewPreviewService } from './review/review-preview.service';
+import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
 import { RunLinks } from './transformations/run-links';
 import { RunPresenter } from './transformations/run-presenter';
@@ -14,10 +16,10 @@ import { TransformationsService } from './transformations/transformations.servic
 
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
-  controllers: [TransformationsController, CatalogController, AdminController, ReviewController],
+  controllers: [TransformationsController, CatalogController, AdminController, ReviewController, ReviewAssetsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-    ApiKeyGuard, AdminGuard, AdminService, TransformationsService, RunLinks, RunPresenter, ReviewService,
+    ApiKeyGuard, AdminGuard, AdminService, TransformationsService, RunLinks, RunPresenter, ReviewService, ReviewPreviewService, ReviewWeb,
   ],
 })
 export class GatewayModule {}

@@ -4,10 +4,11 @@ import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { runIdOfStream, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
-import { STAGES, mapRow, planFields, runError, type RunState } from '@app/domain';
+import { STAGES, runError, type MappedRow, type RunState } from '@app/domain';
 import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
 import { RunCommandHandler } from '@app/runs';
-import { csvChunks, jsonArrayChunks, openTable, type OutputRecord } from '@app/tabular';
+import { readMappedSource } from '@app/run-source';
+import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
 
 /**
  * After approval: streams the source again through the approved mapping, the field
@@ -48,16 +49,12 @@ export class OutputConsumer extends CheckpointedConsumer {
     let rows = 0;
     let rowsWithProblems = 0;
     const commands = this.commands;
-    const plan = planFields(run.schema.fields, run.mapping_rule ?? {}, run.source_headers);
     const typed = run.output_format === 'json';
 
-    async function* records(batches: AsyncIterable<string[][]>): AsyncGenerator<OutputRecord[]> {
-      let skipHeader = run.input_has_header === true;
+    async function* records(batches: AsyncIterable<MappedRow[]>): AsyncGenerator<OutputRecord[]> {
       for await (const batch of batches) {
         const out: OutputRecord[] = [];
-        for (const row of batch) {
-          if (skipHeader) { skipHeader = false; continue; }
-          const mapped = mapRow(row, plan, typed);
+        for (const mapped of batch) {
           if (mapped.problems.length > 0) rowsWithProblems++;
           out.push(mapped.record);
         }
@@ -68,8 +65,8 @@ export class OutputConsumer extends CheckpointedConsumer {
     }
 
     try {
-      const table = await openTable(await this.blobs.openRead(run.source_key), run.source_format ?? 'delimited', run.delimiter);
-      const chunks = typed ? jsonArrayChunks(records(table.batches)) : csvChunks(plan.map((p) => p.name), records(table.batches));
+      const source = await readMappedSource(this.blobs, run, run.mapping_rule ?? {}, { typed });
+      const chunks = typed ? jsonArrayChunks(records(source.batches)) : csvChunks(source.plan.map((p) => p.name), records(source.batches));
       await this.blobs.put(key, Readable.from(chunks), { contentType: typed ? 'application/json' : 'text/csv' });
     } catch (err) {
       this.logger.error(`Run ${runId}: output failed: ${(err as Error).message}`);

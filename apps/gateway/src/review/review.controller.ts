@@ -1,28 +1,49 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MappingRule } from '@app/contracts';
 import { ApiError } from '../http/api-error';
-import { reviewPage, invalidLinkPage } from './review.page';
+import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
+import { ReviewPreviewService } from './review-preview.service';
 import { ReviewService } from './review.service';
+import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
 
-const mappingOf = (body: unknown): unknown => (body && typeof body === 'object' ? (body as { mapping_rule?: unknown }).mapping_rule : undefined);
+interface ReviewBody { mapping_rule?: unknown; expected_mapping_version?: unknown }
+
+const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? (body as ReviewBody) : {});
+
+function expectedVersion(body: ReviewBody): number | undefined {
+  const v = body.expected_mapping_version;
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isInteger(v) || (v as number) < 0) {
+    throw ApiError.validation({ expected_mapping_version: ['The expected mapping version must be a non-negative integer.'] });
+  }
+  return v as number;
+}
 
 /** The hosted review page and the JSON calls it makes, all under the run's signed link. */
 @ApiExcludeController()
 @Controller('review/:runId')
 export class ReviewController {
-  constructor(private readonly review: ReviewService) {}
+  constructor(
+    private readonly review: ReviewService,
+    private readonly previews: ReviewPreviewService,
+    private readonly web: ReviewWeb,
+  ) {}
 
   @Get()
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('cache-control', 'no-store')
-  async page(@Param('runId') runId: string, @Query('signature') signature: string, @Res() reply: FastifyReply) {
+  async page(
+    @Param('runId') runId: string, @Query('signature') signature: string,
+    @Headers('accept-language') acceptLanguage: string | undefined, @Res() reply: FastifyReply,
+  ) {
+    void reply.headers(REVIEW_PAGE_HEADERS);
     try {
-      await this.review.authorize(runId, signature);
+      const run = await this.review.authorize(runId, signature);
+      return reply.send(reviewPage(this.web, run));
     } catch {
-      return reply.status(403).send(invalidLinkPage());
+      // The link names no run we may trust, so its language comes from the browser.
+      return reply.status(403).send(invalidLinkPage(this.web, localeFromAcceptLanguage(acceptLanguage)));
     }
-    return reply.send(reviewPage(runId, signature));
   }
 
   @Get('state')
@@ -31,20 +52,25 @@ export class ReviewController {
   }
 
   @Put('mapping')
-  async editMapping(@Param('runId') runId: string, @Query('signature') signature: string, @Body() body: unknown, @Req() req: FastifyRequest) {
+  async editMapping(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorize(runId, signature);
-    const mapping = mappingOf(body);
-    if (mapping === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
-    return this.review.act(run, { type: 'EditMapping', mapping_rule: mapping as Record<string, string | null>, at: new Date().toISOString() }, String(req.id));
+    const body = bodyOf(raw);
+    if (body.mapping_rule === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
+    return this.review.act(run, {
+      type: 'EditMapping', mapping_rule: body.mapping_rule as MappingRule, expected_mapping_version: expectedVersion(body), at: new Date().toISOString(),
+    }, String(req.id));
   }
 
   @Post('approve')
   @HttpCode(200)
-  async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() body: unknown, @Req() req: FastifyRequest) {
+  async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorize(runId, signature);
+    const body = bodyOf(raw);
     // Approve exactly the mapping the page shows; without one, the current mapping.
-    const mapping = mappingOf(body) ?? run.mapping_rule ?? {};
-    return this.review.act(run, { type: 'ApproveReview', mapping_rule: mapping as Record<string, string | null>, at: new Date().toISOString() }, String(req.id));
+    return this.review.act(run, {
+      type: 'ApproveReview', mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
+      expected_mapping_version: expectedVersion(body), at: new Date().toISOString(),
+    }, String(req.id));
   }
 
   @Post('cancel')
@@ -52,5 +78,40 @@ export class ReviewController {
   async cancel(@Param('runId') runId: string, @Query('signature') signature: string, @Req() req: FastifyRequest) {
     const run = await this.review.authorize(runId, signature);
     return this.review.act(run, { type: 'CancelReview', at: new Date().toISOString() }, String(req.id));
+  }
+
+  /** The first rows under a mapping (the saved one when the body names none); nothing is saved. */
+  @Post('preview')
+  @HttpCode(200)
+  async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
+    const run = await this.review.authorize(runId, signature);
+    return this.previews.preview(run, bodyOf(raw).mapping_rule);
+  }
+
+  /** Rows with problems across the whole file under a mapping; may take a while on large files. */
+  @Post('problems')
+  @HttpCode(200)
+  async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
+    const run = await this.review.authorize(runId, signature);
+    return this.previews.countProblems(run, bodyOf(raw).mapping_rule);
+  }
+}
+
+/** The page's script and style, immutable under their content hash. */
+@ApiExcludeController()
+@Controller('review-assets')
+export class ReviewAssetsController {
+  constructor(private readonly web: ReviewWeb) {}
+
+  @Get(':name')
+  asset(@Param('name') name: string, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
+    const asset = this.web.asset(name);
+    if (!asset) throw new ApiError(404, 'not_found', 'not_found', 'The requested resource was not found.');
+    void reply.headers({
+      'content-type': asset.contentType, etag: asset.etag,
+      'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff',
+    });
+    if (ifNoneMatch === asset.etag) return reply.status(304).send();
+    return reply.send(asset.body);
   }
 }

@@ -1,65 +1,57 @@
+import { RTL_LOCALES, supportedLocale, type ReviewWeb } from './review-web';
+
 /**
- * The minimal hosted review page: one select per target field (named by its label),
- * saved on change; Approve and Cancel. Self-contained: no build step, nothing fetched
- * from elsewhere. The full review experience is issue 3.
+ * The HTML shells of the hosted review page. The server renders the frame in the
+ * reviewer's language and theme (so nothing flickers); web/review.js fills it from the
+ * signed JSON calls. No inline script or style, so the page runs under a strict CSP.
  */
-const STYLE = `
-  body{font-family:system-ui,sans-serif;margin:0;padding:1rem;background:#fff;color:#1a1a1a;max-width:48rem}
-  body.dark{background:#121212;color:#eee} h1{font-size:1.4rem}
-  .field{display:grid;grid-template-columns:1fr 1fr;gap:.5rem;align-items:center;padding:.4rem 0;border-bottom:1px solid #ccc}
-  .req{color:#b00020;font-weight:bold} select,button{font-size:1rem;padding:.4rem}
-  .actions{margin-top:1rem;display:flex;gap:.5rem} #status{margin-top:1rem;font-weight:bold}`;
 
-const SCRIPT = `
-const q = new URLSearchParams(location.search); const sig = encodeURIComponent(q.get('signature') || '');
-const base = location.pathname.replace(/\\/$/, '');
-const api = (p, opt) => fetch(base + '/' + p + '?signature=' + sig, Object.assign({ headers: { 'content-type': 'application/json' } }, opt))
-  .then(async (r) => { const b = await r.json(); if (!r.ok) throw new Error(b.error ? b.error.message : r.statusText); return b; });
-let view = null;
-const $ = (id) => document.getElementById(id);
-function mapping() { const m = {}; document.querySelectorAll('select[data-field]').forEach((s) => { m[s.dataset.field] = s.value === '' ? null : s.value; }); return m; }
-function render(v) {
-  view = v; document.body.className = v.appearance === 'dark' ? 'dark' : '';
-  const msg = { preparing: 'The file is being prepared for review…', approved: 'This review was approved.', canceled: 'This review was canceled.',
-    expired: 'This review has expired.', failed: 'This run failed: ' + (v.error && v.error.message) }[v.phase] || '';
-  $('status').textContent = msg;
-  const box = $('fields'); box.innerHTML = '';
-  const readOnly = v.phase !== 'active';
-  if (v.phase === 'active' || v.phase === 'approved' || v.phase === 'canceled') v.fields.forEach((f) => {
-    const row = document.createElement('div'); row.className = 'field';
-    const id = 'f-' + f.name; const label = document.createElement('label'); label.htmlFor = id; label.textContent = f.label;
-    if (f.is_required) { const s = document.createElement('span'); s.className = 'req'; s.textContent = ' *'; s.setAttribute('aria-hidden', 'true'); label.appendChild(s); }
-    const sel = document.createElement('select'); sel.id = id; sel.dataset.field = f.name; sel.disabled = readOnly;
-    const none = document.createElement('option'); none.value = ''; none.textContent = 'not mapped'; sel.appendChild(none);
-    v.source_headers.forEach((h) => { const o = document.createElement('option'); o.value = h; o.textContent = h; sel.appendChild(o); });
-    sel.value = (v.mapping_rule && v.mapping_rule[f.name]) || '';
-    sel.addEventListener('change', () => api('mapping', { method: 'PUT', body: JSON.stringify({ mapping_rule: mapping() }) })
-      .then(render).catch((e) => { $('status').textContent = e.message; }));
-    row.append(label, sel); box.appendChild(row);
-  });
-  $('approve').disabled = readOnly; $('cancel').disabled = readOnly;
-  if (v.phase === 'preparing') setTimeout(load, 1500);
+/** Sent with every review page: no script but ours, no calls but to us, no referrer (the URL holds the signature). */
+export const REVIEW_PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
+};
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/** JSON inside <script type="application/json">: `<` escaped so no value can close the element. */
+const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
+
+interface Frame { locale: string; appearance: 'light' | 'dark' | null; title: string; body: string; web: ReviewWeb; boot?: unknown }
+
+function frame({ locale, appearance, title, body, web, boot }: Frame): string {
+  const lang = supportedLocale(locale);
+  const css = web.asset('review.css')?.path;
+  const js = boot ? web.asset('review.js')?.path : undefined;
+  return `<!doctype html>
+<html lang="${lang}" dir="${RTL_LOCALES.has(lang) ? 'rtl' : 'ltr'}"${appearance ? ` data-theme="${appearance}"` : ''}>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><meta name="color-scheme" content="${appearance ?? 'light dark'}">
+<title>${escapeHtml(title)}</title>${css ? `<link rel="stylesheet" href="${css}">` : ''}</head>
+<body>${body}${boot ? `<script type="application/json" id="review-boot">${jsonForScript(boot)}</script>` : ''}${js ? `<script src="${js}" defer></script>` : ''}</body></html>`;
 }
-function load() { api('state').then(render).catch((e) => { $('status').textContent = e.message; }); }
-$('approve').addEventListener('click', () => { if (!confirm('Approve this mapping?')) return;
-  api('approve', { method: 'POST', body: JSON.stringify({ mapping_rule: mapping() }) }).then((v) => { render(v);
-    if (v.success_callback) location.href = v.success_callback + (v.success_callback.includes('?') ? '&' : '?') + 'transformation_id=' + v.run_id; })
-  .catch((e) => { $('status').textContent = e.message; }); });
-$('cancel').addEventListener('click', () => { if (!confirm('Cancel this review?')) return;
-  api('cancel', { method: 'POST', body: '{}' }).then((v) => { render(v);
-    if (v.cancel_callback) location.href = v.cancel_callback + (v.cancel_callback.includes('?') ? '&' : '?') + 'transformation_id=' + v.run_id; })
-  .catch((e) => { $('status').textContent = e.message; }); });
-load();`;
 
-export const reviewPage = (_runId: string, _signature: string): string => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Review mapping</title><style>${STYLE}</style></head>
-<body><main><h1>Review the column mapping</h1>
-<div id="fields"></div>
-<div class="actions"><button id="approve" type="button">Approve</button><button id="cancel" type="button">Cancel</button></div>
-<p id="status" role="status" aria-live="polite"></p></main>
-<script>${SCRIPT}</script></body></html>`;
+export function reviewPage(web: ReviewWeb, run: { locale: string; appearance: 'light' | 'dark' | null }): string {
+  const locale = supportedLocale(run.locale);
+  const t = (key: string) => escapeHtml(web.text(locale, key));
+  return frame({
+    locale, appearance: run.appearance, web, title: web.text(locale, 'page_title'),
+    boot: { locale, messages: web.catalog(locale) },
+    body: `<div class="page"><header class="masthead"><h1 id="title">${t('heading')}</h1><p id="summary" class="muted"></p></header>
+<main id="main" aria-busy="true"><p class="muted">${t('loading')}</p><noscript><p class="notice error">${t('noscript')}</p></noscript></main></div>`,
+  });
+}
 
-export const invalidLinkPage = (): string => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Link invalid</title></head>
-<body><main><h1>This review link is invalid</h1><p>Ask the sender for a new link.</p></main></body></html>`;
+export function invalidLinkPage(web: ReviewWeb, locale: string): string {
+  const t = (key: string) => escapeHtml(web.text(locale, key));
+  return frame({
+    locale, appearance: null, web, title: web.text(locale, 'invalid_title'),
+    body: `<div class="page"><main id="main"><section class="state state-invalid" aria-labelledby="state-title">
+<h1 id="state-title">${t('invalid_title')}</h1><p>${t('invalid_body')}</p></section></main></div>`,
+  });
+}

@@ -5,6 +5,7 @@ import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
 import { ApiError } from '../http/api-error';
 import { RunLinks } from '../transformations/run-links';
+import { supportedLocale } from './review-web';
 
 export type ReviewPhase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
 
@@ -31,8 +32,9 @@ export class ReviewService {
     return {
       run_id: run.id,
       phase,
-      locale: run.locale,
-      appearance: run.appearance ?? 'light',
+      locale: supportedLocale(run.locale),
+      appearance: run.appearance,
+      filename: run.filename,
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
         label: run.column_labels?.[name] ?? f.label ?? name,
@@ -42,8 +44,12 @@ export class ReviewService {
       })),
       source_headers: run.source_headers,
       mapping_rule: run.mapping_rule,
+      mapping_version: run.mapping_version,
       total_rows: run.total_rows,
+      processed_rows: run.processed_rows,
       review_expires_at: run.review_expires_at,
+      review_approved_at: run.review_approved_at,
+      review_canceled_at: run.review_canceled_at,
       success_callback: run.success_callback,
       cancel_callback: run.cancel_callback,
       error: run.error ? { code: run.error.code, message: run.error.message } : null,

@@ -7,8 +7,8 @@ export type RunCommand =
   | { type: 'RecordIngestionProgress'; processed_rows: number }
   | { type: 'RecordParse'; parse: SourceParsed }
   | { type: 'PrepareReview'; mapping_rule: MappingRule; review_expires_at: string; at: string }
-  | { type: 'EditMapping'; mapping_rule: MappingRule; at: string }
-  | { type: 'ApproveReview'; mapping_rule: MappingRule; at: string }
+  | { type: 'EditMapping'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
+  | { type: 'ApproveReview'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
   | { type: 'CancelReview'; at: string }
   | { type: 'StartOutput'; at: string }
   | { type: 'RecordOutputProgress'; processed_rows: number }

@@ -22,6 +22,12 @@ function requireOpenReview(run: RunState, at: string): void {
   if (isReviewExpired(run, new Date(at))) refuse('review_expired', 'The review has expired.');
 }
 
+/** A save made on an older mapping than the current one would silently undo someone's edit. */
+function requireCurrentMapping(run: RunState, expected: number | undefined): void {
+  if (expected !== undefined && expected !== run.mapping_version)
+    refuse('mapping_conflict', 'The mapping was changed by another reviewer since this page loaded it; your change was not saved.');
+}
+
 function requireMapping(run: RunState, mapping: unknown) {
   const { mapping: normalized, problems } = normalizeMapping(mapping, Object.keys(run.schema.fields), run.source_headers);
   if (problems.length > 0) refuse('invalid_mapping', problems.map((p) => p.message).join(' '));
@@ -71,10 +77,12 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
 
     case 'EditMapping':
       requireOpenReview(run, command.at);
+      requireCurrentMapping(run, command.expected_mapping_version);
       return [{ type: 'MappingEdited', data: { mapping_rule: requireMapping(run, command.mapping_rule), edited_at: command.at } }];
 
     case 'ApproveReview':
       requireOpenReview(run, command.at);
+      requireCurrentMapping(run, command.expected_mapping_version);
       return [{ type: 'ReviewApproved', data: { mapping_rule: requireMapping(run, command.mapping_rule), approved_at: command.at } }];
 
     case 'CancelReview':

@@ -28,6 +28,7 @@ const parsed: RunEvent = { type: 'SourceParsed', data: {
   source_headers: ['E-mail', 'Full name'], input_has_header: true, total_rows: 2, source_format: 'delimited', delimiter: ',', encoding: 'utf-8' } };
 const mapping = { email: 'E-mail', name: null };
 const prepared: RunEvent = { type: 'ReviewPrepared', data: { mapping_rule: mapping, mapping_origin: 'heuristic', review_expires_at: '2026-01-08T00:00:00.000Z', prepared_at: T0 } };
+const edited: RunEvent = { type: 'MappingEdited', data: { mapping_rule: { email: 'Full name', name: null }, edited_at: T0 } };
 const approved: RunEvent = { type: 'ReviewApproved', data: { mapping_rule: mapping, approved_at: T0 } };
 const canceled: RunEvent = { type: 'ReviewCanceled', data: { canceled_at: T0 } };
 const outputStarted: RunEvent = { type: 'OutputStarted', data: { started_at: T0 } };
@@ -61,7 +62,9 @@ describe('run decider: the spec\'s stated moves', () => {
     ['ingestion records progress', given.processing, { type: 'RecordIngestionProgress', processed_rows: 1 }, ['IngestionProgressed'], { processed_rows: 1 }],
     ['ingestion records the parsed source', given.processing, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, ['SourceParsed'], { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true }],
     ['review prepared: completed, review active', given.parsed, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: '2026-01-08T00:00:00.000Z', at: T0 }, ['ReviewPrepared'], { status: 'completed', review_state: 'active', mapping_rule: mapping }],
-    ['reviewer edits the mapping', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 }, ['MappingEdited'], { mapping_rule: { email: 'Full name', name: null } }],
+    ['reviewer edits the mapping', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 }, ['MappingEdited'], { mapping_rule: { email: 'Full name', name: null }, mapping_version: 2 }],
+    ['reviewer edits the mapping version they saw', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0, expected_mapping_version: 1 }, ['MappingEdited'], { mapping_version: 2 }],
+    ['reviewer approves the mapping version they saw', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 2 }, ['ReviewApproved'], { review_state: 'approved' }],
     ['reviewer approves: stage final, approved', given.reviewActive, { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER }, ['ReviewApproved'], { stage: 'final', status: 'queued', review_state: 'approved', review_approved_at: LATER, mapping_rule: { email: 'E-mail', name: 'Full name' } }],
     ['reviewer cancels: canceled, read-only', given.reviewActive, { type: 'CancelReview', at: LATER }, ['ReviewCanceled'], { review_state: 'canceled', review_canceled_at: LATER, status: 'completed', stage: 'review' }],
     ['final output starts', given.approved, { type: 'StartOutput', at: T0 }, ['OutputStarted'], { status: 'processing', processed_rows: 0 }],
@@ -101,6 +104,8 @@ describe('run decider: refused moves', () => {
     ['cancel twice', given.canceled, { type: 'CancelReview', at: T0 }, 'review_canceled'],
     ['cancel an approved review', given.approved, { type: 'CancelReview', at: T0 }, 'review_already_approved'],
     ['cancel an expired review', given.reviewActive, { type: 'CancelReview', at: AFTER_EXPIRY }, 'review_expired'],
+    ['edit on a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'EditMapping', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
+    ['approve a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],

@@ -35,6 +35,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       review_approved_at: null,
       review_expires_at: null,
       mapping_rule: null,
+      mapping_version: 0,
       source_headers: [],
       input_has_header: null,
       total_rows: null,
@@ -79,10 +80,11 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         status: 'completed',
         review_state: 'active',
         mapping_rule: event.data.mapping_rule,
+        mapping_version: 1,
         review_expires_at: event.data.review_expires_at,
       };
     case 'MappingEdited':
-      return { ...next, mapping_rule: event.data.mapping_rule };
+      return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
     case 'ReviewApproved':
       return {
         ...next,

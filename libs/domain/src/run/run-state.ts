@@ -36,6 +36,11 @@ export interface RunState {
   review_approved_at: string | null;
   review_expires_at: string | null;
   mapping_rule: MappingRule | null;
+  /**
+   * Counts the mappings the review has had: 1 when prepared, +1 per edit. A reviewer's
+   * save names the version it was made on, so a stale tab cannot overwrite a newer edit.
+   */
+  mapping_version: number;
   source_headers: string[];
   input_has_header: boolean | null;
   total_rows: number | null;

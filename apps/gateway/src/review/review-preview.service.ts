@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import type { MappingRule } from '@app/contracts';
+import { normalizeMapping, type CellProblem, type RunState } from '@app/domain';
+import { readMappedSource } from '@app/run-source';
+import { ApiError } from '../http/api-error';
+
+export const PREVIEW_ROWS = 20;
+
+export interface PreviewCell { value: string | null; problem: CellProblem | null }
+export interface Preview { rows: Record<string, PreviewCell>[] }
+export interface ProblemCount {
+  status: 'counted' | 'superseded';
+  rows_checked: number;
+  rows_with_problems: number;
+  /** Rows with a problem in each field; a row can count in several fields. */
+  problems_by_field: Record<string, number>;
+}
+
+interface CountJob { key: string; abort: AbortController; result: Promise<ProblemCount> }
+
+const CACHE_SIZE = 200;
+
+/**
+ * What the reviewer sees before approving: the first rows exactly as the output will
+ * hold them, and how many rows of the whole file have problems under a mapping. Both
+ * stream the stored source through the same reader as the final output.
+ *
+ * Counting reads the whole file, so results are cached per run and mapping, and a
+ * newer mapping for the same run stops the count that is still running for an older one.
+ */
+@Injectable()
+export class ReviewPreviewService {
+  private readonly logger = new Logger(ReviewPreviewService.name);
+  private readonly counted = new Map<string, ProblemCount>();
+  private readonly running = new Map<string, CountJob>();
+
+  constructor(@Inject(BLOB_STORE) private readonly blobs: BlobStore) {}
+
+  async preview(run: RunState, mapping: unknown): Promise<Preview> {
+    const normalized = this.requirePreviewable(run, mapping);
+    const source = await this.open(run, normalized);
+    const rows: Preview['rows'] = [];
+    try {
+      for await (const batch of source.batches) {
+        for (const mapped of batch) {
+          const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
+          rows.push(Object.fromEntries(source.plan.map((p) => {
+            const value = mapped.record[p.name];
+            return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
+          })));
+          if (rows.length >= PREVIEW_ROWS) break;
+        }
+        if (rows.length >= PREVIEW_ROWS) break;
+      }
+    } finally {
+      await source.batches.return(undefined);
+    }
+    return { rows };
+  }
+
+  async countProblems(run: RunState, mapping: unknown): Promise<ProblemCount> {
+    const normalized = this.requirePreviewable(run, mapping);
+    const key = `${run.id}:${mappingHash(normalized)}`;
+    const cached = this.counted.get(key);
+    if (cached) return cached;
+    const current = this.running.get(run.id);
+    if (current?.key === key) return current.result;
+    current?.abort.abort();
+
+    const abort = new AbortController();
+    const job: CountJob = { key, abort, result: this.count(run, normalized, abort.signal) };
+    this.running.set(run.id, job);
+    try {
+      const result = await job.result;
+      if (result.status === 'counted') this.remember(key, result);
+      return result;
+    } finally {
+      if (this.running.get(run.id) === job) this.running.delete(run.id);
+    }
+  }
+
+  private async count(run: RunState, mapping: MappingRule, signal: AbortSignal): Promise<ProblemCount> {
+    const source = await this.open(run, mapping);
+    const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
+    let checked = 0;
+    let withProblems = 0;
+    try {
+      for await (const batch of source.batches) {
+        if (signal.aborted) return { status: 'superseded', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
+        for (const mapped of batch) {
+          checked++;
+          if (mapped.problems.length === 0) continue;
+          withProblems++;
+          for (const p of mapped.problems) byField[p.field]++;
+        }
+      }
+    } finally {
+      await source.batches.return(undefined);
+    }
+    return { status: 'counted', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
+  }
+
+  /** Previews exist once the source is parsed and while it is kept: for open, approved and canceled reviews. */
+  private requirePreviewable(run: RunState, mapping: unknown): MappingRule {
+    if (run.status === 'failed') throw new ApiError(409, 'run_failed', 'conflict', 'The run has failed; there is nothing to preview.');
+    if (run.review_state === null) throw new ApiError(409, 'review_not_ready', 'conflict', 'The review is not ready yet.');
+    const { mapping: normalized, problems } = normalizeMapping(mapping ?? run.mapping_rule ?? {}, Object.keys(run.schema.fields), run.source_headers);
+    if (problems.length > 0) throw ApiError.validation({ mapping_rule: problems.map((p) => p.message) });
+    return normalized;
+  }
+
+  private async open(run: RunState, mapping: MappingRule) {
+    try {
+      // Text values, as the CSV output writes them; JSON output types the same values.
+      return await readMappedSource(this.blobs, run, mapping, { typed: false });
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: preview could not read the source: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+    }
+  }
+
+  private remember(key: string, result: ProblemCount): void {
+    this.counted.set(key, result);
+    if (this.counted.size > CACHE_SIZE) this.counted.delete(this.counted.keys().next().value as string);
+  }
+}
+
+/** A stable key for a mapping: field order does not matter. */
+export const mappingHash = (mapping: MappingRule): string =>
+  createHash('sha256').update(JSON.stringify(Object.keys(mapping).sort().map((k) => [k, mapping[k]]))).digest('base64url');

@@ -1,0 +1,432 @@
+/*
+ * The hosted review page, in the browser. Plain JavaScript (no build step, nothing
+ * fetched from elsewhere). Every call goes to /review/:id/... with the link's signature.
+ * Text comes from the catalog the server embedded in #review-boot; values from the file
+ * are only ever set with textContent, never parsed as HTML.
+ */
+(() => {
+  'use strict';
+
+  const boot = JSON.parse(document.getElementById('review-boot').textContent);
+  const locale = boot.locale;
+  const messages = boot.messages;
+  const pluralRules = new Intl.PluralRules(locale);
+  const numbers = new Intl.NumberFormat(locale);
+  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' });
+
+  const PREPARING_POLL_MS = 1500;
+  const COUNT_DELAY_MS = 300;
+  const REDIRECT_DELAY_MS = 1200;
+
+  /** A catalog string with {placeholders}; plural entries are chosen by `count`. */
+  function t(key, params = {}) {
+    let message = messages[key];
+    if (message && typeof message === 'object') message = message[pluralRules.select(params.count ?? 0)] ?? message.other;
+    if (typeof message !== 'string') return key;
+    return message.replace(/\{(\w+)\}/g, (_, name) => {
+      const value = params[name];
+      return typeof value === 'number' ? numbers.format(value) : value == null ? '' : String(value);
+    });
+  }
+  const formatDate = (iso) => (iso ? dates.format(new Date(iso)) : '');
+  const typeName = (dataType) => (messages[`types.${dataType}`] ? t(`types.${dataType}`) : dataType);
+
+  /** Builds an element: el('p', { class: 'x', text: '...' }, child, ...). */
+  function el(tag, props = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') node.textContent = v;
+      else if (k === 'class') node.className = v;
+      else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+      else if (v === true) node.setAttribute(k, '');
+      else node.setAttribute(k, String(v));
+    }
+    for (const c of children) if (c) node.append(c);
+    return node;
+  }
+
+  // ---- Talking to the service --------------------------------------------------------
+
+  const signature = new URLSearchParams(location.search).get('signature') || '';
+  const base = location.pathname.replace(/\/$/, '');
+
+  async function api(path, method = 'GET', body) {
+    const res = await fetch(`${base}/${path}?signature=${encodeURIComponent(signature)}`, {
+      method,
+      cache: 'no-store',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await res.json(); } catch { /* an empty or non-JSON answer */ }
+    if (!res.ok) {
+      const err = new Error((data && data.error && data.error.message) || res.statusText);
+      err.code = data && data.error && data.error.code;
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  // ---- Page state --------------------------------------------------------------------
+
+  const main = document.getElementById('main');
+  const summary = document.getElementById('summary');
+  let view = null;
+  let shownPhase = null;
+  /** The mapping as the page shows it (saved or about to be). */
+  let mapping = {};
+  let saving = Promise.resolve();
+  let previewSeq = 0;
+  let countTimer = null;
+  let lastCount = null;
+  let expiryTimer = null;
+  const live = el('div', { id: 'live', role: 'status', 'aria-live': 'polite' });
+
+  function say(text, kind) {
+    live.className = kind ? `notice ${kind}` : '';
+    live.textContent = text;
+  }
+
+  function renderSummary() {
+    const parts = [];
+    if (view.filename) parts.push(view.filename);
+    if (view.total_rows !== null && view.phase !== 'preparing') parts.push(t('summary_rows', { count: view.total_rows }));
+    if (view.phase === 'active' && view.review_expires_at) parts.push(t('summary_open_until', { date: formatDate(view.review_expires_at) }));
+    summary.textContent = parts.join(' · ');
+  }
+
+  function render(next) {
+    view = next;
+    renderSummary();
+    if (view.phase !== shownPhase) {
+      const first = shownPhase === null;
+      shownPhase = view.phase;
+      main.replaceChildren();
+      main.removeAttribute('aria-busy');
+      ({ preparing: renderPreparing, active: renderReview, approved: renderReview, canceled: renderReview,
+        expired: renderExpired, failed: renderFailed })[view.phase]();
+      if (!first) main.querySelector('[data-focus]')?.focus();
+    } else if (view.phase === 'preparing') {
+      updatePreparing();
+    }
+    if (view.phase === 'active' && view.review_expires_at && !expiryTimer) {
+      // The page turns to its expired state by itself when the deadline passes.
+      const ms = Math.max(0, Date.parse(view.review_expires_at) - Date.now()) + 500;
+      if (ms < 2 ** 31) expiryTimer = setTimeout(() => { load(); }, ms);
+    }
+  }
+
+  async function load() {
+    try {
+      render(await api('state'));
+    } catch (err) {
+      handleFailure(err);
+    }
+  }
+
+  function handleFailure(err) {
+    if (err.status === 403 && err.code === 'invalid_signature') return renderInvalid();
+    say(t('error_generic', { message: err.message }), 'error');
+  }
+
+  // ---- Whole-page states -------------------------------------------------------------
+
+  function stateSection(kind, title, ...body) {
+    return el('section', { class: `state state-${kind}`, 'aria-labelledby': 'state-title' },
+      el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }), ...body);
+  }
+
+  function renderPreparing() {
+    main.setAttribute('aria-busy', 'true');
+    main.append(stateSection('preparing', t('preparing_title'),
+      el('p', { text: t('preparing_body') }),
+      el('p', { id: 'progress', class: 'muted' })));
+    updatePreparing();
+  }
+
+  function updatePreparing() {
+    const progress = document.getElementById('progress');
+    if (progress) progress.textContent = view.processed_rows > 0 ? t('preparing_progress', { count: view.processed_rows }) : '';
+    setTimeout(load, PREPARING_POLL_MS);
+  }
+
+  function renderExpired() {
+    main.append(stateSection('expired', t('expired_title'), el('p', { text: t('expired_body', { date: formatDate(view.review_expires_at) }) })));
+  }
+
+  function renderFailed() {
+    main.append(stateSection('failed', t('failed_title'),
+      el('p', { class: 'notice error', text: t('failed_body', { message: view.error ? view.error.message : '' }) })));
+  }
+
+  function renderInvalid() {
+    shownPhase = 'invalid';
+    summary.textContent = '';
+    main.replaceChildren(stateSection('invalid', t('invalid_title'), el('p', { text: t('invalid_body') })));
+    main.removeAttribute('aria-busy');
+  }
+
+  // ---- The review: mapping editor, preview, actions -----------------------------------
+
+  const readOnly = () => view.phase !== 'active';
+  const fieldsById = () => view.fields;
+  const safeId = (name) => `f-${Array.from(name).map((c) => (/[A-Za-z0-9_-]/.test(c) ? c : `_${c.codePointAt(0)}`)).join('')}`;
+
+  function renderReview() {
+    mapping = Object.assign({}, view.mapping_rule || {});
+    if (view.phase !== 'active') main.append(closedNotice());
+    main.append(live, mappingSection(), previewSection());
+    if (view.phase === 'active') main.append(actions(), confirmDialog());
+    syncEditor();
+    refreshPreview();
+  }
+
+  function closedNotice() {
+    const approved = view.phase === 'approved';
+    const title = approved ? t('approved_title') : t('canceled_title');
+    const body = approved
+      ? t('approved_body', { date: formatDate(view.review_approved_at) })
+      : t('canceled_body', { date: formatDate(view.review_canceled_at) });
+    const callback = approved ? view.success_callback : view.cancel_callback;
+    const section = el('section', { class: 'notice ok state-closed', 'aria-labelledby': 'state-title' },
+      el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }),
+      el('p', { text: body }));
+    if (justActed && callback) {
+      let target = null;
+      try { target = new URL(callback); } catch { target = null; }
+      if (target && (target.protocol === 'https:' || target.protocol === 'http:')) {
+        target.searchParams.set('transformation_id', view.run_id);
+        section.append(el('p', { id: 'redirect', text: t('redirecting', { host: target.host }) }));
+        setTimeout(() => location.assign(target.toString()), REDIRECT_DELAY_MS);
+        return section;
+      }
+    }
+    section.append(el('p', { text: justActed ? t('close_page') : t('read_only') }));
+    return section;
+  }
+
+  function mappingSection() {
+    const list = el('ul', { class: 'fields' });
+    for (const f of fieldsById()) {
+      const id = safeId(f.name);
+      const select = el('select', { id, 'data-field': f.name, disabled: readOnly(), 'aria-required': f.is_required ? 'true' : undefined });
+      select.append(el('option', { value: '', text: t('not_mapped') }));
+      for (const h of view.source_headers) select.append(el('option', { value: h, text: h }));
+      select.addEventListener('change', () => onMappingChange(f.name, select.value));
+      list.append(el('li', { class: 'field', 'data-row': f.name },
+        el('div', {},
+          el('label', { class: 'field-name', for: id, text: f.label }),
+          el('div', { class: 'field-meta', id: `${id}-meta` },
+            el('span', { class: f.is_required ? 'badge required' : 'badge', text: f.is_required ? t('required') : t('optional') }),
+            el('span', { class: 'badge', text: typeName(f.data_type) })),
+          f.description ? el('p', { class: 'field-desc', id: `${id}-desc`, text: f.description }) : null),
+        el('div', {},
+          select,
+          el('p', { class: 'field-warning', id: `${id}-warn`, hidden: true, text: t('required_unmapped') }),
+          el('p', { class: 'field-count', id: `${id}-count`, hidden: true }))));
+    }
+    return el('section', { 'aria-labelledby': 'mapping-title' },
+      el('h2', { id: 'mapping-title', text: t('mapping_title') }),
+      el('p', { class: 'muted', text: t('mapping_hint') }),
+      el('div', { class: 'column-head', 'aria-hidden': 'true' }, el('span', { text: t('mapping_field') }), el('span', { text: t('mapping_column') })),
+      list);
+  }
+
+  /** Puts `mapping` into the selects and flags; leaves focus where it is. */
+  function syncEditor() {
+    for (const f of fieldsById()) {
+      const id = safeId(f.name);
+      const select = document.getElementById(id);
+      if (!select) continue;
+      const value = mapping[f.name] || '';
+      if (select.value !== value) select.value = value;
+      const unmapped = f.is_required && value === '';
+      document.getElementById(`${id}-warn`).hidden = !unmapped;
+      select.closest('.field').classList.toggle('unmapped-required', unmapped);
+      const count = document.getElementById(`${id}-count`);
+      const n = lastCount && lastCount.problems_by_field ? lastCount.problems_by_field[f.name] || 0 : 0;
+      count.hidden = !(n > 0 && value !== '');
+      count.textContent = n > 0 ? t('field_problems', { count: n }) : '';
+      // Only what is visible describes the select (hidden nodes would still be read out).
+      const describedBy = [`${id}-meta`, f.description ? `${id}-desc` : null, unmapped ? `${id}-warn` : null, count.hidden ? null : `${id}-count`];
+      select.setAttribute('aria-describedby', describedBy.filter(Boolean).join(' '));
+      select.setAttribute('aria-invalid', unmapped ? 'true' : 'false');
+    }
+  }
+
+  function onMappingChange(field, value) {
+    mapping[field] = value === '' ? null : value;
+    lastCount = null;
+    syncEditor();
+    refreshPreview();
+    save();
+  }
+
+  /** Saves one after the other, each on the version the previous save returned. */
+  function save() {
+    saving = saving.then(async () => {
+      say(t('saving'));
+      try {
+        const next = await api('mapping', 'PUT', { mapping_rule: mapping, expected_mapping_version: view.mapping_version });
+        view = next;
+        say(t('saved'), 'ok');
+      } catch (err) {
+        await onActionRefused(err, 'save_failed');
+      }
+    });
+    return saving;
+  }
+
+  /** A refused save or action: show why, and show the service's current truth. */
+  async function onActionRefused(err, messageKey) {
+    if (err.status === 403 && err.code === 'invalid_signature') return renderInvalid();
+    let current = null;
+    try { current = await api('state'); } catch { /* keep what we have */ }
+    if (err.code === 'mapping_conflict' && current) {
+      render(current);
+      mapping = Object.assign({}, current.mapping_rule || {});
+      lastCount = null;
+      syncEditor();
+      refreshPreview();
+      say(t('conflict'), 'warn');
+      return;
+    }
+    const before = shownPhase;
+    if (current) render(current);
+    // Where the page turned into another state (expired, failed…), that state says it all.
+    if (shownPhase === before) say(t(messageKey, { message: err.message }), 'error');
+  }
+
+  function previewSection() {
+    return el('section', { 'aria-labelledby': 'preview-title' },
+      el('h2', { id: 'preview-title', text: t('preview_title') }),
+      el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite' }),
+      el('div', { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') },
+        el('table', { id: 'preview' })));
+  }
+
+  async function refreshPreview() {
+    const seq = ++previewSeq;
+    const asked = Object.assign({}, mapping);
+    const problems = document.getElementById('problems');
+    problems.textContent = t('problems_checking');
+    clearTimeout(countTimer);
+    try {
+      const preview = await api('preview', 'POST', { mapping_rule: asked });
+      if (seq !== previewSeq) return;
+      renderPreview(preview.rows);
+    } catch (err) {
+      if (seq === previewSeq) handleFailure(err);
+      return;
+    }
+    // Counting reads the whole file: wait until the reviewer stops changing things.
+    countTimer = setTimeout(async () => {
+      try {
+        const count = await api('problems', 'POST', { mapping_rule: asked });
+        if (seq !== previewSeq || count.status !== 'counted') return;
+        lastCount = count;
+        problems.textContent = count.rows_with_problems === 0
+          ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
+          : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked });
+        problems.className = count.rows_with_problems === 0 ? 'problems notice ok' : 'problems notice warn';
+        syncEditor();
+      } catch (err) {
+        if (seq === previewSeq) handleFailure(err);
+      }
+    }, COUNT_DELAY_MS);
+  }
+
+  function renderPreview(rows) {
+    const table = document.getElementById('preview');
+    const fields = fieldsById();
+    const head = el('tr', {}, el('th', { scope: 'col', text: t('preview_row') }), ...fields.map((f) => el('th', { scope: 'col', text: f.label })));
+    const body = el('tbody');
+    rows.forEach((row, i) => {
+      body.append(el('tr', {}, el('th', { scope: 'row', text: numbers.format(i + 1) }), ...fields.map((f) => cell(row[f.name], f))));
+    });
+    table.replaceChildren(
+      el('caption', { text: rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty') }),
+      el('thead', {}, head), body);
+  }
+
+  function cell(c, field) {
+    const td = el('td');
+    if (!c || c.value === null || c.value === '') td.append(el('span', { class: 'empty', text: t('empty_value') }));
+    else td.append(document.createTextNode(c.value));
+    if (c && c.problem) {
+      const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
+      td.className = 'bad';
+      td.title = reason;
+      td.append(el('span', { class: 'sr-only', text: ` (${reason})` }));
+    }
+    return td;
+  }
+
+  // ---- Approve and cancel --------------------------------------------------------------
+
+  let justActed = false;
+  let dialog = null;
+
+  function actions() {
+    return el('div', { class: 'actions' },
+      el('button', { type: 'button', id: 'approve', class: 'primary', text: t('approve'), onclick: onApprove }),
+      el('button', { type: 'button', id: 'cancel', class: 'danger', text: t('cancel'), onclick: onCancel }));
+  }
+
+  function confirmDialog() {
+    dialog = el('dialog', { id: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+      el('h2', { id: 'confirm-title' }),
+      el('div', { id: 'confirm-body' }),
+      el('div', { class: 'buttons' },
+        el('button', { type: 'button', id: 'confirm-back', autofocus: true, text: t('confirm_back'), onclick: () => dialog.close('back') }),
+        el('button', { type: 'button', id: 'confirm-yes', class: 'primary', onclick: () => dialog.close('yes') })));
+    return dialog;
+  }
+
+  /** Asks once; resolves true when the reviewer confirms (Escape or "Go back" is no). */
+  function confirmWith(title, lines, yesText, danger) {
+    dialog.querySelector('#confirm-title').textContent = title;
+    dialog.querySelector('#confirm-body').replaceChildren(...lines.map((line) => el('p', line)));
+    const yes = dialog.querySelector('#confirm-yes');
+    yes.textContent = yesText;
+    yes.className = danger ? 'danger primary' : 'primary';
+    dialog.returnValue = '';
+    dialog.showModal();
+    return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true }));
+  }
+
+  async function onApprove() {
+    await saving;
+    const unmapped = fieldsById().filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);
+    const lines = [{ text: t('confirm_approve_body') }];
+    if (unmapped.length) lines.push({ class: 'notice warn', text: t('confirm_approve_unmapped', { fields: unmapped.join(', ') }) });
+    if (lastCount && lastCount.rows_with_problems > 0) lines.push({ class: 'notice warn', text: t('confirm_approve_problems', { count: lastCount.rows_with_problems }) });
+    if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false))) return;
+    await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version });
+  }
+
+  async function onCancel() {
+    if (!(await confirmWith(t('confirm_cancel_title'), [{ text: t('confirm_cancel_body') }], t('confirm_cancel_yes'), true))) return;
+    await act('cancel', {});
+  }
+
+  async function act(path, body) {
+    setBusy(true);
+    try {
+      const next = await api(path, 'POST', body);
+      justActed = true;
+      render(next);
+    } catch (err) {
+      setBusy(false);
+      await onActionRefused(err, 'error_generic');
+    }
+  }
+
+  function setBusy(busy) {
+    for (const b of main.querySelectorAll('.actions button, select')) b.disabled = busy || readOnly();
+  }
+
+  load();
+})();

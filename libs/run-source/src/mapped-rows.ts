@@ -1,0 +1,40 @@
+import type { BlobStore } from '@app/blob-storage';
+import type { MappingRule } from '@app/contracts';
+import { mapRow, planFields, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
+import { openTable } from '@app/tabular';
+
+export interface MappedSource {
+  plan: FieldPlan[];
+  /** Data rows (the header row skipped) in target shape, in batches, streamed from the stored source. */
+  batches: AsyncGenerator<MappedRow[]>;
+}
+
+/**
+ * Reads a run's stored source through a mapping: the one way both the review preview
+ * and the final output see the data, so what a reviewer is shown is what gets written.
+ * Stopping the iteration early closes the underlying blob stream.
+ */
+export async function readMappedSource(
+  blobs: BlobStore, run: RunState, mapping: MappingRule, options: { typed: boolean },
+): Promise<MappedSource> {
+  const plan = planFields(run.schema.fields, mapping, run.source_headers);
+  const input = await blobs.openRead(run.source_key);
+  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter);
+
+  async function* batches(): AsyncGenerator<MappedRow[]> {
+    let skipHeader = run.input_has_header === true;
+    try {
+      for await (const batch of table.batches) {
+        const out: MappedRow[] = [];
+        for (const row of batch) {
+          if (skipHeader) { skipHeader = false; continue; }
+          out.push(mapRow(row, plan, options.typed));
+        }
+        yield out;
+      }
+    } finally {
+      input.destroy();
+    }
+  }
+  return { plan, batches: batches() };
+}

@@ -1,0 +1,380 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * The hosted review page in a real browser (Debian's Chromium through playwright-core):
+ * what a reviewer sees and does, in every state, language and theme.
+ */
+
+/** 30 rows: rows 3 and 27 lack the required email; rows 5 and 25 have an age that is not an integer. */
+const ROWS = 30;
+const MISSING_EMAIL = new Set([3, 27]);
+const BAD_AGE = new Set([5, 25]);
+const csv = (): string => ['E-mail,First,Years,Birthday', ...Array.from({ length: ROWS }, (_, k) => {
+  const i = k + 1;
+  return [MISSING_EMAIL.has(i) ? '' : `User${i}@Example.com`, `name${i}`, BAD_AGE.has(i) ? 'abc' : String(20 + i), `0${(i % 9) + 1}/01/1990`].join(',');
+})].join('\n');
+
+describe('hosted review page in Chromium', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let browser: Browser;
+  let callbacks: Server;
+  let callbackBase: string;
+  const callbackHits: string[] = [];
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+    browser = await launchBrowser();
+    callbacks = createServer((req, res) => {
+      callbackHits.push(req.url ?? '');
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end('<!doctype html><title>Back at the customer</title><h1>Back at the customer</h1>');
+    });
+    await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
+    callbackBase = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}`;
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => callbacks?.close(r));
+    await svc?.stop();
+  });
+
+  async function createRun(body: Record<string, unknown> = {}) {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv', ...body },
+    });
+    expect(created.status).toBe(201);
+    return created.body as { id: string; review_url: string; upload: any };
+  }
+
+  async function readyRun(body: Record<string, unknown> = {}, content = csv()) {
+    const run = await createRun(body);
+    expect((await upload(run, content)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.id, (r) => r.review_state === 'active');
+    return run;
+  }
+
+  async function openPage(url: string, options: { width?: number; locale?: string } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: options.width ?? 1100, height: 900 }, locale: options.locale ?? 'en-US' });
+    const page = await context.newPage();
+    await page.goto(url);
+    return page;
+  }
+
+  const problemsText = (page: Page) => page.locator('#problems');
+
+  it('maps a column, follows it in the preview, approves after one confirmation, and goes to the success callback', async () => {
+    const run = await readyRun({ success_callback: `${callbackBase}/done?from=review`, column_labels: { first_name: 'Given name' } });
+    const page = await openPage(run.review_url);
+
+    // One select per field, named by its label (column_labels override, else label, else name).
+    const email = page.getByRole('combobox', { name: 'Email' });
+    const age = page.getByRole('combobox', { name: 'age' });
+    await expect(email.inputValue()).resolves.toBe('E-mail');
+    await expect(page.getByRole('combobox', { name: 'Given name' }).count()).resolves.toBe(1);
+    await expect(age.inputValue()).resolves.toBe('');
+    // Type and requirement shown beside each field.
+    const emailRow = page.locator('li.field[data-row="email"]');
+    await expect(emailRow.innerText()).resolves.toMatch(/Required[\s\S]*Email[\s\S]*Email address/);
+
+    // Whole-file count before the change: only the two rows without email.
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    await expect(page.locator('#preview tbody tr').count()).resolves.toBe(20);
+    const badBefore = await page.locator('#preview td.bad').count();
+    expect(badBefore).toBe(1); // row 3's missing email; row 27 is past the preview
+
+    // The preview shows values after transformations (email lower-cased).
+    await expect(page.locator('#preview tbody tr').first().innerText()).resolves.toContain('user1@example.com');
+
+    await age.selectOption('Years');
+    // The preview and the count follow without a reload; row 25 (beyond the preview) counts.
+    await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+    await expect(page.locator('#preview td.bad').count()).resolves.toBe(2);
+    await expect(page.locator('#preview tbody tr').nth(4).locator('td.bad').getAttribute('title')).resolves.toBe('Not a valid value for Whole number');
+    await page.getByText('Changes saved.').waitFor();
+    await screenshot(page, '01-active-mapped');
+
+    // The change is saved: a reload shows it.
+    await page.reload();
+    await expect(page.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('Years');
+    await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
+    await dialog.waitFor();
+    await expect(dialog.innerText()).resolves.toContain('4 rows have problems.');
+    await screenshot(page, '02-approve-confirmation');
+    await dialog.getByRole('button', { name: 'Yes, approve' }).click();
+
+    await page.getByRole('heading', { name: 'Approved' }).waitFor();
+    await expect(page.getByText(`Taking you back to ${new URL(callbackBase).host}`).count()).resolves.toBe(1);
+    await screenshot(page, '03-approved-redirecting');
+    await page.waitForURL(/\/done\?/);
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('transformation_id')).toBe(run.id);
+    expect(landed.searchParams.get('from')).toBe('review');
+    expect(callbackHits.some((u) => u.includes(`transformation_id=${run.id}`))).toBe(true);
+
+    const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.stage === 'final' && r.status === 'completed');
+    expect(done.mapping_rule).toMatchObject({ email: 'E-mail', age: 'Years' });
+
+    // Loaded again later: read-only, says what happened, no redirect.
+    const again = await openPage(run.review_url);
+    await again.getByRole('heading', { name: 'Approved' }).waitFor();
+    await expect(again.getByRole('combobox', { name: 'Email' }).isDisabled()).resolves.toBe(true);
+    await expect(again.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    await expect(again.getByText('This review is read-only.').count()).resolves.toBe(1);
+    await again.context().close();
+    await page.context().close();
+  });
+
+  it('cancels after one confirmation; without a cancel callback the page says it can be closed', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this review?' });
+    await dialog.waitFor();
+    // "Go back" changes nothing.
+    await dialog.getByRole('button', { name: 'Go back' }).click();
+    await expect(dialog.isVisible()).resolves.toBe(false);
+    expect((await reviewApi(run.review_url).state()).body.phase).toBe('active');
+
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.getByRole('button', { name: 'Yes, cancel the review' }).click();
+    await page.getByRole('heading', { name: 'Review canceled' }).waitFor();
+    await expect(page.getByText('You can close this page now.').count()).resolves.toBe(1);
+    await expect(page.getByRole('combobox', { name: 'Email' }).isDisabled()).resolves.toBe(true);
+    await screenshot(page, '04-canceled');
+    const after = await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey });
+    expect(after.body.review_state).toBe('canceled');
+    await page.context().close();
+  });
+
+  it('goes to the cancel callback with the run id after canceling', async () => {
+    const run = await readyRun({ cancel_callback: `${callbackBase}/canceled` });
+    const page = await openPage(run.review_url);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel the review' }).click();
+    await page.waitForURL(/\/canceled\?/);
+    expect(new URL(page.url()).searchParams.get('transformation_id')).toBe(run.id);
+    await page.context().close();
+  });
+
+  it('flags required fields left unmapped and names them in the approval confirmation', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    const email = page.getByRole('combobox', { name: 'Email' });
+    await email.selectOption('');
+    await expect(page.locator('#f-email-warn').isVisible()).resolves.toBe(true);
+    await expect(page.locator('#f-email-warn').innerText()).resolves.toBe('This required field is not mapped.');
+    await expect(email.getAttribute('aria-describedby')).resolves.toContain('f-email-warn');
+    await expect(email.getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.getByText(`${ROWS} of ${ROWS} rows have problems.`).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
+    await expect(dialog.innerText()).resolves.toContain('Required fields not mapped: Email.');
+    await screenshot(page, '05-required-unmapped-confirmation');
+    await page.keyboard.press('Escape');
+    await expect(dialog.isVisible()).resolves.toBe(false);
+    expect((await reviewApi(run.review_url).state()).body.phase).toBe('active');
+    await page.context().close();
+  });
+
+  it('shows "being prepared" until the file is read, then the review without a reload', async () => {
+    const run = await createRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('heading', { name: 'Preparing your data' }).waitFor();
+    await screenshot(page, '06-preparing');
+    await page.evaluate(() => { (window as any).sameDocument = true; });
+    expect((await upload(run, csv())).status).toBe(200);
+    await page.getByRole('heading', { name: 'Match your columns' }).waitFor({ timeout: 15000 });
+    await expect(page.evaluate(() => (window as any).sameDocument)).resolves.toBe(true);
+    await page.context().close();
+  });
+
+  it('shows a failed run with its error message and nothing to act on', async () => {
+    const run = await createRun();
+    expect((await upload(run, '')).status).toBe(200);
+    const failed = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'failed');
+    const page = await openPage(run.review_url);
+    await page.getByRole('heading', { name: 'This run failed' }).waitFor();
+    await expect(page.getByText(failed.error.message, { exact: false }).count()).resolves.toBe(1);
+    await expect(page.getByRole('button').count()).resolves.toBe(0);
+    await screenshot(page, '07-failed');
+    await page.context().close();
+  });
+
+  it('answers a tampered link with a "link invalid" page and no data', async () => {
+    const run = await readyRun();
+    const url = new URL(run.review_url);
+    const other = await createRun();
+    const forged = new URL(url);
+    forged.searchParams.set('signature', `${url.searchParams.get('signature')!.slice(0, -2)}xx`);
+    const swapped = new URL(url);
+    swapped.pathname = `/review/${other.id}`;
+    for (const [name, target] of [['signature', forged], ['run-id', swapped]] as const) {
+      const page = await openPage(target.toString(), { locale: 'de-DE' });
+      // Before the run is known, the page speaks the browser's language.
+      await page.getByRole('heading', { name: 'Dieser Prüflink ist ungültig' }).waitFor();
+      await expect(page.locator('select').count()).resolves.toBe(0);
+      await expect(page.content()).resolves.not.toContain('E-mail');
+      await screenshot(page, `08-invalid-link-${name}`);
+      await page.context().close();
+    }
+    const missing = await openPage(`${url.origin}${url.pathname}`);
+    await missing.getByRole('heading', { name: 'This review link is invalid' }).waitFor();
+    await missing.context().close();
+  });
+
+  it('renders the dark theme with readable contrast, and the light theme too', async () => {
+    const dark = await readyRun({ appearance: 'dark' });
+    const light = await readyRun({ appearance: 'light' });
+    for (const [name, run] of [['dark', dark], ['light', light]] as const) {
+      const page = await openPage(run.review_url);
+      await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+      await expect(page.locator('html').getAttribute('data-theme')).resolves.toBe(name);
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).toBe(name === 'dark' ? 'rgb(18, 19, 22)' : 'rgb(255, 255, 255)');
+      // Every kind of text on the page against what is behind it: WCAG AA (4.5:1).
+      const samples = await colorsOf(page, 'h1, h2, p, label, .badge, th, td, button, select, #problems');
+      expect(samples.length).toBeGreaterThan(20);
+      for (const s of samples) {
+        const ratio = contrastRatio(s.color, s.background);
+        if (ratio < 4.5) throw new Error(`${name}: "${s.text}" has contrast ${ratio.toFixed(2)} (${s.color} on ${s.background})`);
+      }
+      await screenshot(page, `09-theme-${name}`);
+      await page.context().close();
+    }
+  });
+
+  it('renders Arabic right-to-left with every string translated', async () => {
+    const run = await readyRun({ locale: 'AR' });
+    const page = await openPage(run.review_url);
+    await expect(page.locator('html').getAttribute('dir')).resolves.toBe('rtl');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('ar');
+    await page.getByRole('heading', { name: 'طابِق أعمدتك' }).waitFor();
+    await page.getByRole('button', { name: 'موافقة' }).waitFor();
+    await expect(page.getByRole('button', { name: 'إلغاء' }).count()).resolves.toBe(1);
+    // Counts in Arabic digits, through the catalog's plural forms.
+    await page.locator('#problems').filter({ hasText: 'من أصل' }).waitFor();
+    // The approve button sits at the left in RTL (actions align to the inline end).
+    const approveBox = await page.getByRole('button', { name: 'موافقة' }).boundingBox();
+    expect(approveBox!.x).toBeLessThan(550);
+    // No English string of the page is left: only data from the file is not Arabic.
+    const text = await page.locator('body').innerText();
+    for (const english of ['Approve', 'Cancel', 'Preview', 'Required', 'Not mapped', 'rows', 'Match your columns']) {
+      expect(text).not.toContain(english);
+    }
+    await screenshot(page, '10-arabic-rtl');
+    await page.context().close();
+  });
+
+  it('falls back to English for an unsupported locale', async () => {
+    const run = await readyRun({ locale: 'sv' });
+    const page = await openPage(run.review_url);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    await page.context().close();
+  });
+
+  it('does not lose an edit between two tabs: the stale save is refused and shows the other tab\'s mapping', async () => {
+    const run = await readyRun();
+    const first = await openPage(run.review_url);
+    const second = await openPage(run.review_url);
+    await first.getByRole('combobox', { name: 'first_name' }).selectOption('First');
+    await first.getByText('Changes saved.').waitFor();
+
+    await second.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await second.getByText('Another reviewer changed the mapping in the meantime.', { exact: false }).waitFor();
+    await expect(second.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('First');
+    await expect(second.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('');
+    await screenshot(second, '11-concurrent-conflict');
+    const state = await reviewApi(run.review_url).state();
+    expect(state.body.mapping_rule).toMatchObject({ first_name: 'First', age: null });
+
+    // Now current again, the second tab's next change is saved.
+    await second.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await second.getByText('Changes saved.').waitFor();
+    expect((await reviewApi(run.review_url).state()).body.mapping_rule).toMatchObject({ first_name: 'First', age: 'Years' });
+    await first.context().close();
+    await second.context().close();
+  });
+
+  it('works by keyboard alone at 360 px wide', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url, { width: 360 });
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    // Nothing wider than the screen except inside the preview's own scroll area.
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+
+    // Tab reaches every select, the preview region and both buttons, in order.
+    const reached: string[] = [];
+    for (let i = 0; i < 20 && !reached.includes('cancel'); i++) {
+      await page.keyboard.press('Tab');
+      reached.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('role') || document.activeElement?.tagName || ''));
+    }
+    const selects = await page.locator('select').evaluateAll((s) => s.map((e) => e.id));
+    for (const id of [...selects, 'region', 'approve', 'cancel']) expect(reached).toContain(id);
+
+    // Change a mapping with the keyboard: focus the age select, pick the next option.
+    await page.getByRole('combobox', { name: 'age' }).focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByText('Changes saved.').waitFor();
+    expect((await reviewApi(run.review_url).state()).body.mapping_rule.age).not.toBeNull();
+
+    // Approve by keyboard: Enter opens the dialog, focus starts on "Go back", Escape closes it.
+    await page.getByRole('button', { name: 'Approve' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-back');
+    await screenshot(page, '12-narrow-dialog');
+    await page.keyboard.press('Escape');
+    // Closing gives focus back to the button that opened the dialog.
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('approve');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-yes');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Approved' }).waitFor();
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('state-title');
+    await screenshot(page, '13-narrow-approved');
+    await page.context().close();
+  });
+});
+
+describe('hosted review page after its deadline', () => {
+  let svc: Service;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    svc = await startService({ REVIEW_TTL_SECONDS: '1' });
+    browser = await launchBrowser();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  it('shows the expired state and accepts nothing', async () => {
+    const org = await setupOrganization(svc);
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv' } });
+    expect((await upload(created.body, csv())).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'expired', 10000);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(created.body.review_url);
+    await page.getByRole('heading', { name: 'This review has expired' }).waitFor();
+    await expect(page.locator('select, button').count()).resolves.toBe(0);
+    await screenshot(page, '14-expired');
+    const review = reviewApi(created.body.review_url);
+    expect((await review.approve()).status).toBe(403);
+    expect((await review.edit({ email: null })).status).toBe(403);
+    await page.context().close();
+  });
+});

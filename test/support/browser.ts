@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium (installed by .ci/run); never a browser downloaded by Playwright. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-artifacts', 'review');
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install chromium" (.ci/run does) or set CHROMIUM_PATH.`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** Keeps a picture of each state the tests reach, for a person to look at (git-ignored). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** WCAG contrast ratio between two CSS colours of the form rgb()/rgba(). */
+export function contrastRatio(fg: string, bg: string): number {
+  const lum = (css: string) => {
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}
+
+/** Text colour and effective (first opaque) background colour of every element matching a selector. */
+export function colorsOf(page: Page, selector: string): Promise<{ text: string; color: string; background: string }[]> {
+  return page.$$eval(selector, (nodes) => nodes.map((node) => {
+    const color = getComputedStyle(node).color;
+    let el: Element | null = node;
+    let background = 'rgb(255, 255, 255)';
+    while (el) {
+      const bg = getComputedStyle(el).backgroundColor;
+      if (bg && bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) { background = bg; break; }
+      el = el.parentElement;
+    }
+    return { text: (node.textContent ?? '').trim().slice(0, 40), color, background };
+  }));
+}
