@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -287,21 +288,22 @@ describe('hosted review page in Chromium', () => {
     const run = await readyRun();
     const first = await openPage(run.review_url);
     const second = await openPage(run.review_url);
-    await first.getByRole('combobox', { name: 'first_name' }).selectOption('First');
+    await expect(second.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('First');
+    await first.getByRole('combobox', { name: 'first_name' }).selectOption('Birthday');
     await first.getByText('Changes saved.').waitFor();
 
     await second.getByRole('combobox', { name: 'age' }).selectOption('Years');
     await second.getByText('Another reviewer changed the mapping in the meantime.', { exact: false }).waitFor();
-    await expect(second.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('First');
+    await expect(second.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('Birthday');
     await expect(second.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('');
     await screenshot(second, '11-concurrent-conflict');
     const state = await reviewApi(run.review_url).state();
-    expect(state.body.mapping_rule).toMatchObject({ first_name: 'First', age: null });
+    expect(state.body.mapping_rule).toMatchObject({ first_name: 'Birthday', age: null });
 
     // Now current again, the second tab's next change is saved.
     await second.getByRole('combobox', { name: 'age' }).selectOption('Years');
     await second.getByText('Changes saved.').waitFor();
-    expect((await reviewApi(run.review_url).state()).body.mapping_rule).toMatchObject({ first_name: 'First', age: 'Years' });
+    expect((await reviewApi(run.review_url).state()).body.mapping_rule).toMatchObject({ first_name: 'Birthday', age: 'Years' });
     await first.context().close();
     await second.context().close();
   });

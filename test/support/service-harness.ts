@@ -96,7 +96,7 @@ export async function waitForRun(svc: Service, apiKey: string, runId: string, un
 }
 
 export async function upload(run: { upload: { url: string; method: string; headers: Record<string, string> } }, body: Buffer | string) {
-  const res = await httpFetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body });
+  const res = await httpFetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
   return { status: res.status, body: await res.text() };
 }
 
@@ -105,6 +105,7 @@ export function reviewApi(reviewUrl: string) {
   const u = new URL(reviewUrl);
   const at = (p: string) => `${u.origin}${u.pathname}/${p}${u.search}`;
   return {
+    at,
     state: () => call(at('state')),
     edit: (mapping_rule: unknown, expected_mapping_version?: number) =>
       call(at('mapping'), { method: 'PUT', body: { mapping_rule, expected_mapping_version } }),

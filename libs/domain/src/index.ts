@@ -10,3 +10,4 @@ export * from './mapping/detect-header';
 export * from './fields/transformations';
 export * from './fields/typed-value';
 export * from './fields/map-row';
+export * from './run/locale';

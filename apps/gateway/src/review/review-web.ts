@@ -3,8 +3,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 
-export const REVIEW_LOCALES = ['en', 'de', 'fr', 'nl', 'es', 'it', 'pl', 'ar'] as const;
-export type ReviewLocale = (typeof REVIEW_LOCALES)[number];
+import { LOCALES, supportedLocale, type Locale } from '@app/domain';
+
+export { supportedLocale };
+export const REVIEW_LOCALES = LOCALES;
+export type ReviewLocale = Locale;
 export const RTL_LOCALES: ReadonlySet<string> = new Set(['ar']);
 
 /** A catalog value: a string, or one string per plural category (Intl.PluralRules). */
@@ -52,11 +55,6 @@ export class ReviewWeb {
     return typeof m === 'string' ? m : key;
   }
 }
-
-export const supportedLocale = (locale: string | null | undefined): ReviewLocale => {
-  const l = (locale ?? '').toLowerCase();
-  return (REVIEW_LOCALES as readonly string[]).includes(l) ? (l as ReviewLocale) : 'en';
-};
 
 /** The best supported language of an Accept-Language header (for pages shown before the run is known). */
 export function localeFromAcceptLanguage(header: string | undefined): ReviewLocale {

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { InputSource, RunCreated } from '@app/contracts';
-import type { RunState } from '@app/domain';
+import { supportedLocale, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/processing';
 import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel, type SchemaRecord } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
@@ -12,7 +12,7 @@ import { ApiError } from '../http/api-error';
 import type { Caller } from '../http/auth.guard';
 import { addError, callbackUrlProblem, type FieldErrors, validateBody } from '../http/validate-body';
 import {
-  CreateFileRunDto, CreateRawRunDto, IMAGE_EXTENSIONS, LOCALES, type RunOptionsDto, STRUCTURED_EXTENSIONS, type CreatedRunDto,
+  CreateFileRunDto, CreateRawRunDto, IMAGE_EXTENSIONS, type RunOptionsDto, STRUCTURED_EXTENSIONS, type CreatedRunDto,
 } from './transformation.dto';
 import { RunPresenter } from './run-presenter';
 
@@ -112,7 +112,7 @@ export class TransformationsService {
       notify_url: dto.notify_url ?? null,
       success_callback: dto.success_callback ?? null,
       cancel_callback: dto.cancel_callback ?? null,
-      locale: normalizeLocale(dto.locale),
+      locale: supportedLocale(dto.locale),
       appearance: dto.appearance ?? null,
       metadata: dto.metadata ?? null,
       column_labels: dto.column_labels ?? null,
@@ -143,7 +143,3 @@ export class TransformationsService {
   }
 }
 
-export const normalizeLocale = (locale: string | null | undefined): string => {
-  const l = (locale ?? '').toLowerCase();
-  return (LOCALES as readonly string[]).includes(l) ? l : 'en';
-};

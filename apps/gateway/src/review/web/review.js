@@ -312,6 +312,7 @@
     const asked = Object.assign({}, mapping);
     const problems = document.getElementById('problems');
     problems.textContent = t('problems_checking');
+    problems.className = 'problems';
     clearTimeout(countTimer);
     try {
       const preview = await api('preview', 'POST', { mapping_rule: asked });

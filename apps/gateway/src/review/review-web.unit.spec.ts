@@ -1,0 +1,56 @@
+import { REVIEW_LOCALES, ReviewWeb, localeFromAcceptLanguage, supportedLocale, type Message } from './review-web';
+
+const placeholders = (m: string): string[] => [...m.matchAll(/\{(\w+)\}/g)].map((x) => x[1]).sort();
+const forms = (m: Message): string[] => (typeof m === 'string' ? [m] : Object.values(m) as string[]);
+
+describe('review page translation catalogs', () => {
+  const web = new ReviewWeb();
+  const en = web.catalogs.get('en')!;
+
+  it.each(REVIEW_LOCALES.filter((l) => l !== 'en'))('%s has exactly the English keys, each translated', (locale) => {
+    const catalog = web.catalogs.get(locale)!;
+    expect(Object.keys(catalog).sort()).toEqual(Object.keys(en).sort());
+    for (const [key, message] of Object.entries(catalog)) {
+      expect(typeof message).toBe(typeof en[key]);
+      for (const form of forms(message)) expect(form.trim()).not.toBe('');
+    }
+  });
+
+  it.each(REVIEW_LOCALES)('%s gives every plural category its language uses, and no others', (locale) => {
+    const categories = new Intl.PluralRules(locale).resolvedOptions().pluralCategories.slice().sort();
+    for (const [key, message] of Object.entries(web.catalogs.get(locale)!)) {
+      if (typeof message === 'string') continue;
+      expect({ key, categories: Object.keys(message).sort() }).toEqual({ key, categories });
+    }
+  });
+
+  it.each(REVIEW_LOCALES)('%s uses only the placeholders of the English message (the "other" form all of them)', (locale) => {
+    for (const [key, message] of Object.entries(web.catalogs.get(locale)!)) {
+      const english = placeholders(forms(en[key]).join(' '));
+      for (const form of forms(message)) {
+        for (const p of placeholders(form)) expect({ key, p, known: english.includes(p) }).toEqual({ key, p, known: true });
+      }
+      const full = typeof message === 'string' ? message : message.other!;
+      expect({ key, placeholders: [...new Set(placeholders(full))] }).toEqual({ key, placeholders: [...new Set(english)] });
+    }
+  });
+
+  it('serves the page script and style under a content hash', () => {
+    for (const name of ['review.js', 'review.css']) {
+      const asset = web.asset(name)!;
+      expect(asset.path).toMatch(new RegExp(`^/review-assets/${name.replace('.', '\\.')}\\?v=[\\w-]{16}$`));
+      expect(asset.body.length).toBeGreaterThan(1000);
+    }
+    expect(web.asset('../review.page.ts')).toBeUndefined();
+  });
+});
+
+describe('review page locale', () => {
+  it.each([
+    ['AR', 'ar'], ['de', 'de'], ['pt', 'en'], [null, 'en'], ['', 'en'],
+  ])('run locale %p shows %p', (given, shown) => expect(supportedLocale(given)).toBe(shown));
+
+  it.each([
+    ['de-DE,de;q=0.9,en;q=0.8', 'de'], ['sv-SE,fr;q=0.5', 'fr'], ['en;q=0.1, pl;q=0.9', 'pl'], ['ja', 'en'], [undefined, 'en'], ['ar;q=0', 'en'],
+  ])('Accept-Language %p picks %p', (header, locale) => expect(localeFromAcceptLanguage(header)).toBe(locale));
+});

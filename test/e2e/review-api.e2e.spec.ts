@@ -1,0 +1,89 @@
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/** The JSON calls behind the review page: preview, whole-file problem count, stale-save refusal. */
+describe('review page API', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  /** 50 rows; every 7th lacks the required email, every 10th has a non-integer age. */
+  const rows = Array.from({ length: 50 }, (_, k) => k + 1);
+  const csv = ['E-mail,Years', ...rows.map((i) => `${i % 7 === 0 ? '' : ` U${i}@X.org `},${i % 10 === 0 ? 'old' : 20 + i}`)].join('\n');
+  const expectedProblemRows = rows.filter((i) => i % 7 === 0 || i % 10 === 0).length;
+
+  async function readyReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv' } });
+    expect((await upload(run.body, csv)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    return reviewApi(run.body.review_url);
+  }
+
+  it('previews the first 20 rows after transformations, with each failing cell marked', async () => {
+    const review = await readyReview();
+    const res = await review.preview({ email: 'E-mail', age: 'Years' });
+    expect(res.status).toBe(200);
+    expect(res.body.rows).toHaveLength(20);
+    expect(res.body.rows[0]).toEqual({
+      email: { value: 'u1@x.org', problem: null }, // trimmed and lower-cased by the field's transformations
+      first_name: { value: null, problem: null },
+      age: { value: '21', problem: null },
+      born: { value: null, problem: null },
+    });
+    expect(res.body.rows[6].email).toEqual({ value: null, problem: 'required' });
+    expect(res.body.rows[9].age).toEqual({ value: 'old', problem: 'type' });
+    // Nothing was saved by previewing.
+    expect((await review.state()).body.mapping_version).toBe(1);
+  });
+
+  it('counts rows with problems across the whole file, per field too, for any mapping', async () => {
+    const review = await readyReview();
+    const both = await review.problems({ email: 'E-mail', age: 'Years' });
+    expect(both.body).toEqual({
+      status: 'counted', rows_checked: 50, rows_with_problems: expectedProblemRows,
+      problems_by_field: { email: 7, first_name: 0, age: 5, born: 0 },
+    });
+    const emailOnly = await review.problems({ email: 'E-mail', age: null });
+    expect(emailOnly.body.rows_with_problems).toBe(7);
+    const none = await review.problems({ email: null, age: null });
+    expect(none.body.rows_with_problems).toBe(50);
+  });
+
+  it('refuses a preview of a mapping that names unknown fields or columns', async () => {
+    const review = await readyReview();
+    const res = await review.preview({ email: 'No such column' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.fields.mapping_rule[0]).toContain('No such column');
+  });
+
+  it('refuses a save made on a stale mapping version with 409 mapping_conflict, and keeps the newer edit', async () => {
+    const review = await readyReview();
+    const first = await review.edit({ email: 'E-mail', age: 'Years' }, 1);
+    expect(first.status).toBe(200);
+    expect(first.body.mapping_version).toBe(2);
+    const stale = await review.edit({ email: null, age: null }, 1);
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: 'mapping_conflict', type: 'conflict' });
+    const staleApproval = await call(review.at('approve'), { method: 'POST', body: { expected_mapping_version: 1 } });
+    expect(staleApproval.status).toBe(409);
+    expect((await review.state()).body.mapping_rule).toMatchObject({ email: 'E-mail', age: 'Years' });
+    const bad = await review.edit({ email: 'E-mail' }, -3);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields.expected_mapping_version).toBeDefined();
+  });
+
+  it('answers the page\'s calls only under a valid signature', async () => {
+    const review = await readyReview();
+    const state = await review.state();
+    const forged = reviewApi(`${svc.baseUrl}/review/${state.body.run_id}?signature=forged`);
+    for (const res of [await forged.preview({}), await forged.problems({}), await forged.state()]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('invalid_signature');
+    }
+  });
+});
