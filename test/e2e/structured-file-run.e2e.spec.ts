@@ -135,26 +135,6 @@ describe('structured-file run, end to end over HTTP', () => {
     expect(run).toMatchObject({ terminal: true, status: 'completed', stage: 'review', download_url: null });
     expect(run.review_canceled_at).toEqual(expect.any(String));
   });
-
-  it('raw and image runs fail clearly until AI extraction exists', async () => {
-    const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
-      token: 'test-admin-token', body: { name: 'Main', provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-secret' },
-    });
-    expect(provider.status).toBe(201);
-    expect(JSON.stringify(provider.body)).not.toContain('sk-secret');
-    const raw = await call(`${svc.baseUrl}/v1/transformations/raw`, { token: org.apiKey, body: { schema_id: org.schemaId, provider_id: provider.body.data.id, content: 'Ann, ann@x.io' } });
-    expect(raw.status).toBe(201);
-    expect(raw.body).toMatchObject({ status: 'queued', stage: 'review', input_source: 'raw' });
-    expect(raw.body.upload).toBeUndefined();
-    const failedRaw = await waitForRun(svc, org.apiKey, raw.body.id, (r) => r.status === 'failed');
-    expect(failedRaw.error).toMatchObject({ code: 'extraction_not_available', type: 'not_implemented' });
-
-    const image = await create({ filename: 'scan.PNG', provider_id: provider.body.data.id });
-    expect(image.body.input_source).toBe('image');
-    await upload(image.body, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-    const failedImage = await waitForRun(svc, org.apiKey, image.body.id, (r) => r.status === 'failed');
-    expect(failedImage.error.code).toBe('extraction_not_available');
-  });
 });
 
 describe('upload size limit', () => {

@@ -1,28 +1,30 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { Inject, Injectable } from '@nestjs/common';
 import { runIdOfStream, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
-import { STAGES, detectHeader, headerNames, runError, type RunState } from '@app/domain';
+import { STAGES, runError, type RunState } from '@app/domain';
 import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
+import { DIRECTORY, type Directory } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
-import { openTable, tableFormatOf, type OpenedTable } from '@app/tabular';
-
-const HEADER_SAMPLE_ROWS = 20;
+import type { IngestionOutcome } from './ingestion-outcome';
+import { RecordSource } from './record-source';
+import { StructuredFileReader } from './structured-file.reader';
 
 /**
- * Turns an uploaded structured file into headers and a row count (SourceParsed), reading
- * it as a stream. Raw-text and image runs need an AI provider, which this service does
- * not have yet: they fail with `extraction_not_available`.
+ * Turns a run's source into rows (SourceParsed): a structured upload is parsed as a
+ * stream; raw text and images go to the organization's AI provider; dry runs get
+ * synthetic records. Non-dry file runs take their review-preparation quota unit here,
+ * when preparation starts (docs/ai-providers.md).
  */
 @Injectable()
 export class IngestionConsumer extends CheckpointedConsumer {
   readonly group = 'ingestion';
-  private readonly logger = new Logger(IngestionConsumer.name);
 
   constructor(
     @Inject(CHECKPOINT_STORE) checkpoints: CheckpointStore,
-    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly commands: RunCommandHandler,
+    private readonly files: StructuredFileReader,
+    private readonly records: RecordSource,
   ) {
     super(checkpoints);
   }
@@ -30,63 +32,42 @@ export class IngestionConsumer extends CheckpointedConsumer {
   protected async process(event: StoredEvent): Promise<void> {
     const runId = runIdOfStream(event.stream_id);
     if (!runId || (event.type !== 'SourceUploaded' && event.type !== 'RunCreated')) return;
-    const { state } = await this.commands.load(runId);
+    let { state } = await this.commands.load(runId);
     // Only a run still waiting for its ingestion is touched: a redelivered event finds it done.
     if (!state || state.stage !== 'review' || state.status === 'failed' || state.total_rows !== null) return;
 
-    if (state.input_source !== 'upload') {
-      if (event.type === 'RunCreated' && state.input_source === 'image') return; // waits for its upload
-      await this.fail(event, runId, runError('extractionNotAvailable', STAGES.ingestion));
+    if (state.input_source === 'raw') {
+      if (state.status === 'queued') {
+        ({ state } = await this.commands.execute(runId, { type: 'StartExtraction', at: new Date().toISOString() }, contextFromEvent(event, 'extraction-started')));
+      }
+      return this.finish(event, runId, await (state.dry_run ? this.records.synthetic(state) : this.records.extractFromText(state)));
+    }
+    // Uploads and images start when the file is there.
+    if (event.type !== 'SourceUploaded' || state.status !== 'processing') return;
+    if (!state.dry_run && !(await this.takeQuota(event, state))) return;
+    if (state.input_source === 'image') {
+      return this.finish(event, runId, await (state.dry_run ? this.records.synthetic(state) : this.records.extractFromImage(state)));
+    }
+    if (state.dry_run) return this.finish(event, runId, await this.records.synthetic(state));
+    const progress = throttle(1000);
+    const outcome = await this.files.read(state, (rows) =>
+      progress(() => this.commands.execute(runId, { type: 'RecordIngestionProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`))));
+    return this.finish(event, runId, outcome);
+  }
+
+  /** One unit per run, taken once even when the event is handled again. */
+  private async takeQuota(event: StoredEvent, run: RunState): Promise<boolean> {
+    const taken = await this.directory.consumeReviewPreparation(run.organization_id, run.id);
+    if (taken === 'consumed' || taken === 'already') return true;
+    await failRunBecauseOf(this.commands, event, run.id, runError('quotaExceeded', STAGES.reviewPreparation));
+    return false;
+  }
+
+  private async finish(event: StoredEvent, runId: string, outcome: IngestionOutcome): Promise<void> {
+    if ('failed' in outcome) {
+      await failRunBecauseOf(this.commands, event, runId, outcome.failed);
       return;
     }
-    if (event.type !== 'SourceUploaded' || state.status !== 'processing') return;
-    await this.parse(event, runId, state);
-  }
-
-  private async parse(event: StoredEvent, runId: string, run: RunState): Promise<void> {
-    const format = tableFormatOf(run.filename ?? '');
-    if (!format) return this.fail(event, runId, runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }));
-    let table: OpenedTable;
-    try {
-      table = await openTable(await this.blobs.openRead(run.source_key), format.format, format.delimiter);
-    } catch (err) {
-      this.logger.error(`Run ${runId}: the stored source could not be opened: ${(err as Error).message}`);
-      return this.fail(event, runId, runError('storageFailed', STAGES.ingestion));
-    }
-    const progress = throttle(1000);
-    let rows = 0;
-    let width = 0;
-    let firstRow: string[] | null = null;
-    const sample: string[][] = [];
-    try {
-      for await (const batch of table.batches) {
-        for (const row of batch) {
-          if (!firstRow) firstRow = row;
-          if (sample.length < HEADER_SAMPLE_ROWS) sample.push(row);
-          if (row.length > width) width = row.length;
-        }
-        rows += batch.length;
-        await progress(() => this.commands.execute(runId, { type: 'RecordIngestionProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)));
-      }
-    } catch (err) {
-      return this.fail(event, runId, runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }));
-    }
-    if (!firstRow) return this.fail(event, runId, runError('emptyFile', STAGES.ingestion));
-    const hasHeader = run.input_has_header_override ?? detectHeader(sample);
-    await this.commands.execute(runId, {
-      type: 'RecordParse',
-      parse: {
-        source_headers: headerNames(firstRow, hasHeader, width),
-        input_has_header: hasHeader,
-        total_rows: rows - (hasHeader ? 1 : 0),
-        source_format: table.format,
-        delimiter: table.delimiter,
-        encoding: table.encoding,
-      },
-    }, contextFromEvent(event, 'parsed'));
-  }
-
-  private async fail(event: StoredEvent, runId: string, error: ReturnType<typeof runError>): Promise<void> {
-    await failRunBecauseOf(this.commands, event, runId, error);
+    await this.commands.execute(runId, { type: 'RecordParse', parse: outcome.parsed }, contextFromEvent(event, 'parsed'));
   }
 }

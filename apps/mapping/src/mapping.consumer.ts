@@ -1,19 +1,34 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWithProvider } from '@app/ai-providers';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { runIdOfStream, type StoredEvent } from '@app/contracts';
+import { runIdOfStream, type MappingRule, type ReviewNotice, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
-import { suggestMapping } from '@app/domain';
+import { mergeSuggestions, suggestMapping, type RunState } from '@app/domain';
 import { CheckpointedConsumer, contextFromEvent } from '@app/processing';
+import { DIRECTORY, type Directory } from '@app/read-model';
+import { readSampleRows } from '@app/run-source';
 import { RunCommandHandler } from '@app/runs';
 
-/** Prepares the review once the source is parsed: a suggested mapping and the review deadline. */
+interface Suggestion { mapping: MappingRule; origin: 'heuristic' | 'ai'; notices: ReviewNotice[] }
+
+/**
+ * Prepares the review once the source is parsed: the suggested mapping (the provider's,
+ * checked and completed by our heuristic, for file runs that name a provider; else the
+ * heuristic alone) and the review deadline. A failed or unusable suggestion is a
+ * recoverable review issue: the review opens with the heuristic and a notice.
+ */
 @Injectable()
 export class MappingConsumer extends CheckpointedConsumer {
   readonly group = 'mapping';
+  private readonly logger = new Logger(MappingConsumer.name);
 
   constructor(
     @Inject(CHECKPOINT_STORE) checkpoints: CheckpointStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    private readonly providers: AiProviders,
     private readonly commands: RunCommandHandler,
   ) {
     super(checkpoints);
@@ -24,12 +39,41 @@ export class MappingConsumer extends CheckpointedConsumer {
     if (!runId || event.type !== 'SourceParsed') return;
     const { state } = await this.commands.load(runId);
     if (!state || state.review_state !== null || state.status !== 'processing' || state.total_rows === null) return;
+    const suggestion = await this.suggest(state);
     const now = new Date();
     await this.commands.execute(runId, {
       type: 'PrepareReview',
-      mapping_rule: suggestMapping(state.schema.fields, state.source_headers),
+      mapping_rule: suggestion.mapping,
+      mapping_origin: suggestion.origin,
+      notices: suggestion.notices,
       review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
       at: now.toISOString(),
     }, contextFromEvent(event, 'review-prepared'));
+  }
+
+  private async suggest(run: RunState): Promise<Suggestion> {
+    const heuristic = suggestMapping(run.schema.fields, run.source_headers);
+    // Extracted and synthetic records already carry the schema's field names.
+    if (!run.provider_id || run.dry_run || run.rows_origin !== 'file') return { mapping: heuristic, origin: 'heuristic', notices: [] };
+    const notice = (message: string): Suggestion => ({
+      mapping: heuristic, origin: 'heuristic',
+      notices: [{ code: 'ai_suggestion_failed', message }],
+    });
+    const provider = await this.directory.getProvider(run.organization_id, run.provider_id);
+    if (!provider) return notice('The AI provider of this run no longer exists; the mapping was suggested by name matching.');
+    try {
+      const client = this.providers.clientFor(provider.provider, { model: provider.model, apiKey: provider.api_key, baseUrl: provider.base_url });
+      const sample = await readSampleRows(this.blobs, run, MAPPING_SAMPLE_ROWS);
+      const checked = await suggestMappingWithProvider(client, run.schema.fields, run.source_headers, sample);
+      if (checked.dropped.length > 0) this.logger.warn(`Run ${run.id}: dropped from the AI suggestion: ${checked.dropped.join('; ')}`);
+      if (!Object.values(checked.mapping).some((h) => typeof h === 'string')) {
+        return notice('The AI suggestion could not be used; the mapping was suggested by name matching.');
+      }
+      return { mapping: mergeSuggestions(checked.mapping, heuristic), origin: 'ai', notices: [] };
+    } catch (err) {
+      const reason = err instanceof ProviderCallFailed ? err.message : 'The provider call failed.';
+      this.logger.warn(`Run ${run.id}: AI mapping suggestion failed: ${reason}`);
+      return notice(`The AI suggestion failed (${reason}); the mapping was suggested by name matching.`);
+    }
   }
 }

@@ -11,5 +11,7 @@ export function assertValidBlobKey(key: string): void {
 export const BLOB_KEYS = {
   source: (runId: string) => `runs/${runId}/source`,
   output: (runId: string, format: string) => `runs/${runId}/output.${format}`,
+  /** Records an AI provider extracted, or a dry run's synthetic records, as CSV. */
+  rows: (runId: string) => `runs/${runId}/rows.csv`,
   runIdOfSource: (key: string): string | null => /^runs\/([0-9a-f-]{36})\/source$/.exec(key)?.[1] ?? null,
 };

@@ -22,6 +22,22 @@ export interface AppConfig {
   eventStorePollMs: number;
   defaultPerPage: number;
   maxPerPage: number;
+  ai: AiCallConfig;
+}
+
+/** How the service calls AI vendors (docs/ai-providers.md). */
+export interface AiCallConfig {
+  /** Response timeout of one attempt. */
+  timeoutMs: number;
+  /** Attempts per call, the first included; 429, 5xx, timeouts and network errors are retried. */
+  maxAttempts: number;
+  /** First backoff delay; doubled each retry, with jitter. A Retry-After within maxRetryAfterMs is honoured instead. */
+  retryBaseMs: number;
+  maxRetryAfterMs: number;
+  /** Largest answer the service accepts to generate (vendor max_tokens). */
+  maxOutputTokens: number;
+  /** Images above this size are not sent to a vendor; the run fails with a clear error. */
+  maxImageBytes: number;
 }
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
@@ -67,6 +83,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
     defaultPerPage: 15,
     maxPerPage: 100,
+    ai: {
+      timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
+      maxAttempts: Math.max(1, int(env, 'AI_MAX_ATTEMPTS', 3)),
+      retryBaseMs: int(env, 'AI_RETRY_BASE_MS', 1000),
+      maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
+      maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
+      maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
+    },
   };
 }
 

@@ -63,6 +63,8 @@ export interface RunCreated {
 }
 
 export interface SourceUploaded { size_bytes: number; uploaded_at: string }
+/** A raw-text run's extraction began (image and file runs start processing at upload). */
+export interface ExtractionStarted { started_at: string }
 export interface IngestionProgressed { processed_rows: number }
 export interface SourceParsed {
   source_headers: string[];
@@ -72,12 +74,23 @@ export interface SourceParsed {
   /** Delimiter of a delimited file; null for XLSX. */
   delimiter: string | null;
   encoding: string;
+  /**
+   * Where the rows are read from when they are not the uploaded file itself: records an
+   * AI provider extracted, or synthetic records of a dry run, stored as CSV. Absent: source_key.
+   */
+  rows_key?: string;
+  /** How the rows came to be: parsed from the file, extracted by the provider, or synthetic (dry run). */
+  rows_origin?: 'file' | 'extracted' | 'synthetic';
 }
+/** Something the reviewer should know that does not stop the review (e.g. a failed AI suggestion). */
+export interface ReviewNotice { code: string; message: string }
 export interface ReviewPrepared {
   mapping_rule: MappingRule;
-  mapping_origin: 'heuristic';
+  /** `ai`: the provider's suggestion (heuristic filled the gaps); `heuristic`: ours alone. */
+  mapping_origin: 'heuristic' | 'ai';
   review_expires_at: string;
   prepared_at: string;
+  notices?: ReviewNotice[];
 }
 export interface MappingEdited { mapping_rule: MappingRule; edited_at: string }
 export interface ReviewApproved { mapping_rule: MappingRule; approved_at: string }
@@ -98,6 +111,7 @@ export interface RunFailed { error: RunError; failed_at: string }
 export interface RunEventMap {
   RunCreated: RunCreated;
   SourceUploaded: SourceUploaded;
+  ExtractionStarted: ExtractionStarted;
   IngestionProgressed: IngestionProgressed;
   SourceParsed: SourceParsed;
   ReviewPrepared: ReviewPrepared;
@@ -114,7 +128,7 @@ export type RunEventType = keyof RunEventMap;
 export type RunEvent = { [K in RunEventType]: { type: K; data: RunEventMap[K] } }[RunEventType];
 
 export const RUN_EVENT_TYPES = [
-  'RunCreated', 'SourceUploaded', 'IngestionProgressed', 'SourceParsed', 'ReviewPrepared',
+  'RunCreated', 'SourceUploaded', 'ExtractionStarted', 'IngestionProgressed', 'SourceParsed', 'ReviewPrepared',
   'MappingEdited', 'ReviewApproved', 'ReviewCanceled', 'OutputStarted', 'OutputProgressed',
   'OutputProduced', 'RunFailed',
 ] as const satisfies readonly RunEventType[];

@@ -11,3 +11,4 @@ export * from './fields/transformations';
 export * from './fields/typed-value';
 export * from './fields/map-row';
 export * from './run/locale';
+export * from './extraction';

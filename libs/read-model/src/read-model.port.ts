@@ -79,6 +79,13 @@ export interface Directory {
   /** The live key with this hash, with its organization. */
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
 
+  /**
+   * Takes one review-preparation unit of the organization's quota for a run, atomically
+   * and at most once per run: `consumed` (now), `already` (this run had taken it),
+   * `exhausted` (none left; nothing taken). Unlimited quota (null) always consumes.
+   */
+  consumeReviewPreparation(organizationId: string, runId: string): Promise<'consumed' | 'already' | 'exhausted' | 'no_organization'>;
+
   putSchema(schema: SchemaRecord): Promise<void>;
   getSchema(organizationId: string, id: string): Promise<SchemaRecord | null>;
   listSchemas(organizationId: string, offset: number, limit: number): Promise<Page<SchemaRecord>>;

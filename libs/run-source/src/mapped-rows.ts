@@ -18,7 +18,7 @@ export async function readMappedSource(
   blobs: BlobStore, run: RunState, mapping: MappingRule, options: { typed: boolean },
 ): Promise<MappedSource> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers);
-  const input = await blobs.openRead(run.source_key);
+  const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter);
 
   async function* batches(): AsyncGenerator<MappedRow[]> {
@@ -37,4 +37,24 @@ export async function readMappedSource(
     }
   }
   return { plan, batches: batches() };
+}
+
+/** The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped). */
+export async function readSampleRows(blobs: BlobStore, run: RunState, count: number): Promise<string[][]> {
+  const input = await blobs.openRead(run.rows_key ?? run.source_key);
+  const sample: string[][] = [];
+  try {
+    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter);
+    let skipHeader = run.input_has_header === true;
+    for await (const batch of table.batches) {
+      for (const row of batch) {
+        if (skipHeader) { skipHeader = false; continue; }
+        sample.push(row);
+        if (sample.length >= count) return sample;
+      }
+    }
+    return sample;
+  } finally {
+    input.destroy();
+  }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { SUPPORTED_VENDORS, isSupportedVendor } from '@app/ai-providers';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { DIRECTORY, type Directory, type Organization, type ProviderRecord, type SchemaRecord } from '@app/read-model';
 import { presentProvider, presentSchema } from '../catalog/catalog.presenters';
@@ -118,7 +119,9 @@ export class AdminService {
     const b = asObject(body, errors);
     const name = requireString(b, 'name', errors);
     const provider = requireString(b, 'provider', errors, { max: 50 });
-    if (provider && !PROVIDER_KEY_RE.test(provider)) addError(errors, 'provider', 'The provider field must be a lower-case vendor key such as openai or anthropic.');
+    if (provider && (!PROVIDER_KEY_RE.test(provider) || !isSupportedVendor(provider))) {
+      addError(errors, 'provider', `The provider field must be one of: ${Object.keys(SUPPORTED_VENDORS).join(', ')}.`);
+    }
     const model = requireString(b, 'model', errors);
     const modelLabel = requireString(b, 'model_label', errors, { optional: true });
     const apiKey = requireString(b, 'api_key', errors, { optional: true, max: 4096 });

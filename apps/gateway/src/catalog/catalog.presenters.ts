@@ -1,15 +1,13 @@
+import { SUPPORTED_VENDORS } from '@app/ai-providers';
 import type { ProviderRecord, SchemaRecord } from '@app/read-model';
 
-const VENDOR_LABELS: Record<string, string> = {
-  openai: 'OpenAI', anthropic: 'Anthropic', azure_openai: 'Azure OpenAI', mistral: 'Mistral AI', google: 'Google', ollama: 'Ollama',
-};
 
 /** A provider as the spec shows it; the vendor secret and base URL are never part of it. */
 export const presentProvider = (p: ProviderRecord) => ({
   id: p.id,
   name: p.name,
   provider: p.provider,
-  provider_label: VENDOR_LABELS[p.provider] ?? p.provider,
+  provider_label: SUPPORTED_VENDORS[p.provider] ?? p.provider,
   model: p.model,
   model_label: p.model_label ?? p.model,
   created_at: p.created_at,

@@ -53,6 +53,7 @@ export class ReviewService {
       success_callback: run.success_callback,
       cancel_callback: run.cancel_callback,
       error: run.error ? { code: run.error.code, message: run.error.message } : null,
+      notices: run.review_notices ?? [],
     };
   }
 

@@ -41,6 +41,7 @@ export class TransformationsService {
     if (isImage && !errors.provider_id && !dto.provider_id) addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
     const schema = await this.checkOptions(caller, dto, errors);
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+    if (!dto.dry_run) await this.requireQuotaLeft(caller);
 
     const runId = randomUUID();
     const now = new Date();
@@ -74,6 +75,18 @@ export class TransformationsService {
       id: runId, status: state.status, stage: state.stage, input_source: 'raw',
       schema_id: schema!.id, review_url: (await this.presenter.present(state, now)).review_url!,
     };
+  }
+
+  /**
+   * A non-dry file run needs a review-preparation unit; the unit itself is taken when
+   * preparation starts (after the upload), so a run that is never uploaded costs nothing.
+   */
+  private async requireQuotaLeft(caller: Caller): Promise<void> {
+    const org = await this.directory.getOrganization(caller.organizationId);
+    if (org && org.review_preparation_quota !== null && org.review_preparations_used >= org.review_preparation_quota) {
+      throw new ApiError(429, 'review_preparation_quota_exceeded', 'quota_exceeded',
+        `The organization has used all ${org.review_preparation_quota} review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.`);
+    }
   }
 
   async show(caller: Caller, runId: string) {

@@ -13,8 +13,18 @@ export const RUN_ERRORS = {
     message: 'The uploaded file could not be parsed.' },
   fileTooLarge: { code: 'source_file_too_large', type: 'source_file', retryable: false,
     message: 'The uploaded file is larger than the allowed maximum.' },
-  extractionNotAvailable: { code: 'extraction_not_available', type: 'not_implemented', retryable: false,
-    message: 'Extraction of raw text and images through an AI provider is not available yet on this service.' },
+  extractionFailed: { code: 'extraction_failed', type: 'provider', retryable: true,
+    message: 'The AI provider could not extract records from the content.' },
+  extractionEmpty: { code: 'extraction_empty', type: 'provider', retryable: false,
+    message: 'The AI provider found no records in the content.' },
+  providerNotFound: { code: 'provider_not_found', type: 'configuration', retryable: false,
+    message: 'The run\'s AI provider no longer exists for this organization.' },
+  contentMismatch: { code: 'source_file_content_mismatch', type: 'source_file', retryable: false,
+    message: 'The file\'s content is not what its name says.' },
+  imageTooLarge: { code: 'image_too_large', type: 'source_file', retryable: false,
+    message: 'The image is larger than the AI provider accepts.' },
+  quotaExceeded: { code: 'review_preparation_quota_exceeded', type: 'quota', retryable: false,
+    message: 'The organization has no review-preparation quota left.' },
   outputFailed: { code: 'output_generation_failed', type: 'processing', retryable: true,
     message: 'The output file could not be produced.' },
 } as const;
@@ -24,13 +34,13 @@ export type RunErrorKind = keyof typeof RUN_ERRORS;
 export const runError = (
   kind: RunErrorKind,
   stage: string,
-  opts: { message?: string; context?: string[] | null } = {},
+  opts: { message?: string; context?: string[] | null; retryable?: boolean } = {},
 ): RunError => ({
   code: RUN_ERRORS[kind].code,
   message: opts.message ?? RUN_ERRORS[kind].message,
   type: RUN_ERRORS[kind].type,
   stage,
-  retryable: RUN_ERRORS[kind].retryable,
+  retryable: opts.retryable ?? RUN_ERRORS[kind].retryable,
   context: opts.context ?? [],
 });
 

@@ -51,6 +51,11 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (run.source_uploaded) refuse('upload_already_completed', 'The source file was already uploaded.');
       return [{ type: 'SourceUploaded', data: { size_bytes: command.size_bytes, uploaded_at: command.at } }];
 
+    case 'StartExtraction':
+      if (run.input_source !== 'raw') refuse('extraction_not_expected', 'Only raw-text runs start extraction without an upload.');
+      if (run.status !== 'queued') refuse('extraction_already_started', 'The extraction has already started.');
+      return [{ type: 'ExtractionStarted', data: { started_at: command.at } }];
+
     case 'RecordIngestionProgress':
       if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows !== null)
         refuse('ingestion_not_running', 'The source is not being ingested.');
@@ -69,9 +74,10 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         type: 'ReviewPrepared',
         data: {
           mapping_rule: requireMapping(run, command.mapping_rule),
-          mapping_origin: 'heuristic',
+          mapping_origin: command.mapping_origin ?? 'heuristic',
           review_expires_at: command.review_expires_at,
           prepared_at: command.at,
+          ...(command.notices?.length ? { notices: command.notices } : {}),
         },
       }];
 

@@ -27,6 +27,9 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       metadata: d.metadata,
       column_labels: d.column_labels,
       source_key: d.source_key,
+      rows_key: d.source_key,
+      rows_origin: null,
+      review_notices: [],
       upload_expires_at: d.upload_expires_at,
       status: d.input_source === 'raw' ? 'queued' : 'awaiting_upload',
       stage: 'review',
@@ -61,6 +64,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
   switch (event.type) {
     case 'SourceUploaded':
       return { ...next, source_uploaded: true, status: 'processing', started_at: event.data.uploaded_at };
+    case 'ExtractionStarted':
+      return { ...next, status: 'processing', started_at: event.data.started_at };
     case 'IngestionProgressed':
       return { ...next, processed_rows: event.data.processed_rows };
     case 'SourceParsed':
@@ -73,6 +78,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         source_format: event.data.source_format,
         delimiter: event.data.delimiter,
         encoding: event.data.encoding,
+        rows_key: event.data.rows_key ?? state.source_key,
+        rows_origin: event.data.rows_origin ?? 'file',
       };
     case 'ReviewPrepared':
       return {
@@ -81,6 +88,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         review_state: 'active',
         mapping_rule: event.data.mapping_rule,
         mapping_version: 1,
+        review_notices: event.data.notices ?? [],
         review_expires_at: event.data.review_expires_at,
       };
     case 'MappingEdited':

@@ -1,5 +1,5 @@
 import type {
-  Appearance, InputSource, MappingRule, OutputFormat, RunError, SchemaSnapshot,
+  Appearance, ReviewNotice, InputSource, MappingRule, OutputFormat, RunError, SchemaSnapshot,
 } from '@app/contracts';
 
 export type RunStatus = 'awaiting_upload' | 'queued' | 'processing' | 'completed' | 'failed';
@@ -27,6 +27,10 @@ export interface RunState {
   metadata: Record<string, unknown> | null;
   column_labels: Record<string, string | null> | null;
   source_key: string;
+  /** Where the tabular rows are read from: the source itself, or extracted/synthetic records (SourceParsed.rows_key). */
+  rows_key: string;
+  rows_origin: 'file' | 'extracted' | 'synthetic' | null;
+  review_notices: ReviewNotice[];
   upload_expires_at: string | null;
 
   status: RunStatus;

@@ -11,6 +11,7 @@ const MIGRATION = `
   CREATE INDEX IF NOT EXISTS runs_org ON runs (organization_id, id);
   CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS organizations (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS quota_consumptions (run_id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, consumed_at TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS api_keys (
     id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
     created_at TEXT NOT NULL, revoked_at TEXT);
@@ -83,6 +84,22 @@ export class SqliteReadModel implements RunReadModel, Directory {
       const next = { ...JSON.parse(row.doc), ...patch, id, updated_at: new Date().toISOString() };
       this.db.prepare('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), id);
       return next as Organization;
+    }).immediate();
+  }
+
+  async consumeReviewPreparation(organizationId: string, runId: string): Promise<'consumed' | 'already' | 'exhausted' | 'no_organization'> {
+    // One IMMEDIATE transaction: the check, the per-run record and the counter move together.
+    return this.db.transaction(() => {
+      const row = this.db.prepare<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(organizationId);
+      if (!row) return 'no_organization' as const;
+      if (this.db.prepare('SELECT 1 FROM quota_consumptions WHERE run_id = ?').get(runId)) return 'already' as const;
+      const org = JSON.parse(row.doc) as Organization;
+      if (org.review_preparation_quota !== null && org.review_preparations_used >= org.review_preparation_quota) return 'exhausted' as const;
+      const now = new Date().toISOString();
+      this.db.prepare('INSERT INTO quota_consumptions (run_id, organization_id, consumed_at) VALUES (?, ?, ?)').run(runId, organizationId, now);
+      const next = { ...org, review_preparations_used: org.review_preparations_used + 1, updated_at: now };
+      this.db.prepare('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), organizationId);
+      return 'consumed' as const;
     }).immediate();
   }
 

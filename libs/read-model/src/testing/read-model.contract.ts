@@ -63,5 +63,17 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.getOrganization('o9')).toMatchObject({ webhook_url: 'https://x.test/h' });
       expect(await rm.updateOrganization('missing', { name: 'x' })).toBeNull();
     });
+
+    it('consumes review-preparation quota once per run and never past the limit', async () => {
+      await rm.createOrganization({ id: 'oq', name: 'n', webhook_url: null, webhook_secret: 's', review_preparation_quota: 2, review_preparations_used: 0, created_at: 't', updated_at: 't' });
+      expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('consumed');
+      expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('already');
+      expect(await rm.consumeReviewPreparation('oq', 'run-2')).toBe('consumed');
+      expect(await rm.consumeReviewPreparation('oq', 'run-3')).toBe('exhausted');
+      expect((await rm.getOrganization('oq'))!.review_preparations_used).toBe(2);
+      await rm.updateOrganization('oq', { review_preparation_quota: null });
+      expect(await rm.consumeReviewPreparation('oq', 'run-3')).toBe('consumed');
+      expect(await rm.consumeReviewPreparation('nobody', 'run-4')).toBe('no_organization');
+    });
   });
 }

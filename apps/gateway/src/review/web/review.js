@@ -177,6 +177,10 @@
   function renderReview() {
     mapping = Object.assign({}, view.mapping_rule || {});
     if (view.phase !== 'active') main.append(closedNotice());
+    for (const notice of view.notices || []) {
+      const key = `notice_${notice.code}`;
+      main.append(el('p', { class: 'notice warn', role: 'note', 'data-notice': notice.code, text: messages[key] ? t(key) : notice.message }));
+    }
     main.append(live, mappingSection(), previewSection());
     if (view.phase === 'active') main.append(actions(), confirmDialog());
     syncEditor();

@@ -1,0 +1,66 @@
+import axios, { type AxiosError, type AxiosInstance } from 'axios';
+import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
+import type { AiCallConfig } from '@app/config';
+import { ProviderCallFailed } from './ai-vendor.port';
+
+const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
+
+const isTimeout = (err: AxiosError) => TIMEOUT_CODES.has(err.code ?? '');
+
+/** Seconds or an HTTP date, as Retry-After may say; null when absent or unreadable. */
+export function retryAfterMs(header: unknown, now = Date.now()): number | null {
+  if (typeof header !== 'string' || header.trim() === '') return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * An axios instance for one vendor: a response timeout per attempt, and bounded retries
+ * (axios-retry) on 429, 5xx, timeouts and network errors, exponential with jitter, or the
+ * vendor's Retry-After when it asks for a wait we are willing to make.
+ */
+export function vendorHttp(baseURL: string, headers: Record<string, string>, ai: AiCallConfig): AxiosInstance {
+  const http = axios.create({
+    baseURL,
+    headers: { 'content-type': 'application/json', ...headers },
+    timeout: ai.timeoutMs,
+    maxRedirects: 0,
+    // Vendor answers are JSON of bounded size; a runaway body is cut off.
+    maxContentLength: 20 * 1024 * 1024,
+    maxBodyLength: 40 * 1024 * 1024,
+  });
+  axiosRetry(http, {
+    retries: ai.maxAttempts - 1,
+    shouldResetTimeout: true,
+    retryCondition: (err) => isTimeout(err) || isNetworkError(err) || RETRYABLE_STATUS(err.response?.status ?? 0),
+    retryDelay: (retryCount, err) => {
+      const asked = retryAfterMs(err.response?.headers?.['retry-after']);
+      if (asked !== null && asked <= ai.maxRetryAfterMs) return asked;
+      return exponentialDelay(retryCount, err, ai.retryBaseMs / 2);
+    },
+  });
+  return http;
+}
+
+/** What went wrong with a vendor call, in words safe to log and to show (no secret, no body). */
+export function describeFailure(vendor: string, err: unknown): ProviderCallFailed {
+  if (err instanceof ProviderCallFailed) return err;
+  const e = err as AxiosError;
+  if (e?.isAxiosError) {
+    const status = e.response?.status ?? null;
+    if (status !== null) {
+      const kind = status === 401 || status === 403 ? 'refused the credentials'
+        : status === 429 ? 'is rate limiting requests'
+        : status >= 500 ? 'had a server error'
+        : status >= 300 && status < 400 ? 'answered with a redirect'
+        : 'refused the request';
+      return new ProviderCallFailed(`${vendor} ${kind} (HTTP ${status}).`, RETRYABLE_STATUS(status), status);
+    }
+    if (isTimeout(e)) return new ProviderCallFailed(`${vendor} did not answer in time.`, true);
+    return new ProviderCallFailed(`${vendor} could not be reached (${e.code ?? 'network error'}).`, true);
+  }
+  return new ProviderCallFailed(`${vendor} call failed.`, false);
+}

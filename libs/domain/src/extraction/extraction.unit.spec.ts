@@ -1,0 +1,84 @@
+import type { FieldDefinition } from '@app/contracts';
+import { typeValue } from '../fields/typed-value';
+import { applyTransformations } from '../fields/transformations';
+import { UnusableAnswer, rowsFromExtraction } from './extracted-records';
+import { imageMatchesExtension, imageMediaTypeOf } from './image-content';
+import { checkSuggestedMapping, mergeSuggestions } from './mapping-suggestion';
+import { syntheticRows } from './synthetic-records';
+
+const FIELDS: Record<string, FieldDefinition> = {
+  email: { description: 'Email', data_type: 'email', is_required: true },
+  age: { description: 'Age', data_type: 'integer', is_required: false },
+  score: { description: 'Score', data_type: 'number', is_required: false },
+  active: { description: 'Active', data_type: 'boolean', is_required: false },
+  site: { description: 'Site', data_type: 'url', is_required: false },
+  born: { description: 'Born', data_type: 'date', is_required: false, transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } },
+  seen: { description: 'Seen', data_type: 'date', is_required: false, format: 'MM/dd/yyyy' },
+  note: { description: 'Note', data_type: 'string', is_required: true, label: 'Remark' },
+};
+
+describe('extracted records', () => {
+  it('takes one cell per field in schema order; numbers and booleans as text, null and missing as empty; unknown keys ignored', () => {
+    expect(rowsFromExtraction({ records: [{ age: 3, email: 'a@b.c', active: true, extra: 'x' }] }, ['email', 'age', 'active', 'note']))
+      .toEqual([['a@b.c', '3', 'true', '']]);
+  });
+
+  it.each([
+    [null, 'no "records" array'], [{ rows: [] }, 'no "records" array'], [{ records: ['x'] }, 'not an object'],
+    [{ records: [{ email: { nested: 1 } }] }, 'neither text'],
+  ])('refuses an unusable answer %j', (answer, why) => {
+    expect(() => rowsFromExtraction(answer, ['email'])).toThrow(UnusableAnswer);
+    expect(() => rowsFromExtraction(answer, ['email'])).toThrow(why);
+  });
+});
+
+describe('AI mapping suggestion', () => {
+  const fields = ['email', 'name', 'age'];
+  const headers = ['Mail', 'Full name', 'Years'];
+
+  it('keeps known fields mapped to existing headers once, and says what it dropped', () => {
+    const checked = checkSuggestedMapping({ mapping: { email: 'Mail', name: 'Mail', age: 7, phone: 'Years', zip: null } }, fields, headers);
+    expect(checked.mapping).toEqual({ email: 'Mail' });
+    expect(checked.dropped).toEqual(['"name": header "Mail" already used', '"age": not a header name', 'unknown field "phone"', 'unknown field "zip"']);
+    expect(checkSuggestedMapping('nonsense', fields, headers)).toEqual({ mapping: {}, dropped: ['the answer has no "mapping" object'] });
+  });
+
+  it('merges: the suggestion where it named a header, the heuristic elsewhere unless its header is taken', () => {
+    expect(mergeSuggestions({ email: 'Full name', age: null }, { email: 'Mail', name: 'Full name', age: 'Years' }))
+      .toEqual({ email: 'Full name', name: null, age: 'Years' });
+  });
+});
+
+describe('synthetic records of dry runs', () => {
+  it('are the same for the same schema and pass every field check after transformations', () => {
+    const rows = syntheticRows(FIELDS);
+    expect(syntheticRows(FIELDS)).toEqual(rows);
+    expect(rows).toHaveLength(10);
+    const names = Object.keys(FIELDS);
+    for (const row of rows) {
+      names.forEach((name, i) => {
+        const value = applyTransformations(row[i], FIELDS[name]);
+        expect({ name, value, problem: typeValue(value, FIELDS[name]).problem }).toEqual({ name, value, problem: null });
+      });
+    }
+    expect(rows[0][names.indexOf('born')]).toBe('15/01/2024');
+    expect(rows[1][names.indexOf('seen')]).toBe('01/16/2024');
+    expect(rows[0][names.indexOf('note')]).toBe('Remark 1');
+  });
+});
+
+describe('image content', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]);
+  const webp = Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1');
+
+  it.each([
+    ['png', png, true], ['PNG', png, true], ['jpg', jpeg, true], ['jpeg', jpeg, true], ['webp', webp, true],
+    ['png', jpeg, false], ['jpg', webp, false], ['webp', Buffer.from('%PDF-1.7'), false], ['png', Buffer.alloc(0), false], ['gif', png, false],
+  ])('.%s with these bytes matches: %p', (ext, bytes, ok) => expect(imageMatchesExtension(ext as string, bytes as Buffer)).toBe(ok));
+
+  it('names the media type the bytes are', () => {
+    expect(imageMediaTypeOf(jpeg)).toBe('image/jpeg');
+    expect(imageMediaTypeOf(Buffer.from('PK\x03\x04', 'latin1'))).toBeNull();
+  });
+});
