@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
+import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 /**
  * The hosted review page in a real browser (Debian's Chromium through playwright-core):
@@ -377,6 +378,47 @@ describe('hosted review page after its deadline', () => {
     const review = reviewApi(created.body.review_url);
     expect((await review.approve()).status).toBe(403);
     expect((await review.edit({ email: null })).status).toBe(403);
+    await page.context().close();
+  });
+});
+
+describe('hosted review page after a failed AI suggestion', () => {
+  let svc: Service;
+  let browser: Browser;
+  let vendor: FakeVendor;
+
+  beforeAll(async () => {
+    vendor = new FakeVendor();
+    await vendor.start();
+    svc = await startService({ AI_MAX_ATTEMPTS: '1' });
+    browser = await launchBrowser();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+    await vendor?.stop();
+  });
+
+  it('tells the reviewer, in their language, that the columns were matched by name', async () => {
+    const org = await setupOrganization(svc);
+    const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
+      token: ADMIN_TOKEN, body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` },
+    });
+    vendor.script = [{ status: 500 }];
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv', provider_id: provider.body.data.id, locale: 'de' },
+    });
+    expect((await upload(created.body, csv())).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(created.body.review_url);
+    const notice = page.locator('[data-notice="ai_suggestion_failed"]');
+    await notice.waitFor();
+    await expect(notice.innerText()).resolves.toContain('Die KI konnte für diese Datei keine Zuordnung vorschlagen');
+    await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('E-mail');
+    await screenshot(page, '15-ai-suggestion-notice');
+    expect(vendor.requests).toHaveLength(1);
     await page.context().close();
   });
 });
