@@ -32,7 +32,10 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   const config = loadConfig({
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_TOKEN, EVENT_STORE_POLL_MS: '50',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    // Tests' receivers and callback pages listen on loopback: let exactly those through the address guard.
+    WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1', WEBHOOK_POLL_MS: '25',
+    ...env,
   });
   const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });
   await app.listen(port, '127.0.0.1');

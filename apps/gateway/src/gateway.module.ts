@@ -9,7 +9,7 @@ import { ReviewAssetsController, ReviewController } from './review/review.contro
 import { ReviewPreviewService } from './review/review-preview.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
-import { RunLinks } from './transformations/run-links';
+import { RunLinks } from '@app/run-links';
 import { RunPresenter } from './transformations/run-presenter';
 import { TransformationsController } from './transformations/transformations.controller';
 import { TransformationsService } from './transformations/transformations.service';

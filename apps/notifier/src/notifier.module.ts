@@ -1,13 +1,15 @@
-import { Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ConsumerRegistry } from '@app/processing';
+import { RunLinks } from '@app/run-links';
+import { DeliveryScheduler } from './delivery-scheduler';
+import { NotifierConsumer } from './notifier.consumer';
+import { WebhookSender } from './webhook-sender';
 
-/**
- * Webhook delivery (transformation.finished / .review.canceled / .failed) is not built
- * yet: it is issue 5. Until then no webhook is sent and `notification_status` stays
- * null; this module says so at start-up rather than pretending to deliver.
- */
-@Module({})
+/** Webhooks: the consumer records what is owed; the scheduler delivers it (docs/webhooks.md). */
+@Module({ providers: [NotifierConsumer, DeliveryScheduler, WebhookSender, RunLinks] })
 export class NotifierModule implements OnModuleInit {
+  constructor(private readonly registry: ConsumerRegistry, private readonly consumer: NotifierConsumer) {}
   onModuleInit(): void {
-    new Logger('Notifier').warn('Webhook delivery is not implemented yet: no webhooks are sent (notification_status stays null).');
+    this.registry.register(this.consumer);
   }
 }

@@ -23,7 +23,36 @@ export interface AppConfig {
   defaultPerPage: number;
   maxPerPage: number;
   ai: AiCallConfig;
+  webhooks: WebhookConfig;
 }
+
+/** How webhooks are delivered (docs/webhooks.md). */
+export interface WebhookConfig {
+  /** Response timeout of one attempt (the spec's 15 s). */
+  timeoutMs: number;
+  /** Attempts per delivery (the spec's 3). */
+  maxAttempts: number;
+  /** Delay before the 2nd, 3rd, … attempt. */
+  retryDelaysMs: number[];
+  maxRetryAfterMs: number;
+  /** How often the notifier looks for due attempts. */
+  pollMs: number;
+  /**
+   * Addresses deliveries may reach although they are not public (exact IPs, e.g. a
+   * test's loopback receiver). Empty: only public unicast addresses.
+   */
+  allowedAddresses: string[];
+}
+
+const intList = (env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] => {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
+    return n;
+  });
+};
 
 /** How the service calls AI vendors (docs/ai-providers.md). */
 export interface AiCallConfig {
@@ -90,6 +119,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
       maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
+    },
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+      maxAttempts: Math.max(1, int(env, 'WEBHOOK_MAX_ATTEMPTS', 3)),
+      retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
+      maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
+      pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
+      allowedAddresses: (env.WEBHOOK_ALLOWED_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     },
   };
 }

@@ -108,6 +108,28 @@ export interface OutputProduced {
 }
 export interface RunFailed { error: RunError; failed_at: string }
 
+export type WebhookEventName = 'transformation.finished' | 'transformation.review.canceled' | 'transformation.failed';
+/** A webhook is owed: where it goes and when its first attempt is due. */
+export interface WebhookScheduled {
+  delivery_id: string;
+  event: WebhookEventName;
+  url: string;
+  due_at: string;
+}
+/** One delivery attempt and its outcome; `next_attempt_at` null means no further attempt. */
+export interface WebhookAttempted {
+  delivery_id: string;
+  event: WebhookEventName;
+  attempt: number;
+  outcome: 'delivered' | 'failed';
+  /** The receiver's HTTP status, when it answered. */
+  status_code: number | null;
+  /** Why the attempt failed (timeout, refused address, redirect, status); null when delivered. */
+  error: string | null;
+  attempted_at: string;
+  next_attempt_at: string | null;
+}
+
 export interface RunEventMap {
   RunCreated: RunCreated;
   SourceUploaded: SourceUploaded;
@@ -122,6 +144,8 @@ export interface RunEventMap {
   OutputProgressed: OutputProgressed;
   OutputProduced: OutputProduced;
   RunFailed: RunFailed;
+  WebhookScheduled: WebhookScheduled;
+  WebhookAttempted: WebhookAttempted;
 }
 
 export type RunEventType = keyof RunEventMap;
@@ -130,7 +154,7 @@ export type RunEvent = { [K in RunEventType]: { type: K; data: RunEventMap[K] } 
 export const RUN_EVENT_TYPES = [
   'RunCreated', 'SourceUploaded', 'ExtractionStarted', 'IngestionProgressed', 'SourceParsed', 'ReviewPrepared',
   'MappingEdited', 'ReviewApproved', 'ReviewCanceled', 'OutputStarted', 'OutputProgressed',
-  'OutputProduced', 'RunFailed',
+  'OutputProduced', 'RunFailed', 'WebhookScheduled', 'WebhookAttempted',
 ] as const satisfies readonly RunEventType[];
 
 export const RUN_EVENT_SCHEMA_VERSION: Record<RunEventType, number> = Object.fromEntries(

@@ -12,3 +12,4 @@ export * from './fields/typed-value';
 export * from './fields/map-row';
 export * from './run/locale';
 export * from './extraction';
+export * from './webhooks/webhook-policy';

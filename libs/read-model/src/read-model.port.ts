@@ -17,6 +17,8 @@ export interface RunReadModel {
   checkpoint(name: string): Promise<number>;
   /** Removes every run document and checkpoint named `name` (before a rebuild). */
   reset(name: string): Promise<void>;
+  /** Ids of runs with a webhook attempt due at or before `now` (webhook_due_at), earliest first. */
+  listDueWebhooks(now: string, limit: number): Promise<string[]>;
 }
 
 export interface Organization {

@@ -16,8 +16,8 @@ export function requireString(body: Record<string, unknown>, key: string, errors
   return v;
 }
 
-export function requireUrl(body: Record<string, unknown>, key: string, errors: FieldErrors, production: boolean): string | null {
-  const problem = callbackUrlProblem(body[key], production);
+export function requireUrl(body: Record<string, unknown>, key: string, errors: FieldErrors, production: boolean, allowed?: string[]): string | null {
+  const problem = callbackUrlProblem(body[key], production, allowed);
   if (problem) addError(errors, key, `The ${key.replace(/_/g, ' ')} field ${problem}`);
   return problem ? null : ((body[key] as string | undefined) ?? null);
 }

@@ -10,7 +10,8 @@ import type { FieldErrors } from '../http/validate-body';
 import { addError } from '../http/validate-body';
 import { asObject, requireString, requireUrl, validateSchemaFields } from './admin-validation';
 
-const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+/** Standard Webhooks secret format: `whsec_` + base64 of 24 random bytes (the HMAC key is the decoded bytes). */
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const PROVIDER_KEY_RE = /^[a-z][a-z0-9_-]{1,49}$/;
 
 /** The spec's "dashboard": organizations, keys, webhook settings, schemas, providers, quota. */
@@ -35,7 +36,7 @@ export class AdminService {
     const errors: FieldErrors = {};
     const b = asObject(body, errors);
     const name = requireString(b, 'name', errors);
-    const webhookUrl = requireUrl(b, 'webhook_url', errors, this.config.production);
+    const webhookUrl = requireUrl(b, 'webhook_url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     this.fail(errors);
     const now = new Date().toISOString();
     const org: Organization = {
@@ -64,7 +65,7 @@ export class AdminService {
     const errors: FieldErrors = {};
     const b = asObject(body, errors);
     if (!('url' in b)) addError(errors, 'url', 'The url field is required (null removes the default webhook).');
-    const url = requireUrl(b, 'url', errors, this.config.production);
+    const url = requireUrl(b, 'url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     this.fail(errors);
     const org = await this.directory.updateOrganization(orgId, { webhook_url: url });
     return { webhook_url: org!.webhook_url };

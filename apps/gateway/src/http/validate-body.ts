@@ -1,3 +1,4 @@
+import { literalAddressProblem } from '@app/url-safety';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 
@@ -28,7 +29,12 @@ export const addError = (errors: FieldErrors, field: string, message: string): v
 };
 
 /** http(s) URL check for callbacks; in production only https (spec: "HTTPS required in production"). */
-export function callbackUrlProblem(value: unknown, production: boolean): string | null {
+/**
+ * What is wrong with a URL the service will call or send a reviewer to: not http(s), not
+ * HTTPS in production, too long, or (when `allowed` is given: webhooks and callbacks) a
+ * literal non-public address or localhost. Null when it is fine.
+ */
+export function callbackUrlProblem(value: unknown, production: boolean, allowed?: string[]): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') return 'must be a valid URL.';
   let url: URL;
@@ -40,5 +46,5 @@ export function callbackUrlProblem(value: unknown, production: boolean): string 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be a valid URL.';
   if (production && url.protocol !== 'https:') return 'must use HTTPS.';
   if (value.length > 2048) return 'must not be greater than 2048 characters.';
-  return null;
+  return allowed ? literalAddressProblem(url, allowed) : null;
 }

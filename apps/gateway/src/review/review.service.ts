@@ -4,7 +4,7 @@ import { ProjectionWaiter } from '@app/processing';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
 import { ApiError } from '../http/api-error';
-import { RunLinks } from '../transformations/run-links';
+import { RunLinks } from '@app/run-links';
 import { supportedLocale } from './review-web';
 
 export type ReviewPhase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';

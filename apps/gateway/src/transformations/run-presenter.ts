@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { effectiveReviewState, isTerminal, type RunState } from '@app/domain';
 import type { RunDto, UploadInstructionsDto } from './transformation.dto';
-import { RunLinks } from './run-links';
+import { RunLinks } from '@app/run-links';
 
 /** The run resource exactly as the spec lists it, from the run's folded state. */
 @Injectable()

@@ -138,7 +138,7 @@ export class TransformationsService {
   /** Checks that need the directory or cross several fields; adds to `errors`; returns the schema. */
   private async checkOptions(caller: Caller, dto: RunOptionsDto & { provider_id?: string | null }, errors: FieldErrors): Promise<SchemaRecord | null> {
     for (const field of CALLBACK_FIELDS) {
-      const problem = callbackUrlProblem(dto[field], this.config.production);
+      const problem = callbackUrlProblem(dto[field], this.config.production, this.config.webhooks.allowedAddresses);
       if (problem) addError(errors, field, `The ${field.replace(/_/g, ' ')} field ${problem}`);
     }
     const schema = !errors.schema_id && dto.schema_id ? await this.directory.getSchema(caller.organizationId, dto.schema_id) : null;

@@ -1,4 +1,4 @@
-import type { MappingRule, OutputProduced, ReviewNotice, RunCreated, RunError, SourceParsed } from '@app/contracts';
+import type { MappingRule, OutputProduced, ReviewNotice, RunCreated, RunError, SourceParsed, WebhookAttempted, WebhookScheduled } from '@app/contracts';
 
 /** What can be asked of a run. Each carries the instant it is asked at (`at`), so decide stays pure. */
 export type RunCommand =
@@ -14,6 +14,8 @@ export type RunCommand =
   | { type: 'StartOutput'; at: string }
   | { type: 'RecordOutputProgress'; processed_rows: number }
   | { type: 'CompleteOutput'; output: OutputProduced }
-  | { type: 'FailRun'; error: RunError; at: string };
+  | { type: 'FailRun'; error: RunError; at: string }
+  | { type: 'ScheduleWebhook'; delivery: WebhookScheduled }
+  | { type: 'RecordWebhookAttempt'; attempt: WebhookAttempted };
 
 export type RunCommandType = RunCommand['type'];

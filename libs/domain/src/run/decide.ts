@@ -107,6 +107,18 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (run.stage !== 'final' || run.status !== 'processing') refuse('output_not_running', 'The final output is not being produced.');
       return [{ type: 'OutputProduced', data: command.output }];
 
+    case 'ScheduleWebhook':
+      if (run.webhooks?.[command.delivery.event]) refuse('webhook_already_scheduled', 'This webhook was already scheduled.');
+      return [{ type: 'WebhookScheduled', data: command.delivery }];
+
+    case 'RecordWebhookAttempt': {
+      const delivery = run.webhooks?.[command.attempt.event];
+      if (!delivery || delivery.delivery_id !== command.attempt.delivery_id) refuse('webhook_not_scheduled', 'No such webhook is owed.');
+      if (delivery!.status !== 'pending') refuse('webhook_settled', 'This webhook was already delivered or given up.');
+      if (command.attempt.attempt !== delivery!.attempts + 1) refuse('webhook_attempt_recorded', 'This attempt was already recorded.');
+      return [{ type: 'WebhookAttempted', data: command.attempt }];
+    }
+
     case 'FailRun':
       if (run.status === 'failed') refuse('run_failed', 'The run has already failed.');
       if (isTerminal(run, new Date(command.at))) refuse('run_terminal', 'The run has already finished.');

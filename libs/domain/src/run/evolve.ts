@@ -1,5 +1,10 @@
 import type { RunEvent } from '@app/contracts';
-import type { RunFold, RunState } from './run-state';
+import type { RunFold, RunState, WebhookDelivery } from './run-state';
+
+function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notification: RunState['notification_status']): RunState {
+  const due = Object.values(webhooks).map((w) => w?.next_attempt_at).filter((t): t is string => !!t).sort()[0] ?? null;
+  return { ...run, webhooks, webhook_due_at: due, notification_status: notification };
+}
 
 /**
  * Folds one event into the run's state. Pure; the decider, the projector and the
@@ -49,6 +54,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       encoding: null,
       error: null,
       notification_status: null,
+      webhooks: {},
+      webhook_due_at: null,
       output_key: null,
       rows_with_problems: null,
       file_retention_until: null,
@@ -121,5 +128,23 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
     case 'RunFailed':
       return { ...next, status: 'failed', error: event.data.error, failed_at: event.data.failed_at };
+    case 'WebhookScheduled': {
+      const d = event.data;
+      const webhooks = { ...(state.webhooks ?? {}), [d.event]: {
+        delivery_id: d.delivery_id, url: d.url, status: 'pending', attempts: 0, next_attempt_at: d.due_at, last_status_code: null, last_error: null,
+      } satisfies WebhookDelivery };
+      return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? 'pending' : next.notification_status);
+    }
+    case 'WebhookAttempted': {
+      const d = event.data;
+      const before = state.webhooks?.[d.event];
+      if (!before) return next;
+      const status: WebhookDelivery['status'] = d.outcome === 'delivered' ? 'delivered' : d.next_attempt_at ? 'pending' : 'failed';
+      const webhooks = { ...state.webhooks, [d.event]: {
+        ...before, status, attempts: d.attempt, next_attempt_at: status === 'pending' ? d.next_attempt_at : null,
+        last_status_code: d.status_code, last_error: d.error,
+      } };
+      return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? status : next.notification_status);
+    }
   }
 }

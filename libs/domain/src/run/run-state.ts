@@ -1,5 +1,5 @@
 import type {
-  Appearance, ReviewNotice, InputSource, MappingRule, OutputFormat, RunError, SchemaSnapshot,
+  Appearance, ReviewNotice, WebhookEventName, InputSource, MappingRule, OutputFormat, RunError, SchemaSnapshot,
 } from '@app/contracts';
 
 export type RunStatus = 'awaiting_upload' | 'queued' | 'processing' | 'completed' | 'failed';
@@ -54,7 +54,12 @@ export interface RunState {
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;
+  /** Latest outcome of the transformation.finished webhook (the spec's field); null when none is owed. */
   notification_status: 'pending' | 'delivered' | 'failed' | null;
+  /** Every webhook owed for this run, by event name. */
+  webhooks: Partial<Record<WebhookEventName, WebhookDelivery>>;
+  /** The earliest pending attempt's due time, for the notifier's schedule; null when nothing is pending. */
+  webhook_due_at: string | null;
   output_key: string | null;
   rows_with_problems: number | null;
   file_retention_until: string | null;
@@ -63,6 +68,16 @@ export interface RunState {
   started_at: string | null;
   completed_at: string | null;
   failed_at: string | null;
+}
+
+export interface WebhookDelivery {
+  delivery_id: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
 }
 
 /** The state of a run that does not exist yet. */

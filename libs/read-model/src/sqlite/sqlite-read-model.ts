@@ -31,6 +31,10 @@ export class SqliteReadModel implements RunReadModel, Directory {
   constructor(file: string) {
     this.db = openSqlite(file);
     this.db.exec(MIGRATION);
+    // Added after the first release: the notifier's schedule, indexed.
+    const columns = this.db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('runs')").all().map((c) => c.name);
+    if (!columns.includes('webhook_due_at')) this.db.exec('ALTER TABLE runs ADD COLUMN webhook_due_at TEXT');
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
   }
 
@@ -42,10 +46,17 @@ export class SqliteReadModel implements RunReadModel, Directory {
 
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('INSERT INTO runs (id, organization_id, revision, doc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc')
-        .run(run.id, run.organization_id, run.revision, JSON.stringify(run));
+      this.db.prepare(`INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at`)
+        .run(run.id, run.organization_id, run.revision, JSON.stringify(run), run.webhook_due_at ?? null);
       this.writeCheckpoint(checkpoint.name, checkpoint.position);
     })();
+  }
+
+  async listDueWebhooks(now: string, limit: number): Promise<string[]> {
+    return this.db.prepare<[string, number], { id: string }>(
+      'SELECT id FROM runs WHERE webhook_due_at IS NOT NULL AND webhook_due_at <= ? ORDER BY webhook_due_at LIMIT ?',
+    ).all(now, limit).map((r) => r.id);
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {

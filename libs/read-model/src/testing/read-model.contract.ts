@@ -64,6 +64,17 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.updateOrganization('missing', { name: 'x' })).toBeNull();
     });
 
+    it('lists runs whose webhook attempt is due, earliest first', async () => {
+      const base = run();
+      await rm.saveRun({ ...base, id: 'w1', webhook_due_at: '2026-01-01T00:00:05.000Z' } as never, { name: 'runs', position: 1 });
+      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: '2026-01-01T00:00:01.000Z' } as never, { name: 'runs', position: 2 });
+      await rm.saveRun({ ...base, id: 'w3', webhook_due_at: null } as never, { name: 'runs', position: 3 });
+      expect(await rm.listDueWebhooks('2026-01-01T00:00:10.000Z', 10)).toEqual(['w2', 'w1']);
+      expect(await rm.listDueWebhooks('2026-01-01T00:00:02.000Z', 10)).toEqual(['w2']);
+      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: null } as never, { name: 'runs', position: 4 });
+      expect(await rm.listDueWebhooks('2026-01-01T00:00:10.000Z', 10)).toEqual(['w1']);
+    });
+
     it('consumes review-preparation quota once per run and never past the limit', async () => {
       await rm.createOrganization({ id: 'oq', name: 'n', webhook_url: null, webhook_secret: 's', review_preparation_quota: 2, review_preparations_used: 0, created_at: 't', updated_at: 't' });
       expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('consumed');
