@@ -29,6 +29,12 @@ const parsed: RunEvent = { type: 'SourceParsed', data: {
 const mapping = { email: 'E-mail', name: null };
 const prepared: RunEvent = { type: 'ReviewPrepared', data: { mapping_rule: mapping, mapping_origin: 'heuristic', review_expires_at: '2026-01-08T00:00:00.000Z', prepared_at: T0 } };
 const edited: RunEvent = { type: 'MappingEdited', data: { mapping_rule: { email: 'Full name', name: null }, edited_at: T0 } };
+const scheduled: RunEvent = { type: 'WebhookScheduled', data: { delivery_id: 'd1', event: 'transformation.finished', url: 'https://h', due_at: T0 } };
+const attempt = (n: number, outcome: 'delivered' | 'failed', next: string | null) => ({
+  delivery_id: 'd1', event: 'transformation.finished' as const, attempt: n, outcome, status_code: outcome === 'delivered' ? 200 : 500,
+  error: outcome === 'delivered' ? null : 'HTTP 500', attempted_at: T0, next_attempt_at: next,
+});
+const attempted = (n: number, outcome: 'delivered' | 'failed', next: string | null): RunEvent => ({ type: 'WebhookAttempted', data: attempt(n, outcome, next) });
 const approved: RunEvent = { type: 'ReviewApproved', data: { mapping_rule: mapping, approved_at: T0 } };
 const canceled: RunEvent = { type: 'ReviewCanceled', data: { canceled_at: T0 } };
 const outputStarted: RunEvent = { type: 'OutputStarted', data: { started_at: T0 } };
@@ -63,6 +69,11 @@ describe('run decider: the spec\'s stated moves', () => {
     ['ingestion records the parsed source', given.processing, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, ['SourceParsed'], { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true }],
     ['review prepared: completed, review active', given.parsed, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: '2026-01-08T00:00:00.000Z', at: T0 }, ['ReviewPrepared'], { status: 'completed', review_state: 'active', mapping_rule: mapping }],
     ['reviewer edits the mapping', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 }, ['MappingEdited'], { mapping_rule: { email: 'Full name', name: null }, mapping_version: 2 }],
+    ['a finished run owes its webhook: notification pending', [...given.completedFinal], { type: 'ScheduleWebhook', delivery: (scheduled as any).data }, ['WebhookScheduled'], { notification_status: 'pending', webhook_due_at: T0 }],
+    ['a failed attempt with attempts left stays pending', [...given.completedFinal, scheduled], { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) }, ['WebhookAttempted'], { notification_status: 'pending', webhook_due_at: LATER }],
+    ['a delivered attempt settles it', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(2, 'delivered', null) }, ['WebhookAttempted'], { notification_status: 'delivered', webhook_due_at: null }],
+    ['the last failed attempt gives up', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER), attempted(2, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(3, 'failed', null) }, ['WebhookAttempted'], { notification_status: 'failed', webhook_due_at: null }],
+    ['a canceled review\'s webhook leaves notification_status alone', [...given.canceled], { type: 'ScheduleWebhook', delivery: { delivery_id: 'd2', event: 'transformation.review.canceled', url: 'https://h', due_at: T0 } }, ['WebhookScheduled'], { notification_status: null, webhook_due_at: T0 }],
     ['reviewer edits the mapping version they saw', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0, expected_mapping_version: 1 }, ['MappingEdited'], { mapping_version: 2 }],
     ['reviewer approves the mapping version they saw', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 2 }, ['ReviewApproved'], { review_state: 'approved' }],
     ['reviewer approves: stage final, approved', given.reviewActive, { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER }, ['ReviewApproved'], { stage: 'final', status: 'queued', review_state: 'approved', review_approved_at: LATER, mapping_rule: { email: 'E-mail', name: 'Full name' } }],
@@ -104,6 +115,10 @@ describe('run decider: refused moves', () => {
     ['cancel twice', given.canceled, { type: 'CancelReview', at: T0 }, 'review_canceled'],
     ['cancel an approved review', given.approved, { type: 'CancelReview', at: T0 }, 'review_already_approved'],
     ['cancel an expired review', given.reviewActive, { type: 'CancelReview', at: AFTER_EXPIRY }, 'review_expired'],
+    ['schedule the same webhook twice', [...given.completedFinal, scheduled], { type: 'ScheduleWebhook', delivery: (scheduled as any).data }, 'webhook_already_scheduled'],
+    ['record the same attempt twice', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) }, 'webhook_attempt_recorded'],
+    ['attempt again after delivery', [...given.completedFinal, scheduled, attempted(1, 'delivered', null)], { type: 'RecordWebhookAttempt', attempt: attempt(2, 'failed', null) }, 'webhook_settled'],
+    ['attempt a webhook never scheduled', given.completedFinal, { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', null) }, 'webhook_not_scheduled'],
     ['edit on a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'EditMapping', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
     ['approve a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
