@@ -69,7 +69,9 @@ describe('hosted review page in Chromium', () => {
     return page;
   }
 
-  const problemsText = (page: Page) => page.locator('#problems');
+  /** Waits (briefly) until the element with this id has the keyboard focus. */
+  const focusReaches = (page: Page, id: string) =>
+    page.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 3000 });
 
   it('maps a column, follows it in the preview, approves after one confirmation, and goes to the success callback', async () => {
     const run = await readyRun({ success_callback: `${callbackBase}/done?from=review`, column_labels: { first_name: 'Given name' } });
@@ -312,7 +314,7 @@ describe('hosted review page in Chromium', () => {
   it('works by keyboard alone at 360 px wide', async () => {
     const run = await readyRun();
     const page = await openPage(run.review_url, { width: 360 });
-    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor({ timeout: 8000 });
     // Nothing wider than the screen except inside the preview's own scroll area.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
 
@@ -328,24 +330,24 @@ describe('hosted review page in Chromium', () => {
     // Change a mapping with the keyboard: focus the age select, pick the next option.
     await page.getByRole('combobox', { name: 'age' }).focus();
     await page.keyboard.press('ArrowDown');
-    await page.getByText('Changes saved.').waitFor();
+    await page.getByText('Changes saved.').waitFor({ timeout: 8000 });
     expect((await reviewApi(run.review_url).state()).body.mapping_rule.age).not.toBeNull();
 
     // Approve by keyboard: Enter opens the dialog, focus starts on "Go back", Escape closes it.
     await page.getByRole('button', { name: 'Approve' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('dialog').waitFor();
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-back');
+    await page.getByRole('dialog').waitFor({ timeout: 8000 });
+    await focusReaches(page, 'confirm-back');
     await screenshot(page, '12-narrow-dialog');
     await page.keyboard.press('Escape');
     // Closing gives focus back to the button that opened the dialog.
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('approve');
+    await focusReaches(page, 'approve');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('confirm-yes');
+    await focusReaches(page, 'confirm-yes');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Approved' }).waitFor();
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('state-title');
+    await page.getByRole('heading', { name: 'Approved' }).waitFor({ timeout: 8000 });
+    await focusReaches(page, 'state-title');
     await screenshot(page, '13-narrow-approved');
     await page.context().close();
   });
