@@ -87,3 +87,39 @@ describe('review page API', () => {
     }
   });
 });
+
+describe('legacy encodings through the whole run', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc, {
+      name: { description: 'Name', data_type: 'string', is_required: true },
+      city: { description: 'City', data_type: 'string', is_required: false },
+    });
+  });
+  afterAll(() => svc.stop());
+
+  it('reads a Windows-1250 (Polish) semicolon file, tells the reviewer its encoding, and writes correct UTF-8', async () => {
+    const iconv = (await import('iconv-lite')).default;
+    const bytes = iconv.encode('Name;City\r\nZażółć Gęślą;Łódź\r\nJaźń;Kraków\r\n', 'windows-1250');
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'osoby.csv', output_format: 'csv' } });
+    expect((await upload(run.body, bytes)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.state()).body.encoding).toBe('windows-1250');
+    expect((await review.preview()).body.rows[0]).toEqual({ name: { value: 'Zażółć Gęślą', problem: null }, city: { value: 'Łódź', problem: null } });
+    await review.approve();
+    const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.stage === 'final' && r.status === 'completed');
+    const csv = Buffer.from(await (await fetch(done.download_url)).arrayBuffer()).toString('utf8');
+    expect(csv).toBe('name,city\r\nZażółć Gęślą,Łódź\r\nJaźń,Kraków\r\n');
+  });
+
+  it('fails a file named .csv that is a ZIP archive before parsing, with its own code', async () => {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'data.csv' } });
+    await upload(run.body, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0, 1, 2, 3]));
+    const failed = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'failed');
+    expect(failed.error).toMatchObject({ code: 'source_file_content_mismatch', type: 'source_file', stage: 'ingestion' });
+    expect(failed.error.message).toContain('ZIP');
+  });
+});

@@ -94,7 +94,7 @@ export class RecordSource {
     const key = BLOB_KEYS.rows(run.id);
     const records = rows.map((row) => Object.fromEntries(headers.map((h, i) => [h, row[i] ?? ''])));
     try {
-      await this.blobs.put(key, Readable.from(csvChunks(headers, (async function* () { yield records; })())), { contentType: 'text/csv' });
+      await this.blobs.put(key, Readable.from(csvChunks(headers, (async function* () { yield records; })(), { neutralizeFormulas: false })), { contentType: 'text/csv' });
     } catch (err) {
       this.logger.error(`Run ${run.id}: the records could not be stored: ${(err as Error).message}`);
       return { failed: runError('storageFailed', STAGES.ingestion) };

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { STAGES, detectHeader, headerNames, runError, type RunState } from '@app/domain';
-import { openTable, tableFormatOf, type OpenedTable } from '@app/tabular';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { SourceProblem, openTable, tableFormatOf, type OpenedTable } from '@app/tabular';
 import type { IngestionOutcome } from './ingestion-outcome';
 
 const HEADER_SAMPLE_ROWS = 20;
@@ -11,15 +12,19 @@ const HEADER_SAMPLE_ROWS = 20;
 export class StructuredFileReader {
   private readonly logger = new Logger(StructuredFileReader.name);
 
-  constructor(@Inject(BLOB_STORE) private readonly blobs: BlobStore) {}
+  constructor(
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async read(run: RunState, onProgress: (rows: number) => Promise<void>): Promise<IngestionOutcome> {
     const format = tableFormatOf(run.filename ?? '');
     if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
     let table: OpenedTable;
     try {
-      table = await openTable(await this.blobs.openRead(run.source_key), format.format, format.delimiter);
+      table = await openTable(await this.blobs.openRead(run.source_key), format.format, format.delimiter, { limits: this.config.tableLimits });
     } catch (err) {
+      if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
       this.logger.error(`Run ${run.id}: the stored source could not be opened: ${(err as Error).message}`);
       return { failed: runError('storageFailed', STAGES.ingestion) };
     }
@@ -38,6 +43,7 @@ export class StructuredFileReader {
         await onProgress(rows);
       }
     } catch (err) {
+      if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
       return { failed: runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }) };
     }
     if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };

@@ -24,6 +24,8 @@ export interface AppConfig {
   maxPerPage: number;
   ai: AiCallConfig;
   webhooks: WebhookConfig;
+  /** Limits enforced while a source file streams (docs/files.md). */
+  tableLimits: { maxRowChars: number; maxFieldChars: number; maxColumns: number; maxRows: number };
 }
 
 /** How webhooks are delivered (docs/webhooks.md). */
@@ -119,6 +121,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
       maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
+    },
+    tableLimits: {
+      maxRowChars: Math.max(1, int(env, 'MAX_ROW_CHARS', 1024 * 1024)),
+      maxFieldChars: Math.max(1, int(env, 'MAX_FIELD_CHARS', 256 * 1024)),
+      maxColumns: Math.max(1, int(env, 'MAX_COLUMNS', 1000)),
+      maxRows: Math.max(1, int(env, 'MAX_ROWS', 10_000_000)),
     },
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),

@@ -3,6 +3,9 @@ import type { MappingRule } from '@app/contracts';
 import { mapRow, planFields, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { openTable } from '@app/tabular';
 
+/** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
+const encodingOf = (run: RunState): string | null => (run.source_format === 'xlsx' ? null : run.encoding);
+
 export interface MappedSource {
   plan: FieldPlan[];
   /** Data rows (the header row skipped) in target shape, in batches, streamed from the stored source. */
@@ -19,7 +22,7 @@ export async function readMappedSource(
 ): Promise<MappedSource> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers);
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
-  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter);
+  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run) });
 
   async function* batches(): AsyncGenerator<MappedRow[]> {
     let skipHeader = run.input_has_header === true;
@@ -44,7 +47,7 @@ export async function readSampleRows(blobs: BlobStore, run: RunState, count: num
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const sample: string[][] = [];
   try {
-    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter);
+    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run) });
     let skipHeader = run.input_has_header === true;
     for await (const batch of table.batches) {
       for (const row of batch) {

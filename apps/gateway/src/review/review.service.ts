@@ -35,6 +35,8 @@ export class ReviewService {
       locale: supportedLocale(run.locale),
       appearance: run.appearance,
       filename: run.filename,
+      // The encoding the uploaded text file was read in (not for workbooks or extracted records).
+      encoding: run.rows_origin === 'file' && run.source_format === 'delimited' ? run.encoding : null,
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
         label: run.column_labels?.[name] ?? f.label ?? name,

@@ -1,9 +1,14 @@
 import Papa from 'papaparse';
 import { Readable } from 'node:stream';
+import { peekBytes } from './byte-peek';
+import { checkContent } from './content-sniffing';
+import { guardRows } from './row-guard';
+import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { BATCH_ROWS, type OpenedTable } from './table-reader';
+import { decodeText, detectEncoding } from './text-decoding';
 
 const DELIMITERS = [',', ';', '\t', '|'];
-const SAMPLE_CHARS = 64 * 1024;
+const SAMPLE_BYTES = 64 * 1024;
 
 /** Papaparse's own guess over a sample of the file; comma when it cannot tell. */
 export function detectDelimiter(sample: string): string {
@@ -11,48 +16,52 @@ export function detectDelimiter(sample: string): string {
   return guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
 }
 
-/** Reads the first characters of a text stream, and gives back a stream that still starts with them. */
-async function peek(text: AsyncIterator<string>, chars: number): Promise<{ head: string; rest: Readable }> {
-  let head = '';
-  let done = false;
-  while (head.length < chars && !done) {
-    const next = await text.next();
-    if (next.done) done = true;
-    else head += next.value;
-  }
-  async function* replay() {
-    if (head) yield head;
-    if (done) return;
-    for (let n = await text.next(); !n.done; n = await text.next()) yield n.value;
-  }
-  return { head, rest: Readable.from(replay(), { objectMode: false, encoding: 'utf8' }) };
+export interface DelimitedOptions {
+  /** The encoding found when the file was first read; detected when absent. */
+  encoding?: string | null;
+  limits?: TableLimits;
 }
 
 /**
- * Streams a CSV/TSV/TXT file as batches of rows with papaparse, never holding the file:
- * papaparse's Node duplex stream gives back-pressure. UTF-8, with or without BOM.
- * The delimiter is the given one, or papaparse's guess on the first 64 KiB.
+ * Streams a CSV/TSV/TXT file as batches of rows, never holding the file: the bytes are
+ * sniffed (a binary file named .csv is refused), decoded in the detected encoding
+ * (invalid bytes stop the read), guarded (row size, unterminated quotes) and parsed by
+ * papaparse's Node duplex stream with back-pressure. The delimiter is the given one, or
+ * papaparse's guess on the first 64 KiB.
  */
-export async function openDelimited(input: Readable, delimiter: string | null): Promise<OpenedTable> {
-  // Strings, not Buffers: papaparse would split multi-byte characters at chunk boundaries.
-  input.setEncoding('utf8');
-  const { head, rest } = await peek(input[Symbol.asyncIterator]() as AsyncIterator<string>, SAMPLE_CHARS);
-  const sample = head.charCodeAt(0) === 0xfeff ? head.slice(1) : head;
-  const chosen = delimiter ?? detectDelimiter(sample);
-  let stripBom = head.charCodeAt(0) === 0xfeff;
+export async function openDelimited(input: Readable, delimiter: string | null, options: DelimitedOptions = {}): Promise<OpenedTable> {
+  const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
+  const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
+  try {
+    checkContent(head, 'delimited');
+  } catch (err) {
+    replay.destroy();
+    throw err;
+  }
+  const encoding = options.encoding ?? detectEncoding(head);
+  let sample = '';
+  try {
+    sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });
+  } catch {
+    sample = head.toString('latin1');
+  }
+  const chosen = delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, ''));
 
   async function* batches(): AsyncGenerator<string[][]> {
+    const text = Readable.from(guardRows(decodeText(replay, encoding), chosen, limits), { objectMode: false, encoding: 'utf8' });
     const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: chosen, skipEmptyLines: 'greedy' }) as unknown as NodeJS.ReadWriteStream & Readable;
-    rest.on('error', (e) => parser.destroy(e));
-    input.on('error', (e) => parser.destroy(e));
-    rest.pipe(parser);
+    text.on('error', (e) => parser.destroy(e));
+    text.pipe(parser);
     let batch: string[][] = [];
+    let rows = 0;
+    let first = true;
     try {
       for await (const row of parser as AsyncIterable<string[]>) {
-        if (stripBom) {
+        if (first) {
           row[0] = row[0].replace(/^\uFEFF/, '');
-          stripBom = false;
+          first = false;
         }
+        checkRow(row, ++rows, limits);
         batch.push(row);
         if (batch.length >= BATCH_ROWS) {
           yield batch;
@@ -61,9 +70,9 @@ export async function openDelimited(input: Readable, delimiter: string | null): 
       }
       if (batch.length > 0) yield batch;
     } finally {
-      rest.destroy();
-      input.destroy();
+      text.destroy();
+      replay.destroy();
     }
   }
-  return { format: 'delimited', delimiter: chosen, encoding: 'utf-8', batches: batches() };
+  return { format: 'delimited', delimiter: chosen, encoding, batches: batches() };
 }

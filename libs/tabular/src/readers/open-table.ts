@@ -1,9 +1,16 @@
 import type { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
+import type { TableLimits } from './source-problem';
 import type { OpenedTable, SourceFormat } from './table-reader';
 import { openXlsx } from './xlsx-reader';
 
+export interface OpenOptions {
+  /** The text encoding recorded when the file was first read (delimited files); detected when absent. */
+  encoding?: string | null;
+  limits?: TableLimits;
+}
+
 /** Opens a stored source with the reader its format needs. */
-export function openTable(input: Readable, format: SourceFormat, delimiter: string | null): Promise<OpenedTable> {
-  return format === 'xlsx' ? openXlsx(input) : openDelimited(input, delimiter);
+export function openTable(input: Readable, format: SourceFormat, delimiter: string | null, options: OpenOptions = {}): Promise<OpenedTable> {
+  return format === 'xlsx' ? openXlsx(input, options.limits) : openDelimited(input, delimiter, options);
 }

@@ -1,5 +1,8 @@
 import ExcelJS from 'exceljs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { peekBytes } from './byte-peek';
+import { SNIFF_BYTES, checkContent } from './content-sniffing';
+import { DEFAULT_TABLE_LIMITS, SourceProblem, checkRow, type TableLimits } from './source-problem';
 import { BATCH_ROWS, type OpenedTable } from './table-reader';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -39,25 +42,80 @@ function rowTexts(values: unknown): string[] {
   return out;
 }
 
+/** How long the workbook reader may go without reading input or producing anything. */
+export const XLSX_STALL_MS = 3000;
+
+/**
+ * exceljs can wait forever on a damaged package (found by fuzzing: one changed byte is
+ * enough). The input is passed through a clock that notes every chunk read, and every
+ * step of exceljs's iterators is raced against a watchdog that fires when neither input
+ * was read nor anything produced for `stallMs`.
+ */
+function watchdog(source: Readable, stallMs: number) {
+  let lastActivity = Date.now();
+  async function* clocked(): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
+      lastActivity = Date.now();
+      yield chunk as Buffer;
+    }
+  }
+  const input = Readable.from(clocked(), { objectMode: false });
+  input.once('close', () => source.destroy());
+  async function* guarded<T>(iterable: AsyncIterable<T>): AsyncGenerator<T> {
+    const iterator = iterable[Symbol.asyncIterator]();
+    for (;;) {
+      const step = iterator.next();
+      lastActivity = Math.max(lastActivity, Date.now());
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setInterval(() => {
+          if (Date.now() - lastActivity > stallMs) reject(new SourceProblem('contentMismatch', 'The workbook is damaged: its contents could not be read.'));
+        }, Math.min(100, stallMs));
+      });
+      try {
+        const next = await Promise.race([step, stalled]);
+        if (next.done) return;
+        lastActivity = Date.now();
+        yield next.value;
+      } finally {
+        clearInterval(timer);
+      }
+    }
+  }
+  return { input, guarded };
+}
+
 /**
  * Streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
  * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
  */
-export async function openXlsx(input: Readable): Promise<OpenedTable> {
+export async function openXlsx(source: Readable, limits: TableLimits = DEFAULT_TABLE_LIMITS, stallMs = XLSX_STALL_MS): Promise<OpenedTable> {
+  const { head, replay } = await peekBytes(source, SNIFF_BYTES);
+  try {
+    checkContent(head, 'xlsx');
+  } catch (err) {
+    replay.destroy();
+    throw err;
+  }
+  const { input, guarded } = watchdog(replay, stallMs);
   async function* batches(): AsyncGenerator<string[][]> {
+    let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
       worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore',
     });
+    // A damaged package can also make exceljs's inner streams emit errors nobody awaits.
+    (reader as unknown as NodeJS.EventEmitter).on('error', () => undefined);
     let found = false;
     try {
-      for await (const sheet of reader) {
+      for await (const sheet of guarded(reader as unknown as AsyncIterable<unknown>)) {
         if (found) continue; // later sheets are read past, not used
         let batch: string[][] = [];
         // exceljs yields rows one by one or in arrays depending on the version: accept both.
-        for await (const item of sheet as unknown as AsyncIterable<ExcelJS.Row | ExcelJS.Row[]>) {
+        for await (const item of guarded(sheet as unknown as AsyncIterable<ExcelJS.Row | ExcelJS.Row[]>)) {
           for (const row of Array.isArray(item) ? item : [item]) {
             const texts = rowTexts(row.values);
             if (texts.length === 0 || texts.every((t) => t.trim() === '')) continue;
+            checkRow(texts, ++rows, limits);
             batch.push(texts);
             found = true;
             if (batch.length >= BATCH_ROWS) {

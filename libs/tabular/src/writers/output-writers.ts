@@ -21,12 +21,29 @@ export async function* jsonArrayChunks(batches: AsyncIterable<OutputRecord[]>): 
   yield first ? ']\n' : '\n]\n';
 }
 
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * OWASP CSV injection: a cell that starts with = + - @ TAB or CR is run as a formula by
+ * spreadsheet programs, so it gets a leading apostrophe. Plain numbers such as -5 are
+ * left alone: no spreadsheet executes them.
+ */
+export const neutralizeFormula = (value: string): string =>
+  FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
+
+export interface CsvOptions {
+  /** On for files people download (default); off for the service's own intermediate files. */
+  neutralizeFormulas?: boolean;
+}
+
 /** Text chunks of a CSV file: a header row of field names, then one row per record (RFC 4180 quoting by papaparse). */
-export async function* csvChunks(fields: string[], batches: AsyncIterable<OutputRecord[]>): AsyncGenerator<string> {
-  yield Papa.unparse([fields]) + '\r\n';
+export async function* csvChunks(fields: string[], batches: AsyncIterable<OutputRecord[]>, options: CsvOptions = {}): AsyncGenerator<string> {
+  const cell = options.neutralizeFormulas === false ? (v: string) => v : neutralizeFormula;
+  yield Papa.unparse([fields.map(cell)]) + '\r\n';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
-    const rows = batch.map((r) => fields.map((f) => (r[f] === null ? '' : String(r[f]))));
+    const rows = batch.map((r) => fields.map((f) => (r[f] === null ? '' : cell(String(r[f])))));
     yield Papa.unparse(rows, { header: false }) + '\r\n';
   }
 }

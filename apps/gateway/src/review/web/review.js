@@ -93,6 +93,7 @@
     const parts = [];
     if (view.filename) parts.push(view.filename);
     if (view.total_rows !== null && view.phase !== 'preparing') parts.push(t('summary_rows', { count: view.total_rows }));
+    if (view.encoding && view.phase !== 'preparing') parts.push(t('summary_encoding', { encoding: view.encoding }));
     if (view.phase === 'active' && view.review_expires_at) parts.push(t('summary_open_until', { date: formatDate(view.review_expires_at) }));
     summary.textContent = parts.join(' · ');
   }

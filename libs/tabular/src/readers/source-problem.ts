@@ -1,0 +1,40 @@
+/**
+ * Why a source file cannot be read as it is. Each kind is its own run error code
+ * (libs/domain/src/errors/run-error-codes.ts), so callers can tell them apart.
+ */
+export type SourceProblemKind =
+  | 'contentMismatch' | 'unsupportedFormat' | 'encodingInvalid' | 'unterminatedQuote'
+  | 'rowTooLarge' | 'fieldTooLarge' | 'tooManyColumns' | 'tooManyRows' | 'archiveTooLarge';
+
+export class SourceProblem extends Error {
+  constructor(readonly kind: SourceProblemKind, message: string) {
+    super(message);
+  }
+}
+
+/** Limits enforced while a file streams (docs/files.md). */
+export interface TableLimits {
+  /** Characters of one row, quoted newlines included; bounds any single field too. */
+  maxRowChars: number;
+  maxFieldChars: number;
+  maxColumns: number;
+  maxRows: number;
+}
+
+export const DEFAULT_TABLE_LIMITS: TableLimits = {
+  maxRowChars: 1024 * 1024,
+  maxFieldChars: 256 * 1024,
+  maxColumns: 1000,
+  maxRows: 10_000_000,
+};
+
+/** Checks one parsed row against the limits; `rowNumber` is 1-based. */
+export function checkRow(row: string[], rowNumber: number, limits: TableLimits): void {
+  if (rowNumber > limits.maxRows) throw new SourceProblem('tooManyRows', `The file has more than ${limits.maxRows} rows.`);
+  if (row.length > limits.maxColumns) throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${row.length} columns; at most ${limits.maxColumns} are allowed.`);
+  for (let i = 0; i < row.length; i++) {
+    if (row[i].length > limits.maxFieldChars) {
+      throw new SourceProblem('fieldTooLarge', `Row ${rowNumber}, column ${i + 1} has ${row[i].length} characters; at most ${limits.maxFieldChars} are allowed.`);
+    }
+  }
+}

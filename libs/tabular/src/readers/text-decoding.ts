@@ -1,0 +1,95 @@
+import chardet from 'chardet';
+import iconv from 'iconv-lite';
+import { utf16WithoutBom } from './content-sniffing';
+import { SourceProblem } from './source-problem';
+
+/** ISO names chardet reports, read as their Windows supersets (the WHATWG Encoding Standard does the same). */
+const ALIASES: Record<string, string> = {
+  'iso-8859-1': 'windows-1252', 'iso-8859-2': 'windows-1250', 'iso-8859-5': 'windows-1251',
+  'iso-8859-6': 'windows-1256', 'iso-8859-9': 'windows-1254', 'us-ascii': 'utf-8', ascii: 'utf-8',
+};
+/**
+ * The code pages of the review languages (Western European, Polish/Central European,
+ * Arabic) and Cyrillic. On a short sample chardet's scores are close; a candidate from
+ * this list within 80% of the best score wins over a rarer code page.
+ */
+const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'windows-1251']);
+const CLOSE_CALL = 0.8;
+
+function guessLegacyEncoding(sample: Buffer): string | null {
+  const candidates = chardet.analyse(sample)
+    .map((c) => ({ name: ALIASES[c.name.toLowerCase()] ?? c.name.toLowerCase(), confidence: c.confidence }))
+    .filter((c) => c.confidence > 0 && c.name !== 'utf-8' && iconv.encodingExists(c.name))
+    // A code page under which the sample has undefined bytes cannot be the file's.
+    .filter((c) => !iconv.decode(sample, c.name).includes('\uFFFD'));
+  if (candidates.length === 0) return null;
+  const best = candidates[0];
+  const preferred = candidates.find((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
+  return (preferred ?? best).name;
+}
+
+const isValidUtf8 = (bytes: Buffer): boolean => {
+  try {
+    // stream: true lets a multi-byte character cut at the end of the sample pass.
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The encoding of a text file from its first bytes: a byte-order mark if there is one
+ * (UTF-8, UTF-16 LE/BE); UTF-8 when the sample is valid UTF-8 (ASCII included); else
+ * chardet's best guess among the legacy code pages (e.g. windows-1252, windows-1250).
+ */
+export function detectEncoding(sample: Buffer): string {
+  if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) return 'utf-8';
+  if (sample[0] === 0xff && sample[1] === 0xfe) return 'utf-16le';
+  if (sample[0] === 0xfe && sample[1] === 0xff) return 'utf-16be';
+  const utf16 = utf16WithoutBom(sample);
+  if (utf16) return utf16;
+  if (isValidUtf8(sample)) return 'utf-8';
+  const name = guessLegacyEncoding(sample);
+  if (!name) throw new SourceProblem('encodingInvalid', 'The file\'s text encoding could not be recognised. Save it as UTF-8.');
+  return name;
+}
+
+/**
+ * Decodes a byte stream as text in `encoding`, chunk by chunk (characters split across
+ * chunks are kept whole). Bytes that are not valid in the encoding stop the stream with
+ * an `encodingInvalid` problem instead of becoming replacement characters.
+ */
+export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string): AsyncGenerator<string> {
+  let offset = 0;
+  if (encoding === 'utf-8') {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    try {
+      for await (const chunk of bytes) {
+        const text = decoder.decode(chunk, { stream: true });
+        offset += chunk.length;
+        if (text) yield text;
+      }
+      const tail = decoder.decode();
+      if (tail) yield tail;
+    } catch (err) {
+      // TextDecoder's error (a TypeError from Node's realm, so matched by its code).
+      if ((err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') throw new SourceProblem('encodingInvalid', `The file is not valid UTF-8 (near byte ${offset}). Save it as UTF-8, or in one encoding throughout.`);
+      throw err;
+    }
+    return;
+  }
+  const decoder = iconv.getDecoder(encoding);
+  // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
+  const strict = !encoding.startsWith('utf-16');
+  for await (const chunk of bytes) {
+    const text = decoder.write(chunk);
+    if (strict && text.includes('\uFFFD')) {
+      throw new SourceProblem('encodingInvalid', `The file contains bytes that are not valid ${encoding} (near byte ${offset + Math.max(0, text.indexOf('\uFFFD'))}).`);
+    }
+    offset += chunk.length;
+    if (text) yield text;
+  }
+  const tail = decoder.end();
+  if (tail) yield tail;
+}
