@@ -346,11 +346,18 @@ describe('hosted review page in Chromium', () => {
     await page.keyboard.press('Tab');
     await focusReaches(page, 'confirm-yes');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Approved' }).waitFor({ timeout: 8000 });
+    try {
+      await page.getByRole('heading', { name: 'Approved' }).waitFor({ timeout: 20000 });
+    } catch (err) {
+      // Say what the page showed instead, so a failure here can be understood.
+      await screenshot(page, '13-narrow-approve-failed');
+      const shown = await page.evaluate(() => ({ live: document.getElementById('live')?.textContent, main: document.getElementById('main')?.innerText.slice(0, 300) }));
+      throw new Error(`approval did not show: ${JSON.stringify(shown)}; ${(err as Error).message}`);
+    }
     await focusReaches(page, 'state-title');
     await screenshot(page, '13-narrow-approved');
     await page.context().close();
-  });
+  }, 60_000);
 });
 
 describe('hosted review page after its deadline', () => {

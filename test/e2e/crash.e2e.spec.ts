@@ -1,0 +1,136 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runStreamId } from '@app/contracts';
+import { SqliteEventStore } from '@app/event-store';
+import { ADMIN_TOKEN, call, httpFetch, reviewApi, upload } from '../support/service-harness';
+
+/**
+ * Crash safety: the service runs as its own process (the built `npm start` entry point)
+ * and is killed with SIGKILL in the middle of ingestion and in the middle of writing the
+ * output, then started again on the same data. The run must finish exactly once: every
+ * row counted, no event duplicated, no partial output ever downloadable.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+const ROWS = 1_000_000;
+const csv = (): Buffer => {
+  const lines = ['E-mail,First name,Age'];
+  for (let i = 0; i < ROWS; i++) lines.push(`user${i}@example.com,Name ${i},${20 + (i % 50)}`);
+  return Buffer.from(lines.join('\n') + '\n');
+};
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const port = (s.address() as { port: number }).port;
+    s.close(() => resolve(port));
+  });
+});
+
+describe('crash safety (SIGKILL)', () => {
+  let port: number;
+  let dataDir: string;
+  let child: ChildProcess | null = null;
+  const base = () => `http://127.0.0.1:${port}`;
+
+  async function start(): Promise<void> {
+    child = spawn(process.execPath, [join(ROOT, 'dist/apps/standalone/src/main.js')], {
+      env: {
+        ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base(), EVENT_STORE_POLL_MS: '50', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '1000000',
+      },
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 200; i++) {
+      try {
+        if ((await fetch(`${base()}/openapi.json`)).ok) return;
+      } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('the service did not start');
+  }
+
+  async function kill(): Promise<void> {
+    const c = child!;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+    child = null;
+  }
+
+  async function runState(apiKey: string, id: string) {
+    return (await call(`${base()}/v1/transformations/${id}`, { token: apiKey })).body;
+  }
+
+  async function waitUntil(apiKey: string, id: string, until: (r: any) => boolean, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await runState(apiKey, id);
+      if (until(r)) return r;
+      if (Date.now() > deadline) throw new Error(`timed out; last ${JSON.stringify(r).slice(0, 400)}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  }
+
+  beforeAll(async () => {
+    // The real entry point, built as `npm start` builds it.
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    port = await freePort();
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    await start();
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child) await kill();
+  });
+
+  it('finishes a run exactly once after being killed mid-ingestion and mid-output', async () => {
+    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Crash' } });
+    const apiKey = org.body.api_key;
+    const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: {
+        email: { description: 'Email', data_type: 'email', is_required: true },
+        first_name: { description: 'First name', data_type: 'string', is_required: false },
+        age: { description: 'Age', data_type: 'integer', is_required: false },
+      } },
+    });
+    const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schema.body.data.id, filename: 'big.csv' } });
+    expect((await upload(created.body, csv())).status).toBe(200);
+    const id = created.body.id;
+
+    // Killed while the file is being read (parsing a million rows takes about a second here).
+    const reading = await waitUntil(apiKey, id, (r) => r.status === 'processing', 30_000);
+    expect(reading.total_rows).toBeNull();
+    await kill();
+    await start();
+    const ready = await waitUntil(apiKey, id, (r) => r.review_state === 'active');
+    expect(ready).toMatchObject({ total_rows: ROWS, processed_rows: ROWS, status: 'completed', stage: 'review' });
+
+    // Killed while the output is being written: nothing downloadable until it is whole.
+    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    const writing = await waitUntil(apiKey, id, (r) => r.stage === 'final' && r.status === 'processing' && r.processed_rows > 0, 30_000);
+    expect(writing.download_url).toBeNull();
+    await kill();
+    await start();
+    const done = await waitUntil(apiKey, id, (r) => r.stage === 'final' && r.status === 'completed');
+    expect(done).toMatchObject({ processed_rows: ROWS, error: null });
+
+    const output = (await (await httpFetch(done.download_url)).json()) as unknown[];
+    expect(output).toHaveLength(ROWS);
+    expect(output[ROWS - 1]).toEqual({ email: `user${ROWS - 1}@example.com`, first_name: `Name ${ROWS - 1}`, age: 20 + ((ROWS - 1) % 50) });
+
+    // Exactly once: each step's event appears once in the run's stream (read from the store file).
+    const store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
+    try {
+      const types = (await store.readStream(runStreamId(id))).map((e) => e.type);
+      for (const once of ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']) {
+        expect({ once, count: types.filter((t) => t === once).length }).toEqual({ once, count: 1 });
+      }
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+});
