@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import axios, { type AxiosError, type AxiosInstance } from 'axios';
 import { Webhook } from 'standardwebhooks';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { retryAfterMs } from '@app/http-headers';
 import type { WebhookEventName } from '@app/contracts';
 import { guardedAgents } from '@app/url-safety';
 
@@ -21,14 +22,6 @@ export interface AttemptResult {
   /** The receiver's Retry-After on 429/503, in ms. */
   retryAfterMs: number | null;
 }
-
-const retryAfterMs = (header: unknown): number | null => {
-  if (typeof header !== 'string') return null;
-  const s = Number(header);
-  if (Number.isFinite(s) && s >= 0) return s * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
-};
 
 /**
  * One webhook attempt: a JSON POST with the spec's headers and a Standard Webhooks

@@ -1,6 +1,5 @@
 export * from './ai-vendor.port';
 export * from './ai-providers';
 export * from './ai-tasks';
-export { retryAfterMs } from './vendor-http';
 export { OPENAI_DEFAULT_BASE_URL } from './vendors/openai.client';
 export { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION } from './vendors/anthropic.client';

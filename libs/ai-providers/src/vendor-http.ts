@@ -1,21 +1,13 @@
 import axios, { type AxiosError, type AxiosInstance } from 'axios';
 import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
 import type { AiCallConfig } from '@app/config';
+import { retryAfterMs } from '@app/http-headers';
 import { ProviderCallFailed } from './ai-vendor.port';
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
 
 const isTimeout = (err: AxiosError) => TIMEOUT_CODES.has(err.code ?? '');
-
-/** Seconds or an HTTP date, as Retry-After may say; null when absent or unreadable. */
-export function retryAfterMs(header: unknown, now = Date.now()): number | null {
-  if (typeof header !== 'string' || header.trim() === '') return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
 
 /**
  * An axios instance for one vendor: a response timeout per attempt, and bounded retries

@@ -1,4 +1,4 @@
-import { retryAfterMs } from './vendor-http';
+import { retryAfterMs } from './retry-after';
 
 describe('Retry-After', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
