@@ -374,6 +374,7 @@
 
   let justActed = false;
   let dialog = null;
+  let dialogOpenings = 0;
 
   function actions() {
     return el('div', { class: 'actions' },
@@ -400,7 +401,18 @@
     yes.className = danger ? 'danger primary' : 'primary';
     dialog.returnValue = '';
     dialog.showModal();
-    return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true }));
+    // The close event is delivered later (a queued task): one left over from the previous
+    // opening can arrive after this one began. A close while the dialog is open is not ours.
+    // A listener of an earlier opening that is still waiting then answers no.
+    const mine = ++dialogOpenings;
+    return new Promise((resolve) => {
+      const onClose = () => {
+        if (dialog.open) return;
+        dialog.removeEventListener('close', onClose);
+        resolve(mine === dialogOpenings && dialog.returnValue === 'yes');
+      };
+      dialog.addEventListener('close', onClose);
+    });
   }
 
   async function onApprove() {
