@@ -25,7 +25,10 @@ export interface AppConfig {
   ai: AiCallConfig;
   webhooks: WebhookConfig;
   /** Limits enforced while a source file streams (docs/files.md). */
-  tableLimits: { maxRowChars: number; maxFieldChars: number; maxColumns: number; maxRows: number };
+  tableLimits: {
+    maxRowChars: number; maxFieldChars: number; maxColumns: number; maxRows: number;
+    maxUnpackedBytes: number; maxCompressionRatio: number;
+  };
 }
 
 /** How webhooks are delivered (docs/webhooks.md). */
@@ -127,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxFieldChars: Math.max(1, int(env, 'MAX_FIELD_CHARS', 256 * 1024)),
       maxColumns: Math.max(1, int(env, 'MAX_COLUMNS', 1000)),
       maxRows: Math.max(1, int(env, 'MAX_ROWS', 10_000_000)),
+      maxUnpackedBytes: Math.max(1, int(env, 'MAX_XLSX_UNPACKED_BYTES', 1024 * 1024 * 1024)),
+      maxCompressionRatio: Math.max(1, int(env, 'MAX_XLSX_COMPRESSION_RATIO', 200)),
     },
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),

@@ -37,6 +37,8 @@ export const RUN_ERRORS = {
     message: 'The file has more rows than allowed.' },
   archiveTooLarge: { code: 'source_archive_too_large', type: 'limit', retryable: false,
     message: 'The workbook unpacks to more data than allowed.' },
+  xmlDoctype: { code: 'source_file_xml_doctype', type: 'source_file', retryable: false,
+    message: 'The workbook declares a DTD or XML entities, which are refused.' },
   imageTooLarge: { code: 'image_too_large', type: 'source_file', retryable: false,
     message: 'The image is larger than the AI provider accepts.' },
   quotaExceeded: { code: 'review_preparation_quota_exceeded', type: 'quota', retryable: false,

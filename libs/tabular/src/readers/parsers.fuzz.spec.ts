@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { openDelimited } from './delimited-reader';
+import { DEFAULT_TABLE_LIMITS } from './source-problem';
 import { checkContent } from './content-sniffing';
 import { decodeText, detectEncoding } from './text-decoding';
 import { openXlsx } from './xlsx-reader';
@@ -50,7 +51,7 @@ describe('fuzzing the readers', () => {
       async (text, mutations, size) => {
         const bytes = Buffer.from(text, 'utf8');
         for (const [at, value] of mutations) if (bytes.length) bytes[at % bytes.length] = value;
-        await within(outcome(() => openDelimited(chunks(bytes, size), null, { limits: { maxRowChars: 500, maxFieldChars: 200, maxColumns: 20, maxRows: 100 } })));
+        await within(outcome(() => openDelimited(chunks(bytes, size), null, { limits: { ...DEFAULT_TABLE_LIMITS, maxRowChars: 500, maxFieldChars: 200, maxColumns: 20, maxRows: 100 } })));
       }), { numRuns: 300 });
   });
 

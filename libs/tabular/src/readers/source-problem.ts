@@ -3,8 +3,8 @@
  * (libs/domain/src/errors/run-error-codes.ts), so callers can tell them apart.
  */
 export type SourceProblemKind =
-  | 'contentMismatch' | 'unsupportedFormat' | 'encodingInvalid' | 'unterminatedQuote'
-  | 'rowTooLarge' | 'fieldTooLarge' | 'tooManyColumns' | 'tooManyRows' | 'archiveTooLarge';
+  | 'contentMismatch' | 'unreadableFile' | 'unsupportedFormat' | 'encodingInvalid' | 'unterminatedQuote'
+  | 'rowTooLarge' | 'fieldTooLarge' | 'tooManyColumns' | 'tooManyRows' | 'archiveTooLarge' | 'xmlDoctype';
 
 export class SourceProblem extends Error {
   constructor(readonly kind: SourceProblemKind, message: string) {
@@ -19,6 +19,10 @@ export interface TableLimits {
   maxFieldChars: number;
   maxColumns: number;
   maxRows: number;
+  /** Bytes an XLSX package may unpack to, all parts together. */
+  maxUnpackedBytes: number;
+  /** Unpacked size over packed size for any part bigger than 1 MiB unpacked (zip bombs reach 1000+). */
+  maxCompressionRatio: number;
 }
 
 export const DEFAULT_TABLE_LIMITS: TableLimits = {
@@ -26,6 +30,8 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = {
   maxFieldChars: 256 * 1024,
   maxColumns: 1000,
   maxRows: 10_000_000,
+  maxUnpackedBytes: 1024 * 1024 * 1024,
+  maxCompressionRatio: 200,
 };
 
 /** Checks one parsed row against the limits; `rowNumber` is 1-based. */

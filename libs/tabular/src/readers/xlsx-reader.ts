@@ -4,6 +4,8 @@ import { peekBytes } from './byte-peek';
 import { SNIFF_BYTES, checkContent } from './content-sniffing';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, checkRow, type TableLimits } from './source-problem';
 import { BATCH_ROWS, type OpenedTable } from './table-reader';
+import { checkXlsxPackage } from './xlsx-package-check';
+import { spoolToTempFile } from './temp-spool';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -69,7 +71,7 @@ function watchdog(source: Readable, stallMs: number) {
       let timer: NodeJS.Timeout | undefined;
       const stalled = new Promise<never>((_, reject) => {
         timer = setInterval(() => {
-          if (Date.now() - lastActivity > stallMs) reject(new SourceProblem('contentMismatch', 'The workbook is damaged: its contents could not be read.'));
+          if (Date.now() - lastActivity > stallMs) reject(new SourceProblem('unreadableFile', 'The workbook is damaged: its contents could not be read.'));
         }, Math.min(100, stallMs));
       });
       try {
@@ -86,7 +88,7 @@ function watchdog(source: Readable, stallMs: number) {
 }
 
 /**
- * Streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
+ * Checks the package (xlsx-package-check), then streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
  * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
  */
 export async function openXlsx(source: Readable, limits: TableLimits = DEFAULT_TABLE_LIMITS, stallMs = XLSX_STALL_MS): Promise<OpenedTable> {
@@ -97,7 +99,15 @@ export async function openXlsx(source: Readable, limits: TableLimits = DEFAULT_T
     replay.destroy();
     throw err;
   }
-  const { input, guarded } = watchdog(replay, stallMs);
+  // The package is checked (zip bombs, hidden parts, DTDs) on a temporary copy before exceljs reads it.
+  const spool = await spoolToTempFile(replay);
+  try {
+    await checkXlsxPackage(spool.path, limits);
+  } catch (err) {
+    await spool.remove();
+    throw err;
+  }
+  const { input, guarded } = watchdog(await spool.reopen(), stallMs);
   async function* batches(): AsyncGenerator<string[][]> {
     let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
