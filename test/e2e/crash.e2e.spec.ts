@@ -6,11 +6,14 @@ import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
 import { ADMIN_TOKEN, call, httpFetch, reviewApi, upload } from '../support/service-harness';
+import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Crash safety: the service runs as its own process (the built `npm start` entry point)
- * and is killed with SIGKILL in the middle of ingestion and in the middle of writing the
- * output, then started again on the same data. The run must finish exactly once: every
+ * and is killed with SIGKILL in the middle of ingestion, of review preparation (while the
+ * AI provider is being asked), of writing the output and of a webhook delivery, then
+ * started again on the same data. The run must finish exactly once: every
  * row counted, no event duplicated, no partial output ever downloadable.
  */
 
@@ -40,6 +43,7 @@ describe('crash safety (SIGKILL)', () => {
       env: {
         ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
         PUBLIC_BASE_URL: base(), EVENT_STORE_POLL_MS: '50', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '1000000',
+        WEBHOOK_POLL_MS: '25', WEBHOOK_TIMEOUT_MS: '20000', AI_TIMEOUT_MS: '60000',
       },
       stdio: 'ignore',
     });
@@ -74,6 +78,33 @@ describe('crash safety (SIGKILL)', () => {
     }
   }
 
+  async function organization() {
+    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Crash' } });
+    const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: {
+        email: { description: 'Email', data_type: 'email', is_required: true },
+        first_name: { description: 'First name', data_type: 'string', is_required: false },
+        age: { description: 'Age', data_type: 'integer', is_required: false },
+      } },
+    });
+    return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
+  }
+
+  /** The types of a run's events, read from the store file the service writes. */
+  async function eventTypes(id: string): Promise<string[]> {
+    const store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
+    try {
+      return (await store.readStream(runStreamId(id))).map((e) => e.type);
+    } finally {
+      await store.close();
+    }
+  }
+
+  const expectOnce = (types: string[], once: string[]) => {
+    for (const type of once) expect({ type, count: types.filter((t) => t === type).length }).toEqual({ type, count: 1 });
+  };
+
   beforeAll(async () => {
     // The real entry point, built as `npm start` builds it.
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
@@ -87,17 +118,8 @@ describe('crash safety (SIGKILL)', () => {
   });
 
   it('finishes a run exactly once after being killed mid-ingestion and mid-output', async () => {
-    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Crash' } });
-    const apiKey = org.body.api_key;
-    const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
-      token: ADMIN_TOKEN,
-      body: { name: 'People', fields: {
-        email: { description: 'Email', data_type: 'email', is_required: true },
-        first_name: { description: 'First name', data_type: 'string', is_required: false },
-        age: { description: 'Age', data_type: 'integer', is_required: false },
-      } },
-    });
-    const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schema.body.data.id, filename: 'big.csv' } });
+    const { apiKey, schemaId } = await organization();
+    const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schemaId, filename: 'big.csv' } });
     expect((await upload(created.body, csv())).status).toBe(200);
     const id = created.body.id;
 
@@ -122,15 +144,74 @@ describe('crash safety (SIGKILL)', () => {
     expect(output).toHaveLength(ROWS);
     expect(output[ROWS - 1]).toEqual({ email: `user${ROWS - 1}@example.com`, first_name: `Name ${ROWS - 1}`, age: 20 + ((ROWS - 1) % 50) });
 
-    // Exactly once: each step's event appears once in the run's stream (read from the store file).
-    const store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
-    try {
-      const types = (await store.readStream(runStreamId(id))).map((e) => e.type);
-      for (const once of ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']) {
-        expect({ once, count: types.filter((t) => t === once).length }).toEqual({ once, count: 1 });
-      }
-    } finally {
-      await store.close();
-    }
+    // Exactly once: each step's event appears once in the run's stream.
+    expectOnce(await eventTypes(id), ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']);
   }, 180_000);
+
+  it('prepares the review exactly once, taking one unit of quota, after being killed while the AI provider is asked', async () => {
+    const vendor = new FakeVendor();
+    await vendor.start();
+    try {
+      const { orgId, apiKey, schemaId } = await organization();
+      const admin = (path: string, body: unknown, method = 'POST') =>
+        call(`${base()}/admin/v1/organizations/${orgId}${path}`, { token: ADMIN_TOKEN, body, method });
+      const provider = await admin('/providers', { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` });
+      expect((await admin('/quota', { review_preparations: 5 }, 'PUT')).body.used).toBe(0);
+      vendor.answer = (schema) => (schema === 'column_mapping' ? { mapping: { email: 'Contact', age: 'Years' } } : {});
+      vendor.script = [{ delayMs: 60_000 }]; // the first suggestion hangs until the process dies
+
+      const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schemaId, filename: 'p.csv', provider_id: provider.body.data.id } });
+      await upload(created.body, 'Contact,Years,First name\nada@example.com,36,Ada\n');
+      for (let i = 0; vendor.requests.length === 0; i++) {
+        if (i > 600) throw new Error('the provider was never asked');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect((await runState(apiKey, created.body.id)).review_state).toBeNull();
+      await kill();
+      await start();
+
+      const ready = await waitUntil(apiKey, created.body.id, (r) => r.review_state === 'active');
+      expect(ready.mapping_rule).toEqual({ email: 'Contact', age: 'Years', first_name: 'First name' });
+      expect(vendor.requests).toHaveLength(2); // asked again after the restart, answered this time
+      expect((await admin('/quota', { review_preparations: 5 }, 'PUT')).body.used).toBe(1);
+      expectOnce(await eventTypes(created.body.id), ['SourceParsed', 'ReviewPrepared']);
+    } finally {
+      await vendor.stop();
+    }
+  }, 120_000);
+
+  it('delivers the webhook after being killed mid-delivery: same webhook-id, status delivered, no event twice', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    try {
+      const { apiKey, schemaId } = await organization();
+      receiver.plan = ['slow']; // the first delivery is still waiting for its answer when the process dies
+      const created = await call(`${base()}/v1/transformations/file`, {
+        token: apiKey, body: { schema_id: schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks` },
+      });
+      const id = created.body.id;
+      await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
+      const ready = await waitUntil(apiKey, id, (r) => r.review_state === 'active');
+      expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+      const [inFlight] = await receiver.waitFor(id, 1, 30_000);
+      expect((await runState(apiKey, id)).notification_status).toBe('pending');
+      await kill();
+      await start();
+
+      const delivered = await waitUntil(apiKey, id, (r) => r.notification_status === 'delivered');
+      expect(delivered).toMatchObject({ status: 'completed', stage: 'final' });
+      const deliveries = receiver.for(id);
+      // At least once: the attempt cut off by the crash is made again, under the same id, and then no more.
+      expect(deliveries).toHaveLength(2);
+      expect(deliveries[1].headers['webhook-id']).toBe(inFlight.headers['webhook-id']);
+      expect(deliveries.map((d) => d.headers['x-service-event'])).toEqual(['transformation.finished', 'transformation.finished']);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.for(id)).toHaveLength(2);
+      const types = await eventTypes(id);
+      expectOnce(types, ['OutputProduced', 'WebhookScheduled']);
+      expect(types.filter((t) => t === 'WebhookAttempted')).toHaveLength(1); // the cut-off attempt left no record
+    } finally {
+      await receiver.stop();
+    }
+  }, 120_000);
 });
