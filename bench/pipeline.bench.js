@@ -35,6 +35,17 @@ function bareParse() {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const rssMb = (pid) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+/** Samples the service's RSS every 50 ms and keeps the highest value per phase. */
+function rssSampler(pid) {
+  const peaks = {};
+  let phase = 'start';
+  const timer = setInterval(() => { try { peaks[phase] = Math.max(peaks[phase] || 0, rssMb(pid)); } catch { /* exited */ } }, 50);
+  return { set: (p) => { phase = p; }, stop: () => { clearInterval(timer); return peaks; } };
+}
 const peakRssMb = (pid) => {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -51,7 +62,9 @@ async function main() {
 
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['dist/apps/standalone/src/main.js'], {
+  // The heap cap `npm start` uses (package.json config.heap_mb): V8 otherwise lets garbage pile up to GBs.
+  const heapMb = process.env.HEAP_MB || require('../package.json').config.heap_mb;
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, 'dist/apps/standalone/src/main.js'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(work, 'data'), ADMIN_TOKEN: 'bench', PUBLIC_BASE_URL: base, RATE_LIMIT_PER_MINUTE: '100000', MAX_UPLOAD_BYTES: String(8 * 1024 ** 3) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -68,18 +81,25 @@ async function main() {
     const run = await json(`${base}/v1/transformations/file`, { method: 'POST', headers: auth, body: JSON.stringify({ schema_id: schema.data.id, filename: 'input.csv' }) });
     const poll = async (until) => { for (;;) { const r = await json(`${base}/v1/transformations/${run.id}`, { headers: auth }); if (r.status === 'failed') throw new Error(JSON.stringify(r.error)); if (until(r)) return r; await sleep(50); } };
 
+    const sampler = rssSampler(child.pid);
+    sampler.set('upload');
     const t0 = Date.now();
     const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(csv), duplex: 'half' });
     if (up.status !== 200) throw new Error(`upload ${up.status}`);
+    sampler.set('ingestion');
     const ready = await poll((r) => r.review_state === 'active');
+    sampler.set('review-ready');
     const reviewSeconds = (Date.now() - t0) / 1000;
     const u = new URL(ready.review_url);
     const t1 = Date.now();
+    sampler.set('output');
     await json(`${u.origin}${u.pathname}/approve${u.search}`, { method: 'POST', body: '{}' });
     const done = await poll((r) => r.status === 'completed' && r.stage === 'final');
     const outputSeconds = (Date.now() - t1) / 1000;
     const total = reviewSeconds + outputSeconds;
     const rss = peakRssMb(child.pid);
+    const phases = sampler.stop();
+    console.log(`service peak RSS per phase (MB, sampled every 50 ms): ${Object.entries(phases).map(([p, v]) => `${p} ${v.toFixed(0)}`).join(', ')}`);
     console.log(`pipeline: upload->review-ready ${reviewSeconds.toFixed(2)} s, approve->output-ready ${outputSeconds.toFixed(2)} s, total ${total.toFixed(2)} s`);
     console.log(`pipeline: ${(ROWS / total).toFixed(0)} rows/s, ${(bytes / 1e6 / total).toFixed(1)} MB/s, service peak RSS ${rss.toFixed(0)} MB, rows written ${done.processed_rows}`);
     console.log(`ratio pipeline/baseline: ${(total / bare.seconds).toFixed(2)}x (target <= 2x); peak RSS target < 256 MB: ${rss < 256 ? 'met' : 'NOT met'}`);

@@ -39,7 +39,9 @@ describe('crash safety (SIGKILL)', () => {
   const base = () => `http://127.0.0.1:${port}`;
 
   async function start(): Promise<void> {
-    child = spawn(process.execPath, [join(ROOT, 'dist/apps/standalone/src/main.js')], {
+    // With the heap cap `npm start` uses, so a million rows must also fit in it.
+    const heapMb = require(join(ROOT, 'package.json')).config.heap_mb;
+    child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, 'dist/apps/standalone/src/main.js')], {
       env: {
         ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
         PUBLIC_BASE_URL: base(), EVENT_STORE_POLL_MS: '50', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '1000000',

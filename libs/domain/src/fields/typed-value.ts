@@ -22,6 +22,36 @@ const FALSE_WORDS = new Set(['false', 'no', '0', 'n']);
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
+ * The everyday shape of an address (dot-atoms before the @, hostname labels and an
+ * alphabetic TLD after it), every string of which validator's isEmail accepts too
+ * (property-tested). Checking it first skips isEmail's option merging and FQDN walk,
+ * which took a quarter of the output time of a million-row file; anything else still
+ * goes to isEmail, so the verdicts are the same.
+ */
+const EVERYDAY_EMAIL = /^[A-Za-z0-9_%+-]+(?:\.[A-Za-z0-9_%+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+export const isEmailAddress = (value: string): boolean =>
+  (value.length <= 254 && value.indexOf('@') <= 64 && EVERYDAY_EMAIL.test(value)) || isEmail(value);
+
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A calendar day written yyyy-MM-dd, checked with arithmetic: the common case of a date
+ * column, without date-fns's general ISO parser. False means "not certainly", not "invalid".
+ */
+export function isPlainIsoDay(value: string): boolean {
+  const m = ISO_DAY.exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return day <= days;
+}
+
+/**
  * Checks one value against its field's data_type and is_required. A value that fails
  * is kept exactly as it came (never dropped or blanked) and reported as a problem.
  */
@@ -30,7 +60,7 @@ export function typeValue(raw: string, field: FieldDefinition): TypedValue {
   const bad: TypedValue = { value: raw, problem: 'type' };
   switch (field.data_type) {
     case 'email':
-      return isEmail(raw.trim()) ? { value: raw, problem: null } : bad;
+      return isEmailAddress(raw.trim()) ? { value: raw, problem: null } : bad;
     case 'url':
       return isURL(raw.trim()) ? { value: raw, problem: null } : bad;
     case 'number':
@@ -49,7 +79,8 @@ export function typeValue(raw: string, field: FieldDefinition): TypedValue {
     }
     case 'date':
     case 'datetime':
-      return parseDateWith(raw.trim(), field.format ?? field.transformations?.date_format?.to as string | undefined) ||
+      return isPlainIsoDay(raw.trim()) ||
+        parseDateWith(raw.trim(), field.format ?? field.transformations?.date_format?.to as string | undefined) ||
         parseDateWith(raw.trim(), null)
         ? { value: raw, problem: null }
         : bad;

@@ -11,12 +11,10 @@ export async function* jsonArrayChunks(batches: AsyncIterable<OutputRecord[]>): 
   yield '[';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
-    let text = '';
-    for (const record of batch) {
-      text += (first ? '\n' : ',\n') + JSON.stringify(record);
-      first = false;
-    }
-    yield text;
+    const lines = new Array<string>(batch.length);
+    for (let i = 0; i < batch.length; i++) lines[i] = JSON.stringify(batch[i]);
+    yield (first ? '\n' : ',\n') + lines.join(',\n');
+    first = false;
   }
   yield first ? ']\n' : '\n]\n';
 }
