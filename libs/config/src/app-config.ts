@@ -20,6 +20,10 @@ export interface AppConfig {
   maxJsonBodyBytes: number;
   rateLimitPerMinute: number;
   eventStorePollMs: number;
+  /** Where blobs live: the local directory under DATA_DIR (default) or an S3 bucket. */
+  blobStore: { kind: 'local' } | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
+  /** How often direct-to-bucket uploads are looked for (S3 blob store). */
+  uploadPollMs: number;
   defaultPerPage: number;
   maxPerPage: number;
   ai: AiCallConfig;
@@ -86,6 +90,21 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
  * The secret that signs review, upload and download URLs. From SIGNING_SECRET, or made
  * once and kept in DATA_DIR so that URLs stay valid across restarts.
  */
+function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
+  const kind = env.BLOB_STORE || 'local';
+  if (kind === 'local') return { kind: 'local' };
+  if (kind !== 's3') throw new Error(`BLOB_STORE must be local or s3, not ${kind}.`);
+  if (!env.S3_BUCKET) throw new Error('BLOB_STORE=s3 needs S3_BUCKET.');
+  return {
+    kind: 's3',
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    endpoint: env.S3_ENDPOINT || undefined,
+    accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+  };
+}
+
 function loadSigningSecret(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   if (env.SIGNING_SECRET) return Buffer.from(env.SIGNING_SECRET, 'utf8');
   const file = join(dataDir, 'signing.key');
@@ -115,6 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
+    blobStore: blobStoreSettings(env),
+    uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
     defaultPerPage: 15,
     maxPerPage: 100,
     ai: {

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { BLOB_STORE, LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import { BLOB_STORE, LocalBlobStore, S3BlobStore, UrlSigner, createS3Client } from '@app/blob-storage';
 import { InProcessBus, MESSAGE_BUS } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, SqliteCheckpointStore, SqliteEventStore } from '@app/event-store';
@@ -32,7 +32,9 @@ export class InfrastructureModule {
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,
-          useFactory: (c: AppConfig, s: UrlSigner) => new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl),
+          useFactory: (c: AppConfig, s: UrlSigner) => (c.blobStore.kind === 's3'
+            ? new S3BlobStore(createS3Client(c.blobStore), c.blobStore.bucket)
+            : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl)),
           inject: [APP_CONFIG, URL_SIGNER],
         },
         { provide: RunCommandHandler, useFactory: (s) => new RunCommandHandler(s), inject: [EVENT_STORE] },

@@ -19,7 +19,16 @@ export interface RunReadModel {
   reset(name: string): Promise<void>;
   /** Ids of runs with a webhook attempt due at or before `now` (webhook_due_at), earliest first. */
   listDueWebhooks(now: string, limit: number): Promise<string[]>;
+  /**
+   * Ids of runs still waiting for their file whose upload window ends after `since`
+   * (uploads that go straight to a bucket are found by looking), oldest window first.
+   */
+  listAwaitingUpload(since: string, limit: number): Promise<string[]>;
 }
+
+/** Until when a run's upload is worth looking for: its upload window while it waits for one. */
+export const uploadWatchUntil = (run: RunState): string | null =>
+  run.status === 'awaiting_upload' && !run.source_uploaded ? run.upload_expires_at : null;
 
 export interface Organization {
   id: string;

@@ -4,6 +4,7 @@ import type { RunState } from '@app/domain';
 import type {
   ApiKeyRecord, Directory, Organization, Page, ProviderRecord, RunReadModel, SchemaRecord,
 } from '../read-model.port';
+import { uploadWatchUntil } from '../read-model.port';
 
 const MIGRATION = `
   CREATE TABLE IF NOT EXISTS runs (
@@ -35,6 +36,9 @@ export class SqliteReadModel implements RunReadModel, Directory {
     const columns = this.db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('runs')").all().map((c) => c.name);
     if (!columns.includes('webhook_due_at')) this.db.exec('ALTER TABLE runs ADD COLUMN webhook_due_at TEXT');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
+    // Added with the S3 blob store: runs whose direct-to-bucket upload is looked for.
+    if (!columns.includes('upload_watch_until')) this.db.exec('ALTER TABLE runs ADD COLUMN upload_watch_until TEXT');
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
   }
 
@@ -46,9 +50,10 @@ export class SqliteReadModel implements RunReadModel, Directory {
 
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare(`INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at`)
-        .run(run.id, run.organization_id, run.revision, JSON.stringify(run), run.webhook_due_at ?? null);
+      this.db.prepare(`INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at,
+          upload_watch_until = excluded.upload_watch_until`)
+        .run(run.id, run.organization_id, run.revision, JSON.stringify(run), run.webhook_due_at ?? null, uploadWatchUntil(run));
       this.writeCheckpoint(checkpoint.name, checkpoint.position);
     })();
   }
@@ -57,6 +62,12 @@ export class SqliteReadModel implements RunReadModel, Directory {
     return this.db.prepare<[string, number], { id: string }>(
       'SELECT id FROM runs WHERE webhook_due_at IS NOT NULL AND webhook_due_at <= ? ORDER BY webhook_due_at LIMIT ?',
     ).all(now, limit).map((r) => r.id);
+  }
+
+  async listAwaitingUpload(since: string, limit: number): Promise<string[]> {
+    return this.db.prepare<[string, number], { id: string }>(
+      'SELECT id FROM runs WHERE upload_watch_until IS NOT NULL AND upload_watch_until > ? ORDER BY upload_watch_until LIMIT ?',
+    ).all(since, limit).map((r) => r.id);
   }
 
   async saveCheckpoint(name: string, position: number): Promise<void> {

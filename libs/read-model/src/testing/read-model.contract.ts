@@ -75,6 +75,16 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.listDueWebhooks('2026-01-01T00:00:10.000Z', 10)).toEqual(['w1']);
     });
 
+    it('lists runs waiting for an upload whose window has not ended, until the upload', async () => {
+      const waiting = { ...run(), status: 'awaiting_upload', source_uploaded: false };
+      await rm.saveRun({ ...waiting, id: 'u1', upload_expires_at: '2026-01-01T01:00:00.000Z' } as never, { name: 'runs', position: 1 });
+      await rm.saveRun({ ...waiting, id: 'u2', upload_expires_at: '2026-01-01T00:30:00.000Z' } as never, { name: 'runs', position: 2 });
+      await rm.saveRun({ ...waiting, id: 'u3', upload_expires_at: '2025-12-31T00:00:00.000Z' } as never, { name: 'runs', position: 3 });
+      expect(await rm.listAwaitingUpload('2026-01-01T00:00:00.000Z', 10)).toEqual(['u2', 'u1']);
+      await rm.saveRun({ ...waiting, id: 'u2', status: 'processing', source_uploaded: true, upload_expires_at: '2026-01-01T00:30:00.000Z' } as never, { name: 'runs', position: 4 });
+      expect(await rm.listAwaitingUpload('2026-01-01T00:00:00.000Z', 10)).toEqual(['u1']);
+    });
+
     it('consumes review-preparation quota once per run and never past the limit', async () => {
       await rm.createOrganization({ id: 'oq', name: 'n', webhook_url: null, webhook_secret: 's', review_preparation_quota: 2, review_preparations_used: 0, created_at: 't', updated_at: 't' });
       expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('consumed');

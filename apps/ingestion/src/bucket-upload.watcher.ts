@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { CommandRefused, STAGES, runError } from '@app/domain';
+import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
+import { RunCommandHandler } from '@app/runs';
+
+const BATCH = 100;
+/** Uploads started just before the window closed may finish a little after it. */
+const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
+
+/**
+ * With the S3 blob store the client uploads straight to the bucket through the
+ * pre-signed PUT, so the service never sees the upload happen. This watcher looks for
+ * the source object of every run still waiting for one and records the upload
+ * (CompleteUpload) when it appears; the run then goes on exactly as after a local upload.
+ * A bucket notification (MinIO/S3 event to Kafka) can make this faster; this periodic
+ * look is what makes it certain. An object over MAX_UPLOAD_BYTES (a pre-signed PUT cannot
+ * cap the size) is deleted and the run fails with source_file_too_large.
+ */
+@Injectable()
+export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(BucketUploadWatcher.name);
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly commands: RunCommandHandler,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.blobStore.kind === 's3') this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => this.schedule());
+    }, this.config.uploadPollMs);
+  }
+
+  /** One look at every run waiting for its file. */
+  async tick(now = new Date()): Promise<void> {
+    let ids: string[];
+    try {
+      ids = await this.readModel.listAwaitingUpload(new Date(now.getTime() - LATE_UPLOAD_GRACE_MS).toISOString(), BATCH);
+    } catch (err) {
+      this.logger.error(`Could not list runs waiting for uploads: ${(err as Error).message}`);
+      return;
+    }
+    for (const id of ids) {
+      if (this.stopped) return;
+      try {
+        await this.check(id);
+      } catch (err) {
+        if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: upload check failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async check(runId: string): Promise<void> {
+    const { state } = await this.commands.load(runId);
+    if (!state || state.status !== 'awaiting_upload' || state.source_uploaded) return;
+    const stat = await this.blobs.stat(state.source_key);
+    if (!stat) return;
+    const context = { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `bucket-upload/${runId}` };
+    const at = new Date().toISOString();
+    if (stat.size > this.config.maxUploadBytes) {
+      await this.blobs.delete(state.source_key);
+      await this.commands.execute(runId, {
+        type: 'FailRun', at,
+        error: runError('fileTooLarge', STAGES.ingestion, { message: `The uploaded file has ${stat.size} bytes; at most ${this.config.maxUploadBytes} are allowed.` }),
+      }, context);
+      return;
+    }
+    await this.commands.execute(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context);
+  }
+}
