@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { OPERATOR_COMMANDS } from './operator/operator-commands';
 
 /**
  * Operator CLI: the admin API from a shell. Talks to a running service at
@@ -24,10 +25,13 @@ const COMMANDS: Record<string, { usage: string; run: (a: string[]) => [method: s
 
 async function main(): Promise<number> {
   const [name, ...args] = process.argv.slice(2);
+  if (name && OPERATOR_COMMANDS[name]) return OPERATOR_COMMANDS[name].run(args);
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
     console.log(`usage: npm run cli -- <command> ...   (SERVICE_URL=${base}, ADMIN_TOKEN required)\n`);
     for (const c of Object.values(COMMANDS)) console.log(`  ${c.usage}`);
+    console.log(`\noperator commands (on the stores in DATA_DIR; no ADMIN_TOKEN needed):\n`);
+    for (const c of Object.values(OPERATOR_COMMANDS)) console.log(`  ${c.usage}`);
     return name && name !== 'help' ? 2 : 0;
   }
   if (!token) {
