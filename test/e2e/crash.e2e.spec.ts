@@ -1,11 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
-import { ADMIN_TOKEN, call, httpFetch, reviewApi, upload } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../support/service-harness';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -25,12 +24,6 @@ const csv = (): Buffer => {
   return Buffer.from(lines.join('\n') + '\n');
 };
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const port = (s.address() as { port: number }).port;
-    s.close(() => resolve(port));
-  });
-});
 
 describe('crash safety (SIGKILL)', () => {
   let port: number;

@@ -1,11 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
-import { ADMIN_TOKEN, call, httpFetch, reviewApi, upload } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../support/service-harness';
 
 /**
  * Each app as its own process (the built `main.ts` of gateway, projector, ingestion,
@@ -19,12 +18,6 @@ const APPS = ['projector', 'ingestion', 'mapping', 'output', 'notifier', 'gatewa
 type AppName = (typeof APPS)[number];
 const ROWS = 300_000;
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const port = (s.address() as { port: number }).port;
-    s.close(() => resolve(port));
-  });
-});
 
 describe('apps as separate processes on the embedded adapters', () => {
   let port: number;

@@ -9,7 +9,7 @@ import { StandaloneModule } from '../../apps/standalone/src/standalone.module';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
-const freePort = () =>
+export const freePort = (): Promise<number> =>
   new Promise<number>((resolve, reject) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
