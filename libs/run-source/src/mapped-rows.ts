@@ -22,7 +22,7 @@ export async function readMappedSource(
 ): Promise<MappedSource> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers);
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
-  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run) });
+  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run), alreadyIngested: true });
 
   async function* batches(): AsyncGenerator<MappedRow[]> {
     let skipHeader = run.input_has_header === true;
@@ -47,7 +47,7 @@ export async function readSampleRows(blobs: BlobStore, run: RunState, count: num
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const sample: string[][] = [];
   try {
-    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run) });
+    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run), alreadyIngested: true });
     let skipHeader = run.input_has_header === true;
     for await (const batch of table.batches) {
       for (const row of batch) {

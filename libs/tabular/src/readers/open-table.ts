@@ -8,9 +8,13 @@ export interface OpenOptions {
   /** The text encoding recorded when the file was first read (delimited files); detected when absent. */
   encoding?: string | null;
   limits?: TableLimits;
+  /** The source already passed ingestion's checks (XLSX package checks are not repeated). */
+  alreadyIngested?: boolean;
 }
 
 /** Opens a stored source with the reader its format needs. */
 export function openTable(input: Readable, format: SourceFormat, delimiter: string | null, options: OpenOptions = {}): Promise<OpenedTable> {
-  return format === 'xlsx' ? openXlsx(input, options.limits) : openDelimited(input, delimiter, options);
+  return format === 'xlsx'
+    ? openXlsx(input, options.limits, undefined, { packageChecked: options.alreadyIngested })
+    : openDelimited(input, delimiter, options);
 }

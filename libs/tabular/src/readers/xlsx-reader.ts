@@ -88,18 +88,11 @@ function watchdog(source: Readable, stallMs: number) {
 }
 
 /**
- * Checks the package (xlsx-package-check), then streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
- * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
+ * The package checked (zip bombs, hidden parts, DTDs) on a temporary copy, reopened for
+ * exceljs. Stored sources were checked when ingested, so later reads skip this
+ * (`packageChecked`): a 20-row preview should not unpack the whole workbook again.
  */
-export async function openXlsx(source: Readable, limits: TableLimits = DEFAULT_TABLE_LIMITS, stallMs = XLSX_STALL_MS): Promise<OpenedTable> {
-  const { head, replay } = await peekBytes(source, SNIFF_BYTES);
-  try {
-    checkContent(head, 'xlsx');
-  } catch (err) {
-    replay.destroy();
-    throw err;
-  }
-  // The package is checked (zip bombs, hidden parts, DTDs) on a temporary copy before exceljs reads it.
+async function checkedCopy(replay: Readable, limits: TableLimits): Promise<Readable> {
   const spool = await spoolToTempFile(replay);
   try {
     await checkXlsxPackage(spool.path, limits);
@@ -107,7 +100,24 @@ export async function openXlsx(source: Readable, limits: TableLimits = DEFAULT_T
     await spool.remove();
     throw err;
   }
-  const { input, guarded } = watchdog(await spool.reopen(), stallMs);
+  return spool.reopen();
+}
+
+/**
+ * Checks the package (xlsx-package-check), then streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
+ * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
+ */
+export async function openXlsx(
+  source: Readable, limits: TableLimits = DEFAULT_TABLE_LIMITS, stallMs = XLSX_STALL_MS, options: { packageChecked?: boolean } = {},
+): Promise<OpenedTable> {
+  const { head, replay } = await peekBytes(source, SNIFF_BYTES);
+  try {
+    checkContent(head, 'xlsx');
+  } catch (err) {
+    replay.destroy();
+    throw err;
+  }
+  const { input, guarded } = watchdog(options.packageChecked ? replay : await checkedCopy(replay, limits), stallMs);
   async function* batches(): AsyncGenerator<string[][]> {
     let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
