@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isRunEventType, runIdOfStream, runStreamId, type RunEvent, type StoredEvent } from '@app/contracts';
 import { evolve } from '@app/domain';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { RUN_PROJECTION, type EventConsumer } from '@app/processing';
+import { RUN_PROJECTION, laneCheckpoint, type EventConsumer } from '@app/processing';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { foldRun } from '@app/runs';
 
@@ -20,13 +20,13 @@ export class RunProjector implements EventConsumer {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  checkpoint(): Promise<number> {
-    return this.readModel.checkpoint(RUN_PROJECTION);
+  checkpoint(lane = ''): Promise<number> {
+    return this.readModel.checkpoint(laneCheckpoint(RUN_PROJECTION, lane));
   }
 
-  async handle(event: StoredEvent): Promise<void> {
+  async handle(event: StoredEvent, lane = ''): Promise<void> {
     const runId = runIdOfStream(event.stream_id);
-    const checkpoint = { name: RUN_PROJECTION, position: event.position };
+    const checkpoint = { name: laneCheckpoint(RUN_PROJECTION, lane), position: event.position };
     if (!runId || !isRunEventType(event.type)) return this.readModel.saveCheckpoint(checkpoint.name, checkpoint.position);
     const current = await this.readModel.getRun(runId);
     const applied = current?.revision ?? -1;

@@ -4,6 +4,12 @@ import type { StoredEvent } from '@app/contracts';
 export interface BusRecord {
   key: string;
   value: StoredEvent;
+  /**
+   * Set by the bus on delivery: the ordered lane (Kafka partition) the record came from.
+   * Positions only increase within a lane, so consumers keep one checkpoint per lane.
+   * Absent for a bus with a single, totally ordered lane (the in-process bus).
+   */
+  lane?: string;
 }
 
 export type RecordHandler = (record: BusRecord) => Promise<void>;

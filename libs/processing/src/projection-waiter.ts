@@ -3,17 +3,18 @@ import type { RunReadModel } from '@app/read-model';
 export const RUN_PROJECTION = 'runs';
 
 /**
- * Read-your-writes for the API: after appending at position P, wait until the run
- * projection has applied P. Polls the checkpoint, which works whether the projector
- * runs in this process or another one sharing the read model.
+ * Read-your-writes for the API: after a command leaves a run at stream revision R, wait
+ * until the run's document shows R. Asking the document rather than a global checkpoint
+ * works whether the projector runs here or in another process, and whatever order a
+ * partitioned bus delivers other runs' events in.
  */
 export class ProjectionWaiter {
   constructor(private readonly readModel: RunReadModel) {}
 
-  async waitFor(position: number, timeoutMs = 5000): Promise<boolean> {
+  async waitFor(runId: string, revision: number, timeoutMs = 5000): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     let delay = 1;
-    while ((await this.readModel.checkpoint(RUN_PROJECTION)) < position) {
+    while (((await this.readModel.getRun(runId))?.revision ?? -1) < revision) {
       if (Date.now() > until) return false;
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 20);

@@ -15,7 +15,7 @@ export interface RunReadModel {
   /** Advances a checkpoint alone (for events that change no document). */
   saveCheckpoint(name: string, position: number): Promise<void>;
   checkpoint(name: string): Promise<number>;
-  /** Removes every run document and checkpoint named `name` (before a rebuild). */
+  /** Removes every run document and the checkpoints named `name` or `name@<lane>` (before a rebuild). */
   reset(name: string): Promise<void>;
   /** Ids of runs with a webhook attempt due at or before `now` (webhook_due_at), earliest first. */
   listDueWebhooks(now: string, limit: number): Promise<string[]>;

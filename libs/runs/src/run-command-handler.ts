@@ -16,9 +16,8 @@ export interface CommandContext {
 
 export interface CommandResult {
   state: RunState;
-  events: StoredEvent[];
-  /** Global position of the last appended event (0 when nothing was appended). */
-  position: number;
+  /** Stream revision of the run after the command (what a projection must reach to show it). */
+  revision: number;
 }
 
 /** A UUID-shaped id derived from a seed (version nibble 5-like; not an RFC 4122 namespace UUID). */
@@ -61,12 +60,9 @@ export class RunCommandHandler {
       }));
       try {
         const result = await this.store.appendToStream(runStreamId(runId), newEvents, revision < 0 ? 'no_stream' : revision);
-        const stored: StoredEvent[] = newEvents.map((e, i) => ({
-          ...e, stream_id: runStreamId(runId), revision: result.nextExpectedRevision - newEvents.length + 1 + i,
-          position: result.position - newEvents.length + 1 + i, recorded_at: now,
-        }));
-        const after = decided.reduce<RunFold>((s, e, i) => evolve(s, e, stored[i].revision, now), state);
-        return { state: after!, events: stored, position: result.position };
+        const firstRevision = result.nextExpectedRevision - newEvents.length + 1;
+        const after = decided.reduce<RunFold>((s, e, i) => evolve(s, e, firstRevision + i, now), state);
+        return { state: after!, revision: result.nextExpectedRevision };
       } catch (err) {
         if (err instanceof WrongExpectedRevisionError && attempt < 5) continue;
         throw err;

@@ -63,7 +63,7 @@ export class ReviewService {
     const result = await this.commands.execute(run.id, command, {
       organizationId: run.organization_id, correlationId: requestId, causationId: requestId,
     });
-    await this.waiter.waitFor(result.position);
+    await this.waiter.waitFor(run.id, result.revision);
     return this.view(result.state);
   }
 }

@@ -106,7 +106,7 @@ export class TransformationsService {
       organizationId: caller.organizationId, correlationId: requestId, causationId: requestId,
     });
     // Read-your-writes: the 201 is sent once a GET of the run would find it.
-    await this.waiter.waitFor(result.position);
+    await this.waiter.waitFor(data.run_id, result.revision);
     return result.state;
   }
 

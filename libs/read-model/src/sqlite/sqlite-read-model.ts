@@ -85,7 +85,7 @@ export class SqliteReadModel implements RunReadModel, Directory {
   async reset(name: string): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM runs').run();
-      this.db.prepare('DELETE FROM projection_checkpoints WHERE name = ?').run(name);
+      this.db.prepare("DELETE FROM projection_checkpoints WHERE name = ? OR substr(name, 1, length(?) + 1) = ? || '@'").run(name, name, name);
     })();
   }
 

@@ -26,12 +26,16 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.getRun(randomUUID())).toBeNull();
     });
 
-    it('reset clears runs and the named checkpoint', async () => {
+    it('reset clears runs and the named checkpoint with its lanes, nothing else', async () => {
       const r = run();
       await rm.saveRun(r, { name: 'p', position: 9 });
+      await rm.saveCheckpoint('p@3', 7);
+      await rm.saveCheckpoint('px', 5);
       await rm.reset('p');
       expect(await rm.getRun(r.id)).toBeNull();
       expect(await rm.checkpoint('p')).toBe(0);
+      expect(await rm.checkpoint('p@3')).toBe(0);
+      expect(await rm.checkpoint('px')).toBe(5);
     });
 
     it('finds only live API keys by hash', async () => {
