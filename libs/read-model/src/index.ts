@@ -1,2 +1,3 @@
 export * from './read-model.port';
 export * from './sqlite/sqlite-read-model';
+export * from './mongo/mongo-read-model';

@@ -1,23 +1,18 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkpointStoreContract } from '../testing/checkpoint-store.contract';
 import { eventStoreContract } from '../testing/event-store.contract';
 import { SqliteCheckpointStore, SqliteEventStore } from './sqlite-event-store';
 
 eventStoreContract('SQLite', async () => new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'es-')), 'events.sqlite'), 20));
 
-describe('SqliteCheckpointStore', () => {
-  it('stores named positions that survive reopening the file', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cp-')), 'events.sqlite');
-    const a = new SqliteCheckpointStore(file);
-    expect(await a.load('x')).toBe(0);
-    await a.save('x', 7); await a.save('x', 9); await a.save('y', 1);
-    await a.close();
-    const b = new SqliteCheckpointStore(file);
-    expect(await b.list()).toEqual({ x: 9, y: 1 });
-    await b.close();
-  });
+checkpointStoreContract('SQLite', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-')), 'events.sqlite');
+  return { store: new SqliteCheckpointStore(file), reopen: async () => new SqliteCheckpointStore(file), close: (s) => (s as SqliteCheckpointStore).close() };
+});
 
+describe('SqliteEventStore across processes', () => {
   it('two store instances on one file (as two processes) see each other by polling', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'es2-')), 'events.sqlite');
     const writer = new SqliteEventStore(file, 20);
