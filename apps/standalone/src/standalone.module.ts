@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { type AppConfig, loadConfig } from '@app/config';
-import { InfrastructureModule } from '@app/infrastructure';
+import { InfrastructureModule, RelayRuntime } from '@app/infrastructure';
 import { GatewayModule } from '../../gateway/src/gateway.module';
 import { IngestionModule } from '../../ingestion/src/ingestion.module';
 import { MappingModule } from '../../mapping/src/mapping.module';
@@ -8,13 +8,15 @@ import { NotifierModule } from '../../notifier/src/notifier.module';
 import { OutputModule } from '../../output/src/output.module';
 import { ProjectorModule } from '../../projector/src/projector.module';
 
-/** Every app in one process, on the embedded adapters: the default way to run the service. */
+/** Every app in one process (on the embedded adapters by default): the default way to run the service. */
 @Module({})
 export class StandaloneModule {
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
     return {
       module: StandaloneModule,
       imports: [InfrastructureModule.forRoot(config), ProjectorModule, IngestionModule, MappingModule, OutputModule, NotifierModule, GatewayModule],
+      // Feeds Kafka when BUS=kafka; with the in-process bus it does nothing.
+      providers: [RelayRuntime],
     };
   }
 }

@@ -24,6 +24,12 @@ export interface AppConfig {
   blobStore: { kind: 'local' } | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
   /** How often direct-to-bucket uploads are looked for (S3 blob store). */
   uploadPollMs: number;
+  /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
+  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
+  /** The bus between services: in this process (default) or Kafka. */
+  bus: { kind: 'in-process' } | KafkaSettings;
+  /** Run documents, checkpoints and the directory: SQLite under DATA_DIR (default) or MongoDB. */
+  readModel: { kind: 'sqlite' } | { kind: 'mongo'; url: string };
   defaultPerPage: number;
   maxPerPage: number;
   ai: AiCallConfig;
@@ -90,6 +96,45 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
  * The secret that signs review, upload and download URLs. From SIGNING_SECRET, or made
  * once and kept in DATA_DIR so that URLs stay valid across restarts.
  */
+export interface KafkaSettings {
+  kind: 'kafka';
+  brokers: string[];
+  clientId: string;
+  partitions: number;
+  replicationFactor: number;
+  /** Topic where the bucket publishes object-created notifications (MinIO, S3 via a bridge); null: poll only. */
+  bucketEventsTopic: string | null;
+}
+
+const needs = (env: NodeJS.ProcessEnv, name: string, because: string): string => {
+  const v = env[name];
+  if (!v) throw new Error(`${because} needs ${name}.`);
+  return v;
+};
+
+function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' | 'bus' | 'readModel'> {
+  const store = env.EVENT_STORE || 'sqlite';
+  const bus = env.BUS || 'in-process';
+  const readModel = env.READ_MODEL || 'sqlite';
+  if (!['sqlite', 'eventstoredb'].includes(store)) throw new Error(`EVENT_STORE must be sqlite or eventstoredb, not ${store}.`);
+  if (!['in-process', 'kafka'].includes(bus)) throw new Error(`BUS must be in-process or kafka, not ${bus}.`);
+  if (!['sqlite', 'mongo'].includes(readModel)) throw new Error(`READ_MODEL must be sqlite or mongo, not ${readModel}.`);
+  return {
+    eventStore: store === 'eventstoredb' ? { kind: 'eventstoredb', url: needs(env, 'EVENTSTORE_URL', 'EVENT_STORE=eventstoredb') } : { kind: 'sqlite' },
+    bus: bus === 'kafka'
+      ? {
+        kind: 'kafka',
+        brokers: needs(env, 'KAFKA_BROKERS', 'BUS=kafka').split(',').map((b) => b.trim()).filter(Boolean),
+        clientId: env.KAFKA_CLIENT_ID || 'transformation-service',
+        partitions: int(env, 'KAFKA_PARTITIONS', 6),
+        replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
+        bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
+      }
+      : { kind: 'in-process' },
+    readModel: readModel === 'mongo' ? { kind: 'mongo', url: needs(env, 'MONGO_URL', 'READ_MODEL=mongo') } : { kind: 'sqlite' },
+  };
+}
+
 function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
   const kind = env.BLOB_STORE || 'local';
   if (kind === 'local') return { kind: 'local' };
@@ -136,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),
     uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
+    ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,
     ai: {

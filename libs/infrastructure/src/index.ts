@@ -1,3 +1,4 @@
 export * from './infrastructure.module';
 export * from './tokens';
 export * from './run-worker';
+export * from './relay-runtime';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { EventRelay, MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { EventRelay, InProcessBus, MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
 import { ConsumerHost, ConsumerRegistry } from '@app/processing';
 import { RUN_READ_MODEL } from '@app/read-model';
@@ -7,9 +7,11 @@ import { RUN_READ_MODEL } from '@app/read-model';
 type Closeable = { close?: () => Promise<void> };
 
 /**
- * Owns the process's pipeline and adapters' lifetime. Starts this process's consumers, then the relay that feeds them from the event store.
- * The in-process bus keeps nothing across restarts, so the relay starts from the lowest
- * checkpoint of the consumers here: whatever one of them had not finished is sent again.
+ * Owns the process's pipeline and adapters' lifetime. Starts this process's consumers;
+ * with the in-process bus, also the relay that feeds them from the event store. That bus
+ * keeps nothing across restarts, so its relay starts from the lowest checkpoint of the
+ * consumers here: whatever one of them had not finished is sent again. A durable bus
+ * (Kafka) is fed by the relay app instead (RelayRuntime), from its own checkpoint.
  */
 @Injectable()
 export class PipelineRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -30,6 +32,10 @@ export class PipelineRuntime implements OnApplicationBootstrap, OnApplicationShu
     if (consumers.length === 0) return;
     this.host = new ConsumerHost(this.bus);
     for (const c of consumers) await this.host.start(c);
+    if (!(this.bus instanceof InProcessBus)) {
+      this.logger.log(`Consuming from the bus: ${consumers.map((c) => c.group).join(', ')}`);
+      return;
+    }
     this.relay = new EventRelay(this.store, this.bus, this.checkpoints, {
       name: 'relay:in-process',
       startFrom: async () => Math.min(...(await Promise.all(consumers.map((c) => c.checkpoint())))),

@@ -1,9 +1,27 @@
 import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { createServer } from 'node:http';
 
-/** Starts a worker app (no HTTP) as its own process, stopping cleanly on SIGTERM/SIGINT. */
+/**
+ * Starts a worker app (no HTTP API) as its own process, stopping cleanly on SIGTERM/SIGINT.
+ * With HEALTH_PORT set, it also answers probes: GET /healthz (the process and its event
+ * loop answer) and GET /readyz (bootstrap finished: adapters connected, consumers subscribed).
+ */
 export async function runWorker(module: Type<unknown>, name: string): Promise<void> {
+  const logger = new Logger(name);
   const app = await NestFactory.createApplicationContext(module, { bufferLogs: false });
   app.enableShutdownHooks();
-  new Logger(name).log(`${name} started`);
+  const port = process.env.HEALTH_PORT ? Number(process.env.HEALTH_PORT) : null;
+  if (port) {
+    let stopping = false;
+    process.once('SIGTERM', () => { stopping = true; });
+    const server = createServer((req, res) => {
+      const ok = req.url === '/healthz' || (req.url === '/readyz' && !stopping);
+      res.writeHead(ok ? 200 : req.url === '/readyz' ? 503 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ app: name, status: ok ? 'ok' : 'unavailable' }));
+    });
+    server.listen(port, '0.0.0.0', () => logger.log(`Health probes on :${port} (/healthz, /readyz)`));
+    server.unref();
+  }
+  logger.log(`${name} started`);
 }

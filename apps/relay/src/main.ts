@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { InfrastructureModule, RelayRuntime, runWorker } from '@app/infrastructure';
+
+/** Moves events from the event store to the durable bus (BUS=kafka), from its checkpoint. */
+@Module({ imports: [InfrastructureModule.forRoot()], providers: [RelayRuntime] })
+class RelayApp {}
+
+void runWorker(RelayApp, 'relay');

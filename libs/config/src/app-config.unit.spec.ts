@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from './app-config';
+
+const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'cfg-')) });
+
+describe('adapter selection', () => {
+  it('defaults to the embedded adapters', () => {
+    const c = loadConfig(base());
+    expect([c.eventStore.kind, c.bus.kind, c.readModel.kind, c.blobStore.kind]).toEqual(['sqlite', 'in-process', 'sqlite', 'local']);
+  });
+
+  it('reads the distributed settings', () => {
+    const c = loadConfig({
+      ...base(), EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://es:2113?tls=false', BUS: 'kafka',
+      KAFKA_BROKERS: 'k1:9092, k2:9092', KAFKA_PARTITIONS: '12', READ_MODEL: 'mongo', MONGO_URL: 'mongodb://m/?replicaSet=rs0',
+      BUCKET_EVENTS_TOPIC: 'minio.bucket.events',
+    });
+    expect(c.eventStore).toEqual({ kind: 'eventstoredb', url: 'esdb://es:2113?tls=false' });
+    expect(c.bus).toEqual({
+      kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], clientId: 'transformation-service', partitions: 12, replicationFactor: 1,
+      bucketEventsTopic: 'minio.bucket.events',
+    });
+    expect(c.readModel).toEqual({ kind: 'mongo', url: 'mongodb://m/?replicaSet=rs0' });
+  });
+
+  it.each([
+    [{ EVENT_STORE: 'eventstoredb' }, 'EVENT_STORE=eventstoredb needs EVENTSTORE_URL.'],
+    [{ BUS: 'kafka' }, 'BUS=kafka needs KAFKA_BROKERS.'],
+    [{ READ_MODEL: 'mongo' }, 'READ_MODEL=mongo needs MONGO_URL.'],
+    [{ BUS: 'rabbit' }, 'BUS must be in-process or kafka, not rabbit.'],
+    [{ BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' }, 'KAFKA_PARTITIONS must be a non-negative integer, got "many"'],
+  ])('refuses %j at start-up', (env, message) => {
+    expect(() => loadConfig({ ...base(), ...env })).toThrow(message);
+  });
+});
