@@ -1,4 +1,5 @@
-import { BLOB_KEYS, S3BlobStore, createS3Client } from '@app/blob-storage';
+import { BLOB_KEYS, S3BlobStore, createS3Client, createdObjectKeys } from '@app/blob-storage';
+import { BucketUploadWatcher } from '../../apps/ingestion/src/bucket-upload.watcher';
 import { S3RVER_CREDENTIALS, startS3rver } from '../support/s3rver';
 import { call, httpFetch, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
@@ -61,5 +62,45 @@ describe('runs with the S3 blob store', () => {
     const created = await create('never.csv');
     await new Promise((r) => setTimeout(r, 300));
     expect((await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey })).body.status).toBe('awaiting_upload');
+  });
+});
+
+describe('bucket notifications', () => {
+  const BUCKET = 'notified-bucket';
+  let s3: Awaited<ReturnType<typeof startS3rver>>;
+  let svc: Service;
+
+  beforeAll(async () => {
+    s3 = await startS3rver(BUCKET);
+    // The periodic look is an hour away: only the notification can find this upload.
+    svc = await startService({
+      BLOB_STORE: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      UPLOAD_POLL_MS: '3600000',
+    });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await s3?.stop();
+  });
+
+  it('an object-created notification (MinIO shape) for a run source records the upload at once', async () => {
+    const org = await setupOrganization(svc);
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv' } });
+    expect((await upload(created.body, 'E-mail\nada@example.com\n')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey })).body.status).toBe('awaiting_upload');
+
+    const key = encodeURIComponent(BLOB_KEYS.source(created.body.id));
+    const notification = JSON.stringify({
+      EventName: 's3:ObjectCreated:Put', Key: `${BUCKET}/${key}`,
+      Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { key, size: 24 } } }],
+    });
+    const watcher = svc.app.get(BucketUploadWatcher, { strict: false });
+    for (const k of createdObjectKeys(notification)) await watcher.onObjectCreated(k);
+    await watcher.onObjectCreated(createdObjectKeys(notification)[0]); // a redelivered notification changes nothing
+
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active', 10_000);
+    expect(ready.total_rows).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { BLOB_KEYS, BLOB_STORE, BUCKET_NOTIFICATIONS, type BlobStore, type BucketNotifications } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, STAGES, runError } from '@app/domain';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
@@ -14,8 +14,9 @@ const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
  * pre-signed PUT, so the service never sees the upload happen. This watcher looks for
  * the source object of every run still waiting for one and records the upload
  * (CompleteUpload) when it appears; the run then goes on exactly as after a local upload.
- * A bucket notification (MinIO/S3 event to Kafka) can make this faster; this periodic
- * look is what makes it certain. An object over MAX_UPLOAD_BYTES (a pre-signed PUT cannot
+ * Bucket notifications (MinIO to Kafka, BUCKET_EVENTS_TOPIC) make this immediate; the
+ * periodic look is what makes it certain (a lost notification, a run created before the
+ * notification consumer existed). An object over MAX_UPLOAD_BYTES (a pre-signed PUT cannot
  * cap the size) is deleted and the run fails with source_file_too_large.
  */
 @Injectable()
@@ -24,22 +25,38 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private running: Promise<void> | null = null;
+  private notifications: { stop(): Promise<void> } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly commands: RunCommandHandler,
+    @Optional() @Inject(BUCKET_NOTIFICATIONS) private readonly source: BucketNotifications | null = null,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (this.config.blobStore.kind === 's3') this.schedule();
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.blobStore.kind !== 's3') return;
+    if (this.source) this.notifications = await this.source.start((key) => this.onObjectCreated(key));
+    this.schedule();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.notifications?.stop();
     await this.running;
+  }
+
+  /** A bucket notification: if the object is a run's source, look at that run now. */
+  async onObjectCreated(key: string): Promise<void> {
+    const runId = BLOB_KEYS.runIdOfSource(key);
+    if (!runId) return;
+    try {
+      await this.check(runId);
+    } catch (err) {
+      if (!(err instanceof CommandRefused)) throw err;
+    }
   }
 
   private schedule(): void {

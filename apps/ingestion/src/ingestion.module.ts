@@ -1,12 +1,24 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { AiProviders } from '@app/ai-providers';
+import { BUCKET_NOTIFICATIONS } from '@app/blob-storage';
+import { KafkaBucketNotifications } from '@app/bus';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ConsumerRegistry } from '@app/processing';
 import { BucketUploadWatcher } from './bucket-upload.watcher';
 import { IngestionConsumer } from './ingestion.consumer';
 import { RecordSource } from './record-source';
 import { StructuredFileReader } from './structured-file.reader';
 
-@Module({ providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher] })
+/** Bucket notifications when the bucket publishes to Kafka (S3 blob store, BUS=kafka, BUCKET_EVENTS_TOPIC). */
+const bucketNotifications = {
+  provide: BUCKET_NOTIFICATIONS,
+  useFactory: (c: AppConfig) => (c.blobStore.kind === 's3' && c.bus.kind === 'kafka' && c.bus.bucketEventsTopic
+    ? new KafkaBucketNotifications({ brokers: c.bus.brokers, clientId: c.bus.clientId, topic: c.bus.bucketEventsTopic, groupId: 'ingestion-bucket-events' })
+    : null),
+  inject: [APP_CONFIG],
+};
+
+@Module({ providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, bucketNotifications] })
 export class IngestionModule implements OnModuleInit {
   constructor(private readonly registry: ConsumerRegistry, private readonly consumer: IngestionConsumer) {}
   onModuleInit(): void {
