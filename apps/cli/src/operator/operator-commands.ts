@@ -1,20 +1,29 @@
 import { join } from 'node:path';
-import { loadConfig } from '@app/config';
-import { SqliteEventStore } from '@app/event-store';
-import { SqliteReadModel } from '@app/read-model';
+import { KafkaBus } from '@app/bus';
+import { type AppConfig, loadConfig } from '@app/config';
+import { type EventStore, EventStoreDbEventStore, SqliteEventStore } from '@app/event-store';
+import { MongoReadModel, SqliteReadModel } from '@app/read-model';
 import { rebuildReadModel } from './rebuild-read-model';
+import { republishEvents } from './republish-events';
 import { formatHistory, runHistory } from './run-history';
 import { terminalProgress } from './terminal-progress';
 
 /**
- * Operator commands that work on the stores themselves (embedded mode: the SQLite files
- * in DATA_DIR), not through the admin API. Safe while the service runs.
+ * Operator commands that work on the stores themselves, not through the admin API: the
+ * same adapters the service is configured with (EVENT_STORE, READ_MODEL, BUS; the SQLite
+ * files in DATA_DIR by default). Safe while the service runs.
  */
-function openStores() {
+const openEventStore = (config: AppConfig): EventStore => (config.eventStore.kind === 'eventstoredb'
+  ? new EventStoreDbEventStore(config.eventStore.url)
+  : new SqliteEventStore(join(config.dataDir, 'events.sqlite'), config.eventStorePollMs));
+
+async function openStores() {
   const config = loadConfig();
-  const store = new SqliteEventStore(join(config.dataDir, 'events.sqlite'), config.eventStorePollMs);
-  const readModel = new SqliteReadModel(join(config.dataDir, 'read-model.sqlite'));
-  return { store, readModel, close: () => store.close() };
+  const store = openEventStore(config);
+  const readModel = config.readModel.kind === 'mongo'
+    ? await MongoReadModel.connect(config.readModel.url)
+    : new SqliteReadModel(join(config.dataDir, 'read-model.sqlite'));
+  return { config, store, readModel, close: async () => { await store.close(); await readModel.close(); } };
 }
 
 const flag = (args: string[], name: string) => args.includes(name);
@@ -29,7 +38,7 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
     async run(args) {
       const [runId] = args;
       if (!runId) return usage('run:history');
-      const { store, close } = openStores();
+      const { store, close } = await openStores();
       try {
         const events = await runHistory(store, runId);
         if (events.length === 0) {
@@ -46,7 +55,7 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
   'readmodel:rebuild': {
     usage: 'readmodel:rebuild [--run <run-id>] [--dry-run]   refold run documents from the event store',
     async run(args) {
-      const { store, readModel, close } = openStores();
+      const { store, readModel, close } = await openStores();
       try {
         const dryRun = flag(args, '--dry-run');
         const report = await rebuildReadModel(store, readModel, { runId: option(args, '--run'), dryRun, progress: terminalProgress() });
@@ -58,11 +67,27 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
     },
   },
   'events:republish': {
-    usage: 'events:republish --from <position> --to <position> [--dry-run]',
-    async run() {
-      console.error('events:republish needs a distributed bus (Kafka). The embedded bus lives inside the service process, '
-        + 'whose relay already re-sends everything after the lowest consumer checkpoint on start; the Kafka adapter is not written yet.');
-      return 2;
+    usage: 'events:republish --from <position> --to <position> [--run <run-id>] [--dry-run]   send stored events to Kafka again',
+    async run(args) {
+      const from = Number(option(args, '--from')); const to = Number(option(args, '--to'));
+      if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return usage('events:republish');
+      const config = loadConfig();
+      if (config.bus.kind !== 'kafka') {
+        console.error('events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service '
+          + 'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.');
+        return 2;
+      }
+      const store = openEventStore(config);
+      const bus = new KafkaBus({ ...config.bus, clientId: `${config.bus.clientId}-cli` });
+      try {
+        const dryRun = flag(args, '--dry-run');
+        const report = await republishEvents(store, bus, { from, to, runId: option(args, '--run'), dryRun, progress: terminalProgress() });
+        console.log(JSON.stringify({ dry_run: dryRun, ...report }, null, 2));
+        return 0;
+      } finally {
+        await bus.close();
+        await store.close();
+      }
     },
   },
 };

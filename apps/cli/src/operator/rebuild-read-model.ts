@@ -35,7 +35,8 @@ async function runIdsInLog(store: EventStore, progress: RebuildProgress): Promis
       const id = runIdOfStream(e.stream_id);
       if (id) ids.add(id);
     }
-    progress.advance(page.length);
+    // Positions are not counts on every store (EventStoreDB's are log offsets): advance by position.
+    progress.advance(page[page.length - 1].position - after);
     after = page[page.length - 1].position;
   }
   progress.stop();
