@@ -21,7 +21,7 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   eventStorePollMs: number;
   /** Where blobs live: the local directory under DATA_DIR (default) or an S3 bucket. */
-  blobStore: { kind: 'local' } | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
+  blobStore: { kind: 'local' } | { kind: 's3'; bucket: string; region: string; endpoint?: string; publicEndpoint?: string; accessKeyId?: string; secretAccessKey?: string };
   /** How often direct-to-bucket uploads are looked for (S3 blob store). */
   uploadPollMs: number;
   /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
@@ -145,6 +145,7 @@ function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
     bucket: env.S3_BUCKET,
     region: env.S3_REGION || 'us-east-1',
     endpoint: env.S3_ENDPOINT || undefined,
+    publicEndpoint: env.S3_PUBLIC_ENDPOINT || undefined,
     accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
     secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
   };

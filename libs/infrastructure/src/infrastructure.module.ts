@@ -57,7 +57,8 @@ export class InfrastructureModule {
         {
           provide: BLOB_STORE,
           useFactory: (c: AppConfig, s: UrlSigner) => (c.blobStore.kind === 's3'
-            ? new S3BlobStore(createS3Client(c.blobStore), c.blobStore.bucket)
+            ? new S3BlobStore(createS3Client(c.blobStore), c.blobStore.bucket,
+              c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined)
             : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl)),
           inject: [APP_CONFIG, URL_SIGNER],
         },

@@ -48,4 +48,14 @@ describe('S3 specifics', () => {
     expect(new URL(put.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(expect.arrayContaining(['content-type', 'host']));
     expect(Number(new URL(get.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(60);
   });
+
+  it('signs URLs for the public endpoint when clients reach the bucket at another address', async () => {
+    // 'localhost' instead of '127.0.0.1': the same s3rver, another host name, as a cluster-internal vs public address.
+    const publicEndpoint = server.endpoint.replace('127.0.0.1', 'localhost');
+    const s = new S3BlobStore(createS3Client(settings()), BUCKET, createS3Client({ ...settings(), endpoint: publicEndpoint }));
+    const put = await s.presign('runs/pub/source', 'PUT', { expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv' });
+    expect(put.url.startsWith(`${publicEndpoint}/${BUCKET}/runs/pub/source?`)).toBe(true);
+    await s.put('runs/pub/other', Readable.from([Buffer.from('x')]));
+    expect(await s.stat('runs/pub/other')).toEqual({ size: 1 });
+  });
 });

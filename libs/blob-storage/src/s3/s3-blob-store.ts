@@ -15,6 +15,12 @@ export interface S3Settings {
   region: string;
   /** MinIO, s3rver or any S3-compatible server; unset for AWS. */
   endpoint?: string;
+  /**
+   * The endpoint clients reach, when it differs from ours (the service talks to
+   * http://minio:9000 inside the cluster; clients upload to https://files.example.com).
+   * Pre-signed URLs are signed for it, since the host is part of the signature.
+   */
+  publicEndpoint?: string;
   accessKeyId?: string;
   secretAccessKey?: string;
 }
@@ -63,7 +69,12 @@ class ByteLimit extends Transform {
  * multipart upload (lib-storage) and leaves nothing behind.
  */
 export class S3BlobStore implements BlobStore {
-  constructor(private readonly client: S3Client, private readonly bucket: string) {}
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    /** Signs the URLs handed to clients (see S3Settings.publicEndpoint); defaults to `client`. */
+    private readonly presignClient: S3Client = client,
+  ) {}
 
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
     assertValidBlobKey(key);
@@ -127,13 +138,13 @@ export class S3BlobStore implements BlobStore {
       const contentType = options.contentType ?? 'application/octet-stream';
       const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType });
       // Content-Type is signed: the uploader must send exactly the header handed out with the URL.
-      const url = await getSignedUrl(this.client, command, { expiresIn, signableHeaders: new Set(['content-type']) });
+      const url = await getSignedUrl(this.presignClient, command, { expiresIn, signableHeaders: new Set(['content-type']) });
       return { url, method, headers: { 'Content-Type': contentType } };
     }
     const command = new GetObjectCommand({
       Bucket: this.bucket, Key: key,
       ResponseContentDisposition: options.downloadName ? `attachment; filename="${options.downloadName.replace(/["\\\r\n]/g, '_')}"` : undefined,
     });
-    return { url: await getSignedUrl(this.client, command, { expiresIn }), method, headers: {} };
+    return { url: await getSignedUrl(this.presignClient, command, { expiresIn }), method, headers: {} };
   }
 }
