@@ -7,15 +7,16 @@ import { createServer } from 'node:http';
  * With HEALTH_PORT set, it also answers probes: GET /healthz (the process and its event
  * loop answer) and GET /readyz (bootstrap finished: adapters connected, consumers subscribed).
  */
-export async function runWorker(module: Type<unknown>, name: string): Promise<void> {
+export async function runWorker(module: Type<unknown>, name: string): Promise<{ close(): Promise<void> }> {
   const logger = new Logger(name);
   const app = await NestFactory.createApplicationContext(module, { bufferLogs: false });
   app.enableShutdownHooks();
   const port = process.env.HEALTH_PORT ? Number(process.env.HEALTH_PORT) : null;
+  let server: ReturnType<typeof createServer> | null = null;
   if (port) {
     let stopping = false;
     process.once('SIGTERM', () => { stopping = true; });
-    const server = createServer((req, res) => {
+    server = createServer((req, res) => {
       const ok = req.url === '/healthz' || (req.url === '/readyz' && !stopping);
       res.writeHead(ok ? 200 : req.url === '/readyz' ? 503 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ app: name, status: ok ? 'ok' : 'unavailable' }));
@@ -24,4 +25,10 @@ export async function runWorker(module: Type<unknown>, name: string): Promise<vo
     server.unref();
   }
   logger.log(`${name} started`);
+  return {
+    close: async () => {
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      await app.close();
+    },
+  };
 }
