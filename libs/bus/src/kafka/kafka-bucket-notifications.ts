@@ -1,5 +1,6 @@
 import { Kafka } from 'kafkajs';
 import { type BucketNotifications, createdObjectKeys } from '@app/blob-storage';
+import { nestLogCreator } from './kafka-bus';
 
 /**
  * Bucket notifications read from the Kafka topic MinIO publishes to (MINIO_NOTIFY_KAFKA_*).
@@ -9,7 +10,7 @@ export class KafkaBucketNotifications implements BucketNotifications {
   constructor(private readonly options: { brokers: string[]; clientId: string; topic: string; groupId: string }) {}
 
   async start(onCreated: (key: string) => Promise<void>): Promise<{ stop(): Promise<void> }> {
-    const kafka = new Kafka({ clientId: this.options.clientId, brokers: this.options.brokers });
+    const kafka = new Kafka({ clientId: this.options.clientId, brokers: this.options.brokers, logCreator: nestLogCreator });
     const consumer = kafka.consumer({ groupId: this.options.groupId });
     await consumer.connect();
     // Only new notifications: runs that waited before this group existed are found by the periodic look.

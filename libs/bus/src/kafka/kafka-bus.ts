@@ -12,7 +12,7 @@ export interface KafkaBusOptions {
 }
 
 /** kafkajs logs through Nest's logger, so every app's log lines look the same. */
-const nestLogCreator = () => {
+export const nestLogCreator = () => {
   const logger = new Logger('kafkajs');
   return ({ level, log }: LogEntry) => {
     const { message, ...extra } = log;
