@@ -10,7 +10,7 @@ export interface Page<T> { items: T[]; total: number }
  */
 export interface RunReadModel {
   getRun(runId: string): Promise<RunState | null>;
-  /** Writes the run and the projector's checkpoint atomically. */
+  /** Writes the run and the projector's checkpoint atomically. Checkpoints never move backwards. */
   saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void>;
   /** Advances a checkpoint alone (for events that change no document). */
   saveCheckpoint(name: string, position: number): Promise<void>;

@@ -105,7 +105,8 @@ export class MongoReadModel implements RunReadModel, Directory {
   }
 
   private async writeCheckpoint(name: string, position: number, session?: ClientSession): Promise<void> {
-    await this.checkpoints.updateOne({ _id: name }, { $set: { position } }, { upsert: true, session });
+    // Never backwards: a rebuild writing documents beside the live projector must not undo its progress.
+    await this.checkpoints.updateOne({ _id: name }, { $max: { position } }, { upsert: true, session });
   }
 
   async checkpoint(name: string): Promise<number> {

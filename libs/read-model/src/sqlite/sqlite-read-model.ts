@@ -75,7 +75,8 @@ export class SqliteReadModel implements RunReadModel, Directory {
   }
 
   private writeCheckpoint(name: string, position: number): void {
-    this.db.prepare('INSERT INTO projection_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position').run(name, position);
+    // Never backwards: a rebuild writing documents beside the live projector must not undo its progress.
+    this.db.prepare('INSERT INTO projection_checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position)').run(name, position);
   }
 
   async checkpoint(name: string): Promise<number> {

@@ -26,6 +26,13 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.getRun(randomUUID())).toBeNull();
     });
 
+    it('never moves a checkpoint backwards (a rebuild beside the live projector)', async () => {
+      await rm.saveCheckpoint('p', 9);
+      await rm.saveRun(run(), { name: 'p', position: 3 });
+      await rm.saveCheckpoint('p', 5);
+      expect(await rm.checkpoint('p')).toBe(9);
+    });
+
     it('reset clears runs and the named checkpoint with its lanes, nothing else', async () => {
       const r = run();
       await rm.saveRun(r, { name: 'p', position: 9 });
