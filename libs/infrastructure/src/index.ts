@@ -2,3 +2,4 @@ export * from './infrastructure.module';
 export * from './tokens';
 export * from './run-worker';
 export * from './relay-runtime';
+export * from './adapters';

@@ -1,12 +1,13 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, LocalBlobStore, S3BlobStore, UrlSigner, createS3Client } from '@app/blob-storage';
-import { InProcessBus, KafkaBus, MESSAGE_BUS } from '@app/bus';
+import { MESSAGE_BUS } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
-import { CHECKPOINT_STORE, EVENT_STORE, EventStoreDbEventStore, SqliteCheckpointStore, SqliteEventStore } from '@app/event-store';
+import { CHECKPOINT_STORE, EVENT_STORE, SqliteCheckpointStore } from '@app/event-store';
 import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
-import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, SqliteReadModel } from '@app/read-model';
+import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, type SqliteReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
+import { openBus, openEventStore, openReadModel } from './adapters';
 import { PipelineRuntime } from './pipeline-runtime';
 import { URL_SIGNER } from './tokens';
 
@@ -20,24 +21,12 @@ import { URL_SIGNER } from './tokens';
 @Module({})
 export class InfrastructureModule {
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
-    const readModel = {
-      provide: 'READ_MODEL',
-      useFactory: (c: AppConfig) => (c.readModel.kind === 'mongo'
-        ? MongoReadModel.connect(c.readModel.url)
-        : new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'))),
-      inject: [APP_CONFIG],
-    };
+    const readModel = { provide: 'READ_MODEL', useFactory: openReadModel, inject: [APP_CONFIG] };
     return {
       module: InfrastructureModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        {
-          provide: EVENT_STORE,
-          useFactory: (c: AppConfig) => (c.eventStore.kind === 'eventstoredb'
-            ? new EventStoreDbEventStore(c.eventStore.url)
-            : new SqliteEventStore(join(c.dataDir, 'events.sqlite'), c.eventStorePollMs)),
-          inject: [APP_CONFIG],
-        },
+        { provide: EVENT_STORE, useFactory: (c: AppConfig) => openEventStore(c), inject: [APP_CONFIG] },
         {
           provide: CHECKPOINT_STORE,
           useFactory: (c: AppConfig, rm: SqliteReadModel | MongoReadModel) => (rm instanceof MongoReadModel
@@ -45,11 +34,7 @@ export class InfrastructureModule {
             : new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite'))),
           inject: [APP_CONFIG, 'READ_MODEL'],
         },
-        {
-          provide: MESSAGE_BUS,
-          useFactory: (c: AppConfig) => (c.bus.kind === 'kafka' ? new KafkaBus({ ...c.bus }) : new InProcessBus()),
-          inject: [APP_CONFIG],
-        },
+        { provide: MESSAGE_BUS, useFactory: (c: AppConfig) => openBus(c), inject: [APP_CONFIG] },
         readModel,
         { provide: RUN_READ_MODEL, useExisting: 'READ_MODEL' },
         { provide: DIRECTORY, useExisting: 'READ_MODEL' },

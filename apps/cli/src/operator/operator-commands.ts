@@ -1,8 +1,5 @@
-import { join } from 'node:path';
-import { KafkaBus } from '@app/bus';
-import { type AppConfig, loadConfig } from '@app/config';
-import { type EventStore, EventStoreDbEventStore, SqliteEventStore } from '@app/event-store';
-import { MongoReadModel, SqliteReadModel } from '@app/read-model';
+import { loadConfig } from '@app/config';
+import { openBus, openEventStore, openReadModel } from '@app/infrastructure';
 import { rebuildReadModel } from './rebuild-read-model';
 import { republishEvents } from './republish-events';
 import { formatHistory, runHistory } from './run-history';
@@ -13,16 +10,10 @@ import { terminalProgress } from './terminal-progress';
  * same adapters the service is configured with (EVENT_STORE, READ_MODEL, BUS; the SQLite
  * files in DATA_DIR by default). Safe while the service runs.
  */
-const openEventStore = (config: AppConfig): EventStore => (config.eventStore.kind === 'eventstoredb'
-  ? new EventStoreDbEventStore(config.eventStore.url)
-  : new SqliteEventStore(join(config.dataDir, 'events.sqlite'), config.eventStorePollMs));
-
 async function openStores() {
   const config = loadConfig();
   const store = openEventStore(config);
-  const readModel = config.readModel.kind === 'mongo'
-    ? await MongoReadModel.connect(config.readModel.url)
-    : new SqliteReadModel(join(config.dataDir, 'read-model.sqlite'));
+  const readModel = await openReadModel(config);
   return { config, store, readModel, close: async () => { await store.close(); await readModel.close(); } };
 }
 
@@ -78,7 +69,7 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
         return 2;
       }
       const store = openEventStore(config);
-      const bus = new KafkaBus({ ...config.bus, clientId: `${config.bus.clientId}-cli` });
+      const bus = openBus(config, '-cli');
       try {
         const dryRun = flag(args, '--dry-run');
         const report = await republishEvents(store, bus, { from, to, runId: option(args, '--run'), dryRun, progress: terminalProgress() });
