@@ -15,7 +15,8 @@ const yazl = require('yazl');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
 const heapMb = process.env.HEAP_MB || require('../package.json').config.heap_mb;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const status = (pid, key) => Number((new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8')) || [])[1]) / 1024;
+const status = (pid, key) =>
+  Number((new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8')) || [])[1]) / 1024;
 
 async function writeFile(file, chunks) {
   const out = fs.createWriteStream(file);
@@ -34,7 +35,10 @@ function* bigCsv(mb) {
     const line = `${i},user${i}@example.com,Jörg${i % 97},Müller-${i % 1013},"Köln, DE",${(i * 7.31).toFixed(2)},2024-0${1 + (i % 9)}-1${i % 10},"${'lorem ipsum dolor sit amet '.repeat(4)}"\n`;
     batch += line;
     size += line.length;
-    if (batch.length > 1 << 20) { yield batch; batch = ''; }
+    if (batch.length > 1 << 20) {
+      yield batch;
+      batch = '';
+    }
   }
   if (batch) yield batch;
 }
@@ -51,19 +55,25 @@ function* hugeField() {
 function sheetBomb(gb) {
   const zip = new yazl.ZipFile();
   const parts = {
-    '[Content_Types].xml': '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
-    '_rels/.rels': '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
-    'xl/workbook.xml': '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
-    'xl/_rels/workbook.xml.rels': '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+    'xl/workbook.xml':
+      '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
+    'xl/_rels/workbook.xml.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
   };
   for (const [name, xml] of Object.entries(parts)) zip.addBuffer(Buffer.from(xml), name);
-  const rows = Readable.from((function* () {
-    yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
-    const row = `<row><c t="inlineStr"><is><t>${'A'.repeat(1000)}</t></is></c></row>`;
-    const block = row.repeat(1000);
-    for (let written = 0; written < gb * 1024 ** 3; written += block.length) yield block;
-    yield '</sheetData></worksheet>';
-  })());
+  const rows = Readable.from(
+    (function* () {
+      yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
+      const row = `<row><c t="inlineStr"><is><t>${'A'.repeat(1000)}</t></is></c></row>`;
+      const block = row.repeat(1000);
+      for (let written = 0; written < gb * 1024 ** 3; written += block.length) yield block;
+      yield '</sheetData></worksheet>';
+    })(),
+  );
   zip.addReadStream(rows, 'xl/worksheets/sheet1.xml', { compressionLevel: 9 });
   zip.end();
   return zip.outputStream.pipe(new PassThrough());
@@ -79,11 +89,27 @@ async function startService() {
   const port = 3990 + Math.floor(Math.random() * 9);
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, 'dist/apps/standalone/src/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(work, `data-${port}`), ADMIN_TOKEN: 'bench', PUBLIC_BASE_URL: base, RATE_LIMIT_PER_MINUTE: '100000', MAX_UPLOAD_BYTES: String(8 * 1024 ** 3), MAX_ROWS: '100000000' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: path.join(work, `data-${port}`),
+      ADMIN_TOKEN: 'bench',
+      PUBLIC_BASE_URL: base,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
+      MAX_ROWS: '100000000',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
-    try { await fetch(`${base}/openapi.json`); break; } catch { if (i > 100) throw new Error('service did not start'); await sleep(100); }
+    try {
+      await fetch(`${base}/openapi.json`);
+      break;
+    } catch {
+      if (i > 100) throw new Error('service did not start');
+      await sleep(100);
+    }
   }
   return { base, child };
 }
@@ -95,15 +121,38 @@ async function runCase(name, spec) {
   console.log(`${name}: generated ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   const { base, child } = await startService();
   try {
-    const json = async (url, init = {}) => (await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } })).json();
+    const json = async (url, init = {}) =>
+      (await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } })).json();
     const admin = { authorization: 'Bearer bench' };
     const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench' }) });
     const field = (data_type) => ({ description: 'x', data_type, is_required: false });
-    const schema = await json(`${base}/admin/v1/organizations/${org.id}/schemas`, { method: 'POST', headers: admin, body: JSON.stringify({
-      name: 'bench', fields: { email: field('email'), first_name: field('string'), city: field('string'), amount: field('number'), notes: field('string') } }) });
+    const schema = await json(`${base}/admin/v1/organizations/${org.id}/schemas`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
+        name: 'bench',
+        fields: {
+          email: field('email'),
+          first_name: field('string'),
+          city: field('string'),
+          amount: field('number'),
+          notes: field('string'),
+        },
+      }),
+    });
     const auth = { authorization: `Bearer ${org.api_key}` };
-    const run = await json(`${base}/v1/transformations/file`, { method: 'POST', headers: auth, body: JSON.stringify({ schema_id: schema.data.id, filename: spec.filename }) });
-    const poll = async (until) => { for (;;) { const r = await json(`${base}/v1/transformations/${run.id}`, { headers: auth }); if (r.status === 'failed' || until(r)) return r; await sleep(200); } };
+    const run = await json(`${base}/v1/transformations/file`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ schema_id: schema.data.id, filename: spec.filename }),
+    });
+    const poll = async (until) => {
+      for (;;) {
+        const r = await json(`${base}/v1/transformations/${run.id}`, { headers: auth });
+        if (r.status === 'failed' || until(r)) return r;
+        await sleep(200);
+      }
+    };
     const t0 = Date.now();
     const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(file), duplex: 'half' });
     if (up.status !== 200) throw new Error(`upload ${up.status}`);
@@ -116,7 +165,9 @@ async function runCase(name, spec) {
       outcome += r.status === 'failed' ? `, output failed ${r.error.code}` : `, output written (${r.processed_rows} rows)`;
     }
     const peak = status(child.pid, 'VmHWM');
-    console.log(`${name}: ${outcome} in ${((Date.now() - t0) / 1000).toFixed(1)} s; service peak RSS ${peak.toFixed(0)} MB (target < 256 MB: ${peak < 256 ? 'met' : 'NOT met'})`);
+    console.log(
+      `${name}: ${outcome} in ${((Date.now() - t0) / 1000).toFixed(1)} s; service peak RSS ${peak.toFixed(0)} MB (target < 256 MB: ${peak < 256 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     child.kill('SIGTERM');
     await sleep(500);
@@ -130,4 +181,9 @@ async function main() {
   for (const name of wanted) await runCase(name, CASES[name]);
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; }).finally(() => fs.rmSync(work, { recursive: true, force: true }));
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => fs.rmSync(work, { recursive: true, force: true }));

@@ -10,9 +10,15 @@ const { join } = require('node:path');
 const { createGenerator } = require('ts-json-schema-generator');
 
 const root = join(__dirname, '..');
-const schemaOf = (file, type) => createGenerator({
-  path: join(root, file), tsconfig: join(root, 'tsconfig.json'), type, skipTypeCheck: true, additionalProperties: true, topRef: false,
-}).createSchema(type);
+const schemaOf = (file, type) =>
+  createGenerator({
+    path: join(root, file),
+    tsconfig: join(root, 'tsconfig.json'),
+    type,
+    skipTypeCheck: true,
+    additionalProperties: true,
+    topRef: false,
+  }).createSchema(type);
 
 function build() {
   const events = schemaOf('libs/contracts/src/run-events.ts', 'RunEventMap');
@@ -49,19 +55,29 @@ function build() {
     },
   };
 
-  const messages = Object.fromEntries(types.map((t) => [t, {
-    name: t,
-    title: t,
-    contentType: 'application/json',
-    headers,
-    payload: {
-      allOf: [
-        { $ref: '#/components/schemas/EventEnvelope' },
-        { type: 'object', properties: { type: { const: t }, data: { $ref: `#/components/schemas/${t}` } } },
-      ],
-    },
-    bindings: { kafka: { key: { type: 'string', description: 'The stream id, run-<run id>: one run, one partition, in order.' }, bindingVersion: '0.5.0' } },
-  }]));
+  const messages = Object.fromEntries(
+    types.map((t) => [
+      t,
+      {
+        name: t,
+        title: t,
+        contentType: 'application/json',
+        headers,
+        payload: {
+          allOf: [
+            { $ref: '#/components/schemas/EventEnvelope' },
+            { type: 'object', properties: { type: { const: t }, data: { $ref: `#/components/schemas/${t}` } } },
+          ],
+        },
+        bindings: {
+          kafka: {
+            key: { type: 'string', description: 'The stream id, run-<run id>: one run, one partition, in order.' },
+            bindingVersion: '0.5.0',
+          },
+        },
+      },
+    ]),
+  );
 
   return {
     asyncapi: '3.0.0',

@@ -28,14 +28,26 @@ const APPS = [
 ];
 
 const configMap = {
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${NAME}-config` },
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: `${NAME}-config` },
   data: {
-    NODE_ENV: 'production', HEALTH_PORT: '8081', HEAP_MB: '160',
-    EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://eventstoredb:2113?tls=false',
-    BUS: 'kafka', KAFKA_BROKERS: 'kafka:9092', KAFKA_PARTITIONS: '6', KAFKA_REPLICATION_FACTOR: '3',
-    READ_MODEL: 'mongo', MONGO_URL: 'mongodb://mongo:27017/transformation?replicaSet=rs0',
-    BLOB_STORE: 's3', S3_BUCKET: 'transformation-runs', S3_REGION: 'us-east-1',
-    BUCKET_EVENTS_TOPIC: 'minio.bucket.events', PUBLIC_BASE_URL: 'https://transform.example.com',
+    NODE_ENV: 'production',
+    HEALTH_PORT: '8081',
+    HEAP_MB: '160',
+    EVENT_STORE: 'eventstoredb',
+    EVENTSTORE_URL: 'esdb://eventstoredb:2113?tls=false',
+    BUS: 'kafka',
+    KAFKA_BROKERS: 'kafka:9092',
+    KAFKA_PARTITIONS: '6',
+    KAFKA_REPLICATION_FACTOR: '3',
+    READ_MODEL: 'mongo',
+    MONGO_URL: 'mongodb://mongo:27017/transformation?replicaSet=rs0',
+    BLOB_STORE: 's3',
+    S3_BUCKET: 'transformation-runs',
+    S3_REGION: 'us-east-1',
+    BUCKET_EVENTS_TOPIC: 'minio.bucket.events',
+    PUBLIC_BASE_URL: 'https://transform.example.com',
   },
 };
 
@@ -46,7 +58,8 @@ function deployment({ app, replicas, http }) {
   const port = http ? 3000 : 8081;
   const probe = (path, extra) => ({ httpGet: { path, port }, periodSeconds: 10, timeoutSeconds: 3, ...extra });
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name: `${NAME}-${app}`, labels: { app: NAME, component: app } },
     spec: {
       replicas,
@@ -55,23 +68,35 @@ function deployment({ app, replicas, http }) {
         metadata: { labels: { app: NAME, component: app } },
         spec: {
           terminationGracePeriodSeconds: 60,
-          containers: [{
-            name: app, image: IMAGE,
-            env: [
-              { name: 'APP', value: app },
-              ...(http ? [{ name: 'PORT', value: String(port) }] : []),
-              ...secretKeys.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name: `${NAME}-secrets`, key, optional: key === 'ADMIN_TOKEN' && !http } } })),
-            ],
-            envFrom: [{ configMapRef: { name: `${NAME}-config` } }],
-            ports: [{ name: http ? 'http' : 'health', containerPort: port }],
-            // The gateway's readiness is its API answering; a worker's is its bootstrap having finished.
-            readinessProbe: probe(http ? '/openapi.json' : '/readyz', { initialDelaySeconds: 5 }),
-            livenessProbe: probe(http ? '/openapi.json' : '/healthz', { initialDelaySeconds: 20, failureThreshold: 6 }),
-            resources: { requests: { cpu: '250m', memory: '192Mi' }, limits: { memory: '320Mi' } },
-            securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
-            volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, { name: 'data', mountPath: '/data' }],
-          }],
-          volumes: [{ name: 'tmp', emptyDir: {} }, { name: 'data', emptyDir: {} }],
+          containers: [
+            {
+              name: app,
+              image: IMAGE,
+              env: [
+                { name: 'APP', value: app },
+                ...(http ? [{ name: 'PORT', value: String(port) }] : []),
+                ...secretKeys.map((key) => ({
+                  name: key,
+                  valueFrom: { secretKeyRef: { name: `${NAME}-secrets`, key, optional: key === 'ADMIN_TOKEN' && !http } },
+                })),
+              ],
+              envFrom: [{ configMapRef: { name: `${NAME}-config` } }],
+              ports: [{ name: http ? 'http' : 'health', containerPort: port }],
+              // The gateway's readiness is its API answering; a worker's is its bootstrap having finished.
+              readinessProbe: probe(http ? '/openapi.json' : '/readyz', { initialDelaySeconds: 5 }),
+              livenessProbe: probe(http ? '/openapi.json' : '/healthz', { initialDelaySeconds: 20, failureThreshold: 6 }),
+              resources: { requests: { cpu: '250m', memory: '192Mi' }, limits: { memory: '320Mi' } },
+              securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+              volumeMounts: [
+                { name: 'tmp', mountPath: '/tmp' },
+                { name: 'data', mountPath: '/data' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'tmp', emptyDir: {} },
+            { name: 'data', emptyDir: {} },
+          ],
         },
       },
     },
@@ -79,7 +104,9 @@ function deployment({ app, replicas, http }) {
 }
 
 const service = {
-  apiVersion: 'v1', kind: 'Service', metadata: { name: `${NAME}-gateway`, labels: { app: NAME, component: 'gateway' } },
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: `${NAME}-gateway`, labels: { app: NAME, component: 'gateway' } },
   spec: { selector: { app: NAME, component: 'gateway' }, ports: [{ name: 'http', port: 80, targetPort: 3000 }] },
 };
 

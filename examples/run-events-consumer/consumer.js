@@ -19,7 +19,9 @@ const TOPIC = 'transformation.run.events.v1';
 
 /** Remembers the last handled position per partition. */
 class Deduplicator {
-  constructor() { this.handled = new Map(); }
+  constructor() {
+    this.handled = new Map();
+  }
   /** True the first time an event is seen; false for a redelivery. */
   firstTime(partition, position) {
     const last = this.handled.get(partition) ?? 0;
@@ -34,11 +36,16 @@ function describeEvent(event) {
   const run = event.stream_id.replace(/^run-/, '');
   const org = event.metadata?.organization_id;
   switch (event.type) {
-    case 'RunCreated': return `run ${run} created (org ${org}, ${event.data.input_source}, schema ${event.data.schema?.name})`;
-    case 'OutputProduced': return `run ${run} finished: ${event.data.rows_written} rows as ${event.data.output_format}, ${event.data.rows_with_problems} with problems`;
-    case 'ReviewCanceled': return `run ${run} canceled in review`;
-    case 'RunFailed': return `run ${run} failed: ${event.data.error?.code} (${event.data.error?.stage})`;
-    default: return null;
+    case 'RunCreated':
+      return `run ${run} created (org ${org}, ${event.data.input_source}, schema ${event.data.schema?.name})`;
+    case 'OutputProduced':
+      return `run ${run} finished: ${event.data.rows_written} rows as ${event.data.output_format}, ${event.data.rows_with_problems} with problems`;
+    case 'ReviewCanceled':
+      return `run ${run} canceled in review`;
+    case 'RunFailed':
+      return `run ${run} failed: ${event.data.error?.code} (${event.data.error?.stage})`;
+    default:
+      return null;
   }
 }
 
@@ -61,10 +68,17 @@ async function main() {
       await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
     },
   });
-  const stop = async () => { await consumer.disconnect(); process.exit(0); };
+  const stop = async () => {
+    await consumer.disconnect();
+    process.exit(0);
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 module.exports = { Deduplicator, describeEvent };
-if (require.main === module) main().catch((err) => { console.error(err.message); process.exit(1); });
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err.message);
+    process.exit(1);
+  });

@@ -4,7 +4,16 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
-import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import {
+  ADMIN_TOKEN,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
 
 /**
  * The hosted review page in a real browser (Debian's Chromium through playwright-core):
@@ -15,10 +24,19 @@ import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, 
 const ROWS = 30;
 const MISSING_EMAIL = new Set([3, 27]);
 const BAD_AGE = new Set([5, 25]);
-const csv = (): string => ['E-mail,First,Years,Birthday', ...Array.from({ length: ROWS }, (_, k) => {
-  const i = k + 1;
-  return [MISSING_EMAIL.has(i) ? '' : `User${i}@Example.com`, `name${i}`, BAD_AGE.has(i) ? 'abc' : String(20 + i), `0${(i % 9) + 1}/01/1990`].join(',');
-})].join('\n');
+const csv = (): string =>
+  [
+    'E-mail,First,Years,Birthday',
+    ...Array.from({ length: ROWS }, (_, k) => {
+      const i = k + 1;
+      return [
+        MISSING_EMAIL.has(i) ? '' : `User${i}@Example.com`,
+        `name${i}`,
+        BAD_AGE.has(i) ? 'abc' : String(20 + i),
+        `0${(i % 9) + 1}/01/1990`,
+      ].join(',');
+    }),
+  ].join('\n');
 
 describe('hosted review page in Chromium', () => {
   let svc: Service;
@@ -49,7 +67,8 @@ describe('hosted review page in Chromium', () => {
 
   async function createRun(body: Record<string, unknown> = {}) {
     const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv', ...body },
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv', ...body },
     });
     expect(created.status).toBe(201);
     return created.body as { id: string; review_url: string; upload: any };
@@ -63,7 +82,10 @@ describe('hosted review page in Chromium', () => {
   }
 
   async function openPage(url: string, options: { width?: number; locale?: string } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: options.width ?? 1100, height: 900 }, locale: options.locale ?? 'en-US' });
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 1100, height: 900 },
+      locale: options.locale ?? 'en-US',
+    });
     const page = await context.newPage();
     await page.goto(url);
     return page;
@@ -100,7 +122,9 @@ describe('hosted review page in Chromium', () => {
     // The preview and the count follow without a reload; row 25 (beyond the preview) counts.
     await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
     await expect(page.locator('#preview td.bad').count()).resolves.toBe(2);
-    await expect(page.locator('#preview tbody tr').nth(4).locator('td.bad').getAttribute('title')).resolves.toBe('Not a valid value for Whole number');
+    await expect(page.locator('#preview tbody tr').nth(4).locator('td.bad').getAttribute('title')).resolves.toBe(
+      'Not a valid value for Whole number',
+    );
     await page.getByText('Changes saved.').waitFor();
     await screenshot(page, '01-active-mapped');
 
@@ -195,7 +219,9 @@ describe('hosted review page in Chromium', () => {
     const page = await openPage(run.review_url);
     await page.getByRole('heading', { name: 'Preparing your data' }).waitFor();
     await screenshot(page, '06-preparing');
-    await page.evaluate(() => { (window as any).sameDocument = true; });
+    await page.evaluate(() => {
+      (window as any).sameDocument = true;
+    });
     expect((await upload(run, csv())).status).toBe(200);
     await page.getByRole('heading', { name: 'Match your columns' }).waitFor({ timeout: 15000 });
     await expect(page.evaluate(() => (window as any).sameDocument)).resolves.toBe(true);
@@ -222,7 +248,10 @@ describe('hosted review page in Chromium', () => {
     forged.searchParams.set('signature', `${url.searchParams.get('signature')!.slice(0, -2)}xx`);
     const swapped = new URL(url);
     swapped.pathname = `/review/${other.id}`;
-    for (const [name, target] of [['signature', forged], ['run-id', swapped]] as const) {
+    for (const [name, target] of [
+      ['signature', forged],
+      ['run-id', swapped],
+    ] as const) {
       const page = await openPage(target.toString(), { locale: 'de-DE' });
       // Before the run is known, the page speaks the browser's language.
       await page.getByRole('heading', { name: 'Dieser Prüflink ist ungültig' }).waitFor();
@@ -239,7 +268,10 @@ describe('hosted review page in Chromium', () => {
   it('renders the dark theme with readable contrast, and the light theme too', async () => {
     const dark = await readyRun({ appearance: 'dark' });
     const light = await readyRun({ appearance: 'light' });
-    for (const [name, run] of [['dark', dark], ['light', light]] as const) {
+    for (const [name, run] of [
+      ['dark', dark],
+      ['light', light],
+    ] as const) {
       const page = await openPage(run.review_url);
       await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
       await expect(page.locator('html').getAttribute('data-theme')).resolves.toBe(name);
@@ -287,7 +319,7 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
-  it('does not lose an edit between two tabs: the stale save is refused and shows the other tab\'s mapping', async () => {
+  it("does not lose an edit between two tabs: the stale save is refused and shows the other tab's mapping", async () => {
     const run = await readyRun();
     const first = await openPage(run.review_url);
     const second = await openPage(run.review_url);
@@ -322,7 +354,11 @@ describe('hosted review page in Chromium', () => {
     const reached: string[] = [];
     for (let i = 0; i < 20 && !reached.includes('cancel'); i++) {
       await page.keyboard.press('Tab');
-      reached.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('role') || document.activeElement?.tagName || ''));
+      reached.push(
+        await page.evaluate(
+          () => document.activeElement?.id || document.activeElement?.getAttribute('role') || document.activeElement?.tagName || '',
+        ),
+      );
     }
     const selects = await page.locator('select').evaluateAll((s) => s.map((e) => e.id));
     for (const id of [...selects, 'region', 'approve', 'cancel']) expect(reached).toContain(id);
@@ -351,7 +387,10 @@ describe('hosted review page in Chromium', () => {
     } catch (err) {
       // Say what the page showed instead, so a failure here can be understood.
       await screenshot(page, '13-narrow-approve-failed');
-      const shown = await page.evaluate(() => ({ live: document.getElementById('live')?.textContent, main: document.getElementById('main')?.innerText.slice(0, 300) }));
+      const shown = await page.evaluate(() => ({
+        live: document.getElementById('live')?.textContent,
+        main: document.getElementById('main')?.innerText.slice(0, 300),
+      }));
       throw new Error(`approval did not show: ${JSON.stringify(shown)}; ${(err as Error).message}`);
     }
     await focusReaches(page, 'state-title');
@@ -376,7 +415,10 @@ describe('hosted review page after its deadline', () => {
 
   it('shows the expired state and accepts nothing', async () => {
     const org = await setupOrganization(svc);
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv' } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv' },
+    });
     expect((await upload(created.body, csv())).status).toBe(200);
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'expired', 10000);
     const page = await (await browser.newContext()).newPage();
@@ -412,11 +454,13 @@ describe('hosted review page after a failed AI suggestion', () => {
   it('tells the reviewer, in their language, that the columns were matched by name', async () => {
     const org = await setupOrganization(svc);
     const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
-      token: ADMIN_TOKEN, body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` },
+      token: ADMIN_TOKEN,
+      body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` },
     });
     vendor.script = [{ status: 500 }];
     const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey, body: { schema_id: org.schemaId, filename: 'people.csv', provider_id: provider.body.data.id, locale: 'de' },
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv', provider_id: provider.body.data.id, locale: 'de' },
     });
     expect((await upload(created.body, csv())).status).toBe(200);
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');

@@ -11,7 +11,9 @@ import * as yaml from 'js-yaml';
 const root = join(__dirname, '..', '..');
 const nestCli = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
 const processApps = Object.entries(nestCli.projects as Record<string, { type: string }>)
-  .filter(([name, p]) => p.type === 'application' && !['cli', 'standalone'].includes(name)).map(([name]) => name).sort();
+  .filter(([name, p]) => p.type === 'application' && !['cli', 'standalone'].includes(name))
+  .map(([name]) => name)
+  .sort();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const generator = require(join(root, 'deploy/k8s/generate.js'));
 

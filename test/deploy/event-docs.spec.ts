@@ -29,9 +29,17 @@ describe('documents for downstream teams', () => {
 
   it('the example consumer ignores redeliveries per partition and unknown types', () => {
     const d = new Deduplicator();
-    expect([d.firstTime(0, 5), d.firstTime(0, 5), d.firstTime(1, 3), d.firstTime(0, 4), d.firstTime(0, 9)]).toEqual([true, false, true, false, true]);
+    expect([d.firstTime(0, 5), d.firstTime(0, 5), d.firstTime(1, 3), d.firstTime(0, 4), d.firstTime(0, 9)]).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
     const event = (type: string, data: object) => ({ type, data, stream_id: 'run-r1', metadata: { organization_id: 'o1' } });
-    expect(describeEvent(event('OutputProduced', { rows_written: 3, output_format: 'csv', rows_with_problems: 1 }))).toBe('run r1 finished: 3 rows as csv, 1 with problems');
+    expect(describeEvent(event('OutputProduced', { rows_written: 3, output_format: 'csv', rows_with_problems: 1 }))).toBe(
+      'run r1 finished: 3 rows as csv, 1 with problems',
+    );
     expect(describeEvent(event('SomethingNew', {}))).toBeNull();
   });
 });

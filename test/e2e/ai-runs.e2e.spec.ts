@@ -1,5 +1,15 @@
 import { ANTHROPIC_KEY, FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
-import { ADMIN_TOKEN, call, httpFetch, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import {
+  ADMIN_TOKEN,
+  call,
+  httpFetch,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
 
 /**
  * Raw-text and image runs, AI mapping suggestions, dry runs and quota, against a fake
@@ -35,8 +45,20 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
     await vendor.start();
     svc = await startService({ AI_TIMEOUT_MS: '400', AI_RETRY_BASE_MS: '5', AI_MAX_ATTEMPTS: '3' });
     org = await setupOrganization(svc);
-    openai = await registerProvider({ name: 'Local OpenAI-compatible', provider: 'openai', model: 'gpt-test', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` });
-    anthropic = await registerProvider({ name: 'Claude', provider: 'anthropic', model: 'claude-test', api_key: ANTHROPIC_KEY, base_url: vendor.baseUrl });
+    openai = await registerProvider({
+      name: 'Local OpenAI-compatible',
+      provider: 'openai',
+      model: 'gpt-test',
+      api_key: OPENAI_KEY,
+      base_url: `${vendor.baseUrl}/v1`,
+    });
+    anthropic = await registerProvider({
+      name: 'Claude',
+      provider: 'anthropic',
+      model: 'claude-test',
+      api_key: ANTHROPIC_KEY,
+      base_url: vendor.baseUrl,
+    });
   });
   afterAll(async () => {
     await svc?.stop();
@@ -49,7 +71,10 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
 
   const run = (id: string) => call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
   const rawRun = (body: Record<string, unknown>) =>
-    call(`${svc.baseUrl}/v1/transformations/raw`, { token: org.apiKey, body: { schema_id: org.schemaId, content: 'Ada, 36, ada@example.com. Alan, 41.', ...body } });
+    call(`${svc.baseUrl}/v1/transformations/raw`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, content: 'Ada, 36, ada@example.com. Alan, 41.', ...body },
+    });
   const fileRun = (body: Record<string, unknown>) =>
     call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, ...body } });
 
@@ -114,31 +139,44 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
     const claude = await fileRun({ filename: 'photo.jpg', provider_id: anthropic });
     expect((await upload(claude.body, JPEG)).status).toBe(200);
     await waitForRun(svc, org.apiKey, claude.body.id, (r) => r.review_state === 'active');
-    expect(vendor.requests[0].body.messages[0].content[0]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: JPEG.toString('base64') } });
+    expect(vendor.requests[0].body.messages[0].content[0]).toEqual({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/jpeg', data: JPEG.toString('base64') },
+    });
   });
 
   it('an image whose bytes are not what its name says fails clearly and is never sent', async () => {
-    for (const [filename, bytes, says] of [['scan.png', JPEG, 'image/jpeg'], ['scan.webp', Buffer.from('name,email\nx,y\n'), 'not a JPEG']] as const) {
+    for (const [filename, bytes, says] of [
+      ['scan.png', JPEG, 'image/jpeg'],
+      ['scan.webp', Buffer.from('name,email\nx,y\n'), 'not a JPEG'],
+    ] as const) {
       const created = await fileRun({ filename, provider_id: openai });
       await upload(created.body, bytes);
       const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed');
-      expect(failed.error).toMatchObject({ code: 'source_file_content_mismatch', type: 'source_file', stage: 'ingestion', retryable: false });
+      expect(failed.error).toMatchObject({
+        code: 'source_file_content_mismatch',
+        type: 'source_file',
+        stage: 'ingestion',
+        retryable: false,
+      });
       expect(failed.error.message).toContain(says);
     }
     expect(vendor.requests).toHaveLength(0);
   });
 
   it('file run with a provider: the checked suggestion wins, unknown headers and fields are dropped, the heuristic fills gaps', async () => {
-    vendor.answer = (schema) => (schema === 'column_mapping'
-      ? { mapping: { email: 'Contact', first_name: 'No such column', age: 'Years', phone: 'Contact' } }
-      : {});
+    vendor.answer = (schema) =>
+      schema === 'column_mapping' ? { mapping: { email: 'Contact', first_name: 'No such column', age: 'Years', phone: 'Contact' } } : {};
     const created = await fileRun({ filename: 'p.csv', provider_id: openai });
     await upload(created.body, 'Contact,Years,First name\nada@example.com,36,Ada\n');
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect(ready.mapping_rule).toEqual({ email: 'Contact', age: 'Years', first_name: 'First name', born: null });
     const sent = vendor.requests[0].body;
     expect(sent.response_format.json_schema.name).toBe('column_mapping');
-    expect(JSON.parse(sent.messages[1].content[0].text)).toEqual({ columns: ['Contact', 'Years', 'First name'], sample_rows: [['ada@example.com', '36', 'Ada']] });
+    expect(JSON.parse(sent.messages[1].content[0].text)).toEqual({
+      columns: ['Contact', 'Years', 'First name'],
+      sample_rows: [['ada@example.com', '36', 'Ada']],
+    });
     expect((await reviewApi(ready.review_url).state()).body.notices).toEqual([]);
   });
 
@@ -192,7 +230,13 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
     const empty = await rawRun({ provider_id: openai });
     expect((await waitForRun(svc, org.apiKey, empty.body.id, (r) => r.status === 'failed')).error.code).toBe('extraction_empty');
 
-    const wrongKey = await registerProvider({ name: 'Bad key', provider: 'openai', model: 'm', api_key: 'sk-wrong', base_url: `${vendor.baseUrl}/v1` });
+    const wrongKey = await registerProvider({
+      name: 'Bad key',
+      provider: 'openai',
+      model: 'm',
+      api_key: 'sk-wrong',
+      base_url: `${vendor.baseUrl}/v1`,
+    });
     const refused = await rawRun({ provider_id: wrongKey });
     const denied = await waitForRun(svc, org.apiKey, refused.body.id, (r) => r.status === 'failed');
     expect(denied.error).toMatchObject({ code: 'extraction_failed', retryable: false });
@@ -225,7 +269,8 @@ describe('dry runs and review-preparation quota', () => {
     svc = await startService({ AI_TIMEOUT_MS: '400', AI_RETRY_BASE_MS: '5' });
     org = await setupOrganization(svc);
     const res = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
-      token: ADMIN_TOKEN, body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` },
+      token: ADMIN_TOKEN,
+      body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` },
     });
     provider = res.body.data.id;
   });
@@ -235,7 +280,11 @@ describe('dry runs and review-preparation quota', () => {
   });
 
   const setQuota = (n: number | null) =>
-    call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/quota`, { token: ADMIN_TOKEN, method: 'PUT', body: { review_preparations: n } });
+    call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/quota`, {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { review_preparations: n },
+    });
   const create = (path: 'file' | 'raw', body: Record<string, unknown>) =>
     call(`${svc.baseUrl}/v1/transformations/${path}`, { token: org.apiKey, body: { schema_id: org.schemaId, ...body } });
 

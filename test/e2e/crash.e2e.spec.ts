@@ -24,7 +24,6 @@ const csv = (): Buffer => {
   return Buffer.from(lines.join('\n') + '\n');
 };
 
-
 describe('crash safety (SIGKILL)', () => {
   let port: number;
   let dataDir: string;
@@ -36,16 +35,27 @@ describe('crash safety (SIGKILL)', () => {
     const heapMb = require(join(ROOT, 'package.json')).config.heap_mb;
     child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, 'dist/apps/standalone/src/main.js')], {
       env: {
-        ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
-        PUBLIC_BASE_URL: base(), EVENT_STORE_POLL_MS: '50', WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '1000000',
-        WEBHOOK_POLL_MS: '25', WEBHOOK_TIMEOUT_MS: '20000', AI_TIMEOUT_MS: '60000',
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base(),
+        EVENT_STORE_POLL_MS: '50',
+        WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        WEBHOOK_POLL_MS: '25',
+        WEBHOOK_TIMEOUT_MS: '20000',
+        AI_TIMEOUT_MS: '60000',
       },
       stdio: 'ignore',
     });
     for (let i = 0; i < 200; i++) {
       try {
         if ((await fetch(`${base()}/openapi.json`)).ok) return;
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('the service did not start');
@@ -77,11 +87,14 @@ describe('crash safety (SIGKILL)', () => {
     const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Crash' } });
     const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
       token: ADMIN_TOKEN,
-      body: { name: 'People', fields: {
-        email: { description: 'Email', data_type: 'email', is_required: true },
-        first_name: { description: 'First name', data_type: 'string', is_required: false },
-        age: { description: 'Age', data_type: 'integer', is_required: false },
-      } },
+      body: {
+        name: 'People',
+        fields: {
+          email: { description: 'Email', data_type: 'email', is_required: true },
+          first_name: { description: 'First name', data_type: 'string', is_required: false },
+          age: { description: 'Age', data_type: 'integer', is_required: false },
+        },
+      },
     });
     return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
   }
@@ -140,7 +153,15 @@ describe('crash safety (SIGKILL)', () => {
     expect(output[ROWS - 1]).toEqual({ email: `user${ROWS - 1}@example.com`, first_name: `Name ${ROWS - 1}`, age: 20 + ((ROWS - 1) % 50) });
 
     // Exactly once: each step's event appears once in the run's stream.
-    expectOnce(await eventTypes(id), ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']);
+    expectOnce(await eventTypes(id), [
+      'RunCreated',
+      'SourceUploaded',
+      'SourceParsed',
+      'ReviewPrepared',
+      'ReviewApproved',
+      'OutputStarted',
+      'OutputProduced',
+    ]);
   }, 180_000);
 
   it('prepares the review exactly once, taking one unit of quota, after being killed while the AI provider is asked', async () => {
@@ -150,12 +171,21 @@ describe('crash safety (SIGKILL)', () => {
       const { orgId, apiKey, schemaId } = await organization();
       const admin = (path: string, body: unknown, method = 'POST') =>
         call(`${base()}/admin/v1/organizations/${orgId}${path}`, { token: ADMIN_TOKEN, body, method });
-      const provider = await admin('/providers', { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: `${vendor.baseUrl}/v1` });
+      const provider = await admin('/providers', {
+        name: 'p',
+        provider: 'openai',
+        model: 'm',
+        api_key: OPENAI_KEY,
+        base_url: `${vendor.baseUrl}/v1`,
+      });
       expect((await admin('/quota', { review_preparations: 5 }, 'PUT')).body.used).toBe(0);
       vendor.answer = (schema) => (schema === 'column_mapping' ? { mapping: { email: 'Contact', age: 'Years' } } : {});
       vendor.script = [{ delayMs: 60_000 }]; // the first suggestion hangs until the process dies
 
-      const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schemaId, filename: 'p.csv', provider_id: provider.body.data.id } });
+      const created = await call(`${base()}/v1/transformations/file`, {
+        token: apiKey,
+        body: { schema_id: schemaId, filename: 'p.csv', provider_id: provider.body.data.id },
+      });
       await upload(created.body, 'Contact,Years,First name\nada@example.com,36,Ada\n');
       for (let i = 0; vendor.requests.length === 0; i++) {
         if (i > 600) throw new Error('the provider was never asked');
@@ -182,7 +212,8 @@ describe('crash safety (SIGKILL)', () => {
       const { apiKey, schemaId } = await organization();
       receiver.plan = ['slow']; // the first delivery is still waiting for its answer when the process dies
       const created = await call(`${base()}/v1/transformations/file`, {
-        token: apiKey, body: { schema_id: schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks` },
+        token: apiKey,
+        body: { schema_id: schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks` },
       });
       const id = created.body.id;
       await upload(created.body, 'E-mail,Age\nada@example.com,36\n');

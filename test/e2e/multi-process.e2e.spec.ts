@@ -18,7 +18,6 @@ const APPS = ['projector', 'ingestion', 'mapping', 'output', 'notifier', 'gatewa
 type AppName = (typeof APPS)[number];
 const ROWS = 300_000;
 
-
 describe('apps as separate processes on the embedded adapters', () => {
   let port: number;
   let dataDir: string;
@@ -27,13 +26,22 @@ describe('apps as separate processes on the embedded adapters', () => {
 
   function start(app: AppName): void {
     const heapMb = require(join(ROOT, 'package.json')).config.heap_mb;
-    children.set(app, spawn(process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
-      env: {
-        ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, PUBLIC_BASE_URL: base(),
-        EVENT_STORE_POLL_MS: '50', RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-      stdio: 'ignore',
-    }));
+    children.set(
+      app,
+      spawn(process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          ADMIN_TOKEN,
+          PUBLIC_BASE_URL: base(),
+          EVENT_STORE_POLL_MS: '50',
+          RATE_LIMIT_PER_MINUTE: '1000000',
+        },
+        stdio: 'ignore',
+      }),
+    );
   }
 
   async function kill(app: AppName): Promise<void> {
@@ -64,7 +72,9 @@ describe('apps as separate processes on the embedded adapters', () => {
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${base()}/openapi.json`)).ok) break;
-      } catch { /* not up yet */ }
+      } catch {
+        /* not up yet */
+      }
       if (i > 200) throw new Error('the gateway did not start');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -80,12 +90,18 @@ describe('apps as separate processes on the embedded adapters', () => {
     const apiKey = org.body.api_key;
     const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
       token: ADMIN_TOKEN,
-      body: { name: 'People', fields: {
-        email: { description: 'Email', data_type: 'email', is_required: true },
-        age: { description: 'Age', data_type: 'integer', is_required: false },
-      } },
+      body: {
+        name: 'People',
+        fields: {
+          email: { description: 'Email', data_type: 'email', is_required: true },
+          age: { description: 'Age', data_type: 'integer', is_required: false },
+        },
+      },
     });
-    const created = await call(`${base()}/v1/transformations/file`, { token: apiKey, body: { schema_id: schema.body.data.id, filename: 'people.csv' } });
+    const created = await call(`${base()}/v1/transformations/file`, {
+      token: apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'people.csv' },
+    });
     expect(created.status).toBe(201);
     const lines = ['E-mail,Age'];
     for (let i = 0; i < ROWS; i++) lines.push(`user${i}@example.com,${20 + (i % 50)}`);
@@ -111,7 +127,15 @@ describe('apps as separate processes on the embedded adapters', () => {
     const store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
     try {
       const types = (await store.readStream(runStreamId(id))).map((e) => e.type);
-      for (const once of ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']) {
+      for (const once of [
+        'RunCreated',
+        'SourceUploaded',
+        'SourceParsed',
+        'ReviewPrepared',
+        'ReviewApproved',
+        'OutputStarted',
+        'OutputProduced',
+      ]) {
         expect({ once, count: types.filter((t) => t === once).length }).toEqual({ once, count: 1 });
       }
     } finally {

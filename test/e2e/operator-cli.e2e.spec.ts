@@ -21,7 +21,10 @@ describe('operator tools: run history and read-model rebuild', () => {
     dataDir = svc.config.dataDir;
     const org = await setupOrganization(svc);
     for (const name of ['a.csv', 'b.csv']) {
-      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: name } });
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: name },
+      });
       await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
       const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
       ids.push(created.body.id);
@@ -34,11 +37,13 @@ describe('operator tools: run history and read-model rebuild', () => {
     store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
     readModel = new SqliteReadModel(join(dataDir, 'read-model.sqlite'));
   });
-  afterAll(async () => { await store?.close(); });
+  afterAll(async () => {
+    await store?.close();
+  });
 
   const snapshot = async () => Promise.all(ids.map((id) => readModel.getRun(id)));
 
-  it('shows one run\'s events in order', async () => {
+  it("shows one run's events in order", async () => {
     const events = await runHistory(store, ids[0]);
     expect(events.map((e) => e.revision)).toEqual(events.map((_, i) => i));
     const lines = formatHistory(events);
@@ -64,7 +69,11 @@ describe('operator tools: run history and read-model rebuild', () => {
     expect((await readModel.getRun(ids[1]))!.total_rows).toBe(999);
 
     const ticks: string[] = [];
-    const progress: RebuildProgress = { start: (total, label) => ticks.push(`${label}:${total}`), advance: () => undefined, stop: () => undefined };
+    const progress: RebuildProgress = {
+      start: (total, label) => ticks.push(`${label}:${total}`),
+      advance: () => undefined,
+      stop: () => undefined,
+    };
     expect((await rebuildReadModel(store, readModel, { progress })).changed).toEqual([ids[1]]);
     expect(await snapshot()).toEqual(before);
     expect(ticks[0]).toMatch(/^scanning events:\d+$/);
@@ -88,7 +97,10 @@ describe('operator tools: run history and read-model rebuild', () => {
 
   it('never replaces a document with an older fold', async () => {
     const current = (await readModel.getRun(ids[0]))!;
-    await readModel.saveRun({ ...current, revision: current.revision + 5 }, { name: RUN_PROJECTION, position: await readModel.checkpoint(RUN_PROJECTION) });
+    await readModel.saveRun(
+      { ...current, revision: current.revision + 5 },
+      { name: RUN_PROJECTION, position: await readModel.checkpoint(RUN_PROJECTION) },
+    );
     const report = await rebuildReadModel(store, readModel);
     expect(report.newerInReadModel).toEqual([ids[0]]);
     expect((await readModel.getRun(ids[0]))!.revision).toBe(current.revision + 5);

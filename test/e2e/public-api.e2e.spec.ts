@@ -12,7 +12,9 @@ describe('public API contract', () => {
   });
   afterAll(() => svc.stop());
   const url = (p: string) => `${svc.baseUrl}${p}`;
-  const envelope = (status: number, code: string) => ({ error: expect.objectContaining({ code, message: expect.any(String), type: expect.any(String), request_id: expect.any(String) }) });
+  const envelope = (status: number, code: string) => ({
+    error: expect.objectContaining({ code, message: expect.any(String), type: expect.any(String), request_id: expect.any(String) }),
+  });
 
   it('401 without or with a wrong key, in the envelope', async () => {
     for (const token of [undefined, 'tsk_wrong']) {
@@ -28,15 +30,21 @@ describe('public API contract', () => {
     const key2 = await call(url(`/admin/v1/organizations/${org.body.id}/api-keys`), { token: ADMIN_TOKEN, method: 'POST' });
     expect(key2.status).toBe(201);
     expect((await call(url('/v1/schemas'), { token: key2.body.api_key })).status).toBe(200);
-    const del = await call(url(`/admin/v1/organizations/${org.body.id}/api-keys/${key2.body.id}`), { token: ADMIN_TOKEN, method: 'DELETE' });
+    const del = await call(url(`/admin/v1/organizations/${org.body.id}/api-keys/${key2.body.id}`), {
+      token: ADMIN_TOKEN,
+      method: 'DELETE',
+    });
     expect(del.status).toBe(204);
     expect((await call(url('/v1/schemas'), { token: key2.body.api_key })).status).toBe(401);
     expect((await call(url('/v1/schemas'), { token: org.body.api_key })).status).toBe(200);
   });
 
-  it('another organization\'s run, schema and provider are 404, never visible', async () => {
+  it("another organization's run, schema and provider are 404, never visible", async () => {
     const run = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'x.csv' } });
-    expect((await call(url(`/v1/transformations/${run.body.id}`), { token: b.apiKey }))).toMatchObject({ status: 404, body: envelope(404, 'not_found') });
+    expect(await call(url(`/v1/transformations/${run.body.id}`), { token: b.apiKey })).toMatchObject({
+      status: 404,
+      body: envelope(404, 'not_found'),
+    });
     expect((await call(url(`/v1/schemas/${a.schemaId}`), { token: b.apiKey })).status).toBe(404);
     expect((await call(url(`/v1/transformations/${randomUUID()}`), { token: a.apiKey })).status).toBe(404);
     expect((await call(url('/v1/transformations/not-a-uuid'), { token: a.apiKey })).status).toBe(404);
@@ -50,15 +58,35 @@ describe('public API contract', () => {
     const res = await call(url('/v1/transformations/file'), {
       token: a.apiKey,
       body: {
-        schema_id: 'nope', filename: 'x'.repeat(252) + '.csv', dry_run: 'yes', input_has_header: 'no', output_format: 'xml',
-        notify_url: 'ftp://x', success_callback: 'not a url', cancel_callback: 5, locale: 7, appearance: 'blue', metadata: [1], column_labels: 'x',
+        schema_id: 'nope',
+        filename: 'x'.repeat(252) + '.csv',
+        dry_run: 'yes',
+        input_has_header: 'no',
+        output_format: 'xml',
+        notify_url: 'ftp://x',
+        success_callback: 'not a url',
+        cancel_callback: 5,
+        locale: 7,
+        appearance: 'blue',
+        metadata: [1],
+        column_labels: 'x',
       },
     });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'validation_failed', type: 'validation', message: 'The given data was invalid.' });
     expect(Object.keys(res.body.error.fields).sort()).toEqual([
-      'appearance', 'cancel_callback', 'column_labels', 'dry_run', 'filename', 'input_has_header', 'locale', 'metadata',
-      'notify_url', 'output_format', 'schema_id', 'success_callback',
+      'appearance',
+      'cancel_callback',
+      'column_labels',
+      'dry_run',
+      'filename',
+      'input_has_header',
+      'locale',
+      'metadata',
+      'notify_url',
+      'output_format',
+      'schema_id',
+      'success_callback',
     ]);
   });
 
@@ -75,36 +103,71 @@ describe('public API contract', () => {
   });
 
   it('422 for the raw request rules, and a body that is not an object', async () => {
-    const res = await call(url('/v1/transformations/raw'), { token: a.apiKey, body: { schema_id: a.schemaId, content: 'x'.repeat(50001) } });
+    const res = await call(url('/v1/transformations/raw'), {
+      token: a.apiKey,
+      body: { schema_id: a.schemaId, content: 'x'.repeat(50001) },
+    });
     expect(Object.keys(res.body.error.fields).sort()).toEqual(['content', 'provider_id']);
     const arr = await call(url('/v1/transformations/raw'), { token: a.apiKey, body: [1] });
     expect(arr.body.error.fields).toEqual({ body: ['The request body must be a JSON object.'] });
   });
 
   it('unsupported locales fall back to en; locale is case-insensitive', async () => {
-    const r1 = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'DE' } });
-    const r2 = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'xx' } });
-    const s1 = await call(`${new URL(r1.body.review_url).origin}${new URL(r1.body.review_url).pathname}/state${new URL(r1.body.review_url).search}`);
-    const s2 = await call(`${new URL(r2.body.review_url).origin}${new URL(r2.body.review_url).pathname}/state${new URL(r2.body.review_url).search}`);
+    const r1 = await call(url('/v1/transformations/file'), {
+      token: a.apiKey,
+      body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'DE' },
+    });
+    const r2 = await call(url('/v1/transformations/file'), {
+      token: a.apiKey,
+      body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'xx' },
+    });
+    const s1 = await call(
+      `${new URL(r1.body.review_url).origin}${new URL(r1.body.review_url).pathname}/state${new URL(r1.body.review_url).search}`,
+    );
+    const s2 = await call(
+      `${new URL(r2.body.review_url).origin}${new URL(r2.body.review_url).pathname}/state${new URL(r2.body.review_url).search}`,
+    );
     expect([s1.body.locale, s2.body.locale]).toEqual(['de', 'en']);
   });
 
   it('envelopes on unknown routes, malformed JSON and oversize bodies', async () => {
     expect(await call(url('/v2/nothing'), { token: a.apiKey })).toMatchObject({ status: 404, body: envelope(404, 'not_found') });
-    expect(await call(url('/v1/transformations/file'), { token: a.apiKey, raw: '{"schema_id":' })).toMatchObject({ status: 400, body: envelope(400, 'bad_request') });
-    const big = await call(url('/v1/transformations/raw'), { token: a.apiKey, raw: JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(await call(url('/v1/transformations/file'), { token: a.apiKey, raw: '{"schema_id":' })).toMatchObject({
+      status: 400,
+      body: envelope(400, 'bad_request'),
+    });
+    const big = await call(url('/v1/transformations/raw'), {
+      token: a.apiKey,
+      raw: JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(big).toMatchObject({ status: 413, body: envelope(413, 'payload_too_large') });
   });
 
   it('lists schemas and providers in the pagination envelope', async () => {
     for (let i = 0; i < 2; i++) {
-      await call(url(`/admin/v1/organizations/${a.orgId}/schemas`), { token: ADMIN_TOKEN, body: { name: `S${i}`, fields: { x: { description: 'x', data_type: 'string', is_required: false } } } });
+      await call(url(`/admin/v1/organizations/${a.orgId}/schemas`), {
+        token: ADMIN_TOKEN,
+        body: { name: `S${i}`, fields: { x: { description: 'x', data_type: 'string', is_required: false } } },
+      });
     }
     const page = await call(url('/v1/schemas?page=2&per_page=2'), { token: a.apiKey });
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(1);
-    expect(page.body.meta).toMatchObject({ current_page: 2, from: 3, to: 3, last_page: 2, per_page: 2, total: 3, path: url('/v1/schemas') });
-    expect(page.body.links).toEqual({ first: url('/v1/schemas?page=1&per_page=2'), last: url('/v1/schemas?page=2&per_page=2'), prev: url('/v1/schemas?page=1&per_page=2'), next: null });
+    expect(page.body.meta).toMatchObject({
+      current_page: 2,
+      from: 3,
+      to: 3,
+      last_page: 2,
+      per_page: 2,
+      total: 3,
+      path: url('/v1/schemas'),
+    });
+    expect(page.body.links).toEqual({
+      first: url('/v1/schemas?page=1&per_page=2'),
+      last: url('/v1/schemas?page=2&per_page=2'),
+      prev: url('/v1/schemas?page=1&per_page=2'),
+      next: null,
+    });
     expect(page.body.meta.links.map((l: any) => l.label)).toEqual(['&laquo; Previous', '1', '2', 'Next &raquo;']);
     const empty = await call(url('/v1/providers'), { token: b.apiKey });
     expect(empty.body).toMatchObject({ data: [], meta: { total: 0, from: null, to: null, current_page: 1, last_page: 1, per_page: 15 } });
@@ -114,9 +177,21 @@ describe('public API contract', () => {
   });
 
   it('provider resources carry the spec fields and never the vendor secret', async () => {
-    const p = await call(url(`/admin/v1/organizations/${a.orgId}/providers`), { token: ADMIN_TOKEN, body: { name: 'P', provider: 'anthropic', model: 'claude-x', api_key: 'sk-ant-secret' } });
+    const p = await call(url(`/admin/v1/organizations/${a.orgId}/providers`), {
+      token: ADMIN_TOKEN,
+      body: { name: 'P', provider: 'anthropic', model: 'claude-x', api_key: 'sk-ant-secret' },
+    });
     const shown = await call(url(`/v1/providers/${p.body.data.id}`), { token: a.apiKey });
-    expect(Object.keys(shown.body.data).sort()).toEqual(['created_at', 'id', 'model', 'model_label', 'name', 'provider', 'provider_label', 'updated_at']);
+    expect(Object.keys(shown.body.data).sort()).toEqual([
+      'created_at',
+      'id',
+      'model',
+      'model_label',
+      'name',
+      'provider',
+      'provider_label',
+      'updated_at',
+    ]);
     expect(shown.body.data).toMatchObject({ provider_label: 'Anthropic', model_label: 'claude-x' });
     expect(JSON.stringify((await call(url('/v1/providers'), { token: a.apiKey })).body)).not.toContain('sk-ant-secret');
   });
@@ -124,9 +199,14 @@ describe('public API contract', () => {
   it('signed file URLs refuse a tampered, wrong-method or expired request with 403', async () => {
     const run = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'x.csv' } });
     const put = new URL(run.body.upload.url);
-    const tampered = new URL(put); tampered.searchParams.set('signature', put.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')));
+    const tampered = new URL(put);
+    tampered.searchParams.set(
+      'signature',
+      put.searchParams.get('signature')!.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+    );
     const wrongMethod = await fetch(put, { method: 'GET' });
-    const expired = new URL(put); expired.searchParams.set('expires', '1000');
+    const expired = new URL(put);
+    expired.searchParams.set('expires', '1000');
     for (const [res, code] of [
       [await fetch(tampered, { method: 'PUT', body: 'x' }), 'invalid_signature'],
       [wrongMethod, 'invalid_signature'],
@@ -162,21 +242,38 @@ describe('public API contract', () => {
     }
   });
 
-  it('serves the OpenAPI document with the spec\'s operations', async () => {
+  it("serves the OpenAPI document with the spec's operations", async () => {
     const doc = await call(url('/openapi.json'));
     expect(doc.status).toBe(200);
-    const ops = Object.values(doc.body.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId)).sort();
-    expect(ops).toEqual(['v1.providers.index', 'v1.providers.show', 'v1.schemas.index', 'v1.schemas.show', 'v1.transformations.file', 'v1.transformations.raw', 'v1.transformations.show']);
+    const ops = Object.values(doc.body.paths)
+      .flatMap((p: any) => Object.values(p).map((o: any) => o.operationId))
+      .sort();
+    expect(ops).toEqual([
+      'v1.providers.index',
+      'v1.providers.show',
+      'v1.schemas.index',
+      'v1.schemas.show',
+      'v1.transformations.file',
+      'v1.transformations.raw',
+      'v1.transformations.show',
+    ]);
     expect(Object.keys(doc.body.components.schemas.RunDto.properties)).toContain('file_retention_until');
   });
 
   it('admin API: 401 without the admin token; schema field rules are checked', async () => {
     expect((await call(url('/admin/v1/organizations'), { body: { name: 'x' } })).status).toBe(401);
     expect((await call(url('/admin/v1/organizations'), { token: a.apiKey, body: { name: 'x' } })).status).toBe(401);
-    const bad = await call(url(`/admin/v1/organizations/${a.orgId}/schemas`), { token: ADMIN_TOKEN, body: { name: 'S', fields: { x: { data_type: 'string', transformations: { shout: { enabled: true } } } } } });
+    const bad = await call(url(`/admin/v1/organizations/${a.orgId}/schemas`), {
+      token: ADMIN_TOKEN,
+      body: { name: 'S', fields: { x: { data_type: 'string', transformations: { shout: { enabled: true } } } } },
+    });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.error.fields).sort()).toEqual(['fields.x.description', 'fields.x.is_required', 'fields.x.transformations']);
-    const quota = await call(url(`/admin/v1/organizations/${a.orgId}/quota`), { token: ADMIN_TOKEN, method: 'PUT', body: { review_preparations: 10 } });
+    const quota = await call(url(`/admin/v1/organizations/${a.orgId}/quota`), {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { review_preparations: 10 },
+    });
     expect(quota.body).toEqual({ review_preparations: 10, used: 0 });
     const rotated = await call(url(`/admin/v1/organizations/${a.orgId}/webhook/rotate-secret`), { token: ADMIN_TOKEN, method: 'POST' });
     expect(rotated.body.webhook_secret).toMatch(/^whsec_/);
@@ -210,7 +307,15 @@ describe('production mode', () => {
     const svc = await startService({ NODE_ENV: 'production' });
     try {
       const org = await setupOrganization(svc);
-      const res = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'a.csv', notify_url: 'http://example.test/h', success_callback: 'https://example.test/ok' } });
+      const res = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: {
+          schema_id: org.schemaId,
+          filename: 'a.csv',
+          notify_url: 'http://example.test/h',
+          success_callback: 'https://example.test/ok',
+        },
+      });
       expect(res.status).toBe(422);
       expect(Object.keys(res.body.error.fields)).toEqual(['notify_url']);
     } finally {

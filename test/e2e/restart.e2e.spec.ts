@@ -10,7 +10,10 @@ describe('restart', () => {
     let svc = await startService({}, dataDir);
     const env = { PORT: String(svc.config.port) };
     const org = await setupOrganization(svc);
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'a.csv' } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'a.csv' },
+    });
     await upload(created.body, 'email,age\na@b.io,1\nc@d.io,2\n');
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
 
@@ -36,7 +39,15 @@ describe('restart', () => {
     const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
     const types = (await store.readStream(`run-${created.body.id}`)).map((e) => e.type);
     await store.close();
-    for (const once of ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputStarted', 'OutputProduced']) {
+    for (const once of [
+      'RunCreated',
+      'SourceUploaded',
+      'SourceParsed',
+      'ReviewPrepared',
+      'ReviewApproved',
+      'OutputStarted',
+      'OutputProduced',
+    ]) {
       expect(types.filter((t) => t === once)).toHaveLength(1);
     }
   });

@@ -17,7 +17,10 @@ describe('review page API', () => {
   const expectedProblemRows = rows.filter((i) => i % 7 === 0 || i % 10 === 0).length;
 
   async function readyReview() {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv' } });
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
     expect((await upload(run.body, csv)).status).toBe(200);
     await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
     return reviewApi(run.body.review_url);
@@ -44,7 +47,9 @@ describe('review page API', () => {
     const review = await readyReview();
     const both = await review.problems({ email: 'E-mail', age: 'Years' });
     expect(both.body).toEqual({
-      status: 'counted', rows_checked: 50, rows_with_problems: expectedProblemRows,
+      status: 'counted',
+      rows_checked: 50,
+      rows_with_problems: expectedProblemRows,
       problems_by_field: { email: 7, first_name: 0, age: 5, born: 0 },
     });
     const emailOnly = await review.problems({ email: 'E-mail', age: null });
@@ -77,7 +82,7 @@ describe('review page API', () => {
     expect(bad.body.error.fields.expected_mapping_version).toBeDefined();
   });
 
-  it('answers the page\'s calls only under a valid signature', async () => {
+  it("answers the page's calls only under a valid signature", async () => {
     const review = await readyReview();
     const state = await review.state();
     const forged = reviewApi(`${svc.baseUrl}/review/${state.body.run_id}?signature=forged`);
@@ -103,12 +108,18 @@ describe('legacy encodings through the whole run', () => {
   it('reads a Windows-1250 (Polish) semicolon file, tells the reviewer its encoding, and writes correct UTF-8', async () => {
     const iconv = (await import('iconv-lite')).default;
     const bytes = iconv.encode('Name;City\r\nZażółć Gęślą;Łódź\r\nJaźń;Kraków\r\n', 'windows-1250');
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'osoby.csv', output_format: 'csv' } });
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'osoby.csv', output_format: 'csv' },
+    });
     expect((await upload(run.body, bytes)).status).toBe(200);
     await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(run.body.review_url);
     expect((await review.state()).body.encoding).toBe('windows-1250');
-    expect((await review.preview()).body.rows[0]).toEqual({ name: { value: 'Zażółć Gęślą', problem: null }, city: { value: 'Łódź', problem: null } });
+    expect((await review.preview()).body.rows[0]).toEqual({
+      name: { value: 'Zażółć Gęślą', problem: null },
+      city: { value: 'Łódź', problem: null },
+    });
     await review.approve();
     const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.stage === 'final' && r.status === 'completed');
     const csv = Buffer.from(await (await fetch(done.download_url)).arrayBuffer()).toString('utf8');
@@ -116,7 +127,10 @@ describe('legacy encodings through the whole run', () => {
   });
 
   it('fails a file named .csv that is a ZIP archive before parsing, with its own code', async () => {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'data.csv' } });
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'data.csv' },
+    });
     await upload(run.body, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0, 1, 2, 3]));
     const failed = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'failed');
     expect(failed.error).toMatchObject({ code: 'source_file_content_mismatch', type: 'source_file', stage: 'ingestion' });

@@ -17,9 +17,14 @@ describe('runs with the S3 blob store', () => {
   beforeAll(async () => {
     s3 = await startS3rver(BUCKET);
     svc = await startService({
-      BLOB_STORE: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
-      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-      UPLOAD_POLL_MS: '50', MAX_UPLOAD_BYTES: '2000',
+      BLOB_STORE: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      UPLOAD_POLL_MS: '50',
+      MAX_UPLOAD_BYTES: '2000',
     });
     org = await setupOrganization(svc);
   });
@@ -54,7 +59,10 @@ describe('runs with the S3 blob store', () => {
     await upload(created.body, `E-mail\n${'x@example.com\n'.repeat(200)}`);
     const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed');
     expect(failed.error).toMatchObject({ code: 'source_file_too_large', stage: 'ingestion', retryable: false });
-    const store = new S3BlobStore(createS3Client({ bucket: BUCKET, region: 'us-east-1', endpoint: s3.endpoint, ...S3RVER_CREDENTIALS }), BUCKET);
+    const store = new S3BlobStore(
+      createS3Client({ bucket: BUCKET, region: 'us-east-1', endpoint: s3.endpoint, ...S3RVER_CREDENTIALS }),
+      BUCKET,
+    );
     expect(await store.stat(BLOB_KEYS.source(created.body.id))).toBeNull();
   });
 
@@ -74,8 +82,12 @@ describe('bucket notifications', () => {
     s3 = await startS3rver(BUCKET);
     // The periodic look is an hour away: only the notification can find this upload.
     svc = await startService({
-      BLOB_STORE: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_REGION: 'us-east-1',
-      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId, S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      BLOB_STORE: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
       UPLOAD_POLL_MS: '3600000',
     });
   });
@@ -86,14 +98,18 @@ describe('bucket notifications', () => {
 
   it('an object-created notification (MinIO shape) for a run source records the upload at once', async () => {
     const org = await setupOrganization(svc);
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv' } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
     expect((await upload(created.body, 'E-mail\nada@example.com\n')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 200));
     expect((await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey })).body.status).toBe('awaiting_upload');
 
     const key = encodeURIComponent(BLOB_KEYS.source(created.body.id));
     const notification = JSON.stringify({
-      EventName: 's3:ObjectCreated:Put', Key: `${BUCKET}/${key}`,
+      EventName: 's3:ObjectCreated:Put',
+      Key: `${BUCKET}/${key}`,
       Records: [{ eventName: 's3:ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { key, size: 24 } } }],
     });
     const watcher = svc.app.get(BucketUploadWatcher, { strict: false });

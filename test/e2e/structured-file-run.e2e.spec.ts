@@ -3,10 +3,33 @@ import Papa from 'papaparse';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 const RUN_FIELDS = [
-  'id', 'status', 'terminal', 'stage', 'schema_id', 'provider_id', 'dry_run', 'input_source', 'metadata', 'review_url',
-  'review_state', 'review_canceled_at', 'review_approved_at', 'review_expires_at', 'output_format', 'mapping_rule',
-  'source_headers', 'input_has_header', 'total_rows', 'processed_rows', 'error', 'notification_status', 'download_url',
-  'file_retention_until', 'started_at', 'completed_at', 'failed_at',
+  'id',
+  'status',
+  'terminal',
+  'stage',
+  'schema_id',
+  'provider_id',
+  'dry_run',
+  'input_source',
+  'metadata',
+  'review_url',
+  'review_state',
+  'review_canceled_at',
+  'review_approved_at',
+  'review_expires_at',
+  'output_format',
+  'mapping_rule',
+  'source_headers',
+  'input_has_header',
+  'total_rows',
+  'processed_rows',
+  'error',
+  'notification_status',
+  'download_url',
+  'file_retention_until',
+  'started_at',
+  'completed_at',
+  'failed_at',
 ];
 
 describe('structured-file run, end to end over HTTP', () => {
@@ -18,7 +41,8 @@ describe('structured-file run, end to end over HTTP', () => {
   });
   afterAll(() => svc.stop());
 
-  const create = (body: object) => call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, ...body } });
+  const create = (body: object) =>
+    call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, ...body } });
 
   it('CSV with a header to JSON: create, upload, review, edit, approve, download', async () => {
     const created = await create({ filename: 'People.CSV', metadata: { batch: 7 }, column_labels: { age: 'Age (years)' } });
@@ -30,20 +54,44 @@ describe('structured-file run, end to end over HTTP', () => {
     // Read-your-writes: the run is there at once, with every field of the resource.
     const first = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
     expect(first.status).toBe(200);
-    expect(Object.keys(first.body).filter((k) => k !== 'upload').sort()).toEqual([...RUN_FIELDS].sort());
+    expect(
+      Object.keys(first.body)
+        .filter((k) => k !== 'upload')
+        .sort(),
+    ).toEqual([...RUN_FIELDS].sort());
     expect(first.body).toMatchObject({
-      status: 'awaiting_upload', terminal: false, review_state: null, mapping_rule: null, source_headers: [], input_has_header: null,
-      total_rows: null, processed_rows: 0, error: null, download_url: null, file_retention_until: null, metadata: { batch: 7 },
-      provider_id: null, dry_run: false, output_format: 'json', started_at: null, notification_status: null,
+      status: 'awaiting_upload',
+      terminal: false,
+      review_state: null,
+      mapping_rule: null,
+      source_headers: [],
+      input_has_header: null,
+      total_rows: null,
+      processed_rows: 0,
+      error: null,
+      download_url: null,
+      file_retention_until: null,
+      metadata: { batch: 7 },
+      provider_id: null,
+      dry_run: false,
+      output_format: 'json',
+      started_at: null,
+      notification_status: null,
     });
     expect(first.body.upload.method).toBe('PUT');
 
-    const csv = '\uFEFFE-Mail;First Name;Age;Born;Notes\r\n  ANN@Example.COM ;ann;34;17/05/1990;"semi;colon"\r\nbob@example.com;bob;forty;01/02/2000;"multi\nline"\r\n;carl;;;\r\n';
+    const csv =
+      '\uFEFFE-Mail;First Name;Age;Born;Notes\r\n  ANN@Example.COM ;ann;34;17/05/1990;"semi;colon"\r\nbob@example.com;bob;forty;01/02/2000;"multi\nline"\r\n;carl;;;\r\n';
     expect((await upload(created.body, csv)).status).toBe(200);
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect(ready).toMatchObject({
-      status: 'completed', stage: 'review', terminal: false, source_headers: ['E-Mail', 'First Name', 'Age', 'Born', 'Notes'],
-      input_has_header: true, total_rows: 3, mapping_rule: { email: 'E-Mail', first_name: 'First Name', age: 'Age', born: 'Born' },
+      status: 'completed',
+      stage: 'review',
+      terminal: false,
+      source_headers: ['E-Mail', 'First Name', 'Age', 'Born', 'Notes'],
+      input_has_header: true,
+      total_rows: 3,
+      mapping_rule: { email: 'E-Mail', first_name: 'First Name', age: 'Age', born: 'Born' },
     });
     expect(ready.upload).toBeUndefined();
     expect(Date.parse(ready.review_expires_at)).toBeGreaterThan(Date.now());
@@ -81,7 +129,11 @@ describe('structured-file run, end to end over HTTP', () => {
     ws.addRow(['bob@x.io', 'Bob', 0, '01/02/2000']);
     expect((await upload(created.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
-    expect(ready).toMatchObject({ source_headers: ['column_1', 'column_2', 'column_3', 'column_4'], input_has_header: false, total_rows: 2 });
+    expect(ready).toMatchObject({
+      source_headers: ['column_1', 'column_2', 'column_3', 'column_4'],
+      input_has_header: false,
+      total_rows: 2,
+    });
     const mapping = { email: 'column_1', first_name: 'column_2', age: 'column_3', born: 'column_4' };
     expect((await reviewApi(ready.review_url).approve(mapping)).status).toBe(200);
     const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed' && r.stage === 'final');
@@ -108,7 +160,12 @@ describe('structured-file run, end to end over HTTP', () => {
     const created = await create({ filename });
     expect((await upload(created.body, content)).status).toBe(200);
     const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed');
-    expect(failed).toMatchObject({ terminal: true, review_state: null, download_url: null, error: { code, stage: 'ingestion', retryable: false } });
+    expect(failed).toMatchObject({
+      terminal: true,
+      review_state: null,
+      download_url: null,
+      error: { code, stage: 'ingestion', retryable: false },
+    });
     expect(failed.failed_at).toEqual(expect.any(String));
     expect(failed.error.message).toEqual(expect.any(String));
   });
@@ -142,7 +199,10 @@ describe('upload size limit', () => {
     const svc = await startService({ MAX_UPLOAD_BYTES: '100' });
     try {
       const org = await setupOrganization(svc);
-      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'big.csv' } });
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'big.csv' },
+      });
       const res = await upload(created.body, 'email\n' + 'a@b.io\n'.repeat(100));
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body).error.code).toBe('upload_too_large');
@@ -160,7 +220,10 @@ describe('review expiry', () => {
     const svc = await startService({ REVIEW_TTL_SECONDS: '1' });
     try {
       const org = await setupOrganization(svc);
-      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'a.csv' } });
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'a.csv' },
+      });
       await upload(created.body, 'email\na@b.io\n');
       const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state !== null);
       const expired = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'expired', 5000);

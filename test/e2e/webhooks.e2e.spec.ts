@@ -5,15 +5,40 @@ import { Webhook } from 'standardwebhooks';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { ADMIN_TOKEN, call, httpFetch, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import {
+  ADMIN_TOKEN,
+  call,
+  httpFetch,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
 
 /** Webhook deliveries against a real receiver on loopback: exact attempts, headers, payloads, signatures, restarts. */
 
 const FAST = { WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_DELAYS_MS: '60,60' };
 const CSV = 'E-mail,Age\nada@example.com,36\n';
 const PAYLOAD_FIELDS = [
-  'event', 'id', 'status', 'stage', 'schema_id', 'metadata', 'review_url', 'review_state', 'review_canceled_at', 'review_approved_at',
-  'review_expires_at', 'mapping_rule', 'source_headers', 'completed_at', 'failed_at', 'error', 'download_url',
+  'event',
+  'id',
+  'status',
+  'stage',
+  'schema_id',
+  'metadata',
+  'review_url',
+  'review_state',
+  'review_canceled_at',
+  'review_approved_at',
+  'review_expires_at',
+  'mapping_rule',
+  'source_headers',
+  'completed_at',
+  'failed_at',
+  'error',
+  'download_url',
 ].sort();
 
 const events = async (svc: Service, runId: string): Promise<StoredEvent[]> =>
@@ -32,7 +57,11 @@ describe('webhooks', () => {
     await receiver.start();
     svc = await startService(FAST);
     org = await setupOrganization(svc);
-    const rotated = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook/rotate-secret`, { token: ADMIN_TOKEN, method: 'POST', body: {} });
+    const rotated = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook/rotate-secret`, {
+      token: ADMIN_TOKEN,
+      method: 'POST',
+      body: {},
+    });
     secret = rotated.body.webhook_secret;
   });
   afterAll(async () => {
@@ -45,7 +74,10 @@ describe('webhooks', () => {
   });
 
   async function reviewReady(body: Record<string, unknown> = {}, csv = CSV) {
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv', ...body } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', ...body },
+    });
     expect(created.status).toBe(201);
     await upload(created.body, csv);
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active' || r.status === 'failed');
@@ -58,33 +90,50 @@ describe('webhooks', () => {
     return run;
   }
 
-  it('transformation.finished: once, with the spec\'s headers and payload and a verifiable Standard Webhooks signature', async () => {
+  it("transformation.finished: once, with the spec's headers and payload and a verifiable Standard Webhooks signature", async () => {
     const run = await finished();
     const [delivery] = await receiver.waitFor(run.id, 1);
     const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.notification_status === 'delivered');
     expect(delivery.path).toBe('/hooks?source=test');
     expect(delivery.headers).toMatchObject({
-      'x-service-event': 'transformation.finished', 'x-service-id': run.id, 'x-service-webhook-secret': secret, 'content-type': 'application/json',
+      'x-service-event': 'transformation.finished',
+      'x-service-id': run.id,
+      'x-service-webhook-secret': secret,
+      'content-type': 'application/json',
     });
     const payload = JSON.parse(delivery.body);
     expect(Object.keys(payload).sort()).toEqual(PAYLOAD_FIELDS);
     expect(payload).toMatchObject({
-      event: 'transformation.finished', id: run.id, status: 'completed', stage: 'final', review_state: 'approved',
-      error: null, metadata: { batch: 7 }, schema_id: org.schemaId, review_url: done.review_url, source_headers: ['E-mail', 'Age'],
+      event: 'transformation.finished',
+      id: run.id,
+      status: 'completed',
+      stage: 'final',
+      review_state: 'approved',
+      error: null,
+      metadata: { batch: 7 },
+      schema_id: org.schemaId,
+      review_url: done.review_url,
+      source_headers: ['E-mail', 'Age'],
     });
     const output = await httpFetch(payload.download_url);
     expect(output.status).toBe(200);
     expect(await output.json()).toEqual([{ email: 'ada@example.com', first_name: null, age: 36, born: null }]);
 
     // Standard Webhooks: verifiable with the organization's secret, and bound to this body.
-    const signed = { 'webhook-id': delivery.headers['webhook-id'] as string, 'webhook-timestamp': delivery.headers['webhook-timestamp'] as string, 'webhook-signature': delivery.headers['webhook-signature'] as string };
+    const signed = {
+      'webhook-id': delivery.headers['webhook-id'] as string,
+      'webhook-timestamp': delivery.headers['webhook-timestamp'] as string,
+      'webhook-signature': delivery.headers['webhook-signature'] as string,
+    };
     expect(signed['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
     expect(new Webhook(secret).verify(delivery.body, signed)).toEqual(payload);
     expect(() => new Webhook(secret).verify(delivery.body.replace('"completed"', '"failed"'), signed)).toThrow();
 
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.for(run.id)).toHaveLength(1);
-    expect(await attempts(svc, run.id)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'delivered', status_code: 200, next_attempt_at: null })]);
+    expect(await attempts(svc, run.id)).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'delivered', status_code: 200, next_attempt_at: null }),
+    ]);
   });
 
   it('notification_status goes pending -> delivered across a failed first attempt', async () => {
@@ -92,14 +141,20 @@ describe('webhooks', () => {
     const slow = await startService({ ...FAST, WEBHOOK_RETRY_DELAYS_MS: '700' });
     try {
       const o = await setupOrganization(slow);
-      const created = await call(`${slow.baseUrl}/v1/transformations/file`, { token: o.apiKey, body: { schema_id: o.schemaId, filename: 'p.csv', notify_url: receiver.url } });
+      const created = await call(`${slow.baseUrl}/v1/transformations/file`, {
+        token: o.apiKey,
+        body: { schema_id: o.schemaId, filename: 'p.csv', notify_url: receiver.url },
+      });
       await upload(created.body, CSV);
       const ready = await waitForRun(slow, o.apiKey, created.body.id, (r) => r.review_state === 'active');
       await reviewApi(ready.review_url).approve();
       await waitForRun(slow, o.apiKey, created.body.id, (r) => r.notification_status === 'pending' && r.status === 'completed');
       await waitForRun(slow, o.apiKey, created.body.id, (r) => r.notification_status === 'delivered');
       const tried = await attempts(slow, created.body.id);
-      expect(tried.map((a) => [a.attempt, a.outcome, a.status_code])).toEqual([[1, 'failed', 500], [2, 'delivered', 200]]);
+      expect(tried.map((a) => [a.attempt, a.outcome, a.status_code])).toEqual([
+        [1, 'failed', 500],
+        [2, 'delivered', 200],
+      ]);
       expect(Date.parse(tried[1].attempted_at) - Date.parse(tried[0].attempted_at)).toBeGreaterThanOrEqual(650);
     } finally {
       await slow.stop();
@@ -118,7 +173,11 @@ describe('webhooks', () => {
     expect(receiver.for(run.id)).toHaveLength(3);
     expect(receiver.received.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
     const tried = await attempts(svc, run.id);
-    expect(tried.map((a) => [a.attempt, a.outcome, a.error])).toEqual([[1, 'failed', error], [2, 'failed', error], [3, 'failed', error]]);
+    expect(tried.map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [1, 'failed', error],
+      [2, 'failed', error],
+      [3, 'failed', error],
+    ]);
     expect(tried[2].next_attempt_at).toBeNull();
   });
 
@@ -132,7 +191,7 @@ describe('webhooks', () => {
     expect((await attempts(svc, run.id)).map((a) => a.status_code)).toEqual([429, 200]);
   });
 
-  it('acknowledges on the status line without reading a receiver\'s endless body', async () => {
+  it("acknowledges on the status line without reading a receiver's endless body", async () => {
     receiver.plan = ['endless-body'];
     const run = await finished();
     const started = Date.now();
@@ -142,14 +201,23 @@ describe('webhooks', () => {
   });
 
   it('transformation.review.canceled goes to the organization default URL; notification_status stays null', async () => {
-    await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook`, { token: ADMIN_TOKEN, method: 'PUT', body: { url: `${receiver.url}/default` } });
+    await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook`, {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { url: `${receiver.url}/default` },
+    });
     try {
       const run = await reviewReady();
       expect((await reviewApi(run.review_url).cancel()).status).toBe(200);
       const [delivery] = await receiver.waitFor(run.id, 1);
       expect(delivery.path).toBe('/default');
       expect(delivery.headers['x-service-event']).toBe('transformation.review.canceled');
-      expect(JSON.parse(delivery.body)).toMatchObject({ event: 'transformation.review.canceled', review_state: 'canceled', download_url: null, review_canceled_at: expect.any(String) });
+      expect(JSON.parse(delivery.body)).toMatchObject({
+        event: 'transformation.review.canceled',
+        review_state: 'canceled',
+        download_url: null,
+        review_canceled_at: expect.any(String),
+      });
       expect((await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey })).body.notification_status).toBeNull();
     } finally {
       await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook`, { token: ADMIN_TOKEN, method: 'PUT', body: { url: null } });
@@ -159,7 +227,13 @@ describe('webhooks', () => {
   it('transformation.failed for a failed run; nothing for review readiness or edits; nothing without a target', async () => {
     const failed = await reviewReady({ notify_url: receiver.url }, '');
     const [delivery] = await receiver.waitFor(failed.id, 1);
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'transformation.failed', status: 'failed', error: { code: 'source_file_empty' }, download_url: null, failed_at: expect.any(String) });
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      event: 'transformation.failed',
+      status: 'failed',
+      error: { code: 'source_file_empty' },
+      download_url: null,
+      failed_at: expect.any(String),
+    });
 
     const edited = await reviewReady({ notify_url: receiver.url });
     expect((await reviewApi(edited.review_url).edit({ email: null })).status).toBe(200);
@@ -176,13 +250,29 @@ describe('webhooks', () => {
     const guarded = await startService({ WEBHOOK_ALLOWED_ADDRESSES: '' });
     try {
       const o = await setupOrganization(guarded);
-      for (const url of ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]/h', 'http://2130706433/h', 'http://0x7f.0.0.1/h',
-        'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/h', 'http://100.64.0.1/h', 'http://[::ffff:10.0.0.1]/h']) {
+      for (const url of [
+        'http://127.0.0.1:9/h',
+        'http://localhost:9/h',
+        'http://[::1]/h',
+        'http://2130706433/h',
+        'http://0x7f.0.0.1/h',
+        'http://169.254.169.254/latest/meta-data',
+        'http://10.0.0.1/h',
+        'http://100.64.0.1/h',
+        'http://[::ffff:10.0.0.1]/h',
+      ]) {
         for (const field of ['notify_url', 'success_callback', 'cancel_callback']) {
-          const res = await call(`${guarded.baseUrl}/v1/transformations/file`, { token: o.apiKey, body: { schema_id: o.schemaId, filename: 'a.csv', [field]: url } });
+          const res = await call(`${guarded.baseUrl}/v1/transformations/file`, {
+            token: o.apiKey,
+            body: { schema_id: o.schemaId, filename: 'a.csv', [field]: url },
+          });
           expect({ url, field, status: res.status }).toEqual({ url, field, status: 422 });
         }
-        const admin = await call(`${guarded.baseUrl}/admin/v1/organizations/${o.orgId}/webhook`, { token: ADMIN_TOKEN, method: 'PUT', body: { url } });
+        const admin = await call(`${guarded.baseUrl}/admin/v1/organizations/${o.orgId}/webhook`, {
+          token: ADMIN_TOKEN,
+          method: 'PUT',
+          body: { url },
+        });
         expect({ url, status: admin.status }).toEqual({ url, status: 422 });
       }
     } finally {
@@ -195,11 +285,18 @@ describe('webhooks', () => {
     try {
       const o = await setupOrganization(production);
       for (const field of ['notify_url', 'success_callback', 'cancel_callback']) {
-        const res = await call(`${production.baseUrl}/v1/transformations/file`, { token: o.apiKey, body: { schema_id: o.schemaId, filename: 'a.csv', [field]: 'http://example.com/h' } });
+        const res = await call(`${production.baseUrl}/v1/transformations/file`, {
+          token: o.apiKey,
+          body: { schema_id: o.schemaId, filename: 'a.csv', [field]: 'http://example.com/h' },
+        });
         expect(res.status).toBe(422);
         expect(res.body.error.fields[field][0]).toContain('HTTPS');
       }
-      const admin = await call(`${production.baseUrl}/admin/v1/organizations/${o.orgId}/webhook`, { token: ADMIN_TOKEN, method: 'PUT', body: { url: 'http://example.com/h' } });
+      const admin = await call(`${production.baseUrl}/admin/v1/organizations/${o.orgId}/webhook`, {
+        token: ADMIN_TOKEN,
+        method: 'PUT',
+        body: { url: 'http://example.com/h' },
+      });
       expect(admin.status).toBe(422);
     } finally {
       await production.stop();
@@ -222,7 +319,10 @@ describe('webhooks across restarts and behind the address guard', () => {
     let svc = await startService(env, dir);
     const org = await setupOrganization(svc);
     receiver.plan = ['error'];
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: receiver.url } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: receiver.url },
+    });
     await upload(created.body, CSV);
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     await reviewApi(ready.review_url).approve();
@@ -249,7 +349,10 @@ describe('webhooks across restarts and behind the address guard', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-webhook-guard-'));
     let svc = await startService(FAST, dir);
     const org = await setupOrganization(svc);
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/guarded` } });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/guarded` },
+    });
     await upload(created.body, CSV);
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     await svc.stop();

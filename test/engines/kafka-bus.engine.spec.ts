@@ -19,7 +19,8 @@ describeWithEngine('KAFKA_BROKERS', '127.0.0.1:9092', 'Kafka bus', (brokers) => 
 
   describe('Kafka specifics', () => {
     it('commits an offset only after its handler returned: the same group resumes at the unfinished record', async () => {
-      const topic = `contract-${randomUUID()}`; const group = `g-${randomUUID()}`;
+      const topic = `contract-${randomUUID()}`;
+      const group = `g-${randomUUID()}`;
       const first = make();
       const seen: string[] = [];
       const sub = await first.subscribe(topic, group, async (r) => {
@@ -28,14 +29,20 @@ describeWithEngine('KAFKA_BROKERS', '127.0.0.1:9092', 'Kafka bus', (brokers) => 
       });
       await first.publish(topic, [busRecord('k', '1'), busRecord('k', '2'), busRecord('k', '3')]);
       await waitFor(() => seen.length === 1);
-      await sub.stop(); await first.close();
+      await sub.stop();
+      await first.close();
       expect(seen).toEqual(['1']);
 
       const second = make();
-      const again: string[] = []; const lanes = new Set<string>();
-      const s2 = await second.subscribe(topic, group, async (r) => { again.push(r.value.type); lanes.add(r.lane!); });
+      const again: string[] = [];
+      const lanes = new Set<string>();
+      const s2 = await second.subscribe(topic, group, async (r) => {
+        again.push(r.value.type);
+        lanes.add(r.lane!);
+      });
       await waitFor(() => again.length === 2);
-      await s2.stop(); await second.close();
+      await s2.stop();
+      await second.close();
       expect(again).toEqual(['2', '3']);
       expect([...lanes]).toHaveLength(1); // one key, one partition
     });

@@ -13,7 +13,10 @@ describeWithEngine('MONGO_URL', 'mongodb://127.0.0.1:27017/?replicaSet=rs0', 'Mo
     opened.push(m);
     return { model: m, db };
   };
-  afterAll(async () => { for (const m of opened) await (m as unknown as { connection: { dropDatabase(): Promise<void> } }).connection.dropDatabase().catch(() => undefined); });
+  afterAll(async () => {
+    for (const m of opened)
+      await (m as unknown as { connection: { dropDatabase(): Promise<void> } }).connection.dropDatabase().catch(() => undefined);
+  });
 
   readModelContract('MongoDB', async () => (await open()).model);
 
@@ -22,7 +25,10 @@ describeWithEngine('MONGO_URL', 'mongodb://127.0.0.1:27017/?replicaSet=rs0', 'Mo
     let current = model;
     return {
       store: model.checkpointStore(),
-      reopen: async () => { current = (await open(db)).model; return current.checkpointStore(); },
+      reopen: async () => {
+        current = (await open(db)).model;
+        return current.checkpointStore();
+      },
       close: async () => current.close(),
     };
   });
@@ -30,7 +36,9 @@ describeWithEngine('MONGO_URL', 'mongodb://127.0.0.1:27017/?replicaSet=rs0', 'Mo
   describe('MongoDB specifics', () => {
     it('creates the indexes the lookups need', async () => {
       const { model } = await open();
-      const conn = (model as unknown as { connection: { collection(n: string): { indexes(): Promise<Array<{ key: Record<string, number> }>> } } }).connection;
+      const conn = (
+        model as unknown as { connection: { collection(n: string): { indexes(): Promise<Array<{ key: Record<string, number> }>> } } }
+      ).connection;
       const runKeys = (await conn.collection('runs').indexes()).map((i) => Object.keys(i.key).join(','));
       expect(runKeys).toEqual(expect.arrayContaining(['organization_id,_id', 'webhook_due_at', 'upload_watch_until']));
       const keyKeys = (await conn.collection('api_keys').indexes()).map((i) => Object.keys(i.key).join(','));
@@ -40,7 +48,13 @@ describeWithEngine('MONGO_URL', 'mongodb://127.0.0.1:27017/?replicaSet=rs0', 'Mo
 
     it('keeps customer keys with dots and dollars intact in run documents', async () => {
       const { model } = await open();
-      const run = { id: randomUUID(), organization_id: 'o', revision: 0, status: 'processing', mapping: { 'e.mail': '$weird' } } as unknown as RunState;
+      const run = {
+        id: randomUUID(),
+        organization_id: 'o',
+        revision: 0,
+        status: 'processing',
+        mapping: { 'e.mail': '$weird' },
+      } as unknown as RunState;
       await model.saveRun(run, { name: 'runs', position: 1 });
       expect(await model.getRun(run.id)).toEqual(run);
       await model.close();

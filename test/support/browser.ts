@@ -38,15 +38,20 @@ export function contrastRatio(fg: string, bg: string): number {
 
 /** Text colour and effective (first opaque) background colour of every element matching a selector. */
 export function colorsOf(page: Page, selector: string): Promise<{ text: string; color: string; background: string }[]> {
-  return page.$$eval(selector, (nodes) => nodes.map((node) => {
-    const color = getComputedStyle(node).color;
-    let el: Element | null = node;
-    let background = 'rgb(255, 255, 255)';
-    while (el) {
-      const bg = getComputedStyle(el).backgroundColor;
-      if (bg && bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) { background = bg; break; }
-      el = el.parentElement;
-    }
-    return { text: (node.textContent ?? '').trim().slice(0, 40), color, background };
-  }));
+  return page.$$eval(selector, (nodes) =>
+    nodes.map((node) => {
+      const color = getComputedStyle(node).color;
+      let el: Element | null = node;
+      let background = 'rgb(255, 255, 255)';
+      while (el) {
+        const bg = getComputedStyle(el).backgroundColor;
+        if (bg && bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) {
+          background = bg;
+          break;
+        }
+        el = el.parentElement;
+      }
+      return { text: (node.textContent ?? '').trim().slice(0, 40), color, background };
+    }),
+  );
 }

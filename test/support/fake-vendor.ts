@@ -1,8 +1,17 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface VendorRequest { path: string; headers: IncomingHttpHeaders; body: any }
-export interface VendorReply { status?: number; headers?: Record<string, string>; body?: unknown; delayMs?: number }
+export interface VendorRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+export interface VendorReply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  delayMs?: number;
+}
 
 export const OPENAI_KEY = 'sk-test-openai-secret-1234567890';
 export const ANTHROPIC_KEY = 'sk-ant-test-secret-0987654321';
@@ -28,7 +37,11 @@ export class FakeVendor {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', async () => {
-        const request: VendorRequest = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') };
+        const request: VendorRequest = {
+          path: req.url ?? '',
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+        };
         this.requests.push(request);
         const reply = this.reply(request);
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
@@ -54,7 +67,10 @@ export class FakeVendor {
   private reply(request: VendorRequest): VendorReply {
     if (request.path === '/v1/chat/completions') {
       if (request.headers.authorization !== `Bearer ${OPENAI_KEY}`) {
-        return { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } };
+        return {
+          status: 401,
+          body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } },
+        };
       }
     } else if (request.path === '/v1/messages') {
       if (request.headers['x-api-key'] !== ANTHROPIC_KEY || !request.headers['anthropic-version']) {
@@ -72,17 +88,34 @@ export class FakeVendor {
   private success(request: VendorRequest): VendorReply {
     if (request.path === '/v1/chat/completions') {
       const schemaName = request.body.response_format?.json_schema?.name;
-      return { body: {
-        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: request.body.model,
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(this.answer(schemaName, request)), refusal: null } }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      } };
+      return {
+        body: {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: request.body.model,
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'stop',
+              message: { role: 'assistant', content: JSON.stringify(this.answer(schemaName, request)), refusal: null },
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        },
+      };
     }
     const tool = request.body.tool_choice?.name;
-    return { body: {
-      id: 'msg_1', type: 'message', role: 'assistant', model: request.body.model, stop_reason: 'tool_use',
-      content: [{ type: 'tool_use', id: 'toolu_1', name: tool, input: this.answer(tool, request) }],
-      usage: { input_tokens: 1, output_tokens: 1 },
-    } };
+    return {
+      body: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: request.body.model,
+        stop_reason: 'tool_use',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: tool, input: this.answer(tool, request) }],
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    };
   }
 }

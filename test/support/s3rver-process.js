@@ -10,15 +10,19 @@ const bucket = process.argv[2] || 'test-bucket';
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 's3rver-'));
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
 
-server.run().then((address) => process.stdout.write(`${JSON.stringify({ port: address.port })}\n`), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+server.run().then(
+  (address) => process.stdout.write(`${JSON.stringify({ port: address.port })}\n`),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
 
-const stop = () => server.close().finally(() => {
-  fs.rmSync(directory, { recursive: true, force: true });
-  process.exit(0);
-});
+const stop = () =>
+  server.close().finally(() => {
+    fs.rmSync(directory, { recursive: true, force: true });
+    process.exit(0);
+  });
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 process.on('disconnect', stop);

@@ -6,19 +6,25 @@ export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3R
 
 /** Starts s3rver in a child process on 127.0.0.1 and gives its endpoint. */
 export async function startS3rver(bucket: string): Promise<{ endpoint: string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 's3rver-process.js'), bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 's3rver-process.js'), bucket], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
-    rl.once('line', (l) => { rl.close(); resolve(l); });
+    rl.once('line', (l) => {
+      rl.close();
+      resolve(l);
+    });
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
   });
   const { port } = JSON.parse(line) as { port: number };
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

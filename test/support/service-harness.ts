@@ -31,10 +31,15 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'));
   const config = loadConfig({
-    PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ADMIN_TOKEN, EVENT_STORE_POLL_MS: '50',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    ADMIN_TOKEN,
+    EVENT_STORE_POLL_MS: '50',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Tests' receivers and callback pages listen on loopback: let exactly those through the address guard.
-    WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1', WEBHOOK_POLL_MS: '25',
+    WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1',
+    WEBHOOK_POLL_MS: '25',
     ...env,
   });
   const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });
@@ -56,38 +61,74 @@ export async function httpFetch(url: string | URL, init: RequestInit = {}): Prom
   }
 }
 
-export interface Json { status: number; body: any; headers: Headers }
+export interface Json {
+  status: number;
+  body: any;
+  headers: Headers;
+}
 
-export async function call(url: string, init: { method?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Json> {
+export async function call(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Json> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined;
-  if (init.raw !== undefined) { body = init.raw; headers['content-type'] ??= 'application/json'; }
-  else if (init.body !== undefined) { body = JSON.stringify(init.body); headers['content-type'] = 'application/json'; }
+  if (init.raw !== undefined) {
+    body = init.raw;
+    headers['content-type'] ??= 'application/json';
+  } else if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] = 'application/json';
+  }
   const res = await httpFetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
   const text = await res.text();
   let parsed: unknown = text;
-  try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
 export const PEOPLE_FIELDS = {
-  email: { description: 'Email address', data_type: 'email', is_required: true, label: 'Email', transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } } },
+  email: {
+    description: 'Email address',
+    data_type: 'email',
+    is_required: true,
+    label: 'Email',
+    transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } },
+  },
   first_name: { description: 'Given name', data_type: 'string', is_required: false, transformations: { uppercase: { enabled: true } } },
   age: { description: 'Age in years', data_type: 'integer', is_required: false },
-  born: { description: 'Birth date', data_type: 'date', is_required: false, transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } },
+  born: {
+    description: 'Birth date',
+    data_type: 'date',
+    is_required: false,
+    transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+  },
 };
 
 /** An organization with a schema, through the admin API. */
 export async function setupOrganization(svc: Service, fields: object = PEOPLE_FIELDS) {
   const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme' } });
   expect(org.status).toBe(201);
-  const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/schemas`, { token: ADMIN_TOKEN, body: { name: 'People', fields } });
+  const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/schemas`, {
+    token: ADMIN_TOKEN,
+    body: { name: 'People', fields },
+  });
   expect(schema.status).toBe(201);
   return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
 }
 
-export async function waitForRun(svc: Service, apiKey: string, runId: string, until: (run: any) => boolean, timeoutMs = 15000): Promise<any> {
+export async function waitForRun(
+  svc: Service,
+  apiKey: string,
+  runId: string,
+  until: (run: any) => boolean,
+  timeoutMs = 15000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(`${svc.baseUrl}/v1/transformations/${runId}`, { token: apiKey });
@@ -99,7 +140,11 @@ export async function waitForRun(svc: Service, apiKey: string, runId: string, un
 }
 
 export async function upload(run: { upload: { url: string; method: string; headers: Record<string, string> } }, body: Buffer | string) {
-  const res = await httpFetch(run.upload.url, { method: run.upload.method, headers: run.upload.headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  const res = await httpFetch(run.upload.url, {
+    method: run.upload.method,
+    headers: run.upload.headers,
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
   return { status: res.status, body: await res.text() };
 }
 

@@ -2,7 +2,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Behaviour = 'ok' | 'error' | 'slow' | 'reset' | 'redirect' | 'rate-limited' | 'endless-body';
-export interface Received { path: string; headers: IncomingHttpHeaders; body: string; at: number }
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
 
 /**
  * A webhook receiver on loopback. Each request takes the next behaviour from `plan`
@@ -25,16 +30,34 @@ export class WebhookReceiver {
         this.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
         const behaviour = this.plan.shift() ?? this.fallback;
         switch (behaviour) {
-          case 'ok': res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); break;
-          case 'error': res.writeHead(500).end('boom'); break;
-          case 'slow': setTimeout(() => { if (!res.destroyed) res.writeHead(200).end('late'); }, 3000); break;
-          case 'reset': req.socket.destroy(); break;
-          case 'redirect': res.writeHead(302, { location: `${this.url}/elsewhere` }).end(); break;
-          case 'rate-limited': res.writeHead(429, { 'retry-after': String(this.retryAfterSeconds) }).end(); break;
+          case 'ok':
+            res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+            break;
+          case 'error':
+            res.writeHead(500).end('boom');
+            break;
+          case 'slow':
+            setTimeout(() => {
+              if (!res.destroyed) res.writeHead(200).end('late');
+            }, 3000);
+            break;
+          case 'reset':
+            req.socket.destroy();
+            break;
+          case 'redirect':
+            res.writeHead(302, { location: `${this.url}/elsewhere` }).end();
+            break;
+          case 'rate-limited':
+            res.writeHead(429, { 'retry-after': String(this.retryAfterSeconds) }).end();
+            break;
           case 'endless-body': {
             res.writeHead(200, { 'content-type': 'application/octet-stream' });
             const chunk = Buffer.alloc(64 * 1024, 120);
-            const timer = setInterval(() => { if (!res.write(chunk) || res.destroyed) { /* keep going until closed */ } }, 5);
+            const timer = setInterval(() => {
+              if (!res.write(chunk) || res.destroyed) {
+                /* keep going until closed */
+              }
+            }, 5);
             res.on('close', () => clearInterval(timer));
             break;
           }

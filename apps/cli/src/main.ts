@@ -9,17 +9,41 @@ const base = (process.env.SERVICE_URL || `http://localhost:${process.env.PORT ||
 const token = process.env.ADMIN_TOKEN;
 
 const COMMANDS: Record<string, { usage: string; run: (a: string[]) => [method: string, path: string, body?: unknown] }> = {
-  'org:create': { usage: 'org:create <name> [webhook_url]', run: ([name, url]) => ['POST', '/organizations', { name, webhook_url: url ?? null }] },
+  'org:create': {
+    usage: 'org:create <name> [webhook_url]',
+    run: ([name, url]) => ['POST', '/organizations', { name, webhook_url: url ?? null }],
+  },
   'key:create': { usage: 'key:create <org>', run: ([org]) => ['POST', `/organizations/${org}/api-keys`] },
   'key:revoke': { usage: 'key:revoke <org> <key-id>', run: ([org, id]) => ['DELETE', `/organizations/${org}/api-keys/${id}`] },
-  'webhook:set': { usage: 'webhook:set <org> <url|null>', run: ([org, url]) => ['PUT', `/organizations/${org}/webhook`, { url: url === 'null' ? null : url }] },
-  'webhook:rotate-secret': { usage: 'webhook:rotate-secret <org>', run: ([org]) => ['POST', `/organizations/${org}/webhook/rotate-secret`] },
-  'quota:set': { usage: 'quota:set <org> <n|null>', run: ([org, n]) => ['PUT', `/organizations/${org}/quota`, { review_preparations: n === 'null' ? null : Number(n) }] },
-  'schema:create': { usage: 'schema:create <org> <file.json with {name, fields}>', run: ([org, f]) => ['POST', `/organizations/${org}/schemas`, JSON.parse(readFileSync(f, 'utf8'))] },
-  'schema:update': { usage: 'schema:update <org> <id> <file.json>', run: ([org, id, f]) => ['PUT', `/organizations/${org}/schemas/${id}`, JSON.parse(readFileSync(f, 'utf8'))] },
+  'webhook:set': {
+    usage: 'webhook:set <org> <url|null>',
+    run: ([org, url]) => ['PUT', `/organizations/${org}/webhook`, { url: url === 'null' ? null : url }],
+  },
+  'webhook:rotate-secret': {
+    usage: 'webhook:rotate-secret <org>',
+    run: ([org]) => ['POST', `/organizations/${org}/webhook/rotate-secret`],
+  },
+  'quota:set': {
+    usage: 'quota:set <org> <n|null>',
+    run: ([org, n]) => ['PUT', `/organizations/${org}/quota`, { review_preparations: n === 'null' ? null : Number(n) }],
+  },
+  'schema:create': {
+    usage: 'schema:create <org> <file.json with {name, fields}>',
+    run: ([org, f]) => ['POST', `/organizations/${org}/schemas`, JSON.parse(readFileSync(f, 'utf8'))],
+  },
+  'schema:update': {
+    usage: 'schema:update <org> <id> <file.json>',
+    run: ([org, id, f]) => ['PUT', `/organizations/${org}/schemas/${id}`, JSON.parse(readFileSync(f, 'utf8'))],
+  },
   'schema:delete': { usage: 'schema:delete <org> <id>', run: ([org, id]) => ['DELETE', `/organizations/${org}/schemas/${id}`] },
-  'provider:create': { usage: 'provider:create <org> <file.json with {name, provider, model, ...}>', run: ([org, f]) => ['POST', `/organizations/${org}/providers`, JSON.parse(readFileSync(f, 'utf8'))] },
-  'provider:update': { usage: 'provider:update <org> <id> <file.json>', run: ([org, id, f]) => ['PUT', `/organizations/${org}/providers/${id}`, JSON.parse(readFileSync(f, 'utf8'))] },
+  'provider:create': {
+    usage: 'provider:create <org> <file.json with {name, provider, model, ...}>',
+    run: ([org, f]) => ['POST', `/organizations/${org}/providers`, JSON.parse(readFileSync(f, 'utf8'))],
+  },
+  'provider:update': {
+    usage: 'provider:update <org> <id> <file.json>',
+    run: ([org, id, f]) => ['PUT', `/organizations/${org}/providers/${id}`, JSON.parse(readFileSync(f, 'utf8'))],
+  },
   'provider:delete': { usage: 'provider:delete <org> <id>', run: ([org, id]) => ['DELETE', `/organizations/${org}/providers/${id}`] },
 };
 
@@ -49,4 +73,10 @@ async function main(): Promise<number> {
   return res.ok ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (err) => { console.error(err instanceof Error ? err.message : err); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

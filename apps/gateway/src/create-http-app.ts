@@ -48,13 +48,16 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     registerLocalFileRoutes(fastify, { config, signer: app.get<UrlSigner>(URL_SIGNER), blobs, commands: app.get(RunCommandHandler) });
   }
 
-  const document = SwaggerModule.createDocument(app, new DocumentBuilder()
-    .setTitle('Transformation Service API')
-    .setDescription('Turns uploaded files and text into records shaped like a target schema, with hosted human review.')
-    .setVersion('v1')
-    .addServer(config.publicBaseUrl)
-    .addBearerAuth()
-    .build());
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Transformation Service API')
+      .setDescription('Turns uploaded files and text into records shaped like a target schema, with hosted human review.')
+      .setVersion('v1')
+      .addServer(config.publicBaseUrl)
+      .addBearerAuth()
+      .build(),
+  );
   // The document only (no UI): the UI's static-file plugin is ESM-only and not needed to serve the spec.
   SwaggerModule.setup('docs', app, document, { ui: false, jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
 

@@ -19,7 +19,15 @@ import { TransformationsService } from './transformations/transformations.servic
   controllers: [TransformationsController, CatalogController, AdminController, ReviewController, ReviewAssetsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-    ApiKeyGuard, AdminGuard, AdminService, TransformationsService, RunLinks, RunPresenter, ReviewService, ReviewPreviewService, ReviewWeb,
+    ApiKeyGuard,
+    AdminGuard,
+    AdminService,
+    TransformationsService,
+    RunLinks,
+    RunPresenter,
+    ReviewService,
+    ReviewPreviewService,
+    ReviewWeb,
   ],
 })
 export class GatewayModule {}

@@ -90,14 +90,26 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     if (!state || state.status !== 'awaiting_upload' || state.source_uploaded) return;
     const stat = await this.blobs.stat(state.source_key);
     if (!stat) return;
-    const context = { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `bucket-upload/${runId}` };
+    const context = {
+      organizationId: state.organization_id,
+      correlationId: runId,
+      causationId: runId,
+      idempotencyKey: `bucket-upload/${runId}`,
+    };
     const at = new Date().toISOString();
     if (stat.size > this.config.maxUploadBytes) {
       await this.blobs.delete(state.source_key);
-      await this.commands.execute(runId, {
-        type: 'FailRun', at,
-        error: runError('fileTooLarge', STAGES.ingestion, { message: `The uploaded file has ${stat.size} bytes; at most ${this.config.maxUploadBytes} are allowed.` }),
-      }, context);
+      await this.commands.execute(
+        runId,
+        {
+          type: 'FailRun',
+          at,
+          error: runError('fileTooLarge', STAGES.ingestion, {
+            message: `The uploaded file has ${stat.size} bytes; at most ${this.config.maxUploadBytes} are allowed.`,
+          }),
+        },
+        context,
+      );
       return;
     }
     await this.commands.execute(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context);

@@ -38,7 +38,11 @@ export class IngestionConsumer extends CheckpointedConsumer {
 
     if (state.input_source === 'raw') {
       if (state.status === 'queued') {
-        ({ state } = await this.commands.execute(runId, { type: 'StartExtraction', at: new Date().toISOString() }, contextFromEvent(event, 'extraction-started')));
+        ({ state } = await this.commands.execute(
+          runId,
+          { type: 'StartExtraction', at: new Date().toISOString() },
+          contextFromEvent(event, 'extraction-started'),
+        ));
       }
       return this.finish(event, runId, await (state.dry_run ? this.records.synthetic(state) : this.records.extractFromText(state)));
     }
@@ -51,7 +55,14 @@ export class IngestionConsumer extends CheckpointedConsumer {
     if (state.dry_run) return this.finish(event, runId, await this.records.synthetic(state));
     const progress = throttle(1000);
     const outcome = await this.files.read(state, (rows) =>
-      progress(() => this.commands.execute(runId, { type: 'RecordIngestionProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`))));
+      progress(() =>
+        this.commands.execute(
+          runId,
+          { type: 'RecordIngestionProgress', processed_rows: rows },
+          contextFromEvent(event, `progress/${rows}`),
+        ),
+      ),
+    );
     return this.finish(event, runId, outcome);
   }
 

@@ -12,15 +12,24 @@ import { StructuredFileReader } from './structured-file.reader';
 /** Bucket notifications when the bucket publishes to Kafka (S3 blob store, BUS=kafka, BUCKET_EVENTS_TOPIC). */
 const bucketNotifications = {
   provide: BUCKET_NOTIFICATIONS,
-  useFactory: (c: AppConfig) => (c.blobStore.kind === 's3' && c.bus.kind === 'kafka' && c.bus.bucketEventsTopic
-    ? new KafkaBucketNotifications({ brokers: c.bus.brokers, clientId: c.bus.clientId, topic: c.bus.bucketEventsTopic, groupId: 'ingestion-bucket-events' })
-    : null),
+  useFactory: (c: AppConfig) =>
+    c.blobStore.kind === 's3' && c.bus.kind === 'kafka' && c.bus.bucketEventsTopic
+      ? new KafkaBucketNotifications({
+          brokers: c.bus.brokers,
+          clientId: c.bus.clientId,
+          topic: c.bus.bucketEventsTopic,
+          groupId: 'ingestion-bucket-events',
+        })
+      : null,
   inject: [APP_CONFIG],
 };
 
 @Module({ providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, bucketNotifications] })
 export class IngestionModule implements OnModuleInit {
-  constructor(private readonly registry: ConsumerRegistry, private readonly consumer: IngestionConsumer) {}
+  constructor(
+    private readonly registry: ConsumerRegistry,
+    private readonly consumer: IngestionConsumer,
+  ) {}
   onModuleInit(): void {
     this.registry.register(this.consumer);
   }

@@ -56,7 +56,9 @@ export class RecordSource {
     if (bytes.length > this.config.ai.maxImageBytes) {
       return { failed: runError('imageTooLarge', STAGES.ingestion, { context: [`max ${this.config.ai.maxImageBytes} bytes`] }) };
     }
-    return this.extract(run, { image: { mediaType: imageMediaTypeOf(bytes.subarray(0, IMAGE_SIGNATURE_BYTES))!, base64: bytes.toString('base64') } });
+    return this.extract(run, {
+      image: { mediaType: imageMediaTypeOf(bytes.subarray(0, IMAGE_SIGNATURE_BYTES))!, base64: bytes.toString('base64') },
+    });
   }
 
   /** An image whose bytes are not the kind its name says fails before anything is sent anywhere. */
@@ -77,13 +79,22 @@ export class RecordSource {
     if (!provider) return { failed: runError('providerNotFound', STAGES.ingestion) };
     let rows: string[][];
     try {
-      const client = this.providers.clientFor(provider.provider, { model: provider.model, apiKey: provider.api_key, baseUrl: provider.base_url });
+      const client = this.providers.clientFor(provider.provider, {
+        model: provider.model,
+        apiKey: provider.api_key,
+        baseUrl: provider.base_url,
+      });
       rows = await extractRows(client, run.schema.fields, input);
     } catch (err) {
       const failure = err instanceof ProviderCallFailed ? err : new ProviderCallFailed('The provider call failed.', false);
       // The message names the vendor and status only: never the secret or the content.
       this.logger.warn(`Run ${run.id}: extraction failed: ${failure.message}`);
-      return { failed: runError('extractionFailed', STAGES.ingestion, { message: `The AI provider could not extract records: ${failure.message}`, retryable: failure.retryable }) };
+      return {
+        failed: runError('extractionFailed', STAGES.ingestion, {
+          message: `The AI provider could not extract records: ${failure.message}`,
+          retryable: failure.retryable,
+        }),
+      };
     }
     if (rows.length === 0) return { failed: runError('extractionEmpty', STAGES.ingestion) };
     return this.store(run, rows, 'extracted');
@@ -94,15 +105,33 @@ export class RecordSource {
     const key = BLOB_KEYS.rows(run.id);
     const records = rows.map((row) => Object.fromEntries(headers.map((h, i) => [h, row[i] ?? ''])));
     try {
-      await this.blobs.put(key, Readable.from(csvChunks(headers, (async function* () { yield records; })(), { neutralizeFormulas: false })), { contentType: 'text/csv' });
+      await this.blobs.put(
+        key,
+        Readable.from(
+          csvChunks(
+            headers,
+            (async function* () {
+              yield records;
+            })(),
+            { neutralizeFormulas: false },
+          ),
+        ),
+        { contentType: 'text/csv' },
+      );
     } catch (err) {
       this.logger.error(`Run ${run.id}: the records could not be stored: ${(err as Error).message}`);
       return { failed: runError('storageFailed', STAGES.ingestion) };
     }
     return {
       parsed: {
-        source_headers: headers, input_has_header: true, total_rows: rows.length,
-        source_format: 'delimited', delimiter: ',', encoding: 'utf-8', rows_key: key, rows_origin: origin,
+        source_headers: headers,
+        input_has_header: true,
+        total_rows: rows.length,
+        source_format: 'delimited',
+        delimiter: ',',
+        encoding: 'utf-8',
+        rows_key: key,
+        rows_origin: origin,
       },
     };
   }

@@ -22,7 +22,9 @@ export class StructuredFileReader {
     if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
     let table: OpenedTable;
     try {
-      table = await openTable(await this.blobs.openRead(run.source_key), format.format, format.delimiter, { limits: this.config.tableLimits });
+      table = await openTable(await this.blobs.openRead(run.source_key), format.format, format.delimiter, {
+        limits: this.config.tableLimits,
+      });
     } catch (err) {
       if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
       this.logger.error(`Run ${run.id}: the stored source could not be opened: ${(err as Error).message}`);

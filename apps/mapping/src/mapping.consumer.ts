@@ -10,7 +10,11 @@ import { DIRECTORY, type Directory } from '@app/read-model';
 import { readSampleRows } from '@app/run-source';
 import { RunCommandHandler } from '@app/runs';
 
-interface Suggestion { mapping: MappingRule; origin: 'heuristic' | 'ai'; notices: ReviewNotice[] }
+interface Suggestion {
+  mapping: MappingRule;
+  origin: 'heuristic' | 'ai';
+  notices: ReviewNotice[];
+}
 
 /**
  * Prepares the review once the source is parsed: the suggested mapping (the provider's,
@@ -41,14 +45,18 @@ export class MappingConsumer extends CheckpointedConsumer {
     if (!state || state.review_state !== null || state.status !== 'processing' || state.total_rows === null) return;
     const suggestion = await this.suggest(state);
     const now = new Date();
-    await this.commands.execute(runId, {
-      type: 'PrepareReview',
-      mapping_rule: suggestion.mapping,
-      mapping_origin: suggestion.origin,
-      notices: suggestion.notices,
-      review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
-      at: now.toISOString(),
-    }, contextFromEvent(event, 'review-prepared'));
+    await this.commands.execute(
+      runId,
+      {
+        type: 'PrepareReview',
+        mapping_rule: suggestion.mapping,
+        mapping_origin: suggestion.origin,
+        notices: suggestion.notices,
+        review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
+        at: now.toISOString(),
+      },
+      contextFromEvent(event, 'review-prepared'),
+    );
   }
 
   private async suggest(run: RunState): Promise<Suggestion> {
@@ -56,13 +64,18 @@ export class MappingConsumer extends CheckpointedConsumer {
     // Extracted and synthetic records already carry the schema's field names.
     if (!run.provider_id || run.dry_run || run.rows_origin !== 'file') return { mapping: heuristic, origin: 'heuristic', notices: [] };
     const notice = (message: string): Suggestion => ({
-      mapping: heuristic, origin: 'heuristic',
+      mapping: heuristic,
+      origin: 'heuristic',
       notices: [{ code: 'ai_suggestion_failed', message }],
     });
     const provider = await this.directory.getProvider(run.organization_id, run.provider_id);
     if (!provider) return notice('The AI provider of this run no longer exists; the mapping was suggested by name matching.');
     try {
-      const client = this.providers.clientFor(provider.provider, { model: provider.model, apiKey: provider.api_key, baseUrl: provider.base_url });
+      const client = this.providers.clientFor(provider.provider, {
+        model: provider.model,
+        apiKey: provider.api_key,
+        baseUrl: provider.base_url,
+      });
       const sample = await readSampleRows(this.blobs, run, MAPPING_SAMPLE_ROWS);
       const checked = await suggestMappingWithProvider(client, run.schema.fields, run.source_headers, sample);
       if (checked.dropped.length > 0) this.logger.warn(`Run ${run.id}: dropped from the AI suggestion: ${checked.dropped.join('; ')}`);

@@ -5,7 +5,10 @@ import { MappingConsumer } from './mapping.consumer';
 
 @Module({ providers: [MappingConsumer, AiProviders] })
 export class MappingModule implements OnModuleInit {
-  constructor(private readonly registry: ConsumerRegistry, private readonly consumer: MappingConsumer) {}
+  constructor(
+    private readonly registry: ConsumerRegistry,
+    private readonly consumer: MappingConsumer,
+  ) {}
   onModuleInit(): void {
     this.registry.register(this.consumer);
   }

@@ -58,7 +58,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     }
     for (const runId of due) {
       if (this.inFlight.has(runId) || this.stopped) continue;
-      const work = this.attemptDue(runId).catch((err) => this.logger.error(`Run ${runId}: webhook attempt failed: ${(err as Error).message}`))
+      const work = this.attemptDue(runId)
+        .catch((err) => this.logger.error(`Run ${runId}: webhook attempt failed: ${(err as Error).message}`))
         .finally(() => this.inFlight.delete(runId));
       this.inFlight.set(runId, work);
     }
@@ -68,7 +69,10 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     // The stream, not the projection, says what is still owed.
     const { state } = await this.commands.load(runId);
     if (!state) return;
-    for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [WebhookEventName, NonNullable<RunState['webhooks'][WebhookEventName]>][]) {
+    for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [
+      WebhookEventName,
+      NonNullable<RunState['webhooks'][WebhookEventName]>,
+    ][]) {
       if (delivery.status !== 'pending' || !delivery.next_attempt_at || Date.parse(delivery.next_attempt_at) > Date.now()) continue;
       await this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1);
     }
@@ -81,23 +85,43 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
       : { delivered: false, statusCode: null, error: 'the organization no longer exists', retryAfterMs: null };
     const at = new Date();
-    const next = result.delivered ? null : nextAttemptAt(attempt, {
-      maxAttempts: org ? this.config.webhooks.maxAttempts : attempt,
-      delaysMs: this.config.webhooks.retryDelaysMs,
-      maxRetryAfterMs: this.config.webhooks.maxRetryAfterMs,
-    }, at, result.retryAfterMs);
-    if (!result.delivered) this.logger.warn(`Run ${run.id}: ${event} attempt ${attempt} failed: ${result.error}${next ? '' : ' (giving up)'}`);
+    const next = result.delivered
+      ? null
+      : nextAttemptAt(
+          attempt,
+          {
+            maxAttempts: org ? this.config.webhooks.maxAttempts : attempt,
+            delaysMs: this.config.webhooks.retryDelaysMs,
+            maxRetryAfterMs: this.config.webhooks.maxRetryAfterMs,
+          },
+          at,
+          result.retryAfterMs,
+        );
+    if (!result.delivered)
+      this.logger.warn(`Run ${run.id}: ${event} attempt ${attempt} failed: ${result.error}${next ? '' : ' (giving up)'}`);
     try {
-      await this.commands.execute(run.id, {
-        type: 'RecordWebhookAttempt',
-        attempt: {
-          delivery_id: deliveryId, event, attempt, outcome: result.delivered ? 'delivered' : 'failed',
-          status_code: result.statusCode, error: result.error, attempted_at: at.toISOString(), next_attempt_at: next?.toISOString() ?? null,
+      await this.commands.execute(
+        run.id,
+        {
+          type: 'RecordWebhookAttempt',
+          attempt: {
+            delivery_id: deliveryId,
+            event,
+            attempt,
+            outcome: result.delivered ? 'delivered' : 'failed',
+            status_code: result.statusCode,
+            error: result.error,
+            attempted_at: at.toISOString(),
+            next_attempt_at: next?.toISOString() ?? null,
+          },
         },
-      }, {
-        organizationId: run.organization_id, correlationId: run.id, causationId: deliveryId,
-        idempotencyKey: `${deliveryId}/attempt-${attempt}`,
-      });
+        {
+          organizationId: run.organization_id,
+          correlationId: run.id,
+          causationId: deliveryId,
+          idempotencyKey: `${deliveryId}/attempt-${attempt}`,
+        },
+      );
     } catch (err) {
       // Another notifier recorded this attempt first: nothing is lost.
       if (!(err instanceof CommandRefused)) throw err;

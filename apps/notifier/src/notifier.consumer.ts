@@ -32,9 +32,13 @@ export class NotifierConsumer extends CheckpointedConsumer {
     const org = await this.directory.getOrganization(state.organization_id);
     const url = webhookTarget(state.notify_url, org?.webhook_url ?? null);
     if (!url) return;
-    await this.commands.execute(runId, {
-      type: 'ScheduleWebhook',
-      delivery: { delivery_id: deterministicId(`${runId}/${webhook}`), event: webhook, url, due_at: new Date().toISOString() },
-    }, contextFromEvent(event, 'webhook-scheduled'));
+    await this.commands.execute(
+      runId,
+      {
+        type: 'ScheduleWebhook',
+        delivery: { delivery_id: deterministicId(`${runId}/${webhook}`), event: webhook, url, due_at: new Date().toISOString() },
+      },
+      contextFromEvent(event, 'webhook-scheduled'),
+    );
   }
 }

@@ -8,7 +8,10 @@ import { WebhookSender } from './webhook-sender';
 /** Webhooks: the consumer records what is owed; the scheduler delivers it (docs/webhooks.md). */
 @Module({ providers: [NotifierConsumer, DeliveryScheduler, WebhookSender, RunLinks] })
 export class NotifierModule implements OnModuleInit {
-  constructor(private readonly registry: ConsumerRegistry, private readonly consumer: NotifierConsumer) {}
+  constructor(
+    private readonly registry: ConsumerRegistry,
+    private readonly consumer: NotifierConsumer,
+  ) {}
   onModuleInit(): void {
     this.registry.register(this.consumer);
   }

@@ -36,7 +36,11 @@ export class OutputConsumer extends CheckpointedConsumer {
     let { state } = await this.commands.load(runId);
     if (!state || state.stage !== 'final') return;
     if (state.status === 'queued') {
-      ({ state } = await this.commands.execute(runId, { type: 'StartOutput', at: new Date().toISOString() }, contextFromEvent(event, 'output-started')));
+      ({ state } = await this.commands.execute(
+        runId,
+        { type: 'StartOutput', at: new Date().toISOString() },
+        contextFromEvent(event, 'output-started'),
+      ));
     }
     // 'processing' here means an earlier attempt died mid-way: produce the output again.
     if (state.status !== 'processing') return;
@@ -60,30 +64,41 @@ export class OutputConsumer extends CheckpointedConsumer {
         }
         rows += out.length;
         yield out;
-        await progress(() => commands.execute(runId, { type: 'RecordOutputProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)));
+        await progress(() =>
+          commands.execute(runId, { type: 'RecordOutputProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)),
+        );
       }
     }
 
     try {
       const source = await readMappedSource(this.blobs, run, run.mapping_rule ?? {}, { typed });
-      const chunks = typed ? jsonArrayChunks(records(source.batches)) : csvChunks(source.plan.map((p) => p.name), records(source.batches));
+      const chunks = typed
+        ? jsonArrayChunks(records(source.batches))
+        : csvChunks(
+            source.plan.map((p) => p.name),
+            records(source.batches),
+          );
       await this.blobs.put(key, Readable.from(chunks), { contentType: typed ? 'application/json' : 'text/csv' });
     } catch (err) {
       this.logger.error(`Run ${runId}: output failed: ${(err as Error).message}`);
       return this.fail(event, runId, runError('storageFailed', STAGES.finalProcessing));
     }
     const now = new Date();
-    await this.commands.execute(runId, {
-      type: 'CompleteOutput',
-      output: {
-        output_key: key,
-        output_format: run.output_format,
-        rows_written: rows,
-        rows_with_problems: rowsWithProblems,
-        file_retention_until: new Date(now.getTime() + this.config.outputRetentionSeconds * 1000).toISOString(),
-        completed_at: now.toISOString(),
+    await this.commands.execute(
+      runId,
+      {
+        type: 'CompleteOutput',
+        output: {
+          output_key: key,
+          output_format: run.output_format,
+          rows_written: rows,
+          rows_with_problems: rowsWithProblems,
+          file_retention_until: new Date(now.getTime() + this.config.outputRetentionSeconds * 1000).toISOString(),
+          completed_at: now.toISOString(),
+        },
       },
-    }, contextFromEvent(event, 'output-produced'));
+      contextFromEvent(event, 'output-produced'),
+    );
   }
 
   private async fail(event: StoredEvent, runId: string, error: ReturnType<typeof runError>): Promise<void> {

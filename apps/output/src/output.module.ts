@@ -4,7 +4,10 @@ import { OutputConsumer } from './output.consumer';
 
 @Module({ providers: [OutputConsumer] })
 export class OutputModule implements OnModuleInit {
-  constructor(private readonly registry: ConsumerRegistry, private readonly consumer: OutputConsumer) {}
+  constructor(
+    private readonly registry: ConsumerRegistry,
+    private readonly consumer: OutputConsumer,
+  ) {}
   onModuleInit(): void {
     this.registry.register(this.consumer);
   }

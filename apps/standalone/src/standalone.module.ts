@@ -14,7 +14,15 @@ export class StandaloneModule {
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
     return {
       module: StandaloneModule,
-      imports: [InfrastructureModule.forRoot(config), ProjectorModule, IngestionModule, MappingModule, OutputModule, NotifierModule, GatewayModule],
+      imports: [
+        InfrastructureModule.forRoot(config),
+        ProjectorModule,
+        IngestionModule,
+        MappingModule,
+        OutputModule,
+        NotifierModule,
+        GatewayModule,
+      ],
       // Feeds Kafka when BUS=kafka; with the in-process bus it does nothing.
       providers: [RelayRuntime],
     };

@@ -16,9 +16,12 @@ export class AiProviders {
 
   clientFor(vendor: string, settings: VendorSettings): AiVendorClient {
     switch (vendor) {
-      case 'openai': return new OpenAiClient(settings, this.config.ai);
-      case 'anthropic': return new AnthropicClient(settings, this.config.ai);
-      default: throw new ProviderCallFailed(`The provider "${vendor}" is not supported by this service.`, false);
+      case 'openai':
+        return new OpenAiClient(settings, this.config.ai);
+      case 'anthropic':
+        return new AnthropicClient(settings, this.config.ai);
+      default:
+        throw new ProviderCallFailed(`The provider "${vendor}" is not supported by this service.`, false);
     }
   }
 }

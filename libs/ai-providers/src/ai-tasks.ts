@@ -1,6 +1,10 @@
 import type { FieldDefinition } from '@app/contracts';
 import {
-  UnusableAnswer, checkSuggestedMapping, extractionJsonSchema, mappingSuggestionJsonSchema, rowsFromExtraction,
+  UnusableAnswer,
+  checkSuggestedMapping,
+  extractionJsonSchema,
+  mappingSuggestionJsonSchema,
+  rowsFromExtraction,
   type CheckedSuggestion,
 } from '@app/domain';
 import { ProviderCallFailed, type AiVendorClient } from './ai-vendor.port';
@@ -11,7 +15,10 @@ export const MAPPING_SAMPLE_CELL_CHARS = 200;
 
 const describeFields = (fields: Record<string, FieldDefinition>): string =>
   Object.entries(fields)
-    .map(([name, f]) => `- ${name}: ${f.description} (type ${f.data_type}${f.format ? `, format ${f.format}` : ''}${f.is_required ? ', required' : ''})`)
+    .map(
+      ([name, f]) =>
+        `- ${name}: ${f.description} (type ${f.data_type}${f.format ? `, format ${f.format}` : ''}${f.is_required ? ', required' : ''})`,
+    )
     .join('\n');
 
 /** The source content to extract records from: text, or an image. */
@@ -22,7 +29,11 @@ export type ExtractionInput = { text: string } | { image: { mediaType: string; b
  * cell per schema field (schema order). Throws ProviderCallFailed when the call fails or
  * the answer cannot be used.
  */
-export async function extractRows(client: AiVendorClient, fields: Record<string, FieldDefinition>, input: ExtractionInput): Promise<string[][]> {
+export async function extractRows(
+  client: AiVendorClient,
+  fields: Record<string, FieldDefinition>,
+  input: ExtractionInput,
+): Promise<string[][]> {
   const instructions = [
     'You extract structured records from the content the user provides.',
     'Return every record the content contains, in order, and nothing the content does not contain.',
@@ -52,7 +63,10 @@ export async function extractRows(client: AiVendorClient, fields: Record<string,
  * wrong types are dropped. Throws ProviderCallFailed when the call itself fails.
  */
 export async function suggestMappingWithProvider(
-  client: AiVendorClient, fields: Record<string, FieldDefinition>, headers: string[], sampleRows: string[][],
+  client: AiVendorClient,
+  fields: Record<string, FieldDefinition>,
+  headers: string[],
+  sampleRows: string[][],
 ): Promise<CheckedSuggestion> {
   const sample = sampleRows.slice(0, MAPPING_SAMPLE_ROWS).map((row) => row.map((c) => c.slice(0, MAPPING_SAMPLE_CELL_CHARS)));
   const instructions = [

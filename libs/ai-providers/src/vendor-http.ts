@@ -44,11 +44,16 @@ export function describeFailure(vendor: string, err: unknown): ProviderCallFaile
   if (e?.isAxiosError) {
     const status = e.response?.status ?? null;
     if (status !== null) {
-      const kind = status === 401 || status === 403 ? 'refused the credentials'
-        : status === 429 ? 'is rate limiting requests'
-        : status >= 500 ? 'had a server error'
-        : status >= 300 && status < 400 ? 'answered with a redirect'
-        : 'refused the request';
+      const kind =
+        status === 401 || status === 403
+          ? 'refused the credentials'
+          : status === 429
+            ? 'is rate limiting requests'
+            : status >= 500
+              ? 'had a server error'
+              : status >= 300 && status < 400
+                ? 'answered with a redirect'
+                : 'refused the request';
       return new ProviderCallFailed(`${vendor} ${kind} (HTTP ${status}).`, RETRYABLE_STATUS(status), status);
     }
     if (isTimeout(e)) return new ProviderCallFailed(`${vendor} did not answer in time.`, true);

@@ -9,13 +9,22 @@ export interface PresignedRequest {
 }
 
 export class BlobNotFoundError extends Error {
-  constructor(readonly key: string) { super(`No blob at ${key}`); this.name = 'BlobNotFoundError'; }
+  constructor(readonly key: string) {
+    super(`No blob at ${key}`);
+    this.name = 'BlobNotFoundError';
+  }
 }
 export class BlobTooLargeError extends Error {
-  constructor(readonly maxBytes: number) { super(`The body is larger than ${maxBytes} bytes`); this.name = 'BlobTooLargeError'; }
+  constructor(readonly maxBytes: number) {
+    super(`The body is larger than ${maxBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
 }
 export class BlobExistsError extends Error {
-  constructor(readonly key: string) { super(`A blob already exists at ${key}`); this.name = 'BlobExistsError'; }
+  constructor(readonly key: string) {
+    super(`A blob already exists at ${key}`);
+    this.name = 'BlobExistsError';
+  }
 }
 
 export interface PutOptions {
@@ -36,7 +45,11 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
   /** A URL that allows one method on one key until `expiresAt`, with the headers to send. */
-  presign(key: string, method: PresignMethod, options: { expiresAt: Date; contentType?: string; downloadName?: string }): Promise<PresignedRequest>;
+  presign(
+    key: string,
+    method: PresignMethod,
+    options: { expiresAt: Date; contentType?: string; downloadName?: string },
+  ): Promise<PresignedRequest>;
 }
 
 export const BLOB_STORE = Symbol('BLOB_STORE');

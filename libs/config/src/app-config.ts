@@ -21,7 +21,17 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   eventStorePollMs: number;
   /** Where blobs live: the local directory under DATA_DIR (default) or an S3 bucket. */
-  blobStore: { kind: 'local' } | { kind: 's3'; bucket: string; region: string; endpoint?: string; publicEndpoint?: string; accessKeyId?: string; secretAccessKey?: string };
+  blobStore:
+    | { kind: 'local' }
+    | {
+        kind: 's3';
+        bucket: string;
+        region: string;
+        endpoint?: string;
+        publicEndpoint?: string;
+        accessKeyId?: string;
+        secretAccessKey?: string;
+      };
   /** How often direct-to-bucket uploads are looked for (S3 blob store). */
   uploadPollMs: number;
   /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
@@ -36,8 +46,12 @@ export interface AppConfig {
   webhooks: WebhookConfig;
   /** Limits enforced while a source file streams (docs/files.md). */
   tableLimits: {
-    maxRowChars: number; maxFieldChars: number; maxColumns: number; maxRows: number;
-    maxUnpackedBytes: number; maxCompressionRatio: number;
+    maxRowChars: number;
+    maxFieldChars: number;
+    maxColumns: number;
+    maxRows: number;
+    maxUnpackedBytes: number;
+    maxCompressionRatio: number;
   };
 }
 
@@ -120,17 +134,24 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
   if (!['in-process', 'kafka'].includes(bus)) throw new Error(`BUS must be in-process or kafka, not ${bus}.`);
   if (!['sqlite', 'mongo'].includes(readModel)) throw new Error(`READ_MODEL must be sqlite or mongo, not ${readModel}.`);
   return {
-    eventStore: store === 'eventstoredb' ? { kind: 'eventstoredb', url: needs(env, 'EVENTSTORE_URL', 'EVENT_STORE=eventstoredb') } : { kind: 'sqlite' },
-    bus: bus === 'kafka'
-      ? {
-        kind: 'kafka',
-        brokers: needs(env, 'KAFKA_BROKERS', 'BUS=kafka').split(',').map((b) => b.trim()).filter(Boolean),
-        clientId: env.KAFKA_CLIENT_ID || 'transformation-service',
-        partitions: int(env, 'KAFKA_PARTITIONS', 6),
-        replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
-        bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
-      }
-      : { kind: 'in-process' },
+    eventStore:
+      store === 'eventstoredb'
+        ? { kind: 'eventstoredb', url: needs(env, 'EVENTSTORE_URL', 'EVENT_STORE=eventstoredb') }
+        : { kind: 'sqlite' },
+    bus:
+      bus === 'kafka'
+        ? {
+            kind: 'kafka',
+            brokers: needs(env, 'KAFKA_BROKERS', 'BUS=kafka')
+              .split(',')
+              .map((b) => b.trim())
+              .filter(Boolean),
+            clientId: env.KAFKA_CLIENT_ID || 'transformation-service',
+            partitions: int(env, 'KAFKA_PARTITIONS', 6),
+            replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
+            bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
+          }
+        : { kind: 'in-process' },
     readModel: readModel === 'mongo' ? { kind: 'mongo', url: needs(env, 'MONGO_URL', 'READ_MODEL=mongo') } : { kind: 'sqlite' },
   };
 }
@@ -207,7 +228,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
       maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
       pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
-      allowedAddresses: (env.WEBHOOK_ALLOWED_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+      allowedAddresses: (env.WEBHOOK_ALLOWED_ADDRESSES ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
     },
   };
 }

@@ -13,13 +13,23 @@ describe('adapter selection', () => {
 
   it('reads the distributed settings', () => {
     const c = loadConfig({
-      ...base(), EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://es:2113?tls=false', BUS: 'kafka',
-      KAFKA_BROKERS: 'k1:9092, k2:9092', KAFKA_PARTITIONS: '12', READ_MODEL: 'mongo', MONGO_URL: 'mongodb://m/?replicaSet=rs0',
+      ...base(),
+      EVENT_STORE: 'eventstoredb',
+      EVENTSTORE_URL: 'esdb://es:2113?tls=false',
+      BUS: 'kafka',
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      KAFKA_PARTITIONS: '12',
+      READ_MODEL: 'mongo',
+      MONGO_URL: 'mongodb://m/?replicaSet=rs0',
       BUCKET_EVENTS_TOPIC: 'minio.bucket.events',
     });
     expect(c.eventStore).toEqual({ kind: 'eventstoredb', url: 'esdb://es:2113?tls=false' });
     expect(c.bus).toEqual({
-      kind: 'kafka', brokers: ['k1:9092', 'k2:9092'], clientId: 'transformation-service', partitions: 12, replicationFactor: 1,
+      kind: 'kafka',
+      brokers: ['k1:9092', 'k2:9092'],
+      clientId: 'transformation-service',
+      partitions: 12,
+      replicationFactor: 1,
       bucketEventsTopic: 'minio.bucket.events',
     });
     expect(c.readModel).toEqual({ kind: 'mongo', url: 'mongodb://m/?replicaSet=rs0' });

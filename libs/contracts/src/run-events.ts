@@ -62,10 +62,17 @@ export interface RunCreated {
   created_at: string;
 }
 
-export interface SourceUploaded { size_bytes: number; uploaded_at: string }
+export interface SourceUploaded {
+  size_bytes: number;
+  uploaded_at: string;
+}
 /** A raw-text run's extraction began (image and file runs start processing at upload). */
-export interface ExtractionStarted { started_at: string }
-export interface IngestionProgressed { processed_rows: number }
+export interface ExtractionStarted {
+  started_at: string;
+}
+export interface IngestionProgressed {
+  processed_rows: number;
+}
 export interface SourceParsed {
   source_headers: string[];
   input_has_header: boolean;
@@ -83,7 +90,10 @@ export interface SourceParsed {
   rows_origin?: 'file' | 'extracted' | 'synthetic';
 }
 /** Something the reviewer should know that does not stop the review (e.g. a failed AI suggestion). */
-export interface ReviewNotice { code: string; message: string }
+export interface ReviewNotice {
+  code: string;
+  message: string;
+}
 export interface ReviewPrepared {
   mapping_rule: MappingRule;
   /** `ai`: the provider's suggestion (heuristic filled the gaps); `heuristic`: ours alone. */
@@ -92,11 +102,23 @@ export interface ReviewPrepared {
   prepared_at: string;
   notices?: ReviewNotice[];
 }
-export interface MappingEdited { mapping_rule: MappingRule; edited_at: string }
-export interface ReviewApproved { mapping_rule: MappingRule; approved_at: string }
-export interface ReviewCanceled { canceled_at: string }
-export interface OutputStarted { started_at: string }
-export interface OutputProgressed { processed_rows: number }
+export interface MappingEdited {
+  mapping_rule: MappingRule;
+  edited_at: string;
+}
+export interface ReviewApproved {
+  mapping_rule: MappingRule;
+  approved_at: string;
+}
+export interface ReviewCanceled {
+  canceled_at: string;
+}
+export interface OutputStarted {
+  started_at: string;
+}
+export interface OutputProgressed {
+  processed_rows: number;
+}
 export interface OutputProduced {
   output_key: string;
   output_format: OutputFormat;
@@ -106,7 +128,10 @@ export interface OutputProduced {
   file_retention_until: string;
   completed_at: string;
 }
-export interface RunFailed { error: RunError; failed_at: string }
+export interface RunFailed {
+  error: RunError;
+  failed_at: string;
+}
 
 export type WebhookEventName = 'transformation.finished' | 'transformation.review.canceled' | 'transformation.failed';
 /** A webhook is owed: where it goes and when its first attempt is due. */
@@ -152,14 +177,26 @@ export type RunEventType = keyof RunEventMap;
 export type RunEvent = { [K in RunEventType]: { type: K; data: RunEventMap[K] } }[RunEventType];
 
 export const RUN_EVENT_TYPES = [
-  'RunCreated', 'SourceUploaded', 'ExtractionStarted', 'IngestionProgressed', 'SourceParsed', 'ReviewPrepared',
-  'MappingEdited', 'ReviewApproved', 'ReviewCanceled', 'OutputStarted', 'OutputProgressed',
-  'OutputProduced', 'RunFailed', 'WebhookScheduled', 'WebhookAttempted',
+  'RunCreated',
+  'SourceUploaded',
+  'ExtractionStarted',
+  'IngestionProgressed',
+  'SourceParsed',
+  'ReviewPrepared',
+  'MappingEdited',
+  'ReviewApproved',
+  'ReviewCanceled',
+  'OutputStarted',
+  'OutputProgressed',
+  'OutputProduced',
+  'RunFailed',
+  'WebhookScheduled',
+  'WebhookAttempted',
 ] as const satisfies readonly RunEventType[];
 
-export const RUN_EVENT_SCHEMA_VERSION: Record<RunEventType, number> = Object.fromEntries(
-  RUN_EVENT_TYPES.map((t) => [t, 1]),
-) as Record<RunEventType, number>;
+export const RUN_EVENT_SCHEMA_VERSION: Record<RunEventType, number> = Object.fromEntries(RUN_EVENT_TYPES.map((t) => [t, 1])) as Record<
+  RunEventType,
+  number
+>;
 
-export const isRunEventType = (type: string): type is RunEventType =>
-  (RUN_EVENT_TYPES as readonly string[]).includes(type);
+export const isRunEventType = (type: string): type is RunEventType => (RUN_EVENT_TYPES as readonly string[]).includes(type);

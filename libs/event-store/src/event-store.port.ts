@@ -11,7 +11,11 @@ export interface AppendResult {
 }
 
 export class WrongExpectedRevisionError extends Error {
-  constructor(readonly streamId: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
     super(`Stream ${streamId}: expected revision ${expected}, actual ${actual}`);
     this.name = 'WrongExpectedRevisionError';
   }

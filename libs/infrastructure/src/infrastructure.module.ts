@@ -29,9 +29,8 @@ export class InfrastructureModule {
         { provide: EVENT_STORE, useFactory: (c: AppConfig) => openEventStore(c), inject: [APP_CONFIG] },
         {
           provide: CHECKPOINT_STORE,
-          useFactory: (c: AppConfig, rm: SqliteReadModel | MongoReadModel) => (rm instanceof MongoReadModel
-            ? rm.checkpointStore()
-            : new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite'))),
+          useFactory: (c: AppConfig, rm: SqliteReadModel | MongoReadModel) =>
+            rm instanceof MongoReadModel ? rm.checkpointStore() : new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite')),
           inject: [APP_CONFIG, 'READ_MODEL'],
         },
         { provide: MESSAGE_BUS, useFactory: (c: AppConfig) => openBus(c), inject: [APP_CONFIG] },
@@ -41,10 +40,14 @@ export class InfrastructureModule {
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,
-          useFactory: (c: AppConfig, s: UrlSigner) => (c.blobStore.kind === 's3'
-            ? new S3BlobStore(createS3Client(c.blobStore), c.blobStore.bucket,
-              c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined)
-            : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl)),
+          useFactory: (c: AppConfig, s: UrlSigner) =>
+            c.blobStore.kind === 's3'
+              ? new S3BlobStore(
+                  createS3Client(c.blobStore),
+                  c.blobStore.bucket,
+                  c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined,
+                )
+              : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl),
           inject: [APP_CONFIG, URL_SIGNER],
         },
         { provide: RunCommandHandler, useFactory: (s) => new RunCommandHandler(s), inject: [EVENT_STORE] },
@@ -52,7 +55,19 @@ export class InfrastructureModule {
         ConsumerRegistry,
         PipelineRuntime,
       ],
-      exports: [APP_CONFIG, EVENT_STORE, CHECKPOINT_STORE, MESSAGE_BUS, RUN_READ_MODEL, DIRECTORY, URL_SIGNER, BLOB_STORE, RunCommandHandler, ProjectionWaiter, ConsumerRegistry],
+      exports: [
+        APP_CONFIG,
+        EVENT_STORE,
+        CHECKPOINT_STORE,
+        MESSAGE_BUS,
+        RUN_READ_MODEL,
+        DIRECTORY,
+        URL_SIGNER,
+        BLOB_STORE,
+        RunCommandHandler,
+        ProjectionWaiter,
+        ConsumerRegistry,
+      ],
     };
   }
 }

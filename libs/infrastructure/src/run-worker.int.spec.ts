@@ -2,9 +2,13 @@ import { Module } from '@nestjs/common';
 import { createServer } from 'node:net';
 import { runWorker } from './run-worker';
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
-});
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 
 @Module({})
 class EmptyWorker {}
@@ -17,7 +21,12 @@ describe('runWorker health probes', () => {
       const worker = await runWorker(EmptyWorker, 'probe-test');
       const get = async (path: string) => {
         for (let i = 0; ; i++) {
-          try { return await fetch(`http://127.0.0.1:${port}${path}`); } catch (e) { if (i > 50) throw e; await new Promise((r) => setTimeout(r, 20)); }
+          try {
+            return await fetch(`http://127.0.0.1:${port}${path}`);
+          } catch (e) {
+            if (i > 50) throw e;
+            await new Promise((r) => setTimeout(r, 20));
+          }
         }
       };
       expect((await get('/healthz')).status).toBe(200);

@@ -15,7 +15,9 @@ export async function runWorker(module: Type<unknown>, name: string): Promise<{ 
   let server: ReturnType<typeof createServer> | null = null;
   if (port) {
     let stopping = false;
-    process.once('SIGTERM', () => { stopping = true; });
+    process.once('SIGTERM', () => {
+      stopping = true;
+    });
     server = createServer((req, res) => {
       const ok = req.url === '/healthz' || (req.url === '/readyz' && !stopping);
       res.writeHead(ok ? 200 : req.url === '/readyz' ? 503 : 404, { 'content-type': 'application/json' });

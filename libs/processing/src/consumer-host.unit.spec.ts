@@ -4,27 +4,47 @@ import { ConsumerHost } from './consumer-host';
 import type { EventConsumer } from './event-consumer';
 
 const event = (position: number): StoredEvent => ({
-  event_id: `e${position}`, type: 'T', data: {}, stream_id: `run-${position}`, revision: 0, position, recorded_at: '',
+  event_id: `e${position}`,
+  type: 'T',
+  data: {},
+  stream_id: `run-${position}`,
+  revision: 0,
+  position,
+  recorded_at: '',
   metadata: { organization_id: 'o', correlation_id: 'c', causation_id: 'c', occurred_at: '', schema_version: 1 },
 });
 
 /** A bus that hands the test the subscriber's handler, to deliver records in any order. */
 class ManualBus implements MessageBus {
   handler: RecordHandler | null = null;
-  async publish(): Promise<void> { throw new Error('not used'); }
-  async subscribe(_t: string, _g: string, handler: RecordHandler) { this.handler = handler; return { stop: async () => undefined }; }
+  async publish(): Promise<void> {
+    throw new Error('not used');
+  }
+  async subscribe(_t: string, _g: string, handler: RecordHandler) {
+    this.handler = handler;
+    return { stop: async () => undefined };
+  }
   async close(): Promise<void> {}
-  deliver(record: BusRecord) { return this.handler!(record); }
+  deliver(record: BusRecord) {
+    return this.handler!(record);
+  }
 }
 
 describe('ConsumerHost', () => {
   it('keeps one checkpoint per lane: a lower position on another partition is new, the same lane replayed is not', async () => {
-    const stored = new Map<string, number>([['', 0], ['0', 4], ['1', 0]]);
+    const stored = new Map<string, number>([
+      ['', 0],
+      ['0', 4],
+      ['1', 0],
+    ]);
     const handled: Array<[number, string]> = [];
     const consumer: EventConsumer = {
       group: 'g',
       checkpoint: async (lane = '') => stored.get(lane) ?? 0,
-      handle: async (e, lane = '') => { handled.push([e.position, lane]); stored.set(lane, e.position); },
+      handle: async (e, lane = '') => {
+        handled.push([e.position, lane]);
+        stored.set(lane, e.position);
+      },
     };
     const bus = new ManualBus();
     await new ConsumerHost(bus).start(consumer);
@@ -35,6 +55,10 @@ describe('ConsumerHost', () => {
     await bus.deliver({ key: 'a', value: event(9), lane: '0' }); // redelivered
     await bus.deliver({ key: 'c', value: event(2) }); // a bus without lanes
 
-    expect(handled).toEqual([[9, '0'], [6, '1'], [2, '']]);
+    expect(handled).toEqual([
+      [9, '0'],
+      [6, '1'],
+      [2, ''],
+    ]);
   });
 });

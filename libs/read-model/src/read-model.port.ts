@@ -1,7 +1,10 @@
 import type { FieldDefinition } from '@app/contracts';
 import type { RunState } from '@app/domain';
 
-export interface Page<T> { items: T[]; total: number }
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
 
 /**
  * Runs as the projector folded them. Each document remembers the stream revision it

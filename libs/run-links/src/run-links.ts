@@ -50,9 +50,14 @@ export class RunLinks {
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-  csv: 'text/csv', tsv: 'text/tab-separated-values', txt: 'text/plain',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  txt: 'text/plain',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
 };
 export const contentTypeOf = (filename: string | null): string =>
   CONTENT_TYPES[(filename ?? '').toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream';

@@ -18,11 +18,17 @@ export interface MappedSource {
  * Stopping the iteration early closes the underlying blob stream.
  */
 export async function readMappedSource(
-  blobs: BlobStore, run: RunState, mapping: MappingRule, options: { typed: boolean },
+  blobs: BlobStore,
+  run: RunState,
+  mapping: MappingRule,
+  options: { typed: boolean },
 ): Promise<MappedSource> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers);
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
-  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run), alreadyIngested: true });
+  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
+    encoding: encodingOf(run),
+    alreadyIngested: true,
+  });
 
   async function* batches(): AsyncGenerator<MappedRow[]> {
     let skipHeader = run.input_has_header === true;
@@ -30,7 +36,10 @@ export async function readMappedSource(
       for await (const batch of table.batches) {
         const out: MappedRow[] = [];
         for (const row of batch) {
-          if (skipHeader) { skipHeader = false; continue; }
+          if (skipHeader) {
+            skipHeader = false;
+            continue;
+          }
           out.push(mapRow(row, plan, options.typed));
         }
         yield out;
@@ -47,11 +56,17 @@ export async function readSampleRows(blobs: BlobStore, run: RunState, count: num
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const sample: string[][] = [];
   try {
-    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, { encoding: encodingOf(run), alreadyIngested: true });
+    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
+      encoding: encodingOf(run),
+      alreadyIngested: true,
+    });
     let skipHeader = run.input_has_header === true;
     for await (const batch of table.batches) {
       for (const row of batch) {
-        if (skipHeader) { skipHeader = false; continue; }
+        if (skipHeader) {
+          skipHeader = false;
+          continue;
+        }
         sample.push(row);
         if (sample.length >= count) return sample;
       }

@@ -12,7 +12,13 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  * `allowed` lists exact addresses let through anyway (tests use it for their loopback receiver).
  */
 export function guardedAgents(allowed: string[], keepAlive = false): { httpAgent: HttpAgent; httpsAgent: HttpsAgent } {
-  const options = { allowPrivateIPAddress: false, allowMetaIPAddress: false, allowIPAddressList: allowed, denyIPAddressList: [], keepAlive };
+  const options = {
+    allowPrivateIPAddress: false,
+    allowMetaIPAddress: false,
+    allowIPAddressList: allowed,
+    denyIPAddressList: [],
+    keepAlive,
+  };
   return { httpAgent: new RequestFilteringHttpAgent(options), httpsAgent: new RequestFilteringHttpsAgent(options) };
 }
 

@@ -13,7 +13,10 @@ describe('webhook address guard at connect time', () => {
 
   beforeEach(() => {
     captured = null;
-    const record = ((options: { lookup: Lookup }) => { captured = options; return {} as never; }) as never;
+    const record = ((options: { lookup: Lookup }) => {
+      captured = options;
+      return {} as never;
+    }) as never;
     jest.spyOn(http.Agent.prototype, 'createConnection').mockImplementation(record);
     jest.spyOn(https.Agent.prototype, 'createConnection').mockImplementation(record);
   });
@@ -23,7 +26,9 @@ describe('webhook address guard at connect time', () => {
   function resolveThroughGuard(agent: http.Agent, host: string, address: string): Promise<{ error: string | null; address?: string }> {
     const fake: Lookup = (_h, _o, cb) => cb(null, address, address.includes(':') ? 6 : 4);
     (agent as unknown as { createConnection(o: object): unknown }).createConnection({ host, port: 443, lookup: fake });
-    return new Promise((resolve) => captured!.lookup(host, {}, (err, resolved) => resolve({ error: err ? err.message : null, address: resolved })));
+    return new Promise((resolve) =>
+      captured!.lookup(host, {}, (err, resolved) => resolve({ error: err ? err.message : null, address: resolved })),
+    );
   }
 
   it.each([
@@ -52,25 +57,42 @@ describe('webhook address guard at connect time', () => {
     expect((await resolveThroughGuard(allowing, 'other.test', '127.0.0.2')).error).toMatch(/is not allowed/);
   });
 
-  it.each(['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '::ffff:10.0.0.1'])('refuses the literal address %s before any lookup', (host) => {
-    for (const agent of Object.values(guardedAgents([]))) {
-      expect(() => (agent as unknown as { createConnection(o: object): unknown }).createConnection({ host, port: 80 })).toThrow(/is not allowed/);
-    }
-    expect(captured).toBeNull();
-  });
+  it.each(['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '::ffff:10.0.0.1'])(
+    'refuses the literal address %s before any lookup',
+    (host) => {
+      for (const agent of Object.values(guardedAgents([]))) {
+        expect(() => (agent as unknown as { createConnection(o: object): unknown }).createConnection({ host, port: 80 })).toThrow(
+          /is not allowed/,
+        );
+      }
+      expect(captured).toBeNull();
+    },
+  );
 });
 
 describe('URLs given at run creation and in the admin API', () => {
   it.each([
-    'http://127.0.0.1/h', 'http://2130706433/h', 'http://0x7f.0.0.1/h', 'http://0177.0.0.1/h', 'http://127.1/h', 'http://localhost:8080/h',
-    'http://api.localhost/h', 'http://[::1]/h', 'http://[::ffff:10.0.0.1]/h', 'http://169.254.169.254/latest', 'http://10.0.0.1/h',
-    'http://100.64.0.1/h', 'http://192.168.0.10/h', 'http://0.0.0.0/h',
+    'http://127.0.0.1/h',
+    'http://2130706433/h',
+    'http://0x7f.0.0.1/h',
+    'http://0177.0.0.1/h',
+    'http://127.1/h',
+    'http://localhost:8080/h',
+    'http://api.localhost/h',
+    'http://[::1]/h',
+    'http://[::ffff:10.0.0.1]/h',
+    'http://169.254.169.254/latest',
+    'http://10.0.0.1/h',
+    'http://100.64.0.1/h',
+    'http://192.168.0.10/h',
+    'http://0.0.0.0/h',
   ])('refuses %s', (url) => expect(literalAddressProblem(new URL(url), [])).not.toBeNull());
 
   it.each(['https://hooks.example.com/x', 'http://93.184.216.34/h', 'https://[2606:4700::1111]/h'])('accepts %s', (url) =>
-    expect(literalAddressProblem(new URL(url), [])).toBeNull());
+    expect(literalAddressProblem(new URL(url), [])).toBeNull(),
+  );
 
-  it('lets an explicitly allowed address through (tests\' loopback receivers)', () => {
+  it("lets an explicitly allowed address through (tests' loopback receivers)", () => {
     expect(literalAddressProblem(new URL('http://127.0.0.1:9999/h'), ['127.0.0.1'])).toBeNull();
     expect(literalAddressProblem(new URL('http://[::1]:9999/h'), ['::1'])).toBeNull();
   });

@@ -14,7 +14,15 @@ async function openStores() {
   const config = loadConfig();
   const store = openEventStore(config);
   const readModel = await openReadModel(config);
-  return { config, store, readModel, close: async () => { await store.close(); await readModel.close(); } };
+  return {
+    config,
+    store,
+    readModel,
+    close: async () => {
+      await store.close();
+      await readModel.close();
+    },
+  };
 }
 
 const flag = (args: string[], name: string) => args.includes(name);
@@ -50,7 +58,19 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
       try {
         const dryRun = flag(args, '--dry-run');
         const report = await rebuildReadModel(store, readModel, { runId: option(args, '--run'), dryRun, progress: terminalProgress() });
-        console.log(JSON.stringify({ dry_run: dryRun, runs: report.runs, changed: report.changed.length, changed_runs: report.changed.slice(0, 100), newer_in_read_model: report.newerInReadModel }, null, 2));
+        console.log(
+          JSON.stringify(
+            {
+              dry_run: dryRun,
+              runs: report.runs,
+              changed: report.changed.length,
+              changed_runs: report.changed.slice(0, 100),
+              newer_in_read_model: report.newerInReadModel,
+            },
+            null,
+            2,
+          ),
+        );
         return 0;
       } finally {
         await close();
@@ -60,12 +80,15 @@ export const OPERATOR_COMMANDS: Record<string, { usage: string; run: (args: stri
   'events:republish': {
     usage: 'events:republish --from <position> --to <position> [--run <run-id>] [--dry-run]   send stored events to Kafka again',
     async run(args) {
-      const from = Number(option(args, '--from')); const to = Number(option(args, '--to'));
+      const from = Number(option(args, '--from'));
+      const to = Number(option(args, '--to'));
       if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return usage('events:republish');
       const config = loadConfig();
       if (config.bus.kind !== 'kafka') {
-        console.error('events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service '
-          + 'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.');
+        console.error(
+          'events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service ' +
+            'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.',
+        );
         return 2;
       }
       const store = openEventStore(config);

@@ -51,7 +51,8 @@ async function runIdsInLog(store: EventStore, progress: RebuildProgress): Promis
  * the second time (idempotent). `dryRun` only reports.
  */
 export async function rebuildReadModel(
-  store: EventStore, readModel: RunReadModel,
+  store: EventStore,
+  readModel: RunReadModel,
   options: { runId?: string; dryRun?: boolean; progress?: RebuildProgress } = {},
 ): Promise<RebuildReport> {
   const progress = options.progress ?? SILENT_PROGRESS;

@@ -8,8 +8,12 @@ import { republishEvents } from './republish-events';
 
 class RecordingBus implements MessageBus {
   readonly sent: Array<{ topic: string; record: BusRecord }> = [];
-  async publish(topic: string, records: BusRecord[]) { for (const record of records) this.sent.push({ topic, record }); }
-  async subscribe(): Promise<never> { throw new Error('not used'); }
+  async publish(topic: string, records: BusRecord[]) {
+    for (const record of records) this.sent.push({ topic, record });
+  }
+  async subscribe(): Promise<never> {
+    throw new Error('not used');
+  }
   async close() {}
 }
 
@@ -20,8 +24,16 @@ describe('republishEvents', () => {
   beforeEach(async () => {
     store = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'rep-')), 'events.sqlite'));
     // positions 1..6: run a (A0, A1, A2), run b (B0, B1), run a (A3)
-    await store.appendToStream('run-a', [0, 1, 2].map((i) => ({ event_id: `a${i}`, type: `A${i}`, data: {}, metadata: meta })), 'no_stream');
-    await store.appendToStream('run-b', [0, 1].map((i) => ({ event_id: `b${i}`, type: `B${i}`, data: {}, metadata: meta })), 'no_stream');
+    await store.appendToStream(
+      'run-a',
+      [0, 1, 2].map((i) => ({ event_id: `a${i}`, type: `A${i}`, data: {}, metadata: meta })),
+      'no_stream',
+    );
+    await store.appendToStream(
+      'run-b',
+      [0, 1].map((i) => ({ event_id: `b${i}`, type: `B${i}`, data: {}, metadata: meta })),
+      'no_stream',
+    );
     await store.appendToStream('run-a', [{ event_id: 'a3', type: 'A3', data: {}, metadata: meta }], 2);
   });
   afterEach(() => store.close());
@@ -30,7 +42,10 @@ describe('republishEvents', () => {
     const bus = new RecordingBus();
     const report = await republishEvents(store, bus, { from: 2, to: 5 });
     expect(bus.sent.map((s) => [s.topic, s.record.key, s.record.value.type])).toEqual([
-      [TOPICS.runEvents, 'run-a', 'A1'], [TOPICS.runEvents, 'run-a', 'A2'], [TOPICS.runEvents, 'run-b', 'B0'], [TOPICS.runEvents, 'run-b', 'B1'],
+      [TOPICS.runEvents, 'run-a', 'A1'],
+      [TOPICS.runEvents, 'run-a', 'A2'],
+      [TOPICS.runEvents, 'run-b', 'B0'],
+      [TOPICS.runEvents, 'run-b', 'B1'],
     ]);
     expect(report).toEqual({ events: 4, first: 2, last: 5 });
   });
@@ -54,7 +69,9 @@ describe('events:republish command', () => {
     const { OPERATOR_COMMANDS } = await import('./operator-commands');
     const saved = { ...process.env };
     const errors: string[] = [];
-    const spy = jest.spyOn(console, 'error').mockImplementation((m: string) => { errors.push(m); });
+    const spy = jest.spyOn(console, 'error').mockImplementation((m: string) => {
+      errors.push(m);
+    });
     try {
       process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'rep-cli-'));
       delete process.env.BUS;

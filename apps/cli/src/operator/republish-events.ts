@@ -13,7 +13,11 @@ export interface RepublishOptions {
   progress?: RebuildProgress;
 }
 
-export interface RepublishReport { events: number; first: number | null; last: number | null }
+export interface RepublishReport {
+  events: number;
+  first: number | null;
+  last: number | null;
+}
 
 const PAGE = 500;
 
@@ -37,7 +41,10 @@ export async function republishEvents(store: EventStore, bus: MessageBus, option
     if (page.length === 0) break;
     const chosen = stream ? page.filter((e) => e.stream_id === stream) : page;
     if (chosen.length > 0 && !options.dryRun) {
-      await bus.publish(TOPICS.runEvents, chosen.map((e) => ({ key: e.stream_id, value: e })));
+      await bus.publish(
+        TOPICS.runEvents,
+        chosen.map((e) => ({ key: e.stream_id, value: e })),
+      );
     }
     for (const e of chosen) {
       report.events++;

@@ -6,10 +6,18 @@ export function terminalProgress(): RebuildProgress {
   let bar: SingleBar | null = null;
   return {
     start(total, label) {
-      bar = new SingleBar({ format: `${label} [{bar}] {percentage}% {value}/{total}`, stream: process.stderr, noTTYOutput: false }, Presets.shades_classic);
+      bar = new SingleBar(
+        { format: `${label} [{bar}] {percentage}% {value}/{total}`, stream: process.stderr, noTTYOutput: false },
+        Presets.shades_classic,
+      );
       bar.start(total, 0);
     },
-    advance(by = 1) { bar?.increment(by); },
-    stop() { bar?.stop(); bar = null; },
+    advance(by = 1) {
+      bar?.increment(by);
+    },
+    stop() {
+      bar?.stop();
+      bar = null;
+    },
   };
 }

@@ -5,18 +5,35 @@ import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function requireString(body: Record<string, unknown>, key: string, errors: FieldErrors, opts: { optional?: boolean; max?: number } = {}): string | null {
+export function requireString(
+  body: Record<string, unknown>,
+  key: string,
+  errors: FieldErrors,
+  opts: { optional?: boolean; max?: number } = {},
+): string | null {
   const v = body[key];
   if (v === undefined || v === null || v === '') {
     if (!opts.optional) addError(errors, key, `The ${key.replace(/_/g, ' ')} field is required.`);
     return null;
   }
-  if (typeof v !== 'string') { addError(errors, key, `The ${key.replace(/_/g, ' ')} field must be a string.`); return null; }
-  if (v.length > (opts.max ?? 255)) { addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not be greater than ${opts.max ?? 255} characters.`); return null; }
+  if (typeof v !== 'string') {
+    addError(errors, key, `The ${key.replace(/_/g, ' ')} field must be a string.`);
+    return null;
+  }
+  if (v.length > (opts.max ?? 255)) {
+    addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not be greater than ${opts.max ?? 255} characters.`);
+    return null;
+  }
   return v;
 }
 
-export function requireUrl(body: Record<string, unknown>, key: string, errors: FieldErrors, production: boolean, allowed?: string[]): string | null {
+export function requireUrl(
+  body: Record<string, unknown>,
+  key: string,
+  errors: FieldErrors,
+  production: boolean,
+  allowed?: string[],
+): string | null {
   const problem = callbackUrlProblem(body[key], production, allowed);
   if (problem) addError(errors, key, `The ${key.replace(/_/g, ' ')} field ${problem}`);
   return problem ? null : ((body[key] as string | undefined) ?? null);
@@ -31,13 +48,22 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
   const out: Record<string, FieldDefinition> = {};
   for (const [name, def] of Object.entries(fields)) {
     const at = `fields.${name}`;
-    if (!FIELD_NAME_RE.test(name)) { addError(errors, at, 'A field name must start with a letter or _ and use letters, digits, _ . - (max 100).'); continue; }
-    if (!isObj(def)) { addError(errors, at, 'A field definition must be an object.'); continue; }
+    if (!FIELD_NAME_RE.test(name)) {
+      addError(errors, at, 'A field name must start with a letter or _ and use letters, digits, _ . - (max 100).');
+      continue;
+    }
+    if (!isObj(def)) {
+      addError(errors, at, 'A field definition must be an object.');
+      continue;
+    }
     if (typeof def.description !== 'string') addError(errors, `${at}.description`, 'The description is required and must be a string.');
-    if (typeof def.data_type !== 'string' || !def.data_type) addError(errors, `${at}.data_type`, 'The data type is required and must be a string.');
-    if (typeof def.is_required !== 'boolean') addError(errors, `${at}.is_required`, 'The is required flag is required and must be true or false.');
+    if (typeof def.data_type !== 'string' || !def.data_type)
+      addError(errors, `${at}.data_type`, 'The data type is required and must be a string.');
+    if (typeof def.is_required !== 'boolean')
+      addError(errors, `${at}.is_required`, 'The is required flag is required and must be true or false.');
     for (const opt of ['label', 'format'] as const) {
-      if (def[opt] !== undefined && def[opt] !== null && typeof def[opt] !== 'string') addError(errors, `${at}.${opt}`, `The ${opt} must be a string or null.`);
+      if (def[opt] !== undefined && def[opt] !== null && typeof def[opt] !== 'string')
+        addError(errors, `${at}.${opt}`, `The ${opt} must be a string or null.`);
     }
     for (const problem of validateTransformations(def.transformations)) addError(errors, `${at}.transformations`, problem);
     out[name] = {
@@ -53,6 +79,9 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
 }
 
 export const asObject = (body: unknown, errors: FieldErrors): Record<string, unknown> => {
-  if (!isObj(body)) { addError(errors, 'body', 'The request body must be a JSON object.'); return {}; }
+  if (!isObj(body)) {
+    addError(errors, 'body', 'The request body must be a JSON object.');
+    return {};
+  }
   return body;
 };

@@ -40,8 +40,14 @@ export class AdminService {
     this.fail(errors);
     const now = new Date().toISOString();
     const org: Organization = {
-      id: randomUUID(), name: name!, webhook_url: webhookUrl, webhook_secret: newWebhookSecret(),
-      review_preparation_quota: null, review_preparations_used: 0, created_at: now, updated_at: now,
+      id: randomUUID(),
+      name: name!,
+      webhook_url: webhookUrl,
+      webhook_secret: newWebhookSecret(),
+      review_preparation_quota: null,
+      review_preparations_used: 0,
+      created_at: now,
+      updated_at: now,
     };
     await this.directory.createOrganization(org);
     const key = await this.issueKey(org.id);
@@ -51,7 +57,13 @@ export class AdminService {
   async issueKey(orgId: string) {
     await this.org(orgId);
     const key = newApiKey();
-    await this.directory.addApiKey({ id: key.id, organization_id: orgId, key_hash: key.hash, created_at: new Date().toISOString(), revoked_at: null });
+    await this.directory.addApiKey({
+      id: key.id,
+      organization_id: orgId,
+      key_hash: key.hash,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    });
     return { id: key.id, api_key: key.key };
   }
 
@@ -101,8 +113,12 @@ export class AdminService {
     this.fail(errors);
     const now = new Date().toISOString();
     const schema: SchemaRecord = {
-      id: existing?.id ?? randomUUID(), organization_id: orgId, name: name!, fields: fields!,
-      created_at: existing?.created_at ?? now, updated_at: now,
+      id: existing?.id ?? randomUUID(),
+      organization_id: orgId,
+      name: name!,
+      fields: fields!,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
     };
     await this.directory.putSchema(schema);
     return { data: presentSchema(schema) };
@@ -130,9 +146,16 @@ export class AdminService {
     this.fail(errors);
     const now = new Date().toISOString();
     const record: ProviderRecord = {
-      id: existing?.id ?? randomUUID(), organization_id: orgId, name: name!, provider: provider!, model: model!,
-      model_label: modelLabel, api_key: apiKey ?? (existing?.api_key ?? null), base_url: baseUrl,
-      created_at: existing?.created_at ?? now, updated_at: now,
+      id: existing?.id ?? randomUUID(),
+      organization_id: orgId,
+      name: name!,
+      provider: provider!,
+      model: model!,
+      model_label: modelLabel,
+      api_key: apiKey ?? existing?.api_key ?? null,
+      base_url: baseUrl,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
     };
     await this.directory.putProvider(record);
     return { data: presentProvider(record) };

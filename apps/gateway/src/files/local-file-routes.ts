@@ -1,13 +1,29 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BLOB_KEYS, BlobExistsError, BlobTooLargeError, LOCAL_BLOB_ROUTE, isValidBlobKey, type BlobStore, type UrlSigner } from '@app/blob-storage';
+import {
+  BLOB_KEYS,
+  BlobExistsError,
+  BlobTooLargeError,
+  LOCAL_BLOB_ROUTE,
+  isValidBlobKey,
+  type BlobStore,
+  type UrlSigner,
+} from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { CommandRefused } from '@app/domain';
 import type { RunCommandHandler } from '@app/runs';
 
-interface Deps { config: AppConfig; signer: UrlSigner; blobs: BlobStore; commands: RunCommandHandler }
+interface Deps {
+  config: AppConfig;
+  signer: UrlSigner;
+  blobs: BlobStore;
+  commands: RunCommandHandler;
+}
 
 const envelope = (reply: FastifyReply, request: FastifyRequest, status: number, code: string, type: string, message: string) =>
-  reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: { code, message, type, request_id: String(request.id) } });
+  reply
+    .status(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send({ error: { code, message, type, request_id: String(request.id) } });
 
 /**
  * Embedded mode's stand-in for S3 pre-signed URLs: PUT and GET on /files/<key>, allowed
@@ -29,8 +45,14 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       }
       const check = deps.signer.check(method, key, Number(q.expires), q.signature ?? '');
       if (check !== 'valid') {
-        envelope(reply, request, 403, check === 'expired' ? 'url_expired' : 'invalid_signature', 'authorization',
-          check === 'expired' ? 'This URL has expired.' : 'This URL is not valid for this request.');
+        envelope(
+          reply,
+          request,
+          403,
+          check === 'expired' ? 'url_expired' : 'invalid_signature',
+          'authorization',
+          check === 'expired' ? 'This URL has expired.' : 'This URL is not valid for this request.',
+        );
         return null;
       }
       return key;
@@ -48,20 +70,42 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const declared = Number(request.headers['content-length'] ?? NaN);
       if (declared > deps.config.maxUploadBytes) {
         request.raw.resume();
-        return envelope(reply, request, 413, 'upload_too_large', 'invalid_request', `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`);
+        return envelope(
+          reply,
+          request,
+          413,
+          'upload_too_large',
+          'invalid_request',
+          `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`,
+        );
       }
       let size: number;
       try {
         ({ size } = await deps.blobs.put(key, request.raw, { maxBytes: deps.config.maxUploadBytes, ifNoneMatch: true }));
       } catch (err) {
-        if (err instanceof BlobTooLargeError) return envelope(reply, request, 413, 'upload_too_large', 'invalid_request', `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`);
-        if (err instanceof BlobExistsError) return envelope(reply, request, 409, 'upload_already_completed', 'conflict', 'The source file was already uploaded.');
+        if (err instanceof BlobTooLargeError)
+          return envelope(
+            reply,
+            request,
+            413,
+            'upload_too_large',
+            'invalid_request',
+            `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`,
+          );
+        if (err instanceof BlobExistsError)
+          return envelope(reply, request, 409, 'upload_already_completed', 'conflict', 'The source file was already uploaded.');
         throw err;
       }
       try {
-        await deps.commands.execute(runId!, { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() }, {
-          organizationId: run.organization_id, correlationId: String(request.id), causationId: String(request.id),
-        });
+        await deps.commands.execute(
+          runId!,
+          { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
+          {
+            organizationId: run.organization_id,
+            correlationId: String(request.id),
+            causationId: String(request.id),
+          },
+        );
       } catch (err) {
         if (err instanceof CommandRefused) return envelope(reply, request, 409, err.code, 'conflict', err.message);
         throw err;
@@ -75,7 +119,11 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const stat = await deps.blobs.stat(key);
       if (!stat) return envelope(reply, request, 404, 'not_found', 'not_found', 'The file does not exist (any more).');
       const name = key.split('/').slice(-2).join('-');
-      const type = key.endsWith('.json') ? 'application/json' : key.endsWith('.csv') ? 'text/csv; charset=utf-8' : 'application/octet-stream';
+      const type = key.endsWith('.json')
+        ? 'application/json'
+        : key.endsWith('.csv')
+          ? 'text/csv; charset=utf-8'
+          : 'application/octet-stream';
       return reply
         .header('content-type', type)
         .header('content-length', String(stat.size))

@@ -24,22 +24,30 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const err = this.toApiError(exception, request);
     for (const [k, v] of Object.entries(err.headers)) void reply.header(k, v);
-    void reply.status(err.status).header('content-type', 'application/json; charset=utf-8').send({
-      error: {
-        code: err.code,
-        message: err.message,
-        type: err.type,
-        request_id: String(request.id),
-        ...(err.fields ? { fields: err.fields } : {}),
-      },
-    });
+    void reply
+      .status(err.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send({
+        error: {
+          code: err.code,
+          message: err.message,
+          type: err.type,
+          request_id: String(request.id),
+          ...(err.fields ? { fields: err.fields } : {}),
+        },
+      });
   }
 
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {
     if (exception instanceof ApiError) return exception;
     if (exception instanceof CommandRefused) {
       const status = REFUSAL_STATUS[exception.code] ?? 409;
-      return new ApiError(status, exception.code, status === 403 ? 'authorization' : status === 422 ? 'validation' : 'conflict', exception.message);
+      return new ApiError(
+        status,
+        exception.code,
+        status === 403 ? 'authorization' : status === 422 ? 'validation' : 'conflict',
+        exception.message,
+      );
     }
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -1,6 +1,10 @@
 import { ApiError } from './api-error';
 
-export interface PageRequest { page: number; perPage: number; offset: number }
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  offset: number;
+}
 
 /** Reads `?page=` and `?per_page=` (default 15, maximum 100; values out of range are a 422). */
 export function pageRequest(query: Record<string, unknown>, defaults: { defaultPerPage: number; maxPerPage: number }): PageRequest {

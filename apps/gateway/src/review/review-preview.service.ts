@@ -8,8 +8,13 @@ import { ApiError } from '../http/api-error';
 
 export const PREVIEW_ROWS = 20;
 
-export interface PreviewCell { value: string | null; problem: CellProblem | null }
-export interface Preview { rows: Record<string, PreviewCell>[] }
+export interface PreviewCell {
+  value: string | null;
+  problem: CellProblem | null;
+}
+export interface Preview {
+  rows: Record<string, PreviewCell>[];
+}
 export interface ProblemCount {
   status: 'counted' | 'superseded';
   rows_checked: number;
@@ -18,7 +23,11 @@ export interface ProblemCount {
   problems_by_field: Record<string, number>;
 }
 
-interface CountJob { key: string; abort: AbortController; result: Promise<ProblemCount> }
+interface CountJob {
+  key: string;
+  abort: AbortController;
+  result: Promise<ProblemCount>;
+}
 
 const CACHE_SIZE = 200;
 
@@ -46,10 +55,14 @@ export class ReviewPreviewService {
       for await (const batch of source.batches) {
         for (const mapped of batch) {
           const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
-          rows.push(Object.fromEntries(source.plan.map((p) => {
-            const value = mapped.record[p.name];
-            return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
-          })));
+          rows.push(
+            Object.fromEntries(
+              source.plan.map((p) => {
+                const value = mapped.record[p.name];
+                return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
+              }),
+            ),
+          );
           if (rows.length >= PREVIEW_ROWS) break;
         }
         if (rows.length >= PREVIEW_ROWS) break;
@@ -88,7 +101,8 @@ export class ReviewPreviewService {
     let withProblems = 0;
     try {
       for await (const batch of source.batches) {
-        if (signal.aborted) return { status: 'superseded', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
+        if (signal.aborted)
+          return { status: 'superseded', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
         for (const mapped of batch) {
           checked++;
           if (mapped.problems.length === 0) continue;
@@ -106,7 +120,11 @@ export class ReviewPreviewService {
   private requirePreviewable(run: RunState, mapping: unknown): MappingRule {
     if (run.status === 'failed') throw new ApiError(409, 'run_failed', 'conflict', 'The run has failed; there is nothing to preview.');
     if (run.review_state === null) throw new ApiError(409, 'review_not_ready', 'conflict', 'The review is not ready yet.');
-    const { mapping: normalized, problems } = normalizeMapping(mapping ?? run.mapping_rule ?? {}, Object.keys(run.schema.fields), run.source_headers);
+    const { mapping: normalized, problems } = normalizeMapping(
+      mapping ?? run.mapping_rule ?? {},
+      Object.keys(run.schema.fields),
+      run.source_headers,
+    );
     if (problems.length > 0) throw ApiError.validation({ mapping_rule: problems.map((p) => p.message) });
     return normalized;
   }
@@ -129,4 +147,12 @@ export class ReviewPreviewService {
 
 /** A stable key for a mapping: field order does not matter. */
 export const mappingHash = (mapping: MappingRule): string =>
-  createHash('sha256').update(JSON.stringify(Object.keys(mapping).sort().map((k) => [k, mapping[k]]))).digest('base64url');
+  createHash('sha256')
+    .update(
+      JSON.stringify(
+        Object.keys(mapping)
+          .sort()
+          .map((k) => [k, mapping[k]]),
+      ),
+    )
+    .digest('base64url');

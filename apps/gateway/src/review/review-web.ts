@@ -14,7 +14,12 @@ export const RTL_LOCALES: ReadonlySet<string> = new Set(['ar']);
 export type Message = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export type Catalog = Record<string, Message>;
 
-export interface WebAsset { body: string; contentType: string; etag: string; path: string }
+export interface WebAsset {
+  body: string;
+  contentType: string;
+  etag: string;
+  path: string;
+}
 
 /** Browser files and translation catalogs live in ./web, copied beside the compiled code by the build. */
 const WEB_DIR = join(__dirname, 'web');
@@ -31,7 +36,9 @@ export class ReviewWeb {
   private readonly assets = new Map<string, WebAsset>();
 
   constructor() {
-    this.catalogs = new Map(REVIEW_LOCALES.map((l) => [l, JSON.parse(readFileSync(join(WEB_DIR, 'i18n', `${l}.json`), 'utf8')) as Catalog]));
+    this.catalogs = new Map(
+      REVIEW_LOCALES.map((l) => [l, JSON.parse(readFileSync(join(WEB_DIR, 'i18n', `${l}.json`), 'utf8')) as Catalog]),
+    );
     for (const file of readdirSync(WEB_DIR)) {
       const ext = file.slice(file.lastIndexOf('.'));
       if (!ASSET_TYPES[ext]) continue;

@@ -1,7 +1,7 @@
 import { REVIEW_LOCALES, ReviewWeb, localeFromAcceptLanguage, supportedLocale, type Message } from './review-web';
 
 const placeholders = (m: string): string[] => [...m.matchAll(/\{(\w+)\}/g)].map((x) => x[1]).sort();
-const forms = (m: Message): string[] => (typeof m === 'string' ? [m] : Object.values(m) as string[]);
+const forms = (m: Message): string[] => (typeof m === 'string' ? [m] : (Object.values(m) as string[]));
 
 describe('review page translation catalogs', () => {
   const web = new ReviewWeb();
@@ -47,10 +47,19 @@ describe('review page translation catalogs', () => {
 
 describe('review page locale', () => {
   it.each([
-    ['AR', 'ar'], ['de', 'de'], ['pt', 'en'], [null, 'en'], ['', 'en'],
+    ['AR', 'ar'],
+    ['de', 'de'],
+    ['pt', 'en'],
+    [null, 'en'],
+    ['', 'en'],
   ])('run locale %p shows %p', (given, shown) => expect(supportedLocale(given)).toBe(shown));
 
   it.each([
-    ['de-DE,de;q=0.9,en;q=0.8', 'de'], ['sv-SE,fr;q=0.5', 'fr'], ['en;q=0.1, pl;q=0.9', 'pl'], ['ja', 'en'], [undefined, 'en'], ['ar;q=0', 'en'],
+    ['de-DE,de;q=0.9,en;q=0.8', 'de'],
+    ['sv-SE,fr;q=0.5', 'fr'],
+    ['en;q=0.1, pl;q=0.9', 'pl'],
+    ['ja', 'en'],
+    [undefined, 'en'],
+    ['ar;q=0', 'en'],
   ])('Accept-Language %p picks %p', (header, locale) => expect(localeFromAcceptLanguage(header)).toBe(locale));
 });

@@ -8,7 +8,10 @@ import { ReviewPreviewService } from './review-preview.service';
 import { ReviewService } from './review.service';
 import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
 
-interface ReviewBody { mapping_rule?: unknown; expected_mapping_version?: unknown }
+interface ReviewBody {
+  mapping_rule?: unknown;
+  expected_mapping_version?: unknown;
+}
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? (body as ReviewBody) : {});
 
@@ -33,8 +36,10 @@ export class ReviewController {
 
   @Get()
   async page(
-    @Param('runId') runId: string, @Query('signature') signature: string,
-    @Headers('accept-language') acceptLanguage: string | undefined, @Res() reply: FastifyReply,
+    @Param('runId') runId: string,
+    @Query('signature') signature: string,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
   ) {
     void reply.headers(REVIEW_PAGE_HEADERS);
     try {
@@ -52,13 +57,25 @@ export class ReviewController {
   }
 
   @Put('mapping')
-  async editMapping(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
+  async editMapping(
+    @Param('runId') runId: string,
+    @Query('signature') signature: string,
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+  ) {
     const run = await this.review.authorize(runId, signature);
     const body = bodyOf(raw);
     if (body.mapping_rule === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
-    return this.review.act(run, {
-      type: 'EditMapping', mapping_rule: body.mapping_rule as MappingRule, expected_mapping_version: expectedVersion(body), at: new Date().toISOString(),
-    }, String(req.id));
+    return this.review.act(
+      run,
+      {
+        type: 'EditMapping',
+        mapping_rule: body.mapping_rule as MappingRule,
+        expected_mapping_version: expectedVersion(body),
+        at: new Date().toISOString(),
+      },
+      String(req.id),
+    );
   }
 
   @Post('approve')
@@ -67,10 +84,16 @@ export class ReviewController {
     const run = await this.review.authorize(runId, signature);
     const body = bodyOf(raw);
     // Approve exactly the mapping the page shows; without one, the current mapping.
-    return this.review.act(run, {
-      type: 'ApproveReview', mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
-      expected_mapping_version: expectedVersion(body), at: new Date().toISOString(),
-    }, String(req.id));
+    return this.review.act(
+      run,
+      {
+        type: 'ApproveReview',
+        mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
+        expected_mapping_version: expectedVersion(body),
+        at: new Date().toISOString(),
+      },
+      String(req.id),
+    );
   }
 
   @Post('cancel')
@@ -108,8 +131,10 @@ export class ReviewAssetsController {
     const asset = this.web.asset(name);
     if (!asset) throw new ApiError(404, 'not_found', 'not_found', 'The requested resource was not found.');
     void reply.headers({
-      'content-type': asset.contentType, etag: asset.etag,
-      'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff',
+      'content-type': asset.contentType,
+      etag: asset.etag,
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
     });
     if (ifNoneMatch === asset.etag) return reply.status(304).send();
     return reply.send(asset.body);

@@ -22,7 +22,14 @@ const escapeHtml = (s: string): string =>
 /** JSON inside <script type="application/json">: `<` escaped so no value can close the element. */
 const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
 
-interface Frame { locale: string; appearance: 'light' | 'dark' | null; title: string; body: string; web: ReviewWeb; boot?: unknown }
+interface Frame {
+  locale: string;
+  appearance: 'light' | 'dark' | null;
+  title: string;
+  body: string;
+  web: ReviewWeb;
+  boot?: unknown;
+}
 
 function frame({ locale, appearance, title, body, web, boot }: Frame): string {
   const lang = supportedLocale(locale);
@@ -40,7 +47,10 @@ export function reviewPage(web: ReviewWeb, run: { locale: string; appearance: 'l
   const locale = supportedLocale(run.locale);
   const t = (key: string) => escapeHtml(web.text(locale, key));
   return frame({
-    locale, appearance: run.appearance, web, title: web.text(locale, 'page_title'),
+    locale,
+    appearance: run.appearance,
+    web,
+    title: web.text(locale, 'page_title'),
     boot: { locale, messages: web.catalog(locale) },
     body: `<div class="page"><header class="masthead"><h1 id="title">${t('heading')}</h1><p id="summary" class="muted"></p></header>
 <main id="main" aria-busy="true"><p class="muted">${t('loading')}</p><noscript><p class="notice error">${t('noscript')}</p></noscript></main></div>`,
@@ -50,7 +60,10 @@ export function reviewPage(web: ReviewWeb, run: { locale: string; appearance: 'l
 export function invalidLinkPage(web: ReviewWeb, locale: string): string {
   const t = (key: string) => escapeHtml(web.text(locale, key));
   return frame({
-    locale, appearance: null, web, title: web.text(locale, 'invalid_title'),
+    locale,
+    appearance: null,
+    web,
+    title: web.text(locale, 'invalid_title'),
     body: `<div class="page"><main id="main"><section class="state state-invalid" aria-labelledby="state-title">
 <h1 id="state-title">${t('invalid_title')}</h1><p>${t('invalid_body')}</p></section></main></div>`,
   });

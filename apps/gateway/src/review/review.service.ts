@@ -61,7 +61,9 @@ export class ReviewService {
 
   async act(run: RunState, command: RunCommand, requestId: string) {
     const result = await this.commands.execute(run.id, command, {
-      organizationId: run.organization_id, correlationId: requestId, causationId: requestId,
+      organizationId: run.organization_id,
+      correlationId: requestId,
+      causationId: requestId,
     });
     await this.waiter.waitFor(run.id, result.revision);
     return this.view(result.state);

@@ -33,7 +33,11 @@ export class RunOptionsDto {
   @ApiPropertyOptional({ type: String, format: 'uri', nullable: true })
   cancel_callback?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: `One of ${LOCALES.join(', ')}; case-insensitive; others fall back to en.` })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: `One of ${LOCALES.join(', ')}; case-insensitive; others fall back to en.`,
+  })
   @IsOptional()
   @IsString({ message: 'The locale field must be a string.' })
   locale?: string | null;
@@ -129,14 +133,18 @@ export class RunDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_approved_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_expires_at!: string | null;
   @ApiProperty({ enum: ['json', 'csv'] }) output_format!: string;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'string', nullable: true } }) mapping_rule!: Record<string, string | null> | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'string', nullable: true } }) mapping_rule!: Record<
+    string,
+    string | null
+  > | null;
   @ApiProperty({ type: [String] }) source_headers!: string[];
   @ApiProperty({ type: Boolean, nullable: true }) input_has_header!: boolean | null;
   @ApiProperty({ type: Number, nullable: true }) total_rows!: number | null;
   @ApiProperty() processed_rows!: number;
   @ApiProperty({ type: RunErrorDto, nullable: true }) error!: RunErrorDto | null;
   @ApiProperty({ type: String, nullable: true, enum: ['pending', 'delivered', 'failed'] }) notification_status!: string | null;
-  @ApiPropertyOptional({ type: UploadInstructionsDto, description: 'Present only while status is awaiting_upload.' }) upload?: UploadInstructionsDto;
+  @ApiPropertyOptional({ type: UploadInstructionsDto, description: 'Present only while status is awaiting_upload.' })
+  upload?: UploadInstructionsDto;
   @ApiProperty({ type: String, nullable: true, format: 'uri' }) download_url!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) file_retention_until!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) started_at!: string | null;

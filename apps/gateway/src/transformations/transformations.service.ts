@@ -12,7 +12,12 @@ import { ApiError } from '../http/api-error';
 import type { Caller } from '../http/auth.guard';
 import { addError, callbackUrlProblem, type FieldErrors, validateBody } from '../http/validate-body';
 import {
-  CreateFileRunDto, CreateRawRunDto, IMAGE_EXTENSIONS, type RunOptionsDto, STRUCTURED_EXTENSIONS, type CreatedRunDto,
+  CreateFileRunDto,
+  CreateRawRunDto,
+  IMAGE_EXTENSIONS,
+  type RunOptionsDto,
+  STRUCTURED_EXTENSIONS,
+  type CreatedRunDto,
 } from './transformation.dto';
 import { RunPresenter } from './run-presenter';
 
@@ -33,12 +38,13 @@ export class TransformationsService {
 
   async createFileRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRunDto> {
     const { value: dto, errors } = await validateBody(CreateFileRunDto, body);
-    const ext = typeof dto.filename === 'string' ? dto.filename.toLowerCase().split('.').pop() ?? '' : '';
+    const ext = typeof dto.filename === 'string' ? (dto.filename.toLowerCase().split('.').pop() ?? '') : '';
     const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(ext);
     if (!errors.filename && !isImage && !(STRUCTURED_EXTENSIONS as readonly string[]).includes(ext)) {
       addError(errors, 'filename', 'The filename must end in one of: csv, tsv, txt, xlsx, jpg, png, webp.');
     }
-    if (isImage && !errors.provider_id && !dto.provider_id) addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
+    if (isImage && !errors.provider_id && !dto.provider_id)
+      addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
     const schema = await this.checkOptions(caller, dto, errors);
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
     if (!dto.dry_run) await this.requireQuotaLeft(caller);
@@ -46,15 +52,24 @@ export class TransformationsService {
     const runId = randomUUID();
     const now = new Date();
     const inputSource: InputSource = isImage ? 'image' : 'upload';
-    const state = await this.create(caller, requestId, this.runCreated(caller, dto, schema!, runId, inputSource, now, {
-      filename: dto.filename,
-      input_has_header: isImage ? null : dto.input_has_header ?? null,
-      upload_expires_at: new Date(now.getTime() + this.config.uploadTtlSeconds * 1000).toISOString(),
-    }));
+    const state = await this.create(
+      caller,
+      requestId,
+      this.runCreated(caller, dto, schema!, runId, inputSource, now, {
+        filename: dto.filename,
+        input_has_header: isImage ? null : (dto.input_has_header ?? null),
+        upload_expires_at: new Date(now.getTime() + this.config.uploadTtlSeconds * 1000).toISOString(),
+      }),
+    );
     const resource = await this.presenter.present(state, now);
     return {
-      id: runId, status: state.status, stage: state.stage, input_source: state.input_source,
-      schema_id: schema!.id, review_url: resource.review_url!, upload: resource.upload!,
+      id: runId,
+      status: state.status,
+      stage: state.stage,
+      input_source: state.input_source,
+      schema_id: schema!.id,
+      review_url: resource.review_url!,
+      upload: resource.upload!,
     };
   }
 
@@ -68,12 +83,22 @@ export class TransformationsService {
     const sourceKey = BLOB_KEYS.source(runId);
     // The content is stored before the run exists, so a created run always has its source.
     await this.blobs.put(sourceKey, Readable.from([Buffer.from(dto.content, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
-    const state = await this.create(caller, requestId, this.runCreated(caller, dto, schema!, runId, 'raw', now, {
-      filename: null, input_has_header: null, upload_expires_at: null,
-    }));
+    const state = await this.create(
+      caller,
+      requestId,
+      this.runCreated(caller, dto, schema!, runId, 'raw', now, {
+        filename: null,
+        input_has_header: null,
+        upload_expires_at: null,
+      }),
+    );
     return {
-      id: runId, status: state.status, stage: state.stage, input_source: 'raw',
-      schema_id: schema!.id, review_url: (await this.presenter.present(state, now)).review_url!,
+      id: runId,
+      status: state.status,
+      stage: state.stage,
+      input_source: 'raw',
+      schema_id: schema!.id,
+      review_url: (await this.presenter.present(state, now)).review_url!,
     };
   }
 
@@ -84,8 +109,12 @@ export class TransformationsService {
   private async requireQuotaLeft(caller: Caller): Promise<void> {
     const org = await this.directory.getOrganization(caller.organizationId);
     if (org && org.review_preparation_quota !== null && org.review_preparations_used >= org.review_preparation_quota) {
-      throw new ApiError(429, 'review_preparation_quota_exceeded', 'quota_exceeded',
-        `The organization has used all ${org.review_preparation_quota} review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.`);
+      throw new ApiError(
+        429,
+        'review_preparation_quota_exceeded',
+        'quota_exceeded',
+        `The organization has used all ${org.review_preparation_quota} review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.`,
+      );
     }
   }
 
@@ -102,17 +131,28 @@ export class TransformationsService {
   }
 
   private async create(caller: Caller, requestId: string, data: RunCreated): Promise<RunState> {
-    const result = await this.commands.execute(data.run_id, { type: 'CreateRun', data }, {
-      organizationId: caller.organizationId, correlationId: requestId, causationId: requestId,
-    });
+    const result = await this.commands.execute(
+      data.run_id,
+      { type: 'CreateRun', data },
+      {
+        organizationId: caller.organizationId,
+        correlationId: requestId,
+        causationId: requestId,
+      },
+    );
     // Read-your-writes: the 201 is sent once a GET of the run would find it.
     await this.waiter.waitFor(data.run_id, result.revision);
     return result.state;
   }
 
   private runCreated(
-    caller: Caller, dto: RunOptionsDto & { provider_id?: string | null }, schema: SchemaRecord, runId: string,
-    inputSource: InputSource, now: Date, extra: Pick<RunCreated, 'filename' | 'input_has_header' | 'upload_expires_at'>,
+    caller: Caller,
+    dto: RunOptionsDto & { provider_id?: string | null },
+    schema: SchemaRecord,
+    runId: string,
+    inputSource: InputSource,
+    now: Date,
+    extra: Pick<RunCreated, 'filename' | 'input_has_header' | 'upload_expires_at'>,
   ): RunCreated {
     return {
       run_id: runId,
@@ -136,7 +176,11 @@ export class TransformationsService {
   }
 
   /** Checks that need the directory or cross several fields; adds to `errors`; returns the schema. */
-  private async checkOptions(caller: Caller, dto: RunOptionsDto & { provider_id?: string | null }, errors: FieldErrors): Promise<SchemaRecord | null> {
+  private async checkOptions(
+    caller: Caller,
+    dto: RunOptionsDto & { provider_id?: string | null },
+    errors: FieldErrors,
+  ): Promise<SchemaRecord | null> {
     for (const field of CALLBACK_FIELDS) {
       const problem = callbackUrlProblem(dto[field], this.config.production, this.config.webhooks.allowedAddresses);
       if (problem) addError(errors, field, `The ${field.replace(/_/g, ' ')} field ${problem}`);
@@ -149,10 +193,10 @@ export class TransformationsService {
     if (schema && dto.column_labels && !errors.column_labels) {
       for (const [key, label] of Object.entries(dto.column_labels)) {
         if (!(key in schema.fields)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
-        else if (label !== null && typeof label !== 'string') addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
+        else if (label !== null && typeof label !== 'string')
+          addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
       }
     }
     return schema;
   }
 }
-

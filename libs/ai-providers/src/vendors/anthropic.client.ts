@@ -17,7 +17,10 @@ interface MessagesAnswer {
 export class AnthropicClient implements AiVendorClient {
   private readonly http;
 
-  constructor(private readonly settings: VendorSettings, private readonly ai: AiCallConfig) {
+  constructor(
+    private readonly settings: VendorSettings,
+    private readonly ai: AiCallConfig,
+  ) {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
     this.http = vendorHttp((settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, ''), headers, ai);
@@ -25,22 +28,25 @@ export class AnthropicClient implements AiVendorClient {
 
   async generateJson(request: StructuredRequest): Promise<unknown> {
     const content: unknown[] = [];
-    if (request.image) content.push({ type: 'image', source: { type: 'base64', media_type: request.image.mediaType, data: request.image.base64 } });
+    if (request.image)
+      content.push({ type: 'image', source: { type: 'base64', media_type: request.image.mediaType, data: request.image.base64 } });
     content.push({ type: 'text', text: request.text });
     let answer: MessagesAnswer;
     try {
-      answer = (await this.http.post<MessagesAnswer>('/v1/messages', {
-        model: this.settings.model,
-        max_tokens: this.ai.maxOutputTokens,
-        system: request.instructions,
-        messages: [{ role: 'user', content }],
-        tools: [{ name: request.schemaName, description: 'Record the answer in this exact shape.', input_schema: request.jsonSchema }],
-        tool_choice: { type: 'tool', name: request.schemaName },
-      })).data;
+      answer = (
+        await this.http.post<MessagesAnswer>('/v1/messages', {
+          model: this.settings.model,
+          max_tokens: this.ai.maxOutputTokens,
+          system: request.instructions,
+          messages: [{ role: 'user', content }],
+          tools: [{ name: request.schemaName, description: 'Record the answer in this exact shape.', input_schema: request.jsonSchema }],
+          tool_choice: { type: 'tool', name: request.schemaName },
+        })
+      ).data;
     } catch (err) {
       throw describeFailure('Anthropic', err);
     }
-    if (answer?.stop_reason === 'max_tokens') throw new ProviderCallFailed('Anthropic\'s answer was cut off (too long).', false);
+    if (answer?.stop_reason === 'max_tokens') throw new ProviderCallFailed("Anthropic's answer was cut off (too long).", false);
     const call = answer?.content?.find((c) => c.type === 'tool_use' && c.name === request.schemaName);
     if (!call || call.input === undefined) throw new ProviderCallFailed('Anthropic answered without the requested result.', false);
     return call.input;

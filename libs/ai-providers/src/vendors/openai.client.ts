@@ -15,7 +15,10 @@ interface ChatCompletion {
 export class OpenAiClient implements AiVendorClient {
   private readonly http;
 
-  constructor(private readonly settings: VendorSettings, private readonly ai: AiCallConfig) {
+  constructor(
+    private readonly settings: VendorSettings,
+    private readonly ai: AiCallConfig,
+  ) {
     const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
     this.http = vendorHttp((settings.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ''), auth, ai);
   }
@@ -27,27 +30,29 @@ export class OpenAiClient implements AiVendorClient {
     }
     let answer: ChatCompletion;
     try {
-      answer = (await this.http.post<ChatCompletion>('/chat/completions', {
-        model: this.settings.model,
-        messages: [
-          { role: 'system', content: request.instructions },
-          { role: 'user', content: userContent },
-        ],
-        response_format: { type: 'json_schema', json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema } },
-        max_completion_tokens: this.ai.maxOutputTokens,
-      })).data;
+      answer = (
+        await this.http.post<ChatCompletion>('/chat/completions', {
+          model: this.settings.model,
+          messages: [
+            { role: 'system', content: request.instructions },
+            { role: 'user', content: userContent },
+          ],
+          response_format: { type: 'json_schema', json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema } },
+          max_completion_tokens: this.ai.maxOutputTokens,
+        })
+      ).data;
     } catch (err) {
       throw describeFailure('OpenAI', err);
     }
     const choice = answer?.choices?.[0];
     if (choice?.message?.refusal) throw new ProviderCallFailed('OpenAI refused to answer.', false);
-    if (choice?.finish_reason === 'length') throw new ProviderCallFailed('OpenAI\'s answer was cut off (too long).', false);
+    if (choice?.finish_reason === 'length') throw new ProviderCallFailed("OpenAI's answer was cut off (too long).", false);
     const content = choice?.message?.content;
     if (typeof content !== 'string') throw new ProviderCallFailed('OpenAI answered without content.', false);
     try {
       return JSON.parse(content);
     } catch {
-      throw new ProviderCallFailed('OpenAI\'s answer is not valid JSON.', false);
+      throw new ProviderCallFailed("OpenAI's answer is not valid JSON.", false);
     }
   }
 }

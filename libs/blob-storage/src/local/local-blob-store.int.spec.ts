@@ -6,7 +6,10 @@ import { UrlSigner } from '../url-signer';
 import { LocalBlobStore } from './local-blob-store';
 
 const signer = new UrlSigner(Buffer.from('test-secret'));
-blobStoreContract('local directory', async () => new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000'));
+blobStoreContract(
+  'local directory',
+  async () => new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000'),
+);
 
 describe('local pre-signed URLs', () => {
   it('bind method, key and expiry to the signature', async () => {

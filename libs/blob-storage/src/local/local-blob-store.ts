@@ -6,7 +6,13 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidBlobKey } from '../blob-key';
 import {
-  BlobExistsError, BlobNotFoundError, BlobTooLargeError, type BlobStore, type PresignedRequest, type PresignMethod, type PutOptions,
+  BlobExistsError,
+  BlobNotFoundError,
+  BlobTooLargeError,
+  type BlobStore,
+  type PresignedRequest,
+  type PresignMethod,
+  type PutOptions,
 } from '../blob-store.port';
 import type { UrlSigner } from '../url-signer';
 
@@ -85,7 +91,11 @@ export class LocalBlobStore implements BlobStore {
     await rm(this.path(key), { force: true });
   }
 
-  async presign(key: string, method: PresignMethod, options: { expiresAt: Date; contentType?: string; downloadName?: string }): Promise<PresignedRequest> {
+  async presign(
+    key: string,
+    method: PresignMethod,
+    options: { expiresAt: Date; contentType?: string; downloadName?: string },
+  ): Promise<PresignedRequest> {
     assertValidBlobKey(key);
     const expires = Math.floor(options.expiresAt.getTime() / 1000);
     const signature = this.signer.sign(method, key, expires);

@@ -8,8 +8,12 @@ const BUCKET = 'contract-bucket';
 let server: Awaited<ReturnType<typeof startS3rver>>;
 const settings = () => ({ bucket: BUCKET, region: 'us-east-1', endpoint: server.endpoint, ...S3RVER_CREDENTIALS });
 
-beforeAll(async () => { server = await startS3rver(BUCKET); });
-afterAll(async () => { await server?.stop(); });
+beforeAll(async () => {
+  server = await startS3rver(BUCKET);
+});
+afterAll(async () => {
+  await server?.stop();
+});
 
 blobStoreContract('S3 (s3rver)', async () => new S3BlobStore(createS3Client(settings()), BUCKET));
 
@@ -26,7 +30,9 @@ describe('S3 specifics', () => {
 
   it('a multipart body over maxBytes leaves nothing', async () => {
     const chunks = Array.from({ length: 8 }, () => Buffer.alloc(1024 * 1024, 7));
-    await expect(store().put('runs/over/source', Readable.from(chunks), { maxBytes: 7 * 1024 * 1024 })).rejects.toMatchObject({ name: 'BlobTooLargeError' });
+    await expect(store().put('runs/over/source', Readable.from(chunks), { maxBytes: 7 * 1024 * 1024 })).rejects.toMatchObject({
+      name: 'BlobTooLargeError',
+    });
     expect(await store().stat('runs/over/source')).toBeNull();
   }, 60_000);
 

@@ -1,13 +1,23 @@
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable, Transform } from 'node:stream';
 import { assertValidBlobKey } from '../blob-key';
 import {
-  BlobExistsError, BlobNotFoundError, BlobTooLargeError,
-  type BlobStore, type PresignMethod, type PresignedRequest, type PutOptions,
+  BlobExistsError,
+  BlobNotFoundError,
+  BlobTooLargeError,
+  type BlobStore,
+  type PresignMethod,
+  type PresignedRequest,
+  type PutOptions,
 } from '../blob-store.port';
 
 export interface S3Settings {
@@ -52,7 +62,9 @@ class ByteLimit extends Transform {
   // Not named `size`: lib-storage takes a body's `size` property as its total length.
   bytesSeen = 0;
   exceeded = false;
-  constructor(private readonly max: number) { super(); }
+  constructor(private readonly max: number) {
+    super();
+  }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
     this.bytesSeen += chunk.length;
     if (this.bytesSeen > this.max) {
@@ -87,7 +99,10 @@ export class S3BlobStore implements BlobStore {
     const upload = new Upload({
       client: this.client,
       params: {
-        Bucket: this.bucket, Key: key, Body: limit, ContentType: options.contentType,
+        Bucket: this.bucket,
+        Key: key,
+        Body: limit,
+        ContentType: options.contentType,
         ...(options.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
       },
       queueSize: 2, // parts in flight: bounds memory to a few 5 MiB parts
@@ -131,7 +146,11 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  async presign(key: string, method: PresignMethod, options: { expiresAt: Date; contentType?: string; downloadName?: string }): Promise<PresignedRequest> {
+  async presign(
+    key: string,
+    method: PresignMethod,
+    options: { expiresAt: Date; contentType?: string; downloadName?: string },
+  ): Promise<PresignedRequest> {
     assertValidBlobKey(key);
     const expiresIn = Math.max(1, Math.floor((options.expiresAt.getTime() - Date.now()) / 1000));
     if (method === 'PUT') {
@@ -142,8 +161,11 @@ export class S3BlobStore implements BlobStore {
       return { url, method, headers: { 'Content-Type': contentType } };
     }
     const command = new GetObjectCommand({
-      Bucket: this.bucket, Key: key,
-      ResponseContentDisposition: options.downloadName ? `attachment; filename="${options.downloadName.replace(/["\\\r\n]/g, '_')}"` : undefined,
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: options.downloadName
+        ? `attachment; filename="${options.downloadName.replace(/["\\\r\n]/g, '_')}"`
+        : undefined,
     });
     return { url: await getSignedUrl(this.presignClient, command, { expiresIn }), method, headers: {} };
   }

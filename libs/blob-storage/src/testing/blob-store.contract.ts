@@ -12,7 +12,9 @@ export const readAll = async (r: Readable): Promise<Buffer> => {
 export function blobStoreContract(name: string, create: () => Promise<BlobStore>): void {
   describe(`BlobStore contract: ${name}`, () => {
     let store: BlobStore;
-    beforeEach(async () => { store = await create(); });
+    beforeEach(async () => {
+      store = await create();
+    });
     const key = () => `runs/${randomUUID()}/source`;
 
     it('stores a stream and reads back the same bytes', async () => {
@@ -31,13 +33,20 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
 
     it('keeps nothing when the body passes maxBytes', async () => {
       const k = key();
-      await expect(store.put(k, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      await expect(store.put(k, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(
+        BlobTooLargeError,
+      );
       expect(await store.stat(k)).toBeNull();
     });
 
     it('keeps nothing when the body stream fails midway', async () => {
       const k = key();
-      const failing = new Readable({ read() { this.push(Buffer.alloc(100)); this.destroy(new Error('client went away')); } });
+      const failing = new Readable({
+        read() {
+          this.push(Buffer.alloc(100));
+          this.destroy(new Error('client went away'));
+        },
+      });
       await expect(store.put(k, failing)).rejects.toThrow('client went away');
       expect(await store.stat(k)).toBeNull();
     });

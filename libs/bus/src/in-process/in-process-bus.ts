@@ -71,7 +71,9 @@ export class InProcessBus implements MessageBus {
           delay = this.retryDelayMs.first;
           this.trim(t);
         } catch (err) {
-          this.logger.warn(`Handler failed on ${record.value.type}@${record.value.position}; retrying in ${delay} ms: ${(err as Error).message}`);
+          this.logger.warn(
+            `Handler failed on ${record.value.type}@${record.value.position}; retrying in ${delay} ms: ${(err as Error).message}`,
+          );
           await new Promise((r) => setTimeout(r, delay));
           delay = Math.min(delay * 2, this.retryDelayMs.max);
         }

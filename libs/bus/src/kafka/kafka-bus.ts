@@ -64,7 +64,11 @@ export class KafkaBus implements MessageBus {
   /** Creates the topic if it does not exist yet (no-op when it does). */
   async ensureTopic(topic: string): Promise<void> {
     if (this.knownTopics.has(topic)) return;
-    this.admin ??= (async () => { const a = this.kafka.admin(); await a.connect(); return a; })();
+    this.admin ??= (async () => {
+      const a = this.kafka.admin();
+      await a.connect();
+      return a;
+    })();
     const admin = await this.admin;
     await admin.createTopics({
       waitForLeaders: true,
@@ -112,6 +116,7 @@ export class KafkaBus implements MessageBus {
     this.consumers.clear();
     if (this.producer) await (await this.producer).disconnect();
     if (this.admin) await (await this.admin).disconnect();
-    this.producer = null; this.admin = null;
+    this.producer = null;
+    this.admin = null;
   }
 }

@@ -12,19 +12,27 @@ const FIELDS: Record<string, FieldDefinition> = {
   score: { description: 'Score', data_type: 'number', is_required: false },
   active: { description: 'Active', data_type: 'boolean', is_required: false },
   site: { description: 'Site', data_type: 'url', is_required: false },
-  born: { description: 'Born', data_type: 'date', is_required: false, transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } },
+  born: {
+    description: 'Born',
+    data_type: 'date',
+    is_required: false,
+    transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+  },
   seen: { description: 'Seen', data_type: 'date', is_required: false, format: 'MM/dd/yyyy' },
   note: { description: 'Note', data_type: 'string', is_required: true, label: 'Remark' },
 };
 
 describe('extracted records', () => {
   it('takes one cell per field in schema order; numbers and booleans as text, null and missing as empty; unknown keys ignored', () => {
-    expect(rowsFromExtraction({ records: [{ age: 3, email: 'a@b.c', active: true, extra: 'x' }] }, ['email', 'age', 'active', 'note']))
-      .toEqual([['a@b.c', '3', 'true', '']]);
+    expect(
+      rowsFromExtraction({ records: [{ age: 3, email: 'a@b.c', active: true, extra: 'x' }] }, ['email', 'age', 'active', 'note']),
+    ).toEqual([['a@b.c', '3', 'true', '']]);
   });
 
   it.each([
-    [null, 'no "records" array'], [{ rows: [] }, 'no "records" array'], [{ records: ['x'] }, 'not an object'],
+    [null, 'no "records" array'],
+    [{ rows: [] }, 'no "records" array'],
+    [{ records: ['x'] }, 'not an object'],
     [{ records: [{ email: { nested: 1 } }] }, 'neither text'],
   ])('refuses an unusable answer %j', (answer, why) => {
     expect(() => rowsFromExtraction(answer, ['email'])).toThrow(UnusableAnswer);
@@ -39,13 +47,21 @@ describe('AI mapping suggestion', () => {
   it('keeps known fields mapped to existing headers once, and says what it dropped', () => {
     const checked = checkSuggestedMapping({ mapping: { email: 'Mail', name: 'Mail', age: 7, phone: 'Years', zip: null } }, fields, headers);
     expect(checked.mapping).toEqual({ email: 'Mail' });
-    expect(checked.dropped).toEqual(['"name": header "Mail" already used', '"age": not a header name', 'unknown field "phone"', 'unknown field "zip"']);
+    expect(checked.dropped).toEqual([
+      '"name": header "Mail" already used',
+      '"age": not a header name',
+      'unknown field "phone"',
+      'unknown field "zip"',
+    ]);
     expect(checkSuggestedMapping('nonsense', fields, headers)).toEqual({ mapping: {}, dropped: ['the answer has no "mapping" object'] });
   });
 
   it('merges: the suggestion where it named a header, the heuristic elsewhere unless its header is taken', () => {
-    expect(mergeSuggestions({ email: 'Full name', age: null }, { email: 'Mail', name: 'Full name', age: 'Years' }))
-      .toEqual({ email: 'Full name', name: null, age: 'Years' });
+    expect(mergeSuggestions({ email: 'Full name', age: null }, { email: 'Mail', name: 'Full name', age: 'Years' })).toEqual({
+      email: 'Full name',
+      name: null,
+      age: 'Years',
+    });
   });
 });
 
@@ -73,8 +89,16 @@ describe('image content', () => {
   const webp = Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1');
 
   it.each([
-    ['png', png, true], ['PNG', png, true], ['jpg', jpeg, true], ['jpeg', jpeg, true], ['webp', webp, true],
-    ['png', jpeg, false], ['jpg', webp, false], ['webp', Buffer.from('%PDF-1.7'), false], ['png', Buffer.alloc(0), false], ['gif', png, false],
+    ['png', png, true],
+    ['PNG', png, true],
+    ['jpg', jpeg, true],
+    ['jpeg', jpeg, true],
+    ['webp', webp, true],
+    ['png', jpeg, false],
+    ['jpg', webp, false],
+    ['webp', Buffer.from('%PDF-1.7'), false],
+    ['png', Buffer.alloc(0), false],
+    ['gif', png, false],
   ])('.%s with these bytes matches: %p', (ext, bytes, ok) => expect(imageMatchesExtension(ext as string, bytes as Buffer)).toBe(ok));
 
   it('names the media type the bytes are', () => {

@@ -44,7 +44,10 @@ export function checkSuggestedMapping(answer: unknown, fieldNames: string[], hea
     else if (typeof header !== 'string') dropped.push(`"${field}": not a header name`);
     else if (!existing.has(header)) dropped.push(`"${field}": unknown header "${header}"`);
     else if (used.has(header)) dropped.push(`"${field}": header "${header}" already used`);
-    else { mapping[field] = header; used.add(header); }
+    else {
+      mapping[field] = header;
+      used.add(header);
+    }
   }
   return { mapping, dropped };
 }

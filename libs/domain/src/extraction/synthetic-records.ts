@@ -16,18 +16,24 @@ function sourceDatePattern(field: FieldDefinition): string {
 /** One synthetic cell for record `n` (1-based): valid for the field's data_type. */
 function syntheticValue(name: string, field: FieldDefinition, n: number): string {
   switch (field.data_type) {
-    case 'email': return `${name.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'user'}${n}@example.com`;
-    case 'url': return `https://example.com/${encodeURIComponent(name)}/${n}`;
-    case 'integer': return String(n);
-    case 'number': return (n * 1.25).toFixed(2);
-    case 'boolean': return n % 2 === 1 ? 'true' : 'false';
+    case 'email':
+      return `${name.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'user'}${n}@example.com`;
+    case 'url':
+      return `https://example.com/${encodeURIComponent(name)}/${n}`;
+    case 'integer':
+      return String(n);
+    case 'number':
+      return (n * 1.25).toFixed(2);
+    case 'boolean':
+      return n % 2 === 1 ? 'true' : 'false';
     case 'date':
     case 'datetime': {
       const d = new Date(BASE_DATE + (n - 1) * 86_400_000);
       // date-fns formats in local time; shift so the UTC calendar day is the one written.
       return format(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
     }
-    default: return `${field.label ?? name} ${n}`;
+    default:
+      return `${field.label ?? name} ${n}`;
   }
 }
 

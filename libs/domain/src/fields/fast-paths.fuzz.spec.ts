@@ -10,29 +10,51 @@ describe('typing fast paths agree with the libraries', () => {
   const local = chars('abcXYZ019._%+-', 1, 70);
   const label = chars('abz09-', 1, 70);
   const tld = chars('abcdefghijklmnopqrstuvwxyzQ019-', 1, 70);
-  const emailLike = fc.tuple(local, fc.array(label, { minLength: 1, maxLength: 4 }), tld).map(([l, labels, t]) => `${l}@${labels.join('.')}.${t}`);
+  const emailLike = fc
+    .tuple(local, fc.array(label, { minLength: 1, maxLength: 4 }), tld)
+    .map(([l, labels, t]) => `${l}@${labels.join('.')}.${t}`);
 
   it('email: everyday-shaped and arbitrary strings get the same verdict as validator isEmail', () => {
-    fc.assert(fc.property(fc.oneof(emailLike, fc.string({ maxLength: 80 })), (s) => {
-      expect(isEmailAddress(s)).toBe(isEmail(s));
-    }), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.oneof(emailLike, fc.string({ maxLength: 80 })), (s) => {
+        expect(isEmailAddress(s)).toBe(isEmail(s));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 
   it('email: the common cases are accepted and the broken ones refused', () => {
     expect(isEmailAddress('user12@example.com')).toBe(true);
     expect(isEmailAddress('first.last+tag@sub.example.co')).toBe(true);
-    for (const bad of ['a..b@example.com', '.a@example.com', 'a@-example.com', 'a@example-.com', 'a@example.c', 'a@example.123', 'a@@example.com']) {
+    for (const bad of [
+      'a..b@example.com',
+      '.a@example.com',
+      'a@-example.com',
+      'a@example-.com',
+      'a@example.c',
+      'a@example.123',
+      'a@@example.com',
+    ]) {
       expect({ bad, ok: isEmailAddress(bad) }).toEqual({ bad, ok: false });
     }
   });
 
   it('ISO day: true only for days date-fns parseISO reads as valid', () => {
-    const day = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }))
+    const day = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }))
       .map(([y, m, d]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
-    fc.assert(fc.property(fc.oneof(day, fc.string({ maxLength: 12 })), (s) => {
-      if (isPlainIsoDay(s)) expect(isValid(parseISO(s))).toBe(true);
-      else if (/^\d{4}-\d{2}-\d{2}$/.test(s) && s >= '0001') expect(isValid(parseISO(s))).toBe(false);
-    }), { numRuns: 20_000 });
-    expect([isPlainIsoDay('2024-02-29'), isPlainIsoDay('2023-02-29'), isPlainIsoDay('1900-02-29'), isPlainIsoDay('2000-02-29')]).toEqual([true, false, false, true]);
+    fc.assert(
+      fc.property(fc.oneof(day, fc.string({ maxLength: 12 })), (s) => {
+        if (isPlainIsoDay(s)) expect(isValid(parseISO(s))).toBe(true);
+        else if (/^\d{4}-\d{2}-\d{2}$/.test(s) && s >= '0001') expect(isValid(parseISO(s))).toBe(false);
+      }),
+      { numRuns: 20_000 },
+    );
+    expect([isPlainIsoDay('2024-02-29'), isPlainIsoDay('2023-02-29'), isPlainIsoDay('1900-02-29'), isPlainIsoDay('2000-02-29')]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
   });
 });

@@ -6,18 +6,24 @@ const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ descripti
 
 describe('applyTransformations', () => {
   it('applies trim, date_format, uppercase in a fixed order', () => {
-    const field = f({ transformations: {
-      uppercase: { enabled: true },
-      date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MMM-dd' },
-      trim_whitespace: { enabled: true },
-    } });
+    const field = f({
+      transformations: {
+        uppercase: { enabled: true },
+        date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MMM-dd' },
+        trim_whitespace: { enabled: true },
+      },
+    });
     expect(applyTransformations('  31/12/2024 ', field)).toBe('2024-DEC-31');
   });
   it('ignores disabled transformations', () => {
-    expect(applyTransformations(' Ab ', f({ transformations: { trim_whitespace: { enabled: false }, lowercase: { enabled: true } } }))).toBe(' ab ');
+    expect(
+      applyTransformations(' Ab ', f({ transformations: { trim_whitespace: { enabled: false }, lowercase: { enabled: true } } })),
+    ).toBe(' ab ');
   });
   it('leaves a date that does not parse with "from" unchanged', () => {
-    expect(applyTransformations('tomorrow', f({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } }))).toBe('tomorrow');
+    expect(
+      applyTransformations('tomorrow', f({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } })),
+    ).toBe('tomorrow');
   });
   it('validates transformation options', () => {
     expect(validateTransformations({ trim_whitespace: { enabled: true } })).toEqual([]);
@@ -57,7 +63,11 @@ import { mapRow, planFields } from './map-row';
 
 describe('mapRow', () => {
   const fields = {
-    email: f({ data_type: 'email', is_required: true, transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } } }),
+    email: f({
+      data_type: 'email',
+      is_required: true,
+      transformations: { lowercase: { enabled: true }, trim_whitespace: { enabled: true } },
+    }),
     age: f({ data_type: 'integer' }),
     city: f(),
   };
@@ -69,7 +79,10 @@ describe('mapRow', () => {
   it('keeps invalid values as text and reports them', () => {
     expect(mapRow(['forty', ''], plan, true)).toEqual({
       record: { email: null, age: 'forty', city: null },
-      problems: [{ field: 'email', problem: 'required' }, { field: 'age', problem: 'type' }],
+      problems: [
+        { field: 'email', problem: 'required' },
+        { field: 'age', problem: 'type' },
+      ],
     });
   });
   it('keeps text untyped for CSV output', () => {

@@ -14,7 +14,7 @@ export function planFields(fields: Record<string, FieldDefinition>, mapping: Map
   const index = new Map(headers.map((h, i) => [h, i]));
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
-    return { name, field, column: header == null ? -1 : index.get(header) ?? -1 };
+    return { name, field, column: header == null ? -1 : (index.get(header) ?? -1) };
   });
 }
 
@@ -31,7 +31,7 @@ export function mapRow(row: string[], plan: FieldPlan[], typed: boolean): Mapped
   const record: MappedRow['record'] = {};
   const problems: MappedRow['problems'] = [];
   for (const p of plan) {
-    const raw = p.column >= 0 ? row[p.column] ?? '' : '';
+    const raw = p.column >= 0 ? (row[p.column] ?? '') : '';
     const value = applyTransformations(raw, p.field);
     const checked = typeValue(value, p.field);
     if (checked.problem) problems.push({ field: p.name, problem: checked.problem });

@@ -80,7 +80,7 @@ export function typeValue(raw: string, field: FieldDefinition): TypedValue {
     case 'date':
     case 'datetime':
       return isPlainIsoDay(raw.trim()) ||
-        parseDateWith(raw.trim(), field.format ?? field.transformations?.date_format?.to as string | undefined) ||
+        parseDateWith(raw.trim(), field.format ?? (field.transformations?.date_format?.to as string | undefined)) ||
         parseDateWith(raw.trim(), null)
         ? { value: raw, problem: null }
         : bad;

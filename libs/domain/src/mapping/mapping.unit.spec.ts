@@ -10,7 +10,12 @@ describe('suggestMapping', () => {
     const fields = { email: f(), first_name: f(), last_name: f(), zip: f({ label: 'Postal code' }), phone: f(), notes_x: f() };
     const headers = ['E-Mail Address', 'Given Name', 'Surname', 'Post Code', 'Mobile', 'Unrelated'];
     expect(suggestMapping(fields, headers)).toEqual({
-      email: 'E-Mail Address', first_name: 'Given Name', last_name: 'Surname', zip: 'Post Code', phone: 'Mobile', notes_x: null,
+      email: 'E-Mail Address',
+      first_name: 'Given Name',
+      last_name: 'Surname',
+      zip: 'Post Code',
+      phone: 'Mobile',
+      notes_x: null,
     });
   });
   it('prefers an exact match over a synonym and never reuses a header', () => {
@@ -32,12 +37,48 @@ describe('normalizeMapping', () => {
 
 describe('header detection', () => {
   it.each([
-    [[['name', 'email'], ['Ann', 'a@x.io']], true],
-    [[['Ann', 'a@x.io'], ['Bob', 'b@x.io']], true],
-    [[['1', 'a@x.io'], ['2', 'b@x.io']], false],
-    [[['name', ''], ['Ann', 'x']], false],
-    [[['a', 'a'], ['1', '2']], false],
-    [[['2024-01-01', 'x'], ['2024-01-02', 'y']], false],
+    [
+      [
+        ['name', 'email'],
+        ['Ann', 'a@x.io'],
+      ],
+      true,
+    ],
+    [
+      [
+        ['Ann', 'a@x.io'],
+        ['Bob', 'b@x.io'],
+      ],
+      true,
+    ],
+    [
+      [
+        ['1', 'a@x.io'],
+        ['2', 'b@x.io'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['name', ''],
+        ['Ann', 'x'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['a', 'a'],
+        ['1', '2'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['2024-01-01', 'x'],
+        ['2024-01-02', 'y'],
+      ],
+      false,
+    ],
   ])('%j -> %s', (sample, expected) => expect(detectHeader(sample)).toBe(expected));
 
   it('names columns column_N without a header and de-duplicates given names', () => {

@@ -2,11 +2,20 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 
 /** Lower-case, accents stripped, everything but letters and digits removed. */
 export const normalizeName = (s: string): string =>
-  s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 
 const tokens = (s: string): string[] =>
-  s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /**
  * Names people commonly give the same column. Each group is one concept; a field and a

@@ -1,6 +1,9 @@
 import type { MappingRule } from '@app/contracts';
 
-export interface MappingProblem { field: string; message: string }
+export interface MappingProblem {
+  field: string;
+  message: string;
+}
 
 /**
  * Checks a mapping against the schema's field names and the file's headers, and returns

@@ -1,4 +1,13 @@
-import type { MappingRule, OutputProduced, ReviewNotice, RunCreated, RunError, SourceParsed, WebhookAttempted, WebhookScheduled } from '@app/contracts';
+import type {
+  MappingRule,
+  OutputProduced,
+  ReviewNotice,
+  RunCreated,
+  RunError,
+  SourceParsed,
+  WebhookAttempted,
+  WebhookScheduled,
+} from '@app/contracts';
 
 /** What can be asked of a run. Each carries the instant it is asked at (`at`), so decide stays pure. */
 export type RunCommand =
@@ -7,7 +16,14 @@ export type RunCommand =
   | { type: 'StartExtraction'; at: string }
   | { type: 'RecordIngestionProgress'; processed_rows: number }
   | { type: 'RecordParse'; parse: SourceParsed }
-  | { type: 'PrepareReview'; mapping_rule: MappingRule; mapping_origin?: 'heuristic' | 'ai'; notices?: ReviewNotice[]; review_expires_at: string; at: string }
+  | {
+      type: 'PrepareReview';
+      mapping_rule: MappingRule;
+      mapping_origin?: 'heuristic' | 'ai';
+      notices?: ReviewNotice[];
+      review_expires_at: string;
+      at: string;
+    }
   | { type: 'EditMapping'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
   | { type: 'ApproveReview'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
   | { type: 'CancelReview'; at: string }

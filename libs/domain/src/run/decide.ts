@@ -4,7 +4,6 @@ import { normalizeMapping } from '../mapping/validate-mapping';
 import type { RunCommand } from './commands';
 import { isReviewExpired, isTerminal, type RunFold, type RunState } from './run-state';
 
-
 const refuse = (code: string, message: string): never => {
   throw new CommandRefused(code, message);
 };
@@ -70,16 +69,18 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows === null)
         refuse('review_not_preparable', 'The review can be prepared only after the source was parsed.');
       if (run.review_state !== null) refuse('review_already_prepared', 'The review was already prepared.');
-      return [{
-        type: 'ReviewPrepared',
-        data: {
-          mapping_rule: requireMapping(run, command.mapping_rule),
-          mapping_origin: command.mapping_origin ?? 'heuristic',
-          review_expires_at: command.review_expires_at,
-          prepared_at: command.at,
-          ...(command.notices?.length ? { notices: command.notices } : {}),
+      return [
+        {
+          type: 'ReviewPrepared',
+          data: {
+            mapping_rule: requireMapping(run, command.mapping_rule),
+            mapping_origin: command.mapping_origin ?? 'heuristic',
+            review_expires_at: command.review_expires_at,
+            prepared_at: command.at,
+            ...(command.notices?.length ? { notices: command.notices } : {}),
+          },
         },
-      }];
+      ];
 
     case 'EditMapping':
       requireOpenReview(run, command.at);

@@ -12,37 +12,84 @@ const AFTER_EXPIRY = '2026-02-01T00:00:00.000Z';
 const created = (over: Partial<RunCreated> = {}): RunEvent => ({
   type: 'RunCreated',
   data: {
-    run_id: 'r1', organization_id: 'o1', input_source: 'upload',
-    schema: { id: 's1', name: 'People', fields: {
-      email: { description: 'Email', data_type: 'email', is_required: true },
-      name: { description: 'Name', data_type: 'string', is_required: false },
-    } },
-    provider_id: null, dry_run: false, filename: 'a.csv', input_has_header: null, output_format: 'json',
-    notify_url: null, success_callback: null, cancel_callback: null, locale: 'en', appearance: null,
-    metadata: null, column_labels: null, source_key: 'runs/r1/source', upload_expires_at: LATER, created_at: T0,
+    run_id: 'r1',
+    organization_id: 'o1',
+    input_source: 'upload',
+    schema: {
+      id: 's1',
+      name: 'People',
+      fields: {
+        email: { description: 'Email', data_type: 'email', is_required: true },
+        name: { description: 'Name', data_type: 'string', is_required: false },
+      },
+    },
+    provider_id: null,
+    dry_run: false,
+    filename: 'a.csv',
+    input_has_header: null,
+    output_format: 'json',
+    notify_url: null,
+    success_callback: null,
+    cancel_callback: null,
+    locale: 'en',
+    appearance: null,
+    metadata: null,
+    column_labels: null,
+    source_key: 'runs/r1/source',
+    upload_expires_at: LATER,
+    created_at: T0,
     ...over,
   },
 });
 const uploaded: RunEvent = { type: 'SourceUploaded', data: { size_bytes: 10, uploaded_at: T0 } };
-const parsed: RunEvent = { type: 'SourceParsed', data: {
-  source_headers: ['E-mail', 'Full name'], input_has_header: true, total_rows: 2, source_format: 'delimited', delimiter: ',', encoding: 'utf-8' } };
+const parsed: RunEvent = {
+  type: 'SourceParsed',
+  data: {
+    source_headers: ['E-mail', 'Full name'],
+    input_has_header: true,
+    total_rows: 2,
+    source_format: 'delimited',
+    delimiter: ',',
+    encoding: 'utf-8',
+  },
+};
 const mapping = { email: 'E-mail', name: null };
-const prepared: RunEvent = { type: 'ReviewPrepared', data: { mapping_rule: mapping, mapping_origin: 'heuristic', review_expires_at: '2026-01-08T00:00:00.000Z', prepared_at: T0 } };
+const prepared: RunEvent = {
+  type: 'ReviewPrepared',
+  data: { mapping_rule: mapping, mapping_origin: 'heuristic', review_expires_at: '2026-01-08T00:00:00.000Z', prepared_at: T0 },
+};
 const edited: RunEvent = { type: 'MappingEdited', data: { mapping_rule: { email: 'Full name', name: null }, edited_at: T0 } };
-const scheduled: RunEvent = { type: 'WebhookScheduled', data: { delivery_id: 'd1', event: 'transformation.finished', url: 'https://h', due_at: T0 } };
+const scheduled: RunEvent = {
+  type: 'WebhookScheduled',
+  data: { delivery_id: 'd1', event: 'transformation.finished', url: 'https://h', due_at: T0 },
+};
 const attempt = (n: number, outcome: 'delivered' | 'failed', next: string | null) => ({
-  delivery_id: 'd1', event: 'transformation.finished' as const, attempt: n, outcome, status_code: outcome === 'delivered' ? 200 : 500,
-  error: outcome === 'delivered' ? null : 'HTTP 500', attempted_at: T0, next_attempt_at: next,
+  delivery_id: 'd1',
+  event: 'transformation.finished' as const,
+  attempt: n,
+  outcome,
+  status_code: outcome === 'delivered' ? 200 : 500,
+  error: outcome === 'delivered' ? null : 'HTTP 500',
+  attempted_at: T0,
+  next_attempt_at: next,
 });
-const attempted = (n: number, outcome: 'delivered' | 'failed', next: string | null): RunEvent => ({ type: 'WebhookAttempted', data: attempt(n, outcome, next) });
+const attempted = (n: number, outcome: 'delivered' | 'failed', next: string | null): RunEvent => ({
+  type: 'WebhookAttempted',
+  data: attempt(n, outcome, next),
+});
 const approved: RunEvent = { type: 'ReviewApproved', data: { mapping_rule: mapping, approved_at: T0 } };
 const canceled: RunEvent = { type: 'ReviewCanceled', data: { canceled_at: T0 } };
 const outputStarted: RunEvent = { type: 'OutputStarted', data: { started_at: T0 } };
-const produced: RunEvent = { type: 'OutputProduced', data: { output_key: 'k', output_format: 'json', rows_written: 2, rows_with_problems: 0, file_retention_until: LATER, completed_at: T0 } };
-const failed: RunEvent = { type: 'RunFailed', data: { error: { code: 'x', message: 'x', type: 'x', stage: 'ingestion', retryable: false, context: [] }, failed_at: T0 } };
+const produced: RunEvent = {
+  type: 'OutputProduced',
+  data: { output_key: 'k', output_format: 'json', rows_written: 2, rows_with_problems: 0, file_retention_until: LATER, completed_at: T0 },
+};
+const failed: RunEvent = {
+  type: 'RunFailed',
+  data: { error: { code: 'x', message: 'x', type: 'x', stage: 'ingestion', retryable: false, context: [] }, failed_at: T0 },
+};
 
-const fold = (events: RunEvent[]): RunFold =>
-  events.reduce<RunFold>((s, e, i) => evolve(s, e, i, T0), null);
+const fold = (events: RunEvent[]): RunFold => events.reduce<RunFold>((s, e, i) => evolve(s, e, i, T0), null);
 
 const given = {
   nothing: [] as RunEvent[],
@@ -60,27 +107,147 @@ const given = {
 
 const fail = { type: 'FailRun', error: failed.type === 'RunFailed' ? failed.data.error : (null as never), at: T0 } as const;
 
-describe('run decider: the spec\'s stated moves', () => {
+describe("run decider: the spec's stated moves", () => {
   const moves: [string, RunEvent[], RunCommand, string[], Record<string, unknown>][] = [
-    ['POST /file creates awaiting_upload in stage review', given.nothing, { type: 'CreateRun', data: created().data as RunCreated }, ['RunCreated'], { status: 'awaiting_upload', stage: 'review', review_state: null }],
-    ['POST /raw creates queued in stage review', given.nothing, { type: 'CreateRun', data: created({ input_source: 'raw' }).data as RunCreated }, ['RunCreated'], { status: 'queued', stage: 'review' }],
-    ['upload completes: processing starts', given.awaitingUpload, { type: 'CompleteUpload', size_bytes: 5, at: LATER }, ['SourceUploaded'], { status: 'processing', started_at: LATER }],
-    ['ingestion records progress', given.processing, { type: 'RecordIngestionProgress', processed_rows: 1 }, ['IngestionProgressed'], { processed_rows: 1 }],
-    ['ingestion records the parsed source', given.processing, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, ['SourceParsed'], { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true }],
-    ['review prepared: completed, review active', given.parsed, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: '2026-01-08T00:00:00.000Z', at: T0 }, ['ReviewPrepared'], { status: 'completed', review_state: 'active', mapping_rule: mapping }],
-    ['reviewer edits the mapping', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 }, ['MappingEdited'], { mapping_rule: { email: 'Full name', name: null }, mapping_version: 2 }],
-    ['a finished run owes its webhook: notification pending', [...given.completedFinal], { type: 'ScheduleWebhook', delivery: (scheduled as any).data }, ['WebhookScheduled'], { notification_status: 'pending', webhook_due_at: T0 }],
-    ['a failed attempt with attempts left stays pending', [...given.completedFinal, scheduled], { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) }, ['WebhookAttempted'], { notification_status: 'pending', webhook_due_at: LATER }],
-    ['a delivered attempt settles it', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(2, 'delivered', null) }, ['WebhookAttempted'], { notification_status: 'delivered', webhook_due_at: null }],
-    ['the last failed attempt gives up', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER), attempted(2, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(3, 'failed', null) }, ['WebhookAttempted'], { notification_status: 'failed', webhook_due_at: null }],
-    ['a canceled review\'s webhook leaves notification_status alone', [...given.canceled], { type: 'ScheduleWebhook', delivery: { delivery_id: 'd2', event: 'transformation.review.canceled', url: 'https://h', due_at: T0 } }, ['WebhookScheduled'], { notification_status: null, webhook_due_at: T0 }],
-    ['reviewer edits the mapping version they saw', given.reviewActive, { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0, expected_mapping_version: 1 }, ['MappingEdited'], { mapping_version: 2 }],
-    ['reviewer approves the mapping version they saw', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 2 }, ['ReviewApproved'], { review_state: 'approved' }],
-    ['reviewer approves: stage final, approved', given.reviewActive, { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER }, ['ReviewApproved'], { stage: 'final', status: 'queued', review_state: 'approved', review_approved_at: LATER, mapping_rule: { email: 'E-mail', name: 'Full name' } }],
-    ['reviewer cancels: canceled, read-only', given.reviewActive, { type: 'CancelReview', at: LATER }, ['ReviewCanceled'], { review_state: 'canceled', review_canceled_at: LATER, status: 'completed', stage: 'review' }],
-    ['final output starts', given.approved, { type: 'StartOutput', at: T0 }, ['OutputStarted'], { status: 'processing', processed_rows: 0 }],
-    ['final output progresses', given.outputRunning, { type: 'RecordOutputProgress', processed_rows: 1 }, ['OutputProgressed'], { processed_rows: 1 }],
-    ['final output succeeds: completed', given.outputRunning, { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data }, ['OutputProduced'], { status: 'completed', stage: 'final', output_key: 'k', completed_at: T0, file_retention_until: LATER }],
+    [
+      'POST /file creates awaiting_upload in stage review',
+      given.nothing,
+      { type: 'CreateRun', data: created().data as RunCreated },
+      ['RunCreated'],
+      { status: 'awaiting_upload', stage: 'review', review_state: null },
+    ],
+    [
+      'POST /raw creates queued in stage review',
+      given.nothing,
+      { type: 'CreateRun', data: created({ input_source: 'raw' }).data as RunCreated },
+      ['RunCreated'],
+      { status: 'queued', stage: 'review' },
+    ],
+    [
+      'upload completes: processing starts',
+      given.awaitingUpload,
+      { type: 'CompleteUpload', size_bytes: 5, at: LATER },
+      ['SourceUploaded'],
+      { status: 'processing', started_at: LATER },
+    ],
+    [
+      'ingestion records progress',
+      given.processing,
+      { type: 'RecordIngestionProgress', processed_rows: 1 },
+      ['IngestionProgressed'],
+      { processed_rows: 1 },
+    ],
+    [
+      'ingestion records the parsed source',
+      given.processing,
+      { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data },
+      ['SourceParsed'],
+      { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true },
+    ],
+    [
+      'review prepared: completed, review active',
+      given.parsed,
+      { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: '2026-01-08T00:00:00.000Z', at: T0 },
+      ['ReviewPrepared'],
+      { status: 'completed', review_state: 'active', mapping_rule: mapping },
+    ],
+    [
+      'reviewer edits the mapping',
+      given.reviewActive,
+      { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0 },
+      ['MappingEdited'],
+      { mapping_rule: { email: 'Full name', name: null }, mapping_version: 2 },
+    ],
+    [
+      'a finished run owes its webhook: notification pending',
+      [...given.completedFinal],
+      { type: 'ScheduleWebhook', delivery: (scheduled as any).data },
+      ['WebhookScheduled'],
+      { notification_status: 'pending', webhook_due_at: T0 },
+    ],
+    [
+      'a failed attempt with attempts left stays pending',
+      [...given.completedFinal, scheduled],
+      { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) },
+      ['WebhookAttempted'],
+      { notification_status: 'pending', webhook_due_at: LATER },
+    ],
+    [
+      'a delivered attempt settles it',
+      [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)],
+      { type: 'RecordWebhookAttempt', attempt: attempt(2, 'delivered', null) },
+      ['WebhookAttempted'],
+      { notification_status: 'delivered', webhook_due_at: null },
+    ],
+    [
+      'the last failed attempt gives up',
+      [...given.completedFinal, scheduled, attempted(1, 'failed', LATER), attempted(2, 'failed', LATER)],
+      { type: 'RecordWebhookAttempt', attempt: attempt(3, 'failed', null) },
+      ['WebhookAttempted'],
+      { notification_status: 'failed', webhook_due_at: null },
+    ],
+    [
+      "a canceled review's webhook leaves notification_status alone",
+      [...given.canceled],
+      { type: 'ScheduleWebhook', delivery: { delivery_id: 'd2', event: 'transformation.review.canceled', url: 'https://h', due_at: T0 } },
+      ['WebhookScheduled'],
+      { notification_status: null, webhook_due_at: T0 },
+    ],
+    [
+      'reviewer edits the mapping version they saw',
+      given.reviewActive,
+      { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0, expected_mapping_version: 1 },
+      ['MappingEdited'],
+      { mapping_version: 2 },
+    ],
+    [
+      'reviewer approves the mapping version they saw',
+      [...given.reviewActive, edited],
+      { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 2 },
+      ['ReviewApproved'],
+      { review_state: 'approved' },
+    ],
+    [
+      'reviewer approves: stage final, approved',
+      given.reviewActive,
+      { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER },
+      ['ReviewApproved'],
+      {
+        stage: 'final',
+        status: 'queued',
+        review_state: 'approved',
+        review_approved_at: LATER,
+        mapping_rule: { email: 'E-mail', name: 'Full name' },
+      },
+    ],
+    [
+      'reviewer cancels: canceled, read-only',
+      given.reviewActive,
+      { type: 'CancelReview', at: LATER },
+      ['ReviewCanceled'],
+      { review_state: 'canceled', review_canceled_at: LATER, status: 'completed', stage: 'review' },
+    ],
+    [
+      'final output starts',
+      given.approved,
+      { type: 'StartOutput', at: T0 },
+      ['OutputStarted'],
+      { status: 'processing', processed_rows: 0 },
+    ],
+    [
+      'final output progresses',
+      given.outputRunning,
+      { type: 'RecordOutputProgress', processed_rows: 1 },
+      ['OutputProgressed'],
+      { processed_rows: 1 },
+    ],
+    [
+      'final output succeeds: completed',
+      given.outputRunning,
+      { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data },
+      ['OutputProduced'],
+      { status: 'completed', stage: 'final', output_key: 'k', completed_at: T0, file_retention_until: LATER },
+    ],
     ['terminal failure while awaiting upload', given.awaitingUpload, fail, ['RunFailed'], { status: 'failed', failed_at: T0 }],
     ['terminal failure while processing', given.processing, fail, ['RunFailed'], { status: 'failed' }],
     ['terminal failure of the final output', given.outputRunning, fail, ['RunFailed'], { status: 'failed', stage: 'final' }],
@@ -103,28 +270,83 @@ describe('run decider: refused moves', () => {
     ['upload twice', given.processing, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_already_completed'],
     ['upload to a raw run', given.rawQueued, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_not_expected'],
     ['upload to a failed run', [created(), failed], { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'run_failed'],
-    ['parse twice', given.parsed, { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data }, 'source_already_parsed'],
-    ['prepare before parse', given.processing, { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: LATER, at: T0 }, 'review_not_preparable'],
-    ['prepare with an unknown header', given.parsed, { type: 'PrepareReview', mapping_rule: { email: 'Nope' }, review_expires_at: LATER, at: T0 }, 'invalid_mapping'],
+    [
+      'parse twice',
+      given.parsed,
+      { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data },
+      'source_already_parsed',
+    ],
+    [
+      'prepare before parse',
+      given.processing,
+      { type: 'PrepareReview', mapping_rule: mapping, review_expires_at: LATER, at: T0 },
+      'review_not_preparable',
+    ],
+    [
+      'prepare with an unknown header',
+      given.parsed,
+      { type: 'PrepareReview', mapping_rule: { email: 'Nope' }, review_expires_at: LATER, at: T0 },
+      'invalid_mapping',
+    ],
     ['approve before the review is ready', given.processing, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_not_ready'],
     ['approve twice', given.approved, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_already_approved'],
     ['approve a canceled review', given.canceled, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['approve an expired review', given.reviewActive, { type: 'ApproveReview', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['approve a failed run', [...given.reviewActive, failed], { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'run_failed'],
-    ['approve a mapping to an unknown field', given.reviewActive, { type: 'ApproveReview', mapping_rule: { phone: 'E-mail' }, at: T0 }, 'invalid_mapping'],
+    [
+      'approve a mapping to an unknown field',
+      given.reviewActive,
+      { type: 'ApproveReview', mapping_rule: { phone: 'E-mail' }, at: T0 },
+      'invalid_mapping',
+    ],
     ['cancel twice', given.canceled, { type: 'CancelReview', at: T0 }, 'review_canceled'],
     ['cancel an approved review', given.approved, { type: 'CancelReview', at: T0 }, 'review_already_approved'],
     ['cancel an expired review', given.reviewActive, { type: 'CancelReview', at: AFTER_EXPIRY }, 'review_expired'],
-    ['schedule the same webhook twice', [...given.completedFinal, scheduled], { type: 'ScheduleWebhook', delivery: (scheduled as any).data }, 'webhook_already_scheduled'],
-    ['record the same attempt twice', [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)], { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) }, 'webhook_attempt_recorded'],
-    ['attempt again after delivery', [...given.completedFinal, scheduled, attempted(1, 'delivered', null)], { type: 'RecordWebhookAttempt', attempt: attempt(2, 'failed', null) }, 'webhook_settled'],
-    ['attempt a webhook never scheduled', given.completedFinal, { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', null) }, 'webhook_not_scheduled'],
-    ['edit on a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'EditMapping', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
-    ['approve a stale mapping (another tab saved first)', [...given.reviewActive, edited], { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 1 }, 'mapping_conflict'],
+    [
+      'schedule the same webhook twice',
+      [...given.completedFinal, scheduled],
+      { type: 'ScheduleWebhook', delivery: (scheduled as any).data },
+      'webhook_already_scheduled',
+    ],
+    [
+      'record the same attempt twice',
+      [...given.completedFinal, scheduled, attempted(1, 'failed', LATER)],
+      { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', LATER) },
+      'webhook_attempt_recorded',
+    ],
+    [
+      'attempt again after delivery',
+      [...given.completedFinal, scheduled, attempted(1, 'delivered', null)],
+      { type: 'RecordWebhookAttempt', attempt: attempt(2, 'failed', null) },
+      'webhook_settled',
+    ],
+    [
+      'attempt a webhook never scheduled',
+      given.completedFinal,
+      { type: 'RecordWebhookAttempt', attempt: attempt(1, 'failed', null) },
+      'webhook_not_scheduled',
+    ],
+    [
+      'edit on a stale mapping (another tab saved first)',
+      [...given.reviewActive, edited],
+      { type: 'EditMapping', mapping_rule: mapping, at: T0, expected_mapping_version: 1 },
+      'mapping_conflict',
+    ],
+    [
+      'approve a stale mapping (another tab saved first)',
+      [...given.reviewActive, edited],
+      { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 1 },
+      'mapping_conflict',
+    ],
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],
-    ['complete output that never started', given.approved, { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data }, 'output_not_running'],
+    [
+      'complete output that never started',
+      given.approved,
+      { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data },
+      'output_not_running',
+    ],
     ['fail a failed run', given.failed, fail, 'run_failed'],
     ['fail a completed final run', given.completedFinal, fail, 'run_terminal'],
     ['fail a canceled run', given.canceled, fail, 'run_terminal'],
@@ -133,7 +355,11 @@ describe('run decider: refused moves', () => {
   it.each(refused)('%s', (_name, history, command, code) => {
     const state = fold(history);
     let error: unknown;
-    try { decide(command, state); } catch (e) { error = e; }
+    try {
+      decide(command, state);
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(CommandRefused);
     expect((error as CommandRefused).code).toBe(code);
   });
@@ -148,8 +374,11 @@ describe('derived states', () => {
     expect(isTerminal(run, new Date(AFTER_EXPIRY))).toBe(true);
   });
   it.each([
-    ['failed', given.failed, true], ['completed final', given.completedFinal, true], ['canceled', given.canceled, true],
-    ['review active', given.reviewActive, false], ['final queued', given.approved, false],
+    ['failed', given.failed, true],
+    ['completed final', given.completedFinal, true],
+    ['canceled', given.canceled, true],
+    ['review active', given.reviewActive, false],
+    ['final queued', given.approved, false],
   ] as const)('terminal for %s is %s', (_n, history, terminal) => {
     expect(isTerminal(fold(history as RunEvent[])!, new Date(LATER))).toBe(terminal);
   });

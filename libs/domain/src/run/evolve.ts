@@ -2,7 +2,11 @@ import type { RunEvent } from '@app/contracts';
 import type { RunFold, RunState, WebhookDelivery } from './run-state';
 
 function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notification: RunState['notification_status']): RunState {
-  const due = Object.values(webhooks).map((w) => w?.next_attempt_at).filter((t): t is string => !!t).sort()[0] ?? null;
+  const due =
+    Object.values(webhooks)
+      .map((w) => w?.next_attempt_at)
+      .filter((t): t is string => !!t)
+      .sort()[0] ?? null;
   return { ...run, webhooks, webhook_due_at: due, notification_status: notification };
 }
 
@@ -130,9 +134,18 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       return { ...next, status: 'failed', error: event.data.error, failed_at: event.data.failed_at };
     case 'WebhookScheduled': {
       const d = event.data;
-      const webhooks = { ...(state.webhooks ?? {}), [d.event]: {
-        delivery_id: d.delivery_id, url: d.url, status: 'pending', attempts: 0, next_attempt_at: d.due_at, last_status_code: null, last_error: null,
-      } satisfies WebhookDelivery };
+      const webhooks = {
+        ...(state.webhooks ?? {}),
+        [d.event]: {
+          delivery_id: d.delivery_id,
+          url: d.url,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: d.due_at,
+          last_status_code: null,
+          last_error: null,
+        } satisfies WebhookDelivery,
+      };
       return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? 'pending' : next.notification_status);
     }
     case 'WebhookAttempted': {
@@ -140,10 +153,17 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       const before = state.webhooks?.[d.event];
       if (!before) return next;
       const status: WebhookDelivery['status'] = d.outcome === 'delivered' ? 'delivered' : d.next_attempt_at ? 'pending' : 'failed';
-      const webhooks = { ...state.webhooks, [d.event]: {
-        ...before, status, attempts: d.attempt, next_attempt_at: status === 'pending' ? d.next_attempt_at : null,
-        last_status_code: d.status_code, last_error: d.error,
-      } };
+      const webhooks = {
+        ...state.webhooks,
+        [d.event]: {
+          ...before,
+          status,
+          attempts: d.attempt,
+          next_attempt_at: status === 'pending' ? d.next_attempt_at : null,
+          last_status_code: d.status_code,
+          last_error: d.error,
+        },
+      };
       return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? status : next.notification_status);
     }
   }

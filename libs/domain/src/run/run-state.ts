@@ -1,5 +1,12 @@
 import type {
-  Appearance, ReviewNotice, WebhookEventName, InputSource, MappingRule, OutputFormat, RunError, SchemaSnapshot,
+  Appearance,
+  ReviewNotice,
+  WebhookEventName,
+  InputSource,
+  MappingRule,
+  OutputFormat,
+  RunError,
+  SchemaSnapshot,
 } from '@app/contracts';
 
 export type RunStatus = 'awaiting_upload' | 'queued' | 'processing' | 'completed' | 'failed';

@@ -24,6 +24,10 @@ describe('webhook policy', () => {
     expect(webhookTarget('https://a/h', 'https://org/h')).toBe('https://a/h');
     expect(webhookTarget(null, 'https://org/h')).toBe('https://org/h');
     expect(webhookTarget(null, null)).toBeNull();
-    expect(WEBHOOK_FOR_EVENT).toEqual({ OutputProduced: 'transformation.finished', ReviewCanceled: 'transformation.review.canceled', RunFailed: 'transformation.failed' });
+    expect(WEBHOOK_FOR_EVENT).toEqual({
+      OutputProduced: 'transformation.finished',
+      ReviewCanceled: 'transformation.review.canceled',
+      RunFailed: 'transformation.failed',
+    });
   });
 });

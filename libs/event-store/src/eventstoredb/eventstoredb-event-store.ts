@@ -1,12 +1,29 @@
 import { Logger } from '@nestjs/common';
 import {
-  ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
-  jsonEvent, streamNameFilter, type AllStreamResolvedEvent, type AppendExpectedRevision, type Position,
-  type ReadPosition, type ResolvedEvent,
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type Position,
+  type ReadPosition,
+  type ResolvedEvent,
 } from '@eventstore/db-client';
 import { RUN_STREAM_PREFIX, type EventMetadata, type NewEvent, type StoredEvent } from '@app/contracts';
 import {
-  type AppendResult, type EventHandler, type EventStore, type ExpectedRevision, type Subscription,
+  type AppendResult,
+  type EventHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type Subscription,
   WrongExpectedRevisionError,
 } from '../event-store.port';
 
@@ -62,16 +79,27 @@ export class EventStoreDbEventStore implements EventStore {
     const e = resolved.event;
     if (!e || !e.isJson || !this.isOurs(e.streamId)) return null;
     return {
-      event_id: e.id, type: e.type, data: e.data, metadata: fromEsdbMetadata(e.metadata),
-      stream_id: e.streamId, revision: Number(e.revision), position: toPosition(e.position), recorded_at: e.created.toISOString(),
+      event_id: e.id,
+      type: e.type,
+      data: e.data,
+      metadata: fromEsdbMetadata(e.metadata),
+      stream_id: e.streamId,
+      revision: Number(e.revision),
+      position: toPosition(e.position),
+      recorded_at: e.created.toISOString(),
     };
   }
 
   async appendToStream(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('Nothing to append');
-    const data = events.map((e) => jsonEvent({
-      id: e.event_id, type: e.type, data: e.data as Record<string, unknown>, metadata: toEsdbMetadata(e.metadata),
-    }));
+    const data = events.map((e) =>
+      jsonEvent({
+        id: e.event_id,
+        type: e.type,
+        data: e.data as Record<string, unknown>,
+        metadata: toEsdbMetadata(e.metadata),
+      }),
+    );
     let next: bigint;
     try {
       // The server makes this idempotent: the same event ids at the same expected revision succeed again without writing.
@@ -177,7 +205,13 @@ export class EventStoreDbEventStore implements EventStore {
           this.logger.warn(`Subscription to $all dropped after position ${handledUpTo}; again in ${delay} ms: ${(err as Error).message}`);
         }
         if (stopped) break;
-        await new Promise<void>((resolve) => { const t = setTimeout(resolve, delay); wake = () => { clearTimeout(t); resolve(); }; });
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
         delay = Math.min(delay * 2, this.retry.max);
       }
     })();

@@ -2,19 +2,36 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import type { NewEvent, StoredEvent } from '@app/contracts';
 import {
-  type AppendResult, type CheckpointStore, type EventHandler, type EventStore, type ExpectedRevision,
-  type Subscription, WrongExpectedRevisionError,
+  type AppendResult,
+  type CheckpointStore,
+  type EventHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type Subscription,
+  WrongExpectedRevisionError,
 } from '../event-store.port';
 import { openSqlite } from './open-sqlite';
 
 interface EventRow {
-  position: number; stream_id: string; revision: number; event_id: string;
-  type: string; data: string; metadata: string; recorded_at: string;
+  position: number;
+  stream_id: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
 }
 
 const toStored = (r: EventRow): StoredEvent => ({
-  position: r.position, stream_id: r.stream_id, revision: r.revision, event_id: r.event_id,
-  type: r.type, data: JSON.parse(r.data), metadata: JSON.parse(r.metadata), recorded_at: r.recorded_at,
+  position: r.position,
+  stream_id: r.stream_id,
+  revision: r.revision,
+  event_id: r.event_id,
+  type: r.type,
+  data: JSON.parse(r.data),
+  metadata: JSON.parse(r.metadata),
+  recorded_at: r.recorded_at,
 });
 
 /**
@@ -27,7 +44,10 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new EventEmitter();
   private readonly stmts;
 
-  constructor(file: string, private readonly pollIntervalMs = 250) {
+  constructor(
+    file: string,
+    private readonly pollIntervalMs = 250,
+  ) {
     this.db = openSqlite(file);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -46,7 +66,8 @@ export class SqliteEventStore implements EventStore {
       lastRevision: this.db.prepare<[string], { r: number | null }>('SELECT MAX(revision) AS r FROM events WHERE stream_id = ?'),
       byEventId: this.db.prepare<[string], EventRow>('SELECT * FROM events WHERE event_id = ?'),
       insert: this.db.prepare(
-        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+        'INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
       readStream: this.db.prepare<[string], EventRow>('SELECT * FROM events WHERE stream_id = ? ORDER BY revision'),
       readAll: this.db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
@@ -70,7 +91,15 @@ export class SqliteEventStore implements EventStore {
     const recordedAt = new Date().toISOString();
     for (const e of events) {
       revision += 1;
-      const info = this.stmts.insert.run(streamId, revision, e.event_id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), recordedAt);
+      const info = this.stmts.insert.run(
+        streamId,
+        revision,
+        e.event_id,
+        e.type,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        recordedAt,
+      );
       position = Number(info.lastInsertRowid);
     }
     return { nextExpectedRevision: revision, position };
@@ -105,8 +134,15 @@ export class SqliteEventStore implements EventStore {
     this.appended.on('appended', onAppend);
     const waitForMore = () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { wake = null; resolve(); }, this.pollIntervalMs);
-        wake = () => { clearTimeout(timer); wake = null; resolve(); };
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve();
+        }, this.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        };
       });
     const loop = (async () => {
       while (!stopped) {
@@ -146,7 +182,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
     return row?.position ?? 0;
   }
   async save(name: string, position: number): Promise<void> {
-    this.db.prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position').run(name, position);
+    this.db
+      .prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position')
+      .run(name, position);
   }
   async list(): Promise<Record<string, number>> {
     const rows = this.db.prepare<[], { name: string; position: number }>('SELECT name, position FROM checkpoints').all();

@@ -3,7 +3,9 @@ import type { NewEvent, StoredEvent } from '@app/contracts';
 import { type EventStore, WrongExpectedRevisionError } from '../event-store.port';
 
 const newEvent = (type: string, data: unknown = {}): NewEvent => ({
-  event_id: randomUUID(), type, data,
+  event_id: randomUUID(),
+  type,
+  data,
   metadata: { organization_id: 'org', correlation_id: 'c', causation_id: 'c', occurred_at: new Date().toISOString(), schema_version: 1 },
 });
 
@@ -22,8 +24,12 @@ const waitFor = async (cond: () => boolean, ms = 3000) => {
 export function eventStoreContract(name: string, create: () => Promise<EventStore>): void {
   describe(`EventStore contract: ${name}`, () => {
     let store: EventStore;
-    beforeEach(async () => { store = await create(); });
-    afterEach(async () => { await store.close(); });
+    beforeEach(async () => {
+      store = await create();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
     const stream = () => `run-${randomUUID()}`;
 
     it('appends to a new stream and reads it back in revision order with metadata', async () => {
@@ -31,7 +37,10 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       const r = await store.appendToStream(s, [newEvent('A', { n: 1 }), newEvent('B', { n: 2 })], 'no_stream');
       expect(r.nextExpectedRevision).toBe(1);
       const events = await store.readStream(s);
-      expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([['A', 0, { n: 1 }], ['B', 1, { n: 2 }]]);
+      expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([
+        ['A', 0, { n: 1 }],
+        ['B', 1, { n: 2 }],
+      ]);
       expect(events[0].metadata.organization_id).toBe('org');
       expect(events[1].position).toBeGreaterThan(events[0].position);
       expect(r.position).toBe(events[1].position);
@@ -69,7 +78,8 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
 
     it('reads all streams in global order from a position', async () => {
       const start = await store.headPosition();
-      const s1 = stream(); const s2 = stream();
+      const s1 = stream();
+      const s2 = stream();
       await store.appendToStream(s1, [newEvent('A')], 'no_stream');
       await store.appendToStream(s2, [newEvent('B')], 'no_stream');
       await store.appendToStream(s1, [newEvent('C')], 0);
@@ -84,7 +94,9 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       await store.appendToStream(s, [newEvent('A'), newEvent('B')], 'no_stream');
       const past = await store.readStream(s);
       const seen: StoredEvent[] = [];
-      const sub = store.subscribeToAll(past[0].position, async (e) => { if (e.stream_id === s) seen.push(e); });
+      const sub = store.subscribeToAll(past[0].position, async (e) => {
+        if (e.stream_id === s) seen.push(e);
+      });
       await store.appendToStream(s, [newEvent('C')], 1);
       await waitFor(() => seen.length === 2);
       await sub.stop();
@@ -95,11 +107,15 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       const s = stream();
       const start = await store.headPosition();
       await store.appendToStream(s, [newEvent('A'), newEvent('B'), newEvent('C')], 'no_stream');
-      let active = 0; let maxActive = 0; const seen: string[] = [];
+      let active = 0;
+      let maxActive = 0;
+      const seen: string[] = [];
       const sub = store.subscribeToAll(start, async (e) => {
-        active++; maxActive = Math.max(maxActive, active);
+        active++;
+        maxActive = Math.max(maxActive, active);
         await new Promise((r) => setTimeout(r, 5));
-        seen.push(e.type); active--;
+        seen.push(e.type);
+        active--;
       });
       await waitFor(() => seen.length === 3);
       await sub.stop();

@@ -1,9 +1,7 @@
 import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
 import type { RunState } from '@app/domain';
 import type { CheckpointStore } from '@app/event-store';
-import type {
-  ApiKeyRecord, Directory, Organization, Page, ProviderRecord, RunReadModel, SchemaRecord,
-} from '../read-model.port';
+import type { ApiKeyRecord, Directory, Organization, Page, ProviderRecord, RunReadModel, SchemaRecord } from '../read-model.port';
 import { uploadWatchUntil } from '../read-model.port';
 
 /*
@@ -11,31 +9,56 @@ import { uploadWatchUntil } from '../read-model.port';
  * customers (schema field names, source headers) and may hold '.' or start with '$',
  * which MongoDB field names must not. What is queried is copied to indexed top-level fields.
  */
-const runSchema = new Schema({
-  _id: String, organization_id: { type: String, required: true }, revision: { type: Number, required: true },
-  doc: { type: String, required: true }, webhook_due_at: { type: String, default: null }, upload_watch_until: { type: String, default: null },
-}, { versionKey: false, strict: 'throw' });
+const runSchema = new Schema(
+  {
+    _id: String,
+    organization_id: { type: String, required: true },
+    revision: { type: Number, required: true },
+    doc: { type: String, required: true },
+    webhook_due_at: { type: String, default: null },
+    upload_watch_until: { type: String, default: null },
+  },
+  { versionKey: false, strict: 'throw' },
+);
 runSchema.index({ organization_id: 1, _id: 1 });
 runSchema.index({ webhook_due_at: 1 }, { partialFilterExpression: { webhook_due_at: { $type: 'string' } } });
 runSchema.index({ upload_watch_until: 1 }, { partialFilterExpression: { upload_watch_until: { $type: 'string' } } });
 
 const checkpointSchema = new Schema({ _id: String, position: { type: Number, required: true } }, { versionKey: false, strict: 'throw' });
 
-const organizationSchema = new Schema({
-  _id: String, name: String, webhook_url: { type: String, default: null }, webhook_secret: String,
-  review_preparation_quota: { type: Number, default: null }, review_preparations_used: Number, created_at: String, updated_at: String,
-}, { versionKey: false, strict: 'throw' });
+const organizationSchema = new Schema(
+  {
+    _id: String,
+    name: String,
+    webhook_url: { type: String, default: null },
+    webhook_secret: String,
+    review_preparation_quota: { type: Number, default: null },
+    review_preparations_used: Number,
+    created_at: String,
+    updated_at: String,
+  },
+  { versionKey: false, strict: 'throw' },
+);
 
 const quotaSchema = new Schema({ _id: String, organization_id: String, consumed_at: String }, { versionKey: false, strict: 'throw' });
 
-const apiKeySchema = new Schema({
-  _id: String, organization_id: { type: String, required: true }, key_hash: { type: String, required: true, unique: true },
-  created_at: String, revoked_at: { type: String, default: null },
-}, { versionKey: false, strict: 'throw' });
+const apiKeySchema = new Schema(
+  {
+    _id: String,
+    organization_id: { type: String, required: true },
+    key_hash: { type: String, required: true, unique: true },
+    created_at: String,
+    revoked_at: { type: String, default: null },
+  },
+  { versionKey: false, strict: 'throw' },
+);
 apiKeySchema.index({ organization_id: 1, _id: 1 });
 
 const ownedSchema = () => {
-  const s = new Schema({ _id: String, organization_id: { type: String, required: true }, created_at: String, doc: String }, { versionKey: false, strict: 'throw' });
+  const s = new Schema(
+    { _id: String, organization_id: { type: String, required: true }, created_at: String, doc: String },
+    { versionKey: false, strict: 'throw' },
+  );
   s.index({ organization_id: 1, created_at: 1, _id: 1 });
   return s;
 };
@@ -46,8 +69,13 @@ const ownedSchema = () => {
  * transactions need a replica set; a single-node one is enough, see docker-compose.yml).
  */
 export class MongoReadModel implements RunReadModel, Directory {
-  private readonly runs; private readonly checkpoints; private readonly organizations;
-  private readonly quota; private readonly apiKeys; private readonly schemas; private readonly providers;
+  private readonly runs;
+  private readonly checkpoints;
+  private readonly organizations;
+  private readonly quota;
+  private readonly apiKeys;
+  private readonly schemas;
+  private readonly providers;
   private readonly consumerCheckpoints;
 
   private constructor(private readonly connection: Connection) {
@@ -63,10 +91,14 @@ export class MongoReadModel implements RunReadModel, Directory {
 
   /** Connects and makes sure every collection and index exists (idempotent). */
   static async connect(url: string, dbName?: string): Promise<MongoReadModel> {
-    const connection = await mongoose.createConnection(url, { autoIndex: false, autoCreate: false, ...(dbName ? { dbName } : {}) }).asPromise();
+    const connection = await mongoose
+      .createConnection(url, { autoIndex: false, autoCreate: false, ...(dbName ? { dbName } : {}) })
+      .asPromise();
     const model = new MongoReadModel(connection);
     for (const m of Object.values(connection.models)) {
-      await m.createCollection().catch((err: { codeName?: string }) => { if (err.codeName !== 'NamespaceExists') throw err; });
+      await m.createCollection().catch((err: { codeName?: string }) => {
+        if (err.codeName !== 'NamespaceExists') throw err;
+      });
       await m.createIndexes();
     }
     return model;
@@ -80,23 +112,38 @@ export class MongoReadModel implements RunReadModel, Directory {
 
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     await this.connection.transaction(async (session) => {
-      await this.runs.updateOne({ _id: run.id }, {
-        $set: {
-          organization_id: run.organization_id, revision: run.revision, doc: JSON.stringify(run),
-          webhook_due_at: run.webhook_due_at ?? null, upload_watch_until: uploadWatchUntil(run),
+      await this.runs.updateOne(
+        { _id: run.id },
+        {
+          $set: {
+            organization_id: run.organization_id,
+            revision: run.revision,
+            doc: JSON.stringify(run),
+            webhook_due_at: run.webhook_due_at ?? null,
+            upload_watch_until: uploadWatchUntil(run),
+          },
         },
-      }, { upsert: true, session });
+        { upsert: true, session },
+      );
       await this.writeCheckpoint(checkpoint.name, checkpoint.position, session);
     });
   }
 
   async listDueWebhooks(now: string, limit: number): Promise<string[]> {
-    const rows = await this.runs.find({ webhook_due_at: { $type: 'string', $lte: now } }, { _id: 1 }).sort({ webhook_due_at: 1 }).limit(limit).lean();
+    const rows = await this.runs
+      .find({ webhook_due_at: { $type: 'string', $lte: now } }, { _id: 1 })
+      .sort({ webhook_due_at: 1 })
+      .limit(limit)
+      .lean();
     return rows.map((r) => r._id as string);
   }
 
   async listAwaitingUpload(since: string, limit: number): Promise<string[]> {
-    const rows = await this.runs.find({ upload_watch_until: { $type: 'string', $gt: since } }, { _id: 1 }).sort({ upload_watch_until: 1 }).limit(limit).lean();
+    const rows = await this.runs
+      .find({ upload_watch_until: { $type: 'string', $gt: since } }, { _id: 1 })
+      .sort({ upload_watch_until: 1 })
+      .limit(limit)
+      .lean();
     return rows.map((r) => r._id as string);
   }
 
@@ -139,7 +186,9 @@ export class MongoReadModel implements RunReadModel, Directory {
 
   async updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'created_at'>>): Promise<Organization | null> {
     const { id: _i, created_at: _c, ...allowed } = patch as Partial<Organization>;
-    const row = await this.organizations.findOneAndUpdate({ _id: id }, { $set: { ...allowed, updated_at: new Date().toISOString() } }, { returnDocument: 'after' }).lean();
+    const row = await this.organizations
+      .findOneAndUpdate({ _id: id }, { $set: { ...allowed, updated_at: new Date().toISOString() } }, { returnDocument: 'after' })
+      .lean();
     return MongoReadModel.org(row);
   }
 
@@ -149,11 +198,19 @@ export class MongoReadModel implements RunReadModel, Directory {
       const org = await this.organizations.findById(organizationId, null, { session }).lean();
       if (!org) return 'no_organization' as const;
       if (await this.quota.exists({ _id: runId }).session(session)) return 'already' as const;
-      if (org.review_preparation_quota !== null && org.review_preparation_quota !== undefined
-        && (org.review_preparations_used ?? 0) >= org.review_preparation_quota) return 'exhausted' as const;
+      if (
+        org.review_preparation_quota !== null &&
+        org.review_preparation_quota !== undefined &&
+        (org.review_preparations_used ?? 0) >= org.review_preparation_quota
+      )
+        return 'exhausted' as const;
       const now = new Date().toISOString();
       await this.quota.create([{ _id: runId, organization_id: organizationId, consumed_at: now }], { session });
-      await this.organizations.updateOne({ _id: organizationId }, { $inc: { review_preparations_used: 1 }, $set: { updated_at: now } }, { session });
+      await this.organizations.updateOne(
+        { _id: organizationId },
+        { $inc: { review_preparations_used: 1 }, $set: { updated_at: now } },
+        { session },
+      );
       return 'consumed' as const;
     });
   }
@@ -176,20 +233,44 @@ export class MongoReadModel implements RunReadModel, Directory {
   }
 
   // ---- schemas and providers --------------------------------------------------------
-  async putSchema(schema: SchemaRecord): Promise<void> { await this.putOwned(this.schemas, schema); }
-  async getSchema(org: string, id: string): Promise<SchemaRecord | null> { return this.getOwned(this.schemas, org, id); }
-  async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> { return this.listOwned(this.schemas, org, offset, limit); }
-  async deleteSchema(org: string, id: string): Promise<boolean> { return this.deleteOwned(this.schemas, org, id); }
+  async putSchema(schema: SchemaRecord): Promise<void> {
+    await this.putOwned(this.schemas, schema);
+  }
+  async getSchema(org: string, id: string): Promise<SchemaRecord | null> {
+    return this.getOwned(this.schemas, org, id);
+  }
+  async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> {
+    return this.listOwned(this.schemas, org, offset, limit);
+  }
+  async deleteSchema(org: string, id: string): Promise<boolean> {
+    return this.deleteOwned(this.schemas, org, id);
+  }
 
-  async putProvider(p: ProviderRecord): Promise<void> { await this.putOwned(this.providers, p); }
-  async getProvider(org: string, id: string): Promise<ProviderRecord | null> { return this.getOwned(this.providers, org, id); }
-  async listProviders(org: string, offset: number, limit: number): Promise<Page<ProviderRecord>> { return this.listOwned(this.providers, org, offset, limit); }
-  async deleteProvider(org: string, id: string): Promise<boolean> { return this.deleteOwned(this.providers, org, id); }
+  async putProvider(p: ProviderRecord): Promise<void> {
+    await this.putOwned(this.providers, p);
+  }
+  async getProvider(org: string, id: string): Promise<ProviderRecord | null> {
+    return this.getOwned(this.providers, org, id);
+  }
+  async listProviders(org: string, offset: number, limit: number): Promise<Page<ProviderRecord>> {
+    return this.listOwned(this.providers, org, offset, limit);
+  }
+  async deleteProvider(org: string, id: string): Promise<boolean> {
+    return this.deleteOwned(this.providers, org, id);
+  }
 
-  private async putOwned(model: MongoReadModel['schemas'], doc: { id: string; organization_id: string; created_at: string }): Promise<void> {
-    await model.updateOne({ _id: doc.id }, {
-      $set: { doc: JSON.stringify(doc) }, $setOnInsert: { organization_id: doc.organization_id, created_at: doc.created_at },
-    }, { upsert: true });
+  private async putOwned(
+    model: MongoReadModel['schemas'],
+    doc: { id: string; organization_id: string; created_at: string },
+  ): Promise<void> {
+    await model.updateOne(
+      { _id: doc.id },
+      {
+        $set: { doc: JSON.stringify(doc) },
+        $setOnInsert: { organization_id: doc.organization_id, created_at: doc.created_at },
+      },
+      { upsert: true },
+    );
   }
 
   private async getOwned<T>(model: MongoReadModel['schemas'], org: string, id: string): Promise<T | null> {
@@ -214,7 +295,9 @@ export class MongoReadModel implements RunReadModel, Directory {
     const model = this.consumerCheckpoints;
     return {
       load: async (name) => (await model.findById(name).lean())?.position ?? 0,
-      save: async (name, position) => { await model.updateOne({ _id: name }, { $set: { position } }, { upsert: true }); },
+      save: async (name, position) => {
+        await model.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+      },
       list: async () => Object.fromEntries((await model.find().lean()).map((r) => [r._id as string, r.position])),
       close: async () => undefined,
     };

@@ -5,7 +5,11 @@ import type { Directory, RunReadModel, SchemaRecord } from '../read-model.port';
 const run = (over: Partial<RunState> = {}): RunState =>
   ({ id: randomUUID(), organization_id: 'o1', revision: 0, status: 'awaiting_upload', ...over }) as unknown as RunState;
 const schema = (org: string, created_at: string): SchemaRecord => ({
-  id: randomUUID(), organization_id: org, name: `s-${created_at}`, created_at, updated_at: created_at,
+  id: randomUUID(),
+  organization_id: org,
+  name: `s-${created_at}`,
+  created_at,
+  updated_at: created_at,
   fields: { email: { description: 'd', data_type: 'email', is_required: true } },
 });
 
@@ -13,7 +17,9 @@ const schema = (org: string, created_at: string): SchemaRecord => ({
 export function readModelContract(name: string, create: () => Promise<RunReadModel & Directory & { close(): Promise<void> }>): void {
   describe(`ReadModel contract: ${name}`, () => {
     let rm: RunReadModel & Directory & { close(): Promise<void> };
-    beforeEach(async () => { rm = await create(); });
+    beforeEach(async () => {
+      rm = await create();
+    });
     afterEach(async () => rm.close());
 
     it('stores a run with its checkpoint atomically and reads it back', async () => {
@@ -55,7 +61,9 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
     });
 
     it('scopes schemas to their organization and pages them in creation order', async () => {
-      const a = schema('o1', '2026-01-01'); const b = schema('o1', '2026-01-02'); const c = schema('o1', '2026-01-03');
+      const a = schema('o1', '2026-01-01');
+      const b = schema('o1', '2026-01-02');
+      const c = schema('o1', '2026-01-03');
       const other = schema('o2', '2026-01-01');
       for (const s of [c, a, other, b]) await rm.putSchema(s);
       expect(await rm.getSchema('o2', a.id)).toBeNull();
@@ -68,7 +76,16 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
     });
 
     it('updates an organization by patch', async () => {
-      await rm.createOrganization({ id: 'o9', name: 'n', webhook_url: null, webhook_secret: 's', review_preparation_quota: null, review_preparations_used: 0, created_at: 't', updated_at: 't' });
+      await rm.createOrganization({
+        id: 'o9',
+        name: 'n',
+        webhook_url: null,
+        webhook_secret: 's',
+        review_preparation_quota: null,
+        review_preparations_used: 0,
+        created_at: 't',
+        updated_at: 't',
+      });
       const updated = await rm.updateOrganization('o9', { webhook_url: 'https://x.test/h' });
       expect(updated).toMatchObject({ id: 'o9', name: 'n', webhook_url: 'https://x.test/h' });
       expect(await rm.getOrganization('o9')).toMatchObject({ webhook_url: 'https://x.test/h' });
@@ -92,12 +109,24 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       await rm.saveRun({ ...waiting, id: 'u2', upload_expires_at: '2026-01-01T00:30:00.000Z' } as never, { name: 'runs', position: 2 });
       await rm.saveRun({ ...waiting, id: 'u3', upload_expires_at: '2025-12-31T00:00:00.000Z' } as never, { name: 'runs', position: 3 });
       expect(await rm.listAwaitingUpload('2026-01-01T00:00:00.000Z', 10)).toEqual(['u2', 'u1']);
-      await rm.saveRun({ ...waiting, id: 'u2', status: 'processing', source_uploaded: true, upload_expires_at: '2026-01-01T00:30:00.000Z' } as never, { name: 'runs', position: 4 });
+      await rm.saveRun(
+        { ...waiting, id: 'u2', status: 'processing', source_uploaded: true, upload_expires_at: '2026-01-01T00:30:00.000Z' } as never,
+        { name: 'runs', position: 4 },
+      );
       expect(await rm.listAwaitingUpload('2026-01-01T00:00:00.000Z', 10)).toEqual(['u1']);
     });
 
     it('consumes review-preparation quota once per run and never past the limit', async () => {
-      await rm.createOrganization({ id: 'oq', name: 'n', webhook_url: null, webhook_secret: 's', review_preparation_quota: 2, review_preparations_used: 0, created_at: 't', updated_at: 't' });
+      await rm.createOrganization({
+        id: 'oq',
+        name: 'n',
+        webhook_url: null,
+        webhook_secret: 's',
+        review_preparation_quota: 2,
+        review_preparations_used: 0,
+        created_at: 't',
+        updated_at: 't',
+      });
       expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('consumed');
       expect(await rm.consumeReviewPreparation('oq', 'run-1')).toBe('already');
       expect(await rm.consumeReviewPreparation('oq', 'run-2')).toBe('consumed');

@@ -21,7 +21,11 @@ const BINARY_TYPES = new Set(['zip', 'pdf', 'gz', '7z', 'ELF', 'png', 'jpg', 'gi
 /** A name for what the bytes are, when they are a known binary or markup format. */
 function recognised(head: Buffer): string | null {
   const hasUtf8Bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
-  const text = head.subarray(hasUtf8Bom ? 3 : 0, 512).toString('latin1').trimStart().toLowerCase();
+  const text = head
+    .subarray(hasUtf8Bom ? 3 : 0, 512)
+    .toString('latin1')
+    .trimStart()
+    .toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'an HTML page';
   if (text.startsWith('<?xml')) return 'an XML document';
   if (hasUtf8Bom) return null;
@@ -38,9 +42,12 @@ function recognised(head: Buffer): string | null {
 export function checkContent(head: Buffer, format: 'delimited' | 'xlsx'): void {
   if (startsWith(head, CFB)) {
     if (head.includes(ENCRYPTED_PACKAGE) || format === 'xlsx') {
-      throw new SourceProblem('unsupportedFormat', head.includes(ENCRYPTED_PACKAGE)
-        ? 'The workbook is password-protected (encrypted); encrypted workbooks are not supported. Save it without a password.'
-        : 'The file is a legacy Excel workbook (.xls) or another OLE document; only .xlsx is supported. Save it as .xlsx.');
+      throw new SourceProblem(
+        'unsupportedFormat',
+        head.includes(ENCRYPTED_PACKAGE)
+          ? 'The workbook is password-protected (encrypted); encrypted workbooks are not supported. Save it without a password.'
+          : 'The file is a legacy Excel workbook (.xls) or another OLE document; only .xlsx is supported. Save it as .xlsx.',
+      );
     }
     throw new SourceProblem('contentMismatch', 'The file is named as text but is a legacy Office document (.xls/.doc).');
   }
@@ -56,7 +63,8 @@ export function checkContent(head: Buffer, format: 'delimited' | 'xlsx'): void {
   if (what) throw new SourceProblem('contentMismatch', `The file is named as text (CSV/TSV/TXT) but is ${what}.`);
   // NUL bytes do not occur in text (UTF-16 without a BOM aside, which is detected later).
   const nul = head.indexOf(0);
-  if (nul !== -1 && !utf16WithoutBom(head)) throw new SourceProblem('contentMismatch', 'The file is named as text (CSV/TSV/TXT) but contains binary data.');
+  if (nul !== -1 && !utf16WithoutBom(head))
+    throw new SourceProblem('contentMismatch', 'The file is named as text (CSV/TSV/TXT) but contains binary data.');
 }
 
 /**

@@ -31,8 +31,15 @@ async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerat
   let failure: Error | null = null;
   let paused = false;
   let wake: (() => void) | null = null;
-  const signal = () => { const w = wake; wake = null; w?.(); };
-  text.on('error', (err) => { failure = err; signal(); });
+  const signal = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  text.on('error', (err) => {
+    failure = err;
+    signal();
+  });
   Papa.parse(text as unknown as File, {
     delimiter,
     skipEmptyLines: 'greedy',
@@ -46,8 +53,14 @@ async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerat
       }
       signal();
     },
-    complete: () => { finished = true; signal(); },
-    error: (err: Error) => { failure = err; signal(); },
+    complete: () => {
+      finished = true;
+      signal();
+    },
+    error: (err: Error) => {
+      failure = err;
+      signal();
+    },
   });
   for (;;) {
     const next = queue.shift();
@@ -63,7 +76,9 @@ async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerat
     }
     if (failure) throw failure;
     if (finished) return;
-    await new Promise<void>((r) => { wake = r; });
+    await new Promise<void>((r) => {
+      wake = r;
+    });
   }
 }
 

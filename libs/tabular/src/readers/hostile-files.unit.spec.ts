@@ -13,10 +13,17 @@ import { openXlsx } from './xlsx-reader';
 
 /** A byte stream of `bytes` cut into `size`-byte chunks. */
 const chunked = (bytes: Buffer, size = 7): Readable =>
-  Readable.from((function* () { for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size); })(), { objectMode: false });
+  Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+    })(),
+    { objectMode: false },
+  );
 
 async function readAll(bytes: Buffer, options: { delimiter?: string | null; limits?: Partial<TableLimits>; chunk?: number } = {}) {
-  const table = await openDelimited(chunked(bytes, options.chunk), options.delimiter ?? null, { limits: { ...DEFAULT_TABLE_LIMITS, ...options.limits } });
+  const table = await openDelimited(chunked(bytes, options.chunk), options.delimiter ?? null, {
+    limits: { ...DEFAULT_TABLE_LIMITS, ...options.limits },
+  });
   const rows: string[][] = [];
   for await (const batch of table.batches) rows.push(...batch);
   return { rows, encoding: table.encoding, delimiter: table.delimiter };
@@ -46,7 +53,10 @@ describe('encodings', () => {
     ['Windows-1252 (German)', iconv.encode(german, 'windows-1252'), 'windows-1252', german],
     ['Windows-1250 (Polish)', iconv.encode(polish, 'windows-1250'), 'windows-1250', polish],
   ])('%s decodes correctly, even cut into 1-byte chunks', async (_name, bytes, encoding, text) => {
-    const expected = text.trim().split('\n').map((l) => l.split(text.includes(';') ? ';' : ','));
+    const expected = text
+      .trim()
+      .split('\n')
+      .map((l) => l.split(text.includes(';') ? ';' : ','));
     const read = await readAll(bytes, { chunk: 1 });
     expect(read.encoding).toBe(encoding);
     expect(read.rows).toEqual(expected);
@@ -69,21 +79,39 @@ describe('encodings', () => {
 
 describe('dialects', () => {
   it.each([
-    ['comma', ',', 'a,b\n1,2\n'], ['semicolon', ';', 'a;b\n1;2\n'], ['tab', '\t', 'a\tb\n1\t2\n'], ['pipe', '|', 'a|b\n1|2\n'],
+    ['comma', ',', 'a,b\n1,2\n'],
+    ['semicolon', ';', 'a;b\n1;2\n'],
+    ['tab', '\t', 'a\tb\n1\t2\n'],
+    ['pipe', '|', 'a|b\n1|2\n'],
   ])('detects a %s delimiter', async (_n, delimiter, text) => {
     const read = await readAll(Buffer.from(text));
     expect(read.delimiter).toBe(delimiter);
-    expect(read.rows).toEqual([['a', 'b'], ['1', '2']]);
+    expect(read.rows).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
 
-  it.each([['LF', '\n'], ['CRLF', '\r\n'], ['lone CR', '\r']])('reads %s line endings', async (_n, eol) => {
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['lone CR', '\r'],
+  ])('reads %s line endings', async (_n, eol) => {
     const read = await readAll(Buffer.from(['a,b', '1,2', '3,4'].join(eol) + eol), { chunk: 3 });
-    expect(read.rows).toEqual([['a', 'b'], ['1', '2'], ['3', '4']]);
+    expect(read.rows).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+      ['3', '4'],
+    ]);
   });
 
   it('keeps delimiters, doubled quotes and newlines inside quoted fields', async () => {
     const read = await readAll(Buffer.from('a,b\r\n"x, y","he said ""hi""\r\nline 2"\r\nplain,"end"\r\n'), { chunk: 2 });
-    expect(read.rows).toEqual([['a', 'b'], ['x, y', 'he said "hi"\r\nline 2'], ['plain', 'end']]);
+    expect(read.rows).toEqual([
+      ['a', 'b'],
+      ['x, y', 'he said "hi"\r\nline 2'],
+      ['plain', 'end'],
+    ]);
   });
 
   it('fails clearly on an unterminated quote instead of swallowing the rest of the file', async () => {
@@ -124,7 +152,11 @@ describe('content that is not what the name says', () => {
     ['a Windows executable', Buffer.concat([Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1'), Buffer.alloc(64)]), /EXE|binary/],
     ['a PNG image', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]), /PNG/],
     ['an HTML page', Buffer.from('  <!DOCTYPE html><html><body>Sign in</body></html>'), /HTML/],
-    ['binary data', Buffer.from([0x01, 0x02, 0x00, 0x00, 0x7f, 0x45, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x00, 0x99, 0x00, 0x00, 0x11]), /binary|ELF/],
+    [
+      'binary data',
+      Buffer.from([0x01, 0x02, 0x00, 0x00, 0x7f, 0x45, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x00, 0x99, 0x00, 0x00, 0x11]),
+      /binary|ELF/,
+    ],
   ];
   it.each(cases)('a .csv that is %s fails before parsing', async (_n, bytes, says) => {
     const problem = await problemOf(readAll(bytes));
@@ -138,7 +170,8 @@ describe('content that is not what the name says', () => {
     }
   });
 
-  const cfb = (extra = Buffer.alloc(0)) => Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), extra]);
+  const cfb = (extra = Buffer.alloc(0)) =>
+    Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), extra]);
   it.each([
     ['a legacy .xls workbook', cfb(), /legacy Excel workbook \(\.xls\)/],
     ['an encrypted workbook', cfb(Buffer.from('EncryptedPackage', 'utf16le')), /password-protected/],
@@ -149,20 +182,38 @@ describe('content that is not what the name says', () => {
   });
 
   it('an .xlsx that is a PDF is a mismatch', async () => {
-    expect(await problemOf(openXlsx(chunked(Buffer.from('%PDF-1.4 ...'))))).toMatchObject({ kind: 'contentMismatch', message: expect.stringContaining('PDF') });
+    expect(await problemOf(openXlsx(chunked(Buffer.from('%PDF-1.4 ...'))))).toMatchObject({
+      kind: 'contentMismatch',
+      message: expect.stringContaining('PDF'),
+    });
   });
 });
 
 describe('CSV output and spreadsheet formulas (OWASP CSV injection)', () => {
   it.each([
-    ['=1+1', "'=1+1"], ['+SUM(A1)', "'+SUM(A1)"], ['-2+3', "'-2+3"], ['@cmd', "'@cmd"], ['\tx', "'\tx"], ['\rx', "'\rx"],
-    ['-5', '-5'], ['+3.25', '+3.25'], ['plain', 'plain'], ['a=b', 'a=b'],
+    ['=1+1', "'=1+1"],
+    ['+SUM(A1)', "'+SUM(A1)"],
+    ['-2+3', "'-2+3"],
+    ['@cmd', "'@cmd"],
+    ['\tx', "'\tx"],
+    ['\rx', "'\rx"],
+    ['-5', '-5'],
+    ['+3.25', '+3.25'],
+    ['plain', 'plain'],
+    ['a=b', 'a=b'],
   ])('%j is written as %j', (value, written) => expect(neutralizeFormula(value)).toBe(written));
 
   it('neutralises downloaded CSV by default, and can be turned off for internal files', async () => {
     const write = async (options?: { neutralizeFormulas: boolean }) => {
       let out = '';
-      for await (const c of csvChunks(['f'], (async function* () { yield [{ f: '=HYPERLINK("http://x")' }]; })(), options)) out += c;
+      for await (const c of csvChunks(
+        ['f'],
+        (async function* () {
+          yield [{ f: '=HYPERLINK("http://x")' }];
+        })(),
+        options,
+      ))
+        out += c;
       return out;
     };
     expect(await write()).toBe('f\r\n"\'=HYPERLINK(""http://x"")"\r\n');

@@ -13,7 +13,12 @@ export interface OpenOptions {
 }
 
 /** Opens a stored source with the reader its format needs. */
-export function openTable(input: Readable, format: SourceFormat, delimiter: string | null, options: OpenOptions = {}): Promise<OpenedTable> {
+export function openTable(
+  input: Readable,
+  format: SourceFormat,
+  delimiter: string | null,
+  options: OpenOptions = {},
+): Promise<OpenedTable> {
   return format === 'xlsx'
     ? openXlsx(input, options.limits, undefined, { packageChecked: options.alreadyIngested })
     : openDelimited(input, delimiter, options);

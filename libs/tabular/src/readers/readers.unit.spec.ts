@@ -22,7 +22,11 @@ describe('delimited reader', () => {
   it('reads quoted fields with delimiters, quotes and newlines, and strips a UTF-8 BOM', async () => {
     const t = await openDelimited(bytes('\uFEFFname,note\r\n"Müller, Jörg","said ""hi""\nthen left"\r\nЖанна,ok\r\n'), null);
     expect(t.delimiter).toBe(',');
-    expect(await rowsOf(t.batches)).toEqual([['name', 'note'], ['Müller, Jörg', 'said "hi"\nthen left'], ['Жанна', 'ok']]);
+    expect(await rowsOf(t.batches)).toEqual([
+      ['name', 'note'],
+      ['Müller, Jörg', 'said "hi"\nthen left'],
+      ['Жанна', 'ok'],
+    ]);
   });
 
   it.each([[';'], ['\t'], ['|']])('detects the %j delimiter', async (d) => {
@@ -34,7 +38,10 @@ describe('delimited reader', () => {
 
   it('uses a given delimiter and skips blank lines', async () => {
     const t = await openDelimited(Readable.from(['a\tb\n\n1\t2\n   \n']), '\t');
-    expect(await rowsOf(t.batches)).toEqual([['a', 'b'], ['1', '2']]);
+    expect(await rowsOf(t.batches)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
 
   it('streams many rows in batches without losing any', async () => {
@@ -42,7 +49,10 @@ describe('delimited reader', () => {
     const t = await openDelimited(bytes(lines, 4096), null);
     const batches: number[] = [];
     let last: string[] = [];
-    for await (const b of t.batches) { batches.push(b.length); last = b[b.length - 1]; }
+    for await (const b of t.batches) {
+      batches.push(b.length);
+      last = b[b.length - 1];
+    }
     expect(batches.reduce((a, b) => a + b, 0)).toBe(5000);
     expect(batches.length).toBeGreaterThan(1);
     expect(last).toEqual(['4999', 'row 4999']);
@@ -69,7 +79,13 @@ describe('xlsx reader', () => {
       wb.addWorksheet('Empty');
       const ws = wb.addWorksheet('Data');
       ws.addRow(['zip', 'born', 'amount', 'total', 'note']);
-      ws.addRow(['01234', new Date(Date.UTC(1990, 4, 17)), 12.5, { formula: 'C2*2', result: 25 }, { richText: [{ text: 'bo' }, { text: 'ld' }] }]);
+      ws.addRow([
+        '01234',
+        new Date(Date.UTC(1990, 4, 17)),
+        12.5,
+        { formula: 'C2*2', result: 25 },
+        { richText: [{ text: 'bo' }, { text: 'ld' }] },
+      ]);
       ws.addRow([]);
       ws.addRow(['00007', new Date(Date.UTC(2020, 0, 2, 13, 45, 0)), 3, null, 'x']);
       wb.addWorksheet('Other').addRow(['ignored']);
@@ -83,14 +99,18 @@ describe('xlsx reader', () => {
   });
 
   it('fails on bytes that are not an XLSX package', async () => {
-    const s = new PassThrough(); s.end(Buffer.from('this is not a zip file at all'));
+    const s = new PassThrough();
+    s.end(Buffer.from('this is not a zip file at all'));
     await expect(openXlsx(s)).rejects.toMatchObject({ kind: 'contentMismatch' });
   });
 });
 
 describe('tableFormatOf', () => {
   it.each([
-    ['a.CSV', { format: 'delimited', delimiter: null }], ['a.tsv', { format: 'delimited', delimiter: '\t' }],
-    ['a.Txt', { format: 'delimited', delimiter: null }], ['a.XLSX', { format: 'xlsx', delimiter: null }], ['a.png', null],
+    ['a.CSV', { format: 'delimited', delimiter: null }],
+    ['a.tsv', { format: 'delimited', delimiter: '\t' }],
+    ['a.Txt', { format: 'delimited', delimiter: null }],
+    ['a.XLSX', { format: 'xlsx', delimiter: null }],
+    ['a.png', null],
   ])('%s', (name, expected) => expect(tableFormatOf(name)).toEqual(expected));
 });

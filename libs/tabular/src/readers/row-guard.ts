@@ -10,7 +10,11 @@ const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 
-export async function* guardRows(text: AsyncIterable<string>, delimiter: string, limits: Pick<TableLimits, 'maxRowChars'>): AsyncGenerator<string> {
+export async function* guardRows(
+  text: AsyncIterable<string>,
+  delimiter: string,
+  limits: Pick<TableLimits, 'maxRowChars'>,
+): AsyncGenerator<string> {
   // Character codes, not one-character strings: this loop sees every character of the file.
   const DELIMITER = delimiter.charCodeAt(0);
   let inQuotes = false;
@@ -32,7 +36,10 @@ export async function* guardRows(text: AsyncIterable<string>, delimiter: string,
           if (c === QUOTE) quotePending = true;
           else if (c === LF || c === CR) row += c === LF || chunk.charCodeAt(i + 1) !== LF ? 1 : 0;
           if (rowChars > limits.maxRowChars) {
-            throw new SourceProblem('unterminatedQuote', `A quoted field starting on line ${quoteRow} is longer than ${limits.maxRowChars} characters or never closed.`);
+            throw new SourceProblem(
+              'unterminatedQuote',
+              `A quoted field starting on line ${quoteRow} is longer than ${limits.maxRowChars} characters or never closed.`,
+            );
           }
           continue;
         }

@@ -3,11 +3,23 @@
  * (libs/domain/src/errors/run-error-codes.ts), so callers can tell them apart.
  */
 export type SourceProblemKind =
-  | 'contentMismatch' | 'unreadableFile' | 'unsupportedFormat' | 'encodingInvalid' | 'unterminatedQuote'
-  | 'rowTooLarge' | 'fieldTooLarge' | 'tooManyColumns' | 'tooManyRows' | 'archiveTooLarge' | 'xmlDoctype';
+  | 'contentMismatch'
+  | 'unreadableFile'
+  | 'unsupportedFormat'
+  | 'encodingInvalid'
+  | 'unterminatedQuote'
+  | 'rowTooLarge'
+  | 'fieldTooLarge'
+  | 'tooManyColumns'
+  | 'tooManyRows'
+  | 'archiveTooLarge'
+  | 'xmlDoctype';
 
 export class SourceProblem extends Error {
-  constructor(readonly kind: SourceProblemKind, message: string) {
+  constructor(
+    readonly kind: SourceProblemKind,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -37,10 +49,14 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = {
 /** Checks one parsed row against the limits; `rowNumber` is 1-based. */
 export function checkRow(row: string[], rowNumber: number, limits: TableLimits): void {
   if (rowNumber > limits.maxRows) throw new SourceProblem('tooManyRows', `The file has more than ${limits.maxRows} rows.`);
-  if (row.length > limits.maxColumns) throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${row.length} columns; at most ${limits.maxColumns} are allowed.`);
+  if (row.length > limits.maxColumns)
+    throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${row.length} columns; at most ${limits.maxColumns} are allowed.`);
   for (let i = 0; i < row.length; i++) {
     if (row[i].length > limits.maxFieldChars) {
-      throw new SourceProblem('fieldTooLarge', `Row ${rowNumber}, column ${i + 1} has ${row[i].length} characters; at most ${limits.maxFieldChars} are allowed.`);
+      throw new SourceProblem(
+        'fieldTooLarge',
+        `Row ${rowNumber}, column ${i + 1} has ${row[i].length} characters; at most ${limits.maxFieldChars} are allowed.`,
+      );
     }
   }
 }

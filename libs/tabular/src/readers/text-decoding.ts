@@ -5,8 +5,13 @@ import { SourceProblem } from './source-problem';
 
 /** ISO names chardet reports, read as their Windows supersets (the WHATWG Encoding Standard does the same). */
 const ALIASES: Record<string, string> = {
-  'iso-8859-1': 'windows-1252', 'iso-8859-2': 'windows-1250', 'iso-8859-5': 'windows-1251',
-  'iso-8859-6': 'windows-1256', 'iso-8859-9': 'windows-1254', 'us-ascii': 'utf-8', ascii: 'utf-8',
+  'iso-8859-1': 'windows-1252',
+  'iso-8859-2': 'windows-1250',
+  'iso-8859-5': 'windows-1251',
+  'iso-8859-6': 'windows-1256',
+  'iso-8859-9': 'windows-1254',
+  'us-ascii': 'utf-8',
+  ascii: 'utf-8',
 };
 /**
  * The code pages of the review languages (Western European, Polish/Central European,
@@ -17,7 +22,8 @@ const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'wind
 const CLOSE_CALL = 0.8;
 
 function guessLegacyEncoding(sample: Buffer): string | null {
-  const candidates = chardet.analyse(sample)
+  const candidates = chardet
+    .analyse(sample)
     .map((c) => ({ name: ALIASES[c.name.toLowerCase()] ?? c.name.toLowerCase(), confidence: c.confidence }))
     .filter((c) => c.confidence > 0 && c.name !== 'utf-8' && iconv.encodingExists(c.name))
     // A code page under which the sample has undefined bytes cannot be the file's.
@@ -51,7 +57,7 @@ export function detectEncoding(sample: Buffer): string {
   if (utf16) return utf16;
   if (isValidUtf8(sample)) return 'utf-8';
   const name = guessLegacyEncoding(sample);
-  if (!name) throw new SourceProblem('encodingInvalid', 'The file\'s text encoding could not be recognised. Save it as UTF-8.');
+  if (!name) throw new SourceProblem('encodingInvalid', "The file's text encoding could not be recognised. Save it as UTF-8.");
   return name;
 }
 
@@ -74,7 +80,11 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
       if (tail) yield tail;
     } catch (err) {
       // TextDecoder's error (a TypeError from Node's realm, so matched by its code).
-      if ((err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') throw new SourceProblem('encodingInvalid', `The file is not valid UTF-8 (near byte ${offset}). Save it as UTF-8, or in one encoding throughout.`);
+      if ((err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA')
+        throw new SourceProblem(
+          'encodingInvalid',
+          `The file is not valid UTF-8 (near byte ${offset}). Save it as UTF-8, or in one encoding throughout.`,
+        );
       throw err;
     }
     return;
@@ -85,7 +95,10 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
   for await (const chunk of bytes) {
     const text = decoder.write(chunk);
     if (strict && text.includes('\uFFFD')) {
-      throw new SourceProblem('encodingInvalid', `The file contains bytes that are not valid ${encoding} (near byte ${offset + Math.max(0, text.indexOf('\uFFFD'))}).`);
+      throw new SourceProblem(
+        'encodingInvalid',
+        `The file contains bytes that are not valid ${encoding} (near byte ${offset + Math.max(0, text.indexOf('\uFFFD'))}).`,
+      );
     }
     offset += chunk.length;
     if (text) yield text;

@@ -21,23 +21,28 @@ async function workbook(build: (ws: ExcelJS.Worksheet) => void): Promise<Buffer>
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-const people = () => workbook((ws) => {
-  ws.addRow(['name', 'city']);
-  ws.addRow(['Ann', 'Oslo']);
-});
+const people = () =>
+  workbook((ws) => {
+    ws.addRow(['name', 'city']);
+    ws.addRow(['Ann', 'Oslo']);
+  });
 
 /** The parts of a ZIP package, unpacked. */
 async function partsOf(zip: Buffer): Promise<Map<string, Buffer>> {
   const parts = new Map<string, Buffer>();
-  const file = await new Promise<yauzl.ZipFile>((res, rej) => yauzl.fromBuffer(zip, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
+  const file = await new Promise<yauzl.ZipFile>((res, rej) =>
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))),
+  );
   await new Promise<void>((res, rej) => {
-    file.on('entry', (entry: yauzl.Entry) => file.openReadStream(entry, async (err, s) => {
-      if (err) return rej(err);
-      const chunks: Buffer[] = [];
-      for await (const c of s) chunks.push(c as Buffer);
-      parts.set(entry.fileName, Buffer.concat(chunks));
-      file.readEntry();
-    }));
+    file.on('entry', (entry: yauzl.Entry) =>
+      file.openReadStream(entry, async (err, s) => {
+        if (err) return rej(err);
+        const chunks: Buffer[] = [];
+        for await (const c of s) chunks.push(c as Buffer);
+        parts.set(entry.fileName, Buffer.concat(chunks));
+        file.readEntry();
+      }),
+    );
     file.on('end', () => res());
     file.readEntry();
   });
@@ -65,12 +70,15 @@ async function repack(zip: Buffer, change: (parts: Map<string, Buffer | (() => R
 }
 
 /** Sheet XML with `rows` rows of the same long cell: highly compressible, streamed out. */
-const inflatingSheet = (rows: number) => () => Readable.from((function* () {
-  yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
-  const cell = 'x'.repeat(1000);
-  for (let r = 1; r <= rows; r++) yield `<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>${cell}</t></is></c></row>`;
-  yield '</sheetData></worksheet>';
-})());
+const inflatingSheet = (rows: number) => () =>
+  Readable.from(
+    (function* () {
+      yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
+      const cell = 'x'.repeat(1000);
+      for (let r = 1; r <= rows; r++) yield `<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>${cell}</t></is></c></row>`;
+      yield '</sheetData></worksheet>';
+    })(),
+  );
 
 /** Finds the central directory record of `name` (signature PK\x01\x02, name at +46). */
 function centralRecordOf(zip: Buffer, name: string): number {
@@ -85,7 +93,9 @@ function centralRecordOf(zip: Buffer, name: string): number {
 const problemOf = async (promise: Promise<unknown>) => {
   try {
     const table = (await promise) as { batches: AsyncIterable<string[][]> };
-    for await (const _ of table.batches) { /* read to the end */ }
+    for await (const _ of table.batches) {
+      /* read to the end */
+    }
   } catch (err) {
     if (err instanceof SourceProblem) return { kind: err.kind, message: err.message };
     throw err;
@@ -105,21 +115,29 @@ const spoolFiles = () => readdirSync(tmpdir()).filter((f) => f.startsWith('trans
 describe('XLSX packages: zip bombs, hidden parts, DTDs', () => {
   it('reads a normal workbook and leaves no temporary file behind', async () => {
     const before = spoolFiles().length;
-    expect(await rowsOf(await people())).toEqual([['name', 'city'], ['Ann', 'Oslo']]);
+    expect(await rowsOf(await people())).toEqual([
+      ['name', 'city'],
+      ['Ann', 'Oslo'],
+    ]);
     expect(spoolFiles().length).toBe(before);
   });
 
   it('refuses a sheet that unpacks past the byte limit, on what the package declares', async () => {
     // 3000 rows of 1000 characters: about 3 MB unpacked from a few KB.
     const bytes = await repack(await people(), (p) => p.set('xl/worksheets/sheet1.xml', inflatingSheet(3000)));
-    const problem = await problemOf(openXlsx(stream(bytes), { ...DEFAULT_TABLE_LIMITS, maxUnpackedBytes: 1024 * 1024, maxCompressionRatio: 1_000_000 }));
+    const problem = await problemOf(
+      openXlsx(stream(bytes), { ...DEFAULT_TABLE_LIMITS, maxUnpackedBytes: 1024 * 1024, maxCompressionRatio: 1_000_000 }),
+    );
     expect(problem).toMatchObject({ kind: 'archiveTooLarge', message: expect.stringContaining('1048576 bytes') });
   });
 
   it('refuses a part compressed beyond the ratio limit', async () => {
     const bytes = await repack(await people(), (p) => p.set('xl/worksheets/sheet1.xml', inflatingSheet(3000)));
     const problem = await problemOf(openXlsx(stream(bytes), { ...DEFAULT_TABLE_LIMITS, maxCompressionRatio: 50 }));
-    expect(problem).toMatchObject({ kind: 'archiveTooLarge', message: expect.stringMatching(/sheet1\.xml is compressed \d+:1, at most 50:1/) });
+    expect(problem).toMatchObject({
+      kind: 'archiveTooLarge',
+      message: expect.stringMatching(/sheet1\.xml is compressed \d+:1, at most 50:1/),
+    });
   });
 
   it('refuses a part that inflates past the size its central directory declares (a lying bomb)', async () => {
@@ -162,11 +180,18 @@ describe('XLSX packages: zip bombs, hidden parts, DTDs', () => {
   it('judges declared sizes: total and ratio, ratio only above 1 MiB', () => {
     const limits = { maxUnpackedBytes: 10_000_000, maxCompressionRatio: 100 };
     expect(() => checkDeclaredSizes([{ fileName: 'a', compressedSize: 1, uncompressedSize: 900_000 }], limits)).not.toThrow();
-    expect(() => checkDeclaredSizes([{ fileName: 'a', compressedSize: 10_000, uncompressedSize: 2_000_000 }], limits)).toThrow(/a is compressed 200:1/);
-    expect(() => checkDeclaredSizes([
-      { fileName: 'a', compressedSize: 100_000, uncompressedSize: 6_000_000 },
-      { fileName: 'b', compressedSize: 100_000, uncompressedSize: 6_000_000 },
-    ], limits)).toThrow(/more than 10000000 bytes/);
+    expect(() => checkDeclaredSizes([{ fileName: 'a', compressedSize: 10_000, uncompressedSize: 2_000_000 }], limits)).toThrow(
+      /a is compressed 200:1/,
+    );
+    expect(() =>
+      checkDeclaredSizes(
+        [
+          { fileName: 'a', compressedSize: 100_000, uncompressedSize: 6_000_000 },
+          { fileName: 'b', compressedSize: 100_000, uncompressedSize: 6_000_000 },
+        ],
+        limits,
+      ),
+    ).toThrow(/more than 10000000 bytes/);
   });
 });
 
@@ -197,6 +222,9 @@ describe('Excel quirks', () => {
       ws.addRow([null, null]);
       ws.getCell('A9').value = null;
     });
-    expect(await rowsOf(bytes)).toEqual([['a', 'b'], ['1', '', '3']]);
+    expect(await rowsOf(bytes)).toEqual([
+      ['a', 'b'],
+      ['1', '', '3'],
+    ]);
   });
 });

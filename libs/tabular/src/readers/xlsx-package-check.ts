@@ -17,7 +17,8 @@ const tooLarge = (detail: string) => new SourceProblem('archiveTooLarge', `The w
 function openZip(path: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }, (err, zip) =>
-      err || !zip ? reject(damaged()) : resolve(zip));
+      err || !zip ? reject(damaged()) : resolve(zip),
+    );
   });
 }
 
@@ -64,7 +65,8 @@ async function checkPartsTileTheFile(zip: ZipFile, parts: Entry[], centralDirect
     const gap = part.relativeOffsetOfLocalHeader - expected;
     if (gap < 0 || gap > MAX_DESCRIPTOR_BYTES) throw damaged();
     const header = await call<{ fileDataStart: number }>((cb) =>
-      (zip as unknown as { readLocalFileHeader(e: Entry, o: object, cb: unknown): void }).readLocalFileHeader(part, { minimal: true }, cb));
+      (zip as unknown as { readLocalFileHeader(e: Entry, o: object, cb: unknown): void }).readLocalFileHeader(part, { minimal: true }, cb),
+    );
     expected = header.fileDataStart + part.compressedSize;
   }
   const tail = centralDirectoryOffset - expected;
@@ -80,7 +82,8 @@ async function scanPart(zip: ZipFile, part: Entry, budget: { left: number }, max
       budget.left -= chunk.length;
       if (budget.left < 0) throw tooLarge(`more than ${maxUnpacked} bytes.`);
       const text = carry + chunk.toString('latin1');
-      if (DOCTYPE.test(text)) throw new SourceProblem('xmlDoctype', `The workbook part ${part.fileName} declares a DTD or entities; such documents are refused.`);
+      if (DOCTYPE.test(text))
+        throw new SourceProblem('xmlDoctype', `The workbook part ${part.fileName} declares a DTD or entities; such documents are refused.`);
       carry = text.slice(-8);
     }
   } catch (err) {
@@ -102,7 +105,10 @@ export async function checkXlsxPackage(path: string, limits: ArchiveLimits): Pro
   try {
     const parts = await listParts(zip);
     if (parts.some((p) => (p.generalPurposeBitFlag & 0x1) !== 0)) {
-      throw new SourceProblem('unsupportedFormat', 'Encrypted workbooks are not supported; save the file without a password and upload it again.');
+      throw new SourceProblem(
+        'unsupportedFormat',
+        'Encrypted workbooks are not supported; save the file without a password and upload it again.',
+      );
     }
     checkDeclaredSizes(parts, limits);
     await checkPartsTileTheFile(zip, parts, centralDirectoryOffset);

@@ -70,9 +70,13 @@ function watchdog(source: Readable, stallMs: number) {
       lastActivity = Math.max(lastActivity, Date.now());
       let timer: NodeJS.Timeout | undefined;
       const stalled = new Promise<never>((_, reject) => {
-        timer = setInterval(() => {
-          if (Date.now() - lastActivity > stallMs) reject(new SourceProblem('unreadableFile', 'The workbook is damaged: its contents could not be read.'));
-        }, Math.min(100, stallMs));
+        timer = setInterval(
+          () => {
+            if (Date.now() - lastActivity > stallMs)
+              reject(new SourceProblem('unreadableFile', 'The workbook is damaged: its contents could not be read.'));
+          },
+          Math.min(100, stallMs),
+        );
       });
       try {
         const next = await Promise.race([step, stalled]);
@@ -108,7 +112,10 @@ async function checkedCopy(replay: Readable, limits: TableLimits): Promise<Reada
  * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
  */
 export async function openXlsx(
-  source: Readable, limits: TableLimits = DEFAULT_TABLE_LIMITS, stallMs = XLSX_STALL_MS, options: { packageChecked?: boolean } = {},
+  source: Readable,
+  limits: TableLimits = DEFAULT_TABLE_LIMITS,
+  stallMs = XLSX_STALL_MS,
+  options: { packageChecked?: boolean } = {},
 ): Promise<OpenedTable> {
   const { head, replay } = await peekBytes(source, SNIFF_BYTES);
   try {
@@ -121,7 +128,11 @@ export async function openXlsx(
   async function* batches(): AsyncGenerator<string[][]> {
     let rows = 0;
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-      worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore',
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      styles: 'cache',
+      hyperlinks: 'ignore',
+      entries: 'ignore',
     });
     // A damaged package can also make exceljs's inner streams emit errors nobody awaits.
     (reader as unknown as NodeJS.EventEmitter).on('error', () => undefined);

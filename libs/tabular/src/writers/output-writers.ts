@@ -27,8 +27,7 @@ const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * spreadsheet programs, so it gets a leading apostrophe. Plain numbers such as -5 are
  * left alone: no spreadsheet executes them.
  */
-export const neutralizeFormula = (value: string): string =>
-  FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
+export const neutralizeFormula = (value: string): string => (FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value);
 
 export interface CsvOptions {
   /** On for files people download (default); off for the service's own intermediate files. */
@@ -36,7 +35,11 @@ export interface CsvOptions {
 }
 
 /** Text chunks of a CSV file: a header row of field names, then one row per record (RFC 4180 quoting by papaparse). */
-export async function* csvChunks(fields: string[], batches: AsyncIterable<OutputRecord[]>, options: CsvOptions = {}): AsyncGenerator<string> {
+export async function* csvChunks(
+  fields: string[],
+  batches: AsyncIterable<OutputRecord[]>,
+  options: CsvOptions = {},
+): AsyncGenerator<string> {
   const cell = options.neutralizeFormulas === false ? (v: string) => v : neutralizeFormula;
   yield Papa.unparse([fields.map(cell)]) + '\r\n';
   for await (const batch of batches) {

@@ -59,7 +59,11 @@
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     let data = null;
-    try { data = await res.json(); } catch { /* an empty or non-JSON answer */ }
+    try {
+      data = await res.json();
+    } catch {
+      /* an empty or non-JSON answer */
+    }
     if (!res.ok) {
       const err = new Error((data && data.error && data.error.message) || res.statusText);
       err.code = data && data.error && data.error.code;
@@ -94,7 +98,8 @@
     if (view.filename) parts.push(view.filename);
     if (view.total_rows !== null && view.phase !== 'preparing') parts.push(t('summary_rows', { count: view.total_rows }));
     if (view.encoding && view.phase !== 'preparing') parts.push(t('summary_encoding', { encoding: view.encoding }));
-    if (view.phase === 'active' && view.review_expires_at) parts.push(t('summary_open_until', { date: formatDate(view.review_expires_at) }));
+    if (view.phase === 'active' && view.review_expires_at)
+      parts.push(t('summary_open_until', { date: formatDate(view.review_expires_at) }));
     summary.textContent = parts.join(' · ');
   }
 
@@ -106,8 +111,14 @@
       shownPhase = view.phase;
       main.replaceChildren();
       main.removeAttribute('aria-busy');
-      ({ preparing: renderPreparing, active: renderReview, approved: renderReview, canceled: renderReview,
-        expired: renderExpired, failed: renderFailed })[view.phase]();
+      ({
+        preparing: renderPreparing,
+        active: renderReview,
+        approved: renderReview,
+        canceled: renderReview,
+        expired: renderExpired,
+        failed: renderFailed,
+      })[view.phase]();
       if (!first) main.querySelector('[data-focus]')?.focus();
     } else if (view.phase === 'preparing') {
       updatePreparing();
@@ -115,7 +126,10 @@
     if (view.phase === 'active' && view.review_expires_at && !expiryTimer) {
       // The page turns to its expired state by itself when the deadline passes.
       const ms = Math.max(0, Date.parse(view.review_expires_at) - Date.now()) + 500;
-      if (ms < 2 ** 31) expiryTimer = setTimeout(() => { load(); }, ms);
+      if (ms < 2 ** 31)
+        expiryTimer = setTimeout(() => {
+          load();
+        }, ms);
     }
   }
 
@@ -135,15 +149,19 @@
   // ---- Whole-page states -------------------------------------------------------------
 
   function stateSection(kind, title, ...body) {
-    return el('section', { class: `state state-${kind}`, 'aria-labelledby': 'state-title' },
-      el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }), ...body);
+    return el(
+      'section',
+      { class: `state state-${kind}`, 'aria-labelledby': 'state-title' },
+      el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }),
+      ...body,
+    );
   }
 
   function renderPreparing() {
     main.setAttribute('aria-busy', 'true');
-    main.append(stateSection('preparing', t('preparing_title'),
-      el('p', { text: t('preparing_body') }),
-      el('p', { id: 'progress', class: 'muted' })));
+    main.append(
+      stateSection('preparing', t('preparing_title'), el('p', { text: t('preparing_body') }), el('p', { id: 'progress', class: 'muted' })),
+    );
     updatePreparing();
   }
 
@@ -154,12 +172,19 @@
   }
 
   function renderExpired() {
-    main.append(stateSection('expired', t('expired_title'), el('p', { text: t('expired_body', { date: formatDate(view.review_expires_at) }) })));
+    main.append(
+      stateSection('expired', t('expired_title'), el('p', { text: t('expired_body', { date: formatDate(view.review_expires_at) }) })),
+    );
   }
 
   function renderFailed() {
-    main.append(stateSection('failed', t('failed_title'),
-      el('p', { class: 'notice error', text: t('failed_body', { message: view.error ? view.error.message : '' }) })));
+    main.append(
+      stateSection(
+        'failed',
+        t('failed_title'),
+        el('p', { class: 'notice error', text: t('failed_body', { message: view.error ? view.error.message : '' }) }),
+      ),
+    );
   }
 
   function renderInvalid() {
@@ -173,14 +198,19 @@
 
   const readOnly = () => view.phase !== 'active';
   const fieldsById = () => view.fields;
-  const safeId = (name) => `f-${Array.from(name).map((c) => (/[A-Za-z0-9_-]/.test(c) ? c : `_${c.codePointAt(0)}`)).join('')}`;
+  const safeId = (name) =>
+    `f-${Array.from(name)
+      .map((c) => (/[A-Za-z0-9_-]/.test(c) ? c : `_${c.codePointAt(0)}`))
+      .join('')}`;
 
   function renderReview() {
     mapping = Object.assign({}, view.mapping_rule || {});
     if (view.phase !== 'active') main.append(closedNotice());
     for (const notice of view.notices || []) {
       const key = `notice_${notice.code}`;
-      main.append(el('p', { class: 'notice warn', role: 'note', 'data-notice': notice.code, text: messages[key] ? t(key) : notice.message }));
+      main.append(
+        el('p', { class: 'notice warn', role: 'note', 'data-notice': notice.code, text: messages[key] ? t(key) : notice.message }),
+      );
     }
     main.append(live, mappingSection(), previewSection());
     if (view.phase === 'active') main.append(actions(), confirmDialog());
@@ -195,12 +225,19 @@
       ? t('approved_body', { date: formatDate(view.review_approved_at) })
       : t('canceled_body', { date: formatDate(view.review_canceled_at) });
     const callback = approved ? view.success_callback : view.cancel_callback;
-    const section = el('section', { class: 'notice ok state-closed', 'aria-labelledby': 'state-title' },
+    const section = el(
+      'section',
+      { class: 'notice ok state-closed', 'aria-labelledby': 'state-title' },
       el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }),
-      el('p', { text: body }));
+      el('p', { text: body }),
+    );
     if (justActed && callback) {
       let target = null;
-      try { target = new URL(callback); } catch { target = null; }
+      try {
+        target = new URL(callback);
+      } catch {
+        target = null;
+      }
       if (target && (target.protocol === 'https:' || target.protocol === 'http:')) {
         target.searchParams.set('transformation_id', view.run_id);
         section.append(el('p', { id: 'redirect', text: t('redirecting', { host: target.host }) }));
@@ -220,23 +257,45 @@
       select.append(el('option', { value: '', text: t('not_mapped') }));
       for (const h of view.source_headers) select.append(el('option', { value: h, text: h }));
       select.addEventListener('change', () => onMappingChange(f.name, select.value));
-      list.append(el('li', { class: 'field', 'data-row': f.name },
-        el('div', {},
-          el('label', { class: 'field-name', for: id, text: f.label }),
-          el('div', { class: 'field-meta', id: `${id}-meta` },
-            el('span', { class: f.is_required ? 'badge required' : 'badge', text: f.is_required ? t('required') : t('optional') }),
-            el('span', { class: 'badge', text: typeName(f.data_type) })),
-          f.description ? el('p', { class: 'field-desc', id: `${id}-desc`, text: f.description }) : null),
-        el('div', {},
-          select,
-          el('p', { class: 'field-warning', id: `${id}-warn`, hidden: true, text: t('required_unmapped') }),
-          el('p', { class: 'field-count', id: `${id}-count`, hidden: true }))));
+      list.append(
+        el(
+          'li',
+          { class: 'field', 'data-row': f.name },
+          el(
+            'div',
+            {},
+            el('label', { class: 'field-name', for: id, text: f.label }),
+            el(
+              'div',
+              { class: 'field-meta', id: `${id}-meta` },
+              el('span', { class: f.is_required ? 'badge required' : 'badge', text: f.is_required ? t('required') : t('optional') }),
+              el('span', { class: 'badge', text: typeName(f.data_type) }),
+            ),
+            f.description ? el('p', { class: 'field-desc', id: `${id}-desc`, text: f.description }) : null,
+          ),
+          el(
+            'div',
+            {},
+            select,
+            el('p', { class: 'field-warning', id: `${id}-warn`, hidden: true, text: t('required_unmapped') }),
+            el('p', { class: 'field-count', id: `${id}-count`, hidden: true }),
+          ),
+        ),
+      );
     }
-    return el('section', { 'aria-labelledby': 'mapping-title' },
+    return el(
+      'section',
+      { 'aria-labelledby': 'mapping-title' },
       el('h2', { id: 'mapping-title', text: t('mapping_title') }),
       el('p', { class: 'muted', text: t('mapping_hint') }),
-      el('div', { class: 'column-head', 'aria-hidden': 'true' }, el('span', { text: t('mapping_field') }), el('span', { text: t('mapping_column') })),
-      list);
+      el(
+        'div',
+        { class: 'column-head', 'aria-hidden': 'true' },
+        el('span', { text: t('mapping_field') }),
+        el('span', { text: t('mapping_column') }),
+      ),
+      list,
+    );
   }
 
   /** Puts `mapping` into the selects and flags; leaves focus where it is. */
@@ -255,7 +314,12 @@
       count.hidden = !(n > 0 && value !== '');
       count.textContent = n > 0 ? t('field_problems', { count: n }) : '';
       // Only what is visible describes the select (hidden nodes would still be read out).
-      const describedBy = [`${id}-meta`, f.description ? `${id}-desc` : null, unmapped ? `${id}-warn` : null, count.hidden ? null : `${id}-count`];
+      const describedBy = [
+        `${id}-meta`,
+        f.description ? `${id}-desc` : null,
+        unmapped ? `${id}-warn` : null,
+        count.hidden ? null : `${id}-count`,
+      ];
       select.setAttribute('aria-describedby', describedBy.filter(Boolean).join(' '));
       select.setAttribute('aria-invalid', unmapped ? 'true' : 'false');
     }
@@ -288,7 +352,11 @@
   async function onActionRefused(err, messageKey) {
     if (err.status === 403 && err.code === 'invalid_signature') return renderInvalid();
     let current = null;
-    try { current = await api('state'); } catch { /* keep what we have */ }
+    try {
+      current = await api('state');
+    } catch {
+      /* keep what we have */
+    }
     if (err.code === 'mapping_conflict' && current) {
       render(current);
       mapping = Object.assign({}, current.mapping_rule || {});
@@ -305,11 +373,13 @@
   }
 
   function previewSection() {
-    return el('section', { 'aria-labelledby': 'preview-title' },
+    return el(
+      'section',
+      { 'aria-labelledby': 'preview-title' },
       el('h2', { id: 'preview-title', text: t('preview_title') }),
       el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite' }),
-      el('div', { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') },
-        el('table', { id: 'preview' })));
+      el('div', { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') }, el('table', { id: 'preview' })),
+    );
   }
 
   async function refreshPreview() {
@@ -333,9 +403,10 @@
         const count = await api('problems', 'POST', { mapping_rule: asked });
         if (seq !== previewSeq || count.status !== 'counted') return;
         lastCount = count;
-        problems.textContent = count.rows_with_problems === 0
-          ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
-          : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked });
+        problems.textContent =
+          count.rows_with_problems === 0
+            ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
+            : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked });
         problems.className = count.rows_with_problems === 0 ? 'problems notice ok' : 'problems notice warn';
         syncEditor();
       } catch (err) {
@@ -347,14 +418,21 @@
   function renderPreview(rows) {
     const table = document.getElementById('preview');
     const fields = fieldsById();
-    const head = el('tr', {}, el('th', { scope: 'col', text: t('preview_row') }), ...fields.map((f) => el('th', { scope: 'col', text: f.label })));
+    const head = el(
+      'tr',
+      {},
+      el('th', { scope: 'col', text: t('preview_row') }),
+      ...fields.map((f) => el('th', { scope: 'col', text: f.label })),
+    );
     const body = el('tbody');
     rows.forEach((row, i) => {
       body.append(el('tr', {}, el('th', { scope: 'row', text: numbers.format(i + 1) }), ...fields.map((f) => cell(row[f.name], f))));
     });
     table.replaceChildren(
       el('caption', { text: rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty') }),
-      el('thead', {}, head), body);
+      el('thead', {}, head),
+      body,
+    );
   }
 
   function cell(c, field) {
@@ -377,18 +455,27 @@
   let dialogOpenings = 0;
 
   function actions() {
-    return el('div', { class: 'actions' },
+    return el(
+      'div',
+      { class: 'actions' },
       el('button', { type: 'button', id: 'approve', class: 'primary', text: t('approve'), onclick: onApprove }),
-      el('button', { type: 'button', id: 'cancel', class: 'danger', text: t('cancel'), onclick: onCancel }));
+      el('button', { type: 'button', id: 'cancel', class: 'danger', text: t('cancel'), onclick: onCancel }),
+    );
   }
 
   function confirmDialog() {
-    dialog = el('dialog', { id: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+    dialog = el(
+      'dialog',
+      { id: 'confirm', 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
       el('h2', { id: 'confirm-title' }),
       el('div', { id: 'confirm-body' }),
-      el('div', { class: 'buttons' },
+      el(
+        'div',
+        { class: 'buttons' },
         el('button', { type: 'button', id: 'confirm-back', autofocus: true, text: t('confirm_back'), onclick: () => dialog.close('back') }),
-        el('button', { type: 'button', id: 'confirm-yes', class: 'primary', onclick: () => dialog.close('yes') })));
+        el('button', { type: 'button', id: 'confirm-yes', class: 'primary', onclick: () => dialog.close('yes') }),
+      ),
+    );
     return dialog;
   }
 
@@ -417,10 +504,13 @@
 
   async function onApprove() {
     await saving;
-    const unmapped = fieldsById().filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);
+    const unmapped = fieldsById()
+      .filter((f) => f.is_required && !mapping[f.name])
+      .map((f) => f.label);
     const lines = [{ text: t('confirm_approve_body') }];
     if (unmapped.length) lines.push({ class: 'notice warn', text: t('confirm_approve_unmapped', { fields: unmapped.join(', ') }) });
-    if (lastCount && lastCount.rows_with_problems > 0) lines.push({ class: 'notice warn', text: t('confirm_approve_problems', { count: lastCount.rows_with_problems }) });
+    if (lastCount && lastCount.rows_with_problems > 0)
+      lines.push({ class: 'notice warn', text: t('confirm_approve_problems', { count: lastCount.rows_with_problems }) });
     if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false))) return;
     await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version });
   }
