@@ -10,4 +10,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   testTimeout: 30000,
+  // Closes whatever a test file started and left open (test/support/suite-resources.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
 };

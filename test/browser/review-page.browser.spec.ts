@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { listenOnLoopback } from '../support/suite-resources';
 import { contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import {
@@ -55,13 +55,12 @@ describe('hosted review page in Chromium', () => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end('<!doctype html><title>Back at the customer</title><h1>Back at the customer</h1>');
     });
-    await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
-    callbackBase = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}`;
+    callbackBase = (await listenOnLoopback(callbacks, 'callback pages')).baseUrl;
   }, 60000);
 
   afterAll(async () => {
+    // What was started is closed by test/support/jest-setup.ts even when beforeAll failed half-way.
     await browser?.close();
-    await new Promise((r) => callbacks?.close(r));
     await svc?.stop();
   });
 
@@ -391,7 +390,7 @@ describe('hosted review page in Chromium', () => {
         live: document.getElementById('live')?.textContent,
         main: document.getElementById('main')?.innerText.slice(0, 300),
       }));
-      throw new Error(`approval did not show: ${JSON.stringify(shown)}; ${(err as Error).message}`);
+      throw new Error(`approval did not show: ${JSON.stringify(shown)}; ${(err as Error).message}`, { cause: err });
     }
     await focusReaches(page, 'state-title');
     await screenshot(page, '13-narrow-approved');

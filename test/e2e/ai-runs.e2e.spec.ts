@@ -69,7 +69,6 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
     vendor.answer = (schema) => (schema === 'extracted_records' ? { records: PEOPLE } : {});
   });
 
-  const run = (id: string) => call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
   const rawRun = (body: Record<string, unknown>) =>
     call(`${svc.baseUrl}/v1/transformations/raw`, {
       token: org.apiKey,

@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
 import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../support/service-harness';
+import { spawnTracked } from '../support/suite-resources';
 
 /**
  * Each app as its own process (the built `main.ts` of gateway, projector, ingestion,
@@ -25,10 +26,10 @@ describe('apps as separate processes on the embedded adapters', () => {
   const base = () => `http://127.0.0.1:${port}`;
 
   function start(app: AppName): void {
-    const heapMb = require(join(ROOT, 'package.json')).config.heap_mb;
+    const heapMb = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { heap_mb: string } }).config.heap_mb;
     children.set(
       app,
-      spawn(process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      spawnTracked(`${app} app`, process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
         env: {
           ...process.env,
           PORT: String(port),

@@ -2,19 +2,25 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { track } from './suite-resources';
 
-/** Debian's Chromium (installed by .ci/run); never a browser downloaded by Playwright. */
+/** Debian's Chromium (installed by the test command, scripts/test-prerequisites.js); never a browser downloaded by Playwright. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-artifacts', 'review');
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install chromium" (.ci/run does) or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with "apt-get install chromium" (npm test does when it can) or set CHROMIUM_PATH.`,
+    );
   }
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+  const close = track('Chromium', () => browser.close());
+  browser.close = close;
+  return browser;
 }
 
 /** Keeps a picture of each state the tests reach, for a person to look at (git-ignored). */

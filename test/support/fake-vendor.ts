@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './suite-resources';
 
 export interface VendorRequest {
   path: string;
@@ -36,7 +36,7 @@ export class FakeVendor {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
-      req.on('end', async () => {
+      req.on('end', () => {
         const request: VendorRequest = {
           path: req.url ?? '',
           headers: req.headers,
@@ -44,19 +44,24 @@ export class FakeVendor {
         };
         this.requests.push(request);
         const reply = this.reply(request);
-        if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-        if (res.destroyed) return;
-        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
-        res.end(JSON.stringify(reply.body ?? {}));
+        const send = () => {
+          if (res.destroyed) return;
+          res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+          res.end(JSON.stringify(reply.body ?? {}));
+        };
+        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        else send();
       });
     });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const listening = await listenOnLoopback(this.server, 'fake AI vendor');
+    this.baseUrl = listening.baseUrl;
+    this.close = listening.close;
   }
 
+  private close: () => Promise<void> = async () => undefined;
+
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
+    return this.close();
   }
 
   reset(): void {

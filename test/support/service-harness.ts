@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type AppConfig, loadConfig } from '@app/config';
 import { createHttpApp } from '../../apps/gateway/src/create-http-app';
 import { StandaloneModule } from '../../apps/standalone/src/standalone.module';
+import { track } from './suite-resources';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -43,8 +44,14 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     ...env,
   });
   const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });
-  await app.listen(port, '127.0.0.1');
-  return { baseUrl: `http://127.0.0.1:${port}`, config, app, stop: () => app.close() };
+  const stop = track(`service on port ${port}`, () => app.close());
+  try {
+    await app.listen(port, '127.0.0.1');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { baseUrl: `http://127.0.0.1:${port}`, config, app, stop };
 }
 
 /**

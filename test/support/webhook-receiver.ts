@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './suite-resources';
 
 export type Behaviour = 'ok' | 'error' | 'slow' | 'reset' | 'redirect' | 'rate-limited' | 'endless-body';
 export interface Received {
@@ -64,13 +64,15 @@ export class WebhookReceiver {
         }
       });
     });
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const listening = await listenOnLoopback(this.server, 'webhook receiver');
+    this.url = listening.baseUrl;
+    this.close = listening.close;
   }
 
+  private close: () => Promise<void> = async () => undefined;
+
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
+    return this.close();
   }
 
   for(runId: string): Received[] {

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { BLOB_STORE, LocalBlobStore, S3BlobStore, UrlSigner, createS3Client } from '@app/blob-storage';
 import { MESSAGE_BUS } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
-import { CHECKPOINT_STORE, EVENT_STORE, SqliteCheckpointStore } from '@app/event-store';
+import { CHECKPOINT_STORE, EVENT_STORE, type EventStore, SqliteCheckpointStore } from '@app/event-store';
 import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
-import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, type SqliteReadModel } from '@app/read-model';
+import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
 import { openBus, openEventStore, openReadModel } from './adapters';
 import { PipelineRuntime } from './pipeline-runtime';
@@ -50,8 +50,8 @@ export class InfrastructureModule {
               : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl),
           inject: [APP_CONFIG, URL_SIGNER],
         },
-        { provide: RunCommandHandler, useFactory: (s) => new RunCommandHandler(s), inject: [EVENT_STORE] },
-        { provide: ProjectionWaiter, useFactory: (rm) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },
+        { provide: RunCommandHandler, useFactory: (s: EventStore) => new RunCommandHandler(s), inject: [EVENT_STORE] },
+        { provide: ProjectionWaiter, useFactory: (rm: RunReadModel) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },
         ConsumerRegistry,
         PipelineRuntime,
       ],

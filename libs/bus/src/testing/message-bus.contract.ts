@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredEvent } from '@app/contracts';
 import type { BusRecord, MessageBus } from '../message-bus.port';
 
 let position = 0;
@@ -14,7 +13,7 @@ export const busRecord = (key: string, type: string): BusRecord => ({
     position: ++position,
     recorded_at: new Date().toISOString(),
     metadata: { organization_id: 'o', correlation_id: 'c', causation_id: 'c', occurred_at: new Date().toISOString(), schema_version: 1 },
-  } as StoredEvent,
+  },
 });
 
 const waitFor = async (cond: () => boolean, ms = 5000) => {

@@ -99,7 +99,7 @@ describe('image content', () => {
     ['webp', Buffer.from('%PDF-1.7'), false],
     ['png', Buffer.alloc(0), false],
     ['gif', png, false],
-  ])('.%s with these bytes matches: %p', (ext, bytes, ok) => expect(imageMatchesExtension(ext as string, bytes as Buffer)).toBe(ok));
+  ])('.%s with these bytes matches: %p', (ext, bytes, ok) => expect(imageMatchesExtension(ext, bytes as Buffer)).toBe(ok));
 
   it('names the media type the bytes are', () => {
     expect(imageMediaTypeOf(jpeg)).toBe('image/jpeg');

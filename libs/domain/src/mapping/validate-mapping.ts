@@ -26,7 +26,7 @@ export function normalizeMapping(
     } else if (header === null) {
       result[field] = null;
     } else if (typeof header !== 'string' || !headers.has(header)) {
-      problems.push({ field, message: `"${String(header)}" is not a column of the source file.` });
+      problems.push({ field, message: `${JSON.stringify(header)} is not a column of the source file.` });
     } else {
       result[field] = header;
     }

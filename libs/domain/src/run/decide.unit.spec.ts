@@ -140,7 +140,7 @@ describe("run decider: the spec's stated moves", () => {
     [
       'ingestion records the parsed source',
       given.processing,
-      { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data },
+      { type: 'RecordParse', parse: parsed.data },
       ['SourceParsed'],
       { total_rows: 2, source_headers: ['E-mail', 'Full name'], input_has_header: true },
     ],
@@ -244,7 +244,7 @@ describe("run decider: the spec's stated moves", () => {
     [
       'final output succeeds: completed',
       given.outputRunning,
-      { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data },
+      { type: 'CompleteOutput', output: produced.data },
       ['OutputProduced'],
       { status: 'completed', stage: 'final', output_key: 'k', completed_at: T0, file_retention_until: LATER },
     ],
@@ -270,12 +270,7 @@ describe('run decider: refused moves', () => {
     ['upload twice', given.processing, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_already_completed'],
     ['upload to a raw run', given.rawQueued, { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'upload_not_expected'],
     ['upload to a failed run', [created(), failed], { type: 'CompleteUpload', size_bytes: 1, at: T0 }, 'run_failed'],
-    [
-      'parse twice',
-      given.parsed,
-      { type: 'RecordParse', parse: (parsed as Extract<RunEvent, { type: 'SourceParsed' }>).data },
-      'source_already_parsed',
-    ],
+    ['parse twice', given.parsed, { type: 'RecordParse', parse: parsed.data }, 'source_already_parsed'],
     [
       'prepare before parse',
       given.processing,
@@ -341,12 +336,7 @@ describe('run decider: refused moves', () => {
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],
-    [
-      'complete output that never started',
-      given.approved,
-      { type: 'CompleteOutput', output: (produced as Extract<RunEvent, { type: 'OutputProduced' }>).data },
-      'output_not_running',
-    ],
+    ['complete output that never started', given.approved, { type: 'CompleteOutput', output: produced.data }, 'output_not_running'],
     ['fail a failed run', given.failed, fail, 'run_failed'],
     ['fail a completed final run', given.completedFinal, fail, 'run_terminal'],
     ['fail a canceled run', given.canceled, fail, 'run_terminal'],
@@ -380,6 +370,6 @@ describe('derived states', () => {
     ['review active', given.reviewActive, false],
     ['final queued', given.approved, false],
   ] as const)('terminal for %s is %s', (_n, history, terminal) => {
-    expect(isTerminal(fold(history as RunEvent[])!, new Date(LATER))).toBe(terminal);
+    expect(isTerminal(fold(history)!, new Date(LATER))).toBe(terminal);
   });
 });

@@ -29,8 +29,8 @@ const toStored = (r: EventRow): StoredEvent => ({
   revision: r.revision,
   event_id: r.event_id,
   type: r.type,
-  data: JSON.parse(r.data),
-  metadata: JSON.parse(r.metadata),
+  data: JSON.parse(r.data) as StoredEvent['data'],
+  metadata: JSON.parse(r.metadata) as StoredEvent['metadata'],
   recorded_at: r.recorded_at,
 });
 

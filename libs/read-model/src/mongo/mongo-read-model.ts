@@ -275,7 +275,7 @@ export class MongoReadModel implements RunReadModel, Directory {
 
   private async getOwned<T>(model: MongoReadModel['schemas'], org: string, id: string): Promise<T | null> {
     const row = await model.findOne({ _id: id, organization_id: org }, { doc: 1 }).lean();
-    return row?.doc ? JSON.parse(row.doc) : null;
+    return row?.doc ? (JSON.parse(row.doc) as T) : null;
   }
 
   private async listOwned<T>(model: MongoReadModel['schemas'], org: string, offset: number, limit: number): Promise<Page<T>> {
@@ -283,7 +283,7 @@ export class MongoReadModel implements RunReadModel, Directory {
       model.countDocuments({ organization_id: org }),
       model.find({ organization_id: org }, { doc: 1 }).sort({ created_at: 1, _id: 1 }).skip(offset).limit(limit).lean(),
     ]);
-    return { items: rows.map((r) => JSON.parse(r.doc!)), total };
+    return { items: rows.map((r) => JSON.parse(r.doc!) as T), total };
   }
 
   private async deleteOwned(model: MongoReadModel['schemas'], org: string, id: string): Promise<boolean> {

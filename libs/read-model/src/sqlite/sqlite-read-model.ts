@@ -115,7 +115,7 @@ export class SqliteReadModel implements RunReadModel, Directory {
 
   async getOrganization(id: string): Promise<Organization | null> {
     const row = this.db.prepare<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
-    return row ? JSON.parse(row.doc) : null;
+    return row ? (JSON.parse(row.doc) as Organization) : null;
   }
 
   async updateOrganization(id: string, patch: Partial<Organization>): Promise<Organization | null> {
@@ -123,9 +123,9 @@ export class SqliteReadModel implements RunReadModel, Directory {
       .transaction(() => {
         const row = this.db.prepare<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
         if (!row) return null;
-        const next = { ...JSON.parse(row.doc), ...patch, id, updated_at: new Date().toISOString() };
+        const next = { ...(JSON.parse(row.doc) as Organization), ...patch, id, updated_at: new Date().toISOString() };
         this.db.prepare('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), id);
-        return next as Organization;
+        return next;
       })
       .immediate();
   }
@@ -207,7 +207,7 @@ export class SqliteReadModel implements RunReadModel, Directory {
     const row = this.db
       .prepare<[string, string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ? AND organization_id = ?`)
       .get(id, org);
-    return row ? JSON.parse(row.doc) : null;
+    return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number): Page<T> {
@@ -217,7 +217,7 @@ export class SqliteReadModel implements RunReadModel, Directory {
         `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
       )
       .all(org, limit, offset);
-    return { items: rows.map((r) => JSON.parse(r.doc)), total };
+    return { items: rows.map((r) => JSON.parse(r.doc) as T), total };
   }
 
   private deleteOwned(table: 'schemas' | 'providers', org: string, id: string): boolean {

@@ -94,12 +94,12 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
 
     it('lists runs whose webhook attempt is due, earliest first', async () => {
       const base = run();
-      await rm.saveRun({ ...base, id: 'w1', webhook_due_at: '2026-01-01T00:00:05.000Z' } as never, { name: 'runs', position: 1 });
-      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: '2026-01-01T00:00:01.000Z' } as never, { name: 'runs', position: 2 });
-      await rm.saveRun({ ...base, id: 'w3', webhook_due_at: null } as never, { name: 'runs', position: 3 });
+      await rm.saveRun({ ...base, id: 'w1', webhook_due_at: '2026-01-01T00:00:05.000Z' }, { name: 'runs', position: 1 });
+      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: '2026-01-01T00:00:01.000Z' }, { name: 'runs', position: 2 });
+      await rm.saveRun({ ...base, id: 'w3', webhook_due_at: null }, { name: 'runs', position: 3 });
       expect(await rm.listDueWebhooks('2026-01-01T00:00:10.000Z', 10)).toEqual(['w2', 'w1']);
       expect(await rm.listDueWebhooks('2026-01-01T00:00:02.000Z', 10)).toEqual(['w2']);
-      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: null } as never, { name: 'runs', position: 4 });
+      await rm.saveRun({ ...base, id: 'w2', webhook_due_at: null }, { name: 'runs', position: 4 });
       expect(await rm.listDueWebhooks('2026-01-01T00:00:10.000Z', 10)).toEqual(['w1']);
     });
 

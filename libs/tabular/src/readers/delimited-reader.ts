@@ -28,7 +28,7 @@ const MAX_QUEUED_CHUNKS = 4;
 async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerator<string[][]> {
   const queue: string[][][] = [];
   let finished = false;
-  let failure: Error | null = null;
+  let failure = null as Error | null; // set by the parser's callback; the cast keeps TypeScript from narrowing it to null
   let paused = false;
   let wake: (() => void) | null = null;
   const signal = () => {
@@ -105,7 +105,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
     throw err;
   }
   const encoding = options.encoding ?? detectEncoding(head);
-  let sample = '';
+  let sample: string;
   try {
     sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });
   } catch {

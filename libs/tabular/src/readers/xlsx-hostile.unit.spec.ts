@@ -31,16 +31,19 @@ const people = () =>
 async function partsOf(zip: Buffer): Promise<Map<string, Buffer>> {
   const parts = new Map<string, Buffer>();
   const file = await new Promise<yauzl.ZipFile>((res, rej) =>
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))),
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z))),
   );
   await new Promise<void>((res, rej) => {
     file.on('entry', (entry: yauzl.Entry) =>
-      file.openReadStream(entry, async (err, s) => {
+      file.openReadStream(entry, (err, s) => {
         if (err) return rej(err);
         const chunks: Buffer[] = [];
-        for await (const c of s) chunks.push(c as Buffer);
-        parts.set(entry.fileName, Buffer.concat(chunks));
-        file.readEntry();
+        s.on('data', (c: Buffer) => chunks.push(c));
+        s.on('error', rej);
+        s.on('end', () => {
+          parts.set(entry.fileName, Buffer.concat(chunks));
+          file.readEntry();
+        });
       }),
     );
     file.on('end', () => res());

@@ -31,8 +31,9 @@ export function cellText(v: unknown): string {
     if ('formula' in o || 'sharedFormula' in o) return '';
     if ('text' in o) return cellText(o.text);
     if ('error' in o) return '';
+    return ''; // an object exceljs does not describe (a hyperlink without text, say) has no text of its own
   }
-  return String(v);
+  return typeof v === 'bigint' ? v.toString() : '';
 }
 
 /** Row values from exceljs are 1-based and sparse; this gives a dense 0-based row without trailing empties. */
@@ -142,7 +143,7 @@ export async function openXlsx(
         if (found) continue; // later sheets are read past, not used
         let batch: string[][] = [];
         // exceljs yields rows one by one or in arrays depending on the version: accept both.
-        for await (const item of guarded(sheet as unknown as AsyncIterable<ExcelJS.Row | ExcelJS.Row[]>)) {
+        for await (const item of guarded(sheet as AsyncIterable<ExcelJS.Row | ExcelJS.Row[]>)) {
           for (const row of Array.isArray(item) ? item : [item]) {
             const texts = rowTexts(row.values);
             if (texts.length === 0 || texts.every((t) => t.trim() === '')) continue;
