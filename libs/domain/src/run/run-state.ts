@@ -97,7 +97,7 @@ export const isReviewExpired = (run: RunState, now: Date): boolean =>
 export const effectiveReviewState = (run: RunState, now: Date): 'active' | 'canceled' | 'approved' | 'expired' | null =>
   isReviewExpired(run, now) ? 'expired' : run.review_state;
 
-/** Terminal: failed, final output done, review canceled, or review expired (DESIGN.md). */
+/** Terminal: failed, final output done, review canceled, or review expired (docs/decisions.md). */
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||
   (run.stage === 'final' && run.status === 'completed') ||
