@@ -1,12 +1,16 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
-import { applyTransformations } from './transformations';
-import { type CellProblem, typeValue } from './typed-value';
+import { compileTransformations } from './transformations';
+import { type CellProblem, compileTypeCheck, type TypedValue } from './typed-value';
 
 export interface FieldPlan {
   name: string;
   field: FieldDefinition;
   /** Column index in the source row; -1 when the field is not mapped. */
   column: number;
+  /** The field's transformations, compiled once for the whole run. */
+  transform: (value: string) => string;
+  /** The field's type check, compiled once for the whole run. */
+  check: (value: string) => TypedValue;
 }
 
 /** Resolves a mapping to column indexes once, so each row is mapped by index. */
@@ -14,7 +18,13 @@ export function planFields(fields: Record<string, FieldDefinition>, mapping: Map
   const index = new Map(headers.map((h, i) => [h, i]));
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
-    return { name, field, column: header == null ? -1 : (index.get(header) ?? -1) };
+    return {
+      name,
+      field,
+      column: header == null ? -1 : (index.get(header) ?? -1),
+      transform: compileTransformations(field),
+      check: compileTypeCheck(field),
+    };
   });
 }
 
@@ -32,8 +42,8 @@ export function mapRow(row: string[], plan: FieldPlan[], typed: boolean): Mapped
   const problems: MappedRow['problems'] = [];
   for (const p of plan) {
     const raw = p.column >= 0 ? (row[p.column] ?? '') : '';
-    const value = applyTransformations(raw, p.field);
-    const checked = typeValue(value, p.field);
+    const value = p.transform(raw);
+    const checked = p.check(value);
     if (checked.problem) problems.push({ field: p.name, problem: checked.problem });
     record[p.name] = typed ? checked.value : value === '' ? null : value;
   }

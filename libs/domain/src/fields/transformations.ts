@@ -1,5 +1,6 @@
 import { format as formatDate, isValid, parse as parseDate, parseISO } from 'date-fns';
 import type { FieldDefinition } from '@app/contracts';
+import { compileDatePattern, partsOfDate } from './date-pattern';
 
 /**
  * Field transformations, applied after mapping in a fixed order whatever the order of
@@ -11,29 +12,69 @@ export const KNOWN_TRANSFORMATIONS = ['trim_whitespace', 'date_format', 'upperca
 
 const REFERENCE_DATE = new Date(2000, 0, 1);
 
-export function parseDateWith(value: string, pattern: string | null | undefined): Date | null {
+/** date-fns's general parser: the reference for patterns outside the compiled set. */
+function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
   const d = pattern ? parseDate(value, pattern, REFERENCE_DATE) : parseISO(value);
   return isValid(d) ? d : null;
+}
+
+/** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
+export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
+  const compiled = pattern ? compileDatePattern(pattern) : null;
+  if (compiled) return (value) => compiled.parse(value) !== null;
+  return (value) => parseDateSlowly(value, pattern) !== null;
+}
+
+/** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
+function compileDateFormat(from: string | null, to: string): (value: string) => string {
+  const writer = compileDatePattern(to);
+  const reader = from ? compileDatePattern(from) : null;
+  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate(d, to));
+  if (reader && writer) {
+    return (value) => {
+      const parts = reader.parse(value.trim());
+      return parts ? writer.format(parts) : value;
+    };
+  }
+  return (value) => {
+    const d = parseDateSlowly(value.trim(), from);
+    return d ? write(d) : value;
+  };
 }
 
 function isEnabled(field: FieldDefinition, name: string): boolean {
   return field.transformations?.[name]?.enabled === true;
 }
 
-/** Returns the value after the field's enabled transformations. Pure. */
-export function applyTransformations(value: string, field: FieldDefinition): string {
-  let v = value;
-  if (isEnabled(field, 'trim_whitespace')) v = v.trim();
-  if (isEnabled(field, 'date_format') && v !== '') {
+/**
+ * Compiles a field's enabled transformations, once per run, into one function applied to
+ * every value: patterns are parsed here, not per row.
+ */
+export function compileTransformations(field: FieldDefinition): (value: string) => string {
+  const steps: ((v: string) => string)[] = [];
+  if (isEnabled(field, 'trim_whitespace')) steps.push((v) => v.trim());
+  if (isEnabled(field, 'date_format')) {
     const opts = field.transformations!.date_format;
-    const to = typeof opts.to === 'string' ? opts.to : null;
-    const from = typeof opts.from === 'string' ? opts.from : null;
-    const d = to ? parseDateWith(v.trim(), from) : null;
-    if (d && to) v = formatDate(d, to);
+    const to = typeof opts.to === 'string' && opts.to ? opts.to : null;
+    const from = typeof opts.from === 'string' && opts.from ? opts.from : null;
+    if (to) {
+      const reformat = compileDateFormat(from, to);
+      steps.push((v) => (v === '' ? v : reformat(v)));
+    }
   }
-  if (isEnabled(field, 'uppercase')) v = v.toUpperCase();
-  if (isEnabled(field, 'lowercase')) v = v.toLowerCase();
-  return v;
+  if (isEnabled(field, 'uppercase')) steps.push((v) => v.toUpperCase());
+  if (isEnabled(field, 'lowercase')) steps.push((v) => v.toLowerCase());
+  if (steps.length === 0) return (v) => v;
+  return (value) => {
+    let v = value;
+    for (const step of steps) v = step(v);
+    return v;
+  };
+}
+
+/** Returns the value after the field's enabled transformations. Pure; compiles per call (use compileTransformations for many values). */
+export function applyTransformations(value: string, field: FieldDefinition): string {
+  return compileTransformations(field)(value);
 }
 
 /** Checks a transformations object from an admin request; returns messages, empty when valid. */
