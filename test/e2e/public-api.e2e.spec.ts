@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ADMIN_TOKEN, call, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
 
 describe('public API contract', () => {
   let svc: Service;
@@ -213,7 +213,7 @@ describe('public API contract', () => {
       [await fetch(expired, { method: 'PUT', body: 'x' }), 'invalid_signature'],
     ] as const) {
       expect(res.status).toBe(403);
-      expect(((await res.json()) as any).error.code).toBe(code);
+      expect((await res.json()).error.code).toBe(code);
     }
   });
 
@@ -257,7 +257,7 @@ describe('public API contract', () => {
       'v1.transformations.raw',
       'v1.transformations.show',
     ]);
-    expect(Object.keys(doc.body.components.schemas.RunDto.properties)).toContain('file_retention_until');
+    expect(Object.keys(doc.body.components.schemas.TransformationRun.properties)).toContain('file_retention_until');
   });
 
   it('admin API: 401 without the admin token; schema field rules are checked', async () => {
@@ -295,7 +295,7 @@ describe('rate limiting', () => {
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
       expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
-      expect(((await last!.json()) as any).error.code).toBe('too_many_requests');
+      expect((await last!.json()).error.code).toBe('too_many_requests');
     } finally {
       await svc.stop();
     }

@@ -1,13 +1,13 @@
 import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/infrastructure';
 import { RunCommandHandler } from '@app/runs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
+import { serveOpenApiDocuments } from './openapi/serve-documents';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -48,18 +48,7 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     registerLocalFileRoutes(fastify, { config, signer: app.get<UrlSigner>(URL_SIGNER), blobs, commands: app.get(RunCommandHandler) });
   }
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Transformation Service API')
-      .setDescription('Turns uploaded files and text into records shaped like a target schema, with hosted human review.')
-      .setVersion('v1')
-      .addServer(config.publicBaseUrl)
-      .addBearerAuth()
-      .build(),
-  );
-  // The document only (no UI): the UI's static-file plugin is ESM-only and not needed to serve the spec.
-  SwaggerModule.setup('docs', app, document, { ui: false, jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+  serveOpenApiDocuments(app, config);
 
   app.enableShutdownHooks();
   return app;

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { AdminController } from './admin/admin.controller';
-import { AdminService } from './admin/admin.service';
+import { AdminModule } from './admin/admin.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
-import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
+import { ApiKeyGuard } from './http/auth.guard';
 import { ReviewAssetsController, ReviewController } from './review/review.controller';
 import { ReviewPreviewService } from './review/review-preview.service';
 import { ReviewWeb } from './review/review-web';
@@ -16,12 +15,11 @@ import { TransformationsService } from './transformations/transformations.servic
 
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
-  controllers: [TransformationsController, CatalogController, AdminController, ReviewController, ReviewAssetsController],
+  imports: [AdminModule],
+  controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
     ApiKeyGuard,
-    AdminGuard,
-    AdminService,
     TransformationsService,
     RunLinks,
     RunPresenter,

@@ -29,4 +29,17 @@ export class ApiError extends Error {
   static conflict(code: string, message: string): ApiError {
     return new ApiError(409, code, 'conflict', message);
   }
+  static tooManyRequests(headers: Record<string, string> = {}): ApiError {
+    return new ApiError(
+      429,
+      'too_many_requests',
+      'rate_limit',
+      'Too many requests; retry after the time in Retry-After.',
+      undefined,
+      headers,
+    );
+  }
+  static internal(): ApiError {
+    return new ApiError(500, 'internal_error', 'server', 'An unexpected error occurred. Quote the request_id when reporting it.');
+  }
 }

@@ -53,10 +53,7 @@ export class ApiKeyGuard implements CanActivate {
       void reply.headers(headers(res));
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      throw new ApiError(429, 'too_many_requests', 'rate_limit', 'Too many requests; retry after the time in Retry-After.', undefined, {
-        ...headers(res),
-        'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
-      });
+      throw ApiError.tooManyRequests({ ...headers(res), 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) });
     }
   }
 }

@@ -11,6 +11,12 @@ const STATUS_CODES: Record<number, [code: string, type: string, message: string]
   415: ['unsupported_media_type', 'invalid_request', 'Request bodies must be application/json.'],
 };
 
+/** The error for a 4xx that Fastify or Nest raised (unknown route, unreadable or oversize body, ...). */
+export function statusError(status: number): ApiError {
+  const [code, type, message] = STATUS_CODES[status] ?? ['bad_request', 'invalid_request', 'The request is invalid.'];
+  return new ApiError(status, code, type, message);
+}
+
 /** Refusals of the run decider, as HTTP answers. */
 const REFUSAL_STATUS: Record<string, number> = { review_expired: 403, invalid_mapping: 422 };
 
@@ -50,11 +56,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       );
     }
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      const [code, type, message] = STATUS_CODES[status] ?? ['bad_request', 'invalid_request', 'The request is invalid.'];
-      return new ApiError(status, code, type, message);
-    }
+    if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
     this.logger.error(`request ${String(request.id)} failed: ${(exception as Error)?.stack ?? String(exception)}`);
-    return new ApiError(500, 'internal_error', 'server', 'An unexpected error occurred. Quote the request_id when reporting it.');
+    return ApiError.internal();
   }
 }

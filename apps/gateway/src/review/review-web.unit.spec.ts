@@ -1,7 +1,7 @@
 import { REVIEW_LOCALES, ReviewWeb, localeFromAcceptLanguage, supportedLocale, type Message } from './review-web';
 
 const placeholders = (m: string): string[] => [...m.matchAll(/\{(\w+)\}/g)].map((x) => x[1]).sort();
-const forms = (m: Message): string[] => (typeof m === 'string' ? [m] : (Object.values(m) as string[]));
+const forms = (m: Message): string[] => (typeof m === 'string' ? [m] : Object.values<string>(m));
 
 describe('review page translation catalogs', () => {
   const web = new ReviewWeb();

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { LOCALES } from '@app/domain';
 
 export const STRUCTURED_EXTENSIONS = ['csv', 'tsv', 'txt', 'xlsx'] as const;
@@ -14,23 +14,44 @@ export class RunOptionsDto {
   @IsUUID('all', { message: 'The schema id field must be a valid UUID.' })
   schema_id!: string;
 
-  @ApiPropertyOptional({ type: Boolean })
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'Synthetic output: raw runs call no provider; file runs consume no review-preparation quota.',
+  })
   @IsOptional()
   @IsBoolean({ message: 'The dry run field must be true or false.' })
   dry_run?: boolean;
 
-  @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json' })
+  @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json', description: 'Format of the output produced after approval.' })
   @IsOptional()
   @IsIn(['json', 'csv'], { message: 'The selected output format is invalid.' })
   output_format?: 'json' | 'csv';
 
-  @ApiPropertyOptional({ type: String, format: 'uri', nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: 2048,
+    description: 'Webhook URL (else the organization default). HTTPS required in production.',
+  })
   notify_url?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uri', nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: 2048,
+    description: 'Where the review page sends the reviewer after approval. HTTPS required in production.',
+  })
   success_callback?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uri', nullable: true })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: 2048,
+    description: 'Where the review page sends the reviewer after canceling. HTTPS required in production.',
+  })
   cancel_callback?: string | null;
 
   @ApiPropertyOptional({
@@ -42,24 +63,39 @@ export class RunOptionsDto {
   @IsString({ message: 'The locale field must be a string.' })
   locale?: string | null;
 
-  @ApiPropertyOptional({ enum: ['light', 'dark'], nullable: true })
+  @ApiPropertyOptional({ enum: ['light', 'dark'], nullable: true, description: 'Review page theme, kept for all review interactions.' })
   @IsOptional()
   @IsIn(['light', 'dark'], { message: 'The selected appearance is invalid.' })
   appearance?: 'light' | 'dark' | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Caller-defined JSON object, echoed in run responses and webhooks.',
+  })
   @IsOptional()
   @IsObject({ message: 'The metadata field must be an object.' })
   metadata?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', nullable: true },
+    nullable: true,
+    description: 'Keys are schema field names; values override their labels in the review UI.',
+  })
   @IsOptional()
   @IsObject({ message: 'The column labels field must be an object.' })
   column_labels?: Record<string, string | null> | null;
 }
 
+@ApiSchema({ name: 'CreateFileRunRequest', description: 'Body of POST /v1/transformations/file.' })
 export class CreateFileRunDto extends RunOptionsDto {
-  @ApiProperty({ maxLength: 255, example: 'contacts.csv' })
+  @ApiProperty({
+    maxLength: 255,
+    example: 'contacts.csv',
+    description: 'Ends in .csv, .tsv, .txt or .xlsx (structured-file mapping) or .jpg, .jpeg, .png, .webp (image extraction).',
+  })
   @IsDefined(req('filename'))
   @IsString({ message: 'The filename field must be a string.' })
   @IsNotEmpty(req('filename'))
@@ -71,19 +107,20 @@ export class CreateFileRunDto extends RunOptionsDto {
   @IsUUID('all', { message: 'The provider id field must be a valid UUID.' })
   provider_id?: string | null;
 
-  @ApiPropertyOptional({ type: Boolean, nullable: true })
+  @ApiPropertyOptional({ type: Boolean, nullable: true, description: 'Overrides header-row detection; ignored for image filenames.' })
   @IsOptional()
   @IsBoolean({ message: 'The input has header field must be true or false.' })
   input_has_header?: boolean | null;
 }
 
+@ApiSchema({ name: 'CreateRawRunRequest', description: 'Body of POST /v1/transformations/raw.' })
 export class CreateRawRunDto extends RunOptionsDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: 'Dry runs keep it, but the provider is not called.' })
   @IsDefined(req('provider id'))
   @IsUUID('all', { message: 'The provider id field must be a valid UUID.' })
   provider_id!: string;
 
-  @ApiProperty({ maxLength: 50000 })
+  @ApiProperty({ minLength: 1, maxLength: 50000, description: 'The text to extract records from; sent to the provider unless dry_run.' })
   @IsDefined(req('content'))
   @IsString({ message: 'The content field must be a string.' })
   @IsNotEmpty(req('content'))
@@ -91,35 +128,54 @@ export class CreateRawRunDto extends RunOptionsDto {
   content!: string;
 }
 
+@ApiSchema({ name: 'UploadInstructions', description: 'Where and how to send the source file, before `expires_at`.' })
 export class UploadInstructionsDto {
-  @ApiProperty({ format: 'uri' }) url!: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) headers!: Record<string, string>;
-  @ApiProperty({ example: 'PUT' }) method!: string;
+  @ApiProperty({ format: 'uri', description: 'Pre-signed URL the source file is sent to.' }) url!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'Headers to send with the upload.' })
+  headers!: Record<string, string>;
+  @ApiProperty({ example: 'PUT', description: 'HTTP method of the upload.' }) method!: string;
   @ApiProperty({ format: 'date-time' }) expires_at!: string;
 }
 
-export class CreatedRunDto {
+@ApiSchema({ name: 'CreatedFileRun', description: 'The 201 body of POST /v1/transformations/file.' })
+export class CreatedFileRunDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() status!: string;
-  @ApiProperty() stage!: string;
-  @ApiProperty({ enum: ['upload', 'raw', 'image'] }) input_source!: string;
+  @ApiProperty({ example: 'awaiting_upload' }) status!: string;
+  @ApiProperty({ enum: ['review', 'final'], example: 'review' }) stage!: string;
+  @ApiProperty({ enum: ['upload', 'image'], description: '`image` for JPG, PNG and WebP filenames.' }) input_source!: string;
   @ApiProperty({ format: 'uuid' }) schema_id!: string;
-  @ApiProperty({ format: 'uri' }) review_url!: string;
-  @ApiPropertyOptional({ type: UploadInstructionsDto, description: 'File runs only.' }) upload?: UploadInstructionsDto;
+  @ApiProperty({ format: 'uri', description: 'Signed hosted-review URL.' }) review_url!: string;
+  @ApiProperty({ type: UploadInstructionsDto }) upload!: UploadInstructionsDto;
 }
 
+@ApiSchema({ name: 'CreatedRawRun', description: 'The 201 body of POST /v1/transformations/raw (no `upload` member).' })
+export class CreatedRawRunDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ example: 'queued' }) status!: string;
+  @ApiProperty({ enum: ['review', 'final'], example: 'review' }) stage!: string;
+  @ApiProperty({ enum: ['raw'] }) input_source!: string;
+  @ApiProperty({ format: 'uuid' }) schema_id!: string;
+  @ApiProperty({ format: 'uri', description: 'Signed hosted-review URL.' }) review_url!: string;
+}
+
+@ApiSchema({ name: 'RunError', description: "A failed run's error." })
 export class RunErrorDto {
-  @ApiProperty({ type: String, nullable: true }) code!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'transformation_storage_failed' }) code!: string | null;
   @ApiProperty({ type: String, nullable: true }) message!: string | null;
-  @ApiProperty({ type: String, nullable: true }) type!: string | null;
-  @ApiProperty({ type: String, nullable: true }) stage!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'storage' }) type!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Processing stage, e.g. `final_processing`.' }) stage!: string | null;
   @ApiProperty() retryable!: boolean;
   @ApiProperty({ type: [String], nullable: true }) context!: string[] | null;
 }
 
+@ApiSchema({
+  name: 'TransformationRun',
+  description: 'A transformation run, as GET /v1/transformations/{transformationRun} returns it (not wrapped).',
+})
 export class RunDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ example: 'completed' }) status!: string;
+  @ApiProperty({ example: 'completed', description: 'Lifecycle status, e.g. awaiting_upload, queued, processing, completed, failed.' })
+  status!: string;
   @ApiProperty() terminal!: boolean;
   @ApiProperty({ enum: ['review', 'final'] }) stage!: string;
   @ApiProperty({ format: 'uuid' }) schema_id!: string;
@@ -133,14 +189,17 @@ export class RunDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_approved_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_expires_at!: string | null;
   @ApiProperty({ enum: ['json', 'csv'] }) output_format!: string;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'string', nullable: true } }) mapping_rule!: Record<
-    string,
-    string | null
-  > | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: { type: 'string', nullable: true },
+    description: 'Target field name to source column header (or null).',
+  })
+  mapping_rule!: Record<string, string | null> | null;
   @ApiProperty({ type: [String] }) source_headers!: string[];
   @ApiProperty({ type: Boolean, nullable: true }) input_has_header!: boolean | null;
-  @ApiProperty({ type: Number, nullable: true }) total_rows!: number | null;
-  @ApiProperty() processed_rows!: number;
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 0 }) total_rows!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 0 }) processed_rows!: number;
   @ApiProperty({ type: RunErrorDto, nullable: true }) error!: RunErrorDto | null;
   @ApiProperty({ type: String, nullable: true, enum: ['pending', 'delivered', 'failed'] }) notification_status!: string | null;
   @ApiPropertyOptional({ type: UploadInstructionsDto, description: 'Present only while status is awaiting_upload.' })

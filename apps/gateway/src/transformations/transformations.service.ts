@@ -17,7 +17,8 @@ import {
   IMAGE_EXTENSIONS,
   type RunOptionsDto,
   STRUCTURED_EXTENSIONS,
-  type CreatedRunDto,
+  type CreatedFileRunDto,
+  type CreatedRawRunDto,
 } from './transformation.dto';
 import { RunPresenter } from './run-presenter';
 
@@ -36,7 +37,7 @@ export class TransformationsService {
     private readonly presenter: RunPresenter,
   ) {}
 
-  async createFileRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRunDto> {
+  async createFileRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedFileRunDto> {
     const { value: dto, errors } = await validateBody(CreateFileRunDto, body);
     const ext = typeof dto.filename === 'string' ? (dto.filename.toLowerCase().split('.').pop() ?? '') : '';
     const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(ext);
@@ -73,7 +74,7 @@ export class TransformationsService {
     };
   }
 
-  async createRawRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRunDto> {
+  async createRawRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRawRunDto> {
     const { value: dto, errors } = await validateBody(CreateRawRunDto, body);
     const schema = await this.checkOptions(caller, dto, errors);
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);

@@ -1,0 +1,95 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { SUPPORTED_VENDORS } from '@app/ai-providers';
+import { FieldDefinitionDto } from '../catalog/catalog.dto';
+
+/**
+ * Request and response bodies of the admin API, for its OpenAPI document. The admin
+ * service validates bodies by hand (admin-validation.ts); these classes describe the
+ * same rules and type the controller's answers.
+ */
+
+const url = (description: string) => ({ type: String, format: 'uri', maxLength: 2048, nullable: true, description });
+
+@ApiSchema({ name: 'CreateOrganizationRequest' })
+export class CreateOrganizationRequestDto {
+  @ApiProperty({ minLength: 1, maxLength: 255 }) name!: string;
+  @ApiPropertyOptional(url("Default webhook URL of the organization (a run's notify_url takes precedence). HTTPS required in production."))
+  webhook_url?: string | null;
+}
+
+@ApiSchema({ name: 'CreatedOrganization', description: 'The new organization with its first API key (shown only here).' })
+export class CreatedOrganizationDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ description: 'The first API key: shown once, stored only as a hash.', example: 'tsk_...' }) api_key!: string;
+  @ApiProperty({ description: 'Webhook secret (Standard Webhooks format).', pattern: '^whsec_' }) webhook_secret!: string;
+  @ApiProperty({ type: String, format: 'uri', nullable: true }) webhook_url!: string | null;
+}
+
+@ApiSchema({ name: 'IssuedApiKey', description: 'A new API key: shown once, stored only as a hash.' })
+export class IssuedApiKeyDto {
+  @ApiProperty({ format: 'uuid', description: 'Id of the key (to revoke it).' }) id!: string;
+  @ApiProperty({ example: 'tsk_...' }) api_key!: string;
+}
+
+@ApiSchema({ name: 'WebhookSettingsRequest' })
+export class WebhookSettingsRequestDto {
+  @ApiProperty(url('Default webhook URL; null removes it. HTTPS required in production.')) url!: string | null;
+}
+
+@ApiSchema({ name: 'WebhookSettings' })
+export class WebhookSettingsDto {
+  @ApiProperty({ type: String, format: 'uri', nullable: true }) webhook_url!: string | null;
+}
+
+@ApiSchema({ name: 'WebhookSecret' })
+export class WebhookSecretDto {
+  @ApiProperty({ description: 'The new webhook secret; the old one stops working at once.', pattern: '^whsec_' }) webhook_secret!: string;
+}
+
+@ApiSchema({ name: 'QuotaRequest' })
+export class QuotaRequestDto {
+  @ApiProperty({ type: 'integer', minimum: 0, nullable: true, description: 'Review preparations allowed; null is unlimited.' })
+  review_preparations!: number | null;
+}
+
+@ApiSchema({ name: 'Quota' })
+export class QuotaDto {
+  @ApiProperty({ type: 'integer', minimum: 0, nullable: true, description: 'null is unlimited.' }) review_preparations!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Review preparations used so far.' }) used!: number;
+}
+
+@ApiSchema({ name: 'SchemaRequest', description: 'A target schema, whole (PUT replaces it).' })
+@ApiExtraModels(FieldDefinitionDto)
+export class SchemaRequestDto {
+  @ApiProperty({ minLength: 1, maxLength: 255 }) name!: string;
+  @ApiProperty({
+    type: 'object',
+    minProperties: 1,
+    description: 'Target field name (a letter or _, then letters, digits, _ . -; at most 100) to field definition.',
+    additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
+  })
+  fields!: Record<string, FieldDefinitionDto>;
+}
+
+@ApiSchema({
+  name: 'ProviderRequest',
+  description: 'An AI provider configuration, whole (PUT replaces it, except a missing api_key keeps the stored one).',
+})
+export class ProviderRequestDto {
+  @ApiProperty({ minLength: 1, maxLength: 255 }) name!: string;
+  @ApiProperty({ enum: Object.keys(SUPPORTED_VENDORS), description: 'The AI vendor.' }) provider!: string;
+  @ApiProperty({ minLength: 1, maxLength: 255 }) model!: string;
+  @ApiPropertyOptional({ type: String, maxLength: 255, nullable: true, description: 'Display name of the model (default: model).' })
+  model_label?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 4096,
+    nullable: true,
+    writeOnly: true,
+    description: 'The vendor secret; never returned.',
+  })
+  api_key?: string | null;
+  @ApiPropertyOptional(url("The vendor's API base URL, when not the default."))
+  base_url?: string | null;
+}

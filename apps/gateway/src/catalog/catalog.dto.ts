@@ -1,0 +1,76 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
+
+/** The Provider and Schema resources, their `{ data }` wrappers and their pagination envelopes. */
+@ApiSchema({ name: 'Provider', description: 'An AI provider configuration of the organization; never carries the vendor secret.' })
+export class ProviderDto {
+  @ApiProperty({ format: 'uuid', description: 'Passed as `provider_id` when creating runs.' }) id!: string;
+  @ApiProperty({ description: 'User-defined name of this configuration.' }) name!: string;
+  @ApiProperty({ description: 'Provider key identifying the AI vendor.', example: 'anthropic' }) provider!: string;
+  @ApiProperty({ description: 'Display name of the vendor.', example: 'Anthropic' }) provider_label!: string;
+  @ApiProperty({ description: 'Model identifier used with this provider.' }) model!: string;
+  @ApiProperty({ description: 'Display name of the model.' }) model_label!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
+}
+
+@ApiSchema({ name: 'FieldDefinition', description: 'A target field of a schema.' })
+export class FieldDefinitionDto {
+  @ApiProperty({ description: 'What the field holds.' }) description!: string;
+  @ApiProperty({ description: 'Type of the field, e.g. string, email, date.', example: 'string' }) data_type!: string;
+  @ApiProperty() is_required!: boolean;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Display label (review-UI column name).' }) label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Format of the value (for dates, a date pattern).' })
+  format?: string | null;
+  @ApiPropertyOptional({
+    type: 'object',
+    description:
+      'Transformations applied after mapping, by name (trim_whitespace, uppercase, lowercase, date_format with `from` and `to`).',
+    additionalProperties: {
+      type: 'object',
+      properties: { enabled: { type: 'boolean' } },
+      required: ['enabled'],
+      additionalProperties: true,
+    },
+  })
+  transformations?: Record<string, { enabled: boolean; [option: string]: unknown }>;
+}
+
+@ApiSchema({ name: 'Schema', description: 'A target schema of the organization.' })
+@ApiExtraModels(FieldDefinitionDto)
+export class SchemaDto {
+  @ApiProperty({ format: 'uuid', description: 'Passed as `schema_id` when creating runs.' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({
+    type: 'object',
+    description: 'Target field name to field definition.',
+    additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
+  })
+  fields!: Record<string, FieldDefinitionDto>;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
+}
+
+@ApiSchema({ name: 'ProviderResource' })
+export class ProviderResourceDto {
+  @ApiProperty({ type: ProviderDto }) data!: ProviderDto;
+}
+
+@ApiSchema({ name: 'SchemaResource' })
+export class SchemaResourceDto {
+  @ApiProperty({ type: SchemaDto }) data!: SchemaDto;
+}
+
+@ApiSchema({ name: 'ProviderList', description: 'Pagination envelope of providers.' })
+export class ProviderListDto {
+  @ApiProperty({ type: [ProviderDto] }) data!: ProviderDto[];
+  @ApiProperty({ type: PaginationLinksDto }) links!: PaginationLinksDto;
+  @ApiProperty({ type: PaginationMetaDto }) meta!: PaginationMetaDto;
+}
+
+@ApiSchema({ name: 'SchemaList', description: 'Pagination envelope of schemas.' })
+export class SchemaListDto {
+  @ApiProperty({ type: [SchemaDto] }) data!: SchemaDto[];
+  @ApiProperty({ type: PaginationLinksDto }) links!: PaginationLinksDto;
+  @ApiProperty({ type: PaginationMetaDto }) meta!: PaginationMetaDto;
+}

@@ -1,0 +1,232 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ApiError } from '../http/api-error';
+import { statusError } from '../http/error-envelope.filter';
+
+/**
+ * The error side of the OpenAPI documents: the two envelopes, the headers every answer
+ * carries, and one shared response per error status (with examples taken from the errors
+ * the code really throws). Operations refer to these by `$ref`.
+ */
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+
+export const ERROR_RESPONSE_NAMES: Record<ErrorStatus, string> = {
+  400: 'BadRequest',
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'ValidationFailed',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+};
+
+/**
+ * The errors a route itself gives (404 for an unknown id, 422 for its body or query). The
+ * document builder replaces each by a `$ref` to the shared response; the errors every
+ * operation of a kind gives (401, 429, 500; 400, 413, 415 for methods with a body) are
+ * added there, not here (see standard-responses.ts).
+ */
+export const ApiErrorResponses = (...statuses: ErrorStatus[]) =>
+  applyDecorators(...statuses.map((status) => ApiResponse({ status, description: ERROR_RESPONSE_NAMES[status] })));
+
+export type Json = Record<string, unknown>;
+
+export interface ErrorComponentOptions {
+  /** The public API: rate-limit headers, 429, and the contract's unattached 403 and 409. */
+  audience: 'public' | 'admin';
+  maxJsonBodyBytes: number;
+}
+
+const REQUEST_ID_EXAMPLE = '0b5e4a6c-3f1d-4f53-9a38-1d2c7e8f9a10';
+
+type Example = ReturnType<typeof example>;
+const example = (summary: string, err: ApiError) => ({
+  summary,
+  value: {
+    error: {
+      code: err.code,
+      message: err.message,
+      type: err.type,
+      request_id: REQUEST_ID_EXAMPLE,
+      ...(err.fields ? { fields: err.fields } : {}),
+    },
+  },
+});
+
+const errorObject = (extra: Json = {}, required: string[] = []): Json => ({
+  type: 'object',
+  required: ['code', 'message', 'type', 'request_id', ...required],
+  properties: {
+    code: { type: 'string', description: 'Stable machine-readable code.', examples: ['not_found'] },
+    message: { type: 'string', description: 'Human-readable message.' },
+    type: { type: 'string', description: 'High-level category.', examples: ['not_found'] },
+    request_id: { type: 'string', description: 'Id to correlate with server logs; equals the X-Request-Id header.' },
+    ...extra,
+  },
+});
+
+const SCHEMAS: Record<string, Json> = {
+  ErrorEnvelope: {
+    type: 'object',
+    description: 'Body of every error except validation errors.',
+    required: ['error'],
+    properties: { error: errorObject() },
+  },
+  ValidationErrorEnvelope: {
+    type: 'object',
+    description: 'Body of 422: the error envelope plus `error.fields`.',
+    required: ['error'],
+    properties: {
+      error: errorObject(
+        {
+          code: { const: 'validation_failed' },
+          type: { const: 'validation' },
+          fields: {
+            type: 'object',
+            description: 'Messages by field name (nested fields are dotted, e.g. `column_labels.nope`).',
+            minProperties: 1,
+            additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+          },
+        },
+        ['fields'],
+      ),
+    },
+  },
+};
+
+const integerHeader = (description: string, minimum: number, required = true): Json => ({
+  description,
+  required,
+  schema: { type: 'integer', minimum },
+});
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      "The request's id: the caller's own X-Request-Id when it is 1 to 100 characters of `A-Z a-z 0-9 . _ -`, else a generated UUID. Error bodies repeat it as `error.request_id`.",
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' },
+  },
+  'X-RateLimit-Limit': integerHeader('Requests allowed per API key in a fixed one-minute window.', 0),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the current window.', 0),
+  'X-RateLimit-Reset': integerHeader('When the current window ends, in Unix epoch seconds.', 0),
+};
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers of a response: the request id always; the rate-limit ones when the API-key guard let the request through. */
+export function responseHeaders(rateLimit: 'required' | 'optional' | 'none'): Json {
+  const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
+  for (const name of RATE_LIMIT_HEADERS) {
+    if (rateLimit === 'required') headers[name] = ref(name);
+    if (rateLimit === 'optional') headers[name] = { ...HEADERS[name], required: false };
+  }
+  return headers;
+}
+
+export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOptions) {
+  const pub = audience === 'public';
+  // Errors raised once the API-key guard has passed carry the rate-limit headers.
+  const afterGuard = pub ? 'required' : 'none';
+  const response = (description: string, examples: Example[], rateLimit: 'required' | 'optional' | 'none', extraHeaders: Json = {}) => ({
+    description,
+    headers: { ...responseHeaders(rateLimit), ...extraHeaders },
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${examples[0].value.error.fields ? 'ValidationErrorEnvelope' : 'ErrorEnvelope'}` },
+        examples: Object.fromEntries(examples.map((e) => [e.summary.replace(/[^A-Za-z0-9]+/g, '_'), e])),
+      },
+    },
+  });
+  const bodyNote = 'The body is read before the credential is checked, so this answer carries no rate-limit headers.';
+  const responses: Record<string, Json> = {
+    BadRequest: response(`The body is not valid JSON. ${bodyNote}`, [example('malformed JSON', statusError(400))], 'none'),
+    Unauthenticated: response(
+      pub ? 'Missing, invalid or revoked API key.' : 'Missing or wrong admin token, or ADMIN_TOKEN is not set.',
+      pub
+        ? [
+            example('no key', ApiError.unauthenticated()),
+            example('unknown or revoked key', ApiError.unauthenticated('The API key is invalid or was revoked.')),
+          ]
+        : [
+            example(
+              'no or wrong token',
+              ApiError.unauthenticated('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).'),
+            ),
+          ],
+      'none',
+    ),
+    NotFound: response(
+      'The resource named in the path does not exist (or belongs to another organization).',
+      pub
+        ? [
+            example('run', ApiError.notFound('transformation run')),
+            example('provider', ApiError.notFound('provider')),
+            example('schema', ApiError.notFound('schema')),
+          ]
+        : [example('organization', ApiError.notFound('organization')), example('schema', ApiError.notFound('schema'))],
+      afterGuard,
+    ),
+    PayloadTooLarge: response(
+      `The body is larger than ${maxJsonBodyBytes} bytes (MAX_JSON_BODY_BYTES). ${bodyNote}`,
+      [example('too large', statusError(413))],
+      'none',
+    ),
+    UnsupportedMediaType: response(
+      `The body's Content-Type is neither application/json nor text/plain (a text/plain body is not an object, so it gets 422). ${bodyNote}`,
+      [example('wrong content type', statusError(415))],
+      'none',
+    ),
+    ValidationFailed: response(
+      'The given data was invalid.',
+      pub
+        ? [
+            example(
+              'body',
+              ApiError.validation({ schema_id: ['The selected schema id is invalid.'], filename: ['The filename field is required.'] }),
+            ),
+            example('paging', ApiError.validation({ per_page: ['The per page field must be an integer between 1 and 100.'] })),
+          ]
+        : [example('body', ApiError.validation({ name: ['The name field is required.'] }))],
+      afterGuard,
+    ),
+    InternalError: response('Unexpected error.', [example('internal', ApiError.internal())], pub ? 'optional' : 'none'),
+  };
+  if (pub) {
+    responses.TooManyRequests = response(
+      "The API key's rate limit is used up (`too_many_requests`, with Retry-After), or, on POST /v1/transformations/file without dry_run, the organization's review-preparation quota is (`review_preparation_quota_exceeded`, no Retry-After: it does not reset with time).",
+      [
+        example('rate limit', ApiError.tooManyRequests()),
+        example(
+          'quota',
+          new ApiError(
+            429,
+            'review_preparation_quota_exceeded',
+            'quota_exceeded',
+            'The organization has used all 100 review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.',
+          ),
+        ),
+      ],
+      'required',
+      { 'Retry-After': integerHeader('Seconds until the rate-limit window ends; sent with `too_many_requests` only.', 1, false) },
+    );
+    // The contract defines these two without attaching them to an operation; none answers them today.
+    responses.Forbidden = response(
+      'The action is not allowed. (Defined by the contract; no operation answers it today.)',
+      [example('forbidden', ApiError.forbidden('forbidden', 'This action is not allowed.'))],
+      'optional',
+    );
+    responses.Conflict = response(
+      'The request conflicts with the current state of the resource. (Defined by the contract; no operation answers it today.)',
+      [example('conflict', ApiError.conflict('conflict', 'The request conflicts with the current state of the resource.'))],
+      'optional',
+    );
+  }
+  const headers = pub ? HEADERS : { 'X-Request-Id': HEADERS['X-Request-Id'] };
+  return { schemas: SCHEMAS, headers, responses };
+}

@@ -1,0 +1,479 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { load as loadYaml } from 'js-yaml';
+import { randomUUID } from 'node:crypto';
+import { openApiConformance, type OpenApiConformance } from '../support/openapi-conformance';
+import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, type Service } from '../support/service-harness';
+
+const PUBLIC = '/openapi.json';
+const ADMIN = '/admin/openapi.json';
+
+/** Every response each public operation can give, by operation id (see apps/gateway/src/openapi/standard-responses.ts). */
+const PUBLIC_RESPONSES: Record<string, string[]> = {
+  'v1.transformations.file': ['201', '400', '401', '413', '415', '422', '429', '500'],
+  'v1.transformations.raw': ['201', '400', '401', '413', '415', '422', '429', '500'],
+  'v1.transformations.show': ['200', '401', '404', '429', '500'],
+  'v1.providers.index': ['200', '401', '422', '429', '500'],
+  'v1.providers.show': ['200', '401', '404', '429', '500'],
+  'v1.schemas.index': ['200', '401', '422', '429', '500'],
+  'v1.schemas.show': ['200', '401', '404', '429', '500'],
+};
+
+/** The admin API is not rate limited: no 429. Every method but GET may carry a body, so 400, 413 and 415 apply to all of them. */
+const BODY_ERRORS = ['400', '413', '415'];
+const ADMIN_RESPONSES: Record<string, string[]> = {
+  'admin.organizations.create': ['201', ...BODY_ERRORS, '401', '422', '500'],
+  'admin.apiKeys.create': ['201', ...BODY_ERRORS, '401', '404', '500'],
+  'admin.apiKeys.revoke': ['204', ...BODY_ERRORS, '401', '404', '500'],
+  'admin.webhook.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.webhook.rotateSecret': ['200', ...BODY_ERRORS, '401', '404', '500'],
+  'admin.quota.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.schemas.create': ['201', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.schemas.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.schemas.delete': ['204', ...BODY_ERRORS, '401', '404', '500'],
+  'admin.providers.create': ['201', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.providers.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
+  'admin.providers.delete': ['204', ...BODY_ERRORS, '401', '404', '500'],
+};
+
+const sorted = (xs: Iterable<string>) => [...xs].sort();
+const responsesOf = (c: OpenApiConformance) =>
+  Object.fromEntries(c.operations.map((o) => [o.operationId, sorted(Object.keys(o.operation.responses))]));
+const sortedValues = (table: Record<string, string[]>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, sorted(v)]));
+/** A concrete URL for a documented path: every `{parameter}` an unknown UUID. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, () => randomUUID());
+
+/**
+ * The routes Fastify serves, as `METHOD /path/{param}`, from its route tree. The HEAD
+ * route Fastify adds beside every GET is left out: it is the GET without a body.
+ */
+function servedRoutes(svc: Service): string[] {
+  const tree: string = svc.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false });
+  const stack: string[] = [];
+  const out = new Set<string>();
+  for (const line of tree.split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1].length / 4;
+    stack[depth] = (depth > 0 ? stack[depth - 1] : '') + m[2];
+    stack.length = depth + 1;
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) {
+      out.add(`${method} ${stack[depth].replace(/:(\w+)/g, '{$1}')}`);
+    }
+  }
+  return sorted(out);
+}
+
+describe('OpenAPI documents', () => {
+  let svc: Service;
+  let pub: OpenApiConformance;
+  let adm: OpenApiConformance;
+  /** 429s come from a second service with a tiny rate limit (see below). */
+  const seenElsewhere = new Set<string>();
+  beforeAll(async () => {
+    svc = await startService();
+    pub = await openApiConformance(svc.baseUrl, PUBLIC);
+    adm = await openApiConformance(svc.baseUrl, ADMIN);
+  });
+  afterAll(() => svc.stop());
+  const url = (p: string) => `${svc.baseUrl}${p}`;
+
+  describe.each([
+    ['public', PUBLIC, () => pub],
+    ['admin', ADMIN, () => adm],
+  ])('the %s document (%s)', (_name, path, doc) => {
+    it('is valid OpenAPI 3.1: its schemas are strict JSON Schema 2020-12 and its examples fit them', async () => {
+      const { document } = doc();
+      expect(document.openapi).toBe('3.1.0');
+      // swagger-parser checks the document's structure and references (on a copy: it dereferences in place)...
+      await expect(SwaggerParser.validate(structuredClone(document))).resolves.toBeDefined();
+      // ...but not what is inside a schema: 3.0's `nullable` and `example` mean nothing in 3.1; strict Ajv refuses them.
+      expect(JSON.stringify(document)).not.toMatch(/"nullable"|"example"\s*:/);
+      expect(doc().schemaProblems()).toEqual([]);
+    });
+
+    it('declares every path parameter and has unique operation ids', () => {
+      const { operations } = doc();
+      expect(new Set(operations.map((o) => o.operationId)).size).toBe(operations.length);
+      for (const { path: p, operation } of operations) {
+        const inPath = sorted([...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]));
+        const declared = sorted((operation.parameters ?? []).filter((x: any) => x.in === 'path' && x.required).map((x: any) => x.name));
+        expect({ path: p, params: declared }).toEqual({ path: p, params: inPath });
+      }
+    });
+
+    it('is served as YAML too', async () => {
+      const res = await fetch(url(path.replace('.json', '.yaml')));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/yaml/);
+      expect(loadYaml(await res.text())).toEqual(doc().document);
+    });
+  });
+
+  it('describes the public bearer credential as an API key issued by the admin API, not a JWT', () => {
+    const schemes = pub.document.components.securitySchemes;
+    expect(Object.keys(schemes)).toEqual(['apiKey']);
+    expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.apiKey.bearerFormat).not.toMatch(/jwt/i);
+    expect(schemes.apiKey.description).toMatch(/API key issued by the admin API/);
+    for (const { operation } of pub.operations) expect(operation.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('describes the admin credential as the ADMIN_TOKEN, not a JWT', () => {
+    const schemes = adm.document.components.securitySchemes;
+    expect(Object.keys(schemes)).toEqual(['adminToken']);
+    expect(schemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.adminToken.bearerFormat).not.toMatch(/jwt/i);
+    expect(schemes.adminToken.description).toMatch(/ADMIN_TOKEN/);
+    for (const { operation } of adm.operations) expect(operation.security).toEqual([{ adminToken: [] }]);
+  });
+
+  it('lists every response of every public operation: success, 401, 429, 500; 422 on the POSTs and lists; 404 on the shows; 400, 413, 415 on the POSTs', () => {
+    expect(responsesOf(pub)).toEqual(sortedValues(PUBLIC_RESPONSES));
+    for (const { operation } of pub.operations) {
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '429', '500']));
+      expect(Object.keys(operation.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
+    }
+  });
+
+  it('lists every response of every admin operation (no 429: the admin API is not rate limited)', () => {
+    expect(responsesOf(adm)).toEqual(sortedValues(ADMIN_RESPONSES));
+  });
+
+  it('documents the envelopes, examples and headers of the responses as the code sends them', () => {
+    const components = pub.document.components;
+    const resolve = (r: any) => (r.$ref ? components.responses[r.$ref.split('/').pop()] : r);
+    const headerNames = (r: any) => sorted(Object.keys(r.headers ?? {}));
+    const rateLimit = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    for (const { operation } of pub.operations) {
+      for (const [status, ref] of Object.entries<any>(operation.responses)) {
+        const r = resolve(ref);
+        if (Number(status) < 400) {
+          // Past the API-key guard: the rate-limit headers are always there.
+          expect(headerNames(r)).toEqual(sorted(['X-Request-Id', ...rateLimit]));
+          continue;
+        }
+        const media = r.content['application/json'];
+        expect(media.schema.$ref).toBe(`#/components/schemas/${status === '422' ? 'ValidationErrorEnvelope' : 'ErrorEnvelope'}`);
+        expect(Object.keys(media.examples).length).toBeGreaterThan(0);
+        expect(headerNames(r)).toContain('X-Request-Id');
+        // Answered before the guard counts the request (no credential, unreadable body): no rate-limit headers.
+        if (['400', '401', '413', '415'].includes(status)) expect(headerNames(r)).toEqual(['X-Request-Id']);
+        if (['404', '422', '429'].includes(status)) expect(headerNames(r)).toEqual(expect.arrayContaining(rateLimit));
+      }
+    }
+    const tooMany = components.responses.TooManyRequests;
+    expect(tooMany.headers['Retry-After']).toMatchObject({ required: false, schema: { type: 'integer', minimum: 1 } });
+    expect(Object.values<any>(tooMany.content['application/json'].examples).map((e) => e.value.error.code)).toEqual([
+      'too_many_requests',
+      'review_preparation_quota_exceeded',
+    ]);
+    // The contract defines 403 and 409 without attaching them to an operation.
+    expect(Object.keys(components.responses)).toEqual(expect.arrayContaining(['Forbidden', 'Conflict']));
+  });
+
+  it('documents the list endpoints as pagination envelopes, the catalog shows as { data } and the run show bare', async () => {
+    const doc: any = await SwaggerParser.dereference(structuredClone(pub.document));
+    const ok = (p: string) => doc.paths[p].get.responses['200'].content['application/json'].schema;
+    for (const [list, item] of [
+      ['/v1/providers', ['created_at', 'id', 'model', 'model_label', 'name', 'provider', 'provider_label', 'updated_at']],
+      ['/v1/schemas', ['created_at', 'fields', 'id', 'name', 'updated_at']],
+    ] as const) {
+      const envelope = ok(list);
+      expect(sorted(envelope.required)).toEqual(['data', 'links', 'meta']);
+      expect(envelope.properties.data.type).toBe('array');
+      expect(sorted(envelope.properties.data.items.required)).toEqual(item);
+      expect(sorted(envelope.properties.links.required)).toEqual(['first', 'last', 'next', 'prev']);
+      for (const link of ['first', 'last', 'prev', 'next'])
+        expect(envelope.properties.links.properties[link].type).toEqual(['string', 'null']);
+      const meta = envelope.properties.meta;
+      expect(sorted(meta.required)).toEqual(['current_page', 'from', 'last_page', 'links', 'path', 'per_page', 'to', 'total']);
+      expect(meta.properties.from).toMatchObject({ type: ['integer', 'null'], minimum: 1 });
+      expect(meta.properties.per_page).toMatchObject({ type: 'integer', minimum: 0 });
+      expect(sorted(meta.properties.links.items.required)).toEqual(['active', 'label', 'url']);
+      const show = ok(`${list}/{${list === '/v1/providers' ? 'provider' : 'schema'}}`);
+      expect(show.required).toEqual(['data']);
+      expect(sorted(show.properties.data.required)).toEqual(item);
+    }
+    const run = ok('/v1/transformations/{transformationRun}');
+    expect(run.properties.data).toBeUndefined();
+    expect(run.required).toEqual(expect.arrayContaining(['id', 'status', 'error', 'download_url', 'file_retention_until']));
+    expect(run.required).not.toContain('upload');
+    const created = (p: string) => doc.paths[p].post.responses['201'].content['application/json'].schema;
+    expect(sorted(created('/v1/transformations/file').required)).toEqual([
+      'id',
+      'input_source',
+      'review_url',
+      'schema_id',
+      'stage',
+      'status',
+      'upload',
+    ]);
+    expect(sorted(created('/v1/transformations/raw').required)).toEqual([
+      'id',
+      'input_source',
+      'review_url',
+      'schema_id',
+      'stage',
+      'status',
+    ]);
+    expect(created('/v1/transformations/raw').properties.upload).toBeUndefined();
+  });
+
+  describe('routes', () => {
+    it('every /v1 and /admin/v1 route the service serves is in exactly one document, and each document has only its own', () => {
+      const routes = (c: OpenApiConformance) => c.operations.map((o) => `${o.method.toUpperCase()} ${o.path}`);
+      const served = servedRoutes(svc).filter((r) => /^\w+ \/(admin\/)?v1\//.test(r));
+      expect(served.length).toBeGreaterThan(0);
+      expect(sorted([...routes(pub), ...routes(adm)])).toEqual(served);
+      expect(routes(pub).every((r) => / \/v1\//.test(r))).toBe(true);
+      expect(routes(adm).every((r) => / \/admin\/v1\//.test(r))).toBe(true);
+      // The hosted review page and the signed file URLs are served but documented nowhere (see openapi/public-document.ts).
+      expect(servedRoutes(svc)).toContain('GET /review/{runId}/state');
+      expect(svc.app.getHttpAdapter().getInstance().hasRoute({ method: 'PUT', url: '/files/*' })).toBe(true);
+    });
+
+    it('every documented operation is served: without a credential it answers 401, never the 404 of an unknown route', async () => {
+      // An unknown route answers 404 before any guard runs, credential or not.
+      expect(await call(url('/v1/no-such-route'))).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+      for (const c of [pub, adm]) {
+        for (const { method, path } of c.operations) {
+          const res = await c.call(url(concrete(path)), { method: method.toUpperCase() });
+          expect({ route: `${method} ${path}`, status: res.status, code: res.body?.error?.code }).toEqual({
+            route: `${method} ${path}`,
+            status: 401,
+            code: 'unauthenticated',
+          });
+        }
+      }
+    });
+  });
+
+  describe('real answers match the document', () => {
+    let org: Awaited<ReturnType<typeof setupOrganization>>;
+    let providerId: string;
+    beforeAll(async () => {
+      org = await setupOrganization(svc);
+      const provider = await adm.call(url(`/admin/v1/organizations/${org.orgId}/providers`), {
+        token: ADMIN_TOKEN,
+        body: { name: 'Claude', provider: 'anthropic', model: 'claude-x', api_key: 'sk-ant-secret' },
+      });
+      expect(provider.status).toBe(201);
+      providerId = provider.body.data.id;
+    });
+    const api = (p: string, init: Parameters<typeof call>[1] = {}) => pub.call(url(p), { token: org.apiKey, ...init });
+    const until = async (id: string, done: (run: any) => boolean): Promise<any> => {
+      for (const deadline = Date.now() + 15000; ;) {
+        const res = await api(`/v1/transformations/${id}`);
+        expect(res.status).toBe(200);
+        if (done(res.body)) return res.body;
+        if (Date.now() > deadline) throw new Error(`run ${id} did not get there: ${JSON.stringify(res.body)}`);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    };
+
+    it('a file run, created (201) and shown (200) awaiting its upload, in review, then final with a download', async () => {
+      const created = await api('/v1/transformations/file', {
+        body: { schema_id: org.schemaId, filename: 'people.csv', metadata: { batch: 7 }, column_labels: { age: 'Age' } },
+      });
+      expect(created.status).toBe(201);
+      expect((await until(created.body.id, (r) => r.status === 'awaiting_upload')).upload).toBeDefined();
+      expect((await upload(created.body, 'email,first_name,age\nann@x.io,Ann,34\n')).status).toBe(200);
+      const ready = await until(created.body.id, (r) => r.review_state === 'active');
+      expect(ready.mapping_rule).toMatchObject({ email: 'email' });
+      expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+      const done = await until(created.body.id, (r) => r.stage === 'final' && r.status === 'completed');
+      expect(done.download_url).toEqual(expect.any(String));
+    });
+
+    it('a failed run shows its error object', async () => {
+      const created = await api('/v1/transformations/file', { body: { schema_id: org.schemaId, filename: 'empty.csv' } });
+      expect(created.status).toBe(201);
+      expect((await upload(created.body, '')).status).toBe(200);
+      const failed = await until(created.body.id, (r) => r.status === 'failed');
+      expect(failed.error).toMatchObject({ code: 'source_file_empty' });
+    });
+
+    it('a raw run (dry) is created (201) and shown (200)', async () => {
+      const created = await api('/v1/transformations/raw', {
+        body: { schema_id: org.schemaId, provider_id: providerId, content: 'Ann, ann@x.io, 34', dry_run: true, output_format: 'csv' },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.upload).toBeUndefined();
+      expect((await api(`/v1/transformations/${created.body.id}`)).body.input_source).toBe('raw');
+    });
+
+    it('422 from both POSTs and from the lists', async () => {
+      for (const [p, body] of [
+        ['/v1/transformations/file', { schema_id: 'nope', filename: 'x.pdf', dry_run: 'yes', metadata: [1] }],
+        ['/v1/transformations/file', { schema_id: org.schemaId, filename: 'photo.png' }],
+        ['/v1/transformations/raw', { schema_id: org.schemaId, content: 'x'.repeat(50001) }],
+        ['/v1/transformations/raw', [1]],
+      ] as const) {
+        expect((await api(p, { body })).status).toBe(422);
+      }
+      expect((await api('/v1/transformations/raw', { raw: 'plain text', headers: { 'content-type': 'text/plain' } })).status).toBe(422);
+      expect((await api('/v1/providers?per_page=101')).status).toBe(422);
+      expect((await api('/v1/schemas?page=0')).status).toBe(422);
+    });
+
+    it('400, 413 and 415 from the POSTs, before the credential is looked at', async () => {
+      for (const p of ['/v1/transformations/file', '/v1/transformations/raw']) {
+        for (const token of [org.apiKey, undefined]) {
+          expect((await pub.call(url(p), { token, raw: '{"schema_id":' })).status).toBe(400);
+          expect(
+            (await pub.call(url(p), { token, raw: JSON.stringify({ content: 'x'.repeat(svc.config.maxJsonBodyBytes) }) })).status,
+          ).toBe(413);
+          expect((await pub.call(url(p), { token, raw: '<run/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+        }
+      }
+    });
+
+    it('401 from every public operation, without a key or with a wrong one', async () => {
+      for (const { method, path } of pub.operations) {
+        for (const token of [undefined, 'tsk_wrong']) {
+          expect((await pub.call(url(concrete(path)), { method: method.toUpperCase(), token })).status).toBe(401);
+        }
+      }
+    });
+
+    it('404 from the shows', async () => {
+      for (const p of [
+        '/v1/transformations/not-a-uuid',
+        `/v1/transformations/${randomUUID()}`,
+        `/v1/providers/${randomUUID()}`,
+        `/v1/schemas/nope`,
+      ]) {
+        expect((await api(p)).status).toBe(404);
+      }
+    });
+
+    it('lists (full, paged, empty) and shows of providers and schemas', async () => {
+      expect((await api('/v1/providers')).body.data).toHaveLength(1);
+      expect((await api(`/v1/providers/${providerId}`)).body.data.id).toBe(providerId);
+      const second = await adm.call(url(`/admin/v1/organizations/${org.orgId}/schemas`), {
+        token: ADMIN_TOKEN,
+        body: { name: 'Tiny', fields: { x: { description: 'x', data_type: 'string', is_required: false } } },
+      });
+      expect(second.status).toBe(201);
+      expect((await api('/v1/schemas?page=2&per_page=1')).body.meta).toMatchObject({ current_page: 2, from: 2, to: 2, total: 2 });
+      expect((await api('/v1/schemas?page=5&per_page=1')).body).toMatchObject({ data: [], meta: { from: null, to: null } });
+      expect((await api(`/v1/schemas/${org.schemaId}`)).body.data.fields.email).toBeDefined();
+      const other = await setupOrganization(svc);
+      expect((await pub.call(url('/v1/providers'), { token: other.apiKey })).body.data).toEqual([]);
+    });
+
+    it('429 when the review-preparation quota is used up (no Retry-After: it does not reset with time)', async () => {
+      const other = await setupOrganization(svc);
+      const quota = await adm.call(url(`/admin/v1/organizations/${other.orgId}/quota`), {
+        token: ADMIN_TOKEN,
+        method: 'PUT',
+        body: { review_preparations: 0 },
+      });
+      expect(quota.status).toBe(200);
+      const res = await pub.call(url('/v1/transformations/file'), {
+        token: other.apiKey,
+        body: { schema_id: other.schemaId, filename: 'a.csv' },
+      });
+      expect(res).toMatchObject({ status: 429, body: { error: { code: 'review_preparation_quota_exceeded' } } });
+      expect(res.headers.get('retry-after')).toBeNull();
+    });
+
+    it('every admin operation: success, 401, 404, 422, and 400/413/415', async () => {
+      const admin = (p: string, init: Parameters<typeof call>[1] = {}) =>
+        adm.call(url(`/admin/v1/organizations${p}`), { token: ADMIN_TOKEN, ...init });
+      const created = await admin('', { body: { name: 'Globex', webhook_url: 'https://hooks.example.test/x' } });
+      expect(created.status).toBe(201);
+      const o = `/${created.body.id}`;
+      const key = await admin(`${o}/api-keys`, { method: 'POST' });
+      expect(key.status).toBe(201);
+      expect((await admin(`${o}/api-keys/${key.body.id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await admin(`${o}/webhook`, { method: 'PUT', body: { url: null } })).status).toBe(200);
+      expect((await admin(`${o}/webhook/rotate-secret`, { method: 'POST' })).status).toBe(200);
+      expect((await admin(`${o}/quota`, { method: 'PUT', body: { review_preparations: null } })).status).toBe(200);
+      const fields = {
+        x: {
+          description: 'x',
+          data_type: 'date',
+          is_required: true,
+          format: 'yyyy-MM-dd',
+          transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+        },
+      };
+      const schema = await admin(`${o}/schemas`, { body: { name: 'S', fields } });
+      expect(schema.status).toBe(201);
+      expect((await admin(`${o}/schemas/${schema.body.data.id}`, { method: 'PUT', body: { name: 'S2', fields } })).status).toBe(200);
+      expect((await admin(`${o}/schemas/${schema.body.data.id}`, { method: 'DELETE' })).status).toBe(204);
+      const provider = await admin(`${o}/providers`, { body: { name: 'P', provider: 'openai', model: 'gpt-x', model_label: 'GPT X' } });
+      expect(provider.status).toBe(201);
+      expect(
+        (
+          await admin(`${o}/providers/${provider.body.data.id}`, {
+            method: 'PUT',
+            body: { name: 'P2', provider: 'openai', model: 'gpt-y' },
+          })
+        ).status,
+      ).toBe(200);
+      expect((await admin(`${o}/providers/${provider.body.data.id}`, { method: 'DELETE' })).status).toBe(204);
+
+      for (const { method, path, operation } of adm.operations) {
+        const m = method.toUpperCase();
+        const at = url(concrete(path));
+        for (const token of [undefined, 'wrong']) expect((await adm.call(at, { method: m, token })).status).toBe(401);
+        if (operation.responses['404']) expect((await adm.call(at, { method: m, token: ADMIN_TOKEN, body: {} })).status).toBe(404);
+        if (operation.responses['422']) {
+          const target = path.includes('{id}') ? await freshTarget(path, created.body.id) : url(path.replace('{org}', created.body.id));
+          expect((await adm.call(target, { method: m, token: ADMIN_TOKEN, body: { name: 5 } })).status).toBe(422);
+        }
+        expect((await adm.call(at, { method: m, raw: '{' })).status).toBe(400);
+        expect((await adm.call(at, { method: m, raw: JSON.stringify({ pad: 'x'.repeat(svc.config.maxJsonBodyBytes) }) })).status).toBe(413);
+        expect((await adm.call(at, { method: m, raw: '<x/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+      }
+    });
+
+    /** An existing schema or provider of the organization for the PUT that `path` names. */
+    async function freshTarget(path: string, orgId: string): Promise<string> {
+      const kind = path.includes('/schemas/') ? 'schemas' : 'providers';
+      const body =
+        kind === 'schemas'
+          ? { name: 'T', fields: { x: { description: 'x', data_type: 'string', is_required: false } } }
+          : { name: 'T', provider: 'openai', model: 'gpt-x' };
+      const res = await adm.call(url(`/admin/v1/organizations/${orgId}/${kind}`), { token: ADMIN_TOKEN, body });
+      return url(`/admin/v1/organizations/${orgId}/${kind}/${res.body.data.id}`);
+    }
+  });
+
+  describe('rate limiting', () => {
+    let limited: Service;
+    afterAll(() => limited?.stop());
+
+    it('429 with Retry-After and the rate-limit headers, from every public operation once the key is past its limit', async () => {
+      limited = await startService({ RATE_LIMIT_PER_MINUTE: '2' });
+      const c = await openApiConformance(limited.baseUrl, PUBLIC);
+      const o = await setupOrganization(limited);
+      const at = (p: string) => `${limited.baseUrl}${p}`;
+      expect((await c.call(at('/v1/schemas'), { token: o.apiKey })).headers.get('x-ratelimit-remaining')).toBe('1');
+      expect((await c.call(at('/v1/providers'), { token: o.apiKey })).headers.get('x-ratelimit-remaining')).toBe('0');
+      for (const { method, path } of c.operations) {
+        const res = await c.call(at(concrete(path)), {
+          method: method.toUpperCase(),
+          token: o.apiKey,
+          ...(method === 'post' ? { body: {} } : {}),
+        });
+        expect(res).toMatchObject({ status: 429, body: { error: { code: 'too_many_requests' } } });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      c.seen.forEach((s) => seenElsewhere.add(s));
+    });
+  });
+
+  it('every documented response but 500 was seen above, and each matched the document', () => {
+    const expected = (c: OpenApiConformance) =>
+      c.operations.flatMap((o) =>
+        Object.keys(o.operation.responses)
+          .filter((s) => s !== '500')
+          .map((s) => `${o.operationId} ${s}`),
+      );
+    expect(sorted(new Set([...pub.seen, ...seenElsewhere]))).toEqual(sorted(expected(pub)));
+    expect(sorted(adm.seen)).toEqual(sorted(expected(adm)));
+  });
+});
