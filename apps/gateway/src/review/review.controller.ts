@@ -13,7 +13,7 @@ interface ReviewBody {
   expected_mapping_version?: unknown;
 }
 
-const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? (body) : {});
+const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
 
 function expectedVersion(body: ReviewBody): number | undefined {
   const v = body.expected_mapping_version;
