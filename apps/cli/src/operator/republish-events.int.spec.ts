@@ -65,21 +65,30 @@ describe('republishEvents', () => {
 });
 
 describe('events:republish command', () => {
-  it('refuses, and says why, when the bus is the embedded one', async () => {
-    const { OPERATOR_COMMANDS } = await import('./operator-commands');
+  it('refuses, and says why, when the bus is the embedded one; rejects a bad range: usage errors (exit 2)', async () => {
+    const { runCli } = await import('../cli-program');
     const saved = { ...process.env };
     const errors: string[] = [];
-    const spy = jest.spyOn(console, 'error').mockImplementation((m: string) => {
-      errors.push(m);
-    });
+    const collect = (m: unknown) => {
+      errors.push(String(m));
+      return true;
+    };
+    const consoleSpy = jest.spyOn(console, 'error').mockImplementation(collect);
+    const stderrSpy = jest.spyOn(process.stderr, 'write').mockImplementation(collect);
     try {
       process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'rep-cli-'));
       delete process.env.BUS;
-      expect(await OPERATOR_COMMANDS['events:republish'].run(['--from', '1', '--to', '2'])).toBe(2);
+      expect(await runCli(['events:republish', '--from', '1', '--to', '2'])).toBe(2);
       expect(errors.join('\n')).toContain('events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS)');
-      expect(await OPERATOR_COMMANDS['events:republish'].run(['--from', 'x'])).toBe(2);
+      expect(await runCli(['events:republish', '--from', 'x', '--to', '2'])).toBe(2);
+      expect(errors.join('\n')).toContain("option '--from <position>' argument 'x' is invalid");
+      expect(await runCli(['events:republish', '--from', '1'])).toBe(2);
+      expect(errors.join('\n')).toContain("required option '--to <position>' not specified");
+      expect(await runCli(['events:republish', '--from', '5', '--to', '2'])).toBe(2);
+      expect(errors.join('\n')).toContain('--to (2) must not be below --from (5)');
     } finally {
-      spy.mockRestore();
+      consoleSpy.mockRestore();
+      stderrSpy.mockRestore();
       process.env = saved;
     }
   });

@@ -1,0 +1,89 @@
+import { openBus, openEventStore } from '@app/infrastructure';
+import { operationFailed, usageError } from '../exit-codes';
+import { openStores, operatorConfig } from './open-stores';
+import { rebuildReadModel } from './rebuild-read-model';
+import { republishEvents } from './republish-events';
+import { formatHistory, runHistory } from './run-history';
+import { terminalProgress } from './terminal-progress';
+
+/**
+ * What the operator commands do once their arguments are parsed. Loaded only when one of
+ * them runs (operator-commands.ts), so `--help` and the admin commands start fast.
+ */
+
+export interface RunHistoryOptions {
+  json?: boolean;
+}
+
+export async function showRunHistory(runId: string, options: RunHistoryOptions): Promise<void> {
+  const { store, close } = await openStores(operatorConfig());
+  try {
+    const events = await runHistory(store, runId);
+    if (events.length === 0) throw operationFailed(`No events for run ${runId}.`);
+    console.log(options.json ? JSON.stringify(events, null, 2) : formatHistory(events).join('\n'));
+  } finally {
+    await close();
+  }
+}
+
+export interface ReadModelRebuildOptions {
+  run?: string;
+  dryRun?: boolean;
+}
+
+export async function rebuildReadModelFromStore(options: ReadModelRebuildOptions): Promise<void> {
+  const dryRun = options.dryRun === true;
+  const { store, readModel, close } = await openStores(operatorConfig());
+  try {
+    const report = await rebuildReadModel(store, readModel, { runId: options.run, dryRun, progress: terminalProgress() });
+    console.log(
+      JSON.stringify(
+        {
+          dry_run: dryRun,
+          runs: report.runs,
+          changed: report.changed.length,
+          changed_runs: report.changed.slice(0, 100),
+          newer_in_read_model: report.newerInReadModel,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await close();
+  }
+}
+
+export interface EventsRepublishOptions {
+  from: number;
+  to: number;
+  run?: string;
+  dryRun?: boolean;
+}
+
+export async function republishStoredEvents(options: EventsRepublishOptions): Promise<void> {
+  if (options.to < options.from) throw usageError(`--to (${options.to}) must not be below --from (${options.from}).`);
+  const config = operatorConfig();
+  if (config.bus.kind !== 'kafka') {
+    throw usageError(
+      'events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service ' +
+        'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.',
+    );
+  }
+  const dryRun = options.dryRun === true;
+  const store = openEventStore(config);
+  const bus = openBus(config, '-cli');
+  try {
+    const report = await republishEvents(store, bus, {
+      from: options.from,
+      to: options.to,
+      runId: options.run,
+      dryRun,
+      progress: terminalProgress(),
+    });
+    console.log(JSON.stringify({ dry_run: dryRun, ...report }, null, 2));
+  } finally {
+    await bus.close();
+    await store.close();
+  }
+}
