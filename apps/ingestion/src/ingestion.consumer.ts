@@ -5,7 +5,7 @@ import { STAGES, runError, type RunState } from '@app/domain';
 import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
 import { DIRECTORY, type Directory } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
-import type { IngestionOutcome } from './ingestion-outcome';
+import type { IngestionOutcome } from '@app/run-source';
 import { RecordSource } from './record-source';
 import { StructuredFileReader } from './structured-file.reader';
 

@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, imageMediaTypeOf, imageMatchesExtension, runError, syntheticRows, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/read-model';
 import { csvChunks } from '@app/tabular';
-import type { IngestionOutcome } from './ingestion-outcome';
+import type { IngestionOutcome } from '@app/run-source';
 
 const IMAGE_SIGNATURE_BYTES = 64;
 

@@ -1,18 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Readable } from 'node:stream';
-import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { runIdOfStream, type StoredEvent } from '@app/contracts';
 import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
-import { STAGES, runError, type MappedRow, type RunState } from '@app/domain';
+import { STAGES, runError, type RunState } from '@app/domain';
+import { CpuWork } from '@app/infrastructure';
 import { CheckpointedConsumer, contextFromEvent, failRunBecauseOf, throttle } from '@app/processing';
 import { RunCommandHandler } from '@app/runs';
-import { readMappedSource } from '@app/run-source';
-import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
+import type { OutputWritten } from '@app/run-source';
 
 /**
  * After approval: streams the source again through the approved mapping, the field
- * transformations and the type checks, and writes the json/csv artifact. The blob is
+ * transformations and the type checks, and writes the json/csv artifact, in a worker
+ * thread (run-source's writeRunOutput). The blob is
  * written atomically, so a crash mid-write leaves no partial output; the redelivered
  * approval then produces it again from the start.
  */
@@ -23,9 +23,9 @@ export class OutputConsumer extends CheckpointedConsumer {
 
   constructor(
     @Inject(CHECKPOINT_STORE) checkpoints: CheckpointStore,
-    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: RunCommandHandler,
+    private readonly cpu: CpuWork,
   ) {
     super(checkpoints);
   }
@@ -50,39 +50,31 @@ export class OutputConsumer extends CheckpointedConsumer {
   private async produce(event: StoredEvent, runId: string, run: RunState): Promise<void> {
     const key = BLOB_KEYS.output(runId, run.output_format);
     const progress = throttle(1000);
-    let rows = 0;
-    let rowsWithProblems = 0;
-    const commands = this.commands;
-    const typed = run.output_format === 'json';
-
-    async function* records(batches: AsyncIterable<MappedRow[]>): AsyncGenerator<OutputRecord[]> {
-      for await (const batch of batches) {
-        const out: OutputRecord[] = [];
-        for (const mapped of batch) {
-          if (mapped.problems.length > 0) rowsWithProblems++;
-          out.push(mapped.record);
-        }
-        rows += out.length;
-        yield out;
-        await progress(() =>
-          commands.execute(runId, { type: 'RecordOutputProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)),
-        );
-      }
-    }
-
+    // Progress is recorded in order and awaited before the outcome, so none lands after it.
+    let recorded = Promise.resolve();
+    const record = (rows: number) =>
+      progress(() =>
+        this.commands.execute(runId, { type: 'RecordOutputProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)),
+      );
+    let written: OutputWritten;
     try {
-      const source = await readMappedSource(this.blobs, run, run.mapping_rule ?? {}, { typed });
-      const chunks = typed
-        ? jsonArrayChunks(records(source.batches))
-        : csvChunks(
-            source.plan.map((p) => p.name),
-            records(source.batches),
-          );
-      await this.blobs.put(key, Readable.from(chunks), { contentType: typed ? 'application/json' : 'text/csv' });
+      written = await this.cpu.run(
+        'writeRunOutput',
+        { run, key },
+        {
+          onProgress: (rows) => {
+            recorded = recorded.then(() => record(rows));
+          },
+        },
+      );
     } catch (err) {
       this.logger.error(`Run ${runId}: output failed: ${(err as Error).message}`);
+      await recorded.catch(() => undefined);
       return this.fail(event, runId, runError('storageFailed', STAGES.finalProcessing));
     }
+    await recorded.catch((err: Error) => this.logger.warn(`Run ${runId}: progress not recorded: ${err.message}`));
+    const rows = written.rows;
+    const rowsWithProblems = written.rowsWithProblems;
     const now = new Date();
     await this.commands.execute(
       runId,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { type BlobStore, LocalBlobStore, S3BlobStore, type UrlSigner, createS3Client } from '@app/blob-storage';
 import { InProcessBus, KafkaBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
 import { type EventStore, EventStoreDbEventStore, SqliteEventStore } from '@app/event-store';
@@ -20,3 +21,12 @@ export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | Mon
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */
 export const openBus = (c: AppConfig, clientSuffix = ''): MessageBus =>
   c.bus.kind === 'kafka' ? new KafkaBus({ ...c.bus, clientId: `${c.bus.clientId}${clientSuffix}` }) : new InProcessBus();
+
+export const openBlobStore = (c: AppConfig, signer: UrlSigner): BlobStore =>
+  c.blobStore.kind === 's3'
+    ? new S3BlobStore(
+        createS3Client(c.blobStore),
+        c.blobStore.bucket,
+        c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined,
+      )
+    : new LocalBlobStore(join(c.dataDir, 'blobs'), signer, c.publicBaseUrl);

@@ -3,3 +3,4 @@ export * from './tokens';
 export * from './run-worker';
 export * from './relay-runtime';
 export * from './adapters';
+export * from './cpu-work/cpu-work';

@@ -1,13 +1,14 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { BLOB_STORE, LocalBlobStore, S3BlobStore, UrlSigner, createS3Client } from '@app/blob-storage';
+import { BLOB_STORE, UrlSigner } from '@app/blob-storage';
 import { MESSAGE_BUS } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, type EventStore, SqliteCheckpointStore } from '@app/event-store';
 import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
 import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
-import { openBus, openEventStore, openReadModel } from './adapters';
+import { openBlobStore, openBus, openEventStore, openReadModel } from './adapters';
+import { CpuWork } from './cpu-work/cpu-work';
 import { PipelineRuntime } from './pipeline-runtime';
 import { URL_SIGNER } from './tokens';
 
@@ -40,20 +41,14 @@ export class InfrastructureModule {
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,
-          useFactory: (c: AppConfig, s: UrlSigner) =>
-            c.blobStore.kind === 's3'
-              ? new S3BlobStore(
-                  createS3Client(c.blobStore),
-                  c.blobStore.bucket,
-                  c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined,
-                )
-              : new LocalBlobStore(join(c.dataDir, 'blobs'), s, c.publicBaseUrl),
+          useFactory: (c: AppConfig, s: UrlSigner) => openBlobStore(c, s),
           inject: [APP_CONFIG, URL_SIGNER],
         },
         { provide: RunCommandHandler, useFactory: (s: EventStore) => new RunCommandHandler(s), inject: [EVENT_STORE] },
         { provide: ProjectionWaiter, useFactory: (rm: RunReadModel) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },
         ConsumerRegistry,
         PipelineRuntime,
+        CpuWork,
       ],
       exports: [
         APP_CONFIG,
@@ -67,6 +62,7 @@ export class InfrastructureModule {
         RunCommandHandler,
         ProjectionWaiter,
         ConsumerRegistry,
+        CpuWork,
       ],
     };
   }

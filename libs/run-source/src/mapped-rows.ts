@@ -6,10 +6,47 @@ import { openTable } from '@app/tabular';
 /** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
 const encodingOf = (run: RunState): string | null => (run.source_format === 'xlsx' ? null : run.encoding);
 
+export interface PlannedRows {
+  plan: FieldPlan[];
+  /** Data rows (the header row skipped) as read, in batches, streamed from the stored source. */
+  batches: AsyncGenerator<string[][]>;
+}
+
 export interface MappedSource {
   plan: FieldPlan[];
   /** Data rows (the header row skipped) in target shape, in batches, streamed from the stored source. */
   batches: AsyncGenerator<MappedRow[]>;
+}
+
+/**
+ * A run's stored data rows with the plan of a mapping (columns resolved, transformations
+ * and checks compiled once), for a reader that maps them itself. Stopping the iteration
+ * early closes the underlying blob stream.
+ */
+export async function readPlannedRows(blobs: BlobStore, run: RunState, mapping: MappingRule): Promise<PlannedRows> {
+  const plan = planFields(run.schema.fields, mapping, run.source_headers);
+  const input = await blobs.openRead(run.rows_key ?? run.source_key);
+  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
+    encoding: encodingOf(run),
+    alreadyIngested: true,
+  });
+
+  async function* batches(): AsyncGenerator<string[][]> {
+    let skipHeader = run.input_has_header === true;
+    try {
+      for await (const batch of table.batches) {
+        if (skipHeader && batch.length > 0) {
+          skipHeader = false;
+          yield batch.slice(1);
+        } else {
+          yield batch;
+        }
+      }
+    } finally {
+      input.destroy();
+    }
+  }
+  return { plan, batches: batches() };
 }
 
 /**
@@ -23,29 +60,12 @@ export async function readMappedSource(
   mapping: MappingRule,
   options: { typed: boolean },
 ): Promise<MappedSource> {
-  const plan = planFields(run.schema.fields, mapping, run.source_headers);
-  const input = await blobs.openRead(run.rows_key ?? run.source_key);
-  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
-    encoding: encodingOf(run),
-    alreadyIngested: true,
-  });
-
+  const { plan, batches: rows } = await readPlannedRows(blobs, run, mapping);
   async function* batches(): AsyncGenerator<MappedRow[]> {
-    let skipHeader = run.input_has_header === true;
     try {
-      for await (const batch of table.batches) {
-        const out: MappedRow[] = [];
-        for (const row of batch) {
-          if (skipHeader) {
-            skipHeader = false;
-            continue;
-          }
-          out.push(mapRow(row, plan, options.typed));
-        }
-        yield out;
-      }
+      for await (const batch of rows) yield batch.map((row) => mapRow(row, plan, options.typed));
     } finally {
-      input.destroy();
+      await rows.return(undefined);
     }
   }
   return { plan, batches: batches() };

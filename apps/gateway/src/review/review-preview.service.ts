@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { normalizeMapping, type CellProblem, type RunState } from '@app/domain';
+import { CpuWork } from '@app/infrastructure';
 import { readMappedSource } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 
@@ -45,7 +46,10 @@ export class ReviewPreviewService {
   private readonly counted = new Map<string, ProblemCount>();
   private readonly running = new Map<string, CountJob>();
 
-  constructor(@Inject(BLOB_STORE) private readonly blobs: BlobStore) {}
+  constructor(
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly cpu: CpuWork,
+  ) {}
 
   async preview(run: RunState, mapping: unknown): Promise<Preview> {
     const normalized = this.requirePreviewable(run, mapping);
@@ -94,26 +98,22 @@ export class ReviewPreviewService {
     }
   }
 
+  /** Counts in a worker thread: a million rows must not hold up the API's event loop. */
   private async count(run: RunState, mapping: MappingRule, signal: AbortSignal): Promise<ProblemCount> {
-    const source = await this.open(run, mapping);
-    const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
-    let checked = 0;
-    let withProblems = 0;
+    const superseded = (): ProblemCount => ({
+      status: 'superseded',
+      rows_checked: 0,
+      rows_with_problems: 0,
+      problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
+    });
     try {
-      for await (const batch of source.batches) {
-        if (signal.aborted)
-          return { status: 'superseded', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
-        for (const mapped of batch) {
-          checked++;
-          if (mapped.problems.length === 0) continue;
-          withProblems++;
-          for (const p of mapped.problems) byField[p.field]++;
-        }
-      }
-    } finally {
-      await source.batches.return(undefined);
+      const tally = await this.cpu.run('countMappingProblems', { run, mapping }, { signal });
+      return tally ? { status: 'counted', ...tally } : superseded();
+    } catch (err) {
+      if (signal.aborted) return superseded();
+      this.logger.error(`Run ${run.id}: problems could not be counted: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
     }
-    return { status: 'counted', rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
   }
 
   /** Previews exist once the source is parsed and while it is kept: for open, approved and canceled reviews. */

@@ -3,17 +3,16 @@ import Papa from 'papaparse';
 export type OutputRecord = Record<string, string | number | boolean | null>;
 
 /**
- * Text chunks of a JSON array of records, written as the records arrive, one object
- * per line, so that no output is ever held whole in memory.
+ * Text chunks of a JSON array, written as its items arrive, one item per line, so that no
+ * output is ever held whole in memory. Items come already serialized (JSON texts), in
+ * batches: the caller knows its records' shape and writes them without an object each.
  */
-export async function* jsonArrayChunks(batches: AsyncIterable<OutputRecord[]>): AsyncGenerator<string> {
+export async function* jsonArrayChunks(batches: AsyncIterable<string[]>): AsyncGenerator<string> {
   let first = true;
   yield '[';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
-    const lines = new Array<string>(batch.length);
-    for (let i = 0; i < batch.length; i++) lines[i] = JSON.stringify(batch[i]);
-    yield (first ? '\n' : ',\n') + lines.join(',\n');
+    yield (first ? '\n' : ',\n') + batch.join(',\n');
     first = false;
   }
   yield first ? ']\n' : '\n]\n';

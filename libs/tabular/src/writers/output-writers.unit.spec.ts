@@ -4,6 +4,10 @@ import { csvChunks, jsonArrayChunks, type OutputRecord } from './output-writers'
 async function* batches(...bs: OutputRecord[][]) {
   for (const b of bs) yield b;
 }
+/** Records serialized one by one, as the output step hands them to the JSON writer. */
+async function* lines(...bs: OutputRecord[][]) {
+  for (const b of bs) yield b.map((r) => JSON.stringify(r));
+}
 const collect = async (g: AsyncIterable<string>) => {
   let s = '';
   for await (const c of g) s += c;
@@ -12,14 +16,14 @@ const collect = async (g: AsyncIterable<string>) => {
 
 describe('output writers', () => {
   it('writes a JSON array of records across batches', async () => {
-    const text = await collect(jsonArrayChunks(batches([{ a: 1, b: 'x' }], [], [{ a: null, b: 'y"z' }])));
+    const text = await collect(jsonArrayChunks(lines([{ a: 1, b: 'x' }], [], [{ a: null, b: 'y"z' }])));
     expect(JSON.parse(text)).toEqual([
       { a: 1, b: 'x' },
       { a: null, b: 'y"z' },
     ]);
   });
   it('writes an empty JSON array', async () => {
-    expect(JSON.parse(await collect(jsonArrayChunks(batches())))).toEqual([]);
+    expect(JSON.parse(await collect(jsonArrayChunks(lines())))).toEqual([]);
   });
   it('writes CSV with a header row and quoting', async () => {
     const text = await collect(csvChunks(['a', 'b'], batches([{ a: 'x,1', b: null }], [{ a: 'line\nbreak', b: 2 }])));

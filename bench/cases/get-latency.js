@@ -1,0 +1,85 @@
+/* GET of a run under load (autocannon, 50 connections): the service against a bare Node
+ * server answering the same bytes, both measured in this run; then the same GET while the
+ * service writes a large output. */
+const http = require('node:http');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { startService } = require('../lib/service');
+const { generateCsv, FIELDS } = require('./csv-pipeline');
+
+const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
+
+function load(url, headers) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 50, duration: DURATION_S, headers }, (err, result) => {
+      if (err) return reject(err);
+      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+      resolve({ rps: result.requests.average, p99: result.latency.p99 });
+    });
+  });
+}
+
+async function bareServer(body) {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function getLatency({ work, rows }) {
+  const file = path.join(work, 'get-input.csv');
+  await generateCsv(file, rows);
+  const svc = await startService({ dataDir: path.join(work, 'data-get') });
+  try {
+    const org = await svc.organization(FIELDS);
+    // A small completed run to GET.
+    const small = path.join(work, 'small.csv');
+    await generateCsv(small, 10);
+    const done = await svc.runFile(org, small, 'small.csv');
+    const url = `${svc.base}/v1/transformations/${done.runId}`;
+    const headers = { authorization: `Bearer ${org.apiKey}` };
+    const body = await (await fetch(url, { headers })).text();
+    const bare = await bareServer(body);
+    let bareResult;
+    try {
+      bareResult = await load(bare.url, {});
+    } finally {
+      await bare.close();
+    }
+    const idle = await load(url, headers);
+
+    // The same GET while a large file's output is written: the load starts at the approval.
+    let approved;
+    const inOutput = new Promise((r) => (approved = r));
+    const busyRun = svc.runFile(org, file, 'big.csv', { onApproved: approved });
+    await inOutput;
+    const busy = await load(url, headers);
+    const big = await busyRun;
+    return [
+      {
+        name: 'GET of a run, idle',
+        baseline: `bare Node ${bareResult.rps.toFixed(0)} req/s`,
+        measured: `${idle.rps.toFixed(0)} req/s, p99 ${idle.p99} ms`,
+        ratio: idle.rps / bareResult.rps,
+        target: 0.5,
+        extra: { p99: idle.p99, p99Target: 25 },
+        peakRssMb: svc.peakRssMb(),
+      },
+      {
+        name: `GET of a run during a ${rows}-row output`,
+        baseline: `bare Node ${bareResult.rps.toFixed(0)} req/s`,
+        measured: `${busy.rps.toFixed(0)} req/s, p99 ${busy.p99} ms (output took ${big.outputSeconds.toFixed(1)} s)`,
+        ratio: busy.rps / bareResult.rps,
+        target: null,
+        extra: { p99: busy.p99, p99Target: 25 },
+        peakRssMb: svc.peakRssMb(),
+      },
+    ];
+  } finally {
+    await svc.stop();
+  }
+}
+
+module.exports = { getLatency };

@@ -1,0 +1,124 @@
+/* A real service for benchmarks: the built standalone app in a child process on loopback,
+ * with the heap cap `npm start` uses, and the few API calls a benchmark needs. */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const status = (pid, key) => {
+  const m = new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+async function startService({ dataDir, env = {} }) {
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const base = `http://127.0.0.1:${port}`;
+  const heapMb = process.env.HEAP_MB || require(path.join(ROOT, 'package.json')).config.heap_mb;
+  // BENCH_CPU_PROF_DIR: the service writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawn(
+    process.execPath,
+    [
+      ...profile,
+      `--max-old-space-size=${heapMb}`,
+      path.join(process.env.BENCH_DIST || path.join(ROOT, 'dist'), 'apps/standalone/src/main.js'),
+    ],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base,
+        RATE_LIMIT_PER_MINUTE: '100000000',
+        MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${base}/openapi.json`);
+      break;
+    } catch {
+      if (i > 200 || child.exitCode !== null) throw new Error('service did not start');
+      await sleep(100);
+    }
+  }
+  const json = async (url, init = {}) => {
+    const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } });
+    return res.json();
+  };
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+  return {
+    base,
+    pid: child.pid,
+    json,
+    peakRssMb: () => status(child.pid, 'VmHWM'),
+    rssMb: () => status(child.pid, 'VmRSS'),
+    /** An organization with one schema; returns the API key and the schema id. */
+    async organization(fields) {
+      const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench' }) });
+      const schema = await json(`${base}/admin/v1/organizations/${org.id}/schemas`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: 'bench', fields }),
+      });
+      return { apiKey: org.api_key, schemaId: schema.data.id };
+    },
+    /** Creates a file run, uploads the file, waits for the review, approves and waits for the output; times both halves. */
+    async runFile({ apiKey, schemaId }, file, filename, hooks = {}) {
+      const auth = { authorization: `Bearer ${apiKey}` };
+      const run = await json(`${base}/v1/transformations/file`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ schema_id: schemaId, filename }),
+      });
+      const poll = async (until) => {
+        for (;;) {
+          const r = await json(`${base}/v1/transformations/${run.id}`, { headers: auth });
+          if (r.status === 'failed') throw new Error(`run failed: ${JSON.stringify(r.error)}`);
+          if (until(r)) return r;
+          await sleep(25);
+        }
+      };
+      const t0 = process.hrtime.bigint();
+      const up = await fetch(run.upload.url, {
+        method: 'PUT',
+        headers: run.upload.headers,
+        body: fs.createReadStream(file),
+        duplex: 'half',
+      });
+      if (up.status !== 200) throw new Error(`upload answered ${up.status}`);
+      const ready = await poll((r) => r.review_state === 'active');
+      const reviewSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const u = new URL(ready.review_url);
+      const t1 = process.hrtime.bigint();
+      const approved = await fetch(`${u.origin}${u.pathname}/approve${u.search}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      if (!approved.ok) throw new Error(`approve answered ${approved.status}`);
+      hooks.onApproved?.();
+      const done = await poll((r) => r.status === 'completed' && r.stage === 'final');
+      const outputSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+      return { runId: run.id, apiKey, reviewSeconds, outputSeconds, rowsWritten: done.processed_rows, downloadUrl: done.download_url };
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+module.exports = { startService, sleep, ROOT };

@@ -1,0 +1,20 @@
+import { UrlSigner, type BlobStore } from '@app/blob-storage';
+import { openBlobStore } from '../adapters';
+import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
+
+/**
+ * Entry point of a worker thread (piscina): runs one CPU task per message. The blob store
+ * is opened once per thread, from the same configuration as the process that sent it.
+ */
+let blobs: BlobStore | undefined;
+
+export default async function runCpuTask({ name, input, config, progress }: CpuTaskMessage): Promise<unknown> {
+  // The secret arrives as a Uint8Array (structured clone does not keep Buffer).
+  blobs ??= openBlobStore(config, new UrlSigner(Buffer.from(config.signingSecret)));
+  const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
+  try {
+    return await task(input, { blobs, config }, (n) => progress.postMessage(n));
+  } finally {
+    progress.close();
+  }
+}

@@ -1,0 +1,43 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { BlobStore } from '@app/blob-storage';
+import type { AppConfig } from '@app/config';
+import type { MappingRule } from '@app/contracts';
+import type { RunState } from '@app/domain';
+import { countMappingProblems, inspectStructuredFile, writeRunOutput } from '@app/run-source';
+
+/** What a task has beside its input: the stores it reads and writes, opened once per thread. */
+export interface TaskEnvironment {
+  blobs: BlobStore;
+  config: AppConfig;
+}
+
+/**
+ * The CPU-heavy steps, each a whole file streamed through a parser: they run in a worker
+ * thread so the process's event loop (the API, the consumers) stays responsive. Inputs and
+ * results cross the thread boundary by structured clone: plain data only.
+ */
+export const CPU_TASKS = {
+  inspectStructuredFile: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress),
+  writeRunOutput: (input: { run: RunState; key: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    writeRunOutput(env.blobs, input.run, input.key, progress),
+  countMappingProblems: (
+    input: { run: RunState; mapping: MappingRule },
+    env: TaskEnvironment,
+    _progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal),
+};
+
+export type CpuTaskName = keyof typeof CPU_TASKS;
+export type CpuTaskInput<N extends CpuTaskName> = Parameters<(typeof CPU_TASKS)[N]>[0];
+export type CpuTaskResult<N extends CpuTaskName> = Awaited<ReturnType<(typeof CPU_TASKS)[N]>>;
+
+/** The message a worker thread receives for one task. */
+export interface CpuTaskMessage {
+  name: CpuTaskName;
+  input: unknown;
+  config: AppConfig;
+  /** Where the task posts its progress (rows so far). */
+  progress: MessagePort;
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { MessageChannel } from 'node:worker_threads';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
+
+export interface CpuTaskOptions {
+  /** Hears progress (rows so far) while the task runs. */
+  onProgress?: (rows: number) => void;
+  /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the CPU-heavy steps in a pool of worker threads (piscina), off the event loop that
+ * serves the API and the consumers. Under ts-jest the worker's TypeScript cannot be
+ * loaded by a thread, so the tests that start the service in-process run the tasks on
+ * the event loop; the process-spawning tests (crash, multi-process) run the built code
+ * and so the threads. CPU_WORKER_THREADS=0 chooses the event loop too.
+ */
+@Injectable()
+export class CpuWork implements OnModuleDestroy {
+  private readonly pool: Piscina | null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+  ) {
+    const workerFile = join(__dirname, 'cpu-task-worker.js');
+    const compiled = __filename.endsWith('.js');
+    this.pool =
+      compiled && config.cpuWork.threads > 0
+        ? new Piscina({
+            filename: workerFile,
+            minThreads: 0,
+            maxThreads: config.cpuWork.threads,
+            // A thread that sits idle gives its memory back.
+            idleTimeout: 30_000,
+            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb },
+          })
+        : null;
+  }
+
+  async run<N extends CpuTaskName>(name: N, input: CpuTaskInput<N>, options: CpuTaskOptions = {}): Promise<CpuTaskResult<N>> {
+    const onProgress = options.onProgress ?? (() => undefined);
+    if (!this.pool) {
+      const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
+      return task(input, { blobs: this.blobs, config: this.config }, onProgress, options.signal);
+    }
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (rows: number) => onProgress(rows));
+    const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
+    try {
+      // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
+      const transferList = [port2] as unknown as Parameters<Piscina['run']>[1] extends { transferList?: infer T } ? T : never;
+      return (await this.pool.run(message, { transferList, signal: options.signal ?? null })) as CpuTaskResult<N>;
+    } finally {
+      port1.close();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool?.destroy();
+  }
+}

@@ -1,0 +1,63 @@
+import type { BlobStore } from '@app/blob-storage';
+import type { RunError, SourceParsed } from '@app/contracts';
+import { STAGES, detectHeader, headerNames, runError, type RunState } from '@app/domain';
+import { SourceProblem, openTable, tableFormatOf, type OpenedTable, type TableLimits } from '@app/tabular';
+
+/** What reading a run's source ended with: the parsed source, or why the run fails. */
+export type IngestionOutcome = { parsed: SourceParsed } | { failed: RunError };
+
+const HEADER_SAMPLE_ROWS = 20;
+
+/**
+ * Reads an uploaded CSV/TSV/TXT/XLSX once, as a stream: its headers, row count, format,
+ * delimiter and encoding; every hostile-file limit is checked on the way. `onProgress`
+ * hears the rows read so far after each batch. Storage errors throw (they are not the
+ * file's fault); problems of the file itself are returned as the run's failure.
+ */
+export async function inspectStructuredFile(
+  blobs: BlobStore,
+  run: RunState,
+  limits: TableLimits,
+  onProgress: (rows: number) => void,
+): Promise<IngestionOutcome> {
+  const format = tableFormatOf(run.filename ?? '');
+  if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
+  let table: OpenedTable;
+  try {
+    table = await openTable(await blobs.openRead(run.source_key), format.format, format.delimiter, { limits });
+  } catch (err) {
+    if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
+    throw err;
+  }
+  let rows = 0;
+  let width = 0;
+  let firstRow: string[] | null = null;
+  const sample: string[][] = [];
+  try {
+    for await (const batch of table.batches) {
+      for (const row of batch) {
+        if (!firstRow) firstRow = row;
+        if (sample.length < HEADER_SAMPLE_ROWS) sample.push(row);
+        if (row.length > width) width = row.length;
+      }
+      rows += batch.length;
+      onProgress(rows);
+    }
+  } catch (err) {
+    if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
+    return { failed: runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }) };
+  }
+  if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
+  const hasHeader = run.input_has_header_override ?? detectHeader(sample);
+  return {
+    parsed: {
+      source_headers: headerNames(firstRow, hasHeader, width),
+      input_has_header: hasHeader,
+      total_rows: rows - (hasHeader ? 1 : 0),
+      source_format: table.format,
+      delimiter: table.delimiter,
+      encoding: table.encoding,
+      rows_origin: 'file',
+    },
+  };
+}
