@@ -1,6 +1,7 @@
 /* Every real-size target in one command (`npm run bench`, builds first). Each figure is a
  * ratio to a baseline measured in the same run: the machine is shared and noisy.
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
+ *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_CASES    comma-separated subset of: csv,xlsx,get (default all)
  */
 const fs = require('node:fs');
@@ -8,9 +9,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { csvPipeline } = require('./cases/csv-pipeline');
 const { getLatency } = require('./cases/get-latency');
+const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  xlsx: (work) => xlsxPipeline({ work, rows: Number(process.env.BENCH_XLSX_ROWS || 200_000) }),
   get: (work) => getLatency({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
 };
 

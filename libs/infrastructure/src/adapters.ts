@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { type BlobStore, LocalBlobStore, S3BlobStore, type UrlSigner, createS3Client } from '@app/blob-storage';
 import { InProcessBus, KafkaBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
 import { type EventStore, EventStoreDbEventStore, SqliteEventStore } from '@app/event-store';
@@ -22,11 +21,5 @@ export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | Mon
 export const openBus = (c: AppConfig, clientSuffix = ''): MessageBus =>
   c.bus.kind === 'kafka' ? new KafkaBus({ ...c.bus, clientId: `${c.bus.clientId}${clientSuffix}` }) : new InProcessBus();
 
-export const openBlobStore = (c: AppConfig, signer: UrlSigner): BlobStore =>
-  c.blobStore.kind === 's3'
-    ? new S3BlobStore(
-        createS3Client(c.blobStore),
-        c.blobStore.bucket,
-        c.blobStore.publicEndpoint ? createS3Client({ ...c.blobStore, endpoint: c.blobStore.publicEndpoint }) : undefined,
-      )
-    : new LocalBlobStore(join(c.dataDir, 'blobs'), signer, c.publicBaseUrl);
+// The blob store has its own module: worker threads open it without loading the other engines' clients.
+export { openBlobStore } from './blob-store-factory';

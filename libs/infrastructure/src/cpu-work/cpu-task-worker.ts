@@ -1,5 +1,5 @@
 import { UrlSigner, type BlobStore } from '@app/blob-storage';
-import { openBlobStore } from '../adapters';
+import { openBlobStore } from '../blob-store-factory';
 import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
 
 /**
