@@ -1,4 +1,5 @@
 import ExcelJS from 'exceljs';
+import Papa from 'papaparse';
 import { PassThrough, Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import { openXlsx } from './xlsx-reader';
@@ -43,6 +44,22 @@ describe('delimited reader', () => {
       ['1', '2'],
     ]);
   });
+
+  it.each([[false], [true]])(
+    'skips rows of nothing but blanks and delimiters, quoted or not, as papaparse greedy did (already ingested: %j)',
+    async (alreadyIngested) => {
+      const text = 'a,b\n,\n" ",  \n"",""\n1,2\n"""",\n\t,\n x ,\n';
+      const t = await openDelimited(Readable.from([text]), ',', { alreadyIngested });
+      const greedy = Papa.parse<string[]>(text, { delimiter: ',', skipEmptyLines: 'greedy' }).data;
+      expect(await rowsOf(t.batches)).toEqual(greedy);
+      expect(greedy).toEqual([
+        ['a', 'b'],
+        ['1', '2'],
+        ['"', ''],
+        [' x ', ''],
+      ]);
+    },
+  );
 
   it('streams many rows in batches without losing any', async () => {
     const lines = Array.from({ length: 5000 }, (_, i) => `${i},row ${i}`).join('\n');
