@@ -15,11 +15,14 @@ import { openXlsx } from './xlsx-reader';
 
 const TIME_BOUND_MS = 5000;
 
-const within = <T>(promise: Promise<T>): Promise<T> =>
-  Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('hang: no answer within the time bound')), TIME_BOUND_MS)),
-  ]);
+const within = <T>(promise: Promise<T>): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<T>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('hang: no answer within the time bound')), TIME_BOUND_MS);
+  });
+  // Cleared once answered: a pending 5 s timer per run kept Jest from exiting.
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
+};
 
 const chunks = (bytes: Uint8Array, size: number) =>
   Readable.from(

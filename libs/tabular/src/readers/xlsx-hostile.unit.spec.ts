@@ -2,9 +2,8 @@ import { Readable } from 'node:stream';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import ExcelJS from 'exceljs';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
+import { pack, repack } from './testing/xlsx-parts';
 import { checkDeclaredSizes } from './xlsx-package-check';
 import { openXlsx } from './xlsx-reader';
 
@@ -26,51 +25,6 @@ const people = () =>
     ws.addRow(['name', 'city']);
     ws.addRow(['Ann', 'Oslo']);
   });
-
-/** The parts of a ZIP package, unpacked. */
-async function partsOf(zip: Buffer): Promise<Map<string, Buffer>> {
-  const parts = new Map<string, Buffer>();
-  const file = await new Promise<yauzl.ZipFile>((res, rej) =>
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z))),
-  );
-  await new Promise<void>((res, rej) => {
-    file.on('entry', (entry: yauzl.Entry) =>
-      file.openReadStream(entry, (err, s) => {
-        if (err) return rej(err);
-        const chunks: Buffer[] = [];
-        s.on('data', (c: Buffer) => chunks.push(c));
-        s.on('error', rej);
-        s.on('end', () => {
-          parts.set(entry.fileName, Buffer.concat(chunks));
-          file.readEntry();
-        });
-      }),
-    );
-    file.on('end', () => res());
-    file.readEntry();
-  });
-  return parts;
-}
-
-/** Packs parts into a ZIP with yazl (deflated, data descriptors after each part). */
-async function pack(parts: Map<string, Buffer | (() => Readable)>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, body] of parts) {
-    if (name.endsWith('/')) zip.addEmptyDirectory(name);
-    else if (Buffer.isBuffer(body)) zip.addBuffer(body, name);
-    else zip.addReadStream(body(), name);
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
-
-async function repack(zip: Buffer, change: (parts: Map<string, Buffer | (() => Readable)>) => void): Promise<Buffer> {
-  const parts: Map<string, Buffer | (() => Readable)> = await partsOf(zip);
-  change(parts);
-  return pack(parts);
-}
 
 /** Sheet XML with `rows` rows of the same long cell: highly compressible, streamed out. */
 const inflatingSheet = (rows: number) => () =>

@@ -1,116 +1,94 @@
-import ExcelJS from 'exceljs';
-import { Readable } from 'node:stream';
-import { peekBytes } from './byte-peek';
-import { SNIFF_BYTES, checkContent } from './content-sniffing';
+import type { Readable } from 'node:stream';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, checkRow, type TableLimits } from './source-problem';
 import { BATCH_ROWS, type OpenedTable } from './table-reader';
+import type { CellContext } from './xlsx-cell-text';
+import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
-import { spoolToTempFile } from './temp-spool';
+import { readSharedStrings } from './xlsx-shared-strings';
+import { SheetRows } from './xlsx-sheet-rows';
+import { openPackageFile } from './xlsx-source-file';
+import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
+import { readDateStyles } from './xlsx-styles';
+import { readWorkbookLayout } from './xlsx-workbook';
+import { parseXmlPart } from './xlsx-xml';
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** Excel dates carry no zone; exceljs gives them as UTC instants. Midnight is a plain date. */
-function dateText(d: Date): string {
-  if (Number.isNaN(d.getTime())) return '';
-  const date = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0) return date;
-  return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-}
-
-/** The text of one cell value as exceljs gives it: formulas give their cached result. */
-export function cellText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  if (v instanceof Date) return dateText(v);
-  if (typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    if (Array.isArray(o.richText)) return (o.richText as { text: string }[]).map((r) => r.text).join('');
-    if ('result' in o) return cellText(o.result);
-    if ('formula' in o || 'sharedFormula' in o) return '';
-    if ('text' in o) return cellText(o.text);
-    if ('error' in o) return '';
-    return ''; // an object exceljs does not describe (a hyperlink without text, say) has no text of its own
-  }
-  return typeof v === 'bigint' ? v.toString() : '';
-}
-
-/** Row values from exceljs are 1-based and sparse; this gives a dense 0-based row without trailing empties. */
-function rowTexts(values: unknown): string[] {
-  const arr = Array.isArray(values) ? values : [];
-  const out: string[] = [];
-  for (let i = 1; i < arr.length; i++) out.push(cellText(arr[i]));
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out;
-}
-
-/** How long the workbook reader may go without reading input or producing anything. */
+/** How long the workbook reader may go without reading a byte of the package (or of its source, while copying it). */
 export const XLSX_STALL_MS = 3000;
 
 /**
- * exceljs can wait forever on a damaged package (found by fuzzing: one changed byte is
- * enough). The input is passed through a clock that notes every chunk read, and every
- * step of exceljs's iterators is raced against a watchdog that fires when neither input
- * was read nor anything produced for `stallMs`.
+ * The most characters the XML parser may collect without a tag: no cell may be longer than
+ * a row, and no other text in a workbook comes near that.
  */
-function watchdog(source: Readable, stallMs: number) {
-  let lastActivity = Date.now();
-  async function* clocked(): AsyncGenerator<Buffer> {
-    for await (const chunk of source) {
-      lastActivity = Date.now();
-      yield chunk as Buffer;
-    }
-  }
-  const input = Readable.from(clocked(), { objectMode: false });
-  input.once('close', () => source.destroy());
-  async function* guarded<T>(iterable: AsyncIterable<T>): AsyncGenerator<T> {
-    const iterator = iterable[Symbol.asyncIterator]();
-    for (;;) {
-      const step = iterator.next();
-      lastActivity = Math.max(lastActivity, Date.now());
-      let timer: NodeJS.Timeout | undefined;
-      const stalled = new Promise<never>((_, reject) => {
-        timer = setInterval(
-          () => {
-            if (Date.now() - lastActivity > stallMs)
-              reject(new SourceProblem('unreadableFile', 'The workbook is damaged: its contents could not be read.'));
-          },
-          Math.min(100, stallMs),
-        );
-      });
-      try {
-        const next = await Promise.race([step, stalled]);
-        if (next.done) return;
-        lastActivity = Date.now();
-        yield next.value;
-      } finally {
-        clearInterval(timer);
+const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 1024);
+
+/** One worksheet's rows, checked and batched; returns whether it had any. */
+async function* sheetBatches(
+  pkg: XlsxPackage,
+  sheet: string,
+  ctx: CellContext,
+  watch: StallWatch,
+  limits: TableLimits,
+): AsyncGenerator<string[][], boolean> {
+  const rows = new SheetRows(ctx, limits);
+  let count = 0;
+  let batch: string[][] = [];
+  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
+  try {
+    // One more round after the part ends: closing the parser can complete rows too.
+    for (let done = false; !done;) {
+      done = (await parts.next()).done === true;
+      for (const row of rows.take()) {
+        checkRow(row, ++count, limits);
+        batch.push(row);
+        if (batch.length >= BATCH_ROWS) {
+          yield batch;
+          batch = [];
+        }
       }
     }
+  } finally {
+    await parts.return(undefined); // stopped early or failed: the part's stream is destroyed
   }
-  return { input, guarded };
+  if (batch.length > 0) yield batch;
+  return count > 0;
 }
 
 /**
- * The package checked (zip bombs, hidden parts, DTDs) on a temporary copy, reopened for
- * exceljs. Stored sources were checked when ingested, so later reads skip this
- * (`packageChecked`): a 20-row preview should not unpack the whole workbook again.
+ * Reads what the cells refer to (workbook layout, shared strings, date formats), then
+ * streams worksheets in tab order until one has rows: the first non-empty worksheet is
+ * the table, later ones are not opened. The package is closed however the read ends
+ * (finished, failed, or the consumer stopped iterating).
  */
-async function checkedCopy(replay: Readable, limits: TableLimits): Promise<Readable> {
-  const spool = await spoolToTempFile(replay);
+async function* firstNonEmptySheet(pkg: XlsxPackage, watch: StallWatch, limits: TableLimits): AsyncGenerator<string[][]> {
   try {
-    await checkXlsxPackage(spool.path, limits);
+    const nodeLimit = maxNodeChars(limits);
+    const layout = await readWorkbookLayout(pkg, watch, nodeLimit);
+    const sharedStrings = await readSharedStrings(pkg, layout.sharedStrings, limits, watch, nodeLimit);
+    const ctx: CellContext = {
+      sharedString: (index) => sharedStrings.get(index),
+      dateStyles: await readDateStyles(pkg, layout.styles, watch, nodeLimit),
+      date1904: layout.date1904,
+    };
+    for (const sheet of layout.sheets) {
+      if (yield* sheetBatches(pkg, sheet, ctx, watch, limits)) return;
+    }
   } catch (err) {
-    await spool.remove();
-    throw err;
+    if (err instanceof SourceProblem) throw err;
+    throw damaged(); // what yauzl, zlib or saxes could not read: a cut or corrupted part
+  } finally {
+    // Not awaited: the handle closes once reads in flight are done, which a stalled read may never be.
+    pkg.close().catch(() => undefined);
   }
-  return spool.reopen();
 }
 
 /**
- * Checks the package (xlsx-package-check), then streams the first non-empty worksheet of an XLSX file with exceljs's streaming reader
- * (the whole-workbook reader needs about 1 GB for an 18 MB file). Empty rows are skipped.
+ * Streams the first non-empty worksheet of an XLSX file as rows of cell texts. The
+ * package is read with random access (yauzl on the central directory), so parts are read
+ * in the order needed whatever order they are stored in: Excel and exceljs store the
+ * shared strings after the sheets, which a streaming unzipper can only handle by
+ * buffering the sheet. The package is first checked (zip bombs, hidden parts, DTDs:
+ * xlsx-package-check) unless it already was at ingestion (`packageChecked`: a 20-row
+ * preview should not unpack the whole workbook again). Empty rows are skipped.
  */
 export async function openXlsx(
   source: Readable,
@@ -118,49 +96,15 @@ export async function openXlsx(
   stallMs = XLSX_STALL_MS,
   options: { packageChecked?: boolean } = {},
 ): Promise<OpenedTable> {
-  const { head, replay } = await peekBytes(source, SNIFF_BYTES);
-  try {
-    checkContent(head, 'xlsx');
-  } catch (err) {
-    replay.destroy();
-    throw err;
-  }
-  const { input, guarded } = watchdog(options.packageChecked ? replay : await checkedCopy(replay, limits), stallMs);
-  async function* batches(): AsyncGenerator<string[][]> {
-    let rows = 0;
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-      worksheets: 'emit',
-      sharedStrings: 'cache',
-      styles: 'cache',
-      hyperlinks: 'ignore',
-      entries: 'ignore',
-    });
-    // A damaged package can also make exceljs's inner streams emit errors nobody awaits.
-    (reader as unknown as NodeJS.EventEmitter).on('error', () => undefined);
-    let found = false;
+  const watch = new StallWatch(stallMs);
+  const pkg = await openPackageFile(source, watch);
+  if (!options.packageChecked) {
     try {
-      for await (const sheet of guarded(reader as unknown as AsyncIterable<unknown>)) {
-        if (found) continue; // later sheets are read past, not used
-        let batch: string[][] = [];
-        // exceljs yields rows one by one or in arrays depending on the version: accept both.
-        for await (const item of guarded(sheet as AsyncIterable<ExcelJS.Row | ExcelJS.Row[]>)) {
-          for (const row of Array.isArray(item) ? item : [item]) {
-            const texts = rowTexts(row.values);
-            if (texts.length === 0 || texts.every((t) => t.trim() === '')) continue;
-            checkRow(texts, ++rows, limits);
-            batch.push(texts);
-            found = true;
-            if (batch.length >= BATCH_ROWS) {
-              yield batch;
-              batch = [];
-            }
-          }
-        }
-        if (batch.length > 0) yield batch;
-      }
-    } finally {
-      input.destroy();
+      await watch.step(checkXlsxPackage(pkg, limits));
+    } catch (err) {
+      pkg.close().catch(() => undefined);
+      throw err;
     }
   }
-  return { format: 'xlsx', delimiter: null, encoding: 'xlsx', batches: batches() };
+  return { format: 'xlsx', delimiter: null, encoding: 'xlsx', batches: firstNonEmptySheet(pkg, watch, limits) };
 }

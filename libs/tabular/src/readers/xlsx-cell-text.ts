@@ -1,0 +1,91 @@
+const pad = (n: number) => String(n).padStart(2, '0');
+
+const MS_PER_DAY = 24 * 3600 * 1000;
+/** Serial of 1970-01-01 in the 1900 date system; the 1904 system is 1462 days later. */
+const UNIX_EPOCH_SERIAL = 25569;
+const DAYS_1900_TO_1904 = 1462;
+
+/** Excel dates carry no zone: they are read as UTC instants. Midnight is a plain date. */
+export function dateText(d: Date): string {
+  if (Number.isNaN(d.getTime())) return '';
+  const date = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0) return date;
+  return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/**
+ * A date cell's serial number as text. Rounded to the millisecond like exceljs did, so a
+ * workbook reads as it did before (exceljs also ignores Excel's fictitious 1900-02-29, so
+ * serials before March 1900 are a day off in both).
+ */
+export function serialDateText(serial: number, date1904: boolean): string {
+  return dateText(new Date(Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * MS_PER_DAY)));
+}
+
+/**
+ * Whether `value` is already what `String(parseFloat(value))` gives, so that a million
+ * number cells are not each parsed and printed again. True for plain decimals with at
+ * most 15 digits, no sign but "-", no leading or trailing zeros (and not "-0", and not
+ * so small JavaScript would print an exponent): a double holds 15 significant decimal
+ * digits exactly, so the shortest text that reads back as the same number is this one.
+ * Anything else (exponents, 17-digit values Excel writes, "1.50") takes the slow path.
+ */
+export function isPrintedNumber(value: string): boolean {
+  const length = value.length;
+  let i = value.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  const intStart = i;
+  while (i < length && value.charCodeAt(i) >= 48 && value.charCodeAt(i) <= 57) i++;
+  const intDigits = i - intStart;
+  if (intDigits === 0 || (intDigits > 1 && value.charCodeAt(intStart) === 48)) return false;
+  if (i === length) return intDigits <= 15 && value !== '-0';
+  if (value.charCodeAt(i) !== 46) return false; // '.'
+  const fracStart = ++i;
+  while (i < length && value.charCodeAt(i) >= 48 && value.charCodeAt(i) <= 57) i++;
+  if (i !== length || i === fracStart || value.charCodeAt(length - 1) === 48) return false;
+  if (intDigits + (length - fracStart) > 15) return false;
+  if (value.charCodeAt(intStart) !== 48) return true;
+  // 0.000000x and smaller print as 1e-7
+  let zeros = 0;
+  while (value.charCodeAt(fracStart + zeros) === 48) zeros++;
+  return zeros < 6;
+}
+
+/** What the reader needs to turn a cell's stored value into its text. */
+export interface CellContext {
+  sharedString(index: number): string;
+  /** Flags per cell format (the cell's `s`): 1 when it shows a date. */
+  dateStyles: Uint8Array;
+  date1904: boolean;
+}
+
+/**
+ * The text of one cell from its type (`t`), its stored value (`<v>`, or the inline
+ * string's text for t="inlineStr"), whether it has a formula (then `<v>` is the cached
+ * result) and its format. Numbers as JavaScript writes them; dates as dateText; booleans
+ * TRUE/FALSE; error values (#N/A…) and formulas never calculated are empty.
+ */
+export function cellText(type: string, value: string | null, style: number, ctx: CellContext): string {
+  if (value === null) return '';
+  switch (type) {
+    case 's':
+      return ctx.sharedString(parseInt(value, 10));
+    case 'str':
+    case 'inlineStr':
+      return value;
+    case 'b':
+      return parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
+    case 'e':
+      return '';
+    case 'd': {
+      // An ISO 8601 date; without a zone it is a wall-clock time, read as UTC like serial dates.
+      const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) || !value.includes('T');
+      return dateText(new Date(zoned ? value : `${value}Z`));
+    }
+    default: {
+      if (ctx.dateStyles[style] !== 1 && isPrintedNumber(value)) return value;
+      const n = parseFloat(value);
+      if (!Number.isFinite(n)) return '';
+      return ctx.dateStyles[style] === 1 ? serialDateText(n, ctx.date1904) : String(n);
+    }
+  }
+}

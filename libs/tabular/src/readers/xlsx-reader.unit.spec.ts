@@ -1,0 +1,587 @@
+import { createReadStream, mkdtempSync, promises as fs, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import fc from 'fast-check';
+import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
+import { BATCH_ROWS } from './table-reader';
+import * as tempSpool from './temp-spool';
+import { partsOf, repack, reorder, storedOrder } from './testing/xlsx-parts';
+import { isPrintedNumber } from './xlsx-cell-text';
+import { openXlsx } from './xlsx-reader';
+import { openPackageFile } from './xlsx-source-file';
+import { StallWatch } from './xlsx-stall-watch';
+import { isDateFormatCode } from './xlsx-styles';
+
+/**
+ * The XLSX reader (random access with yauzl, SAX with saxes) on workbooks written by
+ * exceljs's streaming writer, in exceljs's (and Excel's) part order and re-packed with
+ * the shared strings first; exact cell texts; the stall watchdog; resources released.
+ */
+
+const SHEET = 'xl/worksheets/sheet1.xml';
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
+
+type Limits = Partial<TableLimits>;
+type Options = { stallMs?: number; packageChecked?: boolean };
+
+/** A byte stream that is not a file stream: the reader has to spool it (object storage). */
+const chunked = (bytes: Buffer, size = 64 * 1024): Readable =>
+  Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+    })(),
+    { objectMode: false },
+  );
+
+const open = (source: Readable, limits: Limits = {}, options: Options = {}) =>
+  openXlsx(source, { ...DEFAULT_TABLE_LIMITS, ...limits }, options.stallMs, { packageChecked: options.packageChecked });
+
+async function rowsOf(source: Readable | Buffer, limits: Limits = {}, options: Options = {}): Promise<string[][]> {
+  const table = await open(Buffer.isBuffer(source) ? chunked(source) : source, limits, options);
+  const rows: string[][] = [];
+  for await (const batch of table.batches) rows.push(...batch);
+  return rows;
+}
+
+async function problemOf(source: Buffer | Readable, limits: Limits = {}, options: Options = {}) {
+  try {
+    await rowsOf(source, limits, options);
+  } catch (err) {
+    if (err instanceof SourceProblem) return { kind: err.kind, message: err.message };
+    throw err;
+  }
+  throw new Error('expected a SourceProblem');
+}
+
+const spoolFiles = () => readdirSync(tmpdir()).filter((f) => f.startsWith('transform-spool-'));
+const openFds = () => readdirSync('/proc/self/fd').length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A workbook from exceljs's streaming writer (shared strings, styles), as bytes. */
+async function streamedWorkbook(build: (ws: ExcelJS.Worksheet) => void, filename?: string): Promise<Buffer> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
+    ...(filename ? { filename } : { stream: out }),
+    useSharedStrings: true,
+    useStyles: true,
+  });
+  const ws = wb.addWorksheet('Data');
+  build(ws);
+  ws.commit();
+  await wb.commit();
+  return filename ? fs.readFile(filename) : Buffer.concat(chunks);
+}
+
+/** A small in-memory exceljs workbook whose parts the tests replace. */
+async function baseWorkbook(build?: (wb: ExcelJS.Workbook) => void): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  if (build) build(wb);
+  else wb.addWorksheet('Data').addRow(['text', 1]);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const xml = (body: string) => Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${body}`);
+const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const sheetXml = (rows: string) => xml(`<worksheet xmlns="${MAIN_NS}"><sheetData>${rows}</sheetData></worksheet>`);
+
+/** Date text computed independently of the reader: UTC, date only at midnight. */
+const isoText = (d: Date) => {
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19);
+};
+
+describe('large workbooks from exceljs streaming writer, in both part orders', () => {
+  const ROWS = 100_000;
+  const cities = ['Oslo', 'Köln', 'Łódź', 'São Paulo', 'Zürich & Co', '<Tokyo>', '"Quoted" 😀'];
+  const header = ['id', 'name', 'city', 'when', 'amount', 'ok', 'double', 'rich', '', 'sparse'];
+  const when = (i: number) =>
+    new Date(Date.UTC(2000, 0, 1) + i * 86_400_000 + (i % 3 === 0 ? ((i % 24) * 3600 + (i % 60) * 61) * 1000 : 0));
+  const amount = (i: number) => i * 0.25 - 1000 + (i % 5) / 100;
+
+  /** Row `i` as written. */
+  const written = (i: number): ExcelJS.CellValue[] => [
+    i,
+    `name ${i} ü`,
+    cities[i % 7],
+    when(i),
+    amount(i),
+    i % 2 === 0,
+    { formula: `A${i + 2}*2`, result: i * 2 },
+    i % 10 === 0 ? { richText: [{ text: `r${i}`, font: { bold: true } }, { text: '-tail' }] } : null,
+  ];
+  /** Row `i` as it must be read. */
+  const expected = (i: number): string[] => {
+    const row = [
+      String(i),
+      `name ${i} ü`,
+      cities[i % 7],
+      isoText(when(i)),
+      String(amount(i)),
+      i % 2 === 0 ? 'TRUE' : 'FALSE',
+      String(i * 2),
+      // exceljs's writer keys shared strings by String(value): every rich text is "[object Object]",
+      // so all rich cells of the file hold the first one written (distinct runs: see 'cell texts').
+      i % 10 === 0 ? 'r0-tail' : '',
+      '',
+      i % 7 === 0 ? `sparse ${i}` : '',
+    ];
+    while (row[row.length - 1] === '') row.pop();
+    return row;
+  };
+
+  let dir: string;
+  let excelOrder: Buffer;
+  let sharedStringsFirst: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'xlsx-reader-spec-'));
+    excelOrder = await streamedWorkbook(
+      (ws) => {
+        ws.addRow(header).commit();
+        for (let i = 0; i < ROWS; i++) {
+          const row = ws.addRow(written(i));
+          if (i % 7 === 0) row.getCell(10).value = `sparse ${i}`; // J, past an empty I: a sparse cell
+          row.commit();
+          if (i % 5000 === 4999) ws.addRow([]).commit(); // empty rows are skipped
+        }
+      },
+      join(dir, 'excel-order.xlsx'),
+    );
+    sharedStringsFirst = join(dir, 'shared-strings-first.xlsx');
+    await fs.writeFile(sharedStringsFirst, await reorder(excelOrder, [SHARED_STRINGS, 'xl/styles.xml', 'xl/workbook.xml']));
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function expectWhole(source: Readable) {
+    const table = await open(source);
+    let read = 0;
+    const sizes: number[] = [];
+    const wrong: { row: number; got: string[]; want: string[] }[] = [];
+    for await (const batch of table.batches) {
+      sizes.push(batch.length);
+      for (const row of batch) {
+        const want = read === 0 ? header : expected(read - 1);
+        if (row.length !== want.length || row.some((cell, c) => cell !== want[c])) wrong.push({ row: read, got: row, want });
+        read++;
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(read).toBe(ROWS + 1);
+    expect(sizes.slice(0, -1).every((n) => n === BATCH_ROWS)).toBe(true);
+  }
+
+  it("exceljs's order (shared strings after the sheet, as Excel writes) reads whole, from a spooled stream", async () => {
+    const order = await storedOrder(excelOrder);
+    expect(order.indexOf(SHARED_STRINGS)).toBeGreaterThan(order.indexOf(SHEET));
+    const before = spoolFiles().length;
+    await expectWhole(chunked(excelOrder));
+    expect(spoolFiles().length).toBe(before);
+  }, 30_000);
+
+  it('shared strings first reads the same, from the local file where it lies (not copied)', async () => {
+    const order = await storedOrder(await fs.readFile(sharedStringsFirst));
+    expect(order.indexOf(SHARED_STRINGS)).toBeLessThan(order.indexOf(SHEET));
+    const spool = jest.spyOn(tempSpool, 'spoolToTempFile');
+    try {
+      await expectWhole(createReadStream(sharedStringsFirst));
+      expect(spool).not.toHaveBeenCalled();
+    } finally {
+      spool.mockRestore();
+    }
+  }, 30_000);
+
+  it('a slow consumer is not the package stalling: the clock stops while the consumer holds a batch', async () => {
+    const table = await open(createReadStream(sharedStringsFirst), {}, { stallMs: 100 });
+    let read = 0;
+    for await (const batch of table.batches) {
+      read += batch.length;
+      if (read <= 3 * BATCH_ROWS) await sleep(250);
+    }
+    expect(read).toBe(ROWS + 1);
+  }, 30_000);
+
+  it('stopping early closes the package: no descriptor or temporary file is left', async () => {
+    await sleep(100); // earlier tests' handles finish closing
+    const fds = openFds();
+    const spools = spoolFiles().length;
+    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
+      const table = await open(source());
+      for await (const batch of table.batches) {
+        expect(batch[0]).toEqual(header);
+        break;
+      }
+    }
+    await sleep(100);
+    expect(openFds()).toBe(fds);
+    expect(spoolFiles().length).toBe(spools);
+  }, 30_000);
+});
+
+describe('cell texts', () => {
+  /** What the exceljs-based reader gave: its streaming reader's values through the old cellText. */
+  function legacyText(v: unknown): string {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+    if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+    if (v instanceof Date) return Number.isNaN(v.getTime()) ? '' : isoText(v);
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o.richText)) return (o.richText as { text: string }[]).map((r) => r.text).join('');
+    if ('result' in o) return legacyText(o.result);
+    if ('text' in o) return legacyText(o.text);
+    return '';
+  }
+
+  async function legacyRows(bytes: Buffer): Promise<string[][]> {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(chunked(bytes), {
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      styles: 'cache',
+      hyperlinks: 'ignore',
+      entries: 'ignore',
+    });
+    const rows: string[][] = [];
+    for await (const sheet of reader as unknown as AsyncIterable<AsyncIterable<ExcelJS.Row>>) {
+      for await (const row of sheet) {
+        const values = row.values as unknown[];
+        const texts = Array.from(values.slice(1), (v) => legacyText(v)); // holes read as empty
+        while (texts.length > 0 && texts[texts.length - 1] === '') texts.pop();
+        if (texts.some((t) => t.trim() !== '')) rows.push(texts);
+      }
+    }
+    return rows;
+  }
+
+  it('reads every value type exactly as the exceljs-based reader did', async () => {
+    const bytes = await streamedWorkbook((ws) => {
+      ws.addRow(['id', 'text', 'date', 'time', 'number', 'bool', 'formula', 'rich', 'zip']).commit();
+      for (let i = 0; i < 500; i++) {
+        const row = ws.addRow([
+          i,
+          ['plain', 'a & b', '<tag>', 'ünïcödé', '😀 emoji', ' padded ', '', 'line\nbreak'][i % 8],
+          new Date(Date.UTC(1900 + (i % 200), i % 12, 1 + (i % 28))),
+          new Date(Date.UTC(2024, 0, 1, i % 24, i % 60, (i * 7) % 60)),
+          [0, -1, 1.5, 1e-7, 123456789012, 0.1 + 0.2, -0.5, 1 / 3, 2 ** 53, 1e21][i % 10] * (i % 3 === 0 ? -1 : 1),
+          i % 3 === 0,
+          { formula: `A${i + 2}+1`, result: i + 1 } as ExcelJS.CellFormulaValue,
+          { richText: [{ text: 'ri', font: { italic: true } }, { text: `ch ${i}` }] },
+          `00${i}`,
+        ]);
+        if (i % 4 === 0) row.getCell(12).value = `sparse L${i}`;
+        row.commit();
+        if (i % 50 === 0) ws.addRow([null, null, null]).commit();
+      }
+    });
+    const ours = await rowsOf(bytes);
+    expect(ours).toEqual(await legacyRows(bytes));
+    expect(ours[1]).toEqual(['0', 'plain', '1900-01-01', '2024-01-01', '0', 'TRUE', '1', 'rich 0', '000', '', '', 'sparse L0']);
+  });
+
+  it('inline strings, booleans, errors, formulas, numbers, styles and sparse cells', async () => {
+    const sheet = sheetXml(
+      [
+        // Inline strings: rich runs joined, phonetic guide left out; a str formula's cached text; shared strings.
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>plain</t></is></c>' +
+          '<c r="B1" t="inlineStr"><is><r><t>bo</t></r><r><rPr><b/></rPr><t xml:space="preserve">ld </t></r><rPh sb="0" eb="1"><t>ignored</t></rPh></is></c>' +
+          '<c r="C1" t="str"><f>A1</f><v>a &amp;amp; b</v></c><c r="D1" t="s"><v>0</v></c><c r="E1" t="s"><v>1</v></c></row>',
+        // Booleans (a formula's too), errors, a formula never calculated, numbers as JavaScript prints them.
+        '<row r="3"><c r="A3" t="b"><v>0</v></c><c r="B3" t="b"><f>1=1</f><v>1</v></c><c r="C3" t="e"><v>#N/A</v></c>' +
+          '<c r="D3" t="e"><f>1/0</f><v>#DIV/0!</v></c><c r="E3"><f>Z1</f></c><c r="F3"><v>1.5E3</v></c>' +
+          '<c r="G3"><v>-0.000000123</v></c><c r="H3"><v>007</v></c><c r="I3"><v>0.30000000000000004</v></c></row>',
+        // Styles: built-in 22 (date and time), custom dates (escaped, with a locale), a quoted "days" that is no date,
+        // a number format, a date formula's cached value, an ISO t="d" cell, cells without references.
+        '<row r="4"><c r="C4" s="1"><v>45000.5</v></c><c s="2"><v>45000</v></c><c s="3"><v>45000</v></c><c s="4"><v>45000</v></c>' +
+          '<c s="5"><v>45000</v></c><c r="J4" s="2"><f>C4+1</f><v>45001</v></c><c r="K4" t="d"><v>2021-03-04T05:06:07</v></c>' +
+          '<c r="L4" s="0"><v>45000</v></c><c r="M4" s="99"><v>45000</v></c></row>',
+        // Whitespace only: skipped.
+        '<row r="5"><c r="A5" t="inlineStr"><is><t>   </t></is></c><c r="B5" t="s"><v>2</v></c></row>',
+        // An index the shared strings do not have reads as empty; a trailing empty cell is trimmed.
+        '<row r="6"><c r="B6" t="s"><v>0</v></c><c r="C6" t="s"><v>99999</v></c><c r="D6"/></row>',
+        // Two cells at one reference: the last wins.
+        '<row r="7"><c r="A7"><v>1</v></c><c r="A7"><v>2</v></c></row>',
+      ].join(''),
+    );
+    const styles = xml(
+      `<styleSheet xmlns="${MAIN_NS}"><numFmts count="3"><numFmt numFmtId="164" formatCode="yyyy\\-mm\\-dd"/>` +
+        '<numFmt numFmtId="165" formatCode="0.00&quot; days&quot;"/><numFmt numFmtId="166" formatCode="[$-409]d\\-mmm\\-yyyy;@"/></numFmts>' +
+        '<cellStyleXfs count="1"><xf numFmtId="14"/></cellStyleXfs>' +
+        '<cellXfs count="6"><xf numFmtId="0"/><xf numFmtId="22"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="4"/></cellXfs>' +
+        '</styleSheet>',
+    );
+    const sharedStrings = xml(
+      `<sst xmlns="${MAIN_NS}"><si><t>first</t><rPh sb="0" eb="1"><t>ふ</t></rPh></si>` +
+        '<si><r><t>ri</t></r><r><rPr><i/></rPr><t>ch</t></r></si><si><t xml:space="preserve">  </t></si></sst>',
+    );
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set(SHEET, sheet);
+      p.set('xl/styles.xml', styles);
+      p.set(SHARED_STRINGS, sharedStrings);
+    });
+    expect(await rowsOf(bytes)).toEqual([
+      ['plain', 'bold ', 'a &amp; b', 'first', 'rich'],
+      ['FALSE', 'TRUE', '', '', '', '1500', '-1.23e-7', '7', '0.30000000000000004'],
+      [
+        '',
+        '',
+        '2023-03-15T12:00:00',
+        '2023-03-15',
+        '45000',
+        '2023-03-15',
+        '45000',
+        '',
+        '',
+        '2023-03-16',
+        '2021-03-04T05:06:07',
+        '45000',
+        '45000',
+      ],
+      ['', 'first'],
+      ['2'],
+    ]);
+  });
+
+  it('dates of a 1904 workbook count from 1904-01-01', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      const workbook = (p.get('xl/workbook.xml') as Buffer).toString().replace(/<workbookPr[^>]*\/>/, '<workbookPr date1904="1"/>');
+      p.set('xl/workbook.xml', Buffer.from(workbook));
+      p.set(SHEET, sheetXml('<row r="1"><c r="A1" s="1"><v>0</v></c><c r="B1" s="1"><v>45000.5</v></c></row>'));
+      p.set(
+        'xl/styles.xml',
+        xml(`<styleSheet xmlns="${MAIN_NS}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`),
+      );
+    });
+    expect(await rowsOf(bytes)).toEqual([['1904-01-01', '2027-03-16T12:00:00']]);
+  });
+
+  it('elements with a namespace prefix read like unprefixed ones', async () => {
+    const sheet = xml(
+      `<x:worksheet xmlns:x="${MAIN_NS}"><x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>p</x:t></x:is></x:c>` +
+        '<x:c r="C1"><x:v>2</x:v></x:c></x:row></x:sheetData></x:worksheet>',
+    );
+    expect(await rowsOf(await repack(await baseWorkbook(), (p) => p.set(SHEET, sheet)))).toEqual([['p', '', '2']]);
+  });
+
+  it('number texts that are returned as written are exactly what String(parseFloat()) gives', () => {
+    for (const [value, printed] of [
+      ['0', true],
+      ['-0', false],
+      ['1.50', false],
+      ['007', false],
+      ['0.000001', true],
+      ['0.0000001', false],
+      ['123456789012345', true],
+      ['1234567890123456', false],
+      ['1E3', false],
+      ['.5', false],
+      ['5.', false],
+      ['-12.75', true],
+    ] as const) {
+      expect([value, isPrintedNumber(value)]).toEqual([value, printed]);
+    }
+    const decimal = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,17}$/), fc.nat({ max: 17 }))
+      .map(
+        ([negative, digits, point]) =>
+          `${negative ? '-' : ''}${point < digits.length ? `${digits.slice(0, point) || '0'}.${digits.slice(point)}` : digits}`,
+      );
+    const printedDouble = fc.double({ noNaN: true, noDefaultInfinity: true }).map(String);
+    fc.assert(
+      fc.property(fc.oneof(decimal, printedDouble), (value) => {
+        if (isPrintedNumber(value)) expect(String(parseFloat(value))).toBe(value);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it.each([
+    ['yyyy-mm-dd', true],
+    ['d-mmm-yy', true],
+    ['h:mm AM/PM', true],
+    ['[$-409]mmmm d, yyyy;@', true],
+    ['YYYY-MM-DD', true],
+    ['[h]:mm:ss', true],
+    ['General', false],
+    ['0.00', false],
+    ['#,##0.00 "days"', false],
+    ['0.0\\h', false],
+    ['[Red]#,##0;[Blue]-#,##0', false],
+    ['_-* #,##0.00_-;\\-* #,##0.00_-', false],
+    ['@', false],
+  ])('format code %j shows a date: %s', (code, isDate) => expect(isDateFormatCode(code)).toBe(isDate));
+});
+
+describe('which sheet, which parts', () => {
+  const threeSheets = () =>
+    baseWorkbook((wb) => {
+      const blank = wb.addWorksheet('Blank');
+      blank.getCell('B2').value = '   ';
+      wb.addWorksheet('Second').addRow(['second']);
+      wb.addWorksheet('Third').addRow(['third']);
+    });
+
+  it('reads the first non-empty worksheet in tab order (the workbook, not the part names, decides)', async () => {
+    expect(await rowsOf(await threeSheets())).toEqual([['second']]);
+    const thirdFirst = await repack(await threeSheets(), (p) => {
+      const workbook = (p.get('xl/workbook.xml') as Buffer).toString();
+      const sheets = workbook.match(/<sheet [^>]*\/>/g)!;
+      p.set('xl/workbook.xml', Buffer.from(workbook.replace(sheets.join(''), [sheets[0], sheets[2], sheets[1]].join(''))));
+    });
+    expect(await rowsOf(thirdFirst)).toEqual([['third']]);
+  });
+
+  it('follows the relationships to a sheet part with any name', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set('xl/worksheets/data.xml', p.get(SHEET)!);
+      p.delete(SHEET);
+      const rels = (p.get('xl/_rels/workbook.xml.rels') as Buffer).toString().replace('worksheets/sheet1.xml', '/xl/worksheets/data.xml');
+      p.set('xl/_rels/workbook.xml.rels', Buffer.from(rels));
+    });
+    expect(await rowsOf(bytes)).toEqual([['text', '1']]);
+  });
+
+  it('without a workbook part, falls back to the numbered sheet parts', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) => p.delete('xl/workbook.xml'));
+    expect(await rowsOf(bytes)).toEqual([['text', '1']]);
+  });
+});
+
+describe('limits while reading', () => {
+  it('a shared strings table over its budget (1/16 of the unpacked limit) fails as too large', async () => {
+    const bytes = await streamedWorkbook((ws) => {
+      for (let i = 0; i < 4000; i++) ws.addRow([`${i} ${'s'.repeat(100)}`]).commit();
+    });
+    expect((await rowsOf(bytes)).length).toBe(4000);
+    expect(await problemOf(bytes, { maxUnpackedBytes: 4 * 1024 * 1024 })).toEqual({
+      kind: 'archiveTooLarge',
+      message: 'The workbook unpacks to too much data: its shared strings take more than 262144 bytes.',
+    });
+  });
+
+  it('a cell past the column limit fails as too many columns without allocating up to its column', async () => {
+    const far = async (ref: string) =>
+      repack(await baseWorkbook(), (p) =>
+        p.set(SHEET, sheetXml(`<row r="1"><c r="A1"><v>1</v></c><c r="B1"/><c r="${ref}" t="inlineStr"><is><t>far</t></is></c></row>`)),
+      );
+    expect(await problemOf(await far('XFD1'), { maxColumns: 100 })).toEqual({
+      kind: 'tooManyColumns',
+      message: 'Row 1 has 16384 columns; at most 100 are allowed.',
+    });
+    expect((await problemOf(await far('ZZZZZZZZZZZZ1'))).kind).toBe('tooManyColumns');
+    // An empty cell far out is no column at all.
+    const emptyFar = await repack(await baseWorkbook(), (p) =>
+      p.set(SHEET, sheetXml('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1"/></row>')),
+    );
+    expect(await rowsOf(emptyFar, { maxColumns: 100 })).toEqual([['1']]);
+  });
+
+  it('a cell longer than the field limit fails while it is read', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) =>
+      p.set(SHEET, sheetXml(`<row r="1"><c r="A1" t="inlineStr"><is><t>${'x'.repeat(300_000)}</t></is></c></row>`)),
+    );
+    expect(await problemOf(bytes)).toEqual({
+      kind: 'fieldTooLarge',
+      message: 'Row 1, column 1 has more than 262144 characters; at most 262144 are allowed.',
+    });
+  });
+
+  it('a stored source (package check skipped) still refuses a DTD, a vast text node and broken XML', async () => {
+    const withSheet = async (sheet: Buffer) => repack(await baseWorkbook(), (p) => p.set(SHEET, sheet));
+    const stored = { packageChecked: true };
+    const dtd = await withSheet(xml(`<!DOCTYPE x [<!ENTITY a "b">]><worksheet xmlns="${MAIN_NS}"><sheetData/></worksheet>`));
+    expect((await problemOf(dtd, {}, stored)).kind).toBe('xmlDoctype');
+    const vast = await withSheet(xml(`<worksheet xmlns="${MAIN_NS}"><!--${'c'.repeat(3_000_000)}--><sheetData/></worksheet>`));
+    expect(await problemOf(vast, {}, stored)).toMatchObject({ kind: 'fieldTooLarge', message: expect.stringContaining('sheet1.xml') });
+    const broken = await withSheet(xml(`<worksheet xmlns="${MAIN_NS}"><sheetData><row><c><v>1</c></row></sheetData></worksheet>`));
+    expect(await problemOf(broken, {}, stored)).toEqual({
+      kind: 'unreadableFile',
+      message: 'The workbook is damaged: its contents could not be read.',
+    });
+  });
+});
+
+describe('the no-progress watchdog judges bytes read', () => {
+  let bytes: Buffer;
+  beforeAll(async () => {
+    bytes = await streamedWorkbook((ws) => {
+      for (let i = 0; i < 2000; i++) ws.addRow([i, `row ${i}`, new Date(Date.UTC(2020, 0, 1 + (i % 365)))]).commit();
+    });
+  });
+
+  /** The bytes in `pieces` chunks, one every `gapMs`. */
+  const throttled = (pieces: number, gapMs: number) =>
+    Readable.from(
+      (async function* () {
+        const size = Math.ceil(bytes.length / pieces);
+        for (let i = 0; i < bytes.length; i += size) {
+          await sleep(gapMs);
+          yield bytes.subarray(i, i + size);
+        }
+      })(),
+      { objectMode: false },
+    );
+
+  /** Delivers the first `fraction` of the bytes, then nothing, never ending. */
+  const stalling = (fraction: number) => {
+    const stream = new Readable({ read() {} });
+    if (fraction > 0) stream.push(bytes.subarray(0, Math.floor(bytes.length * fraction)));
+    return stream;
+  };
+
+  it('a slow but advancing source is not damaged, though it takes many times stallMs', async () => {
+    const started = Date.now();
+    const rows = await rowsOf(throttled(20, 60), {}, { stallMs: 150 });
+    expect(rows).toHaveLength(2000);
+    expect(Date.now() - started).toBeGreaterThan(1000);
+  });
+
+  it.each([
+    ['after part of the file', 0.5],
+    ['before its first byte', 0],
+  ])('a source that stalls %s fails as damaged, in bounded time, leaving no temporary file', async (_when, fraction) => {
+    const before = spoolFiles().length;
+    const started = Date.now();
+    expect(await problemOf(stalling(fraction), {}, { stallMs: 200 })).toEqual({
+      kind: 'unreadableFile',
+      message: 'The workbook is damaged: its contents could not be read.',
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(spoolFiles().length).toBe(before);
+  });
+
+  it('a step is alive while bytes arrive, and stalled when none do', async () => {
+    const watch = new StallWatch(100);
+    const ticking = setInterval(() => watch.progress(), 20);
+    try {
+      await expect(watch.step(sleep(400).then(() => 'done'))).resolves.toBe('done');
+    } finally {
+      clearInterval(ticking);
+    }
+    const started = Date.now();
+    await expect(watch.step(new Promise(() => undefined))).rejects.toMatchObject({ kind: 'unreadableFile' });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('every part is read through the package: unpacking the parts counts as progress', async () => {
+    const file = join(tmpdir(), `xlsx-reader-spec-${process.pid}.xlsx`);
+    await fs.writeFile(file, bytes);
+    try {
+      const watch = new StallWatch(1000);
+      const progress = jest.spyOn(watch, 'progress');
+      const pkg = await openPackageFile(createReadStream(file), watch);
+      const sheet = await pkg.openPart((await pkg.part(SHEET))!);
+      const calls = progress.mock.calls.length;
+      let unpacked = 0;
+      for await (const chunk of sheet) unpacked += (chunk as Buffer).length;
+      expect(unpacked).toBe((await partsOf(bytes)).get(SHEET)!.length);
+      expect(progress.mock.calls.length).toBeGreaterThan(calls);
+      await pkg.close();
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import type { TableLimits } from './source-problem';
+import { tooLarge, type XlsxPackage } from './xlsx-package';
+import type { StallWatch } from './xlsx-stall-watch';
+import { readXmlPart } from './xlsx-xml';
+
+/**
+ * The shared strings have to be held while the sheet streams (a cell refers to any of
+ * them by index). They may use 1/16 of the unpacked-bytes limit (64 MiB by default):
+ * a table bigger than that fails the read as too large instead of exhausting memory.
+ */
+const SHARED_STRINGS_SHARE = 16;
+/** Bytes the budget counts for each string besides its text: its end offset. */
+const BYTES_PER_ENTRY = 4;
+
+/**
+ * The shared strings table, as UTF-8 in one growing buffer with an end offset per string:
+ * about the size of the text itself, outside the JS heap, and counted exactly against the
+ * budget. (An array of JS strings would cost 20+ bytes of header per string, and strings
+ * sliced out of the parser's chunks can keep whole chunks alive.)
+ */
+export class SharedStrings {
+  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private used = 0;
+  private ends = new Uint32Array(1024);
+  private count = 0;
+
+  constructor(private readonly budget: number) {}
+
+  /** Fails once `chars` more characters could not fit: UTF-8 takes at least a byte per UTF-16 unit. */
+  checkRoom(chars: number): void {
+    if (this.used + chars + (this.count + 1) * BYTES_PER_ENTRY > this.budget) throw this.overBudget();
+  }
+
+  add(text: string): void {
+    const needed = this.used + Buffer.byteLength(text) + (this.count + 1) * BYTES_PER_ENTRY;
+    if (needed > this.budget) throw this.overBudget();
+    if (this.count === this.ends.length) {
+      const ends = new Uint32Array(this.ends.length * 2);
+      ends.set(this.ends);
+      this.ends = ends;
+    }
+    const room = this.bytes.length - this.used;
+    if (room < text.length * 3) {
+      const bytes = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + text.length * 3));
+      this.bytes.copy(bytes, 0, 0, this.used);
+      this.bytes = bytes;
+    }
+    this.used += this.bytes.write(text, this.used, 'utf8');
+    this.ends[this.count++] = this.used;
+  }
+
+  private overBudget() {
+    return tooLarge(`its shared strings take more than ${this.budget} bytes.`);
+  }
+
+  /** The string at `index`; an index the table does not have reads as empty, as it did with exceljs. */
+  get(index: number): string {
+    if (!(index >= 0 && index < this.count)) return '';
+    const start = index === 0 ? 0 : this.ends[index - 1];
+    return this.bytes.toString('utf8', start, this.ends[index]);
+  }
+}
+
+/**
+ * Reads the shared strings part: each `<si>` is its text, or its rich-text runs joined;
+ * phonetic guides (`<rPh>`, furigana over Japanese text) are not part of the value.
+ */
+export async function readSharedStrings(
+  pkg: XlsxPackage,
+  partName: string | null,
+  limits: Pick<TableLimits, 'maxUnpackedBytes'>,
+  watch: StallWatch,
+  maxNodeChars: number,
+): Promise<SharedStrings> {
+  const strings = new SharedStrings(Math.min(Math.floor(limits.maxUnpackedBytes / SHARED_STRINGS_SHARE), 0xffff_ffff));
+  if (!partName) return strings;
+  let inItem = false;
+  let inText = false;
+  let phonetic = 0;
+  let text = '';
+  await readXmlPart(
+    pkg,
+    partName,
+    {
+      open(name) {
+        if (name === 'si') {
+          inItem = true;
+          text = '';
+        } else if (name === 'rPh') phonetic++;
+        else if (name === 't' && inItem && phonetic === 0) inText = true;
+      },
+      text(piece) {
+        if (!inText) return;
+        text += piece;
+        // One item of many small runs never trips the parser's node limit: bound it here.
+        strings.checkRoom(text.length);
+      },
+      close(name) {
+        if (name === 't') inText = false;
+        else if (name === 'rPh') phonetic--;
+        else if (name === 'si' && inItem) {
+          strings.add(text);
+          inItem = false;
+        }
+      },
+    },
+    watch,
+    maxNodeChars,
+  );
+  return strings;
+}

@@ -1,0 +1,177 @@
+import { SourceProblem, type TableLimits } from './source-problem';
+import { cellText, type CellContext } from './xlsx-cell-text';
+import type { XmlHandlers } from './xlsx-xml';
+
+/** 0-based column of a cell reference ("C5" → 2); -1 when it has no column letters. */
+function columnIndex(ref: string): number {
+  let col = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const c = ref.charCodeAt(i) | 0x20; // lower-cases letters, leaves digits and '$' as they are
+    if (c < 97 || c > 122) break;
+    col = Math.min(col * 26 + (c - 96), 0x3fff_ffff); // a hostile reference stays a (huge) integer
+  }
+  return col - 1;
+}
+
+/**
+ * Turns a worksheet's SAX events into rows of cell texts: each cell at the column its
+ * reference names (sparse rows are filled with empty cells; a cell without a reference
+ * follows the previous one), trailing empty cells trimmed, rows with nothing but
+ * whitespace skipped. Cell state lives in fields, not per-cell objects: a sheet has
+ * millions of cells. Completed rows wait in `take()` for the reader's batches.
+ *
+ * Limits that would otherwise be checked only on a finished row are enforced while the
+ * row is built: a cell past `maxColumns` is not stored (a hostile "XFD1048576" or
+ * "ZZZZZZ1" would allocate a vast array), and a value stops growing past `maxFieldChars`.
+ */
+export class SheetRows {
+  private inSheetData = false;
+  private row: string[] | null = null;
+  /** Width the row would have with the cells past maxColumns that have text, and whether that text is more than whitespace. */
+  private overflowWidth = 0;
+  private overflowText = false;
+  private nextCol = 0;
+
+  private inCell = false;
+  private col = 0;
+  private type = 'n';
+  private style = 0;
+  private value: string | null = null;
+  private capturing = false;
+  private inInline = false;
+  private phonetic = 0;
+
+  private done: string[][] = [];
+  /** Rows handed on so far: row numbers in messages count these, as checkRow's do. */
+  private emitted = 0;
+
+  constructor(
+    private readonly ctx: CellContext,
+    private readonly limits: Pick<TableLimits, 'maxColumns' | 'maxFieldChars'>,
+  ) {}
+
+  /** The rows completed since the last call. */
+  take(): string[][] {
+    const rows = this.done;
+    this.done = [];
+    return rows;
+  }
+
+  readonly handlers: XmlHandlers = {
+    open: (name, a) => {
+      switch (name) {
+        case 'c':
+          if (!this.row) return;
+          this.inCell = true;
+          this.col = a.r ? columnIndex(a.r) : -1;
+          if (this.col < 0) this.col = this.nextCol;
+          this.type = a.t ?? 'n';
+          this.style = a.s ? parseInt(a.s, 10) : 0;
+          this.value = null;
+          this.inInline = false;
+          return;
+        case 'v':
+          if (this.inCell && !this.inInline) {
+            this.value = '';
+            this.capturing = true;
+          }
+          return;
+        case 'is':
+          if (!this.inCell) return;
+          // Rich text runs of an inline string are joined into one value.
+          this.inInline = true;
+          this.value = '';
+          return;
+        case 't':
+          if (this.inInline && this.phonetic === 0) this.capturing = true;
+          return;
+        case 'rPh':
+          if (this.inInline) this.phonetic++;
+          return;
+        case 'row':
+          if (!this.inSheetData) return;
+          this.row = [];
+          this.nextCol = 0;
+          this.overflowWidth = 0;
+          this.overflowText = false;
+          return;
+        case 'sheetData':
+          this.inSheetData = true;
+          return;
+      }
+    },
+    text: (piece) => {
+      if (!this.capturing) return;
+      this.value = (this.value ?? '') + piece;
+      if (this.value.length > this.limits.maxFieldChars) {
+        const max = this.limits.maxFieldChars;
+        throw new SourceProblem(
+          'fieldTooLarge',
+          `Row ${this.emitted + 1}, column ${this.col + 1} has more than ${max} characters; at most ${max} are allowed.`,
+        );
+      }
+    },
+    close: (name) => {
+      // Most frequent first: a sheet is mostly </v> and </c>.
+      switch (name) {
+        case 'v':
+          this.capturing = false;
+          return;
+        case 'c':
+          if (!this.inCell) return;
+          this.inCell = false;
+          this.capturing = false;
+          this.setCell(cellText(this.type, this.value, this.style, this.ctx));
+          this.nextCol = this.col + 1;
+          return;
+        case 'row':
+          if (this.row) this.endRow(this.row);
+          this.row = null;
+          return;
+        case 't':
+          this.capturing = false;
+          return;
+        case 'is':
+          this.inInline = false;
+          return;
+        case 'rPh':
+          if (this.phonetic > 0) this.phonetic--;
+          return;
+        case 'sheetData':
+          this.inSheetData = false;
+          return;
+      }
+    },
+  };
+
+  private setCell(text: string) {
+    const row = this.row!;
+    if (this.col >= this.limits.maxColumns) {
+      if (text === '') return;
+      this.overflowWidth = Math.max(this.overflowWidth, this.col + 1);
+      if (text.trim() !== '') this.overflowText = true;
+      return;
+    }
+    // Empty cells are not stored unless they overwrite an earlier cell of the same column: holes are filled at the end.
+    if (text !== '' || this.col < row.length) row[this.col] = text;
+  }
+
+  private endRow(row: string[]) {
+    let blank = !this.overflowText;
+    for (let i = 0; i < row.length; i++) {
+      const text = row[i];
+      if (text === undefined) row[i] = '';
+      else if (blank && text.trim() !== '') blank = false;
+    }
+    if (blank) return;
+    while (row.length > 0 && row[row.length - 1] === '') row.pop();
+    if (this.overflowWidth > 0) {
+      throw new SourceProblem(
+        'tooManyColumns',
+        `Row ${this.emitted + 1} has ${this.overflowWidth} columns; at most ${this.limits.maxColumns} are allowed.`,
+      );
+    }
+    this.emitted++;
+    this.done.push(row);
+  }
+}
