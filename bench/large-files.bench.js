@@ -88,9 +88,11 @@ const CASES = {
 async function startService() {
   const port = 3990 + Math.floor(Math.random() * 9);
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, 'dist/apps/standalone/src/main.js'], {
+  const dist = process.env.BENCH_DIST || 'dist';
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, path.join(dist, 'apps/standalone/src/main.js')], {
     env: {
       ...process.env,
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2', // as npm start sets it
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: path.join(work, `data-${port}`),

@@ -35,6 +35,7 @@ async function startService({ dataDir, env = {} }) {
         ADMIN_TOKEN,
         PUBLIC_BASE_URL: base,
         RATE_LIMIT_PER_MINUTE: '100000000',
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2', // as npm start sets it
         MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
         ...env,
       },
@@ -96,6 +97,7 @@ async function startService({ dataDir, env = {} }) {
         duplex: 'half',
       });
       if (up.status !== 200) throw new Error(`upload answered ${up.status}`);
+      const uploadSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const ready = await poll((r) => r.review_state === 'active');
       const reviewSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const u = new URL(ready.review_url);
@@ -109,7 +111,15 @@ async function startService({ dataDir, env = {} }) {
       hooks.onApproved?.();
       const done = await poll((r) => r.status === 'completed' && r.stage === 'final');
       const outputSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
-      return { runId: run.id, apiKey, reviewSeconds, outputSeconds, rowsWritten: done.processed_rows, downloadUrl: done.download_url };
+      return {
+        runId: run.id,
+        apiKey,
+        uploadSeconds,
+        reviewSeconds,
+        outputSeconds,
+        rowsWritten: done.processed_rows,
+        downloadUrl: done.download_url,
+      };
     },
     async stop() {
       if (child.exitCode !== null) return;

@@ -34,7 +34,7 @@ const configMap = {
   data: {
     NODE_ENV: 'production',
     HEALTH_PORT: '8081',
-    HEAP_MB: '160',
+    HEAP_MB: '112',
     EVENT_STORE: 'eventstoredb',
     EVENTSTORE_URL: 'esdb://eventstoredb:2113?tls=false',
     BUS: 'kafka',

@@ -1,4 +1,5 @@
-import { BLOB_KEYS, S3BlobStore, createS3Client, createdObjectKeys } from '@app/blob-storage';
+import { BLOB_KEYS, createdObjectKeys } from '@app/blob-storage';
+import { S3BlobStore, createS3Client } from '@app/blob-storage/s3/s3-blob-store';
 import { BucketUploadWatcher } from '../../apps/ingestion/src/bucket-upload.watcher';
 import { S3RVER_CREDENTIALS, startS3rver } from '../support/s3rver';
 import { call, httpFetch, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventStoreDbEventStore } from '@app/event-store';
+import { EventStoreDbEventStore } from '@app/event-store/eventstoredb/eventstoredb-event-store';
 import { eventStoreContract } from '../../libs/event-store/src/testing/event-store.contract';
 import { describeWithEngine } from '../support/engine-gate';
 

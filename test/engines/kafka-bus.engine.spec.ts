@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { KafkaBus } from '@app/bus';
+import { KafkaBus } from '@app/bus/kafka/kafka-bus';
 import { busRecord, messageBusContract } from '../../libs/bus/src/testing/message-bus.contract';
 import { describeWithEngine } from '../support/engine-gate';
 

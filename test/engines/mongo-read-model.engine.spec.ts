@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MongoReadModel } from '@app/read-model';
+import { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import type { RunState } from '@app/domain';
 import { checkpointStoreContract } from '../../libs/event-store/src/testing/checkpoint-store.contract';
 import { readModelContract } from '../../libs/read-model/src/testing/read-model.contract';

@@ -18,8 +18,9 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
-  const close = track('Chromium', () => browser.close());
-  browser.close = close;
+  // The suite's own browser.close() and the after-suite cleanup close it once, whichever comes first.
+  const closeBrowser = browser.close.bind(browser);
+  browser.close = track('Chromium', () => closeBrowser());
   return browser;
 }
 

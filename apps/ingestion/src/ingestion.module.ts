@@ -1,7 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { AiProviders } from '@app/ai-providers';
 import { BUCKET_NOTIFICATIONS } from '@app/blob-storage';
-import { KafkaBucketNotifications } from '@app/bus';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ConsumerRegistry } from '@app/processing';
 import { BucketUploadWatcher } from './bucket-upload.watcher';
@@ -12,15 +11,18 @@ import { StructuredFileReader } from './structured-file.reader';
 /** Bucket notifications when the bucket publishes to Kafka (S3 blob store, BUS=kafka, BUCKET_EVENTS_TOPIC). */
 const bucketNotifications = {
   provide: BUCKET_NOTIFICATIONS,
-  useFactory: (c: AppConfig) =>
-    c.blobStore.kind === 's3' && c.bus.kind === 'kafka' && c.bus.bucketEventsTopic
-      ? new KafkaBucketNotifications({
-          brokers: c.bus.brokers,
-          clientId: c.bus.clientId,
-          topic: c.bus.bucketEventsTopic,
-          groupId: 'ingestion-bucket-events',
-        })
-      : null,
+  useFactory: (c: AppConfig) => {
+    if (c.blobStore.kind !== 's3' || c.bus.kind !== 'kafka' || !c.bus.bucketEventsTopic) return null;
+    // Loaded only when configured: embedded mode never loads kafkajs (libs/infrastructure/src/adapters.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const kafka = require('@app/bus/kafka/kafka-bucket-notifications') as typeof import('@app/bus/kafka/kafka-bucket-notifications');
+    return new kafka.KafkaBucketNotifications({
+      brokers: c.bus.brokers,
+      clientId: c.bus.clientId,
+      topic: c.bus.bucketEventsTopic,
+      groupId: 'ingestion-bucket-events',
+    });
+  },
   inject: [APP_CONFIG],
 };
 

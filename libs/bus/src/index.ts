@@ -1,5 +1,5 @@
 export * from './message-bus.port';
 export * from './in-process/in-process-bus';
 export * from './relay/event-relay';
-export * from './kafka/kafka-bus';
-export * from './kafka/kafka-bucket-notifications';
+// The Kafka adapters are imported by path (@app/bus/kafka/...) where they are chosen,
+// so that embedded mode never loads kafkajs.

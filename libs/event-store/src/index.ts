@@ -1,4 +1,5 @@
 export * from './event-store.port';
 export * from './sqlite/sqlite-event-store';
 export * from './sqlite/open-sqlite';
-export * from './eventstoredb/eventstoredb-event-store';
+// The EventStoreDB adapter is imported by path (@app/event-store/eventstoredb/...) where it is chosen,
+// so that embedded mode never loads its client.

@@ -1,25 +1,37 @@
 import { join } from 'node:path';
-import { InProcessBus, KafkaBus, type MessageBus } from '@app/bus';
+import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
-import { type EventStore, EventStoreDbEventStore, SqliteEventStore } from '@app/event-store';
-import { MongoReadModel, SqliteReadModel } from '@app/read-model';
+import { type EventStore, SqliteEventStore } from '@app/event-store';
+import { SqliteReadModel } from '@app/read-model';
+import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 
 /*
  * The one place that turns configuration into adapters, used by the Nest module and by
- * the operator CLI, so both always open the same stores.
+ * the operator CLI, so both always open the same stores. The distributed adapters are
+ * loaded only when configured: their clients (EventStoreDB's gRPC, mongoose, kafkajs)
+ * would otherwise cost every embedded process some 30 MB and a slower start.
  */
+/* eslint-disable @typescript-eslint/no-require-imports -- the lazy loads described above */
 
-export const openEventStore = (c: AppConfig): EventStore =>
-  c.eventStore.kind === 'eventstoredb'
-    ? new EventStoreDbEventStore(c.eventStore.url)
-    : new SqliteEventStore(join(c.dataDir, 'events.sqlite'), c.eventStorePollMs);
+export const openEventStore = (c: AppConfig): EventStore => {
+  if (c.eventStore.kind !== 'eventstoredb') return new SqliteEventStore(join(c.dataDir, 'events.sqlite'), c.eventStorePollMs);
+  const { EventStoreDbEventStore } =
+    require('@app/event-store/eventstoredb/eventstoredb-event-store') as typeof import('@app/event-store/eventstoredb/eventstoredb-event-store');
+  return new EventStoreDbEventStore(c.eventStore.url);
+};
 
-export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | MongoReadModel> =>
-  c.readModel.kind === 'mongo' ? MongoReadModel.connect(c.readModel.url) : new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'));
+export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | MongoReadModel> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'));
+  const mongo = require('@app/read-model/mongo/mongo-read-model') as typeof import('@app/read-model/mongo/mongo-read-model');
+  return mongo.MongoReadModel.connect(c.readModel.url);
+};
 
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */
-export const openBus = (c: AppConfig, clientSuffix = ''): MessageBus =>
-  c.bus.kind === 'kafka' ? new KafkaBus({ ...c.bus, clientId: `${c.bus.clientId}${clientSuffix}` }) : new InProcessBus();
+export const openBus = (c: AppConfig, clientSuffix = ''): MessageBus => {
+  if (c.bus.kind !== 'kafka') return new InProcessBus();
+  const { KafkaBus } = require('@app/bus/kafka/kafka-bus') as typeof import('@app/bus/kafka/kafka-bus');
+  return new KafkaBus({ ...c.bus, clientId: `${c.bus.clientId}${clientSuffix}` });
+};
 
 // The blob store has its own module: worker threads open it without loading the other engines' clients.
 export { openBlobStore } from './blob-store-factory';

@@ -5,7 +5,8 @@ import { MESSAGE_BUS } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, type EventStore, SqliteCheckpointStore } from '@app/event-store';
 import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
-import { DIRECTORY, MongoReadModel, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
+import { DIRECTORY, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
+import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import { RunCommandHandler } from '@app/runs';
 import { openBlobStore, openBus, openEventStore, openReadModel } from './adapters';
 import { CpuWork } from './cpu-work/cpu-work';
@@ -31,7 +32,9 @@ export class InfrastructureModule {
         {
           provide: CHECKPOINT_STORE,
           useFactory: (c: AppConfig, rm: SqliteReadModel | MongoReadModel) =>
-            rm instanceof MongoReadModel ? rm.checkpointStore() : new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite')),
+            c.readModel.kind === 'mongo'
+              ? (rm as MongoReadModel).checkpointStore()
+              : new SqliteCheckpointStore(join(c.dataDir, 'events.sqlite')),
           inject: [APP_CONFIG, 'READ_MODEL'],
         },
         { provide: MESSAGE_BUS, useFactory: (c: AppConfig) => openBus(c), inject: [APP_CONFIG] },

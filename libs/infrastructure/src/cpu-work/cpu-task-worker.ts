@@ -1,4 +1,5 @@
-import { UrlSigner, type BlobStore } from '@app/blob-storage';
+import type { BlobStore } from '@app/blob-storage/blob-store.port';
+import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '../blob-store-factory';
 import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
 

@@ -38,9 +38,10 @@ export class CpuWork implements OnModuleDestroy {
             maxThreads: config.cpuWork.threads,
             // A thread that sits idle gives its memory back.
             idleTimeout: 30_000,
-            // A young generation big enough for a batch of rows: with V8's default, scavenges
-            // took a quarter of a million-row read.
-            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: 32 },
+            // Both generations capped: the thread's heap adds to the process's resident memory,
+            // which must stay under 256 MB (docs/files.md, "Memory"); 32 MB of young generation
+            // cost 15-20 MB more RSS and saved no measurable time.
+            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: 16 },
           })
         : null;
   }
