@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import type { BlobStore } from '@app/blob-storage/blob-store.port';
 import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '../blob-store-factory';
@@ -8,6 +9,18 @@ import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
  * is opened once per thread, from the same configuration as the process that sent it.
  */
 let blobs: BlobStore | undefined;
+
+/**
+ * The file work yields the CPU to the event loop that answers the API: on Linux a nice
+ * value set from a thread applies to that thread alone, so the API's requests keep their
+ * latency while an output is written, and the work still takes whatever CPU is free.
+ */
+const NICE = 10;
+try {
+  setPriority(NICE);
+} catch {
+  // Not permitted or not supported here: the thread runs at normal priority.
+}
 
 export default async function runCpuTask({ name, input, config, progress }: CpuTaskMessage): Promise<unknown> {
   // The secret arrives as a Uint8Array (structured clone does not keep Buffer).
