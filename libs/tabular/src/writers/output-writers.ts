@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { isDecimalNumber } from '@app/domain';
 
 export type OutputRecord = Record<string, string | number | boolean | null>;
 
@@ -19,14 +20,13 @@ export async function* jsonArrayChunks(batches: AsyncIterable<string[]>): AsyncG
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * OWASP CSV injection: a cell that starts with = + - @ TAB or CR is run as a formula by
  * spreadsheet programs, so it gets a leading apostrophe. Plain numbers such as -5 are
  * left alone: no spreadsheet executes them.
  */
-export const neutralizeFormula = (value: string): string => (FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value);
+export const neutralizeFormula = (value: string): string => (FORMULA_START.test(value) && !isDecimalNumber(value) ? `'${value}` : value);
 
 export interface CsvOptions {
   /** On for files people download (default); off for the service's own intermediate files. */
