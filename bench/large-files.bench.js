@@ -15,6 +15,8 @@ const yazl = require('yazl');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
 const heapMb = process.env.HEAP_MB || require('../package.json').config.heap_mb;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The service refuses an ADMIN_TOKEN shorter than 32 characters. */
+const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 const status = (pid, key) =>
   Number((new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8')) || [])[1]) / 1024;
 
@@ -96,7 +98,7 @@ async function startService() {
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: path.join(work, `data-${port}`),
-      ADMIN_TOKEN: 'bench',
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
       PUBLIC_BASE_URL: base,
       RATE_LIMIT_PER_MINUTE: '100000',
       MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
@@ -125,7 +127,7 @@ async function runCase(name, spec) {
   try {
     const json = async (url, init = {}) =>
       (await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } })).json();
-    const admin = { authorization: 'Bearer bench' };
+    const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
     const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench' }) });
     const field = (data_type) => ({ description: 'x', data_type, is_required: false });
     const schema = await json(`${base}/admin/v1/organizations/${org.id}/schemas`, {

@@ -52,7 +52,7 @@ const configMap = {
 };
 
 /** Secrets are referenced, never written here: create `transformation-service-secrets` yourself. */
-const secretKeys = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+const secretKeys = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'SECRETS_KEY', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
 
 function deployment({ app, replicas, http }) {
   const port = http ? 3000 : 8081;

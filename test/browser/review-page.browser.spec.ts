@@ -424,10 +424,14 @@ describe('hosted review page after its deadline', () => {
     await page.goto(created.body.review_url);
     await page.getByRole('heading', { name: 'This review has expired' }).waitFor();
     await expect(page.locator('select, button').count()).resolves.toBe(0);
+    // Only the expired state: not even the file's name or row count.
+    await expect(page.locator('#summary').textContent()).resolves.toBe('');
+    await expect(page.locator('table').count()).resolves.toBe(0);
     await screenshot(page, '14-expired');
     const review = reviewApi(created.body.review_url);
     expect((await review.approve()).status).toBe(403);
     expect((await review.edit({ email: null })).status).toBe(403);
+    expect((await review.preview()).body.error.code).toBe('review_expired');
     await page.context().close();
   });
 });

@@ -73,6 +73,7 @@ describe('operator CLI: help', () => {
       expect.arrayContaining([
         'org:create',
         'key:create',
+        'key:list',
         'key:revoke',
         'webhook:set',
         'webhook:rotate-secret',

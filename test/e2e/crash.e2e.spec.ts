@@ -48,6 +48,7 @@ describe('crash safety (SIGKILL)', () => {
           PUBLIC_BASE_URL: base(),
           EVENT_STORE_POLL_MS: '50',
           WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+          AI_ALLOWED_ADDRESSES: '127.0.0.1',
           RATE_LIMIT_PER_MINUTE: '1000000',
           WEBHOOK_POLL_MS: '25',
           WEBHOOK_TIMEOUT_MS: '20000',

@@ -1,6 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { load as loadYaml } from 'js-yaml';
 import { randomUUID } from 'node:crypto';
+import { DIRECTORY, type Directory } from '@app/read-model';
+import { idempotencyRequestHash } from '../../apps/gateway/src/transformations/idempotency';
 import { openApiConformance, type OpenApiConformance } from '../support/openapi-conformance';
 import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, type Service } from '../support/service-harness';
 
@@ -9,8 +11,8 @@ const ADMIN = '/admin/openapi.json';
 
 /** Every response each public operation can give, by operation id (see apps/gateway/src/openapi/standard-responses.ts). */
 const PUBLIC_RESPONSES: Record<string, string[]> = {
-  'v1.transformations.file': ['201', '400', '401', '413', '415', '422', '429', '500'],
-  'v1.transformations.raw': ['201', '400', '401', '413', '415', '422', '429', '500'],
+  'v1.transformations.file': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
+  'v1.transformations.raw': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
   'v1.transformations.show': ['200', '401', '404', '429', '500'],
   'v1.providers.index': ['200', '401', '422', '429', '500'],
   'v1.providers.show': ['200', '401', '404', '429', '500'],
@@ -18,10 +20,11 @@ const PUBLIC_RESPONSES: Record<string, string[]> = {
   'v1.schemas.show': ['200', '401', '404', '429', '500'],
 };
 
-/** The admin API is not rate limited: no 429. Every method but GET may carry a body, so 400, 413 and 415 apply to all of them. */
+/** The admin API is not rate limited: no 429. Every method but GET may carry a body, so 400, 413 and 415 apply to all but the GET. */
 const BODY_ERRORS = ['400', '413', '415'];
 const ADMIN_RESPONSES: Record<string, string[]> = {
   'admin.organizations.create': ['201', ...BODY_ERRORS, '401', '422', '500'],
+  'admin.apiKeys.index': ['200', '401', '404', '500'],
   'admin.apiKeys.create': ['201', ...BODY_ERRORS, '401', '404', '500'],
   'admin.apiKeys.revoke': ['204', ...BODY_ERRORS, '401', '404', '500'],
   'admin.webhook.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
@@ -34,6 +37,10 @@ const ADMIN_RESPONSES: Record<string, string[]> = {
   'admin.providers.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
   'admin.providers.delete': ['204', ...BODY_ERRORS, '401', '404', '500'],
 };
+
+/** Every operation may also answer 503 (busy, shutting down), every admin one 429 (failed-authentication throttle): http/http-edge.ts. */
+const withEdgeResponses = (table: Record<string, string[]>, extra: string[]) =>
+  Object.fromEntries(Object.entries(table).map(([id, statuses]) => [id, [...statuses, ...extra]]));
 
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 const responsesOf = (c: OpenApiConformance) =>
@@ -69,6 +76,7 @@ describe('OpenAPI documents', () => {
   let adm: OpenApiConformance;
   /** 429s come from a second service with a tiny rate limit (see below). */
   const seenElsewhere = new Set<string>();
+  const seenAdminElsewhere = new Set<string>();
   beforeAll(async () => {
     svc = await startService();
     pub = await openApiConformance(svc.baseUrl, PUBLIC);
@@ -127,8 +135,8 @@ describe('OpenAPI documents', () => {
     for (const { operation } of adm.operations) expect(operation.security).toEqual([{ adminToken: [] }]);
   });
 
-  it('lists every response of every public operation: success, 401, 429, 500; 422 on the POSTs and lists; 404 on the shows; 400, 413, 415 on the POSTs', () => {
-    expect(responsesOf(pub)).toEqual(sortedValues(PUBLIC_RESPONSES));
+  it('lists every response of every public operation: success, 401, 429, 500; 422 on the POSTs and lists; 404 on the shows; 400, 409, 413, 415 on the POSTs', () => {
+    expect(responsesOf(pub)).toEqual(sortedValues(withEdgeResponses(PUBLIC_RESPONSES, ['503'])));
     for (const { operation } of pub.operations) {
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '429', '500']));
       expect(Object.keys(operation.responses).some((s) => /^2\d\d$/.test(s))).toBe(true);
@@ -136,7 +144,7 @@ describe('OpenAPI documents', () => {
   });
 
   it('lists every response of every admin operation (no 429: the admin API is not rate limited)', () => {
-    expect(responsesOf(adm)).toEqual(sortedValues(ADMIN_RESPONSES));
+    expect(responsesOf(adm)).toEqual(sortedValues(withEdgeResponses(ADMIN_RESPONSES, ['429', '503'])));
   });
 
   it('documents the envelopes, examples and headers of the responses as the code sends them', () => {
@@ -144,12 +152,15 @@ describe('OpenAPI documents', () => {
     const resolve = (r: any) => (r.$ref ? components.responses[r.$ref.split('/').pop()] : r);
     const headerNames = (r: any) => sorted(Object.keys(r.headers ?? {}));
     const rateLimit = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    // On every answer (http/http-edge.ts).
+    const edge = ['X-Client-Request-Id', 'X-Frame-Options', 'X-Request-Id'];
     for (const { operation } of pub.operations) {
       for (const [status, ref] of Object.entries<any>(operation.responses)) {
         const r = resolve(ref);
         if (Number(status) < 400) {
-          // Past the API-key guard: the rate-limit headers are always there.
-          expect(headerNames(r)).toEqual(sorted(['X-Request-Id', ...rateLimit]));
+          // Past the API-key guard: the rate-limit headers are always there (and a replayed creation says so).
+          const replay = operation.operationId.startsWith('v1.transformations.') && status === '201' ? ['Idempotent-Replayed'] : [];
+          expect(headerNames(r)).toEqual(sorted([...edge, ...rateLimit, ...replay]));
           continue;
         }
         const media = r.content['application/json'];
@@ -157,8 +168,9 @@ describe('OpenAPI documents', () => {
         expect(Object.keys(media.examples).length).toBeGreaterThan(0);
         expect(headerNames(r)).toContain('X-Request-Id');
         // Answered before the guard counts the request (no credential, unreadable body): no rate-limit headers.
-        if (['400', '401', '413', '415'].includes(status)) expect(headerNames(r)).toEqual(['X-Request-Id']);
-        if (['404', '422', '429'].includes(status)) expect(headerNames(r)).toEqual(expect.arrayContaining(rateLimit));
+        if (['400', '401', '413', '415'].includes(status)) expect(headerNames(r)).toEqual(sorted(edge));
+        if (status === '503') expect(headerNames(r)).toEqual(sorted([...edge, 'Retry-After']));
+        if (['404', '409', '422', '429'].includes(status)) expect(headerNames(r)).toEqual(expect.arrayContaining(rateLimit));
       }
     }
     const tooMany = components.responses.TooManyRequests;
@@ -166,9 +178,18 @@ describe('OpenAPI documents', () => {
     expect(Object.values<any>(tooMany.content['application/json'].examples).map((e) => e.value.error.code)).toEqual([
       'too_many_requests',
       'review_preparation_quota_exceeded',
+      'too_many_failed_attempts',
     ]);
-    // The contract defines 403 and 409 without attaching them to an operation.
+    // The contract defines 403 without attaching it to an operation; 409 is the POSTs' Idempotency-Key conflict, with Retry-After.
     expect(Object.keys(components.responses)).toEqual(expect.arrayContaining(['Forbidden', 'Conflict']));
+    expect(components.responses.Conflict.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
+    for (const p of ['/v1/transformations/file', '/v1/transformations/raw']) {
+      const post = pub.document.paths[p].post;
+      expect(post.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false })]),
+      );
+      expect(post.responses['201'].headers['Idempotent-Replayed']).toMatchObject({ required: false });
+    }
   });
 
   it('documents the list endpoints as pagination envelopes, the catalog shows as { data } and the run show bare', async () => {
@@ -316,14 +337,55 @@ describe('OpenAPI documents', () => {
       expect((await api('/v1/schemas?page=0')).status).toBe(422);
     });
 
-    it('400, 413 and 415 from the POSTs, before the credential is looked at', async () => {
+    it('Idempotency-Key on both POSTs: a replay (201, Idempotent-Replayed), a reused key (422), a key in use (409)', async () => {
+      const directory = svc.app.get<Directory>(DIRECTORY);
+      for (const [p, body] of [
+        ['/v1/transformations/file', { schema_id: org.schemaId, filename: 'people.csv' }],
+        ['/v1/transformations/raw', { schema_id: org.schemaId, provider_id: providerId, content: 'Ann', dry_run: true }],
+      ] as const) {
+        const key = randomUUID();
+        const first = await api(p, { body, headers: { 'idempotency-key': key } });
+        expect(first.status).toBe(201);
+        const again = await api(p, { body, headers: { 'idempotency-key': key } });
+        expect(again).toMatchObject({ status: 201, body: first.body });
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        const reused = await api(p, { body: { ...body, output_format: 'csv' }, headers: { 'idempotency-key': key } });
+        expect(reused).toMatchObject({ status: 422, body: { error: { code: 'idempotency_key_reused' } } });
+        // A request still holding its key (claimed here directly, as a concurrent request would).
+        const busy = randomUUID();
+        const now = Date.now();
+        await directory.claimIdempotencyKey(
+          {
+            organization_id: org.orgId,
+            key: busy,
+            request_hash: idempotencyRequestHash(`POST ${p}`, body),
+            resource_id: randomUUID(),
+            state: 'pending',
+            lock_token: randomUUID(),
+            locked_until: new Date(now + 60_000).toISOString(),
+            response_status: null,
+            response_body: null,
+            created_at: new Date(now).toISOString(),
+            expires_at: new Date(now + 86_400_000).toISOString(),
+          },
+          new Date(now).toISOString(),
+        );
+        const inUse = await api(p, { body, headers: { 'idempotency-key': busy } });
+        expect(inUse).toMatchObject({ status: 409, body: { error: { code: 'idempotency_key_in_use', type: 'conflict' } } });
+        expect(inUse.headers.get('retry-after')).toBe('1');
+      }
+    });
+
+    it('400, 413 and 415 from the POSTs once the key was checked; without a key, 401 and the body is not read', async () => {
       for (const p of ['/v1/transformations/file', '/v1/transformations/raw']) {
-        for (const token of [org.apiKey, undefined]) {
-          expect((await pub.call(url(p), { token, raw: '{"schema_id":' })).status).toBe(400);
-          expect(
-            (await pub.call(url(p), { token, raw: JSON.stringify({ content: 'x'.repeat(svc.config.maxJsonBodyBytes) }) })).status,
-          ).toBe(413);
-          expect((await pub.call(url(p), { token, raw: '<run/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+        const token = org.apiKey;
+        expect((await pub.call(url(p), { token, raw: '{"schema_id":' })).status).toBe(400);
+        expect((await pub.call(url(p), { token, raw: JSON.stringify({ content: 'x'.repeat(svc.config.maxJsonBodyBytes) }) })).status).toBe(
+          413,
+        );
+        expect((await pub.call(url(p), { token, raw: '<run/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+        for (const raw of ['{"schema_id":', JSON.stringify({ content: 'x'.repeat(svc.config.maxJsonBodyBytes) })]) {
+          expect((await pub.call(url(p), { raw })).status).toBe(401);
         }
       }
     });
@@ -384,8 +446,12 @@ describe('OpenAPI documents', () => {
       const created = await admin('', { body: { name: 'Globex', webhook_url: 'https://hooks.example.test/x' } });
       expect(created.status).toBe(201);
       const o = `/${created.body.id}`;
+      expect(created.body.api_key_id).toEqual(expect.any(String));
       const key = await admin(`${o}/api-keys`, { method: 'POST' });
       expect(key.status).toBe(201);
+      const keys = await admin(`${o}/api-keys`);
+      expect(keys.status).toBe(200);
+      expect(keys.body.data.map((k: { id: string }) => k.id)).toEqual([created.body.api_key_id, key.body.id]);
       expect((await admin(`${o}/api-keys/${key.body.id}`, { method: 'DELETE' })).status).toBe(204);
       expect((await admin(`${o}/webhook`, { method: 'PUT', body: { url: null } })).status).toBe(200);
       expect((await admin(`${o}/webhook/rotate-secret`, { method: 'POST' })).status).toBe(200);
@@ -419,14 +485,22 @@ describe('OpenAPI documents', () => {
         const m = method.toUpperCase();
         const at = url(concrete(path));
         for (const token of [undefined, 'wrong']) expect((await adm.call(at, { method: m, token })).status).toBe(401);
-        if (operation.responses['404']) expect((await adm.call(at, { method: m, token: ADMIN_TOKEN, body: {} })).status).toBe(404);
+        const withBody = m !== 'GET';
+        if (operation.responses['404'])
+          expect((await adm.call(at, { method: m, token: ADMIN_TOKEN, ...(withBody ? { body: {} } : {}) })).status).toBe(404);
+        if (!withBody) continue; // a GET takes no body: no 422, 400, 413 or 415
         if (operation.responses['422']) {
           const target = path.includes('{id}') ? await freshTarget(path, created.body.id) : url(path.replace('{org}', created.body.id));
           expect((await adm.call(target, { method: m, token: ADMIN_TOKEN, body: { name: 5 } })).status).toBe(422);
         }
-        expect((await adm.call(at, { method: m, raw: '{' })).status).toBe(400);
-        expect((await adm.call(at, { method: m, raw: JSON.stringify({ pad: 'x'.repeat(svc.config.maxJsonBodyBytes) }) })).status).toBe(413);
-        expect((await adm.call(at, { method: m, raw: '<x/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+        expect((await adm.call(at, { method: m, token: ADMIN_TOKEN, raw: '{' })).status).toBe(400);
+        expect(
+          (await adm.call(at, { method: m, token: ADMIN_TOKEN, raw: JSON.stringify({ pad: 'x'.repeat(svc.config.maxJsonBodyBytes) }) }))
+            .status,
+        ).toBe(413);
+        expect(
+          (await adm.call(at, { method: m, token: ADMIN_TOKEN, raw: '<x/>', headers: { 'content-type': 'application/xml' } })).status,
+        ).toBe(415);
       }
     });
 
@@ -444,7 +518,25 @@ describe('OpenAPI documents', () => {
 
   describe('rate limiting', () => {
     let limited: Service;
-    afterAll(() => limited?.stop());
+    let throttled: Service;
+    afterAll(() => Promise.all([limited?.stop(), throttled?.stop()]));
+
+    it('429 too_many_failed_attempts with Retry-After, from every operation of both documents, once an address failed too often', async () => {
+      throttled = await startService({ AUTH_FAILURE_LIMIT: '1' });
+      const at = (p: string) => `${throttled.baseUrl}${p}`;
+      const p = await openApiConformance(throttled.baseUrl, PUBLIC);
+      const a = await openApiConformance(throttled.baseUrl, ADMIN);
+      expect((await a.call(at('/admin/v1/organizations'), { token: 'wrong', body: { name: 'x' } })).status).toBe(401);
+      for (const c of [p, a]) {
+        for (const { method, path } of c.operations) {
+          const res = await c.call(at(concrete(path)), { method: method.toUpperCase(), token: ADMIN_TOKEN });
+          expect(res).toMatchObject({ status: 429, body: { error: { code: 'too_many_failed_attempts' } } });
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        }
+      }
+      p.seen.forEach((s) => seenElsewhere.add(s));
+      a.seen.forEach((s) => seenAdminElsewhere.add(s));
+    });
 
     it('429 with Retry-After and the rate-limit headers, from every public operation once the key is past its limit', async () => {
       limited = await startService({ RATE_LIMIT_PER_MINUTE: '2' });
@@ -470,10 +562,10 @@ describe('OpenAPI documents', () => {
     const expected = (c: OpenApiConformance) =>
       c.operations.flatMap((o) =>
         Object.keys(o.operation.responses)
-          .filter((s) => s !== '500')
+          .filter((s) => s !== '500' && s !== '503') // unexpected failures; busy or shutting down
           .map((s) => `${o.operationId} ${s}`),
       );
     expect(sorted(new Set([...pub.seen, ...seenElsewhere]))).toEqual(sorted(expected(pub)));
-    expect(sorted(adm.seen)).toEqual(sorted(expected(adm)));
+    expect(sorted(new Set([...adm.seen, ...seenAdminElsewhere]))).toEqual(sorted(expected(adm)));
   });
 });

@@ -137,3 +137,88 @@ describe('legacy encodings through the whole run', () => {
     expect(failed.error.message).toContain('ZIP');
   });
 });
+
+/** After `review_expires_at` the link opens nothing but the expired state (docs/security.md, "Expiry and retention"). */
+describe('review link after its deadline', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  beforeAll(async () => {
+    svc = await startService({ REVIEW_TTL_SECONDS: '3' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  const csv = 'E-mail,Years\nsecret.person@x.org,41\n';
+  const passed = async (iso: string) => new Promise((r) => setTimeout(r, Math.max(0, Date.parse(iso) - Date.now()) + 150));
+
+  async function openReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people-private.csv' },
+    });
+    expect((await upload(run.body, csv)).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    return { id: run.body.id as string, ready, review: reviewApi(run.body.review_url) };
+  }
+
+  /** Every call that reads or changes the run's data. */
+  const dataCalls = (review: ReturnType<typeof reviewApi>) => [
+    review.preview({ email: 'E-mail' }),
+    review.problems({ email: 'E-mail' }),
+    review.edit({ email: null }, 1),
+    review.approve({ email: 'E-mail' }),
+    review.cancel(),
+  ];
+
+  it('answers every data call with 403 review_expired and its state with the expired state alone', async () => {
+    const { id, ready, review } = await openReview();
+    expect((await review.preview()).status).toBe(200);
+    await passed(ready.review_expires_at);
+
+    const state = await review.state();
+    expect(state.status).toBe(200);
+    expect(state.body).toEqual({
+      run_id: id,
+      phase: 'expired',
+      locale: 'en',
+      appearance: null,
+      filename: null,
+      encoding: null,
+      fields: [],
+      source_headers: [],
+      mapping_rule: null,
+      mapping_version: 0,
+      total_rows: null,
+      processed_rows: 0,
+      review_expires_at: ready.review_expires_at,
+      review_approved_at: null,
+      review_canceled_at: null,
+      success_callback: null,
+      cancel_callback: null,
+      error: null,
+      notices: [],
+    });
+    for (const res of await Promise.all(dataCalls(review))) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'review_expired', type: 'authorization' });
+      expect(JSON.stringify(res.body)).not.toMatch(/secret\.person|E-mail|people-private/);
+    }
+    const run = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
+    expect(run.body).toMatchObject({ review_state: 'expired', terminal: true, status: 'completed', stage: 'review' });
+  });
+
+  it('closes an approved review too: its link shows only the expired state once the deadline passed', async () => {
+    const { id, ready, review } = await openReview();
+    expect((await review.approve({ email: 'E-mail' })).status).toBe(200);
+    await waitForRun(svc, org.apiKey, id, (r) => r.stage === 'final' && r.status === 'completed');
+    expect((await review.preview()).status).toBe(200);
+    await passed(ready.review_expires_at);
+
+    expect((await review.state()).body).toMatchObject({ phase: 'expired', fields: [], mapping_rule: null, review_approved_at: null });
+    for (const res of await Promise.all(dataCalls(review))) expect(res.body.error.code).toBe('review_expired');
+    // The run itself is unchanged: its review was approved, and its output stays downloadable.
+    const run = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
+    expect(run.body).toMatchObject({ review_state: 'approved', terminal: true });
+    expect((await fetch(run.body.download_url)).status).toBe(200);
+  });
+});

@@ -1,5 +1,9 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { runStreamId, type StoredEvent } from '@app/contracts';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { RunSweeper } from '../../apps/ingestion/src/run-sweeper';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 const RUN_FIELDS = [
@@ -237,4 +241,88 @@ describe('review expiry', () => {
       await svc.stop();
     }
   });
+});
+
+/** Files are deleted when their retention ends, once, recorded as FilesPurged (docs/security.md, "Expiry and retention"). */
+describe('retention', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  beforeAll(async () => {
+    svc = await startService({ OUTPUT_RETENTION_SECONDS: '2', REVIEW_TTL_SECONDS: '4', SWEEP_INTERVAL_MS: '100' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  const events = (id: string): Promise<StoredEvent[]> => svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(id));
+  const stored = async (key: string) => (await svc.app.get<BlobStore>(BLOB_STORE).stat(key)) !== null;
+  async function purgedEvent(id: string, timeoutMs = 10_000): Promise<StoredEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = (await events(id)).find((e) => e.type === 'FilesPurged');
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`Run ${id}: no FilesPurged`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  async function reviewReady() {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'a.csv' },
+    });
+    expect((await upload(created.body, 'email,first_name\na@b.io,Ada\n')).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    return { id: created.body.id as string, review: reviewApi(created.body.review_url) };
+  }
+
+  it('deletes the source and the output at file_retention_until, once; the old download URL then answers 410', async () => {
+    const { id, review } = await reviewReady();
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, id, (r) => r.stage === 'final' && r.status === 'completed');
+    const downloadUrl = done.download_url as string;
+    expect((await fetch(downloadUrl)).status).toBe(200);
+    expect(await stored(`runs/${id}/source`)).toBe(true);
+
+    const purged = await purgedEvent(id);
+    expect(purged.data).toEqual({
+      keys: [`runs/${id}/source`, `runs/${id}/output.json`],
+      reason: 'output_retention',
+      purged_at: expect.any(String),
+    });
+    expect(Date.parse((purged.data as { purged_at: string }).purged_at)).toBeGreaterThanOrEqual(Date.parse(done.file_retention_until));
+    expect(await stored(`runs/${id}/source`)).toBe(false);
+    expect(await stored(`runs/${id}/output.json`)).toBe(false);
+
+    const gone = await fetch(downloadUrl);
+    expect(gone.status).toBe(410);
+    expect((await gone.json()).error).toMatchObject({ code: 'file_expired', type: 'not_found' });
+    const run = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
+    expect(run.body).toMatchObject({ status: 'completed', download_url: null, file_retention_until: done.file_retention_until });
+    expect(Object.keys(run.body).sort()).toEqual([...RUN_FIELDS].sort());
+
+    // A sweep again (another replica, a restart) deletes and records nothing more.
+    await svc.app.get(RunSweeper).tick();
+    expect((await events(id)).filter((e) => e.type === 'FilesPurged')).toHaveLength(1);
+  });
+
+  it("deletes a canceled review's source the retention after the cancellation; its open page then has no rows to show", async () => {
+    const { id, review } = await reviewReady();
+    expect((await review.cancel()).status).toBe(200);
+    const purged = await purgedEvent(id);
+    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`], reason: 'review_canceled' });
+    expect(await stored(`runs/${id}/source`)).toBe(false);
+    // The review window (4 s) is still open: the page shows the canceled review, without rows.
+    expect((await review.state()).body.phase).toBe('canceled');
+    const preview = await review.preview();
+    expect(preview.status).toBe(410);
+    expect(preview.body.error.code).toBe('files_deleted');
+  });
+
+  it("deletes an expired review's source the retention after its deadline", async () => {
+    const { id } = await reviewReady();
+    const purged = await purgedEvent(id, 15_000);
+    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`], reason: 'review_expired' });
+    const expired = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
+    expect(Date.parse(purged.recorded_at)).toBeGreaterThanOrEqual(Date.parse(expired.body.review_expires_at) + 2000);
+    expect(expired.body.review_state).toBe('expired');
+  }, 30_000);
 });

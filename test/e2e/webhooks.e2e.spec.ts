@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -368,5 +369,83 @@ describe('webhooks across restarts and behind the address guard', () => {
     } finally {
       await svc.stop();
     }
+  });
+});
+
+/** A file run whose upload never comes fails with upload_expired once `upload.expires_at` passes (docs/api.md, Run errors). */
+describe('an upload that never comes', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    svc = await startService({ ...FAST, UPLOAD_TTL_SECONDS: '1', SWEEP_INTERVAL_MS: '100' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.stop();
+  });
+
+  it('fails the run with upload_expired, sends transformation.failed, and refuses the late upload', async () => {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks`, metadata: { case: 'no-upload' } },
+    });
+    expect(created.status).toBe(201);
+    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 10_000);
+    expect(failed).toMatchObject({ terminal: true, stage: 'review', review_state: null, download_url: null });
+    expect(failed.upload).toBeUndefined();
+    expect(failed.error).toEqual({
+      code: 'upload_expired',
+      message: `No file was uploaded before the upload instructions expired at ${created.body.upload.expires_at}.`,
+      type: 'timeout',
+      stage: 'upload',
+      retryable: true,
+      context: [],
+    });
+    expect(Date.parse(failed.failed_at)).toBeGreaterThanOrEqual(Date.parse(created.body.upload.expires_at));
+
+    const [delivery] = await receiver.waitFor(created.body.id, 1);
+    expect(delivery.headers['x-service-event']).toBe('transformation.failed');
+    const payload = JSON.parse(delivery.body);
+    expect(Object.keys(payload).sort()).toEqual(PAYLOAD_FIELDS);
+    expect(payload).toMatchObject({
+      event: 'transformation.failed',
+      id: created.body.id,
+      status: 'failed',
+      stage: 'review',
+      metadata: { case: 'no-upload' },
+      error: { code: 'upload_expired', type: 'timeout', stage: 'upload' },
+      failed_at: failed.failed_at,
+    });
+
+    const late = await upload(created.body, CSV);
+    expect(late.status).toBe(403);
+    expect(JSON.parse(late.body).error.code).toBe('url_expired');
+    // Even under a URL signed anew, the failed run takes no file.
+    const fresh = await svc.app
+      .get<BlobStore>(BLOB_STORE)
+      .presign(`runs/${created.body.id}/source`, 'PUT', { expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv' });
+    const refused = await upload({ upload: fresh }, CSV);
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body).error.code).toBe('upload_not_expected');
+    const types = (await events(svc, created.body.id)).map((e) => e.type).filter((t) => t !== 'WebhookAttempted');
+    expect(types).toEqual(['RunCreated', 'RunFailed', 'WebhookScheduled']);
+  });
+
+  it('keeps a run whose file arrived in time, and never fails a run twice', async () => {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
+    expect((await upload(created.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(created.body.upload.expires_at) - Date.now()) + 300));
+    const run = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+    expect(run.body).toMatchObject({ status: 'completed', review_state: 'active', error: null });
+    expect((await events(svc, created.body.id)).some((e) => e.type === 'RunFailed')).toBe(false);
   });
 });

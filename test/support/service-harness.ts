@@ -8,7 +8,10 @@ import { createHttpApp } from '../../apps/gateway/src/create-http-app';
 import { StandaloneModule } from '../../apps/standalone/src/standalone.module';
 import { track } from './suite-resources';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+/** At least 32 characters: the service refuses to start with a shorter ADMIN_TOKEN. */
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef01';
+/** SECRETS_KEY of services started in production mode (base64 of 32 bytes; a test value, never a real key). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export const freePort = (): Promise<number> =>
   new Promise<number>((resolve, reject) => {
@@ -40,6 +43,10 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Tests' receivers and callback pages listen on loopback: let exactly those through the address guard.
     WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1',
+    // Tests' fake AI vendors listen on loopback too: the same for vendor calls.
+    AI_ALLOWED_ADDRESSES: '127.0.0.1,::1',
+    // Production requires a configured key for secrets at rest; elsewhere DATA_DIR/secrets.key is generated.
+    ...(env.NODE_ENV === 'production' ? { SECRETS_KEY: TEST_SECRETS_KEY } : {}),
     WEBHOOK_POLL_MS: '25',
     ...env,
   });

@@ -7,7 +7,7 @@ export interface AdminApiTarget {
 }
 
 export interface AdminRequest {
-  method: 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below /admin/v1, e.g. `/organizations/<org>/api-keys`. */
   path: string;
   body?: unknown;

@@ -10,7 +10,7 @@ import { operationFailed } from './exit-codes';
 export function registerAdminApiCommands(program: Command): void {
   program.commandsGroup('Admin API commands (call the running service at SERVICE_URL with ADMIN_TOKEN):');
 
-  adminCommand(program, 'org:create', 'create an organization; prints its id, first API key and webhook secret')
+  adminCommand(program, 'org:create', 'create an organization; prints its id, first API key (and its id) and webhook secret')
     .argument('<name>', "the organization's name")
     .argument('[webhook-url]', 'default webhook URL for its runs (none when left out)')
     .action((name: string, webhookUrl: string | undefined) =>
@@ -21,9 +21,13 @@ export function registerAdminApiCommands(program: Command): void {
     .argument('<org>', 'organization id', nonEmpty)
     .action((org: string) => callAdminApi({ method: 'POST', path: `/organizations/${segment(org)}/api-keys` }));
 
+  adminCommand(program, 'key:list', "list an organization's API keys: id, prefix, created_at, revoked_at (never the keys)")
+    .argument('<org>', 'organization id', nonEmpty)
+    .action((org: string) => callAdminApi({ method: 'GET', path: `/organizations/${segment(org)}/api-keys` }));
+
   adminCommand(program, 'key:revoke', 'revoke an API key of an organization')
     .argument('<org>', 'organization id', nonEmpty)
-    .argument('<key-id>', 'id of the API key (as key:create printed it)', nonEmpty)
+    .argument('<key-id>', 'id of the API key (as key:create, key:list or org:create printed it)', nonEmpty)
     .action((org: string, keyId: string) =>
       callAdminApi({ method: 'DELETE', path: `/organizations/${segment(org)}/api-keys/${segment(keyId)}` }),
     );

@@ -1,26 +1,26 @@
 import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { randomUUID } from 'node:crypto';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/infrastructure';
+import { RunLinks } from '@app/run-links';
 import { RunCommandHandler } from '@app/runs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
+import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
+import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
+/** Shortest ADMIN_TOKEN the service starts with: it guards every organization's data. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 /** Builds the HTTP application around a root module (the gateway alone, or every app in one process). */
 export async function createHttpApp(rootModule: Type<unknown>, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  // Request ids, client addresses, framework errors, timeouts and limits: http/http-edge.ts (docs/security.md, "HTTP edge").
+  const edge = new HttpEdge();
   const adapter = new FastifyAdapter({
-    // A caller's X-Request-Id is kept when it is safe; else one is made. Every response carries it.
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    ...edge.fastifyOptions(),
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
     // Shutdown must not wait on clients: keep-alive connections (idle or not) are closed,
     // else one lingering client holds the process open. Work in flight is safe: the
     // pipeline resumes from its checkpoints and uploads are atomic.
@@ -31,9 +31,21 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     bodyParser: false, // our own JSON parser below: malformed JSON and oversize bodies get the spec's envelope
   });
   const config = app.get<AppConfig>(APP_CONFIG);
+  if (config.adminToken !== null && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    await app.close();
+    throw new Error(
+      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${config.adminToken.length}); generate one with \`openssl rand -hex 32\`.`,
+    );
+  }
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('X-Request-Id', String(request.id));
+  const apiKeys = app.get(ApiKeyGuard);
+  const admin = app.get(AdminGuard);
+  const links = app.get(RunLinks);
+  edge.install(fastify, {
+    config,
+    authenticateApiKey: (authorization) => apiKeys.authenticate(authorization),
+    authenticateAdmin: (authorization) => admin.authenticate(authorization),
+    isValidReviewSignature: (runId, signature) => links.isValidReviewSignature(runId, signature),
   });
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
     try {
@@ -57,6 +69,16 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
 export async function listen(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   await app.listen(config.port, config.host);
-  new Logger('Gateway').log(`Listening on ${config.host}:${config.port}; public URL ${config.publicBaseUrl}; data in ${config.dataDir}`);
+  const adminAt = config.http.adminListener;
+  new Logger('Gateway').log(
+    `Listening on ${config.host}:${config.port}; public URL ${config.publicBaseUrl}; data in ${config.dataDir}` +
+      (adminAt ? `; admin API on ${adminAt.host}:${adminAt.port} only` : ''),
+  );
   if (!config.adminToken) new Logger('Gateway').warn('ADMIN_TOKEN is not set: the admin API refuses every call.');
+}
+
+/** Ends a process whose service could not start (a bad setting, a port in use), with the reason first. */
+export function failedToStart(err: unknown): never {
+  new Logger('Gateway').error(`The service could not start: ${err instanceof Error ? err.message : String(err)}`, (err as Error)?.stack);
+  process.exit(1);
 }

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { InfrastructureModule } from '@app/infrastructure';
-import { createHttpApp, listen } from './create-http-app';
+import { createHttpApp, failedToStart, listen } from './create-http-app';
 import { GatewayModule } from './gateway.module';
 
 /** The gateway as its own process (the pipeline runs in the other apps' processes). */
 @Module({ imports: [InfrastructureModule.forRoot(), GatewayModule] })
 class GatewayApp {}
 
-void createHttpApp(GatewayApp).then(listen);
+void createHttpApp(GatewayApp).then(listen).catch(failedToStart);

@@ -7,7 +7,7 @@ import { RunCommandHandler } from '@app/runs';
 
 const BATCH = 100;
 /** Uploads started just before the window closed may finish a little after it. */
-const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
+export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
 
 /**
  * With the S3 blob store the client uploads straight to the bucket through the

@@ -6,6 +6,7 @@ import { ConsumerRegistry } from '@app/processing';
 import { BucketUploadWatcher } from './bucket-upload.watcher';
 import { IngestionConsumer } from './ingestion.consumer';
 import { RecordSource } from './record-source';
+import { RunSweeper } from './run-sweeper';
 import { StructuredFileReader } from './structured-file.reader';
 
 /** Bucket notifications when the bucket publishes to Kafka (S3 blob store, BUS=kafka, BUCKET_EVENTS_TOPIC). */
@@ -26,7 +27,9 @@ const bucketNotifications = {
   inject: [APP_CONFIG],
 };
 
-@Module({ providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, bucketNotifications] })
+@Module({
+  providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, RunSweeper, bucketNotifications],
+})
 export class IngestionModule implements OnModuleInit {
   constructor(
     private readonly registry: ConsumerRegistry,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { createHttpApp, listen } from '../../gateway/src/create-http-app';
+import { createHttpApp, failedToStart, listen } from '../../gateway/src/create-http-app';
 import { StandaloneModule } from './standalone.module';
 
 @Module({ imports: [StandaloneModule.forRoot()] })
 class StandaloneApp {}
 
-void createHttpApp(StandaloneApp).then(listen);
+void createHttpApp(StandaloneApp).then(listen).catch(failedToStart);

@@ -1,8 +1,19 @@
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import { Logger } from '@nestjs/common';
 import axios, { type AxiosError, type AxiosInstance } from 'axios';
 import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
 import type { AiCallConfig } from '@app/config';
 import { retryAfterMs } from '@app/http-headers';
 import { ProviderCallFailed } from './ai-vendor.port';
+
+/** The agents every vendor call connects through: they refuse non-public addresses at connect time (@app/url-safety). */
+export interface VendorAgents {
+  httpAgent: HttpAgent;
+  httpsAgent: HttpsAgent;
+}
+
+const logger = new Logger('AiVendorCalls');
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT']);
@@ -12,13 +23,20 @@ const isTimeout = (err: AxiosError) => TIMEOUT_CODES.has(err.code ?? '');
 /**
  * An axios instance for one vendor: a response timeout per attempt, and bounded retries
  * (axios-retry) on 429, 5xx, timeouts and network errors, exponential with jitter, or the
- * vendor's Retry-After when it asks for a wait we are willing to make.
+ * vendor's Retry-After when it asks for a wait we are willing to make. It connects only
+ * through the guarded `agents` (public addresses, or the configured AI_ALLOWED_ADDRESSES,
+ * checked on the address the name resolves to), never through an environment proxy, and
+ * never follows a redirect: the API key goes to the address that was checked, and only there.
  */
-export function vendorHttp(baseURL: string, headers: Record<string, string>, ai: AiCallConfig): AxiosInstance {
+export function vendorHttp(baseURL: string, headers: Record<string, string>, ai: AiCallConfig, agents: VendorAgents): AxiosInstance {
   const http = axios.create({
     baseURL,
     headers: { 'content-type': 'application/json', ...headers },
     timeout: ai.timeoutMs,
+    httpAgent: agents.httpAgent,
+    httpsAgent: agents.httpsAgent,
+    // HTTP(S)_PROXY must not reroute a call: the guard must see the real target, and the key must not go to a proxy.
+    proxy: false,
     maxRedirects: 0,
     // Vendor answers are JSON of bounded size; a runaway body is cut off.
     maxContentLength: 20 * 1024 * 1024,
@@ -36,6 +54,14 @@ export function vendorHttp(baseURL: string, headers: Record<string, string>, ai:
   });
   return http;
 }
+
+/**
+ * The one message for every call that got no HTTP answer and did not time out: refused by the
+ * address guard, DNS failure, connection refused or reset, TLS failure. Customers see this
+ * message (run errors, review notices); telling these apart would tell them what answers at
+ * an address inside the network. The details go to the server log only.
+ */
+export const unreachableMessage = (vendor: string): string => `${vendor} could not be reached.`;
 
 /** What went wrong with a vendor call, in words safe to log and to show (no secret, no body). */
 export function describeFailure(vendor: string, err: unknown): ProviderCallFailed {
@@ -57,7 +83,10 @@ export function describeFailure(vendor: string, err: unknown): ProviderCallFaile
       return new ProviderCallFailed(`${vendor} ${kind} (HTTP ${status}).`, RETRYABLE_STATUS(status), status);
     }
     if (isTimeout(e)) return new ProviderCallFailed(`${vendor} did not answer in time.`, true);
-    return new ProviderCallFailed(`${vendor} could not be reached (${e.code ?? 'network error'}).`, true);
   }
-  return new ProviderCallFailed(`${vendor} call failed.`, false);
+  // No answer. Also errors thrown before axios wraps them: the guard refuses a literal address
+  // synchronously. The cause (code; for the guard, the refused address) is for the operator only.
+  const cause = err instanceof Error ? `${(err as NodeJS.ErrnoException).code ?? 'no code'}: ${err.message}` : String(err);
+  logger.warn(`${vendor} could not be reached: ${cause}`);
+  return new ProviderCallFailed(unreachableMessage(vendor), true);
 }

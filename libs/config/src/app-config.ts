@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadSecretsKeyring, readOrCreateKeyFile, type SecretsKeyring } from './secrets-keyring';
 
 /** Everything configurable, read once from the environment (docs/configuration.md lists each variable). */
 export interface AppConfig {
@@ -19,6 +19,8 @@ export interface AppConfig {
   maxUploadBytes: number;
   maxJsonBodyBytes: number;
   rateLimitPerMinute: number;
+  /** The HTTP edge: listeners, timeouts, in-flight limits, failed-authentication throttle (docs/security.md, "HTTP edge"). */
+  http: HttpEdgeConfig;
   eventStorePollMs: number;
   /** Where blobs live: the local directory under DATA_DIR (default) or an S3 bucket. */
   blobStore:
@@ -34,6 +36,8 @@ export interface AppConfig {
       };
   /** How often direct-to-bucket uploads are looked for (S3 blob store). */
   uploadPollMs: number;
+  /** How often the sweeper fails runs whose upload never came and deletes files past their retention. */
+  sweepIntervalMs: number;
   /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
   /** The bus between services: in this process (default) or Kafka. */
@@ -44,6 +48,8 @@ export interface AppConfig {
   maxPerPage: number;
   ai: AiCallConfig;
   webhooks: WebhookConfig;
+  /** Keys that encrypt provider API keys and webhook secrets at rest (docs/security.md). */
+  secrets: SecretsKeyring;
   /**
    * Worker threads for the CPU-heavy steps (reading a source, counting problems, writing
    * output), so the event loop keeps answering. 0 runs them on the event loop.
@@ -101,6 +107,11 @@ export interface AiCallConfig {
   maxOutputTokens: number;
   /** Images above this size are not sent to a vendor; the run fails with a clear error. */
   maxImageBytes: number;
+  /**
+   * Addresses vendor calls may reach although they are not public (exact IPs, e.g. a test's
+   * fake vendor on loopback). Empty: only public unicast addresses.
+   */
+  allowedAddresses: string[];
 }
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
@@ -110,6 +121,59 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
 };
+
+// ---- HTTP edge (docs/security.md, "HTTP edge"; the rows in docs/configuration.md) ----
+
+export interface HttpEdgeConfig {
+  /** Most open connections per listener (server.maxConnections); 0: no limit. */
+  maxConnections: number;
+  /** Time a client has to send a request's headers (server.headersTimeout). */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole JSON body once its headers are in; then 408 and the connection is closed. */
+  bodyTimeoutMs: number;
+  /** Uploads to the signed /files URLs have no deadline, only this longest pause in their body. */
+  uploadIdleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long (server.keepAliveTimeout). */
+  keepAliveTimeoutMs: number;
+  /** JSON body bytes all requests together may have in flight; a request past it gets 503. */
+  maxJsonBytesInFlight: number;
+  /** Failed authentications (wrong admin token, API key or URL signature) one client address may make per window; then 429. 0: off. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  /** Peers whose X-Forwarded-For names the client: all (true), none (false), a hop count, or addresses, CIDRs and loopback/linklocal/uniquelocal. */
+  trustProxy: boolean | number | string[];
+  /** The admin API's own listener (ADMIN_HOST/ADMIN_PORT); null: /admin is served on the public one. */
+  adminListener: { host: string; port: number } | null;
+}
+
+function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'] {
+  const value = (raw ?? 'loopback').trim();
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig {
+  const adminPort = env.ADMIN_PORT ? int(env, 'ADMIN_PORT', 0) : null;
+  if (env.ADMIN_HOST && adminPort === null) throw new Error('ADMIN_HOST needs ADMIN_PORT (the admin listener is off without a port).');
+  if (adminPort !== null && (adminPort === 0 || adminPort === port))
+    throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
+  return {
+    maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
+    headersTimeoutMs: Math.max(1, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000)),
+    bodyTimeoutMs: Math.max(1, int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000)),
+    uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 60_000)),
+    keepAliveTimeoutMs: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
+    maxJsonBytesInFlight: Math.max(1, int(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024)),
+    authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),
+    authFailureWindowSeconds: Math.max(1, int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60)),
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
+    adminListener: adminPort === null ? null : { host: env.ADMIN_HOST || '127.0.0.1', port: adminPort },
+  };
+}
 
 /**
  * The secret that signs review, upload and download URLs. From SIGNING_SECRET, or made
@@ -179,17 +243,32 @@ function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
 
 function loadSigningSecret(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   if (env.SIGNING_SECRET) return Buffer.from(env.SIGNING_SECRET, 'utf8');
-  const file = join(dataDir, 'signing.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString('base64'), { mode: 0o600, flag: 'wx' });
-  return secret;
+  // Created once, mode 0600, race-free when several processes share DATA_DIR.
+  return Buffer.from(
+    readOrCreateKeyFile(join(dataDir, 'signing.key'), () => randomBytes(32).toString('base64')),
+    'base64',
+  );
+}
+
+/** A comma-separated list of exact addresses (the address guards' allow-lists). */
+const addressList = (env: NodeJS.ProcessEnv, name: string): string[] =>
+  (env[name] ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+
+/** Secrets at rest and the AI vendors' address guard (docs/security.md). */
+function secretsAndVendorGuardSettings(env: NodeJS.ProcessEnv, dataDir: string): { secrets: SecretsKeyring; aiAllowedAddresses: string[] } {
+  return {
+    secrets: loadSecretsKeyring(env, dataDir, env.NODE_ENV === 'production'),
+    aiAllowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = int(env, 'PORT', 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
+  const { secrets, aiAllowedAddresses } = secretsAndVendorGuardSettings(env, dataDir);
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -205,9 +284,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    http: httpEdgeSettings(env, port),
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),
     uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
+    sweepIntervalMs: Math.max(10, int(env, 'SWEEP_INTERVAL_MS', 60_000)),
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,
@@ -219,7 +300,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
       maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
+      allowedAddresses: aiAllowedAddresses,
     },
+    secrets,
     tableLimits: {
       maxRowChars: Math.max(1, int(env, 'MAX_ROW_CHARS', 1024 * 1024)),
       maxFieldChars: Math.max(1, int(env, 'MAX_FIELD_CHARS', 256 * 1024)),
@@ -234,10 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
       maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
       pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
-      allowedAddresses: (env.WEBHOOK_ALLOWED_ADDRESSES ?? '')
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
+      allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
   };
 }

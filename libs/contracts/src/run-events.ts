@@ -133,6 +133,20 @@ export interface RunFailed {
   failed_at: string;
 }
 
+/** Why a run's files were no longer kept: what closed the run (docs/security.md, "Expiry and retention"). */
+export type FilesPurgeReason = 'output_retention' | 'review_canceled' | 'review_expired' | 'run_failed';
+/**
+ * The run's stored files were deleted because their retention ended: the source (upload or
+ * raw text), the extracted/synthetic rows and the output, whichever the run had. Recorded by
+ * the sweeper after the deletions, once per run.
+ */
+export interface FilesPurged {
+  /** The blob keys deleted (a key that held nothing is listed too: deleting is idempotent). */
+  keys: string[];
+  reason: FilesPurgeReason;
+  purged_at: string;
+}
+
 export type WebhookEventName = 'transformation.finished' | 'transformation.review.canceled' | 'transformation.failed';
 /** A webhook is owed: where it goes and when its first attempt is due. */
 export interface WebhookScheduled {
@@ -171,6 +185,7 @@ export interface RunEventMap {
   RunFailed: RunFailed;
   WebhookScheduled: WebhookScheduled;
   WebhookAttempted: WebhookAttempted;
+  FilesPurged: FilesPurged;
 }
 
 export type RunEventType = keyof RunEventMap;
@@ -192,6 +207,7 @@ export const RUN_EVENT_TYPES = [
   'RunFailed',
   'WebhookScheduled',
   'WebhookAttempted',
+  'FilesPurged',
 ] as const satisfies readonly RunEventType[];
 
 export const RUN_EVENT_SCHEMA_VERSION: Record<RunEventType, number> = Object.fromEntries(RUN_EVENT_TYPES.map((t) => [t, 1])) as Record<

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
 import { type EventStore, SqliteEventStore } from '@app/event-store';
-import { SqliteReadModel } from '@app/read-model';
+import { SecretCipher, SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 
 /*
@@ -21,9 +21,11 @@ export const openEventStore = (c: AppConfig): EventStore => {
 };
 
 export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | MongoReadModel> => {
-  if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'));
+  // Webhook secrets and provider API keys are stored encrypted (docs/security.md).
+  const secrets = new SecretCipher(c.secrets);
+  if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'), secrets);
   const mongo = require('@app/read-model/mongo/mongo-read-model') as typeof import('@app/read-model/mongo/mongo-read-model');
-  return mongo.MongoReadModel.connect(c.readModel.url);
+  return mongo.MongoReadModel.connect(c.readModel.url, secrets);
 };
 
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */

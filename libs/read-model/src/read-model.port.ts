@@ -1,5 +1,5 @@
 import type { FieldDefinition } from '@app/contracts';
-import type { RunState } from '@app/domain';
+import { fileRetention, type RunState } from '@app/domain';
 
 export interface Page<T> {
   items: T[];
@@ -27,11 +27,26 @@ export interface RunReadModel {
    * (uploads that go straight to a bucket are found by looking), oldest window first.
    */
   listAwaitingUpload(since: string, limit: number): Promise<string[]>;
+  /** Ids of runs still waiting for their file whose upload window ended at or before `now`, oldest window first (the sweeper). */
+  listUploadsOverdue(now: string, limit: number): Promise<string[]>;
+  /**
+   * Ids of runs whose files are due for deletion (the sweeper): an output whose
+   * `file_retention_until` is at or before `now`, or a run that closed without output
+   * (failed, review canceled or expired) at or before `closedBefore` (now minus the
+   * retention). Purged runs are not listed.
+   */
+  listFilesToPurge(now: string, closedBefore: string, limit: number): Promise<string[]>;
 }
 
 /** Until when a run's upload is worth looking for: its upload window while it waits for one. */
 export const uploadWatchUntil = (run: RunState): string | null =>
   run.status === 'awaiting_upload' && !run.source_uploaded ? run.upload_expires_at : null;
+
+/** The indexed retention columns of a run document (see fileRetention): one of them is set until the files are purged. */
+export const retentionColumns = (run: RunState): { files_retained_until: string | null; files_closed_at: string | null } => {
+  const r = fileRetention(run);
+  return { files_retained_until: r?.kind === 'until' ? r.at : null, files_closed_at: r?.kind === 'closed' ? r.at : null };
+};
 
 export interface Organization {
   id: string;
@@ -50,8 +65,71 @@ export interface ApiKeyRecord {
   organization_id: string;
   /** SHA-256 of the key; the key itself is never stored. */
   key_hash: string;
+  /**
+   * The first 8 characters after `tsk_`, kept so that people can tell keys apart in a list
+   * (48 of the key's 256 random bits). Null for keys issued before prefixes were kept.
+   */
+  prefix: string | null;
   created_at: string;
   revoked_at: string | null;
+}
+
+/** A key as it may be listed: everything but the hash. */
+export type ApiKeySummary = Omit<ApiKeyRecord, 'key_hash'>;
+
+/**
+ * What an `Idempotency-Key` bought: the first request of an organization with a key
+ * claims it (pending, under a lock); its answer is kept (completed) and replayed to
+ * retries with the same request until `expires_at`.
+ */
+export interface IdempotencyRecord {
+  organization_id: string;
+  /** The caller's Idempotency-Key (1 to 255 printable ASCII characters). */
+  key: string;
+  /** SHA-256 of the request (method, path and canonical body): the key answers only this request. */
+  request_hash: string;
+  /** Id of what the request creates (a run), chosen at the first claim and kept by every retry. */
+  resource_id: string;
+  state: 'pending' | 'completed';
+  /** Who holds a pending claim (random per claim) and until when; a lapsed claim may be taken over. */
+  lock_token: string | null;
+  locked_until: string | null;
+  /** The first answer, once completed (the body as JSON text). */
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export type IdempotencyClaim =
+  /** The caller holds the key now (a new record, or a pending one whose lock had lapsed). */
+  | { claimed: true; record: IdempotencyRecord }
+  /** Someone else's live record, unchanged. */
+  | { claimed: false; record: IdempotencyRecord };
+
+/** Idempotency keys of the public POSTs, kept with the directory so that a restart keeps them. */
+export interface IdempotencyStore {
+  /**
+   * Atomically claims `candidate.key` for `candidate.organization_id`. It succeeds when the
+   * organization has no live record for the key (none, or one whose `expires_at` is at or
+   * before `now`: it is replaced), and when the live record is pending with the same
+   * `request_hash` and a lock that lapsed (`locked_until` null or at or before `now`): that
+   * record is then locked with the candidate's `lock_token` and `locked_until` and keeps
+   * everything else (its `resource_id` above all). Otherwise the live record is returned.
+   */
+  claimIdempotencyKey(candidate: IdempotencyRecord, now: string): Promise<IdempotencyClaim>;
+  /** Stores the answer of the claim holding `lockToken`; false when that claim no longer holds the key. */
+  completeIdempotencyKey(
+    organizationId: string,
+    key: string,
+    lockToken: string,
+    response: { status: number; body: string },
+  ): Promise<boolean>;
+  /**
+   * Ends the claim holding `lockToken` without an answer: `forget` deletes the record (nothing
+   * was created, the key is free again), otherwise only the lock is lifted (a retry takes over).
+   */
+  releaseIdempotencyKey(organizationId: string, key: string, lockToken: string, forget: boolean): Promise<void>;
 }
 
 export interface SchemaRecord {
@@ -82,7 +160,7 @@ export interface ProviderRecord {
  * Kept out of the event streams on purpose: its records carry secrets, and run events
  * are published to downstream teams.
  */
-export interface Directory {
+export interface Directory extends IdempotencyStore {
   createOrganization(org: Organization): Promise<void>;
   getOrganization(id: string): Promise<Organization | null>;
   updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'created_at'>>): Promise<Organization | null>;
@@ -92,6 +170,8 @@ export interface Directory {
   revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean>;
   /** The live key with this hash, with its organization. */
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Every key of the organization, revoked ones too, oldest first; never a hash. */
+  listApiKeys(organizationId: string): Promise<ApiKeySummary[]>;
 
   /**
    * Takes one review-preparation unit of the organization's quota for a run, atomically

@@ -1,4 +1,4 @@
-import { openBus, openEventStore } from '@app/infrastructure';
+import { openBus, openEventStore, openReadModel } from '@app/infrastructure';
 import { operationFailed, usageError } from '../exit-codes';
 import { openStores, operatorConfig } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
@@ -51,6 +51,23 @@ export async function rebuildReadModelFromStore(options: ReadModelRebuildOptions
     );
   } finally {
     await close();
+  }
+}
+
+export interface SecretsReencryptOptions {
+  dryRun?: boolean;
+}
+
+/** Seals every stored secret with the current SECRETS_KEY (after a rotation, or for plaintext from before encryption). */
+export async function reencryptStoredSecrets(options: SecretsReencryptOptions): Promise<void> {
+  const dryRun = options.dryRun === true;
+  const config = operatorConfig();
+  const readModel = await openReadModel(config);
+  try {
+    const report = await readModel.reencryptSecrets({ dryRun });
+    console.log(JSON.stringify({ dry_run: dryRun, key_id: config.secrets.current.id, ...report }, null, 2));
+  } finally {
+    await readModel.close();
   }
 }
 

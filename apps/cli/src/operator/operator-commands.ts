@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { logPosition, nonEmpty } from '../argument-parsers';
-import type { EventsRepublishOptions, ReadModelRebuildOptions, RunHistoryOptions } from './operator-actions';
+import type { EventsRepublishOptions, ReadModelRebuildOptions, RunHistoryOptions, SecretsReencryptOptions } from './operator-actions';
 
 /**
  * Operator commands that work on the stores themselves, not through the admin API: the
@@ -35,6 +35,20 @@ export function registerOperatorCommands(program: Command): void {
     .option('--run <run-id>', "send only this run's events", nonEmpty)
     .option('--dry-run', 'only count the events that would be sent; send nothing')
     .action(async (options: EventsRepublishOptions) => (await actions()).republishStoredEvents(options));
+
+  operatorCommand(
+    program,
+    'secrets:reencrypt',
+    'encrypt every stored webhook secret and provider API key with SECRETS_KEY: plaintext ones from before ' +
+      'encryption and ones encrypted with a key in SECRETS_KEY_PREVIOUS; prints a JSON report (docs/security.md)',
+  )
+    .option('--dry-run', 'only count the secrets that would be encrypted again; write nothing')
+    .addHelpText(
+      'after',
+      '  SECRETS_KEY                     the key to encrypt with (default: DATA_DIR/secrets.key)\n' +
+        '  SECRETS_KEY_PREVIOUS            earlier keys, comma-separated: they only decrypt',
+    )
+    .action(async (options: SecretsReencryptOptions) => (await actions()).reencryptStoredSecrets(options));
 }
 
 /** The store adapters take a second to load: only when an operator command runs, not for --help. */

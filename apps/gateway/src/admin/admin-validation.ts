@@ -52,6 +52,11 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
       addError(errors, at, 'A field name must start with a letter or _ and use letters, digits, _ . - (max 100).');
       continue;
     }
+    // Field names become member names of records and rows; assigning `__proto__` would set a prototype instead.
+    if (name === '__proto__') {
+      addError(errors, at, 'A field name must not be __proto__.');
+      continue;
+    }
     if (!isObj(def)) {
       addError(errors, at, 'A field definition must be an object.');
       continue;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -11,10 +11,12 @@ import {
 } from '@nestjs/swagger';
 import { ProviderResourceDto, SchemaResourceDto } from '../catalog/catalog.dto';
 import { AdminGuard } from '../http/auth.guard';
+import { jsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
 import { ADMIN_TOKEN_SCHEME } from '../openapi/security-schemes';
 import {
   CreateOrganizationRequestDto,
+  ApiKeyListDto,
   CreatedOrganizationDto,
   IssuedApiKeyDto,
   ProviderRequestDto,
@@ -47,7 +49,7 @@ export class AdminController {
   @ApiBody({ type: CreateOrganizationRequestDto })
   @ApiCreatedResponse({ type: CreatedOrganizationDto })
   @ApiErrorResponses(422)
-  createOrganization(@Body() body: unknown): Promise<CreatedOrganizationDto> {
+  createOrganization(@Body(jsonShape) body: unknown): Promise<CreatedOrganizationDto> {
     return this.admin.createOrganization(body);
   }
 
@@ -59,6 +61,15 @@ export class AdminController {
   @ApiErrorResponses(404)
   issueKey(@Param('org') org: string): Promise<IssuedApiKeyDto> {
     return this.admin.issueKey(org);
+  }
+
+  @Get(':org/api-keys')
+  @ApiOperation({ operationId: 'admin.apiKeys.index', summary: "List the organization's API keys (ids and prefixes, never secrets)" })
+  @orgParam
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiErrorResponses(404)
+  listKeys(@Param('org') org: string): Promise<ApiKeyListDto> {
+    return this.admin.listKeys(org);
   }
 
   @Delete(':org/api-keys/:id')
@@ -78,7 +89,7 @@ export class AdminController {
   @ApiBody({ type: WebhookSettingsRequestDto })
   @ApiOkResponse({ type: WebhookSettingsDto })
   @ApiErrorResponses(404, 422)
-  setWebhook(@Param('org') org: string, @Body() body: unknown): Promise<WebhookSettingsDto> {
+  setWebhook(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<WebhookSettingsDto> {
     return this.admin.setWebhook(org, body);
   }
 
@@ -98,7 +109,7 @@ export class AdminController {
   @ApiBody({ type: QuotaRequestDto })
   @ApiOkResponse({ type: QuotaDto })
   @ApiErrorResponses(404, 422)
-  setQuota(@Param('org') org: string, @Body() body: unknown): Promise<QuotaDto> {
+  setQuota(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<QuotaDto> {
     return this.admin.setQuota(org, body);
   }
 
@@ -109,7 +120,7 @@ export class AdminController {
   @ApiBody({ type: SchemaRequestDto })
   @ApiCreatedResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  createSchema(@Param('org') org: string, @Body() body: unknown): Promise<SchemaResourceDto> {
+  createSchema(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
     return this.admin.putSchema(org, body);
   }
 
@@ -120,7 +131,7 @@ export class AdminController {
   @ApiBody({ type: SchemaRequestDto })
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  updateSchema(@Param('org') org: string, @Param('id') id: string, @Body() body: unknown): Promise<SchemaResourceDto> {
+  updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
     return this.admin.putSchema(org, body, id);
   }
 
@@ -142,7 +153,7 @@ export class AdminController {
   @ApiBody({ type: ProviderRequestDto })
   @ApiCreatedResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
-  createProvider(@Param('org') org: string, @Body() body: unknown): Promise<ProviderResourceDto> {
+  createProvider(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
     return this.admin.putProvider(org, body);
   }
 
@@ -153,7 +164,7 @@ export class AdminController {
   @ApiBody({ type: ProviderRequestDto })
   @ApiOkResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
-  updateProvider(@Param('org') org: string, @Param('id') id: string, @Body() body: unknown): Promise<ProviderResourceDto> {
+  updateProvider(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
     return this.admin.putProvider(org, body, id);
   }
 

@@ -22,6 +22,7 @@ export class CreatedOrganizationDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'The first API key: shown once, stored only as a hash.', example: 'tsk_...' }) api_key!: string;
+  @ApiProperty({ format: 'uuid', description: "The first API key's id (to list or revoke it)." }) api_key_id!: string;
   @ApiProperty({ description: 'Webhook secret (Standard Webhooks format).', pattern: '^whsec_' }) webhook_secret!: string;
   @ApiProperty({ type: String, format: 'uri', nullable: true }) webhook_url!: string | null;
 }
@@ -30,6 +31,28 @@ export class CreatedOrganizationDto {
 export class IssuedApiKeyDto {
   @ApiProperty({ format: 'uuid', description: 'Id of the key (to revoke it).' }) id!: string;
   @ApiProperty({ example: 'tsk_...' }) api_key!: string;
+}
+
+@ApiSchema({ name: 'ApiKeySummary', description: 'An API key as listed: never the key itself or its hash.' })
+export class ApiKeySummaryDto {
+  @ApiProperty({ format: 'uuid', description: 'Id of the key (to revoke it).' }) id!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    minLength: 8,
+    maxLength: 8,
+    description:
+      'The 8 characters after `tsk_` at the start of the key, to tell keys apart; null for keys issued before prefixes were kept.',
+  })
+  prefix!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it was revoked; null while it works.' })
+  revoked_at!: string | null;
+}
+
+@ApiSchema({ name: 'ApiKeyList', description: 'Every API key of the organization, revoked ones too, oldest first (not paginated).' })
+export class ApiKeyListDto {
+  @ApiProperty({ type: [ApiKeySummaryDto] }) data!: ApiKeySummaryDto[];
 }
 
 @ApiSchema({ name: 'WebhookSettingsRequest' })

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SUPPORTED_VENDORS, isSupportedVendor } from '@app/ai-providers';
+import { SUPPORTED_VENDORS, isSupportedVendor, vendorEndpoint } from '@app/ai-providers';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { DIRECTORY, type Directory, type Organization, type ProviderRecord, type SchemaRecord } from '@app/read-model';
 import { presentProvider, presentSchema } from '../catalog/catalog.presenters';
@@ -13,6 +13,8 @@ import { asObject, requireString, requireUrl, validateSchemaFields } from './adm
 /** Standard Webhooks secret format: `whsec_` + base64 of 24 random bytes (the HMAC key is the decoded bytes). */
 const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const PROVIDER_KEY_RE = /^[a-z][a-z0-9_-]{1,49}$/;
+/** What a key list shows of a key: the 8 characters after `tsk_` (48 of its 256 random bits). */
+const apiKeyPrefix = (key: string): string => key.slice('tsk_'.length, 'tsk_'.length + 8);
 
 /** The spec's "dashboard": organizations, keys, webhook settings, schemas, providers, quota. */
 @Injectable()
@@ -51,7 +53,15 @@ export class AdminService {
     };
     await this.directory.createOrganization(org);
     const key = await this.issueKey(org.id);
-    return { id: org.id, name: org.name, api_key: key.api_key, webhook_secret: org.webhook_secret, webhook_url: org.webhook_url };
+    return {
+      id: org.id,
+      name: org.name,
+      api_key: key.api_key,
+      // The first key's id, so that it can be revoked like any other.
+      api_key_id: key.id,
+      webhook_secret: org.webhook_secret,
+      webhook_url: org.webhook_url,
+    };
   }
 
   async issueKey(orgId: string) {
@@ -61,10 +71,18 @@ export class AdminService {
       id: key.id,
       organization_id: orgId,
       key_hash: key.hash,
+      prefix: apiKeyPrefix(key.key),
       created_at: new Date().toISOString(),
       revoked_at: null,
     });
     return { id: key.id, api_key: key.key };
+  }
+
+  /** Every key of the organization, revoked ones too, oldest first: ids and prefixes, never a secret or a hash. */
+  async listKeys(orgId: string) {
+    await this.org(orgId);
+    const keys = await this.directory.listApiKeys(orgId);
+    return { data: keys.map((k) => ({ id: k.id, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at })) };
   }
 
   async revokeKey(orgId: string, keyId: string): Promise<void> {
@@ -84,9 +102,11 @@ export class AdminService {
   }
 
   async rotateWebhookSecret(orgId: string) {
-    await this.org(orgId);
+    // The current secret is not read first: this also recovers an organization whose stored
+    // secret no longer decrypts (its SECRETS_KEY lost; docs/security.md).
     const org = await this.directory.updateOrganization(orgId, { webhook_secret: newWebhookSecret() });
-    return { webhook_secret: org!.webhook_secret };
+    if (!org) throw ApiError.notFound('organization');
+    return { webhook_secret: org.webhook_secret };
   }
 
   async setQuota(orgId: string, body: unknown) {
@@ -142,7 +162,19 @@ export class AdminService {
     const model = requireString(b, 'model', errors);
     const modelLabel = requireString(b, 'model_label', errors, { optional: true });
     const apiKey = requireString(b, 'api_key', errors, { optional: true, max: 4096 });
-    const baseUrl = requireUrl(b, 'base_url', errors, false);
+    // The same rules as webhooks: HTTPS in production, no literal non-public address or localhost
+    // (AI_ALLOWED_ADDRESSES excepted); names are checked on their resolved address at each call.
+    const baseUrl = requireUrl(b, 'base_url', errors, this.config.production, this.config.ai.allowedAddresses);
+    // A stored key is only ever sent where it was registered for: a new address needs the key again.
+    if (existing?.api_key && apiKey === null && provider && !errors.base_url) {
+      if (vendorEndpoint(provider, baseUrl) !== vendorEndpoint(existing.provider, existing.base_url)) {
+        addError(
+          errors,
+          'api_key',
+          'The api key field is required when the base url or the provider changes: the stored key is never sent to a new address.',
+        );
+      }
+    }
     this.fail(errors);
     const now = new Date().toISOString();
     const record: ProviderRecord = {

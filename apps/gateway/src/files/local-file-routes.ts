@@ -11,6 +11,8 @@ import {
 import type { AppConfig } from '@app/config';
 import { CommandRefused } from '@app/domain';
 import type { RunCommandHandler } from '@app/runs';
+import { authFailureThrottle } from '../http/auth-throttle';
+import { outputRetentionEnded } from './output-retention';
 
 interface Deps {
   config: AppConfig;
@@ -36,14 +38,18 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-    const authorize = (request: FastifyRequest, reply: FastifyReply, method: 'PUT' | 'GET'): string | null => {
+    // A bad signature is a guess: counted per client address (the HTTP edge refuses an address past the limit with 429).
+    const throttle = authFailureThrottle(deps.config);
+    const authorize = async (request: FastifyRequest, reply: FastifyReply, method: 'PUT' | 'GET'): Promise<string | null> => {
       const key = (request.params as { '*': string })['*'];
       const q = request.query as Record<string, string | undefined>;
       if (!isValidBlobKey(key) || q.method !== method) {
+        await throttle.recordFailure(request.ip);
         envelope(reply, request, 403, 'invalid_signature', 'authorization', 'This URL is not valid for this request.');
         return null;
       }
       const check = deps.signer.check(method, key, Number(q.expires), q.signature ?? '');
+      if (check === 'invalid') await throttle.recordFailure(request.ip);
       if (check !== 'valid') {
         envelope(
           reply,
@@ -59,7 +65,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     };
 
     scope.put(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
-      const key = authorize(request, reply, 'PUT');
+      const key = await authorize(request, reply, 'PUT');
       if (!key) return reply;
       const runId = BLOB_KEYS.runIdOfSource(key);
       const run = runId ? (await deps.commands.load(runId)).state : null;
@@ -114,7 +120,9 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     });
 
     scope.get(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
-      const key = authorize(request, reply, 'GET');
+      if (await outputRetentionEnded(request, deps))
+        return envelope(reply, request, 410, 'file_expired', 'not_found', "The file's retention ended; it was deleted.");
+      const key = await authorize(request, reply, 'GET');
       if (!key) return reply;
       const stat = await deps.blobs.stat(key);
       if (!stat) return envelope(reply, request, 404, 'not_found', 'not_found', 'The file does not exist (any more).');

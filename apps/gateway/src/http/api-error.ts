@@ -39,6 +39,28 @@ export class ApiError extends Error {
       headers,
     );
   }
+  /** The client address made too many failed authentication attempts (docs/security.md, "HTTP edge"). */
+  static tooManyFailedAttempts(retryAfterSeconds: number): ApiError {
+    return new ApiError(
+      429,
+      'too_many_failed_attempts',
+      'rate_limit',
+      'Too many failed authentication attempts from this address; retry after the time in Retry-After.',
+      undefined,
+      { 'Retry-After': String(Math.max(1, retryAfterSeconds)) },
+    );
+  }
+  /** The service is busy (too many request bodies in flight) or shutting down. */
+  static serviceUnavailable(message: string, retryAfterSeconds?: number): ApiError {
+    return new ApiError(
+      503,
+      'service_unavailable',
+      'unavailable',
+      message,
+      undefined,
+      retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
   static internal(): ApiError {
     return new ApiError(500, 'internal_error', 'server', 'An unexpected error occurred. Quote the request_id when reporting it.');
   }

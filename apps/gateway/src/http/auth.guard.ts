@@ -32,13 +32,19 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const token = bearerToken(request.headers.authorization);
+    // The HTTP edge authenticated the request before its body was read (http-edge.ts); the rate limit is counted here.
+    request.caller ??= await this.authenticate(request.headers.authorization);
+    await this.rateLimit(request.caller.apiKeyId, reply);
+    return true;
+  }
+
+  /** The caller an Authorization header names; 401 when it names none. */
+  async authenticate(authorization: string | string[] | undefined): Promise<Caller> {
+    const token = bearerToken(authorization);
     if (!token) throw ApiError.unauthenticated();
     const key = await this.directory.findApiKey(hashApiKey(token));
     if (!key) throw ApiError.unauthenticated('The API key is invalid or was revoked.');
-    await this.rateLimit(key.id, reply);
-    request.caller = { organizationId: key.organization_id, apiKeyId: key.id };
-    return true;
+    return { organizationId: key.organization_id, apiKeyId: key.id };
   }
 
   private async rateLimit(keyId: string, reply: FastifyReply): Promise<void> {
@@ -66,12 +72,17 @@ export class AdminGuard implements CanActivate {
     this.expected = config.adminToken ? createHash('sha256').update(config.adminToken).digest() : null;
   }
   canActivate(context: ExecutionContext): boolean {
-    const token = bearerToken(context.switchToHttp().getRequest<FastifyRequest>().headers.authorization);
+    this.authenticate(context.switchToHttp().getRequest<FastifyRequest>().headers.authorization);
+    return true;
+  }
+
+  /** Throws 401 unless the Authorization header carries the admin token (also called by the HTTP edge, before the body is read). */
+  authenticate(authorization: string | string[] | undefined): void {
+    const token = bearerToken(authorization);
     if (!this.expected) throw ApiError.unauthenticated('The admin API is disabled: ADMIN_TOKEN is not set.');
     // Hash both sides so the comparison is constant-time whatever the lengths.
     if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), this.expected)) {
       throw ApiError.unauthenticated('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
     }
-    return true;
   }
 }

@@ -2,19 +2,43 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandRefused } from '@app/domain';
 import { ApiError } from './api-error';
+import { clientRequestId } from './request-id';
 
 const STATUS_CODES: Record<number, [code: string, type: string, message: string]> = {
   400: ['bad_request', 'invalid_request', 'The request could not be read (malformed JSON or wrong content type).'],
   404: ['not_found', 'not_found', 'The requested resource was not found.'],
   405: ['method_not_allowed', 'invalid_request', 'The method is not allowed on this resource.'],
+  408: ['request_timeout', 'invalid_request', 'The request was not received in time.'],
   413: ['payload_too_large', 'invalid_request', 'The request body is too large.'],
+  414: ['uri_too_long', 'invalid_request', 'The request URL is too long.'],
   415: ['unsupported_media_type', 'invalid_request', 'Request bodies must be application/json.'],
+  431: ['request_header_fields_too_large', 'invalid_request', 'The request headers are too large.'],
 };
 
 /** The error for a 4xx that Fastify or Nest raised (unknown route, unreadable or oversize body, ...). */
 export function statusError(status: number): ApiError {
   const [code, type, message] = STATUS_CODES[status] ?? ['bad_request', 'invalid_request', 'The request is invalid.'];
   return new ApiError(status, code, type, message);
+}
+
+/** The envelope's body for an error of the request `requestId`. */
+export const errorBody = (err: ApiError, requestId: string) => ({
+  error: {
+    code: err.code,
+    message: err.message,
+    type: err.type,
+    request_id: requestId,
+    ...(err.fields ? { fields: err.fields } : {}),
+  },
+});
+
+/** Sends an error in the envelope (with its own headers, e.g. Retry-After); from the filter and from the HTTP edge's hooks. */
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) void reply.header(k, v);
+  return reply
+    .status(err.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(errorBody(err, String(reply.request.id)));
 }
 
 /** Refusals of the run decider, as HTTP answers. */
@@ -28,20 +52,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const err = this.toApiError(exception, request);
-    for (const [k, v] of Object.entries(err.headers)) void reply.header(k, v);
-    void reply
-      .status(err.status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send({
-        error: {
-          code: err.code,
-          message: err.message,
-          type: err.type,
-          request_id: String(request.id),
-          ...(err.fields ? { fields: err.fields } : {}),
-        },
-      });
+    void sendApiError(reply, this.toApiError(exception, request));
   }
 
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {
@@ -57,7 +68,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
-    this.logger.error(`request ${String(request.id)} failed: ${(exception as Error)?.stack ?? String(exception)}`);
+    const client = clientRequestId(request.headers);
+    this.logger.error(
+      `request ${String(request.id)}${client ? ` (client id ${client})` : ''} failed: ${(exception as Error)?.stack ?? String(exception)}`,
+    );
     return ApiError.internal();
   }
 }

@@ -12,7 +12,7 @@ export function buildAdminDocument(app: INestApplication, config: AppConfig): Op
     .setOpenAPIVersion('3.1.0')
     .setTitle('Transformation Service Admin API')
     .setDescription(
-      "The operator's API (the spec's dashboard): organizations, their API keys, default webhook and its secret, review-preparation quota, target schemas and AI providers. Not rate limited. Errors use the public API's envelope.",
+      "The operator's API (the spec's dashboard): organizations, their API keys, default webhook and its secret, review-preparation quota, target schemas and AI providers. Not rate limited, but failed authentication is throttled per client address (429). Errors use the public API's envelope.",
     )
     .setVersion('v1')
     .addServer(config.publicBaseUrl)

@@ -9,7 +9,7 @@ import { statusError } from '../http/error-envelope.filter';
  * the code really throws). Operations refer to these by `$ref`.
  */
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export const ERROR_RESPONSE_NAMES: Record<ErrorStatus, string> = {
   400: 'BadRequest',
@@ -22,6 +22,7 @@ export const ERROR_RESPONSE_NAMES: Record<ErrorStatus, string> = {
   422: 'ValidationFailed',
   429: 'TooManyRequests',
   500: 'InternalError',
+  503: 'ServiceUnavailable',
 };
 
 /**
@@ -69,7 +70,8 @@ const errorObject = (extra: Json = {}, required: string[] = []): Json => ({
   },
 });
 
-const SCHEMAS: Record<string, Json> = {
+/** The envelopes; the public 422 may also be `idempotency_key_reused`, which names the Idempotency-Key header in `fields`. */
+const schemas = (pub: boolean): Record<string, Json> => ({
   ErrorEnvelope: {
     type: 'object',
     description: 'Body of every error except validation errors.',
@@ -83,11 +85,13 @@ const SCHEMAS: Record<string, Json> = {
     properties: {
       error: errorObject(
         {
-          code: { const: 'validation_failed' },
+          code: pub ? { enum: ['validation_failed', 'idempotency_key_reused'] } : { const: 'validation_failed' },
           type: { const: 'validation' },
           fields: {
             type: 'object',
-            description: 'Messages by field name (nested fields are dotted, e.g. `column_labels.nope`).',
+            description: pub
+              ? 'Messages by field name (nested fields are dotted, e.g. `column_labels.nope`; `Idempotency-Key` names the header).'
+              : 'Messages by field name (nested fields are dotted, e.g. `fields.age.data_type`).',
             minProperties: 1,
             additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
           },
@@ -96,7 +100,7 @@ const SCHEMAS: Record<string, Json> = {
       ),
     },
   },
-};
+});
 
 const integerHeader = (description: string, minimum: number, required = true): Json => ({
   description,
@@ -107,21 +111,34 @@ const integerHeader = (description: string, minimum: number, required = true): J
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': {
     description:
-      "The request's id: the caller's own X-Request-Id when it is 1 to 100 characters of `A-Z a-z 0-9 . _ -`, else a generated UUID. Error bodies repeat it as `error.request_id`.",
+      "The request's id, a UUID the service generates (a caller's own X-Request-Id is never used as it: see X-Client-Request-Id). Error bodies repeat it as `error.request_id`.",
     required: true,
+    schema: { type: 'string', format: 'uuid' },
+  },
+  'X-Client-Request-Id': {
+    description:
+      "The caller's own X-Request-Id, echoed (and logged beside ours) when it is 1 to 100 characters of `A-Z a-z 0-9 . _ -`; absent otherwise.",
+    required: false,
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' },
+  },
+  'X-Frame-Options': {
+    description: "No answer may be framed (sent with `Content-Security-Policy: frame-ancestors 'none'`).",
+    required: true,
+    schema: { type: 'string', const: 'DENY' },
   },
   'X-RateLimit-Limit': integerHeader('Requests allowed per API key in a fixed one-minute window.', 0),
   'X-RateLimit-Remaining': integerHeader('Requests left in the current window.', 0),
   'X-RateLimit-Reset': integerHeader('When the current window ends, in Unix epoch seconds.', 0),
 };
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/** Sent with every answer (http/http-edge.ts). */
+const EDGE_HEADERS = ['X-Request-Id', 'X-Client-Request-Id', 'X-Frame-Options'];
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Headers of a response: the request id always; the rate-limit ones when the API-key guard let the request through. */
+/** Headers of a response: the request ids and X-Frame-Options always; the rate-limit ones when the API-key guard let the request through. */
 export function responseHeaders(rateLimit: 'required' | 'optional' | 'none'): Json {
-  const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
+  const headers: Json = Object.fromEntries(EDGE_HEADERS.map((name) => [name, ref(name)]));
   for (const name of RATE_LIMIT_HEADERS) {
     if (rateLimit === 'required') headers[name] = ref(name);
     if (rateLimit === 'optional') headers[name] = { ...HEADERS[name], required: false };
@@ -143,7 +160,9 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
       },
     },
   });
-  const bodyNote = 'The body is read before the credential is checked, so this answer carries no rate-limit headers.';
+  const bodyNote =
+    'The body is read only once the credential was checked (without one the answer is 401), but before the request counts against a rate limit, so this answer carries no rate-limit headers.';
+  const failedAttempts = example('too many failed attempts', ApiError.tooManyFailedAttempts(60));
   const responses: Record<string, Json> = {
     BadRequest: response(`The body is not valid JSON. ${bodyNote}`, [example('malformed JSON', statusError(400))], 'none'),
     Unauthenticated: response(
@@ -191,15 +210,43 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
               ApiError.validation({ schema_id: ['The selected schema id is invalid.'], filename: ['The filename field is required.'] }),
             ),
             example('paging', ApiError.validation({ per_page: ['The per page field must be an integer between 1 and 100.'] })),
+            example(
+              'body too deep',
+              ApiError.validation({ 'metadata.a.a.a': ['Objects and arrays must not be nested more than 32 levels deep.'] }),
+            ),
+            example(
+              'idempotency key reused',
+              new ApiError(422, 'idempotency_key_reused', 'validation', 'The Idempotency-Key was already used with another request.', {
+                'Idempotency-Key': [
+                  'This key was used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request.',
+                ],
+              }),
+            ),
           ]
         : [example('body', ApiError.validation({ name: ['The name field is required.'] }))],
       afterGuard,
     ),
     InternalError: response('Unexpected error.', [example('internal', ApiError.internal())], pub ? 'optional' : 'none'),
+    ServiceUnavailable: response(
+      'The service is busy (too many request bodies in flight together; retry after Retry-After) or shutting down.',
+      [
+        example('busy', ApiError.serviceUnavailable('The service is busy; retry after the time in Retry-After.', 1)),
+        example('shutting down', ApiError.serviceUnavailable('The service is shutting down; retry shortly.')),
+      ],
+      'none',
+      { 'Retry-After': integerHeader('Seconds to wait before retrying; sent when the service is busy.', 1, false) },
+    ),
+    // The admin API is not rate limited: its 429 is the failed-authentication throttle only (http/auth-throttle.ts).
+    TooManyRequests: response(
+      "The caller's address made too many failed authentication attempts (`too_many_failed_attempts`); no credential is looked at until Retry-After has passed.",
+      [failedAttempts],
+      'none',
+      { 'Retry-After': integerHeader('Seconds until the failed-authentication block ends.', 1) },
+    ),
   };
   if (pub) {
     responses.TooManyRequests = response(
-      "The API key's rate limit is used up (`too_many_requests`, with Retry-After), or, on POST /v1/transformations/file without dry_run, the organization's review-preparation quota is (`review_preparation_quota_exceeded`, no Retry-After: it does not reset with time).",
+      "The API key's rate limit is used up (`too_many_requests`, with Retry-After), or, on POST /v1/transformations/file without dry_run, the organization's review-preparation quota is (`review_preparation_quota_exceeded`, no Retry-After: it does not reset with time), or the caller's address made too many failed authentication attempts (`too_many_failed_attempts`, with Retry-After; answered before any key is looked at, so without rate-limit headers).",
       [
         example('rate limit', ApiError.tooManyRequests()),
         example(
@@ -211,22 +258,38 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
             'The organization has used all 100 review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.',
           ),
         ),
+        failedAttempts,
       ],
-      'required',
-      { 'Retry-After': integerHeader('Seconds until the rate-limit window ends; sent with `too_many_requests` only.', 1, false) },
+      'optional',
+      {
+        'Retry-After': integerHeader(
+          'Seconds until the rate-limit window or the failed-authentication block ends; not sent with the quota.',
+          1,
+          false,
+        ),
+      },
     );
-    // The contract defines these two without attaching them to an operation; none answers them today.
+    // The contract defines 403 without attaching it to an operation; none answers it today. 409 is the POSTs' idempotency conflict.
     responses.Forbidden = response(
       'The action is not allowed. (Defined by the contract; no operation answers it today.)',
       [example('forbidden', ApiError.forbidden('forbidden', 'This action is not allowed.'))],
       'optional',
     );
     responses.Conflict = response(
-      'The request conflicts with the current state of the resource. (Defined by the contract; no operation answers it today.)',
-      [example('conflict', ApiError.conflict('conflict', 'The request conflicts with the current state of the resource.'))],
-      'optional',
+      'A request with the same Idempotency-Key is still in progress (`idempotency_key_in_use`); retry after Retry-After. Nothing was created by this request.',
+      [
+        example(
+          'idempotency key in use',
+          ApiError.conflict(
+            'idempotency_key_in_use',
+            'A request with this Idempotency-Key is still in progress; retry it once that one has finished.',
+          ),
+        ),
+      ],
+      'required',
+      { 'Retry-After': integerHeader('Seconds to wait before retrying.', 1) },
     );
   }
-  const headers = pub ? HEADERS : { 'X-Request-Id': HEADERS['X-Request-Id'] };
-  return { schemas: SCHEMAS, headers, responses };
+  const headers = pub ? HEADERS : Object.fromEntries(EDGE_HEADERS.map((name) => [name, HEADERS[name]]));
+  return { schemas: schemas(pub), headers, responses };
 }

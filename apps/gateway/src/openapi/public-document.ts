@@ -10,7 +10,9 @@ const DESCRIPTION = `Turns uploaded files and text into records shaped like a ta
 
 Review and approval happen in the hosted review interface reached through a run's signed \`review_url\`, not through this API; the source file is sent to the run's \`upload\` instructions and the output fetched from its \`download_url\` (both pre-signed URLs, opaque to this document).
 
-Errors come in the envelope \`{ "error": { "code", "message", "type", "request_id" } }\`; 422 adds \`error.fields\`. Every answer carries \`X-Request-Id\`. Each API key has a rate limit per fixed one-minute window, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` on every answer that passed authentication; past it, 429 with \`Retry-After\`.`;
+Errors come in the envelope \`{ "error": { "code", "message", "type", "request_id" } }\`; 422 adds \`error.fields\`. Every answer carries \`X-Request-Id\`. Each API key has a rate limit per fixed one-minute window, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` on every answer that passed authentication; past it, 429 with \`Retry-After\`.
+
+Both POSTs take an optional \`Idempotency-Key\` header (1 to 255 printable ASCII characters, scoped to the organization): the same key with the same request within 24 hours answers with the first 201 again (\`Idempotent-Replayed: true\`) and creates nothing. Request bodies may nest objects and arrays at most 32 levels deep and hold at most 1000 object keys in total (422 otherwise).`;
 
 /**
  * The public API's document: the /v1 controllers of GatewayModule. The admin API has its

@@ -4,9 +4,10 @@ import { toOpenApi31 } from './openapi-31';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /**
- * Fastify reads a body on these methods whatever the route does with it, before the
- * route's guard runs: malformed JSON (400), an oversize body (413) or a content type
- * without a parser (415) can come back from any of them.
+ * Fastify reads a body on these methods whatever the route does with it, once the HTTP
+ * edge checked the credential but before the route's guard counts the rate limit:
+ * malformed JSON (400), an oversize body (413) or a content type without a parser (415)
+ * can come back from any of them.
  */
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
@@ -19,8 +20,8 @@ export interface FinishOptions {
 /**
  * Turns what @nestjs/swagger scanned into the served document: adds the shared error
  * components, gives every operation every response it can give (route-specific errors
- * from `@ApiErrorResponses`, plus 401 when it needs a credential, 429 when rate-limited,
- * 500 always, 400/413/415 on methods with a body), documents the headers of its success
+ * from `@ApiErrorResponses`, plus 401 and 429 when it needs a credential, 500 and 503
+ * always, 400/413/415 on methods with a body), documents the headers of its success
  * responses, and rewrites the schemas as OpenAPI 3.1. Works on a copy: the scanned
  * document shares objects with the decorators' metadata.
  */
@@ -52,8 +53,10 @@ function completeResponses(method: string, op: Json, rateLimited: boolean, avail
       .filter((s) => s >= 400),
   );
   if (secured) errors.add(401);
-  if (secured && rateLimited) errors.add(429);
+  // The API key's rate limit (public) and the failed-authentication throttle (both documents).
+  if (secured) errors.add(429);
   errors.add(500);
+  errors.add(503);
   if (BODY_METHODS.has(method)) [400, 413, 415].forEach((s) => errors.add(s));
 
   const out: Json = {};

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { normalizeMapping, type CellProblem, type RunState } from '@app/domain';
+import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
 import { CpuWork } from '@app/infrastructure';
 import { readMappedSource } from '@app/run-source';
 import { ApiError } from '../http/api-error';
+import { reviewExpired } from './review.service';
 
 export const PREVIEW_ROWS = 20;
 
@@ -116,8 +117,15 @@ export class ReviewPreviewService {
     }
   }
 
-  /** Previews exist once the source is parsed and while it is kept: for open, approved and canceled reviews. */
+  /**
+   * Previews exist once the source is parsed and while it is kept: for open, approved and
+   * canceled reviews, until `review_expires_at` (after it the link shows nothing but its
+   * expired state) and until the sweeper deleted the files.
+   */
   private requirePreviewable(run: RunState, mapping: unknown): MappingRule {
+    if (isReviewWindowOver(run, new Date())) throw reviewExpired();
+    if (run.files_purged_at)
+      throw new ApiError(410, 'files_deleted', 'not_found', "The run's files were deleted when their retention ended.");
     if (run.status === 'failed') throw new ApiError(409, 'run_failed', 'conflict', 'The run has failed; there is nothing to preview.');
     if (run.review_state === null) throw new ApiError(409, 'review_not_ready', 'conflict', 'The review is not ready yet.');
     const { mapping: normalized, problems } = normalizeMapping(

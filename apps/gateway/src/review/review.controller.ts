@@ -51,6 +51,7 @@ export class ReviewController {
     }
   }
 
+  /** After `review_expires_at`: the expired state alone, with none of the run's data (ReviewService.view). */
   @Get('state')
   async state(@Param('runId') runId: string, @Query('signature') signature: string) {
     return this.review.view(await this.review.authorize(runId, signature));
@@ -63,7 +64,7 @@ export class ReviewController {
     @Body() raw: unknown,
     @Req() req: FastifyRequest,
   ) {
-    const run = await this.review.authorize(runId, signature);
+    const run = await this.review.authorizeOpen(runId, signature);
     const body = bodyOf(raw);
     if (body.mapping_rule === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
     return this.review.act(
@@ -81,7 +82,7 @@ export class ReviewController {
   @Post('approve')
   @HttpCode(200)
   async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
-    const run = await this.review.authorize(runId, signature);
+    const run = await this.review.authorizeOpen(runId, signature);
     const body = bodyOf(raw);
     // Approve exactly the mapping the page shows; without one, the current mapping.
     return this.review.act(
@@ -99,7 +100,7 @@ export class ReviewController {
   @Post('cancel')
   @HttpCode(200)
   async cancel(@Param('runId') runId: string, @Query('signature') signature: string, @Req() req: FastifyRequest) {
-    const run = await this.review.authorize(runId, signature);
+    const run = await this.review.authorizeOpen(runId, signature);
     return this.review.act(run, { type: 'CancelReview', at: new Date().toISOString() }, String(req.id));
   }
 
@@ -107,7 +108,7 @@ export class ReviewController {
   @Post('preview')
   @HttpCode(200)
   async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
-    const run = await this.review.authorize(runId, signature);
+    const run = await this.review.authorizeOpen(runId, signature);
     return this.previews.preview(run, bodyOf(raw).mapping_rule);
   }
 
@@ -115,7 +116,7 @@ export class ReviewController {
   @Post('problems')
   @HttpCode(200)
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
-    const run = await this.review.authorize(runId, signature);
+    const run = await this.review.authorizeOpen(runId, signature);
     return this.previews.countProblems(run, bodyOf(raw).mapping_rule);
   }
 }

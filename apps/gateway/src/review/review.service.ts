@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { effectiveReviewState, type RunCommand, type RunState } from '@app/domain';
+import { effectiveReviewState, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/processing';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunCommandHandler } from '@app/runs';
@@ -8,6 +8,29 @@ import { RunLinks } from '@app/run-links';
 import { supportedLocale } from './review-web';
 
 export type ReviewPhase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
+
+/** What the page's `state` call (and every action) answers. */
+export interface ReviewView {
+  run_id: string;
+  phase: ReviewPhase;
+  locale: string;
+  appearance: RunState['appearance'];
+  filename: string | null;
+  encoding: string | null;
+  fields: { name: string; label: string; description: string; data_type: string; is_required: boolean }[];
+  source_headers: string[];
+  mapping_rule: RunState['mapping_rule'];
+  mapping_version: number;
+  total_rows: number | null;
+  processed_rows: number;
+  review_expires_at: string | null;
+  review_approved_at: string | null;
+  review_canceled_at: string | null;
+  success_callback: string | null;
+  cancel_callback: string | null;
+  error: { code: string | null; message: string | null } | null;
+  notices: RunState['review_notices'];
+}
 
 /** What the hosted review page shows and does; every call is authorized by the link's signature. */
 @Injectable()
@@ -26,7 +49,18 @@ export class ReviewService {
     return run;
   }
 
-  view(run: RunState, now = new Date()) {
+  /**
+   * For the calls that read or change the run's data (mapping, preview, problems, approve,
+   * cancel): after `review_expires_at` the link opens nothing but the expired state.
+   */
+  async authorizeOpen(runId: string, signature: unknown, now = new Date()): Promise<RunState> {
+    const run = await this.authorize(runId, signature);
+    if (isReviewWindowOver(run, now)) throw reviewExpired();
+    return run;
+  }
+
+  view(run: RunState, now = new Date()): ReviewView {
+    if (isReviewWindowOver(run, now)) return this.expiredView(run);
     const reviewState = effectiveReviewState(run, now);
     const phase: ReviewPhase = run.status === 'failed' ? 'failed' : reviewState === null ? 'preparing' : reviewState;
     return {
@@ -39,7 +73,7 @@ export class ReviewService {
       encoding: run.rows_origin === 'file' && run.source_format === 'delimited' ? run.encoding : null,
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
-        label: run.column_labels?.[name] ?? f.label ?? name,
+        label: (run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null) ?? f.label ?? name,
         description: f.description,
         data_type: f.data_type,
         is_required: f.is_required,
@@ -59,6 +93,31 @@ export class ReviewService {
     };
   }
 
+  /** The expired state and nothing else: no file name, columns, mapping, rows or callbacks. */
+  private expiredView(run: RunState): ReviewView {
+    return {
+      run_id: run.id,
+      phase: 'expired',
+      locale: supportedLocale(run.locale),
+      appearance: run.appearance,
+      filename: null,
+      encoding: null,
+      fields: [],
+      source_headers: [],
+      mapping_rule: null,
+      mapping_version: 0,
+      total_rows: null,
+      processed_rows: 0,
+      review_expires_at: run.review_expires_at,
+      review_approved_at: null,
+      review_canceled_at: null,
+      success_callback: null,
+      cancel_callback: null,
+      error: null,
+      notices: [],
+    };
+  }
+
   async act(run: RunState, command: RunCommand, requestId: string) {
     const result = await this.commands.execute(run.id, command, {
       organizationId: run.organization_id,
@@ -69,3 +128,6 @@ export class ReviewService {
     return this.view(result.state);
   }
 }
+
+/** Every data call after the review's deadline (the page then shows its expired state). */
+export const reviewExpired = (): ApiError => ApiError.forbidden('review_expired', 'The review has expired.');

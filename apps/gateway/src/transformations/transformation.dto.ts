@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { LOCALES } from '@app/domain';
 
 export const STRUCTURED_EXTENSIONS = ['csv', 'tsv', 'txt', 'xlsx'] as const;
@@ -72,10 +72,10 @@ export class RunOptionsDto {
     type: 'object',
     additionalProperties: true,
     nullable: true,
-    description: 'Caller-defined JSON object, echoed in run responses and webhooks.',
+    description:
+      'Caller-defined JSON object, echoed exactly in run responses and webhooks (members named `constructor`, `__proto__` or `toString` are data like any other). Counts toward the body limits: 32 levels of nesting, 1000 object keys.',
   })
-  @IsOptional()
-  @IsObject({ message: 'The metadata field must be an object.' })
+  // Validated and kept by validateRunBody (run-body.ts), never converted by class-transformer.
   metadata?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
@@ -84,10 +84,23 @@ export class RunOptionsDto {
     nullable: true,
     description: 'Keys are schema field names; values override their labels in the review UI.',
   })
-  @IsOptional()
-  @IsObject({ message: 'The column labels field must be an object.' })
+  // Validated by validateRunBody (run-body.ts) and the service (keys must be fields of the schema).
   column_labels?: Record<string, string | null> | null;
 }
+
+/** The scalar members of the shared options (what validateRunBody gives class-transformer). */
+const RUN_OPTION_SCALARS = [
+  'schema_id',
+  'dry_run',
+  'output_format',
+  'notify_url',
+  'success_callback',
+  'cancel_callback',
+  'locale',
+  'appearance',
+] as const;
+export const FILE_RUN_SCALARS = [...RUN_OPTION_SCALARS, 'filename', 'provider_id', 'input_has_header'] as const;
+export const RAW_RUN_SCALARS = [...RUN_OPTION_SCALARS, 'provider_id', 'content'] as const;
 
 @ApiSchema({ name: 'CreateFileRunRequest', description: 'Body of POST /v1/transformations/file.' })
 export class CreateFileRunDto extends RunOptionsDto {
@@ -96,10 +109,11 @@ export class CreateFileRunDto extends RunOptionsDto {
     example: 'contacts.csv',
     description: 'Ends in .csv, .tsv, .txt or .xlsx (structured-file mapping) or .jpg, .jpeg, .png, .webp (image extraction).',
   })
+  // class-validator checks the decorators bottom-up and stops at the first failure: the type first.
   @IsDefined(req('filename'))
-  @IsString({ message: 'The filename field must be a string.' })
-  @IsNotEmpty(req('filename'))
   @MaxLength(255, { message: 'The filename field must not be greater than 255 characters.' })
+  @IsNotEmpty(req('filename'))
+  @IsString({ message: 'The filename field must be a string.' })
   filename!: string;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'Required for JPG, PNG and WebP filenames.' })
@@ -122,9 +136,9 @@ export class CreateRawRunDto extends RunOptionsDto {
 
   @ApiProperty({ minLength: 1, maxLength: 50000, description: 'The text to extract records from; sent to the provider unless dry_run.' })
   @IsDefined(req('content'))
-  @IsString({ message: 'The content field must be a string.' })
-  @IsNotEmpty(req('content'))
   @MaxLength(50000, { message: 'The content field must not be greater than 50000 characters.' })
+  @IsNotEmpty(req('content'))
+  @IsString({ message: 'The content field must be a string.' })
   content!: string;
 }
 

@@ -1,11 +1,46 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../http/auth.guard';
 import { ApiError } from '../http/api-error';
+import { jsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
 import { API_KEY_SCHEME } from '../openapi/security-schemes';
+import { IDEMPOTENCY_HEADER, type IdempotentAnswer, idempotencyKeyOf } from './idempotency';
 import { CreateFileRunDto, CreateRawRunDto, CreatedFileRunDto, CreatedRawRunDto, RunDto } from './transformation.dto';
 import { TransformationsService } from './transformations.service';
+
+const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** What both run-creating POSTs document: the Idempotency-Key request header and the replay header of the 201. */
+const IdempotentCreation = (type: typeof CreatedFileRunDto | typeof CreatedRawRunDto, description: string) =>
+  applyDecorators(
+    ApiHeader({
+      name: IDEMPOTENCY_HEADER,
+      required: false,
+      description:
+        'Makes retries safe: the same key with the same request within 24 hours answers with the first 201 again (with `Idempotent-Replayed: true`) and creates nothing; the key with another request is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_key_in_use`. Keys are scoped to the organization.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\x20-\x7e]+$' },
+    }),
+    ApiCreatedResponse({
+      type,
+      description,
+      headers: {
+        [REPLAYED_HEADER]: {
+          description: 'Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key.',
+          required: false,
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
+    }),
+    ApiErrorResponses(409, 422),
+  );
+
+/** Sends a run-creating answer, marking a replay. */
+function reply<T>(res: FastifyReply, answer: IdempotentAnswer<T>): T {
+  if (answer.replayed) void res.header(REPLAYED_HEADER, 'true');
+  return answer.body;
+}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,20 +55,28 @@ export class TransformationsController {
   @HttpCode(201)
   @ApiOperation({ operationId: 'v1.transformations.file', summary: 'Initialize a file-based run' })
   @ApiBody({ type: CreateFileRunDto })
-  @ApiCreatedResponse({ type: CreatedFileRunDto, description: 'Created: status `awaiting_upload`, with upload instructions.' })
-  @ApiErrorResponses(422)
-  createFile(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<CreatedFileRunDto> {
-    return this.service.createFileRun(req.caller!, body, String(req.id));
+  @IdempotentCreation(CreatedFileRunDto, 'Created: status `awaiting_upload`, with upload instructions.')
+  async createFile(
+    @Req() req: AuthenticatedRequest,
+    @Headers('idempotency-key') key: string | undefined,
+    @Body(jsonShape) body: unknown,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<CreatedFileRunDto> {
+    return reply(res, await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(key)));
   }
 
   @Post('raw')
   @HttpCode(201)
   @ApiOperation({ operationId: 'v1.transformations.raw', summary: 'Start a raw-content run' })
   @ApiBody({ type: CreateRawRunDto })
-  @ApiCreatedResponse({ type: CreatedRawRunDto, description: 'Created: status `queued`, review preparation dispatched.' })
-  @ApiErrorResponses(422)
-  createRaw(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<CreatedRawRunDto> {
-    return this.service.createRawRun(req.caller!, body, String(req.id));
+  @IdempotentCreation(CreatedRawRunDto, 'Created: status `queued`, review preparation dispatched.')
+  async createRaw(
+    @Req() req: AuthenticatedRequest,
+    @Headers('idempotency-key') key: string | undefined,
+    @Body(jsonShape) body: unknown,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<CreatedRawRunDto> {
+    return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(key)));
   }
 
   @Get(':transformationRun')

@@ -10,17 +10,21 @@ import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel, type Sche
 import { RunCommandHandler } from '@app/runs';
 import { ApiError } from '../http/api-error';
 import type { Caller } from '../http/auth.guard';
-import { addError, callbackUrlProblem, type FieldErrors, validateBody } from '../http/validate-body';
+import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 import {
   CreateFileRunDto,
   CreateRawRunDto,
+  FILE_RUN_SCALARS,
   IMAGE_EXTENSIONS,
+  RAW_RUN_SCALARS,
   type RunOptionsDto,
   STRUCTURED_EXTENSIONS,
   type CreatedFileRunDto,
   type CreatedRawRunDto,
 } from './transformation.dto';
+import { IdempotencyKeys, type IdempotentAnswer, idempotencyRequestHash } from './idempotency';
 import { RunPresenter } from './run-presenter';
+import { validateRunBody } from './run-body';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
 
@@ -35,10 +39,51 @@ export class TransformationsService {
     private readonly commands: RunCommandHandler,
     private readonly waiter: ProjectionWaiter,
     private readonly presenter: RunPresenter,
-  ) {}
+  ) {
+    this.idempotency = new IdempotencyKeys(directory);
+  }
 
-  async createFileRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedFileRunDto> {
-    const { value: dto, errors } = await validateBody(CreateFileRunDto, body);
+  private readonly idempotency: IdempotencyKeys;
+
+  /** POST /v1/transformations/file; with an Idempotency-Key, at most one run per key (idempotency.ts). */
+  createFileRun(caller: Caller, body: unknown, requestId: string, idempotencyKey?: string): Promise<IdempotentAnswer<CreatedFileRunDto>> {
+    return this.once(caller, 'POST /v1/transformations/file', body, idempotencyKey, (runId, resumed) =>
+      this.createFile(caller, body, requestId, runId, resumed),
+    );
+  }
+
+  /** POST /v1/transformations/raw; with an Idempotency-Key, at most one run per key. */
+  createRawRun(caller: Caller, body: unknown, requestId: string, idempotencyKey?: string): Promise<IdempotentAnswer<CreatedRawRunDto>> {
+    return this.once(caller, 'POST /v1/transformations/raw', body, idempotencyKey, (runId, resumed) =>
+      this.createRaw(caller, body, requestId, runId, resumed),
+    );
+  }
+
+  private async once<T>(
+    caller: Caller,
+    operation: string,
+    body: unknown,
+    key: string | undefined,
+    create: (runId: string, resumed: boolean) => Promise<T>,
+  ): Promise<IdempotentAnswer<T>> {
+    if (key === undefined) return { body: await create(randomUUID(), false), replayed: false };
+    return this.idempotency.run(caller.organizationId, key, idempotencyRequestHash(operation, body), create);
+  }
+
+  /**
+   * The run an earlier attempt with the same Idempotency-Key created under `runId`, if it
+   * got that far (its answer was lost: the process stopped, or a later step failed).
+   */
+  private async earlierRun(caller: Caller, runId: string, resumed: boolean): Promise<RunState | null> {
+    if (!resumed) return null;
+    const run = (await this.readModel.getRun(runId)) ?? (await this.commands.load(runId)).state;
+    return run && run.organization_id === caller.organizationId ? run : null;
+  }
+
+  private async createFile(caller: Caller, body: unknown, requestId: string, runId: string, resumed: boolean): Promise<CreatedFileRunDto> {
+    const earlier = await this.earlierRun(caller, runId, resumed);
+    if (earlier) return this.fileCreated(earlier);
+    const { value: dto, errors } = await validateRunBody(CreateFileRunDto, FILE_RUN_SCALARS, body);
     const ext = typeof dto.filename === 'string' ? (dto.filename.toLowerCase().split('.').pop() ?? '') : '';
     const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(ext);
     if (!errors.filename && !isImage && !(STRUCTURED_EXTENSIONS as readonly string[]).includes(ext)) {
@@ -50,7 +95,6 @@ export class TransformationsService {
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
     if (!dto.dry_run) await this.requireQuotaLeft(caller);
 
-    const runId = randomUUID();
     const now = new Date();
     const inputSource: InputSource = isImage ? 'image' : 'upload';
     const state = await this.create(
@@ -62,24 +106,30 @@ export class TransformationsService {
         upload_expires_at: new Date(now.getTime() + this.config.uploadTtlSeconds * 1000).toISOString(),
       }),
     );
+    return this.fileCreated(state, now);
+  }
+
+  /** The 201 body of a file run: its state, review link and upload instructions. */
+  private async fileCreated(state: RunState, now = new Date()): Promise<CreatedFileRunDto> {
     const resource = await this.presenter.present(state, now);
     return {
-      id: runId,
+      id: state.id,
       status: state.status,
       stage: state.stage,
       input_source: state.input_source,
-      schema_id: schema!.id,
+      schema_id: state.schema.id,
       review_url: resource.review_url!,
-      upload: resource.upload!,
+      upload: resource.upload ?? (await this.presenter.upload(state)),
     };
   }
 
-  async createRawRun(caller: Caller, body: unknown, requestId: string): Promise<CreatedRawRunDto> {
-    const { value: dto, errors } = await validateBody(CreateRawRunDto, body);
+  private async createRaw(caller: Caller, body: unknown, requestId: string, runId: string, resumed: boolean): Promise<CreatedRawRunDto> {
+    const earlier = await this.earlierRun(caller, runId, resumed);
+    if (earlier) return this.rawCreated(earlier);
+    const { value: dto, errors } = await validateRunBody(CreateRawRunDto, RAW_RUN_SCALARS, body);
     const schema = await this.checkOptions(caller, dto, errors);
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
 
-    const runId = randomUUID();
     const now = new Date();
     const sourceKey = BLOB_KEYS.source(runId);
     // The content is stored before the run exists, so a created run always has its source.
@@ -93,12 +143,17 @@ export class TransformationsService {
         upload_expires_at: null,
       }),
     );
+    return this.rawCreated(state, now);
+  }
+
+  /** The 201 body of a raw run. */
+  private async rawCreated(state: RunState, now = new Date()): Promise<CreatedRawRunDto> {
     return {
-      id: runId,
+      id: state.id,
       status: state.status,
       stage: state.stage,
       input_source: 'raw',
-      schema_id: schema!.id,
+      schema_id: state.schema.id,
       review_url: (await this.presenter.present(state, now)).review_url!,
     };
   }
@@ -193,7 +248,8 @@ export class TransformationsService {
     }
     if (schema && dto.column_labels && !errors.column_labels) {
       for (const [key, label] of Object.entries(dto.column_labels)) {
-        if (!(key in schema.fields)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
+        // Own members only: `toString` or `constructor` is a field only when the schema defines one by that name.
+        if (!Object.hasOwn(schema.fields, key)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
         else if (label !== null && typeof label !== 'string')
           addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
       }

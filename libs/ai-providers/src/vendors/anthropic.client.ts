@@ -1,6 +1,6 @@
 import type { AiCallConfig } from '@app/config';
 import { ProviderCallFailed, type AiVendorClient, type StructuredRequest, type VendorSettings } from '../ai-vendor.port';
-import { describeFailure, vendorHttp } from '../vendor-http';
+import { describeFailure, vendorHttp, type VendorAgents } from '../vendor-http';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -20,10 +20,11 @@ export class AnthropicClient implements AiVendorClient {
   constructor(
     private readonly settings: VendorSettings,
     private readonly ai: AiCallConfig,
+    agents: VendorAgents,
   ) {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
-    this.http = vendorHttp((settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, ''), headers, ai);
+    this.http = vendorHttp((settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, ''), headers, ai, agents);
   }
 
   async generateJson(request: StructuredRequest): Promise<unknown> {

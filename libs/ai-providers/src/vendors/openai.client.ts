@@ -1,6 +1,6 @@
 import type { AiCallConfig } from '@app/config';
 import { ProviderCallFailed, type AiVendorClient, type StructuredRequest, type VendorSettings } from '../ai-vendor.port';
-import { describeFailure, vendorHttp } from '../vendor-http';
+import { describeFailure, vendorHttp, type VendorAgents } from '../vendor-http';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -18,9 +18,10 @@ export class OpenAiClient implements AiVendorClient {
   constructor(
     private readonly settings: VendorSettings,
     private readonly ai: AiCallConfig,
+    agents: VendorAgents,
   ) {
     const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
-    this.http = vendorHttp((settings.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ''), auth, ai);
+    this.http = vendorHttp((settings.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ''), auth, ai, agents);
   }
 
   async generateJson(request: StructuredRequest): Promise<unknown> {

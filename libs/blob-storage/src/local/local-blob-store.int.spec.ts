@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { blobStoreContract } from '../testing/blob-store.contract';
 import { UrlSigner } from '../url-signer';
 import { LocalBlobStore } from './local-blob-store';
@@ -29,5 +30,29 @@ describe('local pre-signed URLs', () => {
     const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');
     await expect(store.stat('../etc/passwd')).rejects.toThrow(/Invalid blob key/);
     await expect(store.stat('/etc/passwd')).rejects.toThrow(/Invalid blob key/);
+  });
+});
+
+describe('local blob files are owner-only', () => {
+  it('creates directories 0700 and blobs 0600 (also through if-none-match), with a permissive umask', async () => {
+    const previous = process.umask(0o002);
+    try {
+      const root = join(mkdtempSync(join(tmpdir(), 'blobs-modes-')), 'blobs');
+      const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+      await store.put('runs/r1/source', Readable.from([Buffer.from('a,b\n1,2\n')]));
+      await store.put('runs/r1/output.json', Readable.from([Buffer.from('[]')]), { ifNoneMatch: true });
+      const walk = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? [join(dir, e.name), ...walk(join(dir, e.name))] : [join(dir, e.name)],
+        );
+      const entries = [root, ...walk(root)];
+      expect(entries.map((p) => p.slice(root.length))).toEqual(expect.arrayContaining(['', '/tmp', '/objects', '/objects/runs/r1/source']));
+      for (const p of entries) {
+        const expected = statSync(p).isDirectory() ? '700' : '600';
+        expect({ p, mode: (statSync(p).mode & 0o777).toString(8) }).toEqual({ p, mode: expected });
+      }
+    } finally {
+      process.umask(previous);
+    }
   });
 });

@@ -16,13 +16,18 @@ import {
 } from '../blob-store.port';
 import type { UrlSigner } from '../url-signer';
 
+/** Blobs, their directories and temporary files are readable by the service's user only (docs/security.md). */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 /** The path under which the gateway serves local blobs through signed URLs. */
 export const LOCAL_BLOB_ROUTE = '/files';
 
 /**
  * Blobs as files in a directory. Writes go to a temporary file, are fsynced and then
  * renamed (or hard-linked, for if-none-match) into place, so a blob appears whole or
- * not at all. Pre-signed URLs point at the gateway's LOCAL_BLOB_ROUTE.
+ * not at all. Pre-signed URLs point at the gateway's LOCAL_BLOB_ROUTE. Directories are
+ * created 0700 and files 0600 (the rename keeps the temporary file's mode).
  */
 export class LocalBlobStore implements BlobStore {
   constructor(
@@ -39,8 +44,8 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
     const final = this.path(key);
     const tmpDir = join(this.root, 'tmp');
-    await mkdir(tmpDir, { recursive: true });
-    await mkdir(dirname(final), { recursive: true });
+    await mkdir(tmpDir, { recursive: true, mode: DIR_MODE });
+    await mkdir(dirname(final), { recursive: true, mode: DIR_MODE });
     const tmp = join(tmpDir, randomUUID());
     let size = 0;
     const limit = options.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -52,7 +57,7 @@ export class LocalBlobStore implements BlobStore {
       },
     });
     try {
-      await pipeline(body, counter, createWriteStream(tmp));
+      await pipeline(body, counter, createWriteStream(tmp, { mode: FILE_MODE }));
       const fh = await open(tmp, 'r');
       await fh.sync();
       await fh.close();

@@ -104,6 +104,13 @@ export const RUN_ERRORS = {
     retryable: false,
     message: 'The organization has no review-preparation quota left.',
   },
+  uploadExpired: {
+    code: 'upload_expired',
+    type: 'timeout',
+    // The same file succeeds in a new run, uploaded in time.
+    retryable: true,
+    message: 'No file was uploaded before the upload instructions expired.',
+  },
   outputFailed: {
     code: 'output_generation_failed',
     type: 'processing',

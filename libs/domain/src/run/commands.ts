@@ -31,6 +31,13 @@ export type RunCommand =
   | { type: 'RecordOutputProgress'; processed_rows: number }
   | { type: 'CompleteOutput'; output: OutputProduced }
   | { type: 'FailRun'; error: RunError; at: string }
+  /** The sweeper: the upload window ended with no file, so the run fails (upload_expired). */
+  | { type: 'ExpireUpload'; at: string }
+  /**
+   * The sweeper, after deleting the run's files (runFileKeys): records it. `retention_seconds` is
+   * OUTPUT_RETENTION_SECONDS, how long files are kept after a run closed without output.
+   */
+  | { type: 'PurgeFiles'; retention_seconds: number; at: string }
   | { type: 'ScheduleWebhook'; delivery: WebhookScheduled }
   | { type: 'RecordWebhookAttempt'; attempt: WebhookAttempted };
 

@@ -1,8 +1,9 @@
 import type { RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
+import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import type { RunCommand } from './commands';
-import { isReviewExpired, isTerminal, type RunFold, type RunState } from './run-state';
+import { filesPurgeDue, isReviewExpired, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
 
 const refuse = (code: string, message: string): never => {
   throw new CommandRefused(code, message);
@@ -118,6 +119,31 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (delivery!.status !== 'pending') refuse('webhook_settled', 'This webhook was already delivered or given up.');
       if (command.attempt.attempt !== delivery!.attempts + 1) refuse('webhook_attempt_recorded', 'This attempt was already recorded.');
       return [{ type: 'WebhookAttempted', data: command.attempt }];
+    }
+
+    case 'ExpireUpload':
+      if (run.input_source === 'raw') refuse('upload_not_expected', 'A raw-content run takes no upload.');
+      if (run.status === 'failed') refuse('run_failed', 'The run has already failed.');
+      if (run.source_uploaded) refuse('upload_already_completed', 'The source file was already uploaded.');
+      if (!isUploadOverdue(run, new Date(command.at))) refuse('upload_window_open', 'The upload instructions have not expired yet.');
+      return [
+        {
+          type: 'RunFailed',
+          data: {
+            error: runError('uploadExpired', STAGES.upload, {
+              message: `No file was uploaded before the upload instructions expired at ${run.upload_expires_at}.`,
+            }),
+            failed_at: command.at,
+          },
+        },
+      ];
+
+    case 'PurgeFiles': {
+      if (run.files_purged_at) refuse('files_already_purged', "The run's files were already deleted.");
+      const due = filesPurgeDue(run, command.retention_seconds);
+      if (!due) refuse('files_in_use', 'The run still needs its files (it has not finished, or its review is open).');
+      if (Date.parse(due!.due_at) > Date.parse(command.at)) refuse('files_retained', `The run's files are kept until ${due!.due_at}.`);
+      return [{ type: 'FilesPurged', data: { keys: runFileKeys(run), reason: due!.reason, purged_at: command.at } }];
     }
 
     case 'FailRun':

@@ -1,9 +1,9 @@
-import type { RunCreated, RunEvent } from '@app/contracts';
+import type { RunCreated, RunEvent, RunFailed } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import type { RunCommand } from './commands';
 import { decide } from './decide';
 import { evolve } from './evolve';
-import { effectiveReviewState, isTerminal, type RunFold } from './run-state';
+import { effectiveReviewState, filesPurgeDue, isReviewWindowOver, isTerminal, type RunFold } from './run-state';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
@@ -89,6 +89,16 @@ const failed: RunEvent = {
   data: { error: { code: 'x', message: 'x', type: 'x', stage: 'ingestion', retryable: false, context: [] }, failed_at: T0 },
 };
 
+const DAY = 24 * 3600;
+const purged = (reason: 'output_retention' | 'review_canceled' | 'review_expired' | 'run_failed', keys: string[]): RunEvent => ({
+  type: 'FilesPurged',
+  data: { keys, reason, purged_at: AFTER_EXPIRY },
+});
+const rawParsed: RunEvent = {
+  type: 'SourceParsed',
+  data: { ...(parsed.data as object), rows_key: 'runs/r1/rows.csv', rows_origin: 'extracted' } as never,
+};
+
 const fold = (events: RunEvent[]): RunFold => events.reduce<RunFold>((s, e, i) => evolve(s, e, i, T0), null);
 
 const given = {
@@ -103,6 +113,17 @@ const given = {
   completedFinal: [created(), uploaded, parsed, prepared, approved, outputStarted, produced],
   canceled: [created(), uploaded, parsed, prepared, canceled],
   failed: [created(), uploaded, failed],
+  uploadExpired: [
+    created(),
+    { type: 'RunFailed', data: { error: { ...(failed as { data: RunFailed }).data.error, code: 'upload_expired' }, failed_at: LATER } },
+  ] as RunEvent[],
+  rawCanceled: [
+    created({ input_source: 'raw', filename: null }),
+    { type: 'ExtractionStarted', data: { started_at: T0 } },
+    rawParsed,
+    prepared,
+    canceled,
+  ] as RunEvent[],
 };
 
 const fail = { type: 'FailRun', error: failed.type === 'RunFailed' ? failed.data.error : (null as never), at: T0 } as const;
@@ -252,6 +273,46 @@ describe("run decider: the spec's stated moves", () => {
     ['terminal failure while processing', given.processing, fail, ['RunFailed'], { status: 'failed' }],
     ['terminal failure of the final output', given.outputRunning, fail, ['RunFailed'], { status: 'failed', stage: 'final' }],
     ['terminal failure of a queued raw run', given.rawQueued, fail, ['RunFailed'], { status: 'failed' }],
+    [
+      'the upload window ends with no file: the run fails with upload_expired',
+      given.awaitingUpload,
+      { type: 'ExpireUpload', at: AFTER_EXPIRY },
+      ['RunFailed'],
+      {
+        status: 'failed',
+        stage: 'review',
+        failed_at: AFTER_EXPIRY,
+        error: { code: 'upload_expired', type: 'timeout', stage: 'upload', retryable: true, context: [] },
+      },
+    ],
+    [
+      'the output passed file_retention_until: source and output are purged',
+      given.completedFinal,
+      { type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY },
+      ['FilesPurged'],
+      { files_purged_at: AFTER_EXPIRY, status: 'completed', stage: 'final' },
+    ],
+    [
+      'a canceled review, retention later: purged',
+      given.canceled,
+      { type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY },
+      ['FilesPurged'],
+      { files_purged_at: AFTER_EXPIRY, review_state: 'canceled' },
+    ],
+    [
+      'an expired review, retention later: purged',
+      given.reviewActive,
+      { type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY },
+      ['FilesPurged'],
+      { files_purged_at: AFTER_EXPIRY },
+    ],
+    [
+      'a failed run, retention later: purged',
+      given.failed,
+      { type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY },
+      ['FilesPurged'],
+      { files_purged_at: AFTER_EXPIRY, status: 'failed' },
+    ],
   ];
 
   it.each(moves)('%s', (_name, history, command, expectedTypes, expectedState) => {
@@ -340,6 +401,33 @@ describe('run decider: refused moves', () => {
     ['fail a failed run', given.failed, fail, 'run_failed'],
     ['fail a completed final run', given.completedFinal, fail, 'run_terminal'],
     ['fail a canceled run', given.canceled, fail, 'run_terminal'],
+    ['expire the upload before its deadline', given.awaitingUpload, { type: 'ExpireUpload', at: T0 }, 'upload_window_open'],
+    ['expire the upload after the file came', given.processing, { type: 'ExpireUpload', at: AFTER_EXPIRY }, 'upload_already_completed'],
+    ['expire the upload twice', given.uploadExpired, { type: 'ExpireUpload', at: AFTER_EXPIRY }, 'run_failed'],
+    ['expire the upload of a raw run', given.rawQueued, { type: 'ExpireUpload', at: AFTER_EXPIRY }, 'upload_not_expected'],
+    ['upload after the upload expired', given.uploadExpired, { type: 'CompleteUpload', size_bytes: 1, at: AFTER_EXPIRY }, 'run_failed'],
+    [
+      'purge twice',
+      [...given.completedFinal, purged('output_retention', ['runs/r1/source', 'k'])],
+      { type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY },
+      'files_already_purged',
+    ],
+    [
+      'purge an output before file_retention_until',
+      given.completedFinal,
+      { type: 'PurgeFiles', retention_seconds: 0, at: T0 },
+      'files_retained',
+    ],
+    [
+      'purge a canceled review before its retention passed',
+      given.canceled,
+      { type: 'PurgeFiles', retention_seconds: 60 * DAY, at: AFTER_EXPIRY },
+      'files_retained',
+    ],
+    ['purge an open review', given.reviewActive, { type: 'PurgeFiles', retention_seconds: 0, at: LATER }, 'files_retained'],
+    ['purge while the output is queued', given.approved, { type: 'PurgeFiles', retention_seconds: 0, at: AFTER_EXPIRY }, 'files_in_use'],
+    ['purge while ingesting', given.processing, { type: 'PurgeFiles', retention_seconds: 0, at: AFTER_EXPIRY }, 'files_in_use'],
+    ['purge a missing run', given.nothing, { type: 'PurgeFiles', retention_seconds: 0, at: AFTER_EXPIRY }, 'run_not_found'],
   ];
 
   it.each(refused)('%s', (_name, history, command, code) => {
@@ -371,5 +459,64 @@ describe('derived states', () => {
     ['final queued', given.approved, false],
   ] as const)('terminal for %s is %s', (_n, history, terminal) => {
     expect(isTerminal(fold(history)!, new Date(LATER))).toBe(terminal);
+  });
+});
+
+describe('retention: what is purged, when and why', () => {
+  const purge = (history: RunEvent[], retention = DAY) => {
+    const [event] = decide({ type: 'PurgeFiles', retention_seconds: retention, at: AFTER_EXPIRY }, fold(history));
+    return event.data;
+  };
+
+  it('an output run purges its source and its output, at file_retention_until', () => {
+    expect(filesPurgeDue(fold(given.completedFinal)!, DAY)).toEqual({ due_at: LATER, reason: 'output_retention' });
+    expect(purge(given.completedFinal)).toEqual({ keys: ['runs/r1/source', 'k'], reason: 'output_retention', purged_at: AFTER_EXPIRY });
+  });
+
+  it('a raw run purges its text and its extracted rows', () => {
+    expect(purge(given.rawCanceled)).toEqual({
+      keys: ['runs/r1/source', 'runs/r1/rows.csv'],
+      reason: 'review_canceled',
+      purged_at: AFTER_EXPIRY,
+    });
+  });
+
+  it('closed runs keep their files the retention after they closed', () => {
+    expect(filesPurgeDue(fold(given.canceled)!, DAY)).toEqual({ due_at: LATER, reason: 'review_canceled' });
+    expect(filesPurgeDue(fold(given.failed)!, DAY)).toEqual({ due_at: LATER, reason: 'run_failed' });
+    expect(filesPurgeDue(fold(given.reviewActive)!, DAY)).toEqual({ due_at: '2026-01-09T00:00:00.000Z', reason: 'review_expired' });
+    expect(purge(given.uploadExpired)).toMatchObject({ keys: ['runs/r1/source'], reason: 'run_failed' });
+  });
+
+  it('runs that still need their files, and purged runs, plan nothing', () => {
+    for (const history of [given.awaitingUpload, given.processing, given.parsed, given.approved, given.outputRunning])
+      expect(filesPurgeDue(fold(history)!, 0)).toBeNull();
+    expect(filesPurgeDue(fold([...given.completedFinal, purged('output_retention', ['k'])])!, 0)).toBeNull();
+  });
+});
+
+describe('folding old and unknown events', () => {
+  it('an event type this code does not know moves the revision and changes nothing else', () => {
+    const unknown = { type: 'SomethingFromTheFuture', data: { x: 1 } } as unknown as RunEvent;
+    const withUnknown = fold([created(), unknown, uploaded])!;
+    const without = fold([created(), uploaded])!;
+    expect(withUnknown.revision).toBe(2);
+    expect({ ...withUnknown, revision: 0 }).toEqual({ ...without, revision: 0 });
+  });
+
+  it('a document folded before files_purged_at existed reads as not purged', () => {
+    const { files_purged_at: _gone, ...old } = fold(given.completedFinal)!;
+    expect(filesPurgeDue(old, DAY)).toEqual({ due_at: LATER, reason: 'output_retention' });
+    expect(decide({ type: 'PurgeFiles', retention_seconds: DAY, at: AFTER_EXPIRY }, old).map((e) => e.type)).toEqual(['FilesPurged']);
+  });
+});
+
+describe('the review window', () => {
+  it('closes at review_expires_at whatever the reviewer did', () => {
+    for (const history of [given.reviewActive, given.approved, given.canceled, given.completedFinal]) {
+      expect(isReviewWindowOver(fold(history)!, new Date(LATER))).toBe(false);
+      expect(isReviewWindowOver(fold(history)!, new Date(AFTER_EXPIRY))).toBe(true);
+    }
+    expect(isReviewWindowOver(fold(given.processing)!, new Date(AFTER_EXPIRY))).toBe(false);
   });
 });

@@ -63,6 +63,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       output_key: null,
       rows_with_problems: null,
       file_retention_until: null,
+      files_purged_at: null,
       created_at: d.created_at,
       updated_at: d.created_at,
       started_at: null,
@@ -132,6 +133,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
     case 'RunFailed':
       return { ...next, status: 'failed', error: event.data.error, failed_at: event.data.failed_at };
+    case 'FilesPurged':
+      return { ...next, files_purged_at: event.data.purged_at };
     case 'WebhookScheduled': {
       const d = event.data;
       const webhooks = {
@@ -166,5 +169,9 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
       return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? status : next.notification_status);
     }
+    default:
+      // A type this code does not know (written by a newer release): it changes nothing we
+      // track, but the run still moves on to its revision (docs/events.md, versioning policy).
+      return next;
   }
 }

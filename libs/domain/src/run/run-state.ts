@@ -1,5 +1,6 @@
 import type {
   Appearance,
+  FilesPurgeReason,
   ReviewNotice,
   WebhookEventName,
   InputSource,
@@ -70,6 +71,11 @@ export interface RunState {
   output_key: string | null;
   rows_with_problems: number | null;
   file_retention_until: string | null;
+  /**
+   * When the sweeper deleted the run's files (FilesPurged); null while they are kept.
+   * Documents folded before this field existed lack it: read it as `?? null`.
+   */
+  files_purged_at?: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -96,6 +102,58 @@ export const isReviewExpired = (run: RunState, now: Date): boolean =>
 /** `review_state` as the API shows it: `expired` once an active review's deadline passed. */
 export const effectiveReviewState = (run: RunState, now: Date): 'active' | 'canceled' | 'approved' | 'expired' | null =>
   isReviewExpired(run, now) ? 'expired' : run.review_state;
+
+/**
+ * The review link shows nothing but the expired state once `review_expires_at` passed,
+ * whatever the reviewer did before (docs/security.md): the link is a bearer secret and the
+ * window is its lifetime. (`review_state` reads `expired` only for a review left active.)
+ */
+export const isReviewWindowOver = (run: RunState, now: Date): boolean =>
+  run.review_expires_at !== null && Date.parse(run.review_expires_at) <= now.getTime();
+
+/** The upload window ended and no file was recorded: the sweeper fails the run (upload_expired). */
+export const isUploadOverdue = (run: RunState, now: Date): boolean =>
+  run.input_source !== 'raw' &&
+  run.status === 'awaiting_upload' &&
+  !run.source_uploaded &&
+  run.upload_expires_at !== null &&
+  Date.parse(run.upload_expires_at) <= now.getTime();
+
+/**
+ * How long a run's files are kept, before applying the retention setting:
+ * - `until`: a produced output's `file_retention_until` (recorded when it was produced);
+ * - `closed`: when the run closed without output (failed, review canceled, review expired);
+ *   its files are kept OUTPUT_RETENTION_SECONDS after that.
+ * null while the run still needs its files (or may: an approved run being output), and
+ * once they were purged.
+ */
+export type FileRetention = { kind: 'until' | 'closed'; at: string; reason: FilesPurgeReason };
+
+export function fileRetention(run: RunState): FileRetention | null {
+  if (run.files_purged_at) return null;
+  if (run.status === 'failed' && run.failed_at) return { kind: 'closed', at: run.failed_at, reason: 'run_failed' };
+  if (run.stage === 'final' && run.status === 'completed' && run.file_retention_until)
+    return { kind: 'until', at: run.file_retention_until, reason: 'output_retention' };
+  if (run.review_state === 'canceled' && run.review_canceled_at)
+    return { kind: 'closed', at: run.review_canceled_at, reason: 'review_canceled' };
+  // An active review closes at its deadline (approving first moves the run on to its output).
+  if (run.review_state === 'active' && run.review_expires_at)
+    return { kind: 'closed', at: run.review_expires_at, reason: 'review_expired' };
+  return null;
+}
+
+/** When the run's files are to be deleted, and why; null when no deletion is planned (see fileRetention). */
+export function filesPurgeDue(run: RunState, retentionSeconds: number): { due_at: string; reason: FilesPurgeReason } | null {
+  const r = fileRetention(run);
+  if (!r) return null;
+  const due = r.kind === 'until' ? r.at : new Date(Date.parse(r.at) + retentionSeconds * 1000).toISOString();
+  return { due_at: due, reason: r.reason };
+}
+
+/** Every blob a run may have stored: the source, the extracted/synthetic rows, the output. */
+export const runFileKeys = (run: RunState): string[] => [
+  ...new Set([run.source_key, run.rows_key, run.output_key].filter((k): k is string => !!k)),
+];
 
 /** Terminal: failed, final output done, review canceled, or review expired (docs/decisions.md). */
 export const isTerminal = (run: RunState, now: Date): boolean =>

@@ -1,7 +1,26 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readModelContract } from '../testing/read-model.contract';
+import { testSecretCipher } from '../testing/test-secret-cipher';
 import { SqliteReadModel } from './sqlite-read-model';
 
-readModelContract('SQLite', async () => new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'rm-')), 'read.sqlite')));
+readModelContract('SQLite', async () => new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'rm-')), 'read.sqlite'), testSecretCipher()));
+
+describe('SQLite read model upgrades', () => {
+  it('gives documents written before the retention columns existed their columns, from their body', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rm-old-')), 'read.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, revision INTEGER NOT NULL, doc TEXT NOT NULL,
+      webhook_due_at TEXT, upload_watch_until TEXT)`);
+    const doc = { id: 'old-1', organization_id: 'o', revision: 4, status: 'completed', stage: 'review', review_state: 'canceled' };
+    old
+      .prepare('INSERT INTO runs (id, organization_id, revision, doc) VALUES (?, ?, ?, ?)')
+      .run('old-1', 'o', 4, JSON.stringify({ ...doc, review_canceled_at: '2026-01-01T00:00:00.000Z' }));
+    old.close();
+    const rm = new SqliteReadModel(file, testSecretCipher());
+    expect(await rm.listFilesToPurge('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 10)).toEqual(['old-1']);
+    await rm.close();
+  });
+});

@@ -1,8 +1,20 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from '@app/event-store';
 import type { RunState } from '@app/domain';
-import type { ApiKeyRecord, Directory, Organization, Page, ProviderRecord, RunReadModel, SchemaRecord } from '../read-model.port';
-import { uploadWatchUntil } from '../read-model.port';
+import type {
+  ApiKeyRecord,
+  ApiKeySummary,
+  Directory,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  Organization,
+  Page,
+  ProviderRecord,
+  RunReadModel,
+  SchemaRecord,
+} from '../read-model.port';
+import { retentionColumns, uploadWatchUntil } from '../read-model.port';
+import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
 
 const MIGRATION = `
   CREATE TABLE IF NOT EXISTS runs (
@@ -20,6 +32,11 @@ const MIGRATION = `
   CREATE TABLE IF NOT EXISTS providers (
     id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS providers_org ON providers (organization_id, created_at, id);
+  CREATE TABLE IF NOT EXISTS idempotency_keys (
+    organization_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, resource_id TEXT NOT NULL,
+    state TEXT NOT NULL, lock_token TEXT, locked_until TEXT, response_status INTEGER, response_body TEXT,
+    created_at TEXT NOT NULL, expires_at TEXT NOT NULL, PRIMARY KEY (organization_id, key));
+  CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
 
 /** Run projections and the directory in one SQLite file (embedded mode). */
@@ -28,8 +45,19 @@ export class SqliteReadModel implements RunReadModel, Directory {
   private readonly getRunStmt;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string) {
+  /**
+   * The directory's secrets (webhook secrets, provider API keys) are stored sealed by
+   * `secrets`; values written before that are read as they are and sealed when their
+   * record is next written (or by `secrets:reencrypt`).
+   */
+  constructor(
+    file: string,
+    private readonly secrets: SecretCipher,
+  ) {
     this.db = openSqlite(file);
+    // Deleted row content is zeroed in the pages SQLite writes anyway (no extra I/O): a secret
+    // sealed over a legacy plaintext value leaves no readable copy in the page.
+    this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
     // Added after the first release: the notifier's schedule, indexed.
     const columns = this.db
@@ -41,7 +69,35 @@ export class SqliteReadModel implements RunReadModel, Directory {
     // Added with the S3 blob store: runs whose direct-to-bucket upload is looked for.
     if (!columns.includes('upload_watch_until')) this.db.exec('ALTER TABLE runs ADD COLUMN upload_watch_until TEXT');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
+    // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
+    const keyColumns = this.db
+      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('api_keys')")
+      .all()
+      .map((c) => c.name);
+    if (!keyColumns.includes('prefix')) this.db.exec('ALTER TABLE api_keys ADD COLUMN prefix TEXT');
+    this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
+    // Added with the sweeper: when a run's files are due for deletion (retentionColumns).
+    const missing = ['files_retained_until', 'files_closed_at'].filter((c) => !columns.includes(c));
+    for (const column of missing) this.db.exec(`ALTER TABLE runs ADD COLUMN ${column} TEXT`);
+    if (missing.length > 0) this.backfillRetention();
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_retained ON runs (files_retained_until) WHERE files_retained_until IS NOT NULL');
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_closed ON runs (files_closed_at) WHERE files_closed_at IS NOT NULL');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
+  }
+
+  /** Documents written before the retention columns existed get them once, from their own body. */
+  private backfillRetention(): void {
+    const update = this.db.prepare('UPDATE runs SET files_retained_until = ?, files_closed_at = ? WHERE id = ?');
+    // In pages: better-sqlite3 cannot write while a query is being iterated.
+    const page = this.db.prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM runs WHERE id > ? ORDER BY id LIMIT 500');
+    this.db.transaction(() => {
+      for (let rows = page.all(''); rows.length > 0; rows = page.all(rows[rows.length - 1].id)) {
+        for (const row of rows) {
+          const c = retentionColumns(JSON.parse(row.doc) as RunState);
+          if (c.files_retained_until || c.files_closed_at) update.run(c.files_retained_until, c.files_closed_at, row.id);
+        }
+      }
+    })();
   }
 
   /** Statements are prepared once and reused: preparing one cost more than the lookup it runs. */
@@ -62,11 +118,23 @@ export class SqliteReadModel implements RunReadModel, Directory {
 
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     this.db.transaction(() => {
+      const retention = retentionColumns(run);
       this.statement(
-        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until, files_retained_until, files_closed_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at,
-          upload_watch_until = excluded.upload_watch_until`,
-      ).run(run.id, run.organization_id, run.revision, JSON.stringify(run), run.webhook_due_at ?? null, uploadWatchUntil(run));
+          upload_watch_until = excluded.upload_watch_until, files_retained_until = excluded.files_retained_until,
+          files_closed_at = excluded.files_closed_at`,
+      ).run(
+        run.id,
+        run.organization_id,
+        run.revision,
+        JSON.stringify(run),
+        run.webhook_due_at ?? null,
+        uploadWatchUntil(run),
+        retention.files_retained_until,
+        retention.files_closed_at,
+      );
       this.writeCheckpoint(checkpoint.name, checkpoint.position);
     })();
   }
@@ -84,6 +152,26 @@ export class SqliteReadModel implements RunReadModel, Directory {
       'SELECT id FROM runs WHERE upload_watch_until IS NOT NULL AND upload_watch_until > ? ORDER BY upload_watch_until LIMIT ?',
     )
       .all(since, limit)
+      .map((r) => r.id);
+  }
+
+  async listUploadsOverdue(now: string, limit: number): Promise<string[]> {
+    return this.statement<[string, number], { id: string }>(
+      'SELECT id FROM runs WHERE upload_watch_until IS NOT NULL AND upload_watch_until <= ? ORDER BY upload_watch_until LIMIT ?',
+    )
+      .all(now, limit)
+      .map((r) => r.id);
+  }
+
+  async listFilesToPurge(now: string, closedBefore: string, limit: number): Promise<string[]> {
+    return this.statement<[string, string, number], { id: string }>(
+      `SELECT id FROM (
+        SELECT id, files_retained_until AS due FROM runs WHERE files_retained_until IS NOT NULL AND files_retained_until <= ?
+        UNION ALL
+        SELECT id, files_closed_at AS due FROM runs WHERE files_closed_at IS NOT NULL AND files_closed_at <= ?
+      ) ORDER BY due, id LIMIT ?`,
+    )
+      .all(now, closedBefore, limit)
       .map((r) => r.id);
   }
 
@@ -116,13 +204,31 @@ export class SqliteReadModel implements RunReadModel, Directory {
   }
 
   // ---- organizations and keys -------------------------------------------------------
+  // Organization documents hold the webhook secret sealed.
+  private openOrganization(doc: string): Organization {
+    const stored = JSON.parse(doc) as Organization;
+    return { ...stored, webhook_secret: this.secrets.open(stored.webhook_secret, SECRET_CONTEXT.webhookSecret(stored.id)) };
+  }
+
+  /** A stored secret as it should be written back: sealed with the current key when it was not (legacy or rotated-out key). */
+  private refreshed(stored: string, context: string): string {
+    if (typeof stored !== 'string' || !this.secrets.needsReseal(stored)) return stored;
+    try {
+      return this.secrets.seal(this.secrets.open(stored, context), context);
+    } catch (err) {
+      if (err instanceof SecretUnreadable) return stored; // left as it is; reading it reports the problem
+      throw err;
+    }
+  }
+
   async createOrganization(org: Organization): Promise<void> {
-    this.statement('INSERT INTO organizations (id, doc) VALUES (?, ?)').run(org.id, JSON.stringify(org));
+    const stored = { ...org, webhook_secret: this.secrets.seal(org.webhook_secret, SECRET_CONTEXT.webhookSecret(org.id)) };
+    this.statement('INSERT INTO organizations (id, doc) VALUES (?, ?)').run(org.id, JSON.stringify(stored));
   }
 
   async getOrganization(id: string): Promise<Organization | null> {
     const row = this.statement<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
-    return row ? (JSON.parse(row.doc) as Organization) : null;
+    return row ? this.openOrganization(row.doc) : null;
   }
 
   async updateOrganization(id: string, patch: Partial<Organization>): Promise<Organization | null> {
@@ -130,9 +236,15 @@ export class SqliteReadModel implements RunReadModel, Directory {
       .transaction(() => {
         const row = this.statement<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
         if (!row) return null;
-        const next = { ...(JSON.parse(row.doc) as Organization), ...patch, id, updated_at: new Date().toISOString() };
+        const stored = JSON.parse(row.doc) as Organization;
+        const context = SECRET_CONTEXT.webhookSecret(id);
+        const webhookSecret =
+          patch.webhook_secret !== undefined
+            ? this.secrets.seal(patch.webhook_secret, context)
+            : this.refreshed(stored.webhook_secret, context);
+        const next = { ...stored, ...patch, id, webhook_secret: webhookSecret, updated_at: new Date().toISOString() };
         this.statement('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), id);
-        return next;
+        return { ...next, webhook_secret: patch.webhook_secret ?? this.secrets.open(webhookSecret, context) };
       })
       .immediate();
   }
@@ -153,7 +265,12 @@ export class SqliteReadModel implements RunReadModel, Directory {
           organizationId,
           now,
         );
-        const next = { ...org, review_preparations_used: org.review_preparations_used + 1, updated_at: now };
+        const next = {
+          ...org,
+          webhook_secret: this.refreshed(org.webhook_secret, SECRET_CONTEXT.webhookSecret(organizationId)),
+          review_preparations_used: org.review_preparations_used + 1,
+          updated_at: now,
+        };
         this.statement('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), organizationId);
         return 'consumed' as const;
       })
@@ -161,13 +278,20 @@ export class SqliteReadModel implements RunReadModel, Directory {
   }
 
   async addApiKey(key: ApiKeyRecord): Promise<void> {
-    this.statement('INSERT INTO api_keys (id, organization_id, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)').run(
+    this.statement('INSERT INTO api_keys (id, organization_id, key_hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       key.id,
       key.organization_id,
       key.key_hash,
+      key.prefix,
       key.created_at,
       key.revoked_at,
     );
+  }
+
+  async listApiKeys(organizationId: string): Promise<ApiKeySummary[]> {
+    return this.statement<[string], ApiKeySummary>(
+      'SELECT id, organization_id, prefix, created_at, revoked_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
+    ).all(organizationId);
   }
 
   async revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean> {
@@ -183,57 +307,163 @@ export class SqliteReadModel implements RunReadModel, Directory {
     return this.statement<[string], ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(keyHash) ?? null;
   }
 
+  // ---- idempotency keys -------------------------------------------------------------
+  async claimIdempotencyKey(candidate: IdempotencyRecord, now: string): Promise<IdempotencyClaim> {
+    // One IMMEDIATE transaction: the look-up and the write cannot interleave with another claim.
+    return this.db
+      .transaction((): IdempotencyClaim => {
+        // Expired records go first (indexed): a key lives 24 hours, whoever uses it next.
+        this.statement('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
+        const live = this.statement<[string, string], IdempotencyRecord>(
+          'SELECT * FROM idempotency_keys WHERE organization_id = ? AND key = ?',
+        ).get(candidate.organization_id, candidate.key);
+        if (!live) {
+          this.statement(
+            `INSERT INTO idempotency_keys (organization_id, key, request_hash, resource_id, state, lock_token, locked_until,
+              response_status, response_body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(
+            candidate.organization_id,
+            candidate.key,
+            candidate.request_hash,
+            candidate.resource_id,
+            candidate.state,
+            candidate.lock_token,
+            candidate.locked_until,
+            candidate.response_status,
+            candidate.response_body,
+            candidate.created_at,
+            candidate.expires_at,
+          );
+          return { claimed: true, record: { ...candidate } };
+        }
+        const lapsed = live.locked_until === null || live.locked_until <= now;
+        if (live.state === 'pending' && live.request_hash === candidate.request_hash && lapsed) {
+          this.statement('UPDATE idempotency_keys SET lock_token = ?, locked_until = ? WHERE organization_id = ? AND key = ?').run(
+            candidate.lock_token,
+            candidate.locked_until,
+            live.organization_id,
+            live.key,
+          );
+          return { claimed: true, record: { ...live, lock_token: candidate.lock_token, locked_until: candidate.locked_until } };
+        }
+        return { claimed: false, record: live };
+      })
+      .immediate();
+  }
+
+  async completeIdempotencyKey(
+    organizationId: string,
+    key: string,
+    lockToken: string,
+    response: { status: number; body: string },
+  ): Promise<boolean> {
+    const r = this.statement(
+      `UPDATE idempotency_keys SET state = 'completed', locked_until = NULL, response_status = ?, response_body = ?
+        WHERE organization_id = ? AND key = ? AND state = 'pending' AND lock_token = ?`,
+    ).run(response.status, response.body, organizationId, key, lockToken);
+    return r.changes === 1;
+  }
+
+  async releaseIdempotencyKey(organizationId: string, key: string, lockToken: string, forget: boolean): Promise<void> {
+    const where = "WHERE organization_id = ? AND key = ? AND state = 'pending' AND lock_token = ?";
+    if (forget) this.statement(`DELETE FROM idempotency_keys ${where}`).run(organizationId, key, lockToken);
+    else this.statement(`UPDATE idempotency_keys SET locked_until = NULL ${where}`).run(organizationId, key, lockToken);
+  }
+
   // ---- schemas and providers --------------------------------------------------------
   async putSchema(schema: SchemaRecord): Promise<void> {
-    this.putOwned('schemas', schema);
+    this.putOwned('schemas', schema, JSON.stringify(schema));
   }
   async getSchema(org: string, id: string): Promise<SchemaRecord | null> {
-    return this.getOwned('schemas', org, id);
+    return this.getOwned('schemas', org, id, (doc) => JSON.parse(doc) as SchemaRecord);
   }
   async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> {
-    return this.listOwned('schemas', org, offset, limit);
+    return this.listOwned('schemas', org, offset, limit, (doc) => JSON.parse(doc) as SchemaRecord);
   }
   async deleteSchema(org: string, id: string): Promise<boolean> {
     return this.deleteOwned('schemas', org, id);
   }
 
+  // Provider documents hold the API key sealed.
+  private readonly openProvider = (doc: string): ProviderRecord => {
+    const stored = JSON.parse(doc) as ProviderRecord;
+    return { ...stored, api_key: this.secrets.openNullable(stored.api_key, SECRET_CONTEXT.providerApiKey(stored.id)) };
+  };
+
   async putProvider(p: ProviderRecord): Promise<void> {
-    this.putOwned('providers', p);
+    const stored = { ...p, api_key: this.secrets.sealNullable(p.api_key, SECRET_CONTEXT.providerApiKey(p.id)) };
+    this.putOwned('providers', p, JSON.stringify(stored));
   }
   async getProvider(org: string, id: string): Promise<ProviderRecord | null> {
-    return this.getOwned('providers', org, id);
+    return this.getOwned('providers', org, id, this.openProvider);
   }
   async listProviders(org: string, offset: number, limit: number): Promise<Page<ProviderRecord>> {
-    return this.listOwned('providers', org, offset, limit);
+    return this.listOwned('providers', org, offset, limit, this.openProvider);
   }
   async deleteProvider(org: string, id: string): Promise<boolean> {
     return this.deleteOwned('providers', org, id);
   }
 
-  private putOwned(table: 'schemas' | 'providers', doc: { id: string; organization_id: string; created_at: string }): void {
+  /** `json` is what is stored: the document, with its secrets sealed. */
+  private putOwned(table: 'schemas' | 'providers', doc: { id: string; organization_id: string; created_at: string }, json: string): void {
     this.statement(
       `INSERT INTO ${table} (id, organization_id, created_at, doc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
-    ).run(doc.id, doc.organization_id, doc.created_at, JSON.stringify(doc));
+    ).run(doc.id, doc.organization_id, doc.created_at, json);
   }
 
-  private getOwned<T>(table: 'schemas' | 'providers', org: string, id: string): T | null {
+  private getOwned<T>(table: 'schemas' | 'providers', org: string, id: string, parse: (doc: string) => T): T | null {
     const row = this.statement<[string, string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ? AND organization_id = ?`).get(
       id,
       org,
     );
-    return row ? (JSON.parse(row.doc) as T) : null;
+    return row ? parse(row.doc) : null;
   }
 
-  private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number): Page<T> {
+  private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number, parse: (doc: string) => T): Page<T> {
     const total = this.statement<[string], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`).get(org)!.n;
     const rows = this.statement<[string, number, number], { doc: string }>(
       `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
     ).all(org, limit, offset);
-    return { items: rows.map((r) => JSON.parse(r.doc) as T), total };
+    return { items: rows.map((r) => parse(r.doc)), total };
   }
 
   private deleteOwned(table: 'schemas' | 'providers', org: string, id: string): boolean {
     return this.statement(`DELETE FROM ${table} WHERE id = ? AND organization_id = ?`).run(id, org).changes === 1;
+  }
+
+  // ---- secrets at rest ---------------------------------------------------------------
+  /**
+   * Seals again, with the current key, every stored secret that is legacy plaintext or
+   * sealed with a previous key (after a rotation, before SECRETS_KEY_PREVIOUS is dropped).
+   * One transaction; deleted content is zeroed and the WAL checkpointed into the file, so
+   * no old form stays readable in the database files. A dry run only counts.
+   */
+  async reencryptSecrets(options: { dryRun?: boolean } = {}): Promise<ReencryptReport> {
+    const report: ReencryptReport = { organizations: 0, providers: 0 };
+    const reseal = (table: 'organizations' | 'providers', field: 'webhook_secret' | 'api_key', context: (id: string) => string) => {
+      for (const row of this.db.prepare<[], { id: string; doc: string }>(`SELECT id, doc FROM ${table}`).all()) {
+        const stored = JSON.parse(row.doc) as Record<string, unknown>;
+        const value = stored[field];
+        if (typeof value !== 'string' || !this.secrets.needsReseal(value)) continue;
+        const sealed = this.secrets.seal(this.secrets.open(value, context(row.id)), context(row.id));
+        report[table]++;
+        if (!options.dryRun)
+          this.db.prepare(`UPDATE ${table} SET doc = ? WHERE id = ?`).run(JSON.stringify({ ...stored, [field]: sealed }), row.id);
+      }
+    };
+    this.db.pragma('secure_delete = ON');
+    try {
+      this.db
+        .transaction(() => {
+          reseal('organizations', 'webhook_secret', SECRET_CONTEXT.webhookSecret);
+          reseal('providers', 'api_key', SECRET_CONTEXT.providerApiKey);
+        })
+        .immediate();
+    } finally {
+      this.db.pragma('secure_delete = FAST');
+    }
+    if (!options.dryRun) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return report;
   }
 
   async close(): Promise<void> {

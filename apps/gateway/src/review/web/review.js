@@ -143,6 +143,8 @@
 
   function handleFailure(err) {
     if (err.status === 403 && err.code === 'invalid_signature') return renderInvalid();
+    // The deadline passed while the page was open: the state call now answers the expired state alone.
+    if (err.code === 'review_expired') return load();
     say(t('error_generic', { message: err.message }), 'error');
   }
 

@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type Server, createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LOCAL_BLOB_ROUTE } from '@app/blob-storage';
+import type { AppConfig } from '@app/config';
+import { ApiError } from './api-error';
+import { bearerToken } from './api-key';
+import type { AuthenticatedRequest, Caller } from './auth.guard';
+import { authFailureThrottle } from './auth-throttle';
+import { errorBody, sendApiError, statusError } from './error-envelope.filter';
+import { clientRequestId } from './request-id';
+import { trustProxyFunction } from './trust-proxy';
+
+/** The checks the edge runs before a body is read, taken from the application once it exists. */
+export interface EdgeDeps {
+  config: AppConfig;
+  /** The API-key guard's lookup (401 when the header names no key); the guard itself counts the rate limit later. */
+  authenticateApiKey(authorization: string | string[] | undefined): Promise<Caller>;
+  /** The admin guard's check (401 unless the header carries ADMIN_TOKEN). */
+  authenticateAdmin(authorization: string | string[] | undefined): void;
+  isValidReviewSignature(runId: string, signature: unknown): boolean;
+}
+
+/** `/review/:runId` itself shows an HTML page even for a bad link; its JSON calls live below it. */
+const REVIEW_PAGE = '/review/:runId';
+const FILES = `${LOCAL_BLOB_ROUTE}/`;
+/** Routes behind a credential: their requests pass the failed-authentication throttle first. */
+const CREDENTIAL_ROUTES = ['/v1/', '/admin/v1/', REVIEW_PAGE, FILES];
+const MIN_CHECK_INTERVAL_MS = 250;
+const MAX_CHECK_INTERVAL_MS = 30_000;
+
+const declaresBody = (raw: IncomingMessage): boolean =>
+  raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
+/** Fastify reads the body of every method but GET and HEAD. */
+const hasBody = (raw: IncomingMessage): boolean => raw.method !== 'GET' && raw.method !== 'HEAD' && declaresBody(raw);
+
+/**
+ * The HTTP edge (docs/security.md, "HTTP edge"): what happens to a request before any
+ * controller sees it.
+ *
+ * - Our request id (always a UUID; a safe caller X-Request-Id is echoed as
+ *   X-Client-Request-Id) and our error envelope, also for what Fastify and Node answer
+ *   themselves: malformed URLs, header overflow, header timeouts, shutdown.
+ * - Authentication of /v1 (API key), /admin/v1 (ADMIN_TOKEN) and the review link's JSON
+ *   calls (signature) in `onRequest`, before the body is read: a request without a valid
+ *   credential costs a header check and never has its body buffered. The Nest guards stay
+ *   (the API-key guard counts the rate limit, after the body was read, as before).
+ * - Failed authentication is throttled per client address (auth-throttle.ts).
+ * - Bounded resources: connections per listener, a headers deadline, a deadline for JSON
+ *   bodies, an idle-only rule for uploads to the signed /files URLs, the keep-alive
+ *   timeout, and a cap on JSON body bytes in flight (503 past it).
+ * - Security headers on every answer: CSP `frame-ancestors 'none'`, X-Frame-Options DENY,
+ *   and HSTS when PUBLIC_BASE_URL is https.
+ * - Optionally, the admin API on a listener of its own (ADMIN_HOST/ADMIN_PORT).
+ *
+ * Fastify's options are fixed when the adapter is made, before the configuration is known:
+ * `fastifyOptions()` hands it functions that read the configuration `install()` brings.
+ */
+export class HttpEdge {
+  private deps: EdgeDeps | null = null;
+  private trust: (address: string, hop: number) => boolean = () => false;
+  private hsts = false;
+  private closing = false;
+  private jsonBytesInFlight = 0;
+  /** Requests that came in on the admin listener (when there is one). */
+  private readonly adminRequests = new WeakSet<IncomingMessage>();
+
+  fastifyOptions() {
+    return {
+      genReqId: () => randomUUID(),
+      trustProxy: (address: string, hop: number) => this.trust(address, hop),
+      // Our own 503 in the envelope (onRequest below), not Fastify's.
+      return503OnClosing: false,
+      frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => this.frameworkError(error, request, reply),
+      clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => this.clientError(error, socket),
+    };
+  }
+
+  install(fastify: FastifyInstance, deps: EdgeDeps): void {
+    this.deps = deps;
+    this.trust = trustProxyFunction(deps.config.http.trustProxy);
+    this.hsts = deps.config.publicBaseUrl.startsWith('https://');
+    this.applyLimits(fastify.server);
+    fastify.addHook('onRequest', (request, reply) => this.onRequest(request, reply));
+    // Synchronous on purpose: the answer of a refusing onRequest must be sent before Fastify decides whether to read the body.
+    fastify.addHook('onSend', (_request, reply, payload, done) => {
+      this.securityHeaders(reply);
+      done(null, payload);
+    });
+    fastify.addHook('preClose', (done) => {
+      this.closing = true;
+      done();
+    });
+    if (deps.config.http.adminListener) this.serveAdminListener(fastify, deps.config.http.adminListener);
+  }
+
+  private get config(): AppConfig {
+    if (!this.deps) throw new Error('HttpEdge.install() was not called');
+    return this.deps.config;
+  }
+
+  private applyLimits(server: Server): void {
+    const http = this.config.http;
+    server.headersTimeout = http.headersTimeoutMs;
+    // Node's whole-request deadline would cut long uploads: bodies have their own rules (below).
+    server.requestTimeout = 0;
+    server.keepAliveTimeout = http.keepAliveTimeoutMs;
+    // How often Node looks for connections past the headers deadline (read when the server starts listening).
+    (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+      MAX_CHECK_INTERVAL_MS,
+      Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(http.headersTimeoutMs / 4)),
+    );
+    if (http.maxConnections > 0) server.maxConnections = http.maxConnections;
+  }
+
+  /** Returns the reply when it answered (a refusal), so Fastify goes no further, body reading included. */
+  private async onRequest(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    void reply.header('X-Request-Id', String(request.id));
+    const client = clientRequestId(request.headers);
+    if (client) void reply.header('X-Client-Request-Id', client);
+    if (this.closing) return this.refuse(request, reply, ApiError.serviceUnavailable('The service is shutting down; retry shortly.'));
+    // The matched route's pattern, not the raw URL: percent-encoding cannot dodge a check.
+    const route = request.is404 ? undefined : request.routeOptions.url;
+    const onAdminListener = this.adminRequests.has(request.raw);
+    const separateAdmin = this.config.http.adminListener !== null;
+    // Unknown routes answer 404 here, without reading a body; with its own listener, the admin API exists only there.
+    if (route === undefined || (separateAdmin && route.startsWith('/admin/') !== onAdminListener)) {
+      return this.refuse(request, reply, statusError(404));
+    }
+    const refusal = await this.authenticate(route, request);
+    if (refusal) return this.refuse(request, reply, refusal);
+    return this.limitBody(route, request, reply);
+  }
+
+  /** Null when the request may go on; else the error to answer with. */
+  private async authenticate(route: string, request: AuthenticatedRequest): Promise<ApiError | null> {
+    if (!CREDENTIAL_ROUTES.some((prefix) => route.startsWith(prefix))) return null;
+    const throttle = authFailureThrottle(this.config);
+    const blocked = await throttle.refusal(request.ip);
+    if (blocked) return blocked;
+    const failure = await this.verify(route, request);
+    if (!failure) return null;
+    if (failure.counts) await throttle.recordFailure(request.ip);
+    return failure.error;
+  }
+
+  /**
+   * Null when the credential is good (or, on /files, checked by the route, which counts its
+   * own failures: files/local-file-routes.ts). Else what to answer (null: let the route
+   * answer) and whether the failure was a guess (a credential was presented).
+   */
+  private async verify(route: string, request: AuthenticatedRequest): Promise<{ error: ApiError | null; counts: boolean } | null> {
+    const deps = this.deps!;
+    const { authorization } = request.headers;
+    try {
+      if (route.startsWith('/v1/')) request.caller = await deps.authenticateApiKey(authorization);
+      else if (route.startsWith('/admin/v1/')) deps.authenticateAdmin(authorization);
+      else if (route.startsWith(REVIEW_PAGE)) {
+        const { runId } = request.params as { runId: string };
+        const { signature } = request.query as { signature?: unknown };
+        if (deps.isValidReviewSignature(runId, signature)) return null;
+        // The page itself answers a bad link with its HTML "link invalid" page (review.controller.ts).
+        return {
+          error: route === REVIEW_PAGE ? null : ApiError.forbidden('invalid_signature', 'This review link is invalid.'),
+          counts: true,
+        };
+      }
+      return null;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return { error: err, counts: bearerToken(authorization) !== null };
+    }
+  }
+
+  /**
+   * JSON bodies: a share of the bytes-in-flight cap and a deadline to arrive. Uploads to
+   * the signed /files URLs stream to disk: no deadline, only a longest pause.
+   */
+  private limitBody(route: string, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+    const raw = request.raw;
+    if (!hasBody(raw)) return;
+    const http = this.config.http;
+    if (route.startsWith(FILES)) {
+      raw.socket.setTimeout(http.uploadIdleTimeoutMs); // Node closes the connection after that long without a byte
+      raw.once('end', () => {
+        if (!reply.raw.writableFinished) raw.socket.setTimeout(0);
+      });
+      return;
+    }
+    const declared = Number(raw.headers['content-length']);
+    const max = this.config.maxJsonBodyBytes;
+    if (declared > max) return; // Fastify answers 413 without reading it
+    const bytes = Number.isNaN(declared) ? max : declared;
+    if (this.jsonBytesInFlight > 0 && this.jsonBytesInFlight + bytes > http.maxJsonBytesInFlight) {
+      return this.refuse(request, reply, ApiError.serviceUnavailable('The service is busy; retry after the time in Retry-After.', 1));
+    }
+    this.jsonBytesInFlight += bytes;
+    const timer = setTimeout(() => this.bodyTimedOut(request, reply), http.bodyTimeoutMs);
+    raw.once('end', () => clearTimeout(timer));
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      this.jsonBytesInFlight -= bytes;
+    });
+  }
+
+  private bodyTimedOut(request: FastifyRequest, reply: FastifyReply): void {
+    if (request.raw.complete) return;
+    if (reply.sent) {
+      request.raw.socket.destroy();
+      return;
+    }
+    void this.refuse(request, reply, statusError(408));
+  }
+
+  /** Answers in the envelope; a body not yet read is not read at all: the connection closes after the answer. */
+  private refuse(request: FastifyRequest, reply: FastifyReply, err: ApiError): FastifyReply {
+    if (declaresBody(request.raw) && !request.raw.complete) void reply.header('connection', 'close');
+    return sendApiError(reply, err);
+  }
+
+  private securityHeaders(reply: FastifyReply): void {
+    const csp = reply.getHeader('content-security-policy');
+    if (typeof csp !== 'string' || csp === '') void reply.header('content-security-policy', "frame-ancestors 'none'");
+    else if (!/(^|;)\s*frame-ancestors\s/i.test(csp)) void reply.header('content-security-policy', `${csp}; frame-ancestors 'none'`);
+    void reply.header('x-frame-options', 'DENY');
+    if (this.hsts) void reply.header('strict-transport-security', 'max-age=31536000');
+  }
+
+  /** Errors the router raises before any hook: a malformed percent-encoded URL (400), a too long parameter (414). */
+  private frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    const status = error.statusCode ?? 500;
+    const err =
+      status >= 500
+        ? ApiError.internal()
+        : error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError(400, 'bad_request', 'invalid_request', 'The request URL is malformed (invalid percent-encoding).')
+          : statusError(status);
+    void reply.header('X-Request-Id', String(request.id));
+    const client = clientRequestId(request.headers);
+    if (client) void reply.header('X-Client-Request-Id', client);
+    this.securityHeaders(reply);
+    void this.refuse(request, reply, err);
+  }
+
+  /** What Node's HTTP parser refuses (bad syntax, header overflow, headers timeout): answered on the socket, then closed. */
+  private clientError(error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (!socket.writable || inProgress) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const id = randomUUID();
+    const body = JSON.stringify(errorBody(statusError(status), id));
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      `X-Request-Id: ${id}`,
+      "Content-Security-Policy: frame-ancestors 'none'",
+      'X-Frame-Options: DENY',
+      ...(this.hsts ? ['Strict-Transport-Security: max-age=31536000'] : []),
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  }
+
+  /**
+   * The admin API on its own address: a second Node server whose requests go through the
+   * same Fastify instance (routes, hooks, guards), marked so that onRequest serves only
+   * /admin/... there and never on the public listener.
+   */
+  private serveAdminListener(fastify: FastifyInstance, listener: { host: string; port: number }): void {
+    const server = createServer((req, res) => {
+      this.adminRequests.add(req);
+      fastify.routing(req, res);
+    });
+    this.applyLimits(server);
+    server.on('clientError', (error: Error & { code?: string }, socket: Socket) => this.clientError(error, socket));
+    fastify.addHook('onReady', async () => {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(listener.port, listener.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    });
+    fastify.addHook('onClose', async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    });
+  }
+}

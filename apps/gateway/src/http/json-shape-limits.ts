@@ -1,0 +1,70 @@
+import type { PipeTransform } from '@nestjs/common';
+import { ApiError } from './api-error';
+
+/**
+ * Bounds on the shape of a JSON request body, checked before anything else reads it: how
+ * deep objects and arrays nest (the body itself is level 1) and how many object members
+ * the whole body has (array items do not count). The body's size is bounded separately
+ * (MAX_JSON_BODY_BYTES); these bound the work and the recursion of whatever walks it later
+ * (validation, storage, JSON writers), and keep documents within what every store accepts.
+ */
+export const JSON_BODY_LIMITS = { maxDepth: 32, maxKeys: 1000 } as const;
+
+type Limits = { maxDepth: number; maxKeys: number };
+
+/** `metadata.a.0.b`; the body itself is `body`. */
+const fieldName = (path: readonly string[]): string => (path.length === 0 ? 'body' : path.join('.'));
+
+/**
+ * What is wrong with the shape of `value`, as [field path, message] pairs: at most one
+ * problem per limit (the first container nested too deep, in document order, and the
+ * object whose members pass the key limit). Iterative: a body nested thousands of levels
+ * deep is judged without recursion.
+ */
+export function jsonShapeProblems(value: unknown, limits: Limits = JSON_BODY_LIMITS): Array<[field: string, message: string]> {
+  const problems: Array<[string, string]> = [];
+  let keys = 0;
+  let tooDeep = false;
+  let tooMany = false;
+  const stack: Array<{ value: unknown; path: string[]; depth: number }> = [{ value, path: [], depth: 1 }];
+  while (stack.length > 0 && !(tooDeep && tooMany)) {
+    const node = stack.pop()!;
+    if (node.value === null || typeof node.value !== 'object') continue;
+    if (node.depth > limits.maxDepth) {
+      if (!tooDeep)
+        problems.push([fieldName(node.path), `Objects and arrays must not be nested more than ${limits.maxDepth} levels deep.`]);
+      tooDeep = true;
+      continue;
+    }
+    // Own enumerable members only; a member named `__proto__` (JSON.parse makes it an own property) is one like any other.
+    const entries: Array<[string, unknown]> = Array.isArray(node.value)
+      ? node.value.map((item, i): [string, unknown] => [String(i), item])
+      : Object.entries(node.value);
+    if (!Array.isArray(node.value)) {
+      keys += entries.length;
+      if (keys > limits.maxKeys && !tooMany) {
+        problems.push([fieldName(node.path), `The request body must not have more than ${limits.maxKeys} object keys in total.`]);
+        tooMany = true;
+      }
+    }
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ value: entries[i][1], path: [...node.path, entries[i][0]], depth: node.depth + 1 });
+  }
+  return problems;
+}
+
+/**
+ * `@Body(jsonShape)`: a body past JSON_BODY_LIMITS answers 422 in the validation envelope,
+ * the field named by its path. Pipes run after the guards, so a caller without a valid
+ * credential still gets 401 first.
+ */
+class JsonShapePipe implements PipeTransform<unknown, unknown> {
+  transform(value: unknown): unknown {
+    const problems = jsonShapeProblems(value);
+    // Object.fromEntries defines each field as an own property, whatever its name (`__proto__` included).
+    if (problems.length > 0) throw ApiError.validation(Object.fromEntries(problems.map(([field, message]) => [field, [message]])));
+    return value;
+  }
+}
+
+export const jsonShape = new JsonShapePipe();

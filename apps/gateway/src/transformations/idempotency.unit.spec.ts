@@ -1,0 +1,103 @@
+import { Logger } from '@nestjs/common';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadModel } from '@app/read-model';
+import { testSecretCipher } from '@app/read-model/testing/test-secret-cipher';
+import { ApiError } from '../http/api-error';
+import { IdempotencyKeys, idempotencyKeyOf, idempotencyRequestHash } from './idempotency';
+
+describe('IdempotencyKeys', () => {
+  let store: SqliteReadModel;
+  let keys: IdempotencyKeys;
+  beforeEach(() => {
+    store = new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'idem-unit-')), 'read.sqlite'), testSecretCipher());
+    keys = new IdempotencyKeys(store);
+  });
+  afterEach(() => store.close());
+
+  const created = (runId: string) => Promise.resolve({ id: runId });
+
+  it('runs the creation once; the same request then gets the stored answer, marked as a replay', async () => {
+    const create = jest.fn(created);
+    const first = await keys.run('o', 'k', 'h', create);
+    expect(first).toEqual({ body: { id: expect.any(String) }, replayed: false });
+    expect(await keys.run('o', 'k', 'h', create)).toEqual({ body: first.body, replayed: true });
+    expect(create).toHaveBeenCalledTimes(1);
+    expect(create).toHaveBeenCalledWith(first.body.id, false);
+  });
+
+  it('refuses another request with the key (422 idempotency_key_reused)', async () => {
+    await keys.run('o', 'k', 'h', created);
+    await expect(keys.run('o', 'k', 'other', created)).rejects.toMatchObject({
+      status: 422,
+      code: 'idempotency_key_reused',
+      fields: { 'Idempotency-Key': [expect.any(String)] },
+    });
+  });
+
+  it('answers 409 idempotency_key_in_use, with Retry-After, while the first request runs', async () => {
+    let finish!: () => void;
+    const slow = keys.run('o', 'k', 'h', (runId) => new Promise<{ id: string }>((resolve) => (finish = () => resolve({ id: runId }))));
+    await new Promise((r) => setImmediate(r));
+    await expect(keys.run('o', 'k', 'h', created)).rejects.toMatchObject({
+      status: 409,
+      code: 'idempotency_key_in_use',
+      headers: { 'Retry-After': '1' },
+    });
+    finish();
+    const done = await slow;
+    expect(await keys.run('o', 'k', 'h', created)).toEqual({ body: done.body, replayed: true });
+  });
+
+  it('a 4xx refusal forgets the key: any request may use it next', async () => {
+    await expect(keys.run('o', 'k', 'h', () => Promise.reject(ApiError.validation({ x: ['bad'] })))).rejects.toMatchObject({ status: 422 });
+    expect((await keys.run('o', 'k', 'another', created)).replayed).toBe(false);
+  });
+
+  it('any other failure keeps the run id: the retry of the same request resumes it; another request is refused', async () => {
+    let reserved = '';
+    await expect(
+      keys.run('o', 'k', 'h', (runId) => {
+        reserved = runId;
+        return Promise.reject(new Error('event store down'));
+      }),
+    ).rejects.toThrow('event store down');
+    await expect(keys.run('o', 'k', 'another', created)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    const create = jest.fn(created);
+    expect(await keys.run('o', 'k', 'h', create)).toEqual({ body: { id: reserved }, replayed: false });
+    expect(create).toHaveBeenCalledWith(reserved, true);
+  });
+
+  it('answers with the created run even when its answer could not be stored', async () => {
+    jest.spyOn(store, 'completeIdempotencyKey').mockRejectedValueOnce(new Error('disk full'));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const answer = await keys.run('o', 'k', 'h', created);
+    expect(answer.replayed).toBe(false);
+    // The key stays claimed under its lock: the same request now gets 409 until the lock lapses.
+    await expect(keys.run('o', 'k', 'h', created)).rejects.toMatchObject({ status: 409 });
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('disk full'));
+    warn.mockRestore();
+  });
+});
+
+describe('idempotencyKeyOf', () => {
+  it('takes 1 to 255 printable ASCII characters; absent is undefined', () => {
+    expect(idempotencyKeyOf(undefined)).toBeUndefined();
+    for (const ok of ['a', 'k'.repeat(255), ' spaced key ', '~!@#$%^&*()_+{}|:"<>?']) expect(idempotencyKeyOf(ok)).toBe(ok);
+    for (const bad of ['', 'k'.repeat(256), 'caf\u00e9', 'a\tb', 'a\nb']) {
+      expect(() => idempotencyKeyOf(bad)).toThrow(ApiError);
+    }
+  });
+});
+
+describe('idempotencyRequestHash', () => {
+  it('ignores member order at every level, not array order; the operation counts', () => {
+    const h = (op: string, body: unknown) => idempotencyRequestHash(op, body);
+    expect(h('POST /a', { x: 1, y: { b: [1, 2], a: null } })).toBe(h('POST /a', { y: { a: null, b: [1, 2] }, x: 1 }));
+    expect(h('POST /a', { y: [1, 2] })).not.toBe(h('POST /a', { y: [2, 1] }));
+    expect(h('POST /a', { x: 1 })).not.toBe(h('POST /b', { x: 1 }));
+    expect(h('POST /a', { x: '1' })).not.toBe(h('POST /a', { x: 1 }));
+    expect(h('POST /a', JSON.parse('{"__proto__":{"a":1}}'))).not.toBe(h('POST /a', {}));
+  });
+});

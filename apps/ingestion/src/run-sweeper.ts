@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { CommandRefused, filesPurgeDue, isUploadOverdue, runFileKeys } from '@app/domain';
+import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
+import { RunCommandHandler } from '@app/runs';
+import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
+
+const BATCH = 100;
+
+/**
+ * The periodic clean-up of runs that time has closed (docs/security.md, "Expiry and retention"):
+ *
+ * - a file run whose upload window (`upload.expires_at`) ended with no upload fails with
+ *   `upload_expired` (ExpireUpload -> RunFailed), which sends its transformation.failed webhook;
+ * - a run's files (source, extracted rows, output) are deleted when their retention ends:
+ *   an output at its `file_retention_until`, a run that closed without output (failed, review
+ *   canceled or expired) OUTPUT_RETENTION_SECONDS after it closed. The deletion is recorded
+ *   (PurgeFiles -> FilesPurged) after the files are gone, so a crash in between only deletes
+ *   again (deleting is idempotent) and a recorded purge is never repeated.
+ *
+ * Every decision is the decider's, against the stream (the read model only says where to
+ * look), and commands carry idempotency keys: several sweepers (replicas, a restart mid-tick)
+ * append nothing twice.
+ */
+@Injectable()
+export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(RunSweeper.name);
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly commands: RunCommandHandler,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => this.schedule());
+    }, this.config.sweepIntervalMs);
+  }
+
+  /** One sweep: overdue uploads first (a failed run then counts as closed), then files past retention. */
+  async tick(now = new Date()): Promise<void> {
+    await this.sweep(
+      'overdue uploads',
+      () => this.readModel.listUploadsOverdue(now.toISOString(), BATCH),
+      (id) => this.expireUpload(id, now),
+    );
+    const closedBefore = new Date(now.getTime() - this.config.outputRetentionSeconds * 1000).toISOString();
+    await this.sweep(
+      'files to purge',
+      () => this.readModel.listFilesToPurge(now.toISOString(), closedBefore, BATCH),
+      (id) => this.purgeFiles(id, now),
+    );
+  }
+
+  private async sweep(what: string, list: () => Promise<string[]>, handle: (runId: string) => Promise<void>): Promise<void> {
+    let ids: string[];
+    try {
+      ids = await list();
+    } catch (err) {
+      this.logger.error(`Could not list ${what}: ${(err as Error).message}`);
+      return;
+    }
+    for (const id of ids) {
+      if (this.stopped) return;
+      try {
+        await handle(id);
+      } catch (err) {
+        // Refused: another sweeper or an upload got there first. Anything else is tried again next sweep.
+        if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: sweep failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async expireUpload(runId: string, now: Date): Promise<void> {
+    const { state } = await this.commands.load(runId);
+    if (!state || !isUploadOverdue(state, now)) return;
+    // A file already in storage arrived in time and is about to be recorded (the upload route
+    // between its write and CompleteUpload, or the bucket watcher's next look): leave it to them,
+    // within the watcher's grace for uploads that finish just after the window.
+    if ((await this.blobs.stat(state.source_key)) && now.getTime() < Date.parse(state.upload_expires_at!) + LATE_UPLOAD_GRACE_MS) return;
+    await this.commands.execute(
+      runId,
+      { type: 'ExpireUpload', at: now.toISOString() },
+      { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `upload-expired/${runId}` },
+    );
+  }
+
+  private async purgeFiles(runId: string, now: Date): Promise<void> {
+    const { state } = await this.commands.load(runId);
+    if (!state) return;
+    const due = filesPurgeDue(state, this.config.outputRetentionSeconds);
+    if (!due || Date.parse(due.due_at) > now.getTime()) return;
+    for (const key of runFileKeys(state)) await this.blobs.delete(key);
+    await this.commands.execute(
+      runId,
+      { type: 'PurgeFiles', retention_seconds: this.config.outputRetentionSeconds, at: now.toISOString() },
+      { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `files-purged/${runId}` },
+    );
+    this.logger.log(`Run ${runId}: files deleted (${due.reason})`);
+  }
+}

@@ -1,0 +1,491 @@
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { ADMIN_TOKEN, call, freePort, setupOrganization, startService, type Service } from '../support/service-harness';
+
+/**
+ * The HTTP edge (apps/gateway/src/http/http-edge.ts, docs/security.md "HTTP edge"):
+ * authentication before the body, bounded connections and bodies, failed-authentication
+ * throttling, the admin listener, framework errors in the envelope, security headers.
+ * Assertions are about liveness and timing (the service runs inside Jest's process).
+ */
+
+const MiB = 1024 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface RawAnswer {
+  status: number | null;
+  headers: Record<string, string>;
+  body: any;
+  /** Milliseconds from the first byte sent until the server closed the connection. */
+  closedAfterMs: number;
+}
+
+/**
+ * Sends `head` (and then each of `body` parts, `gapMs` apart) on a fresh connection to
+ * 127.0.0.1 and reads until the server closes it (or `timeoutMs` passes: then it fails).
+ */
+function raw(
+  port: number,
+  head: string,
+  {
+    body = [],
+    gapMs = 0,
+    timeoutMs = 15_000,
+    localAddress,
+  }: { body?: Buffer[]; gapMs?: number; timeoutMs?: number; localAddress?: string } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const chunks: Buffer[] = [];
+    const socket: Socket = connect({ host: '127.0.0.1', port, localAddress });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not close the connection within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', () => undefined); // EPIPE/ECONNRESET when the server closes while we still send
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ ...parse(Buffer.concat(chunks).toString('latin1')), closedAfterMs: Date.now() - started });
+    });
+    socket.on('connect', () => {
+      socket.write(head);
+      let i = 0;
+      const next = () => {
+        if (i >= body.length || socket.destroyed) return;
+        socket.write(body[i++]);
+        if (gapMs > 0) setTimeout(next, gapMs);
+        else next();
+      };
+      next();
+    });
+  });
+}
+
+function parse(text: string): Omit<RawAnswer, 'closedAfterMs'> {
+  const end = text.indexOf('\r\n\r\n');
+  if (!text.startsWith('HTTP/1.1 ') || end < 0) return { status: null, headers: {}, body: null };
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]),
+  );
+  let body: any = text.slice(end + 4);
+  try {
+    body = JSON.parse(body);
+  } catch {
+    /* not JSON */
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+const postHead = (path: string, length: number, token?: string, extra = '') =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n` +
+  (token ? `Authorization: Bearer ${token}\r\n` : '') +
+  extra +
+  '\r\n';
+
+/** A request from a chosen loopback source address (the failed-authentication throttle counts per address). */
+function from(
+  localAddress: string,
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: u.port,
+        path: u.pathname + u.search,
+        method: init.method ?? (payload ? 'POST' : 'GET'),
+        localAddress,
+        agent: false,
+        headers: {
+          ...init.headers,
+          ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let body: any = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const envelope = (code: string) => ({
+  error: expect.objectContaining({ code, message: expect.any(String), type: expect.any(String), request_id: expect.stringMatching(UUID) }),
+});
+
+describe('HTTP edge: bounded resources', () => {
+  const BODY_TIMEOUT_MS = 1500;
+  const HEADERS_TIMEOUT_MS = 1000;
+  const UPLOAD_IDLE_MS = 1000;
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let port: number;
+  let runId: string;
+  beforeAll(async () => {
+    svc = await startService({
+      HTTP_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+      HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      HTTP_UPLOAD_IDLE_TIMEOUT_MS: String(UPLOAD_IDLE_MS),
+    });
+    port = Number(new URL(svc.baseUrl).port);
+    org = await setupOrganization(svc);
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'a.csv' },
+    });
+    expect(run.status).toBe(201);
+    runId = run.body.id;
+  });
+  afterAll(() => svc.stop());
+
+  const showRun = () => call(`${svc.baseUrl}/v1/transformations/${runId}`, { token: org.apiKey });
+  /** 1 MiB announced, 1 MiB minus one byte sent: the body never completes. */
+  const almost = Buffer.alloc(MiB - 1, 0x20);
+
+  it('without a key, 100 connections announcing 1 MiB JSON bodies get 401 at once and are closed, unread; the service answers meanwhile and afterwards', async () => {
+    const started = Date.now();
+    const answers = Array.from({ length: 100 }, () =>
+      raw(port, postHead('/v1/transformations/raw', MiB), { body: [almost], timeoutMs: 10_000 }),
+    );
+    expect((await showRun()).status).toBe(200);
+    const done = await Promise.all(answers);
+    // Every connection is closed well before any body deadline: nothing waited for a body.
+    expect(Math.max(...done.map((a) => a.closedAfterMs))).toBeLessThan(BODY_TIMEOUT_MS);
+    const statuses = done.map((a) => a.status).filter((s) => s !== null);
+    expect(statuses.length).toBeGreaterThan(0); // (a reset can hide an answer from a client still sending)
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await showRun()).status).toBe(200);
+  });
+
+  it('without a key, the 401 comes before any body byte is sent (the body is never waited for)', async () => {
+    const answer = await raw(port, postHead('/v1/transformations/raw', MiB), { timeoutMs: 5000 });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual(envelope('unauthenticated'));
+    expect(answer.headers['x-request-id']).toBe(answer.body.error.request_id);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS);
+    // The same for the admin API, with a malformed body.
+    const admin = await raw(port, postHead('/admin/v1/organizations', 10, undefined) + '{"name":', { timeoutMs: 5000 });
+    expect(admin.status).toBe(401);
+  });
+
+  it('with a valid key, 100 such connections: past the bytes-in-flight cap 503 at once, the others 408 at the body deadline; the service answers meanwhile and afterwards', async () => {
+    const answers = Array.from({ length: 100 }, () =>
+      raw(port, postHead('/v1/transformations/raw', MiB, org.apiKey), { body: [almost], timeoutMs: 10_000 }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await showRun()).status).toBe(200);
+    const done = await Promise.all(answers);
+    const counts = done.reduce<Record<string, number>>((acc, a) => ({ ...acc, [String(a.status)]: (acc[String(a.status)] ?? 0) + 1 }), {});
+    // 16 MiB in flight by default: 16 bodies admitted (then cut at the deadline), the rest refused at once.
+    expect(counts['503']).toBeGreaterThanOrEqual(80);
+    expect(counts['408']).toBeGreaterThan(0);
+    expect(Object.keys(counts).every((s) => ['503', '408', 'null'].includes(s))).toBe(true);
+    expect(Math.max(...done.map((a) => a.closedAfterMs))).toBeLessThan(BODY_TIMEOUT_MS + 3000);
+    const busy = done.find((a) => a.status === 503)!;
+    expect(busy.body).toEqual(envelope('service_unavailable'));
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await showRun()).status).toBe(200);
+    // The cap was given back: a new JSON request is served.
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'b.csv' },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  it('each request gives its share of the bytes-in-flight cap back when answered (sequential 1 MiB bodies on a kept-alive connection)', async () => {
+    const big = JSON.stringify({ schema_id: org.schemaId, content: 'x'.repeat(MiB - 100) });
+    for (let i = 0; i < 24; i++) {
+      const res = await call(`${svc.baseUrl}/v1/transformations/raw`, { token: org.apiKey, raw: big });
+      expect(res.status).toBe(422); // content too long: read, parsed and validated, never refused as busy
+    }
+  });
+
+  it('a slow body (headers and part of it, then nothing) is answered 408 and closed at HTTP_BODY_TIMEOUT_MS', async () => {
+    const answer = await raw(port, postHead('/v1/transformations/raw', 100, org.apiKey), { body: [Buffer.from('{"content":')] });
+    expect(answer.status).toBe(408);
+    expect(answer.body).toEqual(envelope('request_timeout'));
+    expect(answer.closedAfterMs).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 100);
+    expect(answer.closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS + 1500);
+    expect((await showRun()).status).toBe(200);
+  });
+
+  it('slow headers are answered 408 in the envelope and closed at HTTP_HEADERS_TIMEOUT_MS', async () => {
+    const answer = await raw(port, 'GET /v1/schemas HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    expect(answer.status).toBe(408);
+    expect(answer.body).toEqual(envelope('request_timeout'));
+    expect(answer.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
+    expect(answer.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 1500);
+  });
+
+  it('an upload to the signed /files URL may take longer than the JSON body deadline while it advances; a stalled one is closed after HTTP_UPLOAD_IDLE_TIMEOUT_MS', async () => {
+    const newRun = async () => {
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'p.csv' },
+      });
+      expect(run.status).toBe(201);
+      return run.body;
+    };
+    const putHead = (uploadUrl: string, length: number) => {
+      const u = new URL(uploadUrl);
+      return `PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
+    };
+    const csv = Buffer.from(`email,first_name\n${Array.from({ length: 200 }, (_, i) => `u${i}@x.io,U${i}`).join('\n')}\n`);
+    const parts = Array.from({ length: 8 }, (_, i) =>
+      csv.subarray(Math.floor((i * csv.length) / 8), Math.floor(((i + 1) * csv.length) / 8)),
+    );
+
+    // 8 parts 400 ms apart: about 2.8 s in all, past the 1.5 s JSON deadline, never idle for 1 s.
+    const slow = await newRun();
+    const advancing = await raw(port, putHead(slow.upload.url, csv.length), { body: parts, gapMs: 400 });
+    expect(advancing.status).toBe(200);
+    expect(advancing.closedAfterMs).toBeGreaterThan(BODY_TIMEOUT_MS);
+
+    // Half the file, then silence: closed after the idle timeout, and the run still takes a whole upload.
+    const stalled = await newRun();
+    const cut = await raw(port, putHead(stalled.upload.url, csv.length), { body: parts.slice(0, 4) });
+    expect(cut.status).toBeNull();
+    expect(cut.closedAfterMs).toBeGreaterThanOrEqual(UPLOAD_IDLE_MS - 100);
+    expect(cut.closedAfterMs).toBeLessThan(UPLOAD_IDLE_MS + 1500);
+    const again = await raw(port, putHead(stalled.upload.url, csv.length), { body: [csv] });
+    expect(again.status).toBe(200);
+  });
+});
+
+describe('HTTP edge: connection cap and keep-alive timeout', () => {
+  it('connections past HTTP_MAX_CONNECTIONS are closed at once; idle keep-alive ones after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const svc = await startService({ HTTP_MAX_CONNECTIONS: '5', HTTP_KEEP_ALIVE_TIMEOUT_MS: '500' });
+    const port = Number(new URL(svc.baseUrl).port);
+    const sockets: Socket[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        const s = connect({ host: '127.0.0.1', port });
+        s.on('error', () => undefined);
+        await new Promise((r) => s.once('connect', r));
+        sockets.push(s);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const refused = await raw(port, 'GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', { timeoutMs: 3000 });
+      expect(refused.status).toBeNull();
+      expect(refused.closedAfterMs).toBeLessThan(1000);
+      sockets.splice(0).forEach((s) => s.destroy());
+      await new Promise((r) => setTimeout(r, 100));
+      // A kept-alive connection, answered and then idle, is closed by the server.
+      const kept = await raw(port, 'GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', { timeoutMs: 3000 });
+      expect(kept.status).toBe(200);
+      expect(kept.closedAfterMs).toBeGreaterThanOrEqual(400);
+      expect(kept.closedAfterMs).toBeLessThan(2000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await svc.stop();
+    }
+  });
+});
+
+describe('HTTP edge: framework errors, request ids, security headers', () => {
+  let svc: Service;
+  let port: number;
+  beforeAll(async () => {
+    svc = await startService();
+    port = Number(new URL(svc.baseUrl).port);
+  });
+  afterAll(() => svc.stop());
+
+  it('a malformed percent-encoded path gets 400 in the envelope, with our request id', async () => {
+    const res = await call(`${svc.baseUrl}/v1/transformations/%E0%A4%A`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(envelope('bad_request'));
+    expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it("what Node's parser refuses gets the envelope too: header overflow 431, a malformed request 400", async () => {
+    const overflow = await raw(port, `GET /v1/schemas HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(overflow.status).toBe(431);
+    expect(overflow.body).toEqual(envelope('request_header_fields_too_large'));
+    expect(overflow.headers['x-request-id']).toBe(overflow.body.error.request_id);
+    const malformed = await raw(port, 'GET /v1/schemas HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual(envelope('bad_request'));
+  });
+
+  it('a body with a content type we do not read gets 415 in the envelope (with a key), 401 without one', async () => {
+    const org = await setupOrganization(svc);
+    const headers = { 'content-type': 'application/xml' };
+    expect(await call(`${svc.baseUrl}/v1/transformations/raw`, { token: org.apiKey, raw: '<x/>', headers })).toMatchObject({
+      status: 415,
+      body: envelope('unsupported_media_type'),
+    });
+    expect((await call(`${svc.baseUrl}/v1/transformations/raw`, { raw: '<x/>', headers })).status).toBe(401);
+  });
+
+  it('always generates our request id; a safe caller X-Request-Id is echoed as X-Client-Request-Id, an unsafe one is not', async () => {
+    const mine = await call(`${svc.baseUrl}/v1/schemas`, { headers: { 'x-request-id': 'client-req.42' } });
+    expect(mine.headers.get('x-request-id')).toMatch(UUID);
+    expect(mine.body.error.request_id).toBe(mine.headers.get('x-request-id'));
+    expect(mine.headers.get('x-client-request-id')).toBe('client-req.42');
+    const unsafe = await call(`${svc.baseUrl}/v1/schemas`, { headers: { 'x-request-id': 'a b<script>' } });
+    expect(unsafe.headers.get('x-request-id')).toMatch(UUID);
+    expect(unsafe.headers.get('x-client-request-id')).toBeNull();
+  });
+
+  it("no page or answer may be framed: CSP frame-ancestors 'none' and X-Frame-Options DENY; no HSTS over http", async () => {
+    const api = await fetch(`${svc.baseUrl}/openapi.json`);
+    expect(api.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(api.headers.get('x-frame-options')).toBe('DENY');
+    expect(api.headers.get('strict-transport-security')).toBeNull();
+    // The review page keeps its own policy, with frame-ancestors added.
+    const page = await fetch(`${svc.baseUrl}/review/00000000-0000-4000-8000-000000000000?signature=nope`);
+    expect(page.status).toBe(403);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; .*; frame-ancestors 'none'$/);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('HSTS when PUBLIC_BASE_URL is https', async () => {
+    const https = await startService({ PUBLIC_BASE_URL: 'https://api.example.test' });
+    try {
+      const res = await fetch(`http://127.0.0.1:${https.config.port}/v1/schemas`);
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    } finally {
+      await https.stop();
+    }
+  });
+});
+
+describe('HTTP edge: failed authentication is throttled per client address', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  beforeAll(async () => {
+    svc = await startService({ AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '60' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+  const url = (p: string) => `${svc.baseUrl}${p}`;
+
+  /** `attempt` fails 3 times (with `failure`), then the address gets 429 in the envelope with Retry-After. */
+  async function expectThrottled(address: string, attempt: () => ReturnType<typeof from>, failure: number) {
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(failure);
+    const refused = await attempt();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(envelope('too_many_failed_attempts'));
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(50);
+    expect(refused.headers['x-request-id']).toBe(refused.body.error.request_id);
+  }
+
+  it('a wrong admin token: after 3 failures the address gets 429, even with the right token; other addresses are not affected', async () => {
+    await expectThrottled(
+      '127.0.0.2',
+      () => from('127.0.0.2', url('/admin/v1/organizations'), { token: 'w'.repeat(40), body: { name: 'x' } }),
+      401,
+    );
+    expect((await from('127.0.0.2', url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'x' } })).status).toBe(429);
+    expect((await from('127.0.0.3', url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'x' } })).status).toBe(201);
+  });
+
+  it('an invalid API key: after 3 failures 429; calls without any key are not counted', async () => {
+    for (let i = 0; i < 5; i++) expect((await from('127.0.0.4', url('/v1/schemas'))).status).toBe(401);
+    await expectThrottled('127.0.0.4', () => from('127.0.0.4', url('/v1/schemas'), { token: 'tsk_wrong' }), 401);
+    expect((await from('127.0.0.5', url('/v1/schemas'), { token: org.apiKey })).status).toBe(200);
+  });
+
+  it('a bad review-link signature: after 3 failures 429 (the JSON calls and the page)', async () => {
+    const review = `/review/00000000-0000-4000-8000-000000000000`;
+    await expectThrottled('127.0.0.6', () => from('127.0.0.6', url(`${review}/state?signature=forged`)), 403);
+    expect((await from('127.0.0.6', url(`${review}?signature=forged`))).status).toBe(429);
+    // The page's own failures count too.
+    for (let i = 0; i < 3; i++) expect((await from('127.0.0.7', url(`${review}?signature=forged`))).status).toBe(403);
+    expect((await from('127.0.0.7', url(`${review}/state?signature=forged`))).status).toBe(429);
+  });
+
+  it('X-Forwarded-For from a trusted peer names the client (TRUST_PROXY, default loopback)', async () => {
+    const spoof = (client: string) => from('127.0.0.9', url('/v1/schemas'), { token: 'tsk_wrong', headers: { 'x-forwarded-for': client } });
+    for (const client of ['203.0.113.1', '203.0.113.1', '203.0.113.1']) expect((await spoof(client)).status).toBe(401);
+    expect((await spoof('203.0.113.1')).status).toBe(429);
+    expect((await spoof('203.0.113.2')).status).toBe(401);
+  });
+
+  it('with TRUST_PROXY=false, X-Forwarded-For cannot spread the failures over made-up addresses', async () => {
+    const untrusting = await startService({ AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: 'false' });
+    try {
+      const attempt = (i: number) =>
+        from('127.0.0.10', `${untrusting.baseUrl}/v1/schemas`, { token: 'tsk_wrong', headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+      for (let i = 0; i < 3; i++) expect((await attempt(i)).status).toBe(401);
+      expect((await attempt(3)).status).toBe(429);
+    } finally {
+      await untrusting.stop();
+    }
+  });
+
+  it('a bad file-URL signature: after 3 failures 429', async () => {
+    const run = await call(url('/v1/transformations/file'), { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'a.csv' } });
+    const forged = new URL(run.body.upload.url);
+    forged.searchParams.set('signature', 'forged');
+    await expectThrottled('127.0.0.8', () => from('127.0.0.8', forged.toString(), { method: 'PUT', body: 'x' }), 403);
+  });
+});
+
+describe('HTTP edge: the admin API on a listener of its own', () => {
+  it('with ADMIN_PORT, /admin is served only there (and /v1 only on the public port)', async () => {
+    const adminPort = await freePort();
+    const svc = await startService({ ADMIN_HOST: '127.0.0.1', ADMIN_PORT: String(adminPort) });
+    try {
+      const admin = `http://127.0.0.1:${adminPort}`;
+      expect(await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'x' } })).toMatchObject({
+        status: 404,
+        body: envelope('not_found'),
+      });
+      expect((await call(`${svc.baseUrl}/admin/openapi.json`)).status).toBe(404);
+      const org = await call(`${admin}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme' } });
+      expect(org.status).toBe(201);
+      expect((await call(`${admin}/admin/openapi.json`)).status).toBe(200);
+      expect((await call(`${admin}/v1/schemas`, { token: org.body.api_key })).status).toBe(404);
+      expect((await call(`${admin}/openapi.json`)).status).toBe(404);
+      expect((await call(`${svc.baseUrl}/v1/schemas`, { token: org.body.api_key })).status).toBe(200);
+      expect((await call(`${admin}/admin/v1/organizations`, { body: { name: 'x' } })).status).toBe(401);
+    } finally {
+      await svc.stop();
+    }
+    // Closed with the service.
+    await expect(fetch(`http://127.0.0.1:${adminPort}/admin/openapi.json`)).rejects.toThrow();
+  });
+
+  it('by default, /admin is served on the public listener', async () => {
+    const svc = await startService();
+    try {
+      expect((await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'x' } })).status).toBe(201);
+      expect((await call(`${svc.baseUrl}/admin/openapi.json`)).status).toBe(200);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
+describe('HTTP edge: ADMIN_TOKEN strength', () => {
+  it('refuses to start with an ADMIN_TOKEN shorter than 32 characters', async () => {
+    await expect(startService({ ADMIN_TOKEN: 'x'.repeat(31) })).rejects.toThrow(/ADMIN_TOKEN must be at least 32 characters/);
+    const ok = await startService({ ADMIN_TOKEN: 'x'.repeat(32) });
+    await ok.stop();
+  });
+});

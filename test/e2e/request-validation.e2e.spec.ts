@@ -1,0 +1,216 @@
+import {
+  ADMIN_TOKEN,
+  PEOPLE_FIELDS,
+  call,
+  httpFetch,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Request bodies hold caller data whose member names are anything JSON allows: `constructor`,
+ * `__proto__`, `toString` are data, kept and echoed exactly. Bodies are bounded in shape
+ * (32 levels of nesting, 1000 object keys) with a 422 naming the offending path.
+ */
+
+/**
+ * Metadata whose member names are those of Object.prototype, at several depths, written as
+ * JSON.stringify writes it (so "byte for byte" is a string comparison). Raw text: a JS
+ * object literal would turn `__proto__` into a prototype instead of a member.
+ */
+const HOSTILE_METADATA =
+  '{"constructor":{"prototype":{"polluted":true}},"__proto__":{"isAdmin":true,"constructor":"x"},"toString":"x",' +
+  '"valueOf":{"list":[{"hasOwnProperty":1,"__defineGetter__":null,"__proto__":[1,{"__proto__":{}}]}]},' +
+  '"nested":{"deep":{"constructor":{"name":"y"},"isPrototypeOf":false}},"text":"ü \\" \\\\","n":-1.5}';
+
+/** `levels` objects nested in each other, the innermost holding 1. */
+const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+/** An object with `count` members. */
+const manyKeys = (count: number) => `{${Array.from({ length: count }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+
+describe('request validation: data keys and body shape', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let providerId: string;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc, {
+      ...PEOPLE_FIELDS,
+      constructor: { description: 'A field named constructor', data_type: 'string', is_required: false },
+    });
+    const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/providers`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'P', provider: 'openai', model: 'gpt-x' },
+    });
+    providerId = provider.body.data.id;
+    receiver = new WebhookReceiver();
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await svc?.stop();
+  });
+  const url = (p: string) => `${svc.baseUrl}${p}`;
+  const post = (path: string, raw: string) => call(url(path), { token: org.apiKey, raw });
+  const fileBody = (extra: string) => `{"schema_id":"${org.schemaId}","filename":"people.csv"${extra}}`;
+  /** The answer's text, unparsed. */
+  const rawText = async (path: string) => {
+    const res = await httpFetch(url(path), { headers: { authorization: `Bearer ${org.apiKey}` } });
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+
+  afterEach(() => {
+    // Nothing a request sent may have reached Object.prototype.
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('keeps metadata members named constructor, __proto__, toString, ... at any depth, byte for byte, in the run and its webhook', async () => {
+    const created = await post(
+      '/v1/transformations/file',
+      fileBody(`,"notify_url":"${receiver.url}/hooks","metadata":${HOSTILE_METADATA}`),
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(await rawText(`/v1/transformations/${id}`)).toContain(`"metadata":${HOSTILE_METADATA},`);
+
+    // Through the pipeline and out in the webhook payload: the review is canceled, which sends one.
+    expect((await upload(created.body, 'email,first_name\nann@x.io,Ann\n')).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, id, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).cancel()).status).toBe(200);
+    const [delivery] = await receiver.waitFor(id, 1);
+    expect(delivery.body).toContain(`"metadata":${HOSTILE_METADATA},`);
+    expect(await rawText(`/v1/transformations/${id}`)).toContain(`"metadata":${HOSTILE_METADATA},`);
+  });
+
+  it('keeps them in raw runs too, and a metadata of only an Object method name is not emptied', async () => {
+    for (const metadata of [HOSTILE_METADATA, '{"toString":"x"}', '{"constructor":"x"}', '{"__proto__":null}', '{}']) {
+      const created = await post(
+        '/v1/transformations/raw',
+        `{"schema_id":"${org.schemaId}","provider_id":"${providerId}","content":"Ann","dry_run":true,"metadata":${metadata}}`,
+      );
+      expect({ metadata, status: created.status }).toEqual({ metadata, status: 201 });
+      expect(await rawText(`/v1/transformations/${created.body.id}`)).toContain(`"metadata":${metadata},`);
+    }
+  });
+
+  it('column_labels keys must be own fields of the schema: toString, __proto__, hasOwnProperty are not (422, not 500)', async () => {
+    const res = await post(
+      '/v1/transformations/file',
+      fileBody(',"column_labels":{"toString":"T","__proto__":"P","hasOwnProperty":null,"valueOf":"V","email":"Mail"}'),
+    );
+    expect(res.status).toBe(422);
+    // Parsed from the text: the field named `column_labels.__proto__` is a member of `fields` like the others.
+    expect(Object.keys(res.body.error.fields).sort()).toEqual([
+      'column_labels.__proto__',
+      'column_labels.hasOwnProperty',
+      'column_labels.toString',
+      'column_labels.valueOf',
+    ]);
+    expect(res.body.error.fields['column_labels.toString']).toEqual(['"toString" is not a field of the selected schema.']);
+    // A schema that has a field named constructor takes a label for it.
+    expect((await post('/v1/transformations/file', fileBody(',"column_labels":{"constructor":"C","email":null}'))).status).toBe(201);
+  });
+
+  it('column_labels and metadata of the wrong type are 422 on their own name', async () => {
+    const res = await post('/v1/transformations/file', fileBody(',"metadata":[{"constructor":1}],"column_labels":"x"'));
+    expect(res).toMatchObject({
+      status: 422,
+      body: {
+        error: {
+          fields: { metadata: ['The metadata field must be an object.'], column_labels: ['The column labels field must be an object.'] },
+        },
+      },
+    });
+    const labels = await post('/v1/transformations/file', fileBody(',"column_labels":{"email":{"constructor":"x"}}'));
+    expect(labels.body.error.fields).toEqual({ 'column_labels.email': ['A column label must be a string or null.'] });
+  });
+
+  it('scalar members given objects with hostile member names fail their own rule (422, not 500)', async () => {
+    const res = await post(
+      '/v1/transformations/file',
+      '{"schema_id":{"constructor":"x"},"filename":{"constructor":{}},"dry_run":{"__proto__":{"x":1}},' +
+        '"notify_url":{"toString":1},"locale":["constructor"],"appearance":{"valueOf":1},"input_has_header":{"constructor":null}}',
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields).toEqual({
+      schema_id: ['The schema id field must be a valid UUID.'],
+      filename: ['The filename field must be a string.'],
+      dry_run: ['The dry run field must be true or false.'],
+      notify_url: ['The notify url field must be a valid URL.'],
+      locale: ['The locale field must be a string.'],
+      appearance: ['The selected appearance is invalid.'],
+      input_has_header: ['The input has header field must be true or false.'],
+    });
+  });
+
+  it('ignores unknown top-level members, whatever their names and contents', async () => {
+    const res = await post(
+      '/v1/transformations/file',
+      fileBody(',"__proto__":{"schema_id":"nope","isAdmin":true},"constructor":{"constructor":{"prototype":{}}},"toString":1'),
+    );
+    expect(res.status).toBe(201);
+  });
+
+  it('bounds nesting at 32 levels (the body is level 1); deeper is 422 naming the first container too deep', async () => {
+    // metadata is level 2: 31 nested objects reach level 32, 32 reach level 33.
+    expect((await post('/v1/transformations/file', fileBody(`,"metadata":${nested(31)}`))).status).toBe(201);
+    const tooDeep = `metadata${'.a'.repeat(31)}`;
+    for (const levels of [32, 5000]) {
+      const res = await post('/v1/transformations/file', fileBody(`,"metadata":${nested(levels)}`));
+      expect(res).toMatchObject({ status: 422, body: { error: { code: 'validation_failed', type: 'validation' } } });
+      expect(res.body.error.fields).toEqual({ [tooDeep]: ['Objects and arrays must not be nested more than 32 levels deep.'] });
+    }
+    // Arrays count as levels too.
+    const arrays = await post('/v1/transformations/raw', `{"metadata":{"list":${'['.repeat(40)}${']'.repeat(40)}}}`);
+    expect(Object.keys(arrays.body.error.fields)).toEqual([`metadata.list${'.0'.repeat(30)}`]);
+  });
+
+  it('bounds the object keys of a whole body at 1000; more is 422 naming the object that passed the limit', async () => {
+    // 3 members at the top (schema_id, filename, metadata) + 997 = 1000.
+    expect((await post('/v1/transformations/file', fileBody(`,"metadata":${manyKeys(997)}`))).status).toBe(201);
+    const res = await post('/v1/transformations/file', fileBody(`,"metadata":${manyKeys(998)}`));
+    expect(res).toMatchObject({ status: 422, body: { error: { code: 'validation_failed' } } });
+    expect(res.body.error.fields).toEqual({ metadata: ['The request body must not have more than 1000 object keys in total.'] });
+    // Named by its path even when that path is `__proto__`.
+    const proto = await post('/v1/transformations/file', fileBody(`,"__proto__":${manyKeys(1000)}`));
+    expect(proto.status).toBe(422);
+    expect(Object.hasOwn(proto.body.error.fields, '__proto__')).toBe(true);
+  });
+
+  it('checks the credential first: a body past the limits without a key is 401', async () => {
+    expect((await call(url('/v1/transformations/file'), { raw: fileBody(`,"metadata":${nested(100)}`) })).status).toBe(401);
+  });
+
+  it('refuses __proto__ as a schema field name (it would become a prototype, not a field); constructor is a field like any other', async () => {
+    const res = await call(url(`/admin/v1/organizations/${org.orgId}/schemas`), {
+      token: ADMIN_TOKEN,
+      raw: '{"name":"P","fields":{"__proto__":{"description":"d","data_type":"string","is_required":false}}}',
+    });
+    expect(res.status).toBe(422);
+    expect(Object.hasOwn(res.body.error.fields, 'fields.__proto__')).toBe(true);
+    const schema = await call(url(`/v1/schemas/${org.schemaId}`), { token: org.apiKey });
+    expect(Object.keys(schema.body.data.fields)).toContain('constructor');
+  });
+
+  it('bounds admin bodies the same way', async () => {
+    const admin = (path: string, raw: string, method = 'POST') =>
+      call(url(`/admin/v1/organizations${path}`), { token: ADMIN_TOKEN, raw, method });
+    const deep = await admin(
+      `/${org.orgId}/schemas`,
+      `{"name":"Deep","fields":{"x":{"description":"x","data_type":"string","is_required":false,"transformations":${nested(40)}}}}`,
+    );
+    expect(deep.status).toBe(422);
+    expect(Object.keys(deep.body.error.fields)).toEqual([`fields.x.transformations${'.a'.repeat(29)}`]);
+    const many = await admin('', `{"name":"Many","extra":${manyKeys(1000)}}`);
+    expect(many.body.error.fields).toEqual({ extra: ['The request body must not have more than 1000 object keys in total.'] });
+    expect((await admin(`/${org.orgId}/webhook`, `{"url":null,"x":${nested(40)}}`, 'PUT')).status).toBe(422);
+  });
+});
