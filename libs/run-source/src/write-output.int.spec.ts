@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import Papa from 'papaparse';
+import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { FieldDefinition } from '@app/contracts';
+import { mapRow, planFields, type RunState } from '@app/domain';
+import { writeRunOutput } from './write-output';
+
+/**
+ * The JSON output is written straight from the mapped cells, without a record object per
+ * row: it must be byte for byte what JSON.stringify of each mapped record gave, for any
+ * cell text (quotes, control characters, unicode, lone surrogates) and any field types.
+ */
+const FIELDS: Record<string, FieldDefinition> = {
+  email: {
+    description: 'e',
+    data_type: 'email',
+    is_required: true,
+    transformations: { trim_whitespace: { enabled: true }, lowercase: { enabled: true } },
+  },
+  'name "quoted"': { description: 'n', data_type: 'string', is_required: false, transformations: { uppercase: { enabled: true } } },
+  born: {
+    description: 'b',
+    data_type: 'date',
+    is_required: false,
+    transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+  },
+  amount: { description: 'a', data_type: 'number', is_required: false },
+  active: { description: 'x', data_type: 'boolean', is_required: false },
+  unmapped: { description: 'u', data_type: 'string', is_required: false },
+};
+const HEADERS = ['Mail', 'Name', 'Born', 'Amount', 'Active'];
+const MAPPING = { email: 'Mail', 'name "quoted"': 'Name', born: 'Born', amount: 'Amount', active: 'Active', unmapped: null };
+
+describe('JSON output written from the cells', () => {
+  let dir: string;
+  let blobs: LocalBlobStore;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'write-output-'));
+    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cell = fc.oneof(
+    // NUL never reaches the output: ingestion refuses a text file holding it.
+    fc.string({ unit: 'binary', maxLength: 12 }).map((s) => s.replace(/\0/g, '')),
+    fc.constantFrom('', ' ', 'x@y.org', ' A@B.CO ', '31/12/1999', '1e3', '-0', 'true', 'no', '"', '\\', '\u2028', '\ud800'),
+  );
+  const rows = fc.array(fc.array(cell, { minLength: 5, maxLength: 5 }), { minLength: 1, maxLength: 30 });
+
+  it('is what JSON.stringify of the mapped records gives, and counts rows with problems', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(rows, async (data) => {
+        const key = `runs/r${++n}/source`;
+        const csv = Papa.unparse([HEADERS, ...data], { newline: '\n' });
+        await blobs.put(key, Readable.from([csv]));
+        const run = {
+          id: `r${n}`,
+          schema: { fields: FIELDS },
+          source_headers: HEADERS,
+          source_key: key,
+          rows_key: key,
+          source_format: 'delimited',
+          delimiter: ',',
+          encoding: 'utf-8',
+          input_has_header: true,
+          output_format: 'json',
+          mapping_rule: MAPPING,
+        } as unknown as RunState;
+        const written = await writeRunOutput(blobs, run, `runs/r${n}/output.json`, () => undefined);
+
+        // What the reader gives back (the file is UTF-8, so a lone surrogate is stored as U+FFFD;
+        // blank rows are dropped), mapped the plain way.
+        const stored = Buffer.from(csv, 'utf8').toString('utf8');
+        const parsed = Papa.parse<string[]>(stored, { skipEmptyLines: 'greedy' }).data.slice(1);
+        const plan = planFields(FIELDS, MAPPING, HEADERS);
+        const mapped = parsed.map((row) => mapRow(row, plan, true));
+        const expected = mapped.length === 0 ? '[]\n' : `[\n${mapped.map((m) => JSON.stringify(m.record)).join(',\n')}\n]\n`;
+
+        const stream = await blobs.openRead(`runs/r${n}/output.json`);
+        let text = '';
+        for await (const chunk of stream) text += (chunk as Buffer).toString('utf8');
+        expect(text).toBe(expected);
+        expect(written).toEqual({ rows: mapped.length, rowsWithProblems: mapped.filter((m) => m.problems.length > 0).length });
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
