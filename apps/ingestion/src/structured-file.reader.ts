@@ -14,23 +14,12 @@ export class StructuredFileReader {
   constructor(private readonly cpu: CpuWork) {}
 
   async read(run: RunState, onProgress: (rows: number) => Promise<void>): Promise<IngestionOutcome> {
-    // Progress is recorded in order and awaited before the outcome, so no progress event lands after it.
-    let recorded = Promise.resolve();
     try {
-      return await this.cpu.run(
-        'inspectStructuredFile',
-        { run },
-        {
-          onProgress: (rows) => {
-            recorded = recorded.then(() => onProgress(rows));
-          },
-        },
-      );
+      // CpuWork records progress in order and settles after the last, so none lands after the outcome.
+      return await this.cpu.run('inspectStructuredFile', { run }, { onProgress });
     } catch (err) {
       this.logger.error(`Run ${run.id}: the stored source could not be read: ${(err as Error).message}`);
       return { failed: runError('storageFailed', STAGES.ingestion) };
-    } finally {
-      await recorded.catch((err: Error) => this.logger.warn(`Run ${run.id}: progress not recorded: ${err.message}`));
     }
   }
 }

@@ -50,29 +50,18 @@ export class OutputConsumer extends CheckpointedConsumer {
   private async produce(event: StoredEvent, runId: string, run: RunState): Promise<void> {
     const key = BLOB_KEYS.output(runId, run.output_format);
     const progress = throttle(1000);
-    // Progress is recorded in order and awaited before the outcome, so none lands after it.
-    let recorded = Promise.resolve();
+    // CpuWork records progress in order and settles after the last, so none lands after the outcome.
     const record = (rows: number) =>
       progress(() =>
         this.commands.execute(runId, { type: 'RecordOutputProgress', processed_rows: rows }, contextFromEvent(event, `progress/${rows}`)),
       );
     let written: OutputWritten;
     try {
-      written = await this.cpu.run(
-        'writeRunOutput',
-        { run, key },
-        {
-          onProgress: (rows) => {
-            recorded = recorded.then(() => record(rows));
-          },
-        },
-      );
+      written = await this.cpu.run('writeRunOutput', { run, key }, { onProgress: record });
     } catch (err) {
       this.logger.error(`Run ${runId}: output failed: ${(err as Error).message}`);
-      await recorded.catch(() => undefined);
       return this.fail(event, runId, runError('storageFailed', STAGES.finalProcessing));
     }
-    await recorded.catch((err: Error) => this.logger.warn(`Run ${runId}: progress not recorded: ${err.message}`));
     const rows = written.rows;
     const rowsWithProblems = written.rowsWithProblems;
     const now = new Date();

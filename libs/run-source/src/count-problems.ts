@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import type { RunState } from '@app/domain';
+import { cellOf, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 export interface ProblemTally {
@@ -31,7 +31,7 @@ export async function countMappingProblems(
         checked++;
         let problem = false;
         for (const p of plan) {
-          if (p.check(p.transform(p.column >= 0 ? (row[p.column] ?? '') : '')).problem) {
+          if (p.check(cellOf(p, row)).problem) {
             byField[p.name]++;
             problem = true;
           }

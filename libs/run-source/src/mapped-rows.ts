@@ -73,26 +73,17 @@ export async function readMappedSource(
 
 /** The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped). */
 export async function readSampleRows(blobs: BlobStore, run: RunState, count: number): Promise<string[][]> {
-  const input = await blobs.openRead(run.rows_key ?? run.source_key);
+  const { batches } = await readPlannedRows(blobs, run, {});
   const sample: string[][] = [];
   try {
-    const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
-      encoding: encodingOf(run),
-      alreadyIngested: true,
-    });
-    let skipHeader = run.input_has_header === true;
-    for await (const batch of table.batches) {
+    for await (const batch of batches) {
       for (const row of batch) {
-        if (skipHeader) {
-          skipHeader = false;
-          continue;
-        }
         sample.push(row);
         if (sample.length >= count) return sample;
       }
     }
     return sample;
   } finally {
-    input.destroy();
+    await batches.return(undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
-import type { FieldPlan, RunState } from '@app/domain';
+import { cellOf, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows, type MappedSource } from './mapped-rows';
 
@@ -22,7 +22,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[]) => { line: string; p
     let problem = false;
     for (let i = 0; i < plan.length; i++) {
       const p = plan[i];
-      const checked = p.check(p.transform(p.column >= 0 ? (row[p.column] ?? '') : ''));
+      const checked = p.check(cellOf(p, row));
       if (checked.problem) problem = true;
       const v = checked.value;
       line += keys[i] + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));

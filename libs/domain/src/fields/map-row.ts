@@ -28,6 +28,9 @@ export function planFields(fields: Record<string, FieldDefinition>, mapping: Map
   });
 }
 
+/** A field's cell of a source row, after the field's transformations (empty when the field is not mapped). */
+export const cellOf = (p: FieldPlan, row: string[]): string => p.transform(p.column >= 0 ? (row[p.column] ?? '') : '');
+
 export interface MappedRow {
   record: Record<string, string | number | boolean | null>;
   problems: { field: string; problem: CellProblem }[];
@@ -41,8 +44,7 @@ export function mapRow(row: string[], plan: FieldPlan[], typed: boolean): Mapped
   const record: MappedRow['record'] = {};
   const problems: MappedRow['problems'] = [];
   for (const p of plan) {
-    const raw = p.column >= 0 ? (row[p.column] ?? '') : '';
-    const value = p.transform(raw);
+    const value = cellOf(p, row);
     const checked = p.check(value);
     if (checked.problem) problems.push({ field: p.name, problem: checked.problem });
     record[p.name] = typed ? checked.value : value === '' ? null : value;

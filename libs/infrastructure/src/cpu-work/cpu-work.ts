@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { MessageChannel } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
@@ -7,8 +7,12 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
-  /** Hears progress (rows so far) while the task runs. */
-  onProgress?: (rows: number) => void;
+  /**
+   * Hears progress (rows so far) while the task runs. Calls run one after the other, and
+   * `run` settles only once the last has finished, so no progress is recorded after the
+   * task's outcome; a failed call is logged, not thrown (progress is informative).
+   */
+  onProgress?: (rows: number) => unknown;
   /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
   signal?: AbortSignal;
 }
@@ -23,6 +27,7 @@ export interface CpuTaskOptions {
 @Injectable()
 export class CpuWork implements OnModuleDestroy {
   private readonly pool: Piscina | null;
+  private readonly logger = new Logger(CpuWork.name);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -47,18 +52,37 @@ export class CpuWork implements OnModuleDestroy {
   }
 
   async run<N extends CpuTaskName>(name: N, input: CpuTaskInput<N>, options: CpuTaskOptions = {}): Promise<CpuTaskResult<N>> {
-    const onProgress = options.onProgress ?? (() => undefined);
+    let recorded: Promise<unknown> = Promise.resolve();
+    const onProgress = (rows: number) => {
+      const hear = options.onProgress;
+      if (hear)
+        recorded = recorded
+          .then(() => hear(rows))
+          .catch((err: Error) => this.logger.warn(`${name}: progress not recorded: ${err.message}`));
+    };
+    try {
+      return await this.execute(name, input, onProgress, options.signal);
+    } finally {
+      await recorded;
+    }
+  }
+
+  private async execute<N extends CpuTaskName>(
+    name: N,
+    input: CpuTaskInput<N>,
+    onProgress: (rows: number) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<CpuTaskResult<N>> {
     if (!this.pool) {
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
-      return task(input, { blobs: this.blobs, config: this.config }, onProgress, options.signal);
+      return task(input, { blobs: this.blobs, config: this.config }, onProgress, signal);
     }
     const { port1, port2 } = new MessageChannel();
-    port1.on('message', (rows: number) => onProgress(rows));
+    port1.on('message', onProgress);
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
-      const transferList = [port2] as unknown as Parameters<Piscina['run']>[1] extends { transferList?: infer T } ? T : never;
-      return (await this.pool.run(message, { transferList, signal: options.signal ?? null })) as CpuTaskResult<N>;
+      return (await this.pool.run(message, { transferList: [port2 as never], signal: signal ?? null })) as CpuTaskResult<N>;
     } finally {
       port1.close();
     }
