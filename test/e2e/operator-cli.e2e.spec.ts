@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
-import { RUN_PROJECTION } from '@app/processing';
+import { RUN_PROJECTION } from '@app/read-model';
 import { SecretCipher, SqliteReadModel } from '@app/read-model';
 import { rebuildReadModel, type RebuildProgress } from '../../apps/cli/src/operator/rebuild-read-model';
 import { formatHistory, runHistory } from '../../apps/cli/src/operator/run-history';

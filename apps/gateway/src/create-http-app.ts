@@ -4,8 +4,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/infrastructure';
+import { RunEventsServer } from '@app/run-event-transport';
 import { RunLinks } from '@app/run-links';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
 import { HttpEdge } from './http/http-edge';
@@ -57,12 +58,24 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
 
   const blobs = app.get<BlobStore>(BLOB_STORE);
   if (blobs instanceof LocalBlobStore) {
-    registerLocalFileRoutes(fastify, { config, signer: app.get<UrlSigner>(URL_SIGNER), blobs, commands: app.get(RunCommandHandler) });
+    registerLocalFileRoutes(fastify, {
+      config,
+      signer: app.get<UrlSigner>(URL_SIGNER),
+      blobs,
+      commandBus: app.get(CommandBus),
+      queryBus: app.get(QueryBus),
+    });
   }
 
   serveOpenApiDocuments(app, config);
 
+  // A hybrid application: the HTTP API plus the @EventPattern handlers of whichever worker
+  // modules the root imports (all of them in the one-process default), on the run-events
+  // transport. The handlers start once every module has initialised.
+  app.connectMicroservice({ strategy: app.get(RunEventsServer) }, { inheritAppConfig: true });
   app.enableShutdownHooks();
+  await app.init();
+  await app.startAllMicroservices();
   return app;
 }
 

@@ -3,7 +3,8 @@ import { BLOB_KEYS, BLOB_STORE, BUCKET_NOTIFICATIONS, type BlobStore, type Bucke
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, STAGES, runError } from '@app/domain';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 
 const BATCH = 100;
 /** Uploads started just before the window closed may finish a little after it. */
@@ -31,7 +32,8 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
-    private readonly commands: RunCommandHandler,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     @Optional() @Inject(BUCKET_NOTIFICATIONS) private readonly source: BucketNotifications | null = null,
   ) {}
 
@@ -86,7 +88,7 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
   }
 
   private async check(runId: string): Promise<void> {
-    const { state } = await this.commands.load(runId);
+    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state || state.status !== 'awaiting_upload' || state.source_uploaded) return;
     const stat = await this.blobs.stat(state.source_key);
     if (!stat) return;
@@ -99,19 +101,21 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     const at = new Date().toISOString();
     if (stat.size > this.config.maxUploadBytes) {
       await this.blobs.delete(state.source_key);
-      await this.commands.execute(
-        runId,
-        {
-          type: 'FailRun',
-          at,
-          error: runError('fileTooLarge', STAGES.ingestion, {
-            message: `The uploaded file has ${stat.size} bytes; at most ${this.config.maxUploadBytes} are allowed.`,
-          }),
-        },
-        context,
+      await this.commandBus.execute(
+        new ApplyRunCommand(
+          runId,
+          {
+            type: 'FailRun',
+            at,
+            error: runError('fileTooLarge', STAGES.ingestion, {
+              message: `The uploaded file has ${stat.size} bytes; at most ${this.config.maxUploadBytes} are allowed.`,
+            }),
+          },
+          context,
+        ),
       );
       return;
     }
-    await this.commands.execute(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context);
+    await this.commandBus.execute(new ApplyRunCommand(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context));
   }
 }

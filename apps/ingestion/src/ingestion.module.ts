@@ -1,10 +1,9 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AiProviders } from '@app/ai-providers';
 import { BUCKET_NOTIFICATIONS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { ConsumerRegistry } from '@app/processing';
 import { BucketUploadWatcher } from './bucket-upload.watcher';
-import { IngestionConsumer } from './ingestion.consumer';
+import { IngestionHandlers } from './ingestion.handlers';
 import { RecordSource } from './record-source';
 import { RunSweeper } from './run-sweeper';
 import { StructuredFileReader } from './structured-file.reader';
@@ -28,14 +27,7 @@ const bucketNotifications = {
 };
 
 @Module({
-  providers: [IngestionConsumer, StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, RunSweeper, bucketNotifications],
+  controllers: [IngestionHandlers],
+  providers: [StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, RunSweeper, bucketNotifications],
 })
-export class IngestionModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ConsumerRegistry,
-    private readonly consumer: IngestionConsumer,
-  ) {}
-  onModuleInit(): void {
-    this.registry.register(this.consumer);
-  }
-}
+export class IngestionModule {}

@@ -3,7 +3,8 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, filesPurgeDue, isUploadOverdue, runFileKeys } from '@app/domain';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
 
 const BATCH = 100;
@@ -34,7 +35,8 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
-    private readonly commands: RunCommandHandler,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -89,29 +91,33 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async expireUpload(runId: string, now: Date): Promise<void> {
-    const { state } = await this.commands.load(runId);
+    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state || !isUploadOverdue(state, now)) return;
     // A file already in storage arrived in time and is about to be recorded (the upload route
     // between its write and CompleteUpload, or the bucket watcher's next look): leave it to them,
     // within the watcher's grace for uploads that finish just after the window.
     if ((await this.blobs.stat(state.source_key)) && now.getTime() < Date.parse(state.upload_expires_at!) + LATE_UPLOAD_GRACE_MS) return;
-    await this.commands.execute(
-      runId,
-      { type: 'ExpireUpload', at: now.toISOString() },
-      { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `upload-expired/${runId}` },
+    await this.commandBus.execute(
+      new ApplyRunCommand(
+        runId,
+        { type: 'ExpireUpload', at: now.toISOString() },
+        { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `upload-expired/${runId}` },
+      ),
     );
   }
 
   private async purgeFiles(runId: string, now: Date): Promise<void> {
-    const { state } = await this.commands.load(runId);
+    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state) return;
     const due = filesPurgeDue(state, this.config.outputRetentionSeconds);
     if (!due || Date.parse(due.due_at) > now.getTime()) return;
     for (const key of runFileKeys(state)) await this.blobs.delete(key);
-    await this.commands.execute(
-      runId,
-      { type: 'PurgeFiles', retention_seconds: this.config.outputRetentionSeconds, at: now.toISOString() },
-      { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `files-purged/${runId}` },
+    await this.commandBus.execute(
+      new ApplyRunCommand(
+        runId,
+        { type: 'PurgeFiles', retention_seconds: this.config.outputRetentionSeconds, at: now.toISOString() },
+        { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `files-purged/${runId}` },
+      ),
     );
     this.logger.log(`Run ${runId}: files deleted (${due.reason})`);
   }

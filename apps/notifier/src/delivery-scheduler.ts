@@ -4,7 +4,8 @@ import type { WebhookEventName } from '@app/contracts';
 import { CommandRefused, nextAttemptAt, type RunState } from '@app/domain';
 import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { webhookPayload } from './webhook-payload';
 import { WebhookSender } from './webhook-sender';
 
@@ -27,7 +28,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(DIRECTORY) private readonly directory: Directory,
-    private readonly commands: RunCommandHandler,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     private readonly links: RunLinks,
     private readonly sender: WebhookSender,
   ) {}
@@ -67,7 +69,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
 
   private async attemptDue(runId: string): Promise<void> {
     // The stream, not the projection, says what is still owed.
-    const { state } = await this.commands.load(runId);
+    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state) return;
     for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [
       WebhookEventName,
@@ -100,27 +102,29 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     if (!result.delivered)
       this.logger.warn(`Run ${run.id}: ${event} attempt ${attempt} failed: ${result.error}${next ? '' : ' (giving up)'}`);
     try {
-      await this.commands.execute(
-        run.id,
-        {
-          type: 'RecordWebhookAttempt',
-          attempt: {
-            delivery_id: deliveryId,
-            event,
-            attempt,
-            outcome: result.delivered ? 'delivered' : 'failed',
-            status_code: result.statusCode,
-            error: result.error,
-            attempted_at: at.toISOString(),
-            next_attempt_at: next?.toISOString() ?? null,
+      await this.commandBus.execute(
+        new ApplyRunCommand(
+          run.id,
+          {
+            type: 'RecordWebhookAttempt',
+            attempt: {
+              delivery_id: deliveryId,
+              event,
+              attempt,
+              outcome: result.delivered ? 'delivered' : 'failed',
+              status_code: result.statusCode,
+              error: result.error,
+              attempted_at: at.toISOString(),
+              next_attempt_at: next?.toISOString() ?? null,
+            },
           },
-        },
-        {
-          organizationId: run.organization_id,
-          correlationId: run.id,
-          causationId: deliveryId,
-          idempotencyKey: `${deliveryId}/attempt-${attempt}`,
-        },
+          {
+            organizationId: run.organization_id,
+            correlationId: run.id,
+            causationId: deliveryId,
+            idempotencyKey: `${deliveryId}/attempt-${attempt}`,
+          },
+        ),
       );
     } catch (err) {
       // Another notifier recorded this attempt first: nothing is lost.

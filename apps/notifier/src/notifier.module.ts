@@ -1,18 +1,9 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
-import { ConsumerRegistry } from '@app/processing';
+import { Module } from '@nestjs/common';
 import { RunLinks } from '@app/run-links';
 import { DeliveryScheduler } from './delivery-scheduler';
-import { NotifierConsumer } from './notifier.consumer';
+import { NotifierHandlers } from './notifier.handlers';
 import { WebhookSender } from './webhook-sender';
 
-/** Webhooks: the consumer records what is owed; the scheduler delivers it (docs/webhooks.md). */
-@Module({ providers: [NotifierConsumer, DeliveryScheduler, WebhookSender, RunLinks] })
-export class NotifierModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ConsumerRegistry,
-    private readonly consumer: NotifierConsumer,
-  ) {}
-  onModuleInit(): void {
-    this.registry.register(this.consumer);
-  }
-}
+/** Webhooks: the handlers record what is owed; the scheduler delivers it (docs/webhooks.md). */
+@Module({ controllers: [NotifierHandlers], providers: [DeliveryScheduler, WebhookSender, RunLinks] })
+export class NotifierModule {}

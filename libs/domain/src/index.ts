@@ -1,6 +1,7 @@
 export * from './errors/domain-error';
 export * from './errors/run-error-codes';
 export * from './run/run-state';
+export * from './run/run-phase';
 export * from './run/commands';
 export * from './run/evolve';
 export * from './run/decide';

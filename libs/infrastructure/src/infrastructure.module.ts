@@ -1,16 +1,18 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { BLOB_STORE, UrlSigner } from '@app/blob-storage';
-import { MESSAGE_BUS } from '@app/bus';
+import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
-import { CHECKPOINT_STORE, EVENT_STORE, type EventStore, SqliteCheckpointStore } from '@app/event-store';
-import { ConsumerRegistry, ProjectionWaiter } from '@app/processing';
-import { DIRECTORY, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
+import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore, SqliteCheckpointStore } from '@app/event-store';
+import { CommandBus, CqrsModule, QueryBus } from '@nestjs/cqrs';
+import { DIRECTORY, ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
-import { RunCommandHandler } from '@app/runs';
+import { RunCommandsModule } from '@app/run-commands';
+import { RunEventsServer } from '@app/run-event-transport';
+import { AdapterLifetime } from './adapter-lifetime';
 import { openBlobStore, openBus, openEventStore, openReadModel } from './adapters';
 import { CpuWork } from './cpu-work/cpu-work';
-import { PipelineRuntime } from './pipeline-runtime';
+import { createRunEventsServer } from './run-event-wiring';
 import { URL_SIGNER } from './tokens';
 
 /**
@@ -26,6 +28,8 @@ export class InfrastructureModule {
     const readModel = { provide: 'READ_MODEL', useFactory: openReadModel, inject: [APP_CONFIG] };
     return {
       module: InfrastructureModule,
+      // Commands and queries of runs go through @nestjs/cqrs's buses (libs/run-commands).
+      imports: [CqrsModule.forRoot(), RunCommandsModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: EVENT_STORE, useFactory: (c: AppConfig) => openEventStore(c), inject: [APP_CONFIG] },
@@ -47,10 +51,21 @@ export class InfrastructureModule {
           useFactory: (c: AppConfig, s: UrlSigner) => openBlobStore(c, s),
           inject: [APP_CONFIG, URL_SIGNER],
         },
-        { provide: RunCommandHandler, useFactory: (s: EventStore) => new RunCommandHandler(s), inject: [EVENT_STORE] },
         { provide: ProjectionWaiter, useFactory: (rm: RunReadModel) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },
-        ConsumerRegistry,
-        PipelineRuntime,
+        {
+          // The transport of every worker's @EventPattern handlers (connected in main.ts / createHttpApp).
+          provide: RunEventsServer,
+          useFactory: (
+            bus: MessageBus,
+            store: EventStore,
+            checkpoints: CheckpointStore,
+            readModel: RunReadModel,
+            c: CommandBus,
+            q: QueryBus,
+          ) => createRunEventsServer({ bus, store, checkpoints, readModel, commandBus: c, queryBus: q }),
+          inject: [MESSAGE_BUS, EVENT_STORE, CHECKPOINT_STORE, RUN_READ_MODEL, CommandBus, QueryBus],
+        },
+        AdapterLifetime,
         CpuWork,
       ],
       exports: [
@@ -62,9 +77,8 @@ export class InfrastructureModule {
         DIRECTORY,
         URL_SIGNER,
         BLOB_STORE,
-        RunCommandHandler,
         ProjectionWaiter,
-        ConsumerRegistry,
+        RunEventsServer,
         CpuWork,
       ],
     };

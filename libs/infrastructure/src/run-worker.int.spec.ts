@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { createServer } from 'node:net';
+import { InProcessBus } from '@app/bus';
+import { RunEventsServer } from '@app/run-event-transport';
 import { runWorker } from './run-worker';
 
 const freePort = () =>
@@ -10,7 +12,16 @@ const freePort = () =>
     });
   });
 
-@Module({})
+/** A worker with no handlers: its transport subscribes to nothing. */
+@Module({
+  providers: [
+    {
+      provide: RunEventsServer,
+      useFactory: () =>
+        new RunEventsServer(new InProcessBus(), { load: async () => 0, save: async () => undefined }, null as never, null as never),
+    },
+  ],
+})
 class EmptyWorker {}
 
 describe('runWorker health probes', () => {

@@ -1,16 +1,25 @@
 import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { AsyncMicroserviceOptions, MicroserviceOptions } from '@nestjs/microservices';
 import { createServer } from 'node:http';
+import { RunEventsServer } from '@app/run-event-transport';
 
 /**
- * Starts a worker app (no HTTP API) as its own process, stopping cleanly on SIGTERM/SIGINT.
+ * Starts a worker app (no HTTP API) as its own process: a Nest microservice whose
+ * `@EventPattern` handlers run on the run-events transport (RunEventsServer, over the
+ * MessageBus port), stopping cleanly on SIGTERM/SIGINT.
  * With HEALTH_PORT set, it also answers probes: GET /healthz (the process and its event
  * loop answer) and GET /readyz (bootstrap finished: adapters connected, consumers subscribed).
  */
 export async function runWorker(module: Type<unknown>, name: string): Promise<{ close(): Promise<void> }> {
   const logger = new Logger(name);
-  const app = await NestFactory.createApplicationContext(module, { bufferLogs: false });
+  const transport: AsyncMicroserviceOptions = {
+    useFactory: (server: RunEventsServer): MicroserviceOptions => ({ strategy: server }),
+    inject: [RunEventsServer],
+  };
+  const app = await NestFactory.createMicroservice(module, { ...transport, bufferLogs: false });
   app.enableShutdownHooks();
+  await app.listen();
   const port = process.env.HEALTH_PORT ? Number(process.env.HEALTH_PORT) : null;
   let server: ReturnType<typeof createServer> | null = null;
   if (port) {

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { runIdOfStream, runStreamId } from '@app/contracts';
 import type { EventStore } from '@app/event-store';
-import { RUN_PROJECTION } from '@app/processing';
+import { RUN_PROJECTION } from '@app/read-model';
 import type { RunReadModel } from '@app/read-model';
-import { foldRun } from '@app/runs';
+import { foldRun } from '@app/run-commands';
 
 export interface RebuildProgress {
   start(total: number, label: string): void;

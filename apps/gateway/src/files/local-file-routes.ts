@@ -10,7 +10,8 @@ import {
 } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { CommandRefused } from '@app/domain';
-import type { RunCommandHandler } from '@app/runs';
+import type { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { authFailureThrottle } from '../http/auth-throttle';
 import { outputRetentionEnded } from './output-retention';
 
@@ -18,7 +19,8 @@ interface Deps {
   config: AppConfig;
   signer: UrlSigner;
   blobs: BlobStore;
-  commands: RunCommandHandler;
+  commandBus: CommandBus;
+  queryBus: QueryBus;
 }
 
 const envelope = (reply: FastifyReply, request: FastifyRequest, status: number, code: string, type: string, message: string) =>
@@ -68,7 +70,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const key = await authorize(request, reply, 'PUT');
       if (!key) return reply;
       const runId = BLOB_KEYS.runIdOfSource(key);
-      const run = runId ? (await deps.commands.load(runId)).state : null;
+      const run = runId ? (await deps.queryBus.execute(new LoadRunQuery(runId))).state : null;
       if (!run || run.status !== 'awaiting_upload') {
         request.raw.resume();
         return envelope(reply, request, 409, 'upload_not_expected', 'conflict', 'This run is not waiting for an upload.');
@@ -103,14 +105,16 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         throw err;
       }
       try {
-        await deps.commands.execute(
-          runId!,
-          { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
-          {
-            organizationId: run.organization_id,
-            correlationId: String(request.id),
-            causationId: String(request.id),
-          },
+        await deps.commandBus.execute(
+          new ApplyRunCommand(
+            runId!,
+            { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
+            {
+              organizationId: run.organization_id,
+              correlationId: String(request.id),
+              causationId: String(request.id),
+            },
+          ),
         );
       } catch (err) {
         if (err instanceof CommandRefused) return envelope(reply, request, 409, err.code, 'conflict', err.message);

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { effectiveReviewState, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
-import { ProjectionWaiter } from '@app/processing';
+import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { ApiError } from '../http/api-error';
 import { RunLinks } from '@app/run-links';
 import { supportedLocale } from './review-web';
@@ -37,14 +38,15 @@ export interface ReviewView {
 export class ReviewService {
   constructor(
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
-    private readonly commands: RunCommandHandler,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     private readonly waiter: ProjectionWaiter,
     private readonly links: RunLinks,
   ) {}
 
   async authorize(runId: string, signature: unknown): Promise<RunState> {
     if (!this.links.isValidReviewSignature(runId, signature)) throw ApiError.forbidden('invalid_signature', 'This review link is invalid.');
-    const run = (await this.readModel.getRun(runId)) ?? (await this.commands.load(runId)).state;
+    const run = (await this.readModel.getRun(runId)) ?? (await this.queryBus.execute(new LoadRunQuery(runId))).state;
     if (!run) throw ApiError.forbidden('invalid_signature', 'This review link is invalid.');
     return run;
   }
@@ -119,11 +121,13 @@ export class ReviewService {
   }
 
   async act(run: RunState, command: RunCommand, requestId: string) {
-    const result = await this.commands.execute(run.id, command, {
-      organizationId: run.organization_id,
-      correlationId: requestId,
-      causationId: requestId,
-    });
+    const result = await this.commandBus.execute(
+      new ApplyRunCommand(run.id, command, {
+        organizationId: run.organization_id,
+        correlationId: requestId,
+        causationId: requestId,
+      }),
+    );
     await this.waiter.waitFor(run.id, result.revision);
     return this.view(result.state);
   }

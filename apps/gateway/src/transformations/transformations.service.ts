@@ -5,9 +5,10 @@ import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { InputSource, RunCreated } from '@app/contracts';
 import { supportedLocale, type RunState } from '@app/domain';
-import { ProjectionWaiter } from '@app/processing';
+import { ProjectionWaiter } from '@app/read-model';
 import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel, type SchemaRecord } from '@app/read-model';
-import { RunCommandHandler } from '@app/runs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { ApiError } from '../http/api-error';
 import type { Caller } from '../http/auth.guard';
 import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
@@ -36,7 +37,8 @@ export class TransformationsService {
     @Inject(DIRECTORY) private readonly directory: Directory,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
-    private readonly commands: RunCommandHandler,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     private readonly waiter: ProjectionWaiter,
     private readonly presenter: RunPresenter,
   ) {
@@ -76,7 +78,7 @@ export class TransformationsService {
    */
   private async earlierRun(caller: Caller, runId: string, resumed: boolean): Promise<RunState | null> {
     if (!resumed) return null;
-    const run = (await this.readModel.getRun(runId)) ?? (await this.commands.load(runId)).state;
+    const run = (await this.readModel.getRun(runId)) ?? (await this.queryBus.execute(new LoadRunQuery(runId))).state;
     return run && run.organization_id === caller.organizationId ? run : null;
   }
 
@@ -181,20 +183,22 @@ export class TransformationsService {
 
   /** The run of the caller's organization, from the read model or, if not projected yet, from its stream. */
   private async findRun(caller: Caller, runId: string): Promise<RunState> {
-    const run = (await this.readModel.getRun(runId)) ?? (await this.commands.load(runId)).state;
+    const run = (await this.readModel.getRun(runId)) ?? (await this.queryBus.execute(new LoadRunQuery(runId))).state;
     if (!run || run.organization_id !== caller.organizationId) throw ApiError.notFound('transformation run');
     return run;
   }
 
   private async create(caller: Caller, requestId: string, data: RunCreated): Promise<RunState> {
-    const result = await this.commands.execute(
-      data.run_id,
-      { type: 'CreateRun', data },
-      {
-        organizationId: caller.organizationId,
-        correlationId: requestId,
-        causationId: requestId,
-      },
+    const result = await this.commandBus.execute(
+      new ApplyRunCommand(
+        data.run_id,
+        { type: 'CreateRun', data },
+        {
+          organizationId: caller.organizationId,
+          correlationId: requestId,
+          causationId: requestId,
+        },
+      ),
     );
     // Read-your-writes: the 201 is sent once a GET of the run would find it.
     await this.waiter.waitFor(data.run_id, result.revision);

@@ -3,6 +3,7 @@ import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import type { RunCommand } from './commands';
+import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isReviewExpired, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
 
 const refuse = (code: string, message: string): never => {
@@ -57,19 +58,19 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       return [{ type: 'ExtractionStarted', data: { started_at: command.at } }];
 
     case 'RecordIngestionProgress':
-      if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows !== null)
+      if (runPhase(run) !== 'ingesting' || run.status !== 'processing')
         refuse('ingestion_not_running', 'The source is not being ingested.');
       return [{ type: 'IngestionProgressed', data: { processed_rows: command.processed_rows } }];
 
     case 'RecordParse':
-      if (run.status !== 'processing' || run.stage !== 'review') refuse('ingestion_not_running', 'The source is not being ingested.');
-      if (run.total_rows !== null) refuse('source_already_parsed', 'The source was already parsed.');
+      if (run.total_rows !== null && run.status === 'processing') refuse('source_already_parsed', 'The source was already parsed.');
+      if (runPhase(run) !== 'ingesting' || run.status !== 'processing')
+        refuse('ingestion_not_running', 'The source is not being ingested.');
       return [{ type: 'SourceParsed', data: command.parse }];
 
     case 'PrepareReview':
-      if (run.status !== 'processing' || run.stage !== 'review' || run.total_rows === null)
+      if (runPhase(run) !== 'preparing_review')
         refuse('review_not_preparable', 'The review can be prepared only after the source was parsed.');
-      if (run.review_state !== null) refuse('review_already_prepared', 'The review was already prepared.');
       return [
         {
           type: 'ReviewPrepared',
@@ -98,15 +99,15 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       return [{ type: 'ReviewCanceled', data: { canceled_at: command.at } }];
 
     case 'StartOutput':
-      if (run.stage !== 'final' || run.status !== 'queued') refuse('output_not_queued', 'The final output is not queued.');
+      if (runPhase(run) !== 'producing_output' || run.status !== 'queued') refuse('output_not_queued', 'The final output is not queued.');
       return [{ type: 'OutputStarted', data: { started_at: command.at } }];
 
     case 'RecordOutputProgress':
-      if (run.stage !== 'final' || run.status !== 'processing') refuse('output_not_running', 'The final output is not being produced.');
+      if (!isWritingOutput(run)) refuse('output_not_running', 'The final output is not being produced.');
       return [{ type: 'OutputProgressed', data: { processed_rows: command.processed_rows } }];
 
     case 'CompleteOutput':
-      if (run.stage !== 'final' || run.status !== 'processing') refuse('output_not_running', 'The final output is not being produced.');
+      if (!isWritingOutput(run)) refuse('output_not_running', 'The final output is not being produced.');
       return [{ type: 'OutputProduced', data: command.output }];
 
     case 'ScheduleWebhook':

@@ -1,4 +1,4 @@
-import type { RunReadModel } from '@app/read-model';
+import type { RunReadModel } from './read-model.port';
 
 export const RUN_PROJECTION = 'runs';
 

@@ -1,14 +1,13 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { Ctx, EventPattern } from '@nestjs/microservices';
 import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWithProvider } from '@app/ai-providers';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { runIdOfStream, type MappingRule, type ReviewNotice, type StoredEvent } from '@app/contracts';
-import { CHECKPOINT_STORE, type CheckpointStore } from '@app/event-store';
-import { mergeSuggestions, suggestMapping, type RunState } from '@app/domain';
-import { CheckpointedConsumer, contextFromEvent } from '@app/processing';
+import type { MappingRule, ReviewNotice } from '@app/contracts';
+import { mergeSuggestions, runPhase, suggestMapping, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/read-model';
+import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 import { readSampleRows } from '@app/run-source';
-import { RunCommandHandler } from '@app/runs';
 
 interface Suggestion {
   mapping: MappingRule;
@@ -22,32 +21,25 @@ interface Suggestion {
  * heuristic alone) and the review deadline. A failed or unusable suggestion is a
  * recoverable review issue: the review opens with the heuristic and a notice.
  */
-@Injectable()
-export class MappingConsumer extends CheckpointedConsumer {
-  readonly group = 'mapping';
-  private readonly logger = new Logger(MappingConsumer.name);
+@Controller()
+export class MappingHandlers {
+  private readonly logger = new Logger(MappingHandlers.name);
 
   constructor(
-    @Inject(CHECKPOINT_STORE) checkpoints: CheckpointStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly providers: AiProviders,
-    private readonly commands: RunCommandHandler,
-  ) {
-    super(checkpoints);
-  }
+  ) {}
 
-  protected async process(event: StoredEvent): Promise<void> {
-    const runId = runIdOfStream(event.stream_id);
-    if (!runId || event.type !== 'SourceParsed') return;
-    const { state } = await this.commands.load(runId);
-    if (!state || state.review_state !== null || state.status !== 'processing' || state.total_rows === null) return;
-    const suggestion = await this.suggest(state);
+  @EventPattern('SourceParsed', { consumer: 'mapping' })
+  async onSourceParsed(@Ctx() { step }: RunEventContext): Promise<StepCommand | undefined> {
+    const run = await step.run();
+    if (!run || runPhase(run) !== 'preparing_review') return;
+    const suggestion = await this.suggest(run);
     const now = new Date();
-    await this.commands.execute(
-      runId,
-      {
+    return {
+      command: {
         type: 'PrepareReview',
         mapping_rule: suggestion.mapping,
         mapping_origin: suggestion.origin,
@@ -55,8 +47,8 @@ export class MappingConsumer extends CheckpointedConsumer {
         review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
         at: now.toISOString(),
       },
-      contextFromEvent(event, 'review-prepared'),
-    );
+      step: 'review-prepared',
+    };
   }
 
   private async suggest(run: RunState): Promise<Suggestion> {

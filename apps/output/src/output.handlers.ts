@@ -1,0 +1,66 @@
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { Ctx, EventPattern } from '@nestjs/microservices';
+import { BLOB_KEYS } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { STAGES, runError, runPhase, type RunState } from '@app/domain';
+import { CpuWork } from '@app/infrastructure';
+import { type RunEventContext, type RunStep, throttle } from '@app/run-event-transport';
+import type { OutputWritten } from '@app/run-source';
+
+/**
+ * After approval: streams the source again through the approved mapping, the field
+ * transformations and the type checks, and writes the json/csv artifact, in a worker
+ * thread (run-source's writeRunOutput). The blob is written atomically, so a crash
+ * mid-write leaves no partial output; the redelivered approval then produces it again
+ * from the start.
+ */
+@Controller()
+export class OutputHandlers {
+  private readonly logger = new Logger(OutputHandlers.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cpu: CpuWork,
+  ) {}
+
+  @EventPattern('ReviewApproved', { consumer: 'output' })
+  async onReviewApproved(@Ctx() { step }: RunEventContext): Promise<void> {
+    let run = await step.run();
+    if (!run || runPhase(run) !== 'producing_output') return;
+    if (run.status === 'queued')
+      run = await step.apply({ command: { type: 'StartOutput', at: new Date().toISOString() }, step: 'output-started' });
+    // Already 'processing' here means an earlier attempt died mid-way: produce the output again.
+    await this.produce(step, run);
+  }
+
+  private async produce(step: RunStep, run: RunState): Promise<void> {
+    const key = BLOB_KEYS.output(run.id, run.output_format);
+    const progress = throttle(1000);
+    // CpuWork records progress in order and settles after the last, so none lands after the outcome.
+    const record = (rows: number) =>
+      progress(() => step.apply({ command: { type: 'RecordOutputProgress', processed_rows: rows }, step: `progress/${rows}` }));
+    let written: OutputWritten;
+    try {
+      written = await this.cpu.run('writeRunOutput', { run, key }, { onProgress: record });
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: output failed: ${(err as Error).message}`);
+      await step.fail(runError('storageFailed', STAGES.finalProcessing));
+      return;
+    }
+    const now = new Date();
+    await step.apply({
+      command: {
+        type: 'CompleteOutput',
+        output: {
+          output_key: key,
+          output_format: run.output_format,
+          rows_written: written.rows,
+          rows_with_problems: written.rowsWithProblems,
+          file_retention_until: new Date(now.getTime() + this.config.outputRetentionSeconds * 1000).toISOString(),
+          completed_at: now.toISOString(),
+        },
+      },
+      step: 'output-produced',
+    });
+  }
+}

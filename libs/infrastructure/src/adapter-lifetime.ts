@@ -1,0 +1,27 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
+import { RUN_READ_MODEL } from '@app/read-model';
+
+type Closeable = { close?: () => Promise<void> };
+
+/**
+ * Closes the adapters when the process stops. Nest closes the run-events transport
+ * (feeding and consuming) before the shutdown hooks run, so nothing uses them by then.
+ */
+@Injectable()
+export class AdapterLifetime implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CHECKPOINT_STORE) private readonly checkpoints: CheckpointStore,
+    @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.bus.close();
+    await this.store.close();
+    await (this.checkpoints as Closeable).close?.();
+    await this.readModel.close?.();
+  }
+}

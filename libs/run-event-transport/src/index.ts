@@ -1,0 +1,5 @@
+export * from './consumer-checkpoints';
+export * from './throttle';
+export * from './run-step';
+export * from './run-event.context';
+export * from './run-events.server';
