@@ -1,0 +1,49 @@
+import { AiProviders } from '@app/ai-providers';
+import { BLOB_STORE } from '@app/blob-storage';
+import { APP_CONFIG } from '@app/config';
+import { HISTORY } from '@app/domain/testing/run-history.fixtures';
+import { DIRECTORY } from '@app/read-model';
+import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
+import { MappingHandlers } from './mapping.handlers';
+
+describe('MappingHandlers (given / when / then)', () => {
+  let bed: RunEventTestBed;
+  beforeEach(async () => {
+    bed = await RunEventTestBed.create({
+      controllers: [MappingHandlers],
+      providers: [
+        { provide: APP_CONFIG, useValue: { reviewTtlSeconds: 3600 } },
+        // Runs without a provider use none of these: any call would throw (no methods).
+        { provide: BLOB_STORE, useValue: {} },
+        { provide: DIRECTORY, useValue: {} },
+        { provide: AiProviders, useValue: {} },
+      ],
+    });
+  });
+
+  it('given a parsed run, when SourceParsed arrives, then the review is prepared with the heuristic mapping and a deadline', async () => {
+    const stream = await bed.given('r1', HISTORY.parsed);
+    const before = Date.now();
+    await bed.when('mapping', stream[2]);
+    const [prepared, ...rest] = await bed.decidedAfter('r1', 2);
+    expect(rest).toEqual([]);
+    expect(prepared).toEqual({
+      type: 'ReviewPrepared',
+      data: {
+        mapping_rule: { email: 'E-mail', name: 'Full name' },
+        mapping_origin: 'heuristic',
+        review_expires_at: expect.any(String),
+        prepared_at: expect.any(String),
+      },
+    });
+    const data = prepared.data as { review_expires_at: string; prepared_at: string };
+    expect(Date.parse(data.review_expires_at) - Date.parse(data.prepared_at)).toBe(3600 * 1000);
+    expect(Date.parse(data.prepared_at)).toBeGreaterThanOrEqual(before - 1);
+  });
+
+  it('when SourceParsed is delivered again after the review was prepared, then nothing more is appended', async () => {
+    const stream = await bed.given('r1', HISTORY.reviewActive);
+    await bed.when('mapping', stream[2]);
+    expect(await bed.decidedAfter('r1', 3)).toEqual([]);
+  });
+});

@@ -1,0 +1,49 @@
+import type { RunState } from '@app/domain';
+import { HISTORY } from '@app/domain/testing/run-history.fixtures';
+import { RUN_READ_MODEL } from '@app/read-model';
+import { foldRun } from '@app/run-commands';
+import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
+import { ProjectorHandlers } from './projector.handlers';
+
+/** The read model's run documents and checkpoints, in memory. */
+class MemoryRunDocuments {
+  readonly runs = new Map<string, RunState>();
+  readonly checkpoints = new Map<string, number>();
+  writes = 0;
+  async getRun(id: string) {
+    return this.runs.get(id) ?? null;
+  }
+  async saveRun(run: RunState, checkpoint: { name: string; position: number }) {
+    this.writes++;
+    this.runs.set(run.id, run);
+    this.checkpoints.set(checkpoint.name, Math.max(this.checkpoints.get(checkpoint.name) ?? 0, checkpoint.position));
+  }
+}
+
+describe('ProjectorHandlers (given / when / then)', () => {
+  let bed: RunEventTestBed;
+  let docs: MemoryRunDocuments;
+  beforeEach(async () => {
+    docs = new MemoryRunDocuments();
+    bed = await RunEventTestBed.create({ controllers: [ProjectorHandlers], providers: [{ provide: RUN_READ_MODEL, useValue: docs }] });
+  });
+
+  it("folds each event into the run's document, with the projection checkpoint written alongside", async () => {
+    const stream = await bed.given('r1', HISTORY.completedFinal);
+    for (const e of stream) await bed.when('projector', e, '2');
+    expect(docs.runs.get('r1')).toEqual(foldRun(stream));
+    expect(docs.runs.get('r1')!.revision).toBe(6);
+    expect(Object.fromEntries(docs.checkpoints)).toEqual({ 'runs@2': stream[6].position });
+  });
+
+  it('a replayed event changes nothing; a gap is filled by folding the stream up to the event', async () => {
+    const stream = await bed.given('r1', HISTORY.reviewActive);
+    await bed.when('projector', stream[0]);
+    await bed.when('projector', stream[3]); // revisions 1 and 2 never arrived here
+    expect(docs.runs.get('r1')).toEqual(foldRun(stream));
+    const writes = docs.writes;
+    await bed.when('projector', { ...stream[2], position: stream[3].position + 10 }); // an old revision, redelivered later
+    expect(docs.writes).toBe(writes);
+    expect(docs.runs.get('r1')).toEqual(foldRun(stream));
+  });
+});
