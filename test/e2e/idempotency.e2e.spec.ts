@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { DIRECTORY, type Directory, type IdempotencyRecord } from '@app/read-model';
+import { DIRECTORY, type Directory, type IdempotencyRecord } from '@app/directory';
 import { idempotencyRequestHash } from '../../apps/gateway/src/transformations/idempotency';
 import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
 

@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { load as loadYaml } from 'js-yaml';
 import { randomUUID } from 'node:crypto';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { idempotencyRequestHash } from '../../apps/gateway/src/transformations/idempotency';
 import { openApiConformance, type OpenApiConformance } from '../support/openapi-conformance';
 import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, type Service } from '../support/service-harness';

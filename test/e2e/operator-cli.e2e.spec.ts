@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
 import { RUN_PROJECTION } from '@app/read-model';
-import { SecretCipher, SqliteReadModel } from '@app/read-model';
+import { SqliteReadModel } from '@app/read-model';
 import { rebuildReadModel, type RebuildProgress } from '../../apps/cli/src/operator/rebuild-read-model';
 import { formatHistory, runHistory } from '../../apps/cli/src/operator/run-history';
 import { reviewApi, setupOrganization, startService, upload, waitForRun, call } from '../support/service-harness';
@@ -35,7 +35,7 @@ describe('operator tools: run history and read-model rebuild', () => {
     }
     await svc.stop();
     store = new SqliteEventStore(join(dataDir, 'events.sqlite'), 1000);
-    readModel = new SqliteReadModel(join(dataDir, 'read-model.sqlite'), new SecretCipher(svc.config.secrets));
+    readModel = new SqliteReadModel(join(dataDir, 'read-model.sqlite'));
   });
   afterAll(async () => {
     await store?.close();

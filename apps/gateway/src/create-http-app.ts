@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { URL_SIGNER } from '@app/infrastructure';
+import { URL_SIGNER } from '@app/blob-storage';
 import { RunEventsServer } from '@app/run-event-transport';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { InfrastructureModule } from '@app/infrastructure';
+import { InfrastructureModule } from '@app/composition-root';
 import { createHttpApp, failedToStart, listen } from './create-http-app';
 import { GatewayModule } from './gateway.module';
 

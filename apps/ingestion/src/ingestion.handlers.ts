@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { STAGES, runError, runPhase, type RunState } from '@app/domain';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import type { IngestionOutcome } from '@app/run-source';
 import { type RunEventContext, type RunStep, throttle } from '@app/run-event-transport';
 import { RecordSource } from './record-source';

@@ -1,6 +1,6 @@
 import type { RunState } from '@app/domain';
 import { HISTORY, parsed, rawParsed } from '@app/domain/testing/run-history.fixtures';
-import { DIRECTORY } from '@app/read-model';
+import { DIRECTORY } from '@app/directory';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { IngestionHandlers } from './ingestion.handlers';
 import { RecordSource } from './record-source';

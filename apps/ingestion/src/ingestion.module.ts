@@ -15,7 +15,7 @@ const bucketNotifications = {
     if (c.blobStore.kind !== 's3' || c.bus.kind !== 'kafka' || !c.bus.bucketEventsTopic) return null;
     // Loaded only when configured: embedded mode never loads kafkajs (libs/infrastructure/src/adapters.ts).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const kafka = require('@app/bus/kafka/kafka-bucket-notifications') as typeof import('@app/bus/kafka/kafka-bucket-notifications');
+    const kafka = require('./kafka-bucket-notifications') as typeof import('./kafka-bucket-notifications');
     return new kafka.KafkaBucketNotifications({
       brokers: c.bus.brokers,
       clientId: c.bus.clientId,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { InfrastructureModule, runWorker } from '@app/infrastructure';
+import { InfrastructureModule, runWorker } from '@app/composition-root';
 import { IngestionModule } from './ingestion.module';
 
 @Module({ imports: [InfrastructureModule.forRoot(), IngestionModule] })

@@ -4,7 +4,7 @@ import { AiProviders, ProviderCallFailed, extractRows, type ExtractionInput } fr
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, imageMediaTypeOf, imageMatchesExtension, runError, syntheticRows, type RunState } from '@app/domain';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { csvChunks } from '@app/tabular';
 import type { IngestionOutcome } from '@app/run-source';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { STAGES, runError, type RunState } from '@app/domain';
-import { CpuWork } from '@app/infrastructure';
+import { CpuWork } from '@app/cpu-work';
 import type { IngestionOutcome } from '@app/run-source';
 
 /**

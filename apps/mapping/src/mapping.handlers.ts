@@ -5,7 +5,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule, ReviewNotice } from '@app/contracts';
 import { mergeSuggestions, runPhase, suggestMapping, type RunState } from '@app/domain';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 import { readSampleRows } from '@app/run-source';
 

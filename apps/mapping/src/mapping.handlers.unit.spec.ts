@@ -2,7 +2,7 @@ import { AiProviders } from '@app/ai-providers';
 import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
-import { DIRECTORY } from '@app/read-model';
+import { DIRECTORY } from '@app/directory';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { MappingHandlers } from './mapping.handlers';
 

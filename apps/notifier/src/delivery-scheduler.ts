@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { WebhookEventName } from '@app/contracts';
 import { CommandRefused, nextAttemptAt, type RunState } from '@app/domain';
-import { DIRECTORY, RUN_READ_MODEL, type Directory, type RunReadModel } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
+import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import type { RunEventType } from '@app/contracts';
 import { WEBHOOK_FOR_EVENT, webhookTarget } from '@app/domain';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { deterministicId } from '@app/run-commands';
 import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 

@@ -1,4 +1,4 @@
-import { DIRECTORY } from '@app/read-model';
+import { DIRECTORY } from '@app/directory';
 import { HISTORY, T0, created, failed } from '@app/domain/testing/run-history.fixtures';
 import { deterministicId } from '@app/run-commands';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';

@@ -3,7 +3,7 @@ import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, runError, runPhase, type RunState } from '@app/domain';
-import { CpuWork } from '@app/infrastructure';
+import { CpuWork } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
 

@@ -1,6 +1,6 @@
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
-import { CpuWork } from '@app/infrastructure';
+import { CpuWork } from '@app/cpu-work';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { OutputHandlers } from './output.handlers';
 

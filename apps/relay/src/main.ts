@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { InfrastructureModule, RelayRuntime, runWorker } from '@app/infrastructure';
+import { InfrastructureModule, runWorker } from '@app/composition-root';
+import { RelayRuntime } from './relay-runtime';
 
 /** Moves events from the event store to the durable bus (BUS=kafka), from its checkpoint. */
 @Module({ imports: [InfrastructureModule.forRoot()], providers: [RelayRuntime] })

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { type AppConfig, loadConfig } from '@app/config';
-import { InfrastructureModule, RelayRuntime } from '@app/infrastructure';
+import { InfrastructureModule } from '@app/composition-root';
+import { RelayRuntime } from '../../relay/src/relay-runtime';
 import { GatewayModule } from '../../gateway/src/gateway.module';
 import { IngestionModule } from '../../ingestion/src/ingestion.module';
 import { MappingModule } from '../../mapping/src/mapping.module';

@@ -23,3 +23,6 @@ export class UrlSigner {
     return expiresAtSeconds * 1000 <= now.getTime() ? 'expired' : 'valid';
   }
 }
+
+/** The process's URL signer (signs review links, local upload/download URLs). */
+export const URL_SIGNER = Symbol('URL_SIGNER');

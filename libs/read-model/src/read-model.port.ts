@@ -1,10 +1,4 @@
-import type { FieldDefinition } from '@app/contracts';
 import { fileRetention, type RunState } from '@app/domain';
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
 
 /**
  * Runs as the projector folded them. Each document remembers the stream revision it
@@ -48,148 +42,15 @@ export const retentionColumns = (run: RunState): { files_retained_until: string 
   return { files_retained_until: r?.kind === 'until' ? r.at : null, files_closed_at: r?.kind === 'closed' ? r.at : null };
 };
 
-export interface Organization {
-  id: string;
-  name: string;
-  webhook_url: string | null;
-  webhook_secret: string;
-  /** null: unlimited. */
-  review_preparation_quota: number | null;
-  review_preparations_used: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  organization_id: string;
-  /** SHA-256 of the key; the key itself is never stored. */
-  key_hash: string;
-  /**
-   * The first 8 characters after `tsk_`, kept so that people can tell keys apart in a list
-   * (48 of the key's 256 random bits). Null for keys issued before prefixes were kept.
-   */
-  prefix: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-/** A key as it may be listed: everything but the hash. */
-export type ApiKeySummary = Omit<ApiKeyRecord, 'key_hash'>;
-
-/**
- * What an `Idempotency-Key` bought: the first request of an organization with a key
- * claims it (pending, under a lock); its answer is kept (completed) and replayed to
- * retries with the same request until `expires_at`.
- */
-export interface IdempotencyRecord {
-  organization_id: string;
-  /** The caller's Idempotency-Key (1 to 255 printable ASCII characters). */
-  key: string;
-  /** SHA-256 of the request (method, path and canonical body): the key answers only this request. */
-  request_hash: string;
-  /** Id of what the request creates (a run), chosen at the first claim and kept by every retry. */
-  resource_id: string;
-  state: 'pending' | 'completed';
-  /** Who holds a pending claim (random per claim) and until when; a lapsed claim may be taken over. */
-  lock_token: string | null;
-  locked_until: string | null;
-  /** The first answer, once completed (the body as JSON text). */
-  response_status: number | null;
-  response_body: string | null;
-  created_at: string;
-  expires_at: string;
-}
-
-export type IdempotencyClaim =
-  /** The caller holds the key now (a new record, or a pending one whose lock had lapsed). */
-  | { claimed: true; record: IdempotencyRecord }
-  /** Someone else's live record, unchanged. */
-  | { claimed: false; record: IdempotencyRecord };
-
-/** Idempotency keys of the public POSTs, kept with the directory so that a restart keeps them. */
-export interface IdempotencyStore {
-  /**
-   * Atomically claims `candidate.key` for `candidate.organization_id`. It succeeds when the
-   * organization has no live record for the key (none, or one whose `expires_at` is at or
-   * before `now`: it is replaced), and when the live record is pending with the same
-   * `request_hash` and a lock that lapsed (`locked_until` null or at or before `now`): that
-   * record is then locked with the candidate's `lock_token` and `locked_until` and keeps
-   * everything else (its `resource_id` above all). Otherwise the live record is returned.
-   */
-  claimIdempotencyKey(candidate: IdempotencyRecord, now: string): Promise<IdempotencyClaim>;
-  /** Stores the answer of the claim holding `lockToken`; false when that claim no longer holds the key. */
-  completeIdempotencyKey(
-    organizationId: string,
-    key: string,
-    lockToken: string,
-    response: { status: number; body: string },
-  ): Promise<boolean>;
-  /**
-   * Ends the claim holding `lockToken` without an answer: `forget` deletes the record (nothing
-   * was created, the key is free again), otherwise only the lock is lifted (a retry takes over).
-   */
-  releaseIdempotencyKey(organizationId: string, key: string, lockToken: string, forget: boolean): Promise<void>;
-}
-
-export interface SchemaRecord {
-  id: string;
-  organization_id: string;
-  name: string;
-  fields: Record<string, FieldDefinition>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ProviderRecord {
-  id: string;
-  organization_id: string;
-  name: string;
-  provider: string;
-  model: string;
-  model_label: string | null;
-  /** The vendor secret; never returned by any API. */
-  api_key: string | null;
-  base_url: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/**
- * Organizations and what they own: the service's configuration ("the dashboard").
- * Kept out of the event streams on purpose: its records carry secrets, and run events
- * are published to downstream teams.
- */
-export interface Directory extends IdempotencyStore {
-  createOrganization(org: Organization): Promise<void>;
-  getOrganization(id: string): Promise<Organization | null>;
-  updateOrganization(id: string, patch: Partial<Omit<Organization, 'id' | 'created_at'>>): Promise<Organization | null>;
-
-  addApiKey(key: ApiKeyRecord): Promise<void>;
-  /** Revokes a key of the organization; false when there is no such live key. */
-  revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean>;
-  /** The live key with this hash, with its organization. */
-  findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
-  /** Every key of the organization, revoked ones too, oldest first; never a hash. */
-  listApiKeys(organizationId: string): Promise<ApiKeySummary[]>;
-
-  /**
-   * Takes one review-preparation unit of the organization's quota for a run, atomically
-   * and at most once per run: `consumed` (now), `already` (this run had taken it),
-   * `exhausted` (none left; nothing taken). Unlimited quota (null) always consumes.
-   */
-  consumeReviewPreparation(organizationId: string, runId: string): Promise<'consumed' | 'already' | 'exhausted' | 'no_organization'>;
-
-  putSchema(schema: SchemaRecord): Promise<void>;
-  getSchema(organizationId: string, id: string): Promise<SchemaRecord | null>;
-  listSchemas(organizationId: string, offset: number, limit: number): Promise<Page<SchemaRecord>>;
-  deleteSchema(organizationId: string, id: string): Promise<boolean>;
-
-  putProvider(provider: ProviderRecord): Promise<void>;
-  getProvider(organizationId: string, id: string): Promise<ProviderRecord | null>;
-  listProviders(organizationId: string, offset: number, limit: number): Promise<Page<ProviderRecord>>;
-  deleteProvider(organizationId: string, id: string): Promise<boolean>;
-}
-
 export const RUN_READ_MODEL = Symbol('RUN_READ_MODEL');
-export const DIRECTORY = Symbol('DIRECTORY');
+
+/**
+ * Named positions (consumers' and relays' checkpoints) kept with the read model, as MongoDB mode
+ * does. The same shape as the event store's CheckpointStore, declared here so that this adapter
+ * lib does not import another (the composition root hands it out as the checkpoint store).
+ */
+export interface NamedCheckpoints {
+  load(name: string): Promise<number>;
+  save(name: string, position: number): Promise<void>;
+  list(): Promise<Record<string, number>>;
+}

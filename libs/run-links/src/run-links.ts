@@ -3,7 +3,7 @@ import { BLOB_STORE, type BlobStore, type PresignedRequest } from '@app/blob-sto
 import type { UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { RunState } from '@app/domain';
-import { URL_SIGNER } from '@app/infrastructure';
+import { URL_SIGNER } from '@app/blob-storage';
 
 /** Review links do not expire by themselves: the run's review_expires_at decides what the page allows. */
 const REVIEW_LINK_NO_EXPIRY = 0;

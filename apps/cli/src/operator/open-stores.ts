@@ -1,5 +1,5 @@
 import { type AppConfig, loadConfig } from '@app/config';
-import { openEventStore, openReadModel } from '@app/infrastructure';
+import { openEventStore, openReadModel } from '@app/composition-root';
 import { usageError } from '../exit-codes';
 
 /**

@@ -1,4 +1,4 @@
-import { openBus, openEventStore, openReadModel } from '@app/infrastructure';
+import { openBus, openDirectory, openEventStore } from '@app/composition-root';
 import { operationFailed, usageError } from '../exit-codes';
 import { openStores, operatorConfig } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
@@ -62,12 +62,12 @@ export interface SecretsReencryptOptions {
 export async function reencryptStoredSecrets(options: SecretsReencryptOptions): Promise<void> {
   const dryRun = options.dryRun === true;
   const config = operatorConfig();
-  const readModel = await openReadModel(config);
+  const directory = await openDirectory(config);
   try {
-    const report = await readModel.reencryptSecrets({ dryRun });
+    const report = await directory.reencryptSecrets({ dryRun });
     console.log(JSON.stringify({ dry_run: dryRun, key_id: config.secrets.current.id, ...report }, null, 2));
   } finally {
-    await readModel.close();
+    await directory.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -27,21 +28,37 @@ import {
   WebhookSettingsDto,
   WebhookSettingsRequestDto,
 } from './admin.dto';
-import { AdminService } from './admin.service';
+import {
+  CreateOrganization,
+  DeleteProvider,
+  DeleteSchema,
+  IssueApiKey,
+  ListApiKeys,
+  PutProvider,
+  PutSchema,
+  RevokeApiKey,
+  RotateWebhookSecret,
+  SetDefaultWebhook,
+  SetReviewQuota,
+} from './commands';
 
 const orgParam = ApiParam({ name: 'org', description: 'Organization id (UUID).' });
 const idParam = (what: string) => ApiParam({ name: 'id', description: `${what} id (UUID).` });
 
 /**
  * The admin API under /admin/v1 (docs/api.md, "Admin API"). It has its own OpenAPI document,
- * /admin/openapi.json (openapi/admin-document.ts), and is not part of the public one.
+ * /admin/openapi.json (openapi/admin-document.ts), and is not part of the public one. Each
+ * call is a command (or query) on @nestjs/cqrs's buses; its handler is in ./commands.
  */
 @ApiTags('admin')
 @ApiBearerAuth(ADMIN_TOKEN_SCHEME)
 @UseGuards(AdminGuard)
 @Controller('admin/v1/organizations')
 export class AdminController {
-  constructor(private readonly admin: AdminService) {}
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -50,7 +67,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: CreatedOrganizationDto })
   @ApiErrorResponses(422)
   createOrganization(@Body(jsonShape) body: unknown): Promise<CreatedOrganizationDto> {
-    return this.admin.createOrganization(body);
+    return this.commandBus.execute(new CreateOrganization(body));
   }
 
   @Post(':org/api-keys')
@@ -60,7 +77,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrorResponses(404)
   issueKey(@Param('org') org: string): Promise<IssuedApiKeyDto> {
-    return this.admin.issueKey(org);
+    return this.commandBus.execute(new IssueApiKey(org));
   }
 
   @Get(':org/api-keys')
@@ -69,7 +86,7 @@ export class AdminController {
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiErrorResponses(404)
   listKeys(@Param('org') org: string): Promise<ApiKeyListDto> {
-    return this.admin.listKeys(org);
+    return this.queryBus.execute(new ListApiKeys(org));
   }
 
   @Delete(':org/api-keys/:id')
@@ -80,7 +97,7 @@ export class AdminController {
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiErrorResponses(404)
   async revokeKey(@Param('org') org: string, @Param('id') id: string): Promise<void> {
-    await this.admin.revokeKey(org, id);
+    await this.commandBus.execute(new RevokeApiKey(org, id));
   }
 
   @Put(':org/webhook')
@@ -90,7 +107,7 @@ export class AdminController {
   @ApiOkResponse({ type: WebhookSettingsDto })
   @ApiErrorResponses(404, 422)
   setWebhook(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<WebhookSettingsDto> {
-    return this.admin.setWebhook(org, body);
+    return this.commandBus.execute(new SetDefaultWebhook(org, body));
   }
 
   @Post(':org/webhook/rotate-secret')
@@ -100,7 +117,7 @@ export class AdminController {
   @ApiOkResponse({ type: WebhookSecretDto })
   @ApiErrorResponses(404)
   rotateSecret(@Param('org') org: string): Promise<WebhookSecretDto> {
-    return this.admin.rotateWebhookSecret(org);
+    return this.commandBus.execute(new RotateWebhookSecret(org));
   }
 
   @Put(':org/quota')
@@ -110,7 +127,7 @@ export class AdminController {
   @ApiOkResponse({ type: QuotaDto })
   @ApiErrorResponses(404, 422)
   setQuota(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<QuotaDto> {
-    return this.admin.setQuota(org, body);
+    return this.commandBus.execute(new SetReviewQuota(org, body));
   }
 
   @Post(':org/schemas')
@@ -121,7 +138,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
   createSchema(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
-    return this.admin.putSchema(org, body);
+    return this.commandBus.execute(new PutSchema(org, body));
   }
 
   @Put(':org/schemas/:id')
@@ -132,7 +149,7 @@ export class AdminController {
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
   updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
-    return this.admin.putSchema(org, body, id);
+    return this.commandBus.execute(new PutSchema(org, body, id));
   }
 
   @Delete(':org/schemas/:id')
@@ -143,7 +160,7 @@ export class AdminController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(404)
   async deleteSchema(@Param('org') org: string, @Param('id') id: string): Promise<void> {
-    await this.admin.deleteSchema(org, id);
+    await this.commandBus.execute(new DeleteSchema(org, id));
   }
 
   @Post(':org/providers')
@@ -154,7 +171,7 @@ export class AdminController {
   @ApiCreatedResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
   createProvider(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
-    return this.admin.putProvider(org, body);
+    return this.commandBus.execute(new PutProvider(org, body));
   }
 
   @Put(':org/providers/:id')
@@ -165,7 +182,7 @@ export class AdminController {
   @ApiOkResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
   updateProvider(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
-    return this.admin.putProvider(org, body, id);
+    return this.commandBus.execute(new PutProvider(org, body, id));
   }
 
   @Delete(':org/providers/:id')
@@ -176,6 +193,6 @@ export class AdminController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(404)
   async deleteProvider(@Param('org') org: string, @Param('id') id: string): Promise<void> {
-    await this.admin.deleteProvider(org, id);
+    await this.commandBus.execute(new DeleteProvider(org, id));
   }
 }

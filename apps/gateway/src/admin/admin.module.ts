@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AdminGuard } from '../http/auth.guard';
 import { AdminController } from './admin.controller';
-import { AdminService } from './admin.service';
+import { ADMIN_HANDLERS } from './commands';
 
 /** The admin API (/admin/v1): a module of its own so that its OpenAPI document is built from it alone. */
-@Module({ controllers: [AdminController], providers: [AdminService, AdminGuard] })
+@Module({ controllers: [AdminController], providers: [...ADMIN_HANDLERS, AdminGuard] })
 export class AdminModule {}

@@ -1,7 +1,7 @@
 import { applyDecorators, Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { ApiError } from '../http/api-error';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../http/auth.guard';
 import { pageRequest, paginate } from '../http/pagination';

@@ -1,5 +1,5 @@
 import { SUPPORTED_VENDORS } from '@app/ai-providers';
-import type { ProviderRecord, SchemaRecord } from '@app/read-model';
+import type { ProviderRecord, SchemaRecord } from '@app/directory';
 
 /** A provider as the spec shows it; the vendor secret and base URL are never part of it. */
 export const presentProvider = (p: ProviderRecord) => ({

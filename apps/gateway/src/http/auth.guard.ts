@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { DIRECTORY, type Directory } from '@app/read-model';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { ApiError } from './api-error';
 import { bearerToken, hashApiKey } from './api-key';
 

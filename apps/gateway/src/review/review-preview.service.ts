@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
-import { CpuWork } from '@app/infrastructure';
+import { CpuWork } from '@app/cpu-work';
 import { readMappedSource } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';

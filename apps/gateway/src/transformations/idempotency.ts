@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import type { IdempotencyStore } from '@app/read-model';
+import type { IdempotencyStore } from '@app/directory';
 import { ApiError } from '../http/api-error';
 
 /** How long a key answers with its first response, from its first use. */

@@ -2,16 +2,16 @@ import { Logger } from '@nestjs/common';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteReadModel } from '@app/read-model';
-import { testSecretCipher } from '@app/read-model/testing/test-secret-cipher';
+import { SqliteDirectory } from '@app/directory';
+import { testSecretCipher } from '@app/directory/testing/test-secret-cipher';
 import { ApiError } from '../http/api-error';
 import { IdempotencyKeys, idempotencyKeyOf, idempotencyRequestHash } from './idempotency';
 
 describe('IdempotencyKeys', () => {
-  let store: SqliteReadModel;
+  let store: SqliteDirectory;
   let keys: IdempotencyKeys;
   beforeEach(() => {
-    store = new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'idem-unit-')), 'read.sqlite'), testSecretCipher());
+    store = new SqliteDirectory(join(mkdtempSync(join(tmpdir(), 'idem-unit-')), 'read.sqlite'), testSecretCipher());
     keys = new IdempotencyKeys(store);
   });
   afterEach(() => store.close());

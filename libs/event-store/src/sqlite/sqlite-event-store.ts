@@ -10,7 +10,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../event-store.port';
-import { openSqlite } from './open-sqlite';
+import { openSqlite } from '@app/sqlite';
 
 interface EventRow {
   position: number;

@@ -3,10 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readModelContract } from '../testing/read-model.contract';
-import { testSecretCipher } from '../testing/test-secret-cipher';
 import { SqliteReadModel } from './sqlite-read-model';
 
-readModelContract('SQLite', async () => new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'rm-')), 'read.sqlite'), testSecretCipher()));
+readModelContract('SQLite', async () => new SqliteReadModel(join(mkdtempSync(join(tmpdir(), 'rm-')), 'read.sqlite')));
 
 describe('SQLite read model upgrades', () => {
   it('gives documents written before the retention columns existed their columns, from their body', async () => {
@@ -19,7 +18,7 @@ describe('SQLite read model upgrades', () => {
       .prepare('INSERT INTO runs (id, organization_id, revision, doc) VALUES (?, ?, ?, ?)')
       .run('old-1', 'o', 4, JSON.stringify({ ...doc, review_canceled_at: '2026-01-01T00:00:00.000Z' }));
     old.close();
-    const rm = new SqliteReadModel(file, testSecretCipher());
+    const rm = new SqliteReadModel(file);
     expect(await rm.listFilesToPurge('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 10)).toEqual(['old-1']);
     await rm.close();
   });

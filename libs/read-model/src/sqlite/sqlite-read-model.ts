@@ -1,62 +1,29 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '@app/event-store';
+import { openSqlite } from '@app/sqlite';
 import type { RunState } from '@app/domain';
-import type {
-  ApiKeyRecord,
-  ApiKeySummary,
-  Directory,
-  IdempotencyClaim,
-  IdempotencyRecord,
-  Organization,
-  Page,
-  ProviderRecord,
-  RunReadModel,
-  SchemaRecord,
-} from '../read-model.port';
+import type { RunReadModel } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
-import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
 
 const MIGRATION = `
   CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, revision INTEGER NOT NULL, doc TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS runs_org ON runs (organization_id, id);
   CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
-  CREATE TABLE IF NOT EXISTS organizations (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS quota_consumptions (run_id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, consumed_at TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS api_keys (
-    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
-    created_at TEXT NOT NULL, revoked_at TEXT);
-  CREATE TABLE IF NOT EXISTS schemas (
-    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS schemas_org ON schemas (organization_id, created_at, id);
-  CREATE TABLE IF NOT EXISTS providers (
-    id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS providers_org ON providers (organization_id, created_at, id);
-  CREATE TABLE IF NOT EXISTS idempotency_keys (
-    organization_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, resource_id TEXT NOT NULL,
-    state TEXT NOT NULL, lock_token TEXT, locked_until TEXT, response_status INTEGER, response_body TEXT,
-    created_at TEXT NOT NULL, expires_at TEXT NOT NULL, PRIMARY KEY (organization_id, key));
-  CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
 
-/** Run projections and the directory in one SQLite file (embedded mode). */
-export class SqliteReadModel implements RunReadModel, Directory {
+/**
+ * Run projections and their checkpoints in one SQLite file (embedded mode). The directory
+ * (libs/directory) keeps its tables in the same file, through a connection of its own.
+ */
+export class SqliteReadModel implements RunReadModel {
   private readonly db: Database.Database;
   private readonly getRunStmt;
   private readonly statements = new Map<string, Database.Statement>();
 
-  /**
-   * The directory's secrets (webhook secrets, provider API keys) are stored sealed by
-   * `secrets`; values written before that are read as they are and sealed when their
-   * record is next written (or by `secrets:reencrypt`).
-   */
-  constructor(
-    file: string,
-    private readonly secrets: SecretCipher,
-  ) {
+  constructor(file: string) {
     this.db = openSqlite(file);
-    // Deleted row content is zeroed in the pages SQLite writes anyway (no extra I/O): a secret
-    // sealed over a legacy plaintext value leaves no readable copy in the page.
+    // Deleted row content is zeroed in the pages SQLite writes anyway (no extra I/O), by this
+    // connection as by the directory's, which shares the file (libs/directory).
     this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
     // Added after the first release: the notifier's schedule, indexed.
@@ -69,13 +36,6 @@ export class SqliteReadModel implements RunReadModel, Directory {
     // Added with the S3 blob store: runs whose direct-to-bucket upload is looked for.
     if (!columns.includes('upload_watch_until')) this.db.exec('ALTER TABLE runs ADD COLUMN upload_watch_until TEXT');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
-    // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
-    const keyColumns = this.db
-      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('api_keys')")
-      .all()
-      .map((c) => c.name);
-    if (!keyColumns.includes('prefix')) this.db.exec('ALTER TABLE api_keys ADD COLUMN prefix TEXT');
-    this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
     // Added with the sweeper: when a run's files are due for deletion (retentionColumns).
     const missing = ['files_retained_until', 'files_closed_at'].filter((c) => !columns.includes(c));
     for (const column of missing) this.db.exec(`ALTER TABLE runs ADD COLUMN ${column} TEXT`);
@@ -201,269 +161,6 @@ export class SqliteReadModel implements RunReadModel, Directory {
         name,
       );
     })();
-  }
-
-  // ---- organizations and keys -------------------------------------------------------
-  // Organization documents hold the webhook secret sealed.
-  private openOrganization(doc: string): Organization {
-    const stored = JSON.parse(doc) as Organization;
-    return { ...stored, webhook_secret: this.secrets.open(stored.webhook_secret, SECRET_CONTEXT.webhookSecret(stored.id)) };
-  }
-
-  /** A stored secret as it should be written back: sealed with the current key when it was not (legacy or rotated-out key). */
-  private refreshed(stored: string, context: string): string {
-    if (typeof stored !== 'string' || !this.secrets.needsReseal(stored)) return stored;
-    try {
-      return this.secrets.seal(this.secrets.open(stored, context), context);
-    } catch (err) {
-      if (err instanceof SecretUnreadable) return stored; // left as it is; reading it reports the problem
-      throw err;
-    }
-  }
-
-  async createOrganization(org: Organization): Promise<void> {
-    const stored = { ...org, webhook_secret: this.secrets.seal(org.webhook_secret, SECRET_CONTEXT.webhookSecret(org.id)) };
-    this.statement('INSERT INTO organizations (id, doc) VALUES (?, ?)').run(org.id, JSON.stringify(stored));
-  }
-
-  async getOrganization(id: string): Promise<Organization | null> {
-    const row = this.statement<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
-    return row ? this.openOrganization(row.doc) : null;
-  }
-
-  async updateOrganization(id: string, patch: Partial<Organization>): Promise<Organization | null> {
-    return this.db
-      .transaction(() => {
-        const row = this.statement<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(id);
-        if (!row) return null;
-        const stored = JSON.parse(row.doc) as Organization;
-        const context = SECRET_CONTEXT.webhookSecret(id);
-        const webhookSecret =
-          patch.webhook_secret !== undefined
-            ? this.secrets.seal(patch.webhook_secret, context)
-            : this.refreshed(stored.webhook_secret, context);
-        const next = { ...stored, ...patch, id, webhook_secret: webhookSecret, updated_at: new Date().toISOString() };
-        this.statement('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), id);
-        return { ...next, webhook_secret: patch.webhook_secret ?? this.secrets.open(webhookSecret, context) };
-      })
-      .immediate();
-  }
-
-  async consumeReviewPreparation(organizationId: string, runId: string): Promise<'consumed' | 'already' | 'exhausted' | 'no_organization'> {
-    // One IMMEDIATE transaction: the check, the per-run record and the counter move together.
-    return this.db
-      .transaction(() => {
-        const row = this.statement<[string], { doc: string }>('SELECT doc FROM organizations WHERE id = ?').get(organizationId);
-        if (!row) return 'no_organization' as const;
-        if (this.statement('SELECT 1 FROM quota_consumptions WHERE run_id = ?').get(runId)) return 'already' as const;
-        const org = JSON.parse(row.doc) as Organization;
-        if (org.review_preparation_quota !== null && org.review_preparations_used >= org.review_preparation_quota)
-          return 'exhausted' as const;
-        const now = new Date().toISOString();
-        this.statement('INSERT INTO quota_consumptions (run_id, organization_id, consumed_at) VALUES (?, ?, ?)').run(
-          runId,
-          organizationId,
-          now,
-        );
-        const next = {
-          ...org,
-          webhook_secret: this.refreshed(org.webhook_secret, SECRET_CONTEXT.webhookSecret(organizationId)),
-          review_preparations_used: org.review_preparations_used + 1,
-          updated_at: now,
-        };
-        this.statement('UPDATE organizations SET doc = ? WHERE id = ?').run(JSON.stringify(next), organizationId);
-        return 'consumed' as const;
-      })
-      .immediate();
-  }
-
-  async addApiKey(key: ApiKeyRecord): Promise<void> {
-    this.statement('INSERT INTO api_keys (id, organization_id, key_hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      key.id,
-      key.organization_id,
-      key.key_hash,
-      key.prefix,
-      key.created_at,
-      key.revoked_at,
-    );
-  }
-
-  async listApiKeys(organizationId: string): Promise<ApiKeySummary[]> {
-    return this.statement<[string], ApiKeySummary>(
-      'SELECT id, organization_id, prefix, created_at, revoked_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
-    ).all(organizationId);
-  }
-
-  async revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean> {
-    const r = this.statement('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND organization_id = ? AND revoked_at IS NULL').run(
-      at,
-      keyId,
-      organizationId,
-    );
-    return r.changes === 1;
-  }
-
-  async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
-    return this.statement<[string], ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(keyHash) ?? null;
-  }
-
-  // ---- idempotency keys -------------------------------------------------------------
-  async claimIdempotencyKey(candidate: IdempotencyRecord, now: string): Promise<IdempotencyClaim> {
-    // One IMMEDIATE transaction: the look-up and the write cannot interleave with another claim.
-    return this.db
-      .transaction((): IdempotencyClaim => {
-        // Expired records go first (indexed): a key lives 24 hours, whoever uses it next.
-        this.statement('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
-        const live = this.statement<[string, string], IdempotencyRecord>(
-          'SELECT * FROM idempotency_keys WHERE organization_id = ? AND key = ?',
-        ).get(candidate.organization_id, candidate.key);
-        if (!live) {
-          this.statement(
-            `INSERT INTO idempotency_keys (organization_id, key, request_hash, resource_id, state, lock_token, locked_until,
-              response_status, response_body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(
-            candidate.organization_id,
-            candidate.key,
-            candidate.request_hash,
-            candidate.resource_id,
-            candidate.state,
-            candidate.lock_token,
-            candidate.locked_until,
-            candidate.response_status,
-            candidate.response_body,
-            candidate.created_at,
-            candidate.expires_at,
-          );
-          return { claimed: true, record: { ...candidate } };
-        }
-        const lapsed = live.locked_until === null || live.locked_until <= now;
-        if (live.state === 'pending' && live.request_hash === candidate.request_hash && lapsed) {
-          this.statement('UPDATE idempotency_keys SET lock_token = ?, locked_until = ? WHERE organization_id = ? AND key = ?').run(
-            candidate.lock_token,
-            candidate.locked_until,
-            live.organization_id,
-            live.key,
-          );
-          return { claimed: true, record: { ...live, lock_token: candidate.lock_token, locked_until: candidate.locked_until } };
-        }
-        return { claimed: false, record: live };
-      })
-      .immediate();
-  }
-
-  async completeIdempotencyKey(
-    organizationId: string,
-    key: string,
-    lockToken: string,
-    response: { status: number; body: string },
-  ): Promise<boolean> {
-    const r = this.statement(
-      `UPDATE idempotency_keys SET state = 'completed', locked_until = NULL, response_status = ?, response_body = ?
-        WHERE organization_id = ? AND key = ? AND state = 'pending' AND lock_token = ?`,
-    ).run(response.status, response.body, organizationId, key, lockToken);
-    return r.changes === 1;
-  }
-
-  async releaseIdempotencyKey(organizationId: string, key: string, lockToken: string, forget: boolean): Promise<void> {
-    const where = "WHERE organization_id = ? AND key = ? AND state = 'pending' AND lock_token = ?";
-    if (forget) this.statement(`DELETE FROM idempotency_keys ${where}`).run(organizationId, key, lockToken);
-    else this.statement(`UPDATE idempotency_keys SET locked_until = NULL ${where}`).run(organizationId, key, lockToken);
-  }
-
-  // ---- schemas and providers --------------------------------------------------------
-  async putSchema(schema: SchemaRecord): Promise<void> {
-    this.putOwned('schemas', schema, JSON.stringify(schema));
-  }
-  async getSchema(org: string, id: string): Promise<SchemaRecord | null> {
-    return this.getOwned('schemas', org, id, (doc) => JSON.parse(doc) as SchemaRecord);
-  }
-  async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> {
-    return this.listOwned('schemas', org, offset, limit, (doc) => JSON.parse(doc) as SchemaRecord);
-  }
-  async deleteSchema(org: string, id: string): Promise<boolean> {
-    return this.deleteOwned('schemas', org, id);
-  }
-
-  // Provider documents hold the API key sealed.
-  private readonly openProvider = (doc: string): ProviderRecord => {
-    const stored = JSON.parse(doc) as ProviderRecord;
-    return { ...stored, api_key: this.secrets.openNullable(stored.api_key, SECRET_CONTEXT.providerApiKey(stored.id)) };
-  };
-
-  async putProvider(p: ProviderRecord): Promise<void> {
-    const stored = { ...p, api_key: this.secrets.sealNullable(p.api_key, SECRET_CONTEXT.providerApiKey(p.id)) };
-    this.putOwned('providers', p, JSON.stringify(stored));
-  }
-  async getProvider(org: string, id: string): Promise<ProviderRecord | null> {
-    return this.getOwned('providers', org, id, this.openProvider);
-  }
-  async listProviders(org: string, offset: number, limit: number): Promise<Page<ProviderRecord>> {
-    return this.listOwned('providers', org, offset, limit, this.openProvider);
-  }
-  async deleteProvider(org: string, id: string): Promise<boolean> {
-    return this.deleteOwned('providers', org, id);
-  }
-
-  /** `json` is what is stored: the document, with its secrets sealed. */
-  private putOwned(table: 'schemas' | 'providers', doc: { id: string; organization_id: string; created_at: string }, json: string): void {
-    this.statement(
-      `INSERT INTO ${table} (id, organization_id, created_at, doc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
-    ).run(doc.id, doc.organization_id, doc.created_at, json);
-  }
-
-  private getOwned<T>(table: 'schemas' | 'providers', org: string, id: string, parse: (doc: string) => T): T | null {
-    const row = this.statement<[string, string], { doc: string }>(`SELECT doc FROM ${table} WHERE id = ? AND organization_id = ?`).get(
-      id,
-      org,
-    );
-    return row ? parse(row.doc) : null;
-  }
-
-  private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number, parse: (doc: string) => T): Page<T> {
-    const total = this.statement<[string], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`).get(org)!.n;
-    const rows = this.statement<[string, number, number], { doc: string }>(
-      `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
-    ).all(org, limit, offset);
-    return { items: rows.map((r) => parse(r.doc)), total };
-  }
-
-  private deleteOwned(table: 'schemas' | 'providers', org: string, id: string): boolean {
-    return this.statement(`DELETE FROM ${table} WHERE id = ? AND organization_id = ?`).run(id, org).changes === 1;
-  }
-
-  // ---- secrets at rest ---------------------------------------------------------------
-  /**
-   * Seals again, with the current key, every stored secret that is legacy plaintext or
-   * sealed with a previous key (after a rotation, before SECRETS_KEY_PREVIOUS is dropped).
-   * One transaction; deleted content is zeroed and the WAL checkpointed into the file, so
-   * no old form stays readable in the database files. A dry run only counts.
-   */
-  async reencryptSecrets(options: { dryRun?: boolean } = {}): Promise<ReencryptReport> {
-    const report: ReencryptReport = { organizations: 0, providers: 0 };
-    const reseal = (table: 'organizations' | 'providers', field: 'webhook_secret' | 'api_key', context: (id: string) => string) => {
-      for (const row of this.db.prepare<[], { id: string; doc: string }>(`SELECT id, doc FROM ${table}`).all()) {
-        const stored = JSON.parse(row.doc) as Record<string, unknown>;
-        const value = stored[field];
-        if (typeof value !== 'string' || !this.secrets.needsReseal(value)) continue;
-        const sealed = this.secrets.seal(this.secrets.open(value, context(row.id)), context(row.id));
-        report[table]++;
-        if (!options.dryRun)
-          this.db.prepare(`UPDATE ${table} SET doc = ? WHERE id = ?`).run(JSON.stringify({ ...stored, [field]: sealed }), row.id);
-      }
-    };
-    this.db.pragma('secure_delete = ON');
-    try {
-      this.db
-        .transaction(() => {
-          reseal('organizations', 'webhook_secret', SECRET_CONTEXT.webhookSecret);
-          reseal('providers', 'api_key', SECRET_CONTEXT.providerApiKey);
-        })
-        .immediate();
-    } finally {
-      this.db.pragma('secure_delete = FAST');
-    }
-    if (!options.dryRun) this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return report;
   }
 
   async close(): Promise<void> {

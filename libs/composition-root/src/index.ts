@@ -1,6 +1,3 @@
 export * from './infrastructure.module';
-export * from './tokens';
 export * from './run-worker';
-export * from './relay-runtime';
 export * from './adapters';
-export * from './cpu-work/cpu-work';

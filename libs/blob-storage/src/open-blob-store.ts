@@ -1,20 +1,20 @@
 import { join } from 'node:path';
-import type { BlobStore } from '@app/blob-storage/blob-store.port';
-import { LocalBlobStore } from '@app/blob-storage/local/local-blob-store';
-import type { UrlSigner } from '@app/blob-storage/url-signer';
+import type { BlobStore } from './blob-store.port';
+import { LocalBlobStore } from './local/local-blob-store';
+import type { UrlSigner } from './url-signer';
 import type { AppConfig } from '@app/config';
 
 /**
- * The blob store the configuration names. Kept apart from adapters.ts, and importing the
- * blob-storage lib by file rather than by its index, so that a worker thread, which only
- * reads and writes blobs, loads neither the Kafka, EventStoreDB and MongoDB clients nor,
+ * The blob store the configuration names. Its own file, importing only the files it needs
+ * (not the lib's index), so that a worker thread (libs/cpu-work), which only reads and
+ * writes blobs, loads neither the Kafka, EventStoreDB and MongoDB clients nor,
  * on local storage, the S3 SDK (memory and start-up time of every thread).
  */
 export function openBlobStore(c: AppConfig, signer: UrlSigner): BlobStore {
   if (c.blobStore.kind !== 's3') return new LocalBlobStore(join(c.dataDir, 'blobs'), signer, c.publicBaseUrl);
-  type S3Module = typeof import('@app/blob-storage/s3/s3-blob-store');
+  type S3Module = typeof import('./s3/s3-blob-store');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when S3 is configured (see above)
-  const { S3BlobStore, createS3Client } = require('@app/blob-storage/s3/s3-blob-store') as S3Module;
+  const { S3BlobStore, createS3Client } = require('./s3/s3-blob-store') as S3Module;
   return new S3BlobStore(
     createS3Client(c.blobStore),
     c.blobStore.bucket,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { EventRelay, InProcessBus, MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { InProcessBus, MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { EventRelay } from '@app/event-relay';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
 
 export const DURABLE_RELAY_CHECKPOINT = 'relay:bus';

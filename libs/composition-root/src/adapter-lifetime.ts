@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
+import { DIRECTORY } from '@app/directory';
 import { RUN_READ_MODEL } from '@app/read-model';
 
 type Closeable = { close?: () => Promise<void> };
@@ -16,6 +17,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CHECKPOINT_STORE) private readonly checkpoints: CheckpointStore,
     @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
+    @Inject(DIRECTORY) private readonly directory: Closeable,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -23,5 +25,6 @@ export class AdapterLifetime implements OnApplicationShutdown {
     await this.store.close();
     await (this.checkpoints as Closeable).close?.();
     await this.readModel.close?.();
+    await this.directory.close?.();
   }
 }

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSecretsKey } from '@app/config';
-import type { Organization, ProviderRecord } from '../read-model.port';
+import type { Organization, ProviderRecord } from '../directory.port';
 import { SecretCipher } from '../secrets/secret-cipher';
-import { SqliteReadModel } from './sqlite-read-model';
+import { SqliteDirectory } from './sqlite-directory';
 
 /**
  * Provider API keys and webhook secrets in read-model.sqlite: never in the files in clear,
@@ -47,32 +47,32 @@ function fileBytes(file: string): Buffer {
 }
 const contains = (bytes: Buffer, text: string) => bytes.includes(Buffer.from(text, 'utf8'));
 
-describe('SQLite read model: secrets at rest', () => {
+describe('SQLite directory: secrets at rest', () => {
   let file: string;
   beforeEach(() => {
-    file = join(mkdtempSync(join(tmpdir(), 'rm-secrets-')), 'read-model.sqlite');
+    file = join(mkdtempSync(join(tmpdir(), 'directory-secrets-')), 'read-model.sqlite');
   });
 
   it('stores webhook secrets and API keys sealed, and reads them back', async () => {
     const k = newKey();
-    const rm = new SqliteReadModel(file, new SecretCipher({ current: k, previous: [] }));
-    await rm.createOrganization(org('o1'));
-    await rm.putProvider(provider('p1'));
-    await rm.putProvider(provider('p2', null));
+    const directory = new SqliteDirectory(file, new SecretCipher({ current: k, previous: [] }));
+    await directory.createOrganization(org('o1'));
+    await directory.putProvider(provider('p1'));
+    await directory.putProvider(provider('p2', null));
     const rotated = `whsec_${randomBytes(24).toString('base64')}`;
-    expect((await rm.updateOrganization('o1', { webhook_secret: rotated }))!.webhook_secret).toBe(rotated);
-    expect((await rm.updateOrganization('o1', { webhook_url: 'https://hooks.example.com/h' }))!.webhook_secret).toBe(rotated);
-    expect(await rm.consumeReviewPreparation('o1', 'run-1')).toBe('consumed');
+    expect((await directory.updateOrganization('o1', { webhook_secret: rotated }))!.webhook_secret).toBe(rotated);
+    expect((await directory.updateOrganization('o1', { webhook_url: 'https://hooks.example.com/h' }))!.webhook_secret).toBe(rotated);
+    expect(await directory.consumeReviewPreparation('o1', 'run-1')).toBe('consumed');
 
-    expect((await rm.getOrganization('o1'))!.webhook_secret).toBe(rotated);
-    expect((await rm.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
-    expect((await rm.getProvider('o1', 'p2'))!.api_key).toBeNull();
-    expect((await rm.listProviders('o1', 0, 10)).items.map((p) => p.api_key)).toEqual([API_KEY, null]);
+    expect((await directory.getOrganization('o1'))!.webhook_secret).toBe(rotated);
+    expect((await directory.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
+    expect((await directory.getProvider('o1', 'p2'))!.api_key).toBeNull();
+    expect((await directory.listProviders('o1', 0, 10)).items.map((p) => p.api_key)).toEqual([API_KEY, null]);
 
     // In the files (while open: the WAL holds the latest pages) and after closing.
     for (const secret of [WEBHOOK_SECRET, rotated, API_KEY])
       expect({ secret, inFile: contains(fileBytes(file), secret) }).toEqual({ secret, inFile: false });
-    await rm.close();
+    await directory.close();
     const bytes = fileBytes(file);
     expect(contains(bytes, 'enc:v1:')).toBe(true);
     for (const secret of [WEBHOOK_SECRET, rotated, API_KEY])
@@ -83,15 +83,15 @@ describe('SQLite read model: secrets at rest', () => {
     raw.close();
     expect(stored).toMatchObject({ id: 'p1', model: 'm', api_key: expect.stringMatching(new RegExp(`^enc:v1:${k.id}:`)) });
 
-    // A reopened model with the same key reads everything.
-    const again = new SqliteReadModel(file, new SecretCipher({ current: k, previous: [] }));
+    // A reopened directory with the same key reads everything.
+    const again = new SqliteDirectory(file, new SecretCipher({ current: k, previous: [] }));
     expect((await again.getOrganization('o1'))!.webhook_secret).toBe(rotated);
     await again.close();
   });
 
   it('reads legacy plaintext rows, and seals them when they are next written, leaving no plaintext in the file', async () => {
     // Rows as the version before encryption wrote them.
-    const legacy = new SqliteReadModel(file, new SecretCipher({ current: newKey(), previous: [] }));
+    const legacy = new SqliteDirectory(file, new SecretCipher({ current: newKey(), previous: [] }));
     await legacy.close();
     const db = new Database(file);
     db.prepare('INSERT INTO organizations (id, doc) VALUES (?, ?)').run('o1', JSON.stringify(org('o1')));
@@ -111,21 +111,21 @@ describe('SQLite read model: secrets at rest', () => {
     expect(contains(fileBytes(file), API_KEY)).toBe(true);
 
     const k = newKey();
-    const rm = new SqliteReadModel(file, new SecretCipher({ current: k, previous: [] }));
-    expect((await rm.getOrganization('o1'))!.webhook_secret).toBe(WEBHOOK_SECRET);
-    expect((await rm.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
+    const directory = new SqliteDirectory(file, new SecretCipher({ current: k, previous: [] }));
+    expect((await directory.getOrganization('o1'))!.webhook_secret).toBe(WEBHOOK_SECRET);
+    expect((await directory.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
 
     // Any write of the record seals it: an unrelated organization update, a provider PUT.
-    await rm.updateOrganization('o1', { review_preparation_quota: 5 });
-    for (let i = 0; i < others.length; i++) await rm.updateOrganization(`x${i}`, { name: 'Acme again' });
-    await rm.putProvider({ ...(await rm.getProvider('o1', 'p1'))!, name: 'renamed' });
-    expect(await rm.reencryptSecrets({ dryRun: true })).toEqual({ organizations: 1, providers: 0 }); // o2 is left
-    expect(await rm.reencryptSecrets()).toEqual({ organizations: 1, providers: 0 });
-    expect(await rm.reencryptSecrets()).toEqual({ organizations: 0, providers: 0 });
-    expect((await rm.getOrganization('o1'))!).toMatchObject({ webhook_secret: WEBHOOK_SECRET, review_preparation_quota: 5 });
-    expect((await rm.getOrganization('o2'))!.webhook_secret).toBe('whsec_second-legacy-secret');
-    expect((await rm.getProvider('o1', 'p1'))!).toMatchObject({ api_key: API_KEY, name: 'renamed' });
-    await rm.close();
+    await directory.updateOrganization('o1', { review_preparation_quota: 5 });
+    for (let i = 0; i < others.length; i++) await directory.updateOrganization(`x${i}`, { name: 'Acme again' });
+    await directory.putProvider({ ...(await directory.getProvider('o1', 'p1'))!, name: 'renamed' });
+    expect(await directory.reencryptSecrets({ dryRun: true })).toEqual({ organizations: 1, providers: 0 }); // o2 is left
+    expect(await directory.reencryptSecrets()).toEqual({ organizations: 1, providers: 0 });
+    expect(await directory.reencryptSecrets()).toEqual({ organizations: 0, providers: 0 });
+    expect((await directory.getOrganization('o1'))!).toMatchObject({ webhook_secret: WEBHOOK_SECRET, review_preparation_quota: 5 });
+    expect((await directory.getOrganization('o2'))!.webhook_secret).toBe('whsec_second-legacy-secret');
+    expect((await directory.getProvider('o1', 'p1'))!).toMatchObject({ api_key: API_KEY, name: 'renamed' });
+    await directory.close();
 
     const bytes = fileBytes(file);
     for (const secret of [WEBHOOK_SECRET, 'whsec_second-legacy-secret', API_KEY, ...others]) {
@@ -136,24 +136,24 @@ describe('SQLite read model: secrets at rest', () => {
   it('rotation: SECRETS_KEY_PREVIOUS opens the old secrets, re-encryption moves them to the new key, then the old key can go', async () => {
     const oldKey = newKey();
     const newer = newKey();
-    const before = new SqliteReadModel(file, new SecretCipher({ current: oldKey, previous: [] }));
+    const before = new SqliteDirectory(file, new SecretCipher({ current: oldKey, previous: [] }));
     await before.createOrganization(org('o1'));
     await before.putProvider(provider('p1'));
     await before.close();
 
-    const rotating = new SqliteReadModel(file, new SecretCipher({ current: newer, previous: [oldKey] }));
+    const rotating = new SqliteDirectory(file, new SecretCipher({ current: newer, previous: [oldKey] }));
     expect((await rotating.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
     expect(await rotating.reencryptSecrets({ dryRun: true })).toEqual({ organizations: 1, providers: 1 });
     expect(await rotating.reencryptSecrets()).toEqual({ organizations: 1, providers: 1 });
     await rotating.close();
 
-    const after = new SqliteReadModel(file, new SecretCipher({ current: newer, previous: [] }));
+    const after = new SqliteDirectory(file, new SecretCipher({ current: newer, previous: [] }));
     expect((await after.getOrganization('o1'))!.webhook_secret).toBe(WEBHOOK_SECRET);
     expect((await after.getProvider('o1', 'p1'))!.api_key).toBe(API_KEY);
     await after.close();
 
-    // A model without the key that sealed a secret says which key is missing.
-    const lost = new SqliteReadModel(file, new SecretCipher({ current: oldKey, previous: [] }));
+    // A directory without the key that sealed a secret says which key is missing.
+    const lost = new SqliteDirectory(file, new SecretCipher({ current: oldKey, previous: [] }));
     await expect(lost.getProvider('o1', 'p1')).rejects.toThrow(`encrypted with key ${newer.id}`);
     await expect(lost.reencryptSecrets()).rejects.toThrow(`encrypted with key ${newer.id}`);
     await lost.close();

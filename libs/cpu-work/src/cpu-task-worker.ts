@@ -1,7 +1,7 @@
 import { setPriority } from 'node:os';
 import type { BlobStore } from '@app/blob-storage/blob-store.port';
 import { UrlSigner } from '@app/blob-storage/url-signer';
-import { openBlobStore } from '../blob-store-factory';
+import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
 
 /**

@@ -1,5 +1,6 @@
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { EventRelay, InProcessBus, type MessageBus } from '@app/bus';
+import { InProcessBus, type MessageBus } from '@app/bus';
+import { EventRelay } from '@app/event-relay';
 import type { CheckpointStore, EventStore } from '@app/event-store';
 import { RUN_PROJECTION, type RunReadModel } from '@app/read-model';
 import { RunEventsServer, laneCheckpoint, type BusFeeder, type ConsumerCheckpoints } from '@app/run-event-transport';

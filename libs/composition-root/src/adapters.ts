@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
 import { type EventStore, SqliteEventStore } from '@app/event-store';
-import { SecretCipher, SqliteReadModel } from '@app/read-model';
+import { SecretCipher, SqliteDirectory } from '@app/directory';
+import type { MongoDirectory } from '@app/directory/mongo/mongo-directory';
+import { SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 
 /*
@@ -20,12 +22,28 @@ export const openEventStore = (c: AppConfig): EventStore => {
   return new EventStoreDbEventStore(c.eventStore.url);
 };
 
+/** The embedded read model's file; the embedded directory keeps its tables in it too (see openDirectory). */
+const READ_MODEL_FILE = 'read-model.sqlite';
+
 export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | MongoReadModel> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, READ_MODEL_FILE));
+  const mongo = require('@app/read-model/mongo/mongo-read-model') as typeof import('@app/read-model/mongo/mongo-read-model');
+  return mongo.MongoReadModel.connect(c.readModel.url);
+};
+
+/**
+ * The directory follows the read model's configuration (READ_MODEL, MONGO_URL) and stays
+ * where it was when one adapter held both: in DATA_DIR/read-model.sqlite, or in the
+ * read model's MongoDB database under the same collection names. Existing deployments
+ * keep their organizations, keys and secrets without a migration; each adapter has its
+ * own connection.
+ */
+export const openDirectory = async (c: AppConfig): Promise<SqliteDirectory | MongoDirectory> => {
   // Webhook secrets and provider API keys are stored encrypted (docs/security.md).
   const secrets = new SecretCipher(c.secrets);
-  if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, 'read-model.sqlite'), secrets);
-  const mongo = require('@app/read-model/mongo/mongo-read-model') as typeof import('@app/read-model/mongo/mongo-read-model');
-  return mongo.MongoReadModel.connect(c.readModel.url, secrets);
+  if (c.readModel.kind !== 'mongo') return new SqliteDirectory(join(c.dataDir, READ_MODEL_FILE), secrets);
+  const mongo = require('@app/directory/mongo/mongo-directory') as typeof import('@app/directory/mongo/mongo-directory');
+  return mongo.MongoDirectory.connect(c.readModel.url, secrets);
 };
 
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */
@@ -36,4 +54,4 @@ export const openBus = (c: AppConfig, clientSuffix = ''): MessageBus => {
 };
 
 // The blob store has its own module: worker threads open it without loading the other engines' clients.
-export { openBlobStore } from './blob-store-factory';
+export { openBlobStore } from '@app/blob-storage/open-blob-store';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOPICS, type NewEvent } from '@app/contracts';
 import { SqliteCheckpointStore, SqliteEventStore } from '@app/event-store';
-import type { BusRecord, MessageBus } from '../message-bus.port';
+import type { BusRecord, MessageBus } from '@app/bus';
 import { EventRelay } from './event-relay';
 
 const newEvent = (id: string, type: string): NewEvent => ({

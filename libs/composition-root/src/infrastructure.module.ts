@@ -1,25 +1,26 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { BLOB_STORE, UrlSigner } from '@app/blob-storage';
+import { BLOB_STORE, URL_SIGNER, UrlSigner } from '@app/blob-storage';
 import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore, SqliteCheckpointStore } from '@app/event-store';
 import { CommandBus, CqrsModule, QueryBus } from '@nestjs/cqrs';
-import { DIRECTORY, ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
+import { DIRECTORY } from '@app/directory';
+import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
-import { openBlobStore, openBus, openEventStore, openReadModel } from './adapters';
-import { CpuWork } from './cpu-work/cpu-work';
+import { openBlobStore, openBus, openDirectory, openEventStore, openReadModel } from './adapters';
+import { CpuWork } from '@app/cpu-work';
 import { createRunEventsServer } from './run-event-wiring';
-import { URL_SIGNER } from './tokens';
 
 /**
  * Chooses and builds the adapter behind every port. Embedded adapters (SQLite files,
  * in-process bus, local directory, all under DATA_DIR) are the default; EVENT_STORE,
  * BUS, READ_MODEL and BLOB_STORE pick the distributed ones. Checkpoints live with the
- * read model (MongoDB) or in the embedded SQLite file.
+ * read model (MongoDB) or in the embedded SQLite file; the directory goes where the read
+ * model is (openDirectory).
  */
 @Global()
 @Module({})
@@ -44,7 +45,8 @@ export class InfrastructureModule {
         { provide: MESSAGE_BUS, useFactory: (c: AppConfig) => openBus(c), inject: [APP_CONFIG] },
         readModel,
         { provide: RUN_READ_MODEL, useExisting: 'READ_MODEL' },
-        { provide: DIRECTORY, useExisting: 'READ_MODEL' },
+        // Organizations, keys, schemas, providers: kept where the read model is configured (openDirectory).
+        { provide: DIRECTORY, useFactory: openDirectory, inject: [APP_CONFIG] },
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,

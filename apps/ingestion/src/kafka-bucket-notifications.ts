@@ -1,6 +1,6 @@
 import { Kafka } from 'kafkajs';
 import { type BucketNotifications, createdObjectKeys } from '@app/blob-storage';
-import { nestLogCreator } from './kafka-bus';
+import { nestLogCreator } from '@app/bus/kafka/kafka-bus';
 
 /**
  * Bucket notifications read from the Kafka topic MinIO publishes to (MINIO_NOTIFY_KAFKA_*).

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { backOff } from 'exponential-backoff';
 import { TOPICS, type StoredEvent } from '@app/contracts';
 import type { CheckpointStore, EventStore, Subscription } from '@app/event-store';
-import type { MessageBus } from '../message-bus.port';
+import type { MessageBus } from '@app/bus';
 
 export interface RelayOptions {
   /** Name of the relay's checkpoint. */

@@ -1,1 +1,0 @@
-export const URL_SIGNER = Symbol('URL_SIGNER');
