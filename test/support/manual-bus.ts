@@ -1,5 +1,5 @@
 import { TOPICS, type StoredEvent } from '@app/contracts';
-import type { BusSubscription, MessageBus, RecordHandler } from '@app/bus';
+import type { BusRecord, BusSubscription, MessageBus, RecordHandler } from '@app/bus';
 
 /**
  * A MessageBus a test drives by hand: nothing moves until `deliver` hands one record to
@@ -7,9 +7,11 @@ import type { BusSubscription, MessageBus, RecordHandler } from '@app/bus';
  */
 export class ManualBus implements MessageBus {
   private readonly groups = new Map<string, RecordHandler>();
+  /** What was published (to any topic): nothing is delivered from here; tests deliver with deliver(). */
+  readonly published: Array<{ topic: string; records: BusRecord[] }> = [];
 
-  async publish(): Promise<void> {
-    throw new Error('ManualBus: tests deliver records with deliver(); nothing publishes');
+  async publish(topic: string, records: BusRecord[]): Promise<void> {
+    this.published.push({ topic, records });
   }
 
   async subscribe(topic: string, group: string, handler: RecordHandler): Promise<BusSubscription> {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { runStreamId, type RunEvent, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, SqliteEventStore } from '@app/event-store';
 import { RunCommandsModule } from '@app/run-commands';
-import { RunEventsServer, type ConsumerCheckpoints } from '@app/run-event-transport';
+import { PassErrorsToTransport, RunEventsServer, type ConsumerCheckpoints } from '@app/run-event-transport';
 import { ManualBus } from './manual-bus';
 import { track } from './suite-resources';
 
@@ -60,6 +60,7 @@ export class RunEventTestBed {
     }).compile();
     const app = moduleRef.createNestMicroservice({ strategy: moduleRef.get(RunEventsServer) });
     app.useLogger(false);
+    app.useGlobalFilters(new PassErrorsToTransport());
     await app.listen();
     const bed = new RunEventTestBed(app, bus, store, checkpoints);
     track('run-event test bed', () => bed.close());

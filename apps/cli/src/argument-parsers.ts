@@ -20,12 +20,15 @@ export function nonNegativeIntegerOrNull(value: string): number | null {
   return n;
 }
 
-/** A position in the global event log: an integer, 1 or more. */
-export function logPosition(value: string): number {
+/** An integer, 1 or more (a count, a limit). */
+export function positiveInt(value: string): number {
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('It must be an integer, 1 or more.');
   return n;
 }
+
+/** A position in the global event log: an integer, 1 or more. */
+export const logPosition = positiveInt;
 
 /** The word `null` stands for "none" (a webhook URL to remove). */
 export function stringOrNull(value: string): string | null {

@@ -88,7 +88,8 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
   }
 
   private async check(runId: string): Promise<void> {
-    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
+    const snapshot = await this.queryBus.execute(new LoadRunQuery(runId));
+    const { state } = snapshot;
     if (!state || state.status !== 'awaiting_upload' || state.source_uploaded) return;
     const stat = await this.blobs.stat(state.source_key);
     if (!stat) return;
@@ -112,10 +113,11 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
             }),
           },
           context,
+          snapshot,
         ),
       );
       return;
     }
-    await this.commandBus.execute(new ApplyRunCommand(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context));
+    await this.commandBus.execute(new ApplyRunCommand(runId, { type: 'CompleteUpload', size_bytes: stat.size, at }, context, snapshot));
   }
 }

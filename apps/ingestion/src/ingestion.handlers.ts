@@ -1,4 +1,4 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { STAGES, runError, runPhase, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
@@ -17,6 +17,8 @@ const INGESTION = { consumer: 'ingestion' };
  */
 @Controller()
 export class IngestionHandlers {
+  private readonly logger = new Logger(IngestionHandlers.name);
+
   constructor(
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly files: StructuredFileReader,
@@ -43,8 +45,11 @@ export class IngestionHandlers {
     if (run.dry_run) return this.finish(step, await this.records.synthetic(run));
     if (run.input_source === 'image') return this.finish(step, await this.records.extractFromImage(run));
     const progress = throttle(1000);
+    // Progress is informational: a store that cannot record it now does not stop the ingestion.
     const outcome = await this.files.read(run, (rows) =>
-      progress(() => step.apply({ command: { type: 'RecordIngestionProgress', processed_rows: rows }, step: `progress/${rows}` })),
+      progress(() => step.apply({ command: { type: 'RecordIngestionProgress', processed_rows: rows }, step: `progress/${rows}` })).catch(
+        (err: Error) => this.logger.warn(`Run ${run.id}: progress not recorded: ${err.message}`),
+      ),
     );
     await this.finish(step, outcome);
   }

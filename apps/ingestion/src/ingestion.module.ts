@@ -13,7 +13,7 @@ const bucketNotifications = {
   provide: BUCKET_NOTIFICATIONS,
   useFactory: (c: AppConfig) => {
     if (c.blobStore.kind !== 's3' || c.bus.kind !== 'kafka' || !c.bus.bucketEventsTopic) return null;
-    // Loaded only when configured: embedded mode never loads kafkajs (libs/infrastructure/src/adapters.ts).
+    // Loaded only when configured: embedded mode never loads kafkajs (libs/composition-root/src/adapters.ts).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const kafka = require('./kafka-bucket-notifications') as typeof import('./kafka-bucket-notifications');
     return new kafka.KafkaBucketNotifications({

@@ -91,7 +91,8 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async expireUpload(runId: string, now: Date): Promise<void> {
-    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
+    const snapshot = await this.queryBus.execute(new LoadRunQuery(runId));
+    const { state } = snapshot;
     if (!state || !isUploadOverdue(state, now)) return;
     // A file already in storage arrived in time and is about to be recorded (the upload route
     // between its write and CompleteUpload, or the bucket watcher's next look): leave it to them,
@@ -102,12 +103,14 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         runId,
         { type: 'ExpireUpload', at: now.toISOString() },
         { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `upload-expired/${runId}` },
+        snapshot,
       ),
     );
   }
 
   private async purgeFiles(runId: string, now: Date): Promise<void> {
-    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
+    const snapshot = await this.queryBus.execute(new LoadRunQuery(runId));
+    const { state } = snapshot;
     if (!state) return;
     const due = filesPurgeDue(state, this.config.outputRetentionSeconds);
     if (!due || Date.parse(due.due_at) > now.getTime()) return;
@@ -117,6 +120,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         runId,
         { type: 'PurgeFiles', retention_seconds: this.config.outputRetentionSeconds, at: now.toISOString() },
         { organizationId: state.organization_id, correlationId: runId, causationId: runId, idempotencyKey: `files-purged/${runId}` },
+        snapshot,
       ),
     );
     this.logger.log(`Run ${runId}: files deleted (${due.reason})`);

@@ -3,6 +3,7 @@ import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
 import { DIRECTORY } from '@app/directory';
+import { deterministicId } from '@app/run-commands';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { MappingHandlers } from './mapping.handlers';
 
@@ -39,6 +40,28 @@ describe('MappingHandlers (given / when / then)', () => {
     const data = prepared.data as { review_expires_at: string; prepared_at: string };
     expect(Date.parse(data.review_expires_at) - Date.parse(data.prepared_at)).toBe(3600 * 1000);
     expect(Date.parse(data.prepared_at)).toBeGreaterThanOrEqual(before - 1);
+  });
+
+  it('the appended event carries the organization, the correlation and the cause, and an id derived from the event it answers', async () => {
+    const stream = await bed.given('r1', HISTORY.parsed);
+    await bed.when('mapping', stream[2]);
+    const [appended] = await bed.appendedAfter('r1', 2);
+    expect(appended).toEqual({
+      event_id: deterministicId(`${stream[2].event_id}/review-prepared/PrepareReview/0`),
+      type: 'ReviewPrepared',
+      data: expect.objectContaining({ mapping_origin: 'heuristic' }),
+      stream_id: 'run-r1',
+      revision: 3,
+      position: stream[2].position + 1,
+      recorded_at: expect.any(String),
+      metadata: {
+        organization_id: 'o1',
+        correlation_id: 'req-1',
+        causation_id: stream[2].event_id,
+        occurred_at: expect.any(String),
+        schema_version: 1,
+      },
+    });
   });
 
   it('when SourceParsed is delivered again after the review was prepared, then nothing more is appended', async () => {

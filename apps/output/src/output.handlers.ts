@@ -4,7 +4,7 @@ import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, runError, runPhase, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
-import { type RunEventContext, type RunStep, throttle } from '@app/run-event-transport';
+import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
 
 /**
@@ -37,12 +37,17 @@ export class OutputHandlers {
     const key = BLOB_KEYS.output(run.id, run.output_format);
     const progress = throttle(1000);
     // CpuWork records progress in order and settles after the last, so none lands after the outcome.
+    // Progress is informational: a store that cannot record it now does not stop the output.
     const record = (rows: number) =>
-      progress(() => step.apply({ command: { type: 'RecordOutputProgress', processed_rows: rows }, step: `progress/${rows}` }));
+      progress(() => step.apply({ command: { type: 'RecordOutputProgress', processed_rows: rows }, step: `progress/${rows}` })).catch(
+        (err: Error) => this.logger.warn(`Run ${run.id}: progress not recorded: ${err.message}`),
+      );
     let written: OutputWritten;
     try {
       written = await this.cpu.run('writeRunOutput', { run, key }, { onProgress: record });
     } catch (err) {
+      // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.
+      if (isTransient(err)) throw err;
       this.logger.error(`Run ${run.id}: output failed: ${(err as Error).message}`);
       await step.fail(runError('storageFailed', STAGES.finalProcessing));
       return;

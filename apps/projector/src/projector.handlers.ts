@@ -19,18 +19,20 @@ export class ProjectorHandlers {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  @EventPattern(RUN_EVENT_TYPES, { consumer: 'projector' })
+  // The document and the projection's checkpoint are written in one transaction (savesCheckpoint).
+  @EventPattern(RUN_EVENT_TYPES, { consumer: 'projector', savesCheckpoint: true })
   async project(@Payload() event: StoredEvent, @Ctx() { lane }: RunEventContext): Promise<void> {
+    const checkpoint = { name: laneCheckpoint(RUN_PROJECTION, lane), position: event.position };
     const runId = runIdOfStream(event.stream_id);
-    if (!runId) return;
+    if (!runId) return this.readModel.saveCheckpoint(checkpoint.name, checkpoint.position);
     const current = await this.readModel.getRun(runId);
     const applied = current?.revision ?? -1;
-    if (event.revision <= applied) return;
+    if (event.revision <= applied) return this.readModel.saveCheckpoint(checkpoint.name, checkpoint.position);
     const next =
       event.revision === applied + 1
         ? evolve(current, { type: event.type, data: event.data } as RunEvent, event.revision, event.recorded_at)
         : // A gap (events missed): fold the stream up to this event instead of guessing.
           foldRun((await this.store.readStream(runStreamId(runId))).filter((e) => e.revision <= event.revision));
-    await this.readModel.saveRun(next!, { name: laneCheckpoint(RUN_PROJECTION, lane), position: event.position });
+    await this.readModel.saveRun(next!, checkpoint);
   }
 }

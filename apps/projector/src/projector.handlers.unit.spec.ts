@@ -16,7 +16,10 @@ class MemoryRunDocuments {
   async saveRun(run: RunState, checkpoint: { name: string; position: number }) {
     this.writes++;
     this.runs.set(run.id, run);
-    this.checkpoints.set(checkpoint.name, Math.max(this.checkpoints.get(checkpoint.name) ?? 0, checkpoint.position));
+    await this.saveCheckpoint(checkpoint.name, checkpoint.position);
+  }
+  async saveCheckpoint(name: string, position: number) {
+    this.checkpoints.set(name, Math.max(this.checkpoints.get(name) ?? 0, position));
   }
 }
 
@@ -34,6 +37,8 @@ describe('ProjectorHandlers (given / when / then)', () => {
     expect(docs.runs.get('r1')).toEqual(foldRun(stream));
     expect(docs.runs.get('r1')!.revision).toBe(6);
     expect(Object.fromEntries(docs.checkpoints)).toEqual({ 'runs@2': stream[6].position });
+    // Written with the document, not a second time by the transport.
+    expect(bed.checkpoints.get('projector@2')).toBeUndefined();
   });
 
   it('a replayed event changes nothing; a gap is filled by folding the stream up to the event', async () => {
@@ -45,5 +50,15 @@ describe('ProjectorHandlers (given / when / then)', () => {
     await bed.when('projector', { ...stream[2], position: stream[3].position + 10 }); // an old revision, redelivered later
     expect(docs.writes).toBe(writes);
     expect(docs.runs.get('r1')).toEqual(foldRun(stream));
+    expect(docs.checkpoints.get('runs')).toBe(stream[3].position + 10); // the checkpoint still moves
+  });
+
+  it('an event type this version does not know (a newer producer) leaves the document alone and moves the checkpoint', async () => {
+    const stream = await bed.given('r1', HISTORY.parsed);
+    for (const e of stream) await bed.when('projector', e);
+    const before = docs.runs.get('r1');
+    await bed.when('projector', { ...stream[2], type: 'SomethingNewer', revision: 3, position: stream[2].position + 1 });
+    expect(docs.runs.get('r1')).toBe(before);
+    expect(bed.checkpoints.get('projector@')).toBe(stream[2].position + 1);
   });
 });

@@ -25,7 +25,7 @@ export class RelayRuntime implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.bus instanceof InProcessBus) {
-      this.logger.log('In-process bus: each process relays for its own consumers (PipelineRuntime)');
+      this.logger.log('In-process bus: each process feeds its own consumer groups (RunEventsServer)');
       return;
     }
     this.relay = new EventRelay(this.store, this.bus, this.checkpoints, { name: DURABLE_RELAY_CHECKPOINT });

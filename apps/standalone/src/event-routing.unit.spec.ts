@@ -1,19 +1,27 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATTERN_EXTRAS_METADATA, PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { RUN_EVENT_TYPES } from '@app/contracts';
-import { IngestionHandlers } from '../../ingestion/src/ingestion.handlers';
-import { MappingHandlers } from '../../mapping/src/mapping.handlers';
-import { NotifierHandlers } from '../../notifier/src/notifier.handlers';
-import { OutputHandlers } from '../../output/src/output.handlers';
-import { ProjectorHandlers } from '../../projector/src/projector.handlers';
+const APPS = join(__dirname, '../..');
 
-const HANDLER_CLASSES = [IngestionHandlers, MappingHandlers, OutputHandlers, NotifierHandlers, ProjectorHandlers];
+/** Every exported class of every `apps/<app>/src/*.handlers.ts`: a new handler file is found without listing it here. */
+function handlerClasses(): Array<new (...args: never[]) => unknown> {
+  return readdirSync(APPS).flatMap((app) => {
+    const dir = join(APPS, app, 'src');
+    return (
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.handlers.ts'))
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- found by name, so not imported statically
+        .flatMap((f) => Object.values(require(join(dir, f)) as Record<string, unknown>))
+        .filter((v): v is new (...args: never[]) => unknown => typeof v === 'function')
+    );
+  });
+}
 
 /** `event group Class.method` for every @EventPattern, read from the decorators' metadata. */
 function declaredRoutes(): string[] {
   const routes: string[] = [];
-  for (const cls of HANDLER_CLASSES) {
+  for (const cls of handlerClasses()) {
     const proto = cls.prototype as unknown as Record<string, unknown>;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const method = proto[name];
@@ -45,6 +53,12 @@ function documentedRoutes(): string[] {
 describe('event routing', () => {
   it('docs/events.md lists exactly the handlers the @EventPattern decorators declare', () => {
     expect(documentedRoutes()).toEqual(declaredRoutes());
+  });
+
+  it('finds the handlers of the five worker apps', () => {
+    expect(new Set(declaredRoutes().map((r) => r.split(' ')[1]))).toEqual(
+      new Set(['ingestion', 'mapping', 'output', 'notifier', 'projector']),
+    );
   });
 
   it('every handled event is a run event type, and no group handles one type twice', () => {

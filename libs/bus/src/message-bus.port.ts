@@ -10,6 +10,8 @@ export interface BusRecord {
    * Absent for a bus with a single, totally ordered lane (the in-process bus).
    */
   lane?: string;
+  /** Extra headers to publish with the record (Kafka headers; e.g. a dead letter's error). */
+  headers?: Record<string, string>;
 }
 
 export type RecordHandler = (record: BusRecord) => Promise<void>;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
+import { DEAD_LETTER_STORE } from '@app/dead-letters';
 import { DIRECTORY } from '@app/directory';
 import { RUN_READ_MODEL } from '@app/read-model';
 
@@ -18,6 +19,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     @Inject(CHECKPOINT_STORE) private readonly checkpoints: CheckpointStore,
     @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
     @Inject(DIRECTORY) private readonly directory: Closeable,
+    @Inject(DEAD_LETTER_STORE) private readonly deadLetters: Closeable,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -26,5 +28,6 @@ export class AdapterLifetime implements OnApplicationShutdown {
     await (this.checkpoints as Closeable).close?.();
     await this.readModel.close?.();
     await this.directory.close?.();
+    await this.deadLetters.close?.();
   }
 }

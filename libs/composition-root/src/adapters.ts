@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
+import { type DeadLetterStore, SqliteDeadLetterStore } from '@app/dead-letters';
 import { type EventStore, SqliteEventStore } from '@app/event-store';
 import { SecretCipher, SqliteDirectory } from '@app/directory';
 import type { MongoDirectory } from '@app/directory/mongo/mongo-directory';
@@ -44,6 +45,14 @@ export const openDirectory = async (c: AppConfig): Promise<SqliteDirectory | Mon
   if (c.readModel.kind !== 'mongo') return new SqliteDirectory(join(c.dataDir, READ_MODEL_FILE), secrets);
   const mongo = require('@app/directory/mongo/mongo-directory') as typeof import('@app/directory/mongo/mongo-directory');
   return mongo.MongoDirectory.connect(c.readModel.url, secrets);
+};
+
+/** Dead letters sit next to the checkpoints: the embedded event store's file, or the read model's MongoDB database. */
+export const openDeadLetters = async (c: AppConfig): Promise<DeadLetterStore> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteDeadLetterStore(join(c.dataDir, 'events.sqlite'));
+  const mongo =
+    require('@app/dead-letters/mongo/mongo-dead-letter-store') as typeof import('@app/dead-letters/mongo/mongo-dead-letter-store');
+  return mongo.MongoDeadLetterStore.connect(c.readModel.url);
 };
 
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */

@@ -8,10 +8,11 @@ import { CommandBus, CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { DIRECTORY } from '@app/directory';
 import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
+import { DEAD_LETTER_STORE, type DeadLetterStore } from '@app/dead-letters';
 import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
-import { openBlobStore, openBus, openDirectory, openEventStore, openReadModel } from './adapters';
+import { openBlobStore, openBus, openDeadLetters, openDirectory, openEventStore, openReadModel } from './adapters';
 import { CpuWork } from '@app/cpu-work';
 import { createRunEventsServer } from './run-event-wiring';
 
@@ -58,15 +59,18 @@ export class InfrastructureModule {
           // The transport of every worker's @EventPattern handlers (connected in main.ts / createHttpApp).
           provide: RunEventsServer,
           useFactory: (
+            config: AppConfig,
             bus: MessageBus,
             store: EventStore,
             checkpoints: CheckpointStore,
             readModel: RunReadModel,
+            deadLetters: DeadLetterStore,
             c: CommandBus,
             q: QueryBus,
-          ) => createRunEventsServer({ bus, store, checkpoints, readModel, commandBus: c, queryBus: q }),
-          inject: [MESSAGE_BUS, EVENT_STORE, CHECKPOINT_STORE, RUN_READ_MODEL, CommandBus, QueryBus],
+          ) => createRunEventsServer({ config, bus, store, checkpoints, readModel, deadLetters, commandBus: c, queryBus: q }),
+          inject: [APP_CONFIG, MESSAGE_BUS, EVENT_STORE, CHECKPOINT_STORE, RUN_READ_MODEL, DEAD_LETTER_STORE, CommandBus, QueryBus],
         },
+        { provide: DEAD_LETTER_STORE, useFactory: (c: AppConfig) => openDeadLetters(c), inject: [APP_CONFIG] },
         AdapterLifetime,
         CpuWork,
       ],
@@ -81,6 +85,7 @@ export class InfrastructureModule {
         BLOB_STORE,
         ProjectionWaiter,
         RunEventsServer,
+        DEAD_LETTER_STORE,
         CpuWork,
       ],
     };

@@ -1,4 +1,7 @@
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { AppConfig } from '@app/config';
+import { TOPICS } from '@app/contracts';
+import type { DeadLetterStore } from '@app/dead-letters';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import { EventRelay } from '@app/event-relay';
 import type { CheckpointStore, EventStore } from '@app/event-store';
@@ -33,13 +36,22 @@ function inProcessFeeder(store: EventStore, bus: MessageBus, checkpoints: Checkp
 }
 
 export function createRunEventsServer(deps: {
+  config: AppConfig;
   bus: MessageBus;
   store: EventStore;
   checkpoints: CheckpointStore;
   readModel: RunReadModel;
+  deadLetters: DeadLetterStore;
   commandBus: CommandBus;
   queryBus: QueryBus;
 }): RunEventsServer {
-  const feeder = deps.bus instanceof InProcessBus ? inProcessFeeder(deps.store, deps.bus, deps.checkpoints) : null;
-  return new RunEventsServer(deps.bus, consumerCheckpoints(deps.checkpoints, deps.readModel), deps.commandBus, deps.queryBus, feeder);
+  const inProcess = deps.bus instanceof InProcessBus;
+  return new RunEventsServer(deps.bus, consumerCheckpoints(deps.checkpoints, deps.readModel), deps.commandBus, deps.queryBus, {
+    feeder: inProcess ? inProcessFeeder(deps.store, deps.bus, deps.checkpoints) : null,
+    deadLetters: deps.deadLetters,
+    // The in-process bus keeps nothing: there the dead-letter store is the only record.
+    deadLetterTopic: inProcess ? null : TOPICS.runEventDeadLetters,
+    maxAttempts: deps.config.handlerMaxAttempts,
+    replayPollMs: deps.config.deadLetterReplayPollMs,
+  });
 }

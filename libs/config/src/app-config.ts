@@ -38,6 +38,10 @@ export interface AppConfig {
   uploadPollMs: number;
   /** How often the sweeper fails runs whose upload never came and deletes files past their retention. */
   sweepIntervalMs: number;
+  /** Attempts at a run event whose handler fails (not an outage) before it becomes a dead letter. */
+  handlerMaxAttempts: number;
+  /** How often consumer groups look for dead letters an operator asked to replay. */
+  deadLetterReplayPollMs: number;
   /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
   /** The bus between services: in this process (default) or Kafka. */
@@ -289,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     blobStore: blobStoreSettings(env),
     uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
     sweepIntervalMs: Math.max(10, int(env, 'SWEEP_INTERVAL_MS', 60_000)),
+    handlerMaxAttempts: Math.max(1, int(env, 'HANDLER_MAX_ATTEMPTS', 3)),
+    deadLetterReplayPollMs: int(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,

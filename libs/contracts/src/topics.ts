@@ -4,6 +4,8 @@
  */
 export const TOPICS = {
   runEvents: 'transformation.run.events.v1',
+  /** Events a consumer group gave up on (poison events), with the error in the headers (docs/events.md). */
+  runEventDeadLetters: 'transformation.run.events.dlq.v1',
 } as const;
 
 /** Consumer groups: one per service; each keeps its own checkpoint. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { MessageChannel } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
@@ -25,7 +25,7 @@ export interface CpuTaskOptions {
  * and so the threads. CPU_WORKER_THREADS=0 chooses the event loop too.
  */
 @Injectable()
-export class CpuWork implements OnModuleDestroy {
+export class CpuWork implements OnApplicationShutdown {
   private readonly pool: Piscina | null;
   private readonly logger = new Logger(CpuWork.name);
 
@@ -88,7 +88,12 @@ export class CpuWork implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * After the run-events transport has stopped (Nest closes it between the destroy and the
+   * shutdown hooks): a handler still writing an output when the process is asked to stop
+   * finishes with its thread instead of losing it and failing the run.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.pool?.destroy();
   }
 }

@@ -4,13 +4,21 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from '@nest
 import { lastValueFrom } from 'rxjs';
 import { TOPICS, type StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus } from '@app/bus';
+import { deadLetterId, type DeadLetterStore } from '@app/dead-letters';
+import { CommandRefused, runError, runPhase, stageOfPhase } from '@app/domain';
 import type { ConsumerCheckpoints } from './consumer-checkpoints';
+import { isTransient } from './error-classification';
 import { RunEventContext } from './run-event.context';
 import { RunStep, type StepCommand } from './run-step';
 
 /** What `@EventPattern('<EventType>', { consumer })` names: the consumer group whose handler it is. */
 export interface RunEventHandlerExtras {
   consumer: string;
+  /**
+   * The handler writes the group's checkpoint itself, in the same transaction as its work
+   * (the projector: document and checkpoint together), so the transport does not write it again.
+   */
+  savesCheckpoint?: boolean;
 }
 
 /**
@@ -18,6 +26,26 @@ export interface RunEventHandlerExtras {
  * nothing across restarts; a durable bus is fed by the relay app instead).
  */
 export type BusFeeder = (startAfter: number) => Promise<{ stop(): Promise<void> }>;
+
+export interface RunEventsServerOptions {
+  /** Feeds an in-process bus from the event store (null: the bus is fed elsewhere, e.g. Kafka by the relay app). */
+  feeder?: BusFeeder | null;
+  /** Where poison events go; without it a failing event is retried for ever (and says so in the log). */
+  deadLetters?: DeadLetterStore | null;
+  /** Also publish each dead letter to this topic (a durable bus only; its headers carry the error). */
+  deadLetterTopic?: string | null;
+  /** Attempts at an event whose handler fails with a non-transient error before it is dead-lettered. */
+  maxAttempts?: number;
+  /** How often the groups look for dead letters the operator asked to replay (ms; 0: never). */
+  replayPollMs?: number;
+}
+
+/** How a consumer group is doing, for readiness. */
+export interface GroupHealth {
+  group: string;
+  /** The event the group is stuck on (failing and retried), if any, with the error and since when. */
+  failing: { type: string; position: number; attempts: number; error: string; since: string } | null;
+}
 
 /**
  * A Nest transport over the MessageBus port (the in-process bus or Kafka). Each consumer
@@ -35,16 +63,22 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   private readonly routes = new Map<string, Map<string, MessageHandler>>();
   private subscriptions: BusSubscription[] = [];
   private feed: { stop(): Promise<void> } | null = null;
+  private replayTimer: NodeJS.Timeout | null = null;
+  private replaying: Promise<void> = Promise.resolve();
+  /** Per group: the event it is failing on, if any. */
+  private readonly failing = new Map<string, GroupHealth['failing'] & { key: string }>();
   protected override readonly logger = new Logger(RunEventsServer.name);
+  private readonly maxAttempts: number;
 
   constructor(
     private readonly bus: MessageBus,
     private readonly checkpoints: ConsumerCheckpoints,
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
-    private readonly feeder: BusFeeder | null = null,
+    private readonly options: RunEventsServerOptions = {},
   ) {
     super();
+    this.maxAttempts = options.maxAttempts ?? 3;
   }
 
   override addHandler(pattern: unknown, callback: MessageHandler, isEventHandler = false, extras: Record<string, unknown> = {}): void {
@@ -60,20 +94,24 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     this.routes.set(group, table);
   }
 
-  /** Consumer group -> the event types it handles, as the decorators declare them. */
-  routing(): Record<string, string[]> {
-    return Object.fromEntries([...this.routes].map(([group, table]) => [group, [...table.keys()]]));
-  }
-
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
       const groups = [...this.routes.keys()];
       for (const group of groups) this.subscriptions.push(await this.subscribe(group));
-      if (this.feeder && groups.length > 0) {
+      if (this.options.feeder && groups.length > 0) {
         const lowest = Math.min(...(await Promise.all(groups.map((g) => this.checkpoints.load(g, '')))));
-        this.feed = await this.feeder(lowest);
+        this.feed = await this.options.feeder(lowest);
       }
       if (groups.length > 0) this.logger.log(`Consuming run events: ${groups.join(', ')}`);
+      const pollMs = this.options.replayPollMs ?? 2000;
+      if (this.options.deadLetters && groups.length > 0 && pollMs > 0) {
+        this.replayTimer = setInterval(() => {
+          this.replaying = this.replaying
+            .then(async () => void (await this.replayRequested()))
+            .catch((err: Error) => this.logger.warn(`Replaying dead letters failed: ${err.message}`));
+        }, pollMs);
+        this.replayTimer.unref();
+      }
       callback();
     } catch (err) {
       callback(err);
@@ -81,6 +119,9 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   }
 
   async close(): Promise<void> {
+    if (this.replayTimer) clearInterval(this.replayTimer);
+    this.replayTimer = null;
+    await this.replaying;
     // Stop feeding before consuming, so nothing is handed to a stopped subscription.
     await this.feed?.stop();
     this.feed = null;
@@ -95,6 +136,35 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     return this.bus as T;
   }
 
+  /** Each group's state: failing (stuck on an event that is being retried) or not. */
+  health(): GroupHealth[] {
+    return [...this.routes.keys()].map((group) => {
+      const f = this.failing.get(group);
+      return { group, failing: f ? { type: f.type, position: f.position, attempts: f.attempts, error: f.error, since: f.since } : null };
+    });
+  }
+
+  /**
+   * Hands the events the operator asked to replay (`dead-letters:replay`) to their group's
+   * handler again, whatever the group's checkpoint; the checkpoint does not move.
+   */
+  async replayRequested(): Promise<number> {
+    const store = this.options.deadLetters;
+    if (!store) return 0;
+    const due = await store.replaysDue([...this.routes.keys()], 20);
+    for (const letter of due) {
+      let outcome = 'handled';
+      try {
+        await this.handle(letter.group, letter.event, letter.lane);
+      } catch (err) {
+        outcome = `failed: ${describe(err)}`;
+      }
+      this.logger.log(`Replayed dead letter ${letter.id}: ${outcome}`);
+      await store.markReplayed(letter.id, new Date().toISOString(), outcome);
+    }
+    return due.length;
+  }
+
   private async subscribe(group: string): Promise<BusSubscription> {
     const handledUpTo = new Map<string, number>();
     const handled = async (lane: string) => {
@@ -105,24 +175,90 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     this.logger.log(`${group} consumes after position ${await handled('')}`);
     return this.bus.subscribe(TOPICS.runEvents, group, async ({ value, lane = '' }: BusRecord) => {
       if (value.position <= (await handled(lane))) return;
-      await this.handle(group, value, lane);
-      await this.checkpoints.save(group, lane, value.position);
+      const savedByHandler = await this.handleOrDeadLetter(group, value, lane);
+      if (!savedByHandler) await this.checkpoints.save(group, lane, value.position);
       handledUpTo.set(lane, value.position);
     });
   }
 
-  private async handle(group: string, event: StoredEvent, lane: string): Promise<void> {
-    const handler = this.routes.get(group)?.get(event.type);
-    if (!handler) return;
-    const context = new RunEventContext([lane, new RunStep(event, this.commandBus, this.queryBus)]);
-    let outcome: unknown;
+  /**
+   * Runs the handler. An infrastructure error is thrown back to the bus, which delivers the
+   * event again (after its back-off) for as long as the outage lasts. Any other error is the
+   * event's: after `maxAttempts` the event becomes a dead letter, its run fails with
+   * `transformation_processing_failed`, and the group moves on instead of blocking the lane.
+   */
+  private async handleOrDeadLetter(group: string, event: StoredEvent, lane: string): Promise<boolean> {
+    const key = `${lane}/${event.position}`;
     try {
-      outcome = await lastValueFrom(this.transformToObservable(await handler(event, context)), { defaultValue: undefined });
+      const savedByHandler = await this.handle(group, event, lane);
+      this.failing.delete(group);
+      return savedByHandler;
     } catch (err) {
-      // Nest's RPC exception filter has logged the error and rethrows it as { status, message }.
-      throw err instanceof Error ? err : new Error(`${group} failed on ${event.type}@${event.position}: ${describe(err)}`);
+      const earlier = this.failing.get(group);
+      const attempts = earlier?.key === key ? earlier.attempts + 1 : 1;
+      const since = earlier?.key === key ? earlier.since : new Date().toISOString();
+      this.failing.set(group, { key, type: event.type, position: event.position, attempts, error: describe(err), since });
+      const transient = isTransient(err);
+      const store = this.options.deadLetters;
+      if (transient || attempts < this.maxAttempts || !store) {
+        this.logger.warn(
+          `${group} failed on ${event.type}@${event.position} (attempt ${attempts}, ${transient ? 'transient, retried while it lasts' : store ? `dead letter after ${this.maxAttempts}` : 'no dead-letter store: retried'}): ${describe(err)}`,
+        );
+        throw err;
+      }
+      await this.deadLetter(store, group, event, lane, err, attempts);
+      this.failing.delete(group);
+      return false;
     }
+  }
+
+  private async deadLetter(store: DeadLetterStore, group: string, event: StoredEvent, lane: string, err: unknown, attempts: number) {
+    const error = { name: err instanceof Error ? err.name : 'Error', message: describe(err) };
+    const deadAt = new Date().toISOString();
+    await store.record({ id: deadLetterId(group, event), group, lane, event, error, attempts, dead_at: deadAt });
+    this.logger.error(
+      `${group} gave up on ${event.type}@${event.position} (${event.stream_id}) after ${attempts} attempts: ${error.message}`,
+    );
+    if (this.options.deadLetterTopic) {
+      await this.bus.publish(this.options.deadLetterTopic, [
+        {
+          key: event.stream_id,
+          value: event,
+          headers: {
+            dead_letter_group: group,
+            dead_letter_error: `${error.name}: ${error.message}`.slice(0, 1000),
+            dead_letter_attempts: String(attempts),
+            dead_at: deadAt,
+          },
+        },
+      ]);
+    }
+    await this.failRunOf(event);
+  }
+
+  /** The run the poison event belongs to fails (unless it already ended): its owner learns of it by webhook. */
+  private async failRunOf(event: StoredEvent): Promise<void> {
+    const step = new RunStep(event, this.commandBus, this.queryBus);
+    if (!step.runId) return;
+    const run = await step.run();
+    if (!run) return;
+    try {
+      await step.fail(runError('stepFailed', stageOfPhase(runPhase(run))));
+    } catch (err) {
+      if (!(err instanceof CommandRefused)) throw err; // already failed or finished: nothing to stop
+    }
+  }
+
+  /** Runs the group's handler for the event, if it has one; true when that handler saved the group's checkpoint itself. */
+  private async handle(group: string, event: StoredEvent, lane: string): Promise<boolean> {
+    const handler = this.routes.get(group)?.get(event.type);
+    if (!handler) return false;
+    const context = new RunEventContext([lane, new RunStep(event, this.commandBus, this.queryBus)]);
+    // Handler errors come back unchanged (PassErrorsToTransport) for handleOrDeadLetter to classify.
+    const returned: unknown = await handler(event, context);
+    const outcome = await lastValueFrom(this.transformToObservable(returned), { defaultValue: undefined });
     if (isStepCommand(outcome)) await context.step.apply(outcome);
+    return (handler.extras as Partial<RunEventHandlerExtras> | undefined)?.savesCheckpoint === true;
   }
 }
 

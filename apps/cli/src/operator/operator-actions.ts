@@ -1,4 +1,4 @@
-import { openBus, openDirectory, openEventStore } from '@app/composition-root';
+import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
 import { operationFailed, usageError } from '../exit-codes';
 import { openStores, operatorConfig } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
@@ -102,5 +102,42 @@ export async function republishStoredEvents(options: EventsRepublishOptions): Pr
   } finally {
     await bus.close();
     await store.close();
+  }
+}
+
+export interface DeadLettersListOptions {
+  limit: number;
+  json?: boolean;
+}
+
+/** The events consumer groups gave up on, newest first (docs/operations.md, "Dead letters"). */
+export async function listDeadLetters(options: DeadLettersListOptions): Promise<void> {
+  const deadLetters = await openDeadLetters(operatorConfig());
+  try {
+    const letters = await deadLetters.list(options.limit);
+    if (options.json) return console.log(JSON.stringify(letters, null, 2));
+    if (letters.length === 0) return console.log('No dead letters.');
+    for (const l of letters) {
+      const replay = l.replay_requested_at ? `  replay asked ${l.replay_requested_at}: ${l.replay_outcome ?? 'pending'}` : '';
+      console.log(
+        `${l.id}  ${l.dead_at}  ${l.event.type}@${l.event.position} ${l.event.stream_id}  x${l.attempts}  ${l.error.name}: ${l.error.message}${replay}`,
+      );
+    }
+  } finally {
+    await deadLetters.close();
+  }
+}
+
+/**
+ * Asks the letter's consumer group to handle its event again (the running service picks it up
+ * within DEAD_LETTER_REPLAY_POLL_MS and records the outcome on the letter).
+ */
+export async function replayDeadLetter(id: string): Promise<void> {
+  const deadLetters = await openDeadLetters(operatorConfig());
+  try {
+    if (!(await deadLetters.requestReplay(id, new Date().toISOString()))) throw usageError(`No dead letter ${id} (see dead-letters:list).`);
+    console.log(`Replay of ${id} requested; its group handles it within a few seconds (dead-letters:list shows the outcome).`);
+  } finally {
+    await deadLetters.close();
   }
 }

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
-import { logPosition, nonEmpty } from '../argument-parsers';
-import type { EventsRepublishOptions, ReadModelRebuildOptions, RunHistoryOptions, SecretsReencryptOptions } from './operator-actions';
+import { logPosition, nonEmpty, positiveInt } from '../argument-parsers';
+import type {
+  DeadLettersListOptions,
+  EventsRepublishOptions,
+  ReadModelRebuildOptions,
+  RunHistoryOptions,
+  SecretsReencryptOptions,
+} from './operator-actions';
 
 /**
  * Operator commands that work on the stores themselves, not through the admin API: the
@@ -49,6 +55,19 @@ export function registerOperatorCommands(program: Command): void {
         '  SECRETS_KEY_PREVIOUS            earlier keys, comma-separated: they only decrypt',
     )
     .action(async (options: SecretsReencryptOptions) => (await actions()).reencryptStoredSecrets(options));
+
+  operatorCommand(program, 'dead-letters:list', 'list the events consumer groups gave up on (poison events), newest first')
+    .option('--limit <n>', 'how many to show', positiveInt, 50)
+    .option('--json', 'print the letters (whole events and errors) as JSON')
+    .action(async (options: DeadLettersListOptions) => (await actions()).listDeadLetters(options));
+
+  operatorCommand(
+    program,
+    'dead-letters:replay',
+    "ask the letter's consumer group to handle its event again (the running service does it within seconds)",
+  )
+    .argument('<id>', 'the letter id, <group>/<event-id>, as dead-letters:list shows it', nonEmpty)
+    .action(async (id: string) => (await actions()).replayDeadLetter(id));
 }
 
 /** The store adapters take a second to load: only when an operator command runs, not for --help. */

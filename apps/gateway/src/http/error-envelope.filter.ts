@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Observable, throwError } from 'rxjs';
 import { CommandRefused } from '@app/domain';
 import { ApiError } from './api-error';
 import { clientRequestId } from './request-id';
@@ -49,7 +50,10 @@ const REFUSAL_STATUS: Record<string, number> = { review_expired: 403, invalid_ma
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): void | Observable<never> {
+    // In the one-process app the run-event handlers share this global filter: their errors go
+    // back to the transport unchanged, which classifies, retries or dead-letters them.
+    if (host.getType() !== 'http') return throwError(() => exception);
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     void sendApiError(reply, this.toApiError(exception, request));

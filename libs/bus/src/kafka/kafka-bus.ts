@@ -84,7 +84,7 @@ export class KafkaBus implements MessageBus {
     await producer.send({
       topic,
       acks: -1,
-      messages: records.map((r) => ({ key: r.key, value: JSON.stringify(r.value), headers: recordHeaders(r.value) })),
+      messages: records.map((r) => ({ key: r.key, value: JSON.stringify(r.value), headers: { ...recordHeaders(r.value), ...r.headers } })),
     });
   }
 

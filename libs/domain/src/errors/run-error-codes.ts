@@ -111,6 +111,13 @@ export const RUN_ERRORS = {
     retryable: true,
     message: 'No file was uploaded before the upload instructions expired.',
   },
+  stepFailed: {
+    code: 'transformation_processing_failed',
+    type: 'processing',
+    // The step failed the same way on every attempt; a new run of the same input may meet the same fault.
+    retryable: false,
+    message: 'A processing step failed on every attempt; the run was stopped and the operators were alerted (dead letter).',
+  },
   outputFailed: {
     code: 'output_generation_failed',
     type: 'processing',

@@ -4,7 +4,7 @@ import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import type { RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
-import { filesPurgeDue, isReviewExpired, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
+import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
 
 const refuse = (code: string, message: string): never => {
   throw new CommandRefused(code, message);
@@ -16,11 +16,21 @@ function requireRun(state: RunFold): RunState {
 
 /** An open review: active and before its deadline. Approving, canceling and editing need one. */
 function requireOpenReview(run: RunState, at: string): void {
-  if (run.status === 'failed') refuse('run_failed', 'The run has failed; its review is closed.');
-  if (run.review_state === 'approved') refuse('review_already_approved', 'The review was already approved.');
-  if (run.review_state === 'canceled') refuse('review_canceled', 'The review was canceled and is read-only.');
-  if (run.review_state !== 'active') refuse('review_not_ready', 'The review is not ready yet.');
-  if (isReviewExpired(run, new Date(at))) refuse('review_expired', 'The review has expired.');
+  switch (runPhase(run, new Date(at))) {
+    case 'in_review':
+      return;
+    case 'failed':
+      return refuse('run_failed', 'The run has failed; its review is closed.');
+    case 'producing_output':
+    case 'done':
+      return refuse('review_already_approved', 'The review was already approved.');
+    case 'canceled':
+      return refuse('review_canceled', 'The review was canceled and is read-only.');
+    case 'expired':
+      return refuse('review_expired', 'The review has expired.');
+    default:
+      return refuse('review_not_ready', 'The review is not ready yet.');
+  }
 }
 
 /** A save made on an older mapping than the current one would silently undo someone's edit. */
@@ -63,7 +73,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       return [{ type: 'IngestionProgressed', data: { processed_rows: command.processed_rows } }];
 
     case 'RecordParse':
-      if (run.total_rows !== null && run.status === 'processing') refuse('source_already_parsed', 'The source was already parsed.');
+      if (runPhase(run) === 'preparing_review') refuse('source_already_parsed', 'The source was already parsed.');
       if (runPhase(run) !== 'ingesting' || run.status !== 'processing')
         refuse('ingestion_not_running', 'The source is not being ingested.');
       return [{ type: 'SourceParsed', data: command.parse }];

@@ -1,3 +1,4 @@
+import { STAGES } from '../errors/run-error-codes';
 import { isReviewExpired, type RunState } from './run-state';
 
 /**
@@ -28,3 +29,18 @@ export function runPhase(run: RunState, now?: Date): RunPhase {
 
 /** The output step has started (OutputStarted) and not finished: progress and completion may be recorded. */
 export const isWritingOutput = (run: RunState): boolean => runPhase(run) === 'producing_output' && run.status === 'processing';
+
+/** The processing stage a failure in this phase is reported under (the run error's `stage`). */
+export function stageOfPhase(phase: RunPhase): (typeof STAGES)[keyof typeof STAGES] {
+  switch (phase) {
+    case 'awaiting_upload':
+      return STAGES.upload;
+    case 'ingesting':
+      return STAGES.ingestion;
+    case 'preparing_review':
+    case 'in_review':
+      return STAGES.reviewPreparation;
+    default:
+      return STAGES.finalProcessing;
+  }
+}
