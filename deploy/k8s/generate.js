@@ -36,23 +36,31 @@ const configMap = {
     HEALTH_PORT: '8081',
     HEAP_MB: '112',
     EVENT_STORE: 'eventstoredb',
-    EVENTSTORE_URL: 'esdb://eventstoredb:2113?tls=false',
     BUS: 'kafka',
     KAFKA_BROKERS: 'kafka:9092',
     KAFKA_PARTITIONS: '6',
     KAFKA_REPLICATION_FACTOR: '3',
     READ_MODEL: 'mongo',
-    MONGO_URL: 'mongodb://mongo:27017/transformation?replicaSet=rs0',
     BLOB_STORE: 's3',
     S3_BUCKET: 'transformation-runs',
     S3_REGION: 'us-east-1',
-    BUCKET_EVENTS_TOPIC: 'minio.bucket.events',
     PUBLIC_BASE_URL: 'https://transform.example.com',
   },
 };
 
-/** Secrets are referenced, never written here: create `transformation-service-secrets` yourself. */
-const secretKeys = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'SECRETS_KEY', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+/**
+ * Secrets are referenced, never written here: create `transformation-service-secrets` yourself.
+ * The engines' URLs are among them: they carry credentials (and `tls=true` in production).
+ */
+const secretKeys = [
+  'ADMIN_TOKEN',
+  'SIGNING_SECRET',
+  'SECRETS_KEY',
+  'EVENTSTORE_URL',
+  'MONGO_URL',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+];
 
 function deployment({ app, replicas, http }) {
   const port = http ? 3000 : 8081;

@@ -44,9 +44,47 @@ describe('deployment files', () => {
     for (const [, s] of apps) {
       expect(s.healthcheck.test.join(' ')).toMatch(s.environment.APP === 'gateway' ? /3000\/openapi\.json/ : /8081\/readyz/);
       expect(s.environment).toMatchObject({ EVENT_STORE: 'eventstoredb', BUS: 'kafka', READ_MODEL: 'mongo', BLOB_STORE: 's3' });
-      expect(Object.keys(s.depends_on).sort()).toEqual(['eventstoredb', 'kafka-init', 'minio-init', 'mongo']);
+      expect(Object.keys(s.depends_on).sort()).toEqual(['eventstoredb', 'kafka-init', 'mongo', 's3-init']);
     }
-    for (const engine of ['kafka', 'eventstoredb', 'mongo', 'minio']) expect(compose.services[engine].healthcheck).toBeDefined();
+    for (const engine of ['kafka', 'eventstoredb', 'mongo', 's3']) expect(compose.services[engine].healthcheck).toBeDefined();
     expect(compose.services.kafka.environment.KAFKA_PROCESS_ROLES).toBe('broker,controller'); // KRaft, no ZooKeeper
+  });
+
+  it('docker-compose pins every image, keeps every engine on a named volume, and creates the topics with retention', () => {
+    const compose = yaml.load(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as any;
+    for (const [name, s] of Object.entries(compose.services as Record<string, any>).filter(([, s]) => s.image)) {
+      expect([name, s.image]).toEqual([name, expect.stringMatching(/:(?!latest$)[\w.-]+$/)]);
+      expect(s.image).not.toMatch(/^minio\//); // no longer published as community images
+    }
+    for (const engine of ['kafka', 'eventstoredb', 'mongo', 's3']) {
+      const [volume] = (compose.services[engine].volumes as string[])[0].split(':');
+      expect(Object.keys(compose.volumes)).toContain(volume);
+    }
+    // The volume is where Kafka writes (the image's default log dir is /tmp).
+    const [, kafkaMount] = (compose.services.kafka.volumes as string[])[0].split(':');
+    expect(compose.services.kafka.environment.KAFKA_LOG_DIRS).toBe(kafkaMount);
+    const init = (compose.services['kafka-init'].command as string[]).join(' ').replace(/\s+/g, ' ');
+    for (const topic of ['transformation.run.events.v1', 'transformation.run.events.dlq.v1']) {
+      const created = new RegExp(
+        `--topic ${topic.replace(/\./g, '\\.')} --partitions \\d+ --replication-factor \\d+ --config retention\\.ms=-?\\d+ --config min\\.insync\\.replicas=\\d+`,
+      );
+      expect(init).toMatch(created);
+    }
+  });
+
+  it('a .dockerignore keeps the host node_modules, builds and data out of the image', () => {
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    for (const entry of ['node_modules', 'dist', 'data', '.git']) expect(ignored).toContain(entry);
+  });
+
+  it('credentials live in the Kubernetes Secret, never in the ConfigMap', () => {
+    const docs = yaml.loadAll(readFileSync(join(root, 'deploy/k8s/transformation-service.yaml'), 'utf8')) as any[];
+    const config = docs.find((d) => d.kind === 'ConfigMap').data as Record<string, string>;
+    for (const key of ['EVENTSTORE_URL', 'MONGO_URL', 'ADMIN_TOKEN', 'SECRETS_KEY', 'SIGNING_SECRET', 'S3_SECRET_ACCESS_KEY']) {
+      expect(Object.keys(config)).not.toContain(key);
+    }
+    const gateway = docs.find((d) => d.kind === 'Deployment' && d.metadata.labels.component === 'gateway').spec.template.spec.containers[0];
+    const fromSecret = gateway.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.name);
+    expect(fromSecret).toEqual(expect.arrayContaining(['EVENTSTORE_URL', 'MONGO_URL']));
   });
 });

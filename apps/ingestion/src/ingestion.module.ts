@@ -19,6 +19,8 @@ const bucketNotifications = {
     return new kafka.KafkaBucketNotifications({
       brokers: c.bus.brokers,
       clientId: c.bus.clientId,
+      ssl: c.bus.ssl,
+      sasl: c.bus.sasl,
       topic: c.bus.bucketEventsTopic,
       groupId: 'ingestion-bucket-events',
     });

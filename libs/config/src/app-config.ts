@@ -191,6 +191,34 @@ export interface KafkaSettings {
   replicationFactor: number;
   /** Topic where the bucket publishes object-created notifications (MinIO, S3 via a bridge); null: poll only. */
   bucketEventsTopic: string | null;
+  /** How long topics we create keep records (ms; -1: for ever). */
+  retentionMs: number;
+  /** TLS to the brokers (KAFKA_SSL=true; KAFKA_SSL_CA_FILE for a private CA). */
+  ssl: false | { caFile: string | null };
+  /** SASL authentication (KAFKA_SASL_MECHANISM plain, scram-sha-256 or scram-sha-512). */
+  sasl: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | null;
+}
+
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+function kafkaSecurity(env: NodeJS.ProcessEnv): Pick<KafkaSettings, 'ssl' | 'sasl'> {
+  const ssl = env.KAFKA_SSL === 'true' ? { caFile: env.KAFKA_SSL_CA_FILE || null } : false;
+  if (env.KAFKA_SSL && !['true', 'false'].includes(env.KAFKA_SSL))
+    throw new Error(`KAFKA_SSL must be true or false, not ${env.KAFKA_SSL}.`);
+  const mechanism = env.KAFKA_SASL_MECHANISM?.toLowerCase();
+  if (!mechanism) return { ssl, sasl: null };
+  if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism)) {
+    throw new Error(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, not ${env.KAFKA_SASL_MECHANISM}.`);
+  }
+  const because = `KAFKA_SASL_MECHANISM=${mechanism}`;
+  return {
+    ssl,
+    sasl: {
+      mechanism: mechanism as (typeof SASL_MECHANISMS)[number],
+      username: needs(env, 'KAFKA_SASL_USERNAME', because),
+      password: needs(env, 'KAFKA_SASL_PASSWORD', because),
+    },
+  };
 }
 
 const needs = (env: NodeJS.ProcessEnv, name: string, because: string): string => {
@@ -223,6 +251,8 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
             partitions: int(env, 'KAFKA_PARTITIONS', 6),
             replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
             bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
+            retentionMs: int(env, 'KAFKA_RETENTION_MS', 30 * 24 * 3600 * 1000),
+            ...kafkaSecurity(env),
           }
         : { kind: 'in-process' },
     readModel: readModel === 'mongo' ? { kind: 'mongo', url: needs(env, 'MONGO_URL', 'READ_MODEL=mongo') } : { kind: 'sqlite' },

@@ -31,6 +31,9 @@ describe('adapter selection', () => {
       partitions: 12,
       replicationFactor: 1,
       bucketEventsTopic: 'minio.bucket.events',
+      retentionMs: 30 * 24 * 3600 * 1000,
+      ssl: false,
+      sasl: null,
     });
     expect(c.readModel).toEqual({ kind: 'mongo', url: 'mongodb://m/?replicaSet=rs0' });
   });

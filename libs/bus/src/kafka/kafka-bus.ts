@@ -1,5 +1,17 @@
 import { Logger } from '@nestjs/common';
-import { type Admin, type Consumer, Kafka, type Producer, Partitioners, logLevel, type LogEntry } from 'kafkajs';
+import {
+  type Admin,
+  type Consumer,
+  type ITopicConfig,
+  Kafka,
+  type KafkaConfig,
+  type Producer,
+  type SASLOptions,
+  Partitioners,
+  logLevel,
+  type LogEntry,
+} from 'kafkajs';
+import { readFileSync } from 'node:fs';
 import type { StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus, RecordHandler } from '../message-bus.port';
 
@@ -9,6 +21,63 @@ export interface KafkaBusOptions {
   /** Partitions of topics this bus creates (a run's events share one, by key). */
   partitions?: number;
   replicationFactor?: number;
+  /** How long topics this bus creates keep records (ms; -1: for ever). */
+  retentionMs?: number;
+  ssl?: false | { caFile: string | null };
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | null;
+}
+
+/** The kafkajs client settings: brokers, TLS (with a private CA when given) and SASL. */
+export function kafkaClientConfig(options: KafkaBusOptions): KafkaConfig {
+  return {
+    clientId: options.clientId,
+    brokers: options.brokers,
+    logCreator: nestLogCreator,
+    ...(options.ssl ? { ssl: options.ssl.caFile ? { ca: [readFileSync(options.ssl.caFile, 'utf8')] } : true } : {}),
+    // kafkajs types SASL as a union per mechanism; ours has the same fields for the three.
+    ...(options.sasl ? { sasl: options.sasl as SASLOptions } : {}),
+  };
+}
+
+/**
+ * A topic as we create it: partitions, replication, retention, and with replicas a
+ * min.insync.replicas of one less than the replication factor (acks=all then survives one
+ * broker down, and a write is on two brokers before it is acknowledged).
+ */
+export function topicSpec(topic: string, options: KafkaBusOptions): ITopicConfig {
+  const replicationFactor = options.replicationFactor ?? 1;
+  return {
+    topic,
+    numPartitions: options.partitions ?? 6,
+    replicationFactor,
+    configEntries: [
+      { name: 'retention.ms', value: String(options.retentionMs ?? 30 * 24 * 3600 * 1000) },
+      { name: 'min.insync.replicas', value: String(Math.max(1, replicationFactor - 1)) },
+    ],
+  };
+}
+
+const NOT_ALLOWED = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'POLICY_VIOLATION']);
+
+/**
+ * Creates the topic when it does not exist. A client without the right to create topics
+ * (a locked-down cluster, where operators create them) checks that the topic exists
+ * instead, and says which topic to create when it does not.
+ */
+export async function ensureTopicExists(admin: Pick<Admin, 'createTopics' | 'fetchTopicMetadata'>, spec: ITopicConfig): Promise<void> {
+  try {
+    await admin.createTopics({ waitForLeaders: true, topics: [spec] });
+  } catch (err) {
+    if (!NOT_ALLOWED.has((err as { type?: string }).type ?? '')) throw err;
+    try {
+      await admin.fetchTopicMetadata({ topics: [spec.topic] });
+    } catch {
+      throw new Error(
+        `Kafka topic ${spec.topic} does not exist and this client may not create it: create it with ` +
+          `${spec.numPartitions} partitions (docs/operations.md, "Kafka topics").`,
+      );
+    }
+  }
 }
 
 /** kafkajs logs through Nest's logger, so every app's log lines look the same. */
@@ -49,7 +118,7 @@ export class KafkaBus implements MessageBus {
   private readonly consumers = new Set<Consumer>();
 
   constructor(private readonly options: KafkaBusOptions) {
-    this.kafka = new Kafka({ clientId: options.clientId, brokers: options.brokers, logCreator: nestLogCreator });
+    this.kafka = new Kafka(kafkaClientConfig(options));
   }
 
   private connectedProducer(): Promise<Producer> {
@@ -61,7 +130,7 @@ export class KafkaBus implements MessageBus {
     return this.producer;
   }
 
-  /** Creates the topic if it does not exist yet (no-op when it does). */
+  /** Creates the topic if it does not exist yet (no-op when it does; checked only, without the right to create). */
   async ensureTopic(topic: string): Promise<void> {
     if (this.knownTopics.has(topic)) return;
     this.admin ??= (async () => {
@@ -69,11 +138,7 @@ export class KafkaBus implements MessageBus {
       await a.connect();
       return a;
     })();
-    const admin = await this.admin;
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic, numPartitions: this.options.partitions ?? 6, replicationFactor: this.options.replicationFactor ?? 1 }],
-    });
+    await ensureTopicExists(await this.admin, topicSpec(topic, this.options));
     this.knownTopics.add(topic);
   }
 

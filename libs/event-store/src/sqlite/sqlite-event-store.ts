@@ -183,7 +183,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
   async save(name: string, position: number): Promise<void> {
     this.db
-      .prepare('INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = excluded.position')
+      // Never backwards: a late or replayed save cannot undo a newer one.
+      .prepare(
+        'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position)',
+      )
       .run(name, position);
   }
   async list(): Promise<Record<string, number>> {

@@ -18,5 +18,13 @@ export function checkpointStoreContract(
       expect(await again.list()).toEqual({ x: 9, y: 1 });
       await close(again);
     });
+
+    it('never moves a position backwards (a late or replayed save)', async () => {
+      const { store, close } = await open();
+      await store.save('late', 9);
+      await store.save('late', 4);
+      expect(await store.load('late')).toBe(9);
+      await close(store);
+    });
   });
 }

@@ -83,22 +83,23 @@ export class MongoReadModel implements RunReadModel {
     return row ? (JSON.parse(row.doc) as RunState) : null;
   }
 
+  /** A document already at a higher revision (another projector got there first) is kept; the checkpoint still moves. */
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
+    const fields = {
+      organization_id: run.organization_id,
+      revision: run.revision,
+      doc: JSON.stringify(run),
+      webhook_due_at: run.webhook_due_at ?? null,
+      upload_watch_until: uploadWatchUntil(run),
+      ...retentionColumns(run),
+    };
     await this.connection.transaction(async (session) => {
-      await this.runs.updateOne(
-        { _id: run.id },
-        {
-          $set: {
-            organization_id: run.organization_id,
-            revision: run.revision,
-            doc: JSON.stringify(run),
-            webhook_due_at: run.webhook_due_at ?? null,
-            upload_watch_until: uploadWatchUntil(run),
-            ...retentionColumns(run),
-          },
-        },
-        { upsert: true, session },
-      );
+      // Not an upsert on the revision filter: a newer stored document would make it insert a duplicate _id,
+      // and a write error aborts the transaction.
+      const updated = await this.runs.updateOne({ _id: run.id, revision: { $lte: run.revision } }, { $set: fields }, { session });
+      if (updated.matchedCount === 0 && !(await this.runs.exists({ _id: run.id }).session(session))) {
+        await this.runs.create([{ _id: run.id, ...fields }], { session });
+      }
       await this.writeCheckpoint(checkpoint.name, checkpoint.position, session);
     });
   }
@@ -180,7 +181,8 @@ export class MongoReadModel implements RunReadModel {
     return {
       load: async (name) => (await model.findById(name).lean())?.position ?? 0,
       save: async (name, position) => {
-        await model.updateOne({ _id: name }, { $set: { position } }, { upsert: true });
+        // Never backwards: a late or replayed save cannot undo a newer one.
+        await model.updateOne({ _id: name }, { $max: { position } }, { upsert: true });
       },
       list: async () => Object.fromEntries((await model.find().lean()).map((r) => [r._id as string, r.position])),
       close: async () => undefined,

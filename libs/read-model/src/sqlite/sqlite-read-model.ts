@@ -76,6 +76,7 @@ export class SqliteReadModel implements RunReadModel {
     return row ? (JSON.parse(row.doc) as RunState) : null;
   }
 
+  /** A document already at a higher revision (another projector got there first) is kept; the checkpoint still moves. */
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     this.db.transaction(() => {
       const retention = retentionColumns(run);
@@ -84,7 +85,8 @@ export class SqliteReadModel implements RunReadModel {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at,
           upload_watch_until = excluded.upload_watch_until, files_retained_until = excluded.files_retained_until,
-          files_closed_at = excluded.files_closed_at`,
+          files_closed_at = excluded.files_closed_at
+        WHERE excluded.revision >= runs.revision`,
       ).run(
         run.id,
         run.organization_id,

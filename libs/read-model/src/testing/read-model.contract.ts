@@ -24,6 +24,16 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.getRun(randomUUID())).toBeNull();
     });
 
+    it('keeps a document that is already at a higher revision (two projectors racing), and still moves the checkpoint', async () => {
+      const newer = run({ revision: 5, status: 'processing' });
+      await rm.saveRun(newer, { name: 'runs', position: 50 });
+      await rm.saveRun({ ...newer, revision: 3, status: 'queued' }, { name: 'runs', position: 60 });
+      expect(await rm.getRun(newer.id)).toEqual(newer);
+      expect(await rm.checkpoint('runs')).toBe(60);
+      await rm.saveRun({ ...newer, status: 'completed' }, { name: 'runs', position: 61 });
+      expect((await rm.getRun(newer.id))?.status).toBe('completed'); // the same revision is written again (a rebuild's repair)
+    });
+
     it('never moves a checkpoint backwards (a rebuild beside the live projector)', async () => {
       await rm.saveCheckpoint('p', 9);
       await rm.saveRun(run(), { name: 'p', position: 3 });
