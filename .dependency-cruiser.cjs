@@ -11,7 +11,8 @@
  *   composition-root     chooses adapters and wires Nest; imported by apps only
  *   apps                 one per process; only `standalone` (all of them in one process) imports other apps
  */
-const ADAPTER_LIBS = '(event-store|bus|read-model|directory|dead-letters|blob-storage|sqlite|tabular|config|url-safety|http-headers)';
+const ADAPTER_LIBS =
+  '(event-store|bus|read-model|directory|dead-letters|leases|blob-storage|sqlite|tabular|config|url-safety|http-headers)';
 
 module.exports = {
   forbidden: [

@@ -7,10 +7,13 @@ import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
+import { LEASE_STORE, type LeaseStore, leaseHolder } from '@app/leases';
 import { webhookPayload } from './webhook-payload';
 import { WebhookSender } from './webhook-sender';
 
 const DUE_BATCH = 20;
+/** Pages of the schedule one look reads at most, past runs in flight or held by other replicas. */
+const MAX_PAGES = 5;
 
 /**
  * Makes webhook attempts when they are due. The schedule lives in the run streams
@@ -24,6 +27,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopped = false;
+  /** This replica's name on the leases it takes. */
+  private readonly holder = leaseHolder('notifier');
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -33,6 +38,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     private readonly queryBus: QueryBus,
     private readonly links: RunLinks,
     private readonly sender: WebhookSender,
+    @Inject(LEASE_STORE) private readonly leases: LeaseStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,21 +56,55 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     this.timer = setTimeout(() => void this.tick().finally(() => this.schedule()), this.config.webhooks.pollMs);
   }
 
-  /** One look at the schedule: start attempts for due runs not already being worked on. */
+  /**
+   * One look at the schedule: start attempts for due runs not already being worked on, here
+   * or by another notifier replica (a lease per run). The look reaches past the runs in
+   * flight and the ones other replicas hold (a few pages at most), so deliveries to slow
+   * endpoints never hide the rest and no replica starves behind another's.
+   */
   async tick(now = new Date()): Promise<void> {
-    let due: string[];
-    try {
-      due = await this.readModel.listDueWebhooks(now.toISOString(), DUE_BATCH);
-    } catch (err) {
-      this.logger.error(`Could not read the webhook schedule: ${(err as Error).message}`);
-      return;
+    const room = this.config.webhooks.concurrency - this.inFlight.size;
+    if (room <= 0 || this.stopped) return;
+    const wanted = Math.min(room, DUE_BATCH);
+    const looked = new Set<string>();
+    let started = 0;
+    for (let page = 0, limit = this.inFlight.size + wanted; page < MAX_PAGES && started < wanted; page++, limit += DUE_BATCH) {
+      let due: string[];
+      try {
+        due = await this.readModel.listDueWebhooks(now.toISOString(), limit);
+      } catch (err) {
+        this.logger.error(`Could not read the webhook schedule: ${(err as Error).message}`);
+        return;
+      }
+      for (const runId of due) {
+        if (looked.has(runId) || this.inFlight.has(runId) || this.stopped || started >= wanted) continue;
+        looked.add(runId);
+        if (!(await this.claim(runId))) continue;
+        started++;
+        this.start(runId);
+      }
+      if (due.length < limit) return; // the whole schedule was seen
     }
-    for (const runId of due) {
-      if (this.inFlight.has(runId) || this.stopped) continue;
-      const work = this.attemptDue(runId)
-        .catch((err) => this.logger.error(`Run ${runId}: webhook attempt failed: ${(err as Error).message}`))
-        .finally(() => this.inFlight.delete(runId));
-      this.inFlight.set(runId, work);
+  }
+
+  private start(runId: string): void {
+    const work = this.attemptDue(runId)
+      .catch((err) => this.logger.error(`Run ${runId}: webhook attempt failed: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(runId);
+        void this.leases.release(`webhook:${runId}`, this.holder).catch(() => undefined);
+      });
+    this.inFlight.set(runId, work);
+  }
+
+  /** The run's deliveries are this replica's until the attempt is recorded (or the lease runs out, if it dies). */
+  private async claim(runId: string): Promise<boolean> {
+    try {
+      // Long enough for every attempt due now to time out and be recorded.
+      return await this.leases.acquire(`webhook:${runId}`, this.holder, this.config.webhooks.timeoutMs * 3 + 10_000);
+    } catch (err) {
+      this.logger.warn(`Run ${runId}: could not claim its webhook delivery: ${(err as Error).message}`);
+      return false;
     }
   }
 

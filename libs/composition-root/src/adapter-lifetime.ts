@@ -3,6 +3,7 @@ import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
 import { DEAD_LETTER_STORE } from '@app/dead-letters';
 import { DIRECTORY } from '@app/directory';
+import { LEASE_STORE } from '@app/leases';
 import { RUN_READ_MODEL } from '@app/read-model';
 
 type Closeable = { close?: () => Promise<void> };
@@ -20,6 +21,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
     @Inject(DIRECTORY) private readonly directory: Closeable,
     @Inject(DEAD_LETTER_STORE) private readonly deadLetters: Closeable,
+    @Inject(LEASE_STORE) private readonly leases: Closeable,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -29,5 +31,6 @@ export class AdapterLifetime implements OnApplicationShutdown {
     await this.readModel.close?.();
     await this.directory.close?.();
     await this.deadLetters.close?.();
+    await this.leases.close?.();
   }
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
 import { type DeadLetterStore, SqliteDeadLetterStore } from '@app/dead-letters';
+import { type LeaseStore, SqliteLeaseStore } from '@app/leases';
 import { type EventStore, SqliteEventStore } from '@app/event-store';
 import { SecretCipher, SqliteDirectory } from '@app/directory';
 import type { MongoDirectory } from '@app/directory/mongo/mongo-directory';
@@ -53,6 +54,13 @@ export const openDeadLetters = async (c: AppConfig): Promise<DeadLetterStore> =>
   const mongo =
     require('@app/dead-letters/mongo/mongo-dead-letter-store') as typeof import('@app/dead-letters/mongo/mongo-dead-letter-store');
   return mongo.MongoDeadLetterStore.connect(c.readModel.url);
+};
+
+/** Leases sit next to the checkpoints too, where every process of the deployment sees them. */
+export const openLeases = async (c: AppConfig): Promise<LeaseStore> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteLeaseStore(join(c.dataDir, 'events.sqlite'));
+  const mongo = require('@app/leases/mongo/mongo-lease-store') as typeof import('@app/leases/mongo/mongo-lease-store');
+  return mongo.MongoLeaseStore.connect(c.readModel.url);
 };
 
 /** `clientSuffix` tells a tool's Kafka connections apart from the service's. */

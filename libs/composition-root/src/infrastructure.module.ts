@@ -9,10 +9,11 @@ import { DIRECTORY } from '@app/directory';
 import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import { DEAD_LETTER_STORE, type DeadLetterStore } from '@app/dead-letters';
+import { LEASE_STORE } from '@app/leases';
 import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
-import { openBlobStore, openBus, openDeadLetters, openDirectory, openEventStore, openReadModel } from './adapters';
+import { openBlobStore, openBus, openDeadLetters, openLeases, openDirectory, openEventStore, openReadModel } from './adapters';
 import { CpuWork } from '@app/cpu-work';
 import { createRunEventsServer } from './run-event-wiring';
 
@@ -71,6 +72,7 @@ export class InfrastructureModule {
           inject: [APP_CONFIG, MESSAGE_BUS, EVENT_STORE, CHECKPOINT_STORE, RUN_READ_MODEL, DEAD_LETTER_STORE, CommandBus, QueryBus],
         },
         { provide: DEAD_LETTER_STORE, useFactory: (c: AppConfig) => openDeadLetters(c), inject: [APP_CONFIG] },
+        { provide: LEASE_STORE, useFactory: (c: AppConfig) => openLeases(c), inject: [APP_CONFIG] },
         AdapterLifetime,
         CpuWork,
       ],
@@ -86,6 +88,7 @@ export class InfrastructureModule {
         ProjectionWaiter,
         RunEventsServer,
         DEAD_LETTER_STORE,
+        LEASE_STORE,
         CpuWork,
       ],
     };

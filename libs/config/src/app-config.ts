@@ -81,6 +81,8 @@ export interface WebhookConfig {
   maxRetryAfterMs: number;
   /** How often the notifier looks for due attempts. */
   pollMs: number;
+  /** Deliveries one notifier process makes at once (slow endpoints never hold up the rest beyond this). */
+  concurrency: number;
   /**
    * Addresses deliveries may reach although they are not public (exact IPs, e.g. a
    * test's loopback receiver). Empty: only public unicast addresses.
@@ -353,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
       maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
       pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
+      concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', 50)),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
   };

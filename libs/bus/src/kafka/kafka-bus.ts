@@ -57,6 +57,9 @@ export function topicSpec(topic: string, options: KafkaBusOptions): ITopicConfig
   };
 }
 
+/** Well inside kafkajs's default session timeout (30 s). */
+const HEARTBEAT_DURING_WORK_MS = 3_000;
+
 const NOT_ALLOWED = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'POLICY_VIOLATION']);
 
 /**
@@ -161,10 +164,19 @@ export class KafkaBus implements MessageBus {
     this.consumers.add(consumer);
     await consumer.run({
       autoCommit: false,
-      eachMessage: async ({ topic: t, partition, message }) => {
+      eachMessage: async (payload) => {
+        const { topic: t, partition, message } = payload;
         if (!message.value) return; // a tombstone: nothing to handle
         const value = JSON.parse(message.value.toString('utf8')) as StoredEvent;
-        await handler({ key: message.key?.toString('utf8') ?? value.stream_id, value, lane: String(partition) });
+        // kafkajs heartbeats only between messages: a handler that works longer than the
+        // session timeout (a large file, a slow AI vendor) would get the consumer evicted and
+        // its partition handed to another replica mid-work. Beat while it works.
+        const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), HEARTBEAT_DURING_WORK_MS);
+        try {
+          await handler({ key: message.key?.toString('utf8') ?? value.stream_id, value, lane: String(partition) });
+        } finally {
+          clearInterval(beating);
+        }
         await consumer.commitOffsets([{ topic: t, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
       },
     });
