@@ -7,6 +7,8 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 
 const BATCH = 100;
+/** Runs one look checks at most (each is a HEAD request to the bucket). */
+const MAX_WATCHED = 5_000;
 /** Uploads started just before the window closed may finish a little after it. */
 export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
 
@@ -68,23 +70,36 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     }, this.config.uploadPollMs);
   }
 
-  /** One look at every run waiting for its file. */
+  /**
+   * One look at every run waiting for its file, page after page (oldest window first), so
+   * past the first page no upload waits until its URL expired to be noticed.
+   */
   async tick(now = new Date()): Promise<void> {
-    let ids: string[];
-    try {
-      ids = await this.readModel.listAwaitingUpload(new Date(now.getTime() - LATE_UPLOAD_GRACE_MS).toISOString(), BATCH);
-    } catch (err) {
-      this.logger.error(`Could not list runs waiting for uploads: ${(err as Error).message}`);
-      return;
-    }
-    for (const id of ids) {
-      if (this.stopped) return;
+    const since = new Date(now.getTime() - LATE_UPLOAD_GRACE_MS).toISOString();
+    const looked = new Set<string>();
+    for (let limit = BATCH; looked.size < MAX_WATCHED; limit += BATCH) {
+      let ids: string[];
       try {
-        await this.check(id);
+        ids = await this.readModel.listAwaitingUpload(since, limit);
       } catch (err) {
-        if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: upload check failed: ${(err as Error).message}`);
+        this.logger.error(`Could not list runs waiting for uploads: ${(err as Error).message}`);
+        return;
       }
+      for (const id of ids) {
+        if (this.stopped) return;
+        if (looked.has(id)) continue; // recorded since the last page, or on an earlier one
+        looked.add(id);
+        try {
+          await this.check(id);
+        } catch (err) {
+          if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: upload check failed: ${(err as Error).message}`);
+        }
+      }
+      if (ids.length < limit) return;
     }
+    this.logger.warn(
+      `More than ${MAX_WATCHED} runs wait for uploads: the rest are looked at next time (bucket notifications find them at once)`,
+    );
   }
 
   private async check(runId: string): Promise<void> {

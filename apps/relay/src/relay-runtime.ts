@@ -1,6 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InProcessBus, MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { CommandBus } from '@nestjs/cqrs';
+import { runIdOfStream, type StoredEvent } from '@app/contracts';
+import { DEAD_LETTER_STORE, type DeadLetterStore, deadLetterId } from '@app/dead-letters';
+import { CommandRefused, STAGES, runError } from '@app/domain';
 import { EventRelay } from '@app/event-relay';
+import { ApplyRunCommand, contextFromEvent } from '@app/run-commands';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
 import { LEASE_STORE, LeaderLease, type LeaseStore, leaseHolder } from '@app/leases';
 
@@ -28,6 +33,8 @@ export class RelayRuntime implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CHECKPOINT_STORE) private readonly checkpoints: CheckpointStore,
     @Inject(LEASE_STORE) private readonly leases: LeaseStore,
+    @Inject(DEAD_LETTER_STORE) private readonly deadLetters: DeadLetterStore,
+    private readonly commandBus: CommandBus,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -37,7 +44,10 @@ export class RelayRuntime implements OnApplicationBootstrap, OnApplicationShutdo
     }
     this.lease = new LeaderLease(this.leases, DURABLE_RELAY_CHECKPOINT, leaseHolder('relay'), RELAY_LEASE, {
       lead: async () => {
-        this.relay = new EventRelay(this.store, this.bus, this.checkpoints, { name: DURABLE_RELAY_CHECKPOINT });
+        this.relay = new EventRelay(this.store, this.bus, this.checkpoints, {
+          name: DURABLE_RELAY_CHECKPOINT,
+          onRefused: (event, error) => this.refused(event, error),
+        });
         await this.relay.start();
       },
       standDown: async () => {
@@ -50,5 +60,38 @@ export class RelayRuntime implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     await this.lease?.stop();
+  }
+
+  /**
+   * An event Kafka refuses for good (too large): kept as a dead letter of the relay (for
+   * `dead-letters:list`), and its run fails, since no consumer will ever see it.
+   */
+  private async refused(event: StoredEvent, error: Error): Promise<void> {
+    await this.deadLetters.record({
+      id: deadLetterId('relay', event),
+      group: 'relay',
+      lane: '',
+      event,
+      error: { name: error.name, message: error.message },
+      attempts: 1,
+      dead_at: new Date().toISOString(),
+    });
+    const runId = runIdOfStream(event.stream_id);
+    if (!runId) return;
+    try {
+      await this.commandBus.execute(
+        new ApplyRunCommand(
+          runId,
+          {
+            type: 'FailRun',
+            error: runError('stepFailed', STAGES.ingestion, { message: `An event of this run could not be delivered (${error.message}).` }),
+            at: new Date().toISOString(),
+          },
+          contextFromEvent(event, 'relay-refused'),
+        ),
+      );
+    } catch (err) {
+      if (!(err instanceof CommandRefused)) throw err; // the run already ended
+    }
   }
 }

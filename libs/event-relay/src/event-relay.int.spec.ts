@@ -16,12 +16,21 @@ const newEvent = (id: string, type: string): NewEvent => ({
 /** A bus that records what it was given and can refuse the next publish. */
 class RecordingBus implements MessageBus {
   published: Array<{ topic: string; record: BusRecord }> = [];
+  sends = 0;
   refuseNext = false;
+  /** Event ids Kafka would refuse for good (too large); a send holding one fails whole. */
+  tooLarge = new Set<string>();
   async publish(topic: string, records: BusRecord[]) {
     if (this.refuseNext) {
       this.refuseNext = false;
       throw new Error('broker unavailable');
     }
+    if (records.some((r) => this.tooLarge.has(r.value.event_id))) {
+      throw Object.assign(new Error('The request included a message larger than the max message size the server will accept'), {
+        type: 'MESSAGE_TOO_LARGE',
+      });
+    }
+    this.sends++;
     for (const record of records) this.published.push({ topic, record });
   }
   async subscribe(): Promise<never> {
@@ -50,7 +59,7 @@ describe('EventRelay (given / when / then)', () => {
     await checkpoints.close();
   });
 
-  it('given stored events, publishes each whole event keyed by its stream, in order, and moves its checkpoint after each', async () => {
+  it('given stored events, publishes each whole event keyed by its stream, in order, and moves its checkpoint past them', async () => {
     await store.appendToStream('run-a', [newEvent('e1', 'RunCreated'), newEvent('e2', 'SourceUploaded')], 'no_stream');
     await store.appendToStream('run-b', [newEvent('e3', 'RunCreated')], 'no_stream');
     const bus = new RecordingBus();
@@ -88,5 +97,47 @@ describe('EventRelay (given / when / then)', () => {
     await relay.stop();
     expect(bus.published.map((p) => p.record.value.event_id)).toEqual(['e1']);
     expect(await checkpoints.load('relay:test')).toBe((await store.readAll(0, 1))[0].position);
+  });
+
+  it('sends in batches (one publish and one checkpoint per batch), in store order', async () => {
+    for (let run = 0; run < 5; run++) {
+      await store.appendToStream(
+        `run-${run}`,
+        Array.from({ length: 20 }, (_, i) => newEvent(`r${run}e${i}`, 'OutputProgressed')),
+        'no_stream',
+      );
+    }
+    const bus = new RecordingBus();
+    const saves = jest.spyOn(checkpoints, 'save');
+    const relay = new EventRelay(store, bus, checkpoints, { name: 'relay:test', maxBatch: 30, lingerMs: 5 });
+    await relay.start();
+    await until(() => bus.published.length === 100);
+    await relay.stop();
+    const stored = await store.readAll(0, 200);
+    expect(bus.published.map((p) => p.record.value.position)).toEqual(stored.map((e) => e.position));
+    expect(bus.sends).toBeLessThanOrEqual(10);
+    expect(saves.mock.calls.length).toBe(bus.sends);
+    expect(await checkpoints.load('relay:test')).toBe(stored[99].position);
+  });
+
+  it('an event the bus refuses for good is handed over and skipped; the rest go on in order', async () => {
+    await store.appendToStream(
+      'run-a',
+      [newEvent('e1', 'RunCreated'), newEvent('big', 'SourceParsed'), newEvent('e3', 'ReviewPrepared')],
+      'no_stream',
+    );
+    const bus = new RecordingBus();
+    bus.tooLarge.add('big');
+    const refused: string[] = [];
+    const relay = new EventRelay(store, bus, checkpoints, {
+      name: 'relay:test',
+      onRefused: async (event, err) => void refused.push(`${event.event_id}: ${(err as { type?: string }).type}`),
+    });
+    await relay.start();
+    await until(() => bus.published.length === 2);
+    await relay.stop();
+    expect(bus.published.map((p) => p.record.value.event_id)).toEqual(['e1', 'e3']);
+    expect(refused).toEqual(['big: MESSAGE_TOO_LARGE']);
+    expect(await checkpoints.load('relay:test')).toBe((await store.readAll(0, 10))[2].position);
   });
 });

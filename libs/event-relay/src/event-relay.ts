@@ -13,18 +13,36 @@ export interface RelayOptions {
    * checkpoint of its consumers and re-sends what any of them had not finished.
    */
   startFrom?: () => Promise<number>;
-  /** Back-off between attempts to publish an event the bus refused (ms). */
+  /** Back-off between attempts to publish a batch the bus refused (ms). */
   retryDelayMs?: { first: number; max: number };
+  /** Events sent in one publish (and one checkpoint write) at most. */
+  maxBatch?: number;
+  /** How long an event may wait for others to join its batch (ms). */
+  lingerMs?: number;
+  /**
+   * An event the bus refuses for good (Kafka's MESSAGE_TOO_LARGE): the relay hands it here
+   * (to record it and alert) and moves on, instead of stopping every run behind it.
+   */
+  onRefused?: (event: StoredEvent, error: Error) => Promise<void>;
 }
+
+/** Errors that sending again cannot fix: the event itself is refused. */
+const REFUSED_FOR_GOOD = new Set(['MESSAGE_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
+const refusedForGood = (err: unknown): boolean => REFUSED_FOR_GOOD.has((err as { type?: string })?.type ?? '');
 
 /**
  * Moves every event from the event store to the bus, in order, from a checkpoint, so
  * nothing appended is ever missing from the bus, even across crashes (it may be sent
- * twice; consumers skip what they already handled).
+ * twice; consumers skip what they already handled). Events go in batches (up to
+ * `maxBatch`, or what arrived within `lingerMs`): one publish and one checkpoint write per
+ * batch, in store order, so one run's events keep their order.
  */
 export class EventRelay {
   private subscription: Subscription | null = null;
   private stopping = false;
+  private batch: StoredEvent[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private lingering: NodeJS.Timeout | null = null;
   private readonly logger = new Logger(EventRelay.name);
 
   constructor(
@@ -39,33 +57,81 @@ export class EventRelay {
     this.logger.log(`Relaying events after position ${from}`);
     this.stopping = false;
     this.subscription = this.store.subscribeToAll(from, async (event) => {
-      await this.publish(event);
-      await this.checkpoints.save(this.options.name, event.position);
+      this.batch.push(event);
+      // A full batch makes the subscription wait for its send (back-pressure); a partial one
+      // is sent when no more events came within lingerMs.
+      if (this.batch.length >= (this.options.maxBatch ?? 500)) return this.flush();
+      this.lingering ??= setTimeout(() => {
+        this.lingering = null;
+        void this.flush().catch((err: Error) => this.logger.warn(`Relaying stopped on: ${err.message}`));
+      }, this.options.lingerMs ?? 5);
     });
   }
 
+  /** Sends what is batched, after any send in progress (so batches keep their order). */
+  private flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.sendBatch());
+    return this.flushing;
+  }
+
+  private async sendBatch(): Promise<void> {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = null;
+    const events = this.batch.splice(0);
+    if (events.length === 0) return;
+    try {
+      await this.publish(events);
+    } catch (err) {
+      if (!refusedForGood(err)) throw err;
+      // One of them is refused for good: send them one by one, handing over the refused ones.
+      for (const event of events) {
+        try {
+          await this.publish([event]);
+        } catch (single) {
+          if (!refusedForGood(single)) throw single;
+          this.logger.error(
+            `The bus refused ${event.type}@${event.position} (${event.stream_id}) for good: ${(single as Error).message}; skipped`,
+          );
+          await this.options.onRefused?.(event, single as Error);
+        }
+      }
+    }
+    await this.checkpoints.save(this.options.name, events[events.length - 1].position);
+  }
+
   /**
-   * Publishes one event, trying again (with back-off) while the bus refuses it: the
-   * subscription waits, so later events keep their order behind it, and the checkpoint
-   * stays before it. Stopping the relay ends the attempts.
+   * Publishes events in one send, trying again (with back-off) while the bus refuses it for
+   * a reason that may pass (a broker down): later events wait behind it, the checkpoint stays
+   * before it. Stopping the relay ends the attempts.
    */
-  private async publish(event: StoredEvent): Promise<void> {
+  private async publish(events: StoredEvent[]): Promise<void> {
     const delay = this.options.retryDelayMs ?? { first: 100, max: 10_000 };
-    await backOff(() => this.bus.publish(TOPICS.runEvents, [{ key: event.stream_id, value: event }]), {
-      numOfAttempts: Infinity,
-      startingDelay: delay.first,
-      maxDelay: delay.max,
-      retry: (err: Error, attempt) => {
-        if (this.stopping) return false;
-        this.logger.warn(`Publishing ${event.type}@${event.position} failed (attempt ${attempt}); trying again: ${err.message}`);
-        return true;
+    await backOff(
+      () =>
+        this.bus.publish(
+          TOPICS.runEvents,
+          events.map((event) => ({ key: event.stream_id, value: event })),
+        ),
+      {
+        numOfAttempts: Infinity,
+        startingDelay: delay.first,
+        maxDelay: delay.max,
+        retry: (err: Error, attempt) => {
+          if (this.stopping || refusedForGood(err)) return false;
+          this.logger.warn(
+            `Publishing ${events.length} event(s) from position ${events[0].position} failed (attempt ${attempt}); trying again: ${err.message}`,
+          );
+          return true;
+        },
       },
-    });
+    );
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     await this.subscription?.stop();
     this.subscription = null;
+    // What was batched is sent if the bus takes it now; otherwise it is sent again after a restart (not checkpointed).
+    await this.flush().catch(() => undefined);
   }
 }
