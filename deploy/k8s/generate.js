@@ -60,7 +60,10 @@ const secretKeys = [
   'MONGO_URL',
   'S3_ACCESS_KEY_ID',
   'S3_SECRET_ACCESS_KEY',
+  'KAFKA_SASL_PASSWORD',
 ];
+/** Present only where the cluster needs them (SASL). */
+const OPTIONAL_SECRETS = new Set(['KAFKA_SASL_PASSWORD']);
 
 function deployment({ app, replicas, http }) {
   const port = http ? 3000 : 8081;
@@ -85,7 +88,9 @@ function deployment({ app, replicas, http }) {
                 ...(http ? [{ name: 'PORT', value: String(port) }] : []),
                 ...secretKeys.map((key) => ({
                   name: key,
-                  valueFrom: { secretKeyRef: { name: `${NAME}-secrets`, key, optional: key === 'ADMIN_TOKEN' && !http } },
+                  valueFrom: {
+                    secretKeyRef: { name: `${NAME}-secrets`, key, optional: OPTIONAL_SECRETS.has(key) || (key === 'ADMIN_TOKEN' && !http) },
+                  },
                 })),
               ],
               envFrom: [{ configMapRef: { name: `${NAME}-config` } }],

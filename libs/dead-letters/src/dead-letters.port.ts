@@ -16,6 +16,7 @@ export interface DeadLetter {
   dead_at: string;
   /** Set by the operator (`dead-letters:replay`); the group's transport hands the event to its handler again. */
   replay_requested_at: string | null;
+  /** The request the last replay served (a copy of replay_requested_at: one clock only, the operator's). */
   replayed_at: string | null;
   /** How the last replay ended: null (none yet), 'handled', or the error it died of again. */
   replay_outcome: string | null;
@@ -31,7 +32,10 @@ export interface DeadLetterStore {
   requestReplay(id: string, at: string): Promise<boolean>;
   /** Letters of these groups whose replay was asked for and has not happened since, oldest first. */
   replaysDue(groups: string[], limit: number): Promise<DeadLetter[]>;
-  markReplayed(id: string, at: string, outcome: string): Promise<void>;
+  /** Takes a due replay for this process (atomically: one replica runs it); false when it is not due any more. */
+  claimReplay(id: string): Promise<boolean>;
+  /** Records how the claimed replay ended. */
+  markReplayed(id: string, outcome: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -74,16 +74,48 @@ export class EventRelay {
     return this.flushing;
   }
 
+  /**
+   * Sends the batch and moves the checkpoint past it, trying again (with back-off) until it
+   * worked or the relay stops: the subscription never ends on an error, and an event is
+   * never checkpointed unsent. What a stopping relay could not send goes back to the batch.
+   */
   private async sendBatch(): Promise<void> {
     if (this.lingering) clearTimeout(this.lingering);
     this.lingering = null;
     const events = this.batch.splice(0);
     if (events.length === 0) return;
+    const delay = this.options.retryDelayMs ?? { first: 100, max: 10_000 };
+    try {
+      await backOff(
+        async () => {
+          await this.sendAll(events);
+          await this.checkpoints.save(this.options.name, events[events.length - 1].position);
+        },
+        {
+          numOfAttempts: Infinity,
+          startingDelay: delay.first,
+          maxDelay: delay.max,
+          retry: (err: Error, attempt) => {
+            if (this.stopping) return false;
+            this.logger.warn(
+              `Relaying ${events.length} event(s) from position ${events[0].position} failed (attempt ${attempt}); trying again: ${err.message}`,
+            );
+            return true;
+          },
+        },
+      );
+    } catch (err) {
+      this.batch.unshift(...events); // unsent, not checkpointed: sent again after a restart
+      throw err;
+    }
+  }
+
+  /** One publish for the batch; when the bus refuses one of its events for good, one by one, handing the refused ones over. */
+  private async sendAll(events: StoredEvent[]): Promise<void> {
     try {
       await this.publish(events);
     } catch (err) {
       if (!refusedForGood(err)) throw err;
-      // One of them is refused for good: send them one by one, handing over the refused ones.
       for (const event of events) {
         try {
           await this.publish([event]);
@@ -96,34 +128,12 @@ export class EventRelay {
         }
       }
     }
-    await this.checkpoints.save(this.options.name, events[events.length - 1].position);
   }
 
-  /**
-   * Publishes events in one send, trying again (with back-off) while the bus refuses it for
-   * a reason that may pass (a broker down): later events wait behind it, the checkpoint stays
-   * before it. Stopping the relay ends the attempts.
-   */
-  private async publish(events: StoredEvent[]): Promise<void> {
-    const delay = this.options.retryDelayMs ?? { first: 100, max: 10_000 };
-    await backOff(
-      () =>
-        this.bus.publish(
-          TOPICS.runEvents,
-          events.map((event) => ({ key: event.stream_id, value: event })),
-        ),
-      {
-        numOfAttempts: Infinity,
-        startingDelay: delay.first,
-        maxDelay: delay.max,
-        retry: (err: Error, attempt) => {
-          if (this.stopping || refusedForGood(err)) return false;
-          this.logger.warn(
-            `Publishing ${events.length} event(s) from position ${events[0].position} failed (attempt ${attempt}); trying again: ${err.message}`,
-          );
-          return true;
-        },
-      },
+  private publish(events: StoredEvent[]): Promise<void> {
+    return this.bus.publish(
+      TOPICS.runEvents,
+      events.map((event) => ({ key: event.stream_id, value: event })),
     );
   }
 

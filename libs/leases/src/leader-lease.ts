@@ -33,9 +33,9 @@ export class LeaderLease {
   }
 
   async start(): Promise<void> {
-    await this.tick();
+    await this.tick().catch((err: Error) => this.logger.error(`${this.name}: ${err.message}`)); // the next tick tries again
     this.timer = setInterval(() => {
-      this.ticking = this.ticking.then(() => this.tick());
+      this.ticking = this.ticking.then(() => this.tick()).catch((err: Error) => this.logger.error(`${this.name}: ${err.message}`)); // the next tick tries again
     }, this.options.renewMs);
     this.timer.unref();
   }
@@ -53,15 +53,25 @@ export class LeaderLease {
   private async tick(): Promise<void> {
     let held: boolean;
     try {
-      held = await this.store.acquire(this.name, this.holder, this.options.ttlMs);
+      // An answer later than the renewal period may come after the lease ran out: count it as lost.
+      held = await Promise.race([
+        this.store.acquire(this.name, this.holder, this.options.ttlMs),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer in time')), this.options.renewMs).unref()),
+      ]);
     } catch (err) {
       this.logger.warn(`${this.name}: lease store unreachable: ${(err as Error).message}`);
       held = false;
     }
     if (held && !this.leading) {
-      this.leading = true;
       this.logger.log(`${this.name}: leading (${this.holder})`);
-      await this.role.lead();
+      try {
+        await this.role.lead();
+        this.leading = true;
+      } catch (err) {
+        // Not leading after all: give the lease back so that a standby (or the next tick) can.
+        await this.store.release(this.name, this.holder).catch(() => undefined);
+        throw err;
+      }
     } else if (!held && this.leading) {
       this.leading = false;
       this.logger.warn(`${this.name}: lease lost; standing down (${this.holder})`);

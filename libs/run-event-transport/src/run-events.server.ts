@@ -43,8 +43,8 @@ export interface RunEventsServerOptions {
 /** How a consumer group is doing, for readiness. */
 export interface GroupHealth {
   group: string;
-  /** The event the group is stuck on (failing and retried), if any, with the error and since when. */
-  failing: { type: string; position: number; attempts: number; error: string; since: string } | null;
+  /** The event the group is stuck on (failing and retried) in its longest-stuck lane, if any, with the error and since when. */
+  failing: { lane: string; type: string; position: number; attempts: number; error: string; since: string } | null;
 }
 
 /**
@@ -65,8 +65,8 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   private feed: { stop(): Promise<void> } | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
   private replaying: Promise<void> = Promise.resolve();
-  /** Per group: the event it is failing on, if any. */
-  private readonly failing = new Map<string, GroupHealth['failing'] & { key: string }>();
+  /** Per group and lane (`<group>/<lane>`): the event it is failing on, if any. */
+  private readonly failing = new Map<string, NonNullable<GroupHealth['failing']> & { group: string; position: number }>();
   protected override readonly logger = new Logger(RunEventsServer.name);
   private readonly maxAttempts: number;
 
@@ -136,11 +136,23 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     return this.bus as T;
   }
 
-  /** Each group's state: failing (stuck on an event that is being retried) or not. */
+  /** Each group's state: failing (stuck on an event that is being retried, in its longest-stuck lane) or not. */
   health(): GroupHealth[] {
     return [...this.routes.keys()].map((group) => {
-      const f = this.failing.get(group);
-      return { group, failing: f ? { type: f.type, position: f.position, attempts: f.attempts, error: f.error, since: f.since } : null };
+      const stuck = [...this.failing.values()].filter((f) => f.group === group).sort((a, b) => a.since.localeCompare(b.since))[0];
+      return {
+        group,
+        failing: stuck
+          ? {
+              lane: stuck.lane,
+              type: stuck.type,
+              position: stuck.position,
+              attempts: stuck.attempts,
+              error: stuck.error,
+              since: stuck.since,
+            }
+          : null,
+      };
     });
   }
 
@@ -153,6 +165,7 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     if (!store) return 0;
     const due = await store.replaysDue([...this.routes.keys()], 20);
     for (const letter of due) {
+      if (!(await store.claimReplay(letter.id))) continue; // another replica of the group took it
       let outcome = 'handled';
       try {
         await this.handle(letter.group, letter.event, letter.lane);
@@ -160,7 +173,7 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
         outcome = `failed: ${describe(err)}`;
       }
       this.logger.log(`Replayed dead letter ${letter.id}: ${outcome}`);
-      await store.markReplayed(letter.id, new Date().toISOString(), outcome);
+      await store.markReplayed(letter.id, outcome);
     }
     return due.length;
   }
@@ -188,52 +201,68 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
    * `transformation_processing_failed`, and the group moves on instead of blocking the lane.
    */
   private async handleOrDeadLetter(group: string, event: StoredEvent, lane: string): Promise<boolean> {
-    const key = `${lane}/${event.position}`;
+    // Per lane: Kafka interleaves partitions, so another lane's success must not reset this one's count.
+    const key = `${group}/${lane}`;
     try {
       const savedByHandler = await this.handle(group, event, lane);
-      this.failing.delete(group);
+      this.failing.delete(key);
       return savedByHandler;
     } catch (err) {
-      const earlier = this.failing.get(group);
-      const attempts = earlier?.key === key ? earlier.attempts + 1 : 1;
-      const since = earlier?.key === key ? earlier.since : new Date().toISOString();
-      this.failing.set(group, { key, type: event.type, position: event.position, attempts, error: describe(err), since });
+      const earlier = this.failing.get(key);
+      const same = earlier?.position === event.position;
+      const attempts = same ? earlier.attempts + 1 : 1;
+      const since = same ? earlier.since : new Date().toISOString();
+      this.failing.set(key, { group, lane, type: event.type, position: event.position, attempts, error: describe(err), since });
       const transient = isTransient(err);
       const store = this.options.deadLetters;
       if (transient || attempts < this.maxAttempts || !store) {
-        this.logger.warn(
-          `${group} failed on ${event.type}@${event.position} (attempt ${attempts}, ${transient ? 'transient, retried while it lasts' : store ? `dead letter after ${this.maxAttempts}` : 'no dead-letter store: retried'}): ${describe(err)}`,
-        );
+        const next = transient
+          ? 'transient, retried while it lasts'
+          : store
+            ? `dead letter after ${this.maxAttempts}`
+            : 'no dead-letter store: retried';
+        this.logger.warn(`${group} failed on ${event.type}@${event.position} (attempt ${attempts}, ${next}): ${describe(err)}`);
         throw err;
       }
       await this.deadLetter(store, group, event, lane, err, attempts);
-      this.failing.delete(group);
+      this.failing.delete(key);
       return false;
     }
   }
 
+  /**
+   * Records the letter (that must work: the group only moves on once it is kept), then tells
+   * the world: the DLQ topic (once per letter) and the run's failure. Those two are best
+   * effort, so a dead letter never loops back into the lane.
+   */
   private async deadLetter(store: DeadLetterStore, group: string, event: StoredEvent, lane: string, err: unknown, attempts: number) {
     const error = { name: err instanceof Error ? err.name : 'Error', message: describe(err) };
     const deadAt = new Date().toISOString();
-    await store.record({ id: deadLetterId(group, event), group, lane, event, error, attempts, dead_at: deadAt });
+    const id = deadLetterId(group, event);
+    const known = await store.get(id);
+    await store.record({ id, group, lane, event, error, attempts, dead_at: deadAt });
     this.logger.error(
       `${group} gave up on ${event.type}@${event.position} (${event.stream_id}) after ${attempts} attempts: ${error.message}`,
     );
-    if (this.options.deadLetterTopic) {
-      await this.bus.publish(this.options.deadLetterTopic, [
-        {
-          key: event.stream_id,
-          value: event,
-          headers: {
-            dead_letter_group: group,
-            dead_letter_error: `${error.name}: ${error.message}`.slice(0, 1000),
-            dead_letter_attempts: String(attempts),
-            dead_at: deadAt,
+    if (this.options.deadLetterTopic && !known) {
+      await this.bus
+        .publish(this.options.deadLetterTopic, [
+          {
+            key: event.stream_id,
+            value: event,
+            headers: {
+              dead_letter_group: group,
+              dead_letter_error: `${error.name}: ${error.message}`.slice(0, 1000),
+              dead_letter_attempts: String(attempts),
+              dead_at: deadAt,
+            },
           },
-        },
-      ]);
+        ])
+        .catch((e: Error) =>
+          this.logger.error(`Dead letter ${id} kept, but not published to ${this.options.deadLetterTopic}: ${e.message}`),
+        );
     }
-    await this.failRunOf(event);
+    await this.failRunOf(event).catch((e: Error) => this.logger.error(`Dead letter ${id}: its run could not be failed: ${e.message}`));
   }
 
   /** The run the poison event belongs to fails (unless it already ended): its owner learns of it by webhook. */

@@ -235,4 +235,14 @@ describe('RunEventsServer: the run-events transport', () => {
     expect(checkpoints.get('alpha@')).toBe(9);
     expect(await server.replayRequested()).toBe(0);
   });
+
+  it("counts attempts per lane: another lane's progress does not reset a poison event's count", async () => {
+    const poisoned = event(6, 'Poisoned');
+    await expect(bus.deliver('gamma', poisoned, '0')).rejects.toThrow(TypeError);
+    await bus.deliver('gamma', event(7, 'Other'), '1'); // nothing to do on lane 1: it moves on
+    await expect(bus.deliver('gamma', poisoned, '0')).rejects.toThrow(TypeError);
+    await bus.deliver('gamma', poisoned, '0'); // the third attempt on lane 0: dead-lettered
+    expect(await deadLetters.get('gamma/e6')).toMatchObject({ lane: '0', attempts: 3 });
+    expect(checkpoints.get('gamma@0')).toBe(6);
+  });
 });

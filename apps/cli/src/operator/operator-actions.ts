@@ -135,7 +135,12 @@ export async function listDeadLetters(options: DeadLettersListOptions): Promise<
 export async function replayDeadLetter(id: string): Promise<void> {
   const deadLetters = await openDeadLetters(operatorConfig());
   try {
-    if (!(await deadLetters.requestReplay(id, new Date().toISOString()))) throw usageError(`No dead letter ${id} (see dead-letters:list).`);
+    const letter = await deadLetters.get(id);
+    if (!letter) throw usageError(`No dead letter ${id} (see dead-letters:list).`);
+    if (letter.group === 'relay') {
+      throw usageError(`${id} is an event the bus refused; no consumer group can replay it. Fix the cause, then events:republish it.`);
+    }
+    await deadLetters.requestReplay(id, new Date().toISOString());
     console.log(`Replay of ${id} requested; its group handles it within a few seconds (dead-letters:list shows the outcome).`);
   } finally {
     await deadLetters.close();

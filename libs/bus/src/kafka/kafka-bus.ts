@@ -12,7 +12,7 @@ import {
   type LogEntry,
 } from 'kafkajs';
 import { readFileSync } from 'node:fs';
-import type { StoredEvent } from '@app/contracts';
+import { TOPICS, type StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus, RecordHandler } from '../message-bus.port';
 
 export interface KafkaBusOptions {
@@ -51,14 +51,20 @@ export function topicSpec(topic: string, options: KafkaBusOptions): ITopicConfig
     numPartitions: options.partitions ?? 6,
     replicationFactor,
     configEntries: [
-      { name: 'retention.ms', value: String(options.retentionMs ?? 30 * 24 * 3600 * 1000) },
+      { name: 'retention.ms', value: String(RETENTION_OVERRIDES[topic] ?? options.retentionMs ?? 30 * 24 * 3600 * 1000) },
       { name: 'min.insync.replicas', value: String(Math.max(1, replicationFactor - 1)) },
     ],
   };
 }
 
+/** See the consumer's rebalanceTimeout below. */
+const REBALANCE_TIMEOUT_MS = 300_000;
+
 /** Well inside kafkajs's default session timeout (30 s). */
 const HEARTBEAT_DURING_WORK_MS = 3_000;
+
+/** Dead letters are kept until an operator has dealt with them. */
+const RETENTION_OVERRIDES: Record<string, number> = { [TOPICS.runEventDeadLetters]: -1 };
 
 const NOT_ALLOWED = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'POLICY_VIOLATION']);
 
@@ -71,7 +77,10 @@ export async function ensureTopicExists(admin: Pick<Admin, 'createTopics' | 'fet
   try {
     await admin.createTopics({ waitForLeaders: true, topics: [spec] });
   } catch (err) {
-    if (!NOT_ALLOWED.has((err as { type?: string }).type ?? '')) throw err;
+    // kafkajs reports createTopics failures as a KafkaJSAggregateError: the types are per topic, in `errors`.
+    const { type, errors = [] } = err as { type?: string; errors?: Array<{ type?: string }> };
+    const types = [type, ...errors.map((e) => e.type)].filter((t): t is string => !!t);
+    if (types.length === 0 || !types.every((t) => NOT_ALLOWED.has(t))) throw err;
     try {
       await admin.fetchTopicMetadata({ topics: [spec.topic] });
     } catch {
@@ -158,7 +167,13 @@ export class KafkaBus implements MessageBus {
 
   async subscribe(topic: string, groupId: string, handler: RecordHandler): Promise<BusSubscription> {
     await this.ensureTopic(topic);
-    const consumer = this.kafka.consumer({ groupId, retry: { initialRetryTime: 100, maxRetryTime: 5000, retries: 8 } });
+    const consumer = this.kafka.consumer({
+      groupId,
+      retry: { initialRetryTime: 100, maxRetryTime: 5000, retries: 8 },
+      // A rebalance waits this long for members to finish their message: longer than the longest
+      // handler (an AI vendor's three 60 s attempts), so a member working through one is not evicted.
+      rebalanceTimeout: REBALANCE_TIMEOUT_MS,
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     this.consumers.add(consumer);

@@ -53,10 +53,19 @@ describe('Kafka topics', () => {
       ],
     });
     expect(topicSpec('t', { brokers: [], clientId: 'c' }).configEntries).toContainEqual({ name: 'min.insync.replicas', value: '1' });
+    // Dead letters are kept until someone deals with them.
+    expect(topicSpec('transformation.run.events.dlq.v1', { brokers: [], clientId: 'c', retentionMs: 1000 }).configEntries).toContainEqual({
+      name: 'retention.ms',
+      value: '-1',
+    });
   });
 
   it('without the right to create topics, an existing topic is only checked; a missing one is a clear error', async () => {
-    const refused = Object.assign(new Error('Topic authorization failed'), { type: 'TOPIC_AUTHORIZATION_FAILED' });
+    // What kafkajs throws: an aggregate whose per-topic errors carry the protocol error type.
+    const refused = Object.assign(new Error('Topic creation errors'), {
+      name: 'KafkaJSAggregateError',
+      errors: [Object.assign(new Error('Topic authorization failed'), { type: 'TOPIC_AUTHORIZATION_FAILED' })],
+    });
     const checked: string[][] = [];
     const admin = (exists: boolean) => ({
       createTopics: async () => Promise.reject(refused),

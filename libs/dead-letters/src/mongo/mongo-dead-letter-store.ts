@@ -88,8 +88,17 @@ export class MongoDeadLetterStore implements DeadLetterStore {
     return rows.map(toLetter);
   }
 
-  async markReplayed(id: string, at: string, outcome: string): Promise<void> {
-    await this.letters.updateOne({ _id: id }, { $set: { replayed_at: at, replay_outcome: outcome } });
+  async claimReplay(id: string): Promise<boolean> {
+    const due = { $or: [{ replayed_at: null }, { $expr: { $lt: ['$replayed_at', '$replay_requested_at'] } }] };
+    // An update pipeline: replayed_at takes the value of replay_requested_at in the same atomic write.
+    const claimed = await this.letters.updateOne({ _id: id, replay_requested_at: { $ne: null }, ...due }, [
+      { $set: { replayed_at: '$replay_requested_at', replay_outcome: 'replaying' } },
+    ]);
+    return claimed.modifiedCount > 0;
+  }
+
+  async markReplayed(id: string, outcome: string): Promise<void> {
+    await this.letters.updateOne({ _id: id }, { $set: { replay_outcome: outcome } });
   }
 
   async close(): Promise<void> {

@@ -62,8 +62,18 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
       .map(toLetter);
   }
 
-  async markReplayed(id: string, at: string, outcome: string): Promise<void> {
-    this.db.prepare('UPDATE dead_letters SET replayed_at = ?, replay_outcome = ? WHERE id = ?').run(at, outcome, id);
+  async claimReplay(id: string): Promise<boolean> {
+    const claimed = this.db
+      .prepare(
+        `UPDATE dead_letters SET replayed_at = replay_requested_at, replay_outcome = 'replaying'
+         WHERE id = ? AND replay_requested_at IS NOT NULL AND (replayed_at IS NULL OR replayed_at < replay_requested_at)`,
+      )
+      .run(id);
+    return claimed.changes > 0;
+  }
+
+  async markReplayed(id: string, outcome: string): Promise<void> {
+    this.db.prepare('UPDATE dead_letters SET replay_outcome = ? WHERE id = ?').run(outcome, id);
   }
 
   async close(): Promise<void> {

@@ -54,11 +54,14 @@ export function deadLetterStoreContract(name: string, create: () => Promise<Dead
       expect(await store.requestReplay('missing', '2026-01-02T00:00:00.000Z')).toBe(false);
       expect((await store.replaysDue(['output'], 10)).map((l) => l.id)).toEqual([]);
       expect((await store.replaysDue(['mapping', 'output'], 10)).map((l) => l.id)).toEqual(['mapping/e1']);
-      await store.markReplayed('mapping/e1', '2026-01-02T00:00:01.000Z', 'handled');
+      expect(await store.claimReplay('mapping/e1')).toBe(true);
+      expect(await store.claimReplay('mapping/e1')).toBe(false); // another replica: already taken
       expect(await store.replaysDue(['mapping'], 10)).toEqual([]);
-      expect(await store.get('mapping/e1')).toMatchObject({ replayed_at: '2026-01-02T00:00:01.000Z', replay_outcome: 'handled' });
+      await store.markReplayed('mapping/e1', 'handled');
+      expect(await store.get('mapping/e1')).toMatchObject({ replayed_at: '2026-01-02T00:00:00.000Z', replay_outcome: 'handled' });
       await store.requestReplay('mapping/e1', '2026-01-03T00:00:00.000Z');
       expect((await store.replaysDue(['mapping'], 10)).map((l) => l.id)).toEqual(['mapping/e1']);
+      expect(await store.claimReplay('mapping/e1')).toBe(true);
     });
   });
 }
