@@ -1,1 +1,2 @@
 export * from './open-sqlite';
+export * from './add-missing-columns';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '@app/sqlite';
+import { addMissingColumns, openSqlite } from '@app/sqlite';
 import type {
   ApiKeyRecord,
   ApiKeySummary,
@@ -59,11 +59,7 @@ export class SqliteDirectory implements Directory {
     this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
     // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
-    const keyColumns = this.db
-      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('api_keys')")
-      .all()
-      .map((c) => c.name);
-    if (!keyColumns.includes('prefix')) this.db.exec('ALTER TABLE api_keys ADD COLUMN prefix TEXT');
+    addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
   }
 

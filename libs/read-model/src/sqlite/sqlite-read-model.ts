@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '@app/sqlite';
+import { addMissingColumns, openSqlite } from '@app/sqlite';
 import type { RunState } from '@app/domain';
 import type { RunReadModel } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
@@ -26,20 +26,17 @@ export class SqliteReadModel implements RunReadModel {
     // connection as by the directory's, which shares the file (libs/directory).
     this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
-    // Added after the first release: the notifier's schedule, indexed.
-    const columns = this.db
-      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('runs')")
-      .all()
-      .map((c) => c.name);
-    if (!columns.includes('webhook_due_at')) this.db.exec('ALTER TABLE runs ADD COLUMN webhook_due_at TEXT');
+    // Added after the first release: the notifier's schedule, the S3 upload watch, and when a run's
+    // files are due for deletion (the sweeper; filled once from each document's body).
+    const added = addMissingColumns(this.db, 'runs', {
+      webhook_due_at: 'TEXT',
+      upload_watch_until: 'TEXT',
+      files_retained_until: 'TEXT',
+      files_closed_at: 'TEXT',
+    });
+    if (added.includes('files_retained_until') || added.includes('files_closed_at')) this.backfillRetention();
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
-    // Added with the S3 blob store: runs whose direct-to-bucket upload is looked for.
-    if (!columns.includes('upload_watch_until')) this.db.exec('ALTER TABLE runs ADD COLUMN upload_watch_until TEXT');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
-    // Added with the sweeper: when a run's files are due for deletion (retentionColumns).
-    const missing = ['files_retained_until', 'files_closed_at'].filter((c) => !columns.includes(c));
-    for (const column of missing) this.db.exec(`ALTER TABLE runs ADD COLUMN ${column} TEXT`);
-    if (missing.length > 0) this.backfillRetention();
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_retained ON runs (files_retained_until) WHERE files_retained_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_closed ON runs (files_closed_at) WHERE files_closed_at IS NOT NULL');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
