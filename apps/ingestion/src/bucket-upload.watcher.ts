@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, STAGES, runError } from '@app/domain';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 
 const BATCH = 100;
@@ -25,10 +26,8 @@ export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
 @Injectable()
 export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BucketUploadWatcher.name);
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private running: Promise<void> | null = null;
   private notifications: { stop(): Promise<void> } | null = null;
+  private readonly poller: Poller;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,19 +36,20 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
     @Optional() @Inject(BUCKET_NOTIFICATIONS) private readonly source: BucketNotifications | null = null,
-  ) {}
+  ) {
+    this.poller = new Poller(BucketUploadWatcher.name, config.uploadPollMs, () => this.tick());
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.blobStore.kind !== 's3') return;
     if (this.source) this.notifications = await this.source.start((key) => this.onObjectCreated(key));
-    this.schedule();
+    this.poller.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    const polling = this.poller.stop(); // halts a look in progress at its next run
     await this.notifications?.stop();
-    await this.running;
+    await polling;
   }
 
   /** A bucket notification: if the object is a run's source, look at that run now. */
@@ -61,13 +61,6 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     } catch (err) {
       if (!(err instanceof CommandRefused)) throw err;
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => this.schedule());
-    }, this.config.uploadPollMs);
   }
 
   /**
@@ -86,7 +79,7 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
         return;
       }
       for (const id of ids) {
-        if (this.stopped) return;
+        if (this.poller.stopped) return;
         if (looked.has(id)) continue; // recorded since the last page, or on an earlier one
         looked.add(id);
         try {

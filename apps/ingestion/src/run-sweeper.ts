@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, filesPurgeDue, isUploadOverdue, runFileKeys } from '@app/domain';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
 
@@ -27,9 +28,7 @@ const BATCH = 100;
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RunSweeper.name);
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private running: Promise<void> | null = null;
+  private readonly poller: Poller;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,23 +36,16 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
-  ) {}
+  ) {
+    this.poller = new Poller(RunSweeper.name, config.sweepIntervalMs, () => this.tick());
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.poller.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => this.schedule());
-    }, this.config.sweepIntervalMs);
+    await this.poller.stop();
   }
 
   /** One sweep: overdue uploads first (a failed run then counts as closed), then files past retention. */
@@ -80,7 +72,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     for (const id of ids) {
-      if (this.stopped) return;
+      if (this.poller.stopped) return;
       try {
         await handle(id);
       } catch (err) {

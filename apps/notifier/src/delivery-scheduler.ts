@@ -6,6 +6,7 @@ import { DIRECTORY, type Directory } from '@app/directory';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { LEASE_STORE, type LeaseStore, leaseHolder } from '@app/leases';
 import { webhookPayload } from './webhook-payload';
@@ -24,11 +25,10 @@ const MAX_PAGES = 5;
 @Injectable()
 export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryScheduler.name);
-  private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<string, Promise<void>>();
-  private stopped = false;
   /** This replica's name on the leases it takes. */
   private readonly holder = leaseHolder('notifier');
+  private readonly poller: Poller;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -39,21 +39,17 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     private readonly links: RunLinks,
     private readonly sender: WebhookSender,
     @Inject(LEASE_STORE) private readonly leases: LeaseStore,
-  ) {}
+  ) {
+    this.poller = new Poller(DeliveryScheduler.name, config.webhooks.pollMs, () => this.tick());
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.poller.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.poller.stop();
     await Promise.allSettled(this.inFlight.values());
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick().finally(() => this.schedule()), this.config.webhooks.pollMs);
   }
 
   /**
@@ -64,7 +60,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
    */
   async tick(now = new Date()): Promise<void> {
     const room = this.config.webhooks.concurrency - this.inFlight.size;
-    if (room <= 0 || this.stopped) return;
+    if (room <= 0 || this.poller.stopped) return;
     const wanted = Math.min(room, DUE_BATCH);
     const looked = new Set<string>();
     let started = 0;
@@ -77,7 +73,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
         return;
       }
       for (const runId of due) {
-        if (looked.has(runId) || this.inFlight.has(runId) || this.stopped || started >= wanted) continue;
+        if (looked.has(runId) || this.inFlight.has(runId) || this.poller.stopped || started >= wanted) continue;
         looked.add(runId);
         if (!(await this.claim(runId))) continue;
         started++;

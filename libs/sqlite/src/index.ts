@@ -1,2 +1,3 @@
 export * from './open-sqlite';
 export * from './add-missing-columns';
+export * from './prepared-statements';

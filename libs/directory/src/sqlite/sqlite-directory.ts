@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { addMissingColumns, openSqlite } from '@app/sqlite';
+import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
 import type {
   ApiKeyRecord,
   ApiKeySummary,
@@ -42,7 +42,7 @@ const MIGRATION = `
  */
 export class SqliteDirectory implements Directory {
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statement: PreparedStatements;
 
   /**
    * The directory's secrets (webhook secrets, provider API keys) are stored sealed by
@@ -54,6 +54,7 @@ export class SqliteDirectory implements Directory {
     private readonly secrets: SecretCipher,
   ) {
     this.db = openSqlite(file);
+    this.statement = preparedStatements(this.db);
     // Deleted row content is zeroed in the pages SQLite writes anyway (no extra I/O): a secret
     // sealed over a legacy plaintext value leaves no readable copy in the page.
     this.db.pragma('secure_delete = FAST');
@@ -61,16 +62,6 @@ export class SqliteDirectory implements Directory {
     // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
     addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
-  }
-
-  /** Statements are prepared once and reused: preparing one cost more than the lookup it runs. */
-  private statement<P extends unknown[] = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared as Database.Statement<P, R>;
   }
 
   // ---- organizations and keys -------------------------------------------------------

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { addMissingColumns, openSqlite } from '@app/sqlite';
+import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
 import type { RunState } from '@app/domain';
 import type { RunReadModel } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
@@ -18,10 +18,11 @@ const MIGRATION = `
 export class SqliteReadModel implements RunReadModel {
   private readonly db: Database.Database;
   private readonly getRunStmt;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statement: PreparedStatements;
 
   constructor(file: string) {
     this.db = openSqlite(file);
+    this.statement = preparedStatements(this.db);
     // Deleted row content is zeroed in the pages SQLite writes anyway (no extra I/O), by this
     // connection as by the directory's, which shares the file (libs/directory).
     this.db.pragma('secure_delete = FAST');
@@ -55,16 +56,6 @@ export class SqliteReadModel implements RunReadModel {
         }
       }
     })();
-  }
-
-  /** Statements are prepared once and reused: preparing one cost more than the lookup it runs. */
-  private statement<P extends unknown[] = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared as Database.Statement<P, R>;
   }
 
   // ---- runs -------------------------------------------------------------------------
