@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Kafka } from 'kafkajs';
 import { KafkaBus } from '@app/bus/kafka/kafka-bus';
 import { busRecord, messageBusContract } from '../../libs/bus/src/testing/message-bus.contract';
 import { describeWithEngine } from '../support/engine-gate';
@@ -45,6 +46,48 @@ describeWithEngine('KAFKA_BROKERS', '127.0.0.1:9092', 'Kafka bus', (brokers) => 
       await second.close();
       expect(again).toEqual(['2', '3']);
       expect([...lanes]).toHaveLength(1); // one key, one partition
+    });
+
+    it('a handler working past the session timeout keeps its partition: a member joining meanwhile does not get the record again', async () => {
+      const topic = `contract-${randomUUID()}`;
+      const group = `g-${randomUUID()}`;
+      const slow = new KafkaBus({ brokers: brokers.split(','), clientId: 'slow', partitions: 1, sessionTimeoutMs: 6000 });
+      const other = new KafkaBus({ brokers: brokers.split(','), clientId: 'other', partitions: 1, sessionTimeoutMs: 6000 });
+      const seen: string[] = [];
+      const s1 = await slow.subscribe(topic, group, async (r) => {
+        seen.push(`slow ${r.value.type}`);
+        await new Promise((done) => setTimeout(done, 10_000)); // longer than the 6 s session
+      });
+      await slow.publish(topic, [busRecord('k', '1')]);
+      await waitFor(() => seen.length === 1);
+      const s2 = await other.subscribe(topic, group, async (r) => void seen.push(`other ${r.value.type}`));
+      await new Promise((done) => setTimeout(done, 14_000));
+      await s2.stop();
+      await s1.stop();
+      await other.close();
+      await slow.close();
+      expect(seen).toEqual(['slow 1']);
+    });
+
+    it('records published with headers (a dead letter) carry them, beside the event headers', async () => {
+      const topic = `dlq-${randomUUID()}`;
+      const bus = make();
+      await bus.publish(topic, [
+        { ...busRecord('run-1', 'Poisoned'), headers: { dead_letter_group: 'output', dead_letter_attempts: '3' } },
+      ]);
+      await bus.close();
+      const kafka = new Kafka({ brokers: brokers.split(','), clientId: 'dlq-reader' });
+      const consumer = kafka.consumer({ groupId: `g-${randomUUID()}` });
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      const headers: Record<string, string>[] = [];
+      await consumer.run({
+        eachMessage: async ({ message }) =>
+          void headers.push(Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]))),
+      });
+      await waitFor(() => headers.length === 1);
+      await consumer.disconnect();
+      expect(headers[0]).toMatchObject({ dead_letter_group: 'output', dead_letter_attempts: '3', event_type: 'Poisoned' });
     });
   });
 });

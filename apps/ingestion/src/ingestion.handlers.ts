@@ -7,7 +7,8 @@ import { type RunEventContext, type RunStep, throttle } from '@app/run-event-tra
 import { RecordSource } from './record-source';
 import { StructuredFileReader } from './structured-file.reader';
 
-const INGESTION = { consumer: 'ingestion' };
+/** Reading a file or waiting on an AI vendor takes long: the steps run under a claim, outside the bus's handler. */
+const INGESTION = { consumer: 'ingestion', claimStep: true };
 
 /**
  * Turns a run's source into rows (SourceParsed): a structured upload is parsed as a

@@ -32,7 +32,8 @@ export class MappingHandlers {
     private readonly providers: AiProviders,
   ) {}
 
-  @EventPattern('SourceParsed', { consumer: 'mapping' })
+  // The AI vendor may take minutes (three attempts of AI_TIMEOUT_MS): a claimed step, outside the bus's handler.
+  @EventPattern('SourceParsed', { consumer: 'mapping', claimStep: true })
   async onSourceParsed(@Ctx() { step }: RunEventContext): Promise<StepCommand | undefined> {
     const run = await step.run();
     if (!run || runPhase(run) !== 'preparing_review') return;

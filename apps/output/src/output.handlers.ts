@@ -23,7 +23,8 @@ export class OutputHandlers {
     private readonly cpu: CpuWork,
   ) {}
 
-  @EventPattern('ReviewApproved', { consumer: 'output' })
+  // Writing a big output takes long: a claimed step, outside the bus's handler.
+  @EventPattern('ReviewApproved', { consumer: 'output', claimStep: true })
   async onReviewApproved(@Ctx() { step }: RunEventContext): Promise<void> {
     let run = await step.run();
     if (!run || runPhase(run) !== 'producing_output') return;

@@ -9,7 +9,7 @@ import { DIRECTORY } from '@app/directory';
 import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import { DEAD_LETTER_STORE, type DeadLetterStore } from '@app/dead-letters';
-import { LEASE_STORE } from '@app/leases';
+import { LEASE_STORE, type LeaseStore } from '@app/leases';
 import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
@@ -66,10 +66,21 @@ export class InfrastructureModule {
             checkpoints: CheckpointStore,
             readModel: RunReadModel,
             deadLetters: DeadLetterStore,
+            leases: LeaseStore,
             c: CommandBus,
             q: QueryBus,
-          ) => createRunEventsServer({ config, bus, store, checkpoints, readModel, deadLetters, commandBus: c, queryBus: q }),
-          inject: [APP_CONFIG, MESSAGE_BUS, EVENT_STORE, CHECKPOINT_STORE, RUN_READ_MODEL, DEAD_LETTER_STORE, CommandBus, QueryBus],
+          ) => createRunEventsServer({ config, bus, store, checkpoints, readModel, deadLetters, leases, commandBus: c, queryBus: q }),
+          inject: [
+            APP_CONFIG,
+            MESSAGE_BUS,
+            EVENT_STORE,
+            CHECKPOINT_STORE,
+            RUN_READ_MODEL,
+            DEAD_LETTER_STORE,
+            LEASE_STORE,
+            CommandBus,
+            QueryBus,
+          ],
         },
         { provide: DEAD_LETTER_STORE, useFactory: (c: AppConfig) => openDeadLetters(c), inject: [APP_CONFIG] },
         { provide: LEASE_STORE, useFactory: (c: AppConfig) => openLeases(c), inject: [APP_CONFIG] },

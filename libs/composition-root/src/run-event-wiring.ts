@@ -4,9 +4,10 @@ import { TOPICS } from '@app/contracts';
 import type { DeadLetterStore } from '@app/dead-letters';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import { EventRelay } from '@app/event-relay';
+import { type LeaseStore, leaseHolder } from '@app/leases';
 import type { CheckpointStore, EventStore } from '@app/event-store';
 import { RUN_PROJECTION, type RunReadModel } from '@app/read-model';
-import { RunEventsServer, laneCheckpoint, type BusFeeder, type ConsumerCheckpoints } from '@app/run-event-transport';
+import { ClaimedSteps, RunEventsServer, laneCheckpoint, type BusFeeder, type ConsumerCheckpoints } from '@app/run-event-transport';
 
 /** The projector's group: its checkpoints live with its documents, written in the same transaction. */
 export const PROJECTOR_GROUP = 'projector';
@@ -42,6 +43,7 @@ export function createRunEventsServer(deps: {
   checkpoints: CheckpointStore;
   readModel: RunReadModel;
   deadLetters: DeadLetterStore;
+  leases: LeaseStore;
   commandBus: CommandBus;
   queryBus: QueryBus;
 }): RunEventsServer {
@@ -53,5 +55,6 @@ export function createRunEventsServer(deps: {
     deadLetterTopic: inProcess ? null : TOPICS.runEventDeadLetters,
     maxAttempts: deps.config.handlerMaxAttempts,
     replayPollMs: deps.config.deadLetterReplayPollMs,
+    claims: new ClaimedSteps({ store: deps.leases, holder: leaseHolder('steps'), ...deps.config.stepClaims }),
   });
 }

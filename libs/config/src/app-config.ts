@@ -42,6 +42,8 @@ export interface AppConfig {
   handlerMaxAttempts: number;
   /** How often consumer groups look for dead letters an operator asked to replay. */
   deadLetterReplayPollMs: number;
+  /** Long steps run under a claim (a lease) outside the bus handler: its lifetime, renewal period and how many run at once per process. */
+  stepClaims: { ttlMs: number; renewMs: number; concurrency: number };
   /** The event store: one SQLite file under DATA_DIR (default) or EventStoreDB/KurrentDB. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
   /** The bus between services: in this process (default) or Kafka. */
@@ -160,6 +162,16 @@ function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
+}
+
+/** A claim must outlive a few renewals: a slow store answer must not let another replica take a step that is still running. */
+function stepClaimSettings(env: NodeJS.ProcessEnv): AppConfig['stepClaims'] {
+  const ttlMs = Math.max(1000, int(env, 'STEP_CLAIM_TTL_MS', 30_000));
+  return {
+    ttlMs,
+    renewMs: Math.min(Math.max(100, int(env, 'STEP_CLAIM_RENEW_MS', 10_000)), Math.floor(ttlMs / 3)),
+    concurrency: Math.max(1, int(env, 'STEP_CONCURRENCY', 8)),
+  };
 }
 
 function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig {
@@ -327,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sweepIntervalMs: Math.max(10, int(env, 'SWEEP_INTERVAL_MS', 60_000)),
     handlerMaxAttempts: Math.max(1, int(env, 'HANDLER_MAX_ATTEMPTS', 3)),
     deadLetterReplayPollMs: int(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
+    stepClaims: stepClaimSettings(env),
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,

@@ -6,11 +6,25 @@ import { hostname } from 'node:os';
  * A holder that dies stops renewing; its lease expires and another takes over.
  */
 export interface LeaseStore {
-  /** Takes the lease (free, expired, or already this holder's) until now + ttlMs; false when someone else holds it. */
-  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the lease (free, expired, or already this holder's) until now + ttlMs; false when
+   * someone else holds it. `note` says what the lease is for (a claimed step keeps its event
+   * there, for whoever takes it over); a renewal without one keeps the note it has.
+   */
+  acquire(name: string, holder: string, ttlMs: number, note?: string): Promise<boolean>;
   /** Gives it back (only the holder can). */
   release(name: string, holder: string): Promise<void>;
+  /** The leases whose name starts with `prefix`, held or expired (a released lease is gone), oldest expiry first. */
+  list(prefix: string, limit: number): Promise<LeaseRecord[]>;
   close(): Promise<void>;
+}
+
+export interface LeaseRecord {
+  name: string;
+  holder: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  note: string | null;
 }
 
 export const LEASE_STORE = Symbol('LEASE_STORE');

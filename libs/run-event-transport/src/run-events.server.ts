@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
+import { backOff } from 'exponential-backoff';
 import { lastValueFrom } from 'rxjs';
-import { TOPICS, type StoredEvent } from '@app/contracts';
+import { TOPICS, runIdOfStream, type StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus } from '@app/bus';
 import { deadLetterId, type DeadLetterStore } from '@app/dead-letters';
 import { CommandRefused, runError, runPhase, stageOfPhase } from '@app/domain';
+import { type ClaimedSteps, stepClaimName, stepClaimPrefix } from './claimed-steps';
 import type { ConsumerCheckpoints } from './consumer-checkpoints';
 import { isTransient } from './error-classification';
 import { RunEventContext } from './run-event.context';
@@ -19,6 +21,12 @@ export interface RunEventHandlerExtras {
    * (the projector: document and checkpoint together), so the transport does not write it again.
    */
   savesCheckpoint?: boolean;
+  /**
+   * Long work (a file read, an output, an AI vendor call): the event is acknowledged once the
+   * step is claimed, and the handler runs outside the bus's handler under the claim (see
+   * ClaimedSteps). Without a ClaimedSteps in the options, the handler runs inline.
+   */
+  claimStep?: boolean;
 }
 
 /**
@@ -38,6 +46,8 @@ export interface RunEventsServerOptions {
   maxAttempts?: number;
   /** How often the groups look for dead letters the operator asked to replay (ms; 0: never). */
   replayPollMs?: number;
+  /** Where `claimStep` handlers claim their steps (null: they run inline, inside the bus's handler). */
+  claims?: ClaimedSteps | null;
 }
 
 /** How a consumer group is doing, for readiness. */
@@ -65,6 +75,9 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   private feed: { stop(): Promise<void> } | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
   private replaying: Promise<void> = Promise.resolve();
+  private takeoverTimer: NodeJS.Timeout | null = null;
+  private takingOver: Promise<void> = Promise.resolve();
+  private closing = false;
   /** Per group and lane (`<group>/<lane>`): the event it is failing on, if any. */
   private readonly failing = new Map<string, NonNullable<GroupHealth['failing']> & { group: string; position: number }>();
   protected override readonly logger = new Logger(RunEventsServer.name);
@@ -103,6 +116,7 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
         this.feed = await this.options.feeder(lowest);
       }
       if (groups.length > 0) this.logger.log(`Consuming run events: ${groups.join(', ')}`);
+      await this.startTakingOver();
       const pollMs = this.options.replayPollMs ?? 2000;
       if (this.options.deadLetters && groups.length > 0 && pollMs > 0) {
         this.replayTimer = setInterval(() => {
@@ -119,13 +133,19 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (this.replayTimer) clearInterval(this.replayTimer);
     this.replayTimer = null;
+    if (this.takeoverTimer) clearInterval(this.takeoverTimer);
+    this.takeoverTimer = null;
     await this.replaying;
+    await this.takingOver;
     // Stop feeding before consuming, so nothing is handed to a stopped subscription.
     await this.feed?.stop();
     this.feed = null;
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
+    // Claimed steps already under way finish (their retries stop); one that cannot is taken over later.
+    await this.options.claims?.drain();
   }
 
   on(): never {
@@ -188,7 +208,9 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     this.logger.log(`${group} consumes after position ${await handled('')}`);
     return this.bus.subscribe(TOPICS.runEvents, group, async ({ value, lane = '' }: BusRecord) => {
       if (value.position <= (await handled(lane))) return;
-      const savedByHandler = await this.handleOrDeadLetter(group, value, lane);
+      const savedByHandler = this.isClaimed(group, value)
+        ? await this.claim(group, value, lane)
+        : await this.handleOrDeadLetter(group, value, lane);
       if (!savedByHandler) await this.checkpoints.save(group, lane, value.position);
       handledUpTo.set(lane, value.position);
     });
@@ -200,9 +222,8 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
    * event's: after `maxAttempts` the event becomes a dead letter, its run fails with
    * `transformation_processing_failed`, and the group moves on instead of blocking the lane.
    */
-  private async handleOrDeadLetter(group: string, event: StoredEvent, lane: string): Promise<boolean> {
-    // Per lane: Kafka interleaves partitions, so another lane's success must not reset this one's count.
-    const key = `${group}/${lane}`;
+  private async handleOrDeadLetter(group: string, event: StoredEvent, lane: string, key = `${group}/${lane}`): Promise<boolean> {
+    // Per lane (or per claimed step): Kafka interleaves partitions, so another lane's success must not reset this one's count.
     try {
       const savedByHandler = await this.handle(group, event, lane);
       this.failing.delete(key);
@@ -278,6 +299,67 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     }
   }
 
+  private isClaimed(group: string, event: StoredEvent): boolean {
+    const extras = this.routes.get(group)?.get(event.type)?.extras as Partial<RunEventHandlerExtras> | undefined;
+    return extras?.claimStep === true && !!this.options.claims && runIdOfStream(event.stream_id) !== null;
+  }
+
+  /**
+   * Claims the step for the event and starts it in the background; the bus may then move on
+   * (the claim keeps the event). A step someone else has claimed (a redelivery to a second
+   * replica while the first works) is theirs: nothing is done here.
+   */
+  private async claim(group: string, event: StoredEvent, lane: string): Promise<false> {
+    const name = stepClaimName(group, event.stream_id, event.position);
+    const note: ClaimNote = { event, lane };
+    const started = await this.options.claims!.start(name, JSON.stringify(note), () => this.settle(group, event, lane));
+    if (!started) this.logger.log(`${group}: ${event.type}@${event.position} is being handled by another replica`);
+    return false;
+  }
+
+  /**
+   * A claimed step, handled until it settles: handled, or dead-lettered after its attempts;
+   * outages are retried with back-off while the process runs. Rejects (the claim then
+   * expires and the step is taken over) only when the process stops first.
+   */
+  private async settle(group: string, event: StoredEvent, lane: string): Promise<void> {
+    const key = `${group}/${lane}@${event.position}`;
+    await backOff(() => this.handleOrDeadLetter(group, event, lane, key), {
+      numOfAttempts: Number.MAX_SAFE_INTEGER,
+      startingDelay: 500,
+      maxDelay: 30_000,
+      jitter: 'full',
+      retry: () => !this.closing,
+    });
+  }
+
+  /**
+   * Claimed steps left by a process that died are started again here: at once for this
+   * process's own (a restart), then, every renewal period, those whose claim expired.
+   */
+  private async startTakingOver(): Promise<void> {
+    const claims = this.options.claims;
+    const groups = [...this.routes.entries()]
+      .filter(([, table]) => [...table.values()].some((h) => (h.extras as Partial<RunEventHandlerExtras>)?.claimStep === true))
+      .map(([group]) => group);
+    if (!claims || groups.length === 0) return;
+    const sweep = async (ownToo: boolean) => {
+      for (const group of groups) {
+        await claims.takeOver(stepClaimPrefix(group), ownToo, (text) => {
+          const note = JSON.parse(text) as ClaimNote;
+          return () => this.settle(group, note.event, note.lane);
+        });
+      }
+    };
+    await sweep(true);
+    this.takeoverTimer = setInterval(() => {
+      this.takingOver = this.takingOver
+        .then(() => sweep(false))
+        .catch((err: Error) => this.logger.warn(`Taking over steps failed: ${err.message}`));
+    }, claims.renewMs);
+    this.takeoverTimer.unref();
+  }
+
   /** Runs the group's handler for the event, if it has one; true when that handler saved the group's checkpoint itself. */
   private async handle(group: string, event: StoredEvent, lane: string): Promise<boolean> {
     const handler = this.routes.get(group)?.get(event.type);
@@ -289,6 +371,12 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     if (isStepCommand(outcome)) await context.step.apply(outcome);
     return (handler.extras as Partial<RunEventHandlerExtras> | undefined)?.savesCheckpoint === true;
   }
+}
+
+/** What a step's claim keeps, for whoever takes the step over. */
+interface ClaimNote {
+  event: StoredEvent;
+  lane: string;
 }
 
 const isStepCommand = (value: unknown): value is StepCommand =>

@@ -25,6 +25,8 @@ export interface KafkaBusOptions {
   retentionMs?: number;
   ssl?: false | { caFile: string | null };
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string } | null;
+  /** How long the group waits for a silent member before evicting it (kafkajs's default: 30 s). */
+  sessionTimeoutMs?: number;
 }
 
 /** The kafkajs client settings: brokers, TLS (with a private CA when given) and SASL. */
@@ -60,8 +62,8 @@ export function topicSpec(topic: string, options: KafkaBusOptions): ITopicConfig
 /** See the consumer's rebalanceTimeout below. */
 const REBALANCE_TIMEOUT_MS = 300_000;
 
-/** Well inside kafkajs's default session timeout (30 s). */
-const HEARTBEAT_DURING_WORK_MS = 3_000;
+/** Well inside the shortest session timeout brokers allow (6 s, group.min.session.timeout.ms). */
+const HEARTBEAT_DURING_WORK_MS = 2_000;
 
 /** Dead letters are kept until an operator has dealt with them. */
 const RETENTION_OVERRIDES: Record<string, number> = { [TOPICS.runEventDeadLetters]: -1 };
@@ -170,9 +172,10 @@ export class KafkaBus implements MessageBus {
     const consumer = this.kafka.consumer({
       groupId,
       retry: { initialRetryTime: 100, maxRetryTime: 5000, retries: 8 },
-      // A rebalance waits this long for members to finish their message: longer than the longest
-      // handler (an AI vendor's three 60 s attempts), so a member working through one is not evicted.
+      // A rebalance waits this long for members to finish their message. Long steps are claimed and
+      // run outside the handler (ClaimedSteps), but a handler may wait for a free step slot.
       rebalanceTimeout: REBALANCE_TIMEOUT_MS,
+      ...(this.options.sessionTimeoutMs ? { sessionTimeout: this.options.sessionTimeoutMs } : {}),
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -183,9 +186,9 @@ export class KafkaBus implements MessageBus {
         const { topic: t, partition, message } = payload;
         if (!message.value) return; // a tombstone: nothing to handle
         const value = JSON.parse(message.value.toString('utf8')) as StoredEvent;
-        // kafkajs heartbeats only between messages: a handler that works longer than the
-        // session timeout (a large file, a slow AI vendor) would get the consumer evicted and
-        // its partition handed to another replica mid-work. Beat while it works.
+        // kafkajs heartbeats only between messages: a handler that takes longer than the session
+        // timeout (waiting for a free step slot, a slow store) would get the consumer evicted and
+        // its partition handed to another replica. Beat while it works.
         const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), HEARTBEAT_DURING_WORK_MS);
         try {
           await handler({ key: message.key?.toString('utf8') ?? value.stream_id, value, lane: String(partition) });

@@ -33,5 +33,21 @@ export function leaseStoreContract(name: string, create: (now: () => number) => 
       await a.release('webhook:r1', 'p1');
       expect(await b.acquire('webhook:r1', 'p2', 60_000)).toBe(true);
     });
+
+    it('lists the leases of a prefix with their notes, held and expired, oldest expiry first; a renewal keeps the note', async () => {
+      expect(await a.acquire('step/output/run-1/7', 'p1', 30_000, '{"event":1}')).toBe(true);
+      clock += 1_000;
+      expect(await a.acquire('step/output/run-2/9', 'p2', 10_000, '{"event":2}')).toBe(true);
+      expect(await a.acquire('step/ingestion/run-1/3', 'p1', 10_000, 'other group')).toBe(true);
+      expect(await a.acquire('step/output/run-1/7', 'p1', 60_000)).toBe(true); // renewal: note kept
+      clock += 20_000; // run-2's lease has expired, run-1's has not
+      expect(await b.list('step/output/', 10)).toEqual([
+        { name: 'step/output/run-2/9', holder: 'p2', expiresAt: 1_011_000, note: '{"event":2}' },
+        { name: 'step/output/run-1/7', holder: 'p1', expiresAt: 1_061_000, note: '{"event":1}' },
+      ]);
+      await a.release('step/output/run-2/9', 'p2');
+      expect((await b.list('step/output/', 10)).map((l) => l.name)).toEqual(['step/output/run-1/7']);
+      expect(await b.list('step/out_%', 10)).toEqual([]); // no pattern characters
+    });
   });
 }
