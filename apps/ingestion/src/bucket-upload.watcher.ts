@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { BLOB_KEYS, BLOB_STORE, BUCKET_NOTIFICATIONS, type BlobStore, type BucketNotifications } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, STAGES, runError } from '@app/domain';
+import { LEASE_STORE, type LeaseStore, leaseHolder } from '@app/leases';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Poller } from '@app/polling';
@@ -12,6 +13,8 @@ const BATCH = 100;
 const MAX_WATCHED = 5_000;
 /** Uploads started just before the window closed may finish a little after it. */
 export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
+/** The periodic look is one replica's at a time: whoever holds this lease, renewed by each look. */
+export const UPLOAD_WATCH_LEASE = 'upload-watcher';
 
 /**
  * With the S3 blob store the client uploads straight to the bucket through the
@@ -22,17 +25,24 @@ export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
  * periodic look is what makes it certain (a lost notification, a run created before the
  * notification consumer existed). An object over MAX_UPLOAD_BYTES (a pre-signed PUT cannot
  * cap the size) is deleted and the run fails with source_file_too_large.
+ *
+ * The periodic look is made by one replica at a time (lease `upload-watcher`, renewed by
+ * each look, taken over about three poll periods after its holder stopped looking), so N
+ * replicas do not make N times the bucket requests; notifications are handled wherever
+ * they arrive (the recorded upload is idempotent).
  */
 @Injectable()
 export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BucketUploadWatcher.name);
   private notifications: { stop(): Promise<void> } | null = null;
   private readonly poller: Poller;
+  private readonly holder = leaseHolder('upload-watcher');
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(LEASE_STORE) private readonly leases: LeaseStore,
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
     @Optional() @Inject(BUCKET_NOTIFICATIONS) private readonly source: BucketNotifications | null = null,
@@ -50,6 +60,7 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
     const polling = this.poller.stop(); // halts a look in progress at its next run
     await this.notifications?.stop();
     await polling;
+    await this.leases.release(UPLOAD_WATCH_LEASE, this.holder).catch(() => undefined); // another replica looks next
   }
 
   /** A bucket notification: if the object is a run's source, look at that run now. */
@@ -68,6 +79,13 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
    * past the first page no upload waits until its URL expired to be noticed.
    */
   async tick(now = new Date()): Promise<void> {
+    const leaseMs = Math.max(10_000, this.config.uploadPollMs * 3);
+    try {
+      if (!(await this.leases.acquire(UPLOAD_WATCH_LEASE, this.holder, leaseMs))) return; // another replica looks
+    } catch (err) {
+      this.logger.error(`Could not take the upload watcher's lease: ${(err as Error).message}`);
+      return;
+    }
     const since = new Date(now.getTime() - LATE_UPLOAD_GRACE_MS).toISOString();
     const looked = new Set<string>();
     for (let limit = BATCH; looked.size < MAX_WATCHED; limit += BATCH) {
