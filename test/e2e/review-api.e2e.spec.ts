@@ -51,11 +51,64 @@ describe('review page API', () => {
       rows_checked: 50,
       rows_with_problems: expectedProblemRows,
       problems_by_field: { email: 7, first_name: 0, age: 5, born: 0 },
+      problems_by_field_and_kind: {
+        email: { required: 7, type: 0 },
+        first_name: { required: 0, type: 0 },
+        age: { required: 0, type: 5 },
+        born: { required: 0, type: 0 },
+      },
     });
     const emailOnly = await review.problems({ email: 'E-mail', age: null });
     expect(emailOnly.body.rows_with_problems).toBe(7);
     const none = await review.problems({ email: null, age: null });
     expect(none.body.rows_with_problems).toBe(50);
+  });
+
+  it('lists the rows with problems over the whole file, a page at a time, filtered by field and kind, each cell with its reason', async () => {
+    const review = await readyReview();
+    const mapping = { email: 'E-mail', age: 'Years' };
+    const all = await review.problemRows({ mapping_rule: mapping, per_page: 5 });
+    expect(all.status).toBe(200);
+    expect(all.body.matching).toBe(expectedProblemRows);
+    expect(all.body.rows_checked).toBe(50);
+    expect(all.body.rows.map((r: { row: number }) => r.row)).toEqual([7, 10, 14, 20, 21]);
+    expect(all.body.rows[1].cells).toEqual({
+      email: { value: 'u10@x.org', problem: null },
+      first_name: { value: null, problem: null },
+      age: { value: 'old', problem: 'type' },
+      born: { value: null, problem: null },
+    });
+    const second = await review.problemRows({ mapping_rule: mapping, per_page: 5, page: 2 });
+    expect(second.body.rows.map((r: { row: number }) => r.row)).toEqual([28, 30, 35, 40, 42]);
+
+    const ages = await review.problemRows({ mapping_rule: mapping, field: 'age', kind: 'type' });
+    expect(ages.body.matching).toBe(5);
+    expect(ages.body.rows.map((r: { row: number }) => r.row)).toEqual([10, 20, 30, 40, 50]);
+    const missingAges = await review.problemRows({ mapping_rule: mapping, field: 'age', kind: 'required' });
+    expect(missingAges.body).toMatchObject({ matching: 0, rows: [] });
+    const missingEmails = await review.problemRows({ mapping_rule: mapping, kind: 'required' });
+    expect(missingEmails.body.rows.map((r: { row: number }) => r.row)).toEqual([7, 14, 21, 28, 35, 42, 49]);
+
+    const bad = await review.problemRows({ mapping_rule: mapping, field: 'nope', kind: 'odd', page: 0, per_page: 500 });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.fields).sort()).toEqual(['kind', 'page', 'per_page']);
+    const unknownField = await review.problemRows({ mapping_rule: mapping, field: 'nope' });
+    expect(unknownField.status).toBe(422);
+    expect(unknownField.body.error.fields.field[0]).toContain('nope');
+  });
+
+  it('answers a count asked without waiting with its progress, and with the count once it is done', async () => {
+    const review = await readyReview();
+    const mapping = { email: 'E-mail', age: 'Years' };
+    const first = await review.problems(mapping, false);
+    expect(first.status).toBe(200);
+    expect(['counting', 'counted']).toContain(first.body.status);
+    let latest = first.body;
+    for (let i = 0; i < 100 && latest.status !== 'counted'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      latest = (await review.problems(mapping, false)).body;
+    }
+    expect(latest).toMatchObject({ status: 'counted', rows_checked: 50, rows_with_problems: expectedProblemRows });
   });
 
   it('refuses a preview of a mapping that names unknown fields or columns', async () => {

@@ -172,7 +172,8 @@ export function reviewApi(reviewUrl: string) {
     edit: (mapping_rule: unknown, expected_mapping_version?: number) =>
       call(at('mapping'), { method: 'PUT', body: { mapping_rule, expected_mapping_version } }),
     preview: (mapping_rule?: unknown) => call(at('preview'), { method: 'POST', body: { mapping_rule } }),
-    problems: (mapping_rule?: unknown) => call(at('problems'), { method: 'POST', body: { mapping_rule } }),
+    problems: (mapping_rule?: unknown, wait?: boolean) => call(at('problems'), { method: 'POST', body: { mapping_rule, wait } }),
+    problemRows: (body: Record<string, unknown>) => call(at('problem-rows'), { method: 'POST', body }),
     approve: (mapping_rule?: unknown) => call(at('approve'), { method: 'POST', body: mapping_rule === undefined ? {} : { mapping_rule } }),
     cancel: () => call(at('cancel'), { method: 'POST', body: {} }),
   };

@@ -3,7 +3,7 @@ import type { BlobStore } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { RunState } from '@app/domain';
-import { countMappingProblems, inspectStructuredFile, writeRunOutput } from '@app/run-source';
+import { countMappingProblems, findProblemRows, inspectStructuredFile, writeRunOutput, type ProblemRowsQuery } from '@app/run-source';
 
 /** What a task has beside its input: the stores it reads and writes, opened once per thread. */
 export interface TaskEnvironment {
@@ -24,9 +24,15 @@ export const CPU_TASKS = {
   countMappingProblems: (
     input: { run: RunState; mapping: MappingRule },
     env: TaskEnvironment,
+    progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal, progress),
+  findProblemRows: (
+    input: { run: RunState; mapping: MappingRule; query: ProblemRowsQuery },
+    env: TaskEnvironment,
     _progress: (n: number) => void,
     signal?: AbortSignal,
-  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal),
+  ) => findProblemRows(env.blobs, input.run, input.mapping, input.query, signal),
 };
 
 export type CpuTaskName = keyof typeof CPU_TASKS;

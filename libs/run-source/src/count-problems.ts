@@ -1,26 +1,33 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, type RunState } from '@app/domain';
+import { cellOf, type CellProblem, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 export interface ProblemTally {
   rows_checked: number;
   rows_with_problems: number;
   problems_by_field: Record<string, number>;
+  /** Cells with each kind of problem, per field (a value missing where required, or not of the field's type). */
+  problems_by_field_and_kind: Record<string, Record<CellProblem, number>>;
 }
 
 /**
  * Counts, over the whole stored source, the rows that a mapping leaves with problems and
- * the problems per field. Returns null when `signal` aborts it (a newer mapping came).
+ * the problems per field and kind. Returns null when `signal` aborts it (a newer mapping came);
+ * `onProgress` hears the rows checked so far after each batch.
  */
 export async function countMappingProblems(
   blobs: BlobStore,
   run: RunState,
   mapping: MappingRule,
   signal?: AbortSignal,
+  onProgress: (rowsChecked: number) => void = () => undefined,
 ): Promise<ProblemTally | null> {
   const source = await readPlannedRows(blobs, run, mapping);
   const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
+  const byKind: Record<string, Record<CellProblem, number>> = Object.fromEntries(
+    source.plan.map((p) => [p.name, { required: 0, type: 0 }]),
+  );
   const plan = source.plan;
   let checked = 0;
   let withProblems = 0;
@@ -31,16 +38,19 @@ export async function countMappingProblems(
         checked++;
         let problem = false;
         for (const p of plan) {
-          if (p.check(cellOf(p, row)).problem) {
+          const found = p.check(cellOf(p, row)).problem;
+          if (found) {
             byField[p.name]++;
+            byKind[p.name][found]++;
             problem = true;
           }
         }
         if (problem) withProblems++;
       }
+      onProgress(checked);
     }
   } finally {
     await source.batches.return(undefined);
   }
-  return { rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField };
+  return { rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField, problems_by_field_and_kind: byKind };
 }

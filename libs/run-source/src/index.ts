@@ -2,3 +2,4 @@ export * from './mapped-rows';
 export * from './write-output';
 export * from './inspect-structured-file';
 export * from './count-problems';
+export * from './find-problem-rows';

@@ -4,7 +4,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
-import { readMappedSource } from '@app/run-source';
+import { readMappedSource, type ProblemRowsPage, type ProblemRowsQuery } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 
@@ -18,18 +18,26 @@ export interface Preview {
   rows: Record<string, PreviewCell>[];
 }
 export interface ProblemCount {
-  status: 'counted' | 'superseded';
+  /** `counting`: still running (asked without waiting); the figures are then the rows checked so far and zeros. */
+  status: 'counted' | 'superseded' | 'counting';
   rows_checked: number;
   rows_with_problems: number;
   /** Rows with a problem in each field; a row can count in several fields. */
   problems_by_field: Record<string, number>;
+  /** Per field, the cells missing where required and the cells not of the field's type. */
+  problems_by_field_and_kind: Record<string, Record<CellProblem, number>>;
 }
 
 interface CountJob {
   key: string;
   abort: AbortController;
   result: Promise<ProblemCount>;
+  /** Rows checked so far. */
+  progress: number;
 }
+
+/** Rows per page of the problem list, unless the page asks for another size (at most 100). */
+export const PROBLEM_ROWS_PER_PAGE = 20;
 
 const CACHE_SIZE = 200;
 
@@ -78,40 +86,68 @@ export class ReviewPreviewService {
     return { rows };
   }
 
-  async countProblems(run: RunState, mapping: unknown): Promise<ProblemCount> {
+  /**
+   * The whole-file problem count under a mapping. With `wait` false it answers at once: the
+   * count if known, else `counting` with the rows checked so far (the count goes on; the
+   * page asks again), so a page can show the count's progress.
+   */
+  async countProblems(run: RunState, mapping: unknown, wait = true): Promise<ProblemCount> {
     const normalized = this.requirePreviewable(run, mapping);
     const key = `${run.id}:${mappingHash(normalized)}`;
     const cached = this.counted.get(key);
     if (cached) return cached;
-    const current = this.running.get(run.id);
-    if (current?.key === key) return current.result;
-    current?.abort.abort();
+    let job = this.running.get(run.id);
+    if (job?.key !== key) {
+      job?.abort.abort();
+      job = this.startCount(run, normalized, key);
+    }
+    if (wait) return job.result;
+    return { ...emptyCount(run, 'counting'), rows_checked: job.progress };
+  }
 
+  private startCount(run: RunState, mapping: MappingRule, key: string): CountJob {
     const abort = new AbortController();
-    const job: CountJob = { key, abort, result: this.count(run, normalized, abort.signal) };
+    const job: CountJob = { key, abort, progress: 0, result: null as never };
+    job.result = this.count(run, mapping, abort.signal, (rows) => (job.progress = rows))
+      .then((result) => {
+        if (result.status === 'counted') this.remember(key, result);
+        return result;
+      })
+      .finally(() => {
+        if (this.running.get(run.id) === job) this.running.delete(run.id);
+      });
+    // Asked without waiting, nobody may await it: a failure is logged by count() and must not go unhandled.
+    job.result.catch(() => undefined);
     this.running.set(run.id, job);
+    return job;
+  }
+
+  /**
+   * One page of the rows with problems over the whole file (filtered by field and kind),
+   * each cell with its value and problem. Reads the whole file in a worker thread.
+   */
+  async problemRows(run: RunState, mapping: unknown, query: ProblemRowsQuery): Promise<ProblemRowsPage> {
+    const normalized = this.requirePreviewable(run, mapping);
+    if (query.field !== null && !(query.field in run.schema.fields))
+      throw ApiError.validation({ field: [`The schema has no field named "${query.field}".`] });
     try {
-      const result = await job.result;
-      if (result.status === 'counted') this.remember(key, result);
-      return result;
-    } finally {
-      if (this.running.get(run.id) === job) this.running.delete(run.id);
+      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query });
+      if (!page) throw new Error('the search was stopped');
+      return page;
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      this.logger.error(`Run ${run.id}: rows with problems could not be listed: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
     }
   }
 
   /** Counts in a worker thread: a million rows must not hold up the API's event loop. */
-  private async count(run: RunState, mapping: MappingRule, signal: AbortSignal): Promise<ProblemCount> {
-    const superseded = (): ProblemCount => ({
-      status: 'superseded',
-      rows_checked: 0,
-      rows_with_problems: 0,
-      problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
-    });
+  private async count(run: RunState, mapping: MappingRule, signal: AbortSignal, onProgress: (rows: number) => void): Promise<ProblemCount> {
     try {
-      const tally = await this.cpu.run('countMappingProblems', { run, mapping }, { signal });
-      return tally ? { status: 'counted', ...tally } : superseded();
+      const tally = await this.cpu.run('countMappingProblems', { run, mapping }, { signal, onProgress });
+      return tally ? { status: 'counted', ...tally } : emptyCount(run, 'superseded');
     } catch (err) {
-      if (signal.aborted) return superseded();
+      if (signal.aborted) return emptyCount(run, 'superseded');
       this.logger.error(`Run ${run.id}: problems could not be counted: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
     }
@@ -152,6 +188,14 @@ export class ReviewPreviewService {
     if (this.counted.size > CACHE_SIZE) this.counted.delete(this.counted.keys().next().value as string);
   }
 }
+
+const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount => ({
+  status,
+  rows_checked: 0,
+  rows_with_problems: 0,
+  problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
+  problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, { required: 0, type: 0 }])),
+});
 
 /** A stable key for a mapping: field order does not matter. */
 export const mappingHash = (mapping: MappingRule): string =>

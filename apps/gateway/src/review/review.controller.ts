@@ -4,13 +4,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MappingRule } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
-import { ReviewPreviewService } from './review-preview.service';
+import type { ProblemRowsQuery } from '@app/run-source';
+import { PROBLEM_ROWS_PER_PAGE, ReviewPreviewService } from './review-preview.service';
 import { ReviewService } from './review.service';
 import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
 
 interface ReviewBody {
   mapping_rule?: unknown;
   expected_mapping_version?: unknown;
+  wait?: unknown;
+  field?: unknown;
+  kind?: unknown;
+  page?: unknown;
+  per_page?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -22,6 +28,27 @@ function expectedVersion(body: ReviewBody): number | undefined {
     throw ApiError.validation({ expected_mapping_version: ['The expected mapping version must be a non-negative integer.'] });
   }
   return v as number;
+}
+
+/** Which rows with problems the page asks for: a field and a kind of problem (or any), and a page. */
+function problemRowsQuery(body: ReviewBody): ProblemRowsQuery {
+  const errors: Record<string, string[]> = {};
+  const field = body.field ?? null;
+  if (field !== null && typeof field !== 'string') errors.field = ['The field must be a field name or null.'];
+  const kind = body.kind ?? null;
+  if (kind !== null && kind !== 'required' && kind !== 'type') errors.kind = ['The kind must be "required", "type" or null.'];
+  const page = body.page ?? 1;
+  if (!Number.isInteger(page) || (page as number) < 1) errors.page = ['The page must be a positive integer.'];
+  const perPage = body.per_page ?? PROBLEM_ROWS_PER_PAGE;
+  if (!Number.isInteger(perPage) || (perPage as number) < 1 || (perPage as number) > 100)
+    errors.per_page = ['per_page must be an integer from 1 to 100.'];
+  if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  return {
+    field: field as string | null,
+    kind: kind as ProblemRowsQuery['kind'],
+    offset: ((page as number) - 1) * (perPage as number),
+    limit: perPage as number,
+  };
 }
 
 /** The hosted review page and the JSON calls it makes, all under the run's signed link. */
@@ -112,12 +139,25 @@ export class ReviewController {
     return this.previews.preview(run, bodyOf(raw).mapping_rule);
   }
 
-  /** Rows with problems across the whole file under a mapping; may take a while on large files. */
+  /**
+   * How many rows have problems across the whole file under a mapping, per field and kind;
+   * may take a while on large files. `"wait": false` answers at once with the progress.
+   */
   @Post('problems')
   @HttpCode(200)
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.previews.countProblems(run, bodyOf(raw).mapping_rule);
+    const body = bodyOf(raw);
+    return this.previews.countProblems(run, body.mapping_rule, body.wait !== false);
+  }
+
+  /** One page of the rows with problems over the whole file, filtered by field and kind. */
+  @Post('problem-rows')
+  @HttpCode(200)
+  async problemRows(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    const body = bodyOf(raw);
+    return this.previews.problemRows(run, body.mapping_rule, problemRowsQuery(body));
   }
 }
 

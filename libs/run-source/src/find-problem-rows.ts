@@ -1,0 +1,79 @@
+import type { BlobStore } from '@app/blob-storage';
+import type { MappingRule } from '@app/contracts';
+import { cellOf, mapRow, type CellProblem, type RunState } from '@app/domain';
+import { readPlannedRows } from './mapped-rows';
+
+/** Which rows a reviewer asks for: those with a problem, in one field and of one kind when named. */
+export interface ProblemRowsQuery {
+  field: string | null;
+  kind: CellProblem | null;
+  /** Matching rows to skip (the page's start) and to return at most. */
+  offset: number;
+  limit: number;
+}
+
+export interface ProblemRowCell {
+  /** The value as the CSV output writes it (text; null when empty). */
+  value: string | null;
+  problem: CellProblem | null;
+}
+
+export interface ProblemRow {
+  /** The data row's number in the file, from 1 (the header row not counted). */
+  row: number;
+  cells: Record<string, ProblemRowCell>;
+}
+
+export interface ProblemRowsPage {
+  rows: ProblemRow[];
+  /** Rows of the whole file that match the query. */
+  matching: number;
+  rows_checked: number;
+}
+
+/**
+ * The rows with problems over the whole stored source under a mapping, a page at a time:
+ * every row is checked (the total is exact), but only the page's rows are kept. The cells
+ * are mapped by the same reader as the preview and the output. Returns null when `signal`
+ * aborts it.
+ */
+export async function findProblemRows(
+  blobs: BlobStore,
+  run: RunState,
+  mapping: MappingRule,
+  query: ProblemRowsQuery,
+  signal?: AbortSignal,
+): Promise<ProblemRowsPage | null> {
+  const source = await readPlannedRows(blobs, run, mapping);
+  const plan = query.field === null ? source.plan : source.plan.filter((p) => p.name === query.field);
+  const rows: ProblemRow[] = [];
+  let checked = 0;
+  let matching = 0;
+  try {
+    for await (const batch of source.batches) {
+      if (signal?.aborted) return null;
+      for (const row of batch) {
+        checked++;
+        if (!plan.some((p) => matches(p.check(cellOf(p, row)).problem, query.kind))) continue;
+        matching++;
+        if (matching <= query.offset || rows.length >= query.limit) continue;
+        const mapped = mapRow(row, source.plan, false);
+        const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
+        rows.push({
+          row: checked,
+          cells: Object.fromEntries(
+            source.plan.map((p) => {
+              const value = mapped.record[p.name];
+              return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
+            }),
+          ),
+        });
+      }
+    }
+  } finally {
+    await source.batches.return(undefined);
+  }
+  return { rows, matching, rows_checked: checked };
+}
+
+const matches = (problem: CellProblem | null, kind: CellProblem | null): boolean => problem !== null && (kind === null || problem === kind);
