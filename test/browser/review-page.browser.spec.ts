@@ -121,7 +121,8 @@ describe('hosted review page in Chromium', () => {
     // The preview and the count follow without a reload; row 25 (beyond the preview) counts.
     await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
     await expect(page.locator('#preview td.bad').count()).resolves.toBe(2);
-    await expect(page.locator('#preview tbody tr').nth(4).locator('td.bad').getAttribute('title')).resolves.toBe(
+    // The reason is written in the cell, not only in a tooltip.
+    await expect(page.locator('#preview tbody tr').nth(4).locator('td.bad .reason').innerText()).resolves.toBe(
       'Not a valid value for Whole number',
     );
     await page.getByText('Changes saved.').waitFor();
@@ -158,6 +159,32 @@ describe('hosted review page in Chromium', () => {
     await expect(again.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
     await expect(again.getByText('This review is read-only.').count()).resolves.toBe(1);
     await again.context().close();
+    await page.context().close();
+  });
+
+  it('lists every row with problems, past the preview, filtered by field and kind, each reason written in its cell', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    const section = page.getByRole('region', { name: 'Rows with problems' });
+    const rowNumbers = () => page.locator('#problem-rows tbody th').allInnerTexts();
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
+    await expect(rowNumbers()).resolves.toEqual(['3', '27']); // row 27 is past the 20-row preview
+    await expect(page.locator('#problem-rows tbody tr').nth(1).locator('td.bad .reason').innerText()).resolves.toBe(
+      'Required value missing',
+    );
+
+    await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await page.getByText('Page 1 of 1 · matching rows: 4').waitFor();
+    await expect(rowNumbers()).resolves.toEqual(['3', '5', '25', '27']);
+    await section.getByRole('combobox', { name: 'Problem' }).selectOption('type');
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
+    await expect(rowNumbers()).resolves.toEqual(['5', '25']);
+    await section.getByRole('combobox', { name: 'Problem' }).selectOption('');
+    await section.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'Email (2)' });
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
+    await expect(rowNumbers()).resolves.toEqual(['3', '27']);
+    await screenshot(page, '01b-problem-rows');
     await page.context().close();
   });
 

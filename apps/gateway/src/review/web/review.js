@@ -16,6 +16,8 @@
 
   const PREPARING_POLL_MS = 1500;
   const COUNT_DELAY_MS = 300;
+  const COUNT_POLL_MS = 1000;
+  const PROBLEM_ROWS_PER_PAGE = 20;
   const REDIRECT_DELAY_MS = 1200;
 
   /** A catalog string with {placeholders}; plural entries are chosen by `count`. */
@@ -85,6 +87,12 @@
   let previewSeq = 0;
   let countTimer = null;
   let lastCount = null;
+  /** The mapping lastCount was counted for, and the progress of the count under way (null when none runs). */
+  let lastCountFor = null;
+  let counting = null;
+  /** What the list of rows with problems shows: a field and a kind (or any) and a page. */
+  const problemFilter = { field: null, kind: null, page: 1 };
+  let problemRowsSeq = 0;
   let expiryTimer = null;
   const live = el('div', { id: 'live', role: 'status', 'aria-live': 'polite' });
 
@@ -214,7 +222,7 @@
         el('p', { class: 'notice warn', role: 'note', 'data-notice': notice.code, text: messages[key] ? t(key) : notice.message }),
       );
     }
-    main.append(live, mappingSection(), previewSection());
+    main.append(live, mappingSection(), previewSection(), problemRowsSection());
     if (view.phase === 'active') main.append(actions(), confirmDialog());
     syncEditor();
     refreshPreview();
@@ -399,42 +407,159 @@
       if (seq === previewSeq) handleFailure(err);
       return;
     }
-    // Counting reads the whole file: wait until the reviewer stops changing things.
-    countTimer = setTimeout(async () => {
+    // Counting reads the whole file: wait until the reviewer stops changing things, then
+    // ask without waiting and show the progress until the count is done.
+    const key = JSON.stringify(asked);
+    counting = { done: 0 };
+    const poll = async () => {
       try {
-        const count = await api('problems', 'POST', { mapping_rule: asked });
-        if (seq !== previewSeq || count.status !== 'counted') return;
+        const count = await api('problems', 'POST', { mapping_rule: asked, wait: false });
+        if (seq !== previewSeq || count.status === 'superseded') return;
+        if (count.status === 'counting') {
+          counting = { done: count.rows_checked };
+          problems.textContent = t('problems_progress', { done: count.rows_checked, total: view.total_rows ?? 0 });
+          countTimer = setTimeout(poll, COUNT_POLL_MS);
+          return;
+        }
+        counting = null;
         lastCount = count;
+        lastCountFor = key;
         problems.textContent =
           count.rows_with_problems === 0
             ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
             : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked });
         problems.className = count.rows_with_problems === 0 ? 'problems notice ok' : 'problems notice warn';
         syncEditor();
+        problemFilter.page = 1;
+        renderProblemFilters();
+        refreshProblemRows();
       } catch (err) {
         if (seq === previewSeq) handleFailure(err);
       }
-    }, COUNT_DELAY_MS);
+    };
+    countTimer = setTimeout(poll, COUNT_DELAY_MS);
+  }
+
+  // ---- Rows with problems over the whole file, filtered and paged ---------------------
+
+  function problemRowsSection() {
+    const fieldSelect = el('select', { id: 'problem-field', onchange: () => onProblemFilter('field', fieldSelect.value) });
+    const kindSelect = el(
+      'select',
+      { id: 'problem-kind', onchange: () => onProblemFilter('kind', kindSelect.value) },
+      el('option', { value: '', text: t('problem_rows_any_kind') }),
+      el('option', { value: 'required', text: t('problem_kind_required') }),
+      el('option', { value: 'type', text: t('problem_kind_type') }),
+    );
+    return el(
+      'section',
+      { id: 'problem-rows-section', 'aria-labelledby': 'problem-rows-title', hidden: true },
+      el('h2', { id: 'problem-rows-title', text: t('problem_rows_title') }),
+      el(
+        'div',
+        { class: 'filters' },
+        el('label', { for: 'problem-field', text: t('problem_rows_field') }),
+        fieldSelect,
+        el('label', { for: 'problem-kind', text: t('problem_rows_kind') }),
+        kindSelect,
+      ),
+      el('p', { id: 'problem-rows-status', 'aria-live': 'polite' }),
+      el(
+        'div',
+        { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('problem_rows_region') },
+        el('table', { id: 'problem-rows' }),
+      ),
+      el(
+        'div',
+        { class: 'pager' },
+        el('button', { type: 'button', id: 'problem-prev', text: t('problem_rows_prev'), onclick: () => onProblemPage(-1) }),
+        el('button', { type: 'button', id: 'problem-next', text: t('problem_rows_next'), onclick: () => onProblemPage(1) }),
+      ),
+    );
+  }
+
+  /** The field filter lists the fields that have problems, with their counts. */
+  function renderProblemFilters() {
+    const section = document.getElementById('problem-rows-section');
+    if (!section) return;
+    section.hidden = !lastCount || lastCount.rows_with_problems === 0;
+    const select = document.getElementById('problem-field');
+    const byField = lastCount ? lastCount.problems_by_field : {};
+    const withProblems = fieldsById().filter((f) => (byField[f.name] || 0) > 0);
+    if (problemFilter.field && !withProblems.some((f) => f.name === problemFilter.field)) problemFilter.field = null;
+    select.replaceChildren(
+      el('option', { value: '', text: t('problem_rows_any_field') }),
+      ...withProblems.map((f) => el('option', { value: f.name, text: `${f.label} (${numbers.format(byField[f.name])})` })),
+    );
+    select.value = problemFilter.field || '';
+  }
+
+  function onProblemFilter(which, value) {
+    problemFilter[which] = value || null;
+    problemFilter.page = 1;
+    refreshProblemRows();
+  }
+
+  function onProblemPage(step) {
+    problemFilter.page = Math.max(1, problemFilter.page + step);
+    refreshProblemRows();
+  }
+
+  async function refreshProblemRows() {
+    if (!lastCount || lastCount.rows_with_problems === 0) return;
+    const seq = ++problemRowsSeq;
+    const status = document.getElementById('problem-rows-status');
+    status.textContent = t('problem_rows_loading');
+    try {
+      const page = await api('problem-rows', 'POST', {
+        mapping_rule: mapping,
+        field: problemFilter.field,
+        kind: problemFilter.kind,
+        page: problemFilter.page,
+        per_page: PROBLEM_ROWS_PER_PAGE,
+      });
+      if (seq !== problemRowsSeq) return;
+      const pages = Math.max(1, Math.ceil(page.matching / PROBLEM_ROWS_PER_PAGE));
+      status.textContent =
+        page.matching === 0 ? t('problem_rows_none') : t('problem_rows_page', { page: problemFilter.page, pages, matching: page.matching });
+      document.getElementById('problem-prev').disabled = problemFilter.page <= 1;
+      document.getElementById('problem-next').disabled = problemFilter.page >= pages;
+      renderRows(
+        document.getElementById('problem-rows'),
+        page.rows.map((r) => ({ number: r.row, cells: r.cells })),
+        null,
+        t('problem_rows_row'),
+      );
+    } catch (err) {
+      if (seq === problemRowsSeq) handleFailure(err);
+    }
   }
 
   function renderPreview(rows) {
-    const table = document.getElementById('preview');
+    renderRows(
+      document.getElementById('preview'),
+      rows.map((cells, i) => ({ number: i + 1, cells })),
+      rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty'),
+      t('preview_row'),
+    );
+  }
+
+  /** A table of rows (their number first, then every field), each bad cell with its reason written out. */
+  function renderRows(table, rows, caption, numberHeading) {
     const fields = fieldsById();
     const head = el(
       'tr',
       {},
-      el('th', { scope: 'col', text: t('preview_row') }),
-      ...fields.map((f) => el('th', { scope: 'col', text: f.label })),
+      el('th', { scope: 'col', text: numberHeading }),
+      ...fields.map((f) => el('th', { scope: 'col', text: f.label, title: f.label })),
     );
     const body = el('tbody');
-    rows.forEach((row, i) => {
-      body.append(el('tr', {}, el('th', { scope: 'row', text: numbers.format(i + 1) }), ...fields.map((f) => cell(row[f.name], f))));
-    });
-    table.replaceChildren(
-      el('caption', { text: rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty') }),
-      el('thead', {}, head),
-      body,
-    );
+    for (const row of rows) {
+      body.append(
+        el('tr', {}, el('th', { scope: 'row', text: numbers.format(row.number) }), ...fields.map((f) => cell(row.cells[f.name], f))),
+      );
+    }
+    table.replaceChildren(...(caption ? [el('caption', { text: caption })] : []), el('thead', {}, head), body);
   }
 
   function cell(c, field) {
@@ -444,8 +569,8 @@
     if (c && c.problem) {
       const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
       td.className = 'bad';
-      td.title = reason;
-      td.append(el('span', { class: 'sr-only', text: ` (${reason})` }));
+      // Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value.
+      td.append(el('span', { class: 'reason', text: reason }));
     }
     return td;
   }
@@ -511,7 +636,13 @@
       .map((f) => f.label);
     const lines = [{ text: t('confirm_approve_body') }];
     if (unmapped.length) lines.push({ class: 'notice warn', text: t('confirm_approve_unmapped', { fields: unmapped.join(', ') }) });
-    if (lastCount && lastCount.rows_with_problems > 0)
+    // A count is stated only for the mapping being approved, and only once it is done.
+    if (lastCountFor !== JSON.stringify(mapping) || counting)
+      lines.push({
+        class: 'notice warn',
+        text: t('confirm_approve_counting', { done: counting ? counting.done : 0, total: view.total_rows ?? 0 }),
+      });
+    else if (lastCount && lastCount.rows_with_problems > 0)
       lines.push({ class: 'notice warn', text: t('confirm_approve_problems', { count: lastCount.rows_with_problems }) });
     if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false))) return;
     await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version });
