@@ -9,21 +9,13 @@ import type { StoredEvent } from '@app/contracts';
 import { SqliteDeadLetterStore } from '@app/dead-letters';
 import { SqliteLeaseStore } from '@app/leases';
 import { ManualBus } from '../../../test/support/manual-bus';
+import { runEvent } from '../../../test/support/run-event-fixture';
 import { ClaimedSteps, stepClaimName, stepClaimPrefix } from './claimed-steps';
 import { PassErrorsToTransport } from './pass-errors-to-transport.filter';
 import type { RunEventContext } from './run-event.context';
 import { RunEventsServer } from './run-events.server';
 
-const approved = (position: number, runId = 'r1'): StoredEvent => ({
-  event_id: `e${position}`,
-  type: 'Approved',
-  data: {},
-  stream_id: `run-${runId}`,
-  revision: position,
-  position,
-  recorded_at: '',
-  metadata: { organization_id: 'o1', correlation_id: 'req', causation_id: 'req', occurred_at: '', schema_version: 1 },
-});
+const approved = (position: number): StoredEvent => runEvent(position, 'Approved');
 
 /** Each handling of a step, by which replica ("A@7"). */
 const handled: string[] = [];

@@ -9,21 +9,13 @@ import type { StoredEvent } from '@app/contracts';
 import { SqliteDeadLetterStore } from '@app/dead-letters';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { ManualBus } from '../../../test/support/manual-bus';
+import { runEvent } from '../../../test/support/run-event-fixture';
 import { PassErrorsToTransport } from './pass-errors-to-transport.filter';
 import type { RunEventContext } from './run-event.context';
 import { RunEventsServer } from './run-events.server';
 import type { StepCommand } from './run-step';
 
-const event = (position: number, type: string, runId = 'r1'): StoredEvent => ({
-  event_id: `e${position}`,
-  type,
-  data: {},
-  stream_id: `run-${runId}`,
-  revision: position,
-  position,
-  recorded_at: '',
-  metadata: { organization_id: 'o1', correlation_id: 'req', causation_id: 'req', occurred_at: '', schema_version: 1 },
-});
+const event = runEvent;
 
 /** What each handler saw, in order. */
 const seen: string[] = [];

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, mapRow, type CellProblem, type RunState } from '@app/domain';
+import { cellOf, mapRow, type CellProblem, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 /** Which rows a reviewer asks for: those with a problem, in one field and of one kind when named. */
@@ -12,16 +12,27 @@ export interface ProblemRowsQuery {
   limit: number;
 }
 
-export interface ProblemRowCell {
+export interface ReviewCell {
   /** The value as the CSV output writes it (text; null when empty). */
   value: string | null;
   problem: CellProblem | null;
 }
 
+/** A row mapped as text (`mapRow(..., false)`) as the review shows it: each field's value and problem. */
+export function reviewCells(mapped: MappedRow, plan: FieldPlan[]): Record<string, ReviewCell> {
+  const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
+  return Object.fromEntries(
+    plan.map((p) => {
+      const value = mapped.record[p.name];
+      return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
+    }),
+  );
+}
+
 export interface ProblemRow {
   /** The data row's number in the file, from 1 (the header row not counted). */
   row: number;
-  cells: Record<string, ProblemRowCell>;
+  cells: Record<string, ReviewCell>;
 }
 
 export interface ProblemRowsPage {
@@ -57,17 +68,7 @@ export async function findProblemRows(
         if (!plan.some((p) => matches(p.check(cellOf(p, row)).problem, query.kind))) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
-        const mapped = mapRow(row, source.plan, false);
-        const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
-        rows.push({
-          row: checked,
-          cells: Object.fromEntries(
-            source.plan.map((p) => {
-              const value = mapped.record[p.name];
-              return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
-            }),
-          ),
-        });
+        rows.push({ row: checked, cells: reviewCells(mapRow(row, source.plan, false), source.plan) });
       }
     }
   } finally {

@@ -4,18 +4,14 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
-import { readMappedSource, type ProblemRowsPage, type ProblemRowsQuery } from '@app/run-source';
+import { readMappedSource, reviewCells, type ProblemRowsPage, type ProblemRowsQuery, type ReviewCell } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 
 export const PREVIEW_ROWS = 20;
 
-export interface PreviewCell {
-  value: string | null;
-  problem: CellProblem | null;
-}
 export interface Preview {
-  rows: Record<string, PreviewCell>[];
+  rows: Record<string, ReviewCell>[];
 }
 export interface ProblemCount {
   /** `counting`: still running (asked without waiting); the figures are then the rows checked so far and zeros. */
@@ -67,15 +63,7 @@ export class ReviewPreviewService {
     try {
       for await (const batch of source.batches) {
         for (const mapped of batch) {
-          const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
-          rows.push(
-            Object.fromEntries(
-              source.plan.map((p) => {
-                const value = mapped.record[p.name];
-                return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
-              }),
-            ),
-          );
+          rows.push(reviewCells(mapped, source.plan));
           if (rows.length >= PREVIEW_ROWS) break;
         }
         if (rows.length >= PREVIEW_ROWS) break;
