@@ -30,6 +30,16 @@ describe('delimited reader', () => {
     ]);
   });
 
+  it('reads a chunk far larger than its parse pieces whole: rows and quoted line breaks across the 64 KiB cuts', async () => {
+    let text = 'id,note\n';
+    for (let i = 0; text.length < 300_000; i++) text += `${i},"line ${i}\nstill ${i}, Jörg ""${i}"""\n`;
+    // One 300 KB chunk, as storage streams hand over a MiB at a time.
+    const t = await openDelimited(Readable.from([Buffer.from(text, 'utf8')]), null);
+    const expected = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;
+    expect(await rowsOf(t.batches)).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(5000);
+  });
+
   it.each([[';'], ['\t'], ['|']])('detects the %j delimiter', async (d) => {
     const text = ['id', 'name', 'city'].join(d) + '\n' + ['1', 'Ann', 'Köln'].join(d) + '\n' + ['2', 'Bob', 'Paris'].join(d) + '\n';
     const t = await openDelimited(bytes(text, 5), null);

@@ -1,0 +1,128 @@
+/* What the CSV target asks of this machine, without the service: the least work any
+ * implementation must do for the CSV case, hand-written for its one schema, against the
+ * same baseline (a bare papaparse object parse), in one run.
+ *
+ *   check   every row read once before review (a papaparse array parse that only counts)
+ *   output  every row parsed again, the schema's transformations applied (trim, lowercase,
+ *           uppercase, dd/MM/yyyy -> yyyy-MM-dd by a regular expression) and written as JSON
+ *
+ * Both are timed on one thread and split at a row boundary over two threads (the split is
+ * found before the clock starts). Not timed at all: the upload, the event store, the HTTP
+ * API, the type checks, the run's bookkeeping. If even these bounds stay under the target,
+ * the target is beyond this machine, whatever the service does.
+ *
+ *   node bench/csv-floor.bench.js          (BENCH_ROWS, default 1,000,000; FLOOR_ROUNDS, default 3)
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { Worker, isMainThread, workerData, parentPort } = require('node:worker_threads');
+const Papa = require('papaparse');
+const { generateCsv } = require('./cases/csv-pipeline');
+
+function parseRange(file, start, end, onRows) {
+  return new Promise((resolve, reject) => {
+    const stream = fs.createReadStream(file, { start, end: end - 1 });
+    stream.setEncoding('utf8');
+    Papa.parse(stream, { chunk: (r) => onRows(r.data), complete: resolve, error: reject });
+  });
+}
+
+const DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
+
+async function writeJson(file, start, end, outFile) {
+  const out = fs.createWriteStream(outFile);
+  let header = start === 0;
+  await parseRange(file, start, end, (rows) => {
+    let text = '';
+    for (const r of rows) {
+      if (header) {
+        header = false;
+        continue;
+      }
+      const m = DATE.exec(r[3]);
+      text += `{"email":${JSON.stringify(r[1].trim().toLowerCase())},"name":${JSON.stringify(r[2].toUpperCase())},"birth_date":${JSON.stringify(m ? `${m[3]}-${m[2]}-${m[1]}` : null)},"city":${JSON.stringify(r[4])}},\n`;
+    }
+    out.write(text);
+  });
+  await new Promise((r) => out.end(r));
+}
+
+async function countRows(file, start, end) {
+  let rows = 0;
+  await parseRange(file, start, end, (batch) => (rows += batch.length));
+  return rows;
+}
+
+if (!isMainThread) {
+  const { task, file, start, end, out } = workerData;
+  (task === 'output' ? writeJson(file, start, end, out) : countRows(file, start, end)).then(() => parentPort.postMessage('done'));
+} else {
+  const inThread = (task, file, start, end, out) =>
+    new Promise((resolve, reject) =>
+      new Worker(__filename, { workerData: { task, file, start, end, out } }).once('message', resolve).once('error', reject),
+    );
+  const seconds = async (work) => {
+    const t0 = process.hrtime.bigint();
+    await work();
+    return Number(process.hrtime.bigint() - t0) / 1e9;
+  };
+  const bare = (file) =>
+    seconds(
+      () =>
+        new Promise((resolve, reject) => {
+          const stream = fs.createReadStream(file);
+          stream.setEncoding('utf8');
+          Papa.parse(stream, { header: true, step: () => {}, complete: resolve, error: reject });
+        }),
+    );
+  /** The first row start at or after the middle of the file (the bench file has no line breaks inside quotes). */
+  function middle(file) {
+    const size = fs.statSync(file).size;
+    const fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(4096);
+    fs.readSync(fd, buf, 0, buf.length, Math.floor(size / 2));
+    fs.closeSync(fd);
+    return { size, mid: Math.floor(size / 2) + buf.indexOf(10) + 1 };
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+  (async () => {
+    const rows = Number(process.env.BENCH_ROWS || 1_000_000);
+    const rounds = Number(process.env.FLOOR_ROUNDS || 3);
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-floor-'));
+    try {
+      const file = path.join(work, 'input.csv');
+      await generateCsv(file, rows);
+      const { size, mid } = middle(file);
+      const one = [];
+      const two = [];
+      for (let i = 0; i < rounds; i++) {
+        const base = await bare(file);
+        const check1 = await seconds(() => inThread('check', file, 0, size));
+        const output1 = await seconds(() => inThread('output', file, 0, size, path.join(work, 'out.json')));
+        const check2 = await seconds(() => Promise.all([inThread('check', file, 0, mid), inThread('check', file, mid, size)]));
+        const output2 = await seconds(() =>
+          Promise.all([
+            inThread('output', file, 0, mid, path.join(work, 'out0.json')),
+            inThread('output', file, mid, size, path.join(work, 'out1.json')),
+          ]),
+        );
+        one.push(base / (check1 + output1));
+        two.push(base / (check2 + output2));
+        console.log(
+          `round ${i + 1}: bare ${base.toFixed(2)} s; one thread: check ${check1.toFixed(2)} s + output ${output1.toFixed(2)} s; ` +
+            `two threads: check ${check2.toFixed(2)} s + output ${output2.toFixed(2)} s`,
+        );
+      }
+      console.log(`\nCSV ${rows} rows, the least work, median of ${rounds} rounds (target of the service: ratio >= 0.5)`);
+      console.log(`| threads | ratio to a bare papaparse object parse |\n|---|---|`);
+      console.log(`| one | ${median(one).toFixed(3)} |\n| two | ${median(two).toFixed(3)} |`);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  })().catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}
