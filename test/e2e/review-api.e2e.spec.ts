@@ -241,6 +241,7 @@ describe('review link after its deadline', () => {
       source_headers: [],
       mapping_rule: null,
       mapping_version: 0,
+      value_fixes: [],
       total_rows: null,
       processed_rows: 0,
       review_expires_at: ready.review_expires_at,

@@ -40,6 +40,7 @@ const PAYLOAD_FIELDS = [
   'failed_at',
   'error',
   'download_url',
+  'rows_excluded', // an addition to the spec's payload (docs/api.md)
 ].sort();
 
 const events = async (svc: Service, runId: string): Promise<StoredEvent[]> =>

@@ -174,7 +174,13 @@ export function reviewApi(reviewUrl: string) {
     preview: (mapping_rule?: unknown) => call(at('preview'), { method: 'POST', body: { mapping_rule } }),
     problems: (mapping_rule?: unknown, wait?: boolean) => call(at('problems'), { method: 'POST', body: { mapping_rule, wait } }),
     problemRows: (body: Record<string, unknown>) => call(at('problem-rows'), { method: 'POST', body }),
-    approve: (mapping_rule?: unknown) => call(at('approve'), { method: 'POST', body: mapping_rule === undefined ? {} : { mapping_rule } }),
+    approve: (mapping_rule?: unknown, rows_with_problems?: unknown) =>
+      call(at('approve'), {
+        method: 'POST',
+        body: { ...(mapping_rule === undefined ? {} : { mapping_rule }), ...(rows_with_problems === undefined ? {} : { rows_with_problems }) },
+      }),
+    fix: (field: unknown, fix: unknown) => call(at('fixes'), { method: 'POST', body: { field, fix } }),
+    undo: () => call(at('fixes/undo'), { method: 'POST', body: {} }),
     cancel: () => call(at('cancel'), { method: 'POST', body: {} }),
   };
 }

@@ -24,5 +24,7 @@ export async function webhookPayload(run: RunState, event: WebhookEventName, lin
     error: run.error,
     // A fresh pre-signed URL per attempt; only a finished run has one.
     download_url: finished ? await links.download(run, now) : null,
+    // An addition to the spec's payload (docs/api.md): rows with a problem the reviewer chose to leave out.
+    rows_excluded: finished ? (run.rows_excluded ?? 0) : null,
   };
 }

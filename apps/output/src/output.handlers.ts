@@ -62,6 +62,7 @@ export class OutputHandlers {
           output_format: run.output_format,
           rows_written: written.rows,
           rows_with_problems: written.rowsWithProblems,
+          rows_excluded: written.rowsExcluded,
           file_retention_until: new Date(now.getTime() + this.config.outputRetentionSeconds * 1000).toISOString(),
           completed_at: now.toISOString(),
         },

@@ -106,8 +106,41 @@ export interface MappingEdited {
   mapping_rule: MappingRule;
   edited_at: string;
 }
+/**
+ * What a reviewer does to a field's values, after the field's transformations and before
+ * its type check (docs/review-page.md, "Fixing values"):
+ * - `cell`: one value of one data row (from 1, the header row not counted), replaced only
+ *   while it still reads `before` (a later mapping that feeds the field another column
+ *   leaves the edit unused, rather than writing it over another value);
+ * - `replace`: find and replace, in every value of the field (`whole_value`: only values
+ *   equal to `find`);
+ * - `normalise`: one of the normalisers in every value of the field; values it cannot
+ *   read are left as they are.
+ */
+export type ValueFix =
+  | { kind: 'cell'; row: number; before: string; after: string }
+  | { kind: 'replace'; find: string; replace: string; whole_value: boolean }
+  | { kind: 'normalise'; normaliser: Normaliser; decimal_separator?: ',' | '.'; date_pattern?: string };
+export type Normaliser = 'trim' | 'boolean' | 'amount' | 'url' | 'date';
+export interface ValuesFixed {
+  fix_id: string;
+  field: string;
+  fix: ValueFix;
+  /** Who: the hosted review has no accounts, so the holder of the run's review link (`review_link`). */
+  fixed_by: string;
+  fixed_at: string;
+}
+/** The latest fix still in force was taken back. */
+export interface ValueFixUndone {
+  fix_id: string;
+  undone_at: string;
+}
+/** At approval, what happens to the rows that still have a problem: delivered as they are, or left out. */
+export type ProblemRowsChoice = 'deliver' | 'exclude';
 export interface ReviewApproved {
   mapping_rule: MappingRule;
+  /** Absent in events recorded before the choice existed: `deliver`. */
+  rows_with_problems?: ProblemRowsChoice;
   approved_at: string;
 }
 export interface ReviewCanceled {
@@ -125,6 +158,8 @@ export interface OutputProduced {
   rows_written: number;
   /** Rows with at least one value that failed its field's data_type or is_required. */
   rows_with_problems: number;
+  /** Of those, the rows left out of the output (the reviewer chose `exclude`); absent in older events: 0. */
+  rows_excluded?: number;
   file_retention_until: string;
   completed_at: string;
 }
@@ -177,6 +212,8 @@ export interface RunEventMap {
   SourceParsed: SourceParsed;
   ReviewPrepared: ReviewPrepared;
   MappingEdited: MappingEdited;
+  ValuesFixed: ValuesFixed;
+  ValueFixUndone: ValueFixUndone;
   ReviewApproved: ReviewApproved;
   ReviewCanceled: ReviewCanceled;
   OutputStarted: OutputStarted;
@@ -199,6 +236,8 @@ export const RUN_EVENT_TYPES = [
   'SourceParsed',
   'ReviewPrepared',
   'MappingEdited',
+  'ValuesFixed',
+  'ValueFixUndone',
   'ReviewApproved',
   'ReviewCanceled',
   'OutputStarted',

@@ -11,6 +11,8 @@ export * from './mapping/detect-header';
 export * from './fields/transformations';
 export * from './fields/typed-value';
 export * from './fields/map-row';
+export * from './fields/value-fixes';
+export * from './fields/normalisers';
 export * from './run/locale';
 export * from './extraction';
 export * from './webhooks/webhook-policy';

@@ -38,7 +38,7 @@ export async function countMappingProblems(
         checked++;
         let problem = false;
         for (const p of plan) {
-          const found = p.check(cellOf(p, row)).problem;
+          const found = p.check(cellOf(p, row, checked)).problem;
           if (found) {
             byField[p.name]++;
             byKind[p.name][found]++;

@@ -65,10 +65,10 @@ export async function findProblemRows(
       if (signal?.aborted) return null;
       for (const row of batch) {
         checked++;
-        if (!plan.some((p) => matches(p.check(cellOf(p, row)).problem, query.kind))) continue;
+        if (!plan.some((p) => matches(p.check(cellOf(p, row, checked)).problem, query.kind))) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
-        rows.push({ row: checked, cells: reviewCells(mapRow(row, source.plan, false), source.plan) });
+        rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, false), source.plan) });
       }
     }
   } finally {

@@ -19,12 +19,13 @@ export interface MappedSource {
 }
 
 /**
- * A run's stored data rows with the plan of a mapping (columns resolved, transformations
- * and checks compiled once), for a reader that maps them itself. Stopping the iteration
+ * A run's stored data rows with the plan of a mapping (columns resolved, transformations,
+ * the reviewer's fixes and checks compiled once), for a reader that maps them itself and
+ * counts the rows (cellOf needs each row's number, from 1). Stopping the iteration
  * early closes the underlying blob stream.
  */
 export async function readPlannedRows(blobs: BlobStore, run: RunState, mapping: MappingRule): Promise<PlannedRows> {
-  const plan = planFields(run.schema.fields, mapping, run.source_headers);
+  const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? []);
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
     encoding: encodingOf(run),
@@ -63,7 +64,8 @@ export async function readMappedSource(
   const { plan, batches: rows } = await readPlannedRows(blobs, run, mapping);
   async function* batches(): AsyncGenerator<MappedRow[]> {
     try {
-      for await (const batch of rows) yield batch.map((row) => mapRow(row, plan, options.typed));
+      let rowNumber = 0;
+      for await (const batch of rows) yield batch.map((row) => mapRow(row, ++rowNumber, plan, options.typed));
     } finally {
       await rows.return(undefined);
     }

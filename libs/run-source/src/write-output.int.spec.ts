@@ -78,14 +78,18 @@ describe('JSON output written from the cells', () => {
         const stored = Buffer.from(csv, 'utf8').toString('utf8');
         const parsed = Papa.parse<string[]>(stored, { skipEmptyLines: 'greedy' }).data.slice(1);
         const plan = planFields(FIELDS, MAPPING, HEADERS);
-        const mapped = parsed.map((row) => mapRow(row, plan, true));
+        const mapped = parsed.map((row, i) => mapRow(row, i + 1, plan, true));
         const expected = mapped.length === 0 ? '[]\n' : `[\n${mapped.map((m) => JSON.stringify(m.record)).join(',\n')}\n]\n`;
 
         const stream = await blobs.openRead(`runs/r${n}/output.json`);
         let text = '';
         for await (const chunk of stream) text += (chunk as Buffer).toString('utf8');
         expect(text).toBe(expected);
-        expect(written).toEqual({ rows: mapped.length, rowsWithProblems: mapped.filter((m) => m.problems.length > 0).length });
+        expect(written).toEqual({
+          rows: mapped.length,
+          rowsWithProblems: mapped.filter((m) => m.problems.length > 0).length,
+          rowsExcluded: 0,
+        });
       }),
       { numRuns: 150 },
     );

@@ -5,8 +5,12 @@ import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows, type MappedSource } from './mapped-rows';
 
 export interface OutputWritten {
+  /** Rows written. */
   rows: number;
+  /** Rows read that had a problem, written or not. */
   rowsWithProblems: number;
+  /** Rows with a problem left out (the reviewer chose `exclude` at approval). */
+  rowsExcluded: number;
 }
 
 /**
@@ -15,14 +19,14 @@ export interface OutputWritten {
  * objects were a third of the output's time and most of its garbage). The text is what
  * JSON.stringify of the record gives: keys in schema order, the same escaping.
  */
-function jsonLineWriter(plan: FieldPlan[]): (row: string[]) => { line: string; problem: boolean } {
+function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) => { line: string; problem: boolean } {
   const keys = plan.map((p, i) => `${i === 0 ? '{' : ','}${JSON.stringify(p.name)}:`);
-  return (row) => {
+  return (row, rowNumber) => {
     let line = '';
     let problem = false;
     for (let i = 0; i < plan.length; i++) {
       const p = plan[i];
-      const checked = p.check(cellOf(p, row));
+      const checked = p.check(cellOf(p, row, rowNumber));
       if (checked.problem) problem = true;
       const v = checked.value;
       line += keys[i] + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
@@ -33,8 +37,9 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[]) => { line: string; p
 
 /**
  * Writes a run's output (json or csv) from its stored source through the approved
- * mapping. The blob is written atomically by the store, so a crash leaves no partial
- * output. `onProgress` hears the rows written so far, after each batch.
+ * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
+ * is written atomically by the store, so a crash leaves no partial output. `onProgress`
+ * hears the rows read so far, after each batch.
  */
 export async function writeRunOutput(
   blobs: BlobStore,
@@ -42,22 +47,30 @@ export async function writeRunOutput(
   key: string,
   onProgress: (rows: number) => void,
 ): Promise<OutputWritten> {
-  const counts: OutputWritten = { rows: 0, rowsWithProblems: 0 };
+  const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const typed = run.output_format === 'json';
   const mapping = run.mapping_rule ?? {};
+  const exclude = run.problem_rows_choice === 'exclude';
+  let read = 0;
 
   async function* jsonLines(): AsyncGenerator<string[]> {
     const source = await readPlannedRows(blobs, run, mapping);
     const lineOf = jsonLineWriter(source.plan);
     for await (const batch of source.batches) {
-      const lines = new Array<string>(batch.length);
-      for (let i = 0; i < batch.length; i++) {
-        const { line, problem } = lineOf(batch[i]);
-        if (problem) counts.rowsWithProblems++;
-        lines[i] = line;
+      const lines: string[] = [];
+      for (const row of batch) {
+        const { line, problem } = lineOf(row, ++read);
+        if (problem) {
+          counts.rowsWithProblems++;
+          if (exclude) {
+            counts.rowsExcluded++;
+            continue;
+          }
+        }
+        lines.push(line);
       }
-      counts.rows += batch.length;
-      onProgress(counts.rows);
+      counts.rows += lines.length;
+      onProgress(read);
       yield lines;
     }
   }
@@ -66,11 +79,18 @@ export async function writeRunOutput(
     for await (const batch of source.batches) {
       const out: OutputRecord[] = [];
       for (const mapped of batch) {
-        if (mapped.problems.length > 0) counts.rowsWithProblems++;
+        read++;
+        if (mapped.problems.length > 0) {
+          counts.rowsWithProblems++;
+          if (exclude) {
+            counts.rowsExcluded++;
+            continue;
+          }
+        }
         out.push(mapped.record);
       }
       counts.rows += out.length;
-      onProgress(counts.rows);
+      onProgress(read);
       yield out;
     }
   }

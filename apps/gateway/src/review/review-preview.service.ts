@@ -42,8 +42,8 @@ const CACHE_SIZE = 200;
  * hold them, and how many rows of the whole file have problems under a mapping. Both
  * stream the stored source through the same reader as the final output.
  *
- * Counting reads the whole file, so results are cached per run and mapping, and a
- * newer mapping for the same run stops the count that is still running for an older one.
+ * Counting reads the whole file, so results are cached per run, mapping and fixes, and a
+ * newer mapping (or fix) for the same run stops the count still running for an older one.
  */
 @Injectable()
 export class ReviewPreviewService {
@@ -81,7 +81,7 @@ export class ReviewPreviewService {
    */
   async countProblems(run: RunState, mapping: unknown, wait = true): Promise<ProblemCount> {
     const normalized = this.requirePreviewable(run, mapping);
-    const key = `${run.id}:${mappingHash(normalized)}`;
+    const key = `${run.id}:${mappingHash(normalized)}:${fixesKey(run)}`;
     const cached = this.counted.get(key);
     if (cached) return cached;
     let job = this.running.get(run.id);
@@ -184,6 +184,15 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
   problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, { required: 0, type: 0 }])),
 });
+
+/**
+ * Names the fixes in force: fixes are only added at the end and undone from the end, and
+ * every fix has its own id, so their number and the last id name the whole list.
+ */
+const fixesKey = (run: RunState): string => {
+  const fixes = run.value_fixes ?? [];
+  return `${fixes.length}:${fixes.at(-1)?.fix_id ?? ''}`;
+};
 
 /** A stable key for a mapping: field order does not matter. */
 export const mappingHash = (mapping: MappingRule): string =>

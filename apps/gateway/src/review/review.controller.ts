@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MappingRule } from '@app/contracts';
+import { randomUUID } from 'node:crypto';
+import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
@@ -17,6 +18,8 @@ interface ReviewBody {
   kind?: unknown;
   page?: unknown;
   per_page?: unknown;
+  fix?: unknown;
+  rows_with_problems?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -28,6 +31,14 @@ function expectedVersion(body: ReviewBody): number | undefined {
     throw ApiError.validation({ expected_mapping_version: ['The expected mapping version must be a non-negative integer.'] });
   }
   return v as number;
+}
+
+/** The approval's choice for rows that still have a problem; `deliver` when the body does not say. */
+function problemRowsChoice(body: ReviewBody): ProblemRowsChoice {
+  const choice = body.rows_with_problems ?? 'deliver';
+  if (choice !== 'deliver' && choice !== 'exclude')
+    throw ApiError.validation({ rows_with_problems: ['rows_with_problems must be "deliver" or "exclude".'] });
+  return choice;
 }
 
 /** Which rows with problems the page asks for: a field and a kind of problem (or any), and a page. */
@@ -118,10 +129,33 @@ export class ReviewController {
         type: 'ApproveReview',
         mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
         expected_mapping_version: expectedVersion(body),
+        rows_with_problems: problemRowsChoice(body),
         at: new Date().toISOString(),
       },
       String(req.id),
     );
+  }
+
+  /** A fix of one field's values (one cell, find and replace, or a normaliser), recorded as an event of the run. */
+  @Post('fixes')
+  @HttpCode(200)
+  async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    const body = bodyOf(raw);
+    if (typeof body.field !== 'string') throw ApiError.validation({ field: ['The field must be the name of a schema field.'] });
+    return this.review.act(
+      run,
+      { type: 'FixValues', fix_id: randomUUID(), field: body.field, fix: body.fix, at: new Date().toISOString() },
+      String(req.id),
+    );
+  }
+
+  /** Takes back the latest fix still in force. */
+  @Post('fixes/undo')
+  @HttpCode(200)
+  async undoFix(@Param('runId') runId: string, @Query('signature') signature: string, @Req() req: FastifyRequest) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    return this.review.act(run, { type: 'UndoValueFix', at: new Date().toISOString() }, String(req.id));
   }
 
   @Post('cancel')

@@ -22,6 +22,8 @@ export interface ReviewView {
   source_headers: string[];
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
+  /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
+  value_fixes: NonNullable<RunState['value_fixes']>;
   total_rows: number | null;
   processed_rows: number;
   review_expires_at: string | null;
@@ -83,6 +85,7 @@ export class ReviewService {
       source_headers: run.source_headers,
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
+      value_fixes: run.value_fixes ?? [],
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
       review_expires_at: run.review_expires_at,
@@ -108,6 +111,7 @@ export class ReviewService {
       source_headers: [],
       mapping_rule: null,
       mapping_version: 0,
+      value_fixes: [],
       total_rows: null,
       processed_rows: 0,
       review_expires_at: run.review_expires_at,

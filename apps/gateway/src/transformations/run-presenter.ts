@@ -30,6 +30,7 @@ export class RunPresenter {
       input_has_header: run.input_has_header,
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
+      rows_excluded: run.stage === 'final' && run.status === 'completed' ? (run.rows_excluded ?? 0) : null,
       error: run.error,
       notification_status: run.notification_status,
       download_url: null,

@@ -214,6 +214,14 @@ export class RunDto {
   @ApiProperty({ type: Boolean, nullable: true }) input_has_header!: boolean | null;
   @ApiProperty({ type: 'integer', nullable: true, minimum: 0 }) total_rows!: number | null;
   @ApiProperty({ type: 'integer', minimum: 0 }) processed_rows!: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    description:
+      'Addition to the spec: rows with a problem left out of the output because the reviewer chose so at approval; null until the output is ready.',
+  })
+  rows_excluded!: number | null;
   @ApiProperty({ type: RunErrorDto, nullable: true }) error!: RunErrorDto | null;
   @ApiProperty({ type: String, nullable: true, enum: ['pending', 'delivered', 'failed'] }) notification_status!: string | null;
   @ApiPropertyOptional({ type: UploadInstructionsDto, description: 'Present only while status is awaiting_upload.' })

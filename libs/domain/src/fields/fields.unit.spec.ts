@@ -74,10 +74,10 @@ describe('mapRow', () => {
   const plan = planFields(fields, { email: 'Mail', age: 'Age', city: null }, ['Age', 'Mail']);
 
   it('maps by column index, transforms, types, and leaves unmapped fields null', () => {
-    expect(mapRow(['42', ' ANN@X.IO '], plan, true)).toEqual({ record: { email: 'ann@x.io', age: 42, city: null }, problems: [] });
+    expect(mapRow(['42', ' ANN@X.IO '], 1, plan, true)).toEqual({ record: { email: 'ann@x.io', age: 42, city: null }, problems: [] });
   });
   it('keeps invalid values as text and reports them', () => {
-    expect(mapRow(['forty', ''], plan, true)).toEqual({
+    expect(mapRow(['forty', ''], 1, plan, true)).toEqual({
       record: { email: null, age: 'forty', city: null },
       problems: [
         { field: 'email', problem: 'required' },
@@ -86,9 +86,9 @@ describe('mapRow', () => {
     });
   });
   it('keeps text untyped for CSV output', () => {
-    expect(mapRow(['042', 'a@b.io'], plan, false).record).toEqual({ email: 'a@b.io', age: '042', city: null });
+    expect(mapRow(['042', 'a@b.io'], 1, plan, false).record).toEqual({ email: 'a@b.io', age: '042', city: null });
   });
   it('treats a short row as empty cells', () => {
-    expect(mapRow(['1'], plan, true).record).toEqual({ email: null, age: 1, city: null });
+    expect(mapRow(['1'], 1, plan, true).record).toEqual({ email: null, age: 1, city: null });
   });
 });

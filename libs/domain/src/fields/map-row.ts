@@ -1,6 +1,7 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import { type CellProblem, compileTypeCheck, type TypedValue } from './typed-value';
+import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
 export interface FieldPlan {
   name: string;
@@ -9,12 +10,19 @@ export interface FieldPlan {
   column: number;
   /** The field's transformations, compiled once for the whole run. */
   transform: (value: string) => string;
+  /** The reviewer's fixes of the field's values (after the transformations); null when none. */
+  fix: ((value: string, row: number) => string) | null;
   /** The field's type check, compiled once for the whole run. */
   check: (value: string) => TypedValue;
 }
 
-/** Resolves a mapping to column indexes once, so each row is mapped by index. */
-export function planFields(fields: Record<string, FieldDefinition>, mapping: MappingRule, headers: string[]): FieldPlan[] {
+/** Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes are compiled per field. */
+export function planFields(
+  fields: Record<string, FieldDefinition>,
+  mapping: MappingRule,
+  headers: string[],
+  fixes: readonly AppliedFix[] = [],
+): FieldPlan[] {
   const index = new Map(headers.map((h, i) => [h, i]));
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
@@ -23,13 +31,20 @@ export function planFields(fields: Record<string, FieldDefinition>, mapping: Map
       field,
       column: header == null ? -1 : (index.get(header) ?? -1),
       transform: compileTransformations(field),
+      fix: compileFieldFixes(fixes, name, field),
       check: compileTypeCheck(field),
     };
   });
 }
 
-/** A field's cell of a source row, after the field's transformations (empty when the field is not mapped). */
-export const cellOf = (p: FieldPlan, row: string[]): string => p.transform(p.column >= 0 ? (row[p.column] ?? '') : '');
+/**
+ * A field's cell of a source row, after the field's transformations and the reviewer's
+ * fixes (empty when the field is not mapped). `rowNumber` counts data rows from 1.
+ */
+export function cellOf(p: FieldPlan, row: string[], rowNumber: number): string {
+  const value = p.transform(p.column >= 0 ? (row[p.column] ?? '') : '');
+  return p.fix === null ? value : p.fix(value, rowNumber);
+}
 
 export interface MappedRow {
   record: Record<string, string | number | boolean | null>;
@@ -40,11 +55,11 @@ export interface MappedRow {
  * One source row in target shape: the mapped cell, transformed, then typed and checked.
  * `typed` false keeps every value as text (CSV output). Pure.
  */
-export function mapRow(row: string[], plan: FieldPlan[], typed: boolean): MappedRow {
+export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], typed: boolean): MappedRow {
   const record: MappedRow['record'] = {};
   const problems: MappedRow['problems'] = [];
   for (const p of plan) {
-    const value = cellOf(p, row);
+    const value = cellOf(p, row, rowNumber);
     const checked = p.check(value);
     if (checked.problem) problems.push({ field: p.name, problem: checked.problem });
     record[p.name] = typed ? checked.value : value === '' ? null : value;

@@ -18,6 +18,17 @@ function parseDateSlowly(value: string, pattern: string | null | undefined): Dat
   return isValid(d) ? d : null;
 }
 
+/** A pattern date-fns can write a date in (unknown letters are refused, as date-fns refuses them). */
+export function isDatePattern(pattern: string): boolean {
+  if (compileDatePattern(pattern)) return true;
+  try {
+    formatDate(REFERENCE_DATE, pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
 export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
   const compiled = pattern ? compileDatePattern(pattern) : null;
@@ -26,7 +37,7 @@ export function compileDateCheck(pattern: string | null | undefined): (value: st
 }
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
-function compileDateFormat(from: string | null, to: string): (value: string) => string {
+export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
   const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate(d, to));
@@ -58,7 +69,7 @@ export function compileTransformations(field: FieldDefinition): (value: string) 
     const to = typeof opts.to === 'string' && opts.to ? opts.to : null;
     const from = typeof opts.from === 'string' && opts.from ? opts.from : null;
     if (to) {
-      const reformat = compileDateFormat(from, to);
+      const reformat = compileDateRewrite(from, to);
       steps.push((v) => (v === '' ? v : reformat(v)));
     }
   }

@@ -1,6 +1,7 @@
 import type {
   MappingRule,
   OutputProduced,
+  ProblemRowsChoice,
   ReviewNotice,
   RunCreated,
   RunError,
@@ -25,7 +26,18 @@ export type RunCommand =
       at: string;
     }
   | { type: 'EditMapping'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
-  | { type: 'ApproveReview'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
+  | {
+      type: 'ApproveReview';
+      mapping_rule: MappingRule;
+      at: string;
+      expected_mapping_version?: number;
+      /** What happens to rows that still have a problem; `deliver` when not said. */
+      rows_with_problems?: ProblemRowsChoice;
+    }
+  /** A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new. */
+  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }
+  /** Takes back the latest fix still in force. */
+  | { type: 'UndoValueFix'; at: string }
   | { type: 'CancelReview'; at: string }
   | { type: 'StartOutput'; at: string }
   | { type: 'RecordOutputProgress'; processed_rows: number }

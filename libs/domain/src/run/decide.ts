@@ -2,6 +2,7 @@ import type { RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
+import { MAX_VALUE_FIXES, readValueFix } from '../fields/value-fixes';
 import type { RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
@@ -99,10 +100,41 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       requireCurrentMapping(run, command.expected_mapping_version);
       return [{ type: 'MappingEdited', data: { mapping_rule: requireMapping(run, command.mapping_rule), edited_at: command.at } }];
 
+    case 'FixValues': {
+      requireOpenReview(run, command.at);
+      if (!Object.hasOwn(run.schema.fields, command.field)) refuse('invalid_fix', `The schema has no field "${command.field}".`);
+      if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
+        refuse('too_many_fixes', `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`);
+      const read = readValueFix(command.fix, run.total_rows);
+      if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
+      return [
+        {
+          type: 'ValuesFixed',
+          data: { fix_id: command.fix_id, field: command.field, fix: read.fix, fixed_by: 'review_link', fixed_at: command.at },
+        },
+      ];
+    }
+
+    case 'UndoValueFix': {
+      requireOpenReview(run, command.at);
+      const latest = (run.value_fixes ?? []).at(-1);
+      if (!latest) return refuse('nothing_to_undo', 'There is no fix to undo.');
+      return [{ type: 'ValueFixUndone', data: { fix_id: latest.fix_id, undone_at: command.at } }];
+    }
+
     case 'ApproveReview':
       requireOpenReview(run, command.at);
       requireCurrentMapping(run, command.expected_mapping_version);
-      return [{ type: 'ReviewApproved', data: { mapping_rule: requireMapping(run, command.mapping_rule), approved_at: command.at } }];
+      return [
+        {
+          type: 'ReviewApproved',
+          data: {
+            mapping_rule: requireMapping(run, command.mapping_rule),
+            rows_with_problems: command.rows_with_problems ?? 'deliver',
+            approved_at: command.at,
+          },
+        },
+      ];
 
     case 'CancelReview':
       requireOpenReview(run, command.at);

@@ -114,6 +114,37 @@ describe("run decider: the spec's stated moves", () => {
       { notification_status: null, webhook_due_at: T0 },
     ],
     [
+      'reviewer fixes values: the fix is kept in force',
+      given.reviewActive,
+      { type: 'FixValues', fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, at: T0 },
+      ['ValuesFixed'],
+      { value_fixes: [{ fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_at: T0 }] },
+    ],
+    [
+      'reviewer undoes the latest fix',
+      [
+        ...given.reviewActive,
+        {
+          type: 'ValuesFixed',
+          data: { fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_by: 'review_link', fixed_at: T0 },
+        },
+        {
+          type: 'ValuesFixed',
+          data: { fix_id: 'f2', field: 'name', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_by: 'review_link', fixed_at: T0 },
+        },
+      ],
+      { type: 'UndoValueFix', at: T0 },
+      ['ValueFixUndone'],
+      { value_fixes: [{ fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_at: T0 }] },
+    ],
+    [
+      'reviewer approves leaving rows with problems out',
+      given.reviewActive,
+      { type: 'ApproveReview', mapping_rule: mapping, at: T0, rows_with_problems: 'exclude' },
+      ['ReviewApproved'],
+      { review_state: 'approved', problem_rows_choice: 'exclude' },
+    ],
+    [
       'reviewer edits the mapping version they saw',
       given.reviewActive,
       { type: 'EditMapping', mapping_rule: { email: 'Full name' }, at: T0, expected_mapping_version: 1 },
@@ -293,6 +324,20 @@ describe('run decider: refused moves', () => {
       { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_mapping_version: 1 },
       'mapping_conflict',
     ],
+    [
+      'fix a field the schema lacks',
+      given.reviewActive,
+      { type: 'FixValues', fix_id: 'f', field: 'nope', fix: { kind: 'normalise', normaliser: 'trim' }, at: T0 },
+      'invalid_fix',
+    ],
+    ['fix with no kind', given.reviewActive, { type: 'FixValues', fix_id: 'f', field: 'email', fix: {}, at: T0 }, 'invalid_fix'],
+    [
+      'fix after approval',
+      given.approved,
+      { type: 'FixValues', fix_id: 'f', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, at: T0 },
+      'review_already_approved',
+    ],
+    ['undo with no fix', given.reviewActive, { type: 'UndoValueFix', at: T0 }, 'nothing_to_undo'],
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],

@@ -48,6 +48,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       review_expires_at: null,
       mapping_rule: null,
       mapping_version: 0,
+      value_fixes: [],
+      problem_rows_choice: null,
       source_headers: [],
       input_has_header: null,
       total_rows: null,
@@ -62,6 +64,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       webhook_due_at: null,
       output_key: null,
       rows_with_problems: null,
+      rows_excluded: null,
       file_retention_until: null,
       files_purged_at: null,
       created_at: d.created_at,
@@ -105,6 +108,12 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
     case 'MappingEdited':
       return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
+    case 'ValuesFixed': {
+      const { fix_id, field, fix, fixed_at } = event.data;
+      return { ...next, value_fixes: [...(state.value_fixes ?? []), { fix_id, field, fix, fixed_at }] };
+    }
+    case 'ValueFixUndone':
+      return { ...next, value_fixes: (state.value_fixes ?? []).filter((f) => f.fix_id !== event.data.fix_id) };
     case 'ReviewApproved':
       return {
         ...next,
@@ -113,6 +122,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         review_state: 'approved',
         review_approved_at: event.data.approved_at,
         mapping_rule: event.data.mapping_rule,
+        problem_rows_choice: event.data.rows_with_problems ?? 'deliver',
         processed_rows: 0,
       };
     case 'ReviewCanceled':
@@ -128,6 +138,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         output_key: event.data.output_key,
         processed_rows: event.data.rows_written,
         rows_with_problems: event.data.rows_with_problems,
+        rows_excluded: event.data.rows_excluded ?? 0,
         file_retention_until: event.data.file_retention_until,
         completed_at: event.data.completed_at,
       };

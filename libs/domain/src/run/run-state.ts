@@ -1,3 +1,4 @@
+import type { AppliedFix } from '../fields/value-fixes';
 import type {
   Appearance,
   FilesPurgeReason,
@@ -6,6 +7,7 @@ import type {
   InputSource,
   MappingRule,
   OutputFormat,
+  ProblemRowsChoice,
   RunError,
   SchemaSnapshot,
 } from '@app/contracts';
@@ -53,6 +55,13 @@ export interface RunState {
    * save names the version it was made on, so a stale tab cannot overwrite a newer edit.
    */
   mapping_version: number;
+  /**
+   * The reviewer's fixes of values still in force, in the order made (ValuesFixed less
+   * ValueFixUndone). Documents folded before fixes existed lack it: read it as `?? []`.
+   */
+  value_fixes?: AppliedFix[];
+  /** The approval's choice for rows that still have a problem; null before approval (older documents: absent). */
+  problem_rows_choice?: ProblemRowsChoice | null;
   source_headers: string[];
   input_has_header: boolean | null;
   total_rows: number | null;
@@ -70,6 +79,8 @@ export interface RunState {
   webhook_due_at: string | null;
   output_key: string | null;
   rows_with_problems: number | null;
+  /** Rows with a problem left out of the output (OutputProduced.rows_excluded); null before the output. */
+  rows_excluded?: number | null;
   file_retention_until: string | null;
   /**
    * When the sweeper deleted the run's files (FilesPurged); null while they are kept.

@@ -1,0 +1,122 @@
+import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
+import { NORMALISERS, compileNormaliser } from './normalisers';
+import { isDatePattern } from './transformations';
+
+/** A reviewer's fix still in force, as the run keeps it (ValuesFixed, not undone). */
+export interface AppliedFix {
+  fix_id: string;
+  field: string;
+  fix: ValueFix;
+  fixed_at: string;
+}
+
+/** The pattern a date field delivers: its date_format's `to`, else its `format`, else ISO. */
+export function deliveredDatePattern(field: FieldDefinition): string {
+  const to = field.transformations?.date_format?.enabled ? field.transformations.date_format.to : null;
+  if (typeof to === 'string' && to) return to;
+  return field.format || 'yyyy-MM-dd';
+}
+
+type Step = { kind: 'value'; apply: (v: string) => string } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
+
+function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinition): (v: string) => string {
+  if (fix.kind === 'replace') {
+    const { find, replace } = fix;
+    return fix.whole_value ? (v) => (v === find ? replace : v) : (v) => (v.includes(find) ? v.split(find).join(replace) : v);
+  }
+  return compileNormaliser(fix.normaliser, {
+    decimal_separator: fix.decimal_separator,
+    date_pattern: fix.date_pattern,
+    target_pattern: deliveredDatePattern(field),
+  });
+}
+
+/**
+ * Compiles one field's fixes, in the order they were made, into a function of a value and
+ * its row number (null when the field has none, so rows without fixes cost nothing). Cell
+ * edits made one after another are looked up by row in one map; each applies only while
+ * the value still reads what the reviewer saw (`before`). Pure.
+ */
+export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: string, field: FieldDefinition) {
+  const steps: Step[] = [];
+  for (const { field: name, fix } of fixes) {
+    if (name !== fieldName) continue;
+    if (fix.kind !== 'cell') {
+      steps.push({ kind: 'value', apply: valueStep(fix, field) });
+      continue;
+    }
+    let last = steps[steps.length - 1];
+    if (last?.kind !== 'cells') steps.push((last = { kind: 'cells', edits: new Map() }));
+    const edits = last.edits.get(fix.row) ?? [];
+    edits.push({ before: fix.before, after: fix.after });
+    last.edits.set(fix.row, edits);
+  }
+  if (steps.length === 0) return null;
+  return (value: string, row: number): string => {
+    let v = value;
+    for (const step of steps) {
+      if (step.kind === 'value') {
+        v = step.apply(v);
+        continue;
+      }
+      for (const edit of step.edits.get(row) ?? []) if (v === edit.before) v = edit.after;
+    }
+    return v;
+  };
+}
+
+/** How many fixes a run keeps in force: each is folded into the run's document. */
+export const MAX_VALUE_FIXES = 1000;
+/** The longest text a fix may carry (a value, a find or a replacement). */
+export const MAX_FIX_TEXT = 10_000;
+
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_FIX_TEXT;
+
+/**
+ * Reads a fix as a reviewer's request gives it; the messages say what is wrong. `totalRows`
+ * bounds a cell edit's row when the run knows it. Pure.
+ */
+export function readValueFix(input: unknown, totalRows: number | null): { fix: ValueFix } | { problems: string[] } {
+  const o = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  const textProblem = (name: string) => `${name} must be text of at most ${MAX_FIX_TEXT} characters.`;
+  switch (o.kind) {
+    case 'cell': {
+      const row = o.row;
+      if (!Number.isInteger(row) || (row as number) < 1 || (totalRows !== null && (row as number) > totalRows))
+        problems.push(`row must be a data row's number, from 1${totalRows !== null ? ` to ${totalRows}` : ''}.`);
+      if (!isText(o.before)) problems.push(textProblem('before'));
+      if (!isText(o.after)) problems.push(textProblem('after'));
+      return problems.length
+        ? { problems }
+        : { fix: { kind: 'cell', row: row as number, before: o.before as string, after: o.after as string } };
+    }
+    case 'replace':
+      if (!isText(o.find) || o.find === '') problems.push(`find must be text of 1 to ${MAX_FIX_TEXT} characters.`);
+      if (!isText(o.replace)) problems.push(textProblem('replace'));
+      if (o.whole_value !== undefined && typeof o.whole_value !== 'boolean') problems.push('whole_value must be true or false.');
+      return problems.length
+        ? { problems }
+        : { fix: { kind: 'replace', find: o.find as string, replace: o.replace as string, whole_value: o.whole_value === true } };
+    case 'normalise': {
+      const normaliser = o.normaliser as Normaliser;
+      if (!(NORMALISERS as readonly unknown[]).includes(normaliser)) problems.push(`normaliser must be one of ${NORMALISERS.join(', ')}.`);
+      const decimal = o.decimal_separator;
+      if (decimal !== undefined && decimal !== ',' && decimal !== '.') problems.push('decimal_separator must be "," or ".".');
+      const pattern = o.date_pattern;
+      if (normaliser === 'date' && (!isText(pattern) || pattern.trim() === '' || !isDatePattern(pattern)))
+        problems.push('date_pattern must be a date pattern such as dd.MM.yyyy.');
+      if (problems.length) return { problems };
+      return {
+        fix: {
+          kind: 'normalise',
+          normaliser,
+          ...(normaliser === 'amount' && decimal ? { decimal_separator: decimal as ',' | '.' } : {}),
+          ...(normaliser === 'date' ? { date_pattern: pattern as string } : {}),
+        },
+      };
+    }
+    default:
+      return { problems: ['kind must be "cell", "replace" or "normalise".'] };
+  }
+}

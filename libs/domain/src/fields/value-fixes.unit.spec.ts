@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import type { FieldDefinition } from '@app/contracts';
+import { planFields, cellOf } from './map-row';
+import { compileNormaliser } from './normalisers';
+import { isDecimalNumber } from './typed-value';
+import { compileFieldFixes, readValueFix, type AppliedFix } from './value-fixes';
+
+const field = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({
+  description: '',
+  data_type: 'string',
+  is_required: false,
+  ...over,
+});
+const normalise = (
+  name: Parameters<typeof compileNormaliser>[0],
+  value: string,
+  options: { decimal_separator?: ',' | '.'; date_pattern?: string } = {},
+) => compileNormaliser(name, { target_pattern: 'yyyy-MM-dd', ...options })(value);
+
+describe('normalisers', () => {
+  it.each([
+    ['Yes', 'true'],
+    [' x ', 'true'],
+    ['ACTIVE', 'true'],
+    ['Nein', 'false'],
+    ['oui', 'true'],
+    ['nee', 'false'],
+    ['sì', 'true'],
+    ['fałsz', 'false'],
+    ['نعم', 'true'],
+    ['لا', 'false'],
+    ['maybe', 'maybe'],
+    ['', ''],
+  ])('boolean: %j -> %j', (value, expected) => expect(normalise('boolean', value)).toBe(expected));
+
+  it.each([
+    ['$712.5', '.', '712.5'],
+    ['1,234.50', '.', '1234.50'],
+    ['USD 12', '.', '12'],
+    ['(12.50)', '.', '-12.50'],
+    ['1.234.567', '.', '1234567'],
+    ['1.234,50 €', ',', '1234.50'],
+    ['12,5', ',', '12.5'],
+    ["CHF 1'250.00", ',', '1250.00'],
+    ['-3,5', ',', '-3.5'],
+    ['N/A', '.', 'N/A'],
+    ['12abc', '.', '12abc'],
+  ] as const)('amount: %j (decimal %j) -> %j', (value, decimal, expected) =>
+    expect(normalise('amount', value, { decimal_separator: decimal })).toBe(expected),
+  );
+
+  it("amount: any amount Intl writes for en-US, de-DE, fr-FR or de-CH reads back as its number, with that locale's separator", () => {
+    const locales = [
+      ['en-US', 'USD', '.'],
+      ['de-DE', 'EUR', ','],
+      ['fr-FR', 'EUR', ','],
+      ['de-CH', 'CHF', '.'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -99_999_999, max: 99_999_999 }),
+        fc.constantFrom(...locales),
+        fc.boolean(),
+        (cents, [locale, currency, decimal], asCurrency) => {
+          const amount = cents / 100;
+          const written = new Intl.NumberFormat(locale, asCurrency ? { style: 'currency', currency } : { minimumFractionDigits: 2 }).format(
+            amount,
+          );
+          const read = normalise('amount', written, { decimal_separator: decimal });
+          expect({ written, read: Number(read) }).toEqual({ written, read: amount });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('amount: the result is the value unchanged or a plain decimal number', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(..."0123456789.,-+()$€ ABCx'".split('')) }),
+        fc.constantFrom(',', '.'),
+        (value, decimal) => {
+          const out = normalise('amount', value, { decimal_separator: decimal as ',' | '.' });
+          expect(out === value || isDecimalNumber(out)).toBe(true);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    ['acme.com/contact', 'https://acme.com/contact'],
+    ['www.example.org', 'https://www.example.org'],
+    ['acme', 'acme'],
+    ['http://x.org', 'http://x.org'],
+    ['mailto:a@b.org', 'mailto:a@b.org'],
+  ])('url: %j -> %j', (value, expected) => expect(normalise('url', value)).toBe(expected));
+
+  it('date: a second pattern is rewritten in the pattern the field delivers; anything else is kept', () => {
+    expect(normalise('date', '03.02.1990', { date_pattern: 'dd.MM.yyyy' })).toBe('1990-02-03');
+    expect(compileNormaliser('date', { date_pattern: 'd MMM yyyy', target_pattern: 'dd/MM/yyyy' })('3 Feb 1990')).toBe('03/02/1990');
+    expect(normalise('date', 'soon', { date_pattern: 'dd.MM.yyyy' })).toBe('soon');
+  });
+
+  it('trim', () => expect(normalise('trim', '  a b \u00a0')).toBe('a b'));
+});
+
+describe('value fixes', () => {
+  const fix = (n: number, f: AppliedFix['fix'], fieldName = 'f'): AppliedFix => ({
+    fix_id: `id${n}`,
+    field: fieldName,
+    fix: f,
+    fixed_at: '2026-01-01T00:00:00Z',
+  });
+
+  it('costs nothing for a field without fixes', () => {
+    expect(compileFieldFixes([fix(1, { kind: 'replace', find: 'a', replace: 'b', whole_value: false }, 'other')], 'f', field())).toBeNull();
+  });
+
+  it('applies fixes in the order they were made; a cell edit only where its row still reads its "before"', () => {
+    const apply = compileFieldFixes(
+      [
+        fix(1, { kind: 'cell', row: 2, before: 'x', after: 'y' }),
+        fix(2, { kind: 'replace', find: 'y', replace: 'z', whole_value: true }),
+        fix(3, { kind: 'cell', row: 2, before: 'z', after: 'w' }),
+        fix(4, { kind: 'cell', row: 3, before: 'not this', after: 'never' }),
+      ],
+      'f',
+      field(),
+    )!;
+    expect(apply('x', 2)).toBe('w'); // x -> y (cell) -> z (replace) -> w (cell, saw z)
+    expect(apply('x', 1)).toBe('x');
+    expect(apply('y', 1)).toBe('z');
+    expect(apply('q', 3)).toBe('q');
+  });
+
+  it('replace finds text inside values unless whole_value', () => {
+    const inside = compileFieldFixes([fix(1, { kind: 'replace', find: 'N/A', replace: '', whole_value: false })], 'f', field())!;
+    expect(inside('N/A or N/A', 1)).toBe(' or ');
+    const whole = compileFieldFixes([fix(1, { kind: 'replace', find: 'N/A', replace: '', whole_value: true })], 'f', field())!;
+    expect(whole('N/A or N/A', 1)).toBe('N/A or N/A');
+  });
+
+  it("runs after the field's transformations and before its check, through planFields and cellOf", () => {
+    const fields = { amount: field({ data_type: 'number', transformations: { trim_whitespace: { enabled: true } } }) };
+    const [plan] = planFields(fields, { amount: 'A' }, ['A'], [fix(1, { kind: 'normalise', normaliser: 'amount' }, 'amount')]);
+    const value = cellOf(plan, ['  $1,200.50 '], 1);
+    expect(value).toBe('1200.50');
+    expect(plan.check(value)).toEqual({ value: 1200.5, problem: null });
+  });
+
+  it("reads a reviewer's fix or says what is wrong with it", () => {
+    expect(readValueFix({ kind: 'cell', row: 2, before: 'a', after: 'b' }, 10)).toEqual({
+      fix: { kind: 'cell', row: 2, before: 'a', after: 'b' },
+    });
+    expect(readValueFix({ kind: 'normalise', normaliser: 'amount', decimal_separator: ',' }, null)).toEqual({
+      fix: { kind: 'normalise', normaliser: 'amount', decimal_separator: ',' },
+    });
+    expect(readValueFix({ kind: 'cell', row: 11, before: 'a', after: 'b' }, 10)).toEqual({
+      problems: ["row must be a data row's number, from 1 to 10."],
+    });
+    expect(readValueFix({ kind: 'normalise', normaliser: 'shout' }, null)).toEqual({
+      problems: ['normaliser must be one of trim, boolean, amount, url, date.'],
+    });
+    expect(readValueFix({ kind: 'replace', find: 'a', replace: 'x'.repeat(10_001) }, null)).toEqual({
+      problems: ['replace must be text of at most 10000 characters.'],
+    });
+    expect(readValueFix('nonsense', null)).toEqual({ problems: ['kind must be "cell", "replace" or "normalise".'] });
+  });
+});

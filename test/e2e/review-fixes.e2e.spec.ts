@@ -1,0 +1,149 @@
+import { runStreamId, type StoredEvent } from '@app/contracts';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * Fixing values in the review: cell edits, find and replace and normalisers are events of
+ * the run, seen alike by the preview, the counts, the rows with problems and the output;
+ * undo takes the latest back; approval may leave the rows still with problems out.
+ */
+describe('review fixes', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    svc = await startService({ WEBHOOK_RETRY_DELAYS_MS: '60,60' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(async () => {
+    await svc.stop();
+    await receiver.stop();
+  });
+
+  // Row 1: an amount for an integer; 2: a date in a second pattern; 3: no e-mail;
+  // 4: a bad e-mail and "N/A" for the age; 5: clean.
+  const CSV = [
+    'E-mail,Name,Age,Born',
+    'a@x.org,Ann,$40,01/02/1990',
+    'b@x.org,Bob,41,03.02.1990',
+    ',Cy,42,01/01/1980',
+    'd@x,Di,N/A,01/01/1981',
+    'e@x.org,Ed,43,02/02/1982',
+  ].join('\n');
+  const MAPPING = { email: 'E-mail', first_name: 'Name', age: 'Age', born: 'Born' };
+
+  async function readyReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv', notify_url: `${receiver.url}/hook` },
+    });
+    expect((await upload(run.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    return { runId: run.body.id as string, review };
+  }
+
+  const events = async (runId: string): Promise<StoredEvent[]> => svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+
+  it('fixes values by normaliser, cell edit and find and replace; every reader sees the fixes; undo takes the latest back', async () => {
+    const { runId, review } = await readyReview();
+    const before = await review.problems();
+    expect(before.body).toMatchObject({ rows_with_problems: 4, problems_by_field: { email: 2, age: 2, born: 1 } });
+
+    expect((await review.fix('age', { kind: 'normalise', normaliser: 'amount' })).status).toBe(200);
+    expect((await review.fix('born', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' })).status).toBe(200);
+    expect((await review.fix('email', { kind: 'cell', row: 3, before: '', after: 'c@x.org' })).status).toBe(200);
+    const last = await review.fix('age', { kind: 'replace', find: 'N/A', replace: '', whole_value: true });
+    expect(last.status).toBe(200);
+    expect(last.body.value_fixes.map((f: { field: string; fix: { kind: string } }) => [f.field, f.fix.kind])).toEqual([
+      ['age', 'normalise'],
+      ['born', 'normalise'],
+      ['email', 'cell'],
+      ['age', 'replace'],
+    ]);
+
+    const preview = (await review.preview()).body.rows;
+    expect(preview[0].age).toEqual({ value: '40', problem: null });
+    expect(preview[1].born).toEqual({ value: '1990-02-03', problem: null });
+    expect(preview[2].email).toEqual({ value: 'c@x.org', problem: null });
+    expect(preview[3].age).toEqual({ value: null, problem: null });
+    expect((await review.problems()).body).toMatchObject({ rows_with_problems: 1, problems_by_field: { email: 1, age: 0, born: 0 } });
+    const rows = await review.problemRows({});
+    expect(rows.body.rows.map((r: { row: number }) => r.row)).toEqual([4]);
+
+    // Each fix is an event of the run: who, when, and what it changes (before and after for a cell).
+    const fixed = (await events(runId)).filter((e) => e.type === 'ValuesFixed').map((e) => e.data as any);
+    expect(fixed).toHaveLength(4);
+    expect(fixed[2]).toMatchObject({ field: 'email', fixed_by: 'review_link', fix: { kind: 'cell', row: 3, before: '', after: 'c@x.org' } });
+    expect(Date.parse(fixed[2].fixed_at)).not.toBeNaN();
+
+    const undone = await review.undo();
+    expect(undone.status).toBe(200);
+    expect(undone.body.value_fixes).toHaveLength(3);
+    expect((await review.preview()).body.rows[3].age).toEqual({ value: 'N/A', problem: 'type' });
+    expect((await review.problems()).body).toMatchObject({ rows_with_problems: 1, problems_by_field: { email: 1, age: 1 } });
+    const undoEvents = (await events(runId)).filter((e) => e.type === 'ValueFixUndone');
+    expect(undoEvents.map((e) => (e.data as { fix_id: string }).fix_id)).toEqual([last.body.value_fixes[3].fix_id]);
+  });
+
+  it('a cell edit applies only while the cell still reads what the reviewer saw', async () => {
+    const { review } = await readyReview();
+    // Row 2's name is "BOB" after the field's uppercase; an edit made against another value changes nothing.
+    await review.fix('first_name', { kind: 'cell', row: 2, before: 'SOMEONE ELSE', after: 'Robert' });
+    expect((await review.preview()).body.rows[1].first_name.value).toBe('BOB');
+    await review.fix('first_name', { kind: 'cell', row: 2, before: 'BOB', after: 'ROBERT' });
+    expect((await review.preview()).body.rows[1].first_name.value).toBe('ROBERT');
+  });
+
+  it('leaves the rows still with problems out when the reviewer chooses so; the run and the finished webhook say how many', async () => {
+    const { runId, review } = await readyReview();
+    await review.fix('age', { kind: 'normalise', normaliser: 'amount' });
+    // Rows 2 (date), 3 (no e-mail) and 4 (e-mail, age) still have problems.
+    expect((await review.approve(undefined, 'exclude')).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done.rows_excluded).toBe(3);
+    expect(done.processed_rows).toBe(2);
+    const output = await (await fetch(done.download_url)).json();
+    expect(output).toEqual([
+      { email: 'a@x.org', first_name: 'ANN', age: 40, born: '1990-02-01' },
+      { email: 'e@x.org', first_name: 'ED', age: 43, born: '1982-02-02' },
+    ]);
+    const produced = (await events(runId)).find((e) => e.type === 'OutputProduced')!.data as any;
+    expect(produced).toMatchObject({ rows_written: 2, rows_with_problems: 3, rows_excluded: 3 });
+    const [delivery] = await receiver.waitFor(runId, 1);
+    const hook = JSON.parse(delivery.body);
+    expect(hook).toMatchObject({ event: 'transformation.finished', id: runId, rows_excluded: 3 });
+  });
+
+  it('delivers every row by default, and says 0 were left out', async () => {
+    const { runId, review } = await readyReview();
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done.rows_excluded).toBe(0);
+    expect(await (await fetch(done.download_url)).json()).toHaveLength(5);
+  });
+
+  it('refuses what it cannot record, in the error envelope', async () => {
+    const { review } = await readyReview();
+    const refused = async (field: unknown, fix: unknown) => {
+      const res = await review.fix(field, fix);
+      return [res.status, res.body.error.code, res.body.error.message];
+    };
+    expect(await refused('nope', { kind: 'trim' })).toEqual([422, 'invalid_fix', 'The schema has no field "nope".']);
+    expect((await refused('age', { kind: 'trim' })).slice(0, 2)).toEqual([422, 'invalid_fix']);
+    expect((await refused('age', { kind: 'cell', row: 6, before: '', after: '1' }))[2]).toContain('from 1 to 5');
+    expect((await refused('born', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd/ff/yyyy' }))[2]).toContain('date_pattern');
+    expect((await refused('age', { kind: 'replace', find: '', replace: 'x' }))[2]).toContain('find');
+    expect((await refused(7, { kind: 'normalise', normaliser: 'trim' })).slice(0, 2)).toEqual([422, 'validation_failed']);
+    const undo = await review.undo();
+    expect([undo.status, undo.body.error.code]).toEqual([409, 'nothing_to_undo']);
+    const approve = await review.approve(undefined, 'drop');
+    expect(approve.status).toBe(422);
+    expect(Object.keys(approve.body.error.fields)).toEqual(['rows_with_problems']);
+  });
+});
