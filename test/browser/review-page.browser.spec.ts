@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { listenOnLoopback } from '../support/suite-resources';
-import { contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
+import { axeViolations, contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import {
   ADMIN_TOKEN,
@@ -185,6 +185,49 @@ describe('hosted review page in Chromium', () => {
     await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
     await expect(rowNumbers()).resolves.toEqual(['3', '27']);
     await screenshot(page, '01b-problem-rows');
+    await page.context().close();
+  });
+
+  it('fixes values: a normaliser over a field, undo, a cell edit by keyboard; approval leaves out the rows still with problems', async () => {
+    // Rows 5 and 25 write the age as an amount ("$1,234"), which the amount normaliser reads.
+    const run = await readyRun({}, csv().replace(/,abc,/g, ',"$1,234",'));
+    const page = await openPage(run.review_url);
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+
+    const section = page.getByRole('region', { name: 'Rows with problems' });
+    await section.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'age (2)' });
+    await page.getByRole('heading', { name: 'Fix every value of age' }).waitFor();
+    await page.getByRole('button', { name: 'Amounts to plain numbers' }).click();
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    await page.getByText('Fixes in force: 1').waitFor();
+    await expect(page.locator('#preview tbody tr').nth(4).locator('td').nth(2).innerText()).resolves.toBe('1234');
+
+    await page.getByRole('button', { name: 'Undo last fix' }).click();
+    await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+    await page.getByRole('button', { name: 'Amounts to plain numbers' }).click();
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+
+    // Row 3's missing e-mail, fixed in its cell by keyboard: the Fix button, type, Enter.
+    await section.getByRole('combobox', { name: 'Field' }).selectOption('');
+    await page.getByRole('button', { name: 'Fix the value of Email in row 3' }).first().focus();
+    await page.keyboard.press('Enter');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.getByRole('textbox', { name: 'New value of Email in row 3' }).fill('Row3@Example.com');
+    await page.keyboard.press('Enter');
+    await page.getByText(`1 of ${ROWS} rows has problems.`).waitFor();
+    await expect(page.locator('#preview tbody tr').nth(2).locator('td').first().innerText()).resolves.toBe('row3@example.com');
+    await screenshot(page, '01c-fixes');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('group', { name: 'Rows that still have a problem:' }).waitFor();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.getByRole('radio', { name: 'Leave them out of the output' }).check();
+    await page.getByRole('button', { name: 'Yes, approve' }).click();
+    const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done.rows_excluded).toBe(1);
+    expect(done.processed_rows).toBe(ROWS - 1);
     await page.context().close();
   });
 

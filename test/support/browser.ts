@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { track } from './suite-resources';
@@ -61,4 +61,19 @@ export function colorsOf(page: Page, selector: string): Promise<{ text: string; 
       return { text: (node.textContent ?? '').trim().slice(0, 40), color, background };
     }),
   );
+}
+
+/**
+ * axe-core's WCAG 2.1 A/AA rules on the page as it is now; returns each violation as
+ * "rule: target" so a failing test names what to fix.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's Content-Security-Policy refuses injected script tags (rightly).
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: any[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`);
+  });
+  return violations;
 }

@@ -83,6 +83,23 @@ export function compileTransformations(field: FieldDefinition): (value: string) 
   };
 }
 
+/**
+ * The field's text rules alone (trim_whitespace, uppercase, lowercase, in that order): they
+ * hold for values a reviewer writes too. Unlike date_format, applying them twice changes nothing.
+ */
+export function compileTextRules(field: FieldDefinition): ((value: string) => string) | null {
+  const trim = isEnabled(field, 'trim_whitespace');
+  const upper = isEnabled(field, 'uppercase');
+  const lower = isEnabled(field, 'lowercase');
+  if (!trim && !upper && !lower) return null;
+  return (value) => {
+    let v = trim ? value.trim() : value;
+    if (upper) v = v.toUpperCase();
+    if (lower) v = v.toLowerCase();
+    return v;
+  };
+}
+
 /** Returns the value after the field's enabled transformations. Pure; compiles per call (use compileTransformations for many values). */
 export function applyTransformations(value: string, field: FieldDefinition): string {
   return compileTransformations(field)(value);

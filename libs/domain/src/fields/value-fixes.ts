@@ -1,6 +1,6 @@
 import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
-import { isDatePattern } from './transformations';
+import { compileTextRules, isDatePattern } from './transformations';
 
 /** A reviewer's fix still in force, as the run keeps it (ValuesFixed, not undone). */
 export interface AppliedFix {
@@ -35,7 +35,9 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
  * Compiles one field's fixes, in the order they were made, into a function of a value and
  * its row number (null when the field has none, so rows without fixes cost nothing). Cell
  * edits made one after another are looked up by row in one map; each applies only while
- * the value still reads what the reviewer saw (`before`). Pure.
+ * the value still reads what the reviewer saw (`before`). The result then gets the field's
+ * text rules (trim, case), which hold for what a reviewer writes too; date_format does not
+ * apply again (it reads the source's dates: a reviewer writes a date as it is delivered). Pure.
  */
 export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: string, field: FieldDefinition) {
   const steps: Step[] = [];
@@ -52,6 +54,7 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
     last.edits.set(fix.row, edits);
   }
   if (steps.length === 0) return null;
+  const rules = compileTextRules(field) ?? ((v: string) => v);
   return (value: string, row: number): string => {
     let v = value;
     for (const step of steps) {
@@ -61,7 +64,7 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
       }
       for (const edit of step.edits.get(row) ?? []) if (v === edit.before) v = edit.after;
     }
-    return v;
+    return rules(v);
   };
 }
 

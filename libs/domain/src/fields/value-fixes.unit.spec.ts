@@ -134,6 +134,21 @@ describe('value fixes', () => {
     expect(apply('q', 3)).toBe('q');
   });
 
+  it("gives a fixed value the field's text rules (trim, case) but not its date_format again", () => {
+    const upper = compileFieldFixes(
+      [fix(1, { kind: 'cell', row: 1, before: 'BOB', after: ' Robert ' })],
+      'f',
+      field({ transformations: { uppercase: { enabled: true }, trim_whitespace: { enabled: true } } }),
+    )!;
+    expect(upper('BOB', 1)).toBe('ROBERT');
+    const dates = compileFieldFixes(
+      [fix(1, { kind: 'cell', row: 1, before: '1990-01-02', after: '03/01/1990' })],
+      'f',
+      field({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'MM/dd/yyyy' } } }),
+    )!;
+    expect(dates('1990-01-02', 1)).toBe('03/01/1990');
+  });
+
   it('replace finds text inside values unless whole_value', () => {
     const inside = compileFieldFixes([fix(1, { kind: 'replace', find: 'N/A', replace: '', whole_value: false })], 'f', field())!;
     expect(inside('N/A or N/A', 1)).toBe(' or ');

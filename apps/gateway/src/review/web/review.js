@@ -225,6 +225,7 @@
     main.append(live, mappingSection(), previewSection(), problemRowsSection());
     if (view.phase === 'active') main.append(actions(), confirmDialog());
     syncEditor();
+    renderFixesBar();
     refreshPreview();
   }
 
@@ -387,6 +388,7 @@
       'section',
       { 'aria-labelledby': 'preview-title' },
       el('h2', { id: 'preview-title', text: t('preview_title') }),
+      fixesBar(),
       el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite' }),
       el('div', { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') }, el('table', { id: 'preview' })),
     );
@@ -463,6 +465,7 @@
         el('label', { for: 'problem-kind', text: t('problem_rows_kind') }),
         kindSelect,
       ),
+      view.phase === 'active' ? el('div', { id: 'bulk-fixes', class: 'bulk-fixes' }) : null,
       el('p', { id: 'problem-rows-status', 'aria-live': 'polite' }),
       el(
         'div',
@@ -485,18 +488,20 @@
     section.hidden = !lastCount || lastCount.rows_with_problems === 0;
     const select = document.getElementById('problem-field');
     const byField = lastCount ? lastCount.problems_by_field : {};
-    const withProblems = fieldsById().filter((f) => (byField[f.name] || 0) > 0);
-    if (problemFilter.field && !withProblems.some((f) => f.name === problemFilter.field)) problemFilter.field = null;
+    // The chosen field stays listed when a fix leaves it with none, so its fixes (and their undo) stay in reach.
+    const withProblems = fieldsById().filter((f) => (byField[f.name] || 0) > 0 || f.name === problemFilter.field);
     select.replaceChildren(
       el('option', { value: '', text: t('problem_rows_any_field') }),
-      ...withProblems.map((f) => el('option', { value: f.name, text: `${f.label} (${numbers.format(byField[f.name])})` })),
+      ...withProblems.map((f) => el('option', { value: f.name, text: `${f.label} (${numbers.format(byField[f.name] || 0)})` })),
     );
     select.value = problemFilter.field || '';
+    renderBulkFixes();
   }
 
   function onProblemFilter(which, value) {
     problemFilter[which] = value || null;
     problemFilter.page = 1;
+    if (which === 'field') renderBulkFixes();
     refreshProblemRows();
   }
 
@@ -556,23 +561,216 @@
     const body = el('tbody');
     for (const row of rows) {
       body.append(
-        el('tr', {}, el('th', { scope: 'row', text: numbers.format(row.number) }), ...fields.map((f) => cell(row.cells[f.name], f))),
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row', text: numbers.format(row.number) }),
+          ...fields.map((f) => cell(row.cells[f.name], f, row.number)),
+        ),
       );
     }
     table.replaceChildren(...(caption ? [el('caption', { text: caption })] : []), el('thead', {}, head), body);
   }
 
-  function cell(c, field) {
+  function cell(c, field, rowNumber) {
     const td = el('td');
-    if (!c || c.value === null || c.value === '') td.append(el('span', { class: 'empty', text: t('empty_value') }));
-    else td.append(document.createTextNode(c.value));
-    if (c && c.problem) {
-      const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
-      td.className = 'bad';
-      // Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value.
-      td.append(el('span', { class: 'reason', text: reason }));
-    }
+    const fill = () => {
+      td.replaceChildren();
+      if (!c || c.value === null || c.value === '') td.append(el('span', { class: 'empty', text: t('empty_value') }));
+      else td.append(document.createTextNode(c.value));
+      if (c && c.problem) {
+        const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
+        td.className = 'bad';
+        // Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value.
+        td.append(el('span', { class: 'reason', text: reason }));
+        if (view.phase === 'active') {
+          td.append(
+            el('button', {
+              type: 'button',
+              class: 'fix-cell',
+              'aria-label': t('fix_cell_label', { field: field.label, row: numbers.format(rowNumber) }),
+              text: t('fix_cell'),
+              onclick: () => editCell(td, c, field, rowNumber, fill),
+            }),
+          );
+        }
+      }
+    };
+    fill();
     return td;
+  }
+
+  // ---- Fixing values: one cell, every value of a field, undo ---------------------------
+
+  /** Turns a bad cell into a small form: Enter (or Save) records the edit, Escape (or Discard) puts the cell back. */
+  function editCell(td, c, field, rowNumber, restore) {
+    const id = `edit-${safeId(field.name)}-${rowNumber}`;
+    const input = el('input', { id, type: 'text', value: c.value ?? '' });
+    const discard = () => {
+      restore();
+      td.querySelector('.fix-cell')?.focus();
+    };
+    const form = el(
+      'form',
+      {
+        class: 'cell-edit',
+        onsubmit: (e) => {
+          e.preventDefault();
+          fixValues(field.name, { kind: 'cell', row: rowNumber, before: c.value ?? '', after: input.value });
+        },
+        onkeydown: (e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            discard();
+          }
+        },
+      },
+      el('label', { class: 'sr-only', for: id, text: t('fix_cell_input', { field: field.label, row: numbers.format(rowNumber) }) }),
+      input,
+      el('button', { type: 'submit', text: t('fix_save') }),
+      el('button', { type: 'button', text: t('fix_discard'), onclick: discard }),
+    );
+    td.replaceChildren(form);
+    input.focus();
+    input.select();
+  }
+
+  /** The normalisers that suit a field's type (trimming suits every field). */
+  function normalisersFor(dataType) {
+    const byType = { boolean: ['boolean'], number: ['amount'], integer: ['amount'], url: ['url'], date: ['date'], datetime: ['date'] };
+    return [...(byType[dataType] || []), 'trim'];
+  }
+
+  /** Bulk fixes of the field the list of rows is filtered by: its normalisers, and find and replace. */
+  function renderBulkFixes() {
+    const box = document.getElementById('bulk-fixes');
+    if (!box) return;
+    const field = fieldsById().find((f) => f.name === problemFilter.field);
+    if (!field) {
+      box.replaceChildren(el('p', { class: 'muted', text: t('fix_choose_field') }));
+      return;
+    }
+    const controls = [];
+    for (const normaliser of normalisersFor(field.data_type)) {
+      if (normaliser === 'amount') {
+        const decimal = el(
+          'select',
+          { id: 'fix-decimal' },
+          el('option', { value: ',', text: t('fix_decimal_comma') }),
+          el('option', { value: '.', text: t('fix_decimal_dot') }),
+        );
+        // The decimal mark of the reviewer's language, where the text alone cannot tell.
+        decimal.value = (1.5).toLocaleString(locale).includes(',') ? ',' : '.';
+        controls.push(
+          el(
+            'div',
+            { class: 'fix-row' },
+            el('label', { for: 'fix-decimal', text: t('fix_amount_decimal') }),
+            decimal,
+            el('button', {
+              type: 'button',
+              'data-normaliser': 'amount',
+              text: t('fix_amount'),
+              onclick: () => fixValues(field.name, { kind: 'normalise', normaliser: 'amount', decimal_separator: decimal.value }),
+            }),
+          ),
+        );
+      } else if (normaliser === 'date') {
+        const pattern = el('input', { id: 'fix-date-pattern', type: 'text', placeholder: 'dd.MM.yyyy' });
+        controls.push(
+          el(
+            'form',
+            {
+              class: 'fix-row',
+              onsubmit: (e) => {
+                e.preventDefault();
+                fixValues(field.name, { kind: 'normalise', normaliser: 'date', date_pattern: pattern.value });
+              },
+            },
+            el('label', { for: 'fix-date-pattern', text: t('fix_date_pattern') }),
+            pattern,
+            el('button', { type: 'submit', 'data-normaliser': 'date', text: t('fix_date') }),
+          ),
+        );
+      } else {
+        controls.push(
+          el('button', {
+            type: 'button',
+            'data-normaliser': normaliser,
+            text: t(`fix_${normaliser}`),
+            onclick: () => fixValues(field.name, { kind: 'normalise', normaliser }),
+          }),
+        );
+      }
+    }
+    const find = el('input', { id: 'fix-find', type: 'text' });
+    const replace = el('input', { id: 'fix-replace', type: 'text' });
+    const whole = el('input', { id: 'fix-whole', type: 'checkbox' });
+    controls.push(
+      el(
+        'form',
+        {
+          class: 'fix-row',
+          onsubmit: (e) => {
+            e.preventDefault();
+            fixValues(field.name, { kind: 'replace', find: find.value, replace: replace.value, whole_value: whole.checked });
+          },
+        },
+        el('label', { for: 'fix-find', text: t('fix_find') }),
+        find,
+        el('label', { for: 'fix-replace', text: t('fix_replace_with') }),
+        replace,
+        el('label', { class: 'check' }, whole, document.createTextNode(t('fix_whole_value'))),
+        el('button', { type: 'submit', id: 'fix-replace-all', text: t('fix_replace') }),
+      ),
+    );
+    box.replaceChildren(
+      el('h3', { id: 'bulk-fixes-title', text: t('fix_bulk_title', { field: field.label }) }),
+      el('div', { class: 'fix-controls', role: 'group', 'aria-labelledby': 'bulk-fixes-title' }, ...controls),
+    );
+  }
+
+  /** How many fixes are in force, and undo of the latest. */
+  function fixesBar() {
+    return el(
+      'div',
+      { id: 'fixes', class: 'fixes', hidden: true },
+      el('span', { id: 'fixes-count' }),
+      view.phase === 'active' ? el('button', { type: 'button', id: 'fix-undo', text: t('fix_undo'), onclick: undoFix }) : null,
+    );
+  }
+
+  function renderFixesBar() {
+    const bar = document.getElementById('fixes');
+    if (!bar) return;
+    const n = (view.value_fixes || []).length;
+    bar.hidden = n === 0;
+    document.getElementById('fixes-count').textContent = t('fixes_count', { count: n });
+  }
+
+  async function fixValues(field, fix) {
+    await recordFix('fixes', { field, fix }, 'fix_saved');
+  }
+
+  async function undoFix() {
+    await recordFix('fixes/undo', {}, 'fix_undone');
+  }
+
+  /** Records a fix (or its undo), then shows every row again through the fixes in force. */
+  async function recordFix(path, body, doneKey) {
+    await saving;
+    try {
+      view = await api(path, 'POST', body);
+      say(t(doneKey), 'ok');
+    } catch (err) {
+      if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
+        return say(t('fix_failed', { message: err.message }), 'error');
+      return onActionRefused(err, 'fix_failed');
+    }
+    renderFixesBar();
+    lastCount = null;
+    syncEditor();
+    refreshPreview();
   }
 
   // ---- Approve and cancel --------------------------------------------------------------
@@ -607,9 +805,9 @@
   }
 
   /** Asks once; resolves true when the reviewer confirms (Escape or "Go back" is no). */
-  function confirmWith(title, lines, yesText, danger) {
+  function confirmWith(title, lines, yesText, danger, extra = null) {
     dialog.querySelector('#confirm-title').textContent = title;
-    dialog.querySelector('#confirm-body').replaceChildren(...lines.map((line) => el('p', line)));
+    dialog.querySelector('#confirm-body').replaceChildren(...lines.map((line) => el('p', line)), ...(extra ? [extra] : []));
     const yes = dialog.querySelector('#confirm-yes');
     yes.textContent = yesText;
     yes.className = danger ? 'danger primary' : 'primary';
@@ -644,8 +842,30 @@
       });
     else if (lastCount && lastCount.rows_with_problems > 0)
       lines.push({ class: 'notice warn', text: t('confirm_approve_problems', { count: lastCount.rows_with_problems }) });
-    if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false))) return;
-    await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version });
+    // Unless the count is done and found none, the reviewer says what happens to rows that still have a problem.
+    const mayHaveProblems = !(lastCountFor === JSON.stringify(mapping) && !counting && lastCount && lastCount.rows_with_problems === 0);
+    const choice = mayHaveProblems ? rowsChoice() : null;
+    if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false, choice))) return;
+    const rows = choice ? choice.querySelector('input:checked').value : 'deliver';
+    await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version, rows_with_problems: rows });
+  }
+
+  /** Deliver the rows that still have a problem (the default) or leave them out. */
+  function rowsChoice() {
+    const option = (value, key, checked) =>
+      el(
+        'label',
+        { class: 'check' },
+        el('input', { type: 'radio', name: 'rows-with-problems', value, checked }),
+        document.createTextNode(t(key)),
+      );
+    return el(
+      'fieldset',
+      { id: 'rows-choice' },
+      el('legend', { text: t('approve_rows_choice') }),
+      option('deliver', 'approve_rows_deliver', true),
+      option('exclude', 'approve_rows_exclude', false),
+    );
   }
 
   async function onCancel() {
