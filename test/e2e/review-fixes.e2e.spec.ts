@@ -79,7 +79,11 @@ describe('review fixes', () => {
     // Each fix is an event of the run: who, when, and what it changes (before and after for a cell).
     const fixed = (await events(runId)).filter((e) => e.type === 'ValuesFixed').map((e) => e.data as any);
     expect(fixed).toHaveLength(4);
-    expect(fixed[2]).toMatchObject({ field: 'email', fixed_by: 'review_link', fix: { kind: 'cell', row: 3, before: '', after: 'c@x.org' } });
+    expect(fixed[2]).toMatchObject({
+      field: 'email',
+      fixed_by: 'review_link',
+      fix: { kind: 'cell', row: 3, before: '', after: 'c@x.org' },
+    });
     expect(Date.parse(fixed[2].fixed_at)).not.toBeNaN();
 
     const undone = await review.undo();

@@ -177,7 +177,10 @@ export function reviewApi(reviewUrl: string) {
     approve: (mapping_rule?: unknown, rows_with_problems?: unknown) =>
       call(at('approve'), {
         method: 'POST',
-        body: { ...(mapping_rule === undefined ? {} : { mapping_rule }), ...(rows_with_problems === undefined ? {} : { rows_with_problems }) },
+        body: {
+          ...(mapping_rule === undefined ? {} : { mapping_rule }),
+          ...(rows_with_problems === undefined ? {} : { rows_with_problems }),
+        },
       }),
     fix: (field: unknown, fix: unknown) => call(at('fixes'), { method: 'POST', body: { field, fix } }),
     undo: () => call(at('fixes/undo'), { method: 'POST', body: {} }),

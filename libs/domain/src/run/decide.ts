@@ -104,7 +104,10 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       requireOpenReview(run, command.at);
       if (!Object.hasOwn(run.schema.fields, command.field)) refuse('invalid_fix', `The schema has no field "${command.field}".`);
       if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
-        refuse('too_many_fixes', `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`);
+        refuse(
+          'too_many_fixes',
+          `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`,
+        );
       const read = readValueFix(command.fix, run.total_rows);
       if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
       return [
