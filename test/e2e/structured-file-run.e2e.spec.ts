@@ -27,6 +27,7 @@ const RUN_FIELDS = [
   'input_has_header',
   'total_rows',
   'processed_rows',
+  'rows_excluded', // an addition to the spec's fields (docs/api.md)
   'error',
   'notification_status',
   'download_url',
