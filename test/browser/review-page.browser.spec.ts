@@ -246,10 +246,32 @@ describe('hosted review page in Chromium', () => {
     await dialog.getByRole('button', { name: 'Yes, cancel the review' }).click();
     await page.getByRole('heading', { name: 'Review canceled' }).waitFor();
     await expect(page.getByText('You can close this page now.').count()).resolves.toBe(1);
+    // Canceled is not a success: not shown in the success colours (D8).
+    await expect(page.locator('.state-closed').getAttribute('class')).resolves.not.toMatch(/\bok\b/);
     await expect(page.getByRole('combobox', { name: 'Email' }).isDisabled()).resolves.toBe(true);
     await screenshot(page, '04-canceled');
     const after = await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey });
     expect(after.body.review_state).toBe('canceled');
+    await page.context().close();
+  });
+
+  it('says only what is still true after approval: no stale "Changes saved.", the output being produced, then ready; read-only hints (D8)', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await page.getByText('Changes saved.').waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Yes, approve' }).click();
+    await page.getByRole('heading', { name: 'Approved' }).waitFor();
+    await expect(page.getByText('Changes saved.').count()).resolves.toBe(0);
+    // The output of 30 rows is written within moments: the open page says so without a reload.
+    await page.getByText('The final output is ready.', { exact: false }).waitFor({ timeout: 10000 });
+    await expect(page.getByText('For each field, choose the column', { exact: false }).count()).resolves.toBe(0);
+    await page.getByText('The column of your file that feeds each field.').waitFor();
+    const later = await openPage(run.review_url);
+    await later.getByText('The final output is ready.', { exact: false }).waitFor();
+    await expect(later.getByText('being produced', { exact: false }).count()).resolves.toBe(0);
+    await later.context().close();
     await page.context().close();
   });
 
@@ -283,10 +305,12 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
-  it('shows "being prepared" until the file is read, then the review without a reload', async () => {
+  it('waits for the file before the upload (not "being read"), then shows the review without a reload (D8)', async () => {
     const run = await createRun();
     const page = await openPage(run.review_url);
-    await page.getByRole('heading', { name: 'Preparing your data' }).waitFor();
+    await page.getByRole('heading', { name: 'Waiting for the file' }).waitFor();
+    await page.getByText('No file has been uploaded yet.', { exact: false }).waitFor();
+    await expect(page.getByText('The file is being read.', { exact: false }).count()).resolves.toBe(0);
     await screenshot(page, '06-preparing');
     await page.evaluate(() => {
       (window as any).sameDocument = true;

@@ -242,6 +242,8 @@ describe('review link after its deadline', () => {
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],
+      waiting_for_upload: false,
+      output_ready: false,
       total_rows: null,
       processed_rows: 0,
       review_expires_at: ready.review_expires_at,

@@ -26,6 +26,10 @@ export interface ReviewView {
   value_fixes: NonNullable<RunState['value_fixes']>;
   total_rows: number | null;
   processed_rows: number;
+  /** No file has arrived yet (the page says so instead of "being read"). */
+  waiting_for_upload: boolean;
+  /** The approved run's output is written (the page says it is ready instead of "being produced"). */
+  output_ready: boolean;
   review_expires_at: string | null;
   review_approved_at: string | null;
   review_canceled_at: string | null;
@@ -88,6 +92,8 @@ export class ReviewService {
       value_fixes: run.value_fixes ?? [],
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
+      waiting_for_upload: run.status === 'awaiting_upload',
+      output_ready: run.stage === 'final' && run.status === 'completed',
       review_expires_at: run.review_expires_at,
       review_approved_at: run.review_approved_at,
       review_canceled_at: run.review_canceled_at,
@@ -114,6 +120,8 @@ export class ReviewService {
       value_fixes: [],
       total_rows: null,
       processed_rows: 0,
+      waiting_for_upload: false,
+      output_ready: false,
       review_expires_at: run.review_expires_at,
       review_approved_at: null,
       review_canceled_at: null,

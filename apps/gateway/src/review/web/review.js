@@ -117,6 +117,8 @@
     if (view.phase !== shownPhase) {
       const first = shownPhase === null;
       shownPhase = view.phase;
+      // What was said about the former state ("Changes saved.") is stale in the new one.
+      say('');
       main.replaceChildren();
       main.removeAttribute('aria-busy');
       ({
@@ -130,6 +132,8 @@
       if (!first) main.querySelector('[data-focus]')?.focus();
     } else if (view.phase === 'preparing') {
       updatePreparing();
+    } else if (view.phase === 'approved') {
+      updateApproved();
     }
     if (view.phase === 'active' && view.review_expires_at && !expiryTimer) {
       // The page turns to its expired state by itself when the deadline passes.
@@ -169,13 +173,14 @@
 
   function renderPreparing() {
     main.setAttribute('aria-busy', 'true');
-    main.append(
-      stateSection('preparing', t('preparing_title'), el('p', { text: t('preparing_body') }), el('p', { id: 'progress', class: 'muted' })),
-    );
+    main.append(stateSection('preparing', '', el('p', { id: 'preparing-body' }), el('p', { id: 'progress', class: 'muted' })));
     updatePreparing();
   }
 
+  /** Before the upload the page waits for the file; after it, the file is being read. */
   function updatePreparing() {
+    document.getElementById('state-title').textContent = view.waiting_for_upload ? t('preparing_upload_title') : t('preparing_title');
+    document.getElementById('preparing-body').textContent = view.waiting_for_upload ? t('preparing_upload') : t('preparing_body');
     const progress = document.getElementById('progress');
     if (progress) progress.textContent = view.processed_rows > 0 ? t('preparing_progress', { count: view.processed_rows }) : '';
     setTimeout(load, PREPARING_POLL_MS);
@@ -229,18 +234,27 @@
     refreshPreview();
   }
 
+  const approvedBody = () => t(view.output_ready ? 'approved_body_ready' : 'approved_body', { date: formatDate(view.review_approved_at) });
+
+  /** An approved review says when its output is ready: the page keeps asking until it is. */
+  function updateApproved() {
+    const body = document.getElementById('closed-body');
+    if (body) body.textContent = approvedBody();
+    if (!view.output_ready) setTimeout(load, PREPARING_POLL_MS);
+  }
+
   function closedNotice() {
     const approved = view.phase === 'approved';
     const title = approved ? t('approved_title') : t('canceled_title');
-    const body = approved
-      ? t('approved_body', { date: formatDate(view.review_approved_at) })
-      : t('canceled_body', { date: formatDate(view.review_canceled_at) });
+    const body = approved ? approvedBody() : t('canceled_body', { date: formatDate(view.review_canceled_at) });
     const callback = approved ? view.success_callback : view.cancel_callback;
+    if (approved && !view.output_ready) setTimeout(load, PREPARING_POLL_MS);
     const section = el(
       'section',
-      { class: 'notice ok state-closed', 'aria-labelledby': 'state-title' },
+      // Approved is a success; canceled is not (no output will come), so it is not shown in green.
+      { class: approved ? 'notice ok state-closed' : 'notice state-closed', 'aria-labelledby': 'state-title' },
       el('h2', { id: 'state-title', tabindex: '-1', 'data-focus': true, text: title }),
-      el('p', { text: body }),
+      el('p', { id: 'closed-body', text: body }),
     );
     if (justActed && callback) {
       let target = null;
@@ -298,7 +312,7 @@
       'section',
       { 'aria-labelledby': 'mapping-title' },
       el('h2', { id: 'mapping-title', text: t('mapping_title') }),
-      el('p', { class: 'muted', text: t('mapping_hint') }),
+      el('p', { class: 'muted', text: readOnly() ? t('mapping_hint_read_only') : t('mapping_hint') }),
       el(
         'div',
         { class: 'column-head', 'aria-hidden': 'true' },
