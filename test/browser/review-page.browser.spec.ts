@@ -195,6 +195,8 @@ describe('hosted review page in Chromium', () => {
     await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
     await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
     await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+    // Nothing to undo yet: no undo on screen.
+    await expect(page.getByRole('button', { name: 'Undo last fix' }).isVisible()).resolves.toBe(false);
 
     const section = page.getByRole('region', { name: 'Rows with problems' });
     await section.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'age (2)' });
@@ -401,6 +403,56 @@ describe('hosted review page in Chromium', () => {
       expect(text).not.toContain(english);
     }
     await screenshot(page, '10-arabic-rtl');
+    await page.context().close();
+  });
+
+  it('keeps file values in their own direction on an Arabic page: "+49 30 12342" stays as written (D3)', async () => {
+    const run = await readyRun({ locale: 'ar' }, 'E-mail,Customer No.\nann@x.org,+49 30 12342\n');
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'Customer No.' });
+    const page = await openPage(run.review_url);
+    const cell = page.locator('#preview tbody tr').first().locator('td').nth(1);
+    await cell.filter({ hasText: '12342' }).waitFor();
+    // Where the first and the last character are drawn: left to right, as written.
+    const [first, last] = await cell.evaluate((td) => {
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      const node = walker.nextNode() as Text;
+      const at = (i: number) => {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        return range.getBoundingClientRect().x;
+      };
+      return [at(0), at(node.length - 1)];
+    });
+    expect(first).toBeLessThan(last);
+    // A header ending in punctuation keeps it at its end in the column choices (isolated, not reordered).
+    const option = await page.getByRole('combobox', { name: 'first_name' }).locator('option:checked').innerText();
+    expect(option).toBe('\u2068Customer No.\u2069');
+    await page.context().close();
+  });
+
+  it('keeps the row number in sight when the rows scroll sideways, shows cut values whole on hover, and wraps a long caption (D9)', async () => {
+    const long = 'x'.repeat(120);
+    const run = await readyRun({ locale: 'pl' }, `E-mail,First,Years,Birthday\nann@x.org,${long},30,01/01/1990\n`);
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' });
+    const page = await openPage(run.review_url, { width: 390 });
+    const wrap = page.locator('.table-wrap').first();
+    await page.locator('#preview tbody tr').first().waitFor();
+    await wrap.evaluate((w) => (w.scrollLeft = w.scrollWidth));
+    const wrapBox = (await wrap.boundingBox())!;
+    const rowHead = (await page.locator('#preview tbody th').first().boundingBox())!;
+    expect(rowHead.x).toBeGreaterThanOrEqual(wrapBox.x - 1);
+    const cut = page.locator('#preview tbody tr').first().locator('td').nth(1);
+    await expect(cut.getAttribute('title')).resolves.toBe(long.toUpperCase());
+    // The caption names the table and stays whole in view while the rows scroll sideways.
+    await page.getByRole('table', { name: 'Pierwszy wiersz w postaci, w jakiej zostanie dostarczony' }).waitFor();
+    const caption = page.locator('#preview-caption');
+    const fits = await caption.evaluate((c) => {
+      const box = c.getBoundingClientRect();
+      return c.scrollWidth <= c.clientWidth && box.left >= 0 && box.right <= document.documentElement.clientWidth;
+    });
+    await screenshot(page, '12-polish-phone-scrolled');
+    expect(fits).toBe(true);
     await page.context().close();
   });
 

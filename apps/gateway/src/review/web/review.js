@@ -19,6 +19,10 @@
   const COUNT_POLL_MS = 1000;
   const PROBLEM_ROWS_PER_PAGE = 20;
   const REDIRECT_DELAY_MS = 1200;
+  /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
+  const LONG_VALUE = 24;
+  /** A file's text in a list of choices, isolated (FSI…PDI): an option cannot hold a <bdi>. */
+  const isolate = (text) => `\u2068${text}\u2069`;
 
   /** A catalog string with {placeholders}; plural entries are chosen by `count`. */
   function t(key, params = {}) {
@@ -280,7 +284,7 @@
       const id = safeId(f.name);
       const select = el('select', { id, 'data-field': f.name, disabled: readOnly(), 'aria-required': f.is_required ? 'true' : undefined });
       select.append(el('option', { value: '', text: t('not_mapped') }));
-      for (const h of view.source_headers) select.append(el('option', { value: h, text: h }));
+      for (const h of view.source_headers) select.append(el('option', { value: h, text: isolate(h) }));
       select.addEventListener('change', () => onMappingChange(f.name, select.value));
       list.append(
         el(
@@ -404,7 +408,13 @@
       el('h2', { id: 'preview-title', text: t('preview_title') }),
       fixesBar(),
       el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite' }),
-      el('div', { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') }, el('table', { id: 'preview' })),
+      // The caption sits outside the sideways-scrolling box (a <caption> scrolls away with its table), and names the table.
+      el('p', { id: 'preview-caption', class: 'table-caption' }),
+      el(
+        'div',
+        { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-label': t('preview_region') },
+        el('table', { id: 'preview', 'aria-labelledby': 'preview-caption' }),
+      ),
     );
   }
 
@@ -583,7 +593,9 @@
         ),
       );
     }
-    table.replaceChildren(...(caption ? [el('caption', { text: caption })] : []), el('thead', {}, head), body);
+    const captionBox = document.getElementById(`${table.id}-caption`);
+    if (captionBox) captionBox.textContent = caption ?? '';
+    table.replaceChildren(el('thead', {}, head), body);
   }
 
   function cell(c, field, rowNumber) {
@@ -591,7 +603,12 @@
     const fill = () => {
       td.replaceChildren();
       if (!c || c.value === null || c.value === '') td.append(el('span', { class: 'empty', text: t('empty_value') }));
-      else td.append(document.createTextNode(c.value));
+      else {
+        // Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No.").
+        td.append(el('bdi', { text: c.value }));
+        // A long value is cut at the column's width: the whole of it on hover.
+        if (c.value.length > LONG_VALUE) td.title = c.value;
+      }
       if (c && c.problem) {
         const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
         td.className = 'bad';
@@ -619,7 +636,7 @@
   /** Turns a bad cell into a small form: Enter (or Save) records the edit, Escape (or Discard) puts the cell back. */
   function editCell(td, c, field, rowNumber, restore) {
     const id = `edit-${safeId(field.name)}-${rowNumber}`;
-    const input = el('input', { id, type: 'text', value: c.value ?? '' });
+    const input = el('input', { id, type: 'text', dir: 'auto', value: c.value ?? '' });
     const discard = () => {
       restore();
       td.querySelector('.fix-cell')?.focus();
