@@ -456,6 +456,27 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it('shows what each column holds, marks columns in use, and warns when one column feeds two fields (D5)', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    const email = page.getByRole('combobox', { name: 'Email' });
+    await page.locator('#f-email-samples').filter({ hasText: 'User1@Example.com' }).waitFor();
+    await expect(page.locator('#f-email-samples').innerText()).resolves.toMatch(
+      /^Examples: .*User1@Example\.com.*User2@Example\.com.*User4@Example\.com/,
+    );
+    await expect(email.getAttribute('aria-describedby')).resolves.toContain('f-email-samples');
+
+    await page.getByRole('combobox', { name: 'age' }).selectOption('First');
+    await page.getByRole('combobox', { name: 'first_name' }).selectOption('First');
+    await page.getByText('This column also feeds first_name.', { exact: false }).waitFor();
+    await page.getByText('This column also feeds age.', { exact: false }).waitFor();
+    const firstOption = await email.locator('option[value="First"]').innerText();
+    expect(firstOption).toContain('used by first_name, age');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, '13-column-samples-shared');
+    await page.context().close();
+  });
+
   it('falls back to English for an unsupported locale', async () => {
     const run = await readyRun({ locale: 'sv' });
     const page = await openPage(run.review_url);

@@ -43,6 +43,22 @@ describe('review page API', () => {
     expect((await review.state()).body.mapping_version).toBe(1);
   });
 
+  it('previews values as the run delivers them: typed for JSON output, as read for CSV; and what each column holds', async () => {
+    const shown = async (output_format: string) => {
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'typed.csv', output_format },
+      });
+      await upload(run.body, 'E-mail,Years\na@x.org,037\nb@x.org,\nc@x.org,40\nd@x.org,41\n');
+      await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+      return (await reviewApi(run.body.review_url).preview({ email: 'E-mail', age: 'Years' })).body;
+    };
+    const json = await shown('json');
+    expect(json.rows[0].age).toEqual({ value: '37', problem: null });
+    expect(json.column_samples).toEqual({ 'E-mail': ['a@x.org', 'b@x.org', 'c@x.org'], Years: ['037', '40', '41'] });
+    expect((await shown('csv')).rows[0].age).toEqual({ value: '037', problem: null });
+  });
+
   it('counts rows with problems across the whole file, per field too, for any mapping', async () => {
     const review = await readyReview();
     const both = await review.problems({ email: 'E-mail', age: 'Years' });

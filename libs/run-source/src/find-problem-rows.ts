@@ -13,12 +13,15 @@ export interface ProblemRowsQuery {
 }
 
 export interface ReviewCell {
-  /** The value as the CSV output writes it (text; null when empty). */
+  /**
+   * The value as the run's output delivers it, written as text: typed for JSON output (true,
+   * 37.5), as read for CSV; null when empty. A value with a problem is always the text as read.
+   */
   value: string | null;
   problem: CellProblem | null;
 }
 
-/** A row mapped as text (`mapRow(..., false)`) as the review shows it: each field's value and problem. */
+/** A mapped row as the review shows it: each field's value (typed when the row was mapped typed) and problem. */
 export function reviewCells(mapped: MappedRow, plan: FieldPlan[]): Record<string, ReviewCell> {
   const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
   return Object.fromEntries(
@@ -68,7 +71,7 @@ export async function findProblemRows(
         if (!plan.some((p) => matches(p.check(cellOf(p, row, checked)).problem, query.kind))) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
-        rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, false), source.plan) });
+        rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });
       }
     }
   } finally {

@@ -4,7 +4,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
-import { readMappedSource, reviewCells, type ProblemRowsPage, type ProblemRowsQuery, type ReviewCell } from '@app/run-source';
+import { readMappedSource, readSampleRows, reviewCells, type ProblemRowsPage, type ProblemRowsQuery, type ReviewCell } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 
@@ -12,7 +12,13 @@ export const PREVIEW_ROWS = 20;
 
 export interface Preview {
   rows: Record<string, ReviewCell>[];
+  /** Up to three different non-empty values of each source column, from its first rows (what the column holds). */
+  column_samples: Record<string, string[]>;
 }
+
+/** Rows read for a column's samples, and how many samples each column gets. */
+const SAMPLE_ROWS = 50;
+const SAMPLES_PER_COLUMN = 3;
 export interface ProblemCount {
   /** `counting`: still running (asked without waiting); the figures are then the rows checked so far and zeros. */
   status: 'counted' | 'superseded' | 'counting';
@@ -50,6 +56,8 @@ export class ReviewPreviewService {
   private readonly logger = new Logger(ReviewPreviewService.name);
   private readonly counted = new Map<string, ProblemCount>();
   private readonly running = new Map<string, CountJob>();
+  /** A run's source never changes: its column samples are read once. */
+  private readonly samples = new Map<string, Record<string, string[]>>();
 
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
@@ -71,7 +79,33 @@ export class ReviewPreviewService {
     } finally {
       await source.batches.return(undefined);
     }
-    return { rows };
+    return { rows, column_samples: await this.columnSamples(run) };
+  }
+
+  private async columnSamples(run: RunState): Promise<Record<string, string[]>> {
+    const known = this.samples.get(run.id);
+    if (known) return known;
+    let rows: string[][];
+    try {
+      rows = await readSampleRows(this.blobs, run, SAMPLE_ROWS);
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: column samples could not be read: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+    }
+    const samples = Object.fromEntries(
+      run.source_headers.map((header, i) => {
+        const seen = new Set<string>();
+        for (const row of rows) {
+          const value = (row[i] ?? '').trim();
+          if (value !== '') seen.add(value);
+          if (seen.size >= SAMPLES_PER_COLUMN) break;
+        }
+        return [header, [...seen]];
+      }),
+    );
+    this.samples.set(run.id, samples);
+    if (this.samples.size > CACHE_SIZE) this.samples.delete(this.samples.keys().next().value as string);
+    return samples;
   }
 
   /**
@@ -163,8 +197,8 @@ export class ReviewPreviewService {
 
   private async open(run: RunState, mapping: MappingRule) {
     try {
-      // Text values, as the CSV output writes them; JSON output types the same values.
-      return await readMappedSource(this.blobs, run, mapping, { typed: false });
+      // Values as the run's output delivers them: typed for JSON ("Y" shows true, "37.50" 37.5), text for CSV.
+      return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json' });
     } catch (err) {
       this.logger.error(`Run ${run.id}: preview could not read the source: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');

@@ -90,6 +90,8 @@
   let saving = Promise.resolve();
   let previewSeq = 0;
   let countTimer = null;
+  /** Up to three values of each source column (from the preview), shown under the column chosen. */
+  let columnSamples = {};
   let lastCount = null;
   /** The mapping lastCount was counted for, and the progress of the count under way (null when none runs). */
   let lastCountFor = null;
@@ -306,7 +308,9 @@
             'div',
             {},
             select,
+            el('p', { class: 'field-samples muted', id: `${id}-samples`, hidden: true }),
             el('p', { class: 'field-warning', id: `${id}-warn`, hidden: true, text: t('required_unmapped') }),
+            el('p', { class: 'field-warning', id: `${id}-shared`, hidden: true }),
             el('p', { class: 'field-count', id: `${id}-count`, hidden: true }),
           ),
         ),
@@ -327,14 +331,42 @@
     );
   }
 
+  /** The labels of the fields fed by each column. */
+  function fieldsByColumn() {
+    const users = new Map();
+    for (const f of fieldsById()) {
+      const column = mapping[f.name];
+      if (column) users.set(column, [...(users.get(column) || []), f]);
+    }
+    return users;
+  }
+
   /** Puts `mapping` into the selects and flags; leaves focus where it is. */
   function syncEditor() {
+    const users = fieldsByColumn();
     for (const f of fieldsById()) {
       const id = safeId(f.name);
       const select = document.getElementById(id);
       if (!select) continue;
       const value = mapping[f.name] || '';
       if (select.value !== value) select.value = value;
+      // Each column says which other fields it already feeds.
+      for (const option of select.options) {
+        if (!option.value) continue;
+        const others = (users.get(option.value) || []).filter((u) => u.name !== f.name).map((u) => u.label);
+        const text = others.length
+          ? `${isolate(option.value)} · ${t('column_used_by', { fields: others.join(', ') })}`
+          : isolate(option.value);
+        if (option.textContent !== text) option.textContent = text;
+      }
+      const samples = document.getElementById(`${id}-samples`);
+      const values = value ? columnSamples[value] || [] : [];
+      samples.hidden = values.length === 0;
+      samples.textContent = values.length ? t('column_samples', { values: values.map(isolate).join(', ') }) : '';
+      const shared = document.getElementById(`${id}-shared`);
+      const sharing = value ? (users.get(value) || []).filter((u) => u.name !== f.name).map((u) => u.label) : [];
+      shared.hidden = sharing.length === 0;
+      shared.textContent = sharing.length ? t('column_shared', { fields: sharing.join(', ') }) : '';
       const unmapped = f.is_required && value === '';
       document.getElementById(`${id}-warn`).hidden = !unmapped;
       select.closest('.field').classList.toggle('unmapped-required', unmapped);
@@ -346,7 +378,9 @@
       const describedBy = [
         `${id}-meta`,
         f.description ? `${id}-desc` : null,
+        samples.hidden ? null : `${id}-samples`,
         unmapped ? `${id}-warn` : null,
+        shared.hidden ? null : `${id}-shared`,
         count.hidden ? null : `${id}-count`,
       ];
       select.setAttribute('aria-describedby', describedBy.filter(Boolean).join(' '));
@@ -428,7 +462,9 @@
     try {
       const preview = await api('preview', 'POST', { mapping_rule: asked });
       if (seq !== previewSeq) return;
+      columnSamples = preview.column_samples || {};
       renderPreview(preview.rows);
+      syncEditor();
     } catch (err) {
       if (seq === previewSeq) handleFailure(err);
       return;
