@@ -477,6 +477,48 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it("maps a picklist's values to the allowed ones, with suggestions filled in, by keyboard", async () => {
+    const tiers = await setupOrganization(svc, {
+      email: { description: 'E-mail', data_type: 'email', is_required: true },
+      tier: {
+        description: 'Customer tier',
+        data_type: 'enum',
+        is_required: false,
+        allowed_values: [
+          { value: 'platinum', label: 'Platinum' },
+          { value: 'gold', label: 'Gold' },
+        ],
+      },
+    });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: tiers.apiKey,
+      body: { schema_id: tiers.schemaId, filename: 'tiers.csv' },
+    });
+    await upload(created.body, 'email,tier\na@x.org,Plat.\nb@x.org,GOLD\nc@x.org,bronze\n');
+    await waitForRun(svc, tiers.apiKey, created.body.id, (r) => r.review_state === 'active');
+    const page = await openPage(created.body.review_url);
+    await page.getByText('3 of 3 rows have problems.', { exact: false }).or(page.getByText('2 of 3 rows have problems.')).waitFor();
+    await page.getByText('Allowed: Platinum, Gold').waitFor();
+    await page.getByRole('button', { name: 'Map values' }).click();
+    await page.getByRole('heading', { name: 'Values of tier' }).waitFor();
+    await expect(page.locator('.picklist').innerText()).resolves.not.toContain('null');
+    await page.getByText('Choice from a list', { exact: true }).waitFor();
+    await page.getByText('Not one of the allowed values').first().waitFor();
+    // Suggestions are filled in; a value with none is kept as it is until the reviewer chooses.
+    await expect(page.getByRole('combobox', { name: 'Plat.' }).inputValue()).resolves.toBe('platinum');
+    await expect(page.getByRole('combobox', { name: 'GOLD' }).inputValue()).resolves.toBe('gold');
+    await expect(page.getByRole('combobox', { name: 'bronze' }).inputValue()).resolves.toBe('');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.getByRole('combobox', { name: 'bronze' }).focus();
+    await page.keyboard.press('ArrowDown'); // Platinum
+    await page.keyboard.press('ArrowDown'); // Gold
+    await page.getByRole('button', { name: 'Save value mapping' }).click();
+    await page.getByText('No problems found in 3 rows.').waitFor();
+    await expect(page.locator('#preview tbody tr').nth(2).locator('td').nth(1).innerText()).resolves.toBe('gold');
+    await screenshot(page, '14-picklist');
+    await page.context().close();
+  });
+
   it('falls back to English for an unsupported locale', async () => {
     const run = await readyRun({ locale: 'sv' });
     const page = await openPage(run.review_url);

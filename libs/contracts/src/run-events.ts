@@ -20,6 +20,14 @@ export interface FieldDefinition {
   label?: string | null;
   format?: string | null;
   transformations?: Record<string, FieldTransformation>;
+  /** For data_type `enum` (a picklist): the allowed values, each with the label reviewers see (docs/api.md). */
+  allowed_values?: AllowedValue[];
+  /** The description in other review languages, by locale (`de`, `fr`, ...); `description` is the default. */
+  descriptions?: Record<string, string>;
+}
+export interface AllowedValue {
+  value: string;
+  label?: string | null;
 }
 
 export interface SchemaSnapshot {
@@ -120,7 +128,12 @@ export interface MappingEdited {
 export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
   | { kind: 'replace'; find: string; replace: string; whole_value: boolean }
-  | { kind: 'normalise'; normaliser: Normaliser; decimal_separator?: ',' | '.'; date_pattern?: string };
+  | { kind: 'normalise'; normaliser: Normaliser; decimal_separator?: ',' | '.'; date_pattern?: string }
+  /**
+   * A picklist's value mapping: each value the field has (before any picklist mapping) to an
+   * allowed value; values not named are kept. The latest one of a field replaces the earlier ones.
+   */
+  | { kind: 'picklist'; values: Record<string, string> };
 export type Normaliser = 'trim' | 'boolean' | 'amount' | 'url' | 'date';
 export interface ValuesFixed {
   fix_id: string;

@@ -3,7 +3,14 @@ import type { BlobStore } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { RunState } from '@app/domain';
-import { countMappingProblems, findProblemRows, inspectStructuredFile, writeRunOutput, type ProblemRowsQuery } from '@app/run-source';
+import {
+  countMappingProblems,
+  distinctFieldValues,
+  findProblemRows,
+  inspectStructuredFile,
+  writeRunOutput,
+  type ProblemRowsQuery,
+} from '@app/run-source';
 
 /** What a task has beside its input: the stores it reads and writes, opened once per thread. */
 export interface TaskEnvironment {
@@ -33,6 +40,12 @@ export const CPU_TASKS = {
     _progress: (n: number) => void,
     signal?: AbortSignal,
   ) => findProblemRows(env.blobs, input.run, input.mapping, input.query, signal),
+  distinctFieldValues: (
+    input: { run: RunState; mapping: MappingRule; field: string },
+    env: TaskEnvironment,
+    _progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => distinctFieldValues(env.blobs, input.run, input.mapping, input.field, signal),
 };
 
 export type CpuTaskName = keyof typeof CPU_TASKS;

@@ -13,6 +13,7 @@ export * from './fields/typed-value';
 export * from './fields/map-row';
 export * from './fields/value-fixes';
 export * from './fields/normalisers';
+export * from './fields/picklists';
 export * from './run/locale';
 export * from './extraction';
 export * from './webhooks/webhook-policy';

@@ -3,3 +3,4 @@ export * from './write-output';
 export * from './inspect-structured-file';
 export * from './count-problems';
 export * from './find-problem-rows';
+export * from './distinct-values';

@@ -1,4 +1,4 @@
-import { validateTransformations } from '@app/domain';
+import { validatePicklistAndDescriptions, validateTransformations } from '@app/domain';
 import type { FieldDefinition } from '@app/contracts';
 import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
@@ -71,6 +71,7 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
         addError(errors, `${at}.${opt}`, `The ${opt} must be a string or null.`);
     }
     for (const problem of validateTransformations(def.transformations)) addError(errors, `${at}.transformations`, problem);
+    for (const { at: where, problem } of validatePicklistAndDescriptions(def)) addError(errors, `${at}.${where}`, problem);
     out[name] = {
       description: def.description as string,
       data_type: def.data_type as string,
@@ -78,6 +79,15 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
       label: (def.label as string | null | undefined) ?? null,
       format: (def.format as string | null | undefined) ?? null,
       ...(def.transformations ? { transformations: def.transformations as FieldDefinition['transformations'] } : {}),
+      ...(def.allowed_values
+        ? {
+            allowed_values: (def.allowed_values as { value: string; label?: string | null }[]).map((a) => ({
+              value: a.value,
+              label: a.label ?? null,
+            })),
+          }
+        : {}),
+      ...(def.descriptions ? { descriptions: def.descriptions as Record<string, string> } : {}),
     };
   }
   return out;

@@ -34,6 +34,22 @@ export class FieldDefinitionDto {
     },
   })
   transformations?: Record<string, { enabled: boolean; [option: string]: unknown }>;
+  @ApiPropertyOptional({
+    description: 'Addition to the spec: for data_type `enum` (a picklist), the allowed values and the labels reviewers see.',
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { value: { type: 'string' }, label: { type: 'string', nullable: true } },
+      required: ['value'],
+    },
+  })
+  allowed_values?: { value: string; label?: string | null }[];
+  @ApiPropertyOptional({
+    description: 'Addition to the spec: the description in other review languages, by locale; `description` is the default.',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
+  descriptions?: Record<string, string>;
 }
 
 @ApiSchema({ name: 'Schema', description: 'A target schema of the organization.' })

@@ -2,9 +2,16 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { isReviewWindowOver, normalizeMapping, type CellProblem, type RunState } from '@app/domain';
+import { allowedValuesOf, isReviewWindowOver, normalizeMapping, suggestAllowedValue, type CellProblem, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
-import { readMappedSource, readSampleRows, reviewCells, type ProblemRowsPage, type ProblemRowsQuery, type ReviewCell } from '@app/run-source';
+import {
+  readMappedSource,
+  readSampleRows,
+  reviewCells,
+  type ProblemRowsPage,
+  type ProblemRowsQuery,
+  type ReviewCell,
+} from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 
@@ -159,6 +166,35 @@ export class ReviewPreviewService {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       this.logger.error(`Run ${run.id}: rows with problems could not be listed: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+    }
+  }
+
+  /**
+   * The values a picklist field has over the whole file (before its picklist mapping), each
+   * with its rows, the allowed value it is mapped to now and the one suggested for it.
+   */
+  async picklistValues(run: RunState, mapping: unknown, field: unknown) {
+    const normalized = this.requirePreviewable(run, mapping);
+    const definition = typeof field === 'string' && Object.hasOwn(run.schema.fields, field) ? run.schema.fields[field] : null;
+    if (!definition || definition.data_type !== 'enum')
+      throw ApiError.validation({ field: ['The field must be the name of a schema field of data_type "enum".'] });
+    const name = field as string;
+    const allowed = allowedValuesOf(definition);
+    const latest = [...(run.value_fixes ?? [])].reverse().find((f) => f.field === name && f.fix.kind === 'picklist');
+    const current = latest && latest.fix.kind === 'picklist' ? latest.fix.values : {};
+    try {
+      const found = await this.cpu.run('distinctFieldValues', { run, mapping: normalized, field: name });
+      if (!found) throw new Error('the search was stopped');
+      return {
+        allowed_values: allowed,
+        distinct: found.distinct,
+        more: found.more,
+        values: found.values.map((v) => ({ ...v, mapped_to: current[v.value] ?? null, suggestion: suggestAllowedValue(v.value, allowed) })),
+      };
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      this.logger.error(`Run ${run.id}: picklist values could not be read: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
     }
   }

@@ -185,6 +185,15 @@ export class ReviewController {
     return this.previews.countProblems(run, body.mapping_rule, body.wait !== false);
   }
 
+  /** A picklist field's values over the whole file, with their current mapping and a suggestion each. */
+  @Post('picklist-values')
+  @HttpCode(200)
+  async picklistValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    const body = bodyOf(raw);
+    return this.previews.picklistValues(run, body.mapping_rule, body.field);
+  }
+
   /** One page of the rows with problems over the whole file, filtered by field and kind. */
   @Post('problem-rows')
   @HttpCode(200)

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { effectiveReviewState, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
+import { allowedValuesOf, effectiveReviewState, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -18,7 +18,16 @@ export interface ReviewView {
   appearance: RunState['appearance'];
   filename: string | null;
   encoding: string | null;
-  fields: { name: string; label: string; description: string; data_type: string; is_required: boolean }[];
+  fields: {
+    name: string;
+    label: string;
+    /** In the review's language when the schema gives it (descriptions), else the default. */
+    description: string;
+    data_type: string;
+    is_required: boolean;
+    /** A picklist's allowed values (data_type enum); absent for other fields. */
+    allowed_values?: { value: string; label: string }[];
+  }[];
   source_headers: string[];
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
@@ -82,9 +91,12 @@ export class ReviewService {
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
         label: (run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null) ?? f.label ?? name,
-        description: f.description,
+        description: f.descriptions?.[supportedLocale(run.locale)] ?? f.description,
         data_type: f.data_type,
         is_required: f.is_required,
+        ...(f.data_type === 'enum'
+          ? { allowed_values: allowedValuesOf(f).map((a) => ({ value: a.value, label: a.label ?? a.value })) }
+          : {}),
       })),
       source_headers: run.source_headers,
       mapping_rule: run.mapping_rule,

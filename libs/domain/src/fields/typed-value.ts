@@ -7,7 +7,7 @@ import { compileDateCheck } from './transformations';
  * data_type values the service checks. Any other data_type is accepted as text
  * (the spec does not list them; docs/decisions.md).
  */
-export const KNOWN_DATA_TYPES = ['string', 'text', 'email', 'date', 'datetime', 'number', 'integer', 'boolean', 'url'] as const;
+export const KNOWN_DATA_TYPES = ['string', 'text', 'email', 'date', 'datetime', 'number', 'integer', 'boolean', 'url', 'enum'] as const;
 
 export type CellProblem = 'required' | 'type';
 
@@ -128,6 +128,11 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
     case 'date':
     case 'datetime':
       return compileDateTypeCheck(field);
+    case 'enum': {
+      // A picklist: one of its allowed values, exactly (a reviewer maps the others to them).
+      const allowed = new Set((field.allowed_values ?? []).map((a) => a.value));
+      return (raw) => (allowed.has(raw.trim()) ? { value: raw.trim(), problem: null } : { value: raw, problem: 'type' });
+    }
     default:
       return (raw) => ({ value: raw, problem: null });
   }

@@ -20,6 +20,10 @@ export function deliveredDatePattern(field: FieldDefinition): string {
 type Step = { kind: 'value'; apply: (v: string) => string } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
 
 function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinition): (v: string) => string {
+  if (fix.kind === 'picklist') {
+    const values = new Map(Object.entries(fix.values));
+    return (v) => values.get(v.trim()) ?? v;
+  }
   if (fix.kind === 'replace') {
     const { find, replace } = fix;
     return fix.whole_value ? (v) => (v === find ? replace : v) : (v) => (v.includes(find) ? v.split(find).join(replace) : v);
@@ -41,8 +45,12 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
  */
 export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: string, field: FieldDefinition) {
   const steps: Step[] = [];
-  for (const { field: name, fix } of fixes) {
+  // A picklist's value mapping is saved whole each time: the latest one of the field replaces the earlier ones.
+  const latestPicklist = [...fixes].reverse().find((f) => f.field === fieldName && f.fix.kind === 'picklist');
+  for (const applied of fixes) {
+    const { field: name, fix } = applied;
     if (name !== fieldName) continue;
+    if (fix.kind === 'picklist' && applied !== latestPicklist) continue;
     if (fix.kind !== 'cell') {
       steps.push({ kind: 'value', apply: valueStep(fix, field) });
       continue;
@@ -79,7 +87,11 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length <=
  * Reads a fix as a reviewer's request gives it; the messages say what is wrong. `totalRows`
  * bounds a cell edit's row when the run knows it. Pure.
  */
-export function readValueFix(input: unknown, totalRows: number | null): { fix: ValueFix } | { problems: string[] } {
+export function readValueFix(
+  input: unknown,
+  totalRows: number | null,
+  field?: FieldDefinition,
+): { fix: ValueFix } | { problems: string[] } {
   const o = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const problems: string[] = [];
   const textProblem = (name: string) => `${name} must be text of at most ${MAX_FIX_TEXT} characters.`;
@@ -119,7 +131,21 @@ export function readValueFix(input: unknown, totalRows: number | null): { fix: V
         },
       };
     }
+    case 'picklist': {
+      const allowed = new Set((field?.data_type === 'enum' ? (field.allowed_values ?? []) : []).map((a) => a.value));
+      if (allowed.size === 0) return { problems: ['A picklist mapping is only for fields of data_type "enum".'] };
+      const values = o.values;
+      if (!values || typeof values !== 'object' || Array.isArray(values))
+        return { problems: ['values must be an object of value to allowed value.'] };
+      const entries = Object.entries(values as Record<string, unknown>);
+      if (entries.length > MAX_FIX_TEXT / 10) problems.push(`values may name at most ${MAX_FIX_TEXT / 10} values.`);
+      for (const [from, to] of entries) {
+        if (from.length > MAX_FIX_TEXT) problems.push(textProblem('Each value'));
+        if (typeof to !== 'string' || !allowed.has(to)) problems.push(`"${from}" must map to one of the allowed values.`);
+      }
+      return problems.length ? { problems } : { fix: { kind: 'picklist', values: Object.fromEntries(entries) as Record<string, string> } };
+    }
     default:
-      return { problems: ['kind must be "cell", "replace" or "normalise".'] };
+      return { problems: ['kind must be "cell", "replace", "normalise" or "picklist".'] };
   }
 }

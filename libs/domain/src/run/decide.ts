@@ -108,7 +108,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
           'too_many_fixes',
           `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`,
         );
-      const read = readValueFix(command.fix, run.total_rows);
+      const read = readValueFix(command.fix, run.total_rows, run.schema.fields[command.field]);
       if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
       return [
         {

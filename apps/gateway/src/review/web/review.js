@@ -311,6 +311,7 @@
             el('p', { class: 'field-samples muted', id: `${id}-samples`, hidden: true }),
             el('p', { class: 'field-warning', id: `${id}-warn`, hidden: true, text: t('required_unmapped') }),
             el('p', { class: 'field-warning', id: `${id}-shared`, hidden: true }),
+            f.allowed_values ? picklistControls(f, id) : null,
             el('p', { class: 'field-count', id: `${id}-count`, hidden: true }),
           ),
         ),
@@ -328,6 +329,98 @@
         el('span', { text: t('mapping_column') }),
       ),
       list,
+    );
+  }
+
+  // ---- Picklists: each value of the column mapped to an allowed value ------------------
+
+  function picklistControls(f, id) {
+    const panel = el('div', { class: 'picklist', id: `${id}-picklist`, hidden: true });
+    return el(
+      'div',
+      {},
+      el('p', {
+        class: 'muted',
+        text: t('picklist_allowed', { values: f.allowed_values.map((a) => a.label).join(', ') }),
+      }),
+      view.phase === 'active'
+        ? el('button', {
+            type: 'button',
+            id: `${id}-map-values`,
+            'aria-expanded': 'false',
+            'aria-controls': `${id}-picklist`,
+            text: t('picklist_open'),
+            onclick: (e) => togglePicklist(f, id, e.currentTarget, panel),
+          })
+        : null,
+      panel,
+    );
+  }
+
+  async function togglePicklist(f, id, button, panel) {
+    const open = button.getAttribute('aria-expanded') === 'true';
+    button.setAttribute('aria-expanded', String(!open));
+    panel.hidden = open;
+    if (open) return;
+    panel.replaceChildren(el('p', { 'aria-live': 'polite', text: t('picklist_loading') }));
+    let found;
+    try {
+      found = await api('picklist-values', 'POST', { mapping_rule: mapping, field: f.name });
+    } catch (err) {
+      panel.replaceChildren();
+      return handleFailure(err);
+    }
+    const choices = [];
+    const body = el('tbody');
+    found.values.forEach((v, i) => {
+      const select = el(
+        'select',
+        { id: `${id}-pick-${i}`, 'data-value': v.value },
+        el('option', { value: '', text: t('picklist_keep') }),
+        ...found.allowed_values.map((a) => el('option', { value: a.value, text: a.label ?? a.value })),
+      );
+      select.value = v.mapped_to ?? v.suggestion ?? '';
+      choices.push([v.value, select]);
+      body.append(
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, el('label', { for: select.id }, el('bdi', { text: v.value }))),
+          el('td', { text: numbers.format(v.rows) }),
+          el('td', {}, select),
+        ),
+      );
+    });
+    panel.replaceChildren(
+      el('h3', { id: `${id}-picklist-title`, text: t('picklist_title', { field: f.label }) }),
+      ...(found.more
+        ? [el('p', { class: 'muted', text: t('picklist_more', { shown: found.values.length, distinct: found.distinct }) })]
+        : []),
+      el(
+        'div',
+        { class: 'table-wrap', role: 'region', tabindex: '0', 'aria-labelledby': `${id}-picklist-title` },
+        el(
+          'table',
+          { 'aria-labelledby': `${id}-picklist-title` },
+          el(
+            'thead',
+            {},
+            el('tr', {}, ...['picklist_value', 'picklist_rows', 'picklist_to'].map((k) => el('th', { scope: 'col', text: t(k) }))),
+          ),
+          body,
+        ),
+      ),
+      el('button', {
+        type: 'button',
+        class: 'primary',
+        id: `${id}-picklist-save`,
+        text: t('picklist_save'),
+        onclick: () =>
+          fixValues(f.name, {
+            kind: 'picklist',
+            values: Object.fromEntries(choices.filter(([, s]) => s.value).map(([v, s]) => [v, s.value])),
+          }),
+      }),
     );
   }
 
@@ -646,7 +739,12 @@
         if (c.value.length > LONG_VALUE) td.title = c.value;
       }
       if (c && c.problem) {
-        const reason = c.problem === 'required' ? t('problem_required') : t('problem_type', { type: typeName(field.data_type) });
+        const reason =
+          c.problem === 'required'
+            ? t('problem_required')
+            : field.allowed_values
+              ? t('problem_enum')
+              : t('problem_type', { type: typeName(field.data_type) });
         td.className = 'bad';
         // Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value.
         td.append(el('span', { class: 'reason', text: reason }));
