@@ -1,3 +1,5 @@
+import { DIRECTORY, type Directory } from '@app/directory';
+import { headersKey } from '@app/domain';
 import {
   ADMIN_TOKEN,
   call,
@@ -98,6 +100,48 @@ describe('review picklists', () => {
     const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
     const output = await (await fetch(done.download_url)).json();
     expect(output.map((r: { tier: string }) => r.tier)).toEqual(['platinum', 'gold', 'gold', 'silver', 'platinum', 'silver', 'gold']);
+  });
+
+  it('remembers an approved mapping with its picklist values for the next file with the same headers, in any order', async () => {
+    const run = async (csv: string) => {
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'again.csv' },
+      });
+      await upload(created.body, csv);
+      await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+      return { id: created.body.id as string, review: reviewApi(created.body.review_url) };
+    };
+    const first = await run('Contact,Level\na@x.org,Plat.\nb@x.org,Gold\n');
+    // Names our heuristic cannot match: the reviewer maps them, and the values of the picklist.
+    expect((await first.review.state()).body.mapping_rule).toEqual({ email: null, tier: null });
+    await first.review.edit({ email: 'Contact', tier: 'Level' });
+    await first.review.fix('tier', { kind: 'picklist', values: { 'Plat.': 'platinum', Gold: 'gold' } });
+    await first.review.approve();
+    await waitForRun(svc, org.apiKey, first.id, (r) => r.status === 'completed' && r.stage === 'final');
+    // The mapping consumer remembers it on its own lane: wait until it has.
+    const directory = svc.app.get<Directory>(DIRECTORY);
+    const schema = org.schemaId;
+    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, schema, headersKey(['Contact', 'Level']))); i++) {
+      if (i > 200) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+
+    // The same columns in another order: mapped as approved, the picklist values in force, and the reviewer told.
+    const second = await run('Level,Contact\nPlat.,c@x.org\nsilver,d@x.org\n');
+    const state = (await second.review.state()).body;
+    expect(state.mapping_rule).toEqual({ email: 'Contact', tier: 'Level' });
+    expect(state.notices.map((n: { code: string }) => n.code)).toEqual(['mapping_remembered']);
+    expect(state.value_fixes.map((f: { fix: object }) => f.fix)).toEqual([
+      { kind: 'picklist', values: { 'Plat.': 'platinum', Gold: 'gold' } },
+    ]);
+    expect((await second.review.preview()).body.rows[0].tier).toEqual({ value: 'platinum', problem: null });
+    // It can be changed like any other: the remembered picklist values are undone.
+    expect((await second.review.undo()).body.value_fixes).toEqual([]);
+
+    // Other columns: nothing remembered.
+    const third = await run('Contact,Level,Extra\na@x.org,gold,1\n');
+    expect((await third.review.state()).body.notices).toEqual([]);
   });
 
   it('refuses picklists where they do not belong, and values outside the list', async () => {

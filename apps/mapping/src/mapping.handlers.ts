@@ -4,22 +4,26 @@ import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWit
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule, ReviewNotice } from '@app/contracts';
-import { mergeSuggestions, runPhase, suggestMapping, type RunState } from '@app/domain';
+import { headersKey, mergeSuggestions, readValueFix, runPhase, suggestMapping, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 import { readSampleRows } from '@app/run-source';
 
 interface Suggestion {
   mapping: MappingRule;
-  origin: 'heuristic' | 'ai';
+  origin: 'heuristic' | 'ai' | 'remembered';
   notices: ReviewNotice[];
+  picklists?: Record<string, Record<string, string>>;
 }
 
 /**
- * Prepares the review once the source is parsed: the suggested mapping (the provider's,
- * checked and completed by our heuristic, for file runs that name a provider; else the
- * heuristic alone) and the review deadline. A failed or unusable suggestion is a
- * recoverable review issue: the review opens with the heuristic and a notice.
+ * Prepares the review once the source is parsed: the suggested mapping and the review
+ * deadline. For a file whose headers were mapped and approved before (same organization,
+ * schema and set of headers), the remembered mapping and picklist values; else the
+ * provider's suggestion, checked and completed by our heuristic, for file runs that name a
+ * provider; else the heuristic alone. A failed or unusable suggestion is a recoverable
+ * review issue: the review opens with the heuristic and a notice. Remembers each approved
+ * mapping of a file run for the next one.
  */
 @Controller()
 export class MappingHandlers {
@@ -45,6 +49,7 @@ export class MappingHandlers {
         mapping_rule: suggestion.mapping,
         mapping_origin: suggestion.origin,
         notices: suggestion.notices,
+        ...(suggestion.picklists ? { picklists: suggestion.picklists } : {}),
         review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
         at: now.toISOString(),
       },
@@ -52,10 +57,58 @@ export class MappingHandlers {
     };
   }
 
+  /** A file run's approved mapping and picklist values, for the next file with the same headers. */
+  @EventPattern('ReviewApproved', { consumer: 'mapping' })
+  async onReviewApproved(@Ctx() { step }: RunEventContext): Promise<void> {
+    const run = await step.run();
+    if (!run || run.rows_origin !== 'file' || !run.mapping_rule || !run.review_approved_at) return;
+    const picklists: Record<string, Record<string, string>> = {};
+    for (const f of run.value_fixes ?? []) if (f.fix.kind === 'picklist') picklists[f.field] = f.fix.values;
+    await this.directory.rememberMapping({
+      organization_id: run.organization_id,
+      schema_id: run.schema.id,
+      headers_key: headersKey(run.source_headers),
+      mapping_rule: run.mapping_rule,
+      picklists,
+      run_id: run.id,
+      approved_at: run.review_approved_at,
+    });
+  }
+
+  /**
+   * The mapping last approved for this organization, schema and set of headers, kept to the
+   * fields the run's schema still has (new fields get the heuristic's column), with the
+   * picklist values that still fit; null when there is none.
+   */
+  private async remembered(run: RunState, heuristic: MappingRule): Promise<Suggestion | null> {
+    const found = await this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(run.source_headers));
+    if (!found) return null;
+    const fields = run.schema.fields;
+    const kept = Object.fromEntries(
+      Object.entries(found.mapping_rule).filter(
+        ([field, header]) => Object.hasOwn(fields, field) && (header === null || run.source_headers.includes(header)),
+      ),
+    );
+    const picklists = Object.fromEntries(
+      Object.entries(found.picklists).filter(
+        ([field, values]) => !('problems' in readValueFix({ kind: 'picklist', values }, null, fields[field])),
+      ),
+    );
+    return {
+      mapping: { ...heuristic, ...kept },
+      origin: 'remembered',
+      notices: [{ code: 'mapping_remembered', message: 'The columns were matched as in the last approved file with the same columns.' }],
+      ...(Object.keys(picklists).length ? { picklists } : {}),
+    };
+  }
+
   private async suggest(run: RunState): Promise<Suggestion> {
     const heuristic = suggestMapping(run.schema.fields, run.source_headers);
     // Extracted and synthetic records already carry the schema's field names.
-    if (!run.provider_id || run.dry_run || run.rows_origin !== 'file') return { mapping: heuristic, origin: 'heuristic', notices: [] };
+    if (run.rows_origin !== 'file') return { mapping: heuristic, origin: 'heuristic', notices: [] };
+    const remembered = await this.remembered(run, heuristic);
+    if (remembered) return remembered;
+    if (!run.provider_id || run.dry_run) return { mapping: heuristic, origin: 'heuristic', notices: [] };
     const notice = (message: string): Suggestion => ({
       mapping: heuristic,
       origin: 'heuristic',

@@ -2,21 +2,30 @@ import { AiProviders } from '@app/ai-providers';
 import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
-import { DIRECTORY } from '@app/directory';
+import { DIRECTORY, type RememberedMapping } from '@app/directory';
 import { deterministicId } from '@app/run-commands';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { MappingHandlers } from './mapping.handlers';
 
 describe('MappingHandlers (given / when / then)', () => {
   let bed: RunEventTestBed;
+  /** The directory's remembered mappings: one per organization, schema and headers key. */
+  let remembered: Map<string, RememberedMapping>;
+  const directory = {
+    findRememberedMapping: async (org: string, schema: string, key: string) => remembered.get(`${org}/${schema}/${key}`) ?? null,
+    rememberMapping: async (m: RememberedMapping) => {
+      remembered.set(`${m.organization_id}/${m.schema_id}/${m.headers_key}`, m);
+    },
+  };
   beforeEach(async () => {
+    remembered = new Map();
     bed = await RunEventTestBed.create({
       controllers: [MappingHandlers],
       providers: [
         { provide: APP_CONFIG, useValue: { reviewTtlSeconds: 3600 } },
         // Runs without a provider use none of these: any call would throw (no methods).
         { provide: BLOB_STORE, useValue: {} },
-        { provide: DIRECTORY, useValue: {} },
+        { provide: DIRECTORY, useValue: directory },
         { provide: AiProviders, useValue: {} },
       ],
     });
@@ -61,6 +70,23 @@ describe('MappingHandlers (given / when / then)', () => {
         occurred_at: expect.any(String),
         schema_version: 1,
       },
+    });
+  });
+
+  it('given an approved run of a file, when ReviewApproved arrives, then its mapping is remembered; the next file with the same headers gets it, noticed', async () => {
+    const stream = await bed.given('r1', HISTORY.approved);
+    await bed.when('mapping', stream.at(-1)!);
+    const [kept] = [...remembered.values()];
+    expect(kept).toMatchObject({ organization_id: 'o1', run_id: 'r1', mapping_rule: expect.any(Object), picklists: {} });
+    // Another run of the organization and schema, the same headers: the remembered mapping, not the heuristic.
+    kept.mapping_rule = { email: 'Full name', name: null };
+    const next = await bed.given('r2', HISTORY.parsed);
+    await bed.when('mapping', next[2]);
+    const [prepared] = await bed.decidedAfter('r2', 2);
+    expect(prepared.data).toMatchObject({
+      mapping_rule: { email: 'Full name', name: null },
+      mapping_origin: 'remembered',
+      notices: [expect.objectContaining({ code: 'mapping_remembered' })],
     });
   });
 

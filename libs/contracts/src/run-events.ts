@@ -104,8 +104,13 @@ export interface ReviewNotice {
 }
 export interface ReviewPrepared {
   mapping_rule: MappingRule;
-  /** `ai`: the provider's suggestion (heuristic filled the gaps); `heuristic`: ours alone. */
-  mapping_origin: 'heuristic' | 'ai';
+  /**
+   * `ai`: the provider's suggestion (heuristic filled the gaps); `heuristic`: ours alone;
+   * `remembered`: the mapping last approved for the same organization, schema and headers.
+   */
+  mapping_origin: 'heuristic' | 'ai' | 'remembered';
+  /** With a remembered mapping: its picklist value mappings, by field, in force from the start (undoable fixes). */
+  picklists?: Record<string, Record<string, string>>;
   review_expires_at: string;
   prepared_at: string;
   notices?: ReviewNotice[];

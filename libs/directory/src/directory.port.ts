@@ -1,4 +1,4 @@
-import type { FieldDefinition } from '@app/contracts';
+import type { FieldDefinition, MappingRule } from '@app/contracts';
 
 /** One page of a list, with the number of items in the whole list. */
 export interface Page<T> {
@@ -114,6 +114,23 @@ export interface ProviderRecord {
 }
 
 /**
+ * A confirmed mapping, remembered for the next run of the same organization and schema
+ * whose source has the same set of headers (docs/review-page.md, "Remembered mappings").
+ */
+export interface RememberedMapping {
+  organization_id: string;
+  schema_id: string;
+  /** Names the set of source headers, whatever their order (headersKey in @app/domain). */
+  headers_key: string;
+  mapping_rule: MappingRule;
+  /** Picklist value mappings, by field. */
+  picklists: Record<string, Record<string, string>>;
+  /** The run whose approval this was, and when. */
+  run_id: string;
+  approved_at: string;
+}
+
+/**
  * Organizations and what they own: the service's configuration ("the dashboard").
  * Kept out of the event streams on purpose: its records carry secrets, and run events
  * are published to downstream teams.
@@ -147,6 +164,10 @@ export interface Directory extends IdempotencyStore {
   getProvider(organizationId: string, id: string): Promise<ProviderRecord | null>;
   listProviders(organizationId: string, offset: number, limit: number): Promise<Page<ProviderRecord>>;
   deleteProvider(organizationId: string, id: string): Promise<boolean>;
+
+  /** Keeps the mapping for its organization, schema and headers, unless a later approval is already kept. */
+  rememberMapping(mapping: RememberedMapping): Promise<void>;
+  findRememberedMapping(organizationId: string, schemaId: string, headersKey: string): Promise<RememberedMapping | null>;
 }
 
 export const DIRECTORY = Symbol('DIRECTORY');

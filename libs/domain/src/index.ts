@@ -8,6 +8,7 @@ export * from './run/decide';
 export * from './mapping/suggest-mapping';
 export * from './mapping/validate-mapping';
 export * from './mapping/detect-header';
+export * from './mapping/remembered-mapping';
 export * from './fields/transformations';
 export * from './fields/typed-value';
 export * from './fields/map-row';

@@ -8,6 +8,7 @@ import type {
   Organization,
   Page,
   ProviderRecord,
+  RememberedMapping,
   SchemaRecord,
 } from '../directory.port';
 import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
@@ -87,6 +88,12 @@ const ownedSchema = () => {
   return s;
 };
 
+/** One remembered mapping per organization, schema and headers (the `_id`); the body as JSON text (customers' names as keys). */
+const rememberedSchema = new Schema(
+  { _id: String, organization_id: { type: String, required: true }, approved_at: String, doc: String },
+  { versionKey: false, strict: 'throw' },
+);
+
 /**
  * The directory on MongoDB.
  *
@@ -103,6 +110,7 @@ export class MongoDirectory implements Directory {
   private readonly schemas;
   private readonly providers;
   private readonly idempotency;
+  private readonly remembered;
 
   /** `secrets` seals webhook secrets and provider API keys (legacy plaintext values are read as they are). */
   private constructor(
@@ -115,6 +123,7 @@ export class MongoDirectory implements Directory {
     this.schemas = connection.model('Schema', ownedSchema(), 'schemas');
     this.providers = connection.model('Provider', ownedSchema(), 'providers');
     this.idempotency = connection.model('IdempotencyKey', idempotencySchema, 'idempotency_keys');
+    this.remembered = connection.model('RememberedMapping', rememberedSchema, 'remembered_mappings');
   }
 
   /** Connects and makes sure every collection and index exists (idempotent). */
@@ -324,6 +333,27 @@ export class MongoDirectory implements Directory {
   }
   async deleteProvider(org: string, id: string): Promise<boolean> {
     return this.deleteOwned(this.providers, org, id);
+  }
+
+  // ---- remembered mappings --------------------------------------------------------
+  async rememberMapping(m: RememberedMapping): Promise<void> {
+    const id = `${m.organization_id}:${m.schema_id}:${m.headers_key}`;
+    try {
+      // Replaces only an older approval: with a newer one kept, the filter misses, the upsert's insert
+      // collides with the existing _id (E11000), and the newer one stays.
+      await this.remembered.updateOne(
+        { _id: id, approved_at: { $lte: m.approved_at } },
+        { $set: { organization_id: m.organization_id, approved_at: m.approved_at, doc: JSON.stringify(m) } },
+        { upsert: true },
+      );
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+
+  async findRememberedMapping(org: string, schemaId: string, headersKey: string): Promise<RememberedMapping | null> {
+    const row = await this.remembered.findById(`${org}:${schemaId}:${headersKey}`).lean();
+    return row?.doc ? (JSON.parse(row.doc) as RememberedMapping) : null;
   }
 
   /** `stored` is what is kept: the document, with its secrets sealed. */

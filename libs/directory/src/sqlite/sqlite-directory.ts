@@ -9,6 +9,7 @@ import type {
   Organization,
   Page,
   ProviderRecord,
+  RememberedMapping,
   SchemaRecord,
 } from '../directory.port';
 import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
@@ -22,6 +23,9 @@ const MIGRATION = `
   CREATE TABLE IF NOT EXISTS schemas (
     id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS schemas_org ON schemas (organization_id, created_at, id);
+  CREATE TABLE IF NOT EXISTS remembered_mappings (
+    organization_id TEXT NOT NULL, schema_id TEXT NOT NULL, headers_key TEXT NOT NULL, approved_at TEXT NOT NULL, doc TEXT NOT NULL,
+    PRIMARY KEY (organization_id, schema_id, headers_key));
   CREATE TABLE IF NOT EXISTS providers (
     id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, created_at TEXT NOT NULL, doc TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS providers_org ON providers (organization_id, created_at, id);
@@ -263,6 +267,22 @@ export class SqliteDirectory implements Directory {
   }
   async deleteProvider(org: string, id: string): Promise<boolean> {
     return this.deleteOwned('providers', org, id);
+  }
+
+  // ---- remembered mappings --------------------------------------------------------
+  async rememberMapping(m: RememberedMapping): Promise<void> {
+    this.statement(
+      `INSERT INTO remembered_mappings (organization_id, schema_id, headers_key, approved_at, doc) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (organization_id, schema_id, headers_key) DO UPDATE SET approved_at = excluded.approved_at, doc = excluded.doc
+      WHERE excluded.approved_at >= remembered_mappings.approved_at`,
+    ).run(m.organization_id, m.schema_id, m.headers_key, m.approved_at, JSON.stringify(m));
+  }
+
+  async findRememberedMapping(org: string, schemaId: string, headersKey: string): Promise<RememberedMapping | null> {
+    const row = this.statement<[string, string, string], { doc: string }>(
+      'SELECT doc FROM remembered_mappings WHERE organization_id = ? AND schema_id = ? AND headers_key = ?',
+    ).get(org, schemaId, headersKey);
+    return row ? (JSON.parse(row.doc) as RememberedMapping) : null;
   }
 
   /** `json` is what is stored: the document, with its secrets sealed. */

@@ -173,6 +173,26 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       expect((await directory.listSchemas('o1', 0, 10)).total).toBe(2);
     });
 
+    it('remembers the latest approved mapping per organization, schema and headers; an older approval does not replace it', async () => {
+      const remembered = (approved_at: string, column: string) => ({
+        organization_id: 'o1',
+        schema_id: 's1',
+        headers_key: 'h1',
+        mapping_rule: { email: column },
+        picklists: { tier: { 'Plat.': 'platinum' } },
+        run_id: `r-${approved_at}`,
+        approved_at,
+      });
+      expect(await directory.findRememberedMapping('o1', 's1', 'h1')).toBeNull();
+      await directory.rememberMapping(remembered('2026-01-02T00:00:00.000Z', 'Mail'));
+      await directory.rememberMapping(remembered('2026-01-01T00:00:00.000Z', 'Old'));
+      expect(await directory.findRememberedMapping('o1', 's1', 'h1')).toEqual(remembered('2026-01-02T00:00:00.000Z', 'Mail'));
+      await directory.rememberMapping(remembered('2026-01-03T00:00:00.000Z', 'E-mail'));
+      expect((await directory.findRememberedMapping('o1', 's1', 'h1'))?.mapping_rule).toEqual({ email: 'E-mail' });
+      expect(await directory.findRememberedMapping('o2', 's1', 'h1')).toBeNull();
+      expect(await directory.findRememberedMapping('o1', 's1', 'h2')).toBeNull();
+    });
+
     it('updates an organization by patch', async () => {
       await directory.createOrganization({
         id: 'o9',

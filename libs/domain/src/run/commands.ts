@@ -20,7 +20,8 @@ export type RunCommand =
   | {
       type: 'PrepareReview';
       mapping_rule: MappingRule;
-      mapping_origin?: 'heuristic' | 'ai';
+      mapping_origin?: 'heuristic' | 'ai' | 'remembered';
+      picklists?: Record<string, Record<string, string>>;
       notices?: ReviewNotice[];
       review_expires_at: string;
       at: string;

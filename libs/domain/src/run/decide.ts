@@ -46,6 +46,15 @@ function requireMapping(run: RunState, mapping: unknown) {
   return normalized;
 }
 
+/** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */
+function requirePicklists(run: RunState, picklists: Record<string, Record<string, string>>) {
+  for (const [field, values] of Object.entries(picklists)) {
+    const read = readValueFix({ kind: 'picklist', values }, run.total_rows, run.schema.fields[field]);
+    if ('problems' in read) refuse('invalid_fix', `${field}: ${read.problems.join(' ')}`);
+  }
+  return picklists;
+}
+
 /**
  * The run's decider: given the current state and a command, the events that record
  * its outcome, or a CommandRefused. Pure and deterministic.
@@ -88,6 +97,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
           data: {
             mapping_rule: requireMapping(run, command.mapping_rule),
             mapping_origin: command.mapping_origin ?? 'heuristic',
+            ...(command.picklists && Object.keys(command.picklists).length ? { picklists: requirePicklists(run, command.picklists) } : {}),
             review_expires_at: command.review_expires_at,
             prepared_at: command.at,
             ...(command.notices?.length ? { notices: command.notices } : {}),

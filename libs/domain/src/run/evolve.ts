@@ -105,6 +105,13 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         mapping_version: 1,
         review_notices: event.data.notices ?? [],
         review_expires_at: event.data.review_expires_at,
+        // Remembered picklist mappings start as fixes in force, which the reviewer can undo like any other.
+        value_fixes: Object.entries(event.data.picklists ?? {}).map(([field, values]) => ({
+          fix_id: `remembered:${field}`,
+          field,
+          fix: { kind: 'picklist', values },
+          fixed_at: event.data.prepared_at,
+        })),
       };
     case 'MappingEdited':
       return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
