@@ -258,6 +258,7 @@ describe('review link after its deadline', () => {
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],
+      fixes_key: '0:',
       waiting_for_upload: false,
       output_ready: false,
       total_rows: null,

@@ -111,7 +111,7 @@ describe('review fixes', () => {
     expect((await review.approve(undefined, 'exclude')).status).toBe(200);
     const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
     expect(done.rows_excluded).toBe(3);
-    expect(done.processed_rows).toBe(2);
+    expect(done.processed_rows).toBe(5); // every row processed: 2 written, 3 left out
     const output = await (await fetch(done.download_url)).json();
     expect(output).toEqual([
       { email: 'a@x.org', first_name: 'ANN', age: 40, born: '1990-02-01' },

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { allowedValuesOf, isReviewWindowOver, normalizeMapping, suggestAllowedValue, type CellProblem, type RunState } from '@app/domain';
+import {
+  allowedValuesOf,
+  fixesKey,
+  isReviewWindowOver,
+  normalizeMapping,
+  suggestAllowedValue,
+  type CellProblem,
+  type RunState,
+} from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
 import {
   readMappedSource,
@@ -122,7 +130,7 @@ export class ReviewPreviewService {
    */
   async countProblems(run: RunState, mapping: unknown, wait = true): Promise<ProblemCount> {
     const normalized = this.requirePreviewable(run, mapping);
-    const key = `${run.id}:${mappingHash(normalized)}:${fixesKey(run)}`;
+    const key = `${run.id}:${mappingHash(normalized)}:${fixesKey(run.value_fixes ?? [])}`;
     const cached = this.counted.get(key);
     if (cached) return cached;
     let job = this.running.get(run.id);
@@ -190,7 +198,11 @@ export class ReviewPreviewService {
         allowed_values: allowed,
         distinct: found.distinct,
         more: found.more,
-        values: found.values.map((v) => ({ ...v, mapped_to: current[v.value] ?? null, suggestion: suggestAllowedValue(v.value, allowed) })),
+        values: found.values.map((v) => ({
+          ...v,
+          mapped_to: Object.hasOwn(current, v.value) ? current[v.value] : null,
+          suggestion: suggestAllowedValue(v.value, allowed),
+        })),
       };
     } catch (err) {
       if (err instanceof ApiError) throw err;
@@ -254,15 +266,6 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
   problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, { required: 0, type: 0 }])),
 });
-
-/**
- * Names the fixes in force: fixes are only added at the end and undone from the end, and
- * every fix has its own id, so their number and the last id name the whole list.
- */
-const fixesKey = (run: RunState): string => {
-  const fixes = run.value_fixes ?? [];
-  return `${fixes.length}:${fixes.at(-1)?.fix_id ?? ''}`;
-};
 
 /** A stable key for a mapping: field order does not matter. */
 export const mappingHash = (mapping: MappingRule): string =>

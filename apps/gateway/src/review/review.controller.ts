@@ -20,6 +20,7 @@ interface ReviewBody {
   per_page?: unknown;
   fix?: unknown;
   rows_with_problems?: unknown;
+  expected_fixes?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -130,6 +131,7 @@ export class ReviewController {
         mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
         expected_mapping_version: expectedVersion(body),
         rows_with_problems: problemRowsChoice(body),
+        expected_fixes: typeof body.expected_fixes === 'string' ? body.expected_fixes : undefined,
         at: new Date().toISOString(),
       },
       String(req.id),

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { allowedValuesOf, effectiveReviewState, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
+import { allowedValuesOf, effectiveReviewState, fixesKey, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -33,6 +33,8 @@ export interface ReviewView {
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
   value_fixes: NonNullable<RunState['value_fixes']>;
+  /** Names those fixes: the page sends it back with its approval (a fix made elsewhere meanwhile refuses it). */
+  fixes_key: string;
   total_rows: number | null;
   processed_rows: number;
   /** No file has arrived yet (the page says so instead of "being read"). */
@@ -102,6 +104,7 @@ export class ReviewService {
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
+      fixes_key: fixesKey(run.value_fixes ?? []),
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
       waiting_for_upload: run.status === 'awaiting_upload',
@@ -130,6 +133,7 @@ export class ReviewService {
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],
+      fixes_key: fixesKey([]),
       total_rows: null,
       processed_rows: 0,
       waiting_for_upload: false,

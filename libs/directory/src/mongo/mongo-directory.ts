@@ -90,9 +90,10 @@ const ownedSchema = () => {
 
 /** One remembered mapping per organization, schema and headers (the `_id`); the body as JSON text (customers' names as keys). */
 const rememberedSchema = new Schema(
-  { _id: String, organization_id: { type: String, required: true }, approved_at: String, doc: String },
+  { _id: String, organization_id: { type: String, required: true }, schema_id: String, approved_at: String, doc: String },
   { versionKey: false, strict: 'throw' },
 );
+rememberedSchema.index({ organization_id: 1, schema_id: 1 });
 
 /**
  * The directory on MongoDB.
@@ -312,7 +313,9 @@ export class MongoDirectory implements Directory {
   async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> {
     return this.listOwned(this.schemas, org, offset, limit, (doc) => JSON.parse(doc) as SchemaRecord);
   }
+  /** Its remembered mappings go with it: they hold values from customers' files (picklists). */
   async deleteSchema(org: string, id: string): Promise<boolean> {
+    await this.remembered.deleteMany({ organization_id: org, schema_id: id });
     return this.deleteOwned(this.schemas, org, id);
   }
 
@@ -343,7 +346,7 @@ export class MongoDirectory implements Directory {
       // collides with the existing _id (E11000), and the newer one stays.
       await this.remembered.updateOne(
         { _id: id, approved_at: { $lte: m.approved_at } },
-        { $set: { organization_id: m.organization_id, approved_at: m.approved_at, doc: JSON.stringify(m) } },
+        { $set: { organization_id: m.organization_id, schema_id: m.schema_id, approved_at: m.approved_at, doc: JSON.stringify(m) } },
         { upsert: true },
       );
     } catch (err) {

@@ -245,7 +245,9 @@ export class SqliteDirectory implements Directory {
   async listSchemas(org: string, offset: number, limit: number): Promise<Page<SchemaRecord>> {
     return this.listOwned('schemas', org, offset, limit, (doc) => JSON.parse(doc) as SchemaRecord);
   }
+  /** Its remembered mappings go with it: they hold values from customers' files (picklists). */
   async deleteSchema(org: string, id: string): Promise<boolean> {
+    this.statement('DELETE FROM remembered_mappings WHERE organization_id = ? AND schema_id = ?').run(org, id);
     return this.deleteOwned('schemas', org, id);
   }
 

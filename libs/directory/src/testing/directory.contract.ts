@@ -191,6 +191,9 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       expect((await directory.findRememberedMapping('o1', 's1', 'h1'))?.mapping_rule).toEqual({ email: 'E-mail' });
       expect(await directory.findRememberedMapping('o2', 's1', 'h1')).toBeNull();
       expect(await directory.findRememberedMapping('o1', 's1', 'h2')).toBeNull();
+      // Deleting the schema forgets them (they hold values from customers' files).
+      await directory.deleteSchema('o1', 's1');
+      expect(await directory.findRememberedMapping('o1', 's1', 'h1')).toBeNull();
     });
 
     it('updates an organization by patch', async () => {

@@ -129,8 +129,10 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
     case 'datetime':
       return compileDateTypeCheck(field);
     case 'enum': {
-      // A picklist: one of its allowed values, exactly (a reviewer maps the others to them).
-      const allowed = new Set((field.allowed_values ?? []).map((a) => a.value));
+      // A picklist: one of its allowed values, exactly (a reviewer maps the others to them). Schemas
+      // stored before picklists existed may say enum without allowed values: text, as then.
+      if (!field.allowed_values?.length) return (raw) => ({ value: raw, problem: null });
+      const allowed = new Set(field.allowed_values.map((a) => a.value));
       return (raw) => (allowed.has(raw.trim()) ? { value: raw.trim(), problem: null } : { value: raw, problem: 'type' });
     }
     default:

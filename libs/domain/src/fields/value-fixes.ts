@@ -14,7 +14,8 @@ export interface AppliedFix {
 export function deliveredDatePattern(field: FieldDefinition): string {
   const to = field.transformations?.date_format?.enabled ? field.transformations.date_format.to : null;
   if (typeof to === 'string' && to) return to;
-  return field.format || 'yyyy-MM-dd';
+  // A datetime keeps its time (ISO 8601 without a zone); a date is a day.
+  return field.format || (field.data_type === 'datetime' ? "yyyy-MM-dd'T'HH:mm:ss" : 'yyyy-MM-dd');
 }
 
 type Step = { kind: 'value'; apply: (v: string) => string } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
@@ -39,9 +40,10 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
  * Compiles one field's fixes, in the order they were made, into a function of a value and
  * its row number (null when the field has none, so rows without fixes cost nothing). Cell
  * edits made one after another are looked up by row in one map; each applies only while
- * the value still reads what the reviewer saw (`before`). The result then gets the field's
- * text rules (trim, case), which hold for what a reviewer writes too; date_format does not
- * apply again (it reads the source's dates: a reviewer writes a date as it is delivered). Pure.
+ * the value still reads what the reviewer saw (`before`; a blank value reads ""). Each step's
+ * result gets the field's text rules (trim, case), which hold for what a reviewer writes too,
+ * so a later edit sees what the page showed; date_format does not apply again (it reads the
+ * source's dates: a reviewer writes a date as it is delivered). Pure.
  */
 export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: string, field: FieldDefinition) {
   const steps: Step[] = [];
@@ -67,12 +69,13 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
     let v = value;
     for (const step of steps) {
       if (step.kind === 'value') {
-        v = step.apply(v);
+        v = rules(step.apply(v));
         continue;
       }
-      for (const edit of step.edits.get(row) ?? []) if (v === edit.before) v = edit.after;
+      // The page shows a blank value as empty: an edit made on "" applies to any blank value.
+      for (const edit of step.edits.get(row) ?? []) if (v === edit.before || (edit.before === '' && v.trim() === '')) v = rules(edit.after);
     }
-    return rules(v);
+    return v;
   };
 }
 
@@ -80,6 +83,8 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
 export const MAX_VALUE_FIXES = 1000;
 /** The longest text a fix may carry (a value, a find or a replacement). */
 export const MAX_FIX_TEXT = 10_000;
+/** All fixes in force of a run, written as JSON, at most (the run's document stays far below MongoDB's 16 MB). */
+export const MAX_FIXES_BYTES = 1_000_000;
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_FIX_TEXT;
 
@@ -149,3 +154,9 @@ export function readValueFix(
       return { problems: ['kind must be "cell", "replace", "normalise" or "picklist".'] };
   }
 }
+
+/**
+ * Names the fixes in force: fixes are only added at the end and undone from the end, and
+ * every fix has its own id, so their number and the last id name the whole list.
+ */
+export const fixesKey = (fixes: readonly AppliedFix[]): string => `${fixes.length}:${fixes.at(-1)?.fix_id ?? ''}`;

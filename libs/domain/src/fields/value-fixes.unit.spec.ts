@@ -149,6 +149,28 @@ describe('value fixes', () => {
     expect(dates('1990-01-02', 1)).toBe('03/01/1990');
   });
 
+  it('a second edit of a cell sees the value as the page showed it (after the text rules)', () => {
+    const upper = field({ transformations: { uppercase: { enabled: true } } });
+    const apply = compileFieldFixes(
+      [fix(1, { kind: 'cell', row: 1, before: 'BAD', after: 'xx' }), fix(2, { kind: 'cell', row: 1, before: 'XX', after: 'yy' })],
+      'f',
+      upper,
+    )!;
+    expect(apply('BAD', 1)).toBe('YY');
+  });
+
+  it('an edit made on a blank cell ("") applies to a value of blanks, as the page shows it empty', () => {
+    const apply = compileFieldFixes([fix(1, { kind: 'cell', row: 1, before: '', after: 'a@x.org' })], 'f', field())!;
+    expect(apply('   ', 1)).toBe('a@x.org');
+    expect(apply('b@x.org', 1)).toBe('b@x.org');
+  });
+
+  it('a datetime keeps its time when the date normaliser rewrites it', () => {
+    const dt = field({ data_type: 'datetime' });
+    const apply = compileFieldFixes([fix(1, { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy HH:mm' }, 'f')], 'f', dt)!;
+    expect(apply('03.02.1990 14:30', 1)).toBe('1990-02-03T14:30:00');
+  });
+
   it('replace finds text inside values unless whole_value', () => {
     const inside = compileFieldFixes([fix(1, { kind: 'replace', find: 'N/A', replace: '', whole_value: false })], 'f', field())!;
     expect(inside('N/A or N/A', 1)).toBe(' or ');
@@ -180,6 +202,6 @@ describe('value fixes', () => {
     expect(readValueFix({ kind: 'replace', find: 'a', replace: 'x'.repeat(10_001) }, null)).toEqual({
       problems: ['replace must be text of at most 10000 characters.'],
     });
-    expect(readValueFix('nonsense', null)).toEqual({ problems: ['kind must be "cell", "replace" or "normalise".'] });
+    expect(readValueFix('nonsense', null)).toEqual({ problems: ['kind must be "cell", "replace", "normalise" or "picklist".'] });
   });
 });

@@ -34,6 +34,8 @@ export type RunCommand =
       expected_mapping_version?: number;
       /** What happens to rows that still have a problem; `deliver` when not said. */
       rows_with_problems?: ProblemRowsChoice;
+      /** The fixes the page showed (fixesKey); an approval over fixes it did not show is refused. */
+      expected_fixes?: string;
     }
   /** A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new. */
   | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }

@@ -2,7 +2,7 @@ import type { RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
-import { MAX_VALUE_FIXES, readValueFix } from '../fields/value-fixes';
+import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, fixesKey, readValueFix } from '../fields/value-fixes';
 import type { RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
@@ -120,6 +120,8 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         );
       const read = readValueFix(command.fix, run.total_rows, run.schema.fields[command.field]);
       if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
+      if (JSON.stringify([...(run.value_fixes ?? []), read.fix]).length > MAX_FIXES_BYTES)
+        refuse('too_many_fixes', 'The fixes in force are too large to keep; undo some, or fix many values at once with find and replace.');
       return [
         {
           type: 'ValuesFixed',
@@ -138,6 +140,8 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ApproveReview':
       requireOpenReview(run, command.at);
       requireCurrentMapping(run, command.expected_mapping_version);
+      if (command.expected_fixes !== undefined && command.expected_fixes !== fixesKey(run.value_fixes ?? []))
+        refuse('fixes_conflict', 'The fixes were changed by another reviewer since this page loaded them; nothing was approved.');
       return [
         {
           type: 'ReviewApproved',

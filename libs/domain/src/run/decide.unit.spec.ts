@@ -338,6 +338,18 @@ describe('run decider: refused moves', () => {
       'review_already_approved',
     ],
     ['undo with no fix', given.reviewActive, { type: 'UndoValueFix', at: T0 }, 'nothing_to_undo'],
+    [
+      'approve over fixes the page did not show (another tab fixed a value)',
+      [
+        ...given.reviewActive,
+        {
+          type: 'ValuesFixed',
+          data: { fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_by: 'review_link', fixed_at: T0 },
+        },
+      ],
+      { type: 'ApproveReview', mapping_rule: mapping, at: T0, expected_fixes: '0:' },
+      'fixes_conflict',
+    ],
     ['edit a canceled review', given.canceled, { type: 'EditMapping', mapping_rule: mapping, at: T0 }, 'review_canceled'],
     ['edit an expired review', given.reviewActive, { type: 'EditMapping', mapping_rule: mapping, at: AFTER_EXPIRY }, 'review_expired'],
     ['start output twice', given.outputRunning, { type: 'StartOutput', at: T0 }, 'output_not_queued'],

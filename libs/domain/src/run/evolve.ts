@@ -143,7 +143,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         ...next,
         status: 'completed',
         output_key: event.data.output_key,
-        processed_rows: event.data.rows_written,
+        // Rows processed: written, or left out at the reviewer's choice.
+        processed_rows: event.data.rows_written + (event.data.rows_excluded ?? 0),
         rows_with_problems: event.data.rows_with_problems,
         rows_excluded: event.data.rows_excluded ?? 0,
         file_retention_until: event.data.file_retention_until,

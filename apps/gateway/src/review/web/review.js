@@ -415,13 +415,23 @@
         class: 'primary',
         id: `${id}-picklist-save`,
         text: t('picklist_save'),
-        onclick: () =>
-          fixValues(f.name, {
-            kind: 'picklist',
-            values: Object.fromEntries(choices.filter(([, s]) => s.value).map(([v, s]) => [v, s.value])),
-          }),
+        onclick: () => fixValues(f.name, { kind: 'picklist', values: picklistValues(f.name, choices) }),
       }),
     );
+  }
+
+  /**
+   * The whole value mapping to save: the one in force (it may name values past the 200 listed)
+   * with the choices made here; "Keep as it is" takes a value out.
+   */
+  function picklistValues(field, choices) {
+    const latest = [...(view.value_fixes || [])].reverse().find((f) => f.field === field && f.fix.kind === 'picklist');
+    const values = Object.assign({}, latest ? latest.fix.values : {});
+    for (const [value, select] of choices) {
+      if (select.value) values[value] = select.value;
+      else delete values[value];
+    }
+    return values;
   }
 
   /** The labels of the fields fed by each column. */
@@ -513,7 +523,7 @@
     } catch {
       /* keep what we have */
     }
-    if (err.code === 'mapping_conflict' && current) {
+    if ((err.code === 'mapping_conflict' || err.code === 'fixes_conflict') && current) {
       render(current);
       mapping = Object.assign({}, current.mapping_rule || {});
       lastCount = null;
@@ -534,7 +544,7 @@
       { 'aria-labelledby': 'preview-title' },
       el('h2', { id: 'preview-title', text: t('preview_title') }),
       fixesBar(),
-      el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite' }),
+      el('p', { class: 'problems', id: 'problems', 'aria-live': 'polite', tabindex: '-1' }),
       // The caption sits outside the sideways-scrolling box (a <caption> scrolls away with its table), and names the table.
       el('p', { id: 'preview-caption', class: 'table-caption' }),
       el(
@@ -648,7 +658,8 @@
       ...withProblems.map((f) => el('option', { value: f.name, text: `${f.label} (${numbers.format(byField[f.name] || 0)})` })),
     );
     select.value = problemFilter.field || '';
-    renderBulkFixes();
+    // Rebuilt only for another field: a recount must not take away the control that has focus.
+    if (renderedBulkField !== problemFilter.field) renderBulkFixes();
   }
 
   function onProblemFilter(which, value) {
@@ -807,9 +818,12 @@
   }
 
   /** Bulk fixes of the field the list of rows is filtered by: its normalisers, and find and replace. */
+  let renderedBulkField;
+
   function renderBulkFixes() {
     const box = document.getElementById('bulk-fixes');
     if (!box) return;
+    renderedBulkField = problemFilter.field;
     const field = fieldsById().find((f) => f.name === problemFilter.field);
     if (!field) {
       box.replaceChildren(el('p', { class: 'muted', text: t('fix_choose_field') }));
@@ -936,6 +950,8 @@
     lastCount = null;
     syncEditor();
     refreshPreview();
+    // The control used may be gone (a saved cell editor, the undo of the last fix): focus the count, which says what follows.
+    if (!document.activeElement || document.activeElement === document.body) document.getElementById('problems')?.focus();
   }
 
   // ---- Approve and cancel --------------------------------------------------------------
@@ -1012,7 +1028,12 @@
     const choice = mayHaveProblems ? rowsChoice() : null;
     if (!(await confirmWith(t('confirm_approve_title'), lines, t('confirm_approve_yes'), false, choice))) return;
     const rows = choice ? choice.querySelector('input:checked').value : 'deliver';
-    await act('approve', { mapping_rule: mapping, expected_mapping_version: view.mapping_version, rows_with_problems: rows });
+    await act('approve', {
+      mapping_rule: mapping,
+      expected_mapping_version: view.mapping_version,
+      expected_fixes: view.fixes_key,
+      rows_with_problems: rows,
+    });
   }
 
   /** Deliver the rows that still have a problem (the default) or leave them out. */
