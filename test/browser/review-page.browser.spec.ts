@@ -532,6 +532,24 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it("says why an action failed in the reviewer's language, not the service's English (D4)", async () => {
+    const run = await readyRun({ locale: 'ar' });
+    await reviewApi(run.review_url).edit({ email: 'E-mail', age: 'Years' });
+    const page = await openPage(run.review_url);
+    const section = page.locator('#problem-rows-section');
+    await section.locator('#problem-field').waitFor();
+    await page.locator('#problem-field option[value="age"]').waitFor({ state: 'attached' });
+    await page.locator('#problem-field').selectOption('age');
+    // Replace with nothing to find: the service refuses it (invalid_fix, with an English message).
+    await page.locator('#fix-replace-all').click();
+    const live = page.locator('#live');
+    await live.filter({ hasText: /\S/ }).waitFor();
+    const said = await live.innerText();
+    expect(said).toContain('لا يمكن استخدام القيم المُدخلة');
+    expect(said).not.toMatch(/[A-Za-z]/);
+    await page.context().close();
+  });
+
   it('falls back to English for an unsupported locale', async () => {
     const run = await readyRun({ locale: 'sv' });
     const page = await openPage(run.review_url);

@@ -57,6 +57,15 @@
   const signature = new URLSearchParams(location.search).get('signature') || '';
   const base = location.pathname.replace(/\/$/, '');
 
+  /**
+   * Why a call failed, in the reviewer's language: the catalog's text for the error's code; the
+   * service's own (English) message only for a code the catalog does not know.
+   */
+  function errorText(err) {
+    const key = `errors.${err.code || (err.status ? '' : 'network')}`;
+    return messages[key] ? t(key) : err.message;
+  }
+
   async function api(path, method = 'GET', body) {
     const res = await fetch(`${base}/${path}?signature=${encodeURIComponent(signature)}`, {
       method,
@@ -163,7 +172,7 @@
     if (err.status === 403 && err.code === 'invalid_signature') return renderInvalid();
     // The deadline passed while the page was open: the state call now answers the expired state alone.
     if (err.code === 'review_expired') return load();
-    say(t('error_generic', { message: err.message }), 'error');
+    say(t('error_generic', { message: errorText(err) }), 'error');
   }
 
   // ---- Whole-page states -------------------------------------------------------------
@@ -535,7 +544,7 @@
     const before = shownPhase;
     if (current) render(current);
     // Where the page turned into another state (expired, failed…), that state says it all.
-    if (shownPhase === before) say(t(messageKey, { message: err.message }), 'error');
+    if (shownPhase === before) say(t(messageKey, { message: errorText(err) }), 'error');
   }
 
   function previewSection() {
@@ -943,7 +952,7 @@
       say(t(doneKey), 'ok');
     } catch (err) {
       if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
-        return say(t('fix_failed', { message: err.message }), 'error');
+        return say(t('fix_failed', { message: errorText(err) }), 'error');
       return onActionRefused(err, 'fix_failed');
     }
     renderFixesBar();
