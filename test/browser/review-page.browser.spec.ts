@@ -550,6 +550,26 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it('lets the reviewer say the first row holds the column names when the file was read as headerless (D6)', async () => {
+    // An empty column name: read as a file without header, its header row becomes data row 1.
+    const run = await readyRun({}, 'E-mail,,Name\nann@x.org,x,Ann\nbob@x.org,y,Bob\n');
+    const page = await openPage(run.review_url);
+    const box = page.getByRole('checkbox', { name: 'The first row of the file holds the column names' });
+    await box.waitFor();
+    await expect(box.isChecked()).resolves.toBe(false);
+    await page.getByText('3 rows', { exact: false }).first().waitFor();
+    await box.check();
+    await page.getByText('Columns read again: the mapping was suggested anew.').waitFor();
+    await expect(page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('E-mail');
+    await expect(page.locator('#preview tbody tr').first().locator('td').first().innerText()).resolves.toBe('ann@x.org');
+    await expect(page.locator('#summary').innerText()).resolves.toContain('2 rows');
+    await expect(page.locator(':focus').getAttribute('id')).resolves.toBe('first-row-header');
+    const state = (await reviewApi(run.review_url).state()).body;
+    expect(state).toMatchObject({ input_has_header: true, source_headers: ['E-mail', 'column_2', 'Name'], total_rows: 2 });
+    await page.context().close();
+  });
+
   it('falls back to English for an unsupported locale', async () => {
     const run = await readyRun({ locale: 'sv' });
     const page = await openPage(run.review_url);

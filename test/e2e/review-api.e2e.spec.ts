@@ -59,6 +59,35 @@ describe('review page API', () => {
     expect((await shown('csv')).rows[0].age).toEqual({ value: '037', problem: null });
   });
 
+  it('takes the first row as the header when the reviewer says so, and delivers the rows after it', async () => {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'dup.csv' },
+    });
+    await upload(run.body, 'E-mail,Years,Years\na@x.org,30,1\nb@x.org,31,2\n');
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.state()).body).toMatchObject({ input_has_header: false, total_rows: 3, header_choice: true });
+    const header = (value: unknown) => call(review.at('header'), { method: 'POST', body: { input_has_header: value } });
+    const chosen = await header(true);
+    expect(chosen.status).toBe(200);
+    // Repeated names get a suffix so that each names one column; the mapping is suggested again.
+    expect(chosen.body).toMatchObject({
+      input_has_header: true,
+      source_headers: ['E-mail', 'Years', 'Years_2'],
+      total_rows: 2,
+      mapping_version: 2,
+      mapping_rule: { email: 'E-mail' },
+    });
+    expect((await header(true)).body.mapping_version).toBe(2); // nothing to change
+    expect((await header('yes')).status).toBe(422);
+    await review.approve();
+    const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done).toMatchObject({ input_has_header: true, total_rows: 2 });
+    const output = await (await fetch(done.download_url)).json();
+    expect(output.map((r: { email: string }) => r.email)).toEqual(['a@x.org', 'b@x.org']);
+  });
+
   it('counts rows with problems across the whole file, per field too, for any mapping', async () => {
     const review = await readyReview();
     const both = await review.problems({ email: 'E-mail', age: 'Years' });
@@ -259,6 +288,8 @@ describe('review link after its deadline', () => {
       mapping_version: 0,
       value_fixes: [],
       fixes_key: '0:',
+      input_has_header: null,
+      header_choice: false,
       waiting_for_upload: false,
       output_ready: false,
       total_rows: null,

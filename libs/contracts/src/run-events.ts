@@ -148,6 +148,17 @@ export interface ValuesFixed {
   fixed_by: string;
   fixed_at: string;
 }
+/**
+ * The reviewer said whether the file's first row holds the column names (the ingestion's
+ * guess was wrong): the headers and row count that follow, and the mapping suggested for them.
+ */
+export interface HeaderRowChosen {
+  input_has_header: boolean;
+  source_headers: string[];
+  total_rows: number;
+  mapping_rule: MappingRule;
+  chosen_at: string;
+}
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {
   fix_id: string;
@@ -230,6 +241,7 @@ export interface RunEventMap {
   SourceParsed: SourceParsed;
   ReviewPrepared: ReviewPrepared;
   MappingEdited: MappingEdited;
+  HeaderRowChosen: HeaderRowChosen;
   ValuesFixed: ValuesFixed;
   ValueFixUndone: ValueFixUndone;
   ReviewApproved: ReviewApproved;
@@ -254,6 +266,7 @@ export const RUN_EVENT_TYPES = [
   'SourceParsed',
   'ReviewPrepared',
   'MappingEdited',
+  'HeaderRowChosen',
   'ValuesFixed',
   'ValueFixUndone',
   'ReviewApproved',

@@ -24,6 +24,8 @@ export class ApplyRunCommandHandler implements ICommandHandler<ApplyRunCommand, 
     let snapshot = known ?? (await this.read(runId));
     for (let attempt = 1; ; attempt++) {
       const decided = decide(command, snapshot.state);
+      // Nothing to record (the run is already as asked): nothing is appended.
+      if (decided.length === 0) return { state: snapshot.state!, revision: snapshot.revision };
       const now = new Date().toISOString();
       const newEvents: NewEvent[] = decided.map((e, i) => ({
         event_id: context.idempotencyKey ? deterministicId(`${context.idempotencyKey}/${command.type}/${i}`) : randomUUID(),

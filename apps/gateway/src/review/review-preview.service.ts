@@ -97,8 +97,19 @@ export class ReviewPreviewService {
     return { rows, column_samples: await this.columnSamples(run) };
   }
 
+  /** The file's first row as read, whether or not it is taken as the header (for the reviewer's header choice). */
+  async firstRow(run: RunState): Promise<string[]> {
+    try {
+      return (await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1))[0] ?? [];
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: the first row could not be read: ${(err as Error).message}`);
+      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+    }
+  }
+
   private async columnSamples(run: RunState): Promise<Record<string, string[]>> {
-    const known = this.samples.get(run.id);
+    const cacheKey = `${run.id}:${run.input_has_header}`;
+    const known = this.samples.get(cacheKey);
     if (known) return known;
     let rows: string[][];
     try {
@@ -118,7 +129,7 @@ export class ReviewPreviewService {
         return [header, [...seen]];
       }),
     );
-    this.samples.set(run.id, samples);
+    this.samples.set(cacheKey, samples);
     if (this.samples.size > CACHE_SIZE) this.samples.delete(this.samples.keys().next().value as string);
     return samples;
   }
@@ -130,7 +141,7 @@ export class ReviewPreviewService {
    */
   async countProblems(run: RunState, mapping: unknown, wait = true): Promise<ProblemCount> {
     const normalized = this.requirePreviewable(run, mapping);
-    const key = `${run.id}:${mappingHash(normalized)}:${fixesKey(run.value_fixes ?? [])}`;
+    const key = `${run.id}:${run.input_has_header}:${mappingHash(normalized)}:${fixesKey(run.value_fixes ?? [])}`;
     const cached = this.counted.get(key);
     if (cached) return cached;
     let job = this.running.get(run.id);

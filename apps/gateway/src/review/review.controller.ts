@@ -21,6 +21,7 @@ interface ReviewBody {
   fix?: unknown;
   rows_with_problems?: unknown;
   expected_fixes?: unknown;
+  input_has_header?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -148,6 +149,29 @@ export class ReviewController {
     return this.review.act(
       run,
       { type: 'FixValues', fix_id: randomUUID(), field: body.field, fix: body.fix, at: new Date().toISOString() },
+      String(req.id),
+    );
+  }
+
+  /** The reviewer says whether the file's first row holds the column names; the headers and the suggested mapping follow. */
+  @Post('header')
+  @HttpCode(200)
+  async chooseHeader(
+    @Param('runId') runId: string,
+    @Query('signature') signature: string,
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+  ) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    const body = bodyOf(raw);
+    if (typeof body.input_has_header !== 'boolean')
+      throw ApiError.validation({ input_has_header: ['input_has_header must be true or false.'] });
+    // Already so: nothing to record (the page may send it twice).
+    if (body.input_has_header === run.input_has_header) return this.review.view(run);
+    const firstRow = await this.previews.firstRow(run);
+    return this.review.act(
+      run,
+      { type: 'ChooseHeaderRow', input_has_header: body.input_has_header, first_row: firstRow, at: new Date().toISOString() },
       String(req.id),
     );
   }

@@ -29,6 +29,10 @@ export interface ReviewView {
     allowed_values?: { value: string; label: string }[];
   }[];
   source_headers: string[];
+  /** Whether the first row is taken as the column names; null before the file was read. */
+  input_has_header: boolean | null;
+  /** The reviewer may say whether the first row holds the column names (uploaded tables only). */
+  header_choice: boolean;
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
@@ -101,6 +105,8 @@ export class ReviewService {
           : {}),
       })),
       source_headers: run.source_headers,
+      input_has_header: run.input_has_header,
+      header_choice: run.rows_origin === 'file' && run.source_format !== null,
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
@@ -130,6 +136,8 @@ export class ReviewService {
       encoding: null,
       fields: [],
       source_headers: [],
+      input_has_header: null,
+      header_choice: false,
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],

@@ -39,6 +39,8 @@ export type RunCommand =
     }
   /** A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new. */
   | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }
+  /** The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read. */
+  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; at: string }
   /** Takes back the latest fix still in force. */
   | { type: 'UndoValueFix'; at: string }
   | { type: 'CancelReview'; at: string }

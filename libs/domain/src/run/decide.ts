@@ -2,6 +2,8 @@ import type { RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
+import { headerNames } from '../mapping/detect-header';
+import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, fixesKey, readValueFix } from '../fields/value-fixes';
 import type { RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
@@ -126,6 +128,28 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         {
           type: 'ValuesFixed',
           data: { fix_id: command.fix_id, field: command.field, fix: read.fix, fixed_by: 'review_link', fixed_at: command.at },
+        },
+      ];
+    }
+
+    case 'ChooseHeaderRow': {
+      requireOpenReview(run, command.at);
+      if (run.rows_origin !== 'file' || run.source_format === null)
+        refuse('header_not_applicable', 'Only the rows of an uploaded table have a header row to choose.');
+      if (command.input_has_header === run.input_has_header) return [];
+      // The width stays the file's: headers are padded to it either way.
+      const headers = headerNames(command.first_row, command.input_has_header, run.source_headers.length);
+      const total = (run.total_rows ?? 0) + (command.input_has_header ? -1 : 1);
+      return [
+        {
+          type: 'HeaderRowChosen',
+          data: {
+            input_has_header: command.input_has_header,
+            source_headers: headers,
+            total_rows: Math.max(0, total),
+            mapping_rule: suggestMapping(run.schema.fields, headers),
+            chosen_at: command.at,
+          },
         },
       ];
     }

@@ -138,6 +138,13 @@ describe("run decider: the spec's stated moves", () => {
       { value_fixes: [{ fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_at: T0 }] },
     ],
     [
+      'reviewer says the first row is the header: headers from it, one row less, the mapping suggested again',
+      given.reviewActive,
+      { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['E-mail', 'Full name'], at: T0 },
+      ['HeaderRowChosen'],
+      { input_has_header: false, source_headers: ['column_1', 'column_2'], total_rows: 3, mapping_version: 2 },
+    ],
+    [
       'reviewer approves leaving rows with problems out',
       given.reviewActive,
       { type: 'ApproveReview', mapping_rule: mapping, at: T0, rows_with_problems: 'exclude' },

@@ -331,6 +331,20 @@
       { 'aria-labelledby': 'mapping-title' },
       el('h2', { id: 'mapping-title', text: t('mapping_title') }),
       el('p', { class: 'muted', text: readOnly() ? t('mapping_hint_read_only') : t('mapping_hint') }),
+      view.header_choice
+        ? el(
+            'label',
+            { class: 'check header-choice' },
+            el('input', {
+              type: 'checkbox',
+              id: 'first-row-header',
+              checked: view.input_has_header === true,
+              disabled: readOnly(),
+              onchange: (e) => chooseHeaderRow(e.currentTarget.checked),
+            }),
+            document.createTextNode(t('first_row_header')),
+          )
+        : null,
       el(
         'div',
         { class: 'column-head', 'aria-hidden': 'true' },
@@ -441,6 +455,23 @@
       else delete values[value];
     }
     return values;
+  }
+
+  /** The first row is (or is not) the header: the columns and the suggested mapping are read again. */
+  async function chooseHeaderRow(hasHeader) {
+    await saving;
+    let next;
+    try {
+      next = await api('header', 'POST', { input_has_header: hasHeader });
+    } catch (err) {
+      return onActionRefused(err, 'save_failed');
+    }
+    // Another set of columns: the whole editor is drawn again from the new view.
+    shownPhase = null;
+    lastCount = null;
+    render(next);
+    say(t('header_chosen'), 'ok');
+    document.getElementById('first-row-header')?.focus();
   }
 
   /** The labels of the fields fed by each column. */
