@@ -393,6 +393,7 @@ describe('hosted review page in Chromium', () => {
         if (ratio < 4.5) throw new Error(`${name}: "${s.text}" has contrast ${ratio.toFixed(2)} (${s.color} on ${s.background})`);
       }
       await screenshot(page, `09-theme-${name}`);
+      await expect(axeViolations(page)).resolves.toEqual([]);
       await page.context().close();
     }
   });
@@ -416,6 +417,7 @@ describe('hosted review page in Chromium', () => {
       expect(text).not.toContain(english);
     }
     await screenshot(page, '10-arabic-rtl');
+    await expect(axeViolations(page)).resolves.toEqual([]);
     await page.context().close();
   });
 
@@ -634,6 +636,7 @@ describe('hosted review page in Chromium', () => {
     await page.getByRole('dialog').waitFor({ timeout: 8000 });
     await focusReaches(page, 'confirm-back');
     await screenshot(page, '12-narrow-dialog');
+    await expect(axeViolations(page)).resolves.toEqual([]);
     await page.keyboard.press('Escape');
     // Closing gives focus back to the button that opened the dialog.
     await focusReaches(page, 'approve');
