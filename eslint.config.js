@@ -1,7 +1,6 @@
 /**
  * ESLint: typescript-eslint's type-checked recommended rules on every TypeScript file,
- * ESLint's recommended rules on the JavaScript ones (scripts, bench, the review page's
- * browser script), and Prettier owns formatting (eslint-config-prettier turns off the
+ * ESLint's recommended rules on the JavaScript ones (scripts, bench), and Prettier owns formatting (eslint-config-prettier turns off the
  * rules that would fight it). `npm run lint` runs it with `prettier --check` and knip.
  */
 const eslint = require('@eslint/js');
@@ -11,7 +10,19 @@ const globals = require('globals');
 const tseslint = require('typescript-eslint');
 
 module.exports = defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.tmp/', 'test-artifacts/', 'bench/.work/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'data/',
+      'coverage/',
+      '.tmp/',
+      'test-artifacts/',
+      'bench/.work/',
+      // Built by scripts/build-review-page.js from the TypeScript in review/page.
+      'apps/gateway/src/review/web/review.js',
+    ],
+  },
   eslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -36,9 +47,9 @@ module.exports = defineConfig(
     rules: { 'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }] },
   },
   {
-    // The review page's own script runs in the reviewer's browser.
-    files: ['apps/gateway/src/review/web/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+    // The review page runs in the reviewer's browser.
+    files: ['apps/gateway/src/review/page/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Tests read JSON bodies, which are `any` by nature: asserting their shape with

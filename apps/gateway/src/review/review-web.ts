@@ -21,8 +21,12 @@ export interface WebAsset {
   path: string;
 }
 
-/** Browser files and translation catalogs live in ./web, copied beside the compiled code by the build. */
+/**
+ * Browser files and translation catalogs live in ./web, copied beside the compiled code by the
+ * build; review.js is built there from ./page (scripts/build-review-page.js).
+ */
 const WEB_DIR = join(__dirname, 'web');
+const REQUIRED_ASSETS = ['review.js', 'review.css'];
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
 /**
@@ -46,6 +50,11 @@ export class ReviewWeb {
       const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
       this.assets.set(file, { body, contentType: ASSET_TYPES[ext], etag: `"${hash}"`, path: `/review-assets/${file}?v=${hash}` });
     }
+    const missing = REQUIRED_ASSETS.filter((name) => !this.assets.has(name));
+    if (missing.length > 0)
+      throw new Error(
+        `The review page's ${missing.join(' and ')} is missing from ${WEB_DIR}: build it with "npm run build" (or "node scripts/build-review-page.js").`,
+      );
   }
 
   asset(name: string): WebAsset | undefined {

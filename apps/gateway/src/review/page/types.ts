@@ -1,0 +1,84 @@
+/** What the review's JSON calls answer (apps/gateway/src/review/review.service.ts and review-preview.service.ts). */
+
+export type Phase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
+export type Mapping = Record<string, string | null>;
+
+export interface Field {
+  name: string;
+  label: string;
+  description: string;
+  data_type: string;
+  is_required: boolean;
+  allowed_values?: { value: string; label: string }[];
+}
+
+export type ValueFix =
+  | { kind: 'cell'; row: number; before: string; after: string }
+  | { kind: 'replace'; find: string; replace: string; whole_value: boolean }
+  | { kind: 'normalise'; normaliser: string; decimal_separator?: string; date_pattern?: string }
+  | { kind: 'picklist'; values: Record<string, string> };
+
+export interface AppliedFix {
+  fix_id: string;
+  field: string;
+  fix: ValueFix;
+  fixed_at: string;
+}
+
+export interface ReviewView {
+  run_id: string;
+  phase: Phase;
+  locale: string;
+  filename: string | null;
+  encoding: string | null;
+  fields: Field[];
+  source_headers: string[];
+  input_has_header: boolean | null;
+  header_choice: boolean;
+  mapping_rule: Mapping | null;
+  mapping_version: number;
+  value_fixes: AppliedFix[];
+  fixes_key: string;
+  total_rows: number | null;
+  processed_rows: number;
+  waiting_for_upload: boolean;
+  output_ready: boolean;
+  review_expires_at: string | null;
+  review_approved_at: string | null;
+  review_canceled_at: string | null;
+  success_callback: string | null;
+  cancel_callback: string | null;
+  error: { code: string | null; message: string | null } | null;
+  notices: { code: string; message: string }[];
+}
+
+export interface Cell {
+  value: string | null;
+  problem: 'required' | 'type' | null;
+}
+export type Row = Record<string, Cell>;
+
+export interface Preview {
+  rows: Row[];
+  column_samples: Record<string, string[]>;
+}
+
+export interface ProblemCount {
+  status: 'counted' | 'superseded' | 'counting';
+  rows_checked: number;
+  rows_with_problems: number;
+  problems_by_field: Record<string, number>;
+}
+
+export interface ProblemRowsPage {
+  rows: { row: number; cells: Row }[];
+  matching: number;
+  rows_checked: number;
+}
+
+export interface PicklistValues {
+  allowed_values: { value: string; label?: string | null }[];
+  distinct: number;
+  more: boolean;
+  values: { value: string; rows: number; mapped_to: string | null; suggestion: string | null }[];
+}
