@@ -572,6 +572,42 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it('does not scroll sideways on a phone when the preview has bad cells, in Arabic too (D1)', async () => {
+    for (const locale of ['en', 'ar']) {
+      const run = await readyRun({ locale });
+      await reviewApi(run.review_url).edit({ email: 'E-mail', age: 'Years' });
+      const page = await openPage(run.review_url, { width: 390 });
+      await page.locator('#preview td.bad').first().waitFor();
+      // Screen-reader-only text inside a cell (the open editor's label) must stay in the preview's scroll box.
+      await page.locator('#preview td.bad .fix-cell').last().click();
+      await page.locator('#preview .cell-edit').waitFor();
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
+      expect({ locale, scrollWidth }).toEqual({ locale, scrollWidth: clientWidth });
+      // The page opens on its content, not off-screen.
+      await expect(page.getByRole('heading', { level: 1 }).isVisible()).resolves.toBe(true);
+      await page.context().close();
+    }
+  });
+
+  it('never states a problem count in the approval confirmation while the count is still running (D2)', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
+    // A new mapping starts a new count (300 ms after the change): approving at once finds it unfinished.
+    await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
+    await dialog.waitFor();
+    const said = await dialog.innerText();
+    expect(said).toContain('has not finished');
+    expect(said).not.toMatch(/rows? (have|has) problems/);
+    await dialog.getByRole('button', { name: 'Go back' }).click();
+    await page.context().close();
+  });
+
   it('falls back to English for an unsupported locale', async () => {
     const run = await readyRun({ locale: 'sv' });
     const page = await openPage(run.review_url);
