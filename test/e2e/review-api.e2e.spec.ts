@@ -96,6 +96,7 @@ describe('review page API', () => {
       rows_checked: 50,
       rows_with_problems: expectedProblemRows,
       problems_by_field: { email: 7, first_name: 0, age: 5, born: 0 },
+      rows_by_kind: { required: 7, type: 5 },
       problems_by_field_and_kind: {
         email: { required: 7, type: 0 },
         first_name: { required: 0, type: 0 },

@@ -7,6 +7,8 @@ export interface ProblemTally {
   rows_checked: number;
   rows_with_problems: number;
   problems_by_field: Record<string, number>;
+  /** Rows with at least one problem of each kind. */
+  rows_by_kind: Record<CellProblem, number>;
   /** Cells with each kind of problem, per field (a value missing where required, or not of the field's type). */
   problems_by_field_and_kind: Record<string, Record<CellProblem, number>>;
 }
@@ -31,26 +33,37 @@ export async function countMappingProblems(
   const plan = source.plan;
   let checked = 0;
   let withProblems = 0;
+  const rowsByKind: Record<CellProblem, number> = { required: 0, type: 0 };
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
       for (const row of batch) {
         checked++;
-        let problem = false;
+        let required = false;
+        let type = false;
         for (const p of plan) {
           const found = p.check(cellOf(p, row, checked)).problem;
           if (found) {
             byField[p.name]++;
             byKind[p.name][found]++;
-            problem = true;
+            if (found === 'required') required = true;
+            else type = true;
           }
         }
-        if (problem) withProblems++;
+        if (required || type) withProblems++;
+        if (required) rowsByKind.required++;
+        if (type) rowsByKind.type++;
       }
       onProgress(checked);
     }
   } finally {
     await source.batches.return(undefined);
   }
-  return { rows_checked: checked, rows_with_problems: withProblems, problems_by_field: byField, problems_by_field_and_kind: byKind };
+  return {
+    rows_checked: checked,
+    rows_with_problems: withProblems,
+    problems_by_field: byField,
+    rows_by_kind: rowsByKind,
+    problems_by_field_and_kind: byKind,
+  };
 }

@@ -10,6 +10,11 @@ export interface ProblemRowsQuery {
   /** Matching rows to skip (the page's start) and to return at most. */
   offset: number;
   limit: number;
+  /**
+   * The totals when a finished count already knows them: the read then stops once the page is
+   * full, so the first pages of a million-row file come at once instead of after a whole read.
+   */
+  known?: { matching: number; rows_checked: number };
 }
 
 export interface ReviewCell {
@@ -47,7 +52,8 @@ export interface ProblemRowsPage {
 
 /**
  * The rows with problems over the whole stored source under a mapping, a page at a time:
- * every row is checked (the total is exact), but only the page's rows are kept. The cells
+ * every row is checked (the total is exact) unless the totals are known, and only the page's
+ * rows are kept. The cells
  * are mapped by the same reader as the preview and the output. Returns null when `signal`
  * aborts it.
  */
@@ -72,6 +78,7 @@ export async function findProblemRows(
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
         rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });
+        if (query.known && rows.length >= query.limit) return { rows, ...query.known };
       }
     }
   } finally {

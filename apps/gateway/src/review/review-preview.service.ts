@@ -41,6 +41,8 @@ export interface ProblemCount {
   rows_with_problems: number;
   /** Rows with a problem in each field; a row can count in several fields. */
   problems_by_field: Record<string, number>;
+  /** Rows with at least one problem of each kind. */
+  rows_by_kind: Record<CellProblem, number>;
   /** Per field, the cells missing where required and the cells not of the field's type. */
   problems_by_field_and_kind: Record<string, Record<CellProblem, number>>;
 }
@@ -141,7 +143,7 @@ export class ReviewPreviewService {
    */
   async countProblems(run: RunState, mapping: unknown, wait = true): Promise<ProblemCount> {
     const normalized = this.requirePreviewable(run, mapping);
-    const key = `${run.id}:${run.input_has_header}:${mappingHash(normalized)}:${fixesKey(run.value_fixes ?? [])}`;
+    const key = countKey(run, normalized);
     const cached = this.counted.get(key);
     if (cached) return cached;
     let job = this.running.get(run.id);
@@ -179,7 +181,8 @@ export class ReviewPreviewService {
     if (query.field !== null && !(query.field in run.schema.fields))
       throw ApiError.validation({ field: [`The schema has no field named "${query.field}".`] });
     try {
-      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query });
+      const known = knownMatching(this.counted.get(countKey(run, normalized)), query);
+      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query: known ? { ...query, known } : query });
       if (!page) throw new Error('the search was stopped');
       return page;
     } catch (err) {
@@ -275,8 +278,27 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   rows_checked: 0,
   rows_with_problems: 0,
   problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
+  rows_by_kind: { required: 0, type: 0 },
   problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, { required: 0, type: 0 }])),
 });
+
+/** What a count is for: the run, its header choice, the mapping and the fixes in force. */
+const countKey = (run: RunState, mapping: MappingRule): string =>
+  `${run.id}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
+
+/** The rows a query of the problem list matches, when a finished count for the same state knows it. */
+function knownMatching(count: ProblemCount | undefined, query: ProblemRowsQuery): { matching: number; rows_checked: number } | null {
+  if (!count || count.status !== 'counted') return null;
+  const matching =
+    query.field !== null && query.kind !== null
+      ? count.problems_by_field_and_kind[query.field]?.[query.kind]
+      : query.field !== null
+        ? count.problems_by_field[query.field]
+        : query.kind !== null
+          ? count.rows_by_kind[query.kind]
+          : count.rows_with_problems;
+  return matching === undefined ? null : { matching, rows_checked: count.rows_checked };
+}
 
 /** A stable key for a mapping: field order does not matter. */
 export const mappingHash = (mapping: MappingRule): string =>
