@@ -1,3 +1,5 @@
+import { DIRECTORY, type Directory } from '@app/directory';
+import { headersKey } from '@app/domain';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 /** The JSON calls behind the review page: preview, whole-file problem count, stale-save refusal. */
@@ -81,11 +83,39 @@ describe('review page API', () => {
     });
     expect((await header(true)).body.mapping_version).toBe(2); // nothing to change
     expect((await header('yes')).status).toBe(422);
+    await review.edit({ email: 'E-mail', age: 'Years_2' });
     await review.approve();
     const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
     expect(done).toMatchObject({ input_has_header: true, total_rows: 2 });
     const output = await (await fetch(done.download_url)).json();
-    expect(output.map((r: { email: string }) => r.email)).toEqual(['a@x.org', 'b@x.org']);
+    expect(output.map((r: { email: string; age: number }) => [r.email, r.age])).toEqual([
+      ['a@x.org', 1],
+      ['b@x.org', 2],
+    ]);
+
+    // The header choice is remembered with the mapping: the next such file opens with both.
+    const directory = svc.app.get<Directory>(DIRECTORY);
+    for (
+      let i = 0;
+      !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['column_1', 'column_2', 'column_3'])));
+      i++
+    ) {
+      if (i > 200) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const again = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'dup.csv' },
+    });
+    await upload(again.body, 'E-mail,Years,Years\nc@x.org,32,3\n');
+    await waitForRun(svc, org.apiKey, again.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(again.body.review_url).state()).body).toMatchObject({
+      input_has_header: true,
+      source_headers: ['E-mail', 'Years', 'Years_2'],
+      total_rows: 1,
+      mapping_rule: { email: 'E-mail', age: 'Years_2' },
+      notices: [expect.objectContaining({ code: 'mapping_remembered' })],
+    });
   });
 
   it('counts rows with problems across the whole file, per field too, for any mapping', async () => {

@@ -4,7 +4,7 @@ import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWit
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule, ReviewNotice } from '@app/contracts';
-import { headersKey, mergeSuggestions, readValueFix, runPhase, suggestMapping, type RunState } from '@app/domain';
+import { headerNames, headersKey, mergeSuggestions, readValueFix, runPhase, suggestMapping, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 import { readSampleRows } from '@app/run-source';
@@ -14,6 +14,7 @@ interface Suggestion {
   origin: 'heuristic' | 'ai' | 'remembered';
   notices: ReviewNotice[];
   picklists?: Record<string, Record<string, string>>;
+  header?: { input_has_header: boolean; first_row: string[] };
 }
 
 /**
@@ -50,6 +51,7 @@ export class MappingHandlers {
         mapping_origin: suggestion.origin,
         notices: suggestion.notices,
         ...(suggestion.picklists ? { picklists: suggestion.picklists } : {}),
+        ...(suggestion.header ? { header: suggestion.header } : {}),
         review_expires_at: new Date(now.getTime() + this.config.reviewTtlSeconds * 1000).toISOString(),
         at: now.toISOString(),
       },
@@ -67,9 +69,11 @@ export class MappingHandlers {
     await this.directory.rememberMapping({
       organization_id: run.organization_id,
       schema_id: run.schema.id,
-      headers_key: headersKey(run.source_headers),
+      // Keyed by the headers as the ingestion read them: the next such file is read the same way.
+      headers_key: headersKey(run.parsed_headers ?? run.source_headers),
       mapping_rule: run.mapping_rule,
       picklists,
+      ...(run.input_has_header !== null ? { input_has_header: run.input_has_header } : {}),
       run_id: run.id,
       approved_at: run.review_approved_at,
     });
@@ -84,9 +88,17 @@ export class MappingHandlers {
     const found = await this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(run.source_headers));
     if (!found) return null;
     const fields = run.schema.fields;
+    // A remembered header choice other than the ingestion's guess: the headers come from the first row (or go).
+    let header: Suggestion['header'];
+    let headers = run.source_headers;
+    if (found.input_has_header !== undefined && found.input_has_header !== run.input_has_header) {
+      const [firstRow] = await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1);
+      header = { input_has_header: found.input_has_header, first_row: firstRow ?? [] };
+      headers = headerNames(header.first_row, header.input_has_header, run.source_headers.length);
+    }
     const kept = Object.fromEntries(
       Object.entries(found.mapping_rule).filter(
-        ([field, header]) => Object.hasOwn(fields, field) && (header === null || run.source_headers.includes(header)),
+        ([field, column]) => Object.hasOwn(fields, field) && (column === null || headers.includes(column)),
       ),
     );
     const picklists = Object.fromEntries(
@@ -94,9 +106,11 @@ export class MappingHandlers {
         ([field, values]) => !('problems' in readValueFix({ kind: 'picklist', values }, null, fields[field])),
       ),
     );
+    const base = header ? suggestMapping(fields, headers) : heuristic;
     return {
-      mapping: { ...heuristic, ...kept },
+      mapping: { ...base, ...kept },
       origin: 'remembered',
+      ...(header ? { header } : {}),
       notices: [{ code: 'mapping_remembered', message: 'The columns were matched as in the last approved file with the same columns.' }],
       ...(Object.keys(picklists).length ? { picklists } : {}),
     };

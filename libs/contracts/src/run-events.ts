@@ -111,6 +111,8 @@ export interface ReviewPrepared {
   mapping_origin: 'heuristic' | 'ai' | 'remembered';
   /** With a remembered mapping: its picklist value mappings, by field, in force from the start (undoable fixes). */
   picklists?: Record<string, Record<string, string>>;
+  /** With a remembered mapping whose header choice differs from the ingestion's guess: the headers, as HeaderRowChosen gives them. */
+  header?: { input_has_header: boolean; source_headers: string[]; total_rows: number };
   review_expires_at: string;
   prepared_at: string;
   notices?: ReviewNotice[];

@@ -125,6 +125,8 @@ export interface RememberedMapping {
   mapping_rule: MappingRule;
   /** Picklist value mappings, by field. */
   picklists: Record<string, Record<string, string>>;
+  /** The reviewer's header choice (absent in mappings remembered before it existed: the ingestion's guess stands). */
+  input_has_header?: boolean;
   /** The run whose approval this was, and when. */
   run_id: string;
   approved_at: string;

@@ -22,6 +22,8 @@ export type RunCommand =
       mapping_rule: MappingRule;
       mapping_origin?: 'heuristic' | 'ai' | 'remembered';
       picklists?: Record<string, Record<string, string>>;
+      /** A remembered header choice other than the ingestion's guess, with the file's first row as read. */
+      header?: { input_has_header: boolean; first_row: string[] };
       notices?: ReviewNotice[];
       review_expires_at: string;
       at: string;

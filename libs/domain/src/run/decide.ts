@@ -48,6 +48,14 @@ function requireMapping(run: RunState, mapping: unknown) {
   return normalized;
 }
 
+/** The headers and row count that follow from taking the first row as the header, or not. */
+function headerChoice(run: RunState, choice: { input_has_header: boolean; first_row: string[] }) {
+  // The width stays the file's: headers are padded to it either way.
+  const headers = headerNames(choice.first_row, choice.input_has_header, run.source_headers.length);
+  const total = (run.total_rows ?? 0) + (choice.input_has_header ? -1 : 1);
+  return { input_has_header: choice.input_has_header, source_headers: headers, total_rows: Math.max(0, total) };
+}
+
 /** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */
 function requirePicklists(run: RunState, picklists: Record<string, Record<string, string>>) {
   for (const [field, values] of Object.entries(picklists)) {
@@ -90,22 +98,27 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         refuse('ingestion_not_running', 'The source is not being ingested.');
       return [{ type: 'SourceParsed', data: command.parse }];
 
-    case 'PrepareReview':
+    case 'PrepareReview': {
       if (runPhase(run) !== 'preparing_review')
         refuse('review_not_preparable', 'The review can be prepared only after the source was parsed.');
+      const header = command.header && command.header.input_has_header !== run.input_has_header ? headerChoice(run, command.header) : null;
+      // The mapping names the headers the review opens with (after a remembered header choice).
+      const headed: RunState = header ? { ...run, source_headers: header.source_headers } : run;
       return [
         {
           type: 'ReviewPrepared',
           data: {
-            mapping_rule: requireMapping(run, command.mapping_rule),
+            mapping_rule: requireMapping(headed, command.mapping_rule),
             mapping_origin: command.mapping_origin ?? 'heuristic',
             ...(command.picklists && Object.keys(command.picklists).length ? { picklists: requirePicklists(run, command.picklists) } : {}),
+            ...(header ? { header } : {}),
             review_expires_at: command.review_expires_at,
             prepared_at: command.at,
             ...(command.notices?.length ? { notices: command.notices } : {}),
           },
         },
       ];
+    }
 
     case 'EditMapping':
       requireOpenReview(run, command.at);
@@ -137,19 +150,11 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (run.rows_origin !== 'file' || run.source_format === null)
         refuse('header_not_applicable', 'Only the rows of an uploaded table have a header row to choose.');
       if (command.input_has_header === run.input_has_header) return [];
-      // The width stays the file's: headers are padded to it either way.
-      const headers = headerNames(command.first_row, command.input_has_header, run.source_headers.length);
-      const total = (run.total_rows ?? 0) + (command.input_has_header ? -1 : 1);
+      const chosen = headerChoice(run, command);
       return [
         {
           type: 'HeaderRowChosen',
-          data: {
-            input_has_header: command.input_has_header,
-            source_headers: headers,
-            total_rows: Math.max(0, total),
-            mapping_rule: suggestMapping(run.schema.fields, headers),
-            chosen_at: command.at,
-          },
+          data: { ...chosen, mapping_rule: suggestMapping(run.schema.fields, chosen.source_headers), chosen_at: command.at },
         },
       ];
     }

@@ -87,6 +87,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       return {
         ...next,
         source_headers: event.data.source_headers,
+        parsed_headers: event.data.source_headers,
         input_has_header: event.data.input_has_header,
         total_rows: event.data.total_rows,
         processed_rows: event.data.total_rows,
@@ -105,6 +106,14 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         mapping_version: 1,
         review_notices: event.data.notices ?? [],
         review_expires_at: event.data.review_expires_at,
+        ...(event.data.header
+          ? {
+              input_has_header: event.data.header.input_has_header,
+              source_headers: event.data.header.source_headers,
+              total_rows: event.data.header.total_rows,
+              processed_rows: event.data.header.total_rows,
+            }
+          : {}),
         // Remembered picklist mappings start as fixes in force, which the reviewer can undo like any other.
         value_fixes: Object.entries(event.data.picklists ?? {}).map(([field, values]) => ({
           fix_id: `remembered:${field}`,

@@ -63,6 +63,8 @@ export interface RunState {
   /** The approval's choice for rows that still have a problem; null before approval (older documents: absent). */
   problem_rows_choice?: ProblemRowsChoice | null;
   source_headers: string[];
+  /** The headers as the ingestion read them (before any header choice): what remembered mappings are keyed by. Older documents: absent. */
+  parsed_headers?: string[];
   input_has_header: boolean | null;
   total_rows: number | null;
   processed_rows: number;
