@@ -839,15 +839,9 @@ function renderBulkFixes() {
     } else if (normaliser === 'date') {
       const pattern = el('input', { id: 'fix-date-pattern', type: 'text', placeholder: 'dd.MM.yyyy' });
       controls.push(
-        el(
-          'form',
-          {
-            class: 'fix-row',
-            onsubmit: (e) => {
-              e.preventDefault();
-              void fixValues(field.name, { kind: 'normalise', normaliser: 'date', date_pattern: pattern.value });
-            },
-          },
+        fixForm(
+          () => ({ kind: 'normalise', normaliser: 'date', date_pattern: pattern.value }),
+          field,
           el('label', { for: 'fix-date-pattern', text: t('fix_date_pattern') }),
           pattern,
           el('button', { type: 'submit', 'data-normaliser': 'date', text: t('fix_date') }),
@@ -868,15 +862,9 @@ function renderBulkFixes() {
   const replace = el('input', { id: 'fix-replace', type: 'text' });
   const whole = el('input', { id: 'fix-whole', type: 'checkbox' });
   controls.push(
-    el(
-      'form',
-      {
-        class: 'fix-row',
-        onsubmit: (e) => {
-          e.preventDefault();
-          void fixValues(field.name, { kind: 'replace', find: find.value, replace: replace.value, whole_value: whole.checked });
-        },
-      },
+    fixForm(
+      () => ({ kind: 'replace', find: find.value, replace: replace.value, whole_value: whole.checked }),
+      field,
       el('label', { for: 'fix-find', text: t('fix_find') }),
       find,
       el('label', { for: 'fix-replace', text: t('fix_replace_with') }),
@@ -888,6 +876,21 @@ function renderBulkFixes() {
   box.replaceChildren(
     el('h3', { id: 'bulk-fixes-title', text: t('fix_bulk_title', { field: field.label }) }),
     el('div', { class: 'fix-controls', role: 'group', 'aria-labelledby': 'bulk-fixes-title' }, ...controls),
+  );
+}
+
+/** A row of bulk-fix controls whose submit (Enter or its button) records the fix it reads from them. */
+function fixForm(fixOf: () => ValueFix, field: Field, ...controls: Node[]): HTMLFormElement {
+  return el(
+    'form',
+    {
+      class: 'fix-row',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        void fixValues(field.name, fixOf());
+      },
+    },
+    ...controls,
   );
 }
 
