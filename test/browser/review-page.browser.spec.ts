@@ -581,6 +581,18 @@ describe('hosted review page in Chromium', () => {
       // Screen-reader-only text inside a cell (the open editor's label) must stay in the preview's scroll box.
       await page.locator('#preview td.bad .fix-cell').last().click();
       await page.locator('#preview .cell-edit').waitFor();
+      // The defect's cause: visually hidden text in cells far to the right (the page once wrote each
+      // bad cell's reason there). Put some back, with the rows scrolled to their start, so that this
+      // test fails whenever the preview's scroll box stops containing what is absolutely placed in it.
+      await page.locator('#preview').evaluate((table) => {
+        table.parentElement!.scrollTo({ left: 0 });
+        for (const td of table.querySelectorAll('tr > :last-child')) {
+          const hidden = document.createElement('span');
+          hidden.className = 'sr-only';
+          hidden.textContent = 'text for screen readers only';
+          td.append(hidden);
+        }
+      });
       const { scrollWidth, clientWidth } = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         clientWidth: document.documentElement.clientWidth,
