@@ -586,12 +586,12 @@ describe('hosted review page in Chromium', () => {
       // test fails whenever the preview's scroll box stops containing what is absolutely placed in it.
       await page.locator('#preview').evaluate((table) => {
         table.parentElement!.scrollTo({ left: 0 });
-        for (const td of table.querySelectorAll('tr > :last-child')) {
+        table.querySelectorAll('tr > :last-child').forEach((td) => {
           const hidden = document.createElement('span');
           hidden.className = 'sr-only';
           hidden.textContent = 'text for screen readers only';
           td.append(hidden);
-        }
+        });
       });
       const { scrollWidth, clientWidth } = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,

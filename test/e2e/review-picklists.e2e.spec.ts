@@ -26,7 +26,7 @@ describe('review picklists', () => {
       allowed_values: [
         { value: 'platinum', label: 'Platinum' },
         { value: 'gold', label: 'Gold' },
-        { value: 'silver', label: 'Silver' },
+        { value: 'silver', label: 'Silver', labels: { de: 'Silber', fr: 'Argent' } },
       ],
     },
   };
@@ -69,7 +69,7 @@ describe('review picklists', () => {
       allowed_values: [
         { value: 'platinum', label: 'Platinum' },
         { value: 'gold', label: 'Gold' },
-        { value: 'silver', label: 'Silver' },
+        { value: 'silver', label: 'Silber' }, // the German label; the others fall back to `label`
       ],
     });
     expect((await review.problems()).body.problems_by_field.tier).toBe(5);
@@ -77,6 +77,7 @@ describe('review picklists', () => {
     const listed = await picklist(review, 'tier');
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ distinct: 6, more: false });
+    expect(listed.body.allowed_values).toEqual(state.fields.find((f: { name: string }) => f.name === 'tier').allowed_values);
     expect(Object.fromEntries(listed.body.values.map((v: any) => [v.value, [v.rows, v.suggestion, v.mapped_to]]))).toEqual({
       gold: [2, 'gold', null], // exact
       Gold: [1, 'gold', null], // ignoring case
@@ -169,6 +170,20 @@ describe('review picklists', () => {
     expect(await fields({ t: { description: '', data_type: 'string', is_required: false, descriptions: { xx: 'y' } } })).toEqual([
       'fields.t.descriptions.xx',
     ]);
+    expect(
+      await fields({
+        t: {
+          description: '',
+          data_type: 'enum',
+          is_required: false,
+          allowed_values: [{ value: 'a', labels: { de: 'A', xx: 'y', fr: 3 } }],
+        },
+      }),
+    ).toEqual(['fields.t.allowed_values.0.labels.xx', 'fields.t.allowed_values.0.labels.fr']);
+    const withLabels = await create({
+      t: { description: 'T', data_type: 'enum', is_required: false, allowed_values: [{ value: 'a', labels: { de: 'Ä' } }] },
+    });
+    expect(withLabels.body.data.fields.t.allowed_values).toEqual([{ value: 'a', label: null, labels: { de: 'Ä' } }]);
     expect(
       (await create({ t: { description: 'T', data_type: 'enum', is_required: false, allowed_values: [{ value: 'a' }] } })).status,
     ).toBe(201);

@@ -28,6 +28,8 @@ export interface FieldDefinition {
 export interface AllowedValue {
   value: string;
   label?: string | null;
+  /** The label in other review languages, by locale (`de`, `fr`, ...); `label` is the default. */
+  labels?: Record<string, string>;
 }
 
 export interface SchemaSnapshot {

@@ -1,5 +1,5 @@
 import { validatePicklistAndDescriptions, validateTransformations } from '@app/domain';
-import type { FieldDefinition } from '@app/contracts';
+import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
@@ -81,9 +81,10 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
       ...(def.transformations ? { transformations: def.transformations as FieldDefinition['transformations'] } : {}),
       ...(def.allowed_values
         ? {
-            allowed_values: (def.allowed_values as { value: string; label?: string | null }[]).map((a) => ({
+            allowed_values: (def.allowed_values as AllowedValue[]).map((a) => ({
               value: a.value,
               label: a.label ?? null,
+              ...(a.labels ? { labels: a.labels } : {}),
             })),
           }
         : {}),

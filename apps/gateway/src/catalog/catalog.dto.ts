@@ -39,11 +39,19 @@ export class FieldDefinitionDto {
     type: 'array',
     items: {
       type: 'object',
-      properties: { value: { type: 'string' }, label: { type: 'string', nullable: true } },
+      properties: {
+        value: { type: 'string' },
+        label: { type: 'string', nullable: true },
+        labels: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'The label in other review languages, by locale; `label` is the default.',
+        },
+      },
       required: ['value'],
     },
   })
-  allowed_values?: { value: string; label?: string | null }[];
+  allowed_values?: { value: string; label?: string | null; labels?: Record<string, string> }[];
   @ApiPropertyOptional({
     description: 'Addition to the spec: the description in other review languages, by locale; `description` is the default.',
     type: 'object',

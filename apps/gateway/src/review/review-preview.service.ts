@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import {
+  allowedValueLabel,
   allowedValuesOf,
   fixesKey,
   isReviewWindowOver,
@@ -22,6 +23,7 @@ import {
 } from '@app/run-source';
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
+import { supportedLocale } from './review-web';
 
 export const PREVIEW_ROWS = 20;
 
@@ -209,7 +211,8 @@ export class ReviewPreviewService {
       const found = await this.cpu.run('distinctFieldValues', { run, mapping: normalized, field: name });
       if (!found) throw new Error('the search was stopped');
       return {
-        allowed_values: allowed,
+        // In the reviewer's language, as the review view gives them.
+        allowed_values: allowed.map((a) => ({ value: a.value, label: allowedValueLabel(a, supportedLocale(run.locale)) })),
         distinct: found.distinct,
         more: found.more,
         values: found.values.map((v) => ({

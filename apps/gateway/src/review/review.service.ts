@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { allowedValuesOf, effectiveReviewState, fixesKey, isReviewWindowOver, type RunCommand, type RunState } from '@app/domain';
+import {
+  allowedValueLabel,
+  allowedValuesOf,
+  effectiveReviewState,
+  fixesKey,
+  isReviewWindowOver,
+  type RunCommand,
+  type RunState,
+} from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -101,7 +109,9 @@ export class ReviewService {
         data_type: f.data_type,
         is_required: f.is_required,
         ...(f.data_type === 'enum'
-          ? { allowed_values: allowedValuesOf(f).map((a) => ({ value: a.value, label: a.label ?? a.value })) }
+          ? {
+              allowed_values: allowedValuesOf(f).map((a) => ({ value: a.value, label: allowedValueLabel(a, supportedLocale(run.locale)) })),
+            }
           : {}),
       })),
       source_headers: run.source_headers,

@@ -26,27 +26,41 @@ export function validatePicklistAndDescriptions(def: Record<string, unknown>): {
             at: `allowed_values.${i}.label`,
             problem: `A label must be text of at most ${MAX_VALUE_CHARS} characters, or null.`,
           });
+        if (o.labels !== undefined) problems.push(...byLocaleProblems(o.labels, `allowed_values.${i}.labels`, 'label', MAX_VALUE_CHARS));
       });
     }
   } else if (allowed !== undefined) {
     problems.push({ at: 'allowed_values', problem: 'allowed_values is only for fields of data_type "enum".' });
   }
-  const descriptions = def.descriptions;
-  if (descriptions !== undefined) {
-    if (!descriptions || typeof descriptions !== 'object' || Array.isArray(descriptions))
-      problems.push({ at: 'descriptions', problem: 'descriptions must be an object of locale to text.' });
-    else
-      for (const [locale, text] of Object.entries(descriptions)) {
-        if (!(LOCALES as readonly string[]).includes(locale))
-          problems.push({ at: `descriptions.${locale}`, problem: `Unknown locale; known: ${LOCALES.join(', ')}.` });
-        else if (typeof text !== 'string') problems.push({ at: `descriptions.${locale}`, problem: 'A description must be text.' });
-      }
+  if (def.descriptions !== undefined) problems.push(...byLocaleProblems(def.descriptions, 'descriptions', 'description'));
+  return problems;
+}
+
+/** Checks an object of locale to text (`descriptions`, an allowed value's `labels`). Pure. */
+function byLocaleProblems(texts: unknown, at: string, what: string, maxChars = Infinity): { at: string; problem: string }[] {
+  if (!texts || typeof texts !== 'object' || Array.isArray(texts))
+    return [{ at, problem: `${at.split('.').pop()} must be an object of locale to text.` }];
+  const problems: { at: string; problem: string }[] = [];
+  for (const [locale, text] of Object.entries(texts)) {
+    if (!(LOCALES as readonly string[]).includes(locale))
+      problems.push({ at: `${at}.${locale}`, problem: `Unknown locale; known: ${LOCALES.join(', ')}.` });
+    else if (typeof text !== 'string' || text.length > maxChars)
+      problems.push({
+        at: `${at}.${locale}`,
+        problem: maxChars === Infinity ? `A ${what} must be text.` : `A ${what} must be text of at most ${maxChars} characters.`,
+      });
   }
   return problems;
 }
 
+/** The label reviewers see for an allowed value in a locale: that locale's, else the default label, else the value. Pure. */
+export const allowedValueLabel = (a: AllowedValue, locale: string): string => a.labels?.[locale] ?? a.label ?? a.value;
+
 /** The allowed values of a picklist field (none for other fields). */
 export const allowedValuesOf = (field: FieldDefinition): AllowedValue[] => (field.data_type === 'enum' ? (field.allowed_values ?? []) : []);
+
+/** What a file may call an allowed value: the value itself and its labels in every language. */
+const namesOf = (a: AllowedValue): string[] => [a.value, a.label ?? '', ...Object.values(a.labels ?? {})];
 
 const simplified = (s: string) =>
   s
@@ -67,11 +81,11 @@ export function suggestAllowedValue(source: string, allowed: readonly AllowedVal
   const exact = allowed.find((a) => a.value === t);
   if (exact) return exact.value;
   const lower = t.toLocaleLowerCase();
-  const caseless = allowed.find((a) => a.value.toLocaleLowerCase() === lower || (a.label ?? '').toLocaleLowerCase() === lower);
+  const caseless = allowed.find((a) => namesOf(a).some((name) => name.toLocaleLowerCase() === lower));
   if (caseless) return caseless.value;
   const s = simplified(t);
   if (s === '') return null;
-  const names = allowed.map((a) => ({ value: a.value, names: [a.value, a.label ?? ''].map(simplified).filter(Boolean) }));
+  const names = allowed.map((a) => ({ value: a.value, names: namesOf(a).map(simplified).filter(Boolean) }));
   const same = names.find((n) => n.names.includes(s));
   if (same) return same.value;
   // An abbreviation: a unique allowed value starting with it (at least 3 characters).
