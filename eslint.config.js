@@ -25,7 +25,7 @@ module.exports = defineConfig(
   },
   eslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },
     rules: {
@@ -48,7 +48,7 @@ module.exports = defineConfig(
   },
   {
     // The review page runs in the reviewer's browser.
-    files: ['apps/gateway/src/review/page/**/*.ts'],
+    files: ['apps/gateway/src/review/page/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

@@ -1,0 +1,36 @@
+/** The first rows as they will be delivered, the whole-file count of rows with problems, and the fixes in force. */
+import { t } from '../i18n';
+import type { State } from '../state';
+import type { ReviewView } from '../types';
+import { FixesBar } from './fixes-bar';
+import { RowsTable } from './rows-table';
+
+export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
+  const rows = s.preview?.rows;
+  return (
+    <section aria-labelledby="preview-title">
+      <h2 id="preview-title">{t('preview_title')}</h2>
+      <FixesBar fixes={(view.value_fixes || []).length} undoable={view.phase === 'active'} />
+      <p class={s.problems.tone ? `problems notice ${s.problems.tone}` : 'problems'} id="problems" aria-live="polite" tabindex={-1}>
+        {s.problems.text}
+      </p>
+      {/* The caption sits outside the sideways-scrolling box (a <caption> scrolls away with its table), and names the table. */}
+      <p id="preview-caption" class="table-caption">
+        {rows ? (rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty')) : ''}
+      </p>
+      <div class="table-wrap" role="region" tabindex={0} aria-label={t('preview_region')}>
+        <table id="preview" aria-labelledby="preview-caption">
+          {s.preview && (
+            <RowsTable
+              key={s.preview.seq}
+              fields={view.fields}
+              rows={s.preview.rows.map((cells, i) => ({ number: i + 1, cells }))}
+              numberHeading={t('preview_row')}
+              fixable={view.phase === 'active'}
+            />
+          )}
+        </table>
+      </div>
+    </section>
+  );
+}

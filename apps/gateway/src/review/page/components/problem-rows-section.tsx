@@ -1,0 +1,70 @@
+/** Every row with a problem over the whole file, filtered by field and kind, a page of 20 at a time (paged by the service). */
+import { numbers, t } from '../i18n';
+import { filterProblems, turnProblemPage, type State } from '../state';
+import type { ReviewView } from '../types';
+import { BulkFixes } from './bulk-fixes';
+import { RowsTable } from './rows-table';
+
+export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) {
+  const { listed, filter, busy } = s;
+  const page = s.problemRows.page;
+  const byField = listed ? listed.problems_by_field : {};
+  // The field filter lists the fields that have problems, with their counts. The chosen field
+  // stays listed when a fix leaves it with none, so its fixes (and their undo) stay in reach.
+  const withProblems = view.fields.filter((f) => (byField[f.name] || 0) > 0 || f.name === filter.field);
+  return (
+    <section id="problem-rows-section" aria-labelledby="problem-rows-title" hidden={!listed || listed.rows_with_problems === 0}>
+      <h2 id="problem-rows-title">{t('problem_rows_title')}</h2>
+      <div class="filters">
+        <label for="problem-field">{t('problem_rows_field')}</label>
+        <select
+          id="problem-field"
+          disabled={busy}
+          value={filter.field || ''}
+          onChange={(e) => filterProblems('field', e.currentTarget.value)}
+        >
+          <option value="">{t('problem_rows_any_field')}</option>
+          {withProblems.map((f) => (
+            <option value={f.name}>{`${f.label} (${numbers.format(byField[f.name] || 0)})`}</option>
+          ))}
+        </select>
+        <label for="problem-kind">{t('problem_rows_kind')}</label>
+        <select id="problem-kind" disabled={busy} value={filter.kind || ''} onChange={(e) => filterProblems('kind', e.currentTarget.value)}>
+          <option value="">{t('problem_rows_any_kind')}</option>
+          <option value="required">{t('problem_kind_required')}</option>
+          <option value="type">{t('problem_kind_type')}</option>
+        </select>
+      </div>
+      {view.phase === 'active' && (
+        <div id="bulk-fixes" class="bulk-fixes">
+          {/* Drawn afresh for another field only: a recount must not take away the control that has focus. */}
+          <BulkFixes key={filter.field ?? ''} field={view.fields.find((f) => f.name === filter.field)} busy={busy} />
+        </div>
+      )}
+      <p id="problem-rows-status" aria-live="polite">
+        {s.problemRows.status}
+      </p>
+      <div class="table-wrap" role="region" tabindex={0} aria-label={t('problem_rows_region')}>
+        <table id="problem-rows">
+          {page && (
+            <RowsTable
+              key={page.seq}
+              fields={view.fields}
+              rows={page.rows}
+              numberHeading={t('problem_rows_row')}
+              fixable={view.phase === 'active'}
+            />
+          )}
+        </table>
+      </div>
+      <div class="pager">
+        <button type="button" id="problem-prev" disabled={page?.first} onClick={() => turnProblemPage(-1)}>
+          {t('problem_rows_prev')}
+        </button>
+        <button type="button" id="problem-next" disabled={page?.last} onClick={() => turnProblemPage(1)}>
+          {t('problem_rows_next')}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+/** The page's states other than the review itself: preparing, expired, failed, an invalid link, and a closed review's notice. */
+import type { ComponentChildren } from 'preact';
+import { formatDate, t } from '../i18n';
+import { callbackTarget } from '../state';
+import type { ReviewView } from '../types';
+
+/** A whole-page state; its title takes the focus when the page turns into it. */
+function StateSection({ kind, title, children }: { kind: string; title: string; children: ComponentChildren }) {
+  return (
+    <section class={`state state-${kind}`} aria-labelledby="state-title">
+      <h2 id="state-title" tabindex={-1}>
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+/** Before the upload the page waits for the file; after it, the file is being read. */
+export function Preparing({ view }: { view: ReviewView }) {
+  const waiting = view.waiting_for_upload;
+  return (
+    <StateSection kind="preparing" title={waiting ? t('preparing_upload_title') : t('preparing_title')}>
+      <p id="preparing-body">{waiting ? t('preparing_upload') : t('preparing_body')}</p>
+      <p id="progress" class="muted">
+        {view.processed_rows > 0 ? t('preparing_progress', { count: view.processed_rows }) : ''}
+      </p>
+    </StateSection>
+  );
+}
+
+export function Expired({ view }: { view: ReviewView }) {
+  return (
+    <StateSection kind="expired" title={t('expired_title')}>
+      <p>{t('expired_body', { date: formatDate(view.review_expires_at) })}</p>
+    </StateSection>
+  );
+}
+
+export function Failed({ view }: { view: ReviewView }) {
+  return (
+    <StateSection kind="failed" title={t('failed_title')}>
+      <p class="notice error">{t('failed_body', { message: view.error ? view.error.message : '' })}</p>
+    </StateSection>
+  );
+}
+
+export function InvalidLink() {
+  return (
+    <StateSection kind="invalid" title={t('invalid_title')}>
+      <p>{t('invalid_body')}</p>
+    </StateSection>
+  );
+}
+
+/** An approved or canceled review: what happened, then (right after the reviewer's own action) where the page goes. */
+export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed: boolean }) {
+  const approved = view.phase === 'approved';
+  const target = justActed ? callbackTarget(view) : null;
+  return (
+    // Approved is a success; canceled is not (no output will come), so it is not shown in green.
+    <section class={approved ? 'notice ok state-closed' : 'notice state-closed'} aria-labelledby="state-title">
+      <h2 id="state-title" tabindex={-1}>
+        {approved ? t('approved_title') : t('canceled_title')}
+      </h2>
+      <p id="closed-body">
+        {approved
+          ? t(view.output_ready ? 'approved_body_ready' : 'approved_body', { date: formatDate(view.review_approved_at) })
+          : t('canceled_body', { date: formatDate(view.review_canceled_at) })}
+      </p>
+      {target ? <p id="redirect">{t('redirecting', { host: target.host })}</p> : <p>{justActed ? t('close_page') : t('read_only')}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,442 @@
+/**
+ * The page's state and everything that changes it: the review as the service last answered it,
+ * the mapping shown, the preview and the whole-file count of problems, the rows with problems,
+ * what the live region says and the confirmation asked. Every change draws the page at once
+ * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
+ */
+import { api, errorText, type ApiFailure } from './api';
+import { t } from './i18n';
+import type { Mapping, Phase, PicklistValues, Preview, ProblemCount, ProblemRowsPage, ReviewView, Row, ValueFix } from './types';
+
+const PREPARING_POLL_MS = 1500;
+const COUNT_DELAY_MS = 300;
+const COUNT_POLL_MS = 1000;
+const PROBLEM_ROWS_PER_PAGE = 20;
+const REDIRECT_DELAY_MS = 1200;
+
+export interface NumberedRow {
+  number: number;
+  cells: Row;
+}
+export type RowsChoice = 'deliver' | 'exclude';
+export interface Confirmation {
+  title: string;
+  lines: { text: string; warn?: boolean }[];
+  yes: string;
+  danger: boolean;
+  /** Whether the reviewer says what happens to the rows that still have a problem, and what they chose. */
+  asksRows: boolean;
+  rows: RowsChoice;
+}
+
+export interface State {
+  /** What the page shows; null until the first answer (the server's "Loading…" stays). */
+  screen: Phase | 'invalid' | null;
+  /** Bumped whenever the screen is drawn afresh (another state, another header row): its components start over. */
+  drawn: number;
+  view: ReviewView | null;
+  /** The mapping as the page shows it (saved or about to be). */
+  mapping: Mapping;
+  live: { text: string; kind?: 'ok' | 'warn' | 'error' };
+  /** The preview's rows, and the request they answer (a new one closes any open cell editor, as redrawing the table did). */
+  preview: { rows: Row[]; seq: number } | null;
+  /** Up to three values of each source column (from the preview), shown under the column chosen. */
+  columnSamples: Record<string, string[]>;
+  /** The line that says how many rows have problems (#problems). */
+  problems: { text: string; tone?: 'ok' | 'warn' };
+  /** The count for the mapping and fixes shown; null as soon as either changes. */
+  count: ProblemCount | null;
+  /** The last finished count: the rows-with-problems section shows it until the next one is done. */
+  listed: ProblemCount | null;
+  /** What the list of rows with problems shows: a field and a kind (or any) and a page. */
+  filter: { field: string | null; kind: string | null; page: number };
+  problemRows: { status: string; page: { rows: NumberedRow[]; seq: number; first: boolean; last: boolean } | null };
+  /** An approval or cancellation is being sent. */
+  busy: boolean;
+  /** The reviewer approved or canceled in this page (not a page opened on a closed review). */
+  justActed: boolean;
+  confirm: Confirmation | null;
+}
+
+let state: State = {
+  screen: null,
+  drawn: 0,
+  view: null,
+  mapping: {},
+  live: { text: '' },
+  preview: null,
+  columnSamples: {},
+  problems: { text: '' },
+  count: null,
+  listed: null,
+  filter: { field: null, kind: null, page: 1 },
+  problemRows: { status: '', page: null },
+  busy: false,
+  justActed: false,
+  confirm: null,
+};
+
+let draw: (s: State) => void = () => {};
+export function onChange(listener: (s: State) => void): void {
+  draw = listener;
+}
+function set(patch: Partial<State>): void {
+  state = { ...state, ...patch };
+  draw(state);
+}
+const say = (text: string, kind?: State['live']['kind']) => set({ live: { text, kind } });
+const focusById = (id: string) => document.getElementById(id)?.focus();
+const isReview = (phase: Phase) => phase === 'active' || phase === 'approved' || phase === 'canceled';
+
+// Not drawn: the order of requests, and what the approval confirmation needs to know of the count.
+let saving: Promise<unknown> = Promise.resolve();
+let previewSeq = 0;
+let problemRowsSeq = 0;
+let countTimer: ReturnType<typeof setTimeout> | undefined;
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+/** The mapping the last finished count was for, and the progress of the count under way (null when none runs). */
+let lastCountFor: string | null = null;
+let counting: { done: number } | null = null;
+
+// ---- The review as the service answers it ---------------------------------------------
+
+export async function load(): Promise<void> {
+  try {
+    show(await api<ReviewView>('state'));
+  } catch (err) {
+    handleFailure(err as ApiFailure);
+  }
+}
+
+/** Shows a view of the review; another state than the one shown (or `redraw`) is drawn afresh. */
+function show(next: ReviewView, redraw = false): void {
+  const before = state.screen;
+  if (!redraw && next.phase === before) {
+    set({ view: next });
+  } else {
+    // What was said about the former state ("Changes saved.") is stale in the new one.
+    set({
+      view: next,
+      screen: next.phase,
+      drawn: state.drawn + 1,
+      live: { text: '' },
+      preview: null,
+      listed: null,
+      problemRows: { status: '', page: null },
+      ...(isReview(next.phase) ? { mapping: { ...(next.mapping_rule || {}) } } : {}),
+    });
+    if (isReview(next.phase)) void refreshPreview();
+    // A state the page turned into takes the focus; the first one drawn, or the same one redrawn, does not.
+    if (before !== null && !redraw) focusById('state-title');
+  }
+  // Before the upload the page waits for the file, then for its reading; an approved review for its output.
+  if (next.phase === 'preparing' || (next.phase === 'approved' && !next.output_ready)) setTimeout(() => void load(), PREPARING_POLL_MS);
+  if (next.phase === 'active' && next.review_expires_at && !expiryTimer) {
+    // The page turns to its expired state by itself when the deadline passes.
+    const ms = Math.max(0, Date.parse(next.review_expires_at) - Date.now()) + 500;
+    if (ms < 2 ** 31) expiryTimer = setTimeout(() => void load(), ms);
+  }
+}
+
+function showInvalid(): void {
+  set({ screen: 'invalid', drawn: state.drawn + 1 });
+}
+
+function handleFailure(err: ApiFailure): void {
+  if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
+  // The deadline passed while the page was open: the state call now answers the expired state alone.
+  if (err.code === 'review_expired') {
+    void load();
+    return;
+  }
+  say(t('error_generic', { message: errorText(err) }), 'error');
+}
+
+/** A refused save or action: show why, and show the service's current truth. */
+async function onActionRefused(err: ApiFailure, messageKey: string): Promise<void> {
+  if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
+  let current: ReviewView | null = null;
+  try {
+    current = await api<ReviewView>('state');
+  } catch {
+    /* keep what we have */
+  }
+  if ((err.code === 'mapping_conflict' || err.code === 'fixes_conflict') && current) {
+    show(current);
+    set({ mapping: { ...(current.mapping_rule || {}) }, count: null });
+    void refreshPreview();
+    say(t('conflict'), 'warn');
+    return;
+  }
+  const before = state.screen;
+  if (current) show(current);
+  // Where the page turned into another state (expired, failed…), that state says it all.
+  if (state.screen === before) say(t(messageKey, { message: errorText(err) }), 'error');
+}
+
+// ---- The mapping ----------------------------------------------------------------------
+
+export function changeMapping(field: string, column: string): void {
+  set({ mapping: { ...state.mapping, [field]: column === '' ? null : column }, count: null });
+  void refreshPreview();
+  void save();
+}
+
+/** Saves one after the other, each on the version the previous save returned. */
+function save(): Promise<unknown> {
+  saving = saving.then(async () => {
+    say(t('saving'));
+    try {
+      const next = await api<ReviewView>('mapping', 'PUT', {
+        mapping_rule: state.mapping,
+        expected_mapping_version: state.view?.mapping_version,
+      });
+      set({ view: next, live: { text: t('saved'), kind: 'ok' } });
+    } catch (err) {
+      await onActionRefused(err as ApiFailure, 'save_failed');
+    }
+  });
+  return saving;
+}
+
+/** The first row is (or is not) the header: the columns and the suggested mapping are read again. */
+export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
+  await saving;
+  let next;
+  try {
+    next = await api<ReviewView>('header', 'POST', { input_has_header: hasHeader });
+  } catch (err) {
+    return onActionRefused(err as ApiFailure, 'save_failed');
+  }
+  // Another set of columns: the whole editor is drawn again from the new view.
+  set({ count: null });
+  show(next, true);
+  say(t('header_chosen'), 'ok');
+  focusById('first-row-header');
+}
+
+/** An enum field's values over the whole file, for mapping them to the allowed ones (null when the call failed). */
+export async function picklistValues(field: string): Promise<PicklistValues | null> {
+  try {
+    return await api<PicklistValues>('picklist-values', 'POST', { mapping_rule: state.mapping, field });
+  } catch (err) {
+    handleFailure(err as ApiFailure);
+    return null;
+  }
+}
+
+// ---- Preview and the whole-file count ---------------------------------------------------
+
+async function refreshPreview(): Promise<void> {
+  const seq = ++previewSeq;
+  const asked = { ...state.mapping };
+  set({ problems: { text: t('problems_checking') } });
+  clearTimeout(countTimer);
+  try {
+    const preview = await api<Preview>('preview', 'POST', { mapping_rule: asked });
+    if (seq !== previewSeq) return;
+    set({ columnSamples: preview.column_samples || {}, preview: { rows: preview.rows, seq } });
+  } catch (err) {
+    if (seq === previewSeq) handleFailure(err as ApiFailure);
+    return;
+  }
+  // Counting reads the whole file: wait until the reviewer stops changing things, then
+  // ask without waiting and show the progress until the count is done.
+  const key = JSON.stringify(asked);
+  counting = { done: 0 };
+  const poll = async () => {
+    try {
+      const count = await api<ProblemCount>('problems', 'POST', { mapping_rule: asked, wait: false });
+      if (seq !== previewSeq || count.status === 'superseded') return;
+      if (count.status === 'counting') {
+        counting = { done: count.rows_checked };
+        set({ problems: { text: t('problems_progress', { done: count.rows_checked, total: state.view?.total_rows ?? 0 }) } });
+        countTimer = setTimeout(() => void poll(), COUNT_POLL_MS);
+        return;
+      }
+      counting = null;
+      lastCountFor = key;
+      const none = count.rows_with_problems === 0;
+      set({
+        count,
+        listed: count,
+        filter: { ...state.filter, page: 1 },
+        problems: {
+          text: none
+            ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
+            : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked }),
+          tone: none ? 'ok' : 'warn',
+        },
+      });
+      void refreshProblemRows();
+    } catch (err) {
+      if (seq === previewSeq) handleFailure(err as ApiFailure);
+    }
+  };
+  countTimer = setTimeout(() => void poll(), COUNT_DELAY_MS);
+}
+
+// ---- Rows with problems over the whole file, filtered and paged (by the service, 20 a page) ----
+
+export function filterProblems(which: 'field' | 'kind', value: string): void {
+  set({ filter: { ...state.filter, [which]: value || null, page: 1 } });
+  void refreshProblemRows();
+}
+
+export function turnProblemPage(step: number): void {
+  set({ filter: { ...state.filter, page: Math.max(1, state.filter.page + step) } });
+  void refreshProblemRows();
+}
+
+async function refreshProblemRows(): Promise<void> {
+  if (!state.count || state.count.rows_with_problems === 0) return;
+  const seq = ++problemRowsSeq;
+  const { field, kind, page } = state.filter;
+  set({ problemRows: { ...state.problemRows, status: t('problem_rows_loading') } });
+  try {
+    const found = await api<ProblemRowsPage>('problem-rows', 'POST', {
+      mapping_rule: state.mapping,
+      field,
+      kind,
+      page,
+      per_page: PROBLEM_ROWS_PER_PAGE,
+    });
+    if (seq !== problemRowsSeq) return;
+    const shown = state.filter.page;
+    const pages = Math.max(1, Math.ceil(found.matching / PROBLEM_ROWS_PER_PAGE));
+    set({
+      problemRows: {
+        status: found.matching === 0 ? t('problem_rows_none') : t('problem_rows_page', { page: shown, pages, matching: found.matching }),
+        page: { rows: found.rows.map((r) => ({ number: r.row, cells: r.cells })), seq, first: shown <= 1, last: shown >= pages },
+      },
+    });
+  } catch (err) {
+    if (seq === problemRowsSeq) handleFailure(err as ApiFailure);
+  }
+}
+
+// ---- Fixing values: one cell, every value of a field, undo ---------------------------
+
+export const fixValues = (field: string, fix: ValueFix) => recordFix('fixes', { field, fix }, 'fix_saved');
+export const undoFix = () => recordFix('fixes/undo', {}, 'fix_undone');
+
+/**
+ * The whole value mapping to save: the one in force (it may name values past the 200 listed)
+ * with the choices made here; "Keep as it is" ('') takes a value out.
+ */
+export function savePicklist(field: string, choices: Record<string, string>): Promise<void> {
+  const latest = [...(state.view?.value_fixes || [])].reverse().find((f) => f.field === field && f.fix.kind === 'picklist');
+  const values: Record<string, string> = { ...(latest && latest.fix.kind === 'picklist' ? latest.fix.values : {}) };
+  for (const [value, to] of Object.entries(choices)) {
+    if (to) values[value] = to;
+    else delete values[value];
+  }
+  return fixValues(field, { kind: 'picklist', values });
+}
+
+/** Records a fix (or its undo), then shows every row again through the fixes in force. */
+async function recordFix(path: string, body: unknown, doneKey: string): Promise<void> {
+  await saving;
+  try {
+    const next = await api<ReviewView>(path, 'POST', body);
+    set({ view: next, live: { text: t(doneKey), kind: 'ok' }, count: null });
+  } catch (caught) {
+    const err = caught as ApiFailure;
+    if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
+      return say(t('fix_failed', { message: errorText(err) }), 'error');
+    return onActionRefused(err, 'fix_failed');
+  }
+  void refreshPreview();
+  // The control used may be gone (a saved cell editor, the undo of the last fix): focus the count, which says what follows.
+  if (!document.activeElement || document.activeElement === document.body) focusById('problems');
+}
+
+// ---- Approve and cancel --------------------------------------------------------------
+
+/** The confirmation dialog (components/confirm-dialog.tsx); opened and closed here. */
+export const confirmDialog: { current: HTMLDialogElement | null } = { current: null };
+let dialogOpenings = 0;
+
+/** Asks once; resolves true when the reviewer confirms (Escape or "Go back" is no). */
+function confirmWith(question: Omit<Confirmation, 'rows'>): Promise<boolean> {
+  set({ confirm: { ...question, rows: 'deliver' } });
+  const dialog = confirmDialog.current;
+  if (!dialog) return Promise.resolve(false);
+  dialog.returnValue = '';
+  dialog.showModal();
+  // The close event is delivered later (a queued task): one left over from the previous
+  // opening can arrive after this one began. A close while the dialog is open is not ours.
+  // A listener of an earlier opening that is still waiting then answers no.
+  const mine = ++dialogOpenings;
+  return new Promise((resolve) => {
+    const onClose = () => {
+      if (dialog.open) return;
+      dialog.removeEventListener('close', onClose);
+      resolve(mine === dialogOpenings && dialog.returnValue === 'yes');
+    };
+    dialog.addEventListener('close', onClose);
+  });
+}
+
+export function chooseRows(rows: RowsChoice): void {
+  if (state.confirm) set({ confirm: { ...state.confirm, rows } });
+}
+
+export async function approve(): Promise<void> {
+  await saving;
+  const { view, mapping, count } = state;
+  if (!view) return;
+  const unmapped = view.fields.filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);
+  const lines: Confirmation['lines'] = [{ text: t('confirm_approve_body') }];
+  if (unmapped.length) lines.push({ warn: true, text: t('confirm_approve_unmapped', { fields: unmapped.join(', ') }) });
+  // A count is stated only for the mapping being approved, and only once it is done.
+  const counted = lastCountFor === JSON.stringify(mapping) && !counting;
+  if (!counted)
+    lines.push({ warn: true, text: t('confirm_approve_counting', { done: counting ? counting.done : 0, total: view.total_rows ?? 0 }) });
+  else if (count && count.rows_with_problems > 0)
+    lines.push({ warn: true, text: t('confirm_approve_problems', { count: count.rows_with_problems }) });
+  // Unless the count is done and found none, the reviewer says what happens to rows that still have a problem.
+  const asksRows = !(counted && count && count.rows_with_problems === 0);
+  if (!(await confirmWith({ title: t('confirm_approve_title'), lines, yes: t('confirm_approve_yes'), danger: false, asksRows }))) return;
+  await act('approve', {
+    mapping_rule: state.mapping,
+    expected_mapping_version: state.view?.mapping_version,
+    expected_fixes: state.view?.fixes_key,
+    rows_with_problems: state.confirm?.rows ?? 'deliver',
+  });
+}
+
+export async function cancel(): Promise<void> {
+  const question = { title: t('confirm_cancel_title'), lines: [{ text: t('confirm_cancel_body') }], yes: t('confirm_cancel_yes') };
+  if (!(await confirmWith({ ...question, danger: true, asksRows: false }))) return;
+  await act('cancel', {});
+}
+
+async function act(path: string, body: unknown): Promise<void> {
+  set({ busy: true });
+  let next;
+  try {
+    next = await api<ReviewView>(path, 'POST', body);
+  } catch (err) {
+    set({ busy: false });
+    return onActionRefused(err as ApiFailure, 'error_generic');
+  }
+  set({ busy: false, justActed: true });
+  show(next);
+  const target = callbackTarget(next);
+  if (target) setTimeout(() => location.assign(target.toString()), REDIRECT_DELAY_MS);
+}
+
+/** Where a closed review sends the reviewer back to: its callback (http or https only), with the run's id. */
+export function callbackTarget(view: ReviewView): URL | null {
+  const callback = view.phase === 'approved' ? view.success_callback : view.phase === 'canceled' ? view.cancel_callback : null;
+  let target: URL;
+  try {
+    target = new URL(callback ?? '');
+  } catch {
+    return null;
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
+  target.searchParams.set('transformation_id', view.run_id);
+  return target;
+}
