@@ -18,7 +18,7 @@ export class ManualBus implements MessageBus {
     if (topic !== TOPICS.runEvents) throw new Error(`ManualBus: unexpected topic ${topic}`);
     if (this.groups.has(group)) throw new Error(`ManualBus: ${group} subscribed twice`);
     this.groups.set(group, handler);
-    return { stop: async () => void this.groups.delete(group) };
+    return { running: () => this.groups.has(group), stop: async () => void this.groups.delete(group) };
   }
 
   async close(): Promise<void> {

@@ -48,6 +48,8 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     // Production requires a configured key for secrets at rest; elsewhere DATA_DIR/secrets.key is generated.
     ...(env.NODE_ENV === 'production' ? { SECRETS_KEY: TEST_SECRETS_KEY } : {}),
     WEBHOOK_POLL_MS: '25',
+    // The log is the test output's noise; a test about the log sets its own level.
+    LOG_LEVEL: 'silent',
     ...env,
   });
   const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });

@@ -1,9 +1,11 @@
 import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/blob-storage';
+import { httpRequestDuration } from '@app/metrics';
 import { RunEventsServer } from '@app/run-event-transport';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -28,9 +30,11 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     forceCloseConnections: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, {
-    logger: options.logger === false ? false : ['log', 'warn', 'error'],
+    // Lines written while the application starts wait for the structured logger (below).
+    ...(options.logger === false ? { logger: false } : { bufferLogs: true }),
     bodyParser: false, // our own JSON parser below: malformed JSON and oversize bodies get the spec's envelope
   });
+  if (options.logger !== false) app.useLogger(app.get(PinoLogger));
   const config = app.get<AppConfig>(APP_CONFIG);
   if (config.adminToken !== null && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     await app.close();
@@ -39,6 +43,14 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     );
   }
   const fastify = app.getHttpAdapter().getInstance();
+  // Requests by route template (never the path itself: ids would make a series per run) and status.
+  fastify.addHook('onResponse', (request, reply, done) => {
+    httpRequestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
   const apiKeys = app.get(ApiKeyGuard);
   const admin = app.get(AdminGuard);
   const links = app.get(RunLinks);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OperationsController } from './operations/operations.controller';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { CatalogController } from './catalog/catalog.controller';
@@ -16,7 +17,7 @@ import { TransformationsService } from './transformations/transformations.servic
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
   imports: [AdminModule],
-  controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController],
+  controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController, OperationsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
     ApiKeyGuard,

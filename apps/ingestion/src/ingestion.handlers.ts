@@ -1,4 +1,5 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
+import { quotaRefusals, stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { STAGES, runError, runPhase, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
@@ -34,7 +35,8 @@ export class IngestionHandlers {
     if (!run || run.input_source !== 'raw' || runPhase(run) !== 'ingesting') return;
     if (run.status === 'queued')
       run = await step.apply({ command: { type: 'StartExtraction', at: new Date().toISOString() }, step: 'extraction-started' });
-    await this.finish(step, await (run.dry_run ? this.records.synthetic(run) : this.records.extractFromText(run)));
+    const done = stepTimer('ingestion');
+    await this.finish(step, await (run.dry_run ? this.records.synthetic(run) : this.records.extractFromText(run)), done);
   }
 
   /** Uploads and images start when the file is there. */
@@ -43,8 +45,9 @@ export class IngestionHandlers {
     const run = await step.run();
     if (!run || runPhase(run) !== 'ingesting' || run.status !== 'processing') return;
     if (!run.dry_run && !(await this.takeQuota(step, run))) return;
-    if (run.dry_run) return this.finish(step, await this.records.synthetic(run));
-    if (run.input_source === 'image') return this.finish(step, await this.records.extractFromImage(run));
+    const done = stepTimer('ingestion');
+    if (run.dry_run) return this.finish(step, await this.records.synthetic(run), done);
+    if (run.input_source === 'image') return this.finish(step, await this.records.extractFromImage(run), done);
     const progress = throttle(1000);
     // Progress is informational: a store that cannot record it now does not stop the ingestion.
     const outcome = await this.files.read(run, (rows) =>
@@ -52,22 +55,24 @@ export class IngestionHandlers {
         (err: Error) => this.logger.warn(`Run ${run.id}: progress not recorded: ${err.message}`),
       ),
     );
-    await this.finish(step, outcome);
+    await this.finish(step, outcome, done);
   }
 
   /** One unit per run, taken once even when the event is handled again. */
   private async takeQuota(step: RunStep, run: RunState): Promise<boolean> {
     const taken = await this.directory.consumeReviewPreparation(run.organization_id, run.id);
     if (taken === 'consumed' || taken === 'already') return true;
+    quotaRefusals.inc({ quota: 'review_preparation' });
     await step.fail(runError('quotaExceeded', STAGES.reviewPreparation));
     return false;
   }
 
-  private async finish(step: RunStep, outcome: IngestionOutcome): Promise<void> {
+  private async finish(step: RunStep, outcome: IngestionOutcome, done: (rows: number) => void): Promise<void> {
     if ('failed' in outcome) {
       await step.fail(outcome.failed);
       return;
     }
     await step.apply({ command: { type: 'RecordParse', parse: outcome.parsed }, step: 'parsed' });
+    done(outcome.parsed.total_rows);
   }
 }

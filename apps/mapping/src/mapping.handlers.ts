@@ -1,4 +1,5 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
+import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWithProvider } from '@app/ai-providers';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
@@ -42,7 +43,9 @@ export class MappingHandlers {
   async onSourceParsed(@Ctx() { step }: RunEventContext): Promise<StepCommand | undefined> {
     const run = await step.run();
     if (!run || runPhase(run) !== 'preparing_review') return;
+    const done = stepTimer('review_preparation');
     const suggestion = await this.suggest(run);
+    done();
     const now = new Date();
     return {
       command: {

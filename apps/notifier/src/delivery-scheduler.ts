@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { webhookAttempts } from '@app/metrics';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { WebhookEventName } from '@app/contracts';
 import { CommandRefused, nextAttemptAt, type RunState } from '@app/domain';
@@ -123,6 +124,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     const result = org
       ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
       : { delivered: false, statusCode: null, error: 'the organization no longer exists', retryAfterMs: null };
+    webhookAttempts.inc({ event, outcome: result.delivered ? 'delivered' : 'failed' });
     const at = new Date();
     const next = result.delivered
       ? null

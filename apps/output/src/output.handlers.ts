@@ -1,4 +1,5 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
+import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
@@ -44,6 +45,7 @@ export class OutputHandlers {
         (err: Error) => this.logger.warn(`Run ${run.id}: progress not recorded: ${err.message}`),
       );
     let written: OutputWritten;
+    const done = stepTimer('output');
     try {
       written = await this.cpu.run('writeRunOutput', { run, key }, { onProgress: record });
     } catch (err) {
@@ -69,5 +71,6 @@ export class OutputHandlers {
       },
       step: 'output-produced',
     });
+    done(written.rows + written.rowsExcluded);
   }
 }

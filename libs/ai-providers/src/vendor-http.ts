@@ -5,6 +5,7 @@ import axios, { type AxiosError, type AxiosInstance } from 'axios';
 import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
 import type { AiCallConfig } from '@app/config';
 import { retryAfterMs } from '@app/http-headers';
+import { aiVendorCalls } from '@app/metrics';
 import { ProviderCallFailed } from './ai-vendor.port';
 
 /** The agents every vendor call connects through: they refuse non-public addresses at connect time (@app/url-safety). */
@@ -28,7 +29,13 @@ const isTimeout = (err: AxiosError) => TIMEOUT_CODES.has(err.code ?? '');
  * checked on the address the name resolves to), never through an environment proxy, and
  * never follows a redirect: the API key goes to the address that was checked, and only there.
  */
-export function vendorHttp(baseURL: string, headers: Record<string, string>, ai: AiCallConfig, agents: VendorAgents): AxiosInstance {
+export function vendorHttp(
+  vendor: 'openai' | 'anthropic',
+  baseURL: string,
+  headers: Record<string, string>,
+  ai: AiCallConfig,
+  agents: VendorAgents,
+): AxiosInstance {
   const http = axios.create({
     baseURL,
     headers: { 'content-type': 'application/json', ...headers },
@@ -42,6 +49,7 @@ export function vendorHttp(baseURL: string, headers: Record<string, string>, ai:
     maxContentLength: 20 * 1024 * 1024,
     maxBodyLength: 40 * 1024 * 1024,
   });
+  measureCalls(http, vendor);
   axiosRetry(http, {
     retries: ai.maxAttempts - 1,
     shouldResetTimeout: true,
@@ -53,6 +61,31 @@ export function vendorHttp(baseURL: string, headers: Record<string, string>, ai:
     },
   });
   return http;
+}
+
+const startedAt = new WeakMap<object, bigint>();
+
+/** Each HTTP call to the vendor (each retry too) counted by outcome, with its latency (metrics, never the body or key). */
+function measureCalls(http: AxiosInstance, provider: string): void {
+  const observe = (config: object | undefined, outcome: string) => {
+    const started = config && startedAt.get(config);
+    if (started !== undefined) aiVendorCalls.observe({ provider, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  http.interceptors.request.use((config) => {
+    startedAt.set(config, process.hrtime.bigint());
+    return config;
+  });
+  http.interceptors.response.use(
+    (response) => {
+      observe(response.config, 'ok');
+      return response;
+    },
+    (err: AxiosError) => {
+      const outcome = err.response ? `http_${err.response.status}` : isTimeout(err) ? 'timeout' : 'unreachable';
+      observe(err.config, outcome);
+      return Promise.reject(err);
+    },
+  );
 }
 
 /**

@@ -18,6 +18,14 @@ export type RecordHandler = (record: BusRecord) => Promise<void>;
 
 export interface BusSubscription {
   stop(): Promise<void>;
+  /** False once the subscription stopped or its consumer crashed for good (readiness turns not-ready). */
+  running(): boolean;
+}
+
+/** How far a consumer group is behind in one lane, in records. */
+export interface LaneLag {
+  lane: string;
+  behind: number;
 }
 
 /**
@@ -28,6 +36,12 @@ export interface BusSubscription {
 export interface MessageBus {
   publish(topic: string, records: BusRecord[]): Promise<void>;
   subscribe(topic: string, groupId: string, handler: RecordHandler): Promise<BusSubscription>;
+  /**
+   * A durable bus's own view of a group's lag per lane (Kafka: end offset minus committed
+   * offset per partition). Absent for the in-process bus: there the lag is the event
+   * store's head minus the group's checkpoint.
+   */
+  consumerLag?(topic: string, groupId: string): Promise<LaneLag[]>;
   close(): Promise<void>;
 }
 

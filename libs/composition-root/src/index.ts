@@ -1,3 +1,4 @@
 export * from './infrastructure.module';
 export * from './run-worker';
 export * from './adapters';
+export * from './readiness';

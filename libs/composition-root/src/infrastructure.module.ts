@@ -1,4 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerParams } from '@app/logging';
 import { join } from 'node:path';
 import { BLOB_STORE, URL_SIGNER, UrlSigner } from '@app/blob-storage';
 import { MESSAGE_BUS, type MessageBus } from '@app/bus';
@@ -15,6 +18,7 @@ import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
 import { openBlobStore, openBus, openDeadLetters, openLeases, openDirectory, openEventStore, openReadModel } from './adapters';
 import { CpuWork } from '@app/cpu-work';
+import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
 
 /**
@@ -32,7 +36,13 @@ export class InfrastructureModule {
     return {
       module: InfrastructureModule,
       // Commands and queries of runs go through @nestjs/cqrs's buses (libs/run-commands).
-      imports: [CqrsModule.forRoot(), RunCommandsModule],
+      // Structured logs (libs/logging): every Nest Logger line as JSON, with the request's or event's context.
+      imports: [
+        CqrsModule.forRoot(),
+        RunCommandsModule,
+        LoggerModule.forRoot(loggerParams(config.log)),
+        TerminusModule.forRoot({ logger: false }),
+      ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: EVENT_STORE, useFactory: (c: AppConfig) => openEventStore(c), inject: [APP_CONFIG] },
@@ -86,6 +96,7 @@ export class InfrastructureModule {
         { provide: LEASE_STORE, useFactory: (c: AppConfig) => openLeases(c), inject: [APP_CONFIG] },
         AdapterLifetime,
         CpuWork,
+        Readiness,
       ],
       exports: [
         APP_CONFIG,
@@ -101,6 +112,7 @@ export class InfrastructureModule {
         DEAD_LETTER_STORE,
         LEASE_STORE,
         CpuWork,
+        Readiness,
       ],
     };
   }

@@ -56,5 +56,6 @@ export function createRunEventsServer(deps: {
     maxAttempts: deps.config.handlerMaxAttempts,
     replayPollMs: deps.config.deadLetterReplayPollMs,
     claims: new ClaimedSteps({ store: deps.leases, holder: leaseHolder('steps'), ...deps.config.stepClaims }),
+    headPosition: () => deps.store.headPosition(),
   });
 }

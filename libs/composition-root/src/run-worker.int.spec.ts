@@ -1,7 +1,13 @@
-import { Module } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
+import { EventPattern } from '@nestjs/microservices';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { InProcessBus } from '@app/bus';
-import { RunEventsServer } from '@app/run-event-transport';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MESSAGE_BUS, type MessageBus } from '@app/bus';
+import { loadConfig } from '@app/config';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { InfrastructureModule } from './infrastructure.module';
 import { runWorker } from './run-worker';
 
 const freePort = () =>
@@ -12,24 +18,26 @@ const freePort = () =>
     });
   });
 
-/** A worker with no handlers: its transport subscribes to nothing. */
-@Module({
-  providers: [
-    {
-      provide: RunEventsServer,
-      useFactory: () =>
-        new RunEventsServer(new InProcessBus(), { load: async () => 0, save: async () => undefined }, null as never, null as never),
-    },
-  ],
-})
-class EmptyWorker {}
+/** One consumer group, "probe", that handles nothing it will be sent. */
+@Controller()
+class ProbeHandlers {
+  @EventPattern('NeverSent', { consumer: 'probe' })
+  handle(): void {}
+}
 
-describe('runWorker health probes', () => {
-  it('answers /healthz and /readyz on HEALTH_PORT once the app has bootstrapped, 404 elsewhere', async () => {
+describe('runWorker: health and metrics on HEALTH_PORT', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'run-worker-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('answers liveness, readiness (stores and consumer groups, via terminus) and Prometheus metrics; readiness fails when the event store does', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', EVENT_STORE_POLL_MS: '50' });
+    @Module({ imports: [InfrastructureModule.forRoot(config)], controllers: [ProbeHandlers] })
+    class ProbeWorker {}
+
     const port = await freePort();
     process.env.HEALTH_PORT = String(port);
     try {
-      const worker = await runWorker(EmptyWorker, 'probe-test');
+      const worker = await runWorker(ProbeWorker, 'probe-test');
       const get = async (path: string) => {
         for (let i = 0; ; i++) {
           try {
@@ -40,11 +48,42 @@ describe('runWorker health probes', () => {
           }
         }
       };
-      expect((await get('/healthz')).status).toBe(200);
+      expect(await (await get('/healthz')).json()).toEqual({ status: 'ok' });
       const ready = await get('/readyz');
-      expect([ready.status, await ready.json()]).toEqual([200, { app: 'probe-test', status: 'ok' }]);
+      const report = await ready.json();
+      expect(ready.status).toBe(200);
+      expect(report.info).toMatchObject({
+        event_store: { status: 'up' },
+        read_model: { status: 'up' },
+        blob_store: { status: 'up' },
+        consumers: { status: 'up', groups: ['probe'] },
+        process: { status: 'up' },
+      });
+
+      const metrics = await get('/metrics');
+      expect(metrics.headers.get('content-type')).toContain('text/plain');
+      const text = await metrics.text();
+      expect(text).toMatch(/^transform_consumer_lag_events\{group="probe",lane=""\} \d+$/m);
+      expect(text).toContain('# TYPE transform_webhook_attempts_total counter');
+      expect(text).toContain('process_resident_memory_bytes');
       expect((await get('/other')).status).toBe(404);
-      await worker.close();
+
+      // The group's consumer stops (a crash kafkajs does not restart ends the same way): not ready.
+      await worker.app.get<MessageBus>(MESSAGE_BUS).close();
+      const stopped = await get('/readyz');
+      expect(stopped.status).toBe(503);
+      expect((await stopped.json()).error).toEqual({
+        consumers: { status: 'down', groups: ['probe'], problems: [{ group: 'probe', problem: 'not consuming (stopped or crashed)' }] },
+      });
+
+      // The event store stops answering: not ready either, and it says why.
+      await worker.app.get<EventStore>(EVENT_STORE).close();
+      const down = await get('/readyz');
+      expect(down.status).toBe(503);
+      expect((await down.json()).error).toMatchObject({ event_store: { status: 'down' } });
+      // Liveness does not depend on the stores: restarting the process would not bring them back.
+      expect((await get('/healthz')).status).toBe(200);
+      await worker.close().catch(() => undefined);
     } finally {
       delete process.env.HEALTH_PORT;
     }

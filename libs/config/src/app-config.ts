@@ -2,6 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { loadSecretsKeyring, readOrCreateKeyFile, type SecretsKeyring } from './secrets-keyring';
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface LogSettings {
+  /** LOG_LEVEL: fatal, error, warn, info (default), debug, trace or silent. */
+  level: (typeof LOG_LEVELS)[number];
+  /** LOG_FORMAT: json (one object per line) or pretty (for a person at a terminal); default pretty on a terminal, else json. */
+  format: 'json' | 'pretty';
+}
+
+export function logSettings(env: NodeJS.ProcessEnv, isTerminal = Boolean(process.stdout.isTTY)): LogSettings {
+  const level = (env.LOG_LEVEL || 'info').toLowerCase() as LogSettings['level'];
+  if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (it is "${env.LOG_LEVEL}").`);
+  const format = env.LOG_FORMAT || (isTerminal ? 'pretty' : 'json');
+  if (format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty (it is "${env.LOG_FORMAT}").`);
+  return { level, format };
+}
+
 /** Everything configurable, read once from the environment (docs/configuration.md lists each variable). */
 export interface AppConfig {
   port: number;
@@ -19,6 +36,8 @@ export interface AppConfig {
   maxUploadBytes: number;
   maxJsonBodyBytes: number;
   rateLimitPerMinute: number;
+  /** LOG_LEVEL and LOG_FORMAT (libs/logging). */
+  log: LogSettings;
   /** The HTTP edge: listeners, timeouts, in-flight limits, failed-authentication throttle (docs/security.md, "HTTP edge"). */
   http: HttpEdgeConfig;
   eventStorePollMs: number;
@@ -332,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    log: logSettings(env),
     http: httpEdgeSettings(env, port),
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),

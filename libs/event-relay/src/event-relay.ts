@@ -3,6 +3,7 @@ import { backOff } from 'exponential-backoff';
 import { TOPICS, type StoredEvent } from '@app/contracts';
 import type { CheckpointStore, EventStore, Subscription } from '@app/event-store';
 import type { MessageBus } from '@app/bus';
+import { relayLag } from '@app/metrics';
 
 export interface RelayOptions {
   /** Name of the relay's checkpoint. */
@@ -44,6 +45,7 @@ export class EventRelay {
   private flushing: Promise<void> = Promise.resolve();
   private lingering: NodeJS.Timeout | null = null;
   private readonly logger = new Logger(EventRelay.name);
+  private stopReportingLag: () => void = () => undefined;
 
   constructor(
     private readonly store: EventStore,
@@ -56,6 +58,10 @@ export class EventRelay {
     const from = this.options.startFrom ? await this.options.startFrom() : await this.checkpoints.load(this.options.name);
     this.logger.log(`Relaying events after position ${from}`);
     this.stopping = false;
+    this.stopReportingLag = relayLag.addSource(async () => {
+      const [head, at] = await Promise.all([this.store.headPosition(), this.checkpoints.load(this.options.name)]);
+      return [{ labels: { relay: this.options.name }, value: Math.max(0, head - at) }];
+    });
     this.subscription = this.store.subscribeToAll(from, async (event) => {
       this.batch.push(event);
       // A full batch makes the subscription wait for its send (back-pressure); a partial one
@@ -139,6 +145,7 @@ export class EventRelay {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopReportingLag();
     await this.subscription?.stop();
     this.subscription = null;
     // What was batched is sent if the bus takes it now; otherwise it is sent again after a restart (not checkpointed).

@@ -9,6 +9,8 @@ import { deadLetterId, type DeadLetterStore } from '@app/dead-letters';
 import { CommandRefused, runError, runPhase, stageOfPhase } from '@app/domain';
 import { type ClaimedSteps, stepClaimName, stepClaimPrefix } from './claimed-steps';
 import type { ConsumerCheckpoints } from './consumer-checkpoints';
+import { withLogContext } from '@app/logging';
+import { consumerLag, handlerDuration } from '@app/metrics';
 import { isTransient } from './error-classification';
 import { RunEventContext } from './run-event.context';
 import { RunStep, type StepCommand } from './run-step';
@@ -48,11 +50,15 @@ export interface RunEventsServerOptions {
   replayPollMs?: number;
   /** Where `claimStep` handlers claim their steps (null: they run inline, inside the bus's handler). */
   claims?: ClaimedSteps | null;
+  /** The event store's head position, for the lag of a bus that does not report its own (the in-process bus). */
+  headPosition?: () => Promise<number>;
 }
 
 /** How a consumer group is doing, for readiness. */
 export interface GroupHealth {
   group: string;
+  /** False when the group's subscription stopped or its consumer crashed for good. */
+  consuming: boolean;
   /** The event the group is stuck on (failing and retried) in its longest-stuck lane, if any, with the error and since when. */
   failing: { lane: string; type: string; position: number; attempts: number; error: string; since: string } | null;
 }
@@ -71,13 +77,14 @@ export interface GroupHealth {
  */
 export class RunEventsServer extends Server implements CustomTransportStrategy {
   private readonly routes = new Map<string, Map<string, MessageHandler>>();
-  private subscriptions: BusSubscription[] = [];
+  private readonly subscriptions = new Map<string, BusSubscription>();
   private feed: { stop(): Promise<void> } | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
   private replaying: Promise<void> = Promise.resolve();
   private takeoverTimer: NodeJS.Timeout | null = null;
   private takingOver: Promise<void> = Promise.resolve();
   private closing = false;
+  private stopReportingLag: () => void = () => undefined;
   /** Per group and lane (`<group>/<lane>`): the event it is failing on, if any. */
   private readonly failing = new Map<string, NonNullable<GroupHealth['failing']> & { group: string; position: number }>();
   protected override readonly logger = new Logger(RunEventsServer.name);
@@ -110,7 +117,8 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
       const groups = [...this.routes.keys()];
-      for (const group of groups) this.subscriptions.push(await this.subscribe(group));
+      for (const group of groups) this.subscriptions.set(group, await this.subscribe(group));
+      this.stopReportingLag = consumerLag.addSource(() => this.lag());
       if (this.options.feeder && groups.length > 0) {
         const lowest = Math.min(...(await Promise.all(groups.map((g) => this.checkpoints.load(g, '')))));
         this.feed = await this.options.feeder(lowest);
@@ -134,6 +142,7 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.stopReportingLag();
     if (this.replayTimer) clearInterval(this.replayTimer);
     this.replayTimer = null;
     if (this.takeoverTimer) clearInterval(this.takeoverTimer);
@@ -143,7 +152,9 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
     // Stop feeding before consuming, so nothing is handed to a stopped subscription.
     await this.feed?.stop();
     this.feed = null;
-    await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
+    const subscriptions = [...this.subscriptions.values()];
+    this.subscriptions.clear();
+    await Promise.all(subscriptions.map((s) => s.stop()));
     // Claimed steps already under way finish (their retries stop); one that cannot is taken over later.
     await this.options.claims?.drain();
   }
@@ -162,6 +173,7 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
       const stuck = [...this.failing.values()].filter((f) => f.group === group).sort((a, b) => a.since.localeCompare(b.since))[0];
       return {
         group,
+        consuming: this.subscriptions.get(group)?.running() ?? false,
         failing: stuck
           ? {
               lane: stuck.lane,
@@ -174,6 +186,21 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
           : null,
       };
     });
+  }
+
+  /** Each of this process's groups' lag per lane (events still to handle), for the metrics. */
+  private async lag(): Promise<{ labels: { group: string; lane: string }; value: number }[]> {
+    const groups = [...this.subscriptions.keys()];
+    const headPosition = this.options.headPosition;
+    const perGroup = await Promise.all(
+      groups.map(async (group) => {
+        if (this.bus.consumerLag) return this.bus.consumerLag(TOPICS.runEvents, group);
+        if (!headPosition) return [];
+        const [head, at] = await Promise.all([headPosition(), this.checkpoints.load(group, '')]);
+        return [{ lane: '', behind: Math.max(0, head - at) }];
+      }),
+    );
+    return perGroup.flatMap((lanes, i) => lanes.map(({ lane, behind }) => ({ labels: { group: groups[i], lane }, value: behind })));
   }
 
   /**
@@ -222,11 +249,28 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
    * event's: after `maxAttempts` the event becomes a dead letter, its run fails with
    * `transformation_processing_failed`, and the group moves on instead of blocking the lane.
    */
-  private async handleOrDeadLetter(group: string, event: StoredEvent, lane: string, key = `${group}/${lane}`): Promise<boolean> {
+  private handleOrDeadLetter(group: string, event: StoredEvent, lane: string, key = `${group}/${lane}`): Promise<boolean> {
+    // Every log line written while handling it says which event of which run this was.
+    const fields = {
+      group,
+      run_id: runIdOfStream(event.stream_id),
+      organization_id: event.metadata.organization_id,
+      event_type: event.type,
+      position: event.position,
+      ...(lane ? { lane } : {}),
+    };
+    return withLogContext(fields, () => this.handleOrDeadLetterInContext(group, event, lane, key));
+  }
+
+  private async handleOrDeadLetterInContext(group: string, event: StoredEvent, lane: string, key: string): Promise<boolean> {
     // Per lane (or per claimed step): Kafka interleaves partitions, so another lane's success must not reset this one's count.
+    // Only events the group has a handler for are measured (the others are skipped at once).
+    const timer = this.routes.get(group)?.has(event.type) ? handlerDuration.startTimer({ group, event_type: event.type }) : () => 0;
     try {
       const savedByHandler = await this.handle(group, event, lane);
       this.failing.delete(key);
+      timer({ outcome: 'ok' });
+      this.logger.debug(`${group} handled ${event.type}@${event.position}`);
       return savedByHandler;
     } catch (err) {
       const earlier = this.failing.get(key);
@@ -243,10 +287,12 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
             ? `dead letter after ${this.maxAttempts}`
             : 'no dead-letter store: retried';
         this.logger.warn(`${group} failed on ${event.type}@${event.position} (attempt ${attempts}, ${next}): ${describe(err)}`);
+        timer({ outcome: 'retry' });
         throw err;
       }
       await this.deadLetter(store, group, event, lane, err, attempts);
       this.failing.delete(key);
+      timer({ outcome: 'dead_letter' });
       return false;
     }
   }

@@ -1,4 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { rateLimitRefusals } from '@app/metrics';
 import type { AppConfig } from '@app/config';
 import { ApiError } from './api-error';
 
@@ -30,6 +31,7 @@ export class AuthFailureThrottle {
     if (this.limit <= 0) return null;
     const res = await this.limiter.get(address);
     if (!res || res.consumedPoints < this.limit) return null;
+    rateLimitRefusals.inc({ limit: 'failed_auth' });
     return ApiError.tooManyFailedAttempts(Math.ceil(res.msBeforeNext / 1000));
   }
 

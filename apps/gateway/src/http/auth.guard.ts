@@ -1,4 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { rateLimitRefusals } from '@app/metrics';
+import { addLogContext } from '@app/logging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -34,6 +36,7 @@ export class ApiKeyGuard implements CanActivate {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     // The HTTP edge authenticated the request before its body was read (http-edge.ts); the rate limit is counted here.
     request.caller ??= await this.authenticate(request.headers.authorization);
+    addLogContext({ organization_id: request.caller.organizationId });
     await this.rateLimit(request.caller.apiKeyId, reply);
     return true;
   }
@@ -59,6 +62,7 @@ export class ApiKeyGuard implements CanActivate {
       void reply.headers(headers(res));
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
+      rateLimitRefusals.inc({ limit: 'api_key' });
       throw ApiError.tooManyRequests({ ...headers(res), 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) });
     }
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { quotaRefusals } from '@app/metrics';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
@@ -168,6 +169,7 @@ export class TransformationsService {
   private async requireQuotaLeft(caller: Caller): Promise<void> {
     const org = await this.directory.getOrganization(caller.organizationId);
     if (org && org.review_preparation_quota !== null && org.review_preparations_used >= org.review_preparation_quota) {
+      quotaRefusals.inc({ quota: 'review_preparation' });
       throw new ApiError(
         429,
         'review_preparation_quota_exceeded',

@@ -24,7 +24,7 @@ export class AnthropicClient implements AiVendorClient {
   ) {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
-    this.http = vendorHttp((settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, ''), headers, ai, agents);
+    this.http = vendorHttp('anthropic', (settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, ''), headers, ai, agents);
   }
 
   async generateJson(request: StructuredRequest): Promise<unknown> {

@@ -21,7 +21,7 @@ export class OpenAiClient implements AiVendorClient {
     agents: VendorAgents,
   ) {
     const auth: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
-    this.http = vendorHttp((settings.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ''), auth, ai, agents);
+    this.http = vendorHttp('openai', (settings.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ''), auth, ai, agents);
   }
 
   async generateJson(request: StructuredRequest): Promise<unknown> {

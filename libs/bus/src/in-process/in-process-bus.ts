@@ -49,6 +49,7 @@ export class InProcessBus implements MessageBus {
     t.groups.set(groupId, group);
     this.drain(t, group);
     return {
+      running: () => !group.stopped,
       stop: async () => {
         group.stopped = true;
         await group.idle;

@@ -13,7 +13,7 @@ import {
 } from 'kafkajs';
 import { readFileSync } from 'node:fs';
 import { TOPICS, type StoredEvent } from '@app/contracts';
-import type { BusRecord, BusSubscription, MessageBus, RecordHandler } from '../message-bus.port';
+import type { BusRecord, BusSubscription, LaneLag, MessageBus, RecordHandler } from '../message-bus.port';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -177,6 +177,14 @@ export class KafkaBus implements MessageBus {
       rebalanceTimeout: REBALANCE_TIMEOUT_MS,
       ...(this.options.sessionTimeoutMs ? { sessionTimeout: this.options.sessionTimeoutMs } : {}),
     });
+    // kafkajs restarts a consumer after a retriable crash by itself; one it does not restart, or a stop, is the end of it.
+    let running = true;
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (!e.payload.restart) running = false;
+    });
+    consumer.on(consumer.events.STOP, () => {
+      running = false;
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     this.consumers.add(consumer);
@@ -199,11 +207,24 @@ export class KafkaBus implements MessageBus {
       },
     });
     return {
+      running: () => running,
       stop: async () => {
         this.consumers.delete(consumer);
         await consumer.disconnect();
       },
     };
+  }
+
+  async consumerLag(topic: string, groupId: string): Promise<LaneLag[]> {
+    await this.ensureTopic(topic);
+    const admin = await this.admin!;
+    const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
+    const done = new Map((committed.find((c) => c.topic === topic)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    return ends.map(({ partition, high, low }) => {
+      // -1: the group has committed nothing in this partition yet; it starts from the beginning.
+      const at = done.get(partition) ?? -1;
+      return { lane: String(partition), behind: Math.max(0, Number(high) - (at < 0 ? Number(low) : at)) };
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,3 @@
+export * from './logger-params';
+export * from './redact-url';
+export * from './log-context';

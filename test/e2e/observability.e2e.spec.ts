@@ -1,0 +1,232 @@
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
+import {
+  ADMIN_TOKEN,
+  call,
+  freePort,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+import { spawnTracked } from '../support/suite-resources';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * What operators see (issue 19): health, metrics and the log. The gateway's probes and
+ * metrics in-process; the log of a whole run from the built service, as an operator would
+ * read it from the process's standard output.
+ */
+const ROOT = join(__dirname, '..', '..');
+const CSV = ['E-mail,First,Years', 'ada@example.com,Ada,36', 'alan@example.com,Alan,41'].join('\n');
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+async function fullRun(base: string, apiKey: string, schemaId: string, notifyUrl: string, body: Record<string, unknown> = {}) {
+  const created = await call(`${base}/v1/transformations/file`, {
+    token: apiKey,
+    body: { schema_id: schemaId, filename: 'people.csv', notify_url: notifyUrl, ...body },
+  });
+  expect(created.status).toBe(201);
+  expect((await upload(created.body, CSV)).status).toBe(200);
+  return created.body as { id: string; review_url: string; upload: { url: string } };
+}
+
+describe('operators: probes and metrics of the gateway', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    svc = await startService();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.stop();
+  });
+
+  it('answers liveness and readiness (every consumer group of the process), outside the OpenAPI document', async () => {
+    const live = await call(`${svc.baseUrl}/healthz`);
+    expect([live.status, live.body]).toEqual([200, { status: 'ok' }]);
+    const ready = await call(`${svc.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.info.consumers.groups.sort()).toEqual(['ingestion', 'mapping', 'notifier', 'output', 'projector']);
+    expect(ready.body.info).toMatchObject({ event_store: { status: 'up' }, read_model: { status: 'up' }, blob_store: { status: 'up' } });
+    const paths = Object.keys((await call(`${svc.baseUrl}/openapi.json`)).body.paths);
+    expect(paths.filter((p) => /healthz|readyz|metrics/.test(p))).toEqual([]);
+  });
+
+  it('counts requests by route template, steps, webhooks, lags and refusals, with no run or organization id in any label', async () => {
+    const org = await setupOrganization(svc);
+    const run = await fullRun(svc.baseUrl, org.apiKey, org.schemaId, `${receiver.url}/hook`);
+    await waitForRun(svc, org.apiKey, run.id, (r) => r.review_state === 'active');
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years' });
+    expect((await reviewApi(run.review_url).approve()).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.id, (r) => r.notification_status === 'delivered');
+    expect((await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: 'not-a-key' })).status).toBe(401);
+
+    const res = await fetch(`${svc.baseUrl}/metrics`);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? null : Number(line.slice(series.length + 1));
+    };
+    expect(
+      value('http_request_duration_seconds_count{method="POST",route="/v1/transformations/file",status_code="201"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      value('http_request_duration_seconds_count{method="GET",route="/v1/transformations/:transformationRun",status_code="401"}'),
+    ).toBeGreaterThanOrEqual(1);
+    for (const step of ['ingestion', 'review_preparation', 'output'])
+      expect({ step, count: value(`transform_step_duration_seconds_count{step="${step}"}`) }).toEqual({ step, count: expect.any(Number) });
+    expect(value('transform_step_rows_per_second_count{step="output"}')).toBeGreaterThanOrEqual(1);
+    expect(value('transform_webhook_attempts_total{event="transformation.finished",outcome="delivered"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      value('transform_consumer_handler_duration_seconds_count{group="output",event_type="ReviewApproved",outcome="ok"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value('transform_consumer_lag_events{group="projector",lane=""}')).toEqual(expect.any(Number));
+    expect(value('transform_relay_lag_events{relay="relay:in-process"}')).toEqual(expect.any(Number));
+    // Cardinality: ids never become labels.
+    expect(text.split('\n').filter((l) => !l.startsWith('#') && UUID.test(l))).toEqual([]);
+  });
+
+  it('counts rate-limit refusals', async () => {
+    const limited = await startService({ RATE_LIMIT_PER_MINUTE: '1' });
+    try {
+      const org = await setupOrganization(limited);
+      const get = () => call(`${limited.baseUrl}/v1/providers`, { token: org.apiKey });
+      const before = await refusals(limited.baseUrl);
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(429);
+      expect((await refusals(limited.baseUrl)) - before).toBe(1);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  async function refusals(base: string): Promise<number> {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('transform_rate_limit_refusals_total{limit="api_key"} '));
+    return line ? Number(line.split(' ')[1]) : 0;
+  }
+});
+
+describe('operators: the log of a whole run', () => {
+  let child: ChildProcess;
+  let output = '';
+  let port: number;
+  let vendor: FakeVendor;
+  let receiver: WebhookReceiver;
+  const base = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    vendor = new FakeVendor();
+    await vendor.start();
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    port = await freePort();
+    child = spawnTracked('service for its log', process.execPath, [join(ROOT, 'dist/apps/standalone/src/main.js')], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-log-')),
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base(),
+        EVENT_STORE_POLL_MS: '50',
+        WEBHOOK_POLL_MS: '25',
+        WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1',
+        AI_ALLOWED_ADDRESSES: '127.0.0.1,::1',
+        LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'json',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base()}/healthz`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      if (i > 300) throw new Error(`the service did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 180_000);
+  afterAll(async () => {
+    child?.kill('SIGTERM');
+    await vendor?.stop();
+    await receiver?.stop();
+  });
+
+  it('is one JSON object per line, with request, run and event context, and holds no secret', async () => {
+    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Logged' } });
+    const orgId = org.body.id as string;
+    const apiKey = org.body.api_key as string;
+    const admin = (path: string, body: unknown) => call(`${base()}/admin/v1/organizations/${orgId}${path}`, { token: ADMIN_TOKEN, body });
+    const webhookSecret = (
+      await call(`${base()}/admin/v1/organizations/${orgId}/webhook/rotate-secret`, { token: ADMIN_TOKEN, method: 'POST', body: {} })
+    ).body.webhook_secret as string;
+    const schema = await admin('/schemas', {
+      name: 'People',
+      fields: {
+        email: { description: 'E-mail', data_type: 'email', is_required: true },
+        first_name: { description: 'First name', data_type: 'string', is_required: false },
+      },
+    });
+    const provider = await admin('/providers', {
+      name: 'Fake OpenAI',
+      provider: 'openai',
+      model: 'gpt-test',
+      api_key: OPENAI_KEY,
+      base_url: `${vendor.baseUrl}/v1`,
+    });
+    vendor.answer = () => ({ mapping: [] });
+    const run = await fullRun(base(), apiKey, schema.body.data.id, `${receiver.url}/hook`, { provider_id: provider.body.data.id });
+    const review = reviewApi(run.review_url);
+    for (let i = 0; (await review.state()).body.phase !== 'active'; i++) {
+      if (i > 300) throw new Error('the review did not open');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await review.edit({ email: 'E-mail', first_name: 'First' });
+    expect((await review.approve()).status).toBe(200);
+    await receiver.waitFor(run.id, 1);
+    const done = (await call(`${base()}/v1/transformations/${run.id}`, { token: apiKey })).body;
+    expect(done.status).toBe('completed');
+    expect(vendor.requests.length).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 300)); // the last lines of the delivery
+
+    const lines = output.split('\n').filter(Boolean);
+    const entries = lines.map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, any>;
+      } catch {
+        throw new Error(`not a JSON line: ${line}`);
+      }
+    });
+    // A request's line: its id (the X-Request-Id the client got), route and the caller's organization.
+    const created = entries.find((e) => e.req?.method === 'POST' && e.req?.url === '/v1/transformations/file');
+    expect(created).toMatchObject({ req: { id: expect.stringMatching(UUID) }, res: { statusCode: 201 }, organization_id: orgId });
+    // A consumer's lines: the group, run, organization, event type and position.
+    expect(entries.find((e) => e.group === 'output' && e.event_type === 'ReviewApproved')).toMatchObject({
+      run_id: run.id,
+      organization_id: orgId,
+      position: expect.any(Number),
+    });
+
+    const signatures = [run.review_url, run.upload.url, done.download_url].map((u: string) => new URL(u).searchParams.get('signature'));
+    const secrets = { ADMIN_TOKEN, apiKey, OPENAI_KEY, webhookSecret, signatures: signatures.filter(Boolean) as string[] };
+    expect(secrets.signatures.length).toBeGreaterThanOrEqual(2);
+    // The signed URLs were logged (the review page's calls, the upload), their signatures redacted.
+    expect(entries.some((e) => typeof e.req?.url === 'string' && e.req.url.includes('signature=[redacted]'))).toBe(true);
+    for (const [name, values] of Object.entries(secrets))
+      for (const secret of [values].flat()) expect({ name, found: output.includes(secret) }).toEqual({ name, found: false });
+  });
+});
