@@ -91,6 +91,7 @@ describe('operators: probes and metrics of the gateway', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(value('transform_consumer_lag_events{group="projector",lane=""}')).toEqual(expect.any(Number));
     expect(value('transform_relay_lag_events{relay="relay:in-process"}')).toEqual(expect.any(Number));
+    expect(value('transform_runs{status="completed",stage="final"}')).toBeGreaterThanOrEqual(1);
     // Cardinality: ids never become labels.
     expect(text.split('\n').filter((l) => !l.startsWith('#') && UUID.test(l))).toEqual([]);
   });

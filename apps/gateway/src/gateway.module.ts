@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OperationsController } from './operations/operations.controller';
+import { RunCountsMetric } from './operations/run-counts.metric';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { CatalogController } from './catalog/catalog.controller';
@@ -27,6 +28,7 @@ import { TransformationsService } from './transformations/transformations.servic
     ReviewService,
     ReviewPreviewService,
     ReviewWeb,
+    RunCountsMetric,
   ],
 })
 export class GatewayModule {}

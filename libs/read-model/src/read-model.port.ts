@@ -30,6 +30,14 @@ export interface RunReadModel {
    * retention). Purged runs are not listed.
    */
   listFilesToPurge(now: string, closedBefore: string, limit: number): Promise<string[]>;
+  /** How many runs there are per status and stage (the `transform_runs` metric), from an index, not the documents. */
+  countRunsByStatusAndStage(): Promise<RunCount[]>;
+}
+
+export interface RunCount {
+  status: string;
+  stage: string | null;
+  count: number;
 }
 
 /** Until when a run's upload is worth looking for: its upload window while it waits for one. */

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 export function addMissingColumns(db: Database.Database, table: string, columns: Record<string, string>): string[] {
   const present = new Set(
     db
-      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+      .prepare<[string], { name: string }>('SELECT name FROM pragma_table_xinfo(?)')
       .all(table)
       .map((c) => c.name),
   );

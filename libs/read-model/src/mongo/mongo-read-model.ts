@@ -1,6 +1,6 @@
 import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
 import type { RunState } from '@app/domain';
-import type { NamedCheckpoints, RunReadModel } from '../read-model.port';
+import type { NamedCheckpoints, RunCount, RunReadModel } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
 
 /*
@@ -18,6 +18,9 @@ const runSchema = new Schema(
     upload_watch_until: { type: String, default: null },
     files_retained_until: { type: String, default: null },
     files_closed_at: { type: String, default: null },
+    // Copied from the document on every save, for the run counts (documents saved before have none until their next save).
+    status: { type: String, default: null },
+    stage: { type: String, default: null },
   },
   { versionKey: false, strict: 'throw' },
 );
@@ -26,6 +29,7 @@ runSchema.index({ webhook_due_at: 1 }, { partialFilterExpression: { webhook_due_
 runSchema.index({ upload_watch_until: 1 }, { partialFilterExpression: { upload_watch_until: { $type: 'string' } } });
 runSchema.index({ files_retained_until: 1 }, { partialFilterExpression: { files_retained_until: { $type: 'string' } } });
 runSchema.index({ files_closed_at: 1 }, { partialFilterExpression: { files_closed_at: { $type: 'string' } } });
+runSchema.index({ status: 1, stage: 1 });
 
 const checkpointSchema = new Schema({ _id: String, position: { type: Number, required: true } }, { versionKey: false, strict: 'throw' });
 
@@ -92,6 +96,8 @@ export class MongoReadModel implements RunReadModel {
       webhook_due_at: run.webhook_due_at ?? null,
       upload_watch_until: uploadWatchUntil(run),
       ...retentionColumns(run),
+      status: run.status,
+      stage: run.stage ?? null,
     };
     await this.connection.transaction(async (session) => {
       // Not an upsert on the revision filter: a newer stored document would make it insert a duplicate _id,
@@ -102,6 +108,13 @@ export class MongoReadModel implements RunReadModel {
       }
       await this.writeCheckpoint(checkpoint.name, checkpoint.position, session);
     });
+  }
+
+  async countRunsByStatusAndStage(): Promise<RunCount[]> {
+    const groups = await this.runs.aggregate<{ _id: { status: string | null; stage: string | null }; count: number }>([
+      { $group: { _id: { status: '$status', stage: '$stage' }, count: { $sum: 1 } } },
+    ]);
+    return groups.filter((g) => g._id.status !== null).map((g) => ({ status: g._id.status!, stage: g._id.stage, count: g.count }));
   }
 
   async listDueWebhooks(now: string, limit: number): Promise<string[]> {

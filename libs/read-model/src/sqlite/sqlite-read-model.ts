@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
 import type { RunState } from '@app/domain';
-import type { RunReadModel } from '../read-model.port';
+import type { RunCount, RunReadModel } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
 
 const MIGRATION = `
@@ -36,11 +36,21 @@ export class SqliteReadModel implements RunReadModel {
       files_closed_at: 'TEXT',
     });
     if (added.includes('files_retained_until') || added.includes('files_closed_at')) this.backfillRetention();
+    // Read from each document by SQLite itself (virtual: nothing to fill), indexed for the run counts.
+    addMissingColumns(this.db, 'runs', {
+      status: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.status')) VIRTUAL",
+      stage: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.stage')) VIRTUAL",
+    });
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_status_stage ON runs (status, stage)');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_retained ON runs (files_retained_until) WHERE files_retained_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_closed ON runs (files_closed_at) WHERE files_closed_at IS NOT NULL');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
+  }
+
+  async countRunsByStatusAndStage(): Promise<RunCount[]> {
+    return this.db.prepare<[], RunCount>('SELECT status, stage, COUNT(*) AS count FROM runs GROUP BY status, stage').all();
   }
 
   /** Documents written before the retention columns existed get them once, from their own body. */

@@ -24,6 +24,18 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.getRun(randomUUID())).toBeNull();
     });
 
+    it('counts runs by status and stage, as last saved', async () => {
+      const a = run({ stage: 'review' } as Partial<RunState>);
+      await rm.saveRun(a, { name: 'p', position: 1 });
+      await rm.saveRun(run({ stage: 'review' } as Partial<RunState>), { name: 'p', position: 2 });
+      await rm.saveRun({ ...a, revision: 1, status: 'completed', stage: 'final' }, { name: 'p', position: 3 });
+      const counts = await rm.countRunsByStatusAndStage();
+      expect(counts.sort((x, y) => x.status.localeCompare(y.status))).toEqual([
+        { status: 'awaiting_upload', stage: 'review', count: 1 },
+        { status: 'completed', stage: 'final', count: 1 },
+      ]);
+    });
+
     it('keeps a document that is already at a higher revision (two projectors racing), and still moves the checkpoint', async () => {
       const newer = run({ revision: 5, status: 'processing' });
       await rm.saveRun(newer, { name: 'runs', position: 50 });
