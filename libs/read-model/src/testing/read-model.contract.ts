@@ -25,9 +25,9 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
     });
 
     it('counts runs by status and stage, as last saved', async () => {
-      const a = run({ stage: 'review' } as Partial<RunState>);
+      const a = run({ stage: 'review' });
       await rm.saveRun(a, { name: 'p', position: 1 });
-      await rm.saveRun(run({ stage: 'review' } as Partial<RunState>), { name: 'p', position: 2 });
+      await rm.saveRun(run({ stage: 'review' }), { name: 'p', position: 2 });
       await rm.saveRun({ ...a, revision: 1, status: 'completed', stage: 'final' }, { name: 'p', position: 3 });
       const counts = await rm.countRunsByStatusAndStage();
       expect(counts.sort((x, y) => x.status.localeCompare(y.status))).toEqual([
