@@ -233,6 +233,8 @@ describe('hosted review page in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByText(`1 of ${ROWS} rows has problems.`).waitFor();
     await expect(page.locator('#preview tbody tr').nth(2).locator('td').first().innerText()).resolves.toBe('row3@example.com');
+    // The editor is gone with the fixed value: the keyboard is not dropped on the page's body but on the count.
+    await focusReaches(page, 'problems');
     await screenshot(page, '01c-fixes');
 
     await page.getByRole('button', { name: 'Approve' }).click();

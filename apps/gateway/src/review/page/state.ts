@@ -346,8 +346,9 @@ async function recordFix(path: string, body: unknown, doneKey: string): Promise<
       return say(t('fix_failed', { message: errorText(err) }), 'error');
     return onActionRefused(err, 'fix_failed');
   }
-  void refreshPreview();
-  // The control used may be gone (a saved cell editor, the undo of the last fix): focus the count, which says what follows.
+  // The control used may be gone once the rows are drawn again (a saved cell editor, the undo of the
+  // last fix): then the count takes the focus, which says what follows.
+  await refreshPreview();
   if (!document.activeElement || document.activeElement === document.body) focusById('problems');
 }
 
