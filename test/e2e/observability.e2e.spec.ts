@@ -24,6 +24,13 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  */
 const ROOT = join(__dirname, '..', '..');
 const CSV = ['E-mail,First,Years', 'ada@example.com,Ada,36', 'alan@example.com,Alan,41'].join('\n');
+/** One series' value in a service's /metrics (0 when the series has no sample yet). */
+async function metricValue(base: string, series: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 async function fullRun(base: string, apiKey: string, schemaId: string, notifyUrl: string, body: Record<string, unknown> = {}) {
@@ -96,25 +103,38 @@ describe('operators: probes and metrics of the gateway', () => {
     expect(text.split('\n').filter((l) => !l.startsWith('#') && UUID.test(l))).toEqual([]);
   });
 
+  it('counts quota refusals', async () => {
+    const org = await setupOrganization(svc);
+    const quota = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/quota`, {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { review_preparations: 0 },
+    });
+    expect(quota.status).toBe(200);
+    const series = 'transform_quota_refusals_total{quota="review_preparation"}';
+    const before = await metricValue(svc.baseUrl, series);
+    const refused = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
+    expect(refused.status).toBe(429);
+    expect((await metricValue(svc.baseUrl, series)) - before).toBe(1);
+  });
+
   it('counts rate-limit refusals', async () => {
     const limited = await startService({ RATE_LIMIT_PER_MINUTE: '1' });
     try {
       const org = await setupOrganization(limited);
       const get = () => call(`${limited.baseUrl}/v1/providers`, { token: org.apiKey });
-      const before = await refusals(limited.baseUrl);
+      const series = 'transform_rate_limit_refusals_total{limit="api_key"}';
+      const before = await metricValue(limited.baseUrl, series);
       expect((await get()).status).toBe(200);
       expect((await get()).status).toBe(429);
-      expect((await refusals(limited.baseUrl)) - before).toBe(1);
+      expect((await metricValue(limited.baseUrl, series)) - before).toBe(1);
     } finally {
       await limited.stop();
     }
   });
-
-  async function refusals(base: string): Promise<number> {
-    const text = await (await fetch(`${base}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('transform_rate_limit_refusals_total{limit="api_key"} '));
-    return line ? Number(line.split(' ')[1]) : 0;
-  }
 });
 
 describe('operators: the log of a whole run', () => {
@@ -202,6 +222,10 @@ describe('operators: the log of a whole run', () => {
     const done = (await call(`${base()}/v1/transformations/${run.id}`, { token: apiKey })).body;
     expect(done.status).toBe('completed');
     expect(vendor.requests.length).toBeGreaterThanOrEqual(1);
+    // The vendor call is counted by provider and outcome, with its latency.
+    expect(await metricValue(base(), 'transform_ai_vendor_call_duration_seconds_count{provider="openai",outcome="ok"}')).toBe(
+      vendor.requests.length,
+    );
     await new Promise((r) => setTimeout(r, 300)); // the last lines of the delivery
 
     const lines = output.split('\n').filter(Boolean);
