@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Writes deploy/k8s/transformation-service.yaml: a Deployment per app (one image, APP
- * selects the app), probes on each, the gateway's Service, and the shared configuration.
+ * selects the app), probes on each (liveness /healthz, readiness /readyz), Prometheus scrape
+ * annotations on each pod (/metrics on the same port), the gateway's Service, and the shared
+ * configuration.
  * The apps differ only in name, replicas and probe port, so they are generated from one
  * description here instead of being copied seven times. `node deploy/k8s/generate.js`
  * after a change; a test fails when the committed file is stale.
@@ -66,8 +68,11 @@ const secretKeys = [
 const OPTIONAL_SECRETS = new Set(['KAFKA_SASL_PASSWORD']);
 
 function deployment({ app, replicas, http }) {
+  // The gateway answers /healthz, /readyz and /metrics on its API port; a worker on HEALTH_PORT.
   const port = http ? 3000 : 8081;
   const probe = (path, extra) => ({ httpGet: { path, port }, periodSeconds: 10, timeoutSeconds: 3, ...extra });
+  // For Prometheus's usual kubernetes-pods job (docs/operations.md, "Health, metrics and logs").
+  const scrape = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -76,7 +81,7 @@ function deployment({ app, replicas, http }) {
       replicas,
       selector: { matchLabels: { app: NAME, component: app } },
       template: {
-        metadata: { labels: { app: NAME, component: app } },
+        metadata: { labels: { app: NAME, component: app }, annotations: scrape },
         spec: {
           terminationGracePeriodSeconds: 60,
           containers: [
@@ -95,9 +100,10 @@ function deployment({ app, replicas, http }) {
               ],
               envFrom: [{ configMapRef: { name: `${NAME}-config` } }],
               ports: [{ name: http ? 'http' : 'health', containerPort: port }],
-              // The gateway's readiness is its API answering; a worker's is its bootstrap having finished.
-              readinessProbe: probe(http ? '/openapi.json' : '/readyz', { initialDelaySeconds: 5 }),
-              livenessProbe: probe(http ? '/openapi.json' : '/healthz', { initialDelaySeconds: 20, failureThreshold: 6 }),
+              // Readiness: the stores answer and every consumer group consumes (a store's check gives up after 3 s,
+              // so the probe waits 5 s for the 503 that says why). Liveness: the process and its event loop answer.
+              readinessProbe: probe('/readyz', { initialDelaySeconds: 5, timeoutSeconds: 5 }),
+              livenessProbe: probe('/healthz', { initialDelaySeconds: 20, failureThreshold: 6 }),
               resources: { requests: { cpu: '250m', memory: '192Mi' }, limits: { memory: '320Mi' } },
               securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
               volumeMounts: [

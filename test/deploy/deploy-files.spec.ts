@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as yaml from 'js-yaml';
+import { registry } from '@app/metrics';
 
 /**
  * The deployment files cannot run here (no Docker engine, no cluster), so what can be
  * checked without them is: every app that runs as its own process is in docker-compose
  * and in the Kubernetes manifests, with health checks on endpoints the apps serve, and
- * the committed manifests are what the generator writes.
+ * the committed manifests are what the generator writes; every app is scraped by Prometheus
+ * (compose) or annotated for it (Kubernetes) on the port it serves /metrics on, and the
+ * Grafana dashboard asks only for metrics the service exposes.
  */
 const root = join(__dirname, '..', '..');
 const nestCli = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
@@ -30,8 +33,17 @@ describe('deployment files', () => {
       const c = d.spec.template.spec.containers[0];
       const app = c.env.find((e: any) => e.name === 'APP').value;
       expect(app).toBe(d.metadata.labels.component);
-      const expected = app === 'gateway' ? ['/openapi.json', '/openapi.json', 3000] : ['/readyz', '/healthz', 8081];
-      expect([c.readinessProbe.httpGet.path, c.livenessProbe.httpGet.path, c.readinessProbe.httpGet.port]).toEqual(expected);
+      const port = app === 'gateway' ? 3000 : 8081; // the API port, or HEALTH_PORT
+      expect([c.readinessProbe.httpGet, c.livenessProbe.httpGet]).toEqual([
+        { path: '/readyz', port },
+        { path: '/healthz', port },
+      ]);
+      expect(d.spec.template.metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      expect(c.ports.map((p: any) => p.containerPort)).toContain(port);
     }
     const config = docs.find((d) => d.kind === 'ConfigMap').data;
     expect(config).toMatchObject({ EVENT_STORE: 'eventstoredb', BUS: 'kafka', READ_MODEL: 'mongo', BLOB_STORE: 's3', HEALTH_PORT: '8081' });
@@ -42,7 +54,8 @@ describe('deployment files', () => {
     const apps = Object.entries(compose.services as Record<string, any>).filter(([, s]) => s.environment?.APP);
     expect(apps.map(([, s]) => s.environment.APP).sort()).toEqual(processApps);
     for (const [, s] of apps) {
-      expect(s.healthcheck.test.join(' ')).toMatch(s.environment.APP === 'gateway' ? /3000\/openapi\.json/ : /8081\/readyz/);
+      expect(s.healthcheck.test.join(' ')).toMatch(s.environment.APP === 'gateway' ? /:3000\/readyz/ : /:8081\/readyz/);
+      if (s.environment.APP !== 'gateway') expect(s.environment.HEALTH_PORT).toBe('8081');
       expect(s.environment).toMatchObject({ EVENT_STORE: 'eventstoredb', BUS: 'kafka', READ_MODEL: 'mongo', BLOB_STORE: 's3' });
       expect(Object.keys(s.depends_on).sort()).toEqual(['eventstoredb', 'kafka-init', 'mongo', 's3-init']);
     }
@@ -70,6 +83,63 @@ describe('deployment files', () => {
       );
       expect(init).toMatch(created);
     }
+  });
+
+  it('Prometheus (compose) scrapes every app on the port it serves /metrics on', () => {
+    const compose = yaml.load(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as any;
+    const prometheus = yaml.load(readFileSync(join(root, 'deploy/prometheus/prometheus.yml'), 'utf8')) as any;
+    const targets = (prometheus.scrape_configs as any[]).flatMap((job) =>
+      (job.dns_sd_configs ?? []).flatMap((sd: any) =>
+        sd.names.map((name: string) => ({ job: job.job_name, target: `${name}:${sd.port}` })),
+      ),
+    );
+    const apps = Object.entries(compose.services as Record<string, any>).filter(([, s]) => s.environment?.APP);
+    const expected = apps.map(([service, s]) => ({
+      job: s.environment.APP,
+      target: `${service}:${s.environment.APP === 'gateway' ? s.environment.PORT : s.environment.HEALTH_PORT}`,
+    }));
+    expect(targets.sort((a, b) => a.job.localeCompare(b.job))).toEqual(expected.sort((a, b) => a.job.localeCompare(b.job)));
+    for (const job of prometheus.scrape_configs) expect(job.metrics_path).toBe('/metrics');
+  });
+
+  it('Prometheus and Grafana are optional, pinned, on loopback, and Grafana is provisioned from deploy/grafana', () => {
+    const compose = yaml.load(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as any;
+    for (const name of ['prometheus', 'grafana']) {
+      const s = compose.services[name];
+      expect(s.profiles).toEqual(['observability']);
+      for (const port of s.ports as string[]) expect(port).toMatch(/^127\.0\.0\.1:/);
+    }
+    const mounts = (s: any) => (s.volumes as string[]).map((v) => v.split(':')[0]);
+    expect(mounts(compose.services.prometheus)).toContain('./deploy/prometheus/prometheus.yml');
+    expect(mounts(compose.services.grafana)).toEqual(
+      expect.arrayContaining(['./deploy/grafana/provisioning', './deploy/grafana/dashboards']),
+    );
+    const datasources = yaml.load(readFileSync(join(root, 'deploy/grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as any;
+    expect(datasources.datasources[0]).toMatchObject({ type: 'prometheus', uid: 'prometheus', url: 'http://prometheus:9090' });
+    const providers = yaml.load(
+      readFileSync(join(root, 'deploy/grafana/provisioning/dashboards/transformation-service.yml'), 'utf8'),
+    ) as any;
+    const dashboardsAt = (compose.services.grafana.volumes as string[])
+      .find((v) => v.startsWith('./deploy/grafana/dashboards:'))!
+      .split(':')[1];
+    expect(providers.providers[0].options.path).toBe(dashboardsAt);
+  });
+
+  it('the Grafana dashboard asks only for metrics the service exposes, and shows every metric of its own', () => {
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/dashboards/transformation-service.json'), 'utf8'));
+    const panels = (dashboard.panels as any[]).filter((p) => p.type !== 'row');
+    const exprs: string[] = panels.flatMap((p) => p.targets.map((t: any) => t.expr));
+    const exposed = new Set(registry.getMetricsAsArray().map((m) => m.name));
+    const asked = new Set(
+      exprs
+        .flatMap((e) => e.match(/\b(?:http_|transform_|process_|nodejs_)[a-z0-9_]+/g) ?? [])
+        .map((n) => n.replace(/_(bucket|count|sum)$/, '')),
+    );
+    for (const name of asked) expect([name, exposed.has(name)]).toEqual([name, true]);
+    const ours = [...exposed].filter((n) => n.startsWith('transform_') || n.startsWith('http_'));
+    for (const name of ours) expect([name, asked.has(name)]).toEqual([name, true]);
+    expect(new Set(panels.map((p) => p.id)).size).toBe(panels.length);
+    for (const p of panels) expect(p.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
   });
 
   it('a .dockerignore keeps the host node_modules, builds and data out of the image', () => {
