@@ -48,6 +48,26 @@ describeWithEngine('KAFKA_BROKERS', '127.0.0.1:9092', 'Kafka bus', (brokers) => 
       expect([...lanes]).toHaveLength(1); // one key, one partition
     });
 
+    it("reports a group's lag per partition (end offset minus committed offset) and whether its consumer runs", async () => {
+      const topic = `contract-${randomUUID()}`;
+      const group = `g-${randomUUID()}`;
+      const bus = make();
+      const seen: string[] = [];
+      const sub = await bus.subscribe(topic, group, async (r) => {
+        if (r.value.type === 'stop') throw new Error('held back');
+        seen.push(r.value.type);
+      });
+      expect(sub.running()).toBe(true);
+      await bus.publish(topic, [busRecord('k', '1'), busRecord('k', 'stop'), busRecord('k', '3')]);
+      await waitFor(() => seen.length === 1);
+      const lag = await bus.consumerLag(topic, group);
+      expect(lag).toHaveLength(3); // one entry per partition
+      expect(lag.reduce((sum, l) => sum + l.behind, 0)).toBe(2); // "stop" and "3" are not committed
+      await sub.stop();
+      expect(sub.running()).toBe(false);
+      await bus.close();
+    });
+
     it('a handler working past the session timeout keeps its partition: a member joining meanwhile does not get the record again', async () => {
       const topic = `contract-${randomUUID()}`;
       const group = `g-${randomUUID()}`;

@@ -209,6 +209,7 @@ export class KafkaBus implements MessageBus {
     return {
       running: () => running,
       stop: async () => {
+        running = false;
         this.consumers.delete(consumer);
         await consumer.disconnect();
       },
