@@ -142,6 +142,15 @@ describe('deployment files', () => {
     for (const p of panels) expect(p.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
   });
 
+  it('docs/operations.md names every metric the service exposes', () => {
+    const operations = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    const ours = registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((n) => n.startsWith('transform_') || n.startsWith('http_'));
+    for (const name of ours) expect([name, operations.includes(`\`${name}\``)]).toEqual([name, true]);
+  });
+
   it('a .dockerignore keeps the host node_modules, builds and data out of the image', () => {
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
     for (const entry of ['node_modules', 'dist', 'data', '.git']) expect(ignored).toContain(entry);
