@@ -162,6 +162,7 @@ describe('operators: the log of a whole run', () => {
         PUBLIC_BASE_URL: base(),
         EVENT_STORE_POLL_MS: '50',
         WEBHOOK_POLL_MS: '25',
+        WEBHOOK_RETRY_DELAYS_MS: '60,60',
         WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1',
         AI_ALLOWED_ADDRESSES: '127.0.0.1,::1',
         LOG_LEVEL: 'debug',
@@ -217,8 +218,9 @@ describe('operators: the log of a whole run', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     await review.edit({ email: 'E-mail', first_name: 'First' });
+    receiver.plan = ['error']; // the first delivery fails, the retry gets through
     expect((await review.approve()).status).toBe(200);
-    await receiver.waitFor(run.id, 1);
+    await receiver.waitFor(run.id, 2);
     const done = (await call(`${base()}/v1/transformations/${run.id}`, { token: apiKey })).body;
     expect(done.status).toBe('completed');
     expect(vendor.requests.length).toBeGreaterThanOrEqual(1);
@@ -244,6 +246,12 @@ describe('operators: the log of a whole run', () => {
       run_id: run.id,
       organization_id: orgId,
       position: expect.any(Number),
+    });
+
+    // A failed webhook attempt's line says whose it was: run, organization, webhook event.
+    expect(entries.find((e) => e.webhook_event === 'transformation.finished' && e.level >= 40)).toMatchObject({
+      run_id: run.id,
+      organization_id: orgId,
     });
 
     const signatures = [run.review_url, run.upload.url, done.download_url].map((u: string) => new URL(u).searchParams.get('signature'));

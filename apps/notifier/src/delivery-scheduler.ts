@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { withLogContext } from '@app/logging';
 import { webhookAttempts } from '@app/metrics';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { WebhookEventName } from '@app/contracts';
@@ -114,7 +115,9 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       NonNullable<RunState['webhooks'][WebhookEventName]>,
     ][]) {
       if (delivery.status !== 'pending' || !delivery.next_attempt_at || Date.parse(delivery.next_attempt_at) > Date.now()) continue;
-      await this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1);
+      // The attempt's log lines say whose it is: operators look for one tenant's failing webhooks by these fields.
+      const fields = { run_id: state.id, organization_id: state.organization_id, webhook_event: event, delivery_id: delivery.delivery_id };
+      await withLogContext(fields, () => this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1));
     }
   }
 
