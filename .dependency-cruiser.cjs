@@ -10,6 +10,7 @@
  *                        ai-providers: use ports and the domain; never the composition root
  *   composition-root     chooses adapters and wires Nest; imported by apps only
  *   apps                 one per process; only `standalone` (all of them in one process) imports other apps
+ *   tracing              OpenTelemetry's set-up and the trace context helpers; imports no lib, so any layer may use it
  */
 const ADAPTER_LIBS =
   '(event-store|bus|read-model|directory|dead-letters|leases|blob-storage|sqlite|tabular|config|url-safety|http-headers)';
@@ -28,6 +29,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/contracts/' },
       to: { path: '^(libs|apps)/', pathNot: '^libs/contracts/' },
+    },
+    {
+      name: 'tracing-imports-no-lib',
+      severity: 'error',
+      comment: 'Imported first by every main.ts, before anything else is loaded: it stands alone.',
+      from: { path: '^libs/tracing/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/tracing/' },
     },
     {
       name: 'domain-imports-contracts-only',

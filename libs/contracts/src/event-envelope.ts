@@ -14,6 +14,13 @@ export interface EventMetadata {
   occurred_at: string;
   /** Version of this event type's payload shape. */
   schema_version: number;
+  /**
+   * W3C trace context (the `traceparent` header's value) of the span that appended the
+   * event, when tracing is on: consumers continue the run's trace from it.
+   */
+  traceparent?: string;
+  /** W3C `tracestate` that goes with `traceparent`, when there is one. */
+  tracestate?: string;
 }
 
 export interface NewEvent<T = unknown> {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { RUN_EVENT_SCHEMA_VERSION, runStreamId, type NewEvent } from '@app/contracts';
 import { decide, evolve, type RunFold } from '@app/domain';
 import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '@app/event-store';
+import { inRunTrace, traceMetadata } from '@app/tracing';
 import { ApplyRunCommand, type CommandResult } from './apply-run-command';
 import { deterministicId } from './command-context';
 import { snapshotOf, type RunSnapshot } from './run-snapshot';
@@ -21,7 +22,22 @@ export class ApplyRunCommandHandler implements ICommandHandler<ApplyRunCommand, 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ runId, command, context, known }: ApplyRunCommand): Promise<CommandResult> {
-    let snapshot = known ?? (await this.read(runId));
+    const snapshot = known ?? (await this.read(runId));
+    // The new events join the run's one trace (tracing on): see inRunTrace.
+    return inRunTrace(snapshot.trace, `run ${command.type}`, { 'run.id': runId, 'run.command': command.type }, () =>
+      this.decideAndAppend(runId, command, context, snapshot),
+    );
+  }
+
+  private async decideAndAppend(
+    runId: string,
+    command: ApplyRunCommand['command'],
+    context: ApplyRunCommand['context'],
+    known: RunSnapshot,
+  ): Promise<CommandResult> {
+    let snapshot = known;
+    // W3C trace context of the active span (none when tracing is off), carried by every new event.
+    const trace = traceMetadata();
     for (let attempt = 1; ; attempt++) {
       const decided = decide(command, snapshot.state);
       // Nothing to record (the run is already as asked): nothing is appended.
@@ -37,6 +53,7 @@ export class ApplyRunCommandHandler implements ICommandHandler<ApplyRunCommand, 
           causation_id: context.causationId,
           occurred_at: now,
           schema_version: RUN_EVENT_SCHEMA_VERSION[e.type],
+          ...trace,
         },
       }));
       try {
@@ -44,7 +61,7 @@ export class ApplyRunCommandHandler implements ICommandHandler<ApplyRunCommand, 
         const result = await this.store.appendToStream(runStreamId(runId), newEvents, expected);
         const firstRevision = result.nextExpectedRevision - newEvents.length + 1;
         const after = decided.reduce<RunFold>((s, e, i) => evolve(s, e, firstRevision + i, now), snapshot.state);
-        return { state: after!, revision: result.nextExpectedRevision };
+        return { state: after!, revision: result.nextExpectedRevision, ...(trace.traceparent ? { trace } : {}) };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError) || attempt >= ATTEMPTS) throw err;
         snapshot = await this.read(runId);

@@ -1,5 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { RunCommand, RunState } from '@app/domain';
+import type { TraceCarrier } from '@app/tracing';
 import type { CommandContext } from './command-context';
 import type { RunSnapshot } from './run-snapshot';
 
@@ -7,6 +8,8 @@ import type { RunSnapshot } from './run-snapshot';
 export interface CommandResult {
   state: RunState;
   revision: number;
+  /** The trace context the appended events carry (tracing on), for the next command of the same caller. */
+  trace?: TraceCarrier;
 }
 
 /**

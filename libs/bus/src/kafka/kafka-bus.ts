@@ -113,6 +113,9 @@ export const recordHeaders = (e: StoredEvent): Record<string, string> => ({
   event_type: e.type,
   schema_version: String(e.metadata.schema_version),
   organization_id: e.metadata.organization_id,
+  // W3C trace context (tracing on): the standard header names, so Kafka tooling sees the trace too.
+  ...(e.metadata.traceparent ? { traceparent: e.metadata.traceparent } : {}),
+  ...(e.metadata.tracestate ? { tracestate: e.metadata.tracestate } : {}),
 });
 
 /**

@@ -1,0 +1,105 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { markTracing } from './trace-context';
+import { tracingWanted } from './tracing-env';
+
+/**
+ * The OpenTelemetry SDK for one process, configured by the standard OTEL_* variables only.
+ * Off by default: see `tracingWanted`. Only traces: metrics and logs have their own
+ * channels (/metrics, stdout), so the SDK starts no metric or log exporter.
+ */
+
+/** Probes and scrapes are not traced: they would be most of the spans and say nothing. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** OTEL_SERVICE_NAME, or service.name in OTEL_RESOURCE_ATTRIBUTES, names the service; otherwise the app does. */
+const serviceNameSetByEnv = (env: NodeJS.ProcessEnv): boolean =>
+  !!env.OTEL_SERVICE_NAME?.trim() || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+
+export interface StartTracingOptions {
+  /** The service name when OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) does not give one. */
+  serviceName: string;
+  /** Tests: every span goes to this exporter as it ends, whatever OTEL_TRACES_EXPORTER says. */
+  spanExporter?: SpanExporter;
+  /** Flush and stop on SIGTERM/SIGINT, after the application's own shutdown (default: true without `spanExporter`). */
+  stopOnSignals?: boolean;
+}
+
+let sdk: NodeSDK | null = null;
+let http: HttpInstrumentation | null = null;
+let stopping: Promise<void> | null = null;
+
+/**
+ * Starts the SDK with the HTTP instrumentation (the gateway's incoming requests; outgoing
+ * calls to AI vendors and webhook receivers, made by axios over node's http/https).
+ * Must run before `http` is loaded by anything that keeps a reference to its functions:
+ * `register.ts` is imported first by each app's main.ts. Returns whether it started.
+ */
+export function startTracing(options: StartTracingOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (sdk) return true;
+  if (!options.spanExporter && !tracingWanted(env)) return false;
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  http = new HttpInstrumentation({
+    ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0]),
+  });
+  sdk = new NodeSDK({
+    ...(serviceNameSetByEnv(env) ? {} : { serviceName: options.serviceName }),
+    instrumentations: [http],
+    ...(options.spanExporter ? { spanProcessors: [new SimpleSpanProcessor(options.spanExporter)] } : {}),
+    // Traces only (an empty list is "none" to the SDK; unset, it would start OTLP exporters for both).
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+  markTracing(true);
+  if (options.stopOnSignals ?? !options.spanExporter) stopOnSignals();
+  return true;
+}
+
+/** The HTTP instrumentation of the running SDK (testing/in-memory-tracing.ts patches modules with it by hand). */
+export const httpInstrumentation = (): HttpInstrumentation | null => http;
+
+/** Ends every span processor (exporting what is still buffered). Safe to call more than once, or when tracing is off. */
+export function shutdownTracing(): Promise<void> {
+  if (!sdk) return Promise.resolve();
+  const running = sdk;
+  stopping ??= running
+    .shutdown()
+    .catch(() => undefined)
+    .finally(() => {
+      markTracing(false);
+      http?.disable();
+      http = null;
+      sdk = null;
+      stopping = null;
+    });
+  return stopping;
+}
+
+/**
+ * Flushes at the very end of a stop. Nest's shutdown hooks (enableShutdownHooks) handle
+ * SIGTERM/SIGINT by closing the application, removing their listener and sending the
+ * signal again; this listener stays, so it sees that second signal once the application
+ * has closed (its last spans ended), shuts the SDK down, and lets the signal end the
+ * process. A signal no one else handles is handled the same way at once.
+ */
+function stopOnSignals(): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    let seen = false;
+    const listener = () => {
+      const othersHandleIt = process.listenerCount(signal) > 1;
+      if (!seen && othersHandleIt) {
+        seen = true;
+        return;
+      }
+      void shutdownTracing().finally(() => {
+        process.removeListener(signal, listener);
+        process.kill(process.pid, signal);
+      });
+    };
+    process.on(signal, listener);
+  }
+  process.once('beforeExit', () => void shutdownTracing());
+}
