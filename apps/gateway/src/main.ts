@@ -1,3 +1,4 @@
+import '@app/tracing/register';
 import { Module } from '@nestjs/common';
 import { InfrastructureModule } from '@app/composition-root';
 import { createHttpApp, failedToStart, listen } from './create-http-app';

@@ -7,6 +7,7 @@ import { CommandRefused, nextAttemptAt, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
+import { inRunTrace } from '@app/tracing';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
@@ -108,7 +109,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
 
   private async attemptDue(runId: string): Promise<void> {
     // The stream, not the projection, says what is still owed.
-    const { state } = await this.queryBus.execute(new LoadRunQuery(runId));
+    const { state, trace } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state) return;
     for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [
       WebhookEventName,
@@ -117,7 +118,13 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       if (delivery.status !== 'pending' || !delivery.next_attempt_at || Date.parse(delivery.next_attempt_at) > Date.now()) continue;
       // The attempt's log lines say whose it is: operators look for one tenant's failing webhooks by these fields.
       const fields = { run_id: state.id, organization_id: state.organization_id, webhook_event: event, delivery_id: delivery.delivery_id };
-      await withLogContext(fields, () => this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1));
+      // Tracing on: the attempt (its HTTP call, the event recording it) is a span of the run's trace.
+      const span = { 'run.id': state.id, 'webhook.event': event, 'webhook.delivery_id': delivery.delivery_id };
+      await withLogContext(fields, () =>
+        inRunTrace(trace, `notifier webhook ${event}`, span, () =>
+          this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1),
+        ),
+      );
     }
   }
 

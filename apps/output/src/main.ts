@@ -1,3 +1,4 @@
+import '@app/tracing/register';
 import { Module } from '@nestjs/common';
 import { InfrastructureModule, runWorker } from '@app/composition-root';
 import { OutputModule } from './output.module';

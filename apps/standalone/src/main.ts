@@ -1,3 +1,4 @@
+import '@app/tracing/register';
 import { Module } from '@nestjs/common';
 import { createHttpApp, failedToStart, listen } from '../../gateway/src/create-http-app';
 import { StandaloneModule } from './standalone.module';

@@ -7,6 +7,7 @@ import { TOPICS, runIdOfStream, type StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus } from '@app/bus';
 import { deadLetterId, type DeadLetterStore } from '@app/dead-letters';
 import { CommandRefused, runError, runPhase, stageOfPhase } from '@app/domain';
+import { inEventSpan } from '@app/tracing';
 import { type ClaimedSteps, stepClaimName, stepClaimPrefix } from './claimed-steps';
 import type { ConsumerCheckpoints } from './consumer-checkpoints';
 import { withLogContext } from '@app/logging';
@@ -410,12 +411,16 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   private async handle(group: string, event: StoredEvent, lane: string): Promise<boolean> {
     const handler = this.routes.get(group)?.get(event.type);
     if (!handler) return false;
-    const context = new RunEventContext([lane, new RunStep(event, this.commandBus, this.queryBus)]);
-    // Handler errors come back unchanged (PassErrorsToTransport) for handleOrDeadLetter to classify.
-    const returned: unknown = await handler(event, context);
-    const outcome = await lastValueFrom(this.transformToObservable(returned), { defaultValue: undefined });
-    if (isStepCommand(outcome)) await context.step.apply(outcome);
-    return (handler.extras as Partial<RunEventHandlerExtras> | undefined)?.savesCheckpoint === true;
+    // A CONSUMER span in the trace the event's metadata carries (claimed steps and replays come here too);
+    // the commands issued inside carry it on. Tracing off: no span, the body runs as it is.
+    return inEventSpan(group, event, { topic: TOPICS.runEvents, lane, runId: runIdOfStream(event.stream_id) }, async () => {
+      const context = new RunEventContext([lane, new RunStep(event, this.commandBus, this.queryBus)]);
+      // Handler errors come back unchanged (PassErrorsToTransport) for handleOrDeadLetter to classify.
+      const returned: unknown = await handler(event, context);
+      const outcome = await lastValueFrom(this.transformToObservable(returned), { defaultValue: undefined });
+      if (isStepCommand(outcome)) await context.step.apply(outcome);
+      return (handler.extras as Partial<RunEventHandlerExtras> | undefined)?.savesCheckpoint === true;
+    });
   }
 }
 

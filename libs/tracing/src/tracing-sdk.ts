@@ -80,26 +80,34 @@ export function shutdownTracing(): Promise<void> {
 
 /**
  * Flushes at the very end of a stop. Nest's shutdown hooks (enableShutdownHooks) handle
- * SIGTERM/SIGINT by closing the application, removing their listener and sending the
- * signal again; this listener stays, so it sees that second signal once the application
- * has closed (its last spans ended), shuts the SDK down, and lets the signal end the
- * process. A signal no one else handles is handled the same way at once.
+ * SIGTERM/SIGINT: they close the application, then send the signal again. So the first
+ * signal only notes itself here; once the application has closed (its last spans ended),
+ * the event loop runs dry (beforeExit) or the signal comes back: the SDK then shuts down,
+ * exporting what is buffered, and the signal ends the process as it would without tracing
+ * (exit status 128 + signal). A signal no one else handles is handled so at once; a
+ * process that ends by itself flushes at beforeExit.
  */
 function stopOnSignals(): void {
+  let received: NodeJS.Signals | null = null;
+  let ending = false;
+  const listeners = new Map<NodeJS.Signals, () => void>();
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    void shutdownTracing().finally(() => {
+      for (const [signal, listener] of listeners) process.removeListener(signal, listener);
+      if (received) process.kill(process.pid, received);
+    });
+  };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    let seen = false;
     const listener = () => {
-      const othersHandleIt = process.listenerCount(signal) > 1;
-      if (!seen && othersHandleIt) {
-        seen = true;
-        return;
-      }
-      void shutdownTracing().finally(() => {
-        process.removeListener(signal, listener);
-        process.kill(process.pid, signal);
-      });
+      const first = received === null;
+      received = signal;
+      if (first && process.listenerCount(signal) > 1) return; // the application closes first
+      end();
     };
+    listeners.set(signal, listener);
     process.on(signal, listener);
   }
-  process.once('beforeExit', () => void shutdownTracing());
+  process.once('beforeExit', end);
 }
