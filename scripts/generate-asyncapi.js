@@ -52,6 +52,8 @@ function build() {
       event_type: { type: 'string', enum: types },
       schema_version: { type: 'string', description: 'metadata.schema_version as text' },
       organization_id: { type: 'string' },
+      traceparent: { type: 'string', description: 'metadata.traceparent (W3C trace context), when tracing is on' },
+      tracestate: { type: 'string', description: 'metadata.tracestate, when there is one' },
     },
   };
 
