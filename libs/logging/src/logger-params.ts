@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { trace } from '@opentelemetry/api';
 import type { Params } from 'nestjs-pino';
 import type { LogSettings } from '@app/config';
 import { redactUrl } from './redact-url';
@@ -11,6 +12,9 @@ export const REDACTED_PATHS = [
   'req.headers["proxy-authorization"]',
   'res.headers["set-cookie"]',
   '*.authorization',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["x-api-key"]',
   '*.api_key',
   '*.apiKey',
   '*.secret',
@@ -35,6 +39,11 @@ export function loggerParams(settings: LogSettings): Params {
       // Fastify's request id (middie copies it onto the raw request): the one the client gets as X-Request-Id.
       genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // With tracing on (libs/tracing), each line names its trace: from a log line to the whole run's trace.
+      mixin: () => {
+        const span = trace.getActiveSpan();
+        return span ? { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId } : {};
+      },
       serializers: {
         req: (req: IncomingMessage & { id?: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url ?? '') }),
         res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
