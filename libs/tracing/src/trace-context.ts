@@ -1,17 +1,8 @@
-import {
-  type Context,
-  type Link,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  context,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  isSpanContextValid,
-  ROOT_CONTEXT,
-  trace,
-} from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+/**
+ * What the rest of the code uses to trace: pass-throughs while tracing is off (nothing of
+ * OpenTelemetry is even loaded), the implementations in trace-ops.ts once tracing-sdk.ts
+ * has started the SDK.
+ */
 
 /**
  * W3C trace context as events carry it in their metadata (and so in Kafka headers):
@@ -20,65 +11,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 export interface TraceCarrier {
   traceparent?: string;
   tracestate?: string;
-}
-
-/** Our tracer's name (instrumentation scope). */
-export const TRACER_NAME = 'transformation-service';
-
-/** Always W3C for metadata, whatever OTEL_PROPAGATORS says for HTTP: the fields are named after its headers. */
-const w3c = new W3CTraceContextPropagator();
-
-let tracing = false;
-
-/** True once the SDK is started in this process (see tracing-sdk.ts); every helper below is a pass-through otherwise. */
-export const isTracing = (): boolean => tracing;
-
-/** For tracing-sdk.ts only. */
-export const markTracing = (on: boolean): void => {
-  tracing = on;
-};
-
-/** The active trace context as metadata fields; `{}` when tracing is off or no span is active. */
-export function traceMetadata(ctx: Context = context.active()): TraceCarrier {
-  if (!tracing) return {};
-  const carrier: Record<string, string> = {};
-  w3c.inject(ctx, carrier, defaultTextMapSetter);
-  const out: TraceCarrier = {};
-  if (carrier.traceparent) out.traceparent = carrier.traceparent;
-  if (carrier.tracestate) out.tracestate = carrier.tracestate;
-  return out;
-}
-
-/** The context whose (remote) parent is the one a carrier names; `base` unchanged when it names none. */
-export function contextFrom(carrier: TraceCarrier | null | undefined, base: Context = context.active()): Context {
-  if (!carrier?.traceparent) return base;
-  const fields: Record<string, string> = { traceparent: carrier.traceparent };
-  if (carrier.tracestate) fields.tracestate = carrier.tracestate;
-  return w3c.extract(base, fields, defaultTextMapGetter);
-}
-
-/** The trace context of the latest event that carries one (the run's trace), if any. */
-export function latestTrace(events: ReadonlyArray<{ metadata: TraceCarrier }>): TraceCarrier | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const { traceparent, tracestate } = events[i].metadata;
-    if (traceparent) return tracestate ? { traceparent, tracestate } : { traceparent };
-  }
-  return undefined;
-}
-
-const tracer = () => trace.getTracer(TRACER_NAME);
-
-/** Runs `fn` in a span; the span records a thrown error and ends when `fn` settles. */
-async function inSpan<T>(span: Span, ctx: Context, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await context.with(trace.setSpan(ctx, span), fn);
-  } catch (err) {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-    throw err;
-  } finally {
-    span.end();
-  }
 }
 
 /** What a consumer span describes: one consumer group's handling of one stored event. */
@@ -91,44 +23,50 @@ export interface ConsumedEvent {
   metadata: TraceCarrier;
 }
 
+/** The helpers below, as a process that traces has them (trace-ops.ts). */
+export interface TraceOps {
+  traceMetadata(): TraceCarrier;
+  inEventSpan<T>(
+    group: string,
+    event: ConsumedEvent,
+    where: { topic: string; lane: string; runId: string | null },
+    fn: () => Promise<T>,
+  ): Promise<T>;
+  inRunTrace<T>(
+    runTrace: TraceCarrier | null | undefined,
+    name: string,
+    attributes: Record<string, string | number>,
+    fn: () => Promise<T>,
+  ): Promise<T>;
+}
+
+let ops: TraceOps | null = null;
+
+/** True once the SDK is started in this process (see tracing-sdk.ts). */
+export const isTracing = (): boolean => ops !== null;
+
+/** For tracing-sdk.ts only: the helpers of a process that traces, or null when it stops. */
+export const useTraceOps = (traceOps: TraceOps | null): void => {
+  ops = traceOps;
+};
+
+/** The active span's trace context as metadata fields (W3C); `{}` when tracing is off or no span is active. */
+export const traceMetadata = (): TraceCarrier => (ops ? ops.traceMetadata() : {});
+
 /**
  * Runs a consumer group's handling of an event in a CONSUMER span named `<group> <type>`,
- * whose parent is the trace context the event's metadata carries: the commands issued
- * while handling it (the next events) carry this span as theirs, so one run is one trace.
- * Attributes follow the messaging conventions where they fit (the destination is the run
- * events topic; the lane is the partition), plus the run's own.
+ * whose parent is the trace context the event's metadata carries (none: a trace of its own):
+ * the commands issued while handling it (the next events) carry this span as theirs, so one
+ * run is one trace. Attributes follow the messaging conventions where they fit (the
+ * destination is the run events topic; the lane is the partition), plus the run's own.
  */
 export function inEventSpan<T>(
   group: string,
   event: ConsumedEvent,
-  attributes: { topic: string; lane: string; runId: string | null },
+  where: { topic: string; lane: string; runId: string | null },
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (!tracing) return fn();
-  // Only the event says where it comes from: whatever happens to be active here (the
-  // in-process bus may deliver inside the appending request) is not its parent.
-  const parent = contextFrom(event.metadata, ROOT_CONTEXT);
-  const span = tracer().startSpan(
-    `${group} ${event.type}`,
-    {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': attributes.topic,
-        'messaging.consumer.group.name': group,
-        'messaging.message.id': event.event_id,
-        ...(attributes.lane ? { 'messaging.destination.partition.id': attributes.lane } : {}),
-        'run.event.type': event.type,
-        'run.event.position': event.position,
-        'run.event.revision': event.revision,
-        'run.stream': event.stream_id,
-        ...(attributes.runId ? { 'run.id': attributes.runId } : {}),
-      },
-    },
-    parent,
-  );
-  return inSpan(span, parent, fn);
+  return ops ? ops.inEventSpan(group, event, where, fn) : fn();
 }
 
 /**
@@ -145,15 +83,14 @@ export function inRunTrace<T>(
   attributes: Record<string, string | number>,
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (!tracing || !runTrace?.traceparent) return fn();
-  const active = context.active();
-  const runParent = contextFrom(runTrace, active);
-  const runSpan = trace.getSpanContext(runParent);
-  if (!runSpan || !isSpanContextValid(runSpan)) return fn();
-  const current = trace.getSpanContext(active);
-  const currentValid = !!current && isSpanContextValid(current);
-  if (currentValid && current.traceId === runSpan.traceId) return fn();
-  const links: Link[] = currentValid ? [{ context: current }] : [];
-  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, links, attributes }, runParent);
-  return inSpan(span, runParent, fn);
+  return ops ? ops.inRunTrace(runTrace, name, attributes, fn) : fn();
+}
+
+/** The trace context of the latest event that carries one (the run's trace), if any. */
+export function latestTrace(events: ReadonlyArray<{ metadata: TraceCarrier }>): TraceCarrier | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const { traceparent, tracestate } = events[i].metadata;
+    if (traceparent) return tracestate ? { traceparent, tracestate } : { traceparent };
+  }
+  return undefined;
 }

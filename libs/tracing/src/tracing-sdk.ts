@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { markTracing } from './trace-context';
+import { useTraceOps } from './trace-context';
+import { traceOps } from './trace-ops';
 import { tracingWanted } from './tracing-env';
 
 /**
@@ -53,7 +54,7 @@ export function startTracing(options: StartTracingOptions, env: NodeJS.ProcessEn
     logRecordProcessors: [],
   });
   sdk.start();
-  markTracing(true);
+  useTraceOps(traceOps);
   if (options.stopOnSignals ?? !options.spanExporter) stopOnSignals();
   return true;
 }
@@ -69,7 +70,7 @@ export function shutdownTracing(): Promise<void> {
     .shutdown()
     .catch(() => undefined)
     .finally(() => {
-      markTracing(false);
+      useTraceOps(null);
       http?.disable();
       http = null;
       sdk = null;

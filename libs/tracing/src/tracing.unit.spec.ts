@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { appNameOf, tracingWanted } from './tracing-env';
 import { inEventSpan, inRunTrace, isTracing, latestTrace, traceMetadata } from './trace-context';
@@ -36,6 +38,13 @@ describe('tracingWanted: off unless OTEL_TRACES_EXPORTER names an exporter', () 
 });
 
 describe('trace context helpers, tracing off', () => {
+  it('load nothing of OpenTelemetry: what every process imports names no OpenTelemetry package (the SDK is required only when wanted)', () => {
+    for (const file of ['index.ts', 'trace-context.ts', 'tracing-env.ts', 'register.ts']) {
+      const imports = [...readFileSync(join(__dirname, file), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+      expect({ file, imports: imports.filter((i) => !i.startsWith('./')) }).toEqual({ file, imports: [] });
+    }
+  });
+
   it('carry nothing and run the work as it is', async () => {
     expect(isTracing()).toBe(false);
     expect(traceMetadata()).toEqual({});
