@@ -23,8 +23,9 @@ export interface ConsumedEvent {
   metadata: TraceCarrier;
 }
 
-/** The helpers below, as a process that traces has them (trace-ops.ts). */
+/** The helpers below, as a process that traces has them (trace-ops.ts, and the SDK's shutdown). */
 export interface TraceOps {
+  shutdown(): Promise<void>;
   traceMetadata(): TraceCarrier;
   inEventSpan<T>(
     group: string,
@@ -49,6 +50,13 @@ export const isTracing = (): boolean => ops !== null;
 export const useTraceOps = (traceOps: TraceOps | null): void => {
   ops = traceOps;
 };
+
+/**
+ * Ends tracing in this process: exports the spans still buffered. A no-op when tracing is
+ * off. The SDK already does it on SIGTERM/SIGINT after the application closed, and when the
+ * event loop runs dry; a bootstrap that ends the process itself (process.exit) calls it first.
+ */
+export const stopTracing = (): Promise<void> => (ops ? ops.shutdown() : Promise.resolve());
 
 /** The active span's trace context as metadata fields (W3C); `{}` when tracing is off or no span is active. */
 export const traceMetadata = (): TraceCarrier => (ops ? ops.traceMetadata() : {});

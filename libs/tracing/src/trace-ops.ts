@@ -108,4 +108,4 @@ function inRunTrace<T>(
   return inSpan(span, runParent, fn);
 }
 
-export const traceOps: TraceOps = { traceMetadata: () => traceMetadata(), inEventSpan, inRunTrace };
+export const traceOps: Omit<TraceOps, 'shutdown'> = { traceMetadata: () => traceMetadata(), inEventSpan, inRunTrace };

@@ -54,7 +54,7 @@ export function startTracing(options: StartTracingOptions, env: NodeJS.ProcessEn
     logRecordProcessors: [],
   });
   sdk.start();
-  useTraceOps(traceOps);
+  useTraceOps({ ...traceOps, shutdown: shutdownTracing });
   if (options.stopOnSignals ?? !options.spanExporter) stopOnSignals();
   return true;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { appNameOf, tracingWanted } from './tracing-env';
-import { inEventSpan, inRunTrace, isTracing, latestTrace, traceMetadata } from './trace-context';
+import { inEventSpan, inRunTrace, isTracing, latestTrace, stopTracing, traceMetadata } from './trace-context';
 import { startInMemoryTracing, type InMemoryTracing } from './testing/in-memory-tracing';
 
 const PARENT = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=1' };
@@ -50,6 +50,7 @@ describe('trace context helpers, tracing off', () => {
     expect(traceMetadata()).toEqual({});
     expect(await inEventSpan('mapping', event(PARENT), where, async () => trace.getActiveSpan())).toBeUndefined();
     expect(await inRunTrace(PARENT, 'run X', {}, async () => traceMetadata())).toEqual({});
+    await expect(stopTracing()).resolves.toBeUndefined();
   });
 });
 
@@ -108,6 +109,15 @@ describe('trace context helpers, tracing on', () => {
     const [span] = tracing.spans();
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'disk full' });
     expect(span.events.map((e) => e.name)).toEqual(['exception']);
+  });
+
+  it('stopTracing exports what is left and ends tracing (a bootstrap that exits by itself calls it first)', async () => {
+    const span = trace.getTracer('t').startSpan('last');
+    span.end();
+    await stopTracing();
+    expect(isTracing()).toBe(false);
+    expect(traceMetadata()).toEqual({});
+    tracing = startInMemoryTracing();
   });
 
   it("latestTrace is the latest event's that carries one", () => {
