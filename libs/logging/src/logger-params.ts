@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { trace } from '@opentelemetry/api';
 import type { Params } from 'nestjs-pino';
 import type { LogSettings } from '@app/config';
+import { activeTraceIds } from '@app/tracing';
 import { redactUrl } from './redact-url';
 
 /** What is never written to a log line, wherever it appears in a logged object (pino's redact paths). */
@@ -40,10 +40,7 @@ export function loggerParams(settings: LogSettings): Params {
       genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // With tracing on (libs/tracing), each line names its trace: from a log line to the whole run's trace.
-      mixin: () => {
-        const span = trace.getActiveSpan();
-        return span ? { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId } : {};
-      },
+      mixin: activeTraceIds,
       serializers: {
         req: (req: IncomingMessage & { id?: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url ?? '') }),
         res: (res: ServerResponse) => ({ statusCode: res.statusCode }),

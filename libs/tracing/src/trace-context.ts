@@ -27,6 +27,7 @@ export interface ConsumedEvent {
 export interface TraceOps {
   shutdown(): Promise<void>;
   traceMetadata(): TraceCarrier;
+  activeTraceIds(): TraceIds;
   inEventSpan<T>(
     group: string,
     event: ConsumedEvent,
@@ -57,6 +58,13 @@ export const useTraceOps = (traceOps: TraceOps | null): void => {
  * event loop runs dry; a bootstrap that ends the process itself (process.exit) calls it first.
  */
 export const stopTracing = (): Promise<void> => (ops ? ops.shutdown() : Promise.resolve());
+
+/** The ids of the active span, for log lines (libs/logging); `{}` when tracing is off or no span is active. */
+export interface TraceIds {
+  trace_id?: string;
+  span_id?: string;
+}
+export const activeTraceIds = (): TraceIds => (ops ? ops.activeTraceIds() : {});
 
 /** The active span's trace context as metadata fields (W3C); `{}` when tracing is off or no span is active. */
 export const traceMetadata = (): TraceCarrier => (ops ? ops.traceMetadata() : {});

@@ -12,7 +12,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { ConsumedEvent, TraceCarrier, TraceOps } from './trace-context';
+import type { ConsumedEvent, TraceCarrier, TraceIds, TraceOps } from './trace-context';
 
 /**
  * The trace helpers for a process that traces (trace-context.ts delegates to these once
@@ -108,4 +108,9 @@ function inRunTrace<T>(
   return inSpan(span, runParent, fn);
 }
 
-export const traceOps: Omit<TraceOps, 'shutdown'> = { traceMetadata: () => traceMetadata(), inEventSpan, inRunTrace };
+function activeTraceIds(): TraceIds {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
+export const traceOps: Omit<TraceOps, 'shutdown'> = { traceMetadata: () => traceMetadata(), activeTraceIds, inEventSpan, inRunTrace };
