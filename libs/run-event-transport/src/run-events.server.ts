@@ -7,11 +7,11 @@ import { TOPICS, runIdOfStream, type StoredEvent } from '@app/contracts';
 import type { BusRecord, BusSubscription, MessageBus } from '@app/bus';
 import { deadLetterId, type DeadLetterStore } from '@app/dead-letters';
 import { CommandRefused, runError, runPhase, stageOfPhase } from '@app/domain';
+import { withLogContext } from '@app/logging';
+import { consumerLag, handlerDuration } from '@app/metrics';
 import { inEventSpan } from '@app/tracing';
 import { type ClaimedSteps, stepClaimName, stepClaimPrefix } from './claimed-steps';
 import type { ConsumerCheckpoints } from './consumer-checkpoints';
-import { withLogContext } from '@app/logging';
-import { consumerLag, handlerDuration } from '@app/metrics';
 import { isTransient } from './error-classification';
 import { RunEventContext } from './run-event.context';
 import { RunStep, type StepCommand } from './run-step';
@@ -264,14 +264,15 @@ export class RunEventsServer extends Server implements CustomTransportStrategy {
   }
 
   private async handleOrDeadLetterInContext(group: string, event: StoredEvent, lane: string, key: string): Promise<boolean> {
+    // Only events the group has a handler for are measured and logged (the others are skipped at once).
+    const handled = this.routes.get(group)?.has(event.type) === true;
+    const timer = handled ? handlerDuration.startTimer({ group, event_type: event.type }) : () => 0;
     // Per lane (or per claimed step): Kafka interleaves partitions, so another lane's success must not reset this one's count.
-    // Only events the group has a handler for are measured (the others are skipped at once).
-    const timer = this.routes.get(group)?.has(event.type) ? handlerDuration.startTimer({ group, event_type: event.type }) : () => 0;
     try {
       const savedByHandler = await this.handle(group, event, lane);
       this.failing.delete(key);
       timer({ outcome: 'ok' });
-      this.logger.debug(`${group} handled ${event.type}@${event.position}`);
+      if (handled) this.logger.debug(`${group} handled ${event.type}@${event.position}`);
       return savedByHandler;
     } catch (err) {
       const earlier = this.failing.get(key);
