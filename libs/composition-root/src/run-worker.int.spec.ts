@@ -76,11 +76,11 @@ describe('runWorker: health and metrics on HEALTH_PORT', () => {
         consumers: { status: 'down', groups: ['probe'], problems: [{ group: 'probe', problem: 'not consuming (stopped or crashed)' }] },
       });
 
-      // The event store stops answering: not ready either, and it says why.
-      await worker.app.get<EventStore>(EVENT_STORE).close();
+      // The event store stops answering (its reads fail): not ready either, and it says why.
+      jest.spyOn(worker.app.get<EventStore>(EVENT_STORE), 'headPosition').mockRejectedValue(new Error('event store unreachable'));
       const down = await get('/readyz');
       expect(down.status).toBe(503);
-      expect((await down.json()).error).toMatchObject({ event_store: { status: 'down' } });
+      expect((await down.json()).error).toMatchObject({ event_store: { status: 'down', message: 'event store unreachable' } });
       // Liveness does not depend on the stores: restarting the process would not bring them back.
       expect((await get('/healthz')).status).toBe(200);
       await worker.close().catch(() => undefined);
