@@ -24,6 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const Papa = require('papaparse');
 const { startService, sleep } = require('./lib/service');
+const { writeCsv } = require('./lib/write-csv');
 
 const ROWS = Number(process.env.BENCH_ROWS || 1_000_000);
 const COUNT_POLL_MS = 1000; // as the page polls the count (apps/gateway/src/review/page/state.ts)
@@ -68,13 +69,9 @@ async function generateCsv(file, rows) {
   const rnd = random(18);
   const planted = { email: { type: 0 }, first_name: { required: 0 }, amount: { type: 0, required: 0 }, signup_date: { type: 0 } };
   let rowsWithProblems = 0;
-  const out = fs.createWriteStream(file);
-  const write = (s) => (out.write(s) ? null : new Promise((r) => out.once('drain', r)));
-  await write(`${HEADERS.join(',')}\n`);
   const cities = ['Köln', 'Berlin', 'São Paulo', 'Zürich', 'Lyon', 'Kraków', '"Washington, DC"', 'Utrecht'];
   const countries = ['DE', 'DE', 'BR', 'CH', 'FR', 'PL', 'US', 'NL'];
-  let chunk = '';
-  for (let i = 1; i <= rows; i++) {
+  await writeCsv(file, HEADERS.join(','), rows, (i) => {
     let bad = false;
     let email = ` User${i}@Example.com `;
     if (rnd() < 0.05) {
@@ -107,15 +104,8 @@ async function generateCsv(file, rows) {
     }
     if (bad) rowsWithProblems++;
     const c = i % cities.length;
-    chunk += `${i},${email},${first},Müller-${i % 1013},+49 30 ${100000 + (i % 899999)},${cities[c]},${countries[c]},${amount},${date},${i % 3 ? 'yes' : 'no'}\n`;
-    if (chunk.length > 65536) {
-      const p = write(chunk);
-      chunk = '';
-      if (p) await p;
-    }
-  }
-  await write(chunk);
-  await new Promise((r) => out.end(r));
+    return `${i},${email},${first},Müller-${i % 1013},+49 30 ${100000 + (i % 899999)},${cities[c]},${countries[c]},${amount},${date},${i % 3 ? 'yes' : 'no'}`;
+  });
   return { planted, rowsWithProblems };
 }
 

@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Papa = require('papaparse');
 const { startService } = require('../lib/service');
+const { writeCsv } = require('../lib/write-csv');
 
 const FIELDS = {
   email: {
@@ -23,23 +24,13 @@ const FIELDS = {
   city: { description: 'city', data_type: 'string', is_required: false },
 };
 
-async function generateCsv(file, rows) {
-  const out = fs.createWriteStream(file);
-  const write = (s) => (out.write(s) ? null : new Promise((r) => out.once('drain', r)));
-  await write('id,email,name,birth_date,city,notes\n');
-  let chunk = '';
-  for (let i = 0; i < rows; i++) {
+function generateCsv(file, rows) {
+  return writeCsv(file, 'id,email,name,birth_date,city,notes', rows, (n) => {
+    const i = n - 1; // ids from 0
     const day = String(1 + (i % 28)).padStart(2, '0');
     const month = String(1 + (i % 12)).padStart(2, '0');
-    chunk += `${i}, User${i}@Example.com ,Jörg Müller ${i % 997},${day}/${month}/${1950 + (i % 60)},"Köln, DE","note ""${i}"" ok"\n`;
-    if (chunk.length > 65536) {
-      const p = write(chunk);
-      chunk = '';
-      if (p) await p;
-    }
-  }
-  await write(chunk);
-  await new Promise((r) => out.end(r));
+    return `${i}, User${i}@Example.com ,Jörg Müller ${i % 997},${day}/${month}/${1950 + (i % 60)},"Köln, DE","note ""${i}"" ok"`;
+  });
 }
 
 function bareObjectParse(file) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
-import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, untilAnswers, upload } from '../support/service-harness';
 import { spawnTracked } from '../support/suite-resources';
 
 /**
@@ -70,15 +70,7 @@ describe('apps as separate processes on the embedded adapters', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-multi-'));
     // The gateway creates the shared files first; the workers then open them.
     start('gateway');
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base()}/openapi.json`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (i > 200) throw new Error('the gateway did not start');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilAnswers(`${base()}/openapi.json`, () => 'the gateway', 10_000);
     for (const app of APPS) if (app !== 'gateway') start(app);
   }, 120_000);
 

@@ -10,6 +10,7 @@ import {
   reviewApi,
   setupOrganization,
   startService,
+  untilAnswers,
   upload,
   waitForRun,
   type Service,
@@ -172,15 +173,7 @@ describe('operators: the log of a whole run', () => {
     });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString('utf8')));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base()}/healthz`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (i > 300) throw new Error(`the service did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilAnswers(`${base()}/healthz`, () => `the service (its output so far:\n${output})`, 15_000);
   }, 180_000);
   afterAll(async () => {
     child?.kill('SIGTERM');

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_TOKEN, call, freePort, reviewApi, upload } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, reviewApi, untilAnswers, upload, waitForRun } from '../support/service-harness';
 import { listenOnLoopback, spawnTracked } from '../support/suite-resources';
 import { fromOtlpJson, httpMethod, httpPath, peerPort, treeProblems, type SeenSpan } from '../support/trace-tree';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -53,28 +53,6 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
     );
   }
 
-  async function untilUp(url: string): Promise<void> {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(url)).ok) return;
-      } catch {
-        /* not up yet */
-      }
-      if (i > 400) throw new Error(`${url} did not answer`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  async function waitUntil(apiKey: string, id: string, until: (r: any) => boolean, timeoutMs = 30_000) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = (await call(`${base()}/v1/transformations/${id}`, { token: apiKey })).body;
-      if (until(r)) return r;
-      if (Date.now() > deadline) throw new Error(`timed out; last ${JSON.stringify(r).slice(0, 400)}`);
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  }
-
   beforeAll(async () => {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
     const otlp = createServer((req, res) => {
@@ -93,10 +71,10 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-traced-'));
     // The gateway creates the shared files first; the other process then opens them.
     start('gateway', gatewayPort, 2000);
-    await untilUp(`${base()}/openapi.json`);
+    await untilAnswers(`${base()}/openapi.json`);
     workersPort = await freePort();
     start('standalone', workersPort, 100);
-    await untilUp(`http://127.0.0.1:${workersPort}/openapi.json`);
+    await untilAnswers(`http://127.0.0.1:${workersPort}/openapi.json`);
   }, 180_000);
 
   afterAll(async () => {
@@ -117,9 +95,9 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
     expect(created.status).toBe(201);
     const id: string = created.body.id;
     expect((await upload(created.body, 'E-mail\nada@example.com\n')).status).toBe(200);
-    const ready = await waitUntil(apiKey, id, (r) => r.review_state === 'active');
+    const ready = await waitForRun({ baseUrl: base() }, apiKey, id, (r) => r.review_state === 'active', 30_000);
     expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
-    await waitUntil(apiKey, id, (r) => r.stage === 'final' && r.notification_status === 'delivered');
+    await waitForRun({ baseUrl: base() }, apiKey, id, (r) => r.stage === 'final' && r.notification_status === 'delivered', 30_000);
     expect(receiver.for(id)).toHaveLength(1);
 
     const consumersOf = () => spans.filter((s) => s.kind === 'consumer' && s.attributes['run.id'] === id);

@@ -138,8 +138,23 @@ export async function setupOrganization(svc: Service, fields: object = PEOPLE_FI
   return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
 }
 
+/** Waits until a URL answers 2xx (a process started in the background is up); `describe` says what failed to start. */
+export async function untilAnswers(url: string, describe: () => string = () => url, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${describe()} did not answer`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls a run (through any service answering the public API, in this process or another) until `until` holds. */
 export async function waitForRun(
-  svc: Service,
+  svc: Pick<Service, 'baseUrl'>,
   apiKey: string,
   runId: string,
   until: (run: any) => boolean,
