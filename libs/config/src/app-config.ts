@@ -73,6 +73,8 @@ export interface AppConfig {
   maxPerPage: number;
   ai: AiCallConfig;
   webhooks: WebhookConfig;
+  /** The customer console's sessions, invitations and sign-in throttle (docs/console.md). */
+  console: ConsoleConfig;
   /** Keys that encrypt provider API keys and webhook secrets at rest (docs/security.md). */
   secrets: SecretsKeyring;
   /**
@@ -332,6 +334,26 @@ function secretsAndVendorGuardSettings(env: NodeJS.ProcessEnv, dataDir: string):
   };
 }
 
+export interface ConsoleConfig {
+  /** CONSOLE_SESSION_IDLE_SECONDS: a session ends after this long without a call. */
+  sessionIdleSeconds: number;
+  /** CONSOLE_INVITATION_TTL_SECONDS: how long an invitation link can be used. */
+  invitationTtlSeconds: number;
+  /** Failed sign-ins allowed per e-mail (CONSOLE_SIGNIN_ACCOUNT_LIMIT) and per client address (CONSOLE_SIGNIN_ADDRESS_LIMIT) per window. */
+  signInAccountLimit: number;
+  signInAddressLimit: number;
+  /** CONSOLE_SIGNIN_WINDOW_SECONDS: the throttle's window, from the first failure. */
+  signInWindowSeconds: number;
+}
+
+const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
+  sessionIdleSeconds: Math.max(60, int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600)),
+  invitationTtlSeconds: Math.max(60, int(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600)),
+  signInAccountLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5)),
+  signInAddressLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20)),
+  signInWindowSeconds: Math.max(1, int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900)),
+});
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = int(env, 'PORT', 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -391,6 +413,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', 50)),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
+    console: consoleSettings(env),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { backOff } from 'exponential-backoff';
-import { TOPICS, type StoredEvent } from '@app/contracts';
+import { TOPICS, runIdOfStream, type StoredEvent } from '@app/contracts';
 import type { CheckpointStore, EventStore, Subscription } from '@app/event-store';
 import type { MessageBus } from '@app/bus';
 import { relayLag } from '@app/metrics';
@@ -136,10 +136,16 @@ export class EventRelay {
     }
   }
 
-  private publish(events: StoredEvent[]): Promise<void> {
-    return this.bus.publish(
+  /**
+   * Only run streams go to the run-events topic: the organizations' own streams (the console's
+   * audit log, docs/console.md) are kept and replayable in the store but are not for downstream teams.
+   */
+  private async publish(events: StoredEvent[]): Promise<void> {
+    const runEvents = events.filter((event) => runIdOfStream(event.stream_id) !== null);
+    if (runEvents.length === 0) return;
+    await this.bus.publish(
       TOPICS.runEvents,
-      events.map((event) => ({ key: event.stream_id, value: event })),
+      runEvents.map((event) => ({ key: event.stream_id, value: event })),
     );
   }
 
