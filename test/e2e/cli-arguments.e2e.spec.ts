@@ -72,6 +72,7 @@ describe('operator CLI: help', () => {
     expect(names).toEqual(
       expect.arrayContaining([
         'org:create',
+        'invitation:create',
         'key:create',
         'key:list',
         'key:revoke',
@@ -208,6 +209,10 @@ describe('operator CLI: commands against a running service and its stores', () =
   it('runs the admin commands; an error answer exits 1, an unreachable service exits 1', async () => {
     const org = json(await admin(['org:create', 'Acme CLI']));
     expect(org).toMatchObject({ name: 'Acme CLI', webhook_url: null, api_key: expect.any(String), webhook_secret: expect.any(String) });
+
+    const invitation = json(await admin(['invitation:create', org.id, 'Owner@Example.com'])).data;
+    expect(invitation).toMatchObject({ email: 'owner@example.com', role: 'owner', url: expect.stringContaining('/console/invitations/') });
+    expect(json(await admin(['invitation:create', org.id, 'viewer@example.com', '--role', 'viewer'])).data.role).toBe('viewer');
 
     const key = json(await admin(['key:create', org.id]));
     expect(key).toEqual({ id: expect.any(String), api_key: expect.any(String) });

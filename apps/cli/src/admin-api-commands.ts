@@ -17,6 +17,14 @@ export function registerAdminApiCommands(program: Command): void {
       callAdminApi({ method: 'POST', path: '/organizations', body: { name, webhook_url: webhookUrl ?? null } }),
     );
 
+  adminCommand(program, 'invitation:create', "invite a person to an organization's console; prints the invitation link (send it to them)")
+    .argument('<org>', 'organization id', nonEmpty)
+    .argument('<email>', "the person's e-mail address", nonEmpty)
+    .option('--role <role>', 'owner, admin or viewer', 'owner')
+    .action((org: string, email: string, options: { role: string }) =>
+      callAdminApi({ method: 'POST', path: `/organizations/${segment(org)}/invitations`, body: { email, role: options.role } }),
+    );
+
   adminCommand(program, 'key:create', 'issue a new API key for an organization; prints the key (shown only once)')
     .argument('<org>', 'organization id', nonEmpty)
     .action((org: string) => callAdminApi({ method: 'POST', path: `/organizations/${segment(org)}/api-keys` }));

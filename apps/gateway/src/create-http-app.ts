@@ -2,6 +2,7 @@ import { Logger, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import fastifyCookie from '@fastify/cookie';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/blob-storage';
@@ -43,6 +44,8 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     );
   }
   const fastify = app.getHttpAdapter().getInstance();
+  // Cookies are read only by the console (its session, docs/console.md); the APIs read only Authorization.
+  await app.register(fastifyCookie as never);
   // Requests by route template (never the path itself: ids would make a series per run) and status.
   fastify.addHook('onResponse', (request, reply, done) => {
     httpRequestDuration.observe(

@@ -3,6 +3,7 @@ import { OperationsController } from './operations/operations.controller';
 import { RunCountsMetric } from './operations/run-counts.metric';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
+import { ConsoleModule } from './console/console.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { ApiKeyGuard } from './http/auth.guard';
@@ -17,7 +18,7 @@ import { TransformationsService } from './transformations/transformations.servic
 
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
-  imports: [AdminModule],
+  imports: [AdminModule, ConsoleModule],
   controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController, OperationsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -1,3 +1,4 @@
 export * from './event-envelope';
 export * from './run-events';
 export * from './topics';
+export * from './organization-events';

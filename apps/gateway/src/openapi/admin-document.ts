@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '@app/config';
 import { AdminModule } from '../admin/admin.module';
+import { ConsoleModule } from '../console/console.module';
 import { errorComponents } from './error-responses';
 import { ADMIN_TOKEN_SCHEME } from './security-schemes';
 import { finishDocument } from './standard-responses';
@@ -28,7 +29,7 @@ export function buildAdminDocument(app: INestApplication, config: AppConfig): Op
     )
     .addTag('admin')
     .build();
-  const scanned = SwaggerModule.createDocument(app, base, { include: [AdminModule] });
+  const scanned = SwaggerModule.createDocument(app, base, { include: [AdminModule, ConsoleModule] });
   return finishDocument(scanned, {
     components: errorComponents({ audience: 'admin', maxJsonBodyBytes: config.maxJsonBodyBytes }),
     rateLimited: false,

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { AdminModule } from '../admin/admin.module';
+import { AdminInvitationsController } from './server/admin-invitations.controller';
+import { ConsoleApiKeysController } from './server/api-keys.controller';
+import { ConsoleAuditController } from './server/audit.controller';
+import { AuditLog } from './server/audit-log';
+import { ConsoleAuthGuard } from './server/console-auth.guard';
+import { ConsoleSessions } from './server/console-sessions';
+import { Invitations } from './server/invitations';
+import { ConsoleMembersController } from './server/members.controller';
+import { ConsoleProvidersController } from './server/providers.controller';
+import { ConsoleSchemasController } from './server/schemas.controller';
+import { SessionController } from './server/session.controller';
+import { SignInThrottle } from './server/sign-in-throttle';
+import { ConsoleWebhookController } from './server/webhook.controller';
+
+/**
+ * The customer console (docs/console.md): its JSON API under /console/api (server/) and its
+ * page (page/, web/). The admin API's command handlers do the work of keys, schemas,
+ * providers and webhook settings; the console scopes them to the member's organization.
+ */
+@Module({
+  imports: [AdminModule],
+  controllers: [
+    SessionController,
+    AdminInvitationsController,
+    ConsoleApiKeysController,
+    ConsoleSchemasController,
+    ConsoleProvidersController,
+    ConsoleWebhookController,
+    ConsoleMembersController,
+    ConsoleAuditController,
+  ],
+  providers: [ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
+  exports: [Invitations],
+})
+export class ConsoleModule {}

@@ -1,0 +1,175 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import isEmail from 'validator/lib/isEmail';
+import { ACCOUNT_STORE, type AccountStore, type Invitation, MEMBER_ROLES, type MemberRole } from '@app/accounts';
+import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import type { AuditActor } from '@app/contracts';
+import { DIRECTORY, type Directory } from '@app/directory';
+import { ApiError } from '../../http/api-error';
+import { AuditLog } from './audit-log';
+import type { ConsoleCaller } from './console-sessions';
+import { ConsoleSessions } from './console-sessions';
+import { hashPassword, passwordProblem } from './passwords';
+
+/** What creating an invitation answers (admin API, CLI and console alike). */
+export interface InvitationView {
+  id: string;
+  url: string;
+  email: string;
+  role: MemberRole;
+  expires_at: string;
+}
+
+/** What the invitation link shows before it is accepted. */
+export interface InvitationPreview {
+  email: string;
+  role: MemberRole;
+  organization_name: string;
+  expires_at: string;
+}
+
+const PURPOSE = 'console-invitation';
+const asObject = (body: unknown): Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+const invalidLink = () =>
+  new ApiError(
+    404,
+    'not_found',
+    'not_found',
+    'This invitation link is not valid. Check that you copied all of it, or ask for a new invitation.',
+  );
+
+/**
+ * Invitations (docs/console.md, "Invitations"): signed links (an HMAC of the id and expiry with
+ * the service's signing secret), single use, expiring after CONSOLE_INVITATION_TTL_SECONDS.
+ */
+@Injectable()
+export class Invitations {
+  constructor(
+    @Inject(ACCOUNT_STORE) private readonly accounts: AccountStore,
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    @Inject(URL_SIGNER) private readonly signer: UrlSigner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sessions: ConsoleSessions,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Invites someone into an organization: by the operator (`by` null) or an owner. */
+  async create(organizationId: string, body: unknown, by: ConsoleCaller | null, requestId: string): Promise<InvitationView> {
+    if (!(await this.directory.getOrganization(organizationId))) throw ApiError.notFound('organization');
+    const b = asObject(body);
+    const fields: Record<string, string[]> = {};
+    const email = typeof b.email === 'string' ? b.email.trim().toLowerCase() : '';
+    if (!email) fields.email = ['The email field is required.'];
+    else if (email.length > 254 || !isEmail(email)) fields.email = ['The email field must be a valid e-mail address.'];
+    const role = b.role === undefined ? 'viewer' : b.role;
+    if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
+    if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
+    const now = new Date();
+    const invitation: Invitation = {
+      id: randomUUID(),
+      organization_id: organizationId,
+      email,
+      role: role as MemberRole,
+      invited_by: by?.member.id ?? null,
+      created_at: now.toISOString(),
+      // Whole seconds: the signature covers the expiry as the URL signer counts it.
+      expires_at: new Date(Math.floor(now.getTime() / 1000 + this.config.console.invitationTtlSeconds) * 1000).toISOString(),
+      accepted_at: null,
+      revoked_at: null,
+    };
+    await this.accounts.createInvitation(invitation);
+    await this.audit.record(
+      organizationId,
+      actorOf(by),
+      'MemberInvited',
+      { invitation_id: invitation.id, email, role: invitation.role },
+      requestId,
+    );
+    return this.view(invitation);
+  }
+
+  view(invitation: Invitation): InvitationView {
+    const signature = this.signer.sign(PURPOSE, invitation.id, expirySeconds(invitation));
+    return {
+      id: invitation.id,
+      url: `${this.config.publicBaseUrl}/console/invitations/${invitation.id}?signature=${signature}`,
+      email: invitation.email,
+      role: invitation.role,
+      expires_at: invitation.expires_at,
+    };
+  }
+
+  /** What the link shows: 404 for a bad link, 410 once expired, 409 once used or withdrawn. */
+  async preview(id: string, signature: unknown): Promise<InvitationPreview> {
+    const invitation = await this.usable(id, signature);
+    const org = await this.directory.getOrganization(invitation.organization_id);
+    if (!org) throw invalidLink();
+    return { email: invitation.email, role: invitation.role, organization_name: org.name, expires_at: invitation.expires_at };
+  }
+
+  /** Uses the invitation (once): the person's account, signed in. */
+  async accept(id: string, signature: unknown, body: unknown, requestId: string): Promise<{ token: string; caller: ConsoleCaller }> {
+    const invitation = await this.usable(id, signature);
+    const b = asObject(body);
+    const fields: Record<string, string[]> = {};
+    const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
+    if (!displayName) fields.display_name = ['Enter the name your colleagues will see.'];
+    else if (displayName.length > 100) fields.display_name = ['The name must be at most 100 characters long.'];
+    const problem = passwordProblem(b.password);
+    if (problem) fields.password = [problem];
+    if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
+    if (await this.accounts.findMemberByEmail(invitation.email)) throw emailTaken();
+    const passwordHash = await hashPassword(b.password as string);
+    const now = new Date().toISOString();
+    if (!(await this.accounts.acceptInvitation(invitation.id, now))) throw used();
+    const member = {
+      id: randomUUID(),
+      organization_id: invitation.organization_id,
+      email: invitation.email,
+      display_name: displayName,
+      role: invitation.role,
+      password_hash: passwordHash,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await this.accounts.createMember(member))) throw emailTaken();
+    await this.audit.record(
+      invitation.organization_id,
+      { member_id: member.id, email: member.email },
+      'InvitationAccepted',
+      { invitation_id: invitation.id, member_id: member.id, email: member.email, role: member.role },
+      requestId,
+    );
+    return this.sessions.start(member);
+  }
+
+  private async usable(id: string, signature: unknown): Promise<Invitation> {
+    const invitation = await this.accounts.getInvitation(id);
+    if (!invitation || typeof signature !== 'string') throw invalidLink();
+    const check = this.signer.check(PURPOSE, invitation.id, expirySeconds(invitation), signature);
+    if (check === 'invalid') throw invalidLink();
+    if (invitation.accepted_at || invitation.revoked_at) throw used();
+    if (check === 'expired')
+      throw new ApiError(
+        410,
+        'invitation_expired',
+        'gone',
+        'This invitation has expired. Ask an owner of the organization to invite you again.',
+      );
+    return invitation;
+  }
+}
+
+const expirySeconds = (invitation: Invitation): number => Math.floor(Date.parse(invitation.expires_at) / 1000);
+const used = () =>
+  ApiError.conflict('invitation_used', 'This invitation was already used or withdrawn. Sign in, or ask an owner for a new invitation.');
+const emailTaken = () =>
+  ApiError.conflict(
+    'email_taken',
+    'This e-mail address already has an account. Sign in with it, or ask to be invited with another address.',
+  );
+
+export const actorOf = (caller: ConsoleCaller | null): AuditActor =>
+  caller ? { member_id: caller.member.id, email: caller.member.email } : { operator: true };

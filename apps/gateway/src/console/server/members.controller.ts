@@ -1,0 +1,87 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ACCOUNT_STORE, type AccountStore, type Member, MEMBER_ROLES, type MemberChangeOutcome, type MemberRole } from '@app/accounts';
+import { ApiError } from '../../http/api-error';
+import { jsonShape } from '../../http/json-shape-limits';
+import { AuditLog } from './audit-log';
+import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
+import { actorOf, Invitations } from './invitations';
+
+const presentMember = (m: Member) => ({ id: m.id, email: m.email, display_name: m.display_name, role: m.role, created_at: m.created_at });
+
+const failOn = (outcome: MemberChangeOutcome): void => {
+  if (outcome === 'not_found') throw ApiError.notFound('member');
+  if (outcome === 'last_owner')
+    throw ApiError.conflict('last_owner', 'An organization keeps at least one owner. Make another member an owner first.');
+};
+
+/** Members and invitations: every member sees who is in; only owners change it. */
+@ApiExcludeController()
+@UseGuards(ConsoleAuthGuard)
+@Controller('console/api')
+export class ConsoleMembersController {
+  constructor(
+    @Inject(ACCOUNT_STORE) private readonly accounts: AccountStore,
+    private readonly invitations: Invitations,
+    private readonly audit: AuditLog,
+  ) {}
+
+  @Get('members')
+  async members(@Req() req: ConsoleRequest) {
+    return { data: (await this.accounts.listMembers(callerOf(req).organization.id)).map(presentMember) };
+  }
+
+  @Patch('members/:id')
+  @ConsoleRoles(['owner'])
+  async changeRole(@Req() req: ConsoleRequest, @Param('id') id: string, @Body(jsonShape) body: unknown) {
+    const caller = callerOf(req);
+    const role = (body as { role?: unknown } | null)?.role;
+    if (!MEMBER_ROLES.includes(role as MemberRole))
+      throw ApiError.validation({ role: [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`] });
+    failOn(await this.accounts.changeRole(caller.organization.id, id, role as MemberRole, new Date().toISOString()));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'MemberRoleChanged',
+      { member_id: id, role: role as string },
+      String(req.id),
+    );
+    const member = await this.accounts.getMember(caller.organization.id, id);
+    return { data: presentMember(member!) };
+  }
+
+  @Delete('members/:id')
+  @HttpCode(204)
+  @ConsoleRoles(['owner'])
+  async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
+    const caller = callerOf(req);
+    failOn(await this.accounts.removeMember(caller.organization.id, id));
+    await this.audit.record(caller.organization.id, actorOf(caller), 'MemberRemoved', { member_id: id }, String(req.id));
+  }
+
+  @Get('invitations')
+  @ConsoleRoles(['owner'])
+  async pending(@Req() req: ConsoleRequest) {
+    const invitations = await this.accounts.listPendingInvitations(callerOf(req).organization.id);
+    // The links are shown again (an owner may need to send one again); they are bearer secrets only owners see.
+    return { data: invitations.map((i) => this.invitations.view(i)) };
+  }
+
+  @Post('invitations')
+  @HttpCode(201)
+  @ConsoleRoles(['owner'])
+  async invite(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
+    const caller = callerOf(req);
+    return { data: await this.invitations.create(caller.organization.id, body, caller, String(req.id)) };
+  }
+
+  @Delete('invitations/:id')
+  @HttpCode(204)
+  @ConsoleRoles(['owner'])
+  async withdraw(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
+    const caller = callerOf(req);
+    if (!(await this.accounts.revokeInvitation(caller.organization.id, id, new Date().toISOString())))
+      throw ApiError.notFound('invitation');
+    await this.audit.record(caller.organization.id, actorOf(caller), 'InvitationRevoked', { invitation_id: id }, String(req.id));
+  }
+}

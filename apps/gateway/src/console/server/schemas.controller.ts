@@ -1,0 +1,79 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { DIRECTORY, type Directory } from '@app/directory';
+import { DeleteSchema, PutSchema } from '../../admin/commands';
+import { presentSchema } from '../../catalog/catalog.presenters';
+import { ApiError } from '../../http/api-error';
+import { jsonShape } from '../../http/json-shape-limits';
+import { paginate } from '../../http/pagination';
+import { AuditLog } from './audit-log';
+import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
+import { consolePage } from './console-paging';
+import { actorOf } from './invitations';
+
+/** Target schemas: the admin API's rules and messages, on the member's own organization. */
+@ApiExcludeController()
+@UseGuards(ConsoleAuthGuard)
+@Controller('console/api/schemas')
+export class ConsoleSchemasController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    private readonly audit: AuditLog,
+  ) {}
+
+  @Get()
+  async list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
+    const page = consolePage(query);
+    const { items, total } = await this.directory.listSchemas(callerOf(req).organization.id, page.offset, page.perPage);
+    return paginate(items.map(presentSchema), total, page, '/console/api/schemas');
+  }
+
+  @Get(':id')
+  async get(@Req() req: ConsoleRequest, @Param('id') id: string) {
+    const schema = await this.directory.getSchema(callerOf(req).organization.id, id);
+    if (!schema) throw ApiError.notFound('schema');
+    return { data: presentSchema(schema) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ConsoleRoles(['owner', 'admin'])
+  async create(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
+    const caller = callerOf(req);
+    const saved = await this.commandBus.execute(new PutSchema(caller.organization.id, body));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'SchemaSaved',
+      { schema_id: saved.data.id, name: saved.data.name, created: true },
+      String(req.id),
+    );
+    return saved;
+  }
+
+  @Put(':id')
+  @ConsoleRoles(['owner', 'admin'])
+  async update(@Req() req: ConsoleRequest, @Param('id') id: string, @Body(jsonShape) body: unknown) {
+    const caller = callerOf(req);
+    const saved = await this.commandBus.execute(new PutSchema(caller.organization.id, body, id));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'SchemaSaved',
+      { schema_id: id, name: saved.data.name, created: false },
+      String(req.id),
+    );
+    return saved;
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ConsoleRoles(['owner', 'admin'])
+  async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
+    const caller = callerOf(req);
+    await this.commandBus.execute(new DeleteSchema(caller.organization.id, id));
+    await this.audit.record(caller.organization.id, actorOf(caller), 'SchemaDeleted', { schema_id: id }, String(req.id));
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What the people of an organization did in the console, and what the operator did for it:
+ * the audit log (docs/console.md, "Audit log"). One stream per organization,
+ * `organization-<uuid>`, in the event store beside the runs' streams: kept and replayable
+ * like them, but never published on the run-events topic. No event holds a secret.
+ */
+
+/** Who did it: a member (with the e-mail they had then), or the operator through the admin API or CLI. */
+export type AuditActor = { member_id: string; email: string } | { operator: true };
+
+export interface OrganizationEventMap {
+  ApiKeyIssued: { api_key_id: string; prefix: string | null };
+  ApiKeyRevoked: { api_key_id: string };
+  WebhookSecretRevealed: Record<string, never>;
+  WebhookSecretRotated: Record<string, never>;
+  WebhookUrlChanged: { url: string | null };
+  WebhookTestSent: { url: string; delivered: boolean };
+  SchemaSaved: { schema_id: string; name: string; created: boolean };
+  SchemaDeleted: { schema_id: string };
+  ProviderSaved: { provider_id: string; name: string; created: boolean };
+  ProviderDeleted: { provider_id: string };
+  MemberInvited: { invitation_id: string; email: string; role: string };
+  InvitationRevoked: { invitation_id: string };
+  InvitationAccepted: { invitation_id: string; member_id: string; email: string; role: string };
+  MemberRoleChanged: { member_id: string; role: string };
+  MemberRemoved: { member_id: string };
+  DeliveryResent: { run_id: string; delivery_id: string; event: string };
+}
+
+export type OrganizationEventType = keyof OrganizationEventMap;
+
+export const ORGANIZATION_EVENT_TYPES = [
+  'ApiKeyIssued',
+  'ApiKeyRevoked',
+  'WebhookSecretRevealed',
+  'WebhookSecretRotated',
+  'WebhookUrlChanged',
+  'WebhookTestSent',
+  'SchemaSaved',
+  'SchemaDeleted',
+  'ProviderSaved',
+  'ProviderDeleted',
+  'MemberInvited',
+  'InvitationRevoked',
+  'InvitationAccepted',
+  'MemberRoleChanged',
+  'MemberRemoved',
+  'DeliveryResent',
+] as const satisfies readonly OrganizationEventType[];
+
+/** Every organization event's data carries who did it. */
+export type OrganizationEventData<K extends OrganizationEventType> = OrganizationEventMap[K] & { actor: AuditActor };
+
+export const ORGANIZATION_STREAM_PREFIX = 'organization-';
+export const organizationStreamId = (organizationId: string): string => `${ORGANIZATION_STREAM_PREFIX}${organizationId}`;
