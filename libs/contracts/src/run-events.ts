@@ -235,6 +235,24 @@ export interface WebhookAttempted {
   error: string | null;
   attempted_at: string;
   next_attempt_at: string | null;
+  /** Where the attempt went (the delivery's URL). Absent in events recorded before it was added. */
+  url?: string;
+  /** From sending the request to the answer's status line, or to the failure, in ms. Absent in older events. */
+  duration_ms?: number;
+  /** The first 512 characters of the receiver's response body; null when there was no answer or it was empty. Absent in older events. */
+  response_excerpt?: string | null;
+}
+/**
+ * A member asked for a delivered or given-up webhook to be sent again: the delivery is
+ * pending once more, its next attempt due at `requested_at` (the attempt number goes on,
+ * the delivery id and `X-Service-Id` stay the same). A re-send is one attempt, not retried.
+ */
+export interface WebhookResendRequested {
+  delivery_id: string;
+  event: WebhookEventName;
+  requested_at: string;
+  /** Who asked: a console member's id (or another caller's name). */
+  requested_by: string;
 }
 
 export interface RunEventMap {
@@ -256,6 +274,7 @@ export interface RunEventMap {
   RunFailed: RunFailed;
   WebhookScheduled: WebhookScheduled;
   WebhookAttempted: WebhookAttempted;
+  WebhookResendRequested: WebhookResendRequested;
   FilesPurged: FilesPurged;
 }
 
@@ -281,6 +300,7 @@ export const RUN_EVENT_TYPES = [
   'RunFailed',
   'WebhookScheduled',
   'WebhookAttempted',
+  'WebhookResendRequested',
   'FilesPurged',
 ] as const satisfies readonly RunEventType[];
 

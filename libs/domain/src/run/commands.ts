@@ -58,6 +58,8 @@ export type RunCommand =
    */
   | { type: 'PurgeFiles'; retention_seconds: number; at: string }
   | { type: 'ScheduleWebhook'; delivery: WebhookScheduled }
-  | { type: 'RecordWebhookAttempt'; attempt: WebhookAttempted };
+  | { type: 'RecordWebhookAttempt'; attempt: WebhookAttempted }
+  /** Send a delivered or given-up webhook again (the console): one more attempt, due at once. */
+  | { type: 'ResendWebhook'; delivery_id: string; requested_by: string; at: string };
 
 export type RunCommandType = RunCommand['type'];

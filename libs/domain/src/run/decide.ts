@@ -1,4 +1,4 @@
-import type { RunEvent } from '@app/contracts';
+import type { RunEvent, WebhookEventName } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
@@ -208,6 +208,23 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (delivery!.status !== 'pending') refuse('webhook_settled', 'This webhook was already delivered or given up.');
       if (command.attempt.attempt !== delivery!.attempts + 1) refuse('webhook_attempt_recorded', 'This attempt was already recorded.');
       return [{ type: 'WebhookAttempted', data: command.attempt }];
+    }
+
+    case 'ResendWebhook': {
+      const found = Object.entries(run.webhooks ?? {}).find(([, d]) => d?.delivery_id === command.delivery_id);
+      if (!found) return refuse('webhook_not_scheduled', 'No such webhook delivery.');
+      const [event, delivery] = found as [WebhookEventName, NonNullable<RunState['webhooks'][WebhookEventName]>];
+      if (delivery.status === 'pending')
+        refuse(
+          'delivery_pending',
+          'This delivery is still pending: its next attempt is already planned. Send it again once it has settled.',
+        );
+      return [
+        {
+          type: 'WebhookResendRequested',
+          data: { delivery_id: delivery.delivery_id, event, requested_at: command.at, requested_by: command.requested_by },
+        },
+      ];
     }
 
     case 'ExpireUpload':

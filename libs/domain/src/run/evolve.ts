@@ -207,6 +207,16 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
       return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? status : next.notification_status);
     }
+    case 'WebhookResendRequested': {
+      const d = event.data;
+      const before = state.webhooks?.[d.event];
+      if (!before || before.delivery_id !== d.delivery_id) return next;
+      const webhooks = {
+        ...state.webhooks,
+        [d.event]: { ...before, status: 'pending', next_attempt_at: d.requested_at, resent_at: d.requested_at } satisfies WebhookDelivery,
+      };
+      return withWebhooks(next, webhooks, d.event === 'transformation.finished' ? 'pending' : next.notification_status);
+    }
     default:
       // A type this code does not know (written by a newer release): it changes nothing we
       // track, but the run still moves on to its revision (docs/events.md, versioning policy).

@@ -104,6 +104,11 @@ export interface WebhookDelivery {
   next_attempt_at: string | null;
   last_status_code: number | null;
   last_error: string | null;
+  /**
+   * Set when the delivery was sent again on request (WebhookResendRequested): from then on each
+   * attempt is a single one, not retried. Absent on deliveries never re-sent.
+   */
+  resent_at?: string | null;
 }
 
 /** The state of a run that does not exist yet. */
