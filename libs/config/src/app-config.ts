@@ -347,8 +347,8 @@ export interface ConsoleConfig {
 }
 
 const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
-  sessionIdleSeconds: Math.max(60, int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600)),
-  invitationTtlSeconds: Math.max(60, int(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600)),
+  sessionIdleSeconds: Math.max(1, int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600)),
+  invitationTtlSeconds: Math.max(1, int(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600)),
   signInAccountLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5)),
   signInAddressLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20)),
   signInWindowSeconds: Math.max(1, int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900)),

@@ -1,0 +1,324 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConsoleClient, cookieAttributes, inviteByOperator, organizationWithOwner, PASSWORD } from '../support/console-client';
+import { ADMIN_TOKEN, call, freePort, PEOPLE_FIELDS, startService, type Service } from '../support/service-harness';
+
+/** The console's API (docs/console.md) over HTTP: sign-in, sessions, CSRF, roles, organization scoping. */
+describe('console API', () => {
+  let svc: Service;
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(() => svc?.stop());
+
+  describe('invitations and sign-in', () => {
+    it('the operator invites the first owner; accepting sets a session cookie that is HttpOnly, SameSite, Path=/console', async () => {
+      const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Invited' } });
+      const invitation = await inviteByOperator(svc, org.body.id, 'First.Owner@Example.com');
+      expect(invitation).toMatchObject({ email: 'first.owner@example.com', role: 'owner' });
+      expect(Date.parse(invitation.expires_at) - Date.now()).toBeGreaterThan(6.9 * 24 * 3600 * 1000);
+      expect(invitation.url).toMatch(new RegExp(`^${svc.baseUrl}/console/invitations/${invitation.id}\\?signature=`));
+
+      const person = new ConsoleClient(svc.baseUrl);
+      const id = invitation.id;
+      const signature = new URL(invitation.url).searchParams.get('signature');
+      expect((await person.get(`/invitations/${id}?signature=${signature}`)).body.data).toEqual({
+        email: 'first.owner@example.com',
+        role: 'owner',
+        organization_name: 'Invited',
+        expires_at: invitation.expires_at,
+      });
+      const weak = await person.accept(invitation.url, 'Ada', 'short');
+      expect(weak).toMatchObject({ status: 422, body: { error: { fields: { password: [expect.stringContaining('12 characters')] } } } });
+
+      const res = await call(`${svc.baseUrl}/console/api/invitations/${id}/accept?signature=${signature}`, {
+        body: { display_name: 'Ada', password: PASSWORD },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({
+        member: { email: 'first.owner@example.com', display_name: 'Ada', role: 'owner' },
+        organization: { id: org.body.id, name: 'Invited' },
+        csrf_token: expect.any(String),
+      });
+      const cookie = cookieAttributes(res.headers.get('set-cookie')!);
+      expect(cookie).toMatchObject({ httponly: true, samesite: 'Strict', path: '/console' });
+      expect(cookie.secure).toBeUndefined(); // the test service is reached over http
+      expect(String(cookie.value).length).toBeGreaterThanOrEqual(43);
+      expect(JSON.stringify(res.body)).not.toContain(String(cookie.value));
+    });
+
+    it('an invitation works once; a changed signature is not found', async () => {
+      const { org } = await organizationWithOwner(svc, 'Once');
+      const invitation = await inviteByOperator(svc, org.id, 'twice@example.com', 'admin');
+      expect((await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'One', PASSWORD)).status).toBe(200);
+      const again = await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'Two', PASSWORD);
+      expect(again).toMatchObject({ status: 409, body: { error: { code: 'invitation_used' } } });
+
+      const other = await inviteByOperator(svc, org.id, 'forged@example.com');
+      const forged = other.url.replace(/signature=.../, 'signature=AAA');
+      expect(await new ConsoleClient(svc.baseUrl).accept(forged, 'F', PASSWORD)).toMatchObject({
+        status: 404,
+        body: { error: { code: 'not_found' } },
+      });
+    });
+
+    it('an e-mail signs in to one account: accepting an invitation for an e-mail that has one is refused', async () => {
+      const { org, email } = await organizationWithOwner(svc, 'Taken');
+      const invitation = await inviteByOperator(svc, org.id, email.toUpperCase(), 'viewer');
+      expect(await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'Dup', PASSWORD)).toMatchObject({
+        status: 409,
+        body: { error: { code: 'email_taken' } },
+      });
+    });
+
+    it('sign-out ends the session; signing out of every other session keeps this one', async () => {
+      const { email } = await organizationWithOwner(svc, 'Sessions');
+      const laptop = new ConsoleClient(svc.baseUrl);
+      const phone = new ConsoleClient(svc.baseUrl);
+      for (const c of [laptop, phone]) expect((await c.signIn(email, PASSWORD)).status).toBe(200);
+      expect((await laptop.post('/session/others/sign-out')).body.data).toEqual({ ended: 2 }); // the phone's and the invitation's
+      expect((await phone.get('/session')).status).toBe(401);
+      expect((await laptop.get('/session')).status).toBe(200);
+      const out = await laptop.delete('/session');
+      expect(out.status).toBe(204);
+      expect(cookieAttributes(out.headers.get('set-cookie')!).value).toBe('');
+      expect(laptop.cookie).toBeNull();
+    });
+
+    it('changing the password asks for the current one and ends the other sessions', async () => {
+      const { owner, email } = await organizationWithOwner(svc, 'Password');
+      const other = new ConsoleClient(svc.baseUrl);
+      expect((await other.signIn(email, PASSWORD)).status).toBe(200);
+      expect(await owner.put('/me/password', { current_password: 'wrong', new_password: 'a brand new password' })).toMatchObject({
+        status: 422,
+        body: { error: { fields: { current_password: ['The current password is not right.'] } } },
+      });
+      expect((await owner.put('/me/password', { current_password: PASSWORD, new_password: 'a brand new password' })).status).toBe(204);
+      expect((await other.get('/session')).status).toBe(401);
+      expect((await owner.get('/session')).status).toBe(200);
+    });
+  });
+
+  describe('CSRF and separation from the APIs', () => {
+    it('refuses a change without the CSRF token, or from another origin, with 403', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Csrf');
+      const noToken = await owner.request('POST', '/api-keys', { body: {}, csrf: null });
+      expect(noToken).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
+      const wrongToken = await owner.request('POST', '/api-keys', { body: {}, csrf: 'x'.repeat(32) });
+      expect(wrongToken.status).toBe(403);
+      const elsewhere = await owner.request('POST', '/api-keys', { body: {}, origin: 'https://attacker.example' });
+      expect(elsewhere).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
+      const signIn = await new ConsoleClient(svc.baseUrl).request('POST', '/session', {
+        body: { email: 'x@example.com', password: 'y' },
+        origin: 'https://attacker.example',
+      });
+      expect(signIn.status).toBe(403);
+      // Reads need no token; the same change with it goes through.
+      expect((await owner.get('/api-keys')).status).toBe(200);
+      expect((await owner.post('/api-keys')).status).toBe(201);
+    });
+
+    it('an API key or the admin token cannot open the console; the console cookie cannot call /v1 or /admin/v1', async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Separate');
+      for (const token of [org.api_key, ADMIN_TOKEN]) {
+        expect((await call(`${svc.baseUrl}/console/api/session`, { token })).status).toBe(401);
+        expect((await call(`${svc.baseUrl}/console/api/schemas`, { token })).status).toBe(401);
+      }
+      const cookie = { cookie: `console_session=${owner.cookie}` };
+      expect((await call(`${svc.baseUrl}/v1/schemas`, { headers: cookie })).status).toBe(401);
+      expect((await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/api-keys`, { headers: cookie })).status).toBe(401);
+    });
+  });
+
+  describe('what members do', () => {
+    it('issues a key shown once that works on /v1, lists it by prefix with its last use, and revokes it', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Keys');
+      const issued = await owner.post('/api-keys');
+      expect(issued.status).toBe(201);
+      const { id, api_key: key, prefix } = issued.body.data;
+      expect(key.slice(4, 12)).toBe(prefix);
+      expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(200);
+      const listed = await owner.get('/api-keys');
+      expect(JSON.stringify(listed.body)).not.toContain(key.slice(4, 13));
+      expect(listed.body.data.find((k: { id: string }) => k.id === id)).toMatchObject({ prefix, revoked_at: null });
+      expect((await owner.delete(`/api-keys/${id}`)).status).toBe(204);
+      expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
+    });
+
+    it('writes a schema with the admin API rules and messages; the public API reads it', async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Schemas');
+      const bad = await owner.post('/schemas', { name: '', fields: {} });
+      expect(bad).toMatchObject({
+        status: 422,
+        body: { error: { code: 'validation_failed', fields: { name: expect.any(Array), fields: expect.any(Array) } } },
+      });
+      const created = await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS });
+      expect(created.status).toBe(201);
+      const id = created.body.data.id;
+      expect((await owner.put(`/schemas/${id}`, { name: 'Persons', fields: PEOPLE_FIELDS })).body.data.name).toBe('Persons');
+      const publicView = await call(`${svc.baseUrl}/v1/schemas/${id}`, { token: org.api_key });
+      expect(publicView.body.data).toMatchObject({ id, name: 'Persons' });
+      expect((await owner.delete(`/schemas/${id}`)).status).toBe(204);
+      expect((await owner.get(`/schemas/${id}`)).status).toBe(404);
+    });
+
+    it('reveals the secret to owners (recorded), rotates it (the old one is gone), never to viewers', async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Secret');
+      expect((await owner.post('/webhook/secret/reveal')).body.data.secret).toBe(org.webhook_secret);
+      const rotated = (await owner.post('/webhook/secret/rotate')).body.data.secret;
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(org.webhook_secret);
+      expect((await owner.post('/webhook/secret/reveal')).body.data.secret).toBe(rotated);
+
+      const invitation = (await owner.post('/invitations', { email: 'viewer-secret@example.com', role: 'viewer' })).body.data;
+      const viewer = new ConsoleClient(svc.baseUrl);
+      expect((await viewer.accept(invitation.url, 'Vi', PASSWORD)).status).toBe(200);
+      for (const [method, path] of [
+        ['POST', '/webhook/secret/reveal'],
+        ['POST', '/webhook/secret/rotate'],
+        ['POST', '/api-keys'],
+        ['PUT', '/webhook'],
+        ['POST', '/schemas'],
+        ['POST', '/invitations'],
+      ]) {
+        const res = await viewer.request(method, path, { body: {} });
+        expect({ path, status: res.status, code: res.body.error.code }).toEqual({ path, status: 403, code: 'forbidden' });
+        expect(JSON.stringify(res.body)).not.toContain('whsec_');
+      }
+      expect((await viewer.get('/webhook')).status).toBe(200);
+
+      const audit = (await owner.get('/audit')).body;
+      const types = audit.data.map((e: { type: string }) => e.type);
+      expect(types.slice(0, 5)).toEqual([
+        'InvitationAccepted',
+        'MemberInvited',
+        'WebhookSecretRevealed',
+        'WebhookSecretRotated',
+        'WebhookSecretRevealed',
+      ]);
+      expect(audit.data[2].actor).toMatchObject({ email: owner.session!.member.email });
+      expect(JSON.stringify(audit)).not.toContain('whsec_');
+    });
+
+    it('keeps one owner: the last owner cannot be demoted or removed; owners manage members, admins cannot', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Owners');
+      const me = owner.session!.member.id;
+      expect(await owner.patch(`/members/${me}`, { role: 'admin' })).toMatchObject({
+        status: 409,
+        body: { error: { code: 'last_owner' } },
+      });
+      expect((await owner.delete(`/members/${me}`)).status).toBe(409);
+      const invitation = (await owner.post('/invitations', { email: 'admin-members@example.com', role: 'admin' })).body.data;
+      const admin = new ConsoleClient(svc.baseUrl);
+      await admin.accept(invitation.url, 'Ad', PASSWORD);
+      expect((await admin.patch(`/members/${me}`, { role: 'viewer' })).status).toBe(403);
+      expect((await owner.patch(`/members/${admin.session!.member.id}`, { role: 'owner' })).body.data.role).toBe('owner');
+      expect((await owner.patch(`/members/${me}`, { role: 'viewer' })).body.data.role).toBe('viewer');
+      // The role counts at once, in the session already open.
+      expect((await owner.post('/api-keys')).status).toBe(403);
+      expect((await admin.delete(`/members/${me}`)).status).toBe(204);
+      expect((await owner.get('/session')).status).toBe(401);
+    });
+  });
+
+  describe("another organization's ids", () => {
+    it('answer 404 on every console call, as unknown ids do', async () => {
+      const a = await organizationWithOwner(svc, 'Tenant A');
+      const b = await organizationWithOwner(svc, 'Tenant B');
+      const schema = (await a.owner.post('/schemas', { name: 'A', fields: PEOPLE_FIELDS })).body.data.id;
+      const provider = (await a.owner.post('/providers', { name: 'A', provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-a' })).body
+        .data.id;
+      const key = (await a.owner.post('/api-keys')).body.data.id;
+      const member = a.owner.session!.member.id;
+      const invitation = (await a.owner.post('/invitations', { email: 'pending-a@example.com', role: 'viewer' })).body.data.id;
+      const calls: Array<[string, string, unknown?]> = [
+        ['GET', `/schemas/${schema}`],
+        ['PUT', `/schemas/${schema}`, { name: 'B', fields: PEOPLE_FIELDS }],
+        ['DELETE', `/schemas/${schema}`],
+        ['GET', `/providers/${provider}`],
+        ['PUT', `/providers/${provider}`, { name: 'B', provider: 'openai', model: 'x' }],
+        ['DELETE', `/providers/${provider}`],
+        ['DELETE', `/api-keys/${key}`],
+        ['PATCH', `/members/${member}`, { role: 'viewer' }],
+        ['DELETE', `/members/${member}`],
+        ['DELETE', `/invitations/${invitation}`],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await b.owner.request(method, path, { body });
+        expect({ method, path, status: res.status, code: res.body?.error?.code }).toEqual({ method, path, status: 404, code: 'not_found' });
+      }
+      // Nothing of A's changed.
+      expect((await a.owner.get(`/schemas/${schema}`)).body.data.name).toBe('A');
+      expect((await a.owner.get(`/providers/${provider}`)).body.data.name).toBe('A');
+      expect((await a.owner.get('/api-keys')).body.data.find((k: { id: string }) => k.id === key).revoked_at).toBeNull();
+      expect((await a.owner.get('/members')).body.data.map((m: { id: string }) => m.id)).toContain(member);
+      expect((await b.owner.get('/schemas')).body.data).toEqual([]);
+      expect((await b.owner.get('/members')).body.data.map((m: { id: string }) => m.id)).not.toContain(member);
+    });
+  });
+});
+
+describe('console sign-in throttle', () => {
+  it('wrong passwords and unknown e-mails get the same answer; failures are throttled per account, then per address', async () => {
+    const svc = await startService({ CONSOLE_SIGNIN_ACCOUNT_LIMIT: '3', CONSOLE_SIGNIN_ADDRESS_LIMIT: '8' });
+    try {
+      const { email } = await organizationWithOwner(svc, 'Throttled');
+      const client = new ConsoleClient(svc.baseUrl);
+      const wrong = await client.signIn(email, 'not the password at all');
+      const unknown = await client.signIn('nobody-here@example.com', 'not the password at all');
+      expect(wrong.status).toBe(401);
+      expect(unknown.status).toBe(401);
+      expect(unknown.body.error).toEqual({ ...wrong.body.error, request_id: unknown.body.error.request_id });
+      expect((await client.signIn(email, 'another wrong password')).status).toBe(401);
+      expect((await client.signIn(email, 'a third wrong password')).status).toBe(401);
+      // Three failures for the account (the limit in this service): even the right password now waits.
+      const limited = await client.signIn(email, PASSWORD);
+      expect(limited).toMatchObject({ status: 429, body: { error: { code: 'too_many_sign_in_attempts' } } });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another account from the same address still can, until the address used up its 8.
+      const { email: other } = await organizationWithOwner(svc, 'Neighbour');
+      expect((await client.signIn(other, PASSWORD)).status).toBe(200);
+      for (let i = 0; i < 4; i++) await client.signIn(`guess-${i}@example.com`, 'wrong wrong wrong');
+      expect((await client.signIn(other, PASSWORD)).status).toBe(429);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
+describe('console sessions across a restart and idle expiry', () => {
+  it('a session keeps working when the service restarts on the same data', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'console-restart-'));
+    const port = String(await freePort());
+    let svc = await startService({ PORT: port }, dataDir);
+    const { owner } = await organizationWithOwner(svc, 'Restart');
+    await svc.stop();
+    svc = await startService({ PORT: port }, dataDir);
+    try {
+      expect((await owner.get('/session')).status).toBe(200);
+      expect((await owner.post('/api-keys')).status).toBe(201);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('a session ends after the idle time; an invitation link ends after its time', async () => {
+    const svc = await startService({ CONSOLE_SESSION_IDLE_SECONDS: '1', CONSOLE_INVITATION_TTL_SECONDS: '1' });
+    try {
+      const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Idle' } });
+      const first = await inviteByOperator(svc, org.body.id, 'idle@example.com');
+      const late = await inviteByOperator(svc, org.body.id, 'late@example.com');
+      const owner = new ConsoleClient(svc.baseUrl);
+      expect((await owner.accept(first.url, 'Idle', PASSWORD)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(await owner.get('/session')).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
+      expect(await new ConsoleClient(svc.baseUrl).accept(late.url, 'Late', PASSWORD)).toMatchObject({
+        status: 410,
+        body: { error: { code: 'invitation_expired' } },
+      });
+    } finally {
+      await svc.stop();
+    }
+  });
+});
