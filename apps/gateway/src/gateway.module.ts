@@ -11,21 +11,16 @@ import { ReviewAssetsController, ReviewController } from './review/review.contro
 import { ReviewPreviewService } from './review/review-preview.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
-import { RunLinks } from '@app/run-links';
-import { RunPresenter } from './transformations/run-presenter';
 import { TransformationsController } from './transformations/transformations.controller';
-import { TransformationsService } from './transformations/transformations.service';
+import { RunsModule } from './transformations/runs.module';
 
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
-  imports: [AdminModule, ConsoleModule],
+  imports: [AdminModule, RunsModule, ConsoleModule],
   controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController, OperationsController],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
     ApiKeyGuard,
-    TransformationsService,
-    RunLinks,
-    RunPresenter,
     ReviewService,
     ReviewPreviewService,
     ReviewWeb,

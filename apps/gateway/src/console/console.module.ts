@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module';
+import { RunsModule } from '../transformations/runs.module';
+import { ConsoleRunsController } from './server/runs.controller';
 import { AdminInvitationsController } from './server/admin-invitations.controller';
 import { ConsoleApiKeysController } from './server/api-keys.controller';
 import { ConsoleAuditController } from './server/audit.controller';
@@ -20,7 +22,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
  * providers and webhook settings; the console scopes them to the member's organization.
  */
 @Module({
-  imports: [AdminModule],
+  imports: [AdminModule, RunsModule],
   controllers: [
     SessionController,
     AdminInvitationsController,
@@ -30,6 +32,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleWebhookController,
     ConsoleMembersController,
     ConsoleAuditController,
+    ConsoleRunsController,
   ],
   providers: [ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
   exports: [Invitations],

@@ -1,0 +1,43 @@
+import type { StoredEvent } from '@app/contracts';
+
+/** One line of a run's history as the console shows it: what happened, when, and the few facts worth a person's eye. */
+export interface TimelineEntry {
+  type: string;
+  at: string;
+  details: Record<string, string | number | boolean | null>;
+}
+
+/** The facts each event type contributes to its line (never blob keys, texts or payloads). */
+const DETAILS: Record<string, readonly string[]> = {
+  RunCreated: ['input_source', 'filename', 'dry_run'],
+  SourceUploaded: ['size_bytes'],
+  SourceParsed: ['total_rows', 'source_format', 'delimiter', 'encoding'],
+  ReviewPrepared: ['mapping_origin'],
+  MappingEdited: ['mapping_version'],
+  ReviewApproved: ['rows_with_problems'],
+  OutputProduced: ['rows_written', 'rows_with_problems', 'rows_excluded', 'output_format'],
+  WebhookScheduled: ['event', 'url'],
+  WebhookAttempted: ['event', 'attempt', 'outcome', 'status_code', 'error', 'duration_ms'],
+  WebhookResendRequested: ['event'],
+  FilesPurged: ['reason'],
+};
+
+const scalar = (v: unknown): v is string | number | boolean | null =>
+  v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/** A run's events as its timeline, oldest first; progress ticks are left out (they say nothing a person needs). */
+export function runTimeline(events: StoredEvent[]): TimelineEntry[] {
+  return events
+    .filter((e) => e.type !== 'IngestionProgressed' && e.type !== 'OutputProgressed')
+    .map((e) => {
+      const data = (e.data ?? {}) as Record<string, unknown>;
+      const details: TimelineEntry['details'] = {};
+      for (const key of DETAILS[e.type] ?? []) if (scalar(data[key])) details[key] = data[key];
+      if (e.type === 'RunFailed') {
+        const error = data.error as { code?: unknown; message?: unknown } | undefined;
+        if (typeof error?.code === 'string') details.code = error.code;
+        if (typeof error?.message === 'string') details.message = error.message;
+      }
+      return { type: e.type, at: e.metadata.occurred_at, details };
+    });
+}
