@@ -3,7 +3,7 @@ import { withLogContext } from '@app/logging';
 import { webhookAttempts } from '@app/metrics';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { WebhookEventName } from '@app/contracts';
-import { CommandRefused, nextAttemptAt, type RunState } from '@app/domain';
+import { CommandRefused, nextAttemptAt, type RunState, type WebhookDelivery } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
@@ -13,7 +13,7 @@ import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { LEASE_STORE, type LeaseStore, leaseHolder } from '@app/leases';
 import { webhookPayload } from './webhook-payload';
-import { WebhookSender } from './webhook-sender';
+import { type AttemptResult, WebhookSender } from '@app/webhook-sending';
 
 const DUE_BATCH = 20;
 /** Pages of the schedule one look reads at most, past runs in flight or held by other replicas. */
@@ -111,29 +111,32 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     // The stream, not the projection, says what is still owed.
     const { state, trace } = await this.queryBus.execute(new LoadRunQuery(runId));
     if (!state) return;
-    for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [
-      WebhookEventName,
-      NonNullable<RunState['webhooks'][WebhookEventName]>,
-    ][]) {
+    for (const [event, delivery] of Object.entries(state.webhooks ?? {}) as [WebhookEventName, WebhookDelivery][]) {
       if (delivery.status !== 'pending' || !delivery.next_attempt_at || Date.parse(delivery.next_attempt_at) > Date.now()) continue;
       // The attempt's log lines say whose it is: operators look for one tenant's failing webhooks by these fields.
       const fields = { run_id: state.id, organization_id: state.organization_id, webhook_event: event, delivery_id: delivery.delivery_id };
       // Tracing on: the attempt (its HTTP call, the event recording it) is a span of the run's trace.
       const span = { 'run.id': state.id, 'webhook.event': event, 'webhook.delivery_id': delivery.delivery_id };
       await withLogContext(fields, () =>
-        inRunTrace(trace, `notifier webhook ${event}`, span, () =>
-          this.attempt(state, event, delivery.delivery_id, delivery.url, delivery.attempts + 1),
-        ),
+        inRunTrace(trace, `notifier webhook ${event}`, span, () => this.attempt(state, event, delivery, delivery.attempts + 1)),
       );
     }
   }
 
-  private async attempt(run: RunState, event: WebhookEventName, deliveryId: string, url: string, attempt: number): Promise<void> {
+  private async attempt(run: RunState, event: WebhookEventName, delivery: WebhookDelivery, attempt: number): Promise<void> {
+    const { delivery_id: deliveryId, url } = delivery;
     const org = await this.directory.getOrganization(run.organization_id);
     const body = JSON.stringify(await webhookPayload(run, event, this.links));
-    const result = org
+    const result: AttemptResult = org
       ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
-      : { delivered: false, statusCode: null, error: 'the organization no longer exists', retryAfterMs: null };
+      : {
+          delivered: false,
+          statusCode: null,
+          error: 'the organization no longer exists',
+          retryAfterMs: null,
+          durationMs: 0,
+          responseExcerpt: null,
+        };
     webhookAttempts.inc({ event, outcome: result.delivered ? 'delivered' : 'failed' });
     const at = new Date();
     const next = result.delivered
@@ -141,7 +144,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       : nextAttemptAt(
           attempt,
           {
-            maxAttempts: org ? this.config.webhooks.maxAttempts : attempt,
+            // A delivery sent again on request gets one attempt per request, not a new round of retries.
+            maxAttempts: org && !delivery.resent_at ? this.config.webhooks.maxAttempts : attempt,
             delaysMs: this.config.webhooks.retryDelaysMs,
             maxRetryAfterMs: this.config.webhooks.maxRetryAfterMs,
           },
@@ -165,6 +169,9 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
               error: result.error,
               attempted_at: at.toISOString(),
               next_attempt_at: next?.toISOString() ?? null,
+              url,
+              duration_ms: result.durationMs,
+              response_excerpt: result.responseExcerpt,
             },
           },
           {

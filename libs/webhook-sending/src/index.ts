@@ -1,0 +1,3 @@
+export * from './webhook-sender';
+export * from './test-event';
+export * from './webhook-sending.module';
