@@ -1,6 +1,7 @@
 import type { RunState } from '@app/domain';
-import { HISTORY } from '@app/domain/testing/run-history.fixtures';
+import { HISTORY, attempted, scheduled } from '@app/domain/testing/run-history.fixtures';
 import { RUN_READ_MODEL } from '@app/read-model';
+import { DELIVERY_LOG, type DeliveryAttemptEntry } from '@app/read-model/delivery-log.port';
 import { foldRun } from '@app/run-commands';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { ProjectorHandlers } from './projector.handlers';
@@ -23,12 +24,52 @@ class MemoryRunDocuments {
   }
 }
 
+/** The delivery log, in memory: an entry already there is kept (as the adapters do). */
+class MemoryDeliveryLog {
+  readonly entries = new Map<string, DeliveryAttemptEntry>();
+  async record(entry: DeliveryAttemptEntry) {
+    if (!this.entries.has(entry.id)) this.entries.set(entry.id, entry);
+  }
+}
+
 describe('ProjectorHandlers (given / when / then)', () => {
   let bed: RunEventTestBed;
   let docs: MemoryRunDocuments;
+  let log: MemoryDeliveryLog;
   beforeEach(async () => {
     docs = new MemoryRunDocuments();
-    bed = await RunEventTestBed.create({ controllers: [ProjectorHandlers], providers: [{ provide: RUN_READ_MODEL, useValue: docs }] });
+    log = new MemoryDeliveryLog();
+    bed = await RunEventTestBed.create({
+      controllers: [ProjectorHandlers],
+      providers: [
+        { provide: RUN_READ_MODEL, useValue: docs },
+        { provide: DELIVERY_LOG, useValue: log },
+      ],
+    });
+  });
+
+  it("writes each webhook attempt to the organization's delivery log once, replays included", async () => {
+    const withUrl = { type: 'WebhookAttempted', data: { ...attempted(2, 'delivered', null).data, url: 'https://sent', duration_ms: 12 } };
+    const stream = await bed.given('r1', [
+      ...HISTORY.completedFinal,
+      scheduled,
+      attempted(1, 'failed', '2026-02-01T00:00:00.000Z'),
+      withUrl as never,
+    ]);
+    for (const e of stream) await bed.when('projector', e);
+    await bed.when('projector', { ...stream[7], position: stream[8].position + 1 }); // redelivered
+    expect([...log.entries.values()]).toEqual([
+      expect.objectContaining({ id: 'd1:1', organization_id: 'o1', run_id: 'r1', url: 'https://h', status_code: 500, duration_ms: null }),
+      expect.objectContaining({
+        id: 'd1:2',
+        organization_id: 'o1',
+        run_id: 'r1',
+        url: 'https://sent',
+        outcome: 'delivered',
+        duration_ms: 12,
+      }),
+    ]);
+    expect(docs.runs.get('r1')!.webhooks['transformation.finished']).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it("folds each event into the run's document, with the projection checkpoint written alongside", async () => {

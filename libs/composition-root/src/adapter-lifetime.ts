@@ -5,6 +5,7 @@ import { DEAD_LETTER_STORE } from '@app/dead-letters';
 import { DIRECTORY } from '@app/directory';
 import { LEASE_STORE } from '@app/leases';
 import { RUN_READ_MODEL } from '@app/read-model';
+import { DELIVERY_LOG } from '@app/read-model/delivery-log.port';
 
 type Closeable = { close?: () => Promise<void> };
 
@@ -19,6 +20,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CHECKPOINT_STORE) private readonly checkpoints: CheckpointStore,
     @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
+    @Inject(DELIVERY_LOG) private readonly deliveryLog: Closeable,
     @Inject(DIRECTORY) private readonly directory: Closeable,
     @Inject(DEAD_LETTER_STORE) private readonly deadLetters: Closeable,
     @Inject(LEASE_STORE) private readonly leases: Closeable,
@@ -29,6 +31,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     await this.store.close();
     await (this.checkpoints as Closeable).close?.();
     await this.readModel.close?.();
+    await this.deliveryLog.close?.();
     await this.directory.close?.();
     await this.deadLetters.close?.();
     await this.leases.close?.();

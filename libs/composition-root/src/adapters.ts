@@ -8,6 +8,8 @@ import { SecretCipher, SqliteDirectory } from '@app/directory';
 import type { MongoDirectory } from '@app/directory/mongo/mongo-directory';
 import { SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
+import type { DeliveryLog } from '@app/read-model/delivery-log.port';
+import { SqliteDeliveryLog } from '@app/read-model/sqlite/sqlite-delivery-log';
 
 /*
  * The one place that turns configuration into adapters, used by the Nest module and by
@@ -31,6 +33,13 @@ export const openReadModel = async (c: AppConfig): Promise<SqliteReadModel | Mon
   if (c.readModel.kind !== 'mongo') return new SqliteReadModel(join(c.dataDir, READ_MODEL_FILE));
   const mongo = require('@app/read-model/mongo/mongo-read-model') as typeof import('@app/read-model/mongo/mongo-read-model');
   return mongo.MongoReadModel.connect(c.readModel.url);
+};
+
+/** The webhook delivery log (a projection) sits with the read model: its SQLite file, or its MongoDB database. */
+export const openDeliveryLog = async (c: AppConfig): Promise<DeliveryLog> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteDeliveryLog(join(c.dataDir, READ_MODEL_FILE));
+  const mongo = require('@app/read-model/mongo/mongo-delivery-log') as typeof import('@app/read-model/mongo/mongo-delivery-log');
+  return mongo.MongoDeliveryLog.connect(c.readModel.url);
 };
 
 /**

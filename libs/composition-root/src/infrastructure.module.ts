@@ -11,12 +11,22 @@ import { CommandBus, CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { DIRECTORY } from '@app/directory';
 import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
+import { DELIVERY_LOG } from '@app/read-model/delivery-log.port';
 import { DEAD_LETTER_STORE, type DeadLetterStore } from '@app/dead-letters';
 import { LEASE_STORE, type LeaseStore } from '@app/leases';
 import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
-import { openBlobStore, openBus, openDeadLetters, openLeases, openDirectory, openEventStore, openReadModel } from './adapters';
+import {
+  openBlobStore,
+  openBus,
+  openDeadLetters,
+  openDeliveryLog,
+  openLeases,
+  openDirectory,
+  openEventStore,
+  openReadModel,
+} from './adapters';
 import { CpuWork } from '@app/cpu-work';
 import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
@@ -57,6 +67,8 @@ export class InfrastructureModule {
         { provide: MESSAGE_BUS, useFactory: (c: AppConfig) => openBus(c), inject: [APP_CONFIG] },
         readModel,
         { provide: RUN_READ_MODEL, useExisting: 'READ_MODEL' },
+        // Every webhook attempt by organization (the console's delivery log), projected next to the runs.
+        { provide: DELIVERY_LOG, useFactory: openDeliveryLog, inject: [APP_CONFIG] },
         // Organizations, keys, schemas, providers: kept where the read model is configured (openDirectory).
         { provide: DIRECTORY, useFactory: openDirectory, inject: [APP_CONFIG] },
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
@@ -104,6 +116,7 @@ export class InfrastructureModule {
         CHECKPOINT_STORE,
         MESSAGE_BUS,
         RUN_READ_MODEL,
+        DELIVERY_LOG,
         DIRECTORY,
         URL_SIGNER,
         BLOB_STORE,
