@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { DIRECTORY, type Directory, type IdempotencyRecord } from '@app/directory';
+import { processHolder } from '@app/leases';
 import { idempotencyRequestHash } from '../../apps/gateway/src/transformations/idempotency';
 import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
 
@@ -52,6 +53,9 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
       state: 'pending',
       lock_token: randomUUID(),
       locked_until: new Date(now + 60_000).toISOString(),
+      // Held by a live request on another replica unless a test says otherwise.
+      lock_instance: 'another-replica',
+      lock_incarnation: randomUUID(),
       response_status: null,
       response_body: null,
       created_at: new Date(now).toISOString(),
@@ -207,6 +211,28 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
     const answer = await post(FILE, lost, fileBody());
     expect(answer).toMatchObject({ status: 201, body: { id: existing.body.id, status: 'awaiting_upload', upload: existing.body.upload } });
     expect(await runsOf(a.orgId)).toBe(before);
+  });
+
+  it('a key held by a request that died with its process is free at once once the process is started again; one run', async () => {
+    // Left by this instance's previous start (it was killed while creating the run): locked for another minute.
+    const reserved = randomUUID();
+    const key = randomUUID();
+    const hash = idempotencyRequestHash(`POST ${FILE}`, fileBody());
+    await directory().claimIdempotencyKey(
+      record({
+        key,
+        request_hash: hash,
+        resource_id: reserved,
+        lock_instance: processHolder.instance,
+        lock_incarnation: 'an earlier start',
+      }),
+      new Date().toISOString(),
+    );
+    const before = await runsOf(a.orgId);
+    const retried = await post(FILE, key, fileBody());
+    expect(retried).toMatchObject({ status: 201, body: { id: reserved } });
+    expect(await post(FILE, key, fileBody())).toMatchObject({ status: 201, body: retried.body });
+    expect(await runsOf(a.orgId)).toBe(before + 1);
   });
 
   it('a key lives 24 hours from its first use; an expired one is free for any request', async () => {

@@ -363,6 +363,8 @@ describe('OpenAPI documents', () => {
             state: 'pending',
             lock_token: randomUUID(),
             locked_until: new Date(now + 60_000).toISOString(),
+            lock_instance: 'another-replica',
+            lock_incarnation: randomUUID(),
             response_status: null,
             response_body: null,
             created_at: new Date(now).toISOString(),

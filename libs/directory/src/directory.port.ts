@@ -52,12 +52,33 @@ export interface IdempotencyRecord {
   /** Who holds a pending claim (random per claim) and until when; a lapsed claim may be taken over. */
   lock_token: string | null;
   locked_until: string | null;
+  /**
+   * The process holding a pending claim: its instance name (INSTANCE_ID or the host name,
+   * stable across restarts, different per replica) and its incarnation (random per start).
+   * A claim of the same instance under another incarnation was held by a process that has
+   * died since (its instance was started again): it is taken over at once, as leases are.
+   * Null on records from before holders were recorded.
+   */
+  lock_instance: string | null;
+  lock_incarnation: string | null;
   /** The first answer, once completed (the body as JSON text). */
   response_status: number | null;
   response_body: string | null;
   created_at: string;
   expires_at: string;
 }
+
+/**
+ * Whether the claim on a pending record may be taken over by `candidate` at `now`: its lock
+ * was lifted or lapsed, or its holder died (the same instance runs under another incarnation
+ * now: a process restarted under its name takes back what its predecessor held, as with leases).
+ */
+export const idempotencyLockFree = (live: IdempotencyRecord, candidate: IdempotencyRecord, now: string): boolean =>
+  live.locked_until === null ||
+  live.locked_until <= now ||
+  (candidate.lock_instance !== null &&
+    live.lock_instance === candidate.lock_instance &&
+    live.lock_incarnation !== candidate.lock_incarnation);
 
 export type IdempotencyClaim =
   /** The caller holds the key now (a new record, or a pending one whose lock had lapsed). */
@@ -71,9 +92,11 @@ export interface IdempotencyStore {
    * Atomically claims `candidate.key` for `candidate.organization_id`. It succeeds when the
    * organization has no live record for the key (none, or one whose `expires_at` is at or
    * before `now`: it is replaced), and when the live record is pending with the same
-   * `request_hash` and a lock that lapsed (`locked_until` null or at or before `now`): that
-   * record is then locked with the candidate's `lock_token` and `locked_until` and keeps
-   * everything else (its `resource_id` above all). Otherwise the live record is returned.
+   * `request_hash` and a lock that lapsed (`locked_until` null or at or before `now`) or whose
+   * holder died (`lock_instance` is the candidate's and `lock_incarnation` is not: that
+   * instance was started again since): that record is then locked with the candidate's
+   * `lock_token`, `locked_until`, `lock_instance` and `lock_incarnation` and keeps everything
+   * else (its `resource_id` above all). Otherwise the live record is returned.
    */
   claimIdempotencyKey(candidate: IdempotencyRecord, now: string): Promise<IdempotencyClaim>;
   /** Stores the answer of the claim holding `lockToken`; false when that claim no longer holds the key. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
 /**
@@ -36,3 +37,14 @@ export const LEASE_STORE = Symbol('LEASE_STORE');
  * replicas have different names.
  */
 export const leaseHolder = (role: string): string => `${process.env.INSTANCE_ID || hostname()}/${role}`;
+
+/**
+ * This process as a holder of claims that are not leases (a request's Idempotency-Key): its
+ * instance name (INSTANCE_ID or the host, as leaseHolder) and its incarnation, random per
+ * start. A claim of the same instance under another incarnation was held by a process that
+ * died since: the instance was started again, so the claim is taken back at once.
+ */
+export const processHolder: { readonly instance: string; readonly incarnation: string } = Object.freeze({
+  instance: process.env.INSTANCE_ID || hostname(),
+  incarnation: randomUUID(),
+});

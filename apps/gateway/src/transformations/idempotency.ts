@@ -1,14 +1,18 @@
 import { Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { IdempotencyStore } from '@app/directory';
+import { processHolder } from '@app/leases';
 import { ApiError } from '../http/api-error';
 
 /** How long a key answers with its first response, from its first use. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a request holds its key while it creates the run. Creation takes well under a
- * second; the lock only matters when the holder died or failed, and then a retry with the
- * same request takes the key over once it lapses (at once after a failure that lifts it).
+ * second; the lock only matters when the holder died or failed. A retry with the same request
+ * takes the key over at once after a failure that lifts the lock, and at once when the process
+ * that held it died and its instance was started again (the claim names its holder's instance
+ * and incarnation, `processHolder`, as leases name theirs); otherwise once it lapses (a holder
+ * that died for good, on a replica that is not started again under its name).
  */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
 
@@ -61,7 +65,11 @@ export interface IdempotentAnswer<T> {
 export class IdempotencyKeys {
   private readonly logger = new Logger('Idempotency');
 
-  constructor(private readonly store: IdempotencyStore) {}
+  /** `holder`: this process (tests give another to play a restarted or another instance). */
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly holder: { instance: string; incarnation: string } = processHolder,
+  ) {}
 
   /**
    * Runs `create(runId, resumed)` at most once per key: `resumed` is true when an earlier
@@ -82,6 +90,8 @@ export class IdempotencyKeys {
       state: 'pending' as const,
       lock_token: randomUUID(),
       locked_until: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
+      lock_instance: this.holder.instance,
+      lock_incarnation: this.holder.incarnation,
       response_status: null,
       response_body: null,
       created_at: new Date(now).toISOString(),

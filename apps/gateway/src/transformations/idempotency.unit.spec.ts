@@ -69,6 +69,34 @@ describe('IdempotencyKeys', () => {
     expect(create).toHaveBeenCalledWith(reserved, true);
   });
 
+  it('a key whose request died with its process is retried at once after the restart, creating that same run', async () => {
+    const before = new IdempotencyKeys(store, { instance: 'gw-1', incarnation: 'first-start' });
+    let reserved = '';
+    // The request is creating its run when the process dies: its claim is never released.
+    void before.run('o', 'k', 'h', (runId) => {
+      reserved = runId;
+      return new Promise<never>(() => undefined);
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(reserved).not.toBe('');
+    // The same instance, started again (another incarnation), gets the key at once; the create resumes the same run id.
+    const after = new IdempotencyKeys(store, { instance: 'gw-1', incarnation: 'second-start' });
+    const create = jest.fn(created);
+    expect(await after.run('o', 'k', 'h', create)).toEqual({ body: { id: reserved }, replayed: false });
+    expect(create).toHaveBeenCalledWith(reserved, true);
+    expect(await after.run('o', 'k', 'h', create)).toEqual({ body: { id: reserved }, replayed: true });
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
+  it('a key held by a live request of another instance (or of this process) stays in use until its lock lapses', async () => {
+    const other = new IdempotencyKeys(store, { instance: 'gw-2', incarnation: 'its-start' });
+    void other.run('o', 'k', 'h', () => new Promise<never>(() => undefined));
+    await new Promise((r) => setImmediate(r));
+    await expect(keys.run('o', 'k', 'h', created)).rejects.toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    const same = new IdempotencyKeys(store, { instance: 'gw-2', incarnation: 'its-start' });
+    await expect(same.run('o', 'k', 'h', created)).rejects.toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+  });
+
   it('answers with the created run even when its answer could not be stored', async () => {
     jest.spyOn(store, 'completeIdempotencyKey').mockRejectedValueOnce(new Error('disk full'));
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

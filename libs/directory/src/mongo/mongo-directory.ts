@@ -1,15 +1,16 @@
 import mongoose, { type Connection, Schema } from 'mongoose';
-import type {
-  ApiKeyRecord,
-  ApiKeySummary,
-  Directory,
-  IdempotencyClaim,
-  IdempotencyRecord,
-  Organization,
-  Page,
-  ProviderRecord,
-  RememberedMapping,
-  SchemaRecord,
+import {
+  type ApiKeyRecord,
+  type ApiKeySummary,
+  type Directory,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  idempotencyLockFree,
+  type Organization,
+  type Page,
+  type ProviderRecord,
+  type RememberedMapping,
+  type SchemaRecord,
 } from '../directory.port';
 import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
 
@@ -56,6 +57,8 @@ const idempotencySchema = new Schema(
     state: { type: String, required: true },
     lock_token: { type: String, default: null },
     locked_until: { type: String, default: null },
+    lock_instance: { type: String, default: null },
+    lock_incarnation: { type: String, default: null },
     response_status: { type: Number, default: null },
     response_body: { type: String, default: null },
     created_at: String,
@@ -71,7 +74,8 @@ const isDuplicateKey = (err: unknown) => (err as { code?: number })?.code === 11
 
 const idempotencyRecord = (row: Record<string, unknown>): IdempotencyRecord => {
   const { _id: _i, expire_at: _e, ...rest } = row;
-  return rest as unknown as IdempotencyRecord;
+  // Records from before holders were recorded have no lock_instance/lock_incarnation.
+  return { lock_instance: null, lock_incarnation: null, ...rest } as unknown as IdempotencyRecord;
 };
 
 /*
@@ -267,16 +271,15 @@ export class MongoDirectory implements Directory {
       }
       if (live.expires_at <= now) {
         if ((await this.idempotency.replaceOne(unchanged!, doc)).modifiedCount === 1) return { claimed: true, record: { ...candidate } };
-      } else if (
-        live.state === 'pending' &&
-        live.request_hash === candidate.request_hash &&
-        (live.locked_until === null || live.locked_until <= now)
-      ) {
-        const taken = await this.idempotency.updateOne(unchanged!, {
-          $set: { lock_token: candidate.lock_token, locked_until: candidate.locked_until },
-        });
-        if (taken.modifiedCount === 1)
-          return { claimed: true, record: { ...live, lock_token: candidate.lock_token, locked_until: candidate.locked_until } };
+      } else if (live.state === 'pending' && live.request_hash === candidate.request_hash && idempotencyLockFree(live, candidate, now)) {
+        const lock = {
+          lock_token: candidate.lock_token,
+          locked_until: candidate.locked_until,
+          lock_instance: candidate.lock_instance,
+          lock_incarnation: candidate.lock_incarnation,
+        };
+        const taken = await this.idempotency.updateOne(unchanged!, { $set: lock });
+        if (taken.modifiedCount === 1) return { claimed: true, record: { ...live, ...lock } };
       } else {
         return { claimed: false, record: live };
       }

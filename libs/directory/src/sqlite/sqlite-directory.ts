@@ -1,16 +1,17 @@
 import type Database from 'better-sqlite3';
 import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
-import type {
-  ApiKeyRecord,
-  ApiKeySummary,
-  Directory,
-  IdempotencyClaim,
-  IdempotencyRecord,
-  Organization,
-  Page,
-  ProviderRecord,
-  RememberedMapping,
-  SchemaRecord,
+import {
+  type ApiKeyRecord,
+  type ApiKeySummary,
+  type Directory,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  idempotencyLockFree,
+  type Organization,
+  type Page,
+  type ProviderRecord,
+  type RememberedMapping,
+  type SchemaRecord,
 } from '../directory.port';
 import { SECRET_CONTEXT, type SecretCipher, SecretUnreadable, type ReencryptReport } from '../secrets/secret-cipher';
 
@@ -65,6 +66,8 @@ export class SqliteDirectory implements Directory {
     this.db.exec(MIGRATION);
     // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
     addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT' });
+    // Added with holder liveness: which process (instance, incarnation) holds a pending idempotency key.
+    addMissingColumns(this.db, 'idempotency_keys', { lock_instance: 'TEXT', lock_incarnation: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
   }
 
@@ -185,7 +188,8 @@ export class SqliteDirectory implements Directory {
         if (!live) {
           this.statement(
             `INSERT INTO idempotency_keys (organization_id, key, request_hash, resource_id, state, lock_token, locked_until,
-              response_status, response_body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              lock_instance, lock_incarnation, response_status, response_body, created_at, expires_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           ).run(
             candidate.organization_id,
             candidate.key,
@@ -194,6 +198,8 @@ export class SqliteDirectory implements Directory {
             candidate.state,
             candidate.lock_token,
             candidate.locked_until,
+            candidate.lock_instance,
+            candidate.lock_incarnation,
             candidate.response_status,
             candidate.response_body,
             candidate.created_at,
@@ -201,15 +207,18 @@ export class SqliteDirectory implements Directory {
           );
           return { claimed: true, record: { ...candidate } };
         }
-        const lapsed = live.locked_until === null || live.locked_until <= now;
-        if (live.state === 'pending' && live.request_hash === candidate.request_hash && lapsed) {
-          this.statement('UPDATE idempotency_keys SET lock_token = ?, locked_until = ? WHERE organization_id = ? AND key = ?').run(
-            candidate.lock_token,
-            candidate.locked_until,
-            live.organization_id,
-            live.key,
-          );
-          return { claimed: true, record: { ...live, lock_token: candidate.lock_token, locked_until: candidate.locked_until } };
+        if (live.state === 'pending' && live.request_hash === candidate.request_hash && idempotencyLockFree(live, candidate, now)) {
+          const lock = {
+            lock_token: candidate.lock_token,
+            locked_until: candidate.locked_until,
+            lock_instance: candidate.lock_instance,
+            lock_incarnation: candidate.lock_incarnation,
+          };
+          this.statement(
+            `UPDATE idempotency_keys SET lock_token = ?, locked_until = ?, lock_instance = ?, lock_incarnation = ?
+              WHERE organization_id = ? AND key = ?`,
+          ).run(lock.lock_token, lock.locked_until, lock.lock_instance, lock.lock_incarnation, live.organization_id, live.key);
+          return { claimed: true, record: { ...live, ...lock } };
         }
         return { claimed: false, record: live };
       })

@@ -21,6 +21,8 @@ const claimOf = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
   state: 'pending',
   lock_token: randomUUID(),
   locked_until: at(60),
+  lock_instance: 'gateway-a',
+  lock_incarnation: 'incarnation-1',
   response_status: null,
   response_body: null,
   created_at: T0,
@@ -131,6 +133,37 @@ export function directoryContract(name: string, create: () => Promise<Directory 
         });
         expect(await directory.completeIdempotencyKey('o1', 'key-1', retry.lock_token!, { status: 201, body: '{}' })).toBe(false);
         expect(await directory.completeIdempotencyKey('o1', 'key-1', late.lock_token!, { status: 201, body: '{}' })).toBe(true);
+      });
+
+      it('a claim whose holder died (its instance runs under another incarnation now) is taken over at once by the same request', async () => {
+        const first = claimOf();
+        await directory.claimIdempotencyKey(first, T0);
+        // The same live process (same incarnation) or another instance: the lock holds until it lapses.
+        expect((await directory.claimIdempotencyKey(claimOf(), at(1))).claimed).toBe(false);
+        expect((await directory.claimIdempotencyKey(claimOf({ lock_instance: 'gateway-b', lock_incarnation: 'x' }), at(1))).claimed).toBe(
+          false,
+        );
+        // Another request is still refused, whoever asks.
+        expect(
+          (await directory.claimIdempotencyKey(claimOf({ request_hash: 'h2', lock_incarnation: 'incarnation-2' }), at(1))).claimed,
+        ).toBe(false);
+        // The instance restarted: its new incarnation takes the key over well before the lock lapses, keeping the resource id.
+        const restarted = claimOf({ lock_incarnation: 'incarnation-2', locked_until: at(62) });
+        expect(await directory.claimIdempotencyKey(restarted, at(2))).toEqual({
+          claimed: true,
+          record: { ...first, lock_token: restarted.lock_token, locked_until: at(62), lock_incarnation: 'incarnation-2' },
+        });
+        // Now the new incarnation holds it: its own concurrent retry does not take it, and the dead one cannot finish it.
+        expect((await directory.claimIdempotencyKey(claimOf({ lock_incarnation: 'incarnation-2' }), at(3))).claimed).toBe(false);
+        expect(await directory.completeIdempotencyKey('o1', 'key-1', first.lock_token!, { status: 201, body: '{}' })).toBe(false);
+        expect(await directory.completeIdempotencyKey('o1', 'key-1', restarted.lock_token!, { status: 201, body: '{}' })).toBe(true);
+      });
+
+      it('a dead holder hands the key to exactly one of many concurrent retries', async () => {
+        await directory.claimIdempotencyKey(claimOf(), T0);
+        const retries = Array.from({ length: 8 }, () => claimOf({ lock_incarnation: 'incarnation-2' }));
+        const results = await Promise.all(retries.map((c) => directory.claimIdempotencyKey(c, at(1))));
+        expect(results.filter((r) => r.claimed)).toHaveLength(1);
       });
 
       it('an expired record is replaced by the next claim, whatever its request', async () => {
