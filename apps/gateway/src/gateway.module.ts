@@ -13,11 +13,20 @@ import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
 import { TransformationsController } from './transformations/transformations.controller';
 import { RunsModule } from './transformations/runs.module';
+import { DeliveriesController } from './transformations/deliveries.controller';
+import { DeliveriesModule } from './transformations/deliveries.module';
 
 /** Public API (/v1), admin API (/admin/v1), hosted review (/review) and embedded file URLs (/files). */
 @Module({
-  imports: [AdminModule, RunsModule, ConsoleModule],
-  controllers: [TransformationsController, CatalogController, ReviewController, ReviewAssetsController, OperationsController],
+  imports: [AdminModule, RunsModule, DeliveriesModule, ConsoleModule],
+  controllers: [
+    TransformationsController,
+    DeliveriesController,
+    CatalogController,
+    ReviewController,
+    ReviewAssetsController,
+    OperationsController,
+  ],
   providers: [
     { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
     ApiKeyGuard,
