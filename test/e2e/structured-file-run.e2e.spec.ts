@@ -175,12 +175,46 @@ describe('structured-file run, end to end over HTTP', () => {
     expect(failed.error.message).toEqual(expect.any(String));
   });
 
-  it('refuses a second upload of the same run', async () => {
+  const sourceEvents = async (runId: string) =>
+    (await svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId))).filter((e) => e.type === 'SourceUploaded').length;
+
+  it('a re-sent upload of the same bytes answers 200 and starts nothing again; other bytes are 409 upload_content_differs', async () => {
     const created = await create({ filename: 'a.csv' });
     expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
-    const again = await upload(created.body, 'email\nc@d.io\n');
-    expect(again.status).toBe(409);
-    expect(JSON.parse(again.body).error.code).toBe('upload_not_expected');
+    for (let i = 0; i < 2; i++) expect(await upload(created.body, 'email\na@b.io\n')).toEqual({ status: 200, body: '' });
+    for (const other of ['email\nc@d.io\n', 'email\na@b.io\nmore\n', 'email\n']) {
+      const again = await upload(created.body, other);
+      expect(again.status).toBe(409);
+      expect(JSON.parse(again.body).error).toMatchObject({
+        code: 'upload_content_differs',
+        type: 'conflict',
+        request_id: expect.any(String),
+      });
+    }
+    expect(await sourceEvents(created.body.id)).toBe(1);
+    // Once the run has moved on, the same bytes still answer 200.
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    expect(await sourceEvents(created.body.id)).toBe(1);
+  });
+
+  it('an upload that landed but was never recorded (the process died in between) is recorded by its re-send, once', async () => {
+    const created = await create({ filename: 'a.csv' });
+    const { Readable } = await import('node:stream');
+    await svc.app.get<BlobStore>(BLOB_STORE).put(`runs/${created.body.id}/source`, Readable.from([Buffer.from('email\na@b.io\n')]));
+    expect(await sourceEvents(created.body.id)).toBe(0);
+    expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    expect(await sourceEvents(created.body.id)).toBe(1);
+    expect((await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active')).total_rows).toBe(1);
+
+    // Different bytes after such a landing: the landed file is recorded and processed, the re-send is refused.
+    const other = await create({ filename: 'b.csv' });
+    await svc.app.get<BlobStore>(BLOB_STORE).put(`runs/${other.body.id}/source`, Readable.from([Buffer.from('email\na@b.io\n')]));
+    const refused = await upload(other.body, 'email\nx@y.io\nz@w.io\n');
+    expect(refused.status).toBe(409);
+    expect(JSON.parse(refused.body).error.code).toBe('upload_content_differs');
+    expect(await sourceEvents(other.body.id)).toBe(1);
   });
 
   it('a canceled review is read-only and cannot be approved', async () => {

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import {
   BLOB_KEYS,
   BlobExistsError,
@@ -66,11 +68,48 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       return key;
     };
 
+    /** Records the run's upload (SourceUploaded): processing starts. A refusal is answered as a 409. */
+    const completeUpload = async (request: FastifyRequest, runId: string, organizationId: string, size: number) => {
+      try {
+        await deps.commandBus.execute(
+          new ApplyRunCommand(
+            runId,
+            { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
+            { organizationId, correlationId: String(request.id), causationId: String(request.id) },
+          ),
+        );
+        return null;
+      } catch (err) {
+        if (err instanceof CommandRefused) return err;
+        throw err;
+      }
+    };
+
     scope.put(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
       const key = await authorize(request, reply, 'PUT');
       if (!key) return reply;
       const runId = BLOB_KEYS.runIdOfSource(key);
       const run = runId ? (await deps.queryBus.execute(new LoadRunQuery(runId))).state : null;
+      // The upload already landed (a client re-sending after a lost answer or a crash): as a
+      // pre-signed S3 PUT would, the same bytes answer 200; nothing starts a second time.
+      const stored = run && runId ? await deps.blobs.stat(key) : null;
+      if (run && runId && stored) {
+        const same = await sameBytes(await deps.blobs.openRead(key), stored.size, request);
+        // Landed but never recorded (the process died in between): record it now, once.
+        const refused = run.status === 'awaiting_upload' ? await completeUpload(request, runId, run.organization_id, stored.size) : null;
+        if (refused && refused.code !== 'upload_already_completed')
+          return envelope(reply, request, 409, refused.code, 'conflict', refused.message);
+        if (!same)
+          return envelope(
+            reply,
+            request,
+            409,
+            'upload_content_differs',
+            'conflict',
+            'A different file was already uploaded for this run; it is the one processed. Create a new run to send another file.',
+          );
+        return reply.status(200).send();
+      }
       if (!run || run.status !== 'awaiting_upload') {
         request.raw.resume();
         return envelope(reply, request, 409, 'upload_not_expected', 'conflict', 'This run is not waiting for an upload.');
@@ -104,22 +143,8 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
           return envelope(reply, request, 409, 'upload_already_completed', 'conflict', 'The source file was already uploaded.');
         throw err;
       }
-      try {
-        await deps.commandBus.execute(
-          new ApplyRunCommand(
-            runId!,
-            { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
-            {
-              organizationId: run.organization_id,
-              correlationId: String(request.id),
-              causationId: String(request.id),
-            },
-          ),
-        );
-      } catch (err) {
-        if (err instanceof CommandRefused) return envelope(reply, request, 409, err.code, 'conflict', err.message);
-        throw err;
-      }
+      const refused = await completeUpload(request, runId!, run.organization_id, size);
+      if (refused) return envelope(reply, request, 409, refused.code, 'conflict', refused.message);
       return reply.status(200).send();
     });
 
@@ -143,4 +168,31 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         .send(await deps.blobs.openRead(key));
     });
   });
+}
+
+/** SHA-256 of a stream, its size, and whether it went past `limit` bytes (it is then drained unread). */
+async function digest(stream: Readable, limit: number): Promise<{ hash: string; size: number; over: boolean }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) hash.update(chunk);
+  }
+  return { hash: hash.digest('hex'), size, over: size > limit };
+}
+
+/**
+ * Whether the request's body is byte for byte the stored file (of `storedSize` bytes). A
+ * declared length that differs answers at once (the body is drained, not read); otherwise both
+ * are hashed as they stream, reading no more of the body than the stored file's size.
+ */
+async function sameBytes(stored: Readable, storedSize: number, request: FastifyRequest): Promise<boolean> {
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && Number(declared) !== storedSize) {
+    stored.destroy();
+    request.raw.resume();
+    return false;
+  }
+  const [ours, theirs] = await Promise.all([digest(stored, Infinity), digest(request.raw, storedSize)]);
+  return !theirs.over && theirs.size === ours.size && theirs.hash === ours.hash;
 }
