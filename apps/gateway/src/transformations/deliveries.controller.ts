@@ -39,6 +39,6 @@ export class DeliveriesController {
     @Query() query: Record<string, unknown>,
   ): Promise<DeliveryListDto> {
     if (!UUID_RE.test(id)) throw ApiError.notFound('transformation run');
-    return this.deliveries.listRunDeliveries(req.caller!.organizationId, id.toLowerCase(), query) as Promise<DeliveryListDto>;
+    return this.deliveries.listRunDeliveries(req.caller!.organizationId, id.toLowerCase(), query);
   }
 }
