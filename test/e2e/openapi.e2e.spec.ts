@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { idempotencyRequestHash } from '../../apps/gateway/src/transformations/idempotency';
 import { openApiConformance, type OpenApiConformance } from '../support/openapi-conformance';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { ADMIN_TOKEN, call, reviewApi, setupOrganization, startService, upload, type Service } from '../support/service-harness';
 
 const PUBLIC = '/openapi.json';
@@ -14,6 +15,7 @@ const PUBLIC_RESPONSES: Record<string, string[]> = {
   'v1.transformations.file': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
   'v1.transformations.raw': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
   'v1.transformations.show': ['200', '401', '404', '429', '500'],
+  'v1.transformations.deliveries': ['200', '401', '404', '422', '429', '500'],
   'v1.providers.index': ['200', '401', '422', '429', '500'],
   'v1.providers.show': ['200', '401', '404', '429', '500'],
   'v1.schemas.index': ['200', '401', '422', '429', '500'],
@@ -335,6 +337,46 @@ describe('OpenAPI documents', () => {
       expect((await api('/v1/transformations/raw', { raw: 'plain text', headers: { 'content-type': 'text/plain' } })).status).toBe(422);
       expect((await api('/v1/providers?per_page=101')).status).toBe(422);
       expect((await api('/v1/schemas?page=0')).status).toBe(422);
+    });
+
+    it("a run's webhook deliveries: a page of attempts (200) as documented, 404 for unknown and other organizations' runs, 422 on bad paging", async () => {
+      const receiver = new WebhookReceiver();
+      await receiver.start();
+      try {
+        receiver.plan = ['error'];
+        const created = await api('/v1/transformations/file', {
+          body: { schema_id: org.schemaId, filename: 'people.csv', notify_url: `${receiver.url}/hooks` },
+        });
+        expect(created.status).toBe(201);
+        await upload(created.body, 'email,first_name,age\nann@x.io,Ann,34\n');
+        const ready = await until(created.body.id, (r) => r.review_state === 'active');
+        expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+        await receiver.waitFor(created.body.id, 1);
+        const listed = await (async () => {
+          for (const deadline = Date.now() + 15000; ;) {
+            const res = await api(`/v1/transformations/${created.body.id}/deliveries`);
+            expect(res.status).toBe(200);
+            if (res.body.meta.total >= 1 || Date.now() > deadline) return res;
+            await new Promise((r) => setTimeout(r, 30));
+          }
+        })();
+        expect(listed.body.data[0]).toMatchObject({ event: 'transformation.finished', attempt: 1, status_code: 500, error: 'HTTP 500' });
+        expect(listed.body.data[0].id).toBe(`${listed.body.data[0].delivery_id}:1`);
+        const doc: any = await SwaggerParser.dereference(structuredClone(pub.document));
+        const envelope =
+          doc.paths['/v1/transformations/{transformationRun}/deliveries'].get.responses['200'].content['application/json'].schema;
+        expect(sorted(envelope.required)).toEqual(['data', 'links', 'meta']);
+        expect(envelope.properties.data.items.required).toEqual(
+          expect.arrayContaining(['id', 'event', 'url', 'attempt', 'status_code', 'error', 'duration_ms', 'sent_at']),
+        );
+        expect((await api(`/v1/transformations/${created.body.id}/deliveries?per_page=101`)).status).toBe(422);
+        expect((await api(`/v1/transformations/${created.body.id}/deliveries?page=0`)).status).toBe(422);
+        expect((await api(`/v1/transformations/${randomUUID()}/deliveries`)).status).toBe(404);
+        const other = await setupOrganization(svc);
+        expect((await pub.call(url(`/v1/transformations/${created.body.id}/deliveries`), { token: other.apiKey })).status).toBe(404);
+      } finally {
+        await receiver.stop();
+      }
     });
 
     it('Idempotency-Key on both POSTs: a replay (201, Idempotent-Replayed), a reused key (422), a key in use (409)', async () => {
