@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module';
+import { DeliveriesModule } from '../transformations/deliveries.module';
 import { RunsModule } from '../transformations/runs.module';
+import { ConsoleDeliveriesController } from './server/deliveries.controller';
 import { ConsoleRunsController } from './server/runs.controller';
 import { AdminInvitationsController } from './server/admin-invitations.controller';
 import { ConsoleApiKeysController } from './server/api-keys.controller';
@@ -22,7 +24,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
  * providers and webhook settings; the console scopes them to the member's organization.
  */
 @Module({
-  imports: [AdminModule, RunsModule],
+  imports: [AdminModule, RunsModule, DeliveriesModule],
   controllers: [
     SessionController,
     AdminInvitationsController,
@@ -33,6 +35,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleMembersController,
     ConsoleAuditController,
     ConsoleRunsController,
+    ConsoleDeliveriesController,
   ],
   providers: [ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
   exports: [Invitations],

@@ -1,10 +1,13 @@
-import { Controller, Get, Inject, Param, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { runStreamId } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { ApiError } from '../../http/api-error';
+import { DeliveriesService } from '../../transformations/deliveries.service';
 import { TransformationsService } from '../../transformations/transformations.service';
-import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard';
+import { AuditLog } from './audit-log';
+import { actorOf } from './invitations';
+import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { runTimeline } from './run-timeline';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -17,6 +20,8 @@ const runNotFound = () => ApiError.notFound('transformation run');
 export class ConsoleRunsController {
   constructor(
     private readonly runs: TransformationsService,
+    private readonly deliveries: DeliveriesService,
+    private readonly audit: AuditLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
@@ -32,5 +37,31 @@ export class ConsoleRunsController {
     const events = await this.store.readStream(runStreamId(id.toLowerCase()));
     if (events.length === 0 || events[0].metadata.organization_id !== callerOf(req).organization.id) throw runNotFound();
     return { data: runTimeline(events) };
+  }
+
+  @Get(':id/deliveries')
+  deliveriesOf(@Req() req: ConsoleRequest, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    if (!UUID_RE.test(id)) throw runNotFound();
+    const runId = id.toLowerCase();
+    return this.deliveries.listRunDeliveries(callerOf(req).organization.id, runId, query, `/console/api/runs/${runId}/deliveries`);
+  }
+
+  /** A new attempt of a delivered or failed webhook: the same event, delivery id and X-Service-Id (docs/webhooks.md). */
+  @Post(':id/deliveries/:deliveryId/resend')
+  @HttpCode(202)
+  @ConsoleRoles(['owner', 'admin'])
+  async resend(@Req() req: ConsoleRequest, @Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+    if (!UUID_RE.test(id)) throw runNotFound();
+    const caller = callerOf(req);
+    const runId = id.toLowerCase();
+    const accepted = await this.deliveries.resendDelivery(caller.organization.id, runId, deliveryId, `member:${caller.member.id}`);
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'DeliveryResent',
+      { run_id: runId, delivery_id: deliveryId, event: accepted.event },
+      String(req.id),
+    );
+    return { data: accepted };
   }
 }

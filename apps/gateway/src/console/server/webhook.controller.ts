@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { RotateWebhookSecret, SetDefaultWebhook } from '../../admin/commands';
+import { DeliveriesService } from '../../transformations/deliveries.service';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { AuditLog } from './audit-log';
@@ -18,6 +19,7 @@ export class ConsoleWebhookController {
     private readonly commandBus: CommandBus,
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly audit: AuditLog,
+    private readonly deliveries: DeliveriesService,
   ) {}
 
   @Get()
@@ -56,5 +58,24 @@ export class ConsoleWebhookController {
     const rotated = await this.commandBus.execute(new RotateWebhookSecret(caller.organization.id));
     await this.audit.record(caller.organization.id, actorOf(caller), 'WebhookSecretRotated', {}, String(req.id));
     return { data: { secret: rotated.webhook_secret } };
+  }
+
+  /** One signed test event to the default URL (or the `url` given): nothing is retried or kept but the audit entry. */
+  @Post('test')
+  @HttpCode(200)
+  @ConsoleRoles(['owner', 'admin'])
+  async test(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
+    const caller = callerOf(req);
+    const url = (body as { url?: unknown } | null)?.url;
+    const result = await this.deliveries.sendTestEvent(caller.organization.id, typeof url === 'string' ? url : null);
+    const org = await this.directory.getOrganization(caller.organization.id);
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'WebhookTestSent',
+      { url: typeof url === 'string' ? url : (org?.webhook_url ?? ''), delivered: result.delivered },
+      String(req.id),
+    );
+    return { data: result };
   }
 }
