@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RUN_EVENT_TYPES, TOPICS } from '@app/contracts';
+import { ORGANIZATION_EVENT_TYPES, RUN_EVENT_TYPES, TOPICS } from '@app/contracts';
 
 const root = join(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -26,6 +26,13 @@ describe('documents for downstream teams', () => {
     expect(md).toContain(TOPICS.runEvents);
     // A table row that starts with the type (Prettier pads table cells, so spaces vary).
     for (const t of RUN_EVENT_TYPES) expect(md).toMatch(new RegExp(`^\\|\\s*${t}\\s*\\|`, 'm'));
+  });
+
+  it('docs/events.md has every organization (audit) event type, and none of them is on the run-events topic', () => {
+    const md = readFileSync(join(root, 'docs/events.md'), 'utf8');
+    for (const t of ORGANIZATION_EVENT_TYPES) expect(md).toMatch(new RegExp(`^\\|\\s*${t}\\s*\\|`, 'm'));
+    const doc = JSON.parse(readFileSync(join(root, 'docs/asyncapi.json'), 'utf8'));
+    for (const t of ORGANIZATION_EVENT_TYPES) expect(doc.components.messages[t]).toBeUndefined();
   });
 
   it('the example consumer ignores redeliveries per partition and unknown types', () => {
