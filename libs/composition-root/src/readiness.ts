@@ -3,6 +3,7 @@ import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, typ
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
+import { loopHealth } from '@app/polling';
 import { RunEventsServer } from '@app/run-event-transport';
 
 /** A group retrying one event for longer than this (an outage, a poison event being retried) makes the process not ready. */
@@ -60,6 +61,7 @@ export class Readiness {
       () => this.reachable('read_model', () => this.readModel.checkpoint('readiness-probe')),
       () => this.reachable('blob_store', () => this.blobs.stat('readiness-probe')),
       () => this.consumers(),
+      () => this.loops(),
       () => this.notStopping(),
     ]);
   }
@@ -88,6 +90,13 @@ export class Readiness {
     });
     const groupNames = groups.map((g) => g.group);
     return problems.length === 0 ? session.up({ groups: groupNames }) : session.down({ groups: groupNames, problems });
+  }
+
+  /** Every loop that feeds consumers (subscriptions, relays, the in-process feeder, pollers) runs: none is waiting to start again after an error. */
+  private loops(): HealthIndicatorResult {
+    const session = this.indicator.check('loops');
+    const problems = loopHealth.problems();
+    return problems.length === 0 ? session.up() : session.down({ problems });
   }
 
   private notStopping(): HealthIndicatorResult {

@@ -68,6 +68,30 @@ describe('runWorker: health and metrics on HEALTH_PORT', () => {
       expect(text).toContain('process_resident_memory_bytes');
       expect((await get('/other')).status).toBe(404);
 
+      // The in-process feeder's reads fail: it starts again with back-off, and is not ready while it is down.
+      const store = worker.app.get<EventStore>(EVENT_STORE);
+      const readAll = jest.spyOn(store, 'readAll').mockRejectedValue(new Error('disk I/O error'));
+      let feederDown: Response | null = null;
+      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+        feederDown = await get('/readyz');
+        if (feederDown.status === 503) break;
+      }
+      expect(feederDown!.status).toBe(503);
+      expect((await feederDown!.json()).error).toEqual({
+        loops: {
+          status: 'down',
+          problems: [{ loop: 'relay:in-process/read', problem: expect.stringContaining('disk I/O error') }],
+        },
+      });
+      expect(await (await get('/metrics')).text()).toMatch(/^transform_loop_restarts_total\{loop="relay:in-process\/read"\} [1-9]\d*$/m);
+      readAll.mockRestore();
+      let feederBack: Response | null = null;
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+        feederBack = await get('/readyz');
+        if (feederBack.status === 200) break;
+      }
+      expect(feederBack!.status).toBe(200);
+
       // The group's consumer stops (a crash kafkajs does not restart ends the same way): not ready.
       await worker.app.get<MessageBus>(MESSAGE_BUS).close();
       const stopped = await get('/readyz');

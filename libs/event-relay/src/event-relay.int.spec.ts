@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { TOPICS, type NewEvent } from '@app/contracts';
 import { SqliteCheckpointStore, SqliteEventStore } from '@app/event-store';
 import type { BusRecord, MessageBus } from '@app/bus';
+import { loopRestarts } from '@app/metrics';
+import { loopHealth } from '@app/polling';
 import { EventRelay } from './event-relay';
 
 const newEvent = (id: string, type: string): NewEvent => ({
@@ -70,6 +72,68 @@ describe('EventRelay (given / when / then)', () => {
     const stored = await store.readAll(0, 10);
     expect(bus.published).toEqual(stored.map((e) => ({ topic: TOPICS.runEvents, record: { key: e.stream_id, value: e } })));
     expect(await checkpoints.load('relay:test')).toBe(stored[2].position);
+  });
+
+  it("keeps organizations' streams (the audit log) off the run-events topic, and moves its checkpoint past them", async () => {
+    await store.appendToStream('run-a', [newEvent('e1', 'RunCreated')], 'no_stream');
+    await store.appendToStream('organization-o1', [newEvent('e2', 'ApiKeyIssued')], 'any');
+    await store.appendToStream('run-a', [newEvent('e3', 'SourceUploaded')], 0);
+    await store.appendToStream('organization-o1', [newEvent('e4', 'WebhookSecretRotated')], 'any');
+    const bus = new RecordingBus();
+    const relay = new EventRelay(store, bus, checkpoints, { name: 'relay:test', lingerMs: 1 });
+    await relay.start();
+    await until(() => bus.published.length === 2);
+    const head = await store.headPosition();
+    for (const deadline = Date.now() + 3000; (await checkpoints.load('relay:test')) < head && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await relay.stop();
+    expect(bus.published.map((p) => p.record.value.event_id)).toEqual(['e1', 'e3']);
+    expect(await checkpoints.load('relay:test')).toBe(head);
+  });
+
+  it('reads that fail (the in-process feeder and the relay alike) restart with back-off: down for readiness and counted, then nothing is missed', async () => {
+    await store.appendToStream('run-a', [newEvent('e1', 'RunCreated')], 'no_stream');
+    const restarts = async () => (await loopRestarts.get()).values.find((v) => v.labels.loop === 'relay:failing/read')?.value ?? 0;
+    const before = await restarts();
+    const real = store.readAll.bind(store);
+    let failing = true;
+    jest
+      .spyOn(store, 'readAll')
+      .mockImplementation((after, limit) => (failing ? Promise.reject(new Error('database is locked')) : real(after, limit)));
+    const bus = new RecordingBus();
+    const relay = new EventRelay(store, bus, checkpoints, { name: 'relay:failing' });
+    await relay.start();
+    await until(() => loopHealth.problems().length > 0);
+    expect(loopHealth.problems()).toEqual([{ loop: 'relay:failing/read', problem: expect.stringContaining('database is locked') }]);
+    expect(await restarts()).toBeGreaterThan(before);
+    failing = false;
+    await store.appendToStream('run-a', [newEvent('e2', 'SourceUploaded')], 0);
+    await until(() => bus.published.length === 2);
+    expect(loopHealth.problems()).toEqual([]);
+    expect(bus.published.map((p) => p.record.value.event_id)).toEqual(['e1', 'e2']);
+    await relay.stop();
+  });
+
+  it('a send that fails is down for readiness until it went through', async () => {
+    await store.appendToStream('run-a', [newEvent('e1', 'RunCreated')], 'no_stream');
+    const bus = new RecordingBus();
+    let refuse = 3;
+    const publish = bus.publish.bind(bus);
+    const seenDown: string[] = [];
+    jest.spyOn(bus, 'publish').mockImplementation(async (topic, records) => {
+      if (refuse-- > 0) {
+        seenDown.push(...loopHealth.problems().map((p) => p.loop));
+        throw new Error('broker unavailable');
+      }
+      return publish(topic, records);
+    });
+    const relay = new EventRelay(store, bus, checkpoints, { name: 'relay:sending', retryDelayMs: { first: 5, max: 10 } });
+    await relay.start();
+    await until(() => bus.published.length === 1);
+    expect(seenDown).toContain('relay:sending/send');
+    expect(loopHealth.problems()).toEqual([]);
+    await relay.stop();
   });
 
   it('restarts after its checkpoint: nothing already published is sent again, nothing new is missed', async () => {

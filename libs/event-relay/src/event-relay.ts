@@ -4,6 +4,7 @@ import { TOPICS, runIdOfStream, type StoredEvent } from '@app/contracts';
 import type { CheckpointStore, EventStore, Subscription } from '@app/event-store';
 import type { MessageBus } from '@app/bus';
 import { relayLag } from '@app/metrics';
+import { type LoopMonitor, loopHealth } from '@app/polling';
 
 export interface RelayOptions {
   /** Name of the relay's checkpoint. */
@@ -46,6 +47,9 @@ export class EventRelay {
   private lingering: NodeJS.Timeout | null = null;
   private readonly logger = new Logger(EventRelay.name);
   private stopReportingLag: () => void = () => undefined;
+  /** Its two loops, for readiness and `transform_loop_restarts_total`: reading the store (`<name>/read`) and sending to the bus (`<name>/send`). */
+  private reading: LoopMonitor | null = null;
+  private sending: LoopMonitor | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -62,16 +66,22 @@ export class EventRelay {
       const [head, at] = await Promise.all([this.store.headPosition(), this.checkpoints.load(this.options.name)]);
       return [{ labels: { relay: this.options.name }, value: Math.max(0, head - at) }];
     });
-    this.subscription = this.store.subscribeToAll(from, async (event) => {
-      this.batch.push(event);
-      // A full batch makes the subscription wait for its send (back-pressure); a partial one
-      // is sent when no more events came within lingerMs.
-      if (this.batch.length >= (this.options.maxBatch ?? 500)) return this.flush();
-      this.lingering ??= setTimeout(() => {
-        this.lingering = null;
-        void this.flush().catch((err: Error) => this.logger.warn(`Relaying stopped on: ${err.message}`));
-      }, this.options.lingerMs ?? 5);
-    });
+    this.reading = loopHealth.monitor(`${this.options.name}/read`);
+    this.sending = loopHealth.monitor(`${this.options.name}/send`);
+    this.subscription = this.store.subscribeToAll(
+      from,
+      async (event) => {
+        this.batch.push(event);
+        // A full batch makes the subscription wait for its send (back-pressure); a partial one
+        // is sent when no more events came within lingerMs.
+        if (this.batch.length >= (this.options.maxBatch ?? 500)) return this.flush();
+        this.lingering ??= setTimeout(() => {
+          this.lingering = null;
+          void this.flush().catch((err: Error) => this.logger.warn(`Relaying stopped on: ${err.message}`));
+        }, this.options.lingerMs ?? 5);
+      },
+      this.reading,
+    );
   }
 
   /** Sends what is batched, after any send in progress (so batches keep their order). */
@@ -96,6 +106,7 @@ export class EventRelay {
         async () => {
           await this.sendAll(events);
           await this.checkpoints.save(this.options.name, events[events.length - 1].position);
+          this.sending?.recovered();
         },
         {
           numOfAttempts: Infinity,
@@ -103,6 +114,7 @@ export class EventRelay {
           maxDelay: delay.max,
           retry: (err: Error, attempt) => {
             if (this.stopping) return false;
+            this.sending?.failed(err);
             this.logger.warn(
               `Relaying ${events.length} event(s) from position ${events[0].position} failed (attempt ${attempt}); trying again: ${err.message}`,
             );
@@ -156,5 +168,8 @@ export class EventRelay {
     this.subscription = null;
     // What was batched is sent if the bus takes it now; otherwise it is sent again after a restart (not checkpointed).
     await this.flush().catch(() => undefined);
+    this.reading?.ended();
+    this.sending?.ended();
+    this.reading = this.sending = null;
   }
 }

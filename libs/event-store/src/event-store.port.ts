@@ -23,6 +23,16 @@ export class WrongExpectedRevisionError extends Error {
 
 export type EventHandler = (event: StoredEvent) => Promise<void>;
 
+/**
+ * Told by a subscription about its own loop (readiness and the restart metric listen): a read
+ * or a handler failed and the subscription starts again from the last handled event after a
+ * back-off; or a pass went through again.
+ */
+export interface SubscriptionMonitor {
+  failed(error: Error): void;
+  recovered(): void;
+}
+
 export interface Subscription {
   /** Stops after the event being handled, if any; resolves when stopped. */
   stop(): Promise<void>;
@@ -43,8 +53,10 @@ export interface EventStore {
   /**
    * Catch-up subscription: every event after `afterPosition`, in order, then live ones.
    * The handler is awaited; an event is not delivered before the previous one was handled.
+   * A failed read or handler never ends it: it starts again after the last handled event,
+   * with back-off, until stopped, telling `monitor` (so that it never stops silently).
    */
-  subscribeToAll(afterPosition: number, handler: EventHandler): Subscription;
+  subscribeToAll(afterPosition: number, handler: EventHandler, monitor?: SubscriptionMonitor): Subscription;
   close(): Promise<void>;
 }
 

@@ -76,6 +76,13 @@ export const rateLimitRefusals = new Counter({
   registers,
 });
 
+export const loopRestarts = new Counter({
+  name: 'transform_loop_restarts_total',
+  help: 'Times a loop that feeds consumers (event store subscription, relay, in-process feeder, poller) failed and was started again after a back-off, by loop.',
+  labelNames: ['loop'] as const,
+  registers,
+});
+
 /** Figures read from the stores when Prometheus scrapes (lags, run counts), each given by whoever knows them. */
 type Readings = () => Promise<{ labels: Record<string, string>; value: number }[]>;
 

@@ -1,1 +1,2 @@
 export * from './poller';
+export * from './loop-health';

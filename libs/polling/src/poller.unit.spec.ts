@@ -1,3 +1,5 @@
+import { loopRestarts } from '@app/metrics';
+import { loopHealth } from './loop-health';
 import { Poller } from './poller';
 
 describe('Poller', () => {
@@ -33,5 +35,45 @@ describe('Poller', () => {
     while (runs < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     await poller.stop();
     expect(runs).toBeGreaterThanOrEqual(3);
+  });
+
+  it('backs off after failures in a row, counts each restart, and is down for readiness until a run succeeds', async () => {
+    const restarts = async () => (await loopRestarts.get()).values.find((v) => v.labels.loop === 'poller:flaky')?.value ?? 0;
+    const before = await restarts();
+    const at: number[] = [];
+    let fail = 4;
+    const poller = new Poller('flaky', 10, async () => {
+      at.push(Date.now());
+      if (fail-- > 0) throw new Error('read model unreachable');
+    });
+    poller.start();
+    for (const until = Date.now() + 10_000; at.length < 2 && Date.now() < until;) await new Promise((r) => setTimeout(r, 2));
+    expect(loopHealth.problems()).toEqual([{ loop: 'poller:flaky', problem: expect.stringContaining('read model unreachable') }]);
+    for (const until = Date.now() + 10_000; at.length < 6 && Date.now() < until;) await new Promise((r) => setTimeout(r, 2));
+    await poller.stop();
+    expect(await restarts()).toBe(before + 4);
+    expect(loopHealth.problems()).toEqual([]);
+    // Up to 10, 20, 40, 80 ms after the failures (at least the period each time), then the period again.
+    const gaps = at.slice(1).map((t, i) => t - at[i]);
+    expect(gaps.every((g) => g >= 9)).toBe(true);
+    expect(gaps.slice(0, 4).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10 + 20 + 40 + 80 + 200);
+  });
+
+  it('stop() during a back-off ends at once and forgets the poller', async () => {
+    const poller = new Poller(
+      'stopped-while-down',
+      5,
+      async () => {
+        throw new Error('down');
+      },
+      60_000,
+    );
+    poller.start();
+    for (const until = Date.now() + 5000; loopHealth.problems().length === 0 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 2));
+    const started = Date.now();
+    await poller.stop();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(loopHealth.problems()).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type Subscription,
+  type SubscriptionMonitor,
   WrongExpectedRevisionError,
 } from '../event-store.port';
 
@@ -178,7 +179,7 @@ export class EventStoreDbEventStore implements EventStore {
    * connection or a failing handler re-subscribes after the last handled event, with
    * back-off, so the caller's position is never skipped.
    */
-  subscribeToAll(afterPosition: number, handler: EventHandler): Subscription {
+  subscribeToAll(afterPosition: number, handler: EventHandler, monitor?: SubscriptionMonitor): Subscription {
     let stopped = false;
     let handledUpTo = afterPosition;
     let current: { unsubscribe(): Promise<void> } | null = null;
@@ -198,11 +199,13 @@ export class EventStoreDbEventStore implements EventStore {
             if (!e || e.position <= handledUpTo) continue;
             await handler(e);
             handledUpTo = e.position;
+            if (delay !== this.retry.first) monitor?.recovered();
             delay = this.retry.first;
           }
         } catch (err) {
           if (stopped) break;
           this.logger.warn(`Subscription to $all dropped after position ${handledUpTo}; again in ${delay} ms: ${(err as Error).message}`);
+          monitor?.failed(err as Error);
         }
         if (stopped) break;
         await new Promise<void>((resolve) => {

@@ -45,3 +45,63 @@ describe('SqliteEventStore across processes', () => {
     await reader.close();
   });
 });
+
+describe('SqliteEventStore subscription when reads fail', () => {
+  const event = (id: string) => ({
+    event_id: id,
+    type: 'A',
+    data: {},
+    metadata: { organization_id: 'o', correlation_id: 'c', causation_id: 'c', occurred_at: '', schema_version: 1 },
+  });
+
+  it('starts again after the last handled event, with back-off, telling its monitor; a failing handler gets its event again', async () => {
+    const store = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'es-fail-')), 'events.sqlite'), 10, { first: 5, max: 20 });
+    await store.appendToStream('run-x', [event('e1'), event('e2')], 'no_stream');
+    const real = store.readAll.bind(store);
+    let failReads = 3;
+    jest
+      .spyOn(store, 'readAll')
+      .mockImplementation((after, limit) => (failReads-- > 0 ? Promise.reject(new Error('disk I/O error')) : real(after, limit)));
+    const monitor = { failed: jest.fn(), recovered: jest.fn() };
+    const seen: string[] = [];
+    let failHandler = 1;
+    const sub = store.subscribeToAll(
+      0,
+      async (e) => {
+        if (e.event_id === 'e2' && failHandler-- > 0) throw new Error('handler failed');
+        seen.push(e.event_id);
+      },
+      monitor,
+    );
+    for (const until = Date.now() + 5000; seen.length < 2 && Date.now() < until;) await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual(['e1', 'e2']);
+    expect(monitor.failed.mock.calls.map(([err]) => (err as Error).message)).toEqual([
+      'disk I/O error',
+      'disk I/O error',
+      'disk I/O error',
+      'handler failed',
+    ]);
+    expect(monitor.recovered).toHaveBeenCalled();
+    // Live events still arrive afterwards: the loop did not end.
+    await store.appendToStream('run-x', [event('e3')], 1);
+    for (const until = Date.now() + 5000; seen.length < 3 && Date.now() < until;) await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual(['e1', 'e2', 'e3']);
+    await sub.stop();
+    await store.close();
+  });
+
+  it('stop() ends a subscription whose reads keep failing', async () => {
+    const store = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'es-fail-')), 'events.sqlite'), 10, { first: 5, max: 20 });
+    jest.spyOn(store, 'readAll').mockRejectedValue(new Error('disk I/O error'));
+    const monitor = { failed: jest.fn(), recovered: jest.fn() };
+    const sub = store.subscribeToAll(0, async () => undefined, monitor);
+    for (const until = Date.now() + 5000; monitor.failed.mock.calls.length < 3 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(monitor.failed.mock.calls.length).toBeGreaterThanOrEqual(3);
+    await sub.stop();
+    const calls = monitor.failed.mock.calls.length;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(monitor.failed.mock.calls.length).toBe(calls);
+    await store.close();
+  });
+});

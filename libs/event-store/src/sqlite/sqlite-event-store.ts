@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { backOff } from 'exponential-backoff';
 import { EventEmitter } from 'node:events';
 import type { NewEvent, StoredEvent } from '@app/contracts';
 import {
@@ -8,6 +9,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type Subscription,
+  type SubscriptionMonitor,
   WrongExpectedRevisionError,
 } from '../event-store.port';
 import { openSqlite } from '@app/sqlite';
@@ -47,6 +49,8 @@ export class SqliteEventStore implements EventStore {
   constructor(
     file: string,
     private readonly pollIntervalMs = 250,
+    /** Back-off of a subscription whose read or handler failed (ms). */
+    private readonly retry = { first: 200, max: 5000 },
   ) {
     this.db = openSqlite(file);
     this.db.exec(`
@@ -126,7 +130,7 @@ export class SqliteEventStore implements EventStore {
     return this.stmts.head.get()?.p ?? 0;
   }
 
-  subscribeToAll(afterPosition: number, handler: EventHandler): Subscription {
+  subscribeToAll(afterPosition: number, handler: EventHandler, monitor?: SubscriptionMonitor): Subscription {
     let stopped = false;
     let position = afterPosition;
     let wake: (() => void) | null = null;
@@ -144,15 +148,39 @@ export class SqliteEventStore implements EventStore {
           resolve();
         };
       });
+    /** One pass: the next batch after the last handled event, handled in order; how many there were. */
+    const pass = async (): Promise<number> => {
+      if (stopped) return 0;
+      const batch = await this.readAll(position, 500);
+      for (const event of batch) {
+        if (stopped) return 0;
+        await handler(event);
+        position = event.position;
+      }
+      return batch.length;
+    };
+    let failing = false;
     const loop = (async () => {
       while (!stopped) {
-        const batch = await this.readAll(position, 500);
-        for (const event of batch) {
-          if (stopped) return;
-          await handler(event);
-          position = event.position;
+        // A failed read or handler starts the pass again after the last handled event, with back-off,
+        // until it works or the subscription is stopped: the loop never ends on an error.
+        const handled = await backOff(pass, {
+          numOfAttempts: Number.MAX_SAFE_INTEGER,
+          startingDelay: this.retry.first,
+          maxDelay: this.retry.max,
+          jitter: 'full',
+          retry: (err: Error) => {
+            if (stopped) return false;
+            failing = true;
+            monitor?.failed(err);
+            return true;
+          },
+        });
+        if (failing) {
+          failing = false;
+          monitor?.recovered();
         }
-        if (batch.length === 0) await waitForMore();
+        if (handled === 0) await waitForMore();
       }
     })();
     return {
