@@ -47,6 +47,12 @@ const configMap = {
     S3_BUCKET: 'transformation-runs',
     S3_REGION: 'us-east-1',
     PUBLIC_BASE_URL: 'https://transform.example.com',
+    // The gateway is reached through the ingress controller, whose pods (and any load balancer in
+    // front, inside the cluster's private network) forward the client's address in X-Forwarded-For:
+    // trusting private-network peers makes request.ip the client, so the failed-authentication
+    // throttle counts each client, not the ingress. A client's own X-Forwarded-For entries are
+    // not trusted (its address is public).
+    TRUST_PROXY: 'loopback,uniquelocal',
   },
 };
 
@@ -67,9 +73,14 @@ const secretKeys = [
 /** Present only where the cluster needs them (SASL). */
 const OPTIONAL_SECRETS = new Set(['KAFKA_SASL_PASSWORD']);
 
+/** Every app's operator endpoints (/healthz, /readyz, /metrics): a worker's HEALTH_PORT, the gateway's admin listener. */
+const OPERATOR_PORT = 8081;
+const API_PORT = 3000;
+
 function deployment({ app, replicas, http }) {
-  // The gateway answers /healthz, /readyz and /metrics on its API port; a worker on HEALTH_PORT.
-  const port = http ? 3000 : 8081;
+  // A worker answers /healthz, /readyz and /metrics on HEALTH_PORT; the gateway on its admin listener
+  // (ADMIN_PORT, with the admin API), which the Service does not expose: /readyz and /metrics are not public.
+  const port = OPERATOR_PORT;
   const probe = (path, extra) => ({ httpGet: { path, port }, periodSeconds: 10, timeoutSeconds: 3, ...extra });
   // For Prometheus's usual kubernetes-pods job (docs/operations.md, "Health, metrics and logs").
   const scrape = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' };
@@ -90,7 +101,14 @@ function deployment({ app, replicas, http }) {
               image: IMAGE,
               env: [
                 { name: 'APP', value: app },
-                ...(http ? [{ name: 'PORT', value: String(port) }] : []),
+                ...(http
+                  ? [
+                      { name: 'PORT', value: String(API_PORT) },
+                      { name: 'ADMIN_PORT', value: String(OPERATOR_PORT) },
+                      // The pod's address, for the kubelet's probes and Prometheus; no Service leads to it.
+                      { name: 'ADMIN_HOST', value: '0.0.0.0' },
+                    ]
+                  : []),
                 ...secretKeys.map((key) => ({
                   name: key,
                   valueFrom: {
@@ -99,7 +117,12 @@ function deployment({ app, replicas, http }) {
                 })),
               ],
               envFrom: [{ configMapRef: { name: `${NAME}-config` } }],
-              ports: [{ name: http ? 'http' : 'health', containerPort: port }],
+              ports: http
+                ? [
+                    { name: 'http', containerPort: API_PORT },
+                    { name: 'admin', containerPort: OPERATOR_PORT },
+                  ]
+                : [{ name: 'health', containerPort: port }],
               // Readiness: the stores answer and every consumer group consumes (a store's check gives up after 3 s,
               // so the probe waits 5 s for the 503 that says why). Liveness: the process and its event loop answer.
               readinessProbe: probe('/readyz', { initialDelaySeconds: 5, timeoutSeconds: 5 }),
@@ -126,7 +149,7 @@ const service = {
   apiVersion: 'v1',
   kind: 'Service',
   metadata: { name: `${NAME}-gateway`, labels: { app: NAME, component: 'gateway' } },
-  spec: { selector: { app: NAME, component: 'gateway' }, ports: [{ name: 'http', port: 80, targetPort: 3000 }] },
+  spec: { selector: { app: NAME, component: 'gateway' }, ports: [{ name: 'http', port: 80, targetPort: API_PORT }] },
 };
 
 const documents = [configMap, ...APPS.map(deployment), service];

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as yaml from 'js-yaml';
+import Fastify from 'fastify';
+import { loadConfig } from '@app/config';
 import { registry } from '@app/metrics';
+import { trustProxyFunction } from '../../apps/gateway/src/http/trust-proxy';
 
 /**
  * The deployment files cannot run here (no Docker engine, no cluster), so what can be
@@ -20,6 +23,14 @@ const processApps = Object.entries(nestCli.projects as Record<string, { type: st
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const generator = require(join(root, 'deploy/k8s/generate.js'));
 
+/** What the Secret gives every app (placeholders: nothing is connected). */
+const SECRETS = {
+  SECRETS_KEY: Buffer.alloc(32).toString('base64'),
+  SIGNING_SECRET: 'placeholder',
+  EVENTSTORE_URL: 'esdb://127.0.0.1:2113?tls=false',
+  MONGO_URL: 'mongodb://127.0.0.1:27017/t',
+};
+
 describe('deployment files', () => {
   it('the committed Kubernetes manifests are what deploy/k8s/generate.js writes', () => {
     expect(readFileSync(join(root, 'deploy/k8s/transformation-service.yaml'), 'utf8')).toBe(generator.render());
@@ -33,7 +44,7 @@ describe('deployment files', () => {
       const c = d.spec.template.spec.containers[0];
       const app = c.env.find((e: any) => e.name === 'APP').value;
       expect(app).toBe(d.metadata.labels.component);
-      const port = app === 'gateway' ? 3000 : 8081; // the API port, or HEALTH_PORT
+      const port = 8081; // HEALTH_PORT, or the gateway's admin listener (ADMIN_PORT): operator endpoints are not public
       expect([c.readinessProbe.httpGet, c.livenessProbe.httpGet]).toEqual([
         { path: '/readyz', port },
         { path: '/healthz', port },
@@ -47,6 +58,47 @@ describe('deployment files', () => {
     }
     const config = docs.find((d) => d.kind === 'ConfigMap').data;
     expect(config).toMatchObject({ EVENT_STORE: 'eventstoredb', BUS: 'kafka', READ_MODEL: 'mongo', BLOB_STORE: 's3', HEALTH_PORT: '8081' });
+  });
+
+  it('the gateway serves /readyz and /metrics on its admin listener, which its Service does not expose', () => {
+    const docs = yaml.loadAll(readFileSync(join(root, 'deploy/k8s/transformation-service.yaml'), 'utf8')) as any[];
+    const gateway = docs.find((d) => d.kind === 'Deployment' && d.metadata.labels.component === 'gateway').spec.template.spec.containers[0];
+    const env = Object.fromEntries(gateway.env.filter((e: any) => 'value' in e).map((e: any) => [e.name, e.value]));
+    const config = loadConfig({
+      ...docs.find((d) => d.kind === 'ConfigMap').data,
+      ...env,
+      ...SECRETS,
+    });
+    expect(config.http.adminListener).toEqual({ host: '0.0.0.0', port: 8081 });
+    expect(config.port).toBe(3000);
+    const service = docs.find((d) => d.kind === 'Service');
+    expect(service.spec.ports.map((p: any) => p.targetPort)).toEqual([3000]);
+  });
+
+  it('the Kubernetes gateway trusts the ingress: throttling sees the client address, not the ingress pod', async () => {
+    const docs = yaml.loadAll(readFileSync(join(root, 'deploy/k8s/transformation-service.yaml'), 'utf8')) as any[];
+    const data = docs.find((d) => d.kind === 'ConfigMap').data;
+    expect(data.TRUST_PROXY).toEqual(expect.any(String));
+    const ipBehindIngress = async (env: Record<string, string>, forwardedFor: string) => {
+      const config = loadConfig({ ...env, ...SECRETS });
+      const app = Fastify({ trustProxy: trustProxyFunction(config.http.trustProxy) });
+      app.get('/ip', (request) => ({ ip: request.ip }));
+      try {
+        // An ingress controller pod (a private address in the cluster) forwards the client's request.
+        const res = await app.inject({ url: '/ip', remoteAddress: '10.42.3.17', headers: { 'x-forwarded-for': forwardedFor } });
+        return (res.json() as { ip: string }).ip;
+      } finally {
+        await app.close();
+      }
+    };
+    expect(await ipBehindIngress(data, '203.0.113.9')).toBe('203.0.113.9');
+    // Behind a cloud load balancer that is inside the private network too: still the client.
+    expect(await ipBehindIngress(data, '198.51.100.4, 10.0.0.5')).toBe('198.51.100.4');
+    // A client cannot pick its address: what it wrote itself, before a public hop, is not trusted.
+    expect(await ipBehindIngress(data, '10.1.1.1, 203.0.113.9')).toBe('203.0.113.9');
+    // Without the setting, every client would be the ingress pod (one throttle bucket for everyone).
+    const { TRUST_PROXY: _omitted, ...withoutTrust } = data;
+    expect(await ipBehindIngress(withoutTrust, '203.0.113.9')).toBe('10.42.3.17');
   });
 
   it('docker-compose runs every app with a health check, after the engines are healthy', () => {

@@ -464,6 +464,13 @@ describe('HTTP edge: the admin API on a listener of its own', () => {
       expect((await call(`${admin}/openapi.json`)).status).toBe(404);
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: org.body.api_key })).status).toBe(200);
       expect((await call(`${admin}/admin/v1/organizations`, { body: { name: 'x' } })).status).toBe(401);
+      // The operator endpoints: /readyz and /metrics on the admin listener only, /healthz on both.
+      for (const path of ['/readyz', '/metrics']) {
+        expect(await call(`${svc.baseUrl}${path}`)).toMatchObject({ status: 404, body: envelope('not_found') });
+        expect((await fetch(`${admin}${path}`)).status).toBe(200);
+      }
+      expect(await (await fetch(`${admin}/metrics`)).text()).toContain('transform_consumer_lag_events');
+      for (const base of [svc.baseUrl, admin]) expect((await fetch(`${base}/healthz`)).status).toBe(200);
     } finally {
       await svc.stop();
     }
@@ -476,6 +483,7 @@ describe('HTTP edge: the admin API on a listener of its own', () => {
     try {
       expect((await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'x' } })).status).toBe(201);
       expect((await call(`${svc.baseUrl}/admin/openapi.json`)).status).toBe(200);
+      for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${svc.baseUrl}${path}`)).status).toBe(200);
     } finally {
       await svc.stop();
     }

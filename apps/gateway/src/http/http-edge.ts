@@ -27,6 +27,11 @@ const REVIEW_PAGE = '/review/:runId';
 const FILES = `${LOCAL_BLOB_ROUTE}/`;
 /** Routes behind a credential: their requests pass the failed-authentication throttle first. */
 const CREDENTIAL_ROUTES = ['/v1/', '/admin/v1/', REVIEW_PAGE, FILES];
+/** Operator endpoints that, with an admin listener, are served there only (`/healthz` stays on both: it tells nothing). */
+const OPERATOR_ROUTES = new Set(['/readyz', '/metrics']);
+const ON_BOTH_LISTENERS = new Set(['/healthz']);
+/** What the admin listener serves alone when there is one: the admin API and the operator endpoints. */
+const adminOnly = (route: string): boolean => route.startsWith('/admin/') || OPERATOR_ROUTES.has(route);
 const MIN_CHECK_INTERVAL_MS = 250;
 const MAX_CHECK_INTERVAL_MS = 30_000;
 
@@ -52,7 +57,8 @@ const hasBody = (raw: IncomingMessage): boolean => raw.method !== 'GET' && raw.m
  *   timeout, and a cap on JSON body bytes in flight (503 past it).
  * - Security headers on every answer: CSP `frame-ancestors 'none'`, X-Frame-Options DENY,
  *   and HSTS when PUBLIC_BASE_URL is https.
- * - Optionally, the admin API on a listener of its own (ADMIN_HOST/ADMIN_PORT).
+ * - Optionally, the admin API on a listener of its own (ADMIN_HOST/ADMIN_PORT), with the
+ *   operator endpoints /readyz and /metrics (there only; /healthz answers on both).
  *
  * Fastify's options are fixed when the adapter is made, before the configuration is known:
  * `fastifyOptions()` hands it functions that read the configuration `install()` brings.
@@ -124,8 +130,9 @@ export class HttpEdge {
     const route = request.is404 ? undefined : request.routeOptions.url;
     const onAdminListener = this.adminRequests.has(request.raw);
     const separateAdmin = this.config.http.adminListener !== null;
-    // Unknown routes answer 404 here, without reading a body; with its own listener, the admin API exists only there.
-    if (route === undefined || (separateAdmin && route.startsWith('/admin/') !== onAdminListener)) {
+    // Unknown routes answer 404 here, without reading a body; with its own listener, the admin API and the
+    // operator endpoints (/readyz, /metrics) exist only there, and the public API only on the public one.
+    if (route === undefined || (separateAdmin && !ON_BOTH_LISTENERS.has(route) && adminOnly(route) !== onAdminListener)) {
       return this.refuse(request, reply, statusError(404));
     }
     const refusal = await this.authenticate(route, request);
