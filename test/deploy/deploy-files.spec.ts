@@ -86,7 +86,7 @@ describe('deployment files', () => {
       try {
         // An ingress controller pod (a private address in the cluster) forwards the client's request.
         const res = await app.inject({ url: '/ip', remoteAddress: '10.42.3.17', headers: { 'x-forwarded-for': forwardedFor } });
-        return (res.json() as { ip: string }).ip;
+        return res.json<{ ip: string }>().ip;
       } finally {
         await app.close();
       }
