@@ -3,7 +3,7 @@
  *
  *   contracts            event and API shapes; imports no lib
  *   domain               the pure rules (decider, fields, mapping); imports contracts only
- *   ports and adapters   event-store, bus, read-model, directory, blob-storage, sqlite, tabular, config,
+ *   ports and adapters   event-store, bus, read-model, directory, accounts, blob-storage, sqlite, tabular, config,
  *                        url-safety, http-headers: each imports contracts, domain, config and sqlite at most,
  *                        never another adapter lib
  *   application libs     run-commands, run-event-transport, event-relay, run-source, run-links, cpu-work,
@@ -13,7 +13,7 @@
  *   tracing              OpenTelemetry's set-up and the trace context helpers; imports no lib, so any layer may use it
  */
 const ADAPTER_LIBS =
-  '(event-store|bus|read-model|directory|dead-letters|leases|blob-storage|sqlite|tabular|config|url-safety|http-headers)';
+  '(event-store|bus|read-model|directory|accounts|dead-letters|leases|blob-storage|sqlite|tabular|config|url-safety|http-headers)';
 
 module.exports = {
   forbidden: [

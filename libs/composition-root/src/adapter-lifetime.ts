@@ -3,6 +3,7 @@ import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore } from '@app/event-store';
 import { DEAD_LETTER_STORE } from '@app/dead-letters';
 import { DIRECTORY } from '@app/directory';
+import { ACCOUNT_STORE } from '@app/accounts';
 import { LEASE_STORE } from '@app/leases';
 import { RUN_READ_MODEL } from '@app/read-model';
 import { DELIVERY_LOG } from '@app/read-model/delivery-log.port';
@@ -22,6 +23,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     @Inject(RUN_READ_MODEL) private readonly readModel: Closeable,
     @Inject(DELIVERY_LOG) private readonly deliveryLog: Closeable,
     @Inject(DIRECTORY) private readonly directory: Closeable,
+    @Inject(ACCOUNT_STORE) private readonly accounts: Closeable,
     @Inject(DEAD_LETTER_STORE) private readonly deadLetters: Closeable,
     @Inject(LEASE_STORE) private readonly leases: Closeable,
   ) {}
@@ -33,6 +35,7 @@ export class AdapterLifetime implements OnApplicationShutdown {
     await this.readModel.close?.();
     await this.deliveryLog.close?.();
     await this.directory.close?.();
+    await this.accounts.close?.();
     await this.deadLetters.close?.();
     await this.leases.close?.();
   }

@@ -1,3 +1,4 @@
+import { type AccountStore, SqliteAccountStore } from '@app/accounts';
 import { join } from 'node:path';
 import { InProcessBus, type MessageBus } from '@app/bus';
 import type { AppConfig } from '@app/config';
@@ -55,6 +56,13 @@ export const openDirectory = async (c: AppConfig): Promise<SqliteDirectory | Mon
   if (c.readModel.kind !== 'mongo') return new SqliteDirectory(join(c.dataDir, READ_MODEL_FILE), secrets);
   const mongo = require('@app/directory/mongo/mongo-directory') as typeof import('@app/directory/mongo/mongo-directory');
   return mongo.MongoDirectory.connect(c.readModel.url, secrets);
+};
+
+/** The console's members, invitations and sessions sit with the directory: the read model's SQLite file or MongoDB database. */
+export const openAccounts = async (c: AppConfig): Promise<AccountStore> => {
+  if (c.readModel.kind !== 'mongo') return new SqliteAccountStore(join(c.dataDir, READ_MODEL_FILE));
+  const mongo = require('@app/accounts/mongo/mongo-account-store') as typeof import('@app/accounts/mongo/mongo-account-store');
+  return mongo.MongoAccountStore.connect(c.readModel.url);
 };
 
 /** Dead letters sit next to the checkpoints: the embedded event store's file, or the read model's MongoDB database. */

@@ -9,6 +9,7 @@ import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore, SqliteCheckpointStore } from '@app/event-store';
 import { CommandBus, CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { DIRECTORY } from '@app/directory';
+import { ACCOUNT_STORE } from '@app/accounts';
 import { ProjectionWaiter, RUN_READ_MODEL, type RunReadModel, type SqliteReadModel } from '@app/read-model';
 import type { MongoReadModel } from '@app/read-model/mongo/mongo-read-model';
 import { DELIVERY_LOG } from '@app/read-model/delivery-log.port';
@@ -18,6 +19,7 @@ import { RunCommandsModule } from '@app/run-commands';
 import { RunEventsServer } from '@app/run-event-transport';
 import { AdapterLifetime } from './adapter-lifetime';
 import {
+  openAccounts,
   openBlobStore,
   openBus,
   openDeadLetters,
@@ -71,6 +73,8 @@ export class InfrastructureModule {
         { provide: DELIVERY_LOG, useFactory: openDeliveryLog, inject: [APP_CONFIG] },
         // Organizations, keys, schemas, providers: kept where the read model is configured (openDirectory).
         { provide: DIRECTORY, useFactory: openDirectory, inject: [APP_CONFIG] },
+        // The console's people (members, invitations, sessions): where the directory is.
+        { provide: ACCOUNT_STORE, useFactory: openAccounts, inject: [APP_CONFIG] },
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,
@@ -118,6 +122,7 @@ export class InfrastructureModule {
         RUN_READ_MODEL,
         DELIVERY_LOG,
         DIRECTORY,
+        ACCOUNT_STORE,
         URL_SIGNER,
         BLOB_STORE,
         ProjectionWaiter,

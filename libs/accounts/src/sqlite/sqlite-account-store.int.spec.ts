@@ -1,0 +1,42 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accountStoreContract } from '../testing/account-store.contract';
+import { SqliteAccountStore } from './sqlite-account-store';
+
+accountStoreContract('SQLite', async () => new SqliteAccountStore(join(mkdtempSync(join(tmpdir(), 'accounts-')), 'read-model.sqlite')));
+
+describe('SqliteAccountStore across processes', () => {
+  it('two connections to one file (two gateway processes) see the same sessions and one account per e-mail', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'accounts-')), 'read-model.sqlite');
+    const one = new SqliteAccountStore(file);
+    const two = new SqliteAccountStore(file);
+    try {
+      const m = {
+        id: 'm1',
+        organization_id: 'o1',
+        email: 'a@example.com',
+        display_name: 'A',
+        role: 'owner' as const,
+        password_hash: 'h',
+        created_at: 't',
+        updated_at: 't',
+      };
+      expect(await one.createMember(m)).toBe(true);
+      expect(await two.createMember({ ...m, id: 'm2' })).toBe(false);
+      await one.createSession({
+        token_hash: 'h1',
+        member_id: 'm1',
+        organization_id: 'o1',
+        csrf_token: 'c',
+        created_at: '2026-01-01T00:00:00.000Z',
+        last_seen_at: '2026-01-01T00:00:00.000Z',
+        expires_at: '2099-01-01T00:00:00.000Z',
+      });
+      expect((await two.findSession('h1', '2026-01-02T00:00:00.000Z'))?.member_id).toBe('m1');
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
