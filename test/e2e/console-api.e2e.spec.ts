@@ -304,14 +304,14 @@ describe('console sessions across a restart and idle expiry', () => {
   });
 
   it('a session ends after the idle time; an invitation link ends after its time', async () => {
-    const svc = await startService({ CONSOLE_SESSION_IDLE_SECONDS: '1', CONSOLE_INVITATION_TTL_SECONDS: '1' });
+    const svc = await startService({ CONSOLE_SESSION_IDLE_SECONDS: '1', CONSOLE_INVITATION_TTL_SECONDS: '2' });
     try {
       const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Idle' } });
       const first = await inviteByOperator(svc, org.body.id, 'idle@example.com');
       const late = await inviteByOperator(svc, org.body.id, 'late@example.com');
       const owner = new ConsoleClient(svc.baseUrl);
       expect((await owner.accept(first.url, 'Idle', PASSWORD)).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1600));
+      await new Promise((r) => setTimeout(r, 2100));
       expect(await owner.get('/session')).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
       expect(await new ConsoleClient(svc.baseUrl).accept(late.url, 'Late', PASSWORD)).toMatchObject({
         status: 410,

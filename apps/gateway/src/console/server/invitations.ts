@@ -75,7 +75,7 @@ export class Invitations {
       invited_by: by?.member.id ?? null,
       created_at: now.toISOString(),
       // Whole seconds: the signature covers the expiry as the URL signer counts it.
-      expires_at: new Date(Math.floor(now.getTime() / 1000 + this.config.console.invitationTtlSeconds) * 1000).toISOString(),
+      expires_at: new Date(Math.ceil(now.getTime() / 1000 + this.config.console.invitationTtlSeconds) * 1000).toISOString(),
       accepted_at: null,
       revoked_at: null,
     };
@@ -123,7 +123,11 @@ export class Invitations {
     if (await this.accounts.findMemberByEmail(invitation.email)) throw emailTaken();
     const passwordHash = await hashPassword(b.password as string);
     const now = new Date().toISOString();
-    if (!(await this.accounts.acceptInvitation(invitation.id, now))) throw used();
+    if (!(await this.accounts.acceptInvitation(invitation.id, now))) {
+      // Taken meanwhile, or its time ran out while the password was hashed.
+      const current = await this.accounts.getInvitation(invitation.id);
+      throw current && !current.accepted_at && !current.revoked_at ? expired() : used();
+    }
     const member = {
       id: randomUUID(),
       organization_id: invitation.organization_id,
@@ -163,6 +167,8 @@ export class Invitations {
 }
 
 const expirySeconds = (invitation: Invitation): number => Math.floor(Date.parse(invitation.expires_at) / 1000);
+const expired = () =>
+  new ApiError(410, 'invitation_expired', 'gone', 'This invitation has expired. Ask an owner of the organization to invite you again.');
 const used = () =>
   ApiError.conflict('invitation_used', 'This invitation was already used or withdrawn. Sign in, or ask an owner for a new invitation.');
 const emailTaken = () =>
