@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -232,6 +233,14 @@ describe('console API', () => {
       const key = (await a.owner.post('/api-keys')).body.data.id;
       const member = a.owner.session!.member.id;
       const invitation = (await a.owner.post('/invitations', { email: 'pending-a@example.com', role: 'viewer' })).body.data.id;
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: a.org.api_key,
+        body: { schema_id: schema, filename: 'people.csv' },
+      });
+      expect(run.status).toBe(201);
+      const runId = run.body.id ?? run.body.data?.id;
+      expect((await a.owner.get(`/runs/${runId}`)).body.data.id).toBe(runId);
+      expect((await a.owner.get(`/runs/${runId}/timeline`)).body.data.map((e: { type: string }) => e.type)).toEqual(['RunCreated']);
       const calls: Array<[string, string, unknown?]> = [
         ['GET', `/schemas/${schema}`],
         ['PUT', `/schemas/${schema}`, { name: 'B', fields: PEOPLE_FIELDS }],
@@ -243,6 +252,10 @@ describe('console API', () => {
         ['PATCH', `/members/${member}`, { role: 'viewer' }],
         ['DELETE', `/members/${member}`],
         ['DELETE', `/invitations/${invitation}`],
+        ['GET', `/runs/${runId}`],
+        ['GET', `/runs/${runId}/timeline`],
+        ['GET', `/runs/${runId}/deliveries`],
+        ['POST', `/runs/${runId}/deliveries/${randomUUID()}/resend`],
       ];
       for (const [method, path, body] of calls) {
         const res = await b.owner.request(method, path, { body });
