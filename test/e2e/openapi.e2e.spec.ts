@@ -26,6 +26,7 @@ const PUBLIC_RESPONSES: Record<string, string[]> = {
 const BODY_ERRORS = ['400', '413', '415'];
 const ADMIN_RESPONSES: Record<string, string[]> = {
   'admin.organizations.create': ['201', ...BODY_ERRORS, '401', '422', '500'],
+  'admin.invitations.create': ['201', ...BODY_ERRORS, '401', '404', '422', '500'],
   'admin.apiKeys.index': ['200', '401', '404', '500'],
   'admin.apiKeys.create': ['201', ...BODY_ERRORS, '401', '404', '500'],
   'admin.apiKeys.revoke': ['204', ...BODY_ERRORS, '401', '404', '500'],
@@ -500,6 +501,7 @@ describe('OpenAPI documents', () => {
       expect((await admin(`${o}/webhook`, { method: 'PUT', body: { url: null } })).status).toBe(200);
       expect((await admin(`${o}/webhook/rotate-secret`, { method: 'POST' })).status).toBe(200);
       expect((await admin(`${o}/quota`, { method: 'PUT', body: { review_preparations: null } })).status).toBe(200);
+      expect((await admin(`${o}/invitations`, { body: { email: 'owner@globex.example', role: 'owner' } })).status).toBe(201);
       const fields = {
         x: {
           description: 'x',
