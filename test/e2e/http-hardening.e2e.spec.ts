@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { ADMIN_TOKEN, call, freePort, setupOrganization, startService, type Service } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, setupOrganization, startService, type Service, upload } from '../support/service-harness';
 
 /**
  * The HTTP edge (apps/gateway/src/http/http-edge.ts, docs/security.md "HTTP edge"):
@@ -236,6 +236,32 @@ describe('HTTP edge: bounded resources', () => {
     expect(answer.body).toEqual(envelope('request_timeout'));
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
     expect(answer.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 1500);
+  });
+
+  it('a request answered before its body arrived is closed with its answer, also on a keep-alive connection (no keep-alive timeout takes over)', async () => {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'k.csv' },
+    });
+    const u = new URL(run.body.upload.url);
+    // Keep-alive (no Connection: close), 100 bytes announced, 10 sent, then silence.
+    const put = (path: string) => `PUT ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\nContent-Length: 100\r\n\r\n`;
+    const partial = [Buffer.from('email\na@b.')];
+    const forged = new URL(u);
+    forged.searchParams.set('signature', 'forged');
+    const badSignature = await raw(port, put(forged.pathname + forged.search), {
+      body: partial,
+      timeoutMs: 5000,
+      localAddress: '127.0.0.41',
+    });
+    expect(badSignature.status).toBe(403);
+    expect(badSignature.headers.connection).toBe('close');
+    expect(badSignature.closedAfterMs).toBeLessThan(UPLOAD_IDLE_MS);
+    // An upload the run does not expect any more (its file is there and these bytes differ): answered at once, closed.
+    expect((await upload(run.body, 'email\nx@y.io\n')).status).toBe(200);
+    const refused = await raw(port, put(u.pathname + u.search), { body: partial, timeoutMs: 5000 });
+    expect(refused.status).toBe(409);
+    expect(refused.closedAfterMs).toBeLessThan(UPLOAD_IDLE_MS);
   });
 
   it('an upload to the signed /files URL may take longer than the JSON body deadline while it advances; a stalled one is closed after HTTP_UPLOAD_IDLE_TIMEOUT_MS', async () => {

@@ -204,7 +204,8 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
     headersTimeoutMs: Math.max(1, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000)),
     bodyTimeoutMs: Math.max(1, int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000)),
-    uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 60_000)),
+    // Below a minute: a stalled upload is cut within 60 s of its last byte, whatever else happens.
+    uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000)),
     keepAliveTimeoutMs: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
     maxJsonBytesInFlight: Math.max(1, int(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024)),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),

@@ -90,8 +90,9 @@ export class HttpEdge {
     this.applyLimits(fastify.server);
     fastify.addHook('onRequest', (request, reply) => this.onRequest(request, reply));
     // Synchronous on purpose: the answer of a refusing onRequest must be sent before Fastify decides whether to read the body.
-    fastify.addHook('onSend', (_request, reply, payload, done) => {
+    fastify.addHook('onSend', (request, reply, payload, done) => {
       this.securityHeaders(reply);
+      this.closeIfBodyUnread(request, reply);
       done(null, payload);
     });
     fastify.addHook('preClose', (done) => {
@@ -218,6 +219,18 @@ export class HttpEdge {
       return;
     }
     void this.refuse(request, reply, statusError(408));
+  }
+
+  /**
+   * An answer sent before the request's body arrived whole (a route refusing an upload, a 403
+   * on a bad /files signature, any early answer) closes the connection after it. Otherwise
+   * Node would go on reading the rest of the body on a keep-alive connection, under the
+   * keep-alive timeout it arms after each answer (72 s by default, and reset by every byte a
+   * slow client trickles) instead of our deadlines: a stalled body would hold the connection
+   * for longer than a minute.
+   */
+  private closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+    if (declaresBody(request.raw) && !request.raw.complete) void reply.header('connection', 'close');
   }
 
   /** Answers in the envelope; a body not yet read is not read at all: the connection closes after the answer. */
