@@ -71,7 +71,7 @@ export const quotaRefusals = new Counter({
 
 export const rateLimitRefusals = new Counter({
   name: 'transform_rate_limit_refusals_total',
-  help: 'Requests refused by a rate limit (api_key: per-key requests per minute; failed_auth: failed authentications per address).',
+  help: 'Requests refused by a rate limit (api_key: per-key requests per minute; failed_auth: failed authentications per address; console_sign_in: failed console sign-ins per account or address).',
   labelNames: ['limit'] as const,
   registers,
 });
