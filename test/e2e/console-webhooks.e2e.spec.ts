@@ -1,0 +1,103 @@
+import { organizationWithOwner } from '../support/console-client';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { call, PEOPLE_FIELDS, reviewApi, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+const FAST = { WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_DELAYS_MS: '60', WEBHOOK_MAX_ATTEMPTS: '2' };
+
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The console's webhook side as an owner uses it: settings, the secret, a failed delivery sent again, a test event. */
+describe('console: webhooks', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    svc = await startService(FAST);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.stop();
+  });
+
+  it('finds a failed delivery, sends it again (same X-Service-Id, the rotated secret), and the audit log says who', async () => {
+    const { org, owner } = await organizationWithOwner(svc, 'Hooks');
+    const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
+    const url = `${receiver.url}/hooks?case=console`;
+    expect((await owner.put('/webhook', { url })).body.data).toEqual({ url });
+
+    receiver.fallback = 'error';
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.api_key,
+      body: { schema_id: schema, filename: 'p.csv' },
+    });
+    const runId = created.body.id;
+    await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
+    const ready = await waitForRun(svc, org.api_key, runId, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    await waitForRun(svc, org.api_key, runId, (r) => r.notification_status === 'failed');
+
+    // The organization's log shows the failures; the run's page lists its attempts.
+    const failed = await eventually(
+      () => owner.get('/deliveries?outcome=failed'),
+      (res) => res.body.meta?.total >= 2,
+    );
+    expect(failed.body.data[0]).toMatchObject({ run_id: runId, status_code: 500, outcome: 'failed', url });
+    const attempts = (await owner.get(`/runs/${runId}/deliveries`)).body.data;
+    expect(attempts.map((a: { attempt: number }) => a.attempt)).toEqual([2, 1]);
+    const timeline = (await owner.get(`/runs/${runId}/timeline`)).body.data.map((e: { type: string }) => e.type);
+    expect(timeline).toEqual(
+      expect.arrayContaining(['RunCreated', 'SourceUploaded', 'ReviewPrepared', 'ReviewApproved', 'OutputProduced', 'WebhookAttempted']),
+    );
+
+    // Rotate, then re-send: the receiver gets the same run id with the new secret.
+    const secret = (await owner.post('/webhook/secret/rotate')).body.data.secret;
+    receiver.fallback = 'ok';
+    const before = receiver.for(runId).length;
+    const resent = await owner.post(`/runs/${runId}/deliveries/${attempts[0].delivery_id}/resend`);
+    expect(resent).toMatchObject({ status: 202, body: { data: { delivery_id: attempts[0].delivery_id, status: 'pending' } } });
+    const got = await eventually(
+      async () => receiver.for(runId),
+      (list) => list.length > before,
+    );
+    const last = got[got.length - 1];
+    expect(last.headers['x-service-id']).toBe(runId);
+    expect(last.headers['x-service-webhook-secret']).toBe(secret);
+    const delivered = await eventually(
+      () => owner.get(`/runs/${runId}/deliveries`),
+      (res) => res.body.data[0]?.outcome === 'delivered',
+    );
+    expect(delivered.body.data[0]).toMatchObject({ attempt: 3, status_code: 200 });
+
+    const audit = (await owner.get('/audit')).body.data;
+    expect(audit[0]).toMatchObject({
+      type: 'DeliveryResent',
+      actor: { member_id: owner.session!.member.id },
+      details: { run_id: runId, delivery_id: attempts[0].delivery_id, event: 'transformation.finished' },
+    });
+    expect(audit.map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['WebhookSecretRotated', 'WebhookUrlChanged', 'SchemaSaved']),
+    );
+  });
+
+  it('sends a signed test event to the default URL and says what the receiver answered', async () => {
+    const { owner } = await organizationWithOwner(svc, 'Test event');
+    expect(await owner.post('/webhook/test')).toMatchObject({ status: 422, body: { error: { fields: { url: expect.any(Array) } } } });
+    await owner.put('/webhook', { url: `${receiver.url}/hooks?case=test-event` });
+    receiver.fallback = 'ok';
+    const res = await owner.post('/webhook/test');
+    expect(res.body.data).toMatchObject({ delivered: true, status_code: 200, error: null, duration_ms: expect.any(Number) });
+    const secret = (await owner.post('/webhook/secret/reveal')).body.data.secret;
+    const received = receiver.received.filter((r) => r.path.includes('case=test-event'));
+    expect(received).toHaveLength(1);
+    expect(received[0].headers['x-service-webhook-secret']).toBe(secret);
+    expect(JSON.parse(received[0].body)).toMatchObject({ event: 'webhook.test', test: true });
+  });
+});
