@@ -5,6 +5,6 @@ const { cpSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-for (const dir of ['apps/gateway/src/review/web']) {
+for (const dir of ['apps/gateway/src/review/web', 'apps/gateway/src/web-shared/web', 'apps/gateway/src/console/web']) {
   cpSync(join(root, dir), join(root, 'dist', dir), { recursive: true });
 }

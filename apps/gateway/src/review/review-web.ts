@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 
 import { LOCALES, supportedLocale, type Locale } from '@app/domain';
+import { loadWebAssets, SHARED_WEB_DIR, type WebAsset } from '../web-shared/web-assets';
 
 export { supportedLocale };
 export const REVIEW_LOCALES = LOCALES;
@@ -14,20 +14,14 @@ export const RTL_LOCALES: ReadonlySet<string> = new Set(['ar']);
 export type Message = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export type Catalog = Record<string, Message>;
 
-export interface WebAsset {
-  body: string;
-  contentType: string;
-  etag: string;
-  path: string;
-}
+export type { WebAsset };
 
 /**
  * Browser files and translation catalogs live in ./web, copied beside the compiled code by the
  * build; review.js is built there from ./page (scripts/build-review-page.js).
  */
 const WEB_DIR = join(__dirname, 'web');
-const REQUIRED_ASSETS = ['review.js', 'review.css'];
-const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const REQUIRED_ASSETS = ['review.js', 'review.css', 'tokens.css'];
 
 /**
  * The review page's static side: its script and style (served under a content hash so
@@ -37,19 +31,14 @@ const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=u
 @Injectable()
 export class ReviewWeb {
   readonly catalogs: ReadonlyMap<ReviewLocale, Catalog>;
-  private readonly assets = new Map<string, WebAsset>();
+  private readonly assets: Map<string, WebAsset>;
 
   constructor() {
     this.catalogs = new Map(
       REVIEW_LOCALES.map((l) => [l, JSON.parse(readFileSync(join(WEB_DIR, 'i18n', `${l}.json`), 'utf8')) as Catalog]),
     );
-    for (const file of readdirSync(WEB_DIR)) {
-      const ext = file.slice(file.lastIndexOf('.'));
-      if (!ASSET_TYPES[ext]) continue;
-      const body = readFileSync(join(WEB_DIR, file), 'utf8');
-      const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-      this.assets.set(file, { body, contentType: ASSET_TYPES[ext], etag: `"${hash}"`, path: `/review-assets/${file}?v=${hash}` });
-    }
+    // The shared design tokens first, then the page's own script and style (served under /review-assets).
+    this.assets = loadWebAssets([SHARED_WEB_DIR, WEB_DIR], '/review-assets');
     const missing = REQUIRED_ASSETS.filter((name) => !this.assets.has(name));
     if (missing.length > 0)
       throw new Error(

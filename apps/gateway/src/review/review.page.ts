@@ -33,13 +33,13 @@ interface Frame {
 
 function frame({ locale, appearance, title, body, web, boot }: Frame): string {
   const lang = supportedLocale(locale);
-  const css = web.asset('review.css')?.path;
+  const css = [web.asset('tokens.css')?.path, web.asset('review.css')?.path].filter(Boolean);
   const js = boot ? web.asset('review.js')?.path : undefined;
   return `<!doctype html>
 <html lang="${lang}" dir="${RTL_LOCALES.has(lang) ? 'rtl' : 'ltr'}"${appearance ? ` data-theme="${appearance}"` : ''}>
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><meta name="color-scheme" content="${appearance ?? 'light dark'}">
-<title>${escapeHtml(title)}</title>${css ? `<link rel="stylesheet" href="${css}">` : ''}</head>
+<title>${escapeHtml(title)}</title>${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('')}</head>
 <body>${body}${boot ? `<script type="application/json" id="review-boot">${jsonForScript(boot)}</script>` : ''}${js ? `<script src="${js}" defer></script>` : ''}</body></html>`;
 }
 
