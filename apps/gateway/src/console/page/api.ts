@@ -1,0 +1,75 @@
+/** The console's calls to /console/api: the session's CSRF token on every change, errors from the API's envelope. */
+
+export interface Envelope {
+  error: { code: string; message: string; type: string; request_id: string; fields?: Record<string, string[]> };
+}
+
+/** An answer other than 2xx: the envelope's code, message and field messages. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields: Record<string, string[]> = {},
+    readonly retryAfter: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+let onSignedOut: () => void = () => undefined;
+
+export const setCsrfToken = (token: string | null): void => {
+  csrfToken = token;
+};
+/** Called when a call finds the session ended (401): the app shows the sign-in form. */
+export const whenSignedOut = (handler: () => void): void => {
+  onSignedOut = handler;
+};
+
+export async function api<T>(method: string, path: string, body?: unknown, raw?: { bytes: Blob; type: string }): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let payload: BodyInit | undefined;
+  if (raw) {
+    headers['content-type'] = raw.type || 'application/octet-stream';
+    payload = raw.bytes;
+  } else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(`/console/api${path}`, { method, headers, body: payload, credentials: 'same-origin' });
+  } catch {
+    throw new ApiFailure(0, 'network', 'The service could not be reached. Check your connection and try again.');
+  }
+  const text = await res.text();
+  const parsed = text ? (safeJson(text) as unknown) : null;
+  if (res.ok) return parsed as T;
+  const error = (parsed as Envelope | null)?.error;
+  const failure = new ApiFailure(
+    res.status,
+    error?.code ?? 'unexpected',
+    error?.message ?? `The service answered ${res.status}. Try again in a moment.`,
+    error?.fields ?? {},
+    res.headers.get('retry-after'),
+  );
+  if (res.status === 401 && failure.code === 'unauthenticated') onSignedOut();
+  throw failure;
+}
+
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+/** The pagination envelope of the API's lists. */
+export interface Paged<T> {
+  data: T[];
+  meta: { current_page: number; last_page: number; total: number; per_page: number; from: number | null; to: number | null };
+}

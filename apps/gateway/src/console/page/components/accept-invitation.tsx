@@ -1,0 +1,118 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiFailure } from '../api';
+import { formatDate, t } from '../i18n';
+import { adopt, type SessionView } from '../session';
+import { errorProps, FieldError } from './field-error';
+import { PageTitle } from './page-title';
+import { announce, clearStatus } from './status';
+
+interface Preview {
+  email: string;
+  role: string;
+  organization_name: string;
+  expires_at: string;
+}
+
+/** An invitation link: who is invited where, then a name and a password, and the person is signed in. */
+export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; signature: string; onSignedIn: (s: SessionView) => void }) {
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const [busy, setBusy] = useState(false);
+  const query = `?signature=${encodeURIComponent(signature)}`;
+  useEffect(() => {
+    api<{ data: Preview }>('GET', `/invitations/${id}${query}`)
+      .then((r) => setPreview(r.data))
+      .catch((err: ApiFailure) => setProblem(err.message));
+  }, [id, signature]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    if (form.get('password') !== form.get('password_again')) {
+      setFields({ password_again: [t('invite.mismatch')] });
+      return;
+    }
+    setBusy(true);
+    setFields({});
+    clearStatus();
+    try {
+      const { data } = await api<{ data: SessionView }>('POST', `/invitations/${id}/accept${query}`, {
+        display_name: form.get('display_name'),
+        password: form.get('password'),
+      });
+      announce(t('invite.done', { organization: data.organization.name }));
+      onSignedIn(adopt(data));
+    } catch (err) {
+      const failure = err as ApiFailure;
+      setFields(failure.fields ?? {});
+      if (Object.keys(failure.fields ?? {}).length === 0) setProblem(failure.message);
+      else announce(failure.message, 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" class="narrow">
+      <p class="brand">{t('app.name')}</p>
+      <PageTitle text={t('invite.title')} />
+      {problem && (
+        <div class="notice error" role="alert">
+          <p>{problem}</p>
+          <p>
+            <a href="/console">{t('invite.to_signin')}</a>
+          </p>
+        </div>
+      )}
+      {!problem && !preview && <p class="muted">{t('app.loading')}</p>}
+      {!problem && preview && (
+        <>
+          <p>{t('invite.intro', { organization: preview.organization_name, role: t(`role.${preview.role}`) })}</p>
+          <p class="muted">{t('invite.expires', { date: formatDate(preview.expires_at) })}</p>
+          <form onSubmit={submit} noValidate>
+            <label for="invite-email">{t('signin.email')}</label>
+            <input id="invite-email" type="email" value={preview.email} readOnly autoComplete="username" />
+            <label for="display_name">{t('invite.name')}</label>
+            <input
+              id="display_name"
+              name="display_name"
+              autoComplete="name"
+              required
+              {...errorProps('display_name-error', fields.display_name)}
+            />
+            <FieldError id="display_name-error" messages={fields.display_name} />
+            <label for="new-password">{t('invite.password')}</label>
+            <input
+              id="new-password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={12}
+              aria-describedby={fields.password ? 'password-error' : 'password-hint'}
+              aria-invalid={fields.password ? true : undefined}
+            />
+            <p id="password-hint" class="hint">
+              {t('invite.password_hint')}
+            </p>
+            <FieldError id="password-error" messages={fields.password} />
+            <label for="password-again">{t('invite.password_again')}</label>
+            <input
+              id="password-again"
+              name="password_again"
+              type="password"
+              autoComplete="new-password"
+              required
+              {...errorProps('password_again-error', fields.password_again)}
+            />
+            <FieldError id="password_again-error" messages={fields.password_again} />
+            <button type="submit" disabled={busy}>
+              {t('invite.submit')}
+            </button>
+          </form>
+        </>
+      )}
+    </main>
+  );
+}

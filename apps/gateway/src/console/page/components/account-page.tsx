@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure } from '../api';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import type { SessionView } from '../session';
+import { errorProps, FieldError } from './field-error';
+import { PageTitle } from './page-title';
+import { announce, clearStatus } from './status';
+
+/** The member's own account: the password, other sessions, signing out. */
+export function AccountPage({ session, onSignedOut }: { session: SessionView; onSignedOut: () => void }) {
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const change = async (event: Event) => {
+    event.preventDefault();
+    const formEl = event.target as HTMLFormElement;
+    const form = new FormData(formEl);
+    clearStatus();
+    try {
+      await api('PUT', '/me/password', { current_password: form.get('current_password'), new_password: form.get('new_password') });
+      setErrors({});
+      formEl.reset();
+      announce(t('account.password_changed'));
+    } catch (err) {
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(failure.message, 'error');
+    }
+  };
+  const others = async () => {
+    try {
+      const { data } = await api<{ data: { ended: number } }>('POST', '/session/others/sign-out', {});
+      announce(t('account.others_ended', { count: data.ended }));
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  const signOut = async () => {
+    try {
+      await api('DELETE', '/session');
+    } finally {
+      announce(t('signout.done'));
+      onSignedOut();
+      navigate('/console', true);
+    }
+  };
+  return (
+    <section>
+      <PageTitle text={t('account.title')} />
+      <dl class="facts">
+        <dt>{t('account.name')}</dt>
+        <dd>{session.member.display_name}</dd>
+        <dt>{t('signin.email')}</dt>
+        <dd>{session.member.email}</dd>
+        <dt>{t('account.role')}</dt>
+        <dd>{t(`role.${session.member.role}`)}</dd>
+      </dl>
+      <form class="panel" onSubmit={change} noValidate aria-labelledby="password-title">
+        <h2 id="password-title">{t('account.password_title')}</h2>
+        <label for="current-password">{t('account.current')}</label>
+        <input
+          id="current-password"
+          name="current_password"
+          type="password"
+          autoComplete="current-password"
+          {...errorProps('current-error', errors.current_password)}
+        />
+        <FieldError id="current-error" messages={errors.current_password} />
+        <label for="account-new-password">{t('account.new')}</label>
+        <input
+          id="account-new-password"
+          name="new_password"
+          type="password"
+          autoComplete="new-password"
+          {...errorProps('new-error', errors.new_password)}
+        />
+        <FieldError id="new-error" messages={errors.new_password} />
+        <button type="submit">{t('account.change')}</button>
+      </form>
+      <h2>{t('account.sessions_title')}</h2>
+      <p class="muted">{t('account.sessions_intro')}</p>
+      <div class="actions">
+        <button type="button" class="secondary" onClick={others}>
+          {t('account.others')}
+        </button>
+        <button type="button" class="secondary" onClick={signOut}>
+          {t('signout.button')}
+        </button>
+      </div>
+    </section>
+  );
+}

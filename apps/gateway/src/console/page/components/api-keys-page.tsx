@@ -1,0 +1,122 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure } from '../api';
+import { formatDate, t } from '../i18n';
+import { canChange, type SessionView } from '../session';
+import { useLoad } from '../use-load';
+import { ConfirmDialog } from './confirm-dialog';
+import { CopyButton } from './copy-button';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { announce } from './status';
+
+interface KeyRow {
+  id: string;
+  prefix: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** API keys: issue one (shown once), see them by prefix, revoke one. */
+export function ApiKeysPage({ session }: { session: SessionView }) {
+  const list = useLoad<{ data: KeyRow[] }>('/api-keys');
+  const [issued, setIssued] = useState<{ api_key: string; prefix: string } | null>(null);
+  const [revoking, setRevoking] = useState<KeyRow | null>(null);
+  const editable = canChange(session);
+  const issue = async () => {
+    try {
+      const { data } = await api<{ data: { api_key: string; prefix: string } }>('POST', '/api-keys', {});
+      setIssued(data);
+      announce(t('keys.issued'));
+      list.reload();
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  const revoke = async () => {
+    const key = revoking!;
+    setRevoking(null);
+    try {
+      await api('DELETE', `/api-keys/${key.id}`);
+      announce(t('keys.revoked', { prefix: key.prefix ?? key.id }));
+      list.reload();
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  return (
+    <section>
+      <PageTitle text={t('keys.title')} />
+      <p>{t('keys.intro')}</p>
+      {editable && (
+        <button type="button" onClick={issue}>
+          {t('keys.issue')}
+        </button>
+      )}
+      {issued && (
+        <div class="panel" role="region" aria-labelledby="new-key-title">
+          <h2 id="new-key-title">{t('keys.new_title')}</h2>
+          <p>{t('keys.new_once')}</p>
+          <p>
+            <code class="secret" id="new-key">
+              {issued.api_key}
+            </code>
+          </p>
+          <div class="actions">
+            <CopyButton text={issued.api_key} label={t('keys.copy')} />
+            <button type="button" class="secondary" onClick={() => setIssued(null)}>
+              {t('keys.done')}
+            </button>
+          </div>
+        </div>
+      )}
+      <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
+      {list.data && list.data.data.length === 0 && <p>{t('keys.none')}</p>}
+      {list.data && list.data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">{t('keys.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('keys.col.prefix')}</th>
+                <th scope="col">{t('keys.col.created')}</th>
+                <th scope="col">{t('keys.col.used')}</th>
+                <th scope="col">{t('keys.col.state')}</th>
+                {editable && <th scope="col">{t('keys.col.action')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    <code>{k.prefix ? `tsk_${k.prefix}…` : t('keys.no_prefix')}</code>
+                  </td>
+                  <td>{formatDate(k.created_at)}</td>
+                  <td>{k.last_used_at ? formatDate(k.last_used_at) : t('keys.never')}</td>
+                  <td>{k.revoked_at ? t('keys.revoked_at', { date: formatDate(k.revoked_at) }) : t('keys.active')}</td>
+                  {editable && (
+                    <td>
+                      {!k.revoked_at && (
+                        <button type="button" class="danger" onClick={() => setRevoking(k)}>
+                          {t('keys.revoke', { prefix: k.prefix ?? k.id.slice(0, 8) })}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={t('keys.revoke_title', { prefix: revoking?.prefix ?? '' })}
+        body={t('keys.revoke_body')}
+        confirm={t('keys.revoke_confirm')}
+        onConfirm={revoke}
+        onCancel={() => setRevoking(null)}
+      />
+    </section>
+  );
+}

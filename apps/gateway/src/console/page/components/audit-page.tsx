@@ -1,0 +1,55 @@
+import { useState } from 'preact/hooks';
+import type { Paged } from '../api';
+import { formatDate, has, t } from '../i18n';
+import { useLoad } from '../use-load';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { Pager } from './pager';
+
+interface Entry {
+  id: string;
+  type: string;
+  actor: { member_id: string; email: string } | { operator: true };
+  at: string;
+  details: Record<string, unknown>;
+}
+
+/** Who did what and when, newest first. */
+export function AuditPage() {
+  const [page, setPage] = useState(1);
+  const log = useLoad<Paged<Entry>>(`/audit?page=${page}`);
+  return (
+    <section>
+      <PageTitle text={t('audit.title')} />
+      <LoadState loading={log.loading && !log.data} error={log.error} onRetry={log.reload} />
+      {log.data && log.data.data.length === 0 && <p>{t('audit.none')}</p>}
+      {log.data && log.data.data.length > 0 && (
+        <ol class="timeline">
+          {log.data.data.map((e) => (
+            <li key={e.id}>
+              <time dateTime={e.at}>{formatDate(e.at)}</time> <strong>{'operator' in e.actor ? t('audit.operator') : e.actor.email}</strong>{' '}
+              {describe(e)}
+            </li>
+          ))}
+        </ol>
+      )}
+      {log.data && (
+        <Pager
+          page={log.data.meta.current_page}
+          lastPage={log.data.meta.last_page}
+          total={log.data.meta.total}
+          onPage={setPage}
+          label={t('audit.pages')}
+        />
+      )}
+    </section>
+  );
+}
+
+function describe(e: Entry): string {
+  const params: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(e.details)) if (typeof v === 'string' || typeof v === 'number') params[k] = v;
+  if (typeof e.details.role === 'string') params.role = t(`role.${e.details.role}`);
+  const key = `audit.${e.type}`;
+  return has(key) ? t(key, params) : e.type;
+}

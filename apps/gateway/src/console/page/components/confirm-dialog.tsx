@@ -1,0 +1,53 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { t } from '../i18n';
+
+/**
+ * A modal question before an action that cannot be undone (native <dialog>: focus stays inside,
+ * Escape cancels, focus returns to what opened it). The confirming button says what it does.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  body,
+  confirm,
+  danger = true,
+  onConfirm,
+  onCancel,
+}: {
+  open: boolean;
+  title: string;
+  body: string;
+  confirm: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<Element | null>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      opener.current = document.activeElement;
+      dialog.showModal();
+      dialog.querySelector<HTMLButtonElement>('button.cancel')?.focus();
+    } else if (!open && dialog.open) {
+      dialog.close();
+      (opener.current as HTMLElement | null)?.focus?.();
+    }
+  }, [open]);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-title" aria-describedby="confirm-body" onCancel={(e) => (e.preventDefault(), onCancel())}>
+      <h2 id="confirm-title">{title}</h2>
+      <p id="confirm-body">{body}</p>
+      <div class="actions">
+        <button type="button" class="secondary cancel" onClick={onCancel}>
+          {t('dialog.cancel')}
+        </button>
+        <button type="button" class={danger ? 'danger' : ''} onClick={onConfirm}>
+          {confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}

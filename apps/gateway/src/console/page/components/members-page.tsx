@@ -1,0 +1,214 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure } from '../api';
+import { formatDate, t } from '../i18n';
+import { isOwner, type SessionView } from '../session';
+import { useLoad } from '../use-load';
+import { ConfirmDialog } from './confirm-dialog';
+import { CopyButton } from './copy-button';
+import { errorProps, FieldError } from './field-error';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { announce, clearStatus } from './status';
+
+interface Member {
+  id: string;
+  email: string;
+  display_name: string;
+  role: 'owner' | 'admin' | 'viewer';
+  created_at: string;
+}
+interface Invitation {
+  id: string;
+  url: string;
+  email: string;
+  role: string;
+  expires_at: string;
+}
+const ROLES = ['owner', 'admin', 'viewer'] as const;
+
+/** Who is in the organization; owners invite, change roles and remove (an organization keeps one owner). */
+export function MembersPage({ session }: { session: SessionView }) {
+  const owner = isOwner(session);
+  const members = useLoad<{ data: Member[] }>('/members');
+  const invitations = useLoad<{ data: Invitation[] }>(owner ? '/invitations' : null);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const [invited, setInvited] = useState<Invitation | null>(null);
+
+  const changeRole = async (m: Member, role: string) => {
+    try {
+      await api('PATCH', `/members/${m.id}`, { role });
+      announce(t('members.role_changed', { name: m.display_name, role: t(`role.${role}`) }));
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+    members.reload();
+  };
+  const remove = async () => {
+    const m = removing!;
+    setRemoving(null);
+    try {
+      await api('DELETE', `/members/${m.id}`);
+      announce(t('members.removed', { name: m.display_name }));
+      members.reload();
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  const withdraw = async (i: Invitation) => {
+    try {
+      await api('DELETE', `/invitations/${i.id}`);
+      announce(t('members.withdrawn', { email: i.email }));
+      invitations.reload();
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  return (
+    <section>
+      <PageTitle text={t('members.title')} />
+      <p class="muted">{t('members.intro')}</p>
+      <LoadState loading={members.loading && !members.data} error={members.error} onRetry={members.reload} />
+      {members.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">{t('members.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('members.col.name')}</th>
+                <th scope="col">{t('members.col.role')}</th>
+                <th scope="col">{t('members.col.since')}</th>
+                {owner && <th scope="col">{t('members.col.action')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.data.map((m) => (
+                <tr key={m.id}>
+                  <td class="wrap">
+                    {m.display_name}
+                    <br />
+                    <span class="muted">{m.email}</span>
+                  </td>
+                  <td>
+                    {owner ? (
+                      <>
+                        <label class="visually-hidden" for={`role-${m.id}`}>
+                          {t('members.role_of', { name: m.display_name })}
+                        </label>
+                        <select id={`role-${m.id}`} value={m.role} onChange={(e) => changeRole(m, (e.target as HTMLSelectElement).value)}>
+                          {ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {t(`role.${r}`)}
+                            </option>
+                          ))}
+                        </select>
+                      </>
+                    ) : (
+                      t(`role.${m.role}`)
+                    )}
+                  </td>
+                  <td>{formatDate(m.created_at)}</td>
+                  {owner && (
+                    <td>
+                      <button type="button" class="danger" onClick={() => setRemoving(m)}>
+                        {t('members.remove', { name: m.display_name })}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {owner && (
+        <>
+          <InviteForm
+            onInvited={(i) => {
+              setInvited(i);
+              invitations.reload();
+            }}
+          />
+          {invited && (
+            <div class="panel" role="region" aria-labelledby="invited-title">
+              <h3 id="invited-title">{t('members.invited_title', { email: invited.email })}</h3>
+              <p>{t('members.invited_body')}</p>
+              <p class="wrap">
+                <code>{invited.url}</code>
+              </p>
+              <CopyButton text={invited.url} label={t('members.copy_link')} />
+            </div>
+          )}
+          <h2>{t('members.pending')}</h2>
+          {invitations.data && invitations.data.data.length === 0 && <p>{t('members.no_pending')}</p>}
+          {invitations.data && invitations.data.data.length > 0 && (
+            <ul class="cards">
+              {invitations.data.data.map((i) => (
+                <li key={i.id}>
+                  {i.email} · {t(`role.${i.role}`)} · <span class="muted">{t('members.expires', { date: formatDate(i.expires_at) })}</span>
+                  <div class="actions">
+                    <CopyButton text={i.url} label={t('members.copy_link_of', { email: i.email })} />
+                    <button type="button" class="secondary" onClick={() => withdraw(i)}>
+                      {t('members.withdraw', { email: i.email })}
+                    </button>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+      <ConfirmDialog
+        open={removing !== null}
+        title={t('members.remove_title', { name: removing?.display_name ?? '' })}
+        body={t('members.remove_body')}
+        confirm={t('members.remove_confirm')}
+        onConfirm={remove}
+        onCancel={() => setRemoving(null)}
+      />
+    </section>
+  );
+}
+
+function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const formEl = event.target as HTMLFormElement;
+    const form = new FormData(formEl);
+    clearStatus();
+    try {
+      const { data } = await api<{ data: Invitation }>('POST', '/invitations', { email: form.get('email'), role: form.get('role') });
+      setErrors({});
+      formEl.reset();
+      announce(t('members.invited', { email: data.email }));
+      onInvited(data);
+    } catch (err) {
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(failure.message, 'error');
+    }
+  };
+  return (
+    <form class="panel" onSubmit={submit} noValidate aria-labelledby="invite-title">
+      <h2 id="invite-title">{t('members.invite_title')}</h2>
+      <div class="grid">
+        <div>
+          <label for="invite-email-input">{t('members.email')}</label>
+          <input id="invite-email-input" name="email" type="email" autoComplete="off" {...errorProps('invite-email-error', errors.email)} />
+          <FieldError id="invite-email-error" messages={errors.email} />
+        </div>
+        <div>
+          <label for="invite-role">{t('members.role')}</label>
+          <select id="invite-role" name="role">
+            {ROLES.map((r) => (
+              <option key={r} value={r} selected={r === 'viewer'}>
+                {t(`role.${r}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <button type="submit">{t('members.invite')}</button>
+    </form>
+  );
+}

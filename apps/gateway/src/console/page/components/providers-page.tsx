@@ -1,0 +1,192 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure, type Paged } from '../api';
+import { t } from '../i18n';
+import { canChange, type SessionView } from '../session';
+import { useLoad } from '../use-load';
+import { ConfirmDialog } from './confirm-dialog';
+import { errorProps, FieldError } from './field-error';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { announce, clearStatus } from './status';
+
+interface Provider {
+  id: string;
+  name: string;
+  provider: string;
+  provider_label: string;
+  model: string;
+  model_label: string;
+  base_url: string | null;
+  has_api_key: boolean;
+}
+const VENDORS = ['openai', 'anthropic'];
+
+/** AI providers: add, edit, delete, test; the vendor key is write-only. */
+export function ProvidersPage({ session }: { session: SessionView }) {
+  const list = useLoad<Paged<Provider>>('/providers?per_page=100');
+  const [editing, setEditing] = useState<Provider | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Provider | null>(null);
+  const editable = canChange(session);
+
+  const test = async (p: Provider) => {
+    announce(t('providers.testing', { name: p.name }));
+    try {
+      const { data } = await api<{ data: { ok: boolean; message: string; duration_ms: number } }>('POST', `/providers/${p.id}/test`, {});
+      announce(
+        t(data.ok ? 'providers.test_ok' : 'providers.test_failed', { name: p.name, message: data.message, ms: data.duration_ms }),
+        data.ok ? 'ok' : 'error',
+      );
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  const remove = async () => {
+    const p = deleting!;
+    setDeleting(null);
+    try {
+      await api('DELETE', `/providers/${p.id}`);
+      announce(t('providers.deleted', { name: p.name }));
+      list.reload();
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  return (
+    <section>
+      <PageTitle text={t('providers.title')} />
+      <p>{t('providers.intro')}</p>
+      {editable && editing === null && (
+        <button type="button" onClick={() => setEditing('new')}>
+          {t('providers.add')}
+        </button>
+      )}
+      {editing !== null && (
+        <ProviderForm
+          provider={editing === 'new' ? null : editing}
+          onDone={(saved) => {
+            setEditing(null);
+            if (saved) list.reload();
+          }}
+        />
+      )}
+      <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
+      {list.data && list.data.data.length === 0 && <p>{t('providers.none')}</p>}
+      {list.data && list.data.data.length > 0 && (
+        <ul class="cards">
+          {list.data.data.map((p) => (
+            <li key={p.id}>
+              <h2 class="card-title">{p.name}</h2>
+              <p>
+                {p.provider_label} · {p.model_label}
+              </p>
+              <p class="muted">
+                {t('providers.key')}: {p.has_api_key ? t('providers.key_set') : t('providers.key_none')}
+              </p>
+              {editable && (
+                <div class="actions">
+                  <button type="button" class="secondary" onClick={() => test(p)}>
+                    {t('providers.test', { name: p.name })}
+                  </button>
+                  <button type="button" class="secondary" onClick={() => setEditing(p)}>
+                    {t('providers.edit', { name: p.name })}
+                  </button>
+                  <button type="button" class="danger" onClick={() => setDeleting(p)}>
+                    {t('providers.delete', { name: p.name })}
+                  </button>
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('providers.delete_title', { name: deleting?.name ?? '' })}
+        body={t('providers.delete_body')}
+        confirm={t('providers.delete_confirm')}
+        onConfirm={remove}
+        onCancel={() => setDeleting(null)}
+      />
+    </section>
+  );
+}
+
+function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone: (saved: boolean) => void }) {
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const body: Record<string, unknown> = {
+      name: form.get('name'),
+      provider: form.get('provider'),
+      model: form.get('model'),
+      model_label: form.get('model_label') || null,
+      base_url: form.get('base_url') || null,
+    };
+    // Write-only: an empty key field keeps the stored key.
+    if (form.get('api_key')) body.api_key = form.get('api_key');
+    clearStatus();
+    try {
+      await api(provider ? 'PUT' : 'POST', provider ? `/providers/${provider.id}` : '/providers', body);
+      announce(t('providers.saved', { name: String(body.name) }));
+      onDone(true);
+    } catch (err) {
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(failure.message, 'error');
+    }
+  };
+  const input = (name: string, label: string, value: string, type: 'text' | 'password' | 'url' = 'text', hint?: string) => (
+    <div>
+      <label for={`p-${name}`}>{label}</label>
+      <input
+        id={`p-${name}`}
+        name={name}
+        type={type as 'text'}
+        value={value}
+        autoComplete="off"
+        {...(hint ? { 'aria-describedby': `p-${name}-hint` } : {})}
+        {...errorProps(`p-${name}-error`, errors[name])}
+      />
+      {hint && (
+        <p id={`p-${name}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      <FieldError id={`p-${name}-error`} messages={errors[name]} />
+    </div>
+  );
+  return (
+    <form class="panel" onSubmit={submit} noValidate aria-labelledby="provider-form-title">
+      <h2 id="provider-form-title">{provider ? t('providers.edit_title', { name: provider.name }) : t('providers.add_title')}</h2>
+      {input('name', t('providers.name'), provider?.name ?? '')}
+      <div>
+        <label for="p-provider">{t('providers.vendor')}</label>
+        <select id="p-provider" name="provider" {...errorProps('p-provider-error', errors.provider)}>
+          {VENDORS.map((v) => (
+            <option key={v} value={v} selected={provider?.provider === v}>
+              {t(`vendor.${v}`)}
+            </option>
+          ))}
+        </select>
+        <FieldError id="p-provider-error" messages={errors.provider} />
+      </div>
+      {input('model', t('providers.model'), provider?.model ?? '')}
+      {input('model_label', t('providers.model_label'), provider && provider.model_label !== provider.model ? provider.model_label : '')}
+      {input(
+        'api_key',
+        t('providers.api_key'),
+        '',
+        'password',
+        provider?.has_api_key ? t('providers.api_key_keep') : t('providers.api_key_hint'),
+      )}
+      {input('base_url', t('providers.base_url'), provider?.base_url ?? '', 'url', t('providers.base_url_hint'))}
+      <div class="actions">
+        <button type="submit">{t('providers.save')}</button>
+        <button type="button" class="secondary" onClick={() => onDone(false)}>
+          {t('dialog.cancel')}
+        </button>
+      </div>
+    </form>
+  );
+}

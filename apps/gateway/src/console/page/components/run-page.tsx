@@ -1,0 +1,238 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure, type Paged } from '../api';
+import { formatDate, has, t } from '../i18n';
+import { canChange, type SessionView } from '../session';
+import { useLoad } from '../use-load';
+import { CopyButton } from './copy-button';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { Pager } from './pager';
+import { announce } from './status';
+
+interface Run {
+  id: string;
+  status: string;
+  stage: string;
+  review_state: string | null;
+  review_url: string;
+  download_url: string | null;
+  input_source: string;
+  total_rows: number | null;
+  notification_status: string | null;
+  error: { code: string; message: string } | null;
+  [key: string]: unknown;
+}
+interface TimelineEntry {
+  type: string;
+  at: string;
+  details: Record<string, string | number | boolean | null>;
+}
+interface Attempt {
+  id: string;
+  delivery_id: string;
+  event: string;
+  url: string | null;
+  attempt: number;
+  outcome: 'delivered' | 'failed';
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  response_excerpt: string | null;
+  sent_at: string;
+}
+
+/** One run: the resource as the API returns it, its history in words, its links and its webhook deliveries. */
+export function RunPage({ id, session }: { id: string; session: SessionView }) {
+  const run = useLoad<{ data: Run }>(`/runs/${id}`);
+  const timeline = useLoad<{ data: TimelineEntry[] }>(`/runs/${id}/timeline`);
+  return (
+    <section>
+      <p>
+        <a href="/console/runs">{t('run.back')}</a>
+      </p>
+      <PageTitle text={t('run.title', { id: id.slice(0, 8) })} />
+      <LoadState loading={run.loading && !run.data} error={run.error} onRetry={run.reload} />
+      {run.data && <RunSummary run={run.data.data} />}
+      <h2>{t('run.timeline')}</h2>
+      <LoadState loading={timeline.loading && !timeline.data} error={timeline.error} onRetry={timeline.reload} />
+      {timeline.data && (
+        <ol class="timeline">
+          {timeline.data.data.map((e, i) => (
+            <li key={i}>
+              <time dateTime={e.at}>{formatDate(e.at)}</time> <span>{describe(e)}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <Deliveries runId={id} session={session} onResent={timeline.reload} />
+      {run.data && (
+        <details>
+          <summary>{t('run.resource')}</summary>
+          <pre class="json" tabIndex={0} role="region" aria-label={t('run.resource')}>
+            {JSON.stringify(run.data.data, null, 2)}
+          </pre>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function RunSummary({ run }: { run: Run }) {
+  const reviewOpen = run.review_state === 'active';
+  return (
+    <>
+      <dl class="facts">
+        <dt>{t('run.stage')}</dt>
+        <dd>{t(`stage.${run.stage}`)}</dd>
+        <dt>{t('run.status')}</dt>
+        <dd>
+          <span class={`badge status-${run.status}`}>{t(`status.${run.status}`)}</span>
+        </dd>
+        <dt>{t('run.review')}</dt>
+        <dd>{run.review_state ? t(`review.${run.review_state}`) : t('run.none')}</dd>
+        <dt>{t('run.rows')}</dt>
+        <dd>{run.total_rows ?? t('run.none')}</dd>
+        <dt>{t('run.webhook')}</dt>
+        <dd>{run.notification_status ? t(`notification.${run.notification_status}`) : t('run.none')}</dd>
+      </dl>
+      {run.error && (
+        <p class="notice error">
+          {t('run.failed', { code: run.error.code })} {run.error.message}
+        </p>
+      )}
+      <div class="actions">
+        {reviewOpen && (
+          <>
+            <a class="button" href={run.review_url} target="_blank" rel="noopener">
+              {t('run.open_review')}
+            </a>
+            <CopyButton text={run.review_url} label={t('run.copy_review')} />
+          </>
+        )}
+        {run.download_url && (
+          <a class="button" href={run.download_url}>
+            {t('run.download')}
+          </a>
+        )}
+      </div>
+    </>
+  );
+}
+
+/** A timeline line in plain words: the catalog's sentence for the event type, with its facts. */
+function describe(e: TimelineEntry): string {
+  const key = `timeline.${e.type}`;
+  const params: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(e.details)) if (v !== null) params[k] = typeof v === 'boolean' ? String(v) : v;
+  if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
+  return has(key) ? t(key, params) : e.type;
+}
+
+function Deliveries({ runId, session, onResent }: { runId: string; session: SessionView; onResent: () => void }) {
+  const [page, setPage] = useState(1);
+  const list = useLoad<Paged<Attempt>>(`/runs/${runId}/deliveries?page=${page}&per_page=10`);
+  const resend = async (a: Attempt) => {
+    try {
+      await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
+      announce(t('delivery.resent', { event: a.event }));
+      list.reload();
+      onResent();
+      // The attempt is made within moments: look again shortly.
+      setTimeout(list.reload, 1500);
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+  return (
+    <>
+      <h2>{t('run.deliveries')}</h2>
+      <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
+      {list.data && list.data.data.length === 0 && <p>{t('run.no_deliveries')}</p>}
+      {list.data && list.data.data.length > 0 && <AttemptTable attempts={list.data.data} onResend={canChange(session) ? resend : null} />}
+      {list.data && (
+        <Pager
+          page={list.data.meta.current_page}
+          lastPage={list.data.meta.last_page}
+          total={list.data.meta.total}
+          onPage={setPage}
+          label={t('run.delivery_pages')}
+        />
+      )}
+    </>
+  );
+}
+
+/** Delivery attempts: when, where, which event, the outcome, how long, and the start of the answer. */
+export function AttemptTable({
+  attempts,
+  onResend,
+  showRun = false,
+}: {
+  attempts: Attempt[];
+  onResend: ((a: Attempt) => void) | null;
+  showRun?: boolean;
+}) {
+  const newest = new Set<string>();
+  const resendable = (a: Attempt) => {
+    if (newest.has(a.delivery_id)) return false;
+    newest.add(a.delivery_id);
+    return true;
+  };
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('delivery.col.time')}</th>
+            {showRun && <th scope="col">{t('delivery.col.run')}</th>}
+            <th scope="col">{t('delivery.col.event')}</th>
+            <th scope="col">{t('delivery.col.outcome')}</th>
+            <th scope="col">{t('delivery.col.duration')}</th>
+            <th scope="col">{t('delivery.col.details')}</th>
+            {onResend && <th scope="col">{t('delivery.col.action')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.id}>
+              <td>
+                <time dateTime={a.sent_at}>{formatDate(a.sent_at)}</time>
+                <br />
+                <span class="muted">{t('delivery.attempt', { n: a.attempt })}</span>
+              </td>
+              {showRun && (
+                <td>
+                  <a href={`/console/runs/${(a as Attempt & { run_id: string }).run_id}`}>
+                    {(a as Attempt & { run_id: string }).run_id.slice(0, 8)}
+                  </a>
+                </td>
+              )}
+              <td>{a.event}</td>
+              <td>
+                <span class={`badge ${a.outcome}`}>{a.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed')}</span>
+                <br />
+                {a.status_code !== null ? t('delivery.status', { code: a.status_code }) : (a.error ?? '')}
+              </td>
+              <td>{a.duration_ms !== null ? t('delivery.ms', { ms: a.duration_ms }) : '—'}</td>
+              <td class="wrap">
+                {a.url && <span class="url">{a.url}</span>}
+                {a.error && a.status_code !== null && <span> · {a.error}</span>}
+                {a.response_excerpt && <code class="excerpt">{a.response_excerpt}</code>}
+              </td>
+              {onResend && (
+                <td>
+                  {resendable(a) && (
+                    <button type="button" class="secondary" onClick={() => onResend(a)}>
+                      {t('delivery.resend')}
+                      <span class="visually-hidden"> {t('delivery.resend_which', { event: a.event, time: formatDate(a.sent_at) })}</span>
+                    </button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

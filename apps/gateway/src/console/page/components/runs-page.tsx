@@ -1,0 +1,126 @@
+import { type Paged } from '../api';
+import { formatDate, t } from '../i18n';
+import { navigate } from '../router';
+import { useLoad } from '../use-load';
+import { LoadState } from './load-state';
+import { PageTitle } from './page-title';
+import { Pager } from './pager';
+
+interface RunRow {
+  id: string;
+  status: string;
+  stage: string;
+  input_source?: string;
+  filename?: string | null;
+  review_state?: string | null;
+  created_at: string;
+}
+
+const FILTERS = ['status', 'stage', 'input_source', 'created_after', 'created_before', 'q'] as const;
+const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'failed'];
+const STAGES = ['review', 'final'];
+const SOURCES = ['upload', 'image', 'raw'];
+
+/** The organization's runs, newest first, filtered and paged on the server; the filters live in the URL. */
+export function RunsPage({ query }: { query: URLSearchParams }) {
+  const params = new URLSearchParams();
+  for (const f of FILTERS) if (query.get(f)) params.set(f, f.startsWith('created_') ? dayBound(f, query.get(f)!) : query.get(f)!);
+  params.set('page', query.get('page') ?? '1');
+  const { data, error, loading, reload } = useLoad<Paged<RunRow>>(`/runs?${params}`);
+
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    const next = new URLSearchParams();
+    for (const f of FILTERS) {
+      const v = String(form.get(f) ?? '').trim();
+      if (v) next.set(f, v);
+    }
+    navigate(`/console/runs${next.size ? `?${next}` : ''}`);
+  };
+  const goTo = (page: number) => {
+    const next = new URLSearchParams(query);
+    next.set('page', String(page));
+    navigate(`/console/runs?${next}`);
+  };
+  return (
+    <section aria-labelledby="page-title">
+      <PageTitle text={t('runs.title')} />
+      <form class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
+        <Choice name="status" value={query.get('status')} options={STATUSES} prefix="status" />
+        <Choice name="stage" value={query.get('stage')} options={STAGES} prefix="stage" />
+        <Choice name="input_source" value={query.get('input_source')} options={SOURCES} prefix="source" />
+        <div>
+          <label for="created_after">{t('runs.created_after')}</label>
+          <input id="created_after" name="created_after" type="date" value={query.get('created_after') ?? ''} />
+        </div>
+        <div>
+          <label for="created_before">{t('runs.created_before')}</label>
+          <input id="created_before" name="created_before" type="date" value={query.get('created_before') ?? ''} />
+        </div>
+        <div>
+          <label for="q">{t('runs.search')}</label>
+          <input id="q" name="q" type="search" value={query.get('q') ?? ''} />
+        </div>
+        <div class="filter-actions">
+          <button type="submit">{t('runs.apply')}</button>
+          <a href="/console/runs">{t('runs.clear')}</a>
+        </div>
+      </form>
+      <LoadState loading={loading && !data} error={error} onRetry={reload} />
+      {data && data.data.length === 0 && <p>{t('runs.none')}</p>}
+      {data && data.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">{t('runs.caption', { count: data.meta.total })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('runs.col.created')}</th>
+                <th scope="col">{t('runs.col.file')}</th>
+                <th scope="col">{t('runs.col.stage')}</th>
+                <th scope="col">{t('runs.col.status')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.data.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <a href={`/console/runs/${run.id}`}>{formatDate(run.created_at)}</a>
+                  </td>
+                  <td class="wrap">{run.filename ?? t(`source.${run.input_source ?? 'raw'}`)}</td>
+                  <td>{t(`stage.${run.stage}`)}</td>
+                  <td>
+                    <span class={`badge status-${run.status}`}>{t(`status.${run.status}`)}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data && (
+        <Pager page={data.meta.current_page} lastPage={data.meta.last_page} total={data.meta.total} onPage={goTo} label={t('runs.pages')} />
+      )}
+    </section>
+  );
+}
+
+/** A date input's day as the API's bound: the start of the day for "after", its end for "before" (UTC). */
+const dayBound = (name: string, day: string): string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(day) ? (name === 'created_after' ? `${day}T00:00:00.000Z` : `${day}T23:59:59.999Z`) : day;
+
+function Choice({ name, value, options, prefix }: { name: string; value: string | null; options: string[]; prefix: string }) {
+  return (
+    <div>
+      <label for={`f-${name}`}>{t(`runs.filter.${name}`)}</label>
+      <select id={`f-${name}`} name={name}>
+        <option value="">{t('runs.any')}</option>
+        {options.map((o) => (
+          <option key={o} value={o} selected={value === o}>
+            {t(`${prefix}.${o}`)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

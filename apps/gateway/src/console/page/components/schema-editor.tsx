@@ -1,0 +1,324 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ApiFailure } from '../api';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { DATA_TYPES, emptyField, type FieldRow, fieldsFromRows, rowsFromFields, SIMPLE_TRANSFORMATIONS } from '../schema-model';
+import { canChange, type SessionView } from '../session';
+import { ConfirmDialog } from './confirm-dialog';
+import { CopyButton } from './copy-button';
+import { errorProps, FieldError } from './field-error';
+import { PageTitle } from './page-title';
+import { announce, clearStatus } from './status';
+import { TrySchema } from './try-schema';
+
+interface Schema {
+  id: string;
+  name: string;
+  fields: Record<string, unknown>;
+}
+
+/** A target schema: a form for every field option, the same rules and messages as the admin API, and its JSON. */
+export function SchemaEditor({ id, session }: { id: string | null; session: SessionView }) {
+  const editable = canChange(session);
+  const [name, setName] = useState('');
+  const [rows, setRows] = useState<FieldRow[]>(() => (id ? [] : [emptyField()]));
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [json, setJson] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!id) return;
+    api<{ data: Schema }>('GET', `/schemas/${id}`)
+      .then(({ data }) => {
+        setName(data.name);
+        setRows(rowsFromFields(data.fields));
+      })
+      .catch((err: ApiFailure) => setLoadError(err.message));
+  }, [id]);
+
+  const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const body = () => ({ name, fields: fieldsFromRows(rows) });
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    clearStatus();
+    try {
+      const saved = await api<{ data: Schema }>(id ? 'PUT' : 'POST', id ? `/schemas/${id}` : '/schemas', body());
+      announce(t('schema.saved', { name: saved.data.name }));
+      if (!id) navigate(`/console/schemas/${saved.data.id}`, true);
+    } catch (err) {
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(Object.keys(failure.fields ?? {}).length ? t('schema.invalid') : failure.message, 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const applyJson = () => {
+    try {
+      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown };
+      if (typeof parsed.name === 'string') setName(parsed.name);
+      setRows(rowsFromFields(parsed.fields ?? parsed));
+      setJson(null);
+      announce(t('schema.json_applied'));
+    } catch {
+      announce(t('schema.json_invalid'), 'error');
+    }
+  };
+
+  const remove = async () => {
+    setConfirmDelete(false);
+    try {
+      await api('DELETE', `/schemas/${id}`);
+      announce(t('schema.deleted', { name }));
+      navigate('/console/schemas');
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    }
+  };
+
+  if (loadError)
+    return (
+      <section>
+        <PageTitle text={t('schema.title_missing')} />
+        <p class="notice error">{loadError}</p>
+        <a href="/console/schemas">{t('schema.back')}</a>
+      </section>
+    );
+  const generalErrors = [...(errors.fields ?? [])];
+  return (
+    <section>
+      <p>
+        <a href="/console/schemas">{t('schema.back')}</a>
+      </p>
+      <PageTitle text={id ? t('schema.title_edit', { name: name || '…' }) : t('schema.title_new')} />
+      {id && (
+        <p class="muted">
+          {t('schema.id')} <code>{id}</code>
+        </p>
+      )}
+      <form onSubmit={save} noValidate>
+        <fieldset disabled={!editable}>
+          <label for="schema-name">{t('schema.name')}</label>
+          <input
+            id="schema-name"
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            required
+            {...errorProps('schema-name-error', errors.name)}
+          />
+          <FieldError id="schema-name-error" messages={errors.name} />
+          <h2>{t('schema.fields')}</h2>
+          <FieldError id="schema-fields-error" messages={generalErrors} />
+          {rows.map((row, i) => (
+            <FieldEditor
+              key={row.key}
+              row={row}
+              index={i}
+              errors={fieldErrors(errors, row.name)}
+              onChange={(patch) => update(row.key, patch)}
+              onRemove={rows.length > 1 ? () => setRows((rs) => rs.filter((r) => r.key !== row.key)) : null}
+            />
+          ))}
+          <button type="button" class="secondary" onClick={() => setRows((rs) => [...rs, emptyField()])}>
+            {t('schema.add_field')}
+          </button>
+        </fieldset>
+        {editable && (
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              {id ? t('schema.save') : t('schema.create')}
+            </button>
+            {id && (
+              <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                {t('schema.delete')}
+              </button>
+            )}
+          </div>
+        )}
+      </form>
+      <h2>{t('schema.json')}</h2>
+      <p class="muted">{t('schema.json_intro')}</p>
+      <label for="schema-json">{t('schema.json_label')}</label>
+      <textarea
+        id="schema-json"
+        class="code"
+        rows={12}
+        value={json ?? JSON.stringify(body(), null, 2)}
+        onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)}
+        readOnly={!editable}
+      />
+      <div class="actions">
+        <CopyButton text={json ?? JSON.stringify(body(), null, 2)} label={t('schema.copy_json')} />
+        {editable && (
+          <button type="button" class="secondary" onClick={applyJson} disabled={json === null}>
+            {t('schema.apply_json')}
+          </button>
+        )}
+      </div>
+      {id && editable && <TrySchema schemaId={id} />}
+      <ConfirmDialog
+        open={confirmDelete}
+        title={t('schema.delete_title', { name })}
+        body={t('schema.delete_body')}
+        confirm={t('schema.delete_confirm')}
+        onConfirm={remove}
+        onCancel={() => setConfirmDelete(false)}
+      />
+    </section>
+  );
+}
+
+/** The API's messages about one field: `fields.<name>` and `fields.<name>.<option>`, by option. */
+function fieldErrors(errors: Record<string, string[]>, name: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const prefix = `fields.${name}`;
+  for (const [key, messages] of Object.entries(errors)) {
+    if (key === prefix) out._ = [...(out._ ?? []), ...messages];
+    else if (key.startsWith(`${prefix}.`)) {
+      const option = key.slice(prefix.length + 1).split('.')[0];
+      out[option] = [...(out[option] ?? []), ...messages];
+    }
+  }
+  return out;
+}
+
+function FieldEditor({
+  row,
+  index,
+  errors,
+  onChange,
+  onRemove,
+}: {
+  row: FieldRow;
+  index: number;
+  errors: Record<string, string[]>;
+  onChange: (patch: Partial<FieldRow>) => void;
+  onRemove: (() => void) | null;
+}) {
+  const id = (what: string) => `f${row.key}-${what}`;
+  const text = (what: keyof FieldRow, label: string, hint?: string, multiline = false) => (
+    <div>
+      <label for={id(what)}>{label}</label>
+      {multiline ? (
+        <textarea
+          id={id(what)}
+          rows={3}
+          value={row[what] as string}
+          onInput={(e) => onChange({ [what]: (e.target as HTMLTextAreaElement).value })}
+          aria-describedby={hint ? id(`${what}-hint`) : undefined}
+          {...errorProps(id(`${what}-error`), errors[what])}
+        />
+      ) : (
+        <input
+          id={id(what)}
+          value={row[what] as string}
+          onInput={(e) => onChange({ [what]: (e.target as HTMLInputElement).value })}
+          {...(hint ? { 'aria-describedby': id(`${what}-hint`) } : {})}
+          {...errorProps(id(`${what}-error`), errors[what])}
+        />
+      )}
+      {hint && (
+        <p id={id(`${what}-hint`)} class="hint">
+          {hint}
+        </p>
+      )}
+      <FieldError id={id(`${what}-error`)} messages={errors[what]} />
+    </div>
+  );
+  const isDate = row.data_type === 'date' || row.data_type === 'datetime';
+  return (
+    <fieldset class="field-card">
+      <legend>{t('field.legend', { n: index + 1, name: row.name || t('field.unnamed') })}</legend>
+      <FieldError id={id('error')} messages={errors._} />
+      <div class="grid">
+        {text('name', t('field.name'), t('field.name_hint'))}
+        <div>
+          <label for={id('data_type')}>{t('field.data_type')}</label>
+          <select
+            id={id('data_type')}
+            value={row.data_type}
+            onChange={(e) => onChange({ data_type: (e.target as HTMLSelectElement).value })}
+            {...errorProps(id('data_type-error'), errors.data_type)}
+          >
+            {[...new Set([...DATA_TYPES, row.data_type])].map((d) => (
+              <option key={d} value={d}>
+                {t(`type.${d}`) === `type.${d}` ? d : t(`type.${d}`)}
+              </option>
+            ))}
+          </select>
+          <FieldError id={id('data_type-error')} messages={errors.data_type} />
+        </div>
+        {text('description', t('field.description'))}
+        {text('label', t('field.label'), t('field.label_hint'))}
+      </div>
+      <div class="check">
+        <input
+          id={id('required')}
+          type="checkbox"
+          checked={row.is_required}
+          onChange={(e) => onChange({ is_required: (e.target as HTMLInputElement).checked })}
+        />
+        <label for={id('required')}>{t('field.required')}</label>
+      </div>
+      {isDate && text('format', t('field.format'), t('field.format_hint'))}
+      {row.data_type === 'enum' && text('allowed_values', t('field.allowed_values'), t('field.allowed_values_hint'), true)}
+      {text('descriptions', t('field.descriptions'), t('field.descriptions_hint'), true)}
+      <fieldset class="transformations">
+        <legend>{t('field.transformations')}</legend>
+        {SIMPLE_TRANSFORMATIONS.map((name) => (
+          <div class="check" key={name}>
+            <input
+              id={id(name)}
+              type="checkbox"
+              checked={row.transformations[name]}
+              onChange={(e) => onChange({ transformations: { ...row.transformations, [name]: (e.target as HTMLInputElement).checked } })}
+            />
+            <label for={id(name)}>{t(`transformation.${name}`)}</label>
+          </div>
+        ))}
+        <div class="check">
+          <input
+            id={id('date_format')}
+            type="checkbox"
+            checked={row.date_format.enabled}
+            onChange={(e) => onChange({ date_format: { ...row.date_format, enabled: (e.target as HTMLInputElement).checked } })}
+          />
+          <label for={id('date_format')}>{t('transformation.date_format')}</label>
+        </div>
+        {row.date_format.enabled && (
+          <div class="grid">
+            <div>
+              <label for={id('df-from')}>{t('transformation.from')}</label>
+              <input
+                id={id('df-from')}
+                value={row.date_format.from}
+                onInput={(e) => onChange({ date_format: { ...row.date_format, from: (e.target as HTMLInputElement).value } })}
+              />
+            </div>
+            <div>
+              <label for={id('df-to')}>{t('transformation.to')}</label>
+              <input
+                id={id('df-to')}
+                value={row.date_format.to}
+                onInput={(e) => onChange({ date_format: { ...row.date_format, to: (e.target as HTMLInputElement).value } })}
+              />
+            </div>
+          </div>
+        )}
+        <FieldError id={id('transformations-error')} messages={errors.transformations} />
+      </fieldset>
+      <FieldError id={id('other-error')} messages={[...(errors.allowed_values_extra ?? []), ...(errors.is_required ?? [])]} />
+      {onRemove && (
+        <button type="button" class="secondary" onClick={onRemove}>
+          {t('field.remove', { name: row.name || t('field.unnamed') })}
+        </button>
+      )}
+    </fieldset>
+  );
+}

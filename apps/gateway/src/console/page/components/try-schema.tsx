@@ -1,0 +1,89 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiFailure } from '../api';
+import { t } from '../i18n';
+import { announce } from './status';
+
+interface Trial {
+  headers: string[];
+  rows_checked: number;
+  truncated?: boolean;
+  suggested_mapping: Record<string, string | null>;
+  problems: { rows_with_problems: number; by_field: Record<string, Record<string, number>> };
+}
+
+/** "Try it": a file's headers, the suggested mapping and its problems, without creating a run. */
+export function TrySchema({ schemaId }: { schemaId: string }) {
+  const [trial, setTrial] = useState<Trial | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const file = (event.target as HTMLFormElement).querySelector<HTMLInputElement>('input[type=file]')?.files?.[0];
+    if (!file) {
+      announce(t('try.pick'), 'error');
+      return;
+    }
+    setBusy(true);
+    setTrial(null);
+    try {
+      const { data } = await api<{ data: Trial }>('POST', `/schemas/${schemaId}/try?filename=${encodeURIComponent(file.name)}`, undefined, {
+        bytes: file,
+        type: 'application/octet-stream',
+      });
+      setTrial(data);
+      announce(t('try.done', { count: data.problems.rows_with_problems }));
+    } catch (err) {
+      announce((err as ApiFailure).message, 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="try-title">
+      <h2 id="try-title">{t('try.title')}</h2>
+      <p class="muted">{t('try.intro')}</p>
+      <form onSubmit={submit}>
+        <label for="try-file">{t('try.file')}</label>
+        <input id="try-file" type="file" accept=".csv,.tsv,.txt,.xlsx,text/csv,text/plain" />
+        <button type="submit" disabled={busy}>
+          {busy ? t('try.busy') : t('try.submit')}
+        </button>
+      </form>
+      {trial && (
+        <div class="trial">
+          <p>
+            {t('try.summary', { rows: trial.rows_checked, count: trial.problems.rows_with_problems })}
+            {trial.truncated ? ` ${t('try.truncated')}` : ''}
+          </p>
+          <h3>{t('try.headers')}</h3>
+          <p class="wrap">{trial.headers.join(' · ')}</p>
+          <div class="table-wrap">
+            <table>
+              <caption>{t('try.mapping')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('try.col.field')}</th>
+                  <th scope="col">{t('try.col.column')}</th>
+                  <th scope="col">{t('try.col.problems')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(trial.suggested_mapping).map(([field, column]) => (
+                  <tr key={field}>
+                    <th scope="row">{field}</th>
+                    <td>{column ?? t('try.unmapped')}</td>
+                    <td>
+                      {Object.entries(trial.problems.by_field[field] ?? {})
+                        .filter(([, n]) => n > 0)
+                        .map(([kind, n]) => t('try.kind', { kind, count: n }))
+                        .join(', ') || t('try.no_problems')}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,12 @@
+/*
+ * The customer console in the browser (docs/console.md): Preact components (./components), one per
+ * part of a page, bundled by esbuild (scripts/build-review-page.js); nothing fetched from elsewhere.
+ * Every call goes to /console/api with the session cookie and, for changes, the CSRF token. Text
+ * comes from the catalog the server embedded in #console-boot; values only reach the DOM as text.
+ */
+import { render } from 'preact';
+import { App } from './components/app';
+import { onLinkClick } from './router';
+
+document.addEventListener('click', onLinkClick);
+render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,130 @@
+/**
+ * A target schema as the form edits it, and back to the API's JSON (docs/api.md, "Field definitions").
+ * Pure functions: the form keeps rows of plain strings and booleans; the API's rules and messages stay the server's.
+ */
+
+export const DATA_TYPES = ['string', 'text', 'email', 'url', 'number', 'integer', 'boolean', 'enum', 'date', 'datetime'] as const;
+export const SIMPLE_TRANSFORMATIONS = ['trim_whitespace', 'uppercase', 'lowercase'] as const;
+
+export interface FieldRow {
+  key: number;
+  name: string;
+  description: string;
+  /** "de: Beschreibung" per line: the description in other review languages. */
+  descriptions: string;
+  data_type: string;
+  is_required: boolean;
+  label: string;
+  format: string;
+  transformations: Record<(typeof SIMPLE_TRANSFORMATIONS)[number], boolean>;
+  date_format: { enabled: boolean; from: string; to: string };
+  /** One value per line: `value | label | de=Label, fr=Libellé`. */
+  allowed_values: string;
+}
+
+let nextKey = 1;
+export const emptyField = (): FieldRow => ({
+  key: nextKey++,
+  name: '',
+  description: '',
+  descriptions: '',
+  data_type: 'string',
+  is_required: false,
+  label: '',
+  format: '',
+  transformations: { trim_whitespace: false, uppercase: false, lowercase: false },
+  date_format: { enabled: false, from: '', to: '' },
+  allowed_values: '',
+});
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Lines of `locale: text` (a description per review language). */
+const parseDescriptions = (text: string): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const at = line.indexOf(':');
+    if (at > 0 && line.slice(at + 1).trim()) out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+};
+
+/** `de=Platin, fr=Platine` (a picklist value's label per review language). */
+const parseLabels = (text: string): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(at + 1).trim()) out[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return out;
+};
+
+/** The form's rows from a schema's `fields` (what the JSON view or the API gave). */
+export function rowsFromFields(fields: unknown): FieldRow[] {
+  return Object.entries(obj(fields)).map(([name, raw]) => {
+    const def = obj(raw);
+    const tr = obj(def.transformations);
+    const df = obj(tr.date_format);
+    return {
+      ...emptyField(),
+      name,
+      description: str(def.description),
+      descriptions: Object.entries(obj(def.descriptions))
+        .map(([l, d]) => `${l}: ${str(d)}`)
+        .join('\n'),
+      data_type: str(def.data_type) || 'string',
+      is_required: def.is_required === true,
+      label: str(def.label),
+      format: str(def.format),
+      transformations: {
+        trim_whitespace: obj(tr.trim_whitespace).enabled === true,
+        uppercase: obj(tr.uppercase).enabled === true,
+        lowercase: obj(tr.lowercase).enabled === true,
+      },
+      date_format: { enabled: df.enabled === true, from: str(df.from), to: str(df.to) },
+      allowed_values: (Array.isArray(def.allowed_values) ? def.allowed_values : [])
+        .map((v) => {
+          const value = obj(v);
+          const labels = Object.entries(obj(value.labels)).map(([l, s]) => `${l}=${str(s)}`);
+          return [str(value.value), str(value.label), labels.join(', ')].join(' | ').replace(/( \| )+$/, '');
+        })
+        .join('\n'),
+    };
+  });
+}
+
+/** The API's `fields` from the form's rows (in their order; a field's options only where they mean something). */
+export function fieldsFromRows(rows: FieldRow[]): Json {
+  const fields: Json = {};
+  for (const row of rows) {
+    const def: Json = { description: row.description, data_type: row.data_type, is_required: row.is_required };
+    if (row.label.trim()) def.label = row.label.trim();
+    if (row.format.trim() && (row.data_type === 'date' || row.data_type === 'datetime')) def.format = row.format.trim();
+    const descriptions = parseDescriptions(row.descriptions);
+    if (Object.keys(descriptions).length) def.descriptions = descriptions;
+    const transformations: Json = {};
+    for (const name of SIMPLE_TRANSFORMATIONS) if (row.transformations[name]) transformations[name] = { enabled: true };
+    if (row.date_format.enabled)
+      transformations.date_format = {
+        enabled: true,
+        to: row.date_format.to.trim(),
+        ...(row.date_format.from.trim() ? { from: row.date_format.from.trim() } : {}),
+      };
+    if (Object.keys(transformations).length) def.transformations = transformations;
+    if (row.data_type === 'enum') {
+      def.allowed_values = row.allowed_values
+        .split('\n')
+        .map((line) => line.split('|').map((p) => p.trim()))
+        .filter((p) => p[0])
+        .map(([value, label, labels]) => ({
+          value,
+          ...(label ? { label } : {}),
+          ...(labels ? { labels: parseLabels(labels) } : {}),
+        }));
+    }
+    fields[row.name] = def;
+  }
+  return fields;
+}

@@ -1,0 +1,29 @@
+import { api, setCsrfToken } from './api';
+
+/** Who is signed in, as GET /console/api/session says. */
+export interface SessionView {
+  member: { id: string; email: string; display_name: string; role: 'owner' | 'admin' | 'viewer' };
+  organization: { id: string; name: string };
+  csrf_token: string;
+}
+
+/** Owners and admins change things; viewers only look. */
+export const canChange = (s: SessionView): boolean => s.member.role !== 'viewer';
+export const isOwner = (s: SessionView): boolean => s.member.role === 'owner';
+
+/** The session, if there is one (its CSRF token is kept for the calls that change things). */
+export async function loadSession(): Promise<SessionView | null> {
+  try {
+    const { data } = await api<{ data: SessionView }>('GET', '/session');
+    setCsrfToken(data.csrf_token);
+    return data;
+  } catch {
+    setCsrfToken(null);
+    return null;
+  }
+}
+
+export function adopt(session: SessionView): SessionView {
+  setCsrfToken(session.csrf_token);
+  return session;
+}
