@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module';
+import { ConsolePageController } from './console-page.controller';
+import { ConsoleWeb } from './console-web';
 import { DeliveriesModule } from '../transformations/deliveries.module';
 import { RunsModule } from '../transformations/runs.module';
 import { ConsoleDeliveriesController } from './server/deliveries.controller';
@@ -36,8 +38,9 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleAuditController,
     ConsoleRunsController,
     ConsoleDeliveriesController,
+    ConsolePageController,
   ],
-  providers: [ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
+  providers: [ConsoleWeb, ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
   exports: [Invitations],
 })
 export class ConsoleModule {}

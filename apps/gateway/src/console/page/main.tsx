@@ -9,4 +9,6 @@ import { App } from './components/app';
 import { onLinkClick } from './router';
 
 document.addEventListener('click', onLinkClick);
-render(<App />, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+root.textContent = ''; // the server's "Loading…" placeholder
+render(<App />, root);

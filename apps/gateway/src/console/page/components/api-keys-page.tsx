@@ -73,7 +73,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
       {list.data && list.data.data.length === 0 && <p>{t('keys.none')}</p>}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('keys.caption')}</caption>
             <thead>

@@ -69,7 +69,7 @@ export function MembersPage({ session }: { session: SessionView }) {
       <p class="muted">{t('members.intro')}</p>
       <LoadState loading={members.loading && !members.data} error={members.error} onRetry={members.reload} />
       {members.data && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('members.caption')}</caption>
             <thead>

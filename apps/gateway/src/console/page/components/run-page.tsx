@@ -179,7 +179,7 @@ export function AttemptTable({
     return true;
   };
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table>
         <thead>
           <tr>

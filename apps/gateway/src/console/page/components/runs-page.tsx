@@ -70,7 +70,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
       <LoadState loading={loading && !data} error={error} onRetry={reload} />
       {data && data.data.length === 0 && <p>{t('runs.none')}</p>}
       {data && data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('runs.caption', { count: data.meta.total })}</caption>
             <thead>

@@ -56,7 +56,7 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
           </p>
           <h3>{t('try.headers')}</h3>
           <p class="wrap">{trial.headers.join(' · ')}</p>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <caption>{t('try.mapping')}</caption>
               <thead>

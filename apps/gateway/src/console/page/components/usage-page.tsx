@@ -48,7 +48,7 @@ export function UsagePage() {
           </ul>
           <details>
             <summary>{t('usage.as_table')}</summary>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <caption class="visually-hidden">{t('usage.per_day')}</caption>
                 <thead>
