@@ -32,6 +32,40 @@ export interface RunReadModel {
   listFilesToPurge(now: string, closedBefore: string, limit: number): Promise<string[]>;
   /** How many runs there are per status and stage (the `transform_runs` metric), from an index, not the documents. */
   countRunsByStatusAndStage(): Promise<RunCount[]>;
+  /** An organization's runs, newest first (created_at, then id), filtered, one page and the total (the run list). */
+  listRuns(organizationId: string, filter: RunListFilter, offset: number, limit: number): Promise<{ items: RunState[]; total: number }>;
+  /** Runs created since `since` per UTC day and outcome, and the rows they processed (the console's usage). */
+  runUsage(organizationId: string, since: string): Promise<RunUsage>;
+}
+
+export interface RunListFilter {
+  status?: string;
+  stage?: string;
+  input_source?: string;
+  /** ISO 8601 bounds of created_at, inclusive. */
+  created_after?: string;
+  created_before?: string;
+  /** Text looked for (case-insensitively) in the file name and in the metadata's JSON. */
+  q?: string;
+}
+
+/** Where a run ended up, for usage: `finished` (final output), `failed`, `canceled` (review canceled), else `other`. */
+export type RunOutcome = 'finished' | 'failed' | 'canceled' | 'other';
+
+export const runOutcome = (run: Pick<RunState, 'status' | 'stage' | 'review_state'>): RunOutcome =>
+  run.status === 'failed'
+    ? 'failed'
+    : run.stage === 'final' && run.status === 'completed'
+      ? 'finished'
+      : run.review_state === 'canceled'
+        ? 'canceled'
+        : 'other';
+
+export interface RunUsage {
+  /** One entry per UTC day that had runs (days without are left out), oldest first. */
+  days: Array<{ date: string; outcome: RunOutcome; count: number }>;
+  /** Rows the runs created since then processed (their processed_rows). */
+  rows_processed: number;
 }
 
 export interface RunCount {

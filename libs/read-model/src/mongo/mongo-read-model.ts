@@ -1,7 +1,7 @@
 import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
 import type { RunState } from '@app/domain';
-import type { NamedCheckpoints, RunCount, RunReadModel } from '../read-model.port';
-import { retentionColumns, uploadWatchUntil } from '../read-model.port';
+import type { NamedCheckpoints, RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
+import { retentionColumns, runOutcome, uploadWatchUntil } from '../read-model.port';
 
 /*
  * Documents keep the run body as JSON text: its keys come from customers (schema field
@@ -21,6 +21,13 @@ const runSchema = new Schema(
     // Copied from the document on every save, for the run counts (documents saved before have none until their next save).
     status: { type: String, default: null },
     stage: { type: String, default: null },
+    // Copied for the run list and usage (documents saved before have none until their next save).
+    created_at: { type: String, default: null },
+    input_source: { type: String, default: null },
+    review_state: { type: String, default: null },
+    processed_rows: { type: Number, default: 0 },
+    /** Lower-cased file name and metadata JSON, for the list's text filter. */
+    search_text: { type: String, default: '' },
   },
   { versionKey: false, strict: 'throw' },
 );
@@ -30,6 +37,7 @@ runSchema.index({ upload_watch_until: 1 }, { partialFilterExpression: { upload_w
 runSchema.index({ files_retained_until: 1 }, { partialFilterExpression: { files_retained_until: { $type: 'string' } } });
 runSchema.index({ files_closed_at: 1 }, { partialFilterExpression: { files_closed_at: { $type: 'string' } } });
 runSchema.index({ status: 1, stage: 1 });
+runSchema.index({ organization_id: 1, created_at: -1, _id: -1 });
 
 const checkpointSchema = new Schema({ _id: String, position: { type: Number, required: true } }, { versionKey: false, strict: 'throw' });
 
@@ -98,6 +106,11 @@ export class MongoReadModel implements RunReadModel {
       ...retentionColumns(run),
       status: run.status,
       stage: run.stage ?? null,
+      created_at: run.created_at,
+      input_source: run.input_source,
+      review_state: run.review_state,
+      processed_rows: run.processed_rows ?? 0,
+      search_text: `${run.filename ?? ''}\n${run.metadata ? JSON.stringify(run.metadata) : ''}`.toLowerCase(),
     };
     await this.connection.transaction(async (session) => {
       // Not an upsert on the revision filter: a newer stored document would make it insert a duplicate _id,
@@ -108,6 +121,51 @@ export class MongoReadModel implements RunReadModel {
       }
       await this.writeCheckpoint(checkpoint.name, checkpoint.position, session);
     });
+  }
+
+  async listRuns(
+    organizationId: string,
+    filter: RunListFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: RunState[]; total: number }> {
+    const query: Record<string, unknown> = { organization_id: organizationId };
+    for (const field of ['status', 'stage', 'input_source'] as const) if (filter[field] !== undefined) query[field] = filter[field];
+    if (filter.created_after !== undefined || filter.created_before !== undefined)
+      query.created_at = {
+        ...(filter.created_after !== undefined ? { $gte: filter.created_after } : {}),
+        ...(filter.created_before !== undefined ? { $lte: filter.created_before } : {}),
+      };
+    // A literal substring: the text is escaped, never a pattern of the caller's.
+    if (filter.q) query.search_text = { $regex: filter.q.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&') };
+    const [docs, total] = await Promise.all([
+      this.runs.find(query, { doc: 1 }).sort({ created_at: -1, _id: -1 }).skip(offset).limit(limit).lean<{ doc: string }[]>(),
+      this.runs.countDocuments(query),
+    ]);
+    return { items: docs.map((d) => JSON.parse(d.doc) as RunState), total };
+  }
+
+  async runUsage(organizationId: string, since: string): Promise<RunUsage> {
+    const docs = await this.runs
+      .find(
+        { organization_id: organizationId, created_at: { $gte: since } },
+        { created_at: 1, status: 1, stage: 1, review_state: 1, processed_rows: 1 },
+      )
+      .lean<{ created_at: string; status: string; stage: string | null; review_state: string | null; processed_rows?: number }[]>();
+    const counts = new Map<string, number>();
+    let rows = 0;
+    for (const d of docs) {
+      const key = `${d.created_at.slice(0, 10)}|${runOutcome(d as Parameters<typeof runOutcome>[0])}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      rows += d.processed_rows ?? 0;
+    }
+    const days = [...counts.entries()]
+      .map(([key, count]) => {
+        const [date, outcome] = key.split('|');
+        return { date, outcome: outcome as RunOutcome, count };
+      })
+      .sort((a, b) => (a.date === b.date ? a.outcome.localeCompare(b.outcome) : a.date.localeCompare(b.date)));
+    return { days, rows_processed: rows };
   }
 
   async countRunsByStatusAndStage(): Promise<RunCount[]> {

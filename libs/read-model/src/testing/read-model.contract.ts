@@ -36,6 +36,84 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       ]);
     });
 
+    it("lists an organization's runs newest first, filtered and paged, never another organization's", async () => {
+      const org = randomUUID();
+      const at = (day: number, hour = 0) => new Date(Date.UTC(2026, 10, day, hour)).toISOString();
+      const runs = [
+        run({ organization_id: org, created_at: at(1), stage: 'review', input_source: 'upload', filename: 'People.csv', metadata: null }),
+        run({
+          organization_id: org,
+          created_at: at(2),
+          stage: 'final',
+          status: 'completed',
+          input_source: 'raw',
+          filename: null,
+          metadata: { batch: 'Nov-42' },
+        }),
+        run({
+          organization_id: org,
+          created_at: at(3),
+          stage: 'review',
+          status: 'failed',
+          input_source: 'upload',
+          filename: 'orders.xlsx',
+          metadata: null,
+        }),
+        run({
+          organization_id: org,
+          created_at: at(3, 5),
+          stage: 'review',
+          input_source: 'image',
+          filename: 'scan.png',
+          metadata: { note: 'people' },
+        }),
+      ];
+      let position = 1;
+      for (const r of runs) await rm.saveRun(r, { name: 'p', position: position++ });
+      await rm.saveRun(run({ organization_id: randomUUID(), created_at: at(3, 6), stage: 'review', filename: 'People.csv' }), {
+        name: 'p',
+        position: position++,
+      });
+      const ids = async (filter: Parameters<RunReadModel['listRuns']>[1], offset = 0, limit = 10) => {
+        const page = await rm.listRuns(org, filter, offset, limit);
+        return { ids: page.items.map((r) => runs.indexOf(runs.find((x) => x.id === r.id)!)), total: page.total };
+      };
+      expect(await ids({})).toEqual({ ids: [3, 2, 1, 0], total: 4 });
+      expect(await ids({}, 1, 2)).toEqual({ ids: [2, 1], total: 4 });
+      expect(await ids({ status: 'failed' })).toEqual({ ids: [2], total: 1 });
+      expect(await ids({ stage: 'final' })).toEqual({ ids: [1], total: 1 });
+      expect(await ids({ input_source: 'upload' })).toEqual({ ids: [2, 0], total: 2 });
+      expect(await ids({ created_after: at(2), created_before: at(3) })).toEqual({ ids: [2, 1], total: 2 });
+      // Case-insensitive text in the file name or the metadata.
+      expect(await ids({ q: 'PEOPLE' })).toEqual({ ids: [3, 0], total: 2 });
+      expect(await ids({ q: 'nov-42' })).toEqual({ ids: [1], total: 1 });
+      expect(await ids({ q: '%' })).toEqual({ ids: [], total: 0 });
+    });
+
+    it("counts an organization's runs per day and outcome since a time, with the rows they processed", async () => {
+      const org = randomUUID();
+      const at = (day: number) => new Date(Date.UTC(2026, 10, day, 12)).toISOString();
+      const save = (over: Partial<RunState>, position: number) =>
+        rm.saveRun(run({ organization_id: org, ...over }), { name: 'p', position });
+      await save({ created_at: at(1), status: 'completed', stage: 'final', processed_rows: 100 }, 1);
+      await save({ created_at: at(5), status: 'completed', stage: 'final', processed_rows: 10 }, 2);
+      await save({ created_at: at(5), status: 'failed', stage: 'review', processed_rows: 5 }, 3);
+      await save({ created_at: at(5), status: 'completed', stage: 'review', review_state: 'canceled', processed_rows: 1 }, 4);
+      await save({ created_at: at(6), status: 'processing', stage: 'review', processed_rows: 0 }, 5);
+      await rm.saveRun(run({ organization_id: randomUUID(), created_at: at(5), status: 'failed', processed_rows: 7 }), {
+        name: 'p',
+        position: 6,
+      });
+      const usage = await rm.runUsage(org, at(2));
+      expect(usage.days).toEqual([
+        { date: '2026-11-05', outcome: 'canceled', count: 1 },
+        { date: '2026-11-05', outcome: 'failed', count: 1 },
+        { date: '2026-11-05', outcome: 'finished', count: 1 },
+        { date: '2026-11-06', outcome: 'other', count: 1 },
+      ]);
+      expect(usage.rows_processed).toBe(16);
+    });
+
     it('keeps a document that is already at a higher revision (two projectors racing), and still moves the checkpoint', async () => {
       const newer = run({ revision: 5, status: 'processing' });
       await rm.saveRun(newer, { name: 'runs', position: 50 });
