@@ -5,6 +5,7 @@ import { ConsoleWeb } from './console-web';
 import { DeliveriesModule } from '../transformations/deliveries.module';
 import { RunsModule } from '../transformations/runs.module';
 import { ConsoleDeliveriesController } from './server/deliveries.controller';
+import { ConsoleUsageController } from './server/usage.controller';
 import { ConsoleRunsController } from './server/runs.controller';
 import { AdminInvitationsController } from './server/admin-invitations.controller';
 import { ConsoleApiKeysController } from './server/api-keys.controller';
@@ -38,6 +39,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleAuditController,
     ConsoleRunsController,
     ConsoleDeliveriesController,
+    ConsoleUsageController,
     ConsolePageController,
   ],
   providers: [ConsoleWeb, ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
 import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { LOCALES } from '@app/domain';
 
@@ -231,4 +232,11 @@ export class RunDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) started_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) completed_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) failed_at!: string | null;
+}
+
+@ApiSchema({ name: 'RunList', description: "Pagination envelope of the organization's runs, newest first; each item is the run resource." })
+export class RunListDto {
+  @ApiProperty({ type: [RunDto] }) data!: RunDto[];
+  @ApiProperty({ type: PaginationLinksDto }) links!: PaginationLinksDto;
+  @ApiProperty({ type: PaginationMetaDto }) meta!: PaginationMetaDto;
 }

@@ -1,5 +1,17 @@
-import { applyDecorators, Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { parseRunListQuery } from './run-list';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../http/auth.guard';
 import { ApiError } from '../http/api-error';
@@ -7,7 +19,7 @@ import { jsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
 import { API_KEY_SCHEME } from '../openapi/security-schemes';
 import { IDEMPOTENCY_HEADER, type IdempotentAnswer, idempotencyKeyOf } from './idempotency';
-import { CreateFileRunDto, CreateRawRunDto, CreatedFileRunDto, CreatedRawRunDto, RunDto } from './transformation.dto';
+import { CreateFileRunDto, CreateRawRunDto, CreatedFileRunDto, CreatedRawRunDto, RunDto, RunListDto } from './transformation.dto';
 import { TransformationsService } from './transformations.service';
 
 const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -49,7 +61,10 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 @UseGuards(ApiKeyGuard)
 @Controller('v1/transformations')
 export class TransformationsController {
-  constructor(private readonly service: TransformationsService) {}
+  constructor(
+    private readonly service: TransformationsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('file')
   @HttpCode(201)
@@ -77,6 +92,30 @@ export class TransformationsController {
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedRawRunDto> {
     return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(key)));
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'v1.transformations.index', summary: "List the organization's runs, newest first" })
+  @ApiQuery({ name: 'status', required: false, enum: ['awaiting_upload', 'queued', 'processing', 'completed', 'failed'] })
+  @ApiQuery({ name: 'stage', required: false, enum: ['review', 'final'] })
+  @ApiQuery({
+    name: 'created_after',
+    required: false,
+    description: 'ISO 8601 date or date-time: runs created at or after it.',
+    schema: { type: 'string' },
+  })
+  @ApiQuery({
+    name: 'created_before',
+    required: false,
+    description: 'ISO 8601 date or date-time: runs created at or before it (a date includes its whole day, UTC).',
+    schema: { type: 'string' },
+  })
+  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
+  @ApiQuery({ name: 'per_page', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiOkResponse({ type: RunListDto, description: 'Pagination envelope whose `data` items are run resources.' })
+  @ApiErrorResponses(422)
+  index(@Req() req: AuthenticatedRequest, @Query() query: Record<string, unknown>) {
+    return this.service.list(req.caller!.organizationId, parseRunListQuery(query), `${this.config.publicBaseUrl}/v1/transformations`);
   }
 
   @Get(':transformationRun')

@@ -27,6 +27,8 @@ import {
 } from './transformation.dto';
 import { IdempotencyKeys, type IdempotentAnswer, idempotencyRequestHash } from './idempotency';
 import { RunPresenter } from './run-presenter';
+import type { RunListQuery } from './run-list';
+import { paginate } from '../http/pagination';
 import { validateRunBody } from './run-body';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
@@ -177,6 +179,52 @@ export class TransformationsService {
         `The organization has used all ${org.review_preparation_quota} review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.`,
       );
     }
+  }
+
+  /**
+   * The organization's runs, newest first, each the run resource, in the pagination envelope
+   * (run-list.ts reads the query). `withFacts` (the console) adds what a list shows beside each
+   * run that the resource does not hold: when it was created and its file name.
+   */
+  async list(organizationId: string, { filter, page }: RunListQuery, path: string, withFacts = false) {
+    const { items, total } = await this.readModel.listRuns(organizationId, filter, page.offset, page.perPage);
+    const now = new Date();
+    const data = await Promise.all(
+      items.map(async (run) => {
+        const resource = await this.presenter.present(run, now);
+        return withFacts ? { ...resource, created_at: run.created_at, filename: run.filename } : resource;
+      }),
+    );
+    return paginate(data, total, page, path);
+  }
+
+  /**
+   * The console's usage figures: the quota, runs per UTC day over the last `days` days by outcome
+   * (every day present, oldest first), and the rows those runs processed.
+   */
+  async usage(organizationId: string, days = 30, now = new Date()) {
+    const org = await this.directory.getOrganization(organizationId);
+    if (!org) throw ApiError.notFound('organization');
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+    const usage = await this.readModel.runUsage(organizationId, first.toISOString());
+    const perDay = Array.from({ length: days }, (_, i) => ({
+      date: new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10),
+      finished: 0,
+      failed: 0,
+      canceled: 0,
+      other: 0,
+    }));
+    const byDate = new Map(perDay.map((d) => [d.date, d]));
+    for (const { date, outcome, count } of usage.days) {
+      const day = byDate.get(date);
+      if (day) day[outcome] += count;
+    }
+    const limit = org.review_preparation_quota;
+    return {
+      quota: { limit, used: org.review_preparations_used, left: limit === null ? null : Math.max(0, limit - org.review_preparations_used) },
+      days: perDay,
+      rows_processed: usage.rows_processed,
+    };
   }
 
   async show(caller: Caller, runId: string) {

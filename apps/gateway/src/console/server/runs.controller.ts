@@ -4,6 +4,7 @@ import { runStreamId } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { ApiError } from '../../http/api-error';
 import { DeliveriesService } from '../../transformations/deliveries.service';
+import { parseRunListQuery } from '../../transformations/run-list';
 import { TransformationsService } from '../../transformations/transformations.service';
 import { AuditLog } from './audit-log';
 import { actorOf } from './invitations';
@@ -24,6 +25,12 @@ export class ConsoleRunsController {
     private readonly audit: AuditLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
+
+  /** The public run list with two more filters (input source, text) and, beside each run resource, when it was created and its file. */
+  @Get()
+  async list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
+    return this.runs.list(callerOf(req).organization.id, parseRunListQuery(query, true), '/console/api/runs', true);
+  }
 
   @Get(':id')
   async show(@Req() req: ConsoleRequest, @Param('id') id: string) {

@@ -1,0 +1,58 @@
+import type { RunListFilter } from '@app/read-model';
+import { ApiError } from '../http/api-error';
+import { type PageRequest, pageRequest } from '../http/pagination';
+
+/** Run lists page 20 at a time by default, 100 at most. */
+export const RUN_LIST_PAGES = { defaultPerPage: 20, maxPerPage: 100 };
+const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'failed'];
+const STAGES = ['review', 'final'];
+const INPUT_SOURCES = ['upload', 'image', 'raw'];
+const MAX_Q = 200;
+
+export interface RunListQuery {
+  filter: RunListFilter;
+  page: PageRequest;
+}
+
+/**
+ * Reads a run list's query: `status`, `stage`, `created_after`, `created_before` (ISO 8601
+ * date-times or dates), `page`, `per_page`; with `extended` (the console) also `input_source`
+ * and `q`. Every bad value is a 422 in the validation envelope, all of them at once.
+ */
+export function parseRunListQuery(query: Record<string, unknown>, extended = false): RunListQuery {
+  const fields: Record<string, string[]> = {};
+  const filter: RunListFilter = {};
+  const choice = (name: 'status' | 'stage' | 'input_source', allowed: string[]) => {
+    const v = query[name];
+    if (v === undefined || v === '') return;
+    if (typeof v === 'string' && allowed.includes(v)) filter[name] = v;
+    else fields[name] = [`The ${name.replace('_', ' ')} field must be one of: ${allowed.join(', ')}.`];
+  };
+  choice('status', STATUSES);
+  choice('stage', STAGES);
+  if (extended) choice('input_source', INPUT_SOURCES);
+  for (const name of ['created_after', 'created_before'] as const) {
+    const v = query[name];
+    if (v === undefined || v === '') continue;
+    const at = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;
+    if (Number.isNaN(at)) fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
+    // A bare date is its day's start for "after" and its end for "before" (UTC), so both bounds include it.
+    else if (name === 'created_before' && /^\d{4}-\d{2}-\d{2}$/.test(v as string)) filter[name] = new Date(at + 86_399_999).toISOString();
+    else filter[name] = new Date(at).toISOString();
+  }
+  if (filter.created_after && filter.created_before && filter.created_after > filter.created_before)
+    fields.created_before = ['The created before field must be later than created after.'];
+  if (extended && query.q !== undefined && query.q !== '') {
+    if (typeof query.q !== 'string' || query.q.length > MAX_Q) fields.q = [`The q field must be a text of at most ${MAX_Q} characters.`];
+    else filter.q = query.q.trim();
+  }
+  let page: PageRequest | null = null;
+  try {
+    page = pageRequest(query, RUN_LIST_PAGES);
+  } catch (err) {
+    if (err instanceof ApiError && err.fields) Object.assign(fields, err.fields);
+    else throw err;
+  }
+  if (Object.keys(fields).length > 0 || !page) throw ApiError.validation(fields);
+  return { filter, page };
+}
