@@ -14,6 +14,7 @@ const ADMIN = '/admin/openapi.json';
 const PUBLIC_RESPONSES: Record<string, string[]> = {
   'v1.transformations.file': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
   'v1.transformations.raw': ['201', '400', '401', '409', '413', '415', '422', '429', '500'],
+  'v1.transformations.index': ['200', '401', '422', '429', '500'],
   'v1.transformations.show': ['200', '401', '404', '429', '500'],
   'v1.transformations.deliveries': ['200', '401', '404', '422', '429', '500'],
   'v1.providers.index': ['200', '401', '422', '429', '500'],
@@ -467,6 +468,10 @@ describe('OpenAPI documents', () => {
       expect((await api(`/v1/schemas/${org.schemaId}`)).body.data.fields.email).toBeDefined();
       const other = await setupOrganization(svc);
       expect((await pub.call(url('/v1/providers'), { token: other.apiKey })).body.data).toEqual([]);
+      // The organization's runs: a full page, a later empty page, and 422.
+      expect((await api('/v1/transformations')).body.data.length).toBeGreaterThan(0);
+      expect((await api('/v1/transformations?page=50')).body).toMatchObject({ data: [], meta: { from: null, to: null } });
+      expect((await api('/v1/transformations?status=done')).status).toBe(422);
     });
 
     it('429 when the review-preparation quota is used up (no Retry-After: it does not reset with time)', async () => {
