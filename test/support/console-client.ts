@@ -1,4 +1,17 @@
-import { ADMIN_TOKEN, call, type Json, type Service } from './service-harness';
+import { ADMIN_TOKEN, call, httpFetch, type Json, type Service } from './service-harness';
+
+/** A call whose body is bytes as they are (a file). */
+async function rawCall(url: string, method: string, headers: Record<string, string>, body: Buffer | string): Promise<Json> {
+  const res = await httpFetch(url, { method, headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, headers: res.headers } as Json;
+}
 
 /** The parts of a Set-Cookie header, by lower-cased attribute name (`value` is the cookie's value). */
 export function cookieAttributes(setCookie: string): Record<string, string | true> {
@@ -27,7 +40,7 @@ export class ConsoleClient {
   async request(
     method: string,
     path: string,
-    options: { body?: unknown; origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {},
+    options: { body?: unknown; raw?: Buffer | string; origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {},
   ): Promise<Json> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (this.cookie) headers.cookie = `console_session=${this.cookie}`;
@@ -35,7 +48,10 @@ export class ConsoleClient {
     if (method !== 'GET' && origin) headers.origin = origin;
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-    const res = await call(`${this.baseUrl}/console/api${path}`, { method, body: options.body, headers });
+    const res =
+      options.raw === undefined
+        ? await call(`${this.baseUrl}/console/api${path}`, { method, body: options.body, headers })
+        : await rawCall(`${this.baseUrl}/console/api${path}`, method, headers, options.raw);
     const set = res.headers.get('set-cookie');
     if (set?.startsWith('console_session=')) {
       const value = cookieAttributes(set).value as string;

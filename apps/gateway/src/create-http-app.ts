@@ -14,6 +14,10 @@ import { registerLocalFileRoutes } from './files/local-file-routes';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
 import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
+import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
+
+/** The one route that takes raw bytes through the JSON API's listener. */
+const TRIAL_ROUTE = '/console/api/schemas/:id/try';
 
 /** Shortest ADMIN_TOKEN the service starts with: it guards every organization's data. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -69,6 +73,12 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     } catch {
       done(Object.assign(new Error('Malformed JSON'), { statusCode: 400 }), undefined);
     }
+  });
+
+  // Raw file bytes are taken by one JSON-API route only, the console's "try it" (up to 5 MB); every other route refuses them (415).
+  fastify.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: MAX_TRIAL_BYTES }, (request, body, done) => {
+    if (request.routeOptions.url === TRIAL_ROUTE) done(null, body);
+    else done(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 }), undefined);
   });
 
   const blobs = app.get<BlobStore>(BLOB_STORE);

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module';
 import { ConsolePageController } from './console-page.controller';
 import { ConsoleWeb } from './console-web';
+import { ProviderConnectionCheck } from './provider-test/provider-check';
+import { SchemaTrialService } from './try-file/schema-trial';
 import { DeliveriesModule } from '../transformations/deliveries.module';
 import { RunsModule } from '../transformations/runs.module';
 import { ConsoleDeliveriesController } from './server/deliveries.controller';
@@ -42,7 +44,16 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleUsageController,
     ConsolePageController,
   ],
-  providers: [ConsoleWeb, ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations, AuditLog],
+  providers: [
+    ConsoleWeb,
+    SchemaTrialService,
+    ProviderConnectionCheck,
+    ConsoleSessions,
+    ConsoleAuthGuard,
+    SignInThrottle,
+    Invitations,
+    AuditLog,
+  ],
   exports: [Invitations],
 })
 export class ConsoleModule {}

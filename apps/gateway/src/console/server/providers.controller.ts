@@ -7,6 +7,7 @@ import { presentProvider } from '../../catalog/catalog.presenters';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
+import { ProviderConnectionCheck } from '../provider-test/provider-check';
 import { AuditLog } from './audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { consolePage } from './console-paging';
@@ -24,6 +25,7 @@ export class ConsoleProvidersController {
     private readonly commandBus: CommandBus,
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly audit: AuditLog,
+    private readonly connection: ProviderConnectionCheck,
   ) {}
 
   @Get()
@@ -49,6 +51,14 @@ export class ConsoleProvidersController {
   @ConsoleRoles(['owner', 'admin'])
   update(@Req() req: ConsoleRequest, @Param('id') id: string, @Body(jsonShape) body: unknown) {
     return this.save(req, body, id);
+  }
+
+  /** One small call to the vendor with the stored key: does it work? */
+  @Post(':id/test')
+  @HttpCode(200)
+  @ConsoleRoles(['owner', 'admin'])
+  async test(@Req() req: ConsoleRequest, @Param('id') id: string) {
+    return { data: await this.connection.check(await this.find(callerOf(req).organization.id, id)) };
   }
 
   @Delete(':id')

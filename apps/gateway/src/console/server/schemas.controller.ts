@@ -7,6 +7,8 @@ import { presentSchema } from '../../catalog/catalog.presenters';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
+import { tableFormatOf } from '@app/tabular';
+import { SchemaTrialService } from '../try-file/schema-trial';
 import { AuditLog } from './audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { consolePage } from './console-paging';
@@ -21,6 +23,7 @@ export class ConsoleSchemasController {
     private readonly commandBus: CommandBus,
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly audit: AuditLog,
+    private readonly trial: SchemaTrialService,
   ) {}
 
   @Get()
@@ -66,6 +69,25 @@ export class ConsoleSchemasController {
       String(req.id),
     );
     return saved;
+  }
+
+  /** "Try it": the file's bytes (application/octet-stream, up to 5 MB); nothing is created or stored. */
+  @Post(':id/try')
+  @HttpCode(200)
+  @ConsoleRoles(['owner', 'admin'])
+  async try(@Req() req: ConsoleRequest, @Param('id') id: string, @Query('filename') filename: unknown, @Body() body: unknown) {
+    const schema = await this.directory.getSchema(callerOf(req).organization.id, id);
+    if (!schema) throw ApiError.notFound('schema');
+    if (typeof filename !== 'string' || !tableFormatOf(filename))
+      throw ApiError.validation({ filename: ['The filename must end in .csv, .tsv, .txt or .xlsx.'] });
+    if (!Buffer.isBuffer(body))
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        'invalid_request',
+        'Send the file itself as the body, with Content-Type: application/octet-stream.',
+      );
+    return { data: await this.trial.try(schema, body, filename) };
   }
 
   @Delete(':id')
