@@ -242,7 +242,7 @@ describe('public API contract', () => {
     }
   });
 
-  it("serves the OpenAPI document with the spec's operations", async () => {
+  it("serves the OpenAPI document with the spec's operations and the run list and deliveries the console added", async () => {
     const doc = await call(url('/openapi.json'));
     expect(doc.status).toBe(200);
     const ops = Object.values(doc.body.paths)
@@ -253,7 +253,9 @@ describe('public API contract', () => {
       'v1.providers.show',
       'v1.schemas.index',
       'v1.schemas.show',
+      'v1.transformations.deliveries',
       'v1.transformations.file',
+      'v1.transformations.index',
       'v1.transformations.raw',
       'v1.transformations.show',
     ]);
