@@ -143,6 +143,13 @@ describe('console API', () => {
       const listed = await owner.get('/api-keys');
       expect(JSON.stringify(listed.body)).not.toContain(key.slice(4, 13));
       expect(listed.body.data.find((k: { id: string }) => k.id === id)).toMatchObject({ prefix, revoked_at: null });
+      // Its use on /v1 is recorded (to the minute, written beside the request).
+      let lastUsed: string | null = null;
+      for (let i = 0; i < 50 && !lastUsed; i++) {
+        lastUsed = (await owner.get('/api-keys')).body.data.find((k: { id: string }) => k.id === id).last_used_at;
+        if (!lastUsed) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(Date.now() - Date.parse(lastUsed!)).toBeLessThan(60_000);
       expect((await owner.delete(`/api-keys/${id}`)).status).toBe(204);
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
     });

@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   prefix: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** When the key last authenticated a request (to the minute; null: never). Absent in records read before it existed. */
+  last_used_at?: string | null;
 }
 
 /** A key as it may be listed: everything but the hash. */
@@ -172,6 +174,8 @@ export interface Directory extends IdempotencyStore {
   findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Every key of the organization, revoked ones too, oldest first; never a hash. */
   listApiKeys(organizationId: string): Promise<ApiKeySummary[]>;
+  /** Records that the key was used at `at` (never moves the time backwards). */
+  touchApiKey(organizationId: string, keyId: string, at: string): Promise<void>;
 
   /**
    * Takes one review-preparation unit of the organization's quota for a run, atomically

@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { rateLimitRefusals } from '@app/metrics';
 import { addLogContext } from '@app/logging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +15,9 @@ export interface Caller {
 }
 
 export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+
+/** How precisely a key's last use is kept. */
+const LAST_USE_RESOLUTION_MS = 60_000;
 
 /**
  * Public API: a bearer API key names the organization; every key has its own rate
@@ -38,8 +41,26 @@ export class ApiKeyGuard implements CanActivate {
     request.caller ??= await this.authenticate(request.headers.authorization);
     addLogContext({ organization_id: request.caller.organizationId });
     await this.rateLimit(request.caller.apiKeyId, reply);
+    this.recordUse(request.caller);
     return true;
   }
+
+  /**
+   * Keeps the key's "last used" (shown in the console) to the minute: at most one write per
+   * key a minute from this process, not awaited, and a failed write never fails the request.
+   */
+  private recordUse(caller: Caller): void {
+    const now = Date.now();
+    if (now - (this.lastRecordedUse.get(caller.apiKeyId) ?? 0) < LAST_USE_RESOLUTION_MS) return;
+    this.lastRecordedUse.set(caller.apiKeyId, now);
+    if (this.lastRecordedUse.size > 10_000) this.lastRecordedUse.clear(); // bounded: a forgotten key is written once more, no harm
+    this.directory
+      .touchApiKey(caller.organizationId, caller.apiKeyId, new Date(now).toISOString())
+      .catch((err: Error) => this.logger.warn(`Could not record the use of API key ${caller.apiKeyId}: ${err.message}`));
+  }
+
+  private readonly lastRecordedUse = new Map<string, number>();
+  private readonly logger = new Logger(ApiKeyGuard.name);
 
   /** The caller an Authorization header names; 401 when it names none. */
   async authenticate(authorization: string | string[] | undefined): Promise<Caller> {

@@ -38,6 +38,7 @@ const apiKeySchema = new Schema(
     prefix: { type: String, default: null },
     created_at: String,
     revoked_at: { type: String, default: null },
+    last_used_at: { type: String, default: null },
   },
   { versionKey: false, strict: 'throw' },
 );
@@ -247,7 +248,15 @@ export class MongoDirectory implements Directory {
       prefix: r.prefix ?? null,
       created_at: r.created_at as string,
       revoked_at: r.revoked_at ?? null,
+      last_used_at: r.last_used_at ?? null,
     }));
+  }
+
+  async touchApiKey(organizationId: string, keyId: string, at: string): Promise<void> {
+    await this.apiKeys.updateOne(
+      { _id: keyId, organization_id: organizationId, $or: [{ last_used_at: null }, { last_used_at: { $lt: at } }] },
+      { $set: { last_used_at: at } },
+    );
   }
 
   // ---- idempotency keys -------------------------------------------------------------

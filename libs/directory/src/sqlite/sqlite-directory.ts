@@ -65,7 +65,7 @@ export class SqliteDirectory implements Directory {
     this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
     // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
-    addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT' });
+    addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT', last_used_at: 'TEXT' });
     // Added with holder liveness: which process (instance, incarnation) holds a pending idempotency key.
     addMissingColumns(this.db, 'idempotency_keys', { lock_instance: 'TEXT', lock_incarnation: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
@@ -158,8 +158,14 @@ export class SqliteDirectory implements Directory {
 
   async listApiKeys(organizationId: string): Promise<ApiKeySummary[]> {
     return this.statement<[string], ApiKeySummary>(
-      'SELECT id, organization_id, prefix, created_at, revoked_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
+      'SELECT id, organization_id, prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
     ).all(organizationId);
+  }
+
+  async touchApiKey(organizationId: string, keyId: string, at: string): Promise<void> {
+    this.statement(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND organization_id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    ).run(at, keyId, organizationId, at);
   }
 
   async revokeApiKey(organizationId: string, keyId: string, at: string): Promise<boolean> {

@@ -48,6 +48,25 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       expect(await directory.revokeApiKey('o1', 'k1', 't3')).toBe(false);
     });
 
+    it("keeps a key's last use, only moving forward and only for its organization", async () => {
+      await directory.addApiKey({
+        id: 'u1',
+        organization_id: 'o1',
+        key_hash: 'hu1',
+        prefix: 'used0000',
+        created_at: at(1),
+        revoked_at: null,
+      });
+      const lastUse = async () => (await directory.listApiKeys('o1')).find((k) => k.id === 'u1')?.last_used_at;
+      expect(await lastUse()).toBeNull();
+      await directory.touchApiKey('o1', 'u1', at(5));
+      expect(await lastUse()).toBe(at(5));
+      await directory.touchApiKey('o1', 'u1', at(4));
+      expect(await lastUse()).toBe(at(5));
+      await directory.touchApiKey('o2', 'u1', at(9));
+      expect(await lastUse()).toBe(at(5));
+    });
+
     it("lists an organization's keys, revoked ones too, oldest first, without their hashes", async () => {
       await directory.addApiKey({
         id: 'k2',
@@ -68,11 +87,11 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       await directory.addApiKey({ id: 'k3', organization_id: 'o2', key_hash: 'h3', prefix: null, created_at: at(1), revoked_at: null });
       expect(await directory.revokeApiKey('o1', 'k1', at(3))).toBe(true);
       expect(await directory.listApiKeys('o1')).toEqual([
-        { id: 'k1', organization_id: 'o1', prefix: 'first000', created_at: at(1), revoked_at: at(3) },
-        { id: 'k2', organization_id: 'o1', prefix: 'second00', created_at: at(2), revoked_at: null },
+        { id: 'k1', organization_id: 'o1', prefix: 'first000', created_at: at(1), revoked_at: at(3), last_used_at: null },
+        { id: 'k2', organization_id: 'o1', prefix: 'second00', created_at: at(2), revoked_at: null, last_used_at: null },
       ]);
       expect(await directory.listApiKeys('o2')).toEqual([
-        { id: 'k3', organization_id: 'o2', prefix: null, created_at: at(1), revoked_at: null },
+        { id: 'k3', organization_id: 'o2', prefix: null, created_at: at(1), revoked_at: null, last_used_at: null },
       ]);
       expect(await directory.listApiKeys('nobody')).toEqual([]);
       expect(await directory.findApiKey('h2')).toMatchObject({ id: 'k2', prefix: 'second00' });
