@@ -19,8 +19,9 @@ module.exports = defineConfig(
       '.tmp/',
       'test-artifacts/',
       'bench/.work/',
-      // Built by scripts/build-review-page.js from the TypeScript in review/page.
+      // Built by scripts/build-review-page.js from the TypeScript in review/page and console/page.
       'apps/gateway/src/review/web/review.js',
+      'apps/gateway/src/console/web/console.js',
     ],
   },
   eslint.configs.recommended,
@@ -50,6 +51,13 @@ module.exports = defineConfig(
     // The review page runs in the reviewer's browser.
     files: ['apps/gateway/src/review/page/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // The console runs in the member's browser. Its event handlers are async (a call to the API,
+    // then feedback): Preact ignores what a handler returns, and each handler reports its own errors.
+    files: ['apps/gateway/src/console/page/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }] },
   },
   {
     // Tests read JSON bodies, which are `any` by nature: asserting their shape with

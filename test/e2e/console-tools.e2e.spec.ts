@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { ConsoleClient, organizationWithOwner, PASSWORD } from '../support/console-client';
 import { ANTHROPIC_KEY, FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
-import { call, PEOPLE_FIELDS, startService, type Service } from '../support/service-harness';
+import { PEOPLE_FIELDS, startService, type Service } from '../support/service-harness';
 
 /** The console's "try it" for a schema and "test connection" for an AI provider. */
 describe('console: try a file, test a provider', () => {

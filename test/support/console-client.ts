@@ -10,7 +10,7 @@ async function rawCall(url: string, method: string, headers: Record<string, stri
   } catch {
     /* not JSON */
   }
-  return { status: res.status, body: parsed, headers: res.headers } as Json;
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 /** The parts of a Set-Cookie header, by lower-cased attribute name (`value` is the cookie's value). */

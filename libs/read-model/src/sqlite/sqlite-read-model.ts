@@ -73,8 +73,14 @@ export class SqliteReadModel implements RunReadModel {
         params[column] = filter[column]!;
       }
     }
-    if (filter.created_after !== undefined) (where.push('created_at >= @after'), (params.after = filter.created_after));
-    if (filter.created_before !== undefined) (where.push('created_at <= @before'), (params.before = filter.created_before));
+    if (filter.created_after !== undefined) {
+      where.push('created_at >= @after');
+      params.after = filter.created_after;
+    }
+    if (filter.created_before !== undefined) {
+      where.push('created_at <= @before');
+      params.before = filter.created_before;
+    }
     if (filter.q) {
       // The only filter not served by an index: it reads the organization's documents (after the others narrowed them).
       where.push(

@@ -72,7 +72,7 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       for (const r of runs) await rm.saveRun(r, { name: 'p', position: position++ });
       await rm.saveRun(run({ organization_id: randomUUID(), created_at: at(3, 6), stage: 'review', filename: 'People.csv' }), {
         name: 'p',
-        position: position++,
+        position,
       });
       const ids = async (filter: Parameters<RunReadModel['listRuns']>[1], offset = 0, limit = 10) => {
         const page = await rm.listRuns(org, filter, offset, limit);

@@ -46,7 +46,7 @@ export async function api<T>(method: string, path: string, body?: unknown, raw?:
     throw new ApiFailure(0, 'network', 'The service could not be reached. Check your connection and try again.');
   }
   const text = await res.text();
-  const parsed = text ? (safeJson(text) as unknown) : null;
+  const parsed = text ? safeJson(text) : null;
   if (res.ok) return parsed as T;
   const error = (parsed as Envelope | null)?.error;
   const failure = new ApiFailure(

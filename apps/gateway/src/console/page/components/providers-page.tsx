@@ -142,6 +142,8 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
       <input
         id={`p-${name}`}
         name={name}
+        // Preact's input types narrow `type` by literal: the page's tsc needs the assertion, ESLint's project does not.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         type={type as 'text'}
         value={value}
         autoComplete="off"

@@ -33,7 +33,8 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     const form = new FormData(event.target as HTMLFormElement);
     const next = new URLSearchParams();
     for (const f of FILTERS) {
-      const v = String(form.get(f) ?? '').trim();
+      const raw = form.get(f);
+      const v = typeof raw === 'string' ? raw.trim() : '';
       if (v) next.set(f, v);
     }
     navigate(`/console/runs${next.size ? `?${next}` : ''}`);

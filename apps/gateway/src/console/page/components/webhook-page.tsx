@@ -31,7 +31,8 @@ function DefaultUrl({ editable }: { editable: boolean }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const save = async (event: Event) => {
     event.preventDefault();
-    const url = String(new FormData(event.target as HTMLFormElement).get('url') ?? '').trim();
+    const raw = new FormData(event.target as HTMLFormElement).get('url');
+    const url = typeof raw === 'string' ? raw.trim() : '';
     clearStatus();
     try {
       await api('PUT', '/webhook', { url: url || null });
