@@ -39,6 +39,11 @@ export function UsagePage() {
           </dl>
           <h2>{t('usage.per_day')}</h2>
           <Chart days={u.days} />
+          <p class="chart-axis muted" aria-hidden="true">
+            <span>{formatDay(u.days[0].date)}</span>
+            <span>{t('usage.peak', { count: Math.max(0, ...u.days.map((d) => d.finished + d.failed + d.canceled + d.other)) })}</span>
+            <span>{formatDay(u.days[u.days.length - 1].date)}</span>
+          </p>
           <ul class="legend">
             {OUTCOMES.map((o) => (
               <li key={o}>
