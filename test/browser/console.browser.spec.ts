@@ -158,7 +158,7 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Rotate the secret' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
-    await expect(dialog.getByText('the old one stops working at once').isVisible()).resolves.toBe(true);
+    await dialog.getByText('the old one stops working at once', { exact: false }).waitFor();
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Cancel');
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Rotate it');
