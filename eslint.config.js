@@ -49,7 +49,7 @@ module.exports = defineConfig(
   },
   {
     // The review page runs in the reviewer's browser.
-    files: ['apps/gateway/src/review/page/**/*.{ts,tsx}'],
+    files: ['apps/gateway/src/review/page/**/*.{ts,tsx}', 'apps/gateway/src/web-shared/page/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

@@ -2,6 +2,7 @@ import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error';
+import { sendWebAsset } from '../web-shared/web-assets';
 import { CONSOLE_LOCALE, ConsoleWeb } from './console-web';
 
 /** No script but ours, no calls but to us, no frames, no forms posted elsewhere. */
@@ -38,14 +39,7 @@ export class ConsolePageController {
   asset(@Param('name') name: string, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
     const asset = this.web.asset(name);
     if (!asset) throw ApiError.notFound();
-    void reply.headers({
-      'content-type': asset.contentType,
-      etag: asset.etag,
-      'cache-control': 'public, max-age=31536000, immutable',
-      'x-content-type-options': 'nosniff',
-    });
-    if (ifNoneMatch === asset.etag) return reply.status(304).send();
-    return reply.send(asset.body);
+    return sendWebAsset(reply, asset, ifNoneMatch);
   }
 
   @Get('*')

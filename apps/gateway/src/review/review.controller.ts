@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
 import { ApiError } from '../http/api-error';
+import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
 import { PROBLEM_ROWS_PER_PAGE, ReviewPreviewService } from './review-preview.service';
@@ -240,13 +241,6 @@ export class ReviewAssetsController {
   asset(@Param('name') name: string, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
     const asset = this.web.asset(name);
     if (!asset) throw new ApiError(404, 'not_found', 'not_found', 'The requested resource was not found.');
-    void reply.headers({
-      'content-type': asset.contentType,
-      etag: asset.etag,
-      'cache-control': 'public, max-age=31536000, immutable',
-      'x-content-type-options': 'nosniff',
-    });
-    if (ifNoneMatch === asset.etag) return reply.status(304).send();
-    return reply.send(asset.body);
+    return sendWebAsset(reply, asset, ifNoneMatch);
   }
 }

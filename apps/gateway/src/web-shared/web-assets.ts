@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FastifyReply } from 'fastify';
 
 export interface WebAsset {
   body: string;
@@ -30,4 +31,16 @@ export function loadWebAssets(dirs: string[], routePrefix: string): Map<string, 
     }
   }
   return assets;
+}
+
+/** Answers with an asset, cacheable for ever under its content hash; 304 when the browser already has it. */
+export function sendWebAsset(reply: FastifyReply, asset: WebAsset, ifNoneMatch: string | undefined): FastifyReply {
+  void reply.headers({
+    'content-type': asset.contentType,
+    etag: asset.etag,
+    'cache-control': 'public, max-age=31536000, immutable',
+    'x-content-type-options': 'nosniff',
+  });
+  if (ifNoneMatch === asset.etag) return reply.status(304).send();
+  return reply.send(asset.body);
 }

@@ -1,4 +1,5 @@
 import { api, setCsrfToken } from './api';
+import { navigate } from './router';
 
 /** Who is signed in, as GET /console/api/session says. */
 export interface SessionView {
@@ -26,4 +27,16 @@ export async function loadSession(): Promise<SessionView | null> {
 export function adopt(session: SessionView): SessionView {
   setCsrfToken(session.csrf_token);
   return session;
+}
+
+/** Ends the session (even if the call fails, the page forgets it) and shows the sign-in form. */
+export async function endSession(onSignedOut: () => void, announceDone: () => void): Promise<void> {
+  try {
+    await api('DELETE', '/session');
+  } finally {
+    setCsrfToken(null);
+    announceDone();
+    onSignedOut();
+    navigate('/console', true);
+  }
 }

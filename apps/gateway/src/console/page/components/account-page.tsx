@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiFailure } from '../api';
 import { t } from '../i18n';
-import { navigate } from '../router';
-import type { SessionView } from '../session';
+import { endSession, type SessionView } from '../session';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
@@ -34,15 +33,7 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
       announce((err as ApiFailure).message, 'error');
     }
   };
-  const signOut = async () => {
-    try {
-      await api('DELETE', '/session');
-    } finally {
-      announce(t('signout.done'));
-      onSignedOut();
-      navigate('/console', true);
-    }
-  };
+  const signOut = () => endSession(onSignedOut, () => announce(t('signout.done')));
   return (
     <section>
       <PageTitle text={t('account.title')} />

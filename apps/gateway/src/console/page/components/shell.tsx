@@ -1,7 +1,5 @@
-import { api } from '../api';
 import { t } from '../i18n';
-import { navigate } from '../router';
-import type { SessionView } from '../session';
+import { endSession, type SessionView } from '../session';
 import { AccountPage } from './account-page';
 import { ApiKeysPage } from './api-keys-page';
 import { AuditPage } from './audit-page';
@@ -34,15 +32,7 @@ export function Shell({
     .split('/')
     .filter(Boolean);
   const section = (parts[0] ?? 'runs') as (typeof SECTIONS)[number];
-  const signOut = async () => {
-    try {
-      await api('DELETE', '/session');
-    } finally {
-      announce(t('signout.done'));
-      onSignedOut();
-      navigate('/console', true);
-    }
-  };
+  const signOut = () => endSession(onSignedOut, () => announce(t('signout.done')));
   return (
     <div class="shell">
       <header class="topbar">
