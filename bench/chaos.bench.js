@@ -2,44 +2,66 @@
 /**
  * Chaos: many file runs at once while the service is killed with SIGKILL at random moments and
  * started again on the same data, clients retrying as docs/api.md tells them to (the same
- * Idempotency-Key on a retried create, the same bytes on a re-sent upload, polling). At the end:
- * every run exists once, was approved and finished with the right rows, and its
- * transformation.finished webhook arrived at least once.
+ * Idempotency-Key on a retried create, the same bytes on a re-sent upload, polling, approval
+ * through the review link's API, the download). At the end it checks, and exits 1 on any miss:
+ *
+ *  - every client finished its run, and the output's rows are exactly the file's (every field);
+ *  - the organization holds exactly one run per Idempotency-Key (`GET /v1/transformations`, every
+ *    page, grouped by the run's metadata), the one the client saw, completed in stage final;
+ *  - every run's `transformation.finished` webhook arrived at least once, under one `webhook-id`
+ *    (one finished event per run), correctly signed, with the final state; no other event came;
+ *  - the event store holds each step of each run once (RunCreated, SourceUploaded, SourceParsed,
+ *    ReviewPrepared, ReviewApproved, OutputProduced, the finished WebhookScheduled; no RunFailed);
+ *  - every process answers /readyz once the kills stop.
  *
  *   npm run bench:chaos                        # one process (standalone), killed whole
  *   BENCH_CHAOS_MODE=apps npm run bench:chaos  # one process per app, one app killed at a time
  *
- * BENCH_CHAOS_RUNS (default 200), BENCH_CHAOS_CONCURRENCY (25), BENCH_CHAOS_MINUTES (8, the limit),
- * BENCH_CHAOS_KILL_MS ("2000-6000": the pause between kills). Traffic stays on 127.0.0.1; every
- * child is killed when the bench ends. Exits 1 on any lost, duplicated or wrong run or lost webhook.
+ * BENCH_CHAOS_RUNS (default 300), BENCH_CHAOS_CONCURRENCY (50), BENCH_CHAOS_MINUTES (8, the limit
+ * for the runs; the final checks get 2 more), BENCH_CHAOS_KILL_MS ("2000-6000": the pause between
+ * kills), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
+ * child is killed when the bench ends, on SIGINT/SIGTERM too. The children's stderr goes to a log
+ * directory, printed (and kept) when something failed.
  */
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
-const { mkdtempSync, readFileSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync, openSync, closeSync, readdirSync, statSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
+const Database = require('better-sqlite3');
+const { Webhook } = require('standardwebhooks');
 
 const ROOT = join(__dirname, '..');
 const MODE = process.env.BENCH_CHAOS_MODE === 'apps' ? 'apps' : 'standalone';
-const RUNS = Number(process.env.BENCH_CHAOS_RUNS ?? 200);
-const CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 25);
+const RUNS = Number(process.env.BENCH_CHAOS_RUNS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 50);
 const DEADLINE = Date.now() + Number(process.env.BENCH_CHAOS_MINUTES ?? 8) * 60_000;
+const FINAL_DEADLINE = DEADLINE + 2 * 60_000;
 const [KILL_MIN, KILL_MAX] = (process.env.BENCH_CHAOS_KILL_MS ?? '2000-6000').split('-').map(Number);
+const KEEP = process.env.BENCH_CHAOS_KEEP === '1';
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef0123';
 const HEAP_MB = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.heap_mb;
 const WORKERS = ['projector', 'ingestion', 'mapping', 'output', 'notifier'];
+const APPS = MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone'];
+const ROWS_PER_FILE = 5;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'chaos-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
+const logDir = mkdtempSync(join(tmpdir(), 'chaos-logs-'));
 const children = new Map();
+const healthPorts = new Map();
 let port = 0;
 let stopping = false;
 const base = () => `http://127.0.0.1:${port}`;
-const stats = { kills: 0, retries: 0, errors: {} };
+const stats = { kills: 0, killsByApp: {}, retries: 0, errors: {}, inFlightAtKills: {} };
 const countError = (what) => {
   stats.retries++;
   stats.errors[what] = (stats.errors[what] ?? 0) + 1;
 };
+/** How many clients are in each step right now (to show which steps the kills hit). */
+const phases = {};
+const enter = (phase) => (phases[phase] = (phases[phase] ?? 0) + 1);
+const leave = (phase) => phases[phase]--;
 
 // ---- the service's processes ---------------------------------------------------------------
 function start(app) {
@@ -61,19 +83,26 @@ function start(app) {
     // The same name after each restart: the new process takes back at once what the killed one held.
     INSTANCE_ID: `chaos-${app}`,
   };
+  delete env.ADMIN_PORT;
+  if (healthPorts.has(app)) env.HEALTH_PORT = String(healthPorts.get(app));
+  else delete env.HEALTH_PORT;
+  const log = openSync(join(logDir, `${app}.log`), 'a');
   const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', log],
   });
+  closeSync(log);
   children.set(app, child);
 }
 
 async function kill(app) {
   const child = children.get(app);
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
+  if (!child) return;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
   children.delete(app);
 }
 
@@ -81,34 +110,42 @@ async function killEverything() {
   stopping = true;
   await Promise.all([...children.keys()].map(kill));
 }
+// Last resort (an exception on the way out): no child outlives the bench.
+process.on('exit', () => {
+  for (const child of children.values()) child.kill('SIGKILL');
+});
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
     void killEverything().then(() => process.exit(130));
   });
 
-async function untilHealthy(timeoutMs = 30_000) {
+const probeUrl = (app, path) => (healthPorts.has(app) ? `http://127.0.0.1:${healthPorts.get(app)}${path}` : `${base()}${path}`);
+
+async function untilAnswers(url, timeoutMs = 30_000) {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) {
     try {
-      if ((await fetch(`${base()}/healthz`)).ok) return;
+      if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return true;
     } catch {
       /* not up yet */
     }
   }
-  throw new Error('the service did not come back');
+  return false;
 }
 
 /** Kills at random moments: the whole service (standalone), or one app at a time. */
 async function chaosMonkey() {
-  const apps = MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone'];
   while (!stopping) {
     await sleep(KILL_MIN + Math.random() * (KILL_MAX - KILL_MIN));
     if (stopping) return;
-    const victim = apps[Math.floor(Math.random() * apps.length)];
+    const victim = APPS[Math.floor(Math.random() * APPS.length)];
+    for (const [phase, n] of Object.entries(phases)) if (n > 0) stats.inFlightAtKills[phase] = (stats.inFlightAtKills[phase] ?? 0) + n;
     await kill(victim);
     stats.kills++;
+    stats.killsByApp[victim] = (stats.killsByApp[victim] ?? 0) + 1;
     await sleep(Math.random() * 300);
     start(victim);
-    if (victim === 'standalone' || victim === 'gateway') await untilHealthy().catch(() => undefined);
+    // The next kill counts from when the victim answers again (its HEALTH_PORT, or the gateway's port).
+    await untilAnswers(probeUrl(victim, '/healthz'));
   }
 }
 
@@ -135,110 +172,239 @@ async function request(method, path, { token, body, raw, headers = {} } = {}) {
   } catch {
     /* not JSON */
   }
-  return { status: res.status, body: json, text };
+  return { status: res.status, body: json, text, retryAfter: Number(res.headers.get('retry-after')) || 0 };
 }
 
-/** Calls until `done(answer)` says so; network errors, 5xx, 429 and the listed codes are retried with back-off. */
-async function retrying(what, call, done = (r) => r.status < 400, retryCodes = []) {
+class Refused extends Error {}
+
+/**
+ * Calls until `done(answer)` says so. Network errors, 5xx, 429 and the listed codes are retried
+ * with back-off (Retry-After when given); a 2xx that is not `done` yet (polling) is asked again
+ * shortly; anything else is the run's failure.
+ */
+async function retrying(what, call, done = (r) => r.status < 400, retryCodes = [], deadline = DEADLINE) {
   for (let attempt = 0; ; attempt++) {
-    if (Date.now() > DEADLINE) throw new Error(`${what}: out of time`);
+    if (Date.now() > deadline) throw new Refused(`${what}: out of time`);
+    let wait = Math.min(2000, 50 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
     try {
       const r = await call();
       if (done(r)) return r;
       if (r.status < 300) {
-        // Not there yet (polling): look again shortly.
         await sleep(100);
         attempt = -1;
         continue;
       }
       const code = r.body?.error?.code;
-      if (r.status < 500 && r.status !== 429 && !retryCodes.includes(code)) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 200)}`);
+      if (r.status < 500 && r.status !== 429 && !retryCodes.includes(code))
+        throw new Refused(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
       countError(`${what} ${r.status}${code ? ` ${code}` : ''}`);
+      if (r.retryAfter) wait = Math.min(r.retryAfter * 1000, 5000);
     } catch (err) {
-      if (String(err.message).startsWith(`${what}:`)) throw err;
+      if (err instanceof Refused) throw err;
       countError(`${what} network`);
     }
-    await sleep(Math.min(2000, 50 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+    await sleep(wait);
   }
 }
 
-const csvOf = (i) => `Email,Age\n${Array.from({ length: 5 }, (_, k) => `user${i}-${k}@example.com,${20 + k}`).join('\n')}\n`;
+const rowsOf = (i) => Array.from({ length: ROWS_PER_FILE }, (_, k) => ({ email: `user${i}-${k}@example.com`, age: 20 + ((i + k) % 60) }));
+const csvOf = (i) =>
+  `Email,Age\n${rowsOf(i)
+    .map((r) => `${r.email},${r.age}`)
+    .join('\n')}\n`;
 
-async function oneRun(i, org) {
+async function step(phase, fn) {
+  enter(phase);
+  try {
+    return await fn();
+  } finally {
+    leave(phase);
+  }
+}
+
+async function oneRun(i, org, seen) {
   const key = `chaos-run-${i}`;
-  const created = await retrying(
-    'create',
-    () =>
-      request('POST', '/v1/transformations/file', {
-        token: org.apiKey,
-        body: { schema_id: org.schemaId, filename: `people-${i}.csv`, metadata: { chaos: i } },
-        headers: { 'idempotency-key': key },
-      }),
-    (r) => r.status === 201,
-    ['idempotency_key_in_use'],
+  const created = await step('create', () =>
+    retrying(
+      'create',
+      () =>
+        request('POST', '/v1/transformations/file', {
+          token: org.apiKey,
+          body: { schema_id: org.schemaId, filename: `people-${i}.csv`, metadata: { chaos: String(i) } },
+          headers: { 'idempotency-key': key },
+        }),
+      (r) => {
+        if (r.status === 201) seen(i, r.body.id);
+        return r.status === 201;
+      },
+      ['idempotency_key_in_use'],
+    ),
   );
   const run = created.body;
   const csv = csvOf(i);
-  await retrying(
-    'upload',
-    () => request(run.upload.method, run.upload.url, { raw: csv, headers: run.upload.headers }),
-    (r) => r.status >= 200 && r.status < 300,
+  // A re-sent upload of the same bytes answers 200 (docs/api.md); upload_already_completed is a
+  // concurrent upload of ours that the crash cut short, so the same bytes are sent again.
+  await step('upload', () =>
+    retrying(
+      'upload',
+      () => request(run.upload.method, run.upload.url, { raw: csv, headers: run.upload.headers }),
+      (r) => r.status === 200,
+      ['upload_already_completed'],
+    ),
   );
   const poll = async (until, what) =>
     retrying(
       what,
       () => request('GET', `/v1/transformations/${run.id}`, { token: org.apiKey }),
       (r) => {
+        if (r.status === 200 && r.body.id !== run.id) throw new Refused(`${what}: GET ${run.id} answered run ${r.body.id}`);
         if (r.status === 200 && r.body.status === 'failed')
-          throw new Error(`${what}: run ${run.id} failed: ${JSON.stringify(r.body.error)}`);
+          throw new Refused(`${what}: run ${run.id} failed: ${JSON.stringify(r.body.error)}`);
+        if (r.status === 200 && r.body.terminal && !(r.body.stage === 'final' && r.body.status === 'completed'))
+          throw new Refused(`${what}: run ${run.id} ended ${r.body.stage}/${r.body.status}/${r.body.review_state}`);
         return r.status === 200 && until(r.body);
       },
     );
-  const ready = await poll((r) => r.review_state === 'active' && r.status === 'completed', 'wait for review');
-  const review = new URL(ready.body.review_url);
-  await retrying(
-    'approve',
-    () => request('POST', `${review.origin}${review.pathname}/approve${review.search}`, { body: {} }),
-    (r) => r.status === 200 || (r.status === 409 && /approved/.test(r.text)),
+  const ready = await step('wait for review', () =>
+    poll((r) => (r.review_state === 'active' && r.status === 'completed') || r.review_state === 'approved', 'wait for review'),
   );
-  const final = await poll((r) => r.stage === 'final' && r.status === 'completed' && r.download_url, 'wait for output');
-  const output = await retrying(
-    'download',
-    () => request('GET', final.body.download_url),
-    (r) => r.status === 200,
+  if (ready.body.review_state !== 'approved') {
+    const review = new URL(ready.body.review_url);
+    await step('approve', () =>
+      retrying(
+        'approve',
+        () => request('POST', `${review.origin}${review.pathname}/approve${review.search}`, { body: {} }),
+        // A retried approval whose first attempt landed before the crash: already approved.
+        (r) => r.status === 200 || (r.status === 409 && r.body?.error?.code === 'review_already_approved'),
+      ),
+    );
+  }
+  const final = await step('wait for output', () =>
+    poll((r) => r.stage === 'final' && r.status === 'completed' && r.download_url, 'wait for output'),
   );
-  const rows = Array.isArray(output.body) ? output.body : (output.body?.data ?? []);
-  const emails = rows.map((r) => r.email);
-  const expected = Array.from({ length: 5 }, (_, k) => `user${i}-${k}@example.com`);
-  if (JSON.stringify(emails) !== JSON.stringify(expected)) throw new Error(`run ${run.id}: output ${JSON.stringify(rows).slice(0, 300)}`);
+  const output = await step('download', () =>
+    retrying(
+      'download',
+      () => request('GET', final.body.download_url),
+      (r) => r.status === 200,
+    ),
+  );
+  if (JSON.stringify(output.body) !== JSON.stringify(rowsOf(i)))
+    throw new Refused(`run ${run.id} (key ${key}): output ${output.text.slice(0, 300)} is not ${JSON.stringify(rowsOf(i))}`);
   return run.id;
 }
 
-// ---- the bench -------------------------------------------------------------------------------
-async function main() {
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      if (req.headers['x-service-event'] === 'transformation.finished') finished.add(req.headers['x-service-id']);
-      res.writeHead(200).end('ok');
-    });
-  });
-  const finished = new Set();
-  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
+// ---- the checks at the end -------------------------------------------------------------------
+/** Every page of the organization's runs. */
+async function allRuns(org) {
+  const runs = [];
+  for (let page = 1; ; page++) {
+    const r = await retrying(
+      'list',
+      () => request('GET', `/v1/transformations?per_page=100&page=${page}`, { token: org.apiKey }),
+      undefined,
+      [],
+      FINAL_DEADLINE,
+    );
+    runs.push(...r.body.data);
+    if (page >= r.body.meta.last_page) return { runs, total: r.body.meta.total };
+  }
+}
 
-  port = await new Promise((resolve) => {
+/** Each step of each run, counted in the event store (read after every process is gone). */
+function stepsRecordedTwice(runIds) {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT stream_id, type, json_extract(data, '$.event') AS event, count(*) AS n FROM events
+         WHERE stream_id LIKE 'run-%' GROUP BY stream_id, type, event`,
+      )
+      .all();
+    const counts = new Map();
+    for (const r of rows) {
+      const id = r.stream_id.slice('run-'.length);
+      if (!counts.has(id)) counts.set(id, {});
+      counts.get(id)[r.event ? `${r.type}(${r.event})` : r.type] = r.n;
+    }
+    const once = ['RunCreated', 'SourceUploaded', 'SourceParsed', 'ReviewPrepared', 'ReviewApproved', 'OutputProduced'];
+    const wrong = [];
+    for (const id of runIds) {
+      const c = counts.get(id) ?? {};
+      const bad = [
+        ...once.filter((t) => c[t] !== 1).map((t) => `${t} ×${c[t] ?? 0}`),
+        ...(c['WebhookScheduled(transformation.finished)'] === 1
+          ? []
+          : [`finished WebhookScheduled ×${c['WebhookScheduled(transformation.finished)'] ?? 0}`]),
+        ...(c.RunFailed ? [`RunFailed ×${c.RunFailed}`] : []),
+      ];
+      if (bad.length) wrong.push(`run ${id}: ${bad.join(', ')}`);
+    }
+    return { wrong, streams: counts.size };
+  } finally {
+    db.close();
+  }
+}
+
+// ---- the bench -------------------------------------------------------------------------------
+async function freePort() {
+  return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const p = s.address().port;
       s.close(() => resolve(p));
     });
   });
-  start(MODE === 'apps' ? 'gateway' : 'standalone');
-  await untilHealthy();
-  if (MODE === 'apps') for (const app of WORKERS) start(app);
+}
+
+async function main() {
+  /** run id → { ids: Set of webhook-ids of its finished event, deliveries, problems } */
+  const hooks = new Map();
+  const hookProblems = [];
+  let verifier = null;
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const event = req.headers['x-service-event'];
+      const runId = req.headers['x-service-id'];
+      try {
+        verifier?.verify(body, req.headers);
+      } catch (err) {
+        hookProblems.push(`${event} for ${runId}: signature refused (${err.message})`);
+      }
+      let payload = null;
+      try {
+        payload = JSON.parse(body);
+      } catch {
+        hookProblems.push(`${event} for ${runId}: body is not JSON`);
+      }
+      if (event !== 'transformation.finished') hookProblems.push(`${event} for ${runId}: an event other than finished`);
+      else {
+        if (!hooks.has(runId)) hooks.set(runId, { ids: new Set(), deliveries: 0 });
+        const h = hooks.get(runId);
+        h.ids.add(req.headers['webhook-id']);
+        h.deliveries++;
+        if (payload && (payload.id !== runId || payload.stage !== 'final' || payload.status !== 'completed'))
+          hookProblems.push(`finished for ${runId}: payload ${body.slice(0, 200)}`);
+      }
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
+
+  port = await freePort();
+  if (MODE === 'apps') for (const app of WORKERS) healthPorts.set(app, await freePort());
+  // The gateway (or the one process) creates the shared files first; the workers then open them.
+  start(APPS[0]);
+  if (!(await untilAnswers(`${base()}/healthz`))) throw new Error('the service did not start');
+  for (const app of APPS.slice(1)) start(app);
+  for (const app of APPS.slice(1)) if (!(await untilAnswers(probeUrl(app, '/healthz')))) throw new Error(`${app} did not start`);
 
   const orgRes = await request('POST', '/admin/v1/organizations', { token: ADMIN_TOKEN, body: { name: 'Chaos', webhook_url: hookUrl } });
+  if (orgRes.status !== 201) throw new Error(`organization: ${orgRes.status} ${orgRes.text}`);
+  verifier = new Webhook(orgRes.body.webhook_secret);
   const schema = await request('POST', `/admin/v1/organizations/${orgRes.body.id}/schemas`, {
     token: ADMIN_TOKEN,
     body: {
@@ -249,59 +415,123 @@ async function main() {
       },
     },
   });
+  if (schema.status !== 201) throw new Error(`schema: ${schema.status} ${schema.text}`);
   const org = { id: orgRes.body.id, apiKey: orgRes.body.api_key, schemaId: schema.body.data.id };
 
   const started = Date.now();
   const monkey = chaosMonkey();
   const results = new Map();
   const failures = [];
+  /** Every run id a client was answered for each key: more than one is a duplicate. */
+  const seenIds = new Map();
+  const seen = (i, id) => {
+    if (!seenIds.has(i)) seenIds.set(i, new Set());
+    seenIds.get(i).add(id);
+  };
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < RUNS) {
         const i = next++;
         try {
-          results.set(i, await oneRun(i, org));
+          results.set(i, await oneRun(i, org, seen));
         } catch (err) {
           failures.push(`run ${i}: ${err.message}`);
         }
       }
     }),
   );
+  const runsSeconds = Math.round((Date.now() - started) / 1000);
   stopping = true;
   await monkey;
-  // Every process up again, then the webhooks still owed get their time.
-  for (const app of MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone']) if (!children.has(app)) start(app);
-  await untilHealthy();
-  const ids = [...results.values()];
-  for (const deadline = Date.now() + 60_000; ids.some((id) => !finished.has(id)) && Date.now() < deadline;) await sleep(200);
 
-  const listed = await retrying('list', () => request('GET', '/v1/transformations?per_page=1', { token: org.apiKey }));
-  const lostHooks = ids.filter((id) => !finished.has(id));
-  const duplicates = listed.body.meta.total - RUNS;
+  // Every process up again and ready, then the webhooks still owed get their time.
+  for (const app of APPS) if (!children.has(app)) start(app);
+  const notReady = [];
+  for (const app of APPS) if (!(await untilAnswers(probeUrl(app, '/readyz')))) notReady.push(app);
+  const ids = [...results.values()];
+  for (const deadline = Math.min(Date.now() + 60_000, FINAL_DEADLINE); ids.some((id) => !hooks.has(id)) && Date.now() < deadline;)
+    await sleep(200);
+
+  // One run per key, the one the client saw, completed.
+  const listed = await allRuns(org);
+  const byKey = new Map();
+  for (const run of listed.runs) {
+    const k = run.metadata?.chaos ?? '(none)';
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k).push(run);
+  }
+  const duplicates = [];
+  const missing = [];
+  const notCompleted = [];
+  for (let i = 0; i < RUNS; i++) {
+    const found = byKey.get(String(i)) ?? [];
+    if (found.length > 1) duplicates.push(`key chaos-run-${i}: runs ${found.map((r) => r.id).join(', ')}`);
+    if (found.length === 0) missing.push(`key chaos-run-${i}: no run`);
+    if ((seenIds.get(i)?.size ?? 0) > 1) duplicates.push(`key chaos-run-${i}: the client was answered ${[...seenIds.get(i)].join(', ')}`);
+    if (results.has(i) && !found.some((r) => r.id === results.get(i))) missing.push(`key chaos-run-${i}: ${results.get(i)} not listed`);
+    for (const r of found)
+      if (!(r.stage === 'final' && r.status === 'completed')) notCompleted.push(`run ${r.id}: ${r.stage}/${r.status}/${r.review_state}`);
+  }
+  const strangers = listed.runs.filter((r) => !(Number(r.metadata?.chaos) >= 0 && Number(r.metadata?.chaos) < RUNS));
+
+  const lostHooks = ids.filter((id) => !hooks.has(id));
+  const finishedTwice = [...hooks].filter(([, h]) => h.ids.size > 1).map(([id, h]) => `run ${id}: webhook-ids ${[...h.ids].join(', ')}`);
+  const hookDeliveries = [...hooks.values()].reduce((n, h) => n + h.deliveries, 0);
+
+  await killEverything();
+  receiver.close();
+  const audit = stepsRecordedTwice(ids);
+
   const summary = {
     mode: MODE,
     runs: RUNS,
     concurrency: CONCURRENCY,
-    completed: ids.length,
+    completed_right: ids.length,
     failed: failures.length,
-    runs_in_the_service: listed.body.meta.total,
-    duplicate_runs: duplicates,
+    runs_in_the_service: listed.total,
+    duplicate_runs: duplicates.length,
+    runs_missing: missing.length,
+    runs_not_completed: notCompleted.length,
+    runs_without_a_key: strangers.length,
+    steps_not_recorded_once: audit.wrong.length,
     finished_webhooks_missing: lostHooks.length,
+    finished_webhooks_redelivered: hookDeliveries - hooks.size,
+    runs_finished_twice: finishedTwice.length,
+    webhook_problems: hookProblems.length,
+    not_ready_after: notReady,
     kills: stats.kills,
+    kills_by_app: stats.killsByApp,
+    clients_in_flight_at_kills: stats.inFlightAtKills,
     client_retries: stats.retries,
-    seconds: Math.round((Date.now() - started) / 1000),
+    seconds_runs: runsSeconds,
+    seconds_total: Math.round((Date.now() - started) / 1000),
     retried: stats.errors,
   };
   console.log(JSON.stringify(summary, null, 2));
-  for (const f of failures.slice(0, 10)) console.error(f);
-  await killEverything();
-  receiver.close();
-  process.exit(failures.length === 0 && duplicates === 0 && lostHooks.length === 0 ? 0 : 1);
+  const problems = [
+    ...failures,
+    ...duplicates,
+    ...missing,
+    ...notCompleted,
+    ...strangers.map((r) => `run ${r.id}: no chaos key (${JSON.stringify(r.metadata)})`),
+    ...audit.wrong,
+    ...lostHooks.map((id) => `run ${id}: no transformation.finished webhook`),
+    ...finishedTwice,
+    ...hookProblems,
+    ...notReady.map((app) => `${app}: /readyz not 200 after the kills`),
+  ];
+  for (const p of problems.slice(0, 30)) console.error(p);
+  if (problems.length > 30) console.error(`… and ${problems.length - 30} more`);
+  const logged = readdirSync(logDir).filter((f) => statSync(join(logDir, f)).size > 0);
+  if (problems.length || KEEP) console.error(`data: ${dataDir}\nchildren's stderr: ${logDir} (${logged.join(', ') || 'all empty'})`);
+  else for (const dir of [dataDir, logDir]) rmSync(dir, { recursive: true, force: true });
+  process.exit(problems.length === 0 ? 0 : 1);
 }
 
 main().catch(async (err) => {
   console.error(err);
   await killEverything();
+  console.error(`data: ${dataDir}\nchildren's stderr: ${logDir}`);
   process.exit(1);
 });
