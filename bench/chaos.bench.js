@@ -19,7 +19,12 @@
  *
  * BENCH_CHAOS_RUNS (default 300), BENCH_CHAOS_CONCURRENCY (50), BENCH_CHAOS_MINUTES (8, the limit
  * for the runs; the final checks get 2 more), BENCH_CHAOS_KILL_MS ("2000-6000": the pause between
- * kills), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
+ * kills), BENCH_CHAOS_ROWS (5: rows per file; more make each step long enough to be killed in
+ * its middle), BENCH_CHAOS_BOOT_KILLS (0.2: the share of kills that strike the victim again while it
+ * starts, before it answers), BENCH_CHAOS_IMPATIENT (0.05: the share of client requests the client
+ * cuts after 0-300 ms and retries, as after a timeout, so that a retried create can meet its first
+ * attempt still running), BENCH_CHAOS_HOOK_FAIL (0.1: the share of webhook attempts the receiver
+ * answers 503 after 0-300 ms; the others get 200 after 0-100 ms), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
  * child is killed when the bench ends, on SIGINT/SIGTERM too. The children's stderr goes to a log
  * directory, printed (and kept) when something failed.
  */
@@ -44,7 +49,10 @@ const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef0123';
 const HEAP_MB = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.heap_mb;
 const WORKERS = ['projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const APPS = MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone'];
-const ROWS_PER_FILE = 5;
+const ROWS_PER_FILE = Number(process.env.BENCH_CHAOS_ROWS ?? 5);
+const BOOT_KILLS = Number(process.env.BENCH_CHAOS_BOOT_KILLS ?? 0.2);
+const IMPATIENT = Number(process.env.BENCH_CHAOS_IMPATIENT ?? 0.05);
+const HOOK_FAIL = Number(process.env.BENCH_CHAOS_HOOK_FAIL ?? 0.1);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
 const logDir = mkdtempSync(join(tmpdir(), 'chaos-logs-'));
@@ -53,7 +61,7 @@ const healthPorts = new Map();
 let port = 0;
 let stopping = false;
 const base = () => `http://127.0.0.1:${port}`;
-const stats = { kills: 0, killsByApp: {}, retries: 0, errors: {}, inFlightAtKills: {} };
+const stats = { kills: 0, bootKills: 0, impatient: 0, hooksRefused: 0, killsByApp: {}, retries: 0, errors: {}, inFlightAtKills: {} };
 const countError = (what) => {
   stats.retries++;
   stats.errors[what] = (stats.errors[what] ?? 0) + 1;
@@ -144,6 +152,15 @@ async function chaosMonkey() {
     stats.killsByApp[victim] = (stats.killsByApp[victim] ?? 0) + 1;
     await sleep(Math.random() * 300);
     start(victim);
+    if (Math.random() < BOOT_KILLS) {
+      // Again while it starts (replaying, taking its claims back), before it answers.
+      await sleep(Math.random() * 800);
+      await kill(victim);
+      stats.kills++;
+      stats.bootKills++;
+      stats.killsByApp[victim] = (stats.killsByApp[victim] ?? 0) + 1;
+      start(victim);
+    }
     // The next kill counts from when the victim answers again (its HEALTH_PORT, or the gateway's port).
     await untilAnswers(probeUrl(victim, '/healthz'));
   }
@@ -152,6 +169,9 @@ async function chaosMonkey() {
 // ---- a careful client ----------------------------------------------------------------------
 async function request(method, path, { token, body, raw, headers = {} } = {}) {
   const h = { ...headers };
+  // Some requests are cut by the client, as after a timeout, and retried (the server may still be at the first).
+  const impatient = Math.random() < IMPATIENT;
+  if (impatient) stats.impatient++;
   if (token) h.authorization = `Bearer ${token}`;
   let payload;
   if (raw !== undefined) payload = raw;
@@ -163,7 +183,7 @@ async function request(method, path, { token, body, raw, headers = {} } = {}) {
     method,
     headers: h,
     body: payload,
-    signal: AbortSignal.timeout(15_000),
+    signal: impatient ? AbortSignal.timeout(Math.random() * 300) : AbortSignal.timeout(15_000),
   });
   const text = await res.text();
   let json = null;
@@ -357,7 +377,7 @@ async function freePort() {
 }
 
 async function main() {
-  /** run id → { ids: Set of webhook-ids of its finished event, deliveries, problems } */
+  /** run id → { ids: the webhook-ids of its finished event, deliveries: attempts received, acks: those answered 200 } */
   const hooks = new Map();
   const hookProblems = [];
   let verifier = null;
@@ -367,6 +387,7 @@ async function main() {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const event = req.headers['x-service-event'];
+      const fail = Math.random() < HOOK_FAIL;
       const runId = req.headers['x-service-id'];
       try {
         verifier?.verify(body, req.headers);
@@ -381,14 +402,17 @@ async function main() {
       }
       if (event !== 'transformation.finished') hookProblems.push(`${event} for ${runId}: an event other than finished`);
       else {
-        if (!hooks.has(runId)) hooks.set(runId, { ids: new Set(), deliveries: 0 });
+        if (!hooks.has(runId)) hooks.set(runId, { ids: new Set(), deliveries: 0, acks: 0 });
         const h = hooks.get(runId);
         h.ids.add(req.headers['webhook-id']);
         h.deliveries++;
+        if (!fail) h.acks++;
         if (payload && (payload.id !== runId || payload.stage !== 'final' || payload.status !== 'completed'))
           hookProblems.push(`finished for ${runId}: payload ${body.slice(0, 200)}`);
       }
-      res.writeHead(200).end('ok');
+      // A receiver that is slow, and now and then down: the delivery is retried, across the kills too.
+      if (fail) stats.hooksRefused++;
+      setTimeout(() => res.writeHead(fail ? 503 : 200).end(fail ? 'down' : 'ok'), Math.random() * (fail ? 300 : 100));
     });
   });
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
@@ -450,7 +474,7 @@ async function main() {
   const notReady = [];
   for (const app of APPS) if (!(await untilAnswers(probeUrl(app, '/readyz')))) notReady.push(app);
   const ids = [...results.values()];
-  for (const deadline = Math.min(Date.now() + 60_000, FINAL_DEADLINE); ids.some((id) => !hooks.has(id)) && Date.now() < deadline;)
+  for (const deadline = Math.min(Date.now() + 60_000, FINAL_DEADLINE); ids.some((id) => !hooks.get(id)?.acks) && Date.now() < deadline;)
     await sleep(200);
 
   // One run per key, the one the client saw, completed.
@@ -475,9 +499,10 @@ async function main() {
   }
   const strangers = listed.runs.filter((r) => !(Number(r.metadata?.chaos) >= 0 && Number(r.metadata?.chaos) < RUNS));
 
-  const lostHooks = ids.filter((id) => !hooks.has(id));
+  const lostHooks = ids.filter((id) => !hooks.get(id)?.acks);
   const finishedTwice = [...hooks].filter(([, h]) => h.ids.size > 1).map(([id, h]) => `run ${id}: webhook-ids ${[...h.ids].join(', ')}`);
-  const hookDeliveries = [...hooks.values()].reduce((n, h) => n + h.deliveries, 0);
+  const hookAcks = [...hooks.values()].reduce((n, h) => n + h.acks, 0);
+  const hookAttempts = [...hooks.values()].reduce((n, h) => n + h.deliveries, 0);
 
   await killEverything();
   receiver.close();
@@ -496,13 +521,17 @@ async function main() {
     runs_without_a_key: strangers.length,
     steps_not_recorded_once: audit.wrong.length,
     finished_webhooks_missing: lostHooks.length,
-    finished_webhooks_redelivered: hookDeliveries - hooks.size,
+    finished_webhook_attempts: hookAttempts,
+    finished_webhook_attempts_refused_by_receiver: stats.hooksRefused,
+    finished_webhooks_redelivered_after_a_200: hookAcks - [...hooks.values()].filter((h) => h.acks).length,
     runs_finished_twice: finishedTwice.length,
     webhook_problems: hookProblems.length,
     not_ready_after: notReady,
     kills: stats.kills,
+    kills_during_boot: stats.bootKills,
     kills_by_app: stats.killsByApp,
     clients_in_flight_at_kills: stats.inFlightAtKills,
+    client_requests_cut_short: stats.impatient,
     client_retries: stats.retries,
     seconds_runs: runsSeconds,
     seconds_total: Math.round((Date.now() - started) / 1000),
