@@ -61,7 +61,18 @@ const healthPorts = new Map();
 let port = 0;
 let stopping = false;
 const base = () => `http://127.0.0.1:${port}`;
-const stats = { kills: 0, bootKills: 0, impatient: 0, hooksRefused: 0, killsByApp: {}, retries: 0, errors: {}, inFlightAtKills: {} };
+const stats = {
+  killTimes: [],
+  redeliveredWithoutAKill: [],
+  kills: 0,
+  bootKills: 0,
+  impatient: 0,
+  hooksRefused: 0,
+  killsByApp: {},
+  retries: 0,
+  errors: {},
+  inFlightAtKills: {},
+};
 const countError = (what) => {
   stats.retries++;
   stats.errors[what] = (stats.errors[what] ?? 0) + 1;
@@ -147,6 +158,7 @@ async function chaosMonkey() {
     if (stopping) return;
     const victim = APPS[Math.floor(Math.random() * APPS.length)];
     for (const [phase, n] of Object.entries(phases)) if (n > 0) stats.inFlightAtKills[phase] = (stats.inFlightAtKills[phase] ?? 0) + n;
+    stats.killTimes.push(Date.now());
     await kill(victim);
     stats.kills++;
     stats.killsByApp[victim] = (stats.killsByApp[victim] ?? 0) + 1;
@@ -155,6 +167,7 @@ async function chaosMonkey() {
     if (Math.random() < BOOT_KILLS) {
       // Again while it starts (replaying, taking its claims back), before it answers.
       await sleep(Math.random() * 800);
+      stats.killTimes.push(Date.now());
       await kill(victim);
       stats.kills++;
       stats.bootKills++;
@@ -406,7 +419,13 @@ async function main() {
         const h = hooks.get(runId);
         h.ids.add(req.headers['webhook-id']);
         h.deliveries++;
-        if (!fail) h.acks++;
+        if (!fail) {
+          // At least once, but a second delivery after a 200 is owed to a crash between the answer and its record.
+          if (h.acks && !stats.killTimes.some((t) => t >= h.firstAckAt - 1000))
+            stats.redeliveredWithoutAKill.push(`${runId}: again ${Date.now() - h.firstAckAt} ms after its 200`);
+          h.firstAckAt ??= Date.now();
+          h.acks++;
+        }
         if (payload && (payload.id !== runId || payload.stage !== 'final' || payload.status !== 'completed'))
           hookProblems.push(`finished for ${runId}: payload ${body.slice(0, 200)}`);
       }
@@ -524,6 +543,7 @@ async function main() {
     finished_webhook_attempts: hookAttempts,
     finished_webhook_attempts_refused_by_receiver: stats.hooksRefused,
     finished_webhooks_redelivered_after_a_200: hookAcks - [...hooks.values()].filter((h) => h.acks).length,
+    redelivered_after_a_200_with_no_kill_since: stats.redeliveredWithoutAKill.length,
     runs_finished_twice: finishedTwice.length,
     webhook_problems: hookProblems.length,
     not_ready_after: notReady,
@@ -547,6 +567,7 @@ async function main() {
     ...audit.wrong,
     ...lostHooks.map((id) => `run ${id}: no transformation.finished webhook`),
     ...finishedTwice,
+    ...stats.redeliveredWithoutAKill.map((r) => `finished webhook redelivered after a 200 with no kill in between: ${r}`),
     ...hookProblems,
     ...notReady.map((app) => `${app}: /readyz not 200 after the kills`),
   ];
