@@ -20,6 +20,9 @@ const escapeHtml = (s: string): string =>
 /** JSON inside <script type="application/json">: `<` escaped so no value can close the element. */
 const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
 
+/** /console/api and /console/assets (with or without a path, a slash or a query after them) are never pages. */
+const NOT_A_PAGE = /^\/console\/(api|assets)(?:[/?]|$)/;
+
 /**
  * The console's pages: one HTML shell for every /console path (the script draws the page the
  * path names; invitation links included), and its script and styles under /console/assets.
@@ -44,7 +47,7 @@ export class ConsolePageController {
 
   @Get('*')
   page(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    if (request.url.startsWith('/console/api/') || request.url.startsWith('/console/assets/')) throw ApiError.notFound();
+    if (NOT_A_PAGE.test(request.url)) throw ApiError.notFound();
     return this.shell(reply);
   }
 

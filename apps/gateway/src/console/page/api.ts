@@ -1,5 +1,7 @@
 /** The console's calls to /console/api: the session's CSRF token on every change, errors from the API's envelope. */
 
+import { t } from './i18n';
+
 export interface Envelope {
   error: { code: string; message: string; type: string; request_id: string; fields?: Record<string, string[]> };
 }
@@ -43,7 +45,7 @@ export async function api<T>(method: string, path: string, body?: unknown, raw?:
   try {
     res = await fetch(`/console/api${path}`, { method, headers, body: payload, credentials: 'same-origin' });
   } catch {
-    throw new ApiFailure(0, 'network', 'The service could not be reached. Check your connection and try again.');
+    throw new ApiFailure(0, 'network', t('api.network'));
   }
   const text = await res.text();
   const parsed = text ? safeJson(text) : null;
@@ -52,7 +54,7 @@ export async function api<T>(method: string, path: string, body?: unknown, raw?:
   const failure = new ApiFailure(
     res.status,
     error?.code ?? 'unexpected',
-    error?.message ?? `The service answered ${res.status}. Try again in a moment.`,
+    error?.message ?? t('api.unexpected', { status: res.status }),
     error?.fields ?? {},
     res.headers.get('retry-after'),
   );

@@ -6,9 +6,14 @@
  */
 import { render } from 'preact';
 import { App } from './components/app';
+import { clearStatus } from './components/status';
 import { onLinkClick } from './router';
 
-document.addEventListener('click', onLinkClick);
+document.addEventListener('click', (event) => {
+  onLinkClick(event);
+  // Another page by the member's choice: the last action's message belonged to the page they left.
+  if (event.defaultPrevented && (event.target as Element | null)?.closest?.('a')) clearStatus();
+});
 const root = document.getElementById('app') as HTMLElement;
 root.textContent = ''; // the server's "Loading…" placeholder
 render(<App />, root);

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
@@ -23,6 +23,17 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   const [issued, setIssued] = useState<{ api_key: string; prefix: string } | null>(null);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const editable = canChange(session);
+  const panelTitle = useRef<HTMLHeadingElement>(null);
+  const issueButton = useRef<HTMLButtonElement>(null);
+  // The new key takes the focus (a screen reader reads it at once); when it is put away, the focus goes back to "Issue a key".
+  const shown = issued !== null;
+  useEffect(() => {
+    if (shown) panelTitle.current?.focus();
+  }, [shown]);
+  const putAway = () => {
+    issueButton.current?.focus();
+    setIssued(null);
+  };
   const issue = async () => {
     try {
       const { data } = await api<{ data: { api_key: string; prefix: string } }>('POST', '/api-keys', {});
@@ -49,13 +60,15 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <PageTitle text={t('keys.title')} />
       <p>{t('keys.intro')}</p>
       {editable && (
-        <button type="button" onClick={issue}>
+        <button type="button" ref={issueButton} onClick={issue}>
           {t('keys.issue')}
         </button>
       )}
       {issued && (
         <div class="panel" role="region" aria-labelledby="new-key-title">
-          <h2 id="new-key-title">{t('keys.new_title')}</h2>
+          <h2 id="new-key-title" ref={panelTitle} tabIndex={-1}>
+            {t('keys.new_title')}
+          </h2>
           <p>{t('keys.new_once')}</p>
           <p>
             <code class="secret" id="new-key">
@@ -64,7 +77,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
           </p>
           <div class="actions">
             <CopyButton text={issued.api_key} label={t('keys.copy')} />
-            <button type="button" class="secondary" onClick={() => setIssued(null)}>
+            <button type="button" class="secondary" onClick={putAway}>
               {t('keys.done')}
             </button>
           </div>
@@ -73,7 +86,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
       {list.data && list.data.data.length === 0 && <p>{t('keys.none')}</p>}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap" tabIndex={0}>
+        <div class="table-wrap stack" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('keys.caption')}</caption>
             <thead>
@@ -88,14 +101,16 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             <tbody>
               {list.data.data.map((k) => (
                 <tr key={k.id}>
-                  <td>
+                  <td data-label={t('keys.col.prefix')}>
                     <code>{k.prefix ? `tsk_${k.prefix}…` : t('keys.no_prefix')}</code>
                   </td>
-                  <td>{formatDate(k.created_at)}</td>
-                  <td>{k.last_used_at ? formatDate(k.last_used_at) : t('keys.never')}</td>
-                  <td>{k.revoked_at ? t('keys.revoked_at', { date: formatDate(k.revoked_at) }) : t('keys.active')}</td>
+                  <td data-label={t('keys.col.created')}>{formatDate(k.created_at)}</td>
+                  <td data-label={t('keys.col.used')}>{k.last_used_at ? formatDate(k.last_used_at) : t('keys.never')}</td>
+                  <td data-label={t('keys.col.state')}>
+                    {k.revoked_at ? t('keys.revoked_at', { date: formatDate(k.revoked_at) }) : t('keys.active')}
+                  </td>
                   {editable && (
-                    <td>
+                    <td class="action">
                       {!k.revoked_at && (
                         <button type="button" class="danger" onClick={() => setRevoking(k)}>
                           {t('keys.revoke', { prefix: k.prefix ?? k.id.slice(0, 8) })}

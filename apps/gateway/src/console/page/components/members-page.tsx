@@ -33,6 +33,9 @@ export function MembersPage({ session }: { session: SessionView }) {
   const invitations = useLoad<{ data: Invitation[] }>(owner ? '/invitations' : null);
   const [removing, setRemoving] = useState<Member | null>(null);
   const [invited, setInvited] = useState<Invitation | null>(null);
+  // The only owner can be neither demoted nor removed (the server refuses it too): the page says so instead of offering it.
+  const owners = members.data?.data.filter((m) => m.role === 'owner').length ?? 0;
+  const lastOwner = (m: Member) => m.role === 'owner' && owners <= 1;
 
   const changeRole = async (m: Member, role: string) => {
     try {
@@ -66,10 +69,12 @@ export function MembersPage({ session }: { session: SessionView }) {
   return (
     <section>
       <PageTitle text={t('members.title')} />
-      <p class="muted">{t('members.intro')}</p>
+      <p class="muted" id="members-intro">
+        {t('members.intro')}
+      </p>
       <LoadState loading={members.loading && !members.data} error={members.error} onRetry={members.reload} />
       {members.data && (
-        <div class="table-wrap" tabIndex={0}>
+        <div class="table-wrap stack" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('members.caption')}</caption>
             <thead>
@@ -83,18 +88,24 @@ export function MembersPage({ session }: { session: SessionView }) {
             <tbody>
               {members.data.data.map((m) => (
                 <tr key={m.id}>
-                  <td class="wrap">
+                  <td class="wrap" data-label={t('members.col.name')}>
                     {m.display_name}
                     <br />
                     <span class="muted">{m.email}</span>
                   </td>
-                  <td>
+                  <td data-label={t('members.col.role')}>
                     {owner ? (
                       <>
                         <label class="visually-hidden" for={`role-${m.id}`}>
                           {t('members.role_of', { name: m.display_name })}
                         </label>
-                        <select id={`role-${m.id}`} value={m.role} onChange={(e) => changeRole(m, (e.target as HTMLSelectElement).value)}>
+                        <select
+                          id={`role-${m.id}`}
+                          value={m.role}
+                          disabled={lastOwner(m)}
+                          aria-describedby={lastOwner(m) ? `last-owner-${m.id}` : undefined}
+                          onChange={(e) => changeRole(m, (e.target as HTMLSelectElement).value)}
+                        >
                           {ROLES.map((r) => (
                             <option key={r} value={r}>
                               {t(`role.${r}`)}
@@ -106,12 +117,18 @@ export function MembersPage({ session }: { session: SessionView }) {
                       t(`role.${m.role}`)
                     )}
                   </td>
-                  <td>{formatDate(m.created_at)}</td>
+                  <td data-label={t('members.col.since')}>{formatDate(m.created_at)}</td>
                   {owner && (
-                    <td>
-                      <button type="button" class="danger" onClick={() => setRemoving(m)}>
-                        {t('members.remove', { name: m.display_name })}
-                      </button>
+                    <td class="action">
+                      {lastOwner(m) ? (
+                        <p class="hint" id={`last-owner-${m.id}`}>
+                          {t('members.last_owner')}
+                        </p>
+                      ) : (
+                        <button type="button" class="danger" onClick={() => setRemoving(m)}>
+                          {t('members.remove', { name: m.display_name })}
+                        </button>
+                      )}
                     </td>
                   )}
                 </tr>
@@ -131,7 +148,7 @@ export function MembersPage({ session }: { session: SessionView }) {
           {invited && (
             <div class="panel" role="region" aria-labelledby="invited-title">
               <h3 id="invited-title">{t('members.invited_title', { email: invited.email })}</h3>
-              <p>{t('members.invited_body')}</p>
+              <p>{t('members.invited_body', { date: formatDate(invited.expires_at) })}</p>
               <p class="wrap">
                 <code>{invited.url}</code>
               </p>
@@ -171,6 +188,8 @@ export function MembersPage({ session }: { session: SessionView }) {
 
 function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  // The least power by default, again after each invitation.
+  const [role, setRole] = useState<string>('viewer');
   const submit = async (event: Event) => {
     event.preventDefault();
     const formEl = event.target as HTMLFormElement;
@@ -180,6 +199,7 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
       const { data } = await api<{ data: Invitation }>('POST', '/invitations', { email: form.get('email'), role: form.get('role') });
       setErrors({});
       formEl.reset();
+      setRole('viewer');
       announce(t('members.invited', { email: data.email }));
       onInvited(data);
     } catch (err) {
@@ -199,9 +219,9 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
         </div>
         <div>
           <label for="invite-role">{t('members.role')}</label>
-          <select id="invite-role" name="role">
+          <select id="invite-role" name="role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
             {ROLES.map((r) => (
-              <option key={r} value={r} selected={r === 'viewer'}>
+              <option key={r} value={r}>
                 {t(`role.${r}`)}
               </option>
             ))}

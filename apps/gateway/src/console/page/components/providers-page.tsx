@@ -80,7 +80,15 @@ export function ProvidersPage({ session }: { session: SessionView }) {
                 {p.provider_label} · {p.model_label}
               </p>
               <p class="muted">
-                {t('providers.key')}: {p.has_api_key ? t('providers.key_set') : t('providers.key_none')}
+                {t('providers.key')}:{' '}
+                {p.has_api_key ? (
+                  <>
+                    <span aria-hidden="true">•••••••• </span>
+                    {t('providers.key_set')}
+                  </>
+                ) : (
+                  t('providers.key_none')
+                )}
               </p>
               {editable && (
                 <div class="actions">

@@ -124,6 +124,9 @@ function describe(e: TimelineEntry): string {
   const key = `timeline.${e.type}`;
   const params: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(e.details)) if (v !== null) params[k] = typeof v === 'boolean' ? String(v) : v;
+  // Sentences about a number of rows or bytes agree with it ("1 row", "2 rows").
+  const count = e.details.total_rows ?? e.details.rows_written ?? e.details.size_bytes;
+  if (typeof count === 'number') params.count = count;
   if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
   return has(key) ? t(key, params) : e.type;
 }
@@ -179,7 +182,7 @@ export function AttemptTable({
     return true;
   };
   return (
-    <div class="table-wrap" tabIndex={0}>
+    <div class="table-wrap stack" tabIndex={0}>
       <table>
         <thead>
           <tr>
@@ -195,32 +198,32 @@ export function AttemptTable({
         <tbody>
           {attempts.map((a) => (
             <tr key={a.id}>
-              <td>
+              <td data-label={t('delivery.col.time')}>
                 <time dateTime={a.sent_at}>{formatDate(a.sent_at)}</time>
                 <br />
                 <span class="muted">{t('delivery.attempt', { n: a.attempt })}</span>
               </td>
               {showRun && (
-                <td>
+                <td data-label={t('delivery.col.run')}>
                   <a href={`/console/runs/${(a as Attempt & { run_id: string }).run_id}`}>
                     {(a as Attempt & { run_id: string }).run_id.slice(0, 8)}
                   </a>
                 </td>
               )}
-              <td>{a.event}</td>
-              <td>
+              <td data-label={t('delivery.col.event')}>{a.event}</td>
+              <td data-label={t('delivery.col.outcome')}>
                 <span class={`badge ${a.outcome}`}>{a.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed')}</span>
                 <br />
                 {a.status_code !== null ? t('delivery.status', { code: a.status_code }) : (a.error ?? '')}
               </td>
-              <td>{a.duration_ms !== null ? t('delivery.ms', { ms: a.duration_ms }) : '—'}</td>
-              <td class="wrap">
+              <td data-label={t('delivery.col.duration')}>{a.duration_ms !== null ? t('delivery.ms', { ms: a.duration_ms }) : '—'}</td>
+              <td class="wrap" data-label={t('delivery.col.details')}>
                 {a.url && <span class="url">{a.url}</span>}
                 {a.error && a.status_code !== null && <span> · {a.error}</span>}
                 {a.response_excerpt && <code class="excerpt">{a.response_excerpt}</code>}
               </td>
               {onResend && (
-                <td>
+                <td class="action">
                   {resendable(a) && (
                     <button type="button" class="secondary" onClick={() => onResend(a)}>
                       {t('delivery.resend')}

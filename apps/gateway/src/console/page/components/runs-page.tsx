@@ -71,7 +71,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
       <LoadState loading={loading && !data} error={error} onRetry={reload} />
       {data && data.data.length === 0 && <p>{t('runs.none')}</p>}
       {data && data.data.length > 0 && (
-        <div class="table-wrap" tabIndex={0}>
+        <div class="table-wrap stack" tabIndex={0}>
           <table>
             <caption class="visually-hidden">{t('runs.caption', { count: data.meta.total })}</caption>
             <thead>
@@ -85,12 +85,14 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
             <tbody>
               {data.data.map((run) => (
                 <tr key={run.id}>
-                  <td>
+                  <td data-label={t('runs.col.created')}>
                     <a href={`/console/runs/${run.id}`}>{formatDate(run.created_at)}</a>
                   </td>
-                  <td class="wrap">{run.filename ?? t(`source.${run.input_source ?? 'raw'}`)}</td>
-                  <td>{t(`stage.${run.stage}`)}</td>
-                  <td>
+                  <td class="wrap" data-label={t('runs.col.file')}>
+                    {run.filename ?? t(`source.${run.input_source ?? 'raw'}`)}
+                  </td>
+                  <td data-label={t('runs.col.stage')}>{t(`stage.${run.stage}`)}</td>
+                  <td data-label={t('runs.col.status')}>
                     <span class={`badge status-${run.status}`}>{t(`status.${run.status}`)}</span>
                   </td>
                 </tr>

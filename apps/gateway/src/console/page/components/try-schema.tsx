@@ -56,7 +56,7 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
           </p>
           <h3>{t('try.headers')}</h3>
           <p class="wrap">{trial.headers.join(' · ')}</p>
-          <div class="table-wrap" tabIndex={0}>
+          <div class="table-wrap stack" tabIndex={0}>
             <table>
               <caption>{t('try.mapping')}</caption>
               <thead>
@@ -70,8 +70,8 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
                 {Object.entries(trial.suggested_mapping).map(([field, column]) => (
                   <tr key={field}>
                     <th scope="row">{field}</th>
-                    <td>{column ?? t('try.unmapped')}</td>
-                    <td>
+                    <td data-label={t('try.col.column')}>{column ?? t('try.unmapped')}</td>
+                    <td data-label={t('try.col.problems')}>
                       {Object.entries(trial.problems.by_field[field] ?? {})
                         .filter(([, n]) => n > 0)
                         .map(([kind, n]) => t('try.kind', { kind, count: n }))

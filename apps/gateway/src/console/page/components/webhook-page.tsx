@@ -122,21 +122,16 @@ function Secret() {
       <p class="muted">{t('webhook.secret_intro')}</p>
       <p>
         <span class="visually-hidden">{t('webhook.secret_label')} </span>
-        <code class="secret">{secret ?? t('webhook.secret_hidden')}</code>
+        <code class="secret" id="webhook-secret">
+          {secret ?? t('webhook.secret_hidden')}
+        </code>
       </p>
       <div class="actions">
-        {secret === null ? (
-          <button type="button" class="secondary" onClick={reveal}>
-            {t('webhook.reveal')}
-          </button>
-        ) : (
-          <>
-            <CopyButton text={secret} label={t('webhook.copy_secret')} />
-            <button type="button" class="secondary" onClick={() => setSecret(null)}>
-              {t('webhook.hide')}
-            </button>
-          </>
-        )}
+        {/* One button that reveals and hides: it keeps the keyboard's focus when its words change. */}
+        <button type="button" class="secondary" aria-controls="webhook-secret" onClick={secret === null ? reveal : () => setSecret(null)}>
+          {secret === null ? t('webhook.reveal') : t('webhook.hide')}
+        </button>
+        {secret !== null && <CopyButton text={secret} label={t('webhook.copy_secret')} />}
         <button type="button" class="danger" onClick={() => setConfirm(true)}>
           {t('webhook.rotate')}
         </button>
