@@ -2,6 +2,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, launchBrowser, screenshot } from '../support/browser';
 import { inviteByOperator, PASSWORD } from '../support/console-client';
+import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { ADMIN_TOKEN, call, reviewApi, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
@@ -18,6 +19,10 @@ describe('customer console in Chromium', () => {
   let svc: Service;
   let browser: Browser;
   let receiver: WebhookReceiver;
+  let vendor: FakeVendor;
+  let ownerPassword = PASSWORD;
+  let schemaId: string;
+  let runId: string;
   let orgId: string;
   let ownerEmail: string;
   let owner: BrowserContext;
@@ -26,12 +31,16 @@ describe('customer console in Chromium', () => {
   beforeAll(async () => {
     receiver = new WebhookReceiver();
     await receiver.start();
+    vendor = new FakeVendor();
+    await vendor.start();
     svc = await startService(FAST);
     browser = await launchBrowser();
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme Imports' } });
     orgId = org.body.id;
     ownerEmail = 'olivia@acme.example';
     owner = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // A step that cannot happen fails within the test's time, naming what it waited for.
+    owner.setDefaultTimeout(10_000);
     page = await owner.newPage();
   }, 60_000);
 
@@ -39,6 +48,7 @@ describe('customer console in Chromium', () => {
     await browser?.close();
     await svc?.stop();
     await receiver?.stop();
+    await vendor?.stop();
   });
 
   const goto = async (p: Page, path: string) => {
@@ -46,6 +56,60 @@ describe('customer console in Chromium', () => {
     await p.getByRole('heading', { level: 1 }).waitFor();
   };
   const status = (p: Page) => p.getByRole('status');
+  const cookieHeader = async () => (await owner.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+
+  it('serves one shell for every page path under a strict CSP; assets by content hash; an unknown API path stays a JSON 404', async () => {
+    for (const path of [
+      '/console',
+      '/console/runs',
+      '/console/schemas/new',
+      '/console/invitations/00000000-0000-0000-0000-000000000000?signature=x',
+    ]) {
+      const res = await fetch(`${svc.baseUrl}${path}`);
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        path,
+        status: 200,
+        type: 'text/html; charset=utf-8',
+      });
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      );
+      expect(await res.text()).toContain('<div id="app">');
+    }
+    const html = await (await fetch(`${svc.baseUrl}/console`)).text();
+    // The shared design tokens first, then the console's own style, then its script: each under its content hash.
+    const assets = [...html.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.map((a) => a.replace(/\?v=[\w-]+$/, ''))).toEqual([
+      '/console/assets/tokens.css',
+      '/console/assets/console.css',
+      '/console/assets/console.js',
+    ]);
+    for (const asset of assets) {
+      const res = await fetch(`${svc.baseUrl}${asset}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const etag = res.headers.get('etag')!;
+      expect(asset).toContain(`?v=${etag.replace(/"/g, '')}`);
+      expect((await fetch(`${svc.baseUrl}${asset}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    }
+    expect((await fetch(`${svc.baseUrl}/console/assets/nope.js`)).status).toBe(404);
+    for (const [method, path] of [
+      ['GET', '/console/api/nope'],
+      ['GET', '/console/api'],
+      ['GET', '/console/api/nope/deeper?x=1'],
+      ['POST', '/console/api/nope'],
+    ]) {
+      const res = await fetch(`${svc.baseUrl}${path}`, { method });
+      const body = (await res.json()) as { error?: { code?: string } };
+      expect({ method, path, status: res.status, type: res.headers.get('content-type'), code: body.error?.code }).toEqual({
+        method,
+        path,
+        status: 404,
+        type: 'application/json; charset=utf-8',
+        code: 'not_found',
+      });
+    }
+  });
 
   it('the owner opens the invitation, chooses a password and lands signed in', async () => {
     const invitation = await inviteByOperator(svc, orgId, ownerEmail);
@@ -102,7 +166,7 @@ describe('customer console in Chromium', () => {
     await expect(status(page).textContent()).resolves.toContain('Schema People saved.');
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-schema');
-    const schemaId = new URL(page.url()).pathname.split('/').pop()!;
+    schemaId = new URL(page.url()).pathname.split('/').pop()!;
 
     await page.getByLabel('Schema name').fill('Customers');
     await page.getByRole('button', { name: 'Save the schema' }).click();
@@ -125,6 +189,58 @@ describe('customer console in Chromium', () => {
     });
   });
 
+  it('pastes a schema as JSON into the form, and tries a file against it without creating a run', async () => {
+    await goto(page, `/console/schemas/${schemaId}`);
+    const json = page.getByLabel('Schema JSON');
+    const current = JSON.parse(await json.inputValue()) as { name: string; fields: Record<string, unknown> };
+    expect(Object.keys(current.fields)).toEqual(['email', 'tier']);
+    current.fields.joined = {
+      description: 'Joined on',
+      data_type: 'date',
+      is_required: false,
+      format: 'dd/MM/yyyy',
+      transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+    };
+    await json.fill(JSON.stringify(current, null, 2));
+    await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
+    await status(page).getByText('The JSON is in the form. Save to keep it.').waitFor();
+    const third = page.getByRole('group', { name: /^Field 3: joined/ });
+    await expect(third.getByLabel('Field name').inputValue()).resolves.toBe('joined');
+    await expect(third.getByLabel('Data type').inputValue()).resolves.toBe('date');
+    await expect(third.getByLabel('Rewrite dates').isChecked()).resolves.toBe(true);
+    await expect(third.getByLabel('To pattern').inputValue()).resolves.toBe('yyyy-MM-dd');
+    // Not JSON: said so, and the form is left as it was.
+    await json.fill('{ "name": ');
+    await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
+    await page.getByRole('alert').filter({ hasText: 'That is not valid JSON' }).waitFor();
+    await expect(page.getByRole('group', { name: /^Field \d/ }).count()).resolves.toBe(3);
+    await page.getByRole('button', { name: 'Save the schema' }).click();
+    await status(page).getByText('Schema Customers saved.').waitFor();
+
+    await page.getByLabel('File (CSV, TSV, TXT or XLSX, up to 5 MB)').setInputFiles({
+      name: 'people.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('Email,Tier,Joined\nada@example.com,gold,10/12/2020\nnot-an-email,bronze,\n'),
+    });
+    await page.getByRole('button', { name: 'Try this file' }).click();
+    await status(page).getByText('The file was read: 1 row has a problem.').waitFor();
+    await page.getByText('Email · Tier · Joined').waitFor();
+    const mapping = page.getByRole('table', { name: 'Suggested mapping' });
+    await expect(
+      mapping
+        .getByRole('row', { name: /^email/ })
+        .getByRole('cell')
+        .first()
+        .textContent(),
+    ).resolves.toBe('Email');
+    await expect(mapping.getByRole('row', { name: /^tier/ }).textContent()).resolves.toContain('Tier');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-schema-try');
+    // Nothing was created: the organization still has no run.
+    await goto(page, '/console/runs');
+    await page.getByText('No run matches.', { exact: false }).waitFor();
+  });
+
   it('issues a key shown once; it works on the public API until it is revoked', async () => {
     await goto(page, '/console/api-keys');
     await page.getByRole('button', { name: 'Issue a key' }).click();
@@ -132,8 +248,11 @@ describe('customer console in Chromium', () => {
     expect(key).toMatch(/^tsk_/);
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(200);
     await screenshot(page, 'console-api-key-issued');
+    // The new key has the focus (read out at once); putting it away gives the focus back to "Issue a key".
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Your new key');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await expect(page.locator('#new-key').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Issue a key');
     await page.getByRole('button', { name: `Revoke the key ${key.slice(4, 12)}` }).click();
     const dialog = page.getByRole('dialog', { name: `Revoke the key ${key.slice(4, 12)}?` });
     await dialog.getByRole('button', { name: 'Revoke it' }).click();
@@ -143,19 +262,76 @@ describe('customer console in Chromium', () => {
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
   });
 
+  it('adds an AI provider with a write-only key, tests the connection, edits it keeping the key, and deletes it', async () => {
+    await goto(page, '/console/providers');
+    await page.getByText('No provider yet.', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Add a provider' }).click();
+    await page.getByLabel('Name').fill('OpenAI main');
+    await page.getByLabel('Vendor', { exact: true }).selectOption('openai');
+    await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
+    await page.getByLabel('Vendor API key').fill(OPENAI_KEY);
+    await page.getByLabel('Base URL (optional)').fill(`${vendor.baseUrl}/v1`);
+    await page.getByRole('button', { name: 'Save the provider' }).click();
+    await status(page).getByText('Provider OpenAI main saved.').waitFor();
+    const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'OpenAI main' }) });
+    await card.getByText('stored, never shown').waitFor();
+    // Masked: the key is nowhere in the page.
+    await expect(page.content()).resolves.not.toContain(OPENAI_KEY);
+    await card.getByRole('button', { name: 'Test the connection to OpenAI main' }).click();
+    await status(page).getByText('OpenAI main answered in', { exact: false }).waitFor();
+    expect(vendor.requests.at(-1)!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-providers');
+
+    // Edited without a key: the stored one is kept (the connection still works with it).
+    await card.getByRole('button', { name: 'Edit OpenAI main' }).click();
+    await expect(page.getByLabel('Vendor API key').inputValue()).resolves.toBe('');
+    await page.getByText('Leave empty to keep the stored key.').waitFor();
+    await page.getByLabel('Model label (optional)').fill('GPT-4o mini');
+    await page.getByRole('button', { name: 'Save the provider' }).click();
+    await status(page).getByText('Provider OpenAI main saved.').waitFor();
+    await card.getByText('GPT-4o mini').waitFor();
+    const calls = vendor.requests.length;
+    await card.getByRole('button', { name: 'Test the connection to OpenAI main' }).click();
+    await status(page).getByText('OpenAI main answered in', { exact: false }).waitFor();
+    expect(vendor.requests.length).toBe(calls + 1);
+    expect(vendor.requests.at(-1)!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+
+    // A wrong field is answered beside it.
+    await page.getByRole('button', { name: 'Add a provider' }).click();
+    await page.getByRole('button', { name: 'Save the provider' }).click();
+    await page.locator('#p-name-error').waitFor();
+    await expect(page.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await card.getByRole('button', { name: 'Delete OpenAI main' }).click();
+    await page.getByRole('dialog', { name: 'Delete the provider OpenAI main?' }).getByRole('button', { name: 'Delete it' }).click();
+    await status(page).getByText('Provider OpenAI main deleted.').waitFor();
+    await page.getByText('No provider yet.', { exact: false }).waitFor();
+  });
+
   it('reveals and rotates the secret by keyboard alone; the next webhook carries the new one', async () => {
     await goto(page, '/console/webhook');
     await page.getByLabel('Webhook URL').fill(`${receiver.url}/hooks?case=browser`);
     await page.getByRole('button', { name: 'Save the URL' }).click();
     await status(page).getByText('The default webhook URL is saved.').waitFor();
 
-    await page.getByRole('button', { name: 'Reveal the secret' }).focus();
+    // From here on, the keyboard alone: Tab to "Reveal the secret" (from the top of the page), Enter.
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 15 && (await focused()) !== name; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(name);
+    };
+    await page.getByRole('heading', { name: 'Webhook', level: 1 }).focus();
+    await tabTo('Reveal the secret');
     await page.keyboard.press('Enter');
     const shown = page.locator('code.secret');
     await page.locator('code.secret', { hasText: 'whsec_' }).waitFor();
     const before = (await shown.textContent())!;
-    // Tab to the rotate button, open the confirmation, which says what changes, and confirm with the keyboard.
-    await page.getByRole('button', { name: 'Rotate the secret' }).focus();
+    // The same button now hides it, and keeps the focus.
+    await expect(focused()).resolves.toBe('Hide the secret');
+    // Tab on to the rotate button, open the confirmation, which says what changes, and confirm with the keyboard.
+    await tabTo('Rotate the secret');
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
     await dialog.getByText('the old one stops working at once', { exact: false }).waitFor();
@@ -165,6 +341,8 @@ describe('customer console in Chromium', () => {
     await page.keyboard.press('Enter');
     await status(page).getByText('The secret was rotated.', { exact: false }).waitFor();
     await page.locator('code.secret', { hasNotText: before }).waitFor();
+    // The dialog gave the focus back to what opened it.
+    await expect(focused()).resolves.toBe('Rotate the secret');
     const after = (await shown.textContent())!;
     expect(after).toMatch(/^whsec_/);
     expect(after).not.toBe(before);
@@ -189,7 +367,7 @@ describe('customer console in Chromium', () => {
       token: issued,
       body: { schema_id: schemas.body.data[0].id, filename: 'customers.csv' },
     });
-    const runId = created.body.id as string;
+    runId = created.body.id as string;
     await upload(created.body, 'Email,Tier\nada@example.com,gold\n');
     const ready = await waitForRun(svc, issued, runId, (r) => r.review_state === 'active');
     await reviewApi(ready.review_url).approve();
@@ -203,7 +381,8 @@ describe('customer console in Chromium', () => {
       .first()
       .click();
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
-    await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 rows as json' }).waitFor();
+    // In words, and in the right number ("1 row").
+    await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 row as json' }).waitFor();
     await page.getByRole('link', { name: 'Download the output' }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-run-failed-delivery');
@@ -222,6 +401,27 @@ describe('customer console in Chromium', () => {
       .getByRole('cell', { name: /Delivered/ })
       .first()
       .waitFor({ timeout: 10_000 });
+  });
+
+  it('finds runs by status, file name and date; the filters stay in the address', async () => {
+    await goto(page, '/console/runs');
+    const rows = page.getByRole('table').getByRole('row');
+    await expect(rows.count()).resolves.toBe(2); // the header and the one run
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Show runs' }).click();
+    await page.getByText('No run matches.', { exact: false }).waitFor();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+    await page.getByRole('link', { name: 'Clear the filters' }).click();
+    await page.getByLabel('File name or metadata').fill('customers');
+    await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
+    await page.getByRole('button', { name: 'Show runs' }).click();
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    // Reloaded from its address, the page shows the same filters and the same run.
+    await page.reload();
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await expect(page.getByLabel('File name or metadata').inputValue()).resolves.toBe('customers');
+    await page.getByRole('table').getByRole('link').first().click();
+    await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
   });
 
   it('invites a viewer who can look but never sees the secret or a key', async () => {
@@ -263,12 +463,87 @@ describe('customer console in Chromium', () => {
     await viewer.close();
   });
 
+  it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
+    await goto(page, '/console/members');
+    // The only owner can be neither demoted nor removed, and the page says why.
+    await page.getByText('The only owner: make someone else an owner first', { exact: false }).waitFor();
+    await expect(page.getByRole('button', { name: 'Remove Olivia Owner' }).count()).resolves.toBe(0);
+    await expect(page.getByLabel('Role of Olivia Owner').isDisabled()).resolves.toBe(true);
+    await page.getByText('An organization always keeps one owner.', { exact: false }).waitFor();
+
+    await page.getByLabel('Role of Victor Viewer').selectOption('admin');
+    await status(page).getByText('Victor Viewer is now Admin.').waitFor();
+    const victor = (await call(`${svc.baseUrl}/console/api/members`, { headers: { cookie: await cookieHeader() } })).body.data.find(
+      (m: { email: string }) => m.email === 'victor@acme.example',
+    );
+    expect(victor.role).toBe('admin');
+
+    await page.getByLabel('E-mail').fill('wanda@acme.example');
+    await page.getByRole('button', { name: 'Send the invitation' }).click();
+    await status(page).getByText('Invitation for wanda@acme.example made.').waitFor();
+    // Each new invitation starts at the least power again.
+    await expect(page.getByLabel('Role', { exact: true }).inputValue()).resolves.toBe('viewer');
+    const wandaUrl = (await page.locator('.panel code').textContent())!.trim();
+    await page.getByRole('button', { name: 'Withdraw the invitation for wanda@acme.example' }).click();
+    await status(page).getByText('The invitation for wanda@acme.example was withdrawn.').waitFor();
+    const withdrawn = await browser.newPage();
+    await withdrawn.goto(wandaUrl);
+    await withdrawn.getByRole('alert').filter({ hasText: /\w/ }).first().waitFor();
+    await expect(withdrawn.getByLabel('Your name').count()).resolves.toBe(0);
+    await withdrawn.close();
+
+    await page.getByRole('button', { name: 'Remove Victor Viewer' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove Victor Viewer?' });
+    await dialog.getByText('signed out at once', { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await status(page).getByText('Victor Viewer was removed.').waitFor();
+    await expect(page.getByRole('cell', { name: /Victor Viewer/ }).count()).resolves.toBe(0);
+  });
+
+  it('changes the password (a wrong current one is said beside it) and signs out every other session', async () => {
+    const elsewhere = await browser.newContext();
+    const other = await elsewhere.newPage();
+    await other.goto(`${svc.baseUrl}/console`);
+    await other.getByLabel('E-mail').fill(ownerEmail);
+    await other.getByLabel('Password').fill(ownerPassword);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+
+    await goto(page, '/console/account');
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await status(page).getByText('1 other session was ended.').waitFor();
+    await other.reload();
+    await other.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+
+    await page.getByLabel('Current password').fill('not the password at all');
+    await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('alert').filter({ hasText: /\w/ }).waitFor();
+    await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.getByLabel('Current password').fill(ownerPassword);
+    await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await status(page).getByText('Your password was changed.', { exact: false }).waitFor();
+    ownerPassword = 'a brand new passphrase here';
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-account');
+    await elsewhere.close();
+  });
+
   it('signs out, and signs in again by keyboard alone; a wrong password says so without telling whether the e-mail exists', async () => {
     await goto(page, '/console/account');
     await page.getByRole('button', { name: 'Sign out' }).first().click();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-sign-in');
+    // Dark, and at phone width.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 360, height: 800 });
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-sign-in-dark-360');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).focus();
     // The page's heading has the focus (a screen reader says where it is); the next stop is the e-mail.
     await expect(page.evaluate(() => document.activeElement?.tagName)).resolves.toBe('H1');
     await page.keyboard.press('Tab');
@@ -280,7 +555,7 @@ describe('customer console in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'The e-mail or password is not right.' }).waitFor();
     await page.getByLabel('Password').fill('');
     await page.getByLabel('Password').focus();
-    await page.keyboard.type(PASSWORD);
+    await page.keyboard.type(ownerPassword);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
   });
@@ -291,7 +566,9 @@ describe('customer console in Chromium', () => {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [1280, 360]) {
         await page.setViewportSize({ width, height: 800 });
-        for (const name of PAGES) {
+        // Every section, a schema (new and saved), a run, and a path that names no page.
+        const paths = [...PAGES, 'schemas/new', `schemas/${schemaId}`, `runs/${runId}`, 'nothing-here'];
+        for (const name of paths) {
           await goto(page, `/console/${name}`);
           await page.waitForLoadState('networkidle');
           // Each page as a signed-in member sees it (not the sign-in form in its place).
@@ -300,7 +577,8 @@ describe('customer console in Chromium', () => {
           expect({ page: name, width, violations }).toEqual({ page: name, width, violations: [] });
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect({ page: name, width, overflow }).toEqual({ page: name, width, overflow: 0 });
-          if (width === 360 || name === 'runs' || name === 'usage') await screenshot(page, `console-${name}-${scheme}-${width}`);
+          const shot = name.replace(schemaId, 'schema').replace(runId, 'run').replace('/', '-');
+          if (width === 360 || name === 'runs' || name === 'usage') await screenshot(page, `console-${shot}-${scheme}-${width}`);
         }
       }
       await page.emulateMedia({ colorScheme: 'light' });
