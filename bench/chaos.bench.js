@@ -24,7 +24,8 @@
  * starts, before it answers), BENCH_CHAOS_IMPATIENT (0.05: the share of client requests the client
  * cuts after 0-300 ms and retries, as after a timeout, so that a retried create can meet its first
  * attempt still running), BENCH_CHAOS_HOOK_FAIL (0.1: the share of webhook attempts the receiver
- * answers 503 after 0-300 ms; the others get 200 after 0-100 ms), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
+ * answers 503 after 0-300 ms; the others get 200 after 0-100 ms), BENCH_CHAOS_FRESH_NAMES=1 (each
+ * restart under a new INSTANCE_ID, as a replaced pod: what the dead one held is freed by time), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
  * child is killed when the bench ends, on SIGINT/SIGTERM too. The children's stderr goes to a log
  * directory, printed (and kept) when something failed.
  */
@@ -53,6 +54,8 @@ const ROWS_PER_FILE = Number(process.env.BENCH_CHAOS_ROWS ?? 5);
 const BOOT_KILLS = Number(process.env.BENCH_CHAOS_BOOT_KILLS ?? 0.2);
 const IMPATIENT = Number(process.env.BENCH_CHAOS_IMPATIENT ?? 0.05);
 const HOOK_FAIL = Number(process.env.BENCH_CHAOS_HOOK_FAIL ?? 0.1);
+const FRESH_NAMES = process.env.BENCH_CHAOS_FRESH_NAMES === '1';
+const starts = {};
 
 const dataDir = mkdtempSync(join(tmpdir(), 'chaos-data-'));
 const logDir = mkdtempSync(join(tmpdir(), 'chaos-logs-'));
@@ -99,8 +102,9 @@ function start(app) {
     RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT: '0',
     LOG_LEVEL: 'error',
-    // The same name after each restart: the new process takes back at once what the killed one held.
-    INSTANCE_ID: `chaos-${app}`,
+    // The same name after each restart: the new process takes back at once what the killed one held
+    // (BENCH_CHAOS_FRESH_NAMES=1: a new name each time, as a replaced pod; its leases and keys time out).
+    INSTANCE_ID: FRESH_NAMES ? `chaos-${app}-${(starts[app] = (starts[app] ?? 0) + 1)}` : `chaos-${app}`,
   };
   delete env.ADMIN_PORT;
   if (healthPorts.has(app)) env.HEALTH_PORT = String(healthPorts.get(app));
@@ -529,6 +533,7 @@ async function main() {
 
   const summary = {
     mode: MODE,
+    fresh_names: FRESH_NAMES,
     runs: RUNS,
     concurrency: CONCURRENCY,
     completed_right: ids.length,
