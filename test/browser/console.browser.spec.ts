@@ -234,6 +234,9 @@ describe('customer console in Chromium', () => {
         .textContent(),
     ).resolves.toBe('Email');
     await expect(mapping.getByRole('row', { name: /^tier/ }).textContent()).resolves.toContain('Tier');
+    // The problems in words: "not-an-email" is no e-mail address.
+    await expect(mapping.getByRole('row', { name: /^email/ }).textContent()).resolves.toContain('1 value of the wrong type');
+    await expect(mapping.getByRole('row', { name: /^joined/ }).textContent()).resolves.toContain('None');
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-schema-try');
     // Nothing was created: the organization still has no run.
@@ -382,6 +385,7 @@ describe('customer console in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
     // In words, and in the right number ("1 row").
+    await page.getByRole('listitem').filter({ hasText: 'Created (File upload)' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 row as json' }).waitFor();
     await page.getByRole('link', { name: 'Download the output' }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);

@@ -127,6 +127,7 @@ function describe(e: TimelineEntry): string {
   // Sentences about a number of rows or bytes agree with it ("1 row", "2 rows").
   const count = e.details.total_rows ?? e.details.rows_written ?? e.details.size_bytes;
   if (typeof count === 'number') params.count = count;
+  if (typeof e.details.input_source === 'string') params.input_source = t(`source.${e.details.input_source}`);
   if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
   return has(key) ? t(key, params) : e.type;
 }

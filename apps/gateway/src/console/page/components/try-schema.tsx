@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiFailure } from '../api';
-import { t } from '../i18n';
+import { has, t } from '../i18n';
 import { announce } from './status';
 
 interface Trial {
@@ -74,7 +74,9 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
                     <td data-label={t('try.col.problems')}>
                       {Object.entries(trial.problems.by_field[field] ?? {})
                         .filter(([, n]) => n > 0)
-                        .map(([kind, n]) => t('try.kind', { kind, count: n }))
+                        .map(([kind, n]) =>
+                          has(`try.kind.${kind}`) ? t(`try.kind.${kind}`, { count: n }) : t('try.kind', { kind, count: n }),
+                        )
                         .join(', ') || t('try.no_problems')}
                     </td>
                   </tr>
