@@ -26,8 +26,8 @@
  * attempt still running), BENCH_CHAOS_HOOK_FAIL (0.1: the share of webhook attempts the receiver
  * answers 503 after 0-300 ms; the others get 200 after 0-100 ms), BENCH_CHAOS_FRESH_NAMES=1 (each
  * restart under a new INSTANCE_ID, as a replaced pod: what the dead one held is freed by time), BENCH_CHAOS_KEEP=1 keeps the data and log directories. Traffic stays on 127.0.0.1; every
- * child is killed when the bench ends, on SIGINT/SIGTERM too. The children's stderr goes to a log
- * directory, printed (and kept) when something failed.
+ * child is killed when the bench ends, on SIGINT/SIGTERM too. The children's output (LOG_LEVEL=error)
+ * goes to a log directory, kept when something failed; the summary counts its lines per app.
  */
 const { spawn } = require('node:child_process');
 const { createServer } = require('node:http');
@@ -112,7 +112,7 @@ function start(app) {
   const log = openSync(join(logDir, `${app}.log`), 'a');
   const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
     env,
-    stdio: ['ignore', 'ignore', log],
+    stdio: ['ignore', log, log],
   });
   closeSync(log);
   children.set(app, child);
@@ -139,7 +139,10 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
-    void killEverything().then(() => process.exit(130));
+    void killEverything().then(() => {
+      if (!KEEP) for (const dir of [dataDir, logDir]) rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
   });
 
 const probeUrl = (app, path) => (healthPorts.has(app) ? `http://127.0.0.1:${healthPorts.get(app)}${path}` : `${base()}${path}`);
@@ -184,10 +187,10 @@ async function chaosMonkey() {
 }
 
 // ---- a careful client ----------------------------------------------------------------------
-async function request(method, path, { token, body, raw, headers = {} } = {}) {
+async function request(method, path, { token, body, raw, headers = {}, patient = false } = {}) {
   const h = { ...headers };
   // Some requests are cut by the client, as after a timeout, and retried (the server may still be at the first).
-  const impatient = Math.random() < IMPATIENT;
+  const impatient = !patient && Math.random() < IMPATIENT;
   if (impatient) stats.impatient++;
   if (token) h.authorization = `Bearer ${token}`;
   let payload;
@@ -200,7 +203,7 @@ async function request(method, path, { token, body, raw, headers = {} } = {}) {
     method,
     headers: h,
     body: payload,
-    signal: impatient ? AbortSignal.timeout(Math.random() * 300) : AbortSignal.timeout(15_000),
+    signal: impatient ? AbortSignal.timeout(Math.floor(Math.random() * 300)) : AbortSignal.timeout(15_000),
   });
   const text = await res.text();
   let json = null;
@@ -449,11 +452,16 @@ async function main() {
   for (const app of APPS.slice(1)) start(app);
   for (const app of APPS.slice(1)) if (!(await untilAnswers(probeUrl(app, '/healthz')))) throw new Error(`${app} did not start`);
 
-  const orgRes = await request('POST', '/admin/v1/organizations', { token: ADMIN_TOKEN, body: { name: 'Chaos', webhook_url: hookUrl } });
+  const orgRes = await request('POST', '/admin/v1/organizations', {
+    token: ADMIN_TOKEN,
+    patient: true,
+    body: { name: 'Chaos', webhook_url: hookUrl },
+  });
   if (orgRes.status !== 201) throw new Error(`organization: ${orgRes.status} ${orgRes.text}`);
   verifier = new Webhook(orgRes.body.webhook_secret);
   const schema = await request('POST', `/admin/v1/organizations/${orgRes.body.id}/schemas`, {
     token: ADMIN_TOKEN,
+    patient: true,
     body: {
       name: 'People',
       fields: {
@@ -561,6 +569,9 @@ async function main() {
     seconds_runs: runsSeconds,
     seconds_total: Math.round((Date.now() - started) / 1000),
     retried: stats.errors,
+    log_lines: Object.fromEntries(
+      readdirSync(logDir).map((f) => [f.replace(/\.log$/, ''), readFileSync(join(logDir, f), 'utf8').split('\n').filter(Boolean).length]),
+    ),
   };
   console.log(JSON.stringify(summary, null, 2));
   const problems = [
@@ -579,7 +590,7 @@ async function main() {
   for (const p of problems.slice(0, 30)) console.error(p);
   if (problems.length > 30) console.error(`… and ${problems.length - 30} more`);
   const logged = readdirSync(logDir).filter((f) => statSync(join(logDir, f)).size > 0);
-  if (problems.length || KEEP) console.error(`data: ${dataDir}\nchildren's stderr: ${logDir} (${logged.join(', ') || 'all empty'})`);
+  if (problems.length || KEEP) console.error(`data: ${dataDir}\nchildren's logs: ${logDir} (${logged.join(', ') || 'all empty'})`);
   else for (const dir of [dataDir, logDir]) rmSync(dir, { recursive: true, force: true });
   process.exit(problems.length === 0 ? 0 : 1);
 }
@@ -587,6 +598,6 @@ async function main() {
 main().catch(async (err) => {
   console.error(err);
   await killEverything();
-  console.error(`data: ${dataDir}\nchildren's stderr: ${logDir}`);
+  console.error(`data: ${dataDir}\nchildren's logs: ${logDir}`);
   process.exit(1);
 });
