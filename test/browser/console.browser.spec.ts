@@ -191,6 +191,8 @@ describe('customer console in Chromium', () => {
 
   it('pastes a schema as JSON into the form, and tries a file against it without creating a run', async () => {
     await goto(page, `/console/schemas/${schemaId}`);
+    // The form is drawn once the schema has loaded.
+    await page.getByRole('group', { name: /^Field 2: tier/ }).waitFor();
     const json = page.getByLabel('Schema JSON');
     const current = JSON.parse(await json.inputValue()) as { name: string; fields: Record<string, unknown> };
     expect(Object.keys(current.fields)).toEqual(['email', 'tier']);
@@ -254,7 +256,7 @@ describe('customer console in Chromium', () => {
     // The new key has the focus (read out at once); putting it away gives the focus back to "Issue a key".
     await page.waitForFunction(() => document.activeElement?.textContent === 'Your new key');
     await page.getByRole('button', { name: 'I have copied it' }).click();
-    await expect(page.locator('#new-key').count()).resolves.toBe(0);
+    await page.locator('#new-key').waitFor({ state: 'detached' });
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Issue a key');
     await page.getByRole('button', { name: `Revoke the key ${key.slice(4, 12)}` }).click();
     const dialog = page.getByRole('dialog', { name: `Revoke the key ${key.slice(4, 12)}?` });
@@ -409,8 +411,8 @@ describe('customer console in Chromium', () => {
 
   it('finds runs by status, file name and date; the filters stay in the address', async () => {
     await goto(page, '/console/runs');
-    const rows = page.getByRole('table').getByRole('row');
-    await expect(rows.count()).resolves.toBe(2); // the header and the one run
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(2); // the header and the one run
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Show runs' }).click();
     await page.getByText('No run matches.', { exact: false }).waitFor();
@@ -451,6 +453,8 @@ describe('customer console in Chromium', () => {
     await expect(vp.getByRole('button', { name: 'Rotate the secret' }).count()).resolves.toBe(0);
     await expect(vp.content()).resolves.not.toContain('whsec_');
     await goto(vp, '/console/api-keys');
+    // The keys are listed (by prefix) before looking for buttons that must not be there.
+    await vp.getByRole('cell', { name: /^tsk_/ }).first().waitFor();
     await expect(vp.getByRole('button', { name: 'Issue a key' }).count()).resolves.toBe(0);
     await expect(vp.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
     // Even a hand-made call is refused.
@@ -501,7 +505,28 @@ describe('customer console in Chromium', () => {
     await dialog.getByText('signed out at once', { exact: false }).waitFor();
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await status(page).getByText('Victor Viewer was removed.').waitFor();
-    await expect(page.getByRole('cell', { name: /Victor Viewer/ }).count()).resolves.toBe(0);
+    await page
+      .getByRole('cell', { name: /Victor Viewer/ })
+      .first()
+      .waitFor({ state: 'detached' });
+    await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(2); // the header and Olivia
+  });
+
+  it('reads the audit log page by page, newest first', async () => {
+    await goto(page, '/console/audit');
+    const entries = page.getByRole('main').getByRole('listitem');
+    await expect(entries.first().textContent()).resolves.toContain('olivia@acme.example removed a member');
+    const pages = page.getByRole('navigation', { name: 'Pages of the audit log' });
+    const position = (await pages.textContent())!;
+    expect(position).toMatch(/Page 1 of 2 \(\d+ items\)/);
+    await expect(entries.count()).resolves.toBe(20);
+    await pages.getByRole('button', { name: 'Next page' }).click();
+    await pages.getByText('Page 2 of 2', { exact: false }).waitFor();
+    // The numbering goes on from page 1; the oldest entries: the operator's invitation of the first owner, who joined.
+    await expect(page.getByRole('main').locator('ol').getAttribute('start')).resolves.toBe('21');
+    await expect(entries.last().textContent()).resolves.toContain('The operator invited olivia@acme.example as Owner');
+    await expect(entries.allTextContents()).resolves.toEqual(expect.arrayContaining([expect.stringContaining('joined as Owner')]));
+    await expect(pages.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
   });
 
   it('changes the password (a wrong current one is said beside it) and signs out every other session', async () => {

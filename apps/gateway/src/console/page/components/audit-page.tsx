@@ -24,7 +24,8 @@ export function AuditPage() {
       <LoadState loading={log.loading && !log.data} error={log.error} onRetry={log.reload} />
       {log.data && log.data.data.length === 0 && <p>{t('audit.none')}</p>}
       {log.data && log.data.data.length > 0 && (
-        <ol class="timeline">
+        // Numbered across pages: page 2 goes on where page 1 ended.
+        <ol class="timeline" start={log.data.meta.from ?? 1}>
           {log.data.data.map((e) => (
             <li key={e.id}>
               <time dateTime={e.at}>{formatDate(e.at)}</time> <strong>{'operator' in e.actor ? t('audit.operator') : e.actor.email}</strong>{' '}
