@@ -1,17 +1,8 @@
 import { organizationWithOwner } from '../support/console-client';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { call, PEOPLE_FIELDS, reviewApi, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { call, eventually, PEOPLE_FIELDS, reviewApi, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 const FAST = { WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_DELAYS_MS: '60', WEBHOOK_MAX_ATTEMPTS: '2' };
-
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; ;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The console's webhook side as an owner uses it: settings, the secret, a failed delivery sent again, a test event. */
 describe('console: webhooks', () => {

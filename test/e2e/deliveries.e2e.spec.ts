@@ -5,6 +5,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   ADMIN_TOKEN,
   call,
+  eventually,
   reviewApi,
   setupOrganization,
   startService,
@@ -29,15 +30,6 @@ async function refusal(p: Promise<unknown>): Promise<ApiError> {
     return err as ApiError;
   }
   throw new Error('expected a refusal');
-}
-
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; ;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('webhook deliveries: list, log, resend, test event', () => {

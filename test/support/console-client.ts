@@ -1,17 +1,4 @@
-import { ADMIN_TOKEN, call, httpFetch, type Json, type Service } from './service-harness';
-
-/** A call whose body is bytes as they are (a file). */
-async function rawCall(url: string, method: string, headers: Record<string, string>, body: Buffer | string): Promise<Json> {
-  const res = await httpFetch(url, { method, headers, body: typeof body === 'string' ? body : new Uint8Array(body) });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
-}
+import { ADMIN_TOKEN, call, type Json, type Service } from './service-harness';
 
 /** The parts of a Set-Cookie header, by lower-cased attribute name (`value` is the cookie's value). */
 export function cookieAttributes(setCookie: string): Record<string, string | true> {
@@ -48,10 +35,7 @@ export class ConsoleClient {
     if (method !== 'GET' && origin) headers.origin = origin;
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-    const res =
-      options.raw === undefined
-        ? await call(`${this.baseUrl}/console/api${path}`, { method, body: options.body, headers })
-        : await rawCall(`${this.baseUrl}/console/api${path}`, method, headers, options.raw);
+    const res = await call(`${this.baseUrl}/console/api${path}`, { method, body: options.body, raw: options.raw, headers });
     const set = res.headers.get('set-cookie');
     if (set?.startsWith('console_session=')) {
       const value = cookieAttributes(set).value as string;

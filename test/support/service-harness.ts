@@ -85,13 +85,13 @@ export interface Json {
 
 export async function call(
   url: string,
-  init: { method?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  init: { method?: string; token?: string; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<Json> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | undefined;
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (init.raw !== undefined) {
-    body = init.raw;
+    body = typeof init.raw === 'string' ? init.raw : new Uint8Array(init.raw);
     headers['content-type'] ??= 'application/json';
   } else if (init.body !== undefined) {
     body = JSON.stringify(init.body);
@@ -136,6 +136,16 @@ export async function setupOrganization(svc: Service, fields: object = PEOPLE_FI
   });
   expect(schema.status).toBe(201);
   return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
+}
+
+/** Reads until `ok` holds (a projection or a delivery catching up); fails with the last value read after `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /** Waits until a URL answers 2xx (a process started in the background is up); `describe` says what failed to start. */

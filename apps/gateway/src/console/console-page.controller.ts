@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { CONSOLE_LOCALE, ConsoleWeb } from './console-web';
+import { escapeHtml, jsonForScript } from '../web-shared/html';
 
 /** No script but ours, no calls but to us, no frames, no forms posted elsewhere. */
 export const CONSOLE_PAGE_HEADERS: Record<string, string> = {
@@ -14,11 +15,6 @@ export const CONSOLE_PAGE_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
 };
-
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-/** JSON inside <script type="application/json">: `<` escaped so no value can close the element. */
-const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /** /console/api and /console/assets (with or without a path, a slash or a query after them) are never pages. */
 const NOT_A_PAGE = /^\/console\/(api|assets)(?:[/?]|$)/;

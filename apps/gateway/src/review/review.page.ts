@@ -1,4 +1,5 @@
 import { RTL_LOCALES, supportedLocale, type ReviewWeb } from './review-web';
+import { escapeHtml, jsonForScript } from '../web-shared/html';
 
 /**
  * The HTML shells of the hosted review page. The server renders the frame in the
@@ -15,12 +16,6 @@ export const REVIEW_PAGE_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
 };
-
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-
-/** JSON inside <script type="application/json">: `<` escaped so no value can close the element. */
-const jsonForScript = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
 
 interface Frame {
   locale: string;
