@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, type CellProblem, type RunState } from '@app/domain';
+import { cellOf, noProblemsByKind, type CellProblem, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 export interface ProblemTally {
@@ -27,32 +27,29 @@ export async function countMappingProblems(
 ): Promise<ProblemTally | null> {
   const source = await readPlannedRows(blobs, run, mapping);
   const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
-  const byKind: Record<string, Record<CellProblem, number>> = Object.fromEntries(
-    source.plan.map((p) => [p.name, { required: 0, type: 0 }]),
-  );
+  const byKind: Record<string, Record<CellProblem, number>> = Object.fromEntries(source.plan.map((p) => [p.name, noProblemsByKind()]));
   const plan = source.plan;
   let checked = 0;
   let withProblems = 0;
-  const rowsByKind: Record<CellProblem, number> = { required: 0, type: 0 };
+  const rowsByKind = noProblemsByKind();
+  // The kinds seen in the current row (a row counts once per kind however many cells have it).
+  const seen = new Set<CellProblem>();
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
       for (const row of batch) {
         checked++;
-        let required = false;
-        let type = false;
+        seen.clear();
         for (const p of plan) {
           const found = p.check(cellOf(p, row, checked)).problem;
           if (found) {
             byField[p.name]++;
             byKind[p.name][found]++;
-            if (found === 'required') required = true;
-            else type = true;
+            seen.add(found);
           }
         }
-        if (required || type) withProblems++;
-        if (required) rowsByKind.required++;
-        if (type) rowsByKind.type++;
+        if (seen.size > 0) withProblems++;
+        for (const kind of seen) rowsByKind[kind]++;
       }
       onProgress(checked);
     }

@@ -7,6 +7,7 @@ import {
   allowedValuesOf,
   fixesKey,
   isReviewWindowOver,
+  noProblemsByKind,
   normalizeMapping,
   suggestAllowedValue,
   type CellProblem,
@@ -281,8 +282,8 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   rows_checked: 0,
   rows_with_problems: 0,
   problems_by_field: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, 0])),
-  rows_by_kind: { required: 0, type: 0 },
-  problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, { required: 0, type: 0 }])),
+  rows_by_kind: noProblemsByKind(),
+  problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, noProblemsByKind()])),
 });
 
 /** What a count is for: the run, its header choice, the mapping and the fixes in force. */

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
+import { CELL_PROBLEMS } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
@@ -50,7 +51,8 @@ function problemRowsQuery(body: ReviewBody): ProblemRowsQuery {
   const field = body.field ?? null;
   if (field !== null && typeof field !== 'string') errors.field = ['The field must be a field name or null.'];
   const kind = body.kind ?? null;
-  if (kind !== null && kind !== 'required' && kind !== 'type') errors.kind = ['The kind must be "required", "type" or null.'];
+  if (kind !== null && !(CELL_PROBLEMS as readonly unknown[]).includes(kind))
+    errors.kind = [`The kind must be one of ${CELL_PROBLEMS.map((k) => `"${k}"`).join(', ')}, or null.`];
   const page = body.page ?? 1;
   if (!Number.isInteger(page) || (page as number) < 1) errors.page = ['The page must be a positive integer.'];
   const perPage = body.per_page ?? PROBLEM_ROWS_PER_PAGE;
