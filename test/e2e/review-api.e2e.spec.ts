@@ -1,8 +1,11 @@
 import { DIRECTORY, type Directory } from '@app/directory';
-import { headersKey } from '@app/domain';
+import { headersKey, noProblemsByKind, type CellProblem } from '@app/domain';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 /** The JSON calls behind the review page: preview, whole-file problem count, stale-save refusal. */
+/** Every kind of problem, zero unless named. */
+const kinds = (counts: Partial<Record<CellProblem, number>>) => ({ ...noProblemsByKind(), ...counts });
+
 describe('review page API', () => {
   let svc: Service;
   let org: Awaited<ReturnType<typeof setupOrganization>>;
@@ -126,12 +129,12 @@ describe('review page API', () => {
       rows_checked: 50,
       rows_with_problems: expectedProblemRows,
       problems_by_field: { email: 7, first_name: 0, age: 5, born: 0 },
-      rows_by_kind: { required: 7, type: 5 },
+      rows_by_kind: kinds({ required: 7, type: 5 }),
       problems_by_field_and_kind: {
-        email: { required: 7, type: 0 },
-        first_name: { required: 0, type: 0 },
-        age: { required: 0, type: 5 },
-        born: { required: 0, type: 0 },
+        email: kinds({ required: 7 }),
+        first_name: kinds({}),
+        age: kinds({ type: 5 }),
+        born: kinds({}),
       },
     });
     const emailOnly = await review.problems({ email: 'E-mail', age: null });

@@ -10,6 +10,7 @@ export * from './mapping/validate-mapping';
 export * from './mapping/detect-header';
 export * from './mapping/remembered-mapping';
 export * from './fields/transformations';
+export * from './fields/cell-problems';
 export * from './fields/typed-value';
 export * from './fields/map-row';
 export * from './fields/value-fixes';

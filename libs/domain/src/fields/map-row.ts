@@ -1,6 +1,7 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
-import { type CellProblem, compileTypeCheck, type TypedValue } from './typed-value';
+import type { CellProblem } from './cell-problems';
+import { compileTypeCheck, type TypedValue } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
 export interface FieldPlan {

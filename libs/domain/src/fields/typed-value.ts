@@ -1,6 +1,7 @@
 import isEmail from 'validator/lib/isEmail';
 import isURL from 'validator/lib/isURL';
 import type { FieldDefinition } from '@app/contracts';
+import type { CellProblem } from './cell-problems';
 import { compileDateCheck } from './transformations';
 
 /**
@@ -8,17 +9,6 @@ import { compileDateCheck } from './transformations';
  * (the spec does not list them; docs/decisions.md).
  */
 export const KNOWN_DATA_TYPES = ['string', 'text', 'email', 'date', 'datetime', 'number', 'integer', 'boolean', 'url', 'enum'] as const;
-
-/**
- * The kinds of problem a cell can have, in the order the review lists them. Counts, filters
- * and empty tallies are built from this list, so a new kind is added here once.
- */
-export const CELL_PROBLEMS = ['required', 'type'] as const;
-export type CellProblem = (typeof CELL_PROBLEMS)[number];
-
-/** A count of zero for every kind of problem. */
-export const noProblemsByKind = (): Record<CellProblem, number> =>
-  Object.fromEntries(CELL_PROBLEMS.map((k) => [k, 0])) as Record<CellProblem, number>;
 
 export interface TypedValue {
   /** What goes into JSON output: numbers and booleans typed, empty values null, else the text. */

@@ -4,7 +4,7 @@ import type { BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { SchemaRecord } from '@app/directory';
-import { suggestMapping, type RunState } from '@app/domain';
+import { suggestMapping, type CellProblem, type RunState } from '@app/domain';
 import { countMappingProblems, inspectStructuredFile } from '@app/run-source';
 import { ApiError } from '../../http/api-error';
 
@@ -19,7 +19,7 @@ export interface SchemaTrial {
   encoding: string;
   rows_checked: number;
   suggested_mapping: MappingRule;
-  problems: { rows_with_problems: number; by_field: Record<string, Record<'required' | 'type', number>> };
+  problems: { rows_with_problems: number; by_field: Record<string, Record<CellProblem, number>> };
 }
 
 const TRIAL_KEY = 'trial/source';

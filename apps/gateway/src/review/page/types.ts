@@ -1,4 +1,7 @@
 /** What the review's JSON calls answer (apps/gateway/src/review/review.service.ts and review-preview.service.ts). */
+import type { CellProblem } from '../../../../../libs/domain/src/fields/cell-problems';
+
+export type { CellProblem };
 
 export type Phase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
 export type Mapping = Record<string, string | null>;
@@ -54,7 +57,7 @@ export interface ReviewView {
 
 export interface Cell {
   value: string | null;
-  problem: 'required' | 'type' | null;
+  problem: CellProblem | null;
 }
 export type Row = Record<string, Cell>;
 

@@ -1,4 +1,5 @@
 /** Every row with a problem over the whole file, filtered by field and kind, a page of 20 at a time (paged by the service). */
+import { CELL_PROBLEMS } from '../../../../../../libs/domain/src/fields/cell-problems';
 import { numbers, t } from '../i18n';
 import { filterProblems, turnProblemPage, type State } from '../state';
 import type { ReviewView } from '../types';
@@ -31,8 +32,9 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
         <label for="problem-kind">{t('problem_rows_kind')}</label>
         <select id="problem-kind" disabled={busy} value={filter.kind || ''} onChange={(e) => filterProblems('kind', e.currentTarget.value)}>
           <option value="">{t('problem_rows_any_kind')}</option>
-          <option value="required">{t('problem_kind_required')}</option>
-          <option value="type">{t('problem_kind_type')}</option>
+          {CELL_PROBLEMS.map((kind) => (
+            <option value={kind}>{t(`problem_kind_${kind}`)}</option>
+          ))}
         </select>
       </div>
       {view.phase === 'active' && (

@@ -3,12 +3,12 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
 import { numbers, t, typeName } from '../i18n';
 import { fixValues } from '../state';
-import type { Cell, Field } from '../types';
+import type { Cell, CellProblem, Field } from '../types';
 
 /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
 const LONG_VALUE = 24;
 
-function reason(problem: 'required' | 'type', field: Field): string {
+function reason(problem: CellProblem, field: Field): string {
   if (problem === 'required') return t('problem_required');
   return field.allowed_values ? t('problem_enum') : t('problem_type', { type: typeName(field.data_type) });
 }
