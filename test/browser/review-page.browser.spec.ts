@@ -462,7 +462,7 @@ describe('hosted review page in Chromium', () => {
     const cut = page.locator('#preview tbody tr').first().locator('td').nth(1);
     await expect(cut.getAttribute('title')).resolves.toBe(long.toUpperCase());
     // The caption names the table and stays whole in view while the rows scroll sideways.
-    await page.getByRole('table', { name: 'Pierwszy wiersz w postaci, w jakiej zostanie dostarczony' }).waitFor();
+    await page.getByRole('grid', { name: 'Pierwszy wiersz w postaci, w jakiej zostanie dostarczony' }).waitFor();
     const caption = page.locator('#preview-caption');
     const fits = await caption.evaluate((c) => {
       const box = c.getBoundingClientRect();

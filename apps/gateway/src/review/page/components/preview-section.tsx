@@ -7,6 +7,7 @@ import { RowsTable } from './rows-table';
 
 export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
   const rows = s.preview?.rows;
+  const fixable = view.phase === 'active';
   return (
     <section aria-labelledby="preview-title">
       <h2 id="preview-title">{t('preview_title')}</h2>
@@ -18,18 +19,22 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
       <p id="preview-caption" class="table-caption">
         {rows ? (rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty')) : ''}
       </p>
+      {fixable && (
+        <p id="grid-keys" class="grid-keys">
+          {t('grid_keys')}
+        </p>
+      )}
       <div class="table-wrap" role="region" tabindex={0} aria-label={t('preview_region')}>
-        <table id="preview" aria-labelledby="preview-caption">
-          {s.preview && (
-            <RowsTable
-              key={s.preview.seq}
-              fields={view.fields}
-              rows={s.preview.rows.map((cells, i) => ({ number: i + 1, cells }))}
-              numberHeading={t('preview_row')}
-              fixable={view.phase === 'active'}
-            />
-          )}
-        </table>
+        <RowsTable
+          key={s.preview?.seq ?? 0}
+          id="preview"
+          labelledBy="preview-caption"
+          describedBy={fixable ? 'grid-keys' : undefined}
+          fields={view.fields}
+          rows={s.preview ? s.preview.rows.map((cells, i) => ({ number: i + 1, cells })) : null}
+          numberHeading={t('preview_row')}
+          fixable={fixable}
+        />
       </div>
     </section>
   );

@@ -47,17 +47,16 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
         {s.problemRows.status}
       </p>
       <div class="table-wrap" role="region" tabindex={0} aria-label={t('problem_rows_region')}>
-        <table id="problem-rows">
-          {page && (
-            <RowsTable
-              key={page.seq}
-              fields={view.fields}
-              rows={page.rows}
-              numberHeading={t('problem_rows_row')}
-              fixable={view.phase === 'active'}
-            />
-          )}
-        </table>
+        <RowsTable
+          key={page?.seq ?? 0}
+          id="problem-rows"
+          labelledBy="problem-rows-title"
+          describedBy={view.phase === 'active' ? 'grid-keys' : undefined}
+          fields={view.fields}
+          rows={page ? page.rows : null}
+          numberHeading={t('problem_rows_row')}
+          fixable={view.phase === 'active'}
+        />
       </div>
       <div class="pager">
         <button type="button" id="problem-prev" disabled={page?.first} onClick={() => turnProblemPage(-1)}>

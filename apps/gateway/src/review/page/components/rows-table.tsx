@@ -1,44 +1,238 @@
 /**
- * A table's head and rows: each row's number first, then every field, each bad cell with its
- * reason written out. Keyed by the answer it shows, so a new answer starts it afresh (and closes
- * any open cell editor, whose row may have changed).
+ * A table of rows as a grid that edits like a spreadsheet (the WAI-ARIA grid pattern): each row's
+ * number first, then every field, each bad cell with its reason written out. The grid is one tab
+ * stop (a roving tabindex); the arrow keys, Home/End and Ctrl+Home/End move between its cells; on a
+ * cell that may be fixed, Enter, F2, a double click or typing a character opens its editor (typing
+ * starts it with that character), Escape in the editor puts the cell back and the focus on it.
+ *
+ * Keyed by the answer it shows, so a new answer draws it afresh (and closes any open editor, whose
+ * row may have changed). Where the keyboard was is remembered across those redraws: the new table
+ * keeps that cell as its tab stop, and takes the focus back when the old one had it (after a save
+ * from the editor, the focus lands on the same row and field, or the same place when the row left).
  */
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { nextCell, typesCharacter, type CellPosition } from '../grid-keys';
 import { numbers } from '../i18n';
 import type { NumberedRow } from '../state';
 import type { Field } from '../types';
-import { ValueCell } from './value-cell';
+import { ValueCell, type EditStart } from './value-cell';
 
 interface Props {
+  /** The table's id; its keyboard position is remembered under it across redraws. */
+  id: string;
+  labelledBy: string;
+  /** What says how the grid is used by keyboard (present only where cells may be fixed). */
+  describedBy?: string;
   fields: Field[];
-  rows: NumberedRow[];
+  /** Null until the first answer: the table stays empty. */
+  rows: NumberedRow[] | null;
   numberHeading: string;
   /** Bad cells can be fixed in place (the review is open). */
   fixable: boolean;
 }
 
-export function RowsTable({ fields, rows, numberHeading, fixable }: Props) {
+interface Remembered {
+  /** The row's number in the file, and where it was (when that row is not shown any more). */
+  rowNumber: number;
+  at: CellPosition;
+  /** The old table had the focus when it was drawn afresh: the cell it was on, or, from an editor the Fix button opened, the count (as before the grid). */
+  refocus: 'cell' | 'count' | null;
+}
+const remembered = new Map<string, Remembered>();
+
+interface Editing extends CellPosition {
+  start: EditStart;
+  opener: 'cell' | 'button';
+}
+
+export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHeading, fixable }: Props) {
+  const table = useRef<HTMLTableElement>(null);
+  const shown = rows ?? [];
+  const size = { rows: shown.length, cols: fields.length + 1 };
+  const cellOf = (at: CellPosition) => (at.col > 0 ? shown[at.row]?.cells[fields[at.col - 1].name] : undefined);
+  const mayFix = (at: CellPosition) => fixable && !!cellOf(at)?.problem;
+
+  const [active, setActive] = useState<CellPosition>(() => startingCell(remembered.get(id), shown, size, mayFix));
+  const [editing, setEditing] = useState<Editing | null>(null);
+  // What the unmount and the discard need to know, read after the render that set them.
+  const editingNow = useRef(editing);
+  editingNow.current = editing;
+  const focusAfterDiscard = useRef<CellPosition | null>(null);
+
+  const cellAt = (at: CellPosition) => table.current?.tBodies[0]?.rows[at.row]?.cells[at.col] ?? null;
+
+  useLayoutEffect(() => {
+    const memory = remembered.get(id);
+    const focusLost = !document.activeElement || document.activeElement === document.body;
+    if (memory?.refocus && focusLost) {
+      const cell = memory.refocus === 'cell' ? cellAt(active) : null;
+      if (cell) focusCell(cell);
+      // Nothing to come back to: the count says what follows (as after a fix whose Fix button is gone).
+      else document.getElementById('problems')?.focus();
+    }
+    if (memory) memory.refocus = null;
+    return () => {
+      const mine = remembered.get(id);
+      if (mine && table.current?.contains(document.activeElement))
+        mine.refocus = editingNow.current?.opener === 'button' ? 'count' : 'cell';
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    if (editing || !focusAfterDiscard.current) return;
+    const cell = cellAt(focusAfterDiscard.current);
+    focusAfterDiscard.current = null;
+    if (cell) focusCell(cell);
+  }, [editing]);
+
+  const positionOf = (cell: HTMLTableCellElement): CellPosition => ({
+    row: (cell.parentElement as HTMLTableRowElement).sectionRowIndex,
+    col: cell.cellIndex,
+  });
+  const bodyCellOf = (target: EventTarget | null): HTMLTableCellElement | null => {
+    const cell = (target as Element | null)?.closest?.('td, th');
+    return cell && cell.parentElement?.parentElement === table.current?.tBodies[0] ? (cell as HTMLTableCellElement) : null;
+  };
+
+  const open = (at: CellPosition, start: EditStart, opener: Editing['opener']) => setEditing({ ...at, start, opener });
+  const discard = () => {
+    focusAfterDiscard.current = editing && { row: editing.row, col: editing.col };
+    setEditing(null);
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const target = e.target as HTMLElement;
+    // The editor's own keys (typing, Enter saves, Escape, Tab to its buttons) are its own.
+    if (target.closest('.cell-edit')) return;
+    const cell = bodyCellOf(target);
+    if (!cell) return;
+    const at = positionOf(cell);
+    // Alt+arrows go back and forward in the browser's history; Shift is not a selection here.
+    const to = e.altKey ? null : nextCell({ key: e.key, ctrl: e.ctrlKey || e.metaKey }, at, size, isRtl(table.current));
+    if (to) {
+      e.preventDefault();
+      const next = cellAt(to);
+      if (next) focusCell(next);
+      return;
+    }
+    // Enter on the Fix button is the button's; the gestures below are the cell's.
+    if (target !== cell || !mayFix(at)) return;
+    if (e.key === 'Enter' || e.key === 'F2') {
+      e.preventDefault();
+      open(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
+    } else if (typesCharacter(e)) {
+      // The character starts the new value (as in a spreadsheet); it is not typed a second time.
+      e.preventDefault();
+      open(at, { text: e.key, selectAll: false }, 'cell');
+    }
+  };
+
+  const onDblClick = (e: MouseEvent) => {
+    const target = e.target as HTMLElement;
+    if (target.closest('.cell-edit, button')) return;
+    const cell = bodyCellOf(target);
+    if (!cell) return;
+    const at = positionOf(cell);
+    if (!mayFix(at)) return;
+    // A double click also selects a word of the text: that selection means nothing once the editor is open.
+    window.getSelection()?.removeAllRanges();
+    open(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
+  };
+
+  // Whatever has the focus inside (a cell, its Fix button, its editor) makes its cell the tab stop.
+  const onFocusIn = (e: FocusEvent) => {
+    const cell = bodyCellOf(e.target);
+    if (!cell) return;
+    const at = positionOf(cell);
+    const row = shown[at.row];
+    if (row) remembered.set(id, { rowNumber: row.number, at, refocus: null });
+    if (at.row !== active.row || at.col !== active.col) setActive(at);
+  };
+
+  const grid = shown.length > 0;
   return (
-    <>
-      <thead>
-        <tr>
-          <th scope="col">{numberHeading}</th>
-          {fields.map((f) => (
-            <th scope="col" title={f.label}>
-              {f.label}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr>
-            <th scope="row">{numbers.format(row.number)}</th>
-            {fields.map((f) => (
-              <ValueCell cell={row.cells[f.name]} field={f} row={row.number} fixable={fixable} />
+    <table
+      id={id}
+      aria-labelledby={labelledBy}
+      // A grid only with rows in it (a grid of no cells has nothing to move to); read-only once the review is closed.
+      role={grid ? 'grid' : undefined}
+      aria-describedby={grid ? describedBy : undefined}
+      aria-readonly={grid && !fixable ? 'true' : undefined}
+      ref={table}
+    >
+      {rows && (
+        <>
+          <thead>
+            <tr>
+              <th scope="col">{numberHeading}</th>
+              {fields.map((f) => (
+                <th scope="col" title={f.label}>
+                  {f.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody onKeyDown={onKeyDown} onDblClick={onDblClick} onFocusIn={onFocusIn}>
+            {shown.map((row, r) => (
+              <tr>
+                <th scope="row" tabIndex={active.row === r && active.col === 0 ? 0 : -1}>
+                  {numbers.format(row.number)}
+                </th>
+                {fields.map((f, i) => {
+                  const at = { row: r, col: i + 1 };
+                  const open = editing && editing.row === r && editing.col === at.col ? editing : null;
+                  return (
+                    <ValueCell
+                      cell={row.cells[f.name]}
+                      field={f}
+                      row={row.number}
+                      fixable={mayFix(at)}
+                      active={active.row === r && active.col === at.col}
+                      editing={open && open.start}
+                      onEdit={(start) => setEditing({ ...at, start, opener: 'button' })}
+                      onDiscard={discard}
+                    />
+                  );
+                })}
+              </tr>
             ))}
-          </tr>
-        ))}
-      </tbody>
-    </>
+          </tbody>
+        </>
+      )}
+    </table>
   );
+}
+
+/** Where the grid's tab stop starts: where the reviewer was before this redraw, else the first cell to fix, else the first value. */
+function startingCell(
+  memory: Remembered | undefined,
+  rows: NumberedRow[],
+  size: { rows: number; cols: number },
+  mayFix: (at: CellPosition) => boolean,
+): CellPosition {
+  const lastRow = Math.max(0, size.rows - 1);
+  const lastCol = size.cols - 1;
+  if (memory) {
+    const same = rows.findIndex((r) => r.number === memory.rowNumber);
+    return { row: same >= 0 ? same : Math.min(memory.at.row, lastRow), col: Math.min(memory.at.col, lastCol) };
+  }
+  for (let row = 0; row < size.rows; row++) for (let col = 1; col < size.cols; col++) if (mayFix({ row, col })) return { row, col };
+  return { row: 0, col: Math.min(1, lastCol) };
+}
+
+const isRtl = (el: Element | null): boolean => !!el && getComputedStyle(el).direction === 'rtl';
+
+/** Focuses a cell and keeps it out from under the row number, which stays in sight while the rows scroll sideways. */
+function focusCell(cell: HTMLTableCellElement): void {
+  cell.focus();
+  const rowHeader = cell.parentElement?.firstElementChild;
+  const wrap = cell.closest('.table-wrap');
+  if (!rowHeader || rowHeader === cell || !wrap) return;
+  const c = cell.getBoundingClientRect();
+  const h = rowHeader.getBoundingClientRect();
+  if (isRtl(cell)) {
+    if (c.right > h.left) wrap.scrollBy({ left: c.right - h.left });
+  } else if (c.left < h.right) {
+    wrap.scrollBy({ left: c.left - h.right });
+  }
 }

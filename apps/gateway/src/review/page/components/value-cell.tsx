@@ -1,5 +1,9 @@
-/** One cell of a table of rows: the value as text, isolated in its own direction; a bad one says why and can be fixed in place. */
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+/**
+ * One cell of a table of rows: the value as text, isolated in its own direction; a bad one says why
+ * and can be fixed in place. Which cell has the keyboard and which one is being edited is the
+ * table's to say (rows-table.tsx: a grid, one editor at a time).
+ */
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { fieldId } from '../field-id';
 import { numbers, t, typeName } from '../i18n';
 import { fixValues } from '../state';
@@ -8,36 +12,44 @@ import type { Cell, CellProblem, Field } from '../types';
 /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
 const LONG_VALUE = 24;
 
+/** An editor being opened: the text it starts with, and whether that text is selected (the Fix button) or the caret is at its end. */
+export interface EditStart {
+  text: string;
+  selectAll: boolean;
+}
+
 function reason(problem: CellProblem, field: Field): string {
   if (problem === 'required') return t('problem_required');
   return field.allowed_values ? t('problem_enum') : t('problem_type', { type: typeName(field.data_type) });
 }
 
-export function ValueCell({ cell, field, row, fixable }: { cell: Cell | undefined; field: Field; row: number; fixable: boolean }) {
-  const [editing, setEditing] = useState(false);
-  const fixButton = useRef<HTMLButtonElement>(null);
-  // Discarding an edit puts the focus back on the cell's Fix button, once that is drawn again.
-  const backToButton = useRef(false);
-  useLayoutEffect(() => {
-    if (editing || !backToButton.current) return;
-    backToButton.current = false;
-    fixButton.current?.focus();
-  }, [editing]);
+interface Props {
+  cell: Cell | undefined;
+  field: Field;
+  row: number;
+  /** Its value may be fixed here: it has a problem and the review is open. */
+  fixable: boolean;
+  /** The grid's one tab stop. */
+  active: boolean;
+  /** Open in its editor, started so. */
+  editing: EditStart | null;
+  onEdit: (start: EditStart) => void;
+  onDiscard: () => void;
+}
+
+export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, onDiscard }: Props) {
   const value = cell?.value;
   const problem = cell?.problem;
   return (
     // A long value is cut at the column's width: the whole of it on hover.
-    <td class={problem ? 'bad' : undefined} title={value && value.length > LONG_VALUE ? value : undefined}>
+    <td
+      class={problem ? 'bad' : undefined}
+      title={value && value.length > LONG_VALUE ? value : undefined}
+      tabIndex={active ? 0 : -1}
+      aria-invalid={problem ? 'true' : undefined}
+    >
       {editing && cell ? (
-        <CellEditor
-          cell={cell}
-          field={field}
-          row={row}
-          onDiscard={() => {
-            backToButton.current = true;
-            setEditing(false);
-          }}
-        />
+        <CellEditor cell={cell} field={field} row={row} start={editing} onDiscard={onDiscard} />
       ) : (
         <>
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
@@ -45,12 +57,13 @@ export function ValueCell({ cell, field, row, fixable }: { cell: Cell | undefine
           {/* Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value. */}
           {problem && <span class="reason">{reason(problem, field)}</span>}
           {problem && fixable && (
+            // Out of the tab order (the grid has one tab stop): on the keyboard, Enter or F2 on the cell opens the same editor.
             <button
               type="button"
               class="fix-cell"
-              ref={fixButton}
+              tabIndex={-1}
               aria-label={t('fix_cell_label', { field: field.label, row: numbers.format(row) })}
-              onClick={() => setEditing(true)}
+              onClick={() => onEdit({ text: value ?? '', selectAll: true })}
             >
               {t('fix_cell')}
             </button>
@@ -62,11 +75,26 @@ export function ValueCell({ cell, field, row, fixable }: { cell: Cell | undefine
 }
 
 /** A bad cell as a small form: Enter (or Save) records the edit, Escape (or Discard) puts the cell back. */
-function CellEditor({ cell, field, row, onDiscard }: { cell: Cell; field: Field; row: number; onDiscard: () => void }) {
+function CellEditor({
+  cell,
+  field,
+  row,
+  start,
+  onDiscard,
+}: {
+  cell: Cell;
+  field: Field;
+  row: number;
+  start: EditStart;
+  onDiscard: () => void;
+}) {
   const input = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => {
-    input.current?.focus();
-    input.current?.select();
+    const box = input.current;
+    if (!box) return;
+    box.focus();
+    if (start.selectAll) box.select();
+    else box.setSelectionRange(box.value.length, box.value.length);
   }, []);
   const id = `edit-${fieldId(field.name)}-${row}`;
   return (
@@ -86,7 +114,7 @@ function CellEditor({ cell, field, row, onDiscard }: { cell: Cell; field: Field;
         {t('fix_cell_input', { field: field.label, row: numbers.format(row) })}
       </label>
       {/* defaultValue, not value: a redraw of the page while the reviewer types must not put the old value back. */}
-      <input id={id} type="text" dir="auto" defaultValue={cell.value ?? ''} ref={input} />
+      <input id={id} type="text" dir="auto" defaultValue={start.text} ref={input} />
       <button type="submit">{t('fix_save')}</button>
       <button type="button" onClick={onDiscard}>
         {t('fix_discard')}

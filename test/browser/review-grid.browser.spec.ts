@@ -1,0 +1,328 @@
+/// <reference lib="dom" />
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchBrowser, screenshot } from '../support/browser';
+import {
+  ADMIN_TOKEN,
+  PEOPLE_FIELDS,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+
+/**
+ * The review page's tables as grids that edit like a spreadsheet, in Debian's Chromium: one tab
+ * stop per grid, the arrow keys (in the visual direction on a right-to-left page), Home/End and
+ * Ctrl+Home/End; Enter, F2, a double click and typing a character open a bad cell's editor,
+ * Escape discards and gives the focus back to the cell, Enter saves.
+ */
+
+/** Six rows: row 2 lacks its e-mail, rows 3 and 5 have an age that is not a whole number. */
+const CSV = [
+  'E-mail,First,Years,Birthday',
+  'ann@x.org,Ann,30,01/01/1990',
+  ',Bob,31,02/01/1990',
+  'cy@x.org,Cy,abc,03/01/1990',
+  'dee@x.org,Dee,33,04/01/1990',
+  'eve@x.org,Eve,x1,05/01/1990',
+  'fay@x.org,Fay,35,06/01/1990',
+].join('\n');
+const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
+// Columns of each grid: 0 the row's number, then email, first_name, age, born.
+const EMAIL = 1;
+const AGE = 3;
+const BORN = 4;
+
+/** Where the keyboard is: a body cell of a grid (its table, row index, cell index and text), or another element. */
+interface Focus {
+  table?: string;
+  row?: number;
+  col?: number;
+  text?: string;
+  id?: string;
+  tag?: string;
+}
+const focusOf = (page: Page): Promise<Focus> =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (el && (el.tagName === 'TD' || el.tagName === 'TH') && el.closest('tbody')) {
+      const cell = el as HTMLTableCellElement;
+      return {
+        table: cell.closest('table')!.id,
+        row: (cell.parentElement as HTMLTableRowElement).sectionRowIndex,
+        col: cell.cellIndex,
+        text: cell.innerText,
+      };
+    }
+    return { id: el?.id ?? '', tag: el?.tagName ?? '' };
+  });
+
+/** Waits (briefly) until the keyboard is on this cell. */
+async function focusIsOn(page: Page, want: { table: string; row: number; col: number }): Promise<Focus> {
+  const where = (w: typeof want) => {
+    const el = document.activeElement as HTMLTableCellElement | null;
+    return (
+      !!el &&
+      el.closest('table')?.id === w.table &&
+      el.cellIndex === w.col &&
+      (el.parentElement as HTMLTableRowElement).sectionRowIndex === w.row &&
+      !!el.closest('tbody')
+    );
+  };
+  try {
+    await page.waitForFunction(where, want, { timeout: 5000 });
+  } catch {
+    throw new Error(`focus is not on ${JSON.stringify(want)} but on ${JSON.stringify(await focusOf(page))}`);
+  }
+  return focusOf(page);
+}
+
+describe('review page grids in Chromium', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+    browser = await launchBrowser();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  /** A run of its own schema (an approved mapping is remembered per schema), in review with the whole mapping. */
+  async function readyRun(body: Record<string, unknown> = {}) {
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: PEOPLE_FIELDS },
+    });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'people.csv', ...body },
+    });
+    expect(created.status).toBe(201);
+    expect((await upload(created.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
+    return created.body as { id: string; review_url: string };
+  }
+
+  async function openPage(url: string, width = 1100): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(url);
+    // The rows with problems are listed once the whole file is counted.
+    await page.locator('#problem-rows tbody tr').first().waitFor();
+    return page;
+  }
+
+  /** Tabs from the scroll region around a grid into the grid: its one tab stop. */
+  async function tabInto(page: Page, table: 'preview' | 'problem-rows'): Promise<Focus> {
+    await page.locator(`.table-wrap:has(#${table})`).focus();
+    await page.keyboard.press('Tab');
+    return focusOf(page);
+  }
+
+  const editor = (page: Page, field: string, row: number) => page.getByRole('textbox', { name: `New value of ${field} in row ${row}` });
+  const caret = (page: Page) =>
+    page.evaluate(() => {
+      const input = document.activeElement as HTMLInputElement;
+      return { value: input.value, start: input.selectionStart, end: input.selectionEnd };
+    });
+
+  it('opens a bad cell by Enter, F2, double click and typing; Escape discards and gives the cell the focus; Enter saves', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+    const preview = page.getByRole('grid', { name: 'First 6 rows as they will be delivered' });
+    await expect(preview.count()).resolves.toBe(1);
+
+    // Tab lands on the grid's one tab stop: its first cell with a problem, announced with the problem.
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+    const bad = preview.getByRole('gridcell', { name: /Required value missing/ });
+    await expect(bad.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(bad.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#preview [tabindex="0"]').count()).resolves.toBe(1);
+
+    // Enter: the editor, named by its field and row, with the value (blank here); Escape puts the cell back.
+    await page.keyboard.press('Enter');
+    await expect(editor(page, 'Email', 2).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(caret(page)).resolves.toEqual({ value: '', start: 0, end: 0 });
+    await page.keyboard.type('bob@x.org');
+    await page.keyboard.press('Escape');
+    await expect(editor(page, 'Email', 2).count()).resolves.toBe(0);
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: EMAIL })).resolves.toMatchObject({
+      text: expect.stringContaining('Required value missing'),
+    });
+
+    // F2 on row 3's age: its value, the caret at its end.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect(focusIsOn(page, { table: 'preview', row: 2, col: AGE })).resolves.toMatchObject({ text: expect.stringContaining('abc') });
+    await page.keyboard.press('F2');
+    await editor(page, 'age', 3).waitFor();
+    await expect(caret(page)).resolves.toEqual({ value: 'abc', start: 3, end: 3 });
+    await page.keyboard.press('Escape');
+    await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
+
+    // A double click on row 5's age.
+    await preview
+      .locator('tbody tr')
+      .nth(4)
+      .locator('td')
+      .nth(AGE - 1)
+      .dblclick();
+    await editor(page, 'age', 5).waitFor();
+    await expect(caret(page)).resolves.toEqual({ value: 'x1', start: 2, end: 2 });
+    await screenshot(page, 'grid-01-editor-by-double-click');
+    await page.keyboard.press('Escape');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+
+    // Typing on a cell without a problem opens nothing.
+    await page.keyboard.press('ArrowUp');
+    await focusIsOn(page, { table: 'preview', row: 3, col: AGE });
+    await page.keyboard.type('9');
+    await expect(page.locator('#preview .cell-edit').count()).resolves.toBe(0);
+    await focusIsOn(page, { table: 'preview', row: 3, col: AGE });
+
+    // Nothing was saved by all that.
+    expect((await reviewApi(run.review_url).state()).body.value_fixes).toEqual([]);
+
+    // Typing a character on a bad cell starts its editor with that character instead of the value; Enter saves.
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('4');
+    await editor(page, 'age', 3).waitFor();
+    await page.keyboard.press('2');
+    await expect(caret(page)).resolves.toEqual({ value: '42', start: 2, end: 2 });
+    await page.keyboard.press('Enter');
+    await page.getByText('2 of 6 rows have problems.').waitFor();
+    // The keyboard is back on the cell saved, which shows its new value.
+    await expect(focusIsOn(page, { table: 'preview', row: 2, col: AGE })).resolves.toMatchObject({ text: '42' });
+    await page.getByText('Fix saved.', { exact: false }).waitFor();
+
+    // Saved: a reload shows it, and the service holds the cell edit.
+    await page.reload();
+    await page.getByText('2 of 6 rows have problems.').waitFor();
+    await expect(
+      page
+        .locator('#preview tbody tr')
+        .nth(2)
+        .locator('td')
+        .nth(AGE - 1)
+        .innerText(),
+    ).resolves.toBe('42');
+    const fixes = (await reviewApi(run.review_url).state()).body.value_fixes;
+    expect(fixes).toMatchObject([{ field: 'age', fix: { kind: 'cell', row: 3, before: 'abc', after: '42' } }]);
+    await page.context().close();
+  });
+
+  it('moves with the arrows, Home/End and Ctrl+Home/End; Tab leaves the grid and comes back to the same cell', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+    await page.keyboard.press('Home');
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: 0 })).resolves.toMatchObject({ text: '2' });
+    await page.keyboard.press('End');
+    await focusIsOn(page, { table: 'preview', row: 1, col: BORN });
+    await page.keyboard.press('Control+Home');
+    await expect(focusIsOn(page, { table: 'preview', row: 0, col: 0 })).resolves.toMatchObject({ text: '1' });
+    // At the grid's edge the keys stay on the edge.
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowLeft');
+    await focusIsOn(page, { table: 'preview', row: 0, col: 0 });
+    await page.keyboard.press('Control+End');
+    await focusIsOn(page, { table: 'preview', row: 5, col: BORN });
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'preview', row: 5, col: BORN });
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowUp');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+    // One tab stop: the cell last on.
+    await expect(page.locator('#preview [tabindex="0"]').count()).resolves.toBe(1);
+
+    // Tab leaves the grid for what follows it; Shift+Tab comes back to the cell it left.
+    await page.keyboard.press('Tab');
+    const after = await focusOf(page);
+    expect(after.table).toBeUndefined();
+    await page.keyboard.press('Shift+Tab');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+
+    // The rows with problems are a grid too (rows 2, 3 and 5); a save from its keyboard editor
+    // brings the keyboard back to the same place in the list, now holding the next row with a problem.
+    const listed = page.getByRole('grid', { name: 'Rows with problems' });
+    await expect(listed.locator('tbody th').allInnerTexts()).resolves.toEqual(['2', '3', '5']);
+    await expect(tabInto(page, 'problem-rows')).resolves.toMatchObject({ table: 'problem-rows', row: 0, col: EMAIL });
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE });
+    await page.keyboard.press('Enter');
+    await editor(page, 'age', 3).fill('7');
+    await page.keyboard.press('Enter');
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
+    await expect(listed.locator('tbody th').allInnerTexts()).resolves.toEqual(['2', '5']);
+    await expect(focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE })).resolves.toMatchObject({
+      text: expect.stringContaining('x1'),
+    });
+    await page.context().close();
+  });
+
+  it('follows the visual direction with the arrow keys on a right-to-left (Arabic) page', async () => {
+    const run = await readyRun({ locale: 'ar' });
+    const page = await openPage(run.review_url);
+    await expect(page.locator('html').getAttribute('dir')).resolves.toBe('rtl');
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+    const x = () => page.evaluate(() => document.activeElement!.getBoundingClientRect().x);
+    const before = await x();
+    // The fields run from the right: ArrowLeft goes to the next one, which is drawn further left.
+    await page.keyboard.press('ArrowLeft');
+    await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL + 1 });
+    expect(await x()).toBeLessThan(before);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'preview', row: 1, col: 0 });
+    expect(await x()).toBeGreaterThan(before);
+    // Home is the row's start (its number, on the right), End its last field (on the left).
+    await page.keyboard.press('End');
+    await focusIsOn(page, { table: 'preview', row: 1, col: BORN });
+    await page.keyboard.press('Home');
+    await focusIsOn(page, { table: 'preview', row: 1, col: 0 });
+    await page.context().close();
+  });
+
+  it('stays axe-clean with the grid and its keyboard-opened editor: light, dark, Arabic and 360 px wide', async () => {
+    for (const [name, body, width] of [
+      ['light', { appearance: 'light' }, 1100],
+      ['dark', { appearance: 'dark' }, 1100],
+      ['arabic', { locale: 'ar' }, 1100],
+      ['narrow', {}, 360],
+    ] as const) {
+      const run = await readyRun(body);
+      const page = await openPage(run.review_url, width);
+      await tabInto(page, 'preview');
+      await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+      await expect(axeViolations(page).then((v) => ({ name, v }))).resolves.toEqual({ name, v: [] });
+      // The focus ring of the cell is visible: drawn inside it, in the theme's focus colour.
+      const ring = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      expect({ name, ring }).toEqual({ name, ring: 'solid' });
+      await screenshot(page, `grid-02-cell-focused-${name}`);
+      await page.keyboard.press('Enter');
+      await page.locator('#preview .cell-edit input').waitFor();
+      await expect(axeViolations(page).then((v) => ({ name, v }))).resolves.toEqual({ name, v: [] });
+      if (width === 360) {
+        // Nothing wider than the screen except inside the tables' own scroll boxes.
+        await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      }
+      await screenshot(page, `grid-03-editor-open-${name}`);
+      await page.context().close();
+    }
+  }, 90_000);
+});
