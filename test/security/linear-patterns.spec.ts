@@ -23,6 +23,33 @@ const worstCases: [name: string, check: (cell: string) => unknown, cells: string
     ['1'.repeat(FIELD_LIMIT) + 'x', `-${'9'.repeat(FIELD_LIMIT)}.5e`, '.'.repeat(FIELD_LIMIT)],
   ],
   [
+    'number_format (locale, currency, percent)',
+    (c) =>
+      typeValue(c, {
+        description: '',
+        data_type: 'number',
+        is_required: false,
+        number_format: { locale: 'de-DE', currency: true, percent: true },
+      }),
+    [
+      `${'1.'.repeat(FIELD_LIMIT / 2)}x`,
+      `${'1.234'.repeat(FIELD_LIMIT / 5)},5,`,
+      `(${'€'.repeat(FIELD_LIMIT / 2)}1${' '.repeat(FIELD_LIMIT / 2 - 2)}`,
+      `1${'\u200e'.repeat(FIELD_LIMIT - 2)}%`,
+      `${'1 '.repeat(FIELD_LIMIT / 2)}`,
+    ],
+  ],
+  [
+    'phone check',
+    (c) => typeValue(c, { description: '', data_type: 'phone', is_required: false, default_region: 'DE' }),
+    [`+49${'1'.repeat(FIELD_LIMIT)}`, `${'( '.repeat(FIELD_LIMIT / 2)}`, `${'1 '.repeat(FIELD_LIMIT / 2)}x`],
+  ],
+  [
+    'country check',
+    (c) => typeValue(c, { description: '', data_type: 'country', is_required: false, country_format: 'name' }),
+    [`${'é'.repeat(FIELD_LIMIT)}`, `${' ,-'.repeat(FIELD_LIMIT / 3)}`, `${'a.'.repeat(FIELD_LIMIT / 2)}`],
+  ],
+  [
     'CSV formula neutralization',
     neutralizeFormula,
     [`-${'1'.repeat(FIELD_LIMIT)}x`, `+${'1'.repeat(FIELD_LIMIT)}.`, `=${'1'.repeat(FIELD_LIMIT)}`],

@@ -24,7 +24,24 @@ export interface FieldDefinition {
   allowed_values?: AllowedValue[];
   /** The description in other review languages, by locale (`de`, `fr`, ...); `description` is the default. */
   descriptions?: Record<string, string>;
+  /** For data_type `number`/`integer`: how its values are written (locale or separators, currency, percent; docs/api.md). */
+  number_format?: NumberFormat;
+  /** For data_type `phone`: the region (ISO 3166 alpha-2, e.g. "DE") of numbers written without their country code. */
+  default_region?: string;
+  /** For data_type `country`: what the output writes (alpha2 when absent). */
+  country_format?: CountryFormat;
 }
+export interface NumberFormat {
+  /** A BCP 47 locale whose separators and digits the values use, e.g. "de-DE". */
+  locale?: string;
+  decimal?: string;
+  group?: string;
+  /** Currency symbols or ISO codes before or after the number are allowed. */
+  currency?: boolean;
+  /** The values are percentages: "12 %" (and "12") is 0.12. */
+  percent?: boolean;
+}
+export type CountryFormat = 'alpha2' | 'alpha3' | 'name';
 export interface AllowedValue {
   value: string;
   label?: string | null;

@@ -1,4 +1,4 @@
-import { validatePicklistAndDescriptions, validateTransformations } from '@app/domain';
+import { fieldFormatsOf, validateFieldFormats, validatePicklistAndDescriptions, validateTransformations } from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
@@ -72,6 +72,7 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
     }
     for (const problem of validateTransformations(def.transformations)) addError(errors, `${at}.transformations`, problem);
     for (const { at: where, problem } of validatePicklistAndDescriptions(def)) addError(errors, `${at}.${where}`, problem);
+    for (const { at: where, problem } of validateFieldFormats(def)) addError(errors, `${at}.${where}`, problem);
     out[name] = {
       description: def.description as string,
       data_type: def.data_type as string,
@@ -89,6 +90,7 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
           }
         : {}),
       ...(def.descriptions ? { descriptions: def.descriptions as Record<string, string> } : {}),
+      ...fieldFormatsOf(def),
     };
   }
   return out;

@@ -1,7 +1,7 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
-import { compileTypeCheck, type TypedValue } from './typed-value';
+import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
 export interface FieldPlan {
@@ -15,6 +15,8 @@ export interface FieldPlan {
   fix: ((value: string, row: number) => string) | null;
   /** The field's type check, compiled once for the whole run. */
   check: (value: string) => TypedValue;
+  /** Text output (CSV) writes the checked value of a valid cell, not the text as read (writesCheckedText). */
+  checkedText: boolean;
 }
 
 /** Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes are compiled per field. */
@@ -34,6 +36,7 @@ export function planFields(
       transform: compileTransformations(field),
       fix: compileFieldFixes(fixes, name, field),
       check: compileTypeCheck(field),
+      checkedText: writesCheckedText(field),
     };
   });
 }
@@ -54,7 +57,8 @@ export interface MappedRow {
 
 /**
  * One source row in target shape: the mapped cell, transformed, then typed and checked.
- * `typed` false keeps every value as text (CSV output). Pure.
+ * `typed` false keeps every value as text (CSV output): as read, or normalised for the fields
+ * whose check normalises (numbers in a number_format with a `.` decimal point, E.164, countries). Pure.
  */
 export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], typed: boolean): MappedRow {
   const record: MappedRow['record'] = {};
@@ -63,7 +67,13 @@ export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], type
     const value = cellOf(p, row, rowNumber);
     const checked = p.check(value);
     if (checked.problem) problems.push({ field: p.name, problem: checked.problem });
-    record[p.name] = typed ? checked.value : value === '' ? null : value;
+    record[p.name] = typed
+      ? checked.value
+      : p.checkedText && checked.problem === null && checked.value !== null
+        ? String(checked.value)
+        : value === ''
+          ? null
+          : value;
   }
   return { record, problems };
 }

@@ -2,13 +2,28 @@ import isEmail from 'validator/lib/isEmail';
 import isURL from 'validator/lib/isURL';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem } from './cell-problems';
+import { compileNumberReader } from './number-format';
+import { compileCountryReader, compilePhoneReader } from './phone-country';
 import { compileDateCheck } from './transformations';
 
 /**
  * data_type values the service checks. Any other data_type is accepted as text
  * (the spec does not list them; docs/decisions.md).
  */
-export const KNOWN_DATA_TYPES = ['string', 'text', 'email', 'date', 'datetime', 'number', 'integer', 'boolean', 'url', 'enum'] as const;
+export const KNOWN_DATA_TYPES = [
+  'string',
+  'text',
+  'email',
+  'date',
+  'datetime',
+  'number',
+  'integer',
+  'boolean',
+  'url',
+  'enum',
+  'phone',
+  'country',
+] as const;
 
 export interface TypedValue {
   /** What goes into JSON output: numbers and booleans typed, empty values null, else the text. */
@@ -93,7 +108,14 @@ function compileDateTypeCheck(field: FieldDefinition): Check {
   };
 }
 
-function compileNumberCheck(integer: boolean): Check {
+function compileNumberCheck(integer: boolean, field: FieldDefinition): Check {
+  if (field.number_format) {
+    const read = compileNumberReader(field.number_format);
+    return (raw) => {
+      const n = read(raw);
+      return n === null || (integer && !Number.isInteger(n)) ? { value: raw, problem: 'type' } : { value: n, problem: null };
+    };
+  }
   return (raw) => {
     const t = raw.trim();
     if (!isDecimalNumber(t)) return { value: raw, problem: 'type' };
@@ -116,7 +138,7 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
       return verdict((t) => isURL(t));
     case 'number':
     case 'integer':
-      return compileNumberCheck(field.data_type === 'integer');
+      return compileNumberCheck(field.data_type === 'integer', field);
     case 'boolean':
       return (raw) => {
         const t = raw.trim().toLowerCase();
@@ -134,10 +156,32 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
       const allowed = new Set(field.allowed_values.map((a) => a.value));
       return (raw) => (allowed.has(raw.trim()) ? { value: raw.trim(), problem: null } : { value: raw, problem: 'type' });
     }
+    case 'phone':
+      return normalisedTo(compilePhoneReader(field.default_region));
+    case 'country':
+      return normalisedTo(compileCountryReader(field.country_format));
     default:
       return (raw) => ({ value: raw, problem: null });
   }
 }
+
+/** A check whose valid values are written normalised (E.164, a country code); others stay as read. */
+const normalisedTo =
+  (read: (raw: string) => string | null): Check =>
+  (raw) => {
+    const v = read(raw);
+    return v === null ? { value: raw, problem: 'type' } : { value: v, problem: null };
+  };
+
+/**
+ * Whether CSV output writes a field's checked value rather than its text as read: numbers read
+ * in a number_format (with a `.` decimal point), phone numbers (E.164) and countries (the
+ * country_format). Other fields' CSV cells stay the text as read.
+ */
+export const writesCheckedText = (field: FieldDefinition): boolean =>
+  field.data_type === 'phone' ||
+  field.data_type === 'country' ||
+  ((field.data_type === 'number' || field.data_type === 'integer') && !!field.number_format);
 
 /**
  * Compiles the check of one field (data_type and is_required), once per run. A value that
