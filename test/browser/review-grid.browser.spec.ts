@@ -298,6 +298,31 @@ describe('review page grids in Chromium', () => {
     await page.context().close();
   });
 
+  it('keeps a closed review read-only: the keys still move, no gesture opens an editor', async () => {
+    const run = await readyRun();
+    expect((await reviewApi(run.review_url).approve(MAPPING)).status).toBe(200);
+    const page = await openPage(run.review_url);
+    await page.getByRole('heading', { name: 'Approved' }).waitFor();
+    const preview = page.getByRole('grid', { name: 'First 6 rows as they will be delivered' });
+    await expect(preview.getAttribute('aria-readonly')).resolves.toBe('true');
+    await expect(page.locator('#preview .fix-cell').count()).resolves.toBe(0);
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 0, col: EMAIL });
+    await page.keyboard.press('ArrowDown');
+    await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F2');
+    await page.keyboard.type('x');
+    await preview
+      .locator('tbody tr')
+      .nth(2)
+      .locator('td')
+      .nth(AGE - 1)
+      .dblclick();
+    await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.context().close();
+  });
+
   it('stays axe-clean with the grid and its keyboard-opened editor: light, dark, Arabic and 360 px wide', async () => {
     for (const [name, body, width] of [
       ['light', { appearance: 'light' }, 1100],
