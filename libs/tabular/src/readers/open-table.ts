@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import type { TableLimits } from './source-problem';
 import type { OpenedTable, SourceFormat } from './table-reader';
-import { openXlsx } from './xlsx-reader';
+import { openXlsx, type XlsxOpenOptions } from './xlsx-reader';
 
 export interface OpenOptions {
   /** The text encoding recorded when the file was first read (delimited files); detected when absent. */
@@ -10,6 +10,8 @@ export interface OpenOptions {
   limits?: TableLimits;
   /** The source already passed ingestion's checks (XLSX package checks are not repeated). */
   alreadyIngested?: boolean;
+  /** XLSX: which worksheet (XlsxOpenOptions.sheet); null or absent: the first with rows. */
+  sheet?: XlsxOpenOptions['sheet'] | null;
 }
 
 /** Opens a stored source with the reader its format needs. */
@@ -20,6 +22,6 @@ export function openTable(
   options: OpenOptions = {},
 ): Promise<OpenedTable> {
   return format === 'xlsx'
-    ? openXlsx(input, options.limits, undefined, { packageChecked: options.alreadyIngested })
+    ? openXlsx(input, options.limits, undefined, { packageChecked: options.alreadyIngested, sheet: options.sheet ?? undefined })
     : openDelimited(input, delimiter, options);
 }

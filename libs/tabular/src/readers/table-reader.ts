@@ -3,12 +3,26 @@ export type RowBatches = AsyncIterable<string[][]>;
 
 export type SourceFormat = 'delimited' | 'xlsx';
 
+/** Whether a workbook's sheet tab shows: `hidden` ones can be unhidden in Excel, `veryHidden` ones only by code. */
+export type SheetState = 'visible' | 'hidden' | 'veryHidden';
+
+/** A workbook's worksheet: its name and state, and whether it has a row with text. */
+export interface SheetInfo {
+  name: string;
+  state: SheetState;
+  has_data: boolean;
+}
+
 export interface OpenedTable {
   format: SourceFormat;
   /** Delimiter used (detected or given); null for XLSX. */
   delimiter: string | null;
   encoding: string;
   batches: RowBatches;
+  /** XLSX: the worksheet read, when it is chosen before reading (by name, or by listing the sheets). */
+  sheet?: string;
+  /** XLSX opened with `sheet: {choose: true}`: every worksheet, in tab order. */
+  sheets?: SheetInfo[];
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

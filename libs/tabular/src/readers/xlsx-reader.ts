@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, checkRow, type TableLimits } from './source-problem';
-import { BATCH_ROWS, type OpenedTable } from './table-reader';
+import { BATCH_ROWS, type OpenedTable, type SheetInfo } from './table-reader';
 import type { CellContext } from './xlsx-cell-text';
 import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
@@ -9,7 +9,7 @@ import { SheetRows } from './xlsx-sheet-rows';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
 import { readDateStyles } from './xlsx-styles';
-import { readWorkbookLayout } from './xlsx-workbook';
+import { readWorkbookLayout, type WorksheetEntry } from './xlsx-workbook';
 import { parseXmlPart } from './xlsx-xml';
 
 /** How long the workbook reader may go without reading a byte of the package (or of its source, while copying it). */
@@ -53,38 +53,97 @@ async function* sheetBatches(
   return count > 0;
 }
 
+/** What a worksheet's cells refer to, read once per package: the sheets in tab order, shared strings, date formats. */
+interface Workbook {
+  sheets: WorksheetEntry[];
+  ctx: CellContext;
+}
+
+async function readWorkbook(pkg: XlsxPackage, watch: StallWatch, limits: TableLimits): Promise<Workbook> {
+  const nodeLimit = maxNodeChars(limits);
+  const layout = await readWorkbookLayout(pkg, watch, nodeLimit);
+  const sharedStrings = await readSharedStrings(pkg, layout.sharedStrings, limits, watch, nodeLimit);
+  const ctx: CellContext = {
+    sharedString: (index) => sharedStrings.get(index),
+    dateStyles: await readDateStyles(pkg, layout.styles, watch, nodeLimit),
+    date1904: layout.date1904,
+  };
+  return { sheets: layout.sheets, ctx };
+}
+
+/** A read's failure as the reader reports it: what yauzl, zlib or saxes could not read is a cut or corrupted part. */
+const asSourceProblem = (err: unknown): SourceProblem => (err instanceof SourceProblem ? err : damaged());
+
 /**
- * Reads what the cells refer to (workbook layout, shared strings, date formats), then
- * streams worksheets in tab order until one has rows: the first non-empty worksheet is
- * the table, later ones are not opened. The package is closed however the read ends
- * (finished, failed, or the consumer stopped iterating).
+ * Whether a worksheet has a row with text in it, reading the part only up to that row. A
+ * first row the limits refuse (too many columns, a vast value) counts as data: that sheet
+ * fails only if it is the one read.
  */
-async function* firstNonEmptySheet(pkg: XlsxPackage, watch: StallWatch, limits: TableLimits): AsyncGenerator<string[][]> {
+async function hasRows(pkg: XlsxPackage, sheet: string, ctx: CellContext, watch: StallWatch, limits: TableLimits): Promise<boolean> {
+  const rows = new SheetRows(ctx, limits);
+  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
   try {
-    const nodeLimit = maxNodeChars(limits);
-    const layout = await readWorkbookLayout(pkg, watch, nodeLimit);
-    const sharedStrings = await readSharedStrings(pkg, layout.sharedStrings, limits, watch, nodeLimit);
-    const ctx: CellContext = {
-      sharedString: (index) => sharedStrings.get(index),
-      dateStyles: await readDateStyles(pkg, layout.styles, watch, nodeLimit),
-      date1904: layout.date1904,
-    };
-    for (const sheet of layout.sheets) {
-      if (yield* sheetBatches(pkg, sheet, ctx, watch, limits)) return;
+    for (let done = false; !done;) {
+      done = (await parts.next()).done === true;
+      if (rows.take().length > 0) return true;
+    }
+    return false;
+  } catch (err) {
+    if (err instanceof SourceProblem && (err.kind === 'tooManyColumns' || err.kind === 'fieldTooLarge')) return true;
+    throw err;
+  } finally {
+    await parts.return(undefined);
+  }
+}
+
+/** The sheet a workbook opens on: the first visible one with data; else the first with data at all; else the first. */
+function openingSheet(sheets: SheetInfo[]): SheetInfo | undefined {
+  return sheets.find((s) => s.state === 'visible' && s.has_data) ?? sheets.find((s) => s.has_data) ?? sheets[0];
+}
+
+/**
+ * Streams worksheets in turn until one has rows: that one is the table, later ones are not
+ * opened. `candidates` names them once the workbook is read. The package is closed however
+ * the read ends (finished, failed, or the consumer stopped iterating).
+ */
+async function* tableOf(
+  pkg: XlsxPackage,
+  watch: StallWatch,
+  limits: TableLimits,
+  workbook: Workbook | null,
+  candidates: (sheets: WorksheetEntry[]) => WorksheetEntry[],
+): AsyncGenerator<string[][]> {
+  try {
+    const { sheets, ctx } = workbook ?? (await readWorkbook(pkg, watch, limits));
+    for (const sheet of candidates(sheets)) {
+      if (yield* sheetBatches(pkg, sheet.part, ctx, watch, limits)) return;
     }
   } catch (err) {
-    if (err instanceof SourceProblem) throw err;
-    throw damaged(); // what yauzl, zlib or saxes could not read: a cut or corrupted part
+    throw asSourceProblem(err);
   } finally {
     // Not awaited: the handle closes once reads in flight are done, which a stalled read may never be.
     pkg.close().catch(() => undefined);
   }
 }
 
+export interface XlsxOpenOptions {
+  /** The package passed the checks at ingestion: they are not repeated. */
+  packageChecked?: boolean;
+  /**
+   * Which worksheet is the table:
+   * - a name (as `sheets` listed it): that one; a name the workbook does not have fails the read;
+   * - `choose`: every worksheet is listed (`sheets`) and the first visible one with data is read
+   *   (ingestion; with no visible sheet with data, the first hidden one that has some);
+   * - absent: the first worksheet with rows in tab order, hidden or not (how sources ingested
+   *   before sheets were listed were read, and still are).
+   */
+  sheet?: string | { choose: true };
+}
+
 /**
- * Streams the first non-empty worksheet of an XLSX file as rows of cell texts. The
- * package is read with random access (yauzl on the central directory), so parts are read
- * in the order needed whatever order they are stored in: Excel and exceljs store the
+ * Streams one worksheet of an XLSX file as rows of cell texts (which one: `options.sheet`).
+ * The package is read with random access (yauzl on the central directory), so parts are
+ * read in the order needed whatever order they are stored in: Excel and exceljs store the
  * shared strings after the sheets, which a streaming unzipper can only handle by
  * buffering the sheet. The package is first checked (zip bombs, hidden parts, DTDs:
  * xlsx-package-check) unless it already was at ingestion (`packageChecked`: a 20-row
@@ -94,10 +153,13 @@ export async function openXlsx(
   source: Readable,
   limits: TableLimits = DEFAULT_TABLE_LIMITS,
   stallMs = XLSX_STALL_MS,
-  options: { packageChecked?: boolean } = {},
+  options: XlsxOpenOptions = {},
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
+  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx' } as const;
+  let workbook: Workbook | null = null;
+  let sheets: SheetInfo[] | undefined;
   if (!options.packageChecked) {
     try {
       await watch.step(checkXlsxPackage(pkg, limits));
@@ -106,5 +168,31 @@ export async function openXlsx(
       throw err;
     }
   }
-  return { format: 'xlsx', delimiter: null, encoding: 'xlsx', batches: firstNonEmptySheet(pkg, watch, limits) };
+  try {
+    if (typeof options.sheet === 'object') {
+      // Listing reads every worksheet up to its first row: the choice is made before the rows are read.
+      workbook = await readWorkbook(pkg, watch, limits);
+      sheets = [];
+      for (const entry of workbook.sheets)
+        sheets.push({ name: entry.name, state: entry.state, has_data: await hasRows(pkg, entry.part, workbook.ctx, watch, limits) });
+    }
+  } catch (err) {
+    pkg.close().catch(() => undefined);
+    throw asSourceProblem(err);
+  }
+  const { sheet } = options;
+  if (sheets) {
+    const opening = openingSheet(sheets);
+    const batches = tableOf(pkg, watch, limits, workbook, (all) => all.filter((s) => s.name === opening?.name));
+    return { ...table, sheet: opening?.name, sheets, batches };
+  }
+  if (typeof sheet === 'string') {
+    const named = (all: WorksheetEntry[]) => {
+      const found = all.find((s) => s.name === sheet);
+      if (!found) throw new SourceProblem('unreadableFile', `The workbook has no sheet named "${sheet}".`);
+      return [found];
+    };
+    return { ...table, sheet, batches: tableOf(pkg, watch, limits, null, named) };
+  }
+  return { ...table, batches: tableOf(pkg, watch, limits, null, (all) => all) };
 }

@@ -1,11 +1,19 @@
 import { MAX_PARTS, notAZip, type XlsxPackage } from './xlsx-package';
+import type { SheetState } from './table-reader';
 import type { StallWatch } from './xlsx-stall-watch';
 import { prefixedAttribute, readXmlPart } from './xlsx-xml';
 
+/** One worksheet as the workbook names it. */
+export interface WorksheetEntry {
+  name: string;
+  state: SheetState;
+  part: string;
+}
+
 /** Where the parts the reader needs are, and how the workbook counts its dates. */
 export interface WorkbookLayout {
-  /** Worksheet parts in the workbook's own order (the order of its tabs). */
-  sheets: string[];
+  /** Worksheets in the workbook's own order (the order of its tabs). */
+  sheets: WorksheetEntry[];
   sharedStrings: string | null;
   styles: string | null;
   /** Serial day 0 is 1904-01-01 instead of 1899-12-31 (old Mac workbooks). */
@@ -42,6 +50,23 @@ function resolveTarget(sourcePart: string, target: string): string {
   return segments.join('/');
 }
 
+const sheetState = (state: string | undefined): SheetState => (state === 'hidden' || state === 'veryHidden' ? state : 'visible');
+
+/** `xl/worksheets/data.xml` → `data`: the name of a sheet the workbook left unnamed. */
+const partTitle = (part: string) => part.slice(part.lastIndexOf('/') + 1).replace(/\.xml$/i, '');
+
+/**
+ * `name`, else `name (2)`, `name (3)`, ...: the first not yet `taken` (names compare ignoring
+ * case, as Excel's do), which it then is. Excel keeps names unique and non-empty; a package
+ * that does not still has every sheet named once, so a name chooses one sheet.
+ */
+function uniqueName(taken: Set<string>, name: string): string {
+  let unique = name;
+  for (let n = 2; taken.has(unique.toLowerCase()); n++) unique = `${name} (${n})`;
+  taken.add(unique.toLowerCase());
+  return unique;
+}
+
 /** Relationship types end the same way in transitional and strict OOXML; their namespaces differ. */
 const isType = (rel: Relationship | undefined, kind: string) => rel !== undefined && rel.type.endsWith(`/${kind}`);
 
@@ -75,7 +100,7 @@ export async function readWorkbookLayout(pkg: XlsxPackage, watch: StallWatch, ma
   const office = [...root.values()].find((r) => isType(r, 'officeDocument'));
   const workbookPart = office && (await pkg.part(office.target)) ? office.target : DEFAULT_WORKBOOK;
 
-  const sheetIds: string[] = [];
+  const declared: { id: string; name: string; state: SheetState }[] = [];
   let date1904 = false;
   await readXmlPart(
     pkg,
@@ -84,9 +109,9 @@ export async function readWorkbookLayout(pkg: XlsxPackage, watch: StallWatch, ma
       open(name, a) {
         if (name === 'workbookPr') date1904 = a.date1904 === '1' || a.date1904 === 'true';
         else if (name === 'sheet') {
-          if (sheetIds.length >= MAX_PARTS) throw notAZip();
+          if (declared.length >= MAX_PARTS) throw notAZip();
           const id = prefixedAttribute(a, 'id');
-          if (id) sheetIds.push(id);
+          if (id) declared.push({ id, name: a.name ?? '', state: sheetState(a.state) });
         }
       },
     },
@@ -96,16 +121,20 @@ export async function readWorkbookLayout(pkg: XlsxPackage, watch: StallWatch, ma
   const rels = await readRelationships(pkg, workbookPart, watch, maxNodeChars);
   const relsOfType = (kind: string) => [...rels.values()].filter((r) => isType(r, kind)).map((r) => r.target);
 
-  let sheets: string[] = [];
-  for (const id of sheetIds) {
+  let sheets: WorksheetEntry[] = [];
+  const names = new Set<string>();
+  for (const { id, name, state } of declared) {
     const rel = rels.get(id);
-    if (isType(rel, 'worksheet') && (await pkg.part(rel!.target))) sheets.push(rel!.target);
+    if (!isType(rel, 'worksheet') || !(await pkg.part(rel!.target))) continue;
+    sheets.push({ name: uniqueName(names, name || partTitle(rel!.target)), state, part: rel!.target });
   }
   if (sheets.length === 0) {
     const numbered = (await pkg.partNames())
       .map((name) => ({ name, n: /^xl\/worksheets\/sheet(\d+)\.xml$/i.exec(name)?.[1] }))
       .filter((p) => p.n !== undefined);
-    sheets = numbered.sort((a, b) => Number(a.n) - Number(b.n)).map((p) => p.name);
+    sheets = numbered
+      .sort((a, b) => Number(a.n) - Number(b.n))
+      .map((p) => ({ name: `Sheet${p.n}`, state: 'visible' as const, part: p.name }));
   }
   const existing = async (candidates: string[], fallback: string) => {
     for (const name of [...candidates, fallback]) if (await pkg.part(name)) return name;

@@ -1,0 +1,162 @@
+import { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
+import type { OpenedTable } from './table-reader';
+import { repack } from './testing/xlsx-parts';
+import { openXlsx, type XlsxOpenOptions } from './xlsx-reader';
+
+/**
+ * Which worksheet the XLSX reader reads: the list of sheets (name, state, data), the
+ * sheet ingestion opens on, a sheet chosen by name, and what older runs read.
+ */
+
+type Sheet = { name: string; state?: 'visible' | 'hidden' | 'veryHidden'; rows: unknown[][] };
+
+async function workbookOf(sheets: Sheet[]): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  for (const sheet of sheets) {
+    const ws = wb.addWorksheet(sheet.name, { state: sheet.state ?? 'visible' });
+    for (const row of sheet.rows) ws.addRow(row);
+  }
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const open = (bytes: Buffer, options: XlsxOpenOptions, limits: Partial<TableLimits> = {}) =>
+  openXlsx(Readable.from([bytes]), { ...DEFAULT_TABLE_LIMITS, ...limits }, undefined, options);
+
+async function rowsOf(table: OpenedTable): Promise<string[][]> {
+  const rows: string[][] = [];
+  for await (const batch of table.batches) rows.push(...batch);
+  return rows;
+}
+
+/** The workbook of the issue: the first sheet hidden, the data on the second, other headers on the third. */
+const threeSheets = (first: Sheet = { name: 'Notes', state: 'hidden', rows: [['note'], ['draft, do not import']] }) =>
+  workbookOf([
+    first,
+    {
+      name: 'People',
+      rows: [
+        ['Email', 'Name'],
+        ['ada@example.com', 'Ada'],
+        ['alan@example.com', 'Alan'],
+      ],
+    },
+    {
+      name: 'Orders',
+      rows: [
+        ['Order', 'Email', 'Total'],
+        ['A-1', 'ada@example.com', 12.5],
+      ],
+    },
+  ]);
+
+describe('choosing the sheet (ingestion)', () => {
+  it('lists every sheet with its state and data, and opens on the first visible sheet with data', async () => {
+    const table = await open(await threeSheets(), { sheet: { choose: true } });
+    expect(table.sheets).toEqual([
+      { name: 'Notes', state: 'hidden', has_data: true },
+      { name: 'People', state: 'visible', has_data: true },
+      { name: 'Orders', state: 'visible', has_data: true },
+    ]);
+    expect(table.sheet).toBe('People');
+    expect(await rowsOf(table)).toEqual([
+      ['Email', 'Name'],
+      ['ada@example.com', 'Ada'],
+      ['alan@example.com', 'Alan'],
+    ]);
+  });
+
+  it('skips a visible first sheet without data (blank cells only)', async () => {
+    const table = await open(await threeSheets({ name: 'Cover', rows: [['   ', ''], [null]] }), { sheet: { choose: true } });
+    expect(table.sheets![0]).toEqual({ name: 'Cover', state: 'visible', has_data: false });
+    expect(table.sheet).toBe('People');
+    expect((await rowsOf(table))[0]).toEqual(['Email', 'Name']);
+  });
+
+  it('skips a very hidden sheet too', async () => {
+    const table = await open(await threeSheets({ name: 'Macro', state: 'veryHidden', rows: [['x']] }), { sheet: { choose: true } });
+    expect(table.sheets![0]).toEqual({ name: 'Macro', state: 'veryHidden', has_data: true });
+    expect(table.sheet).toBe('People');
+    expect((await rowsOf(table))[0]).toEqual(['Email', 'Name']);
+  });
+
+  it('with data on hidden sheets alone, opens on the first of them rather than finding nothing', async () => {
+    const bytes = await workbookOf([
+      { name: 'Empty', rows: [] },
+      { name: 'Secret', state: 'hidden', rows: [['h'], ['1']] },
+    ]);
+    const table = await open(bytes, { sheet: { choose: true } });
+    expect(table.sheet).toBe('Secret');
+    expect(await rowsOf(table)).toEqual([['h'], ['1']]);
+  });
+
+  it('a workbook without data opens on its first sheet, with no rows', async () => {
+    const table = await open(
+      await workbookOf([
+        { name: 'A', rows: [] },
+        { name: 'B', rows: [] },
+      ]),
+      { sheet: { choose: true } },
+    );
+    expect(table.sheets!.map((s) => s.has_data)).toEqual([false, false]);
+    expect(table.sheet).toBe('A');
+    expect(await rowsOf(table)).toEqual([]);
+  });
+
+  it('a sheet not chosen whose first row the limits refuse does not fail the read (it has data; reading it would)', async () => {
+    const bytes = await workbookOf([
+      { name: 'People', rows: [['Email'], ['a@x.org']] },
+      { name: 'Wide', rows: [Array.from({ length: 20 }, (_, i) => `c${i}`)] },
+    ]);
+    const table = await open(bytes, { sheet: { choose: true } }, { maxColumns: 10 });
+    expect(table.sheets!.map((s) => [s.name, s.has_data])).toEqual([
+      ['People', true],
+      ['Wide', true],
+    ]);
+    expect(await rowsOf(table)).toEqual([['Email'], ['a@x.org']]);
+    const wide = await open(bytes, { sheet: 'Wide' }, { maxColumns: 10 });
+    await expect(rowsOf(wide)).rejects.toMatchObject({ kind: 'tooManyColumns' });
+  });
+
+  it('names every sheet once: repeated and missing names get a suffix or the part name', async () => {
+    const bytes = await repack(await threeSheets(), (p) => {
+      const workbook = (p.get('xl/workbook.xml') as Buffer).toString();
+      p.set('xl/workbook.xml', Buffer.from(workbook.replace('name="Orders"', 'name="people"').replace('name="Notes"', '')));
+    });
+    const table = await open(bytes, { sheet: { choose: true } });
+    expect(table.sheets!.map((s) => s.name)).toEqual(['sheet1', 'People', 'people (2)']);
+    expect((await rowsOf(table))[0]).toEqual(['Email', 'Name']);
+    expect(await rowsOf(await open(bytes, { sheet: 'people (2)' }))).toEqual([
+      ['Order', 'Email', 'Total'],
+      ['A-1', 'ada@example.com', '12.5'],
+    ]);
+  });
+});
+
+describe('reading a chosen sheet', () => {
+  it('reads the sheet named, hidden or not, and says which', async () => {
+    const bytes = await threeSheets();
+    const orders = await open(bytes, { sheet: 'Orders' });
+    expect(orders.sheet).toBe('Orders');
+    expect(orders.sheets).toBeUndefined();
+    expect(await rowsOf(orders)).toEqual([
+      ['Order', 'Email', 'Total'],
+      ['A-1', 'ada@example.com', '12.5'],
+    ]);
+    expect(await rowsOf(await open(bytes, { sheet: 'Notes', packageChecked: true }))).toEqual([['note'], ['draft, do not import']]);
+  });
+
+  it('a name the workbook does not have fails the read with a clear problem', async () => {
+    const table = await open(await threeSheets(), { sheet: 'Invoices' });
+    const failure = await rowsOf(table).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(SourceProblem);
+    expect(failure).toMatchObject({ kind: 'unreadableFile', message: 'The workbook has no sheet named "Invoices".' });
+  });
+
+  it('without a choice (runs ingested before sheets were listed), reads the first sheet with rows, hidden or not, as before', async () => {
+    const table = await open(await threeSheets(), {});
+    expect(table.sheet).toBeUndefined();
+    expect(await rowsOf(table)).toEqual([['note'], ['draft, do not import']]);
+  });
+});
