@@ -300,6 +300,7 @@ describe('review link after its deadline', () => {
     review.edit({ email: null }, 1),
     review.approve({ email: 'E-mail' }),
     review.cancel(),
+    call(review.at('sheet'), { method: 'POST', body: { sheet: 'Sheet1' } }),
   ];
 
   it('answers every data call with 403 review_expired and its state with the expired state alone', async () => {
@@ -324,6 +325,8 @@ describe('review link after its deadline', () => {
       fixes_key: '0:',
       input_has_header: null,
       header_choice: false,
+      sheets: [],
+      sheet: null,
       waiting_for_upload: false,
       output_ready: false,
       total_rows: null,

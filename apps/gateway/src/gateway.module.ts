@@ -9,6 +9,7 @@ import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { ApiKeyGuard } from './http/auth.guard';
 import { ReviewAssetsController, ReviewController } from './review/review.controller';
 import { ReviewPreviewService } from './review/review-preview.service';
+import { ReviewSheetsService } from './review/review-sheets.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
 import { TransformationsController } from './transformations/transformations.controller';
@@ -32,6 +33,7 @@ import { DeliveriesModule } from './transformations/deliveries.module';
     ApiKeyGuard,
     ReviewService,
     ReviewPreviewService,
+    ReviewSheetsService,
     ReviewWeb,
     RunCountsMetric,
   ],

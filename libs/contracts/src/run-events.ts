@@ -115,6 +115,21 @@ export interface SourceParsed {
   rows_key?: string;
   /** How the rows came to be: parsed from the file, extracted by the provider, or synthetic (dry run). */
   rows_origin?: 'file' | 'extracted' | 'synthetic';
+  /**
+   * A workbook's worksheets in tab order (XLSX only). Absent in events recorded before sheets
+   * were listed: such a run reads the first sheet with rows, as it always did.
+   */
+  sheets?: SourceSheet[];
+  /** The worksheet the headers and rows are read from: the first visible one with data (XLSX only; absent as `sheets`). */
+  sheet?: string;
+}
+/** A workbook's worksheet as ingestion found it. */
+export interface SourceSheet {
+  name: string;
+  /** Whether its tab shows: `hidden` sheets can be unhidden in Excel, `veryHidden` ones only by code. */
+  state: 'visible' | 'hidden' | 'veryHidden';
+  /** At least one cell with more than whitespace. */
+  has_data: boolean;
 }
 /** Something the reviewer should know that does not stop the review (e.g. a failed AI suggestion). */
 export interface ReviewNotice {
@@ -176,6 +191,20 @@ export interface ValuesFixed {
 export interface HeaderRowChosen {
   input_has_header: boolean;
   source_headers: string[];
+  total_rows: number;
+  mapping_rule: MappingRule;
+  chosen_at: string;
+}
+/**
+ * The reviewer chose another worksheet of the workbook: the headers and row count read from
+ * it (the first row taken as the header as at ingestion: the caller's `input_has_header`, or
+ * detected), and the mapping kept for the fields whose column the new sheet also has (the
+ * others unmapped). The preview, counts and output read this sheet from then on.
+ */
+export interface SheetChosen {
+  sheet: string;
+  source_headers: string[];
+  input_has_header: boolean;
   total_rows: number;
   mapping_rule: MappingRule;
   chosen_at: string;
@@ -281,6 +310,7 @@ export interface RunEventMap {
   ReviewPrepared: ReviewPrepared;
   MappingEdited: MappingEdited;
   HeaderRowChosen: HeaderRowChosen;
+  SheetChosen: SheetChosen;
   ValuesFixed: ValuesFixed;
   ValueFixUndone: ValueFixUndone;
   ReviewApproved: ReviewApproved;
@@ -307,6 +337,7 @@ export const RUN_EVENT_TYPES = [
   'ReviewPrepared',
   'MappingEdited',
   'HeaderRowChosen',
+  'SheetChosen',
   'ValuesFixed',
   'ValueFixUndone',
   'ReviewApproved',

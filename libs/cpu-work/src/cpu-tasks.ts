@@ -24,8 +24,9 @@ export interface TaskEnvironment {
  * results cross the thread boundary by structured clone: plain data only.
  */
 export const CPU_TASKS = {
-  inspectStructuredFile: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress),
+  /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
+  inspectStructuredFile: (input: { run: RunState; sheet?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, input.sheet),
   writeRunOutput: (input: { run: RunState; key: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
     writeRunOutput(env.blobs, input.run, input.key, progress),
   countMappingProblems: (

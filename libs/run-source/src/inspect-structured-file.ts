@@ -10,7 +10,9 @@ const HEADER_SAMPLE_ROWS = 20;
 
 /**
  * Reads an uploaded CSV/TSV/TXT/XLSX once, as a stream: its headers, row count, format,
- * delimiter and encoding; every hostile-file limit is checked on the way. `onProgress`
+ * delimiter and encoding; every hostile-file limit is checked on the way. A workbook's
+ * sheets are listed and the first visible one with data is read, unless `sheet` names the
+ * one to read (a reviewer's choice: the package was checked at ingestion). `onProgress`
  * hears the rows read so far after each batch. Storage errors throw (they are not the
  * file's fault); problems of the file itself are returned as the run's failure.
  */
@@ -19,12 +21,16 @@ export async function inspectStructuredFile(
   run: RunState,
   limits: TableLimits,
   onProgress: (rows: number) => void,
+  sheet?: string,
 ): Promise<IngestionOutcome> {
   const format = tableFormatOf(run.filename ?? '');
   if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
   let table: OpenedTable;
   try {
-    table = await openTable(await blobs.openRead(run.source_key), format.format, format.delimiter, { limits });
+    table = await openTable(await blobs.openRead(run.source_key), format.format, format.delimiter, {
+      limits,
+      ...(sheet === undefined ? { sheet: { choose: true } } : { sheet, alreadyIngested: true }),
+    });
   } catch (err) {
     if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
     throw err;
@@ -58,6 +64,8 @@ export async function inspectStructuredFile(
       delimiter: table.delimiter,
       encoding: table.encoding,
       rows_origin: 'file',
+      ...(table.sheets ? { sheets: table.sheets } : {}),
+      ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
     },
   };
 }

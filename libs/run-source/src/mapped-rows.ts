@@ -30,6 +30,7 @@ export async function readPlannedRows(blobs: BlobStore, run: RunState, mapping: 
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
     encoding: encodingOf(run),
     alreadyIngested: true,
+    sheet: run.sheet,
   });
 
   async function* batches(): AsyncGenerator<string[][]> {

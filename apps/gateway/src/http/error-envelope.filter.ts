@@ -43,7 +43,13 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
 }
 
 /** Refusals of the run decider, as HTTP answers. */
-const REFUSAL_STATUS: Record<string, number> = { review_expired: 403, invalid_mapping: 422, invalid_fix: 422 };
+const REFUSAL_STATUS: Record<string, number> = {
+  review_expired: 403,
+  invalid_mapping: 422,
+  invalid_fix: 422,
+  unknown_sheet: 422,
+  sheet_empty: 422,
+};
 
 /** Turns every error into the spec's envelope, with the request id, and never leaks internals. */
 @Catch()

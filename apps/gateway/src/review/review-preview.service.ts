@@ -113,7 +113,7 @@ export class ReviewPreviewService {
   }
 
   private async columnSamples(run: RunState): Promise<Record<string, string[]>> {
-    const cacheKey = `${run.id}:${run.input_has_header}`;
+    const cacheKey = `${run.id}:${run.sheet ?? ''}:${run.input_has_header}`;
     const known = this.samples.get(cacheKey);
     if (known) return known;
     let rows: string[][];
@@ -286,9 +286,9 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, noProblemsByKind()])),
 });
 
-/** What a count is for: the run, its header choice, the mapping and the fixes in force. */
+/** What a count is for: the run, its sheet and header choice, the mapping and the fixes in force. */
 const countKey = (run: RunState, mapping: MappingRule): string =>
-  `${run.id}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
+  `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 
 /** The rows a query of the problem list matches, when a finished count for the same state knows it. */
 function knownMatching(count: ProblemCount | undefined, query: ProblemRowsQuery): { matching: number; rows_checked: number } | null {

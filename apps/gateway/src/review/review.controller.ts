@@ -9,6 +9,7 @@ import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
 import { PROBLEM_ROWS_PER_PAGE, ReviewPreviewService } from './review-preview.service';
+import { ReviewSheetsService } from './review-sheets.service';
 import { ReviewService } from './review.service';
 import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
 
@@ -24,6 +25,7 @@ interface ReviewBody {
   rows_with_problems?: unknown;
   expected_fixes?: unknown;
   input_has_header?: unknown;
+  sheet?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -74,6 +76,7 @@ export class ReviewController {
   constructor(
     private readonly review: ReviewService,
     private readonly previews: ReviewPreviewService,
+    private readonly sheets: ReviewSheetsService,
     private readonly web: ReviewWeb,
   ) {}
 
@@ -177,6 +180,22 @@ export class ReviewController {
       { type: 'ChooseHeaderRow', input_has_header: body.input_has_header, first_row: firstRow, at: new Date().toISOString() },
       String(req.id),
     );
+  }
+
+  /**
+   * The reviewer reads another sheet of the workbook: its headers, rows and counts follow, the
+   * mapping is kept where the sheet has the same columns; recorded as SheetChosen.
+   */
+  @Post('sheet')
+  @HttpCode(200)
+  async chooseSheet(
+    @Param('runId') runId: string,
+    @Query('signature') signature: string,
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+  ) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    return this.sheets.choose(run, bodyOf(raw).sheet, String(req.id));
   }
 
   /** Takes back the latest fix still in force. */

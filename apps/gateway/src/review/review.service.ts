@@ -41,6 +41,10 @@ export interface ReviewView {
   input_has_header: boolean | null;
   /** The reviewer may say whether the first row holds the column names (uploaded tables only). */
   header_choice: boolean;
+  /** An uploaded workbook's worksheets in tab order (name, `visible`/`hidden`/`veryHidden`, has data); empty for other sources. */
+  sheets: NonNullable<RunState['sheets']>;
+  /** The worksheet the headers and rows are read from; null for other sources (and workbooks read before sheets were listed). */
+  sheet: string | null;
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
@@ -117,6 +121,8 @@ export class ReviewService {
       source_headers: run.source_headers,
       input_has_header: run.input_has_header,
       header_choice: run.rows_origin === 'file' && run.source_format !== null,
+      sheets: run.sheets ?? [],
+      sheet: run.sheet ?? null,
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
@@ -148,6 +154,8 @@ export class ReviewService {
       source_headers: [],
       input_has_header: null,
       header_choice: false,
+      sheets: [],
+      sheet: null,
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],

@@ -43,6 +43,11 @@ export type RunCommand =
   | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }
   /** The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read. */
   | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; at: string }
+  /**
+   * The reviewer's choice of another worksheet; `read` is what the inspection read from it
+   * (its headers with the first row taken as at ingestion, and its data rows).
+   */
+  | { type: 'ChooseSheet'; sheet: string; read: { source_headers: string[]; input_has_header: boolean; total_rows: number }; at: string }
   /** Takes back the latest fix still in force. */
   | { type: 'UndoValueFix'; at: string }
   | { type: 'CancelReview'; at: string }

@@ -1,4 +1,4 @@
-import type { RunEvent, WebhookEventName } from '@app/contracts';
+import type { MappingRule, RunEvent, WebhookEventName } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
@@ -54,6 +54,30 @@ function headerChoice(run: RunState, choice: { input_has_header: boolean; first_
   const headers = headerNames(choice.first_row, choice.input_has_header, run.source_headers.length);
   const total = (run.total_rows ?? 0) + (choice.input_has_header ? -1 : 1);
   return { input_has_header: choice.input_has_header, source_headers: headers, total_rows: Math.max(0, total) };
+}
+
+/**
+ * Whether the run's review may switch to the worksheet `sheet`: an open review of an
+ * uploaded workbook that has a sheet of that name with data. Checked before the sheet is
+ * read (the gateway) and again when the choice is recorded.
+ */
+export function requireSheetChoice(run: RunState, sheet: string, at: string): void {
+  requireOpenReview(run, at);
+  const sheets = run.sheets ?? [];
+  if (run.rows_origin !== 'file' || run.source_format !== 'xlsx' || sheets.length === 0)
+    refuse('sheet_not_applicable', 'Only an uploaded workbook has sheets to choose from.');
+  const found = sheets.find((s) => s.name === sheet);
+  if (!found)
+    refuse('unknown_sheet', `The workbook has no sheet named "${sheet}"; its sheets are ${sheets.map((s) => `"${s.name}"`).join(', ')}.`);
+  if (!found!.has_data) refuse('sheet_empty', `The sheet "${sheet}" has no data to import.`);
+}
+
+/** The mapping kept for another sheet: each field keeps its column where the new headers have it, and is unmapped otherwise. */
+function mappingForHeaders(mapping: MappingRule | null, headers: string[]): MappingRule {
+  const present = new Set(headers);
+  return Object.fromEntries(
+    Object.entries(mapping ?? {}).map(([field, column]) => [field, column !== null && present.has(column) ? column : null]),
+  );
 }
 
 /** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */
@@ -155,6 +179,25 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         {
           type: 'HeaderRowChosen',
           data: { ...chosen, mapping_rule: suggestMapping(run.schema.fields, chosen.source_headers), chosen_at: command.at },
+        },
+      ];
+    }
+
+    case 'ChooseSheet': {
+      requireSheetChoice(run, command.sheet, command.at);
+      if (command.sheet === run.sheet) return [];
+      const { source_headers, input_has_header, total_rows } = command.read;
+      return [
+        {
+          type: 'SheetChosen',
+          data: {
+            sheet: command.sheet,
+            source_headers,
+            input_has_header,
+            total_rows,
+            mapping_rule: mappingForHeaders(run.mapping_rule, source_headers),
+            chosen_at: command.at,
+          },
         },
       ];
     }

@@ -96,6 +96,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         encoding: event.data.encoding,
         rows_key: event.data.rows_key ?? state.source_key,
         rows_origin: event.data.rows_origin ?? 'file',
+        sheets: event.data.sheets ?? [],
+        sheet: event.data.sheet ?? null,
       };
     case 'ReviewPrepared':
       return {
@@ -127,6 +129,19 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
     case 'HeaderRowChosen':
       return {
         ...next,
+        input_has_header: event.data.input_has_header,
+        source_headers: event.data.source_headers,
+        total_rows: event.data.total_rows,
+        processed_rows: event.data.total_rows,
+        mapping_rule: event.data.mapping_rule,
+        mapping_version: state.mapping_version + 1,
+      };
+    case 'SheetChosen':
+      return {
+        ...next,
+        sheet: event.data.sheet,
+        // The headers as this sheet reads them: what an approved mapping is remembered by.
+        parsed_headers: event.data.source_headers,
         input_has_header: event.data.input_has_header,
         source_headers: event.data.source_headers,
         total_rows: event.data.total_rows,

@@ -10,6 +10,7 @@ import type {
   ProblemRowsChoice,
   RunError,
   SchemaSnapshot,
+  SourceSheet,
 } from '@app/contracts';
 
 export type RunStatus = 'awaiting_upload' | 'queued' | 'processing' | 'completed' | 'failed';
@@ -70,6 +71,13 @@ export interface RunState {
   processed_rows: number;
   source_uploaded: boolean;
   source_format: 'delimited' | 'xlsx' | null;
+  /** A workbook's worksheets (SourceParsed.sheets); empty or absent for other sources and runs parsed before sheets were listed. */
+  sheets?: SourceSheet[];
+  /**
+   * The worksheet the rows are read from (SourceParsed.sheet, then SheetChosen); null or absent:
+   * the first sheet with rows (not a workbook, or parsed before sheets were listed).
+   */
+  sheet?: string | null;
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;

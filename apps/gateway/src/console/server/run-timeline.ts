@@ -11,7 +11,8 @@ export interface TimelineEntry {
 const DETAILS: Record<string, readonly string[]> = {
   RunCreated: ['input_source', 'filename', 'dry_run'],
   SourceUploaded: ['size_bytes'],
-  SourceParsed: ['total_rows', 'source_format', 'delimiter', 'encoding'],
+  SourceParsed: ['total_rows', 'source_format', 'delimiter', 'encoding', 'sheet'],
+  SheetChosen: ['sheet', 'total_rows'],
   ReviewPrepared: ['mapping_origin'],
   MappingEdited: ['mapping_version'],
   ReviewApproved: ['rows_with_problems'],

@@ -1,0 +1,109 @@
+import type { RunEvent } from '@app/contracts';
+import { CommandRefused } from '../errors/domain-error';
+import { AFTER_EXPIRY, HISTORY, LATER, T0, approved, created, fold, parsed, prepared, uploaded } from '../testing/run-history.fixtures';
+import type { RunCommand } from './commands';
+import { decide } from './decide';
+import { evolve } from './evolve';
+import type { RunFold } from './run-state';
+
+/** A workbook's sheet choice: recorded by SheetChosen through the decider, folded into what every reader reads. */
+
+const workbookParsed: RunEvent = {
+  type: 'SourceParsed',
+  data: {
+    source_headers: ['E-mail', 'Full name'],
+    input_has_header: true,
+    total_rows: 2,
+    source_format: 'xlsx',
+    delimiter: null,
+    encoding: 'xlsx',
+    rows_origin: 'file',
+    sheets: [
+      { name: 'Notes', state: 'hidden', has_data: true },
+      { name: 'People', state: 'visible', has_data: true },
+      { name: 'Orders', state: 'visible', has_data: true },
+      { name: 'Blank', state: 'visible', has_data: false },
+    ],
+    sheet: 'People',
+  },
+};
+const workbookReview = [created({ filename: 'people.xlsx' }), uploaded, workbookParsed, prepared];
+const ordersRead = { source_headers: ['Order', 'E-mail', 'Total'], input_has_header: true, total_rows: 5 };
+const choose = (sheet: string, at = T0): RunCommand => ({ type: 'ChooseSheet', sheet, read: ordersRead, at });
+
+const after = (history: RunEvent[], events: RunEvent[]): RunFold =>
+  events.reduce<RunFold>((s, e, i) => evolve(s, e, history.length + i, LATER), fold(history));
+
+function refusal(history: RunEvent[], command: RunCommand): string {
+  try {
+    decide(command, fold(history));
+  } catch (err) {
+    if (err instanceof CommandRefused) return err.code;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('choosing a sheet', () => {
+  it('a workbook opens on the sheet ingestion chose, with the sheets it listed', () => {
+    const run = fold(workbookReview)!;
+    expect(run.sheet).toBe('People');
+    expect(run.sheets!.map((s) => s.name)).toEqual(['Notes', 'People', 'Orders', 'Blank']);
+  });
+
+  it('records SheetChosen with the headers read from the sheet, and keeps the mapping only where the column is on it', () => {
+    const events = decide(choose('Orders'), fold(workbookReview));
+    expect(events).toEqual([
+      {
+        type: 'SheetChosen',
+        data: {
+          sheet: 'Orders',
+          ...ordersRead,
+          // `prepared` mapped email to "E-mail" (Orders has it too) and left name unmapped.
+          mapping_rule: { email: 'E-mail', name: null },
+          chosen_at: T0,
+        },
+      },
+    ]);
+    expect(after(workbookReview, events)).toMatchObject({
+      sheet: 'Orders',
+      source_headers: ['Order', 'E-mail', 'Total'],
+      parsed_headers: ['Order', 'E-mail', 'Total'],
+      total_rows: 5,
+      processed_rows: 5,
+      mapping_rule: { email: 'E-mail', name: null },
+      mapping_version: 2,
+    });
+  });
+
+  it('drops a mapped column the new sheet does not have', () => {
+    const history: RunEvent[] = [
+      ...workbookReview,
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'E-mail', name: 'Full name' }, edited_at: T0 } },
+    ];
+    const [event] = decide(choose('Orders'), fold(history));
+    expect(event.type === 'SheetChosen' && event.data.mapping_rule).toEqual({ email: 'E-mail', name: null });
+  });
+
+  it('a hidden sheet with data may be chosen; the sheet already read changes nothing', () => {
+    expect(decide(choose('Notes'), fold(workbookReview)).map((e) => e.type)).toEqual(['SheetChosen']);
+    expect(decide(choose('People'), fold(workbookReview))).toEqual([]);
+  });
+
+  it.each([
+    ['a sheet the workbook does not have', workbookReview, choose('Invoices'), 'unknown_sheet'],
+    ['names compare exactly', workbookReview, choose('orders'), 'unknown_sheet'],
+    ['a sheet without data', workbookReview, choose('Blank'), 'sheet_empty'],
+    ['a delimited file', HISTORY.reviewActive, choose('Orders'), 'sheet_not_applicable'],
+    ['before the review is ready', [created(), uploaded, workbookParsed], choose('Orders'), 'review_not_ready'],
+    ['after approval', [...workbookReview, approved], choose('Orders'), 'review_already_approved'],
+    ['after the deadline', workbookReview, choose('Orders', AFTER_EXPIRY), 'review_expired'],
+  ])('refuses %s', (_name, history, command, code) => expect(refusal(history, command)).toBe(code));
+
+  it('a workbook parsed before sheets were listed has none to choose from, and reads its first sheet with rows as before', () => {
+    const old: RunEvent = { type: 'SourceParsed', data: { ...parsed.data, source_format: 'xlsx', delimiter: null } };
+    const history = [created({ filename: 'old.xlsx' }), uploaded, old, prepared];
+    expect(fold(history)).toMatchObject({ sheet: null, sheets: [] });
+    expect(refusal(history, choose('Orders'))).toBe('sheet_not_applicable');
+  });
+});

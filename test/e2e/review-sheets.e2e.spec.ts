@@ -1,0 +1,137 @@
+import ExcelJS from 'exceljs';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * A workbook with several sheets: the review opens on the first visible sheet with data,
+ * the reviewer switches to another (headers, preview, counts and samples follow; the
+ * mapping is kept where the columns match), and the output is made from that sheet.
+ */
+describe('review of a workbook with several sheets', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  /** A hidden cover sheet, the people on the second sheet, staff with other columns on the third. */
+  async function threeSheets(): Promise<Buffer> {
+    const wb = new ExcelJS.Workbook();
+    const cover = wb.addWorksheet('Cover', { state: 'hidden' });
+    cover.addRow(['Read me first']);
+    cover.addRow(['exported 2026-01-01']);
+    const people = wb.addWorksheet('People');
+    people.addRow(['E-mail', 'Name', 'Years']);
+    people.addRow(['ada@example.com', 'Ada', 36]);
+    people.addRow(['alan@example.com', 'Alan', 41]);
+    people.addRow(['grace@example.com', 'Grace', 45]);
+    const staff = wb.addWorksheet('Staff');
+    staff.addRow(['E-mail', 'Years', 'Dept']);
+    staff.addRow(['Linus@Example.com', 28, 'Kernel']);
+    staff.addRow(['', 'old', 'Docs']);
+    return Buffer.from(await wb.xlsx.writeBuffer());
+  }
+
+  async function workbookReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.xlsx' },
+    });
+    expect((await upload(run.body, await threeSheets())).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    return { runId: run.body.id as string, review: reviewApi(run.body.review_url) };
+  }
+
+  it('opens on the first visible sheet with data, switches sheet, and delivers the chosen sheet', async () => {
+    const { runId, review } = await workbookReview();
+    const chooseSheet = (sheet: unknown) => call(review.at('sheet'), { method: 'POST', body: { sheet } });
+
+    const opened = (await review.state()).body;
+    expect(opened).toMatchObject({
+      sheets: [
+        { name: 'Cover', state: 'hidden', has_data: true },
+        { name: 'People', state: 'visible', has_data: true },
+        { name: 'Staff', state: 'visible', has_data: true },
+      ],
+      sheet: 'People',
+      source_headers: ['E-mail', 'Name', 'Years'],
+      total_rows: 3,
+    });
+    const edited = await review.edit({ email: 'E-mail', first_name: 'Name', age: 'Years', born: null }, opened.mapping_version);
+    expect(edited.status).toBe(200);
+    expect((await review.preview()).body.rows[0].email.value).toBe('ada@example.com');
+
+    const switched = await chooseSheet('Staff');
+    expect(switched.status).toBe(200);
+    expect(switched.body).toMatchObject({
+      sheet: 'Staff',
+      source_headers: ['E-mail', 'Years', 'Dept'],
+      input_has_header: true,
+      total_rows: 2,
+      // Kept where Staff has the column; "Name" is not on it.
+      mapping_rule: { email: 'E-mail', first_name: null, age: 'Years', born: null },
+      mapping_version: edited.body.mapping_version + 1,
+    });
+    expect((await review.state()).body.sheet).toBe('Staff');
+
+    const preview = (await review.preview()).body;
+    expect(preview.rows.map((r: Record<string, { value: unknown }>) => [r.email.value, r.age.value])).toEqual([
+      ['linus@example.com', '28'],
+      [null, 'old'],
+    ]);
+    expect(preview.column_samples).toEqual({ 'E-mail': ['Linus@Example.com'], Years: ['28', 'old'], Dept: ['Kernel', 'Docs'] });
+    const problems = (await review.problems()).body;
+    expect(problems).toMatchObject({ status: 'counted', rows_checked: 2, rows_with_problems: 1 });
+    expect(problems.problems_by_field_and_kind.email).toEqual({ required: 1, type: 0 });
+
+    // The same sheet again changes nothing; a sheet the workbook lacks, or no name, is refused.
+    expect((await chooseSheet('Staff')).body.mapping_version).toBe(switched.body.mapping_version);
+    const unknown = await chooseSheet('Invoices');
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_sheet' });
+    expect(unknown.body.error.message).toContain('"Invoices"');
+    expect((await chooseSheet(42)).status).toBe(422);
+    expect((await review.state()).body.sheet).toBe('Staff');
+
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done.total_rows).toBe(2);
+    const output = await (await fetch(done.download_url)).json();
+    expect(output).toEqual([
+      { email: 'linus@example.com', first_name: null, age: 28, born: null },
+      { email: null, first_name: null, age: 'old', born: null },
+    ]);
+
+    // After approval the sheet is fixed.
+    const late = await chooseSheet('People');
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'review_already_approved' });
+  });
+
+  it('a hidden sheet may be chosen, and the mapping follows back and forth', async () => {
+    const { review } = await workbookReview();
+    const chooseSheet = (sheet: string) => call(review.at('sheet'), { method: 'POST', body: { sheet } });
+    const cover = await chooseSheet('Cover');
+    expect(cover.body).toMatchObject({ sheet: 'Cover', total_rows: expect.any(Number) });
+    expect(Object.values(cover.body.mapping_rule).every((column) => column === null)).toBe(true);
+    const back = await chooseSheet('People');
+    expect(back.body).toMatchObject({ sheet: 'People', source_headers: ['E-mail', 'Name', 'Years'], total_rows: 3 });
+    expect((await review.preview()).body.rows).toHaveLength(3);
+  });
+
+  it('a delimited file has no sheets: the state lists none and choosing one is refused', async () => {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
+    await upload(run.body, 'E-mail,Years\na@x.org,30\n');
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.state()).body).toMatchObject({ sheets: [], sheet: null });
+    const refused = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Sheet1' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'sheet_not_applicable' });
+  });
+});
