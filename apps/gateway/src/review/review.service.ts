@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   allowedValueLabel,
   allowedValuesOf,
+  decimalMarkOf,
   effectiveReviewState,
   fixesKey,
   isReviewWindowOver,
@@ -35,6 +36,8 @@ export interface ReviewView {
     is_required: boolean;
     /** A picklist's allowed values (data_type enum); absent for other fields. */
     allowed_values?: { value: string; label: string }[];
+    /** The decimal mark of a number field's number_format: the "normalise numbers" fix writes and reads with it. */
+    decimal_mark?: string;
   }[];
   source_headers: string[];
   /** Whether the first row is taken as the column names; null before the file was read. */
@@ -117,6 +120,7 @@ export class ReviewService {
               allowed_values: allowedValuesOf(f).map((a) => ({ value: a.value, label: allowedValueLabel(a, supportedLocale(run.locale)) })),
             }
           : {}),
+        ...(f.number_format ? { decimal_mark: decimalMarkOf(f.number_format) } : {}),
       })),
       source_headers: run.source_headers,
       input_has_header: run.input_has_header,

@@ -1,6 +1,7 @@
 import isURL from 'validator/lib/isURL';
 import type { Normaliser } from '@app/contracts';
 import { compileDateRewrite } from './transformations';
+import { isCurrencyText } from './number-format';
 import { isDecimalNumber } from './typed-value';
 
 export const NORMALISERS: readonly Normaliser[] = ['trim', 'boolean', 'amount', 'url', 'date'];
@@ -75,35 +76,86 @@ function normaliseBoolean(value: string): string {
   return BOOLEAN_WORDS.get(value.trim().toLocaleLowerCase()) ?? value;
 }
 
-/** Currency signs, ISO currency codes, and the blanks and apostrophes used to group thousands. */
-const CURRENCY = /\p{Sc}|\b[A-Z]{3}\b/gu;
 const GROUPING_BLANKS = /[\s\u00a0\u202f'’]/g;
+/** Marks Intl puts around numbers in right-to-left locales: they carry no meaning. */
+const BIDI_MARKS = /[\u200e\u200f\u061c]/g;
+const NON_ASCII = /[^\t\n\r\x20-\x7e]/;
+/** The zeros of the digit sets people write amounts in besides ASCII: Arabic-Indic, Persian, Devanagari, Bengali, full-width. */
+const DIGIT_ZEROS = [0x0660, 0x06f0, 0x0966, 0x09e6, 0xff10];
+
+/** Digits of other scripts as ASCII digits, the Arabic decimal mark as a dot and its thousands mark dropped. */
+function asciiNumerals(s: string): string {
+  if (!NON_ASCII.test(s)) return s;
+  let out = '';
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    const zero = DIGIT_ZEROS.find((z) => code >= z && code <= z + 9);
+    out += zero !== undefined ? String(code - zero) : ch === '\u066b' ? '.' : ch === '\u066c' ? '' : ch === '\u2212' ? '-' : ch;
+  }
+  return out;
+}
+
+interface AmountAffix {
+  minus: boolean;
+  paren: boolean;
+  /** What else stands there, without blanks: a currency, or something that makes the value no amount. */
+  text: string;
+}
+
+/** What stands before or after an amount's digits: blanks, one sign, a parenthesis, a percent sign, a currency. */
+function amountAffix(s: string, paren: '(' | ')'): AmountAffix | null {
+  const a: AmountAffix = { minus: false, paren: false, text: '' };
+  let signs = 0;
+  let percents = 0;
+  for (const ch of s) {
+    if (/\s/.test(ch)) continue;
+    if (ch === '-' || ch === '+') {
+      if (++signs > 1) return null;
+      a.minus = ch === '-';
+    } else if (ch === paren) {
+      if (a.paren) return null;
+      a.paren = true;
+    } else if (ch === '%' || ch === '\u066a') {
+      if (++percents > 1) return null;
+    } else a.text += ch;
+  }
+  return a;
+}
 
 /**
- * An amount as written for people ("$712.5", "1.234,50 €", "CHF 1'250.00", "(12.50)") to
- * a plain decimal ("712.5", "1234.50", "1250.00", "-12.50"), the decimal mark read as
- * decimalMark says. Anything that is not then a number ("N/A") is left as it was.
+ * An amount as written for people ("$712.5", "1.234,50 €", "CHF 1'250.00", "(12.50)", "12 %",
+ * "US$ -3", "١٬٢٣٤٫٥") to a plain decimal ("712.5", "1234.50", "1250.00", "-12.50", "12", "-3",
+ * "1234.5"), the decimal mark read as decimalMark says, written with `outputDecimal` (the
+ * field's number_format's mark, so that its check reads it; "." otherwise). A percent sign is
+ * dropped: the number is the one written (a field whose number_format says percent reads it as
+ * a percentage). Anything that is not then a number ("N/A", "12 apples") is left as it was.
  */
-function normaliseAmount(value: string, decimal: ',' | '.'): string {
-  let t = value.trim();
-  let negative = false;
-  if (/^\(.*\)$/.test(t)) {
-    negative = true;
-    t = t.slice(1, -1);
+function normaliseAmount(value: string, decimal: ',' | '.', outputDecimal: string): string {
+  const t = asciiNumerals(value.replace(BIDI_MARKS, '')).trim();
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (first < 0) first = i;
+      last = i;
+    }
   }
-  t = t.replace(CURRENCY, '').replace(GROUPING_BLANKS, '');
-  if (t.startsWith('-')) {
-    negative = !negative;
-    t = t.slice(1);
-  } else if (t.endsWith('-')) {
-    negative = !negative;
-    t = t.slice(0, -1);
-  }
-  const separator = decimalMark(t, decimal);
-  t = t.replace(separator === ',' ? /\./g : /,/g, '');
-  if (separator === ',') t = t.replace(',', '.');
-  if (!isDecimalNumber(t) || /^[+-]/.test(t)) return value;
-  return negative ? `-${t}` : t;
+  if (first < 0) return value;
+  if (first > 0 && (t[first - 1] === '.' || t[first - 1] === ',')) first--; // ".5"
+  const head = amountAffix(t.slice(0, first), '(');
+  const tail = amountAffix(t.slice(last + 1), ')');
+  if (!head || !tail || head.paren !== tail.paren || (head.minus && tail.minus) || (head.text && tail.text)) return value;
+  const currency = head.text || tail.text;
+  if (currency && !isCurrencyText(currency)) return value;
+  let n = t.slice(first, last + 1).replace(GROUPING_BLANKS, '');
+  const separator = decimalMark(n, decimal);
+  n = n.replace(separator === ',' ? /\./g : /,/g, '');
+  if (separator === ',') n = n.replace(',', '.');
+  if (!isDecimalNumber(n) || /^[+-]/.test(n)) return value;
+  const negative = head.paren !== (head.minus || tail.minus);
+  const out = negative ? `-${n}` : n;
+  return outputDecimal === '.' ? out : out.replace('.', outputDecimal);
 }
 
 /**
@@ -135,6 +187,8 @@ function normaliseUrl(value: string): string {
 
 export interface NormaliserOptions {
   decimal_separator?: ',' | '.';
+  /** For `amount`: the decimal mark the field's number_format reads ("." when it has none). */
+  output_decimal?: string;
   /** For `date`: the second pattern the values are written in. */
   date_pattern?: string;
   /** For `date`: the pattern the field delivers (its date_format's `to`, its format, or yyyy-MM-dd). */
@@ -149,8 +203,9 @@ export function compileNormaliser(name: Normaliser, options: NormaliserOptions):
     case 'boolean':
       return normaliseBoolean;
     case 'amount': {
-      const decimal = options.decimal_separator ?? '.';
-      return (v) => (v.trim() === '' ? v : normaliseAmount(v, decimal));
+      const output = options.output_decimal ?? '.';
+      const decimal = options.decimal_separator ?? (output === ',' ? ',' : '.');
+      return (v) => (v.trim() === '' ? v : normaliseAmount(v, decimal, output));
     }
     case 'url':
       return normaliseUrl;

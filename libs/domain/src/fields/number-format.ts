@@ -115,6 +115,17 @@ function currencySymbolsOf(locale: string): Set<string> {
   return symbols;
 }
 
+/**
+ * Whether a text (without blanks) is a currency: currency signs, an ISO code, or a symbol Intl
+ * writes in the locale or the review's languages ("US$", "zł", "CHF", "ج.م.").
+ */
+export const isCurrencyText = (text: string, locale = 'en'): boolean =>
+  ONLY_CURRENCY_SIGNS.test(text) || ISO_CURRENCY_CODE.test(text) || currencySymbolsOf(locale).has(affixKey(text));
+
+/** The decimal mark a number_format writes: its own, or its locale's. */
+export const decimalMarkOf = (format: NumberFormat): string =>
+  format.decimal ?? separators(new Intl.NumberFormat(format.locale ?? 'en')).decimal;
+
 /** A currency affix compared without its blanks and bidi marks ("US$", "ج.م.‏" as "ج.م."). */
 const affixKey = (s: string): string => {
   let out = '';
@@ -170,8 +181,7 @@ export function compileNumberReader(format: NumberFormat): NumberReader {
     if (c >= 48 && c <= 57) return c - 48;
     return digits.size ? (digits.get(ch) ?? -1) : -1;
   };
-  const isCurrency = (text: string): boolean =>
-    ONLY_CURRENCY_SIGNS.test(text) || ISO_CURRENCY_CODE.test(text) || currencySymbolsOf(locale).has(text);
+  const isCurrency = (text: string): boolean => isCurrencyText(text, locale);
 
   return (value) => {
     let s = HAS_BIDI_MARK.test(value) ? value.replace(BIDI_MARKS, '') : value;

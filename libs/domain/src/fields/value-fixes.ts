@@ -1,5 +1,6 @@
 import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
+import { decimalMarkOf } from './number-format';
 import { compileTextRules, isDatePattern } from './transformations';
 
 /** A reviewer's fix still in force, as the run keeps it (ValuesFixed, not undone). */
@@ -31,6 +32,7 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
   }
   return compileNormaliser(fix.normaliser, {
     decimal_separator: fix.decimal_separator,
+    output_decimal: field.number_format ? decimalMarkOf(field.number_format) : '.',
     date_pattern: fix.date_pattern,
     target_pattern: deliveredDatePattern(field),
   });

@@ -45,6 +45,16 @@ describe('normalisers', () => {
     ['-3,5', ',', '-3.5'],
     ['N/A', '.', 'N/A'],
     ['12abc', '.', '12abc'],
+    ['€ 1.234,56', ',', '1234.56'],
+    ['12 %', ',', '12'],
+    ['12,5%', ',', '12.5'],
+    ['US$ -3', '.', '-3'],
+    ['3 zł', ',', '3'],
+    ['\u2212 1\u202f234,5', ',', '-1234.5'],
+    ['١٬٢٣٤٫٥', ',', '1234.5'],
+    ['12 apples', '.', '12 apples'],
+    ['ca. 12', '.', 'ca. 12'],
+    ['€ 12 $', '.', '€ 12 $'],
   ] as const)('amount: %j (decimal %j) -> %j', (value, decimal, expected) =>
     expect(normalise('amount', value, { decimal_separator: decimal })).toBe(expected),
   );
@@ -72,6 +82,24 @@ describe('normalisers', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it("amount on a field with a number_format writes the field's decimal mark, so its check reads the number", () => {
+    const price = field({ data_type: 'number', number_format: { locale: 'de-DE' } });
+    const fixes: AppliedFix[] = [
+      { fix_id: 'f1', field: 'price', fix: { kind: 'normalise', normaliser: 'amount' }, fixed_at: '2026-01-01T00:00:00.000Z' },
+    ];
+    const [plan] = planFields({ price }, { price: 'Preis' }, ['Preis'], fixes);
+    const out = ['€ 1.234,56', '$1,337.00', '12 %', 'N/A'].map((v) => {
+      const value = cellOf(plan, [v], 1);
+      return [value, plan.check(value).value];
+    });
+    expect(out).toEqual([
+      ['1234,56', 1234.56],
+      ['1337,00', 1337],
+      ['12', 12],
+      ['N/A', 'N/A'],
+    ]);
   });
 
   it('amount: the result is the value unchanged or a plain decimal number', () => {

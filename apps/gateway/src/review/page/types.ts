@@ -13,6 +13,8 @@ export interface Field {
   data_type: string;
   is_required: boolean;
   allowed_values?: { value: string; label: string }[];
+  /** A number field's number_format decimal mark (absent without number_format). */
+  decimal_mark?: string;
 }
 
 export type ValueFix =

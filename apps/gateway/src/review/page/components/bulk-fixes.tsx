@@ -43,8 +43,10 @@ export function BulkFixes({ field, busy }: { field: Field | undefined; busy: boo
 }
 
 function AmountFix({ field, busy }: { field: Field; busy: boolean }) {
-  // The decimal mark of the reviewer's language, where the text alone cannot tell.
-  const [decimal, setDecimal] = useState(() => ((1.5).toLocaleString(locale).includes(',') ? ',' : '.'));
+  // Where the text alone cannot tell: the field's number_format's decimal mark, else the reviewer's language's.
+  const [decimal, setDecimal] = useState(() =>
+    field.decimal_mark === ',' || field.decimal_mark === '.' ? field.decimal_mark : (1.5).toLocaleString(locale).includes(',') ? ',' : '.',
+  );
   return (
     <div class="fix-row">
       <label for="fix-decimal">{t('fix_amount_decimal')}</label>
