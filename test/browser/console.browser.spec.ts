@@ -189,6 +189,63 @@ describe('customer console in Chromium', () => {
     });
   });
 
+  it('offers number formats, phone and country fields in the form, with the API messages beside them', async () => {
+    await goto(page, '/console/schemas');
+    await page.getByRole('link', { name: 'New schema' }).click();
+    await page.getByRole('heading', { name: 'New schema', level: 1 }).waitFor();
+    await page.getByLabel('Schema name').fill('Orders');
+    const price = page.getByRole('group', { name: /^Field 1/ });
+    await price.getByLabel('Field name').fill('price');
+    await price.getByLabel('Data type').selectOption('number');
+    await price.getByLabel('Description', { exact: true }).fill('Price');
+    await price.getByLabel('Locale').fill('not a locale');
+    await price.getByLabel(/^Currency symbols/).check();
+    await page.getByRole('button', { name: 'Add a field' }).click();
+    const phone = page.getByRole('group', { name: /^Field 2/ });
+    await phone.getByLabel('Field name').fill('phone');
+    await phone.getByLabel('Data type').selectOption('phone');
+    await phone.getByLabel('Description', { exact: true }).fill('Phone');
+    await phone.getByLabel('Default region').fill('Germany');
+    await page.getByRole('button', { name: 'Add a field' }).click();
+    const country = page.getByRole('group', { name: /^Field 3/ });
+    await country.getByLabel('Field name').fill('country');
+    await country.getByLabel('Data type').selectOption('country');
+    await country.getByLabel('Description', { exact: true }).fill('Country');
+    await country.getByLabel('Country output').selectOption('alpha3');
+    await page.getByRole('button', { name: 'Create the schema' }).click();
+    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    await expect(price.locator('.field-error').first().textContent()).resolves.toContain('number_format.locale must be a locale');
+    await expect(phone.locator('.field-error').first().textContent()).resolves.toContain('default_region must be an ISO 3166 alpha-2');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await price.getByLabel('Locale').fill('de-DE');
+    await phone.getByLabel('Default region').fill('DE');
+    await page.getByRole('button', { name: 'Create the schema' }).click();
+    await page.getByRole('heading', { name: 'Schema Orders', level: 1 }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const stored = await call(`${svc.baseUrl}/console/api/schemas/${id}`, {
+      headers: { cookie: (await owner.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+    });
+    expect(stored.body.data.fields).toMatchObject({
+      price: { data_type: 'number', number_format: { locale: 'de-DE', currency: true } },
+      phone: { data_type: 'phone', default_region: 'DE' },
+      country: { data_type: 'country', country_format: 'alpha3' },
+    });
+    // The form reads them back as it wrote them.
+    await page.reload();
+    await expect(
+      page
+        .getByRole('group', { name: /^Field 1/ })
+        .getByLabel('Locale')
+        .inputValue(),
+    ).resolves.toBe('de-DE');
+    await expect(
+      page
+        .getByRole('group', { name: /^Field 3/ })
+        .getByLabel('Country output')
+        .inputValue(),
+    ).resolves.toBe('alpha3');
+  });
+
   it('pastes a schema as JSON into the form, and tries a file against it without creating a run', async () => {
     await goto(page, `/console/schemas/${schemaId}`);
     // The form is drawn once the schema has loaded.

@@ -3,7 +3,21 @@
  * Pure functions: the form keeps rows of plain strings and booleans; the API's rules and messages stay the server's.
  */
 
-export const DATA_TYPES = ['string', 'text', 'email', 'url', 'number', 'integer', 'boolean', 'enum', 'date', 'datetime'] as const;
+export const DATA_TYPES = [
+  'string',
+  'text',
+  'email',
+  'url',
+  'number',
+  'integer',
+  'boolean',
+  'enum',
+  'date',
+  'datetime',
+  'phone',
+  'country',
+] as const;
+export const COUNTRY_FORMATS = ['alpha2', 'alpha3', 'name'] as const;
 export const SIMPLE_TRANSFORMATIONS = ['trim_whitespace', 'uppercase', 'lowercase'] as const;
 
 export interface FieldRow {
@@ -20,6 +34,12 @@ export interface FieldRow {
   date_format: { enabled: boolean; from: string; to: string };
   /** One value per line: `value | label | de=Label, fr=Libellé`. */
   allowed_values: string;
+  /** A number field's number_format: a locale or separators ("" = not given), currency and percent. */
+  number_format: { locale: string; decimal: string; group: string; currency: boolean; percent: boolean };
+  /** A phone field's region for national numbers ("" = none). */
+  default_region: string;
+  /** A country field's output ("" = alpha2, the default). */
+  country_format: string;
 }
 
 let nextKey = 1;
@@ -35,6 +55,9 @@ export const emptyField = (): FieldRow => ({
   transformations: { trim_whitespace: false, uppercase: false, lowercase: false },
   date_format: { enabled: false, from: '', to: '' },
   allowed_values: '',
+  number_format: { locale: '', decimal: '', group: '', currency: false, percent: false },
+  default_region: '',
+  country_format: '',
 });
 
 type Json = Record<string, unknown>;
@@ -67,6 +90,7 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
     const def = obj(raw);
     const tr = obj(def.transformations);
     const df = obj(tr.date_format);
+    const nf = obj(def.number_format);
     return {
       ...emptyField(),
       name,
@@ -91,6 +115,15 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
           return [str(value.value), str(value.label), labels.join(', ')].join(' | ').replace(/( \| )+$/, '');
         })
         .join('\n'),
+      number_format: {
+        locale: str(nf.locale),
+        decimal: str(nf.decimal),
+        group: str(nf.group),
+        currency: nf.currency === true,
+        percent: nf.percent === true,
+      },
+      default_region: str(def.default_region),
+      country_format: str(def.country_format),
     };
   });
 }
@@ -124,6 +157,20 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
           ...(labels ? { labels: parseLabels(labels) } : {}),
         }));
     }
+    const nf = row.number_format;
+    if (
+      (row.data_type === 'number' || row.data_type === 'integer') &&
+      (nf.locale.trim() || nf.decimal || nf.group || nf.currency || nf.percent)
+    )
+      def.number_format = {
+        ...(nf.locale.trim() ? { locale: nf.locale.trim() } : {}),
+        ...(nf.decimal ? { decimal: nf.decimal } : {}),
+        ...(nf.group ? { group: nf.group } : {}),
+        ...(nf.currency ? { currency: true } : {}),
+        ...(nf.percent ? { percent: true } : {}),
+      };
+    if (row.data_type === 'phone' && row.default_region.trim()) def.default_region = row.default_region.trim();
+    if (row.data_type === 'country' && row.country_format) def.country_format = row.country_format;
     fields[row.name] = def;
   }
   return fields;

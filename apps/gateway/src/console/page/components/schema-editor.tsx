@@ -2,7 +2,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
-import { DATA_TYPES, emptyField, type FieldRow, fieldsFromRows, rowsFromFields, SIMPLE_TRANSFORMATIONS } from '../schema-model';
+import {
+  COUNTRY_FORMATS,
+  DATA_TYPES,
+  emptyField,
+  type FieldRow,
+  fieldsFromRows,
+  rowsFromFields,
+  SIMPLE_TRANSFORMATIONS,
+} from '../schema-model';
 import { canChange, type SessionView } from '../session';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -268,6 +276,29 @@ function FieldEditor({
       </div>
       {isDate && text('format', t('field.format'), t('field.format_hint'))}
       {row.data_type === 'enum' && text('allowed_values', t('field.allowed_values'), t('field.allowed_values_hint'), true)}
+      {(row.data_type === 'number' || row.data_type === 'integer') && (
+        <NumberFormatEditor row={row} id={id} errors={errors.number_format} onChange={onChange} />
+      )}
+      {row.data_type === 'phone' && text('default_region', t('field.default_region'), t('field.default_region_hint'))}
+      {row.data_type === 'country' && (
+        <div>
+          <label for={id('country_format')}>{t('field.country_format')}</label>
+          <select
+            id={id('country_format')}
+            value={row.country_format}
+            onChange={(e) => onChange({ country_format: (e.target as HTMLSelectElement).value })}
+            {...errorProps(id('country_format-error'), errors.country_format)}
+          >
+            <option value="">{t('field.country_format_default')}</option>
+            {COUNTRY_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {t(`country_format.${f}`)}
+              </option>
+            ))}
+          </select>
+          <FieldError id={id('country_format-error')} messages={errors.country_format} />
+        </div>
+      )}
       {text('descriptions', t('field.descriptions'), t('field.descriptions_hint'), true)}
       <fieldset class="transformations">
         <legend>{t('field.transformations')}</legend>
@@ -319,6 +350,60 @@ function FieldEditor({
           {t('field.remove', { name: row.name || t('field.unnamed') })}
         </button>
       )}
+    </fieldset>
+  );
+}
+
+/** A number field's number_format: a locale or its own separators, and whether currencies and percent signs are allowed. */
+function NumberFormatEditor({
+  row,
+  id,
+  errors,
+  onChange,
+}: {
+  row: FieldRow;
+  id: (what: string) => string;
+  errors: string[] | undefined;
+  onChange: (patch: Partial<FieldRow>) => void;
+}) {
+  const nf = row.number_format;
+  const set = (patch: Partial<FieldRow['number_format']>) => onChange({ number_format: { ...nf, ...patch } });
+  const input = (what: 'locale' | 'decimal' | 'group', hint?: string) => (
+    <div>
+      <label for={id(`nf-${what}`)}>{t(`number_format.${what}`)}</label>
+      <input
+        id={id(`nf-${what}`)}
+        value={nf[what]}
+        onInput={(e) => set({ [what]: (e.target as HTMLInputElement).value })}
+        {...(hint ? { 'aria-describedby': id(`nf-${what}-hint`) } : {})}
+      />
+      {hint && (
+        <p id={id(`nf-${what}-hint`)} class="hint">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+  return (
+    <fieldset class="number-format">
+      <legend>{t('number_format.legend')}</legend>
+      <div class="grid">
+        {input('locale', t('number_format.locale_hint'))}
+        {input('decimal', t('number_format.decimal_hint'))}
+        {input('group')}
+      </div>
+      {(['currency', 'percent'] as const).map((flag) => (
+        <div class="check" key={flag}>
+          <input
+            id={id(`nf-${flag}`)}
+            type="checkbox"
+            checked={nf[flag]}
+            onChange={(e) => set({ [flag]: (e.target as HTMLInputElement).checked })}
+          />
+          <label for={id(`nf-${flag}`)}>{t(`number_format.${flag}`)}</label>
+        </div>
+      ))}
+      <FieldError id={id('number_format-error')} messages={errors} />
     </fieldset>
   );
 }
