@@ -515,6 +515,15 @@ describe('OpenAPI documents', () => {
           format: 'yyyy-MM-dd',
           transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
         },
+        price: {
+          description: 'Price',
+          data_type: 'number',
+          is_required: false,
+          number_format: { locale: 'de-DE', currency: true, percent: false },
+        },
+        share: { description: 'Share', data_type: 'number', is_required: false, number_format: { decimal: ',', group: '' } },
+        phone: { description: 'Phone', data_type: 'phone', is_required: false, default_region: 'DE' },
+        country: { description: 'Country', data_type: 'country', is_required: false, country_format: 'alpha3' },
       };
       const schema = await admin(`${o}/schemas`, { body: { name: 'S', fields } });
       expect(schema.status).toBe(201);

@@ -17,7 +17,12 @@ export class ProviderDto {
 @ApiSchema({ name: 'FieldDefinition', description: 'A target field of a schema.' })
 export class FieldDefinitionDto {
   @ApiProperty({ description: 'What the field holds.' }) description!: string;
-  @ApiProperty({ description: 'Type of the field, e.g. string, email, date.', example: 'string' }) data_type!: string;
+  @ApiProperty({
+    description:
+      'Type of the field: string, text, email, url, number, integer, boolean, enum, date, datetime, phone (written in E.164) or country (written as country_format says); any other type is text.',
+    example: 'string',
+  })
+  data_type!: string;
   @ApiProperty() is_required!: boolean;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Display label (review-UI column name).' }) label?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Format of the value (for dates, a date pattern).' })
@@ -58,6 +63,36 @@ export class FieldDefinitionDto {
     additionalProperties: { type: 'string' },
   })
   descriptions?: Record<string, string>;
+  @ApiPropertyOptional({
+    description:
+      'Addition to the spec: for data_type `number` or `integer`, how its values are written. A locale (its separators and digits) or the separators themselves; `currency` allows currency symbols and codes, `percent` reads the values as percentages ("12 %" and "12" are 0.12). Output is a JSON number (CSV: a plain number with a `.` decimal point).',
+    type: 'object',
+    properties: {
+      locale: { type: 'string', description: 'A BCP 47 locale, e.g. de-DE, fr-CH, en-IN.' },
+      decimal: { type: 'string', enum: ['.', ',', '\u066b'], description: 'The decimal mark (overrides the locale’s).' },
+      group: {
+        type: 'string',
+        enum: ['.', ',', "'", '\u2019', ' ', '\u00a0', '\u202f', '\u066c', ''],
+        description:
+          'The thousands mark ("" for none; blanks are always accepted). Without it and without a locale, the other of comma and dot.',
+      },
+      currency: { type: 'boolean' },
+      percent: { type: 'boolean' },
+    },
+    additionalProperties: false,
+  })
+  number_format?: { locale?: string; decimal?: string; group?: string; currency?: boolean; percent?: boolean };
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Addition to the spec: for data_type `phone`, the region (ISO 3166 alpha-2) of numbers written without a country code.',
+  })
+  default_region?: string;
+  @ApiPropertyOptional({
+    enum: ['alpha2', 'alpha3', 'name'],
+    description:
+      'Addition to the spec: for data_type `country`, what the output writes: the alpha-2 code (the default), the alpha-3 code, or the English name.',
+  })
+  country_format?: 'alpha2' | 'alpha3' | 'name';
 }
 
 @ApiSchema({ name: 'Schema', description: 'A target schema of the organization.' })
