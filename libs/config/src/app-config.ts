@@ -73,6 +73,8 @@ export interface AppConfig {
   maxPerPage: number;
   ai: AiCallConfig;
   webhooks: WebhookConfig;
+  /** The customer's validation hook a schema may name (`validation_url`; docs/validation-hook.md). */
+  validationHook: ValidationHookConfig;
   /** The customer console's sessions, invitations and sign-in throttle (docs/console.md). */
   console: ConsoleConfig;
   /** Keys that encrypt provider API keys and webhook secrets at rest (docs/security.md). */
@@ -111,6 +113,21 @@ export interface WebhookConfig {
    * test's loopback receiver). Empty: only public unicast addresses.
    */
   allowedAddresses: string[];
+}
+
+/**
+ * How the review calls a schema's `validation_url`: the first `maxRows` rows of a run, in
+ * batches of `batchRows`, each with a timeout of `timeoutMs` and `attempts` tries, all of it
+ * within `deadlineMs` (the review never waits longer for the customer's checks).
+ */
+export interface ValidationHookConfig {
+  timeoutMs: number;
+  attempts: number;
+  /** Delay before the first retry; it doubles after each (with jitter). */
+  retryBaseMs: number;
+  batchRows: number;
+  maxRows: number;
+  deadlineMs: number;
 }
 
 const intList = (env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] => {
@@ -413,6 +430,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
       concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', 50)),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
+    },
+    validationHook: {
+      timeoutMs: Math.max(100, int(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000)),
+      attempts: Math.max(1, int(env, 'VALIDATION_HOOK_ATTEMPTS', 3)),
+      retryBaseMs: int(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
+      batchRows: Math.min(1_000, Math.max(1, int(env, 'VALIDATION_HOOK_BATCH_ROWS', 100))),
+      maxRows: Math.max(1, int(env, 'VALIDATION_HOOK_MAX_ROWS', 1_000)),
+      deadlineMs: Math.max(100, int(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000)),
     },
     console: consoleSettings(env),
   };

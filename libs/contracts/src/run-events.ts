@@ -53,6 +53,8 @@ export interface SchemaSnapshot {
   id: string;
   name: string;
   fields: Record<string, FieldDefinition>;
+  /** The customer's validation hook the review calls (docs/validation-hook.md); absent or null: none. */
+  validation_url?: string | null;
 }
 
 export interface RunError {

@@ -120,6 +120,8 @@ export interface SchemaRecord {
   organization_id: string;
   name: string;
   fields: Record<string, FieldDefinition>;
+  /** The customer's validation hook (docs/validation-hook.md); absent or null: none. */
+  validation_url?: string | null;
   created_at: string;
   updated_at: string;
 }

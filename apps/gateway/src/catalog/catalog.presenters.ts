@@ -17,6 +17,7 @@ export const presentSchema = (s: SchemaRecord) => ({
   id: s.id,
   name: s.name,
   fields: s.fields,
+  validation_url: s.validation_url ?? null,
   created_at: s.created_at,
   updated_at: s.updated_at,
 });

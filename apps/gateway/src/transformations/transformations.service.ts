@@ -269,7 +269,13 @@ export class TransformationsService {
       run_id: runId,
       organization_id: caller.organizationId,
       input_source: inputSource,
-      schema: { id: schema.id, name: schema.name, fields: schema.fields },
+      schema: {
+        id: schema.id,
+        name: schema.name,
+        fields: schema.fields,
+        // Only when the schema names one: the events of runs without a hook stay as they were.
+        ...(schema.validation_url ? { validation_url: schema.validation_url } : {}),
+      },
       provider_id: dto.provider_id ?? null,
       dry_run: dto.dry_run ?? false,
       output_format: dto.output_format ?? 'json',

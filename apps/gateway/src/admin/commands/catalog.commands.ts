@@ -26,7 +26,10 @@ export class PutSchema extends Command<SchemaResourceDto> {
 
 @CommandHandler(PutSchema)
 export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResourceDto> {
-  constructor(@Inject(DIRECTORY) private readonly directory: Directory) {}
+  constructor(
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async execute({ organizationId, body, schemaId }: PutSchema): Promise<SchemaResourceDto> {
     await requireOrganization(this.directory, organizationId);
@@ -36,6 +39,9 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
     const b = asObject(body, errors);
     const name = requireString(b, 'name', errors);
     const fields = validateSchemaFields(b.fields, errors);
+    // The review calls it with the organization's webhook secret: the same rules as webhook URLs
+    // (HTTPS in production, no literal non-public address; names are checked again at connect time).
+    const validationUrl = requireUrl(b, 'validation_url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     failOnErrors(errors);
     const now = new Date().toISOString();
     const schema: SchemaRecord = {
@@ -43,6 +49,7 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
       organization_id: organizationId,
       name: name!,
       fields: fields!,
+      validation_url: validationUrl,
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };
