@@ -12,6 +12,8 @@ import { ReviewPreviewService } from './review/review-preview.service';
 import { ReviewSheetsService } from './review/review-sheets.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
+import { CustomerChecks } from './review/validation-hook/customer-checks.service';
+import { ValidationHookClient } from './review/validation-hook/validation-hook.client';
 import { TransformationsController } from './transformations/transformations.controller';
 import { RunsModule } from './transformations/runs.module';
 import { DeliveriesController } from './transformations/deliveries.controller';
@@ -34,6 +36,8 @@ import { DeliveriesModule } from './transformations/deliveries.module';
     ReviewService,
     ReviewPreviewService,
     ReviewSheetsService,
+    ValidationHookClient,
+    CustomerChecks,
     ReviewWeb,
     RunCountsMetric,
   ],

@@ -106,14 +106,13 @@ export class SchemaDto {
     additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
   })
   fields!: Record<string, FieldDefinitionDto>;
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: String,
     format: 'uri',
-    nullable: true,
     description:
       "Addition to the spec: the customer's validation hook. The review sends batches of mapped rows to it, signed like webhooks, and shows its answer as problems (see the `reviewValidate` callback and docs/validation-hook.md).",
   })
-  validation_url!: string | null;
+  validation_url?: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
 }

@@ -17,7 +17,8 @@ export const presentSchema = (s: SchemaRecord) => ({
   id: s.id,
   name: s.name,
   fields: s.fields,
-  validation_url: s.validation_url ?? null,
+  // Only when the schema names one: a schema without a hook is the spec's resource exactly.
+  ...(s.validation_url ? { validation_url: s.validation_url } : {}),
   created_at: s.created_at,
   updated_at: s.updated_at,
 });

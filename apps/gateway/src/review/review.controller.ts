@@ -11,6 +11,7 @@ import type { ProblemRowsQuery } from '@app/run-source';
 import { PROBLEM_ROWS_PER_PAGE, ReviewPreviewService } from './review-preview.service';
 import { ReviewSheetsService } from './review-sheets.service';
 import { ReviewService } from './review.service';
+import { CustomerChecks } from './validation-hook/customer-checks.service';
 import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
 
 interface ReviewBody {
@@ -78,6 +79,7 @@ export class ReviewController {
     private readonly previews: ReviewPreviewService,
     private readonly sheets: ReviewSheetsService,
     private readonly web: ReviewWeb,
+    private readonly customerChecks: CustomerChecks,
   ) {}
 
   @Get()
@@ -218,7 +220,9 @@ export class ReviewController {
   @HttpCode(200)
   async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.previews.preview(run, bodyOf(raw).mapping_rule);
+    const mapping = bodyOf(raw).mapping_rule;
+    // The customer's checks start here (the page's first call for a mapping) and join the rows once answered.
+    return this.customerChecks.withPreview(run, mapping, await this.previews.preview(run, mapping));
   }
 
   /**
@@ -230,7 +234,8 @@ export class ReviewController {
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = bodyOf(raw);
-    return this.previews.countProblems(run, body.mapping_rule, body.wait !== false);
+    const wait = body.wait !== false;
+    return this.customerChecks.withCount(run, body.mapping_rule, await this.previews.countProblems(run, body.mapping_rule, wait), wait);
   }
 
   /** A picklist field's values over the whole file, with their current mapping and a suggestion each. */
@@ -248,7 +253,10 @@ export class ReviewController {
   async problemRows(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = bodyOf(raw);
-    return this.previews.problemRows(run, body.mapping_rule, problemRowsQuery(body));
+    const query = problemRowsQuery(body);
+    return this.customerChecks.problemRows(run, body.mapping_rule, query, (q) =>
+      this.previews.problemRows(run, body.mapping_rule, q as ProblemRowsQuery),
+    );
   }
 }
 

@@ -1,0 +1,241 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { listenOnLoopback } from '../support/suite-resources';
+import {
+  ADMIN_TOKEN,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+
+type Behaviour = 'answer' | 'hang' | 'garbage';
+
+/**
+ * A customer's validation hook on loopback: verifies each request's Standard Webhooks signature
+ * with the organization's secret, then answers per `behaviour`: findings for the rows it is
+ * sent (an e-mail on a blocked domain, with a correction; an age under 18, without one), no
+ * answer at all, or an answer that is not one.
+ */
+class ValidationHook {
+  behaviour: Behaviour = 'answer';
+  secret = '';
+  readonly received: { headers: IncomingHttpHeaders; body: any; verified: boolean }[] = [];
+  url = '';
+  private server!: Server;
+  private close: () => Promise<void> = async () => undefined;
+
+  async start() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        let verified = true;
+        try {
+          new Webhook(this.secret).verify(raw, {
+            'webhook-id': String(req.headers['webhook-id']),
+            'webhook-timestamp': String(req.headers['webhook-timestamp']),
+            'webhook-signature': String(req.headers['webhook-signature']),
+          });
+        } catch {
+          verified = false;
+        }
+        const body = JSON.parse(raw);
+        this.received.push({ headers: req.headers, body, verified });
+        if (!verified) return void res.writeHead(401).end();
+        if (this.behaviour === 'hang') return;
+        if (this.behaviour === 'garbage')
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":"all good"}');
+        const results = [];
+        for (const { row, values } of body.rows as { row: number; values: Record<string, unknown> }[]) {
+          if (typeof values.email === 'string' && values.email.endsWith('@blocked.example'))
+            results.push({
+              row,
+              field: 'email',
+              message: 'This domain is blocked',
+              corrected_value: values.email.replace('@blocked.example', '@ok.example'),
+            });
+          if (typeof values.age === 'number' && values.age < 18) results.push({ row, field: 'age', message: 'Customers must be adults' });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+      });
+    });
+    const listening = await listenOnLoopback(this.server, 'validation hook');
+    this.url = `${listening.baseUrl}/validate`;
+    this.close = listening.close;
+  }
+
+  stop() {
+    this.server.closeAllConnections();
+    return this.close();
+  }
+}
+
+describe("the customer's validation hook", () => {
+  let svc: Service;
+  let hook: ValidationHook;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let schemaId: string;
+
+  const FIELDS = {
+    email: { description: 'E-mail', data_type: 'email', is_required: true },
+    age: { description: 'Age', data_type: 'integer', is_required: false },
+  };
+  // Row 1: clean; 2: a blocked domain (the hook's); 3: no e-mail (ours); 4: a minor (the hook's) with a bad e-mail (ours); 5: clean.
+  const CSV = ['E-mail,Age', 'a@x.org,30', 'b@blocked.example,31', ',32', 'd@x,12', 'e@x.org,40'].join('\n');
+  const MAPPING = { email: 'E-mail', age: 'Age' };
+
+  beforeAll(async () => {
+    hook = new ValidationHook();
+    await hook.start();
+    // Short limits, so a hook that never answers fails the checks in about a second; two rows a batch.
+    svc = await startService({
+      VALIDATION_HOOK_TIMEOUT_MS: '300',
+      VALIDATION_HOOK_ATTEMPTS: '2',
+      VALIDATION_HOOK_RETRY_BASE_MS: '20',
+      VALIDATION_HOOK_BATCH_ROWS: '2',
+    });
+    org = await setupOrganization(svc, FIELDS);
+    const rotated = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook/rotate-secret`, {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
+    expect(rotated.status).toBe(200);
+    hook.secret = rotated.body.webhook_secret;
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Checked people', fields: FIELDS, validation_url: hook.url },
+    });
+    expect(schema.status).toBe(201);
+    expect(schema.body.data.validation_url).toBe(hook.url);
+    schemaId = schema.body.data.id;
+  });
+  afterAll(async () => {
+    await svc.stop();
+    await hook.stop();
+  });
+
+  async function readyReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schemaId, filename: 'people.csv' },
+    });
+    expect(run.status).toBe(201);
+    expect((await upload(run.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    return { runId: run.body.id as string, review };
+  }
+
+  /** Asks for the count until the customer's checks are no longer running (the page polls the same way). */
+  async function settledCount(review: ReturnType<typeof reviewApi>) {
+    for (const deadline = Date.now() + 10_000; ;) {
+      const count = await review.problems();
+      expect(count.status).toBe(200);
+      if (count.body.customer_checks?.status !== 'running') return count.body;
+      if (Date.now() > deadline) throw new Error(`the checks never settled: ${JSON.stringify(count.body)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('sends the mapped rows signed, and its findings join the counts, the rows and the preview; a correction accepted is in the output', async () => {
+    hook.behaviour = 'answer';
+    const { runId, review } = await readyReview();
+    const count = await settledCount(review);
+    expect(count.customer_checks).toEqual({ status: 'ran', rows_checked: 5, total_rows: 5, reason: null, detail: null });
+    // Ours: rows 3 and 4 (e-mail); the hook's: rows 2 (e-mail) and 4 (age). Rows with any: 2, 3, 4.
+    expect(count).toMatchObject({
+      status: 'counted',
+      rows_with_problems: 3,
+      problems_by_field: { email: 3, age: 1 },
+      rows_by_kind: { required: 1, type: 1, customer: 2 },
+      problems_by_field_and_kind: { email: { customer: 1 }, age: { customer: 1 } },
+    });
+
+    const sent = hook.received.filter((r) => r.body.run_id === runId);
+    expect(sent.every((r) => r.verified)).toBe(true);
+    expect(sent.every((r) => r.headers['x-service-event'] === 'review.validate')).toBe(true);
+    // Three batches of at most two rows, values as the JSON output holds them.
+    expect(sent.map((r) => r.body.rows.map((row: { row: number }) => row.row)).sort()).toEqual([[1, 2], [3, 4], [5]]);
+    expect(sent.flatMap((r) => r.body.rows).find((row: { row: number }) => row.row === 4)).toEqual({
+      row: 4,
+      values: { email: 'd@x', age: 12 },
+    });
+    expect(sent[0].body).toMatchObject({ type: 'review.validate', schema_id: schemaId });
+
+    const customerRows = await review.problemRows({ kind: 'customer' });
+    expect(customerRows.status).toBe(200);
+    expect(customerRows.body.matching).toBe(2);
+    expect(customerRows.body.rows.map((r: { row: number }) => r.row)).toEqual([2, 4]);
+    expect(customerRows.body.rows[0].cells.email).toEqual({
+      value: 'b@blocked.example',
+      problem: 'customer',
+      customer: { message: 'This domain is blocked', corrected_value: 'b@ok.example', before: 'b@blocked.example' },
+    });
+    // A cell with our problem keeps its kind and carries the hook's message too.
+    expect(customerRows.body.rows[1].cells.age).toMatchObject({
+      problem: 'customer',
+      customer: { message: 'Customers must be adults', corrected_value: null },
+    });
+    const anyRows = await review.problemRows({});
+    expect(anyRows.body).toMatchObject({ matching: 3 });
+    expect(anyRows.body.rows.map((r: { row: number }) => r.row)).toEqual([2, 3, 4]);
+    const emailRows = await review.problemRows({ field: 'email', per_page: 1, page: 3 });
+    expect(emailRows.body).toMatchObject({ matching: 3, rows: [{ row: 4 }] });
+
+    const preview = (await review.preview()).body;
+    expect(preview.customer_checks.status).toBe('ran');
+    expect(preview.rows[1].email.customer.message).toBe('This domain is blocked');
+    expect(preview.rows[0].email).toEqual({ value: 'a@x.org', problem: null });
+
+    // Accepting the correction is a cell fix of the value the hook saw; the hook is asked again about that batch only.
+    const batchesBefore = hook.received.length;
+    const { before, corrected_value } = customerRows.body.rows[0].cells.email.customer;
+    expect((await review.fix('email', { kind: 'cell', row: 2, before, after: corrected_value })).status).toBe(200);
+    const after = await settledCount(review);
+    expect(after).toMatchObject({ rows_with_problems: 2, rows_by_kind: { customer: 1 } });
+    expect(hook.received.length - batchesBefore).toBe(1);
+
+    expect((await review.approve(undefined, 'deliver')).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    const output = await (await fetch(done.download_url)).json();
+    expect(output[1]).toEqual({ email: 'b@ok.example', age: 31 });
+  });
+
+  it.each([
+    ['hang', 'timeout'],
+    ['garbage', 'garbage'],
+  ] as const)('a hook that answers %s: the review works, the status says why, and approval is possible', async (behaviour, reason) => {
+    hook.behaviour = behaviour;
+    const { runId, review } = await readyReview();
+    const started = Date.now();
+    const preview = await review.preview();
+    expect(preview.status).toBe(200);
+    // The preview never waits for the hook.
+    expect(Date.now() - started).toBeLessThan(250);
+    const count = await settledCount(review);
+    expect(count.customer_checks).toMatchObject({ status: 'failed', reason });
+    expect(count.customer_checks.detail).toEqual(expect.any(String));
+    // Our own problems are counted as ever; the customer's kind has none.
+    expect(count).toMatchObject({ status: 'counted', rows_with_problems: 2, rows_by_kind: { customer: 0 } });
+    expect((await review.problemRows({})).body.rows.map((r: { row: number }) => r.row)).toEqual([3, 4]);
+    expect((await review.approve(undefined, 'deliver')).status).toBe(200);
+    await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+  });
+
+  it('a schema whose validation_url is not a public http(s) URL is refused with a 422', async () => {
+    for (const url of ['ftp://example.com/hook', 'http://10.0.0.7/validate', 'http://localhost/validate', 'not a url']) {
+      const res = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'Bad hook', fields: FIELDS, validation_url: url },
+      });
+      expect(res.status).toBe(422);
+      expect(Object.keys(res.body.error.fields)).toEqual(['validation_url']);
+    }
+  });
+});
