@@ -8,14 +8,13 @@ import type { CellProblem } from '@app/domain';
 import type { ProblemRow, ProblemRowsPage, ProblemRowsQuery, ReviewCell } from '@app/run-source';
 import type { CustomerFinding, Findings } from './hook-answer';
 
-/** The kind of problem the customer's hook reports. */
-export const CUSTOMER_PROBLEM = 'customer';
-export type ReviewProblem = CellProblem | typeof CUSTOMER_PROBLEM;
+/** The kind of problem the customer's hook reports (one of CELL_PROBLEMS; our own checks never give it). */
+export const CUSTOMER_PROBLEM = 'customer' satisfies CellProblem;
 
 /** A cell as the review shows it, with what the customer's hook said of it. */
 export interface CheckedCell {
   value: string | null;
-  problem: ReviewProblem | null;
+  problem: CellProblem | null;
   customer?: CustomerFinding & {
     /** The value as the fixes see it (after transformations and earlier fixes): a cell fix accepting the correction names it. */
     before: string;
