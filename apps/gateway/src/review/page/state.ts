@@ -5,7 +5,7 @@
  * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
  */
 import { api, errorText, type ApiFailure } from './api';
-import { t } from './i18n';
+import { isolate, t } from './i18n';
 import type { Mapping, Phase, PicklistValues, Preview, ProblemCount, ProblemRowsPage, ReviewView, Row, ValueFix } from './types';
 
 const PREPARING_POLL_MS = 1500;
@@ -213,6 +213,31 @@ export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
   show(next, true);
   say(t('header_chosen'), 'ok');
   focusById('first-row-header');
+}
+
+/**
+ * Another sheet of the workbook: the service reads it whole (headers and rows), keeps the mapping
+ * where its columns match, and the editor is drawn afresh from that view.
+ */
+export async function chooseSheet(sheet: string): Promise<void> {
+  await saving;
+  set({ busy: true });
+  say(t('sheet_reading', { sheet: isolate(sheet) }));
+  let next;
+  try {
+    next = await api<ReviewView>('sheet', 'POST', { sheet });
+  } catch (err) {
+    set({ busy: false });
+    await onActionRefused(err as ApiFailure, 'save_failed');
+    // The select shows the sheet still read, whatever the reviewer picked.
+    const select = document.getElementById('sheet-choice') as HTMLSelectElement | null;
+    if (select && state.view?.sheet) select.value = state.view.sheet;
+    return;
+  }
+  set({ busy: false, count: null });
+  show(next, true);
+  say(t('sheet_chosen', { sheet: isolate(sheet) }), 'ok');
+  focusById('sheet-choice');
 }
 
 /** An enum field's values over the whole file, for mapping them to the allowed ones (null when the call failed). */

@@ -40,6 +40,10 @@ export interface ReviewView {
   source_headers: string[];
   input_has_header: boolean | null;
   header_choice: boolean;
+  /** A workbook's worksheets in tab order; empty for other files. */
+  sheets: { name: string; state: 'visible' | 'hidden' | 'veryHidden'; has_data: boolean }[];
+  /** The worksheet read; null for other files. */
+  sheet: string | null;
   mapping_rule: Mapping | null;
   mapping_version: number;
   value_fixes: AppliedFix[];
