@@ -26,7 +26,8 @@ export function compilePhoneReader(defaultRegion: string | undefined): (value: s
   return (value) => {
     const t = value.trim();
     if (t.length > MAX_PHONE_TEXT) return null;
-    const phone = parsePhoneNumberFromString(t, region ? { defaultCountry: region } : undefined);
+    // extract: false, the whole value must be the number ("call me 030 123456" is not one).
+    const phone = parsePhoneNumberFromString(t, region ? { defaultCountry: region, extract: false } : { extract: false });
     return phone?.isValid() ? phone.number : null;
   };
 }

@@ -41,9 +41,10 @@ describe('phone numbers', () => {
 
   it('an invalid or unparseable number is a type problem, kept as read', () => {
     const phone: FieldDefinition = { description: '', data_type: 'phone', is_required: false, default_region: 'DE' };
-    expect(['+49 123', 'call me', '12', `+49 ${'1'.repeat(300)}`].map((v) => typeValue(v, phone))).toEqual([
+    expect(['+49 123', 'call me', 'call me 030 123456', '12', `+49 ${'1'.repeat(300)}`].map((v) => typeValue(v, phone))).toEqual([
       { value: '+49 123', problem: 'type' },
       { value: 'call me', problem: 'type' },
+      { value: 'call me 030 123456', problem: 'type' },
       { value: '12', problem: 'type' },
       { value: `+49 ${'1'.repeat(300)}`, problem: 'type' },
     ]);
