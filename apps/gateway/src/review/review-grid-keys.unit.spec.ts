@@ -1,4 +1,4 @@
-import { nextCell, typesCharacter } from './page/grid-keys';
+import { nextCell, tabCell, typesCharacter, type CellPosition } from './page/grid-keys';
 
 /** The review page's grid keys (page/grid-keys.ts); the browser tests drive them in Chromium (test/browser/review-grid.browser.spec.ts). */
 describe('review grid keys', () => {
@@ -32,6 +32,39 @@ describe('review grid keys', () => {
     expect(press('ArrowRight', false, false, { row: 2, col: 4 })).toEqual({ row: 2, col: 4 });
     expect(press('ArrowLeft', false, true, { row: 2, col: 4 })).toEqual({ row: 2, col: 4 });
     for (const key of ['Enter', 'F2', 'a', 'Tab', 'PageDown']) expect(press(key)).toBeNull();
+  });
+
+  describe('Tab and Shift+Tab', () => {
+    // Cells to fix in a 3×5 grid: (0,3), (1,1), (1,4), (2,2); column 0 is the row's number.
+    const bad = new Set(['0,3', '1,1', '1,4', '2,2']);
+    const mayFix = (c: CellPosition) => bad.has(`${c.row},${c.col}`);
+    const tab = (from: CellPosition, back = false) => tabCell(from, size, mayFix, back);
+
+    it('goes to the next cell to fix in reading order, across rows, skipping the cells without a problem', () => {
+      expect(tab({ row: 0, col: 3 })).toEqual({ row: 1, col: 1 });
+      expect(tab({ row: 1, col: 1 })).toEqual({ row: 1, col: 4 });
+      expect(tab({ row: 1, col: 4 })).toEqual({ row: 2, col: 2 });
+      // From a cell without a problem (reached with the arrows), and from a row's number.
+      expect(tab({ row: 0, col: 0 })).toEqual({ row: 0, col: 3 });
+      expect(tab({ row: 1, col: 2 })).toEqual({ row: 1, col: 4 });
+    });
+
+    it('goes back with Shift+Tab', () => {
+      expect(tab({ row: 2, col: 2 }, true)).toEqual({ row: 1, col: 4 });
+      expect(tab({ row: 1, col: 4 }, true)).toEqual({ row: 1, col: 1 });
+      expect(tab({ row: 1, col: 1 }, true)).toEqual({ row: 0, col: 3 });
+      expect(tab({ row: 2, col: 4 }, true)).toEqual({ row: 2, col: 2 });
+    });
+
+    it('answers null past the last (before the first) cell to fix, so the focus leaves the grid', () => {
+      expect(tab({ row: 2, col: 2 })).toBeNull();
+      expect(tab({ row: 2, col: 4 })).toBeNull();
+      expect(tab({ row: 0, col: 3 }, true)).toBeNull();
+      expect(tab({ row: 0, col: 0 }, true)).toBeNull();
+      // A grid with nothing to fix (a closed review, a clean file) holds no Tab stop inside.
+      expect(tabCell({ row: 1, col: 2 }, size, () => false, false)).toBeNull();
+      expect(tabCell({ row: 1, col: 2 }, size, () => false, true)).toBeNull();
+    });
   });
 
   it('tells a typed character from a command or a shortcut', () => {

@@ -1,7 +1,8 @@
 /**
  * A table of rows as a grid that edits like a spreadsheet (the WAI-ARIA grid pattern): each row's
  * number first, then every field, each bad cell with its reason written out. The grid is one tab
- * stop (a roving tabindex); the arrow keys, Home/End and Ctrl+Home/End move between its cells; on a
+ * stop from outside (a roving tabindex); the arrow keys, Home/End and Ctrl+Home/End move between its
+ * cells, Tab and Shift+Tab between its cells to fix, then out of the grid (grid-keys.ts); on a
  * cell that may be fixed, Enter, F2, a double click or typing a character opens its editor (typing
  * starts it with that character), Escape in the editor puts the cell back and the focus on it.
  *
@@ -11,7 +12,7 @@
  * from the editor, the focus lands on the same row and field, or the same place when the row left).
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { nextCell, typesCharacter, type CellPosition } from '../grid-keys';
+import { nextCell, tabCell, typesCharacter, type CellPosition } from '../grid-keys';
 import { numbers } from '../i18n';
 import type { NumberedRow } from '../state';
 import type { Field } from '../types';
@@ -107,6 +108,15 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     const cell = bodyCellOf(target);
     if (!cell) return;
     const at = positionOf(cell);
+    if (e.key === 'Tab' && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      const to = tabCell(at, size, mayFix, e.shiftKey);
+      const next = to && cellAt(to);
+      // No cell to fix further on: the browser's own Tab leaves the grid (every other cell is tabindex -1).
+      if (!next) return;
+      e.preventDefault();
+      focusCell(next);
+      return;
+    }
     // Alt+arrows go back and forward in the browser's history; Shift is not a selection here.
     const to = e.altKey ? null : nextCell({ key: e.key, ctrl: e.ctrlKey || e.metaKey }, at, size, isRtl(table.current));
     if (to) {
