@@ -2,19 +2,24 @@
  * ratio to a baseline measured in the same run: the machine is shared and noisy.
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
- *   BENCH_CASES    comma-separated subset of: csv,xlsx,get (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,xlsx,get,healthz,run-get,schemas (default all)
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { csvPipeline } = require('./cases/csv-pipeline');
 const { getLatency } = require('./cases/get-latency');
+const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   xlsx: (work) => xlsxPipeline({ work, rows: Number(process.env.BENCH_XLSX_ROWS || 200_000) }),
   get: (work) => getLatency({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // The cost of one request, route by route (cases/request-overhead.js).
+  healthz: (work) => requestOverhead({ work, route: 'healthz' }),
+  'run-get': (work) => requestOverhead({ work, route: 'run-get' }),
+  schemas: (work) => requestOverhead({ work, route: 'schemas' }),
 };
 
 async function main() {

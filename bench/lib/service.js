@@ -13,7 +13,12 @@ const status = (pid, key) => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 
-async function startService({ dataDir, env = {} }) {
+/**
+ * `stdout`: when given (an object `{ count: 0 }`), the service's stdout is a pipe the bench
+ * drains, as a container runtime reads it, counting its lines into `stdout.count`; else it
+ * goes nowhere.
+ */
+async function startService({ dataDir, env = {}, stdout = null }) {
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
   const heapMb = process.env.HEAP_MB || require(path.join(ROOT, 'package.json')).config.heap_mb;
@@ -39,9 +44,14 @@ async function startService({ dataDir, env = {} }) {
         MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'],
     },
   );
+  if (stdout) {
+    child.stdout.on('data', (chunk) => {
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) stdout.count++;
+    });
+  }
   for (let i = 0; ; i++) {
     try {
       await fetch(`${base}/openapi.json`);

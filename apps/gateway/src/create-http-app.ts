@@ -6,6 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { URL_SIGNER } from '@app/blob-storage';
+import { installAccessLog, standardOutputLog } from '@app/logging';
 import { httpRequestDuration } from '@app/metrics';
 import { RunEventsServer } from '@app/run-event-transport';
 import { RunLinks } from '@app/run-links';
@@ -14,6 +15,7 @@ import { registerLocalFileRoutes } from './files/local-file-routes';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
 import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
+import { PROBE_ROUTES, registerLiveness } from './operations/liveness';
 import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
 
 /** The one route that takes raw bytes through the JSON API's listener. */
@@ -48,6 +50,10 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     );
   }
   const fastify = app.getHttpAdapter().getInstance();
+  // First: the request's log context wraps every later hook and the handler (libs/logging/src/access-log.ts).
+  installAccessLog(fastify, config.log, { quietRoutes: PROBE_ROUTES });
+  // The log is written asynchronously: a stop waits until every line so far is out (libs/logging/src/log-destination.ts).
+  if (config.log.format === 'json') fastify.addHook('onClose', () => standardOutputLog().whenWrittenThrough());
   // Cookies are read only by the console (its session, docs/console.md); the APIs read only Authorization.
   await app.register(fastifyCookie as never);
   // Requests by route template (never the path itself: ids would make a series per run) and status.
@@ -93,6 +99,7 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
   }
 
   serveOpenApiDocuments(app, config);
+  registerLiveness(fastify);
 
   // A hybrid application: the HTTP API plus the @EventPattern handlers of whichever worker
   // modules the root imports (all of them in the one-process default), on the run-events

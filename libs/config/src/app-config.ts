@@ -9,6 +9,13 @@ export interface LogSettings {
   level: (typeof LOG_LEVELS)[number];
   /** LOG_FORMAT: json (one object per line) or pretty (for a person at a terminal); default pretty on a terminal, else json. */
   format: 'json' | 'pretty';
+  /**
+   * LOG_SUCCESS_SAMPLE_RATE: the share (0 to 1) of successful, fast GET and HEAD requests whose access line is
+   * written; every other request (an error, a slow one, any write) is always logged (libs/logging/src/access-log.ts).
+   */
+  successSampleRate: number;
+  /** LOG_SLOW_REQUEST_MS: a request that took at least this long is always logged, at warn level. */
+  slowRequestMs: number;
 }
 
 export function logSettings(env: NodeJS.ProcessEnv, isTerminal = Boolean(process.stdout.isTTY)): LogSettings {
@@ -16,8 +23,17 @@ export function logSettings(env: NodeJS.ProcessEnv, isTerminal = Boolean(process
   if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (it is "${env.LOG_LEVEL}").`);
   const format = env.LOG_FORMAT || (isTerminal ? 'pretty' : 'json');
   if (format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty (it is "${env.LOG_FORMAT}").`);
-  return { level, format };
+  const rate =
+    env.LOG_SUCCESS_SAMPLE_RATE === undefined || env.LOG_SUCCESS_SAMPLE_RATE === ''
+      ? DEFAULT_SUCCESS_SAMPLE_RATE
+      : Number(env.LOG_SUCCESS_SAMPLE_RATE);
+  if (!(rate >= 0 && rate <= 1))
+    throw new Error(`LOG_SUCCESS_SAMPLE_RATE must be a number from 0 to 1 (it is "${env.LOG_SUCCESS_SAMPLE_RATE}").`);
+  return { level, format, successSampleRate: rate, slowRequestMs: int(env, 'LOG_SLOW_REQUEST_MS', 500) };
 }
+
+/** Successful GETs logged by default: polling clients ask thousands of times a second; errors and slow requests are all kept (docs/decisions.md). */
+const DEFAULT_SUCCESS_SAMPLE_RATE = 1;
 
 /** Everything configurable, read once from the environment (docs/configuration.md lists each variable). */
 export interface AppConfig {

@@ -1,3 +1,5 @@
 export * from './logger-params';
 export * from './redact-url';
 export * from './log-context';
+export * from './access-log';
+export * from './log-destination';

@@ -1,5 +1,6 @@
 import { PinoLogger } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
+import { addRequestLogFields } from './access-log';
 
 /** Fields every log line written while handling one thing carries (snake_case, as in the API). */
 export type LogFields = Record<string, string | number | null | undefined>;
@@ -17,6 +18,7 @@ export function withLogContext<T>(fields: LogFields, work: () => T): T {
 
 /** Adds fields to the log lines of the request under way (the caller's organization once it is known), if there is one. */
 export function addLogContext(fields: LogFields): void {
+  if (addRequestLogFields(fields)) return;
   const store = storage.getStore();
   if (!store) return;
   store.logger = store.logger.child(fields);

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import pino from 'pino';
 import { startInMemoryTracing } from '@app/tracing/testing/in-memory-tracing';
-import { loggerParams } from './logger-params';
+import { loggerOptions } from './logger-params';
 import { redactUrl } from './redact-url';
 
 /** A pino logger with the service's settings, writing its lines into an array. */
@@ -14,8 +14,7 @@ function capture() {
       done();
     },
   });
-  const options = loggerParams({ level: 'info', format: 'json' }).pinoHttp as pino.LoggerOptions;
-  return { logger: pino(options, sink), lines };
+  return { logger: pino(loggerOptions({ level: 'info' }), sink), lines };
 }
 
 describe('log settings', () => {
@@ -32,6 +31,12 @@ describe('log settings', () => {
     });
     // A request is logged as its method, URL (signature redacted) and id: never its headers.
     expect(lines[0].req).toEqual({ method: 'GET', url: '/r/1?signature=[redacted]' });
+  });
+
+  it('redacts credentials at the top of a line too (a Nest Logger call with an object)', () => {
+    const { logger, lines } = capture();
+    logger.info({ api_key: 'sk-p', token: 't', password: 'p', context: 'Test' }, 'x');
+    expect(lines[0]).toMatchObject({ api_key: '[redacted]', token: '[redacted]', password: '[redacted]', context: 'Test' });
   });
 
   it('names the trace and span of each line written inside a span, and none outside', async () => {

@@ -1,1 +1,2 @@
 export * from './run-links';
+export * from './bounded-cache';

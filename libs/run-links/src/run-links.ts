@@ -4,13 +4,29 @@ import type { UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { RunState } from '@app/domain';
 import { URL_SIGNER } from '@app/blob-storage';
+import { BoundedCache } from './bounded-cache';
 
 /** Review links do not expire by themselves: the run's review_expires_at decides what the page allows. */
 const REVIEW_LINK_NO_EXPIRY = 0;
+/** Runs whose review link is kept (about 200 bytes each). */
+const REVIEW_URLS_KEPT = 10_000;
+/** Download URLs kept, each for the second it was made in. */
+const DOWNLOAD_URLS_KEPT = 1_000;
 
-/** Every URL the API hands out about a run, built from PUBLIC_BASE_URL and signed. */
+/**
+ * Every URL the API hands out about a run, built from PUBLIC_BASE_URL and signed.
+ *
+ * Signing is cached (docs/decisions.md, "The cost of one request"): a polled run's GET would
+ * otherwise compute two HMACs and parse a URL on every poll. Both caches hand out only what
+ * would be computed again: a review link depends on nothing but the run id (its signature
+ * never expires, the secret is the process's), and a download URL is kept only for the
+ * second it was made in, under everything it is made of (object key, expiry second, name).
+ */
 @Injectable()
 export class RunLinks {
+  private readonly reviewUrls = new BoundedCache<string>(REVIEW_URLS_KEPT);
+  private readonly downloadUrls = new BoundedCache<string>(DOWNLOAD_URLS_KEPT);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(URL_SIGNER) private readonly signer: UrlSigner,
@@ -22,7 +38,12 @@ export class RunLinks {
   }
 
   reviewUrl(runId: string): string {
-    return `${this.config.publicBaseUrl}/review/${runId}?signature=${this.reviewSignature(runId)}`;
+    let url = this.reviewUrls.get(runId);
+    if (url === undefined) {
+      url = `${this.config.publicBaseUrl}/review/${runId}?signature=${this.reviewSignature(runId)}`;
+      this.reviewUrls.set(runId, url);
+    }
+    return url;
   }
 
   /** Constant-time check of a review link's signature. */
@@ -45,7 +66,14 @@ export class RunLinks {
     const retention = Date.parse(run.file_retention_until);
     if (retention <= now.getTime()) return null;
     const expiresAt = new Date(Math.min(retention, now.getTime() + this.config.downloadUrlTtlSeconds * 1000));
-    return (await this.blobs.presign(run.output_key, 'GET', { expiresAt, downloadName: `${run.id}.${run.output_format}` })).url;
+    const downloadName = `${run.id}.${run.output_format}`;
+    const key = `${Math.floor(now.getTime() / 1000)}\n${Math.floor(expiresAt.getTime() / 1000)}\n${run.output_key}\n${downloadName}`;
+    let url = this.downloadUrls.get(key);
+    if (url === undefined) {
+      url = (await this.blobs.presign(run.output_key, 'GET', { expiresAt, downloadName })).url;
+      this.downloadUrls.set(key, url);
+    }
+    return url;
   }
 }
 

@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { DIRECTORY, type Directory } from '@app/directory';
+import { BoundedCache } from '@app/run-links';
 import { ApiError } from './api-error';
 import { bearerToken, hashApiKey } from './api-key';
 
@@ -15,6 +16,9 @@ export interface Caller {
 }
 
 export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+
+/** API keys whose hash is kept (authenticate). */
+const KEY_HASHES_KEPT = 1_000;
 
 /** How precisely a key's last use is kept. */
 const LAST_USE_RESOLUTION_MS = 60_000;
@@ -62,14 +66,28 @@ export class ApiKeyGuard implements CanActivate {
   private readonly lastRecordedUse = new Map<string, number>();
   private readonly logger = new Logger(ApiKeyGuard.name);
 
-  /** The caller an Authorization header names; 401 when it names none. */
+  /**
+   * The caller an Authorization header names; 401 when it names none.
+   *
+   * Revocation takes effect at once, in every process: each request reads its key by hash
+   * from the directory (`revoked_at IS NULL`), an indexed point read. What is cached is only
+   * the SHA-256 of a presented key that matched a key once (a pure function of the key: a
+   * cached hash can never let a revoked key in), so a polling client's key is not hashed on
+   * every call. Keys that matched nothing are never kept, so guessing cannot fill the cache.
+   */
   async authenticate(authorization: string | string[] | undefined): Promise<Caller> {
     const token = bearerToken(authorization);
     if (!token) throw ApiError.unauthenticated();
-    const key = await this.directory.findApiKey(hashApiKey(token));
+    const cached = this.keyHashes.get(token);
+    const hash = cached ?? hashApiKey(token);
+    const key = await this.directory.findApiKey(hash);
     if (!key) throw ApiError.unauthenticated('The API key is invalid or was revoked.');
+    if (cached === undefined) this.keyHashes.set(token, hash);
     return { organizationId: key.organization_id, apiKeyId: key.id };
   }
+
+  /** Presented API key -> its SHA-256, for keys that matched (bounded: the oldest goes first). */
+  private readonly keyHashes = new BoundedCache<string>(KEY_HASHES_KEPT);
 
   private async rateLimit(keyId: string, reply: FastifyReply): Promise<void> {
     const limit = this.config.rateLimitPerMinute;

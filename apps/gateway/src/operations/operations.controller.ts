@@ -1,25 +1,18 @@
-import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, Header, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Readiness, readinessAnswer } from '@app/composition-root';
 import { registry, scrape } from '@app/metrics';
 
 /**
- * What operators and orchestrators ask the process (docs/operations.md): liveness, readiness
- * and Prometheus metrics. Not part of the customer API, so not in the OpenAPI documents.
+ * What operators and orchestrators ask the process (docs/operations.md): readiness and
+ * Prometheus metrics (liveness, `/healthz`, is a plain Fastify route: liveness.ts). Not part of the customer API, so not in the OpenAPI documents.
  * The workers answer the same three paths on HEALTH_PORT (libs/composition-root/src/run-worker.ts).
  */
 @ApiExcludeController()
 @Controller()
 export class OperationsController {
   constructor(private readonly readiness: Readiness) {}
-
-  /** The process and its event loop answer; nothing else is asked (a slow store must not get the process restarted). */
-  @Get('healthz')
-  @HttpCode(200)
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
-  }
 
   /** 200 when the stores answer and every consumer group consumes; 503 with the details otherwise (terminus). */
   @Get('readyz')
