@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
 import pino from 'pino';
 import type { LogSettings } from '@app/config';
-import type { LogFields } from './log-context';
+import type { LogFields } from './log-fields';
 import { accessLoggerOptions, logDestination } from './logger-params';
 import { redactUrl } from './redact-url';
 

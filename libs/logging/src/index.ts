@@ -3,3 +3,4 @@ export * from './redact-url';
 export * from './log-context';
 export * from './access-log';
 export * from './log-destination';
+export * from './log-fields';

@@ -1,9 +1,7 @@
 import { PinoLogger } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
 import { addRequestLogFields } from './access-log';
-
-/** Fields every log line written while handling one thing carries (snake_case, as in the API). */
-export type LogFields = Record<string, string | number | null | undefined>;
+import type { LogFields } from './log-fields';
 
 /**
  * Runs `work` with these fields on every log line written meanwhile, from any Nest `Logger`
