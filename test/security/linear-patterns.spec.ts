@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { detectHeader, isDecimalNumber, isEmailAddress, typeValue } from '@app/domain';
+import { compileFieldCheck, detectHeader, isDecimalNumber, isEmailAddress, typeValue } from '@app/domain';
 import { neutralizeFormula } from '@app/tabular';
 
 /**
@@ -73,6 +73,17 @@ const worstCases: [name: string, check: (cell: string) => unknown, cells: string
     'date check',
     (c) => typeValue(c, { description: '', data_type: 'date', is_required: false, format: 'dd/MM/yyyy' }),
     ['1'.repeat(FIELD_LIMIT), `2020-01-01${'0'.repeat(FIELD_LIMIT)}`],
+  ],
+  [
+    // Patterns a schema may hold that backtracking engines take polynomial time on: run on RE2 they stay linear.
+    "a schema's pattern (RE2)",
+    (() => {
+      const checks = ['\\d*\\d*\\d*x', '(a|a)*$', '^(\\w+\\s?)*$'].map((pattern) =>
+        compileFieldCheck({ description: '', data_type: 'string', is_required: false, pattern }),
+      );
+      return (c: string) => checks.map((check) => check(c));
+    })(),
+    ['1'.repeat(FIELD_LIMIT), `${'a'.repeat(FIELD_LIMIT)}b`, `${'ab '.repeat(FIELD_LIMIT / 3)}!`],
   ],
 ];
 

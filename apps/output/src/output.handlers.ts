@@ -3,7 +3,7 @@ import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { STAGES, runError, runPhase, type RunState } from '@app/domain';
+import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
@@ -47,7 +47,10 @@ export class OutputHandlers {
     let written: OutputWritten;
     const done = stepTimer('output');
     try {
-      written = await this.cpu.run('writeRunOutput', { run, key }, { onProgress: record });
+      // Values that must be unique: the whole-file duplicates pass first, its answer checks each row written.
+      const duplicates =
+        uniquenessGroups(run.schema).length > 0 ? await this.cpu.run('findDuplicateRows', { run, mapping: run.mapping_rule ?? {} }) : null;
+      written = await this.cpu.run('writeRunOutput', { run, key, duplicates }, { onProgress: record });
     } catch (err) {
       // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.
       if (isTransient(err)) throw err;

@@ -30,6 +30,16 @@ export interface FieldDefinition {
   default_region?: string;
   /** For data_type `country`: what the output writes (alpha2 when absent). */
   country_format?: CountryFormat;
+  /** A regular expression (RE2 syntax, linear time) a non-empty value must match somewhere in it; `^...$` for the whole value. */
+  pattern?: string | null;
+  /** The smallest and largest value allowed: numbers for number/integer fields, ISO 8601 dates or date-times for date/datetime fields. */
+  min?: number | string | null;
+  max?: number | string | null;
+  /** The fewest and most characters (Unicode code points) a non-empty value may have. */
+  min_length?: number | null;
+  max_length?: number | null;
+  /** No value may appear twice in the file (every occurrence of a repeated value is a problem). */
+  unique?: boolean;
 }
 export interface NumberFormat {
   /** A BCP 47 locale whose separators and digits the values use, e.g. "de-DE". */
@@ -55,6 +65,8 @@ export interface SchemaSnapshot {
   fields: Record<string, FieldDefinition>;
   /** The customer's validation hook the review calls (docs/validation-hook.md); absent or null: none. */
   validation_url?: string | null;
+  /** Sets of fields whose values must be unique together in the file (absent when none). */
+  unique_with?: string[][];
 }
 
 export interface RunError {

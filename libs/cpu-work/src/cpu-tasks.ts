@@ -2,10 +2,11 @@ import type { MessagePort } from 'node:worker_threads';
 import type { BlobStore } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
-import type { RunState } from '@app/domain';
+import type { DuplicateRows, RunState } from '@app/domain';
 import {
   countMappingProblems,
   distinctFieldValues,
+  findDuplicateRows,
   findProblemRows,
   inspectStructuredFile,
   writeRunOutput,
@@ -27,20 +28,30 @@ export const CPU_TASKS = {
   /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
   inspectStructuredFile: (input: { run: RunState; sheet?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
     inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, input.sheet),
-  writeRunOutput: (input: { run: RunState; key: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    writeRunOutput(env.blobs, input.run, input.key, progress),
+  writeRunOutput: (
+    input: { run: RunState; key: string; duplicates?: DuplicateRows | null },
+    env: TaskEnvironment,
+    progress: (rows: number) => void,
+  ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null),
   countMappingProblems: (
+    input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null },
+    env: TaskEnvironment,
+    progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal, progress, input.duplicates ?? null),
+  findProblemRows: (
+    input: { run: RunState; mapping: MappingRule; query: ProblemRowsQuery; duplicates?: DuplicateRows | null },
+    env: TaskEnvironment,
+    _progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => findProblemRows(env.blobs, input.run, input.mapping, input.query, signal, input.duplicates ?? null),
+  /** The rows whose values repeat where the schema asks for unique ones: run first, its answer goes into the tasks above. */
+  findDuplicateRows: (
     input: { run: RunState; mapping: MappingRule },
     env: TaskEnvironment,
     progress: (n: number) => void,
     signal?: AbortSignal,
-  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal, progress),
-  findProblemRows: (
-    input: { run: RunState; mapping: MappingRule; query: ProblemRowsQuery },
-    env: TaskEnvironment,
-    _progress: (n: number) => void,
-    signal?: AbortSignal,
-  ) => findProblemRows(env.blobs, input.run, input.mapping, input.query, signal),
+  ) => findDuplicateRows(env.blobs, input.run, input.mapping, signal, progress),
   distinctFieldValues: (
     input: { run: RunState; mapping: MappingRule; field: string },
     env: TaskEnvironment,

@@ -122,6 +122,8 @@ export interface SchemaRecord {
   fields: Record<string, FieldDefinition>;
   /** The customer's validation hook (docs/validation-hook.md); absent or null: none. */
   validation_url?: string | null;
+  /** Sets of fields whose values must be unique together (absent when none). */
+  unique_with?: string[][];
   created_at: string;
   updated_at: string;
 }

@@ -13,6 +13,7 @@ export * from './fields/transformations';
 export * from './fields/cell-problems';
 export * from './fields/typed-value';
 export * from './fields/map-row';
+export * from './fields/field-validators';
 export * from './fields/value-fixes';
 export * from './fields/normalisers';
 export * from './fields/picklists';

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, noProblemsByKind, type CellProblem, type RunState } from '@app/domain';
+import { cellProblem, noProblemsByKind, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 export interface ProblemTally {
@@ -24,8 +24,9 @@ export async function countMappingProblems(
   mapping: MappingRule,
   signal?: AbortSignal,
   onProgress: (rowsChecked: number) => void = () => undefined,
+  duplicates: DuplicateRows | null = null,
 ): Promise<ProblemTally | null> {
-  const source = await readPlannedRows(blobs, run, mapping);
+  const source = await readPlannedRows(blobs, run, mapping, duplicates);
   const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
   const byKind: Record<string, Record<CellProblem, number>> = Object.fromEntries(source.plan.map((p) => [p.name, noProblemsByKind()]));
   const plan = source.plan;
@@ -41,7 +42,7 @@ export async function countMappingProblems(
         checked++;
         seen.clear();
         for (const p of plan) {
-          const found = p.check(cellOf(p, row, checked)).problem;
+          const found = cellProblem(p, row, checked);
           if (found) {
             byField[p.name]++;
             byKind[p.name][found]++;

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, mapRow, type CellProblem, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
+import { cellProblem, mapRow, type CellProblem, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 /** Which rows a reviewer asks for: those with a problem, in one field and of one kind when named. */
@@ -63,8 +63,9 @@ export async function findProblemRows(
   mapping: MappingRule,
   query: ProblemRowsQuery,
   signal?: AbortSignal,
+  duplicates: DuplicateRows | null = null,
 ): Promise<ProblemRowsPage | null> {
-  const source = await readPlannedRows(blobs, run, mapping);
+  const source = await readPlannedRows(blobs, run, mapping, duplicates);
   const plan = query.field === null ? source.plan : source.plan.filter((p) => p.name === query.field);
   const rows: ProblemRow[] = [];
   let checked = 0;
@@ -74,7 +75,7 @@ export async function findProblemRows(
       if (signal?.aborted) return null;
       for (const row of batch) {
         checked++;
-        if (!plan.some((p) => matches(p.check(cellOf(p, row, checked)).problem, query.kind))) continue;
+        if (!plan.some((p) => matches(cellProblem(p, row, checked), query.kind))) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
         rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });

@@ -4,3 +4,4 @@ export * from './inspect-structured-file';
 export * from './count-problems';
 export * from './find-problem-rows';
 export * from './distinct-values';
+export * from './duplicate-values';

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { mapRow, planFields, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
+import { mapRow, planFields, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { openTable } from '@app/tabular';
 
 /** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
@@ -21,11 +21,17 @@ export interface MappedSource {
 /**
  * A run's stored data rows with the plan of a mapping (columns resolved, transformations,
  * the reviewer's fixes and checks compiled once), for a reader that maps them itself and
- * counts the rows (cellOf needs each row's number, from 1). Stopping the iteration
- * early closes the underlying blob stream.
+ * counts the rows (cellOf needs each row's number, from 1). `duplicates` is the duplicates
+ * pass's answer for the same run, mapping and fixes, when the schema asks for unique values.
+ * Stopping the iteration early closes the underlying blob stream.
  */
-export async function readPlannedRows(blobs: BlobStore, run: RunState, mapping: MappingRule): Promise<PlannedRows> {
-  const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? []);
+export async function readPlannedRows(
+  blobs: BlobStore,
+  run: RunState,
+  mapping: MappingRule,
+  duplicates: DuplicateRows | null = null,
+): Promise<PlannedRows> {
+  const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? [], duplicates);
   const input = await blobs.openRead(run.rows_key ?? run.source_key);
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
     encoding: encodingOf(run),
@@ -60,9 +66,9 @@ export async function readMappedSource(
   blobs: BlobStore,
   run: RunState,
   mapping: MappingRule,
-  options: { typed: boolean },
+  options: { typed: boolean; duplicates?: DuplicateRows | null },
 ): Promise<MappedSource> {
-  const { plan, batches: rows } = await readPlannedRows(blobs, run, mapping);
+  const { plan, batches: rows } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null);
   async function* batches(): AsyncGenerator<MappedRow[]> {
     try {
       let rowNumber = 0;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
-import { cellOf, type FieldPlan, type RunState } from '@app/domain';
+import { cellOf, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows, type MappedSource } from './mapped-rows';
 
@@ -27,7 +27,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
     for (let i = 0; i < plan.length; i++) {
       const p = plan[i];
       const checked = p.check(cellOf(p, row, rowNumber));
-      if (checked.problem) problem = true;
+      if (checked.problem !== null || (p.duplicate !== null && p.duplicate(rowNumber))) problem = true;
       const v = checked.value;
       line += keys[i] + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
     }
@@ -46,6 +46,7 @@ export async function writeRunOutput(
   run: RunState,
   key: string,
   onProgress: (rows: number) => void,
+  duplicates: DuplicateRows | null = null,
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const typed = run.output_format === 'json';
@@ -54,7 +55,7 @@ export async function writeRunOutput(
   let read = 0;
 
   async function* jsonLines(): AsyncGenerator<string[]> {
-    const source = await readPlannedRows(blobs, run, mapping);
+    const source = await readPlannedRows(blobs, run, mapping, duplicates);
     const lineOf = jsonLineWriter(source.plan);
     for await (const batch of source.batches) {
       const lines: string[] = [];
@@ -99,7 +100,7 @@ export async function writeRunOutput(
   if (typed) {
     chunks = jsonArrayChunks(jsonLines());
   } else {
-    const source = await readMappedSource(blobs, run, mapping, { typed: false });
+    const source = await readMappedSource(blobs, run, mapping, { typed: false, duplicates });
     chunks = csvChunks(
       source.plan.map((p) => p.name),
       csvRecords(source),

@@ -1,4 +1,11 @@
-import { fieldFormatsOf, validateFieldFormats, validatePicklistAndDescriptions, validateTransformations } from '@app/domain';
+import {
+  fieldFormatsOf,
+  validateFieldFormats,
+  validateFieldValidators,
+  validatePicklistAndDescriptions,
+  validateTransformations,
+  validateUniqueWith,
+} from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
@@ -73,6 +80,7 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
     for (const problem of validateTransformations(def.transformations)) addError(errors, `${at}.transformations`, problem);
     for (const { at: where, problem } of validatePicklistAndDescriptions(def)) addError(errors, `${at}.${where}`, problem);
     for (const { at: where, problem } of validateFieldFormats(def)) addError(errors, `${at}.${where}`, problem);
+    for (const { at: where, problem } of validateFieldValidators(def)) addError(errors, `${at}.${where}`, problem);
     out[name] = {
       description: def.description as string,
       data_type: def.data_type as string,
@@ -91,9 +99,26 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
         : {}),
       ...(def.descriptions ? { descriptions: def.descriptions as Record<string, string> } : {}),
       ...fieldFormatsOf(def),
+      ...validatorsOf(def),
     };
   }
   return out;
+}
+
+/** The validators a field definition sets (docs/api.md, "Validators"), checked by validateFieldValidators. */
+function validatorsOf(def: Record<string, unknown>): Partial<FieldDefinition> {
+  const out: Partial<FieldDefinition> = {};
+  for (const key of ['pattern', 'min', 'max', 'min_length', 'max_length'] as const) {
+    if (def[key] !== undefined && def[key] !== null) (out as Record<string, unknown>)[key] = def[key];
+  }
+  if (def.unique === true) out.unique = true;
+  return out;
+}
+
+/** Checks a schema's `unique_with` (sets of its field names unique together); an empty list when absent. */
+export function validateSchemaUniqueWith(value: unknown, fields: Record<string, FieldDefinition> | null, errors: FieldErrors): string[][] {
+  for (const { at, problem } of validateUniqueWith(value, Object.keys(fields ?? {}))) addError(errors, at, problem);
+  return Array.isArray(value) ? (value as string[][]) : [];
 }
 
 export const asObject = (body: unknown, errors: FieldErrors): Record<string, unknown> => {

@@ -10,7 +10,9 @@ import {
   noProblemsByKind,
   normalizeMapping,
   suggestAllowedValue,
+  uniquenessGroups,
   type CellProblem,
+  type DuplicateRows,
   type RunState,
 } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
@@ -62,6 +64,8 @@ interface CountJob {
 export const PROBLEM_ROWS_PER_PAGE = 20;
 
 const CACHE_SIZE = 200;
+/** Answers of the duplicates pass kept (a bit per row and unique field each: 125 kB per field of a million rows). */
+const DUPLICATES_CACHE_SIZE = 20;
 
 /**
  * What the reviewer sees before approving: the first rows exactly as the output will
@@ -78,6 +82,8 @@ export class ReviewPreviewService {
   private readonly running = new Map<string, CountJob>();
   /** A run's source never changes: its column samples are read once. */
   private readonly samples = new Map<string, Record<string, string[]>>();
+  /** The duplicates pass per run, mapping and fixes (countKey), shared by the count, the pages and the preview. */
+  private readonly duplicates = new Map<string, Promise<DuplicateRows | null>>();
 
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
@@ -86,7 +92,7 @@ export class ReviewPreviewService {
 
   async preview(run: RunState, mapping: unknown): Promise<Preview> {
     const normalized = this.requirePreviewable(run, mapping);
-    const source = await this.open(run, normalized);
+    const source = await this.open(run, normalized, await this.duplicateRows(run, normalized));
     const rows: Preview['rows'] = [];
     try {
       for await (const batch of source.batches) {
@@ -185,7 +191,13 @@ export class ReviewPreviewService {
       throw ApiError.validation({ field: [`The schema has no field named "${query.field}".`] });
     try {
       const known = knownMatching(this.counted.get(countKey(run, normalized)), query);
-      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query: known ? { ...query, known } : query });
+      const duplicates = await this.duplicateRows(run, normalized);
+      const page = await this.cpu.run('findProblemRows', {
+        run,
+        mapping: normalized,
+        query: known ? { ...query, known } : query,
+        duplicates,
+      });
       if (!page) throw new Error('the search was stopped');
       return page;
     } catch (err) {
@@ -232,7 +244,9 @@ export class ReviewPreviewService {
   /** Counts in a worker thread: a million rows must not hold up the API's event loop. */
   private async count(run: RunState, mapping: MappingRule, signal: AbortSignal, onProgress: (rows: number) => void): Promise<ProblemCount> {
     try {
-      const tally = await this.cpu.run('countMappingProblems', { run, mapping }, { signal, onProgress });
+      const duplicates = await this.duplicateRows(run, mapping);
+      if (signal.aborted) return emptyCount(run, 'superseded');
+      const tally = await this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
       return tally ? { status: 'counted', ...tally } : emptyCount(run, 'superseded');
     } catch (err) {
       if (signal.aborted) return emptyCount(run, 'superseded');
@@ -261,10 +275,28 @@ export class ReviewPreviewService {
     return normalized;
   }
 
-  private async open(run: RunState, mapping: MappingRule) {
+  /**
+   * The rows whose values repeat where the schema asks for unique ones (null when it asks for
+   * none): a whole-file pass in a worker thread, run once per run, mapping and fixes and shared
+   * by the count, the pages and the preview. A failed pass is forgotten, so the next call tries again.
+   */
+  private duplicateRows(run: RunState, mapping: MappingRule): Promise<DuplicateRows | null> {
+    if (uniquenessGroups(run.schema).length === 0) return Promise.resolve(null);
+    const key = countKey(run, mapping);
+    let found = this.duplicates.get(key);
+    if (!found) {
+      found = this.cpu.run('findDuplicateRows', { run, mapping });
+      found.catch(() => this.duplicates.delete(key));
+      this.duplicates.set(key, found);
+      if (this.duplicates.size > DUPLICATES_CACHE_SIZE) this.duplicates.delete(this.duplicates.keys().next().value as string);
+    }
+    return found;
+  }
+
+  private async open(run: RunState, mapping: MappingRule, duplicates: DuplicateRows | null) {
     try {
       // Values as the run's output delivers them: typed for JSON ("Y" shows true, "37.50" 37.5), text for CSV.
-      return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json' });
+      return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json', duplicates });
     } catch (err) {
       this.logger.error(`Run ${run.id}: preview could not read the source: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');

@@ -275,6 +275,7 @@ export class TransformationsService {
         fields: schema.fields,
         // Only when the schema names one: the events of runs without a hook stay as they were.
         ...(schema.validation_url ? { validation_url: schema.validation_url } : {}),
+        ...(schema.unique_with?.length ? { unique_with: schema.unique_with } : {}),
       },
       provider_id: dto.provider_id ?? null,
       dry_run: dto.dry_run ?? false,

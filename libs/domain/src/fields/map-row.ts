@@ -1,7 +1,8 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
-import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
+import { compileFieldCheck } from './field-validators';
+import { type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
 export interface FieldPlan {
@@ -13,18 +14,35 @@ export interface FieldPlan {
   transform: (value: string) => string;
   /** The reviewer's fixes of the field's values (after the transformations); null when none. */
   fix: ((value: string, row: number) => string) | null;
-  /** The field's type check, compiled once for the whole run. */
+  /** The field's checks (required, data_type, pattern, range, length), compiled once for the whole run. */
   check: (value: string) => TypedValue;
   /** Text output (CSV) writes the checked value of a valid cell, not the text as read (writesCheckedText). */
   checkedText: boolean;
+  /** Whether the field's value in a data row (by its number) repeats where it must be unique; null when the field need not be. */
+  duplicate: ((rowNumber: number) => boolean) | null;
 }
 
-/** Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes are compiled per field. */
+/**
+ * Per field, the data rows (bit n for row n, from 1) whose value of the field, alone or
+ * together with the others of a unique_with set, appears more than once in the file:
+ * found by a whole-file pass before the rows are checked (run-source's duplicate-values.ts),
+ * so a row's verdict does not depend on the rows read before it.
+ */
+export type DuplicateRows = Record<string, Uint8Array>;
+
+const isMarked = (bits: Uint8Array, row: number): boolean => (bits[row >> 3] & (1 << (row & 7))) !== 0;
+
+/**
+ * Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes
+ * and the fields' checks are compiled per field. `duplicates` is the duplicates pass's answer
+ * for the same run, mapping and fixes (null: uniqueness is not checked).
+ */
 export function planFields(
   fields: Record<string, FieldDefinition>,
   mapping: MappingRule,
   headers: string[],
   fixes: readonly AppliedFix[] = [],
+  duplicates: DuplicateRows | null = null,
 ): FieldPlan[] {
   const index = new Map(headers.map((h, i) => [h, i]));
   return Object.entries(fields).map(([name, field]) => {
@@ -35,8 +53,9 @@ export function planFields(
       column: header == null ? -1 : (index.get(header) ?? -1),
       transform: compileTransformations(field),
       fix: compileFieldFixes(fixes, name, field),
-      check: compileTypeCheck(field),
+      check: compileFieldCheck(field),
       checkedText: writesCheckedText(field),
+      duplicate: duplicates && Object.hasOwn(duplicates, name) ? (row: number) => isMarked(duplicates[name], row) : null,
     };
   });
 }
@@ -48,6 +67,13 @@ export function planFields(
 export function cellOf(p: FieldPlan, row: string[], rowNumber: number): string {
   const value = p.transform(p.column >= 0 ? (row[p.column] ?? '') : '');
   return p.fix === null ? value : p.fix(value, rowNumber);
+}
+
+/** The problem of a field's cell in a source row: its own checks first, then whether its value repeats where it must be unique. */
+export function cellProblem(p: FieldPlan, row: string[], rowNumber: number): CellProblem | null {
+  const problem = p.check(cellOf(p, row, rowNumber)).problem;
+  if (problem !== null) return problem;
+  return p.duplicate !== null && p.duplicate(rowNumber) ? 'unique' : null;
 }
 
 export interface MappedRow {
@@ -66,7 +92,8 @@ export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], type
   for (const p of plan) {
     const value = cellOf(p, row, rowNumber);
     const checked = p.check(value);
-    if (checked.problem) problems.push({ field: p.name, problem: checked.problem });
+    const problem = checked.problem ?? (p.duplicate !== null && p.duplicate(rowNumber) ? 'unique' : null);
+    if (problem) problems.push({ field: p.name, problem });
     record[p.name] = typed
       ? checked.value
       : p.checkedText && checked.problem === null && checked.value !== null

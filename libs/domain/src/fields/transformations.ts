@@ -1,6 +1,6 @@
 import { format as formatDate, isValid, parse as parseDate, parseISO } from 'date-fns';
 import type { FieldDefinition } from '@app/contracts';
-import { compileDatePattern, partsOfDate } from './date-pattern';
+import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
 
 /**
  * Field transformations, applied after mapping in a fixed order whatever the order of
@@ -34,6 +34,25 @@ export function compileDateCheck(pattern: string | null | undefined): (value: st
   const compiled = pattern ? compileDatePattern(pattern) : null;
   if (compiled) return (value) => compiled.parse(value) !== null;
   return (value) => parseDateSlowly(value, pattern) !== null;
+}
+
+/**
+ * Compiles a date reader: the calendar parts of a date written in `pattern`, or in ISO 8601
+ * (a date or a date-time, as the data_type check accepts it); null for anything else.
+ */
+export function compileDateReader(pattern: string | null | undefined): (value: string) => DateParts | null {
+  const compiled = pattern ? compileDatePattern(pattern) : null;
+  const inPattern = (value: string): DateParts | null => {
+    if (compiled) return compiled.parse(value);
+    const d = pattern ? parseDateSlowly(value, pattern) : null;
+    return d ? partsOfDate(d) : null;
+  };
+  return (value) => {
+    const parts = inPattern(value);
+    if (parts) return parts;
+    const d = parseDateSlowly(value, null);
+    return d ? partsOfDate(d) : null;
+  };
 }
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */

@@ -8,7 +8,7 @@ import type { ProviderResourceDto, SchemaResourceDto } from '../../catalog/catal
 import { presentProvider, presentSchema } from '../../catalog/catalog.presenters';
 import { ApiError } from '../../http/api-error';
 import { addError, type FieldErrors } from '../../http/validate-body';
-import { asObject, requireString, requireUrl, validateSchemaFields } from '../admin-validation';
+import { asObject, requireString, requireUrl, validateSchemaFields, validateSchemaUniqueWith } from '../admin-validation';
 import { failOnErrors, requireOrganization } from './organization-lookup';
 
 const PROVIDER_KEY_RE = /^[a-z][a-z0-9_-]{1,49}$/;
@@ -42,6 +42,7 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
     // The review calls it with the organization's webhook secret: the same rules as webhook URLs
     // (HTTPS in production, no literal non-public address; names are checked again at connect time).
     const validationUrl = requireUrl(b, 'validation_url', errors, this.config.production, this.config.webhooks.allowedAddresses);
+    const uniqueWith = validateSchemaUniqueWith(b.unique_with, fields, errors);
     failOnErrors(errors);
     const now = new Date().toISOString();
     const schema: SchemaRecord = {
@@ -50,6 +51,7 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
       name: name!,
       fields: fields!,
       validation_url: validationUrl,
+      ...(uniqueWith.length > 0 ? { unique_with: uniqueWith } : {}),
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };

@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { SchemaRecord } from '@app/directory';
 import { suggestMapping, type CellProblem, type RunState } from '@app/domain';
-import { countMappingProblems, inspectStructuredFile } from '@app/run-source';
+import { countMappingProblems, findDuplicateRows, inspectStructuredFile } from '@app/run-source';
 import { ApiError } from '../../http/api-error';
 
 /** The largest file "try it" reads: a sample, not a run (a run takes files of any size). */
@@ -54,7 +54,9 @@ export class SchemaTrialService {
       encoding: parsed.encoding,
       total_rows: parsed.total_rows,
     };
-    const tally = await countMappingProblems(blobs, read, mapping);
+    // Values that must be unique: the duplicates pass first, as a run's review does.
+    const duplicates = await findDuplicateRows(blobs, read, mapping);
+    const tally = await countMappingProblems(blobs, read, mapping, undefined, undefined, duplicates);
     return {
       headers: parsed.source_headers,
       input_has_header: parsed.input_has_header,
@@ -75,7 +77,7 @@ function trialRun(schema: SchemaRecord, filename: string): RunState {
   return {
     id: 'trial',
     organization_id: schema.organization_id,
-    schema: { id: schema.id, name: schema.name, fields: schema.fields },
+    schema: { id: schema.id, name: schema.name, fields: schema.fields, unique_with: schema.unique_with ?? [] },
     filename,
     input_has_header_override: null,
     source_key: TRIAL_KEY,

@@ -1,0 +1,156 @@
+import type { FieldDefinition } from '@app/contracts';
+import { CELL_PROBLEMS } from './cell-problems';
+import {
+  codePointLength,
+  compileFieldCheck,
+  patternProblem,
+  uniquenessGroups,
+  validateFieldValidators,
+  validateUniqueWith,
+} from './field-validators';
+
+const field = (data_type: string, extra: Partial<FieldDefinition> = {}): FieldDefinition => ({
+  description: '',
+  data_type,
+  is_required: false,
+  ...extra,
+});
+const problemOf = (f: FieldDefinition, raw: string) => compileFieldCheck(f)(raw).problem;
+
+describe('pattern', () => {
+  const code = field('string', { pattern: '^[A-Z]{2}-\\d{3}$' });
+
+  it('reports a value that does not match, and passes one that does', () => {
+    expect(problemOf(code, 'AB-123')).toBeNull();
+    expect(problemOf(code, ' AB-123 ')).toBeNull(); // surrounding whitespace is not part of the value checked
+    expect(problemOf(code, 'ab-123')).toBe('pattern');
+    expect(problemOf(code, 'AB-1234')).toBe('pattern');
+  });
+
+  it('matches anywhere in the value unless anchored, as JSON Schema patterns do', () => {
+    expect(problemOf(field('string', { pattern: '\\d{3}' }), 'room 101, floor 1')).toBeNull();
+    expect(problemOf(field('string', { pattern: '\\d{3}' }), 'room 10')).toBe('pattern');
+  });
+
+  it('leaves an empty value to is_required', () => {
+    expect(problemOf(code, '')).toBeNull();
+    expect(problemOf({ ...code, is_required: true }, '  ')).toBe('required');
+  });
+
+  it('comes after the type check: a value of the wrong type is a type problem', () => {
+    expect(problemOf(field('email', { pattern: '@acme\\.example$' }), 'not an address')).toBe('type');
+    expect(problemOf(field('email', { pattern: '@acme\\.example$' }), 'ada@other.example')).toBe('pattern');
+  });
+
+  it('refuses, with a reason, patterns that can backtrack catastrophically or that RE2 cannot run', () => {
+    expect(patternProblem('(a+)+$')).toMatch(/backtrack catastrophically/);
+    expect(patternProblem('(x+x+)+y')).toMatch(/backtrack catastrophically/);
+    expect(patternProblem('(\\w+)\\1')).toMatch(/RE2 accepts .*backreferences/);
+    expect(patternProblem('(?=a)b')).toMatch(/lookaround/);
+    expect(patternProblem('[a-')).toMatch(/RE2 accepts/);
+    expect(patternProblem('(?i)abc')).toMatch(/syntax RE2 and JavaScript share/);
+    expect(patternProblem('')).toMatch(/non-empty string/);
+    expect(patternProblem(42)).toMatch(/non-empty string/);
+    expect(patternProblem('a'.repeat(1001))).toMatch(/longer than 1000/);
+    expect(patternProblem('^[A-Z]{2}-\\d{3}$')).toBeNull();
+    expect(patternProblem('^\\p{L}+$')).toBeNull();
+  });
+});
+
+describe('min and max', () => {
+  it('bound numbers and integers', () => {
+    const age = field('integer', { min: 18, max: 120 });
+    expect(problemOf(age, '18')).toBeNull();
+    expect(problemOf(age, '120')).toBeNull();
+    expect(problemOf(age, '17')).toBe('range');
+    expect(problemOf(age, '121')).toBe('range');
+    expect(problemOf(age, '18.5')).toBe('type');
+    expect(problemOf(field('number', { min: -1.5 }), '-1.6')).toBe('range');
+    expect(problemOf(field('number', { max: 0 }), '0.0')).toBeNull();
+  });
+
+  it('keep a value of the right type typed in the output, with its problem beside it', () => {
+    expect(compileFieldCheck(field('integer', { max: 10 }))('11')).toEqual({ value: 11, problem: 'range' });
+  });
+
+  it('bound dates written in ISO 8601, the values read in the field format or ISO', () => {
+    const due = field('date', { format: 'dd/MM/yyyy', min: '2024-01-01', max: '2024-12-31' });
+    expect(problemOf(due, '01/01/2024')).toBeNull();
+    expect(problemOf(due, '31/12/2024')).toBeNull();
+    expect(problemOf(due, '31/12/2023')).toBe('range');
+    expect(problemOf(due, '2025-01-01')).toBe('range');
+    expect(problemOf(due, '2024-06-15')).toBeNull();
+    // A date-only max takes its whole day for date-times.
+    const at = field('datetime', { min: '2024-01-01T08:00:00', max: '2024-01-31' });
+    expect(problemOf(at, '2024-01-31T23:00:00')).toBeNull();
+    expect(problemOf(at, '2024-02-01T00:00:00')).toBe('range');
+    expect(problemOf(at, '2024-01-01T07:59:59')).toBe('range');
+  });
+});
+
+describe('min_length and max_length', () => {
+  it('count characters as code points', () => {
+    const name = field('string', { min_length: 2, max_length: 5 });
+    expect(problemOf(name, 'Al')).toBeNull();
+    expect(problemOf(name, 'A')).toBe('length');
+    expect(problemOf(name, 'Alexandra')).toBe('length');
+    expect(codePointLength('👍🏽ab')).toBe(4);
+    expect(problemOf(name, '😀😀😀😀😀')).toBeNull(); // five characters, ten UTF-16 units
+    expect(problemOf(name, 'ÅÅÅÅÅÅ')).toBe('length');
+  });
+});
+
+describe('schema checks of the validators', () => {
+  const problems = (def: Record<string, unknown>) => validateFieldValidators({ description: '', is_required: false, ...def });
+
+  it('accepts well-formed validators', () => {
+    expect(problems({ data_type: 'string', pattern: '^\\d+$', min_length: 1, max_length: 9, unique: true })).toEqual([]);
+    expect(problems({ data_type: 'number', min: 0, max: 1.5 })).toEqual([]);
+    expect(problems({ data_type: 'date', min: '2024-01-01', max: '2024-12-31T12:00:00' })).toEqual([]);
+  });
+
+  it('refuses each malformed one with its path and a reason', () => {
+    expect(problems({ data_type: 'string', pattern: '(a+)+$' })).toEqual([
+      { at: 'pattern', problem: expect.stringMatching(/catastrophically/) },
+    ]);
+    expect(problems({ data_type: 'string', min: 1 })).toEqual([
+      { at: 'min', problem: expect.stringMatching(/number, integer, date and datetime/) },
+    ]);
+    expect(problems({ data_type: 'number', max: '10' })).toEqual([{ at: 'max', problem: 'max must be a finite number.' }]);
+    expect(problems({ data_type: 'date', min: '31/12/2024' })).toEqual([{ at: 'min', problem: expect.stringMatching(/ISO 8601/) }]);
+    expect(problems({ data_type: 'number', min: 5, max: 1 })).toEqual([{ at: 'min', problem: 'min must not be greater than max.' }]);
+    expect(problems({ data_type: 'string', min_length: -1, max_length: 2.5 }).map((p) => p.at)).toEqual(['min_length', 'max_length']);
+    expect(problems({ data_type: 'string', min_length: 3, max_length: 2 })).toEqual([
+      { at: 'min_length', problem: 'min_length must not be greater than max_length.' },
+    ]);
+    expect(problems({ data_type: 'string', unique: 'yes' })).toEqual([{ at: 'unique', problem: 'unique must be true or false.' }]);
+  });
+
+  it('checks unique_with against the schema fields', () => {
+    const names = ['first', 'last', 'email'];
+    expect(validateUniqueWith([['first', 'last']], names)).toEqual([]);
+    expect(validateUniqueWith(undefined, names)).toEqual([]);
+    expect(validateUniqueWith('first', names)).toEqual([{ at: 'unique_with', problem: expect.stringMatching(/list of lists/) }]);
+    expect(validateUniqueWith([['first']], names)).toEqual([{ at: 'unique_with.0', problem: expect.stringMatching(/two or more/) }]);
+    expect(
+      validateUniqueWith(
+        [
+          ['first', 'last'],
+          ['first', 'phone'],
+        ],
+        names,
+      ),
+    ).toEqual([{ at: 'unique_with.1', problem: 'The schema has no field named "phone".' }]);
+    expect(validateUniqueWith([['first', 'first']], names)).toEqual([{ at: 'unique_with.0', problem: expect.stringMatching(/only once/) }]);
+  });
+
+  it('lists the groups the duplicates pass looks for: unique fields alone, then the unique_with sets', () => {
+    const fields = { id: field('string', { unique: true }), first: field('string'), last: field('string') };
+    expect(uniquenessGroups({ fields, unique_with: [['first', 'last']] })).toEqual([['id'], ['first', 'last']]);
+    expect(uniquenessGroups({ fields })).toEqual([['id']]);
+  });
+});
+
+it('declares every kind of problem the checks can give', () => {
+  expect(CELL_PROBLEMS).toEqual(['required', 'type', 'pattern', 'range', 'length', 'unique', 'customer']);
+});

@@ -1,0 +1,179 @@
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import Papa from 'papaparse';
+import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { FieldDefinition } from '@app/contracts';
+import type { DuplicateRows, RunState } from '@app/domain';
+import { countMappingProblems } from './count-problems';
+import { findDuplicateRows } from './duplicate-values';
+import { findProblemRows } from './find-problem-rows';
+import { writeRunOutput } from './write-output';
+
+/**
+ * The duplicates pass against the plain way (every key counted in a Map), on files with
+ * repeats far apart, with the digest prefixes cut short so that different values share them
+ * (the exact passes then decide); and its answer used by the count, the pages and the output.
+ */
+const FIELDS: Record<string, FieldDefinition> = {
+  code: { description: 'c', data_type: 'string', is_required: false, unique: true },
+  amount: { description: 'a', data_type: 'number', is_required: false, unique: true },
+  first: { description: 'f', data_type: 'string', is_required: false },
+  last: { description: 'l', data_type: 'string', is_required: false },
+};
+const UNIQUE_WITH = [['first', 'last']];
+const HEADERS = ['Code', 'Amount', 'First', 'Last'];
+const MAPPING = { code: 'Code', amount: 'Amount', first: 'First', last: 'Last' };
+type Row = [string, string, string, string];
+
+const rowsOf = (bits: Uint8Array | undefined, count: number): number[] =>
+  Array.from({ length: count }, (_, i) => i + 1).filter((n) => bits !== undefined && (bits[n >> 3] & (1 << (n & 7))) !== 0);
+
+/** The plain way: each key's rows in a Map; rows of keys seen more than once. */
+function expectedRows(data: Row[], keyOf: (r: Row) => string | null): number[] {
+  const rows = new Map<string, number[]>();
+  data.forEach((r, i) => {
+    const key = keyOf(r);
+    if (key !== null) rows.set(key, [...(rows.get(key) ?? []), i + 1]);
+  });
+  return [...rows.values()]
+    .filter((r) => r.length > 1)
+    .flat()
+    .sort((a, b) => a - b);
+}
+const text = (v: string): string | null => (v.trim() === '' ? null : v.trim());
+const number = (v: string): string | null =>
+  v.trim() === '' ? null : Number.isFinite(Number(v.trim())) ? String(Number(v.trim())) : v.trim();
+const pair = (r: Row): string | null => (text(r[2]) === null && text(r[3]) === null ? null : JSON.stringify([text(r[2]), text(r[3])]));
+
+describe('duplicates pass', () => {
+  let dir: string;
+  let blobs: LocalBlobStore;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'duplicates-'));
+    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  let n = 0;
+  async function stored(data: Row[], output_format: 'json' | 'csv' = 'json'): Promise<RunState> {
+    const key = `runs/d${++n}/source`;
+    await blobs.put(key, Readable.from([Papa.unparse([HEADERS, ...data], { newline: '\n' })]));
+    return {
+      id: `d${n}`,
+      schema: { fields: FIELDS, unique_with: UNIQUE_WITH },
+      source_headers: HEADERS,
+      source_key: key,
+      rows_key: key,
+      source_format: 'delimited',
+      delimiter: ',',
+      encoding: 'utf-8',
+      input_has_header: true,
+      output_format,
+      mapping_rule: MAPPING,
+    } as unknown as RunState;
+  }
+
+  const value = fc.constantFrom('', ' ', 'a', 'b', 'A', 'a ', '1', '1.0', '01', '2', 'x,y', '"q"', 'ü');
+  const row = fc.tuple(value, value, value, value);
+
+  it('marks every occurrence of a repeated value, and only those, whatever the digest prefixes share', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 60 }), fc.constantFrom(1, 2, 6), async (data, prefixBytes) => {
+        const run = await stored(data);
+        const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { prefixBytes }))!;
+        const pairs = expectedRows(data, pair);
+        expect(rowsOf(found.code, data.length)).toEqual(expectedRows(data, (r) => text(r[0])));
+        expect(rowsOf(found.amount, data.length)).toEqual(expectedRows(data, (r) => number(r[1])));
+        expect(rowsOf(found.first, data.length)).toEqual(pairs);
+        expect(rowsOf(found.last, data.length)).toEqual(pairs);
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('finds repeats far apart in a long file, with one bit per row and field', async () => {
+    const data: Row[] = Array.from({ length: 20_000 }, (_, i) => [`C${i}`, String(i), `F${i}`, 'L']);
+    data[19_998] = ['C3', '19998', 'F17', 'L']; // code of row 4, name of row 18
+    const run = await stored(data);
+    const found = (await findDuplicateRows(blobs, run, MAPPING))!;
+    expect(rowsOf(found.code, data.length)).toEqual([4, 19_999]);
+    expect(rowsOf(found.first, data.length)).toEqual([18, 19_999]);
+    expect(rowsOf(found.amount, data.length)).toEqual([]);
+    expect(found.code.length).toBe(Math.floor(data.length / 8) + 1);
+  });
+
+  it('tells different values apart when their prefixes are the same (more values than one-byte prefixes)', async () => {
+    const data: Row[] = Array.from({ length: 300 }, (_, i) => [`K${i}`, '', '', '']);
+    data[299] = ['K7', '', '', ''];
+    const found = (await findDuplicateRows(blobs, await stored(data), MAPPING, undefined, undefined, { prefixBytes: 1 }))!;
+    expect(rowsOf(found.code, data.length)).toEqual([8, 300]);
+  });
+
+  it('answers nothing to find when the schema asks for no unique values', async () => {
+    const run = await stored([['a', '1', 'f', 'l']]);
+    const plain = { ...run, schema: { ...run.schema, fields: { code: { ...FIELDS.code, unique: false } }, unique_with: [] } };
+    expect(await findDuplicateRows(blobs, plain, MAPPING)).toEqual({});
+  });
+
+  describe('its answer in the count, the pages and the output', () => {
+    const data: Row[] = [
+      ['A1', '10', 'Ada', 'Lovelace'],
+      ['A2', '20', 'Alan', 'Turing'],
+      ['A1', '30', 'Grace', 'Hopper'],
+      ['A4', '20.0', 'Ada', 'Lovelace'],
+      ['A5', '50', 'Ada', 'Byron'],
+    ];
+    let run: RunState;
+    let duplicates: DuplicateRows;
+    beforeAll(async () => {
+      run = await stored(data);
+      duplicates = (await findDuplicateRows(blobs, run, MAPPING))!;
+    });
+
+    it('counts each repeated cell as a unique problem', async () => {
+      const tally = (await countMappingProblems(blobs, run, MAPPING, undefined, undefined, duplicates))!;
+      expect(tally.rows_with_problems).toBe(4);
+      expect(tally.rows_by_kind.unique).toBe(4);
+      expect(tally.problems_by_field_and_kind.code.unique).toBe(2);
+      expect(tally.problems_by_field_and_kind.amount.unique).toBe(2);
+      expect(tally.problems_by_field_and_kind.first.unique).toBe(2);
+      expect(tally.problems_by_field_and_kind.last.unique).toBe(2);
+      // Without the pass's answer nothing is a duplicate: the answer is what decides.
+      expect((await countMappingProblems(blobs, run, MAPPING))!.rows_with_problems).toBe(0);
+    });
+
+    it('lists the same rows from any page start: a row does not depend on the rows before it', async () => {
+      const query = { field: 'amount', kind: 'unique' as const, limit: 10 };
+      const all = (await findProblemRows(blobs, run, MAPPING, { ...query, offset: 0 }, undefined, duplicates))!;
+      expect(all.rows.map((r) => r.row)).toEqual([2, 4]);
+      expect(all.rows[1].cells.amount).toEqual({ value: '20', problem: 'unique' });
+      const second = (await findProblemRows(blobs, run, MAPPING, { ...query, offset: 1 }, undefined, duplicates))!;
+      expect(second.rows.map((r) => r.row)).toEqual([4]);
+    });
+
+    it('writes every row with its values: problems are reported, never dropped', async () => {
+      for (const format of ['json', 'csv'] as const) {
+        const r = { ...run, output_format: format };
+        const key = `runs/${r.id}/output.${format}`;
+        const written = await writeRunOutput(blobs, r, key, () => undefined, duplicates);
+        expect(written).toEqual({ rows: 5, rowsWithProblems: 4, rowsExcluded: 0 });
+        const chunks: Buffer[] = [];
+        for await (const chunk of await blobs.openRead(key)) chunks.push(chunk as Buffer);
+        const out = Buffer.concat(chunks).toString('utf8');
+        if (format === 'json') expect((JSON.parse(out) as { amount: number }[]).map((o) => o.amount)).toEqual([10, 20, 30, 20, 50]);
+        else expect(out).toContain('A4,20.0,Ada,Lovelace');
+      }
+      const excluded = await writeRunOutput(
+        blobs,
+        { ...run, problem_rows_choice: 'exclude' },
+        `runs/${run.id}/x.json`,
+        () => undefined,
+        duplicates,
+      );
+      expect(excluded).toEqual({ rows: 1, rowsWithProblems: 4, rowsExcluded: 4 });
+    });
+  });
+});
