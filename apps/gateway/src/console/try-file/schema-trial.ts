@@ -53,6 +53,8 @@ export class SchemaTrialService {
       delimiter: parsed.delimiter,
       encoding: parsed.encoding,
       total_rows: parsed.total_rows,
+      // A workbook's problems are counted on the sheet its headers came from.
+      sheet: parsed.sheet ?? null,
     };
     // Values that must be unique: the duplicates pass first, as a run's review does.
     const duplicates = await findDuplicateRows(blobs, read, mapping);
