@@ -260,6 +260,6 @@ function normalizedMapping(run: RunState, mapping: unknown): MappingRule {
   return normalizeMapping(mapping ?? run.mapping_rule ?? {}, Object.keys(run.schema.fields), run.source_headers).mapping;
 }
 
-/** What the checks are for: the run, its header choice, the mapping, the fixes in force and the hook. */
+/** What the checks are for: the run, its sheet and header choice, the mapping, the fixes in force and the hook. */
 const checksKey = (run: RunState, mapping: MappingRule, url: string): string =>
-  `${run.id}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}:${url}`;
+  `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}:${url}`;
