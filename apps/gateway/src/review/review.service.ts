@@ -9,6 +9,7 @@ import {
   type RunCommand,
   type RunState,
 } from '@app/domain';
+import type { FieldDefinition } from '@app/contracts';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -38,6 +39,15 @@ export interface ReviewView {
     allowed_values?: { value: string; label: string }[];
     /** The decimal mark of a number field's number_format: the "normalise numbers" fix writes and reads with it. */
     decimal_mark?: string;
+    /** The field's validators, for the words of its problems (each only when the schema sets it). */
+    pattern?: string;
+    min?: number | string;
+    max?: number | string;
+    min_length?: number;
+    max_length?: number;
+    unique?: boolean;
+    /** The sets of unique_with this field belongs to, each as its fields' labels. */
+    unique_with?: string[][];
   }[];
   source_headers: string[];
   /** Whether the first row is taken as the column names; null before the file was read. */
@@ -111,7 +121,7 @@ export class ReviewService {
       encoding: run.rows_origin === 'file' && run.source_format === 'delimited' ? run.encoding : null,
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
-        label: (run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null) ?? f.label ?? name,
+        label: fieldLabel(run, name),
         description: f.descriptions?.[supportedLocale(run.locale)] ?? f.description,
         data_type: f.data_type,
         is_required: f.is_required,
@@ -121,6 +131,7 @@ export class ReviewService {
             }
           : {}),
         ...(f.number_format ? { decimal_mark: decimalMarkOf(f.number_format) } : {}),
+        ...validatorsShown(f, name, run),
       })),
       source_headers: run.source_headers,
       input_has_header: run.input_has_header,
@@ -193,3 +204,21 @@ export class ReviewService {
 
 /** Every data call after the review's deadline (the page then shows its expired state). */
 export const reviewExpired = (): ApiError => ApiError.forbidden('review_expired', 'The review has expired.');
+
+/** The validators of a field the review words its problems with (docs/review-page.md): only those the schema sets. */
+function validatorsShown(f: FieldDefinition, name: string, run: RunState) {
+  const sets = (run.schema.unique_with ?? []).filter((set) => set.includes(name)).map((set) => set.map((n) => fieldLabel(run, n)));
+  return {
+    ...(typeof f.pattern === 'string' ? { pattern: f.pattern } : {}),
+    ...(f.min !== undefined && f.min !== null ? { min: f.min } : {}),
+    ...(f.max !== undefined && f.max !== null ? { max: f.max } : {}),
+    ...(typeof f.min_length === 'number' ? { min_length: f.min_length } : {}),
+    ...(typeof f.max_length === 'number' ? { max_length: f.max_length } : {}),
+    ...(f.unique === true ? { unique: true } : {}),
+    ...(sets.length > 0 ? { unique_with: sets } : {}),
+  };
+}
+
+/** A field's label as the review shows it: the run's column label, else the schema's, else its name. */
+const fieldLabel = (run: RunState, name: string): string =>
+  (run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null) ?? run.schema.fields[name]?.label ?? name;

@@ -13,6 +13,15 @@ export interface Field {
   data_type: string;
   is_required: boolean;
   allowed_values?: { value: string; label: string }[];
+  /** The field's validators (only those the schema sets), for the words of its problems. */
+  pattern?: string;
+  min?: number | string;
+  max?: number | string;
+  min_length?: number;
+  max_length?: number;
+  unique?: boolean;
+  /** The sets of fields unique together this field belongs to, as labels. */
+  unique_with?: string[][];
   /** A number field's number_format decimal mark (absent without number_format). */
   decimal_mark?: string;
 }

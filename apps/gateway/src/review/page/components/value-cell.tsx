@@ -5,9 +5,10 @@
  */
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { fieldId } from '../field-id';
-import { numbers, t, typeName } from '../i18n';
+import { numbers, t } from '../i18n';
+import { problemWords } from '../problem-words';
 import { fixValues } from '../state';
-import type { Cell, CellProblem, Field } from '../types';
+import type { Cell, Field } from '../types';
 
 /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
 const LONG_VALUE = 24;
@@ -16,11 +17,6 @@ const LONG_VALUE = 24;
 export interface EditStart {
   text: string;
   selectAll: boolean;
-}
-
-function reason(problem: CellProblem, field: Field): string {
-  if (problem === 'required') return t('problem_required');
-  return field.allowed_values ? t('problem_enum') : t('problem_type', { type: typeName(field.data_type) });
 }
 
 interface Props {
@@ -55,7 +51,7 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
           {value ? <bdi>{value}</bdi> : <span class="empty">{t('empty_value')}</span>}
           {/* Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value. */}
-          {problem && <span class="reason">{reason(problem, field)}</span>}
+          {problem && <span class="reason">{problemWords(problem, field, value ?? null)}</span>}
           {problem && fixable && (
             // Out of the tab order (the grid has one tab stop): on the keyboard, Enter or F2 on the cell opens the same editor.
             <button

@@ -1,0 +1,48 @@
+/** Why a cell has its problem, in words a reviewer reads beside the value (docs/review-page.md, "Problems"). */
+import { isolate, numbers, t, typeName } from './i18n';
+import type { CellProblem, Field } from './types';
+
+/** Characters as the service counts them: code points. */
+const lengthOf = (text: string): number => Array.from(text).length;
+
+/** A bound as written for the reader: numbers in the page's language, dates as the schema writes them. */
+const bound = (v: number | string): string => (typeof v === 'number' ? numbers.format(v) : isolate(v));
+
+function rangeWords(field: Field, value: string | null): string {
+  const { min, max } = field;
+  const n = value === null ? NaN : Number(value.trim());
+  // A number says on which side it fell; a date is compared as the service reads it, so both bounds are named.
+  if (typeof min === 'number' && !Number.isNaN(n) && n < min) return t('problem_range_below', { min: bound(min) });
+  if (typeof max === 'number' && !Number.isNaN(n) && n > max) return t('problem_range_above', { max: bound(max) });
+  if (min !== undefined && max !== undefined) return t('problem_range_between', { min: bound(min), max: bound(max) });
+  if (min !== undefined) return t('problem_range_below', { min: bound(min) });
+  return t('problem_range_above', { max: bound(max ?? '') });
+}
+
+function lengthWords(field: Field, value: string | null): string {
+  const length = lengthOf((value ?? '').trim());
+  if (field.min_length !== undefined && length < field.min_length) return t('problem_length_short', { count: field.min_length });
+  return t('problem_length_long', { count: field.max_length ?? 0 });
+}
+
+export function problemWords(problem: CellProblem, field: Field, value: string | null): string {
+  switch (problem) {
+    case 'required':
+      return t('problem_required');
+    case 'pattern':
+      return t('problem_pattern', { pattern: isolate(field.pattern ?? '') });
+    case 'range':
+      return rangeWords(field, value);
+    case 'length':
+      return lengthWords(field, value);
+    case 'unique':
+      // Repeated alone, or as a combination of unique_with: the first set it belongs to is named.
+      return !field.unique && field.unique_with?.length
+        ? t('problem_unique_with', { fields: isolate(field.unique_with[0].join(' + ')) })
+        : t('problem_unique');
+    case 'customer':
+      return t('problem_kind_customer');
+    default:
+      return field.allowed_values ? t('problem_enum') : t('problem_type', { type: typeName(field.data_type) });
+  }
+}
