@@ -37,6 +37,21 @@ describe('API keys: ids, listing, revocation', () => {
     expect((await admin(`/${org.id}/api-keys/${org.api_key_id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('a key revoked through one instance is refused on the very next request to another that had just accepted it', async () => {
+    // A second service on the same data (as a second gateway replica): each keeps its own caches.
+    const other = await startService({}, svc.config.dataDir);
+    try {
+      const org = await createOrg('Two instances');
+      const onOther = () => call(`${other.baseUrl}/v1/schemas`, { token: org.api_key });
+      for (let i = 0; i < 3; i++) expect((await onOther()).status).toBe(200);
+      expect((await admin(`/${org.id}/api-keys/${org.api_key_id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await onOther()).status).toBe(401);
+      expect(await works(org.api_key)).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('lists every key of the organization, revoked ones too, oldest first: id, prefix, created_at, revoked_at and nothing else', async () => {
     const org = await createOrg();
     const second = (await admin(`/${org.id}/api-keys`, { method: 'POST' })).body as { id: string; api_key: string };
