@@ -35,13 +35,19 @@ export interface PutOptions {
   contentType?: string;
 }
 
+export interface ReadOptions {
+  /** The first byte to read (0-based). */
+  start?: number;
+}
+
 /**
  * Blob storage port. A put is atomic: readers see the whole object or none of it, never
  * a partial one, which is what keeps a half-written output from ever being downloadable.
  */
 export interface BlobStore {
   put(key: string, body: Readable, options?: PutOptions): Promise<{ size: number }>;
-  openRead(key: string): Promise<Readable>;
+  /** The blob's bytes, from byte `start` (0 when absent) to its end: a row index lets readers begin mid-file. */
+  openRead(key: string, options?: ReadOptions): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
   /** A URL that allows one method on one key until `expiresAt`, with the headers to send. */

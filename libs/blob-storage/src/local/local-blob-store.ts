@@ -13,6 +13,7 @@ import {
   type PresignedRequest,
   type PresignMethod,
   type PutOptions,
+  type ReadOptions,
 } from '../blob-store.port';
 import type { UrlSigner } from '../url-signer';
 
@@ -76,10 +77,10 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async openRead(key: string): Promise<Readable> {
+  async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {
     const p = this.path(key);
     if (!(await this.stat(key))) throw new BlobNotFoundError(key);
-    return createReadStream(p, { highWaterMark: 1024 * 1024 });
+    return createReadStream(p, { highWaterMark: 1024 * 1024, start: options.start ?? 0 });
   }
 
   async stat(key: string): Promise<{ size: number } | null> {

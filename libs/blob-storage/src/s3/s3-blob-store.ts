@@ -18,6 +18,7 @@ import {
   type PresignMethod,
   type PresignedRequest,
   type PutOptions,
+  type ReadOptions,
 } from '../blob-store.port';
 
 export interface S3Settings {
@@ -119,10 +120,12 @@ export class S3BlobStore implements BlobStore {
     return { size: limit.bytesSeen };
   }
 
-  async openRead(key: string): Promise<Readable> {
+  async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {
     assertValidBlobKey(key);
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      // A range from the start byte to the end (RFC 9110 `bytes=N-`); none for a whole read.
+      const range = options.start ? `bytes=${options.start}-` : undefined;
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
       return res.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw new BlobNotFoundError(key);

@@ -25,6 +25,15 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
       expect((await readAll(await store.openRead(k))).equals(body)).toBe(true);
     });
 
+    it('reads from a start byte to the end (a row index starts readers mid-file)', async () => {
+      const k = key();
+      const body = Buffer.from('a,b\n'.repeat(5000) + 'last,row\n');
+      await store.put(k, Readable.from([body]));
+      expect((await readAll(await store.openRead(k, { start: 12345 }))).equals(body.subarray(12345))).toBe(true);
+      expect((await readAll(await store.openRead(k, { start: 0 }))).equals(body)).toBe(true);
+      expect((await readAll(await store.openRead(k, { start: body.length - 9 }))).toString()).toBe('last,row\n');
+    });
+
     it('reports missing blobs', async () => {
       const k = key();
       expect(await store.stat(k)).toBeNull();
