@@ -2,6 +2,7 @@ import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { cellProblem, noProblemsByKind, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
+import { ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
 
 export interface ProblemTally {
   rows_checked: number;
@@ -11,6 +12,8 @@ export interface ProblemTally {
   rows_by_kind: Record<CellProblem, number>;
   /** Cells with each kind of problem, per field (a value missing where required, or not of the field's type). */
   problems_by_field_and_kind: Record<string, Record<CellProblem, number>>;
+  /** Where the matches of each query of the rows-with-problems list lie (for pages far into the file). */
+  segments: ProblemSegments;
 }
 
 /**
@@ -35,14 +38,18 @@ export async function countMappingProblems(
   const rowsByKind = noProblemsByKind();
   // The kinds seen in the current row (a row counts once per kind however many cells have it).
   const seen = new Set<CellProblem>();
+  const segments = new ProblemSegmentsBuilder(plan.map((p) => p.name));
+  const rowProblems: (CellProblem | null)[] = plan.map(() => null);
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
       for (const row of batch) {
         checked++;
         seen.clear();
-        for (const p of plan) {
+        for (let f = 0; f < plan.length; f++) {
+          const p = plan[f];
           const found = cellProblem(p, row, checked);
+          rowProblems[f] = found;
           if (found) {
             byField[p.name]++;
             byKind[p.name][found]++;
@@ -51,6 +58,7 @@ export async function countMappingProblems(
         }
         if (seen.size > 0) withProblems++;
         for (const kind of seen) rowsByKind[kind]++;
+        segments.row(rowProblems);
       }
       onProgress(checked);
     }
@@ -63,5 +71,6 @@ export async function countMappingProblems(
     problems_by_field: byField,
     rows_by_kind: rowsByKind,
     problems_by_field_and_kind: byKind,
+    segments: segments.result(),
   };
 }

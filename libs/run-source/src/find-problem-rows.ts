@@ -15,6 +15,11 @@ export interface ProblemRowsQuery {
    * full, so the first pages of a million-row file come at once instead of after a whole read.
    */
   known?: { matching: number; rows_checked: number };
+  /**
+   * Where the page's first match lies, when a finished count's segments tell (pageStart): the
+   * read starts at that data row, with the matches before it already counted.
+   */
+  start?: { row: number; matchesBefore: number };
 }
 
 export interface ReviewCell {
@@ -53,7 +58,7 @@ export interface ProblemRowsPage {
 /**
  * The rows with problems over the whole stored source under a mapping, a page at a time:
  * every row is checked (the total is exact) unless the totals are known, and only the page's
- * rows are kept. The cells
+ * rows are kept. With the totals and the count's segments the read starts near the page. The cells
  * are mapped by the same reader as the preview and the output. Returns null when `signal`
  * aborts it.
  */
@@ -65,11 +70,13 @@ export async function findProblemRows(
   signal?: AbortSignal,
   duplicates: DuplicateRows | null = null,
 ): Promise<ProblemRowsPage | null> {
-  const source = await readPlannedRows(blobs, run, mapping, duplicates);
+  // Without the count's totals every row must be read (the total is part of the answer), so a start is used only with them.
+  const start = query.known ? query.start : undefined;
+  const source = await readPlannedRows(blobs, run, mapping, duplicates, start?.row ?? 1);
   const plan = query.field === null ? source.plan : source.plan.filter((p) => p.name === query.field);
   const rows: ProblemRow[] = [];
-  let checked = 0;
-  let matching = 0;
+  let checked = source.firstRow - 1;
+  let matching = start?.matchesBefore ?? 0;
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;

@@ -5,3 +5,4 @@ export * from './count-problems';
 export * from './find-problem-rows';
 export * from './distinct-values';
 export * from './duplicate-values';
+export * from './problem-segments';

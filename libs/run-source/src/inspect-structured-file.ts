@@ -1,6 +1,7 @@
+import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunError, SourceParsed } from '@app/contracts';
-import { STAGES, detectHeader, headerNames, runError, type RunState } from '@app/domain';
+import { STAGES, detectHeader, headerNames, rowIndexKeyOf, runError, type RunState } from '@app/domain';
 import { SourceProblem, openTable, tableFormatOf, type OpenedTable, type TableLimits } from '@app/tabular';
 
 /** What reading a run's source ended with: the parsed source, or why the run fails. */
@@ -12,7 +13,8 @@ const HEADER_SAMPLE_ROWS = 20;
  * Reads an uploaded CSV/TSV/TXT/XLSX once, as a stream: its headers, row count, format,
  * delimiter and encoding; every hostile-file limit is checked on the way. A workbook's
  * sheets are listed and the first visible one with data is read, unless `sheet` names the
- * one to read (a reviewer's choice: the package was checked at ingestion). `onProgress`
+ * one to read (a reviewer's choice: the package was checked at ingestion). Where the rows of a delimited
+ * file start is stored beside it (a row index). `onProgress`
  * hears the rows read so far after each batch. Storage errors throw (they are not the
  * file's fault); problems of the file itself are returned as the run's failure.
  */
@@ -54,6 +56,10 @@ export async function inspectStructuredFile(
     return { failed: runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }) };
   }
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
+  // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
+  const index = table.rowIndex();
+  if (index && index.entries.length > 0)
+    await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
   const hasHeader = run.input_has_header_override ?? detectHeader(sample);
   return {
     parsed: {

@@ -2,6 +2,10 @@ import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { mapRow, planFields, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { openTable } from '@app/tabular';
+import { resumePoint } from './stored-row-index';
+
+/** Rows to skip below which a read starts at the top rather than at a row index entry. */
+const RESUME_AFTER_ROWS = 2000;
 
 /** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
 const encodingOf = (run: RunState): string | null => (run.source_format === 'xlsx' ? null : run.encoding);
@@ -10,6 +14,8 @@ export interface PlannedRows {
   plan: FieldPlan[];
   /** Data rows (the header row skipped) as read, in batches, streamed from the stored source. */
   batches: AsyncGenerator<string[][]>;
+  /** The number of the first row `batches` yields (data rows from 1). */
+  firstRow: number;
 }
 
 export interface MappedSource {
@@ -23,38 +29,47 @@ export interface MappedSource {
  * the reviewer's fixes and checks compiled once), for a reader that maps them itself and
  * counts the rows (cellOf needs each row's number, from 1). `duplicates` is the duplicates
  * pass's answer for the same run, mapping and fixes, when the schema asks for unique values.
- * Stopping the iteration early closes the underlying blob stream.
+ * `fromRow` (a data row's number) starts the read there: from the nearest row index entry
+ * before it when the file has an index, else from the top, skipping. Stopping the iteration
+ * early closes the underlying blob stream.
  */
 export async function readPlannedRows(
   blobs: BlobStore,
   run: RunState,
   mapping: MappingRule,
   duplicates: DuplicateRows | null = null,
+  fromRow = 1,
 ): Promise<PlannedRows> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? [], duplicates);
-  const input = await blobs.openRead(run.rows_key ?? run.source_key);
+  const key = run.rows_key ?? run.source_key;
+  // Rows as the reader yields them, from 0: the header row is one of them.
+  const target = fromRow - 1 + (run.input_has_header === true ? 1 : 0);
+  // Near the top a read from the top is as quick as loading the index.
+  const resume = target > RESUME_AFTER_ROWS ? await resumePoint(blobs, run, key, target) : null;
+  const input = await blobs.openRead(key, { start: resume?.byte ?? 0 });
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
     encoding: encodingOf(run),
     alreadyIngested: true,
     sheet: run.sheet,
+    resumeWithLinebreak: resume?.linebreak,
   });
 
   async function* batches(): AsyncGenerator<string[][]> {
-    let skipHeader = run.input_has_header === true;
+    let skip = target - (resume?.rows ?? 0);
     try {
       for await (const batch of table.batches) {
-        if (skipHeader && batch.length > 0) {
-          skipHeader = false;
-          yield batch.slice(1);
-        } else {
-          yield batch;
+        if (skip >= batch.length) {
+          skip -= batch.length;
+          continue;
         }
+        yield skip > 0 ? batch.slice(skip) : batch;
+        skip = 0;
       }
     } finally {
       input.destroy();
     }
   }
-  return { plan, batches: batches() };
+  return { plan, batches: batches(), firstRow: fromRow };
 }
 
 /**
@@ -66,12 +81,12 @@ export async function readMappedSource(
   blobs: BlobStore,
   run: RunState,
   mapping: MappingRule,
-  options: { typed: boolean; duplicates?: DuplicateRows | null },
+  options: { typed: boolean; duplicates?: DuplicateRows | null; fromRow?: number },
 ): Promise<MappedSource> {
-  const { plan, batches: rows } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null);
+  const { plan, batches: rows, firstRow } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null, options.fromRow ?? 1);
   async function* batches(): AsyncGenerator<MappedRow[]> {
     try {
-      let rowNumber = 0;
+      let rowNumber = firstRow - 1;
       for await (const batch of rows) yield batch.map((row) => mapRow(row, ++rowNumber, plan, options.typed));
     } finally {
       await rows.return(undefined);

@@ -6,3 +6,4 @@ export * from './writers/output-writers';
 export * from './readers/source-problem';
 export * from './readers/content-sniffing';
 export * from './readers/text-decoding';
+export * from './readers/row-index';

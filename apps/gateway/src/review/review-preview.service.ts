@@ -17,9 +17,11 @@ import {
 } from '@app/domain';
 import { CpuWork } from '@app/cpu-work';
 import {
+  pageStart,
   readMappedSource,
   readSampleRows,
   reviewCells,
+  type ProblemSegments,
   type ProblemRowsPage,
   type ProblemRowsQuery,
   type ReviewCell,
@@ -79,6 +81,8 @@ const DUPLICATES_CACHE_SIZE = 20;
 export class ReviewPreviewService {
   private readonly logger = new Logger(ReviewPreviewService.name);
   private readonly counted = new Map<string, ProblemCount>();
+  /** Where each finished count's matches lie, by the same key (kept out of the answers: the page needs only the figures). */
+  private readonly segments = new Map<string, ProblemSegments>();
   private readonly running = new Map<string, CountJob>();
   /** A run's source never changes: its column samples are read once. */
   private readonly samples = new Map<string, Record<string, string[]>>();
@@ -168,9 +172,9 @@ export class ReviewPreviewService {
     const abort = new AbortController();
     const job: CountJob = { key, abort, progress: 0, result: null as never };
     job.result = this.count(run, mapping, abort.signal, (rows) => (job.progress = rows))
-      .then((result) => {
-        if (result.status === 'counted') this.remember(key, result);
-        return result;
+      .then(({ count, segments }) => {
+        if (count.status === 'counted') this.remember(key, count, segments);
+        return count;
       })
       .finally(() => {
         if (this.running.get(run.id) === job) this.running.delete(run.id);
@@ -190,14 +194,13 @@ export class ReviewPreviewService {
     if (query.field !== null && !(query.field in run.schema.fields))
       throw ApiError.validation({ field: [`The schema has no field named "${query.field}".`] });
     try {
-      const known = knownMatching(this.counted.get(countKey(run, normalized)), query);
+      const key = countKey(run, normalized);
+      const known = knownMatching(this.counted.get(key), query);
+      const segments = this.segments.get(key);
+      const start = known && segments ? pageStart(segments, query) : null;
+      const asked: ProblemRowsQuery = known ? { ...query, known, ...(start ? { start } : {}) } : query;
       const duplicates = await this.duplicateRows(run, normalized);
-      const page = await this.cpu.run('findProblemRows', {
-        run,
-        mapping: normalized,
-        query: known ? { ...query, known } : query,
-        duplicates,
-      });
+      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query: asked, duplicates });
       if (!page) throw new Error('the search was stopped');
       return page;
     } catch (err) {
@@ -242,14 +245,21 @@ export class ReviewPreviewService {
   }
 
   /** Counts in a worker thread: a million rows must not hold up the API's event loop. */
-  private async count(run: RunState, mapping: MappingRule, signal: AbortSignal, onProgress: (rows: number) => void): Promise<ProblemCount> {
+  private async count(
+    run: RunState,
+    mapping: MappingRule,
+    signal: AbortSignal,
+    onProgress: (rows: number) => void,
+  ): Promise<{ count: ProblemCount; segments: ProblemSegments | null }> {
     try {
       const duplicates = await this.duplicateRows(run, mapping);
-      if (signal.aborted) return emptyCount(run, 'superseded');
+      if (signal.aborted) return { count: emptyCount(run, 'superseded'), segments: null };
       const tally = await this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
-      return tally ? { status: 'counted', ...tally } : emptyCount(run, 'superseded');
+      if (!tally) return { count: emptyCount(run, 'superseded'), segments: null };
+      const { segments, ...figures } = tally;
+      return { count: { status: 'counted', ...figures }, segments };
     } catch (err) {
-      if (signal.aborted) return emptyCount(run, 'superseded');
+      if (signal.aborted) return { count: emptyCount(run, 'superseded'), segments: null };
       this.logger.error(`Run ${run.id}: problems could not be counted: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
     }
@@ -303,9 +313,14 @@ export class ReviewPreviewService {
     }
   }
 
-  private remember(key: string, result: ProblemCount): void {
+  private remember(key: string, result: ProblemCount, segments: ProblemSegments | null): void {
     this.counted.set(key, result);
-    if (this.counted.size > CACHE_SIZE) this.counted.delete(this.counted.keys().next().value as string);
+    if (segments) this.segments.set(key, segments);
+    if (this.counted.size > CACHE_SIZE) {
+      const oldest = this.counted.keys().next().value as string;
+      this.counted.delete(oldest);
+      this.segments.delete(oldest);
+    }
   }
 }
 

@@ -431,9 +431,13 @@ describe('retention: what is purged, when and why', () => {
     return event.data;
   };
 
-  it('an output run purges its source and its output, at file_retention_until', () => {
+  it('an output run purges its source, its row index and its output, at file_retention_until', () => {
     expect(filesPurgeDue(fold(given.completedFinal)!, DAY)).toEqual({ due_at: LATER, reason: 'output_retention' });
-    expect(purge(given.completedFinal)).toEqual({ keys: ['runs/r1/source', 'k'], reason: 'output_retention', purged_at: AFTER_EXPIRY });
+    expect(purge(given.completedFinal)).toEqual({
+      keys: ['runs/r1/source', 'runs/r1/source.row-index', 'k'],
+      reason: 'output_retention',
+      purged_at: AFTER_EXPIRY,
+    });
   });
 
   it('a raw run purges its text and its extracted rows', () => {

@@ -176,9 +176,16 @@ export function filesPurgeDue(run: RunState, retentionSeconds: number): { due_at
   return { due_at: due, reason: r.reason };
 }
 
-/** Every blob a run may have stored: the source, the extracted/synthetic rows, the output. */
+/** Where the row index of a run's rows is kept (written beside them by ingestion's first read; docs/files.md, "Row index"). */
+export const rowIndexKeyOf = (rowsKey: string): string => `${rowsKey}.row-index`;
+
+/** A delimited file's row index, kept beside it; null for the runs that have none (workbooks, text, images). */
+const rowIndexKeyOfRun = (run: RunState): string | null =>
+  run.source_key && run.source_format === 'delimited' && run.rows_key === run.source_key ? rowIndexKeyOf(run.source_key) : null;
+
+/** Every blob a run may have stored: the source, its row index, the extracted/synthetic rows, the output. */
 export const runFileKeys = (run: RunState): string[] => [
-  ...new Set([run.source_key, run.rows_key, run.output_key].filter((k): k is string => !!k)),
+  ...new Set([run.source_key, rowIndexKeyOfRun(run), run.rows_key, run.output_key].filter((k): k is string => !!k)),
 ];
 
 /** Terminal: failed, final output done, review canceled, or review expired (docs/decisions.md). */

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { peekBytes } from './byte-peek';
 import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
+import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { BATCH_ROWS, type OpenedTable } from './table-reader';
 import { decodeText, detectEncoding } from './text-decoding';
@@ -24,12 +25,22 @@ export function detectDelimiter(sample: string): string {
  */
 const PARSE_PIECE_CHARS = 64 * 1024;
 
-/** Text in pieces of at most PARSE_PIECE_CHARS (slices of a string share its memory). */
-async function* inPieces(text: AsyncIterable<string>): AsyncGenerator<string> {
+/** Text in pieces of at most PARSE_PIECE_CHARS (slices of a string share its memory), each shown to the index recorder. */
+async function* inPieces(text: AsyncIterable<string>, recorder: RowIndexRecorder | null): AsyncGenerator<string> {
   for await (const chunk of text) {
-    if (chunk.length <= PARSE_PIECE_CHARS) yield chunk;
-    else for (let i = 0; i < chunk.length; i += PARSE_PIECE_CHARS) yield chunk.slice(i, i + PARSE_PIECE_CHARS);
+    for (let i = 0; i < chunk.length; i += PARSE_PIECE_CHARS) {
+      const piece = chunk.length <= PARSE_PIECE_CHARS ? chunk : chunk.slice(i, i + PARSE_PIECE_CHARS);
+      recorder?.text(piece);
+      yield piece;
+    }
   }
+}
+
+/** The rows papaparse parsed from one piece of text, and where in the text (characters from the top) they end. */
+interface ParsedChunk {
+  rows: string[][];
+  cursor: number;
+  linebreak: string;
 }
 
 /** How many parsed chunks may wait for the consumer before papaparse is paused (back-pressure). */
@@ -41,8 +52,8 @@ const MAX_QUEUED_CHUNKS = 4;
  * not one by one: iterating a row-per-item stream costs a promise per row, is ten
  * times slower, and starves the event loop (the HTTP server stops answering).
  */
-async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerator<string[][]> {
-  const queue: string[][][] = [];
+async function* papaparseChunks(text: Readable, delimiter: string, linebreak: string | undefined): AsyncGenerator<ParsedChunk> {
+  const queue: ParsedChunk[] = [];
   let finished = false;
   let failure = null as Error | null; // set by the parser's callback; the cast keeps TypeScript from narrowing it to null
   let paused = false;
@@ -58,13 +69,15 @@ async function* papaparseChunks(text: Readable, delimiter: string): AsyncGenerat
   });
   Papa.parse(text as unknown as File, {
     delimiter,
+    // Given when reading from the middle of a file: the line break found at its top, not a new guess.
+    newline: linebreak as Papa.ParseConfig['newline'],
     // Only truly empty lines here: 'greedy' joins and trims every row to test it (a tenth
     // of the parse); lines of blanks and delimiters are dropped by isBlankRow instead.
     skipEmptyLines: true,
     // Back-pressure on our own text stream (papaparse reads it on 'data'): papaparse's
     // pause() would stop parsing but keep buffering whatever the stream still emits.
     chunk: (results: Papa.ParseResult<string[]>) => {
-      queue.push(results.data);
+      queue.push({ rows: results.data, cursor: results.meta.cursor, linebreak: results.meta.linebreak });
       if (queue.length >= MAX_QUEUED_CHUNKS && !paused) {
         paused = true;
         text.pause();
@@ -109,6 +122,12 @@ export interface DelimitedOptions {
    * the row guard and the per-row limits are not run again.
    */
   alreadyIngested?: boolean;
+  /**
+   * The input starts at a row of the middle of an ingested file (a row index entry): no
+   * sniffing, no byte-order mark, the delimiter and encoding given, and the line break the
+   * index recorded.
+   */
+  resumeWithLinebreak?: string;
 }
 
 /** A row of nothing but blanks and delimiters, which papaparse's 'greedy' mode would skip; stops at the first real value. */
@@ -125,6 +144,7 @@ function isBlankRow(row: string[]): boolean {
  * papaparse's guess on the first 64 KiB.
  */
 export async function openDelimited(input: Readable, delimiter: string | null, options: DelimitedOptions = {}): Promise<OpenedTable> {
+  if (options.resumeWithLinebreak !== undefined) return resumeDelimited(input, delimiter, options);
   const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
   const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
   try {
@@ -141,10 +161,13 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
     sample = head.toString('latin1');
   }
   const chosen = delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, ''));
+  // Only the first read of a file records where its rows start; later reads have its index.
+  const recorder = options.alreadyIngested ? null : RowIndexRecorder.for(encoding, head);
+  let index: RowIndex | null = null;
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const text = Readable.from(inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits)), {
+    const text = Readable.from(inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder), {
       objectMode: false,
       encoding: 'utf8',
     });
@@ -152,14 +175,44 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
     let rows = 0;
     let first = true;
     try {
-      for await (const parsed of papaparseChunks(text, chosen)) {
-        for (const row of parsed) {
+      for await (const parsed of papaparseChunks(text, chosen, undefined)) {
+        for (const row of parsed.rows) {
           if (first) {
             row[0] = row[0].replace(/^\uFEFF/, '');
             first = false;
           }
           if (isBlankRow(row)) continue;
-          if (!options.alreadyIngested) checkRow(row, ++rows, limits);
+          rows++;
+          if (!options.alreadyIngested) checkRow(row, rows, limits);
+          batch.push(row);
+          if (batch.length >= BATCH_ROWS) {
+            yield batch;
+            batch = [];
+          }
+        }
+        recorder?.rowsEndAt(rows, parsed.cursor, parsed.linebreak);
+      }
+      if (batch.length > 0) yield batch;
+      index = recorder?.result(rows) ?? null;
+    } finally {
+      text.destroy();
+      replay.destroy();
+    }
+  }
+  return { format: 'delimited', delimiter: chosen, encoding, batches: batches(), rowIndex: () => index };
+}
+
+/** Reads an ingested file from a row index entry: the rows after it, parsed as a read from the top parses them. */
+function resumeDelimited(input: Readable, delimiter: string | null, options: DelimitedOptions): Promise<OpenedTable> {
+  const encoding = options.encoding;
+  if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
+  async function* batches(): AsyncGenerator<string[][]> {
+    const text = Readable.from(inPieces(decodeText(input, encoding!), null), { objectMode: false, encoding: 'utf8' });
+    let batch: string[][] = [];
+    try {
+      for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {
+        for (const row of parsed.rows) {
+          if (isBlankRow(row)) continue;
           batch.push(row);
           if (batch.length >= BATCH_ROWS) {
             yield batch;
@@ -170,8 +223,8 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
       if (batch.length > 0) yield batch;
     } finally {
       text.destroy();
-      replay.destroy();
+      input.destroy();
     }
   }
-  return { format: 'delimited', delimiter: chosen, encoding, batches: batches() };
+  return Promise.resolve({ format: 'delimited', delimiter, encoding, batches: batches(), rowIndex: () => null });
 }

@@ -12,6 +12,8 @@ export interface OpenOptions {
   alreadyIngested?: boolean;
   /** XLSX: which worksheet (XlsxOpenOptions.sheet); null or absent: the first with rows. */
   sheet?: XlsxOpenOptions['sheet'] | null;
+  /** A delimited file read from a row index entry, with the line break its index recorded. */
+  resumeWithLinebreak?: string;
 }
 
 /** Opens a stored source with the reader its format needs. */

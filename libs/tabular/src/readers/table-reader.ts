@@ -1,3 +1,5 @@
+import type { RowIndex } from './row-index';
+
 /** A table read as batches of rows; every cell is text (XLSX values are rendered to text). */
 export type RowBatches = AsyncIterable<string[][]>;
 
@@ -23,6 +25,12 @@ export interface OpenedTable {
   sheet?: string;
   /** XLSX opened with `sheet: {choose: true}`: every worksheet, in tab order. */
   sheets?: SheetInfo[];
+  /**
+   * Where the rows start (docs/files.md, "Row index"), once `batches` was read to its end on
+   * the file's first read; null for workbooks, for encodings whose byte offsets the text
+   * cannot tell, and for later reads.
+   */
+  rowIndex: () => RowIndex | null;
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

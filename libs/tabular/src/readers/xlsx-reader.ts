@@ -157,7 +157,7 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx' } as const;
+  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null } as const;
   let workbook: Workbook | null = null;
   let sheets: SheetInfo[] | undefined;
   if (!options.packageChecked) {

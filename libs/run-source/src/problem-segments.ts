@@ -1,0 +1,97 @@
+import { CELL_PROBLEMS, type CellProblem } from '@app/domain';
+
+/** Rows per segment: a page far into a file reads at most about this many rows (and an index entry's worth) before its first match. */
+export const SEGMENT_ROWS = 4096;
+
+/**
+ * How many rows match each query of the rows-with-problems list, per segment of SEGMENT_ROWS
+ * data rows, recorded by the whole-file count. A page at any offset then starts reading at
+ * the segment that holds its first row (with the row index, at the right byte) instead of
+ * at the top of the file.
+ *
+ * A query is a field (or any) and a kind (or any); its class is
+ * `(fieldIndex + 1) * (kinds + 1) + (kindIndex + 1)`, so class 0 is "any problem".
+ */
+export interface ProblemSegments {
+  rowsPerSegment: number;
+  fields: string[];
+  kinds: readonly CellProblem[];
+  /** segments x classes counts, segment after segment. */
+  counts: Uint32Array;
+}
+
+const classOf = (fieldIndex: number, kindIndex: number, kinds: number): number => (fieldIndex + 1) * (kinds + 1) + (kindIndex + 1);
+
+/** Records the count's rows, one at a time, into segments. */
+export class ProblemSegmentsBuilder {
+  private readonly classes: number;
+  private readonly done: Uint32Array[] = [];
+  private current: Uint32Array;
+  private rowsInCurrent = 0;
+  private readonly kindIndex = new Map(CELL_PROBLEMS.map((k, i) => [k, i]));
+  private readonly kindsSeen = new Uint8Array(CELL_PROBLEMS.length);
+
+  constructor(private readonly fields: string[]) {
+    this.classes = (fields.length + 1) * (CELL_PROBLEMS.length + 1);
+    this.current = new Uint32Array(this.classes);
+  }
+
+  /**
+   * One data row, with the kind of problem of each field (in `fields` order; null for none).
+   * Rows come in order from the first.
+   */
+  row(problems: readonly (CellProblem | null)[]): void {
+    const kinds = CELL_PROBLEMS.length;
+    let any = false;
+    this.kindsSeen.fill(0);
+    for (let f = 0; f < problems.length; f++) {
+      const problem = problems[f];
+      if (problem === null) continue;
+      const k = this.kindIndex.get(problem)!;
+      any = true;
+      this.kindsSeen[k] = 1;
+      this.current[classOf(f, -1, kinds)]++;
+      this.current[classOf(f, k, kinds)]++;
+    }
+    if (any) {
+      this.current[0]++;
+      for (let k = 0; k < kinds; k++) if (this.kindsSeen[k]) this.current[classOf(-1, k, kinds)]++;
+    }
+    if (++this.rowsInCurrent === SEGMENT_ROWS) {
+      this.done.push(this.current);
+      this.current = new Uint32Array(this.classes);
+      this.rowsInCurrent = 0;
+    }
+  }
+
+  result(): ProblemSegments {
+    const all = this.rowsInCurrent > 0 ? [...this.done, this.current] : this.done;
+    const counts = new Uint32Array(all.length * this.classes);
+    all.forEach((segment, i) => counts.set(segment, i * this.classes));
+    return { rowsPerSegment: SEGMENT_ROWS, fields: this.fields, kinds: CELL_PROBLEMS, counts };
+  }
+}
+
+/**
+ * Where a page of the rows with problems starts: the first data row of the segment that
+ * holds the query's match number `offset + 1`, and how many matches come before that row.
+ * Null when the segments do not know the query (another field list) or the offset is past
+ * the last match.
+ */
+export function pageStart(
+  segments: ProblemSegments,
+  query: { field: string | null; kind: CellProblem | null; offset: number },
+): { row: number; matchesBefore: number } | null {
+  const fieldIndex = query.field === null ? -1 : segments.fields.indexOf(query.field);
+  const kindIndex = query.kind === null ? -1 : segments.kinds.indexOf(query.kind);
+  if ((query.field !== null && fieldIndex < 0) || (query.kind !== null && kindIndex < 0)) return null;
+  const classes = (segments.fields.length + 1) * (segments.kinds.length + 1);
+  const c = classOf(fieldIndex, kindIndex, segments.kinds.length);
+  let before = 0;
+  for (let s = 0; s * classes < segments.counts.length; s++) {
+    const here = segments.counts[s * classes + c];
+    if (before + here > query.offset) return { row: s * segments.rowsPerSegment + 1, matchesBefore: before };
+    before += here;
+  }
+  return null;
+}
