@@ -7,11 +7,12 @@ import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@ap
 import { CpuWork } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
+import { OutputWriter } from './output-writer';
 
 /**
  * After approval: streams the source again through the approved mapping, the field
- * transformations and the type checks, and writes the json/csv artifact, in a worker
- * thread (run-source's writeRunOutput). The blob is written atomically, so a crash
+ * transformations and the type checks, and writes the json/csv artifact, in worker
+ * threads (OutputWriter: a big file's halves at once). The blob is written atomically, so a crash
  * mid-write leaves no partial output; the redelivered approval then produces it again
  * from the start.
  */
@@ -22,6 +23,7 @@ export class OutputHandlers {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cpu: CpuWork,
+    private readonly writer: OutputWriter,
   ) {}
 
   // Writing a big output takes long: a claimed step, outside the bus's handler.
@@ -50,7 +52,7 @@ export class OutputHandlers {
       // Values that must be unique: the whole-file duplicates pass first, its answer checks each row written.
       const duplicates =
         uniquenessGroups(run.schema).length > 0 ? await this.cpu.run('findDuplicateRows', { run, mapping: run.mapping_rule ?? {} }) : null;
-      written = await this.cpu.run('writeRunOutput', { run, key, duplicates }, { onProgress: record });
+      written = await this.writer.write(run, key, record, duplicates);
     } catch (err) {
       // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.
       if (isTransient(err)) throw err;

@@ -1,8 +1,10 @@
+import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
 import { CpuWork } from '@app/cpu-work';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { OutputHandlers } from './output.handlers';
+import { OutputWriter } from './output-writer';
 
 /** Stands in for the worker thread: what writeRunOutput would report, or its failure. */
 class FakeCpuWork {
@@ -23,8 +25,10 @@ describe('OutputHandlers (given / when / then)', () => {
     bed = await RunEventTestBed.create({
       controllers: [OutputHandlers],
       providers: [
-        { provide: APP_CONFIG, useValue: { outputRetentionSeconds: 86400 } },
+        { provide: APP_CONFIG, useValue: { outputRetentionSeconds: 86400, cpuWork: { threads: 1 } } },
         { provide: CpuWork, useValue: cpu },
+        { provide: BLOB_STORE, useValue: {} },
+        OutputWriter,
       ],
     });
   });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OutputHandlers } from './output.handlers';
+import { OutputWriter } from './output-writer';
 
-@Module({ controllers: [OutputHandlers] })
+@Module({ controllers: [OutputHandlers], providers: [OutputWriter] })
 export class OutputModule {}

@@ -9,7 +9,9 @@ import {
   findDuplicateRows,
   findProblemRows,
   inspectStructuredFile,
+  writeOutputPart,
   writeRunOutput,
+  type OutputRange,
   type ProblemRowsQuery,
 } from '@app/run-source';
 
@@ -33,6 +35,11 @@ export const CPU_TASKS = {
     env: TaskEnvironment,
     progress: (rows: number) => void,
   ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null),
+  writeOutputPart: (
+    input: { run: RunState; key: string; range: OutputRange; duplicates?: DuplicateRows | null },
+    env: TaskEnvironment,
+    progress: (rows: number) => void,
+  ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null),
   countMappingProblems: (
     input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null },
     env: TaskEnvironment,

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import { cellOf, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
-import { csvChunks, jsonArrayChunks, type OutputRecord } from '@app/tabular';
-import { readMappedSource, readPlannedRows, type MappedSource } from './mapped-rows';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from '@app/tabular';
+import { readMappedSource, readPlannedRows } from './mapped-rows';
 
 export interface OutputWritten {
   /** Rows written. */
@@ -35,49 +35,76 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
   };
 }
 
+/** Data rows `fromRow` to `toRow` (both included, from 1; null: to the end) of a run's output. */
+export interface OutputRange {
+  fromRow: number;
+  toRow: number | null;
+}
+
+const WHOLE: OutputRange = { fromRow: 1, toRow: null };
+
+/** Only the rows of a range, from batches that start at its first row. */
+async function* within<T>(batches: AsyncGenerator<T[]>, range: OutputRange): AsyncGenerator<T[]> {
+  let left = range.toRow === null ? Infinity : range.toRow - range.fromRow + 1;
+  try {
+    for await (const batch of batches) {
+      if (left <= 0) return;
+      yield batch.length <= left ? batch : batch.slice(0, left);
+      left -= batch.length;
+    }
+  } finally {
+    await batches.return(undefined);
+  }
+}
+
 /**
- * Writes a run's output (json or csv) from its stored source through the approved
- * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
- * is written atomically by the store, so a crash leaves no partial output. `onProgress`
- * hears the rows read so far, after each batch.
+ * The text of a range of a run's output through the approved mapping and fixes: for JSON the
+ * array's body (jsonArrayBody), for CSV the rows (with the header row when `header`). Rows
+ * with a problem are left out when the reviewer chose so; `counts` grows as rows are read and
+ * `onProgress` hears the rows read so far after each batch. `duplicates`: the duplicates pass's
+ * answer, when the schema asks for unique values.
  */
-export async function writeRunOutput(
+async function outputText(
   blobs: BlobStore,
   run: RunState,
-  key: string,
+  range: OutputRange,
+  header: boolean,
+  counts: OutputWritten,
   onProgress: (rows: number) => void,
-  duplicates: DuplicateRows | null = null,
-): Promise<OutputWritten> {
-  const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
-  const typed = run.output_format === 'json';
+  duplicates: DuplicateRows | null,
+): Promise<AsyncGenerator<string>> {
   const mapping = run.mapping_rule ?? {};
   const exclude = run.problem_rows_choice === 'exclude';
   let read = 0;
 
-  async function* jsonLines(): AsyncGenerator<string[]> {
-    const source = await readPlannedRows(blobs, run, mapping, duplicates);
+  if (run.output_format === 'json') {
+    const source = await readPlannedRows(blobs, run, mapping, duplicates, range.fromRow);
     const lineOf = jsonLineWriter(source.plan);
-    for await (const batch of source.batches) {
-      const lines: string[] = [];
-      for (const row of batch) {
-        const { line, problem } = lineOf(row, ++read);
-        if (problem) {
-          counts.rowsWithProblems++;
-          if (exclude) {
-            counts.rowsExcluded++;
-            continue;
+    async function* jsonLines(): AsyncGenerator<string[]> {
+      for await (const batch of within(source.batches, range)) {
+        const lines: string[] = [];
+        for (const row of batch) {
+          const { line, problem } = lineOf(row, range.fromRow + read++);
+          if (problem) {
+            counts.rowsWithProblems++;
+            if (exclude) {
+              counts.rowsExcluded++;
+              continue;
+            }
           }
+          lines.push(line);
         }
-        lines.push(line);
+        counts.rows += lines.length;
+        onProgress(read);
+        yield lines;
       }
-      counts.rows += lines.length;
-      onProgress(read);
-      yield lines;
     }
+    return jsonArrayBody(jsonLines());
   }
 
-  async function* csvRecords(source: MappedSource): AsyncGenerator<OutputRecord[]> {
-    for await (const batch of source.batches) {
+  const source = await readMappedSource(blobs, run, mapping, { typed: false, duplicates, fromRow: range.fromRow });
+  async function* csvRecords(): AsyncGenerator<OutputRecord[]> {
+    for await (const batch of within(source.batches, range)) {
       const out: OutputRecord[] = [];
       for (const mapped of batch) {
         read++;
@@ -95,17 +122,59 @@ export async function writeRunOutput(
       yield out;
     }
   }
+  return csvChunks(
+    source.plan.map((p) => p.name),
+    csvRecords(),
+    { header },
+  );
+}
 
-  let chunks: AsyncGenerator<string>;
-  if (typed) {
-    chunks = jsonArrayChunks(jsonLines());
-  } else {
-    const source = await readMappedSource(blobs, run, mapping, { typed: false, duplicates });
-    chunks = csvChunks(
-      source.plan.map((p) => p.name),
-      csvRecords(source),
-    );
-  }
-  await blobs.put(key, Readable.from(chunks), { contentType: typed ? 'application/json' : 'text/csv' });
+const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ? 'application/json' : 'text/csv');
+
+/**
+ * Writes a run's output (json or csv) from its stored source through the approved
+ * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
+ * is written atomically by the store, so a crash leaves no partial output. `onProgress`
+ * hears the rows read so far, after each batch.
+ */
+export async function writeRunOutput(
+  blobs: BlobStore,
+  run: RunState,
+  key: string,
+  onProgress: (rows: number) => void,
+  duplicates: DuplicateRows | null = null,
+): Promise<OutputWritten> {
+  const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
+  const text = await outputText(blobs, run, WHOLE, true, counts, onProgress, duplicates);
+  const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
+  await blobs.put(key, Readable.from(chunks), { contentType: contentTypeOf(run) });
   return counts;
+}
+
+/**
+ * Writes one part of a run's output (a range of its rows) to `key`, for an output written by
+ * several threads at once: the parts, joined in order by joinOutputParts, are byte for byte
+ * what writeRunOutput writes. The first part carries the CSV header row.
+ */
+export async function writeOutputPart(
+  blobs: BlobStore,
+  run: RunState,
+  key: string,
+  range: OutputRange,
+  onProgress: (rows: number) => void,
+  duplicates: DuplicateRows | null = null,
+): Promise<OutputWritten> {
+  const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
+  const text = await outputText(blobs, run, range, range.fromRow === 1, counts, onProgress, duplicates);
+  await blobs.put(key, Readable.from(text), { contentType: 'application/octet-stream' });
+  return counts;
+}
+
+/** Joins the parts of an output, in order, into the run's output at `key` (atomically, as every put). */
+export async function joinOutputParts(blobs: BlobStore, run: RunState, key: string, partKeys: string[]): Promise<void> {
+  async function* parts(): AsyncGenerator<Buffer> {
+    for (const part of partKeys) for await (const chunk of await blobs.openRead(part)) yield chunk as Buffer;
+  }
+  const chunks = run.output_format === 'json' ? jsonArrayFramed(parts()) : parts();
+  await blobs.put(key, Readable.from(chunks), { contentType: contentTypeOf(run) });
 }

@@ -4,16 +4,26 @@ import { isDecimalNumber } from '@app/domain';
 export type OutputRecord = Record<string, string | number | boolean | null>;
 
 /**
- * Text chunks of a JSON array, written as its items arrive, one item per line, so that no
- * output is ever held whole in memory. Items come already serialized (JSON texts), in
- * batches: the caller knows its records' shape and writes them without an object each.
+ * The body of a JSON array of already serialized items: each item preceded by ",\n". Bodies
+ * of consecutive parts of an output, concatenated, are the body of the whole, so an output
+ * written in parts (one per thread) is framed once by jsonArrayFramed, byte for byte what one
+ * writer gives.
  */
-export async function* jsonArrayChunks(batches: AsyncIterable<string[]>): AsyncGenerator<string> {
+export async function* jsonArrayBody(batches: AsyncIterable<string[]>): AsyncGenerator<string> {
+  for await (const batch of batches) if (batch.length > 0) yield ',\n' + batch.join(',\n');
+}
+
+/**
+ * A JSON array around a body (jsonArrayBody's text, as strings or bytes): one item per line,
+ * written as it arrives, so no output is ever held whole in memory.
+ */
+export async function* jsonArrayFramed<C extends string | Buffer>(body: AsyncIterable<C>): AsyncGenerator<string | C> {
   let first = true;
   yield '[';
-  for await (const batch of batches) {
-    if (batch.length === 0) continue;
-    yield (first ? '\n' : ',\n') + batch.join(',\n');
+  for await (const chunk of body) {
+    if (chunk.length === 0) continue;
+    // The first item's separator: "[" is followed by "\n" alone (",\n" is one byte and then the line break).
+    yield first ? (chunk.slice(1) as C) : chunk;
     first = false;
   }
   yield first ? ']\n' : '\n]\n';
@@ -31,6 +41,8 @@ export const neutralizeFormula = (value: string): string => (FORMULA_START.test(
 export interface CsvOptions {
   /** On for files people download (default); off for the service's own intermediate files. */
   neutralizeFormulas?: boolean;
+  /** Off for a part of an output after the first (its rows follow another part's). */
+  header?: boolean;
 }
 
 /** Text chunks of a CSV file: a header row of field names, then one row per record (RFC 4180 quoting by papaparse). */
@@ -40,7 +52,7 @@ export async function* csvChunks(
   options: CsvOptions = {},
 ): AsyncGenerator<string> {
   const cell = options.neutralizeFormulas === false ? (v: string) => v : neutralizeFormula;
-  yield Papa.unparse([fields.map(cell)]) + '\r\n';
+  if (options.header !== false) yield Papa.unparse([fields.map(cell)]) + '\r\n';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
     const rows = batch.map((r) => fields.map((f) => (r[f] === null ? '' : cell(String(r[f])))));

@@ -1,5 +1,8 @@
 import Papa from 'papaparse';
-import { csvChunks, jsonArrayChunks, type OutputRecord } from './output-writers';
+import { Readable } from 'node:stream';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from './output-writers';
+
+const jsonArrayChunks = (items: AsyncIterable<string[]>) => jsonArrayFramed(jsonArrayBody(items));
 
 async function* batches(...bs: OutputRecord[][]) {
   for (const b of bs) yield b;
@@ -21,6 +24,19 @@ describe('output writers', () => {
       { a: 1, b: 'x' },
       { a: null, b: 'y"z' },
     ]);
+  });
+  it('writes one item per line, the same bytes whether framed from text or from the bytes of parts joined', async () => {
+    const whole = await collect(jsonArrayChunks(lines([{ a: 1 }, { a: 2 }], [{ a: 3 }])));
+    expect(whole).toBe('[\n{"a":1},\n{"a":2},\n{"a":3}\n]\n');
+    const partA = await collect(jsonArrayBody(lines([{ a: 1 }], [{ a: 2 }])));
+    const partB = await collect(jsonArrayBody(lines([], [{ a: 3 }])));
+    const joined = Readable.from([Buffer.from(''), Buffer.from(partA), Buffer.from(partB)], { objectMode: true }) as AsyncIterable<Buffer>;
+    let bytes = '';
+    for await (const c of jsonArrayFramed(joined)) bytes += c.toString();
+    expect(bytes).toBe(whole);
+  });
+  it('writes CSV rows without the header for a later part', async () => {
+    expect(await collect(csvChunks(['a'], batches([{ a: 'x' }]), { header: false }))).toBe('x\r\n');
   });
   it('writes an empty JSON array', async () => {
     expect(JSON.parse(await collect(jsonArrayChunks(lines())))).toEqual([]);
