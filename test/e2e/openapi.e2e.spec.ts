@@ -524,8 +524,19 @@ describe('OpenAPI documents', () => {
         share: { description: 'Share', data_type: 'number', is_required: false, number_format: { decimal: ',', group: '' } },
         phone: { description: 'Phone', data_type: 'phone', is_required: false, default_region: 'DE' },
         country: { description: 'Country', data_type: 'country', is_required: false, country_format: 'alpha3' },
+        code: {
+          description: 'Code',
+          data_type: 'string',
+          is_required: false,
+          pattern: '^[A-Z]{2}\\d+$',
+          min_length: 3,
+          max_length: 9,
+          unique: true,
+        },
+        qty: { description: 'Quantity', data_type: 'integer', is_required: false, min: 1, max: 99 },
+        due: { description: 'Due', data_type: 'date', is_required: false, min: '2024-01-01', max: '2024-12-31' },
       };
-      const schema = await admin(`${o}/schemas`, { body: { name: 'S', fields } });
+      const schema = await admin(`${o}/schemas`, { body: { name: 'S', fields, unique_with: [['code', 'qty']] } });
       expect(schema.status).toBe(201);
       expect((await admin(`${o}/schemas/${schema.body.data.id}`, { method: 'PUT', body: { name: 'S2', fields } })).status).toBe(200);
       expect((await admin(`${o}/schemas/${schema.body.data.id}`, { method: 'DELETE' })).status).toBe(204);

@@ -31,13 +31,13 @@ export interface FieldDefinition {
   /** For data_type `country`: what the output writes (alpha2 when absent). */
   country_format?: CountryFormat;
   /** A regular expression (RE2 syntax, linear time) a non-empty value must match somewhere in it; `^...$` for the whole value. */
-  pattern?: string | null;
+  pattern?: string;
   /** The smallest and largest value allowed: numbers for number/integer fields, ISO 8601 dates or date-times for date/datetime fields. */
-  min?: number | string | null;
-  max?: number | string | null;
+  min?: number | string;
+  max?: number | string;
   /** The fewest and most characters (Unicode code points) a non-empty value may have. */
-  min_length?: number | null;
-  max_length?: number | null;
+  min_length?: number;
+  max_length?: number;
   /** No value may appear twice in the file (every occurrence of a repeated value is a problem). */
   unique?: boolean;
 }

@@ -93,6 +93,46 @@ export class FieldDefinitionDto {
       'Addition to the spec: for data_type `country`, what the output writes: the alpha-2 code (the default), the alpha-3 code, or the English name.',
   })
   country_format?: 'alpha2' | 'alpha3' | 'name';
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 1000,
+    description:
+      'Addition to the spec: a regular expression a non-empty value must match somewhere (anchor it with ^ and $ for the whole value), in the syntax RE2 and JavaScript share. Run on RE2, in linear time; refused with 422 when RE2 cannot run it (backreferences, lookaround) or when it can backtrack catastrophically (nested repetition such as (a+)+). Checked on the value without its surrounding whitespace.',
+    example: '^[A-Z]{2}-\\d{3}$',
+  })
+  pattern?: string;
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'number' }, { type: 'string' }],
+    description:
+      'Addition to the spec: the smallest value allowed. A number for data_type number or integer; an ISO 8601 date or date-time (2024-01-31, 2024-01-31T08:00:00) for date or datetime, compared with the values as written (no time zone). Other types refuse it (422).',
+  })
+  min?: number | string;
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'number' }, { type: 'string' }],
+    description: 'Addition to the spec: the largest value allowed, as `min`. A date-only max includes its whole day for datetime fields.',
+  })
+  max?: number | string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1000000,
+    description:
+      'Addition to the spec: the fewest characters (Unicode code points) a non-empty value may have, surrounding whitespace not counted.',
+  })
+  min_length?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1000000,
+    description: 'Addition to the spec: the most characters, as `min_length`.',
+  })
+  max_length?: number;
+  @ApiPropertyOptional({
+    type: 'boolean',
+    description:
+      'Addition to the spec: no non-empty value may appear twice in the file; every occurrence of a repeated value is a problem of kind `unique`. Numbers and booleans compare as typed ("1.0" and "1" are the same), text as written (case counts), without surrounding whitespace.',
+  })
+  unique?: boolean;
 }
 
 @ApiSchema({ name: 'Schema', description: 'A target schema of the organization.' })
@@ -113,6 +153,14 @@ export class SchemaDto {
       "Addition to the spec: the customer's validation hook. The review sends batches of mapped rows to it, signed like webhooks, and shows its answer as problems (see the `reviewValidate` callback and docs/validation-hook.md).",
   })
   validation_url?: string;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'array', items: { type: 'string' }, minItems: 2 },
+    description:
+      'Addition to the spec: sets of field names whose values must be unique together in the file; every row of a repeated combination has a `unique` problem in each field of the set. A row whose fields of a set are all empty takes no part.',
+    example: [['first_name', 'last_name']],
+  })
+  unique_with?: string[][];
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
 }

@@ -19,7 +19,8 @@ export const presentSchema = (s: SchemaRecord) => ({
   fields: s.fields,
   // Only when the schema names one: a schema without a hook is the spec's resource exactly.
   ...(s.validation_url ? { validation_url: s.validation_url } : {}),
-  unique_with: s.unique_with ?? [],
+  // Only when the schema has sets: a schema without them is the spec's resource exactly.
+  ...(s.unique_with?.length ? { unique_with: s.unique_with } : {}),
   created_at: s.created_at,
   updated_at: s.updated_at,
 });
