@@ -6,7 +6,18 @@
  */
 import { api, errorText, type ApiFailure } from './api';
 import { isolate, t } from './i18n';
-import type { Mapping, Phase, PicklistValues, Preview, ProblemCount, ProblemRowsPage, ReviewView, Row, ValueFix } from './types';
+import type {
+  CustomerChecks,
+  Mapping,
+  Phase,
+  PicklistValues,
+  Preview,
+  ProblemCount,
+  ProblemRowsPage,
+  ReviewView,
+  Row,
+  ValueFix,
+} from './types';
 
 const PREPARING_POLL_MS = 1500;
 const COUNT_DELAY_MS = 300;
@@ -44,6 +55,8 @@ export interface State {
   columnSamples: Record<string, string[]>;
   /** The line that says how many rows have problems (#problems). */
   problems: { text: string; tone?: 'ok' | 'warn' };
+  /** The customer's validation hook on the rows shown: running, ran or failed (and why); null when the schema has none. */
+  customerChecks: CustomerChecks | null;
   /** The count for the mapping and fixes shown; null as soon as either changes. */
   count: ProblemCount | null;
   /** The last finished count: the rows-with-problems section shows it until the next one is done. */
@@ -67,6 +80,7 @@ let state: State = {
   preview: null,
   columnSamples: {},
   problems: { text: '' },
+  customerChecks: null,
   count: null,
   listed: null,
   filter: { field: null, kind: null, page: 1 },
@@ -260,7 +274,11 @@ async function refreshPreview(): Promise<void> {
   try {
     const preview = await api<Preview>('preview', 'POST', { mapping_rule: asked });
     if (seq !== previewSeq) return;
-    set({ columnSamples: preview.column_samples || {}, preview: { rows: preview.rows, seq } });
+    set({
+      columnSamples: preview.column_samples || {},
+      preview: { rows: preview.rows, seq },
+      customerChecks: preview.customer_checks ?? null,
+    });
   } catch (err) {
     if (seq === previewSeq) handleFailure(err as ApiFailure);
     return;
@@ -294,11 +312,32 @@ async function refreshPreview(): Promise<void> {
         },
       });
       void refreshProblemRows();
+      void followCustomerChecks(count.customer_checks, seq, asked, poll);
     } catch (err) {
       if (seq === previewSeq) handleFailure(err as ApiFailure);
     }
   };
   countTimer = setTimeout(() => void poll(), COUNT_DELAY_MS);
+}
+
+/**
+ * The customer's checks answer after our count: while they run the count is asked again; once
+ * they ran, the preview's rows are read again with their findings (in place: an open editor stays).
+ */
+async function followCustomerChecks(checks: CustomerChecks | undefined, seq: number, asked: Mapping, poll: () => Promise<void>) {
+  const before = state.customerChecks;
+  set({ customerChecks: checks ?? null });
+  if (checks?.status === 'running') {
+    countTimer = setTimeout(() => void poll(), COUNT_POLL_MS);
+    return;
+  }
+  if (checks?.status !== 'ran' || before?.status !== 'running') return;
+  try {
+    const preview = await api<Preview>('preview', 'POST', { mapping_rule: asked });
+    if (seq === previewSeq && state.preview) set({ preview: { rows: preview.rows, seq: state.preview.seq } });
+  } catch {
+    /* the rows shown stay; the count says what the checks found */
+  }
 }
 
 // ---- Rows with problems over the whole file, filtered and paged (by the service, 20 a page) ----

@@ -73,12 +73,24 @@ export interface ReviewView {
 export interface Cell {
   value: string | null;
   problem: CellProblem | null;
+  /** What the customer's validation hook said of the cell; `before` is what a cell fix accepting its correction names. */
+  customer?: { message: string; corrected_value: string | null; before: string };
+}
+
+/** The customer's validation hook on the rows (review/validation-hook/customer-checks.service.ts); absent when the schema has none. */
+export interface CustomerChecks {
+  status: 'running' | 'ran' | 'failed';
+  rows_checked: number;
+  total_rows: number | null;
+  reason: 'timeout' | 'refused' | 'unreachable' | 'http_error' | 'garbage' | 'error' | null;
+  detail: string | null;
 }
 export type Row = Record<string, Cell>;
 
 export interface Preview {
   rows: Row[];
   column_samples: Record<string, string[]>;
+  customer_checks?: CustomerChecks;
 }
 
 export interface ProblemCount {
@@ -86,6 +98,7 @@ export interface ProblemCount {
   rows_checked: number;
   rows_with_problems: number;
   problems_by_field: Record<string, number>;
+  customer_checks?: CustomerChecks;
 }
 
 export interface ProblemRowsPage {

@@ -2,6 +2,7 @@
 import { t } from '../i18n';
 import type { State } from '../state';
 import type { ReviewView } from '../types';
+import { CustomerChecksNote } from './customer-checks-note';
 import { FixesBar } from './fixes-bar';
 import { RowsTable } from './rows-table';
 
@@ -15,6 +16,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
       <p class={s.problems.tone ? `problems notice ${s.problems.tone}` : 'problems'} id="problems" aria-live="polite" tabindex={-1}>
         {s.problems.text}
       </p>
+      <CustomerChecksNote checks={s.customerChecks} />
       {/* The caption sits outside the sideways-scrolling box (a <caption> scrolls away with its table), and names the table. */}
       <p id="preview-caption" class="table-caption">
         {rows ? (rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty')) : ''}

@@ -9,6 +9,7 @@ import { numbers, t } from '../i18n';
 import { problemWords } from '../problem-words';
 import { fixValues } from '../state';
 import type { Cell, Field } from '../types';
+import { acceptCorrection, CustomerFinding } from './customer-finding';
 
 /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
 const LONG_VALUE = 24;
@@ -51,7 +52,10 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
           {value ? <bdi>{value}</bdi> : <span class="empty">{t('empty_value')}</span>}
           {/* Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value. */}
-          {problem && <span class="reason">{problemWords(problem, field, value ?? null)}</span>}
+          {problem && !(problem === 'customer' && cell?.customer) && (
+            <span class="reason">{problemWords(problem, field, value ?? null)}</span>
+          )}
+          {cell?.customer && <CustomerFinding finding={cell.customer} field={field} row={row} fixable={fixable} />}
           {problem && fixable && (
             // Out of the tab order (the grid has one tab stop): on the keyboard, Enter or F2 on the cell opens the same editor.
             <button
@@ -93,12 +97,19 @@ function CellEditor({
     else box.setSelectionRange(box.value.length, box.value.length);
   }, []);
   const id = `edit-${fieldId(field.name)}-${row}`;
+  const finding = cell.customer;
   return (
     <form
       class="cell-edit"
       onSubmit={(e) => {
         e.preventDefault();
-        void fixValues(field.name, { kind: 'cell', row, before: cell.value ?? '', after: input.current?.value ?? '' });
+        // The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
+        void fixValues(field.name, {
+          kind: 'cell',
+          row,
+          before: cell.customer?.before ?? cell.value ?? '',
+          after: input.current?.value ?? '',
+        });
       }}
       onKeyDown={(e) => {
         if (e.key !== 'Escape') return;
@@ -112,6 +123,11 @@ function CellEditor({
       {/* defaultValue, not value: a redraw of the page while the reviewer types must not put the old value back. */}
       <input id={id} type="text" dir="auto" defaultValue={start.text} ref={input} />
       <button type="submit">{t('fix_save')}</button>
+      {finding && finding.corrected_value !== null && (
+        <button type="button" onClick={() => void acceptCorrection(field, row, finding)}>
+          {t('customer_accept')}
+        </button>
+      )}
       <button type="button" onClick={onDiscard}>
         {t('fix_discard')}
       </button>
