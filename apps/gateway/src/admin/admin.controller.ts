@@ -9,8 +9,11 @@ import {
   ApiOperation,
   ApiParam,
   ApiTags,
+  ApiCallbacks,
+  ApiExtraModels,
 } from '@nestjs/swagger';
 import { ProviderResourceDto, SchemaResourceDto } from '../catalog/catalog.dto';
+import { ValidateAnswerDto, ValidateRequestDto } from '../review/validation-hook/validation-hook.dto';
 import { AdminGuard } from '../http/auth.guard';
 import { jsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
@@ -45,12 +48,25 @@ import {
 const orgParam = ApiParam({ name: 'org', description: 'Organization id (UUID).' });
 const idParam = (what: string) => ApiParam({ name: 'id', description: `${what} id (UUID).` });
 
+/** A schema's validation_url is called back by the review (docs/validation-hook.md); its answer is a ValidateAnswer. */
+const REVIEW_VALIDATE_CALLBACK = {
+  name: 'reviewValidate',
+  callbackUrl: '{$request.body#/validation_url}',
+  method: 'post',
+  requestBody: { type: ValidateRequestDto },
+  expectedResponse: {
+    status: 200,
+    description: 'Any 2xx with a JSON ValidateAnswer: `{"results": [{"row", "field", "message", "corrected_value"?}]}`.',
+  },
+};
+
 /**
  * The admin API under /admin/v1 (docs/api.md, "Admin API"). It has its own OpenAPI document,
  * /admin/openapi.json (openapi/admin-document.ts), and is not part of the public one. Each
  * call is a command (or query) on @nestjs/cqrs's buses; its handler is in ./commands.
  */
 @ApiTags('admin')
+@ApiExtraModels(ValidateRequestDto, ValidateAnswerDto)
 @ApiBearerAuth(ADMIN_TOKEN_SCHEME)
 @UseGuards(AdminGuard)
 @Controller('admin/v1/organizations')
@@ -135,6 +151,7 @@ export class AdminController {
   @ApiOperation({ operationId: 'admin.schemas.create', summary: 'Create a target schema' })
   @orgParam
   @ApiBody({ type: SchemaRequestDto })
+  @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiCreatedResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
   createSchema(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
@@ -146,6 +163,7 @@ export class AdminController {
   @orgParam
   @idParam('Schema')
   @ApiBody({ type: SchemaRequestDto })
+  @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
   updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {

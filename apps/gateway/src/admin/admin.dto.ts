@@ -93,6 +93,15 @@ export class SchemaRequestDto {
     additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
   })
   fields!: Record<string, FieldDefinitionDto>;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    maxLength: 2048,
+    nullable: true,
+    description:
+      "Addition to the spec: the customer's validation hook (the `reviewValidate` callback). http(s); HTTPS in production; no literal private, loopback or reserved address, and names are checked again on the address they resolve to at each call (422 otherwise).",
+  })
+  validation_url?: string | null;
 }
 
 @ApiSchema({
