@@ -288,9 +288,10 @@ export class ReviewPreviewService {
   /**
    * The rows whose values repeat where the schema asks for unique ones (null when it asks for
    * none): a whole-file pass in a worker thread, run once per run, mapping and fixes and shared
-   * by the count, the pages and the preview. A failed pass is forgotten, so the next call tries again.
+   * by the count, the pages, the preview and the customer's checks (validation-hook/). A failed
+   * pass is forgotten, so the next call tries again.
    */
-  private duplicateRows(run: RunState, mapping: MappingRule): Promise<DuplicateRows | null> {
+  duplicateRows(run: RunState, mapping: MappingRule): Promise<DuplicateRows | null> {
     if (uniquenessGroups(run.schema).length === 0) return Promise.resolve(null);
     const key = countKey(run, mapping);
     let found = this.duplicates.get(key);

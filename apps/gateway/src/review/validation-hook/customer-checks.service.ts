@@ -4,9 +4,9 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig, type ValidationHookConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
-import { cellOf, fixesKey, mapRow, normalizeMapping, type RunState } from '@app/domain';
+import { cellOf, fixesKey, mapRow, normalizeMapping, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows, type ProblemRowsPage, type ReviewCell } from '@app/run-source';
-import { mappingHash } from '../review-preview.service';
+import { mappingHash, ReviewPreviewService } from '../review-preview.service';
 import { VALIDATE_EVENT, type Findings, type SentRow } from './hook-answer';
 import {
   addFindingsToCount,
@@ -82,6 +82,7 @@ export class CustomerChecks {
     @Inject(DIRECTORY) private readonly directory: Directory,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly client: ValidationHookClient,
+    private readonly previews: ReviewPreviewService,
   ) {
     this.settings = config.validationHook;
   }
@@ -178,7 +179,7 @@ export class CustomerChecks {
       const org = await this.directory.getOrganization(run.organization_id);
       if (!org) return failed([], 'error', 'the organization does not exist');
       secret = org.webhook_secret;
-      rows = await this.firstRows(run, mapping);
+      rows = await this.firstRows(run, mapping, null);
     } catch (err) {
       this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
       return failed([], 'error', 'the rows could not be read');
@@ -202,10 +203,21 @@ export class CustomerChecks {
       }
       for (const outcome of outcomes) if (outcome.ok) for (const [row, cells] of outcome.findings) findings.set(row, cells);
     }
+    // Sent without waiting for the duplicates pass (values do not depend on it); merged with it, so
+    // our own problems among the first rows are exactly those the count and the pages see.
+    let shown: CheckedRow[];
+    try {
+      const duplicates = await this.previews.duplicateRows(run, mapping);
+      shown = duplicates ? await this.firstRows(run, mapping, duplicates) : rows;
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
+      return failed([], 'error', 'the rows could not be read');
+    }
+    if (superseded.aborted) return null;
     return {
       status: { status: 'ran', rows_checked: rows.length, total_rows: run.total_rows, reason: null, detail: null },
       // What was sent is not kept: the cells and texts are what the review shows and fixes.
-      rows: rows.map(({ row, cells, text }) => ({ row, cells, text })),
+      rows: shown.map(({ row, cells, text }) => ({ row, cells, text })),
       findings,
     };
   }
@@ -227,8 +239,8 @@ export class CustomerChecks {
   }
 
   /** The file's first rows as the output will hold them (typed for JSON output), with each field's text and our problems. */
-  private async firstRows(run: RunState, mapping: MappingRule): Promise<FirstRow[]> {
-    const source = await readPlannedRows(this.blobs, run, mapping);
+  private async firstRows(run: RunState, mapping: MappingRule, duplicates: DuplicateRows | null): Promise<FirstRow[]> {
+    const source = await readPlannedRows(this.blobs, run, mapping, duplicates);
     const typed = run.output_format === 'json';
     const rows: FirstRow[] = [];
     try {
