@@ -419,7 +419,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,
-    cpuWork: { threads: int(env, 'CPU_WORKER_THREADS', 2), heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40) },
+    cpuWork: { threads: int(env, 'CPU_WORKER_THREADS', 1), heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40) },
     ai: {
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
       maxAttempts: Math.max(1, int(env, 'AI_MAX_ATTEMPTS', 3)),
