@@ -228,6 +228,36 @@ describe("the customer's validation hook", () => {
     await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
   });
 
+  it("joins the hook's findings with unique-value problems as the count sees them (the duplicates pass)", async () => {
+    hook.behaviour = 'answer';
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Unique people', fields: { ...FIELDS, email: { ...FIELDS.email, unique: true } }, validation_url: hook.url },
+    });
+    expect(schema.status).toBe(201);
+    // Rows 1 and 3 repeat an e-mail (ours: unique); row 2 is the hook's (a blocked domain); row 4 is a minor (the hook's).
+    const csv = ['E-mail,Age', 'a@x.org,30', 'b@blocked.example,31', 'a@x.org,32', 'd@x.org,12', 'e@x.org,40'].join('\n');
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'people.csv' },
+    });
+    expect((await upload(run.body, csv)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    const count = await settledCount(review);
+    expect(count).toMatchObject({
+      rows_with_problems: 4,
+      problems_by_field: { email: 3, age: 1 },
+      rows_by_kind: { unique: 2, customer: 2 },
+    });
+    const all = await review.problemRows({ per_page: 2, page: 2 });
+    expect(all.body).toMatchObject({ matching: 4, rows: [{ row: 3 }, { row: 4 }] });
+    expect(all.body.rows[0].cells.email).toMatchObject({ problem: 'unique' });
+    const unique = await review.problemRows({ kind: 'unique' });
+    expect(unique.body.rows.map((r: { row: number }) => r.row)).toEqual([1, 3]);
+  });
+
   it('a schema whose validation_url is not a public http(s) URL is refused with a 422', async () => {
     for (const url of ['ftp://example.com/hook', 'http://10.0.0.7/validate', 'http://localhost/validate', 'not a url']) {
       const res = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
