@@ -20,6 +20,8 @@ export const DATA_TYPES = [
 export const COUNTRY_FORMATS = ['alpha2', 'alpha3', 'name'] as const;
 export const SIMPLE_TRANSFORMATIONS = ['trim_whitespace', 'uppercase', 'lowercase'] as const;
 
+type Json = Record<string, unknown>;
+
 export interface FieldRow {
   key: number;
   name: string;
@@ -40,7 +42,15 @@ export interface FieldRow {
   default_region: string;
   /** A country field's output ("" = alpha2, the default). */
   country_format: string;
+  /**
+   * The field's validators (pattern, min, max, min_length, max_length, unique) as the API gave them: kept through the
+   * form unchanged (edited in the JSON view; docs/api.md, "Validators"), so saving the form never drops them.
+   */
+  validators: Json;
 }
+
+/** The field options the form carries as they are (docs/api.md, "Validators"). */
+const VALIDATORS = ['pattern', 'min', 'max', 'min_length', 'max_length', 'unique'] as const;
 
 let nextKey = 1;
 export const emptyField = (): FieldRow => ({
@@ -58,9 +68,9 @@ export const emptyField = (): FieldRow => ({
   number_format: { locale: '', decimal: '', group: '', currency: false, percent: false },
   default_region: '',
   country_format: '',
+  validators: {},
 });
 
-type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -124,6 +134,7 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
       },
       default_region: str(def.default_region),
       country_format: str(def.country_format),
+      validators: Object.fromEntries(VALIDATORS.filter((k) => def[k] !== undefined && def[k] !== null).map((k) => [k, def[k]])),
     };
   });
 }
@@ -171,6 +182,7 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
       };
     if (row.data_type === 'phone' && row.default_region.trim()) def.default_region = row.default_region.trim();
     if (row.data_type === 'country' && row.country_format) def.country_format = row.country_format;
+    Object.assign(def, row.validators);
     fields[row.name] = def;
   }
   return fields;

@@ -23,6 +23,7 @@ interface Schema {
   id: string;
   name: string;
   fields: Record<string, unknown>;
+  unique_with?: string[][];
 }
 
 /** A target schema: a form for every field option, the same rules and messages as the admin API, and its JSON. */
@@ -35,6 +36,8 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const [loadError, setLoadError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The schema's unique_with sets (docs/api.md, "Validators"): kept as loaded or pasted in the JSON view, sent back as they are.
+  const [uniqueWith, setUniqueWith] = useState<unknown>(undefined);
 
   useEffect(() => {
     if (!id) return;
@@ -42,12 +45,13 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       .then(({ data }) => {
         setName(data.name);
         setRows(rowsFromFields(data.fields));
+        setUniqueWith(data.unique_with);
       })
       .catch((err: ApiFailure) => setLoadError(err.message));
   }, [id]);
 
   const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
-  const body = () => ({ name, fields: fieldsFromRows(rows) });
+  const body = () => ({ name, fields: fieldsFromRows(rows), ...(uniqueWith === undefined ? {} : { unique_with: uniqueWith }) });
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -69,8 +73,9 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
 
   const applyJson = () => {
     try {
-      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown };
+      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown; unique_with?: unknown };
       if (typeof parsed.name === 'string') setName(parsed.name);
+      setUniqueWith(parsed.unique_with);
       setRows(rowsFromFields(parsed.fields ?? parsed));
       setJson(null);
       announce(t('schema.json_applied'));
