@@ -1,4 +1,4 @@
-import { fieldsFromRows, rowsFromFields } from './schema-model';
+import { fieldsFromRows, rowsFromFields } from './page/schema-model';
 
 describe("the console's schema form model", () => {
   it('keeps a field’s validators through the form unchanged, so saving the form drops none', () => {
