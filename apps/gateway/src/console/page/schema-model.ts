@@ -20,8 +20,6 @@ export const DATA_TYPES = [
 export const COUNTRY_FORMATS = ['alpha2', 'alpha3', 'name'] as const;
 export const SIMPLE_TRANSFORMATIONS = ['trim_whitespace', 'uppercase', 'lowercase'] as const;
 
-type Json = Record<string, unknown>;
-
 export interface FieldRow {
   key: number;
   name: string;
@@ -42,15 +40,9 @@ export interface FieldRow {
   default_region: string;
   /** A country field's output ("" = alpha2, the default). */
   country_format: string;
-  /**
-   * The field's validators (pattern, min, max, min_length, max_length, unique) as the API gave them: kept through the
-   * form unchanged (edited in the JSON view; docs/api.md, "Validators"), so saving the form never drops them.
-   */
-  validators: Json;
+  /** The definition's members this form has no input for, written back untouched (nothing set elsewhere is lost). */
+  other: Record<string, unknown>;
 }
-
-/** The field options the form carries as they are (docs/api.md, "Validators"). */
-const VALIDATORS = ['pattern', 'min', 'max', 'min_length', 'max_length', 'unique'] as const;
 
 let nextKey = 1;
 export const emptyField = (): FieldRow => ({
@@ -68,11 +60,35 @@ export const emptyField = (): FieldRow => ({
   number_format: { locale: '', decimal: '', group: '', currency: false, percent: false },
   default_region: '',
   country_format: '',
-  validators: {},
+  other: {},
 });
 
+type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const without = (source: Json, known: readonly string[]): Json =>
+  Object.fromEntries(Object.entries(source).filter(([key]) => !known.includes(key)));
+
+/** The members of a field definition the form edits; any other one (set through the API or the JSON view) is kept as it is. */
+const FIELD_MEMBERS = [
+  'description',
+  'descriptions',
+  'data_type',
+  'is_required',
+  'label',
+  'format',
+  'transformations',
+  'allowed_values',
+  'number_format',
+  'default_region',
+  'country_format',
+] as const;
+
+/** What the schema resource says about itself rather than about its data: never sent back. */
+const RESOURCE_MEMBERS = ['id', 'name', 'fields', 'created_at', 'updated_at'] as const;
+
+/** A schema's members beside `name` and `fields` (e.g. options the form has no input for), to send back as they were. */
+export const schemaOptions = (schema: unknown): Json => without(obj(schema), RESOURCE_MEMBERS);
 
 /** Lines of `locale: text` (a description per review language). */
 const parseDescriptions = (text: string): Record<string, string> => {
@@ -134,7 +150,7 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
       },
       default_region: str(def.default_region),
       country_format: str(def.country_format),
-      validators: Object.fromEntries(VALIDATORS.filter((k) => def[k] !== undefined && def[k] !== null).map((k) => [k, def[k]])),
+      other: without(def, FIELD_MEMBERS),
     };
   });
 }
@@ -143,7 +159,8 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
 export function fieldsFromRows(rows: FieldRow[]): Json {
   const fields: Json = {};
   for (const row of rows) {
-    const def: Json = { description: row.description, data_type: row.data_type, is_required: row.is_required };
+    // The members the form does not know first, so that the form's own inputs win.
+    const def: Json = { ...row.other, description: row.description, data_type: row.data_type, is_required: row.is_required };
     if (row.label.trim()) def.label = row.label.trim();
     if (row.format.trim() && (row.data_type === 'date' || row.data_type === 'datetime')) def.format = row.format.trim();
     const descriptions = parseDescriptions(row.descriptions);
@@ -182,7 +199,6 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
       };
     if (row.data_type === 'phone' && row.default_region.trim()) def.default_region = row.default_region.trim();
     if (row.data_type === 'country' && row.country_format) def.country_format = row.country_format;
-    Object.assign(def, row.validators);
     fields[row.name] = def;
   }
   return fields;

@@ -9,6 +9,7 @@ import {
   type FieldRow,
   fieldsFromRows,
   rowsFromFields,
+  schemaOptions,
   SIMPLE_TRANSFORMATIONS,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
@@ -23,7 +24,6 @@ interface Schema {
   id: string;
   name: string;
   fields: Record<string, unknown>;
-  unique_with?: string[][];
 }
 
 /** A target schema: a form for every field option, the same rules and messages as the admin API, and its JSON. */
@@ -31,13 +31,13 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const editable = canChange(session);
   const [name, setName] = useState('');
   const [rows, setRows] = useState<FieldRow[]>(() => (id ? [] : [emptyField()]));
+  // The schema's other members (options the form has no input for): sent back as they came, so a save loses nothing.
+  const [options, setOptions] = useState<Record<string, unknown>>({});
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [json, setJson] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [busy, setBusy] = useState(false);
-  // The schema's unique_with sets (docs/api.md, "Validators"): kept as loaded or pasted in the JSON view, sent back as they are.
-  const [uniqueWith, setUniqueWith] = useState<unknown>(undefined);
 
   useEffect(() => {
     if (!id) return;
@@ -45,13 +45,13 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       .then(({ data }) => {
         setName(data.name);
         setRows(rowsFromFields(data.fields));
-        setUniqueWith(data.unique_with);
+        setOptions(schemaOptions(data));
       })
       .catch((err: ApiFailure) => setLoadError(err.message));
   }, [id]);
 
   const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
-  const body = () => ({ name, fields: fieldsFromRows(rows), ...(uniqueWith === undefined ? {} : { unique_with: uniqueWith }) });
+  const body = () => ({ ...options, name, fields: fieldsFromRows(rows) });
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -73,10 +73,11 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
 
   const applyJson = () => {
     try {
-      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown; unique_with?: unknown };
+      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown };
       if (typeof parsed.name === 'string') setName(parsed.name);
-      setUniqueWith(parsed.unique_with);
       setRows(rowsFromFields(parsed.fields ?? parsed));
+      // A whole schema brings its options; a bare map of fields leaves them as they were.
+      if (parsed.fields !== undefined) setOptions(schemaOptions(parsed));
       setJson(null);
       announce(t('schema.json_applied'));
     } catch {
@@ -103,7 +104,11 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
         <a href="/console/schemas">{t('schema.back')}</a>
       </section>
     );
-  const generalErrors = [...(errors.fields ?? [])];
+  // Messages about kept schema options (`unique_with.0`, …) have no input of their own: shown with the fields' general ones.
+  const optionErrors = Object.entries(errors)
+    .filter(([key]) => Object.hasOwn(options, key.split('.')[0]))
+    .flatMap(([, messages]) => messages);
+  const generalErrors = [...(errors.fields ?? []), ...optionErrors];
   return (
     <section>
       <p>
@@ -349,7 +354,15 @@ function FieldEditor({
         )}
         <FieldError id={id('transformations-error')} messages={errors.transformations} />
       </fieldset>
-      <FieldError id={id('other-error')} messages={[...(errors.allowed_values_extra ?? []), ...(errors.is_required ?? [])]} />
+      <FieldError
+        id={id('other-error')}
+        messages={[
+          ...(errors.allowed_values_extra ?? []),
+          ...(errors.is_required ?? []),
+          // Options kept from the API or the JSON view, which have no input here: their messages still show.
+          ...Object.keys(row.other).flatMap((option) => errors[option] ?? []),
+        ]}
+      />
       {onRemove && (
         <button type="button" class="secondary" onClick={onRemove}>
           {t('field.remove', { name: row.name || t('field.unnamed') })}
