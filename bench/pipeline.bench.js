@@ -2,7 +2,7 @@
  * ratio to a baseline measured in the same run: the machine is shared and noisy.
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
- *   BENCH_CASES    comma-separated subset of: csv,xlsx,get,healthz,run-get,schemas (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,xlsx,get,healthz,run-get,schemas,validators (default all)
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -11,6 +11,7 @@ const { csvPipeline } = require('./cases/csv-pipeline');
 const { getLatency } = require('./cases/get-latency');
 const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
+const { validatorsCost } = require('./cases/validators-cost');
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
@@ -20,6 +21,8 @@ const CASES = {
   healthz: (work) => requestOverhead({ work, route: 'healthz' }),
   'run-get': (work) => requestOverhead({ work, route: 'run-get' }),
   schemas: (work) => requestOverhead({ work, route: 'schemas' }),
+  // What the data checks of issue 29 cost per row (cases/validators-cost.js).
+  validators: (work) => validatorsCost({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
 };
 
 async function main() {

@@ -74,12 +74,12 @@ async function startService({ dataDir, env = {}, stdout = null }) {
     peakRssMb: () => status(child.pid, 'VmHWM'),
     rssMb: () => status(child.pid, 'VmRSS'),
     /** An organization with one schema; returns the API key and the schema id. */
-    async organization(fields) {
+    async organization(fields, schemaOptions = {}) {
       const org = await json(`${base}/admin/v1/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench' }) });
       const schema = await json(`${base}/admin/v1/organizations/${org.id}/schemas`, {
         method: 'POST',
         headers: admin,
-        body: JSON.stringify({ name: 'bench', fields }),
+        body: JSON.stringify({ name: 'bench', fields, ...schemaOptions }),
       });
       return { apiKey: org.api_key, schemaId: schema.data.id };
     },
