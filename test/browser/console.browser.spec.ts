@@ -246,6 +246,80 @@ describe('customer console in Chromium', () => {
     ).resolves.toBe('alpha3');
   });
 
+  it('sets a field pattern, unique, a date range, unique_with and a validation hook in the form; a catastrophic pattern is refused beside its input', async () => {
+    await goto(page, '/console/schemas/new');
+    await page.getByLabel('Schema name').fill('Checked');
+    const code = page.getByRole('group', { name: /^Field 1/ });
+    await code.getByLabel('Field name').fill('code');
+    await code.getByLabel('Description', { exact: true }).fill('Product code');
+    // The checks are folded away; the disclosure opens by keyboard.
+    await expect(code.getByLabel('Pattern (regular expression)').isVisible()).resolves.toBe(false);
+    await code.getByText('Checks: pattern, range, length, unique').focus();
+    await page.keyboard.press('Enter');
+    await code.getByLabel('Pattern (regular expression)').fill('(a+)+$');
+    await code.getByLabel('Unique (a value may appear only once in the file)').check();
+    await code.getByLabel('Most characters').fill('6');
+    await page.getByRole('button', { name: 'Add a field' }).click();
+    const due = page.getByRole('group', { name: /^Field 2/ });
+    await due.getByLabel('Field name').fill('due');
+    await due.getByLabel('Data type').selectOption('date');
+    await due.getByLabel('Description', { exact: true }).fill('Due');
+    await due.getByText('Checks: pattern, range, length, unique').click();
+    await due.getByLabel('Earliest date').fill('2024-01-01');
+    await page.getByLabel('Unique together').fill('code, due');
+    await page.getByLabel('Validation hook URL').fill('https://hooks.example.com/check');
+    await page.getByRole('button', { name: 'Create the schema' }).click();
+    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    // The API's message, tied to the pattern input (aria-invalid, aria-describedby).
+    const pattern = code.getByLabel('Pattern (regular expression)');
+    await expect(pattern.getAttribute('aria-invalid')).resolves.toBe('true');
+    const describedBy = (await pattern.getAttribute('aria-describedby'))!;
+    await expect(page.locator(`[id="${describedBy}"]`).textContent()).resolves.toContain('The pattern can backtrack catastrophically');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 360]) {
+        await page.setViewportSize({ width, height: 800 });
+        expect({ scheme, width, violations: await axeViolations(page) }).toEqual({ scheme, width, violations: [] });
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect({ scheme, width, overflow }).toEqual({ scheme, width, overflow: 0 });
+      }
+      await screenshot(page, `console-schema-checks-${scheme}-360`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await pattern.fill('^[A-Z]{2}-\\d{3}$');
+    await page.getByRole('button', { name: 'Create the schema' }).click();
+    await page.getByRole('heading', { name: 'Schema Checked', level: 1 }).waitFor();
+    const expected = {
+      name: 'Checked',
+      fields: {
+        code: { data_type: 'string', pattern: '^[A-Z]{2}-\\d{3}$', unique: true, max_length: 6 },
+        due: { data_type: 'date', min: '2024-01-01' },
+      },
+      unique_with: [['code', 'due']],
+      validation_url: 'https://hooks.example.com/check',
+    };
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const stored = async () =>
+      (await call(`${svc.baseUrl}/console/api/schemas/${id}`, { headers: { cookie: await cookieHeader() } })).body.data;
+    await expect(stored()).resolves.toMatchObject(expected);
+    // Read back into the form (the checks open, as they are in use), shown in the JSON view, and kept by another save.
+    await page.reload();
+    await page.getByRole('group', { name: /^Field 2: due/ }).waitFor();
+    await expect(
+      page
+        .getByRole('group', { name: /^Field 1/ })
+        .getByLabel('Pattern (regular expression)')
+        .inputValue(),
+    ).resolves.toBe('^[A-Z]{2}-\\d{3}$');
+    await expect(page.getByLabel('Validation hook URL').inputValue()).resolves.toBe('https://hooks.example.com/check');
+    expect(JSON.parse(await page.getByLabel('Schema JSON').inputValue())).toMatchObject(expected);
+    await page.getByRole('button', { name: 'Save the schema' }).click();
+    await status(page).getByText('Schema Checked saved.').waitFor();
+    await expect(stored()).resolves.toMatchObject(expected);
+  });
+
   it('pastes a schema as JSON into the form, and tries a file against it without creating a run', async () => {
     await goto(page, `/console/schemas/${schemaId}`);
     // The form is drawn once the schema has loaded.

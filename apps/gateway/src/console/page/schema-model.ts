@@ -40,6 +40,13 @@ export interface FieldRow {
   default_region: string;
   /** A country field's output ("" = alpha2, the default). */
   country_format: string;
+  /** Validators (docs/api.md, "Validators"): as typed; min/max a number, or an ISO date for date fields ("" = none). */
+  pattern: string;
+  min: string;
+  max: string;
+  min_length: string;
+  max_length: string;
+  unique: boolean;
   /** The definition's members this form has no input for, written back untouched (nothing set elsewhere is lost). */
   other: Record<string, unknown>;
 }
@@ -60,6 +67,12 @@ export const emptyField = (): FieldRow => ({
   number_format: { locale: '', decimal: '', group: '', currency: false, percent: false },
   default_region: '',
   country_format: '',
+  pattern: '',
+  min: '',
+  max: '',
+  min_length: '',
+  max_length: '',
+  unique: false,
   other: {},
 });
 
@@ -82,13 +95,57 @@ const FIELD_MEMBERS = [
   'number_format',
   'default_region',
   'country_format',
+  'pattern',
+  'min',
+  'max',
+  'min_length',
+  'max_length',
+  'unique',
 ] as const;
 
-/** What the schema resource says about itself rather than about its data: never sent back. */
-const RESOURCE_MEMBERS = ['id', 'name', 'fields', 'created_at', 'updated_at'] as const;
+/** The schema's members the form edits, and what the resource says about itself (never sent back). */
+const SCHEMA_MEMBERS = ['id', 'name', 'fields', 'validation_url', 'unique_with', 'created_at', 'updated_at'] as const;
 
-/** A schema's members beside `name` and `fields` (e.g. options the form has no input for), to send back as they were. */
-export const schemaOptions = (schema: unknown): Json => without(obj(schema), RESOURCE_MEMBERS);
+/** A schema's members the form has no input for, to send back as they were. */
+export const schemaOptions = (schema: unknown): Json => without(obj(schema), SCHEMA_MEMBERS);
+
+/** A schema's own checks as the form edits them: the hook's address, and one set of field names per line (`name, city`). */
+export interface SchemaChecks {
+  validation_url: string;
+  unique_with: string;
+}
+
+export function checksFromSchema(schema: unknown): SchemaChecks {
+  const s = obj(schema);
+  return {
+    validation_url: str(s.validation_url),
+    unique_with: (Array.isArray(s.unique_with) ? s.unique_with : [])
+      .map((set) => (Array.isArray(set) ? set.map((f) => String(f)).join(', ') : ''))
+      .join('\n'),
+  };
+}
+
+/** The API's `validation_url` and `unique_with` (only those given: an absent one is none). */
+export function schemaFromChecks(checks: SchemaChecks): Json {
+  const sets = checks.unique_with
+    .split('\n')
+    .map((line) =>
+      line
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean),
+    )
+    .filter((set) => set.length > 0);
+  return {
+    ...(checks.validation_url.trim() ? { validation_url: checks.validation_url.trim() } : {}),
+    ...(sets.length ? { unique_with: sets } : {}),
+  };
+}
+
+/** A bound or length as typed: a number when it reads as one, else the text (the API says what is wrong with it). */
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const boundFromText = (text: string): string | number => (NUMBER_TEXT.test(text.trim()) ? Number(text.trim()) : text.trim());
+const textFromBound = (v: unknown): string => (typeof v === 'number' ? String(v) : str(v));
 
 /** Lines of `locale: text` (a description per review language). */
 const parseDescriptions = (text: string): Record<string, string> => {
@@ -109,6 +166,9 @@ const parseLabels = (text: string): Record<string, string> => {
   }
   return out;
 };
+
+export const isDateType = (dataType: string): boolean => dataType === 'date' || dataType === 'datetime';
+export const isNumberType = (dataType: string): boolean => dataType === 'number' || dataType === 'integer';
 
 /** The form's rows from a schema's `fields` (what the JSON view or the API gave). */
 export function rowsFromFields(fields: unknown): FieldRow[] {
@@ -150,6 +210,12 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
       },
       default_region: str(def.default_region),
       country_format: str(def.country_format),
+      pattern: str(def.pattern),
+      min: textFromBound(def.min),
+      max: textFromBound(def.max),
+      min_length: textFromBound(def.min_length),
+      max_length: textFromBound(def.max_length),
+      unique: def.unique === true,
       other: without(def, FIELD_MEMBERS),
     };
   });
@@ -199,6 +265,14 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
       };
     if (row.data_type === 'phone' && row.default_region.trim()) def.default_region = row.default_region.trim();
     if (row.data_type === 'country' && row.country_format) def.country_format = row.country_format;
+    // Sent on any data type: the API says which ones a check does not apply to, beside its input.
+    if (row.pattern) def.pattern = row.pattern;
+    for (const bound of ['min', 'max', 'min_length', 'max_length'] as const) {
+      if (!row[bound].trim()) continue;
+      // A date field's bounds are ISO dates: "2024" stays text rather than becoming a number.
+      def[bound] = bound.endsWith('length') || !isDateType(row.data_type) ? boundFromText(row[bound]) : row[bound].trim();
+    }
+    if (row.unique) def.unique = true;
     fields[row.name] = def;
   }
   return fields;

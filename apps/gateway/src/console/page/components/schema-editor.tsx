@@ -3,12 +3,17 @@ import { api, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import {
+  checksFromSchema,
   COUNTRY_FORMATS,
   DATA_TYPES,
   emptyField,
   type FieldRow,
   fieldsFromRows,
+  isDateType,
+  isNumberType,
   rowsFromFields,
+  type SchemaChecks,
+  schemaFromChecks,
   schemaOptions,
   SIMPLE_TRANSFORMATIONS,
 } from '../schema-model';
@@ -33,6 +38,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const [rows, setRows] = useState<FieldRow[]>(() => (id ? [] : [emptyField()]));
   // The schema's other members (options the form has no input for): sent back as they came, so a save loses nothing.
   const [options, setOptions] = useState<Record<string, unknown>>({});
+  const [checks, setChecks] = useState<SchemaChecks>({ validation_url: '', unique_with: '' });
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [json, setJson] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -46,12 +52,13 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
         setName(data.name);
         setRows(rowsFromFields(data.fields));
         setOptions(schemaOptions(data));
+        setChecks(checksFromSchema(data));
       })
       .catch((err: ApiFailure) => setLoadError(err.message));
   }, [id]);
 
   const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
-  const body = () => ({ ...options, name, fields: fieldsFromRows(rows) });
+  const body = () => ({ ...options, name, fields: fieldsFromRows(rows), ...schemaFromChecks(checks) });
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -77,7 +84,10 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       if (typeof parsed.name === 'string') setName(parsed.name);
       setRows(rowsFromFields(parsed.fields ?? parsed));
       // A whole schema brings its options; a bare map of fields leaves them as they were.
-      if (parsed.fields !== undefined) setOptions(schemaOptions(parsed));
+      if (parsed.fields !== undefined) {
+        setOptions(schemaOptions(parsed));
+        setChecks(checksFromSchema(parsed));
+      }
       setJson(null);
       announce(t('schema.json_applied'));
     } catch {
@@ -146,6 +156,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
           <button type="button" class="secondary" onClick={() => setRows((rs) => [...rs, emptyField()])}>
             {t('schema.add_field')}
           </button>
+          <SchemaChecksEditor checks={checks} errors={errors} onChange={(patch) => setChecks((c) => ({ ...c, ...patch }))} />
         </fieldset>
         {editable && (
           <div class="actions">
@@ -310,6 +321,7 @@ function FieldEditor({
         </div>
       )}
       {text('descriptions', t('field.descriptions'), t('field.descriptions_hint'), true)}
+      <FieldChecks row={row} id={id} errors={errors} onChange={onChange} />
       <fieldset class="transformations">
         <legend>{t('field.transformations')}</legend>
         {SIMPLE_TRANSFORMATIONS.map((name) => (
@@ -422,6 +434,128 @@ function NumberFormatEditor({
         </div>
       ))}
       <FieldError id={id('number_format-error')} messages={errors} />
+    </fieldset>
+  );
+}
+
+const CHECK_OPTIONS = ['pattern', 'min', 'max', 'min_length', 'max_length', 'unique'] as const;
+
+/**
+ * A field's validators (docs/api.md, "Validators") behind a disclosure, to keep the form short: open when one is set or the
+ * API has a message about one. Bounds only for numbers and dates (or when one was set elsewhere, so that its message shows).
+ */
+function FieldChecks({
+  row,
+  id,
+  errors,
+  onChange,
+}: {
+  row: FieldRow;
+  id: (what: string) => string;
+  errors: Record<string, string[]>;
+  onChange: (patch: Partial<FieldRow>) => void;
+}) {
+  const inUse = CHECK_OPTIONS.some((o) => (typeof row[o] === 'string' ? row[o].trim() !== '' : row[o] === true));
+  const hasErrors = CHECK_OPTIONS.some((o) => errors[o]?.length);
+  const isDate = isDateType(row.data_type);
+  const input = (what: 'pattern' | 'min' | 'max' | 'min_length' | 'max_length', label: string, hint?: string, numeric = false) => (
+    <div>
+      <label for={id(what)}>{label}</label>
+      <input
+        id={id(what)}
+        value={row[what]}
+        inputMode={numeric ? 'numeric' : undefined}
+        spellcheck={false}
+        onInput={(e) => onChange({ [what]: (e.target as HTMLInputElement).value })}
+        {...(hint ? { 'aria-describedby': id(`${what}-hint`) } : {})}
+        {...errorProps(id(`${what}-error`), errors[what])}
+      />
+      {hint && (
+        <p id={id(`${what}-hint`)} class="hint">
+          {hint}
+        </p>
+      )}
+      <FieldError id={id(`${what}-error`)} messages={errors[what]} />
+    </div>
+  );
+  const showBounds = isDate || isNumberType(row.data_type) || row.min.trim() !== '' || row.max.trim() !== '';
+  return (
+    <details class="checks" open={inUse || hasErrors}>
+      <summary>{t('checks.summary')}</summary>
+      {input('pattern', t('checks.pattern'), t('checks.pattern_hint'))}
+      {showBounds && (
+        <div class="grid">
+          {input('min', isDate ? t('checks.min_date') : t('checks.min'), isDate ? t('checks.date_hint') : undefined)}
+          {input('max', isDate ? t('checks.max_date') : t('checks.max'), isDate ? t('checks.date_hint') : undefined)}
+        </div>
+      )}
+      <div class="grid">
+        {input('min_length', t('checks.min_length'), undefined, true)}
+        {input('max_length', t('checks.max_length'), undefined, true)}
+      </div>
+      <div class="check">
+        <input
+          id={id('unique')}
+          type="checkbox"
+          checked={row.unique}
+          onChange={(e) => onChange({ unique: (e.target as HTMLInputElement).checked })}
+          {...errorProps(id('unique-error'), errors.unique)}
+        />
+        <label for={id('unique')}>{t('checks.unique')}</label>
+      </div>
+      <FieldError id={id('unique-error')} messages={errors.unique} />
+    </details>
+  );
+}
+
+/** The schema's own checks: sets of fields unique together, and the customer's validation hook (docs/validation-hook.md). */
+function SchemaChecksEditor({
+  checks,
+  errors,
+  onChange,
+}: {
+  checks: SchemaChecks;
+  errors: Record<string, string[]>;
+  onChange: (patch: Partial<SchemaChecks>) => void;
+}) {
+  // `unique_with` and `unique_with.0`, `unique_with.1`, … all belong beside the one input.
+  const uniqueWithErrors = Object.entries(errors)
+    .filter(([key]) => key === 'unique_with' || key.startsWith('unique_with.'))
+    .flatMap(([key, messages]) => {
+      const line = Number(key.split('.')[1]);
+      return Number.isInteger(line) ? messages.map((m) => t('schema.unique_with_line', { n: line + 1, message: m })) : messages;
+    });
+  return (
+    <fieldset class="schema-checks">
+      <legend>{t('schema.checks')}</legend>
+      <label for="schema-unique-with">{t('schema.unique_with')}</label>
+      <textarea
+        id="schema-unique-with"
+        rows={2}
+        spellcheck={false}
+        value={checks.unique_with}
+        onInput={(e) => onChange({ unique_with: (e.target as HTMLTextAreaElement).value })}
+        aria-describedby="schema-unique-with-hint"
+        {...errorProps('schema-unique-with-error', uniqueWithErrors.length ? uniqueWithErrors : undefined)}
+      />
+      <p id="schema-unique-with-hint" class="hint">
+        {t('schema.unique_with_hint')}
+      </p>
+      <FieldError id="schema-unique-with-error" messages={uniqueWithErrors.length ? uniqueWithErrors : undefined} />
+      <label for="schema-validation-url">{t('schema.validation_url')}</label>
+      <input
+        id="schema-validation-url"
+        type="url"
+        spellcheck={false}
+        value={checks.validation_url}
+        onInput={(e) => onChange({ validation_url: (e.target as HTMLInputElement).value })}
+        aria-describedby="schema-validation-url-hint"
+        {...errorProps('schema-validation-url-error', errors.validation_url)}
+      />
+      <p id="schema-validation-url-hint" class="hint">
+        {t('schema.validation_url_hint')}
+      </p>
+      <FieldError id="schema-validation-url-error" messages={errors.validation_url} />
     </fieldset>
   );
 }
