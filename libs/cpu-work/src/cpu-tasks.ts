@@ -6,7 +6,7 @@ import type { DuplicateRows, RunState } from '@app/domain';
 import {
   countMappingProblems,
   distinctFieldValues,
-  findDuplicateRows,
+  duplicateRowsOf,
   findProblemRows,
   inspectStructuredFile,
   writeOutputPart,
@@ -58,7 +58,7 @@ export const CPU_TASKS = {
     env: TaskEnvironment,
     progress: (n: number) => void,
     signal?: AbortSignal,
-  ) => findDuplicateRows(env.blobs, input.run, input.mapping, signal, progress),
+  ) => duplicateRowsOf(env.blobs, input.run, input.mapping, signal, progress),
   distinctFieldValues: (
     input: { run: RunState; mapping: MappingRule; field: string },
     env: TaskEnvironment,

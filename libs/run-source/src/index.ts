@@ -6,3 +6,4 @@ export * from './find-problem-rows';
 export * from './distinct-values';
 export * from './duplicate-values';
 export * from './problem-segments';
+export * from './stored-duplicates';

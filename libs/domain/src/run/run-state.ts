@@ -1,3 +1,4 @@
+import { uniquenessGroups } from '../fields/field-validators';
 import type { AppliedFix } from '../fields/value-fixes';
 import type {
   Appearance,
@@ -179,13 +180,22 @@ export function filesPurgeDue(run: RunState, retentionSeconds: number): { due_at
 /** Where the row index of a run's rows is kept (written beside them by ingestion's first read; docs/files.md, "Row index"). */
 export const rowIndexKeyOf = (rowsKey: string): string => `${rowsKey}.row-index`;
 
+/** Where the latest answer of a run's duplicates pass is kept (run-source's stored-duplicates). */
+export const duplicatesKeyOf = (rowsKey: string): string => `${rowsKey}.duplicates`;
+
 /** A delimited file's row index, kept beside it; null for the runs that have none (workbooks, text, images). */
 const rowIndexKeyOfRun = (run: RunState): string | null =>
   run.source_key && run.source_format === 'delimited' && run.rows_key === run.source_key ? rowIndexKeyOf(run.source_key) : null;
 
+/** The duplicates pass's stored answer: only for schemas that ask for unique values. */
+const duplicatesKeyOfRun = (run: RunState): string | null =>
+  run.rows_key && run.schema && uniquenessGroups(run.schema).length > 0 ? duplicatesKeyOf(run.rows_key) : null;
+
 /** Every blob a run may have stored: the source, its row index, the extracted/synthetic rows, the output. */
 export const runFileKeys = (run: RunState): string[] => [
-  ...new Set([run.source_key, rowIndexKeyOfRun(run), run.rows_key, run.output_key].filter((k): k is string => !!k)),
+  ...new Set(
+    [run.source_key, rowIndexKeyOfRun(run), run.rows_key, duplicatesKeyOfRun(run), run.output_key].filter((k): k is string => !!k),
+  ),
 ];
 
 /** Terminal: failed, final output done, review canceled, or review expired (docs/decisions.md). */
