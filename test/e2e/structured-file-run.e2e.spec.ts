@@ -319,7 +319,8 @@ describe('retention', () => {
 
     const purged = await purgedEvent(id);
     expect(purged.data).toEqual({
-      keys: [`runs/${id}/source`, `runs/${id}/output.json`],
+      // The row index beside a delimited source is deleted with it (written only for files past 64 KiB; deleting none is a no-op).
+      keys: [`runs/${id}/source`, `runs/${id}/source.row-index`, `runs/${id}/output.json`],
       reason: 'output_retention',
       purged_at: expect.any(String),
     });
@@ -343,7 +344,7 @@ describe('retention', () => {
     const { id, review } = await reviewReady();
     expect((await review.cancel()).status).toBe(200);
     const purged = await purgedEvent(id);
-    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`], reason: 'review_canceled' });
+    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`, `runs/${id}/source.row-index`], reason: 'review_canceled' });
     expect(await stored(`runs/${id}/source`)).toBe(false);
     // The review window (4 s) is still open: the page shows the canceled review, without rows.
     expect((await review.state()).body.phase).toBe('canceled');
@@ -355,7 +356,7 @@ describe('retention', () => {
   it("deletes an expired review's source the retention after its deadline", async () => {
     const { id } = await reviewReady();
     const purged = await purgedEvent(id, 15_000);
-    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`], reason: 'review_expired' });
+    expect(purged.data).toMatchObject({ keys: [`runs/${id}/source`, `runs/${id}/source.row-index`], reason: 'review_expired' });
     const expired = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
     expect(Date.parse(purged.recorded_at)).toBeGreaterThanOrEqual(Date.parse(expired.body.review_expires_at) + 2000);
     expect(expired.body.review_state).toBe('expired');
