@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { LocalBlobStore } from '@app/blob-storage';
+import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import type { DuplicateRows, RunState } from '@app/domain';
 import { countMappingProblems } from './count-problems';
@@ -49,13 +47,8 @@ const number = (v: string): string | null =>
 const pair = (r: Row): string | null => (text(r[2]) === null && text(r[3]) === null ? null : JSON.stringify([text(r[2]), text(r[3])]));
 
 describe('duplicates pass', () => {
-  let dir: string;
   let blobs: LocalBlobStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'duplicates-'));
-    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  withTempBlobStore('duplicates-', (b) => (blobs = b));
 
   let n = 0;
   async function stored(data: Row[], output_format: 'json' | 'csv' = 'json'): Promise<RunState> {

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { LocalBlobStore } from '@app/blob-storage';
+import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import type { RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
@@ -37,13 +35,8 @@ function fileOf(rows: number, header: boolean): string {
 }
 
 describe('an output written in two parts and joined', () => {
-  let dir: string;
   let blobs: LocalBlobStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'output-parts-'));
-    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  withTempBlobStore('output-parts-', (b) => (blobs = b));
 
   let n = 0;
   async function ingested(rows: number, header: boolean, output: 'json' | 'csv', exclude: boolean): Promise<RunState> {

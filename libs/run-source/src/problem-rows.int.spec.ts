@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { LocalBlobStore } from '@app/blob-storage';
+import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem, RunState } from '@app/domain';
 import { countMappingProblems } from './count-problems';
@@ -21,13 +19,8 @@ const FIELDS: Record<string, FieldDefinition> = {
 const HEADERS = ['Mail', 'Age'];
 
 describe('rows with problems, a page at a time', () => {
-  let dir: string;
   let blobs: LocalBlobStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'problem-rows-'));
-    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  withTempBlobStore('problem-rows-', (b) => (blobs = b));
 
   const row = fc.tuple(fc.constantFrom('', 'a@x.org', 'bad'), fc.constantFrom('', '1', 'x'));
   let n = 0;

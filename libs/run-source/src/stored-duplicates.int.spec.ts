@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { LocalBlobStore } from '@app/blob-storage';
+import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import { duplicatesKeyOf, runFileKeys, type RunState } from '@app/domain';
 import { findDuplicateRows } from './duplicate-values';
@@ -19,13 +17,8 @@ const FIELDS: Record<string, FieldDefinition> = {
 };
 
 describe('stored duplicates', () => {
-  let dir: string;
   let blobs: LocalBlobStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'stored-duplicates-'));
-    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  withTempBlobStore('stored-duplicates-', (b) => (blobs = b));
 
   it('reads back the answer for the same run, mapping and fixes, and finds it again when they change', async () => {
     const key = 'runs/d1/source';

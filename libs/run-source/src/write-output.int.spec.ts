@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { LocalBlobStore } from '@app/blob-storage';
+import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import { mapRow, planFields, type RunState } from '@app/domain';
 import { writeRunOutput } from './write-output';
@@ -36,13 +34,8 @@ const HEADERS = ['Mail', 'Name', 'Born', 'Amount', 'Active'];
 const MAPPING = { email: 'Mail', 'name "quoted"': 'Name', born: 'Born', amount: 'Amount', active: 'Active', unmapped: null };
 
 describe('JSON output written from the cells', () => {
-  let dir: string;
   let blobs: LocalBlobStore;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'write-output-'));
-    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  withTempBlobStore('write-output-', (b) => (blobs = b));
 
   const cell = fc.oneof(
     // NUL never reaches the output: ingestion refuses a text file holding it.
