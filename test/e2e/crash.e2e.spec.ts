@@ -57,7 +57,8 @@ describe('crash safety (SIGKILL)', () => {
         stdio: 'ignore',
       },
     );
-    for (let i = 0; i < 200; i++) {
+    // Up to 30 s: a restart on a loaded 2-core machine (a build or another suite beside it) took over 10.
+    for (let i = 0; i < 600; i++) {
       try {
         if ((await fetch(`${base()}/openapi.json`)).ok) return;
       } catch {
@@ -70,10 +71,12 @@ describe('crash safety (SIGKILL)', () => {
 
   async function kill(): Promise<void> {
     const c = child!;
+    child = null;
+    // A child that already ended (one that failed to start) has no exit left to wait for.
+    if (c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
     c.kill('SIGKILL');
     await exited;
-    child = null;
   }
 
   async function runState(apiKey: string, id: string) {
