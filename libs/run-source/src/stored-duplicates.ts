@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BlobStore } from '@app/blob-storage';
+import { readWholeBlob, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { duplicatesKeyOf, type DuplicateRows, type RunState } from '@app/domain';
 import { findDuplicateRows } from './duplicate-values';
@@ -24,11 +24,8 @@ function duplicatesFingerprint(run: RunState, mapping: MappingRule): string {
 }
 
 async function readStoredDuplicates(blobs: BlobStore, run: RunState, fingerprint: string): Promise<DuplicateRows | null> {
-  const key = duplicatesKeyOf(run.rows_key);
-  if (!(await blobs.stat(key))) return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of await blobs.openRead(key)) chunks.push(chunk as Buffer);
-  const all = Buffer.concat(chunks);
+  const all = await readWholeBlob(blobs, duplicatesKeyOf(run.rows_key));
+  if (!all) return null;
   const newline = all.indexOf(0x0a);
   if (newline < 0) return null;
   let head: { fingerprint?: unknown; fields?: unknown };

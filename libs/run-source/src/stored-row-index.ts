@@ -1,4 +1,4 @@
-import type { BlobStore } from '@app/blob-storage';
+import { readWholeBlob, type BlobStore } from '@app/blob-storage';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
 import { entryAtOrBefore, parseRowIndex, type RowIndex } from '@app/tabular';
 
@@ -9,12 +9,8 @@ const CACHED = 8;
 async function storedRowIndex(blobs: BlobStore, rowsKey: string): Promise<RowIndex | null> {
   const key = rowIndexKeyOf(rowsKey);
   if (cache.has(key)) return cache.get(key)!;
-  let index: RowIndex | null = null;
-  if (await blobs.stat(key)) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await blobs.openRead(key)) chunks.push(chunk as Buffer);
-    index = parseRowIndex(Buffer.concat(chunks).toString('utf8'));
-  }
+  const bytes = await readWholeBlob(blobs, key);
+  const index = bytes && parseRowIndex(bytes.toString('utf8'));
   cache.set(key, index);
   if (cache.size > CACHED) cache.delete(cache.keys().next().value as string);
   return index;
