@@ -15,19 +15,13 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { startService } = require('../lib/service');
+const { startService, cpuSeconds } = require('../lib/service');
 const { generateCsv, FIELDS } = require('./csv-pipeline');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
 const WARMUP_S = 2;
 const CONNECTIONS = 50;
 const P99_TARGET_MS = 25;
-
-/** CPU seconds (user + system) a process has used so far: per request, a figure the machine's noise moves less than throughput. */
-function cpuSeconds(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
-}
 
 /** Loads `url` and reads how much CPU the server process `pid` spent per request meanwhile. */
 async function measure(url, headers, seconds, pid) {

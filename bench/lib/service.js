@@ -8,6 +8,12 @@ const ROOT = path.join(__dirname, '..', '..');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** CPU seconds (user + system, every thread) the process `pid` has used so far: a figure the machine's noise moves less than wall time. */
+const cpuSeconds = (pid) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
+};
+
 const status = (pid, key) => {
   const m = new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -100,6 +106,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
         }
       };
       const t0 = process.hrtime.bigint();
+      const cpu0 = cpuSeconds(child.pid);
       const up = await fetch(run.upload.url, {
         method: 'PUT',
         headers: run.upload.headers,
@@ -110,6 +117,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
       const uploadSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const ready = await poll((r) => r.review_state === 'active');
       const reviewSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const cpu1 = cpuSeconds(child.pid);
       const u = new URL(ready.review_url);
       const t1 = process.hrtime.bigint();
       const approved = await fetch(`${u.origin}${u.pathname}/approve${u.search}`, {
@@ -121,7 +129,10 @@ async function startService({ dataDir, env = {}, stdout = null }) {
       hooks.onApproved?.();
       const done = await poll((r) => r.status === 'completed' && r.stage === 'final');
       const outputSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+      const cpu2 = cpuSeconds(child.pid);
       return {
+        reviewCpuSeconds: cpu1 - cpu0,
+        outputCpuSeconds: cpu2 - cpu1,
         runId: run.id,
         apiKey,
         uploadSeconds,
@@ -141,4 +152,4 @@ async function startService({ dataDir, env = {}, stdout = null }) {
   };
 }
 
-module.exports = { startService, sleep, ROOT };
+module.exports = { startService, sleep, ROOT, cpuSeconds };

@@ -99,7 +99,7 @@ export interface AppConfig {
    * Worker threads for the CPU-heavy steps (reading a source, counting problems, writing
    * output), so the event loop keeps answering. 0 runs them on the event loop.
    */
-  cpuWork: { threads: number; heapMb: number };
+  cpuWork: { threads: number; heapMb: number; youngMb: number };
   /** Limits enforced while a source file streams (docs/files.md). */
   tableLimits: {
     maxRowChars: number;
@@ -419,7 +419,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,
-    cpuWork: { threads: int(env, 'CPU_WORKER_THREADS', 1), heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40) },
+    cpuWork: {
+      threads: int(env, 'CPU_WORKER_THREADS', 1),
+      heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40),
+      youngMb: int(env, 'CPU_WORKER_YOUNG_MB', 32),
+    },
     ai: {
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
       maxAttempts: Math.max(1, int(env, 'AI_MAX_ATTEMPTS', 3)),

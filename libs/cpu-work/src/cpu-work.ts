@@ -44,9 +44,10 @@ export class CpuWork implements OnApplicationShutdown {
             // A thread that sits idle gives its memory back.
             idleTimeout: 30_000,
             // Both generations capped: the thread's heap adds to the process's resident memory,
-            // which must stay under 256 MB (docs/files.md, "Memory"); 32 MB of young generation
-            // cost 15-20 MB more RSS and saved no measurable time.
-            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: 16 },
+            // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
+            // where a file's per-row garbage dies: at 16 MB garbage collection was a third of the
+            // thread's time on a 1M-row CSV, at 32 MB a fifth (bench/README.md, "Garbage").
+            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: config.cpuWork.youngMb },
           })
         : null;
   }
