@@ -72,37 +72,68 @@ describe('duplicates pass', () => {
   const value = fc.constantFrom('', ' ', 'a', 'b', 'A', 'a ', '1', '1.0', '01', '2', 'x,y', '"q"', 'ü');
   const row = fc.tuple(value, value, value, value);
 
-  it('marks every occurrence of a repeated value, and only those, whatever the digest prefixes share', async () => {
+  it('marks every occurrence of a repeated value, and only those, whatever the digest prefixes share and however many keys are kept whole', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(row, { maxLength: 60 }), fc.constantFrom(1, 2, 6), async (data, prefixBytes) => {
-        const run = await stored(data);
-        const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { prefixBytes }))!;
-        const pairs = expectedRows(data, pair);
-        expect(rowsOf(found.code, data.length)).toEqual(expectedRows(data, (r) => text(r[0])));
-        expect(rowsOf(found.amount, data.length)).toEqual(expectedRows(data, (r) => number(r[1])));
-        expect(rowsOf(found.first, data.length)).toEqual(pairs);
-        expect(rowsOf(found.last, data.length)).toEqual(pairs);
-      }),
-      { numRuns: 80 },
+      fc.asyncProperty(
+        fc.array(row, { maxLength: 60 }),
+        fc.constantFrom(1, 2, 6),
+        // 0: every key digested (as before keys were kept); a few: kept and digested keys in one file; the default.
+        fc.constantFrom(0, 1, 3, 8, undefined),
+        async (data, prefixBytes, exactKeys) => {
+          const run = await stored(data);
+          const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { prefixBytes, exactKeys }))!;
+          const pairs = expectedRows(data, pair);
+          expect(rowsOf(found.code, data.length)).toEqual(expectedRows(data, (r) => text(r[0])));
+          expect(rowsOf(found.amount, data.length)).toEqual(expectedRows(data, (r) => number(r[1])));
+          expect(rowsOf(found.first, data.length)).toEqual(pairs);
+          expect(rowsOf(found.last, data.length)).toEqual(pairs);
+        },
+      ),
+      { numRuns: 150 },
     );
+  });
+
+  /** How many times a duplicates pass read the file: its progress starts again at each read. */
+  async function readsOf(run: RunState, exactKeys?: number): Promise<{ reads: number; found: DuplicateRows }> {
+    const heard: number[] = [];
+    const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, (rows) => heard.push(rows), { exactKeys }))!;
+    return { reads: heard.filter((rows, i) => i === 0 || rows < heard[i - 1]).length, found };
+  }
+
+  it('reads the file once when its repeated values are among the keys kept whole, and again for repeated digest prefixes', async () => {
+    // A few names repeated all over the file, as a column of categories: every key is kept whole.
+    const data: Row[] = Array.from({ length: 5000 }, (_, i) => [`C${i}`, String(i), `F${i % 7}`, 'L']);
+    const once = await readsOf(await stored(data));
+    expect(once.reads).toBe(1);
+    expect(rowsOf(once.found.first, data.length)).toHaveLength(data.length);
+    expect(rowsOf(once.found.code, data.length)).toEqual([]);
+    // With no key kept whole, the repeated names' digests are compared in a second read: the same answer.
+    const twice = await readsOf(await stored(data), 0);
+    expect(twice.reads).toBe(2);
+    expect(twice.found).toEqual(once.found);
   });
 
   it('finds repeats far apart in a long file, with one bit per row and field', async () => {
     const data: Row[] = Array.from({ length: 20_000 }, (_, i) => [`C${i}`, String(i), `F${i}`, 'L']);
     data[19_998] = ['C3', '19998', 'F17', 'L']; // code of row 4, name of row 18
     const run = await stored(data);
-    const found = (await findDuplicateRows(blobs, run, MAPPING))!;
-    expect(rowsOf(found.code, data.length)).toEqual([4, 19_999]);
-    expect(rowsOf(found.first, data.length)).toEqual([18, 19_999]);
-    expect(rowsOf(found.amount, data.length)).toEqual([]);
-    expect(found.code.length).toBe(Math.floor(data.length / 8) + 1);
+    // Every key kept whole (60,000 keys), and past the budget after the first 1,000.
+    for (const exactKeys of [undefined, 1000]) {
+      const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { exactKeys }))!;
+      expect(rowsOf(found.code, data.length)).toEqual([4, 19_999]);
+      expect(rowsOf(found.first, data.length)).toEqual([18, 19_999]);
+      expect(rowsOf(found.amount, data.length)).toEqual([]);
+      expect(found.code.length).toBe(Math.floor(data.length / 8) + 1);
+    }
   });
 
   it('tells different values apart when their prefixes are the same (more values than one-byte prefixes)', async () => {
     const data: Row[] = Array.from({ length: 300 }, (_, i) => [`K${i}`, '', '', '']);
     data[299] = ['K7', '', '', ''];
-    const found = (await findDuplicateRows(blobs, await stored(data), MAPPING, undefined, undefined, { prefixBytes: 1 }))!;
-    expect(rowsOf(found.code, data.length)).toEqual([8, 300]);
+    for (const exactKeys of [0, 100]) {
+      const found = (await findDuplicateRows(blobs, await stored(data), MAPPING, undefined, undefined, { prefixBytes: 1, exactKeys }))!;
+      expect(rowsOf(found.code, data.length)).toEqual([8, 300]);
+    }
   });
 
   it('answers nothing to find when the schema asks for no unique values', async () => {

@@ -12,14 +12,19 @@ import { readPlannedRows } from './mapped-rows';
  * the rows read before it: the count, the pages of rows with problems (which may start in
  * the middle of the file) and the output check each row against this answer.
  *
- * Memory stays small whatever the file: no value is kept. The first pass keeps one number
- * per row and set, a 48-bit prefix of the SHA-256 digest of the row's key, in a typed array
- * (outside the JS heap); sorted, it gives the prefixes that occur more than once. A second
- * pass, only when there are such prefixes, compares the whole digest of each occurrence with
- * the first one of its prefix (32 bytes per repeated prefix): rows of a prefix whose digests
- * all agree hold the same value. A prefix shared by different values (about one chance in
- * ten thousand for a million different values) is settled by a third pass over its rows
- * alone, grouped by whole digest. The answer is one bit per row and field.
+ * Memory stays small whatever the file. The first pass keeps one number per row and set, in
+ * a typed array (outside the JS heap): for the first distinct keys of the file (up to a budget
+ * of keys and characters shared by the sets), the key's own number in a Map of those keys,
+ * which is exact; for the others, a 48-bit prefix of the SHA-256 digest of the row's key.
+ * Sorted, the numbers give those that occur more than once: a repeated key number is a
+ * repeated value, nothing more to check. A second pass, only when digest prefixes repeat,
+ * compares the whole digest of each occurrence with the first one of its prefix (32 bytes per
+ * repeated prefix): rows of a prefix whose digests all agree hold the same value. A prefix
+ * shared by different values (about one chance in ten thousand for a million different
+ * values) is settled by a third pass over its rows alone, grouped by whole digest. So a file
+ * whose repeated values are among its first distinct ones (a column of few values, or a set
+ * of them) is read once, and one with many different values costs a SHA-256 per row beyond
+ * the budget. The answer is one bit per row and field.
  */
 
 /** SHA-256 of a key: crypto.hash (one call, Node 20.12+) where there is one. */
@@ -29,11 +34,25 @@ const sha256: (key: string) => Buffer =
 export interface DuplicatesOptions {
   /** Bytes of the digest kept per row in the first pass (at most 6); fewer make shared prefixes common (tests). */
   prefixBytes?: number;
+  /** Distinct keys the first pass may keep exactly, all sets together (EXACT_KEYS); 0 digests every key (tests). */
+  exactKeys?: number;
 }
+
+/**
+ * The budget of keys kept whole in the first pass: at most this many, and this many characters
+ * together, each at most EXACT_KEY_LENGTH long (about 8 MB of the worker's heap at worst).
+ */
+const EXACT_KEYS = 65_536;
+const EXACT_KEY_CHARACTERS = 2_000_000;
+const EXACT_KEY_LENGTH = 256;
+
+/** A copy of a key that holds no reference to the larger text it may have been cut from (a chunk of the file). */
+const detached = (key: string): string => Buffer.from(key, 'utf16le').toString('utf16le');
 
 /** A cell's value as uniqueness compares it: as typed ("1.0" and "1" are the same number), text trimmed; null when empty. */
 function keyPart(p: FieldPlan, row: string[], rowNumber: number): string | null {
-  const { value } = p.check(cellOf(p, row, rowNumber));
+  // Only the typed value counts: the pattern, range and length checks would not change it.
+  const { value } = p.typeCheck(cellOf(p, row, rowNumber));
   if (value === null) return null;
   const text = typeof value === 'string' ? value.trim() : String(value);
   return text === '' ? null : text;
@@ -154,13 +173,29 @@ export async function findDuplicateRows(
     return true;
   };
 
-  // 1. A digest prefix per row and set.
+  // 1. Per row and set, the key's number among the keys kept whole (negative: -1, -2, ...), else a digest prefix (from 0).
+  // The budget is shared by the sets, each with its own Map.
+  const kept = sets.map(() => new Map<string, number>());
+  let keyBudget = Math.max(0, options.exactKeys ?? EXACT_KEYS);
+  let characterBudget = EXACT_KEY_CHARACTERS;
+  const numberOf = (keys: Map<string, number>, key: string): number => {
+    const known = keys.get(key);
+    if (known !== undefined) return known;
+    if (keyBudget === 0 || key.length > EXACT_KEY_LENGTH || key.length > characterBudget) return prefixOf(sha256(key));
+    keyBudget--;
+    characterBudget -= key.length;
+    const number = -(keys.size + 1);
+    keys.set(detached(key), number);
+    return number;
+  };
   const first = await pass((row, n) => {
-    for (const g of groups) {
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi];
       const key = g.key(row, n);
-      g.prefixes.push(key === null ? NaN : prefixOf(sha256(key)));
+      g.prefixes.push(key === null ? NaN : numberOf(kept[gi], key));
     }
   });
+  for (const keys of kept) keys.clear();
   if (!first) return null;
   for (const g of groups) {
     g.candidates = repeated(g.prefixes);
@@ -170,14 +205,17 @@ export async function findDuplicateRows(
     g.rows = new Uint8Array((rowCount >> 3) + 1);
   }
 
-  // 2. The whole digests of the rows whose prefix repeats.
+  // 2. The whole digests of the rows whose digest prefix repeats (a repeated key number needs none: it is exact).
   const candidateOf = (g: Group, n: number): number => {
     const prefix = g.prefixes.values[n - 1];
     return Number.isNaN(prefix) ? -1 : indexOf(g.candidates, prefix);
   };
-  if (groups.some((g) => g.candidates.length > 0)) {
+  const isDigestPrefix = (g: Group, n: number): boolean => g.prefixes.values[n - 1] >= 0;
+  // Candidates are sorted: a repeated digest prefix, if any, is the last.
+  if (groups.some((g) => g.candidates.length > 0 && g.candidates[g.candidates.length - 1] >= 0)) {
     const second = await pass((row, n) => {
       for (const g of groups) {
+        if (!isDigestPrefix(g, n)) continue;
         const i = candidateOf(g, n);
         if (i < 0) continue;
         const digest = sha256(g.key(row, n)!);

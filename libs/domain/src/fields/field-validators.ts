@@ -54,17 +54,18 @@ export function patternProblem(pattern: unknown): string | null {
 const readIsoBound = compileDateReader(null);
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-const isoDayParts = (text: string): DateParts => ({
-  year: Number(text.slice(0, 4)),
-  month: Number(text.slice(5, 7)),
-  day: Number(text.slice(8, 10)),
-  hour: 0,
-  minute: 0,
-  second: 0,
-});
-
 /** Calendar parts as one number that sorts as the dates do (no time zone: as written). */
 const dateKey = (p: DateParts): number => ((((p.year * 100 + p.month) * 100 + p.day) * 100 + p.hour) * 100 + p.minute) * 100 + p.second;
+
+const digitsAt = (text: string, from: number, to: number): number => {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
+  return n;
+};
+
+/** dateKey of a day written yyyy-MM-dd (isPlainIsoDay said so) at midnight, by arithmetic: no parts object per cell. */
+const isoDayKey = (text: string): number =>
+  (digitsAt(text, 0, 4) * 10_000 + digitsAt(text, 5, 7) * 100 + digitsAt(text, 8, 10)) * 1_000_000;
 
 /** A bound as a number: the number itself, or a date's key (a date-only max takes its whole day). */
 function boundOf(value: unknown, dataType: string, which: 'min' | 'max'): number | null {
@@ -162,6 +163,51 @@ export function codePointLength(text: string): number {
   return n;
 }
 
+/** Values up to this many characters have their pattern verdict remembered (longer ones seldom repeat, and stay linear on RE2 alone). */
+const REMEMBERED_VALUE_LENGTH = 64;
+/** Verdicts remembered at most; the memory is emptied when full (at most about 0.5 MB per pattern). */
+const REMEMBERED_VERDICTS = 4096;
+/** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
+const REMEMBER_ROUND = 8192;
+
+/** A copy of a text that holds no reference to the larger text it may have been cut from (a chunk of the file). */
+const detached = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
+
+/**
+ * A pattern's test, compiled once per run. It runs on RE2 (re2js), whose time is linear in the
+ * value's length, about 1-3 µs a value. V8's own RegExp would be several times quicker but
+ * backtracks: patterns a schema may hold (safe-regex2 lets `(a|a)*$` and `\d*\d*\d*x` through)
+ * take it exponential or polynomial time, and its `\s` and `.` do not mean what RE2's do, so it
+ * is never used. Instead the verdict of each short value is remembered, as columns with a
+ * pattern often repeat a few values (codes, categories); when a round of look-ups finds mostly
+ * new values (e-mail addresses, ids) the memory is turned off and every value goes to RE2.
+ */
+function compilePatternTest(pattern: string): (text: string) => boolean {
+  const re = RE2JS.compile(pattern);
+  let verdicts: Map<string, boolean> | null = new Map();
+  let lookups = 0;
+  let known = 0;
+  return (text) => {
+    if (verdicts === null || text.length > REMEMBERED_VALUE_LENGTH) return re.test(text);
+    if (++lookups === REMEMBER_ROUND) {
+      if (known < REMEMBER_ROUND / 4) verdicts = null;
+      lookups = 0;
+      known = 0;
+    }
+    const remembered = verdicts?.get(text);
+    if (remembered !== undefined) {
+      known++;
+      return remembered;
+    }
+    const verdict = re.test(text);
+    if (verdicts) {
+      if (verdicts.size >= REMEMBERED_VERDICTS) verdicts.clear();
+      verdicts.set(detached(text), verdict);
+    }
+    return verdict;
+  };
+}
+
 /** The check of a value already of the field's type: its text (trimmed) and typed value; the kind of its problem or null. */
 export type ValueCheck = (text: string, typed: string | number | boolean | null) => CellProblem | null;
 
@@ -173,8 +219,8 @@ export type ValueCheck = (text: string, typed: string | number | boolean | null)
 export function compileValueCheck(field: FieldDefinition): ValueCheck | null {
   const checks: ValueCheck[] = [];
   if (typeof field.pattern === 'string' && field.pattern !== '') {
-    const re = RE2JS.compile(field.pattern);
-    checks.push((text) => (re.test(text) ? null : 'pattern'));
+    const matches = compilePatternTest(field.pattern);
+    checks.push((text) => (matches(text) ? null : 'pattern'));
   }
   const range = compileRangeCheck(field);
   if (range) checks.push(range);
@@ -207,7 +253,8 @@ function compileRangeCheck(field: FieldDefinition): ValueCheck | null {
   const read = compileDateReader(field.format ?? (field.transformations?.date_format?.to as string | undefined));
   return (text) => {
     // The common yyyy-MM-dd by arithmetic, as the type check reads it; other forms through the field's format, then ISO.
-    const parts = isPlainIsoDay(text) ? isoDayParts(text) : read(text);
+    if (isPlainIsoDay(text)) return outside(isoDayKey(text)) ? 'range' : null;
+    const parts = read(text);
     return parts && outside(dateKey(parts)) ? 'range' : null;
   };
 }
@@ -215,10 +262,10 @@ function compileRangeCheck(field: FieldDefinition): ValueCheck | null {
 /**
  * A field's whole check, compiled once per run: is_required and data_type first, then the
  * pattern, range and length of a value of the right type. A value that fails them is kept
- * (typed, as it passed the type check) and reported with the kind of its problem.
+ * (typed, as it passed the type check) and reported with the kind of its problem. `typeCheck`:
+ * the field's compileTypeCheck, when the caller has compiled it already.
  */
-export function compileFieldCheck(field: FieldDefinition): (raw: string) => TypedValue {
-  const typeCheck = compileTypeCheck(field);
+export function compileFieldCheck(field: FieldDefinition, typeCheck = compileTypeCheck(field)): (raw: string) => TypedValue {
   const valueCheck = compileValueCheck(field);
   if (valueCheck === null) return typeCheck;
   return (raw) => {

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import type { FieldDefinition } from '@app/contracts';
 import { CELL_PROBLEMS } from './cell-problems';
 import {
@@ -57,6 +59,34 @@ describe('pattern', () => {
   });
 });
 
+describe('pattern verdicts remembered per value', () => {
+  // Values the remembered verdicts must agree with RE2 on: few values repeated (remembered), many new ones (the memory
+  // turns itself off), long ones (never remembered), and texts cut from a longer one, as the reader's cells are.
+  const few = fc.constantFrom('AB-123', 'ab-123', 'AB-1234', 'ZZ-000', 'ü-123', 'AB-12');
+  const many = fc.stringMatching(/^[A-Zab]{2}-\d{2,4}$/);
+  const long = fc.string({ minLength: 65, maxLength: 90 }).map((s) => `AB-123${s}`);
+  const cut = fc.tuple(many, fc.string({ maxLength: 5 })).map(([v, pad]) => `${pad}${v}${pad}`.slice(pad.length, pad.length + v.length));
+  const value = fc.oneof({ arbitrary: few, weight: 3 }, many, long, cut);
+
+  it('decides each value as RE2 does, in any order and however often values repeat', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('^[A-Z]{2}-\\d{3}$', '\\d{3}', '^[^a-z]+$'), fc.array(value, { maxLength: 400 }), (pattern, values) => {
+        const re = RE2JS.compile(pattern);
+        const check = compileFieldCheck(field('string', { pattern }));
+        for (const v of values) expect(check(v).problem).toBe(re.test(v.trim()) ? null : 'pattern');
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('still decides as RE2 does after a long run of new values has turned the memory off', () => {
+    const re = RE2JS.compile('^[A-Z]{2}-\\d{3}$');
+    const check = compileFieldCheck(field('string', { pattern: '^[A-Z]{2}-\\d{3}$' }));
+    const values = [...Array.from({ length: 20_000 }, (_, i) => `AB-${i}`), 'AB-123', 'AB-123', 'ab-123', 'AB-12'];
+    expect(values.map((v) => check(v).problem)).toEqual(values.map((v) => (re.test(v) ? null : 'pattern')));
+  });
+});
+
 describe('min and max', () => {
   it('bound numbers and integers', () => {
     const age = field('integer', { min: 18, max: 120 });
@@ -85,6 +115,26 @@ describe('min and max', () => {
     expect(problemOf(at, '2024-01-31T23:00:00')).toBeNull();
     expect(problemOf(at, '2024-02-01T00:00:00')).toBe('range');
     expect(problemOf(at, '2024-01-01T07:59:59')).toBe('range');
+  });
+});
+
+describe('min and max on yyyy-MM-dd days', () => {
+  // The days are compared by arithmetic on their digits: against the order of the ISO texts themselves.
+  const day = fc
+    .date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10))
+    .filter((d) => /^\d{4}-/.test(d));
+
+  it('reports a day before min or after max (a date-only max takes its whole day), and only those', () => {
+    fc.assert(
+      fc.property(day, day, day, (value, a, b) => {
+        const [min, max] = a <= b ? [a, b] : [b, a];
+        const expected = value < min || value > max ? 'range' : null;
+        expect(problemOf(field('date', { min, max }), value)).toBe(expected);
+        expect(problemOf(field('datetime', { min: `${min}T00:00:00`, max }), value)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

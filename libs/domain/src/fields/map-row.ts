@@ -2,7 +2,7 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
 import { compileFieldCheck } from './field-validators';
-import { type TypedValue, writesCheckedText } from './typed-value';
+import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
 export interface FieldPlan {
@@ -16,6 +16,8 @@ export interface FieldPlan {
   fix: ((value: string, row: number) => string) | null;
   /** The field's checks (required, data_type, pattern, range, length), compiled once for the whole run. */
   check: (value: string) => TypedValue;
+  /** Only required and data_type: the typed value without the pattern, range and length checks (what uniqueness compares). */
+  typeCheck: (value: string) => TypedValue;
   /** Text output (CSV) writes the checked value of a valid cell, not the text as read (writesCheckedText). */
   checkedText: boolean;
   /** Whether the field's value in a data row (by its number) repeats where it must be unique; null when the field need not be. */
@@ -47,13 +49,15 @@ export function planFields(
   const index = new Map(headers.map((h, i) => [h, i]));
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
+    const typeCheck = compileTypeCheck(field);
     return {
       name,
       field,
       column: header == null ? -1 : (index.get(header) ?? -1),
       transform: compileTransformations(field),
       fix: compileFieldFixes(fixes, name, field),
-      check: compileFieldCheck(field),
+      check: compileFieldCheck(field, typeCheck),
+      typeCheck,
       checkedText: writesCheckedText(field),
       duplicate: duplicates && Object.hasOwn(duplicates, name) ? (row: number) => isMarked(duplicates[name], row) : null,
     };
