@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { listenOnLoopback } from '../support/suite-resources';
 import {
@@ -267,5 +270,138 @@ describe("the customer's validation hook", () => {
       expect(res.status).toBe(422);
       expect(Object.keys(res.body.error.fields)).toEqual(['validation_url']);
     }
+  });
+});
+
+describe("the customer's validation hook on a file larger than the rows checked up front", () => {
+  const FIELDS = {
+    email: { description: 'E-mail', data_type: 'email', is_required: true },
+    age: { description: 'Age', data_type: 'integer', is_required: false },
+  };
+  const MAPPING = { email: 'E-mail', age: 'Age' };
+  // 10,050 rows, past the default VALIDATION_HOOK_MAX_ROWS (10,000). The hook's: row 5 (a blocked domain), row 10,040 (a
+  // blocked domain, with an age that is ours: not an integer) and row 10,045 (a minor: the hook's alone).
+  const TOTAL = 10_050;
+  const CSV = [
+    'E-mail,Age',
+    ...Array.from({ length: TOTAL }, (_, i) => {
+      const row = i + 1;
+      if (row === 5) return 'five@blocked.example,30';
+      if (row === 10_040) return 'late@blocked.example,old';
+      if (row === 10_045) return 'young@x.org,12';
+      return `p${row}@x.org,${20 + (row % 50)}`;
+    }),
+  ].join('\n');
+
+  let dataDir: string;
+  let svc: Service;
+  let hook: ValidationHook;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let schemaId: string;
+
+  beforeAll(async () => {
+    hook = new ValidationHook();
+    await hook.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'hook-'));
+    // The defaults but the address guard's loopback exception (the harness sets it): 10,000 rows up front, 100 a batch.
+    svc = await startService({}, dataDir);
+    org = await setupOrganization(svc, FIELDS);
+    const rotated = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/webhook/rotate-secret`, {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
+    hook.secret = rotated.body.webhook_secret;
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Many people', fields: FIELDS, validation_url: hook.url },
+    });
+    expect(schema.status).toBe(201);
+    schemaId = schema.body.data.id;
+  });
+  afterAll(async () => {
+    await svc.stop();
+    await hook.stop();
+  });
+
+  async function settledCount(review: ReturnType<typeof reviewApi>) {
+    for (const deadline = Date.now() + 30_000; ;) {
+      const count = await review.problems();
+      expect(count.status).toBe(200);
+      if (count.body.customer_checks?.status !== 'running') return count.body;
+      if (Date.now() > deadline) throw new Error(`the checks never settled: ${JSON.stringify(count.body)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const previewAt = (review: ReturnType<typeof reviewApi>, offset: number) =>
+    call(review.at('preview'), { method: 'POST', body: { offset } });
+  const sentFor = (runId: string) => hook.received.filter((r) => r.body.run_id === runId);
+  const rowsOf = (sent: { body: any }[]) => sent.map((r) => r.body.rows.map((row: { row: number }) => row.row));
+
+  it('checks the first 10,000 rows up front; a page past them is sent when opened and shows its findings; the answers outlive a restart', async () => {
+    hook.behaviour = 'answer';
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schemaId, filename: 'many.csv' },
+    });
+    expect((await upload(run.body, CSV)).status).toBe(200);
+    const runId = run.body.id as string;
+    await waitForRun(svc, org.apiKey, runId, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+
+    const count = await settledCount(review);
+    // The count says what it covers: 10,000 of 10,050 rows.
+    expect(count.customer_checks).toEqual({ status: 'ran', rows_checked: 10_000, total_rows: TOTAL, reason: null, detail: null });
+    expect(count).toMatchObject({ rows_by_kind: { customer: 1, type: 1 } });
+    const upFront = sentFor(runId);
+    expect(upFront).toHaveLength(100);
+    expect(Math.max(...rowsOf(upFront).flat())).toBe(10_000);
+
+    // A preview page past the first rows: its batch (rows 10,001 to 10,050) is sent now, and the page shows the hook's finding.
+    const late = await previewAt(review, 10_040);
+    expect(late.status).toBe(200);
+    expect(late.body.customer_checks).toMatchObject({ status: 'ran', rows_checked: 10_000, page: { status: 'ran' } });
+    expect(late.body.rows).toHaveLength(10);
+    // Row 10,045 is the page's sixth row.
+    expect(late.body.rows[4].age).toEqual({
+      value: '12',
+      problem: 'customer',
+      customer: { message: 'Customers must be adults', corrected_value: null, before: '12' },
+    });
+    expect(late.body.rows[0].email).toEqual({ value: 'p10041@x.org', problem: null });
+    expect(rowsOf(sentFor(runId).slice(100))).toEqual([Array.from({ length: 50 }, (_, i) => 10_001 + i)]);
+
+    // The rows with problems past the first rows: ours (row 10,040's age), with the hook's finding in its e-mail cell.
+    const ours = await review.problemRows({ kind: 'type' });
+    expect(ours.body).toMatchObject({ matching: 1, rows: [{ row: 10_040 }] });
+    expect(ours.body.rows[0].cells.email).toEqual({
+      value: 'late@blocked.example',
+      problem: 'customer',
+      customer: { message: 'This domain is blocked', corrected_value: 'late@ok.example', before: 'late@blocked.example' },
+    });
+    expect(ours.body.customer_checks.page).toEqual({ status: 'ran', reason: null, detail: null });
+    // Asked before: the page's batch is not sent again.
+    expect(sentFor(runId)).toHaveLength(101);
+
+    // A restart: the answers are kept beside the run's files, so the hook is not called again for the same rows.
+    await svc.stop();
+    svc = await startService({ PORT: String(svc.config.port) }, dataDir);
+    const again = await settledCount(review);
+    expect(again.customer_checks).toMatchObject({ status: 'ran', rows_checked: 10_000 });
+    expect(again).toMatchObject({ rows_by_kind: { customer: 1 } });
+    const lateAgain = await previewAt(review, 10_040);
+    expect(lateAgain.body.rows[4].age.customer.message).toBe('Customers must be adults');
+    expect(sentFor(runId)).toHaveLength(101);
+
+    // An edit changes one batch: only that batch is sent again (the others' answers come from the kept ones).
+    expect((await review.fix('email', { kind: 'cell', row: 5, before: 'five@blocked.example', after: 'five@ok.example' })).status).toBe(
+      200,
+    );
+    const fixed = await settledCount(review);
+    expect(fixed.customer_checks).toMatchObject({ status: 'ran', rows_checked: 10_000 });
+    expect(fixed).toMatchObject({ rows_by_kind: { customer: 0 } });
+    const resent = sentFor(runId).slice(101);
+    expect(rowsOf(resent)).toEqual([Array.from({ length: 100 }, (_, i) => 1 + i)]);
+    expect(resent[0].body.rows[4]).toEqual({ row: 5, values: { email: 'five@ok.example', age: 30 } });
   });
 });

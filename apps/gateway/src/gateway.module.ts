@@ -13,6 +13,7 @@ import { ReviewSheetsService } from './review/review-sheets.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
 import { CustomerChecks } from './review/validation-hook/customer-checks.service';
+import { HookAnswers } from './review/validation-hook/hook-answers.store';
 import { ValidationHookClient } from './review/validation-hook/validation-hook.client';
 import { TransformationsController } from './transformations/transformations.controller';
 import { RunsModule } from './transformations/runs.module';
@@ -38,6 +39,7 @@ import { DeliveriesModule } from './transformations/deliveries.module';
     ReviewSheetsService,
     ValidationHookClient,
     CustomerChecks,
+    HookAnswers,
     ReviewWeb,
     RunCountsMetric,
   ],

@@ -132,9 +132,10 @@ export interface WebhookConfig {
 }
 
 /**
- * How the review calls a schema's `validation_url`: the first `maxRows` rows of a run, in
- * batches of `batchRows`, each with a timeout of `timeoutMs` and `attempts` tries, all of it
- * within `deadlineMs` (the review never waits longer for the customer's checks).
+ * How the review calls a schema's `validation_url`: the first `maxRows` rows of a run up front
+ * (later rows when a page shows them), in batches of `batchRows`, each with a timeout of
+ * `timeoutMs` and `attempts` tries, all of it within `deadlineMs` (the review never waits longer
+ * for the customer's checks).
  */
 export interface ValidationHookConfig {
   timeoutMs: number;
@@ -456,7 +457,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       attempts: Math.max(1, int(env, 'VALIDATION_HOOK_ATTEMPTS', 3)),
       retryBaseMs: int(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
       batchRows: Math.min(1_000, Math.max(1, int(env, 'VALIDATION_HOOK_BATCH_ROWS', 100))),
-      maxRows: Math.max(1, int(env, 'VALIDATION_HOOK_MAX_ROWS', 1_000)),
+      maxRows: Math.max(1, int(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000)),
       deadlineMs: Math.max(100, int(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000)),
     },
     console: consoleSettings(env),

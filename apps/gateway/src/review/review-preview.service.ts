@@ -94,9 +94,10 @@ export class ReviewPreviewService {
     private readonly cpu: CpuWork,
   ) {}
 
-  async preview(run: RunState, mapping: unknown): Promise<Preview> {
+  /** PREVIEW_ROWS rows from the file's row `offset + 1` (the first ones unless a page further on is asked for). */
+  async preview(run: RunState, mapping: unknown, offset = 0): Promise<Preview> {
     const normalized = this.requirePreviewable(run, mapping);
-    const source = await this.open(run, normalized, await this.duplicateRows(run, normalized));
+    const source = await this.open(run, normalized, await this.duplicateRows(run, normalized), offset + 1);
     const rows: Preview['rows'] = [];
     try {
       for await (const batch of source.batches) {
@@ -304,10 +305,10 @@ export class ReviewPreviewService {
     return found;
   }
 
-  private async open(run: RunState, mapping: MappingRule, duplicates: DuplicateRows | null) {
+  private async open(run: RunState, mapping: MappingRule, duplicates: DuplicateRows | null, fromRow: number) {
     try {
       // Values as the run's output delivers them: typed for JSON ("Y" shows true, "37.50" 37.5), text for CSV.
-      return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json', duplicates });
+      return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json', duplicates, fromRow });
     } catch (err) {
       this.logger.error(`Run ${run.id}: preview could not read the source: ${(err as Error).message}`);
       throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');

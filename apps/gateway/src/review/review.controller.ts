@@ -27,6 +27,7 @@ interface ReviewBody {
   expected_fixes?: unknown;
   input_has_header?: unknown;
   sheet?: unknown;
+  offset?: unknown;
 }
 
 const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
@@ -38,6 +39,14 @@ function expectedVersion(body: ReviewBody): number | undefined {
     throw ApiError.validation({ expected_mapping_version: ['The expected mapping version must be a non-negative integer.'] });
   }
   return v as number;
+}
+
+/** Where a preview starts: the data rows it skips (0, the file's first rows, unless the body says). */
+function previewOffset(body: ReviewBody): number {
+  const offset = body.offset ?? 0;
+  if (!Number.isInteger(offset) || (offset as number) < 0 || (offset as number) > 1e9)
+    throw ApiError.validation({ offset: ['The offset must be a non-negative integer (the data rows to skip).'] });
+  return offset as number;
 }
 
 /** The approval's choice for rows that still have a problem; `deliver` when the body does not say. */
@@ -215,14 +224,15 @@ export class ReviewController {
     return this.review.act(run, { type: 'CancelReview', at: new Date().toISOString() }, String(req.id));
   }
 
-  /** The first rows under a mapping (the saved one when the body names none); nothing is saved. */
+  /** The first rows under a mapping (the saved one when the body names none), or those from `offset`; nothing is saved. */
   @Post('preview')
   @HttpCode(200)
   async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const mapping = bodyOf(raw).mapping_rule;
+    const body = bodyOf(raw);
+    const offset = previewOffset(body);
     // The customer's checks start here (the page's first call for a mapping) and join the rows once answered.
-    return this.customerChecks.withPreview(run, mapping, await this.previews.preview(run, mapping));
+    return this.customerChecks.withPreview(run, body.mapping_rule, await this.previews.preview(run, body.mapping_rule, offset), offset + 1);
   }
 
   /**

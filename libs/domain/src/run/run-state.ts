@@ -183,6 +183,9 @@ export const rowIndexKeyOf = (rowsKey: string): string => `${rowsKey}.row-index`
 /** Where the latest answer of a run's duplicates pass is kept (run-source's stored-duplicates). */
 export const duplicatesKeyOf = (rowsKey: string): string => `${rowsKey}.duplicates`;
 
+/** Where a run's answers from its schema's validation hook are kept (the gateway's validation-hook/, docs/validation-hook.md). */
+export const hookAnswersKeyOf = (rowsKey: string): string => `${rowsKey}.hook-answers`;
+
 /** A delimited file's row index, kept beside it; null for the runs that have none (workbooks, text, images). */
 const rowIndexKeyOfRun = (run: RunState): string | null =>
   run.source_key && run.source_format === 'delimited' && run.rows_key === run.source_key ? rowIndexKeyOf(run.source_key) : null;
@@ -191,10 +194,16 @@ const rowIndexKeyOfRun = (run: RunState): string | null =>
 const duplicatesKeyOfRun = (run: RunState): string | null =>
   run.rows_key && run.schema && uniquenessGroups(run.schema).length > 0 ? duplicatesKeyOf(run.rows_key) : null;
 
-/** Every blob a run may have stored: the source, its row index, the extracted/synthetic rows, the output. */
+/** The validation hook's kept answers: only for schemas that name a hook. */
+const hookAnswersKeyOfRun = (run: RunState): string | null =>
+  run.rows_key && run.schema?.validation_url ? hookAnswersKeyOf(run.rows_key) : null;
+
+/** Every blob a run may have stored: the source, its row index, the extracted/synthetic rows, derived answers, the output. */
 export const runFileKeys = (run: RunState): string[] => [
   ...new Set(
-    [run.source_key, rowIndexKeyOfRun(run), run.rows_key, duplicatesKeyOfRun(run), run.output_key].filter((k): k is string => !!k),
+    [run.source_key, rowIndexKeyOfRun(run), run.rows_key, duplicatesKeyOfRun(run), hookAnswersKeyOfRun(run), run.output_key].filter(
+      (k): k is string => !!k,
+    ),
   ),
 ];
 

@@ -352,11 +352,12 @@ export function turnProblemPage(step: number): void {
   void refreshProblemRows();
 }
 
-async function refreshProblemRows(): Promise<void> {
+/** `again`: the same page asked again for its customer's checks (the reviewer is not told it loads once more). */
+async function refreshProblemRows(again = false): Promise<void> {
   if (!state.count || state.count.rows_with_problems === 0) return;
   const seq = ++problemRowsSeq;
   const { field, kind, page } = state.filter;
-  set({ problemRows: { ...state.problemRows, status: t('problem_rows_loading') } });
+  if (!again) set({ problemRows: { ...state.problemRows, status: t('problem_rows_loading') } });
   try {
     const found = await api<ProblemRowsPage>('problem-rows', 'POST', {
       mapping_rule: state.mapping,
@@ -374,6 +375,11 @@ async function refreshProblemRows(): Promise<void> {
         page: { rows: found.rows.map((r) => ({ number: r.row, cells: r.cells })), seq, first: shown <= 1, last: shown >= pages },
       },
     });
+    // Rows past those the customer's checks covered up front are sent when shown: until they answer, ask again.
+    if (found.customer_checks?.page?.status === 'running')
+      setTimeout(() => {
+        if (seq === problemRowsSeq) void refreshProblemRows(true);
+      }, COUNT_POLL_MS);
   } catch (err) {
     if (seq === problemRowsSeq) handleFailure(err as ApiFailure);
   }

@@ -84,6 +84,8 @@ export interface CustomerChecks {
   total_rows: number | null;
   reason: 'timeout' | 'refused' | 'unreachable' | 'http_error' | 'garbage' | 'error' | null;
   detail: string | null;
+  /** The checks of the answer's rows past the first `rows_checked`, sent when asked for; `running`: ask again. */
+  page?: { status: 'running' | 'ran' | 'failed' };
 }
 export type Row = Record<string, Cell>;
 
@@ -105,6 +107,7 @@ export interface ProblemRowsPage {
   rows: { row: number; cells: Row }[];
   matching: number;
   rows_checked: number;
+  customer_checks?: CustomerChecks;
 }
 
 export interface PicklistValues {

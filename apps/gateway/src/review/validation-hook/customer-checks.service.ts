@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig, type ValidationHookConfig } from '@app/config';
@@ -8,9 +9,11 @@ import { cellOf, fixesKey, mapRow, normalizeMapping, type DuplicateRows, type Ru
 import { readPlannedRows, type ProblemRowsPage, type ReviewCell } from '@app/run-source';
 import { mappingHash, ReviewPreviewService } from '../review-preview.service';
 import { VALIDATE_EVENT, type Findings, type SentRow } from './hook-answer';
+import { HookAnswers } from './hook-answers.store';
 import {
   addFindingsToCount,
   CUSTOMER_PROBLEM,
+  mayMatch,
   pageWithFindings,
   withFindings,
   type CheckedRow,
@@ -23,23 +26,32 @@ import { ValidationHookClient, type HookFailure } from './validation-hook.client
 export interface CustomerChecksStatus {
   /** `running`: not answered yet (the page asks again); `ran`: every batch answered; `failed`: see `reason`. */
   status: 'running' | 'ran' | 'failed';
-  /** Rows sent to the hook: the file's first VALIDATION_HOOK_MAX_ROWS at most. */
+  /** Rows sent up front, all the counts cover: the file's first VALIDATION_HOOK_MAX_ROWS at most. */
   rows_checked: number;
-  /** Rows of the file, when known: more than `rows_checked` means the hook did not see them all. */
+  /** Rows of the file, when known: more than `rows_checked` means the counts do not cover them all. */
   total_rows: number | null;
   /** Why the checks could not run: no answer in time, an address the guard refused, no connection, an HTTP error, an answer we cannot read. */
   reason: HookFailure | 'error' | null;
   /** The failure in a few words (never the URL's query, the headers or the secret). */
   detail: string | null;
+  /**
+   * The checks of this answer's rows past the first `rows_checked`, sent when the page asked for
+   * them (absent when it has none): `running` means the page should ask again.
+   */
+  page?: { status: 'running' | 'ran' | 'failed'; reason: HookFailure | 'error' | null; detail: string | null };
 }
+
+type PageStatus = NonNullable<CustomerChecksStatus['page']>;
 
 interface Checked {
   status: CustomerChecksStatus;
+  /** The first rows sent that have a problem of ours or a finding, in order: the others match no query and show nothing. */
   rows: CheckedRow[];
+  byRow: Map<number, CheckedRow>;
   findings: Findings;
 }
 /** A row read for the hook: as the review shows it, and the values it is sent. */
-type FirstRow = CheckedRow & { values: SentRow['values'] };
+type ReadRow = CheckedRow & { values: SentRow['values'] };
 /** Checks not answered yet: a status and nothing to merge. */
 type Checks = Checked | { status: CustomerChecksStatus; rows?: undefined };
 
@@ -49,11 +61,19 @@ interface Job {
   result: Promise<Checked | null>;
 }
 
-/** Finished checks kept (per run, mapping and fixes), and batch answers kept (per batch content). */
-const RESULTS_KEPT = 50;
-const BATCHES_KEPT = 2000;
-/** Batches in flight at once to one hook. */
+/** The checks of rows past the first ones: their findings, and each row's text (what a fix must find). */
+type Failure = { ok: false; reason: HookFailure | 'error'; detail: string };
+type LaterChecks = { ok: true; findings: Findings; text: Map<number, Record<string, string>> } | Failure;
+
+/** Finished checks kept (per run, mapping and fixes), and checks of later rows kept (per state and batches). */
+const RESULTS_KEPT = 20;
+const LATER_KEPT = 200;
+/** Batches in flight at once to one hook, for one job. */
 const CONCURRENT_BATCHES = 4;
+/** The longest a page waits for its later rows' checks before it answers without them (and says they run). */
+const PAGE_WAIT_MS = 2000;
+/** Later batches this near each other are read in one pass; further apart, a new read starts near the next (row index). */
+const READ_THROUGH_BATCHES = 20;
 
 const remember = <K, V>(map: Map<K, V>, key: K, value: V, max: number) => {
   map.set(key, value);
@@ -61,20 +81,25 @@ const remember = <K, V>(map: Map<K, V>, key: K, value: V, max: number) => {
 };
 
 /**
- * The customer's own checks of a run's rows: a schema's `validation_url` is sent the file's
- * first rows, mapped as the output will hold them, in batches; its findings join our problems.
- * Started by the review's first preview (and again after each mapping change or fix, as the
- * count is); kept in memory per run, mapping and fixes like the count, and each batch's answer
- * per batch content, so an edit sends again only the batch whose rows it changed. Nothing here
- * blocks the review: until the hook answers the page shows our problems alone, and a hook that
- * fails is a status the page states (approval stays possible).
+ * The customer's own checks of a run's rows: a schema's `validation_url` is sent the run's rows,
+ * mapped as the output will hold them, in batches, and its findings join our problems. Up front
+ * (started by the review's first preview, and again after each mapping change or fix, as the
+ * count is) the file's first VALIDATION_HOOK_MAX_ROWS rows go; the counts cover them. Rows past
+ * them go when a page shows them (a page of the preview or of the rows with problems): the
+ * batches holding the page's rows, so the page shows the hook's findings wherever it is.
+ *
+ * Each batch's answer is kept per batch content (HookAnswers: memory, and a blob beside the
+ * run's rows every instance reads), so an edit, a restart or another instance sends again only
+ * the batches whose rows changed. Nothing here blocks the review: until the hook answers the
+ * page shows our problems alone, and a hook that fails is a status the page states (approval
+ * stays possible).
  */
 @Injectable()
 export class CustomerChecks {
   private readonly logger = new Logger(CustomerChecks.name);
   private readonly finished = new Map<string, Checked>();
   private readonly running = new Map<string, Job>();
-  private readonly batchAnswers = new Map<string, Findings>();
+  private readonly later = new Map<string, Promise<LaterChecks>>();
   private readonly settings: ValidationHookConfig;
 
   constructor(
@@ -83,6 +108,7 @@ export class CustomerChecks {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly client: ValidationHookClient,
     private readonly previews: ReviewPreviewService,
+    private readonly answers: HookAnswers,
   ) {
     this.settings = config.validationHook;
   }
@@ -112,18 +138,14 @@ export class CustomerChecks {
     return this.peek(run, mapping);
   }
 
-  /** A preview's rows (the file's first rows, in order) with the customer's findings, and the checks' status. */
-  withPreview<P extends { rows: Record<string, ReviewCell>[] }>(run: RunState, mapping: unknown, preview: P) {
+  /** A preview's rows (the file's rows from `firstRow`, in order) with the customer's findings, and the checks' status. */
+  async withPreview<P extends { rows: Record<string, ReviewCell>[] }>(run: RunState, mapping: unknown, preview: P, firstRow = 1) {
     const checks = this.peek(run, mapping);
     if (!checks) return preview;
     if (!checks.rows) return { ...preview, customer_checks: checks.status };
-    const { rows, findings } = checks;
-    return {
-      ...preview,
-      // The preview's rows are the file's first rows, in order: row i + 1.
-      rows: preview.rows.map((cells, i) => withFindings(cells, findings.get(i + 1), rows[i]?.text)),
-      customer_checks: checks.status,
-    };
+    const numbered = preview.rows.map((cells, i) => ({ row: firstRow + i, cells }));
+    const { rows, status } = await this.withLaterFindings(run, mapping, checks, numbered);
+    return { ...preview, rows: rows.map((r) => r.cells), customer_checks: status };
   }
 
   /** A count with the customer's findings added once the hook answered (a count not finished is left as it is). */
@@ -143,8 +165,61 @@ export class CustomerChecks {
       if (query.kind === CUSTOMER_PROBLEM) return { rows: [], matching: 0, rows_checked: 0, customer_checks: checks.status };
       return { ...(await ownPage(query)), customer_checks: checks.status };
     }
-    const page = await pageWithFindings(checks.rows, checks.findings, query, query.kind === CUSTOMER_PROBLEM ? null : ownPage);
-    return { ...page, customer_checks: checks.status };
+    const page = await pageWithFindings(
+      checks.rows,
+      checks.status.rows_checked,
+      checks.findings,
+      query,
+      query.kind === CUSTOMER_PROBLEM ? null : ownPage,
+    );
+    const { rows, status } = await this.withLaterFindings(run, mapping, checks, page.rows);
+    return { ...page, rows, customer_checks: status };
+  }
+
+  /**
+   * A page's rows with the customer's findings: from the checks up front for the first rows,
+   * and for rows past them from their batches, sent now (or answered before). The page waits
+   * for those a little (PAGE_WAIT_MS), then answers without them and says they are running.
+   */
+  private async withLaterFindings<R extends { row: number; cells: Record<string, ReviewCell> }>(
+    run: RunState,
+    mapping: unknown,
+    checks: Checked,
+    rows: R[],
+  ): Promise<{ rows: R[]; status: CustomerChecksStatus }> {
+    const upFront = checks.status.rows_checked;
+    const merged = rows.map((r) =>
+      r.row > upFront ? r : { ...r, cells: withFindings(r.cells, checks.findings.get(r.row), checks.byRow.get(r.row)?.text) },
+    );
+    const past = rows.filter((r) => r.row > upFront);
+    const url = run.schema.validation_url;
+    // A hook that failed up front is reported as such; it is not asked about more rows for this state.
+    if (past.length === 0 || checks.status.status !== 'ran' || !url) return { rows: merged, status: checks.status };
+    const normalized = normalizedMapping(run, mapping);
+    const indexes = [...new Set(past.map((r) => Math.floor((r.row - 1) / this.settings.batchRows)))].sort((a, b) => a - b);
+    const key = `${checksKey(run, normalized, url)}|${indexes.join(',')}`;
+    let job = this.later.get(key);
+    if (!job) {
+      const started = this.checkLater(run, normalized, url, indexes);
+      job = started;
+      remember(this.later, key, started, LATER_KEPT);
+      // A failure is stated once; a later visit of the page tries again.
+      void started.then((outcome) => {
+        if (!outcome.ok && this.later.get(key) === started) this.later.delete(key);
+      });
+    }
+    // The timer does not hold the process up once the page is answered.
+    const waited = sleep(Math.min(PAGE_WAIT_MS, this.settings.deadlineMs), null, { ref: false });
+    const outcome = await Promise.race([job, waited]);
+    const page = (p: PageStatus): CustomerChecksStatus => ({ ...checks.status, page: p });
+    if (!outcome) return { rows: merged, status: page({ status: 'running', reason: null, detail: null }) };
+    if (!outcome.ok) return { rows: merged, status: page({ status: 'failed', reason: outcome.reason, detail: outcome.detail }) };
+    return {
+      rows: merged.map((r) =>
+        r.row > upFront ? { ...r, cells: withFindings(r.cells, outcome.findings.get(r.row), outcome.text.get(r.row)) } : r,
+      ),
+      status: page({ status: 'ran', reason: null, detail: null }),
+    };
   }
 
   private start(run: RunState, mapping: MappingRule, url: string, key: string): Job {
@@ -168,85 +243,173 @@ export class CustomerChecks {
   /** Reads the first rows, sends them in batches, and gathers the findings; null when a newer state superseded it. */
   private async check(run: RunState, mapping: MappingRule, url: string, superseded: AbortSignal): Promise<Checked | null> {
     const signal = AbortSignal.any([superseded, AbortSignal.timeout(this.settings.deadlineMs)]);
-    const failed = (rows: CheckedRow[], reason: CustomerChecksStatus['reason'], detail: string): Checked => ({
+    const failed = (reason: CustomerChecksStatus['reason'], detail: string): Checked => ({
       status: { status: 'failed', rows_checked: 0, total_rows: run.total_rows, reason, detail },
-      rows,
+      rows: [],
+      byRow: new Map(),
       findings: new Map(),
     });
-    let rows: FirstRow[];
+    let rows: ReadRow[];
     let secret: string;
     try {
       const org = await this.directory.getOrganization(run.organization_id);
-      if (!org) return failed([], 'error', 'the organization does not exist');
+      if (!org) return failed('error', 'the organization does not exist');
       secret = org.webhook_secret;
-      rows = await this.firstRows(run, mapping, null);
+      rows = await collect(this.readRows(run, mapping, null, 1, this.settings.maxRows));
     } catch (err) {
       this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
-      return failed([], 'error', 'the rows could not be read');
+      return failed('error', 'the rows could not be read');
     }
-    const fields = Object.keys(run.schema.fields);
     const batches: SentRow[][] = [];
     for (let i = 0; i < rows.length; i += this.settings.batchRows) {
       batches.push(rows.slice(i, i + this.settings.batchRows).map((r) => ({ row: r.row, values: r.values })));
     }
-    const findings: Findings = new Map();
-    for (let i = 0; i < batches.length; i += CONCURRENT_BATCHES) {
-      const outcomes = await Promise.all(
-        batches.slice(i, i + CONCURRENT_BATCHES).map((batch) => this.sendBatch(run, url, secret, batch, fields, signal)),
-      );
-      if (superseded.aborted) return null;
-      const failure = outcomes.find((o) => !o.ok);
-      if (failure && !failure.ok) {
-        // The URL is the customer's (its query may carry a token): the log names the run and the reason only.
-        this.logger.warn(`Run ${run.id}: the customer's validation hook failed: ${failure.detail}`);
-        return failed(rows, failure.reason, failure.detail);
-      }
-      for (const outcome of outcomes) if (outcome.ok) for (const [row, cells] of outcome.findings) findings.set(row, cells);
-    }
+    const outcome = await this.sendBatches(run, url, secret, batches, signal);
+    if (superseded.aborted) return null;
+    if (!outcome.ok) return failed(outcome.reason, outcome.detail);
+    const { findings } = outcome;
     // Sent without waiting for the duplicates pass (values do not depend on it); merged with it, so
     // our own problems among the first rows are exactly those the count and the pages see.
     let shown: CheckedRow[];
     try {
       const duplicates = await this.previews.duplicateRows(run, mapping);
-      shown = duplicates ? await this.firstRows(run, mapping, duplicates) : rows;
+      shown = duplicates ? await collect(this.readRows(run, mapping, duplicates, 1, this.settings.maxRows)) : rows;
     } catch (err) {
       this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
-      return failed([], 'error', 'the rows could not be read');
+      return failed('error', 'the rows could not be read');
     }
     if (superseded.aborted) return null;
+    // What was sent is not kept, nor the rows that can show nothing: the cells and texts are what the review shows and fixes.
+    const kept = shown.filter((r) => mayMatch(r, findings)).map(({ row, cells, text }) => ({ row, cells, text }));
     return {
       status: { status: 'ran', rows_checked: rows.length, total_rows: run.total_rows, reason: null, detail: null },
-      // What was sent is not kept: the cells and texts are what the review shows and fixes.
-      rows: shown.map(({ row, cells, text }) => ({ row, cells, text })),
+      rows: kept,
+      byRow: new Map(kept.map((r) => [r.row, r])),
       findings,
     };
   }
 
-  private async sendBatch(run: RunState, url: string, secret: string, rows: SentRow[], fields: string[], signal: AbortSignal) {
-    // Per run: the customer's answer may depend on more than the rows (what it already holds, the run's context).
-    const key = createHash('sha256').update(`${run.id}\n${url}\n`).update(JSON.stringify(rows)).digest('base64url');
-    const known = this.batchAnswers.get(key);
-    if (known) return { ok: true as const, findings: known };
-    const outcome = await this.client.send(
-      url,
-      secret,
-      { type: VALIDATE_EVENT, run_id: run.id, schema_id: run.schema.id, rows },
-      fields,
-      signal,
-    );
-    if (outcome.ok) remember(this.batchAnswers, key, outcome.findings, BATCHES_KEPT);
-    return outcome;
+  /** Sends the batches (index `i` holds rows i·B+1 to (i+1)·B) of rows past the first ones, for a page that shows them. */
+  private async checkLater(run: RunState, mapping: MappingRule, url: string, indexes: number[]): Promise<LaterChecks> {
+    const failed = (detail: string): Failure => ({ ok: false, reason: 'error', detail });
+    let batches: ReadRow[][];
+    let secret: string;
+    try {
+      const org = await this.directory.getOrganization(run.organization_id);
+      if (!org) return failed('the organization does not exist');
+      secret = org.webhook_secret;
+      batches = await this.batchesAt(run, mapping, indexes);
+    } catch (err) {
+      this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
+      return failed('the rows could not be read');
+    }
+    const sent = batches.map((batch) => batch.map((r) => ({ row: r.row, values: r.values })));
+    const outcome = await this.sendBatches(run, url, secret, sent, AbortSignal.timeout(this.settings.deadlineMs));
+    if (!outcome.ok) return outcome;
+    const text = new Map<number, Record<string, string>>();
+    for (const batch of batches) for (const r of batch) if (outcome.findings.has(r.row)) text.set(r.row, r.text);
+    return { ok: true, findings: outcome.findings, text };
   }
 
-  /** The file's first rows as the output will hold them (typed for JSON output), with each field's text and our problems. */
-  private async firstRows(run: RunState, mapping: MappingRule, duplicates: DuplicateRows | null): Promise<FirstRow[]> {
-    const source = await readPlannedRows(this.blobs, run, mapping, duplicates);
+  /**
+   * Sends batches (at most CONCURRENT_BATCHES at once), each only when no answer to the same
+   * batch is kept, and gathers the findings; the first failure stops it. New answers are kept
+   * whatever happens to the others.
+   */
+  private async sendBatches(
+    run: RunState,
+    url: string,
+    secret: string,
+    batches: SentRow[][],
+    signal: AbortSignal,
+  ): Promise<{ ok: true; findings: Findings } | Failure> {
+    const fields = Object.keys(run.schema.fields);
+    const keys = batches.map((rows) => batchKey(run, url, rows));
+    const known = await this.answers.known(run, keys);
+    const findings: Findings = new Map();
+    const add = (found: Findings) => {
+      for (const [row, cells] of found) findings.set(row, cells);
+    };
+    const toSend: number[] = [];
+    keys.forEach((key, i) => {
+      const answer = known.get(key);
+      if (answer) add(answer);
+      else toSend.push(i);
+    });
+    const fresh = new Map<string, Findings>();
+    try {
+      for (let g = 0; g < toSend.length; g += CONCURRENT_BATCHES) {
+        if (signal.aborted) return { ok: false, reason: 'timeout', detail: 'no answer within the time the review waits' };
+        const group = toSend.slice(g, g + CONCURRENT_BATCHES);
+        const outcomes = await Promise.all(
+          group.map((i) =>
+            this.client.send(
+              url,
+              secret,
+              { type: VALIDATE_EVENT, run_id: run.id, schema_id: run.schema.id, rows: batches[i] },
+              fields,
+              signal,
+            ),
+          ),
+        );
+        let failure: Failure | null = null;
+        outcomes.forEach((outcome, n) => {
+          if (outcome.ok) {
+            add(outcome.findings);
+            fresh.set(keys[group[n]], outcome.findings);
+          } else failure ??= outcome;
+        });
+        if (failure) {
+          // The URL is the customer's (its query may carry a token): the log names the run and the reason only.
+          this.logger.warn(`Run ${run.id}: the customer's validation hook failed: ${(failure as Failure).detail}`);
+          return failure;
+        }
+      }
+    } finally {
+      await this.answers.keep(run, fresh);
+    }
+    return { ok: true, findings };
+  }
+
+  /** The rows of batches past the first ones, batch by batch (an empty one, past the file's end, left out). */
+  private async batchesAt(run: RunState, mapping: MappingRule, indexes: number[]): Promise<ReadRow[][]> {
+    const size = this.settings.batchRows;
+    const out: ReadRow[][] = [];
+    for (let i = 0; i < indexes.length;) {
+      let j = i;
+      while (j + 1 < indexes.length && indexes[j + 1] - indexes[j] <= READ_THROUGH_BATCHES) j++;
+      const wanted = new Set(indexes.slice(i, j + 1));
+      const byBatch = new Map<number, ReadRow[]>();
+      const from = indexes[i] * size + 1;
+      for await (const row of this.readRows(run, mapping, null, from, (indexes[j] + 1) * size - from + 1)) {
+        const index = Math.floor((row.row - 1) / size);
+        if (!wanted.has(index)) continue;
+        byBatch.set(index, [...(byBatch.get(index) ?? []), row]);
+      }
+      for (const index of indexes.slice(i, j + 1)) {
+        const rows = byBatch.get(index);
+        if (rows?.length) out.push(rows);
+      }
+      i = j + 1;
+    }
+    return out;
+  }
+
+  /** `count` rows from row `from` as the output will hold them (typed for JSON output), with each field's text and our problems. */
+  private async *readRows(
+    run: RunState,
+    mapping: MappingRule,
+    duplicates: DuplicateRows | null,
+    from: number,
+    count: number,
+  ): AsyncGenerator<ReadRow> {
+    const source = await readPlannedRows(this.blobs, run, mapping, duplicates, from);
     const typed = run.output_format === 'json';
-    const rows: FirstRow[] = [];
+    let number = source.firstRow - 1;
     try {
       for await (const batch of source.batches) {
         for (const row of batch) {
-          const number = rows.length + 1;
+          number++;
           const mapped = mapRow(row, number, source.plan, typed);
           const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
           const cells: Record<string, ReviewCell> = {};
@@ -256,15 +419,20 @@ export class CustomerChecks {
             cells[p.name] = { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null };
             text[p.name] = cellOf(p, row, number);
           }
-          rows.push({ row: number, cells, text, values: mapped.record });
-          if (rows.length >= this.settings.maxRows) return rows;
+          yield { row: number, cells, text, values: mapped.record };
+          if (number >= from + count - 1) return;
         }
       }
-      return rows;
     } finally {
       await source.batches.return(undefined);
     }
   }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 function normalizedMapping(run: RunState, mapping: unknown): MappingRule {
@@ -275,3 +443,10 @@ function normalizedMapping(run: RunState, mapping: unknown): MappingRule {
 /** What the checks are for: the run, its sheet and header choice, the mapping, the fixes in force and the hook. */
 const checksKey = (run: RunState, mapping: MappingRule, url: string): string =>
   `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}:${url}`;
+
+/**
+ * A batch's answer is kept per run, URL and rows sent (numbers and values): the customer's answer
+ * may depend on more than the rows (what it already holds, the run's context).
+ */
+const batchKey = (run: RunState, url: string, rows: SentRow[]): string =>
+  createHash('sha256').update(`${run.id}\n${url}\n`).update(JSON.stringify(rows)).digest('base64url');

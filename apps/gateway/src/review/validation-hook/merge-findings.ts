@@ -83,6 +83,9 @@ export function withFindings(
   return out;
 }
 
+/** Whether a row can match some query of the list: it has a problem of ours or a finding (the others need not be kept). */
+export const mayMatch = (row: CheckedRow, findings: Findings): boolean => findings.has(row.row) || hasOwnProblem(row);
+
 /** Whether a row matches a query of the list: by our problems alone, and with the customer's. */
 function matching(
   row: CheckedRow,
@@ -106,13 +109,16 @@ export interface PageQuery {
 }
 
 /**
- * One page of the rows with problems, ours and the customer's together. The hook saw only the
- * file's first rows (`rows`), so the union is known there in full; past them only our problems
- * exist, and `ownPage` (the whole-file search) gives them, asked to skip its matches among
- * the first rows. The total is the search's, less its matches among the first rows, plus the union's.
+ * One page of the rows with problems, ours and the customer's together. The hook was sent the
+ * file's first `checked` rows up front (`rows`: those of them with a problem of ours or a
+ * finding, in order; a row with neither matches no query), so the union is known there in full;
+ * past them the list holds our problems, and `ownPage` (the whole-file search) gives them, asked
+ * to skip its matches among the first rows. The total is the search's, less its matches among
+ * the first rows, plus the union's.
  */
 export async function pageWithFindings(
   rows: readonly CheckedRow[],
+  checked: number,
   findings: Findings,
   query: PageQuery,
   ownPage: ((query: PageQuery) => Promise<ProblemRowsPage>) | null,
@@ -128,7 +134,7 @@ export async function pageWithFindings(
     .slice(query.offset, query.offset + query.limit)
     .map((r) => ({ row: r.row, cells: withFindings(r.cells, findings.get(r.row), r.text) }));
   // Only the customer's kind asked: nothing past the first rows can match.
-  if (!ownPage) return { rows: first, matching: union.length, rows_checked: rows.length };
+  if (!ownPage) return { rows: first, matching: union.length, rows_checked: checked };
   const room = query.limit - first.length;
   const own = await ownPage({
     ...query,

@@ -1,6 +1,6 @@
 import type { ProblemRowsPage, ReviewCell } from '@app/run-source';
 import type { CustomerFinding, Findings } from './hook-answer';
-import { addFindingsToCount, pageWithFindings, type CheckedRow, type PageQuery } from './merge-findings';
+import { addFindingsToCount, mayMatch, pageWithFindings, type CheckedRow, type PageQuery } from './merge-findings';
 
 type Own = 'required' | 'type' | null;
 const FIELDS = ['a', 'b'];
@@ -49,14 +49,18 @@ describe('pageWithFindings', () => {
     const own = (row: number, f: string): Own => (row % 3 === 0 && f === 'a' ? 'type' : row % 7 === 0 && f === 'b' ? 'required' : null);
     const found = (row: number, f: string) => (row % 4 === 0 && f === 'b') || (row % 5 === 0 && f === 'a');
     const { rows, findings, ownPage, expected } = file(60, own, found, 25);
+    // Kept as the service keeps them: only the rows that may match a query.
+    const kept = rows.filter((r) => mayMatch(r, findings));
+    expect(kept.length).toBeLessThan(rows.length);
     for (const field of [null, 'a', 'b'])
       for (const kind of [null, 'type', 'required', 'customer'])
         for (const limit of [1, 4, 7])
           for (let offset = 0; offset < 40; offset += limit) {
             const q = { field, kind, offset, limit };
-            const page = await pageWithFindings(rows, findings, q, kind === 'customer' ? null : ownPage);
+            const page = await pageWithFindings(kept, 25, findings, q, kind === 'customer' ? null : ownPage);
             const want = expected(q);
             expect({ q, rows: page.rows.map((r) => r.row), matching: page.matching }).toEqual({ q, ...want });
+            if (kind === 'customer') expect(page.rows_checked).toBe(25);
           }
   });
 
@@ -67,7 +71,7 @@ describe('pageWithFindings', () => {
       (row) => row === 1,
       3,
     );
-    const page = await pageWithFindings(rows, findings, { field: null, kind: null, offset: 0, limit: 10 }, ownPage);
+    const page = await pageWithFindings(rows, 3, findings, { field: null, kind: null, offset: 0, limit: 10 }, ownPage);
     expect(page.rows[0].cells).toEqual({
       a: { value: 'a1', problem: 'type', customer: { message: 'bad a', corrected_value: null, before: 'a1' } },
       b: { value: 'b1', problem: 'customer', customer: { message: 'bad b', corrected_value: null, before: 'b1' } },

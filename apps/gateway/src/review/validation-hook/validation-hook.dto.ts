@@ -18,7 +18,7 @@ class ValidateRowDto {
 @ApiSchema({
   name: 'ValidateRequest',
   description:
-    'What the review POSTs to a schema’s validation_url: a batch of the run’s first rows (at most VALIDATION_HOOK_MAX_ROWS in all, VALIDATION_HOOK_BATCH_ROWS a batch), signed per Standard Webhooks with the organization’s webhook secret (webhook-id, webhook-timestamp, webhook-signature). See docs/validation-hook.md.',
+    'What the review POSTs to a schema’s validation_url: a batch of the run’s rows (VALIDATION_HOOK_BATCH_ROWS a batch: the first VALIDATION_HOOK_MAX_ROWS up front, later ones when a review page shows them), signed per Standard Webhooks with the organization’s webhook secret (webhook-id, webhook-timestamp, webhook-signature). See docs/validation-hook.md.',
 })
 export class ValidateRequestDto {
   @ApiProperty({ enum: ['review.validate'] }) type!: 'review.validate';
