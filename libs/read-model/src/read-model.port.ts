@@ -7,6 +7,8 @@ import { fileRetention, type RunState } from '@app/domain';
  */
 export interface RunReadModel {
   getRun(runId: string): Promise<RunState | null>;
+  /** The same document for display only (the API's GETs): shared by every caller and frozen; possibly kept from an earlier read. */
+  getRunView(runId: string): Promise<Readonly<RunState> | null>;
   /** Writes the run and the projector's checkpoint atomically. Checkpoints never move backwards. */
   saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void>;
   /** Advances a checkpoint alone (for events that change no document). */

@@ -232,9 +232,9 @@ export class TransformationsService {
     return this.presenter.present(run);
   }
 
-  /** The run of the caller's organization, from the read model or, if not projected yet, from its stream. */
-  private async findRun(caller: Caller, runId: string): Promise<RunState> {
-    const run = (await this.readModel.getRun(runId)) ?? (await this.queryBus.execute(new LoadRunQuery(runId))).state;
+  /** The run of the caller's organization, from the read model or, if not projected yet, from its stream; for display only (frozen). */
+  private async findRun(caller: Caller, runId: string): Promise<Readonly<RunState>> {
+    const run = (await this.readModel.getRunView(runId)) ?? (await this.queryBus.execute(new LoadRunQuery(runId))).state;
     if (!run || run.organization_id !== caller.organizationId) throw ApiError.notFound('transformation run');
     return run;
   }

@@ -95,6 +95,11 @@ export class MongoReadModel implements RunReadModel {
     return row ? (JSON.parse(row.doc) as RunState) : null;
   }
 
+  /** Parsed on every read: a MongoDB round trip costs more than the parse a cache would save. */
+  async getRunView(runId: string): Promise<Readonly<RunState> | null> {
+    return this.getRun(runId);
+  }
+
   /** A document already at a higher revision (another projector got there first) is kept; the checkpoint still moves. */
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     const fields = {

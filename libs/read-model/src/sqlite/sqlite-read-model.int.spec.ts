@@ -23,3 +23,17 @@ describe('SQLite read model upgrades', () => {
     await rm.close();
   });
 });
+
+describe('SQLite read model shared by two processes', () => {
+  it('reads for display what the other connection wrote since, even at the same revision', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rm-two-')), 'read.sqlite');
+    const reader = new SqliteReadModel(file);
+    const writer = new SqliteReadModel(file);
+    const run = { id: 'r-1', organization_id: 'o', revision: 3, status: 'processing' } as unknown as Parameters<typeof writer.saveRun>[0];
+    await writer.saveRun(run, { name: 'runs', position: 1 });
+    expect(await reader.getRunView('r-1')).toMatchObject({ status: 'processing' });
+    await writer.saveRun({ ...run, status: 'completed' }, { name: 'runs', position: 2 });
+    expect(await reader.getRunView('r-1')).toMatchObject({ status: 'completed' });
+    await Promise.all([reader.close(), writer.close()]);
+  });
+});

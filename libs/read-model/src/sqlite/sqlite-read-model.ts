@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
 import type { RunState } from '@app/domain';
+import { BoundedCache } from '@app/run-links';
 import type { RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
 
@@ -11,6 +12,17 @@ const MIGRATION = `
   CREATE TABLE IF NOT EXISTS projection_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
 `;
 
+/** Parsed run documents kept for display (getRunView): the runs being polled. */
+const RUN_VIEWS_KEPT = 1_000;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 /**
  * Run projections and their checkpoints in one SQLite file (embedded mode). The directory
  * (libs/directory) keeps its tables in the same file, through a connection of its own.
@@ -18,6 +30,9 @@ const MIGRATION = `
 export class SqliteReadModel implements RunReadModel {
   private readonly db: Database.Database;
   private readonly getRunStmt;
+  private readonly getRunViewStmt;
+  /** Documents of runs read for display, each with the write it came from (getRunView). */
+  private readonly views = new BoundedCache<{ written: number; run: RunState }>(RUN_VIEWS_KEPT);
   private readonly statement: PreparedStatements;
 
   constructor(file: string) {
@@ -52,7 +67,12 @@ export class SqliteReadModel implements RunReadModel {
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_retained ON runs (files_retained_until) WHERE files_retained_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_closed ON runs (files_closed_at) WHERE files_closed_at IS NOT NULL');
+    // Counts the writes of each document: a document read for display is parsed again only when it changed.
+    addMissingColumns(this.db, 'runs', { written: 'INTEGER NOT NULL DEFAULT 0' });
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
+    this.getRunViewStmt = this.db.prepare<[number, string], { written: number; doc: string | null }>(
+      'SELECT written, CASE WHEN written = ? THEN NULL ELSE doc END AS doc FROM runs WHERE id = ?',
+    );
   }
 
   async countRunsByStatusAndStage(): Promise<RunCount[]> {
@@ -139,14 +159,32 @@ export class SqliteReadModel implements RunReadModel {
     return row ? (JSON.parse(row.doc) as RunState) : null;
   }
 
+  /**
+   * A polled run is read thousands of times between two of its writes: the parsed document
+   * is kept with the count of writes it came from, and SQLite hands the text over again
+   * only when that count moved (another process may have written it). Frozen, since every
+   * reader shares it.
+   */
+  async getRunView(runId: string): Promise<Readonly<RunState> | null> {
+    const kept = this.views.get(runId);
+    const row = this.getRunViewStmt.get(kept?.written ?? -1, runId);
+    if (!row) return null;
+    if (row.doc === null && kept) return kept.run;
+    const run = deepFreeze(JSON.parse(row.doc!) as RunState);
+    this.views.set(runId, { written: row.written, run });
+    return run;
+  }
+
   /** A document already at a higher revision (another projector got there first) is kept; the checkpoint still moves. */
   async saveRun(run: RunState, checkpoint: { name: string; position: number }): Promise<void> {
     this.db.transaction(() => {
       const retention = retentionColumns(run);
       this.statement(
-        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until, files_retained_until, files_closed_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, webhook_due_at = excluded.webhook_due_at,
+        // \`written\` starts anywhere (a document deleted and written again must not look unchanged) and counts up.
+        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until, files_retained_until, files_closed_at, written)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, abs(random() % 1000000000000))
+        ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, written = runs.written + 1,
+          webhook_due_at = excluded.webhook_due_at,
           upload_watch_until = excluded.upload_watch_until, files_retained_until = excluded.files_retained_until,
           files_closed_at = excluded.files_closed_at
         WHERE excluded.revision >= runs.revision`,

@@ -124,6 +124,24 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect((await rm.getRun(newer.id))?.status).toBe('completed'); // the same revision is written again (a rebuild's repair)
     });
 
+    it('reads a run for display as last written: each revision, a rewrite of the same revision, and after a reset; frozen', async () => {
+      const r = run({ revision: 1, status: 'queued' });
+      expect(await rm.getRunView(r.id)).toBeNull();
+      await rm.saveRun(r, { name: 'runs', position: 1 });
+      expect(await rm.getRunView(r.id)).toEqual(r);
+      expect(await rm.getRunView(r.id)).toEqual(r); // read again, unchanged
+      await rm.saveRun({ ...r, revision: 2, status: 'processing' }, { name: 'runs', position: 2 });
+      expect(await rm.getRunView(r.id)).toMatchObject({ revision: 2, status: 'processing' });
+      await rm.saveRun({ ...r, revision: 2, status: 'failed' }, { name: 'runs', position: 3 }); // a rebuild's repair
+      const repaired = await rm.getRunView(r.id);
+      expect(repaired).toMatchObject({ revision: 2, status: 'failed' });
+      expect(Object.isFrozen(repaired)).toBe(true);
+      await rm.reset('runs');
+      expect(await rm.getRunView(r.id)).toBeNull();
+      await rm.saveRun({ ...r, revision: 2, status: 'completed' }, { name: 'runs', position: 4 });
+      expect(await rm.getRunView(r.id)).toMatchObject({ revision: 2, status: 'completed' });
+    });
+
     it('never moves a checkpoint backwards (a rebuild beside the live projector)', async () => {
       await rm.saveCheckpoint('p', 9);
       await rm.saveRun(run(), { name: 'p', position: 3 });
