@@ -138,6 +138,55 @@ describe("the customer's validation hook on the review page", () => {
     await page.context().close();
   });
 
+  it('rows past those checked up front: their page of rows with problems asks the hook, and shows its finding once answered', async () => {
+    // One row up front, so rows 2 to 4 are "later" rows; the hook takes 2.5 s over them, longer than a page waits.
+    const slowHook = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { rows: { row: number; values: Record<string, unknown> }[] };
+        const results = body.rows
+          .filter((r) => typeof r.values.email === 'string' && r.values.email.endsWith('@blocked.example'))
+          .map((r) => ({ row: r.row, field: 'email', message: 'This domain is blocked', corrected_value: 'b@ok.example' }));
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+        if (body.rows.some((r) => r.row > 1)) setTimeout(answer, 2500);
+        else answer();
+      });
+    });
+    const listening = await listenOnLoopback(slowHook, 'slow validation hook');
+    const small = await startService({ VALIDATION_HOOK_MAX_ROWS: '1', VALIDATION_HOOK_BATCH_ROWS: '4' });
+    try {
+      const smallOrg = await setupOrganization(small, FIELDS);
+      const schema = await call(`${small.baseUrl}/admin/v1/organizations/${smallOrg.orgId}/schemas`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'Checked people', fields: FIELDS, validation_url: `${listening.baseUrl}/answer` },
+      });
+      const created = await call(`${small.baseUrl}/v1/transformations/file`, {
+        token: smallOrg.apiKey,
+        body: { schema_id: schema.body.data.id, filename: 'people.csv' },
+      });
+      // Row 2: a blocked domain (the hook's) and an age that is not a number (ours): the rows with problems list it.
+      expect((await upload(created.body, ['E-mail,Age', 'a@x.org,30', 'b@blocked.example,old', ',32'].join('\n'))).status).toBe(200);
+      await waitForRun(small, smallOrg.apiKey, created.body.id, (r) => r.review_state === 'active');
+      expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
+      const page = await openPage(created.body.review_url);
+      await page.getByText('Your checks ran on 1 of 3 rows.').waitFor();
+      const rows = page.getByRole('grid', { name: 'Rows with problems' });
+      await rows
+        .getByRole('gridcell', { name: /Not a valid value/ })
+        .first()
+        .waitFor();
+      const named = rows.getByRole('gridcell', { name: /This domain is blocked/ });
+      await named.waitFor({ timeout: 10_000 });
+      await expect(named.innerText()).resolves.toContain('Suggested: b@ok.example');
+      await page.context().close();
+    } finally {
+      await small.stop();
+      slowHook.closeAllConnections();
+      await listening.close();
+    }
+  }, 60_000);
+
   it('stays axe-clean with the hook’s findings shown: light, dark, Arabic and 360 px wide', async () => {
     for (const [name, body, width] of [
       ['light', { appearance: 'light' }, 1100],

@@ -372,7 +372,13 @@ async function refreshProblemRows(again = false): Promise<void> {
     set({
       problemRows: {
         status: found.matching === 0 ? t('problem_rows_none') : t('problem_rows_page', { page: shown, pages, matching: found.matching }),
-        page: { rows: found.rows.map((r) => ({ number: r.row, cells: r.cells })), seq, first: shown <= 1, last: shown >= pages },
+        page: {
+          rows: found.rows.map((r) => ({ number: r.row, cells: r.cells })),
+          // Asked again, the same rows are drawn in place (as the preview's are): a cell with focus or an open editor stays.
+          seq: again && state.problemRows.page ? state.problemRows.page.seq : seq,
+          first: shown <= 1,
+          last: shown >= pages,
+        },
       },
     });
     // Rows past those the customer's checks covered up front are sent when shown: until they answer, ask again.
