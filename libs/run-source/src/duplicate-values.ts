@@ -12,10 +12,12 @@ import { readPlannedRows } from './mapped-rows';
  * the rows read before it: the count, the pages of rows with problems (which may start in
  * the middle of the file) and the output check each row against this answer.
  *
- * Memory stays small whatever the file. The first pass keeps one number per row and set, in
- * a typed array (outside the JS heap): for the first distinct keys of the file (up to a budget
- * of keys and characters shared by the sets), the key's own number in a Map of those keys,
- * which is exact; for the others, a 48-bit prefix of the SHA-256 digest of the row's key.
+ * Memory stays small whatever the file. The first pass keeps a number per row and set in a
+ * typed array (outside the JS heap; two for a set of one field that holds numbers): for a key
+ * that is a number (an id), that number itself, which is exact; for the first distinct other
+ * keys of the file (up to a budget of keys and characters shared by the sets), the key's own
+ * number in a Map of those keys, also exact; for the others, a 48-bit prefix of the SHA-256
+ * digest of the row's key.
  * Sorted, the numbers give those that occur more than once: a repeated key number is a
  * repeated value, nothing more to check. A second pass, only when digest prefixes repeat,
  * compares the whole digest of each occurrence with the first one of its prefix (32 bytes per
@@ -67,6 +69,17 @@ function compileKey(fields: FieldPlan[]): (row: string[], rowNumber: number) => 
   };
 }
 
+/**
+ * A key that is a finite number as JavaScript writes it ("12", "1.5", "-3e+21", not "012" or
+ * "1.50"): that number, else null. Keys are equal exactly when these numbers are, so a set of one
+ * field keeps its numbers themselves (an id column, exact and without a digest). A key's text
+ * alone decides, so a number typed from "1.0" and a text "1" of another row still meet.
+ */
+function canonicalNumber(key: string): number | null {
+  const n = Number(key);
+  return Number.isFinite(n) && String(n) === key ? n : null;
+}
+
 /** A growable list of numbers in a typed array (one per row, in row order). */
 class NumberList {
   values: Float64Array;
@@ -116,6 +129,10 @@ interface Group {
   fields: string[];
   key: (row: string[], rowNumber: number) => string | null;
   prefixes: NumberList;
+  /** A one-field set: per row, the key as a number when it is one written as JavaScript writes it (else NaN); null until one is. */
+  numbers: NumberList | null;
+  /** The numbers that occur more than once, sorted. */
+  repeatedNumbers: Float64Array;
   candidates: Float64Array;
   /** Per candidate: the whole digest of its first occurrence, whether one was seen, whether another digest shares the prefix. */
   firstDigest: Buffer;
@@ -152,6 +169,8 @@ export async function findDuplicateRows(
         fields,
         key: compileKey(fields.map((f) => byName.get(f)!)),
         prefixes: new NumberList(run.total_rows ?? 0),
+        numbers: null,
+        repeatedNumbers: new Float64Array(0),
         candidates: new Float64Array(0),
         firstDigest: Buffer.alloc(0),
         seen: new Uint8Array(0),
@@ -192,12 +211,19 @@ export async function findDuplicateRows(
     for (let gi = 0; gi < groups.length; gi++) {
       const g = groups[gi];
       const key = g.key(row, n);
-      g.prefixes.push(key === null ? NaN : numberOf(kept[gi], key));
+      const number = key !== null && g.fields.length === 1 ? canonicalNumber(key) : null;
+      if (number !== null && g.numbers === null) {
+        g.numbers = new NumberList(run.total_rows ?? 0);
+        for (let earlier = 1; earlier < n; earlier++) g.numbers.push(NaN);
+      }
+      g.numbers?.push(number ?? NaN);
+      g.prefixes.push(key === null || number !== null ? NaN : numberOf(kept[gi], key));
     }
   });
   for (const keys of kept) keys.clear();
   if (!first) return null;
   for (const g of groups) {
+    if (g.numbers) g.repeatedNumbers = repeated(g.numbers);
     g.candidates = repeated(g.prefixes);
     g.firstDigest = Buffer.alloc(g.candidates.length * 32);
     g.seen = new Uint8Array(g.candidates.length);
@@ -231,6 +257,8 @@ export async function findDuplicateRows(
     for (let n = 1; n <= rowCount; n++) {
       const i = candidateOf(g, n);
       if (i >= 0 && g.mixed[i] === 0) mark(g.rows, n);
+      const number = g.numbers === null ? NaN : g.numbers.values[n - 1];
+      if (!Number.isNaN(number) && indexOf(g.repeatedNumbers, number) >= 0) mark(g.rows, n);
     }
   }
 
