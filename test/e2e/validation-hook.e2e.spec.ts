@@ -370,6 +370,9 @@ describe("the customer's validation hook on a file larger than the rows checked 
     });
     expect(late.body.rows[0].email).toEqual({ value: 'p10041@x.org', problem: null });
     expect(rowsOf(sentFor(runId).slice(100))).toEqual([Array.from({ length: 50 }, (_, i) => 10_001 + i)]);
+    const badOffset = await previewAt(review, -1);
+    expect(badOffset.status).toBe(422);
+    expect(Object.keys(badOffset.body.error.fields)).toEqual(['offset']);
 
     // The rows with problems past the first rows: ours (row 10,040's age), with the hook's finding in its e-mail cell.
     const ours = await review.problemRows({ kind: 'type' });
