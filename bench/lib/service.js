@@ -30,10 +30,13 @@ async function startService({ dataDir, env = {}, stdout = null }) {
   const heapMb = process.env.HEAP_MB || require(path.join(ROOT, 'package.json')).config.heap_mb;
   // BENCH_CPU_PROF_DIR: the service writes a CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  // BENCH_NODE_FLAGS: extra flags for the service's node (an experiment, e.g. `--single-threaded-gc`).
+  const flags = (process.env.BENCH_NODE_FLAGS || '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [
       ...profile,
+      ...flags,
       `--max-old-space-size=${heapMb}`,
       path.join(process.env.BENCH_DIST || path.join(ROOT, 'dist'), 'apps/standalone/src/main.js'),
     ],
@@ -50,7 +53,8 @@ async function startService({ dataDir, env = {}, stdout = null }) {
         MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
         ...env,
       },
-      stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'],
+      // BENCH_SERVICE_LOG: a file the service's stdout goes to (its log lines; with BENCH_NODE_FLAGS=--trace-gc, its collections).
+      stdio: ['ignore', stdout ? 'pipe' : process.env.BENCH_SERVICE_LOG ? fs.openSync(process.env.BENCH_SERVICE_LOG, 'w') : 'ignore', 'inherit'],
     },
   );
   if (stdout) {

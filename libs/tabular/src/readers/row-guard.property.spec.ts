@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { guardRows } from './row-guard';
+import { SourceProblem, type TableLimits } from './source-problem';
+
+/*
+ * The guard jumps from one character that matters to the next; what it decides must be what
+ * reading every character decides. The reference below is the guard as it was written first,
+ * character by character: for any text cut into any chunks, both yield the same chunks and
+ * stop at the same place with the same problem (kind and message, line numbers included).
+ */
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+
+async function* referenceGuard(
+  text: AsyncIterable<string>,
+  delimiter: string,
+  limits: Pick<TableLimits, 'maxRowChars'>,
+): AsyncGenerator<string> {
+  // Character codes, not one-character strings: this loop sees every character of the file.
+  const DELIMITER = delimiter.charCodeAt(0);
+  let inQuotes = false;
+  let fieldStart = true;
+  let quotePending = false; // a quote seen inside a quoted field: closes it, or starts an escaped ""
+  let rowChars = 0;
+  let row = 1;
+  let quoteRow = 0;
+  for await (const chunk of text) {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      rowChars++;
+      if (inQuotes) {
+        if (quotePending) {
+          quotePending = false;
+          if (c === QUOTE) continue; // escaped quote
+          inQuotes = false; // the quote closed the field; fall through to read c normally
+        } else {
+          if (c === QUOTE) quotePending = true;
+          else if (c === LF || c === CR) row += c === LF || chunk.charCodeAt(i + 1) !== LF ? 1 : 0;
+          if (rowChars > limits.maxRowChars) {
+            throw new SourceProblem(
+              'unterminatedQuote',
+              `A quoted field starting on line ${quoteRow} is longer than ${limits.maxRowChars} characters or never closed.`,
+            );
+          }
+          continue;
+        }
+      }
+      if (c === QUOTE && fieldStart) {
+        inQuotes = true;
+        quoteRow = row;
+        fieldStart = false;
+      } else if (c === LF || c === CR) {
+        if (c === LF || chunk.charCodeAt(i + 1) !== LF) row++;
+        rowChars = 0;
+        fieldStart = true;
+      } else {
+        fieldStart = c === DELIMITER;
+      }
+      if (rowChars > limits.maxRowChars) {
+        throw new SourceProblem('rowTooLarge', `Line ${row} is longer than ${limits.maxRowChars} characters.`);
+      }
+    }
+    yield chunk;
+  }
+  if (inQuotes && !quotePending) {
+    throw new SourceProblem('unterminatedQuote', `The quoted field starting on line ${quoteRow} is never closed.`);
+  }
+}
+
+type Outcome = { chunks: string[]; problem: string | null };
+
+async function outcomeOf(guard: typeof guardRows, chunks: string[], delimiter: string, maxRowChars: number): Promise<Outcome> {
+  const seen: string[] = [];
+  async function* source() {
+    yield* chunks;
+  }
+  try {
+    for await (const chunk of guard(source(), delimiter, { maxRowChars })) seen.push(chunk);
+    return { chunks: seen, problem: null };
+  } catch (err) {
+    if (!(err instanceof SourceProblem)) throw err;
+    return { chunks: seen, problem: `${err.kind}: ${err.message}` };
+  }
+}
+
+/** Text made mostly of what the guard watches: quotes, delimiters, CR, LF, and a few ordinary characters. */
+const text = fc
+  .array(fc.constantFrom('"', '""', ',', ';', '\n', '\r', '\r\n', 'a', 'bc', ' ', 'é', '"x"', 'long ordinary text'), { maxLength: 80 })
+  .map((parts) => parts.join(''));
+
+/** The text cut at random places into chunks (as storage and the decoder hand it over). */
+const chunked = (s: string) =>
+  fc.array(fc.nat({ max: Math.max(0, s.length) }), { maxLength: 6 }).map((cuts) => {
+    const at = [...new Set(cuts)].sort((a, b) => a - b);
+    const out: string[] = [];
+    let from = 0;
+    for (const c of at) {
+      out.push(s.slice(from, c));
+      from = c;
+    }
+    out.push(s.slice(from));
+    return out.filter((c) => c.length > 0);
+  });
+
+describe('guardRows', () => {
+  it('decides what a character-by-character reading decides, for any text, chunks, delimiter and limit', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        text.chain((s) => chunked(s)),
+        fc.constantFrom(',', ';', '\t'),
+        fc.integer({ min: 1, max: 40 }),
+        async (chunks, delimiter, maxRowChars) => {
+          const fast = await outcomeOf(guardRows, chunks, delimiter, maxRowChars);
+          const reference = await outcomeOf(referenceGuard as typeof guardRows, chunks, delimiter, maxRowChars);
+          expect(fast).toEqual(reference);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('lets a well-formed file through whole and stops an unterminated quote and an overlong line', async () => {
+    const limit: Pick<TableLimits, 'maxRowChars'> = { maxRowChars: 30 };
+    const good = ['id,"name, quoted",x\r\n1,"say ""hi""",', '2\n3,"two\nlines",4\n'];
+    expect(await outcomeOf(guardRows, good, ',', 30)).toEqual({ chunks: good, problem: null });
+    expect((await outcomeOf(guardRows, ['a,b\n1,"open', ' and never closed'], ',', 1000)).problem).toBe(
+      'unterminatedQuote: The quoted field starting on line 2 is never closed.',
+    );
+    expect((await outcomeOf(guardRows, ['a,b\n', 'x'.repeat(31)], ',', limit.maxRowChars)).problem).toBe(
+      'rowTooLarge: Line 2 is longer than 30 characters.',
+    );
+  });
+});
