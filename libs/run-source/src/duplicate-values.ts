@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellOf, uniquenessGroups, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
+import { cellOf, detached, uniquenessGroups, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 
 /**
@@ -13,7 +13,7 @@ import { readPlannedRows } from './mapped-rows';
  * the middle of the file) and the output check each row against this answer.
  *
  * Memory stays small whatever the file. The first pass keeps a number per row and set in a
- * typed array (outside the JS heap; two for a set of one field that holds numbers): for a key
+ * typed array (outside the JS heap; two for a set of one field that holds numbers and text): for a key
  * that is a number (an id), that number itself, which is exact; for the first distinct other
  * keys of the file (up to a budget of keys and characters shared by the sets), the key's own
  * number in a Map of those keys, also exact; for the others, a 48-bit prefix of the SHA-256
@@ -48,9 +48,6 @@ const EXACT_KEYS = 65_536;
 const EXACT_KEY_CHARACTERS = 2_000_000;
 const EXACT_KEY_LENGTH = 256;
 
-/** A copy of a key that holds no reference to the larger text it may have been cut from (a chunk of the file). */
-const detached = (key: string): string => Buffer.from(key, 'utf16le').toString('utf16le');
-
 /** A cell's value as uniqueness compares it: as typed ("1.0" and "1" are the same number), text trimmed; null when empty. */
 function keyPart(p: FieldPlan, row: string[], rowNumber: number): string | null {
   // Only the typed value counts: the pattern, range and length checks would not change it.
@@ -80,20 +77,33 @@ function canonicalNumber(key: string): number | null {
   return Number.isFinite(n) && String(n) === key ? n : null;
 }
 
-/** A growable list of numbers in a typed array (one per row, in row order). */
+/**
+ * A growable list of numbers in a typed array (one per row, in row order), NaN for none. The
+ * array is made at the first number: a list of NaN only (a column of ids has no digest
+ * prefixes) takes no memory.
+ */
 class NumberList {
-  values: Float64Array;
+  values: Float64Array | null = null;
   length = 0;
-  constructor(capacity: number) {
-    this.values = new Float64Array(Math.max(1024, capacity));
-  }
+  constructor(private readonly capacity: number) {}
   push(n: number): void {
+    if (this.values === null) {
+      if (Number.isNaN(n)) {
+        this.length++;
+        return;
+      }
+      this.values = new Float64Array(Math.max(1024, this.capacity, this.length * 2)).fill(NaN, 0, this.length);
+    }
     if (this.length === this.values.length) {
       const bigger = new Float64Array(this.values.length * 2);
       bigger.set(this.values);
       this.values = bigger;
     }
     this.values[this.length++] = n;
+  }
+  /** The number of row `n` (from 1). */
+  at(n: number): number {
+    return this.values === null ? NaN : this.values[n - 1];
   }
 }
 
@@ -113,6 +123,7 @@ function indexOf(sorted: Float64Array, n: number): number {
 
 /** The values of a list that occur more than once, sorted (NaN, the empty keys, never equal). */
 function repeated(list: NumberList): Float64Array {
+  if (list.values === null) return new Float64Array(0);
   const sorted = list.values.slice(0, list.length).sort();
   const out: number[] = [];
   for (let i = 1; i < sorted.length; i++) {
@@ -129,8 +140,8 @@ interface Group {
   fields: string[];
   key: (row: string[], rowNumber: number) => string | null;
   prefixes: NumberList;
-  /** A one-field set: per row, the key as a number when it is one written as JavaScript writes it (else NaN); null until one is. */
-  numbers: NumberList | null;
+  /** A one-field set: per row, the key as a number when it is one written as JavaScript writes it (else NaN). */
+  numbers: NumberList;
   /** The numbers that occur more than once, sorted. */
   repeatedNumbers: Float64Array;
   candidates: Float64Array;
@@ -169,7 +180,7 @@ export async function findDuplicateRows(
         fields,
         key: compileKey(fields.map((f) => byName.get(f)!)),
         prefixes: new NumberList(run.total_rows ?? 0),
-        numbers: null,
+        numbers: new NumberList(run.total_rows ?? 0),
         repeatedNumbers: new Float64Array(0),
         candidates: new Float64Array(0),
         firstDigest: Buffer.alloc(0),
@@ -212,18 +223,14 @@ export async function findDuplicateRows(
       const g = groups[gi];
       const key = g.key(row, n);
       const number = key !== null && g.fields.length === 1 ? canonicalNumber(key) : null;
-      if (number !== null && g.numbers === null) {
-        g.numbers = new NumberList(run.total_rows ?? 0);
-        for (let earlier = 1; earlier < n; earlier++) g.numbers.push(NaN);
-      }
-      g.numbers?.push(number ?? NaN);
+      g.numbers.push(number ?? NaN);
       g.prefixes.push(key === null || number !== null ? NaN : numberOf(kept[gi], key));
     }
   });
   for (const keys of kept) keys.clear();
   if (!first) return null;
   for (const g of groups) {
-    if (g.numbers) g.repeatedNumbers = repeated(g.numbers);
+    g.repeatedNumbers = repeated(g.numbers);
     g.candidates = repeated(g.prefixes);
     g.firstDigest = Buffer.alloc(g.candidates.length * 32);
     g.seen = new Uint8Array(g.candidates.length);
@@ -233,10 +240,10 @@ export async function findDuplicateRows(
 
   // 2. The whole digests of the rows whose digest prefix repeats (a repeated key number needs none: it is exact).
   const candidateOf = (g: Group, n: number): number => {
-    const prefix = g.prefixes.values[n - 1];
+    const prefix = g.prefixes.at(n);
     return Number.isNaN(prefix) ? -1 : indexOf(g.candidates, prefix);
   };
-  const isDigestPrefix = (g: Group, n: number): boolean => g.prefixes.values[n - 1] >= 0;
+  const isDigestPrefix = (g: Group, n: number): boolean => g.prefixes.at(n) >= 0;
   // Candidates are sorted: a repeated digest prefix, if any, is the last.
   if (groups.some((g) => g.candidates.length > 0 && g.candidates[g.candidates.length - 1] >= 0)) {
     const second = await pass((row, n) => {
@@ -257,7 +264,7 @@ export async function findDuplicateRows(
     for (let n = 1; n <= rowCount; n++) {
       const i = candidateOf(g, n);
       if (i >= 0 && g.mixed[i] === 0) mark(g.rows, n);
-      const number = g.numbers === null ? NaN : g.numbers.values[n - 1];
+      const number = g.numbers.at(n);
       if (!Number.isNaN(number) && indexOf(g.repeatedNumbers, number) >= 0) mark(g.rows, n);
     }
   }

@@ -170,8 +170,12 @@ const REMEMBERED_VERDICTS = 4096;
 /** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
 const REMEMBER_ROUND = 8192;
 
-/** A copy of a text that holds no reference to the larger text it may have been cut from (a chunk of the file). */
-const detached = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
+/**
+ * A copy of a text that holds no reference to the larger text it may have been cut from: V8 keeps a
+ * cell read from a file as a slice of its chunk, so a kept cell would keep the chunk (64 KiB) alive.
+ * UTF-16 both ways copies every code unit, lone surrogates too.
+ */
+export const detached = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
 
 /**
  * A pattern's test, compiled once per run. It runs on RE2 (re2js), whose time is linear in the
