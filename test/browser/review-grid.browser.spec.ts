@@ -15,10 +15,11 @@ import {
 
 /**
  * The review page's tables as grids that edit like a spreadsheet, in Debian's Chromium: one tab
- * stop per grid from outside, Tab and Shift+Tab from one bad cell to the next and out of the grid
- * after the last, the arrow keys (in the visual direction on a right-to-left page), Home/End and
- * Ctrl+Home/End; Enter, F2, a double click and typing a character open a bad cell's editor,
- * Escape discards and gives the focus back to the cell, Enter saves.
+ * stop per grid from outside, Tab and Shift+Tab to the adjacent cell (across a row's end) and out of
+ * the grid past its last and before its first cell, the arrow keys (in the visual direction on a
+ * right-to-left page), Home/End and Ctrl+Home/End; Enter, F2, a double click and typing a character
+ * open a bad cell's editor, Escape discards and gives the focus back to the cell, Enter saves, Tab
+ * and Shift+Tab in the editor save and move to the next or previous cell.
  */
 
 /** Six rows: row 2 lacks its e-mail, rows 3 and 5 have an age that is not a whole number. */
@@ -224,7 +225,7 @@ describe('review page grids in Chromium', () => {
     await page.context().close();
   });
 
-  it('moves with the arrows, Home/End and Ctrl+Home/End; Tab from the last bad cell leaves the grid and Shift+Tab comes back to it', async () => {
+  it('moves with the arrows, Home/End and Ctrl+Home/End; Ctrl+End then Tab leaves the grid and Shift+Tab comes back to it', async () => {
     const run = await readyRun();
     const page = await openPage(run.review_url);
     await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
@@ -249,12 +250,13 @@ describe('review page grids in Chromium', () => {
     // One tab stop: the cell last on.
     await expect(page.locator('#preview [tabindex="0"]').count()).resolves.toBe(1);
 
-    // Tab leaves the grid for what follows it; Shift+Tab comes back to the cell it left.
+    // Ctrl+End then Tab leaves the grid for what follows it; Shift+Tab comes back to the cell it left.
+    await page.keyboard.press('Control+End');
     await page.keyboard.press('Tab');
     const after = await focusOf(page);
     expect(after.table).toBeUndefined();
     await page.keyboard.press('Shift+Tab');
-    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+    await focusIsOn(page, { table: 'preview', row: 5, col: BORN });
 
     // The rows with problems are a grid too (rows 2, 3 and 5); a save from its keyboard editor
     // brings the keyboard back to the same place in the list, now holding the next row with a problem.
@@ -276,62 +278,64 @@ describe('review page grids in Chromium', () => {
     await page.context().close();
   });
 
-  it('moves with Tab and Shift+Tab from one bad cell to the next, and out of the grid past the last and the first', async () => {
+  it('moves with Tab and Shift+Tab to the adjacent cell, across a row’s end, and out of the grid past its last and before its first cell', async () => {
     const run = await readyRun();
     const page = await openPage(run.review_url);
     await page.getByText('3 of 6 rows have problems.').waitFor();
-    // The preview's bad cells, in reading order: row 2's e-mail, row 3's age, row 5's age.
     await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+    // Every cell is a stop, the good ones too: row 2's first name, age and birthday, then row 3's number.
     await page.keyboard.press('Tab');
-    await expect(focusIsOn(page, { table: 'preview', row: 2, col: AGE })).resolves.toMatchObject({ text: expect.stringContaining('abc') });
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: EMAIL + 1 })).resolves.toMatchObject({ text: 'BOB' });
     await page.keyboard.press('Tab');
-    await expect(focusIsOn(page, { table: 'preview', row: 4, col: AGE })).resolves.toMatchObject({ text: expect.stringContaining('x1') });
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: AGE })).resolves.toMatchObject({ text: '31' });
+    await page.keyboard.press('Tab');
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: BORN })).resolves.toMatchObject({ text: '1990-01-02' });
+    // From a row's last cell to the next row's first (its number), and back.
+    await page.keyboard.press('Tab');
+    await expect(focusIsOn(page, { table: 'preview', row: 2, col: 0 })).resolves.toMatchObject({ text: '3' });
     await page.keyboard.press('Shift+Tab');
-    await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
+    await focusIsOn(page, { table: 'preview', row: 1, col: BORN });
+    await page.keyboard.press('Shift+Tab');
+    await focusIsOn(page, { table: 'preview', row: 1, col: AGE });
     // Still one tab stop in the grid: the cell Tab moved to.
     await expect(page.locator('#preview [tabindex="0"]').count()).resolves.toBe(1);
     await expect(page.locator('#preview [tabindex="0"]').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
-    // Enter on the cell Tab reached opens its editor, as on any bad cell.
+
+    // Enter on a bad cell Tab reached opens its editor, as on any bad cell; on a good one it opens nothing.
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#preview .cell-edit').count()).resolves.toBe(0);
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
+    await expect(focusIsOn(page, { table: 'preview', row: 2, col: AGE })).resolves.toMatchObject({ text: expect.stringContaining('abc') });
     await page.keyboard.press('Enter');
     await editor(page, 'age', 3).waitFor();
     await page.keyboard.press('Escape');
     await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
 
-    // From a good cell (reached with an arrow) Tab goes to the next bad one after it.
-    await page.keyboard.press('ArrowDown');
-    await focusIsOn(page, { table: 'preview', row: 3, col: AGE });
-    await page.keyboard.press('Tab');
-    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
-
-    // Tab on the last bad cell leaves the grid for the next control: the field filter of the rows with problems.
+    // Tab on the grid's last cell leaves the grid for the next control: the field filter of the rows with problems.
+    await page.keyboard.press('Control+End');
+    await focusIsOn(page, { table: 'preview', row: 5, col: BORN });
+    await screenshot(page, 'grid-04-tab-last-cell');
     await page.keyboard.press('Tab');
     await expect(focusOf(page)).resolves.toEqual({ id: 'problem-field', tag: 'SELECT' });
     // Shift+Tab comes back to the cell it left.
     await page.keyboard.press('Shift+Tab');
-    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
-
-    // Shift+Tab on the first bad cell leaves the grid backwards, for its scroll region.
-    await page.keyboard.press('Shift+Tab');
-    await page.keyboard.press('Shift+Tab');
-    await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+    await focusIsOn(page, { table: 'preview', row: 5, col: BORN });
+    // Shift+Tab on the grid's first cell leaves it backwards, for its scroll region; Tab comes back to that cell.
+    await page.keyboard.press('Control+Home');
+    await focusIsOn(page, { table: 'preview', row: 0, col: 0 });
     await page.keyboard.press('Shift+Tab');
     await expect(page.locator('.table-wrap:has(#preview)').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Tab');
+    await focusIsOn(page, { table: 'preview', row: 0, col: 0 });
 
-    // The rows with problems: Tab walks the three bad cells, then leaves for Approve (the pager's buttons are disabled: one page).
+    // The rows with problems: Tab walks its cells the same way, and past its last leaves for Approve
+    // (the pager's buttons are disabled: one page).
     await expect(tabInto(page, 'problem-rows')).resolves.toMatchObject({ table: 'problem-rows', row: 0, col: EMAIL });
     await page.keyboard.press('Tab');
-    await focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE });
+    await focusIsOn(page, { table: 'problem-rows', row: 0, col: EMAIL + 1 });
+    await page.keyboard.press('End');
     await page.keyboard.press('Tab');
-    await focusIsOn(page, { table: 'problem-rows', row: 2, col: AGE });
-    await page.keyboard.press('Tab');
-    await expect(focusOf(page)).resolves.toEqual({ id: 'approve', tag: 'BUTTON' });
-    // Past many problems in two presses: Ctrl+End, then Tab (no cell to fix after the grid's last).
-    await expect(tabInto(page, 'problem-rows')).resolves.toMatchObject({ table: 'problem-rows', row: 2, col: AGE });
-    await page.keyboard.press('Control+Home');
-    await page.keyboard.press('Shift+Tab');
-    await expect(page.locator('.table-wrap:has(#problem-rows)').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
-    await page.keyboard.press('Tab');
-    await focusIsOn(page, { table: 'problem-rows', row: 0, col: 0 });
+    await expect(focusIsOn(page, { table: 'problem-rows', row: 1, col: 0 })).resolves.toMatchObject({ text: '3' });
     await page.keyboard.press('Control+End');
     await focusIsOn(page, { table: 'problem-rows', row: 2, col: BORN });
     await page.keyboard.press('Tab');
@@ -339,7 +343,86 @@ describe('review page grids in Chromium', () => {
     await page.context().close();
   });
 
-  it('follows the visual direction with the arrow keys on a right-to-left (Arabic) page', async () => {
+  it('saves with Tab and Shift+Tab in the editor and moves to the next or previous cell; a refused value keeps the editor open', async () => {
+    const run = await readyRun();
+    const page = await openPage(run.review_url);
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+
+    // In the rows with problems (2, 3, 5): typing opens row 3's age with that character, Tab saves it.
+    // Row 3 leaves the list, so the keyboard stays at the same place, the next cell: now row 5's birthday.
+    await expect(tabInto(page, 'problem-rows')).resolves.toMatchObject({ table: 'problem-rows', row: 0, col: EMAIL });
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect(focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE })).resolves.toMatchObject({
+      text: expect.stringContaining('abc'),
+    });
+    await page.keyboard.type('42');
+    await expect(caret(page)).resolves.toEqual({ value: '42', start: 2, end: 2 });
+    await page.keyboard.press('Tab');
+    await page.getByText('2 of 6 rows have problems.').waitFor();
+    await expect(page.locator('#problem-rows tbody th').allInnerTexts()).resolves.toEqual(['2', '5']);
+    await expect(focusIsOn(page, { table: 'problem-rows', row: 1, col: BORN })).resolves.toMatchObject({ text: '1990-01-05' });
+    await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
+
+    // In the preview: Enter, a value, Tab: saved, and the keyboard is on the next cell of the row (the table drawn afresh).
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+    await page.keyboard.press('Enter');
+    await editor(page, 'Email', 2).waitFor();
+    await page.keyboard.type('bob@x.org');
+    await page.keyboard.press('Tab');
+    await page.getByText('1 of 6 rows has problems.').waitFor();
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: EMAIL + 1 })).resolves.toMatchObject({ text: 'BOB' });
+    await expect(page.locator('#preview tbody tr').nth(1).locator('td').first().innerText()).resolves.toBe('bob@x.org');
+    await expect(page.locator('#preview [tabindex="0"]').count()).resolves.toBe(1);
+    await screenshot(page, 'grid-05-after-tab-save');
+    expect((await reviewApi(run.review_url).state()).body.value_fixes).toMatchObject([
+      { field: 'age', fix: { kind: 'cell', row: 3, before: 'abc', after: '42' } },
+      { field: 'email', fix: { kind: 'cell', row: 2, before: '', after: 'bob@x.org' } },
+    ]);
+
+    // Tab in an editor whose value is unchanged moves on and records nothing.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+    await page.keyboard.press('F2');
+    await editor(page, 'age', 5).waitFor();
+    await page.keyboard.press('Tab');
+    await expect(focusIsOn(page, { table: 'preview', row: 4, col: BORN })).resolves.toMatchObject({ text: '1990-01-05' });
+    await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
+
+    // A value the service refuses (longer than a fix may be): Tab leaves the editor open with the value and says why.
+    await page.keyboard.press('Shift+Tab');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+    await page.keyboard.press('Enter');
+    await editor(page, 'age', 5).fill('9'.repeat(10_001));
+    await page.keyboard.press('Tab');
+    await page.getByText('The fix was not saved:', { exact: false }).waitFor();
+    await expect(editor(page, 'age', 5).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(editor(page, 'age', 5).inputValue()).resolves.toHaveLength(10_001);
+    await screenshot(page, 'grid-06-tab-save-refused');
+    // Escape still discards, back on the cell.
+    await page.keyboard.press('Escape');
+    await focusIsOn(page, { table: 'preview', row: 4, col: AGE });
+    expect((await reviewApi(run.review_url).state()).body.value_fixes).toHaveLength(2);
+
+    // Shift+Tab saves and goes back to the previous cell.
+    await page.keyboard.type('5');
+    await editor(page, 'age', 5).waitFor();
+    await page.keyboard.press('Shift+Tab');
+    await page.getByText('No problems found in 6 rows.').waitFor();
+    await expect(focusIsOn(page, { table: 'preview', row: 4, col: EMAIL + 1 })).resolves.toMatchObject({ text: 'EVE' });
+    expect((await reviewApi(run.review_url).state()).body.value_fixes).toMatchObject([
+      {},
+      {},
+      { field: 'age', fix: { kind: 'cell', row: 5, before: 'x1', after: '5' } },
+    ]);
+    await page.context().close();
+  });
+
+  it('follows the visual direction with the arrow keys and Tab on a right-to-left (Arabic) page', async () => {
     const run = await readyRun({ locale: 'ar' });
     const page = await openPage(run.review_url);
     await expect(page.locator('html').getAttribute('dir')).resolves.toBe('rtl');
@@ -359,13 +442,33 @@ describe('review page grids in Chromium', () => {
     await focusIsOn(page, { table: 'preview', row: 1, col: BORN });
     await page.keyboard.press('Home');
     await focusIsOn(page, { table: 'preview', row: 1, col: 0 });
-    // Tab follows the reading order, not the drawing: row 2's number, then its e-mail (to the number's left), then row 3's age.
+    // Tab goes to the adjacent cell the way the arrows go, drawn on the left: row 2's number, its e-mail, its first name…
     await page.keyboard.press('Tab');
     await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+    const email = await x();
     await page.keyboard.press('Tab');
-    await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
+    await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL + 1 });
+    expect(await x()).toBeLessThan(email);
     await page.keyboard.press('Shift+Tab');
     await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+    // …and from the row's last cell (on the left) to the next row's number (on the right).
+    await page.keyboard.press('End');
+    const last = await x();
+    await page.keyboard.press('Tab');
+    await focusIsOn(page, { table: 'preview', row: 2, col: 0 });
+    expect(await x()).toBeGreaterThan(last);
+    await page.keyboard.press('Shift+Tab');
+    await focusIsOn(page, { table: 'preview', row: 1, col: BORN });
+    // In the editor too: Tab saves and takes the next cell, on the left.
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowLeft');
+    await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+    await page.keyboard.press('Enter');
+    await page.locator('#preview .cell-edit input').waitFor();
+    await page.keyboard.type('bob@x.org');
+    await page.keyboard.press('Tab');
+    await expect(focusIsOn(page, { table: 'preview', row: 1, col: EMAIL + 1 })).resolves.toMatchObject({ text: 'BOB' });
+    await expect(page.locator('#preview tbody tr').nth(1).locator('td').first().innerText()).resolves.toBe('bob@x.org');
     await page.context().close();
   });
 

@@ -661,18 +661,23 @@ describe('hosted review page in Chromium', () => {
     // Nothing wider than the screen except inside the preview's own scroll area.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
 
-    // Tab reaches every select, the preview region and both buttons, in order.
+    // Tab reaches every select, the preview region and both buttons, in order. Tab moves cell by cell
+    // inside a grid (as in a spreadsheet): Ctrl+End then Tab leaves it, as the line above the preview says.
     const reached: string[] = [];
     for (let i = 0; i < 20 && !reached.includes('cancel'); i++) {
+      const inGrid = await page.evaluate(() => !!document.activeElement?.closest('[role="grid"] tbody'));
+      if (inGrid) await page.keyboard.press('Control+End');
       await page.keyboard.press('Tab');
       reached.push(
-        await page.evaluate(
-          () => document.activeElement?.id || document.activeElement?.getAttribute('role') || document.activeElement?.tagName || '',
+        await page.evaluate(() =>
+          document.activeElement?.closest('[role="grid"] tbody')
+            ? 'gridcell'
+            : document.activeElement?.id || document.activeElement?.getAttribute('role') || document.activeElement?.tagName || '',
         ),
       );
     }
     const selects = await page.locator('select').evaluateAll((s) => s.map((e) => e.id));
-    for (const id of [...selects, 'region', 'approve', 'cancel']) expect(reached).toContain(id);
+    for (const id of [...selects, 'region', 'gridcell', 'approve', 'cancel']) expect(reached).toContain(id);
 
     // Change a mapping with the keyboard: focus the age select, pick the next option.
     await page.getByRole('combobox', { name: 'age' }).focus();

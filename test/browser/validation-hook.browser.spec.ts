@@ -102,7 +102,7 @@ describe("the customer's validation hook on the review page", () => {
     await screenshot(page, 'hook-01-finding-in-cell');
 
     // The grid's tab stop is its first bad cell when first drawn, before the hook answered: row 3's missing e-mail.
-    // Up to row 2's; Enter opens its editor, whose Accept takes the suggestion.
+    // Up to row 2's; Enter opens its editor, where the Down arrow puts the suggestion in and Enter saves it (Accept's fix).
     await page.locator('.table-wrap:has(#preview)').focus();
     await page.keyboard.press('Tab');
     const missing = preview.getByRole('gridcell', { name: /Required value missing/ });
@@ -110,10 +110,13 @@ describe("the customer's validation hook on the review page", () => {
     await page.keyboard.press('ArrowUp');
     await expect(named.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.press('Enter');
-    await page.getByRole('textbox', { name: 'New value of Email in row 2' }).waitFor();
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Accept');
+    const box = page.getByRole('textbox', { name: 'New value of Email in row 2' });
+    await box.waitFor();
+    await expect(box.getAttribute('aria-describedby').then((id) => page.locator(`#${id}`).innerText())).resolves.toBe(
+      'Suggested: b@ok.example (the Down arrow puts it in the box)',
+    );
+    await page.keyboard.press('ArrowDown');
+    await expect(box.inputValue()).resolves.toBe('b@ok.example');
     await page.keyboard.press('Enter');
 
     await page.getByText('1 of 4 rows has problems.').waitFor();

@@ -35,35 +35,40 @@ describe('review grid keys', () => {
   });
 
   describe('Tab and Shift+Tab', () => {
-    // Cells to fix in a 3×5 grid: (0,3), (1,1), (1,4), (2,2); column 0 is the row's number.
-    const bad = new Set(['0,3', '1,1', '1,4', '2,2']);
-    const mayFix = (c: CellPosition) => bad.has(`${c.row},${c.col}`);
-    const tab = (from: CellPosition, back = false) => tabCell(from, size, mayFix, back);
+    // A 3×5 grid: column 0 is the row's number, 1 to 4 its fields.
+    const tab = (from: CellPosition, back = false) => tabCell(from, size, back);
 
-    it('goes to the next cell to fix in reading order, across rows, skipping the cells without a problem', () => {
-      expect(tab({ row: 0, col: 3 })).toEqual({ row: 1, col: 1 });
-      expect(tab({ row: 1, col: 1 })).toEqual({ row: 1, col: 4 });
-      expect(tab({ row: 1, col: 4 })).toEqual({ row: 2, col: 2 });
-      // From a cell without a problem (reached with the arrows), and from a row's number.
-      expect(tab({ row: 0, col: 0 })).toEqual({ row: 0, col: 3 });
-      expect(tab({ row: 1, col: 2 })).toEqual({ row: 1, col: 4 });
+    it('goes to the adjacent cell in reading order, every cell a stop, and from a row’s last cell to the next row’s number', () => {
+      expect(tab({ row: 0, col: 0 })).toEqual({ row: 0, col: 1 });
+      expect(tab({ row: 1, col: 2 })).toEqual({ row: 1, col: 3 });
+      expect(tab({ row: 1, col: 3 })).toEqual({ row: 1, col: 4 });
+      expect(tab({ row: 1, col: 4 })).toEqual({ row: 2, col: 0 });
+      expect(tab({ row: 0, col: 4 })).toEqual({ row: 1, col: 0 });
     });
 
-    it('goes back with Shift+Tab', () => {
-      expect(tab({ row: 2, col: 2 }, true)).toEqual({ row: 1, col: 4 });
-      expect(tab({ row: 1, col: 4 }, true)).toEqual({ row: 1, col: 1 });
-      expect(tab({ row: 1, col: 1 }, true)).toEqual({ row: 0, col: 3 });
-      expect(tab({ row: 2, col: 4 }, true)).toEqual({ row: 2, col: 2 });
+    it('goes back one cell with Shift+Tab, from a row’s number to the previous row’s last cell', () => {
+      expect(tab({ row: 1, col: 2 }, true)).toEqual({ row: 1, col: 1 });
+      expect(tab({ row: 1, col: 1 }, true)).toEqual({ row: 1, col: 0 });
+      expect(tab({ row: 2, col: 0 }, true)).toEqual({ row: 1, col: 4 });
+      expect(tab({ row: 0, col: 1 }, true)).toEqual({ row: 0, col: 0 });
     });
 
-    it('answers null past the last (before the first) cell to fix, so the focus leaves the grid', () => {
-      expect(tab({ row: 2, col: 2 })).toBeNull();
+    it('answers null past the grid’s last cell (before its first), so the focus leaves the grid', () => {
       expect(tab({ row: 2, col: 4 })).toBeNull();
-      expect(tab({ row: 0, col: 3 }, true)).toBeNull();
       expect(tab({ row: 0, col: 0 }, true)).toBeNull();
-      // A grid with nothing to fix (a closed review, a clean file) holds no Tab stop inside.
-      expect(tabCell({ row: 1, col: 2 }, size, () => false, false)).toBeNull();
-      expect(tabCell({ row: 1, col: 2 }, size, () => false, true)).toBeNull();
+      // One row of one cell: both keys leave at once.
+      expect(tabCell({ row: 0, col: 0 }, { rows: 1, cols: 1 }, false)).toBeNull();
+      expect(tabCell({ row: 0, col: 0 }, { rows: 1, cols: 1 }, true)).toBeNull();
+    });
+
+    it('visits every cell once, forwards and backwards', () => {
+      const seen: string[] = [];
+      for (let c: CellPosition | null = { row: 0, col: 0 }; c; c = tab(c)) seen.push(`${c.row},${c.col}`);
+      expect(seen).toHaveLength(15);
+      expect(new Set(seen).size).toBe(15);
+      const back: string[] = [];
+      for (let c: CellPosition | null = { row: 2, col: 4 }; c; c = tab(c, true)) back.push(`${c.row},${c.col}`);
+      expect(back).toEqual([...seen].reverse());
     });
   });
 

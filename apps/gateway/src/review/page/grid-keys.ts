@@ -1,8 +1,8 @@
 /**
  * Where a key moves the focus in a grid of rows (the WAI-ARIA grid pattern's keys): the arrows one
  * cell, Home/End to the row's first/last cell, Ctrl+Home/End to the first/last cell of the grid;
- * Tab and Shift+Tab to the next or previous cell that may be fixed, as in a spreadsheet, and out of
- * the grid after the last (before the first) of them.
+ * Tab and Shift+Tab to the next or previous cell in reading order, as in a spreadsheet, and out of
+ * the grid after its last (before its first) cell.
  * Pure, so the rules read in one place; the table (components/rows-table.tsx) does the focusing.
  */
 
@@ -55,20 +55,16 @@ export function nextCell({ key, ctrl }: KeyPress, at: CellPosition, size: GridSi
 }
 
 /**
- * The cell Tab (Shift+Tab: `back`) goes to from `at`: the next (previous) cell a reviewer may fix, in
- * reading order (row by row, each row from its first field; on a right-to-left page that is the
- * order it is read in too, from the right). Null when there is none: the key is then left to the
- * browser, which takes the focus out of the grid, so Tab never traps a keyboard user in a table.
- * Only the cells to fix are stops, not every cell: a reviewer tabs from problem to problem, and a
- * grid without problems is one press to pass.
+ * The cell Tab (Shift+Tab: `back`) goes to from `at`: the next (previous) cell in reading order, as
+ * in a spreadsheet: along the row, then from the row's last cell to the next row's first (its
+ * number). On a right-to-left page that is the order it is read in too, from the right, the way the
+ * arrows go. Null past the grid's last cell (before its first): the key is then left to the browser,
+ * which takes the focus out of the grid, so Tab never traps a keyboard user in a table.
  */
-export function tabCell(at: CellPosition, size: GridSize, mayFix: (at: CellPosition) => boolean, back: boolean): CellPosition | null {
-  const step = back ? -1 : 1;
-  for (let i = at.row * size.cols + at.col + step; i >= 0 && i < size.rows * size.cols; i += step) {
-    const cell = { row: Math.floor(i / size.cols), col: i % size.cols };
-    if (mayFix(cell)) return cell;
-  }
-  return null;
+export function tabCell(at: CellPosition, size: GridSize, back: boolean): CellPosition | null {
+  const i = at.row * size.cols + at.col + (back ? -1 : 1);
+  if (i < 0 || i >= size.rows * size.cols) return null;
+  return { row: Math.floor(i / size.cols), col: i % size.cols };
 }
 
 /** A key that types a character (a letter, a digit, a sign, a space), as opposed to a command or a shortcut. */

@@ -400,7 +400,7 @@ export const undoFix = () => recordFix('fixes/undo', {}, 'fix_undone');
  * The whole value mapping to save: the one in force (it may name values past the 200 listed)
  * with the choices made here; "Keep as it is" ('') takes a value out.
  */
-export function savePicklist(field: string, choices: Record<string, string>): Promise<void> {
+export function savePicklist(field: string, choices: Record<string, string>): Promise<boolean> {
   const latest = [...(state.view?.value_fixes || [])].reverse().find((f) => f.field === field && f.fix.kind === 'picklist');
   const values: Record<string, string> = { ...(latest && latest.fix.kind === 'picklist' ? latest.fix.values : {}) };
   for (const [value, to] of Object.entries(choices)) {
@@ -410,8 +410,12 @@ export function savePicklist(field: string, choices: Record<string, string>): Pr
   return fixValues(field, { kind: 'picklist', values });
 }
 
-/** Records a fix (or its undo), then shows every row again through the fixes in force. */
-async function recordFix(path: string, body: unknown, doneKey: string): Promise<void> {
+/**
+ * Records a fix (or its undo), then shows every row again through the fixes in force. True once it
+ * is saved and the rows are drawn again; false when it was refused (the reason is said), so a cell
+ * editor left by Tab stays open with its value.
+ */
+async function recordFix(path: string, body: unknown, doneKey: string): Promise<boolean> {
   await saving;
   try {
     const next = await api<ReviewView>(path, 'POST', body);
@@ -419,13 +423,15 @@ async function recordFix(path: string, body: unknown, doneKey: string): Promise<
   } catch (caught) {
     const err = caught as ApiFailure;
     if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
-      return say(t('fix_failed', { message: errorText(err) }), 'error');
-    return onActionRefused(err, 'fix_failed');
+      say(t('fix_failed', { message: errorText(err) }), 'error');
+    else await onActionRefused(err, 'fix_failed');
+    return false;
   }
   // The control used may be gone once the rows are drawn again (a saved cell editor, the undo of the
   // last fix): then the count takes the focus, which says what follows.
   await refreshPreview();
   if (!document.activeElement || document.activeElement === document.body) focusById('problems');
+  return true;
 }
 
 // ---- Approve and cancel --------------------------------------------------------------

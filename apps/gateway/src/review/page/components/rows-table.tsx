@@ -2,9 +2,11 @@
  * A table of rows as a grid that edits like a spreadsheet (the WAI-ARIA grid pattern): each row's
  * number first, then every field, each bad cell with its reason written out. The grid is one tab
  * stop from outside (a roving tabindex); the arrow keys, Home/End and Ctrl+Home/End move between its
- * cells, Tab and Shift+Tab between its cells to fix, then out of the grid (grid-keys.ts); on a
- * cell that may be fixed, Enter, F2, a double click or typing a character opens its editor (typing
- * starts it with that character), Escape in the editor puts the cell back and the focus on it.
+ * cells, and so do Tab and Shift+Tab (one cell in reading order, then out of the grid past its last
+ * or before its first cell; grid-keys.ts) while the review is open; on a cell that may be fixed,
+ * Enter, F2, a double click or typing a character opens its editor (typing starts it with that
+ * character), Escape in the editor puts the cell back and the focus on it, Tab and Shift+Tab in it
+ * save the value and move to the next or previous cell.
  *
  * Keyed by the answer it shows, so a new answer draws it afresh (and closes any open editor, whose
  * row may have changed). Where the keyboard was is remembered across those redraws: the new table
@@ -59,6 +61,8 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
   const editingNow = useRef(editing);
   editingNow.current = editing;
   const focusAfterDiscard = useRef<CellPosition | null>(null);
+  // An editor left by Tab whose value is being saved: the redraw after the save puts the keyboard on the next cell.
+  const leavingByTab = useRef(false);
 
   const cellAt = (at: CellPosition) => table.current?.tBodies[0]?.rows[at.row]?.cells[at.col] ?? null;
 
@@ -75,7 +79,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     return () => {
       const mine = remembered.get(id);
       if (mine && table.current?.contains(document.activeElement))
-        mine.refocus = editingNow.current?.opener === 'button' ? 'count' : 'cell';
+        mine.refocus = editingNow.current?.opener === 'button' && !leavingByTab.current ? 'count' : 'cell';
     };
   }, []);
 
@@ -100,6 +104,29 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     focusAfterDiscard.current = editing && { row: editing.row, col: editing.col };
     setEditing(null);
   };
+  const remember = (at: CellPosition) => {
+    const row = shown[at.row];
+    if (row) remembered.set(id, { rowNumber: row.number, at, refocus: null });
+  };
+  // Tab in the editor: past the grid's last cell (before its first) the keyboard stays on the cell, as after Enter.
+  const tabFromEditor = (back: boolean, save: (() => Promise<boolean>) | null) => {
+    if (!editing) return;
+    const from = { row: editing.row, col: editing.col };
+    const to = tabCell(from, size, back) ?? from;
+    if (!save) {
+      focusAfterDiscard.current = to;
+      setEditing(null);
+      return;
+    }
+    // The save draws the table afresh before it answers: where to go is said first, taken back if it is refused.
+    remember(to);
+    leavingByTab.current = true;
+    void save().then((saved) => {
+      if (saved) return;
+      leavingByTab.current = false;
+      remember(from);
+    });
+  };
 
   const onKeyDown = (e: KeyboardEvent) => {
     const target = e.target as HTMLElement;
@@ -108,10 +135,11 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     const cell = bodyCellOf(target);
     if (!cell) return;
     const at = positionOf(cell);
-    if (e.key === 'Tab' && !e.altKey && !e.ctrlKey && !e.metaKey) {
-      const to = tabCell(at, size, mayFix, e.shiftKey);
+    // A closed review's grid is for reading: there Tab leaves it at once (one tab stop, the grid pattern's own rule).
+    if (e.key === 'Tab' && fixable && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      const to = tabCell(at, size, e.shiftKey);
       const next = to && cellAt(to);
-      // No cell to fix further on: the browser's own Tab leaves the grid (every other cell is tabindex -1).
+      // Past the last cell (before the first): the browser's own Tab leaves the grid (every other cell is tabindex -1).
       if (!next) return;
       e.preventDefault();
       focusCell(next);
@@ -154,8 +182,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     const cell = bodyCellOf(e.target);
     if (!cell) return;
     const at = positionOf(cell);
-    const row = shown[at.row];
-    if (row) remembered.set(id, { rowNumber: row.number, at, refocus: null });
+    remember(at);
     if (at.row !== active.row || at.col !== active.col) setActive(at);
   };
 
@@ -201,6 +228,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
                       editing={open && open.start}
                       onEdit={(start) => setEditing({ ...at, start, opener: 'button' })}
                       onDiscard={discard}
+                      onTab={tabFromEditor}
                     />
                   );
                 })}

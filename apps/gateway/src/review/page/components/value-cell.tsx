@@ -32,9 +32,11 @@ interface Props {
   editing: EditStart | null;
   onEdit: (start: EditStart) => void;
   onDiscard: () => void;
+  /** Tab (Shift+Tab: `back`) in the editor: `save` records the new value (null when it is unchanged); the table moves on. */
+  onTab: (back: boolean, save: (() => Promise<boolean>) | null) => void;
 }
 
-export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, onDiscard }: Props) {
+export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, onDiscard, onTab }: Props) {
   const value = cell?.value;
   const problem = cell?.problem;
   return (
@@ -46,7 +48,7 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
       aria-invalid={problem ? 'true' : undefined}
     >
       {editing && cell ? (
-        <CellEditor cell={cell} field={field} row={row} start={editing} onDiscard={onDiscard} />
+        <CellEditor cell={cell} field={field} row={row} start={editing} onDiscard={onDiscard} onTab={onTab} />
       ) : (
         <>
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
@@ -74,19 +76,26 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
   );
 }
 
-/** A bad cell as a small form: Enter (or Save) records the edit, Escape (or Discard) puts the cell back. */
+/**
+ * A bad cell as a small form: Enter (or Save) records the edit, Tab and Shift+Tab in its text box
+ * record it and move to the next or previous cell (as in a spreadsheet), Escape (or Discard) puts the
+ * cell back. With the customer's suggestion, the Down arrow puts it in the text box (the keyboard's
+ * Accept: Tab no longer walks to the buttons).
+ */
 function CellEditor({
   cell,
   field,
   row,
   start,
   onDiscard,
+  onTab,
 }: {
   cell: Cell;
   field: Field;
   row: number;
   start: EditStart;
   onDiscard: () => void;
+  onTab: Props['onTab'];
 }) {
   const input = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => {
@@ -98,30 +107,53 @@ function CellEditor({
   }, []);
   const id = `edit-${fieldId(field.name)}-${row}`;
   const finding = cell.customer;
+  const suggested = finding ? finding.corrected_value : null;
+  // The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
+  const save = () =>
+    fixValues(field.name, { kind: 'cell', row, before: cell.customer?.before ?? cell.value ?? '', after: input.current?.value ?? '' });
   return (
     <form
       class="cell-edit"
       onSubmit={(e) => {
         e.preventDefault();
-        // The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
-        void fixValues(field.name, {
-          kind: 'cell',
-          row,
-          before: cell.customer?.before ?? cell.value ?? '',
-          after: input.current?.value ?? '',
-        });
+        void save();
       }}
       onKeyDown={(e) => {
-        if (e.key !== 'Escape') return;
-        e.preventDefault();
-        onDiscard();
+        const box = input.current;
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onDiscard();
+        } else if (!box || e.target !== box) {
+          return; // Tab and the arrows on the buttons are the browser's.
+        } else if (e.key === 'Tab' && !e.altKey && !e.ctrlKey && !e.metaKey) {
+          // As in a spreadsheet: the value is kept and the next cell is taken. An unchanged value is
+          // not recorded (a fix that changes nothing would only crowd "Fixes in force").
+          e.preventDefault();
+          onTab(e.shiftKey, box.value === (cell.value ?? '') ? null : save);
+        } else if (e.key === 'ArrowDown' && suggested !== null && !e.altKey) {
+          e.preventDefault();
+          box.value = suggested;
+          box.setSelectionRange(suggested.length, suggested.length);
+        }
       }}
     >
       <label class="sr-only" for={id}>
         {t('fix_cell_input', { field: field.label, row: numbers.format(row) })}
       </label>
       {/* defaultValue, not value: a redraw of the page while the reviewer types must not put the old value back. */}
-      <input id={id} type="text" dir="auto" defaultValue={start.text} ref={input} />
+      <input
+        id={id}
+        type="text"
+        dir="auto"
+        defaultValue={start.text}
+        ref={input}
+        aria-describedby={suggested !== null ? `${id}-suggestion` : undefined}
+      />
+      {suggested !== null && (
+        <span class="suggestion" id={`${id}-suggestion`}>
+          {t('customer_suggestion')} <bdi>{suggested}</bdi> {t('customer_suggestion_key')}
+        </span>
+      )}
       <button type="submit">{t('fix_save')}</button>
       {finding && finding.corrected_value !== null && (
         <button type="button" onClick={() => void acceptCorrection(field, row, finding)}>
