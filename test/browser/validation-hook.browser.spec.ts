@@ -204,6 +204,12 @@ describe("the customer's validation hook on the review page", () => {
       await expect(axeViolations(page).then((v) => ({ name, v }))).resolves.toEqual({ name, v: [] });
       if (width === 360) await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
       await screenshot(page, `hook-03-${name}`);
+      // The cell's editor with the suggestion and its key beside the text box.
+      await page.locator('#preview td:has(.customer-reason)').first().dblclick();
+      await page.locator('#preview .cell-edit .suggestion').waitFor();
+      await expect(axeViolations(page).then((v) => ({ name, v }))).resolves.toEqual({ name, v: [] });
+      if (width === 360) await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      await screenshot(page, `hook-04-editor-${name}`);
       await page.context().close();
     }
   });
