@@ -61,8 +61,13 @@ function keyPart(p: FieldPlan, row: string[], rowNumber: number): string | null 
 function compileKey(fields: FieldPlan[]): (row: string[], rowNumber: number) => string | null {
   if (fields.length === 1) return (row, n) => keyPart(fields[0], row, n);
   return (row, n) => {
-    const parts = fields.map((p) => keyPart(p, row, n));
-    return parts.every((part) => part === null) ? null : JSON.stringify(parts);
+    const parts: (string | null)[] = new Array<string | null>(fields.length);
+    let empty = true;
+    for (let i = 0; i < fields.length; i++) {
+      parts[i] = keyPart(fields[i], row, n);
+      if (parts[i] !== null) empty = false;
+    }
+    return empty ? null : JSON.stringify(parts);
   };
 }
 
