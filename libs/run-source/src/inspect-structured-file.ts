@@ -2,7 +2,17 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunError, SourceParsed } from '@app/contracts';
 import { STAGES, detectHeader, headerNames, rowIndexKeyOf, runError, type RunState } from '@app/domain';
-import { SourceProblem, openTable, tableFormatOf, type OpenedTable, type TableLimits } from '@app/tabular';
+import {
+  NotPlainDelimited,
+  SourceProblem,
+  openTable,
+  scanDelimited,
+  tableFormatOf,
+  type OpenedTable,
+  type RowIndex,
+  type SourceFormat,
+  type TableLimits,
+} from '@app/tabular';
 
 /** What reading a run's source ended with: the parsed source, or why the run fails. */
 export type IngestionOutcome = { parsed: SourceParsed } | { failed: RunError };
@@ -27,6 +37,77 @@ export async function inspectStructuredFile(
 ): Promise<IngestionOutcome> {
   const format = tableFormatOf(run.filename ?? '');
   if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
+  // A delimited file's first read is a scan (no rows built but the first ones); papaparse reads whatever the scan leaves to it.
+  const read =
+    (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress))) ||
+    (await readWhole(blobs, run, format, limits, onProgress, sheet));
+  if ('failed' in read) return read;
+  const { table, firstRow, sample, rows, width, index } = read;
+  if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
+  // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
+  if (index && index.entries.length > 0)
+    await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
+  const hasHeader = run.input_has_header_override ?? detectHeader(sample);
+  return {
+    parsed: {
+      source_headers: headerNames(firstRow, hasHeader, width),
+      input_has_header: hasHeader,
+      total_rows: rows - (hasHeader ? 1 : 0),
+      source_format: table.format,
+      delimiter: table.delimiter,
+      encoding: table.encoding,
+      rows_origin: 'file',
+      ...(table.sheets ? { sheets: table.sheets } : {}),
+      ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
+    },
+  };
+}
+
+/** What ingestion learned of a source's rows, by either read. */
+interface SourceRows {
+  table: Pick<OpenedTable, 'format' | 'delimiter' | 'encoding' | 'sheets' | 'sheet'>;
+  firstRow: string[] | null;
+  sample: string[][];
+  rows: number;
+  width: number;
+  index: RowIndex | null;
+}
+
+const failedBy = (err: unknown): { failed: RunError } =>
+  err instanceof SourceProblem
+    ? { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) }
+    : { failed: runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }) };
+
+/** A delimited file's scan (delimited-scan.ts); null when its quoting needs papaparse's own rules. */
+async function scanned(
+  blobs: BlobStore,
+  run: RunState,
+  delimiter: string | null,
+  limits: TableLimits,
+  onProgress: (rows: number) => void,
+): Promise<SourceRows | { failed: RunError } | null> {
+  const input = await blobs.openRead(run.source_key);
+  try {
+    const scan = await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });
+    const table = { format: 'delimited' as const, delimiter: scan.delimiter, encoding: scan.encoding };
+    return { table, firstRow: scan.head[0] ?? null, sample: scan.head, rows: scan.rows, width: scan.width, index: scan.rowIndex };
+  } catch (err) {
+    if (err instanceof NotPlainDelimited) return null;
+    return failedBy(err);
+  } finally {
+    input.destroy();
+  }
+}
+
+/** Every row read and looked at (workbooks, and delimited files the scan leaves to papaparse). */
+async function readWhole(
+  blobs: BlobStore,
+  run: RunState,
+  format: { format: SourceFormat; delimiter: string | null },
+  limits: TableLimits,
+  onProgress: (rows: number) => void,
+  sheet: string | undefined,
+): Promise<SourceRows | { failed: RunError }> {
   let table: OpenedTable;
   try {
     table = await openTable(await blobs.openRead(run.source_key), format.format, format.delimiter, {
@@ -34,7 +115,7 @@ export async function inspectStructuredFile(
       ...(sheet === undefined ? { sheet: { choose: true } } : { sheet, alreadyIngested: true }),
     });
   } catch (err) {
-    if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
+    if (err instanceof SourceProblem) return failedBy(err);
     throw err;
   }
   let rows = 0;
@@ -52,26 +133,7 @@ export async function inspectStructuredFile(
       onProgress(rows);
     }
   } catch (err) {
-    if (err instanceof SourceProblem) return { failed: runError(err.kind, STAGES.ingestion, { message: err.message }) };
-    return { failed: runError('unreadableFile', STAGES.ingestion, { context: [(err as Error).message] }) };
+    return failedBy(err);
   }
-  if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
-  // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
-  const index = table.rowIndex();
-  if (index && index.entries.length > 0)
-    await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
-  const hasHeader = run.input_has_header_override ?? detectHeader(sample);
-  return {
-    parsed: {
-      source_headers: headerNames(firstRow, hasHeader, width),
-      input_has_header: hasHeader,
-      total_rows: rows - (hasHeader ? 1 : 0),
-      source_format: table.format,
-      delimiter: table.delimiter,
-      encoding: table.encoding,
-      rows_origin: 'file',
-      ...(table.sheets ? { sheets: table.sheets } : {}),
-      ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
-    },
-  };
+  return { table, firstRow, sample, rows, width, index: table.rowIndex() };
 }

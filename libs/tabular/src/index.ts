@@ -7,3 +7,4 @@ export * from './readers/source-problem';
 export * from './readers/content-sniffing';
 export * from './readers/text-decoding';
 export * from './readers/row-index';
+export * from './readers/delimited-scan';

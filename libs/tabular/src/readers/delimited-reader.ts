@@ -26,7 +26,7 @@ export function detectDelimiter(sample: string): string {
 const PARSE_PIECE_CHARS = 64 * 1024;
 
 /** Text in pieces of at most PARSE_PIECE_CHARS (slices of a string share its memory), each shown to the index recorder. */
-async function* inPieces(text: AsyncIterable<string>, recorder: RowIndexRecorder | null): AsyncGenerator<string> {
+export async function* inPieces(text: AsyncIterable<string>, recorder: RowIndexRecorder | null): AsyncGenerator<string> {
   for await (const chunk of text) {
     for (let i = 0; i < chunk.length; i += PARSE_PIECE_CHARS) {
       const piece = chunk.length <= PARSE_PIECE_CHARS ? chunk : chunk.slice(i, i + PARSE_PIECE_CHARS);
@@ -131,9 +131,39 @@ export interface DelimitedOptions {
 }
 
 /** A row of nothing but blanks and delimiters, which papaparse's 'greedy' mode would skip; stops at the first real value. */
-function isBlankRow(row: string[]): boolean {
+export function isBlankRow(row: string[]): boolean {
   for (const field of row) if (field.trim() !== '') return false;
   return true;
+}
+
+/** The first bytes of a delimited file, checked: its encoding and delimiter, and the whole stream to read again from its top. */
+export interface SniffedDelimited {
+  head: Buffer;
+  replay: Readable;
+  encoding: string;
+  delimiter: string;
+}
+
+/**
+ * Looks at a delimited file's first 64 KiB: a binary file named .csv is refused, the
+ * encoding is the recorded one or detected, the delimiter the given one or papaparse's guess.
+ */
+export async function sniffDelimited(input: Readable, delimiter: string | null, knownEncoding?: string | null): Promise<SniffedDelimited> {
+  const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
+  try {
+    checkContent(head, 'delimited');
+  } catch (err) {
+    replay.destroy();
+    throw err;
+  }
+  const encoding = knownEncoding ?? detectEncoding(head);
+  let sample: string;
+  try {
+    sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });
+  } catch {
+    sample = head.toString('latin1');
+  }
+  return { head, replay, encoding, delimiter: delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, '')) };
 }
 
 /**
@@ -146,21 +176,7 @@ function isBlankRow(row: string[]): boolean {
 export async function openDelimited(input: Readable, delimiter: string | null, options: DelimitedOptions = {}): Promise<OpenedTable> {
   if (options.resumeWithLinebreak !== undefined) return resumeDelimited(input, delimiter, options);
   const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
-  const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
-  try {
-    checkContent(head, 'delimited');
-  } catch (err) {
-    replay.destroy();
-    throw err;
-  }
-  const encoding = options.encoding ?? detectEncoding(head);
-  let sample: string;
-  try {
-    sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });
-  } catch {
-    sample = head.toString('latin1');
-  }
-  const chosen = delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, ''));
+  const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter, options.encoding);
   // Only the first read of a file records where its rows start; later reads have its index.
   const recorder = options.alreadyIngested ? null : RowIndexRecorder.for(encoding, head);
   let index: RowIndex | null = null;

@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { Readable } from 'node:stream';
+import { openDelimited } from './delimited-reader';
+import { NotPlainDelimited, scanDelimited } from './delimited-scan';
+import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
+
+/*
+ * Ingestion's scan must learn of a file exactly what reading all its rows with papaparse
+ * (openDelimited, the reader every later read uses) gives: the row count, the width, the
+ * first rows, the same refusals, and a row index from which a read yields the rows after
+ * it. Or it must say the file is not plain (and ingestion reads it with papaparse).
+ */
+type Learned = { rows: number; width: number; head: string[][] } | { problem: string } | 'not plain';
+
+const HEAD_ROWS = 20;
+
+async function byReader(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
+  try {
+    const table = await openDelimited(Readable.from(bytes), null, { limits });
+    const rows: string[][] = [];
+    for await (const batch of table.batches) rows.push(...batch);
+    return { rows: rows.length, width: Math.max(0, ...rows.map((r) => r.length)), head: rows.slice(0, HEAD_ROWS) };
+  } catch (err) {
+    if (err instanceof SourceProblem) return { problem: `${err.kind}: ${err.message}` };
+    throw err;
+  }
+}
+
+async function byScan(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
+  try {
+    const scan = await scanDelimited(Readable.from(bytes), null, { limits, headRows: HEAD_ROWS });
+    return { rows: scan.rows, width: scan.width, head: scan.head };
+  } catch (err) {
+    if (err instanceof NotPlainDelimited) return 'not plain';
+    if (err instanceof SourceProblem) return { problem: `${err.kind}: ${err.message}` };
+    throw err;
+  }
+}
+
+/** Bytes cut at random places (storage hands a file over in chunks of any size). */
+const cutInto = (bytes: Buffer, cuts: number[]): Buffer[] => {
+  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const c of at) {
+    out.push(bytes.subarray(from, c));
+    from = c;
+  }
+  out.push(bytes.subarray(from));
+  return out.filter((b) => b.length > 0);
+};
+
+// Tokens that move rows and fields: well-formed quoting, and the malformed kinds papaparse has rules of its own for.
+const token = fc.constantFrom(
+  'a',
+  'bc',
+  'é日',
+  ' ',
+  '  ',
+  ',',
+  ',',
+  ';',
+  '\n',
+  '\n',
+  '\r\n',
+  '\r',
+  '"q"',
+  '"a,b"',
+  '"x\ny"',
+  '""',
+  '"say ""hi"""',
+  '"x"y',
+  '"x" ,',
+  'a"b',
+  '\t',
+  '\u00a0',
+);
+const text = fc.array(token, { maxLength: 120 }).map((t) => 'h1,h2,h3\n' + t.join(''));
+
+describe('ingestion scan of a delimited file', () => {
+  it('learns what a full read with papaparse learns, or says the file is not plain', async () => {
+    let plain = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        text,
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.record({
+          maxRowChars: fc.constantFrom(20, 1000),
+          maxColumns: fc.constantFrom(3, 50),
+          maxRows: fc.constantFrom(4, 1000),
+          maxFieldChars: fc.constantFrom(3, 1000),
+        }),
+        async (s, cuts, small) => {
+          const limits = { ...DEFAULT_TABLE_LIMITS, ...small };
+          const bytes = cutInto(Buffer.from(s, 'utf8'), cuts);
+          const scanned = await byScan(bytes, limits);
+          if (scanned === 'not plain') return;
+          plain++;
+          expect(scanned).toEqual(await byReader(bytes, limits));
+        },
+      ),
+      { numRuns: 2500 },
+    );
+    expect(plain).toBeGreaterThan(1000); // most inputs are read by the scan, not handed back
+  });
+
+  it('gives a row index from whose every entry a read yields the rows after it, across many pieces', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('\n', '\r\n'), fc.nat(7), async (eol, blankEvery) => {
+        const rows = Array.from({ length: 30_000 }, (_, i) =>
+          [String(i), i % 3 === 0 ? `"Müller, ""${i}""${eol}x"` : `plain ${i}`, i % 5 === 0 ? '' : '日本'].join(','),
+        );
+        const body = rows.map((r, i) => r + eol + (blankEvery > 0 && i % blankEvery === 0 ? ` ,${eol}` : '')).join('');
+        const bytes = Buffer.from('id,name,x' + eol + body, 'utf8');
+        const scan = await scanDelimited(Readable.from([bytes]), null, { headRows: HEAD_ROWS });
+        const full = await byReader([bytes], DEFAULT_TABLE_LIMITS);
+        expect(scan.rows).toBe((full as { rows: number }).rows);
+        const all: string[][] = [];
+        for await (const batch of (await openDelimited(Readable.from([bytes]), null)).batches) all.push(...batch);
+        const entries = scan.rowIndex!.entries;
+        expect(entries.length).toBeGreaterThan(5);
+        for (const [before, byte] of [entries[0], entries[entries.length >> 1], entries[entries.length - 1]]) {
+          const table = await openDelimited(Readable.from([bytes.subarray(byte)]), scan.delimiter, {
+            alreadyIngested: true,
+            encoding: scan.encoding,
+            resumeWithLinebreak: scan.rowIndex!.linebreak,
+          });
+          const rest: string[][] = [];
+          for await (const batch of table.batches) rest.push(...batch);
+          expect(rest).toEqual(all.slice(before));
+        }
+      }),
+      { numRuns: 6 },
+    );
+  }, 120_000);
+});

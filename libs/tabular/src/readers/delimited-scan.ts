@@ -1,0 +1,97 @@
+import Papa from 'papaparse';
+import type { Readable } from 'node:stream';
+import { inPieces, isBlankRow, sniffDelimited } from './delimited-reader';
+import { guardRows } from './row-guard';
+import { RowIndexRecorder, type RowIndex } from './row-index';
+import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
+import { BATCH_ROWS } from './table-reader';
+import { decodeText } from './text-decoding';
+
+import { NotPlainDelimited, RowScanner } from './row-scanner';
+
+export { NotPlainDelimited };
+
+/** What a delimited file's first read learns of it. */
+export interface DelimitedScan {
+  delimiter: string;
+  encoding: string;
+  /** The first rows (at most `headRows`), exactly as a read of the file yields them. */
+  head: string[][];
+  /** Rows a read yields (blank ones skipped). */
+  rows: number;
+  /** The most fields a row has. */
+  width: number;
+  /** Where its rows start (null for encodings whose byte offsets the text cannot tell). */
+  rowIndex: RowIndex | null;
+}
+
+export interface ScanOptions {
+  limits?: TableLimits;
+  /** How many of the first rows to parse whole (for the header and the samples). */
+  headRows: number;
+  /** Hears the rows counted so far, every BATCH_ROWS or so. */
+  onProgress?: (rows: number) => void;
+}
+
+/**
+ * A delimited file's first read, as `openDelimited` reads it (the same sniffing, decoding,
+ * row guard, limits, blank rows and row index) but without building a row it does not
+ * need: the scanner (row-scanner.ts) finds the rows, and papaparse parses only the first
+ * `headRows`. Throws `NotPlainDelimited` for a file whose quoting papaparse reads by rules
+ * of its own: the caller then reads it with `openDelimited`.
+ */
+export async function scanDelimited(input: Readable, delimiter: string | null, options: ScanOptions): Promise<DelimitedScan> {
+  const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
+  const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter);
+  const recorder = RowIndexRecorder.for(encoding, head);
+  let scanner: RowScanner | null = null;
+  let newline = '\n';
+  // The text of the first rows, kept until they are all in it.
+  const headText: string[] = [];
+  let headDone = false;
+  let headChars = 0;
+  let reported = 0;
+  try {
+    for await (const piece of inPieces(guardRows(decodeText(replay, encoding), chosen, limits), recorder)) {
+      if (!scanner) {
+        // Papaparse guesses the line break on the first piece it is handed: the same piece here.
+        newline = Papa.parse<string[]>(piece, { delimiter: chosen, preview: 1 }).meta.linebreak;
+        scanner = new RowScanner(chosen, newline, limits);
+      }
+      if (!headDone) {
+        headText.push(piece);
+        headChars += piece.length;
+        // Past what the first rows can take (each is at most maxRowChars), only blank lines can be in between: too odd to keep.
+        if (headChars > (options.headRows + 1) * limits.maxRowChars) throw new NotPlainDelimited('blank lines before the first rows');
+      }
+      const cursor = scanner.feed(piece);
+      recorder?.rowsEndAt(scanner.rows, cursor, newline);
+      if (!headDone && scanner.rows >= options.headRows) {
+        headDone = true;
+        headText.splice(0, headText.length, headText.join('').slice(0, cursor));
+      }
+      if (scanner.rows - reported >= BATCH_ROWS) {
+        reported = scanner.rows;
+        options.onProgress?.(reported);
+      }
+    }
+    scanner?.end();
+  } finally {
+    replay.destroy();
+  }
+  const rows = scanner?.rows ?? 0;
+  options.onProgress?.(rows);
+  const first = Papa.parse<string[]>(headText.join(''), {
+    delimiter: chosen,
+    newline: newline as Papa.ParseConfig['newline'],
+    skipEmptyLines: true,
+  });
+  return {
+    delimiter: chosen,
+    encoding,
+    head: first.data.filter((row) => !isBlankRow(row)).slice(0, options.headRows),
+    rows,
+    width: scanner?.width ?? 0,
+    rowIndex: recorder?.result(rows) ?? null,
+  };
+}
