@@ -1,3 +1,4 @@
+import { NextOf } from './next-of';
 import { SourceProblem, type TableLimits } from './source-problem';
 
 /**
@@ -15,25 +16,6 @@ import { SourceProblem, type TableLimits } from './source-problem';
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
-
-/** Where the next occurrence of one character is in a chunk, found again only once passed. */
-class NextOf {
-  private at = -1;
-  private chunk = '';
-
-  constructor(private readonly char: string) {}
-
-  reset(chunk: string): void {
-    this.chunk = chunk;
-    this.at = chunk.indexOf(this.char);
-  }
-
-  /** The next position at or after `from`; the chunk's length when there is none. */
-  from(from: number): number {
-    if (this.at !== -1 && this.at < from) this.at = this.chunk.indexOf(this.char, from);
-    return this.at === -1 ? this.chunk.length : this.at;
-  }
-}
 
 export async function* guardRows(
   text: AsyncIterable<string>,
@@ -62,11 +44,16 @@ export async function* guardRows(
     lfs.reset(chunk);
     crs.reset(chunk);
     quotes.reset(chunk);
+    /** The next position of a needle at or after `from`; the chunk's length when there is none. */
+    const next = (of: NextOf, from: number): number => {
+      const at = of.from(from);
+      return at === -1 ? chunk.length : at;
+    };
     /** Lines that end in chunk[from, to): each LF, and each CR not followed by an LF (in this chunk). */
     const lineEnds = (from: number, to: number): number => {
       let n = 0;
-      for (let p = lfs.from(from); p < to; p = lfs.from(p + 1)) n++;
-      for (let p = crs.from(from); p < to; p = crs.from(p + 1)) if (chunk.charCodeAt(p + 1) !== LF) n++;
+      for (let p = next(lfs, from); p < to; p = next(lfs, p + 1)) n++;
+      for (let p = next(crs, from); p < to; p = next(crs, p + 1)) if (chunk.charCodeAt(p + 1) !== LF) n++;
       return n;
     };
     let i = 0;
@@ -83,7 +70,7 @@ export async function* guardRows(
           inQuotes = false; // the quote closed the field; c is read below as any character outside quotes
         } else {
           // Up to and with the next quote, every character is inside the field.
-          const q = quotes.from(i);
+          const q = next(quotes, i);
           const end = q < chunk.length ? q + 1 : chunk.length;
           rowChars += end - i;
           row += lineEnds(i, end);
@@ -118,11 +105,11 @@ export async function* guardRows(
         continue;
       }
       // A run of ordinary characters (a quote inside an unquoted field is one), up to the next delimiter or line break.
-      const next = Math.min(delimiters.from(i + 1), lfs.from(i + 1), crs.from(i + 1));
-      rowChars += next - i;
+      const runEnd = Math.min(next(delimiters, i + 1), next(lfs, i + 1), next(crs, i + 1));
+      rowChars += runEnd - i;
       fieldStart = false;
       if (rowChars > max) throw tooLarge();
-      i = next;
+      i = runEnd;
     }
     yield chunk;
   }

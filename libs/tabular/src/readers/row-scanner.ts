@@ -1,3 +1,4 @@
+import { NextOf } from './next-of';
 import { SourceProblem, type TableLimits } from './source-problem';
 
 /**
@@ -40,21 +41,6 @@ export function isTrimmedAway(c: number): boolean {
 function hasText(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (!isTrimmedAway(text.charCodeAt(i))) return true;
   return false;
-}
-
-/** Where the next occurrence of a string is, found again only once passed (positions asked for only grow). */
-class NextOf {
-  private at = -1;
-  private text = '';
-  constructor(private readonly needle: string) {}
-  reset(text: string): void {
-    this.text = text;
-    this.at = text.indexOf(this.needle);
-  }
-  from(from: number): number {
-    if (this.at !== -1 && this.at < from) this.at = this.text.indexOf(this.needle, from);
-    return this.at;
-  }
 }
 
 /** A row ended (`end`: the character after its line break) or the text ran out first (-1). */
