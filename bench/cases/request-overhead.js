@@ -12,7 +12,6 @@
  * BENCH_OVERHEAD_ENV: extra environment for the service, `NAME=value,NAME=value` (an
  * experiment: e.g. `LOG_LEVEL=warn` to see what the access log costs). */
 const { spawn } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { startService, cpuSeconds } = require('../lib/service');

@@ -54,7 +54,11 @@ async function startService({ dataDir, env = {}, stdout = null }) {
         ...env,
       },
       // BENCH_SERVICE_LOG: a file the service's stdout goes to (its log lines; with BENCH_NODE_FLAGS=--trace-gc, its collections).
-      stdio: ['ignore', stdout ? 'pipe' : process.env.BENCH_SERVICE_LOG ? fs.openSync(process.env.BENCH_SERVICE_LOG, 'w') : 'ignore', 'inherit'],
+      stdio: [
+        'ignore',
+        stdout ? 'pipe' : process.env.BENCH_SERVICE_LOG ? fs.openSync(process.env.BENCH_SERVICE_LOG, 'w') : 'ignore',
+        'inherit',
+      ],
     },
   );
   if (stdout) {

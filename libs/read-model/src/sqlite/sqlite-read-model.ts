@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
 import type { RunState } from '@app/domain';
-import { BoundedCache } from '@app/run-links';
 import type { RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
 
@@ -32,7 +31,7 @@ export class SqliteReadModel implements RunReadModel {
   private readonly getRunStmt;
   private readonly getRunViewStmt;
   /** Documents of runs read for display, each with the write it came from (getRunView). */
-  private readonly views = new BoundedCache<{ written: number; run: RunState }>(RUN_VIEWS_KEPT);
+  private readonly views = new Map<string, { written: number; run: RunState }>();
   private readonly statement: PreparedStatements;
 
   constructor(file: string) {
@@ -171,6 +170,8 @@ export class SqliteReadModel implements RunReadModel {
     if (!row) return null;
     if (row.doc === null && kept) return kept.run;
     const run = deepFreeze(JSON.parse(row.doc!) as RunState);
+    // Bounded: past RUN_VIEWS_KEPT, the run kept longest goes (a Map keeps insertion order).
+    if (this.views.size >= RUN_VIEWS_KEPT && !this.views.has(runId)) this.views.delete(this.views.keys().next().value as string);
     this.views.set(runId, { written: row.written, run });
     return run;
   }
