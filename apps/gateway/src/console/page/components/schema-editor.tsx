@@ -217,6 +217,62 @@ function fieldErrors(errors: Record<string, string[]>, name: string): Record<str
   return out;
 }
 
+/** One labelled text box (or text area) of the editor, with its hint and the API's messages about it. */
+function TextOption({
+  id,
+  label,
+  hint,
+  value,
+  onValue,
+  errors,
+  multiline = false,
+  numeric = false,
+  spellcheck,
+}: {
+  id: string;
+  label: string;
+  hint?: string;
+  value: string;
+  onValue: (value: string) => void;
+  errors?: string[];
+  multiline?: boolean;
+  numeric?: boolean;
+  spellcheck?: boolean;
+}) {
+  const described = hint ? { 'aria-describedby': `${id}-hint` } : {};
+  return (
+    <div>
+      <label for={id}>{label}</label>
+      {multiline ? (
+        <textarea
+          id={id}
+          rows={3}
+          value={value}
+          onInput={(e) => onValue((e.target as HTMLTextAreaElement).value)}
+          {...described}
+          {...errorProps(`${id}-error`, errors)}
+        />
+      ) : (
+        <input
+          id={id}
+          value={value}
+          inputMode={numeric ? 'numeric' : undefined}
+          spellcheck={spellcheck}
+          onInput={(e) => onValue((e.target as HTMLInputElement).value)}
+          {...described}
+          {...errorProps(`${id}-error`, errors)}
+        />
+      )}
+      {hint && (
+        <p id={`${id}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+      <FieldError id={`${id}-error`} messages={errors} />
+    </div>
+  );
+}
+
 function FieldEditor({
   row,
   index,
@@ -232,33 +288,15 @@ function FieldEditor({
 }) {
   const id = (what: string) => `f${row.key}-${what}`;
   const text = (what: keyof FieldRow, label: string, hint?: string, multiline = false) => (
-    <div>
-      <label for={id(what)}>{label}</label>
-      {multiline ? (
-        <textarea
-          id={id(what)}
-          rows={3}
-          value={row[what] as string}
-          onInput={(e) => onChange({ [what]: (e.target as HTMLTextAreaElement).value })}
-          aria-describedby={hint ? id(`${what}-hint`) : undefined}
-          {...errorProps(id(`${what}-error`), errors[what])}
-        />
-      ) : (
-        <input
-          id={id(what)}
-          value={row[what] as string}
-          onInput={(e) => onChange({ [what]: (e.target as HTMLInputElement).value })}
-          {...(hint ? { 'aria-describedby': id(`${what}-hint`) } : {})}
-          {...errorProps(id(`${what}-error`), errors[what])}
-        />
-      )}
-      {hint && (
-        <p id={id(`${what}-hint`)} class="hint">
-          {hint}
-        </p>
-      )}
-      <FieldError id={id(`${what}-error`)} messages={errors[what]} />
-    </div>
+    <TextOption
+      id={id(what)}
+      label={label}
+      hint={hint}
+      value={row[what] as string}
+      onValue={(value) => onChange({ [what]: value })}
+      errors={errors[what]}
+      multiline={multiline}
+    />
   );
   const isDate = row.data_type === 'date' || row.data_type === 'datetime';
   return (
@@ -399,20 +437,13 @@ function NumberFormatEditor({
   const nf = row.number_format;
   const set = (patch: Partial<FieldRow['number_format']>) => onChange({ number_format: { ...nf, ...patch } });
   const input = (what: 'locale' | 'decimal' | 'group', hint?: string) => (
-    <div>
-      <label for={id(`nf-${what}`)}>{t(`number_format.${what}`)}</label>
-      <input
-        id={id(`nf-${what}`)}
-        value={nf[what]}
-        onInput={(e) => set({ [what]: (e.target as HTMLInputElement).value })}
-        {...(hint ? { 'aria-describedby': id(`nf-${what}-hint`) } : {})}
-      />
-      {hint && (
-        <p id={id(`nf-${what}-hint`)} class="hint">
-          {hint}
-        </p>
-      )}
-    </div>
+    <TextOption
+      id={id(`nf-${what}`)}
+      label={t(`number_format.${what}`)}
+      hint={hint}
+      value={nf[what]}
+      onValue={(value) => set({ [what]: value })}
+    />
   );
   return (
     <fieldset class="number-format">
@@ -459,24 +490,16 @@ function FieldChecks({
   const hasErrors = CHECK_OPTIONS.some((o) => errors[o]?.length);
   const isDate = isDateType(row.data_type);
   const input = (what: 'pattern' | 'min' | 'max' | 'min_length' | 'max_length', label: string, hint?: string, numeric = false) => (
-    <div>
-      <label for={id(what)}>{label}</label>
-      <input
-        id={id(what)}
-        value={row[what]}
-        inputMode={numeric ? 'numeric' : undefined}
-        spellcheck={false}
-        onInput={(e) => onChange({ [what]: (e.target as HTMLInputElement).value })}
-        {...(hint ? { 'aria-describedby': id(`${what}-hint`) } : {})}
-        {...errorProps(id(`${what}-error`), errors[what])}
-      />
-      {hint && (
-        <p id={id(`${what}-hint`)} class="hint">
-          {hint}
-        </p>
-      )}
-      <FieldError id={id(`${what}-error`)} messages={errors[what]} />
-    </div>
+    <TextOption
+      id={id(what)}
+      label={label}
+      hint={hint}
+      value={row[what]}
+      onValue={(value) => onChange({ [what]: value })}
+      errors={errors[what]}
+      numeric={numeric}
+      spellcheck={false}
+    />
   );
   const showBounds = isDate || isNumberType(row.data_type) || row.min.trim() !== '' || row.max.trim() !== '';
   return (
