@@ -25,13 +25,19 @@ export function detectDelimiter(sample: string): string {
  */
 const PARSE_PIECE_CHARS = 64 * 1024;
 
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+
 /** Text in pieces of at most PARSE_PIECE_CHARS (slices of a string share its memory), each shown to the index recorder. */
 export async function* inPieces(text: AsyncIterable<string>, recorder: RowIndexRecorder | null): AsyncGenerator<string> {
   for await (const chunk of text) {
-    for (let i = 0; i < chunk.length; i += PARSE_PIECE_CHARS) {
-      const piece = chunk.length <= PARSE_PIECE_CHARS ? chunk : chunk.slice(i, i + PARSE_PIECE_CHARS);
+    for (let i = 0; i < chunk.length;) {
+      let end = Math.min(chunk.length, i + PARSE_PIECE_CHARS);
+      // Never between the two halves of a surrogate pair: each half alone would count 3 bytes in the row index, not 2.
+      if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
+      const piece = i === 0 && end === chunk.length ? chunk : chunk.slice(i, end);
       recorder?.text(piece);
       yield piece;
+      i = end;
     }
   }
 }

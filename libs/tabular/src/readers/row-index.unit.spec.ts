@@ -81,6 +81,24 @@ describe('row index', () => {
     }
   });
 
+  it('counts a 4-byte character that falls on a 64 KiB piece boundary once (its surrogate halves are never split)', async () => {
+    const head = 'id,text\n';
+    // The emoji's first half is the 65,536th character: where the reader would cut its first piece.
+    const text =
+      head +
+      '1,' +
+      'x'.repeat(65_535 - head.length - 2) +
+      '🙂\n' +
+      Array.from({ length: 20_000 }, (_, i) => `${i + 2},plain ${i}\n`).join('');
+    const bytes = Buffer.from(text, 'utf8');
+    const first = await ingest(bytes);
+    const entries = first.index!.entries;
+    expect(entries.length).toBeGreaterThan(2);
+    for (const [before, byte] of [entries[0], entries[entries.length >> 1], entries[entries.length - 1]]) {
+      expect(await readFrom(bytes, byte, first)).toEqual(first.rows.slice(before));
+    }
+  });
+
   it('finds the last entry at or before a row', () => {
     const index: RowIndex = {
       version: 1,
