@@ -47,7 +47,7 @@ const FINAL_DEADLINE = DEADLINE + 2 * 60_000;
 const [KILL_MIN, KILL_MAX] = (process.env.BENCH_CHAOS_KILL_MS ?? '2000-6000').split('-').map(Number);
 const KEEP = process.env.BENCH_CHAOS_KEEP === '1';
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef0123';
-const HEAP_MB = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).config.heap_mb;
+const { serviceNodeFlags } = require('./lib/node-flags');
 const WORKERS = ['projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const APPS = MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone'];
 const ROWS_PER_FILE = Number(process.env.BENCH_CHAOS_ROWS ?? 5);
@@ -110,7 +110,7 @@ function start(app) {
   if (healthPorts.has(app)) env.HEALTH_PORT = String(healthPorts.get(app));
   else delete env.HEALTH_PORT;
   const log = openSync(join(logDir, `${app}.log`), 'a');
-  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
     env,
     stdio: ['ignore', log, log],
   });

@@ -13,7 +13,7 @@ const { PassThrough, Readable } = require('node:stream');
 const yazl = require('yazl');
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
-const heapMb = process.env.HEAP_MB || require('../package.json').config.heap_mb;
+const { serviceNodeFlags } = require('./lib/node-flags');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The service refuses an ADMIN_TOKEN shorter than 32 characters. */
 const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
@@ -91,7 +91,7 @@ async function startService() {
   const port = 3990 + Math.floor(Math.random() * 9);
   const base = `http://127.0.0.1:${port}`;
   const dist = process.env.BENCH_DIST || 'dist';
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, path.join(dist, 'apps/standalone/src/main.js')], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(dist, 'apps/standalone/src/main.js')], {
     env: {
       ...process.env,
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2', // as npm start sets it
@@ -181,7 +181,7 @@ async function runCase(name, spec) {
 
 async function main() {
   const wanted = (process.env.LARGE_CASES || Object.keys(CASES).join(',')).split(',');
-  console.log(`heap cap ${heapMb} MB; cases ${wanted.join(', ')}`);
+  console.log(`${serviceNodeFlags().join(' ')}; cases ${wanted.join(', ')}`);
   for (const name of wanted) await runCase(name, CASES[name]);
 }
 

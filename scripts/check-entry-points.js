@@ -57,7 +57,11 @@ function stop(child) {
 }
 
 function startNode(app, env) {
-  const child = spawn(process.execPath, ['--max-old-space-size=112', entry(app)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=112', '--max-semi-space-size=2', entry(app)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

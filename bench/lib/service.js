@@ -1,6 +1,7 @@
 /* A real service for benchmarks: the built standalone app in a child process on loopback,
  * with the heap cap `npm start` uses, and the few API calls a benchmark needs. */
 const { spawn } = require('node:child_process');
+const { serviceNodeFlags } = require('./node-flags');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -27,7 +28,6 @@ const status = (pid, key) => {
 async function startService({ dataDir, env = {}, stdout = null }) {
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
-  const heapMb = process.env.HEAP_MB || require(path.join(ROOT, 'package.json')).config.heap_mb;
   // BENCH_CPU_PROF_DIR: the service writes a CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   // BENCH_NODE_FLAGS: extra flags for the service's node (an experiment, e.g. `--single-threaded-gc`).
@@ -37,7 +37,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
     [
       ...profile,
       ...flags,
-      `--max-old-space-size=${heapMb}`,
+      ...serviceNodeFlags(),
       path.join(process.env.BENCH_DIST || path.join(ROOT, 'dist'), 'apps/standalone/src/main.js'),
     ],
     {

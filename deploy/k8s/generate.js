@@ -37,6 +37,7 @@ const configMap = {
     NODE_ENV: 'production',
     HEALTH_PORT: '8081',
     HEAP_MB: '112',
+    SEMI_SPACE_MB: '2',
     EVENT_STORE: 'eventstoredb',
     BUS: 'kafka',
     KAFKA_BROKERS: 'kafka:9092',

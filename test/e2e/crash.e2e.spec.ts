@@ -1,5 +1,5 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
@@ -8,6 +8,7 @@ import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../su
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { spawnTracked } from '../support/suite-resources';
+import { serviceNodeFlags } from '../support/service-node-flags';
 
 /**
  * Crash safety: the service runs as its own process (the built `npm start` entry point)
@@ -33,30 +34,24 @@ describe('crash safety (SIGKILL)', () => {
 
   async function start(): Promise<void> {
     // With the heap cap `npm start` uses, so a million rows must also fit in it.
-    const heapMb = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { heap_mb: string } }).config.heap_mb;
-    child = spawnTracked(
-      'standalone service',
-      process.execPath,
-      [`--max-old-space-size=${heapMb}`, join(ROOT, 'dist/apps/standalone/src/main.js')],
-      {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          ADMIN_TOKEN,
-          PUBLIC_BASE_URL: base(),
-          EVENT_STORE_POLL_MS: '50',
-          WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
-          AI_ALLOWED_ADDRESSES: '127.0.0.1',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-          WEBHOOK_POLL_MS: '25',
-          WEBHOOK_TIMEOUT_MS: '20000',
-          AI_TIMEOUT_MS: '60000',
-        },
-        stdio: 'ignore',
+    child = spawnTracked('standalone service', process.execPath, [...serviceNodeFlags(), join(ROOT, 'dist/apps/standalone/src/main.js')], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base(),
+        EVENT_STORE_POLL_MS: '50',
+        WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+        AI_ALLOWED_ADDRESSES: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        WEBHOOK_POLL_MS: '25',
+        WEBHOOK_TIMEOUT_MS: '20000',
+        AI_TIMEOUT_MS: '60000',
       },
-    );
+      stdio: 'ignore',
+    });
     // Up to 30 s: a restart on a loaded 2-core machine (a build or another suite beside it) took over 10.
     for (let i = 0; i < 600; i++) {
       try {

@@ -1,11 +1,12 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
 import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, untilAnswers, upload } from '../support/service-harness';
 import { spawnTracked } from '../support/suite-resources';
+import { serviceNodeFlags } from '../support/service-node-flags';
 
 /**
  * Each app as its own process (the built `main.ts` of gateway, projector, ingestion,
@@ -26,10 +27,9 @@ describe('apps as separate processes on the embedded adapters', () => {
   const base = () => `http://127.0.0.1:${port}`;
 
   function start(app: AppName): void {
-    const heapMb = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { heap_mb: string } }).config.heap_mb;
     children.set(
       app,
-      spawnTracked(`${app} app`, process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      spawnTracked(`${app} app`, process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
         env: {
           ...process.env,
           PORT: String(port),

@@ -1,10 +1,11 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, call, freePort, reviewApi, untilAnswers, upload, waitForRun } from '../support/service-harness';
 import { listenOnLoopback, spawnTracked } from '../support/suite-resources';
+import { serviceNodeFlags } from '../support/service-node-flags';
 import { fromOtlpJson, httpMethod, httpPath, peerPort, treeProblems, type SeenSpan } from '../support/trace-tree';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -28,11 +29,10 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
   const base = () => `http://127.0.0.1:${gatewayPort}`;
 
   function start(app: 'gateway' | 'standalone', port: number, batchDelayMs: number): void {
-    const heapMb = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { heap_mb: string } }).config.heap_mb;
     const { OTEL_SERVICE_NAME: _name, OTEL_RESOURCE_ATTRIBUTES: _attributes, ...env } = process.env;
     children.set(
       app,
-      spawnTracked(`${app} app`, process.execPath, [`--max-old-space-size=${heapMb}`, join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      spawnTracked(`${app} app`, process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
         env: {
           ...env,
           PORT: String(port),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
@@ -35,6 +36,7 @@ export class CpuWork implements OnApplicationShutdown {
   ) {
     const workerFile = join(__dirname, 'cpu-task-worker.js');
     const compiled = __filename.endsWith('.js');
+    if (compiled && config.cpuWork.threads > 0) letThreadsSizeTheirYoungGeneration();
     this.pool =
       compiled && config.cpuWork.threads > 0
         ? new Piscina({

@@ -1,0 +1,13 @@
+const path = require('node:path');
+
+const { config } = require(path.join(__dirname, '..', '..', 'package.json'));
+
+/** The memory flags `npm start` runs the service with (HEAP_MB and SEMI_SPACE_MB override package.json's config). */
+function serviceNodeFlags() {
+  return [
+    `--max-old-space-size=${process.env.HEAP_MB || config.heap_mb}`,
+    `--max-semi-space-size=${process.env.SEMI_SPACE_MB || config.semi_space_mb}`,
+  ];
+}
+
+module.exports = { serviceNodeFlags };
