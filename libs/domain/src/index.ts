@@ -14,6 +14,7 @@ export * from './fields/cell-problems';
 export * from './fields/typed-value';
 export * from './fields/map-row';
 export * from './fields/field-validators';
+export * from './fields/remembered-results';
 export * from './fields/value-fixes';
 export * from './fields/normalisers';
 export * from './fields/picklists';

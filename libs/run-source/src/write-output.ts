@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
-import { cellOf, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
+import { cellOf, detached, rememberResults, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 
@@ -13,6 +13,33 @@ export interface OutputWritten {
   rowsExcluded: number;
 }
 
+/** A field's member of a JSON line (`,"name":value`, `{` first) and whether its value has a problem of its own. */
+interface JsonMember {
+  text: string;
+  problem: boolean;
+}
+
+/**
+ * A field's member of a row's JSON line. Without fixes a member depends on the cell's text
+ * alone, so a repeated cell's member is remembered whole (one look-up for its
+ * transformations, checks and escaping); a reviewer's fixes depend on the row, so with them
+ * the member is built each time (on the plan's remembered transformations and checks).
+ */
+function jsonMemberWriter(p: FieldPlan, first: boolean): (row: string[], rowNumber: number) => JsonMember {
+  const key = `${first ? '{' : ','}${JSON.stringify(p.name)}:`;
+  const member = (value: string): JsonMember => {
+    const { value: v, problem } = p.check(value);
+    return { text: key + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v)), problem: problem !== null };
+  };
+  if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
+  // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.
+  const remembered = rememberResults(
+    (raw) => member(p.transform(raw)),
+    (m) => Object.freeze({ text: detached(m.text), problem: m.problem }),
+  );
+  return (row) => remembered(p.column >= 0 ? (row[p.column] ?? '') : '');
+}
+
 /**
  * One JSON object per row, written straight from the mapped cells: keys are escaped once
  * per run, and no record object is built per row only to be stringified (a million
@@ -20,16 +47,15 @@ export interface OutputWritten {
  * JSON.stringify of the record gives: keys in schema order, the same escaping.
  */
 function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) => { line: string; problem: boolean } {
-  const keys = plan.map((p, i) => `${i === 0 ? '{' : ','}${JSON.stringify(p.name)}:`);
+  const members = plan.map((p, i) => jsonMemberWriter(p, i === 0));
   return (row, rowNumber) => {
     let line = '';
     let problem = false;
     for (let i = 0; i < plan.length; i++) {
+      const member = members[i](row, rowNumber);
       const p = plan[i];
-      const checked = p.check(cellOf(p, row, rowNumber));
-      if (checked.problem !== null || (p.duplicate !== null && p.duplicate(rowNumber))) problem = true;
-      const v = checked.value;
-      line += keys[i] + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+      if (member.problem || (p.duplicate !== null && p.duplicate(rowNumber))) problem = true;
+      line += member.text;
     }
     return { line: plan.length === 0 ? '{}' : `${line}}`, problem };
   };

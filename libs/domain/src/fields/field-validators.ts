@@ -3,6 +3,7 @@ import safeRegex from 'safe-regex2';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem } from './cell-problems';
 import type { DateParts } from './date-pattern';
+import { rememberResults } from './remembered-results';
 import { compileDateReader } from './transformations';
 import { compileTypeCheck, isPlainIsoDay, type TypedValue } from './typed-value';
 
@@ -163,20 +164,6 @@ export function codePointLength(text: string): number {
   return n;
 }
 
-/** Values up to this many characters have their pattern verdict remembered (longer ones seldom repeat, and stay linear on RE2 alone). */
-const REMEMBERED_VALUE_LENGTH = 64;
-/** Verdicts remembered at most; the memory is emptied when full (at most about 0.5 MB per pattern). */
-const REMEMBERED_VERDICTS = 4096;
-/** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
-const REMEMBER_ROUND = 8192;
-
-/**
- * A copy of a text that holds no reference to the larger text it may have been cut from: V8 keeps a
- * cell read from a file as a slice of its chunk, so a kept cell would keep the chunk (64 KiB) alive.
- * UTF-16 both ways copies every code unit, lone surrogates too.
- */
-export const detached = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
-
 /**
  * A pattern's test, compiled once per run. It runs on RE2 (re2js), whose time is linear in the
  * value's length, about 1-3 µs a value. V8's own RegExp would be several times quicker but
@@ -188,28 +175,10 @@ export const detached = (text: string): string => Buffer.from(text, 'utf16le').t
  */
 function compilePatternTest(pattern: string): (text: string) => boolean {
   const re = RE2JS.compile(pattern);
-  let verdicts: Map<string, boolean> | null = new Map();
-  let lookups = 0;
-  let known = 0;
-  return (text) => {
-    if (verdicts === null || text.length > REMEMBERED_VALUE_LENGTH) return re.test(text);
-    if (++lookups === REMEMBER_ROUND) {
-      if (known < REMEMBER_ROUND / 4) verdicts = null;
-      lookups = 0;
-      known = 0;
-    }
-    const remembered = verdicts?.get(text);
-    if (remembered !== undefined) {
-      known++;
-      return remembered;
-    }
-    const verdict = re.test(text);
-    if (verdicts) {
-      if (verdicts.size >= REMEMBERED_VERDICTS) verdicts.clear();
-      verdicts.set(detached(text), verdict);
-    }
-    return verdict;
-  };
+  return rememberResults(
+    (text) => re.test(text),
+    (verdict) => verdict,
+  );
 }
 
 /** The check of a value already of the field's type: its text (trimmed) and typed value; the kind of its problem or null. */

@@ -5,7 +5,6 @@ import { CELL_PROBLEMS } from './cell-problems';
 import {
   codePointLength,
   compileFieldCheck,
-  detached,
   patternProblem,
   uniquenessGroups,
   validateFieldValidators,
@@ -86,15 +85,6 @@ describe('pattern verdicts remembered per value', () => {
     const values = [...Array.from({ length: 20_000 }, (_, i) => `AB-${i}`), 'AB-123', 'AB-123', 'ab-123', 'AB-12'];
     expect(values.map((v) => check(v).problem)).toEqual(values.map((v) => (re.test(v) ? null : 'pattern')));
   });
-});
-
-it('copies a text kept for later exactly, lone surrogates included', () => {
-  fc.assert(
-    fc.property(fc.string({ unit: 'binary' }), fc.nat(5), (text, cut) => {
-      const part = `${'x'.repeat(cut)}${text}`.slice(cut);
-      expect(detached(part)).toBe(text);
-    }),
-  );
 });
 
 describe('min and max', () => {
