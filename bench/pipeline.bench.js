@@ -2,7 +2,7 @@
  * ratio to a baseline measured in the same run: the machine is shared and noisy.
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
- *   BENCH_CASES    comma-separated subset of: csv,xlsx,get,healthz,run-get,schemas,validators (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,xlsx,get,healthz,run-get,schemas,validators (default all)
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,6 +15,8 @@ const { validatorsCost } = require('./cases/validators-cost');
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // The same with no value repeated: what the CSV case costs when remembering repeated values cannot help.
+  'csv-distinct': (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000), distinct: true }),
   xlsx: (work) => xlsxPipeline({ work, rows: Number(process.env.BENCH_XLSX_ROWS || 200_000) }),
   get: (work) => getLatency({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The cost of one request, route by route (cases/request-overhead.js).

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
-import { cellOf, detached, rememberResults, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
+import { cellOf, detached, RememberedResults, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 
@@ -13,31 +13,10 @@ export interface OutputWritten {
   rowsExcluded: number;
 }
 
-/** A field's member of a JSON line (`,"name":value`, `{` first) and whether its value has a problem of its own. */
+/** A field's member of a JSON line (`,"name":value`, `{` first) as remembered, and whether its value has a problem of its own. */
 interface JsonMember {
   text: string;
   problem: boolean;
-}
-
-/**
- * A field's member of a row's JSON line. Without fixes a member depends on the cell's text
- * alone, so a repeated cell's member is remembered whole (one look-up for its
- * transformations, checks and escaping); a reviewer's fixes depend on the row, so with them
- * the member is built each time (on the plan's remembered transformations and checks).
- */
-function jsonMemberWriter(p: FieldPlan, first: boolean): (row: string[], rowNumber: number) => JsonMember {
-  const key = `${first ? '{' : ','}${JSON.stringify(p.name)}:`;
-  const member = (value: string): JsonMember => {
-    const { value: v, problem } = p.check(value);
-    return { text: key + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v)), problem: problem !== null };
-  };
-  if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
-  // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.
-  const remembered = rememberResults(
-    (raw) => member(p.transform(raw)),
-    (m) => Object.freeze({ text: detached(m.text), problem: m.problem }),
-  );
-  return (row) => remembered(p.column >= 0 ? (row[p.column] ?? '') : '');
 }
 
 /**
@@ -45,17 +24,47 @@ function jsonMemberWriter(p: FieldPlan, first: boolean): (row: string[], rowNumb
  * per run, and no record object is built per row only to be stringified (a million
  * objects were a third of the output's time and most of its garbage). The text is what
  * JSON.stringify of the record gives: keys in schema order, the same escaping.
+ *
+ * Without fixes a field's member depends on the cell's text alone, so a repeated cell's member
+ * is remembered whole (one look-up for its transformations, checks and escaping); a reviewer's
+ * fixes depend on the row, so with them the member is built each time. A member built is no
+ * object, only its text (its problem goes to the line's flag): a column of new values then
+ * makes no more garbage than before there was a memory.
  */
 function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) => { line: string; problem: boolean } {
-  const members = plan.map((p, i) => jsonMemberWriter(p, i === 0));
+  let problem = false; // the line's: set by a member whose value has a problem of its own
+  const members = plan.map((p, i): ((row: string[], rowNumber: number) => string) => {
+    const key = `${i === 0 ? '{' : ','}${JSON.stringify(p.name)}:`;
+    const member = (value: string): string => {
+      const { value: v, problem: own } = p.check(value);
+      if (own !== null) problem = true;
+      return key + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+    };
+    if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
+    // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.
+    const memory = new RememberedResults<JsonMember>((m) => Object.freeze({ text: detached(m.text), problem: m.problem }));
+    return (row) => {
+      const raw = p.column >= 0 ? (row[p.column] ?? '') : '';
+      const known = memory.recall(raw);
+      if (known !== undefined) {
+        if (known.problem) problem = true;
+        return known.text;
+      }
+      const before = problem;
+      problem = false;
+      const text = member(p.transform(raw));
+      const own = problem;
+      problem = before || own;
+      return memory.on ? memory.remember(raw, { text, problem: own }).text : text;
+    };
+  });
   return (row, rowNumber) => {
+    problem = false;
     let line = '';
-    let problem = false;
     for (let i = 0; i < plan.length; i++) {
-      const member = members[i](row, rowNumber);
-      const p = plan[i];
-      if (member.problem || (p.duplicate !== null && p.duplicate(rowNumber))) problem = true;
-      line += member.text;
+      line += members[i](row, rowNumber);
+      const duplicate = plan[i].duplicate;
+      if (duplicate !== null && duplicate(rowNumber)) problem = true;
     }
     return { line: plan.length === 0 ? '{}' : `${line}}`, problem };
   };

@@ -2,7 +2,6 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
 import { compileFieldCheck } from './field-validators';
-import { detached, rememberResults } from './remembered-results';
 import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
@@ -35,10 +34,6 @@ export type DuplicateRows = Record<string, Uint8Array>;
 
 const isMarked = (bits: Uint8Array, row: number): boolean => (bits[row >> 3] & (1 << (row & 7))) !== 0;
 
-/** A checked value as the plan's memory keeps it: its text detached from the cell's chunk, frozen as every later cell of that value shares it. */
-const keptTypedValue = (t: TypedValue): TypedValue =>
-  Object.freeze(typeof t.value === 'string' ? { value: detached(t.value), problem: t.problem } : t);
-
 /**
  * Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes
  * and the fields' checks are compiled per field. `duplicates` is the duplicates pass's answer
@@ -59,10 +54,10 @@ export function planFields(
       name,
       field,
       column: header == null ? -1 : (index.get(header) ?? -1),
-      transform: rememberResults(compileTransformations(field), detached),
+      transform: compileTransformations(field),
       fix: compileFieldFixes(fixes, name, field),
-      check: rememberResults(compileFieldCheck(field, typeCheck), keptTypedValue),
-      typeCheck: rememberResults(typeCheck, keptTypedValue),
+      check: compileFieldCheck(field, typeCheck),
+      typeCheck,
       checkedText: writesCheckedText(field),
       duplicate: duplicates && Object.hasOwn(duplicates, name) ? (row: number) => isMarked(duplicates[name], row) : null,
     };

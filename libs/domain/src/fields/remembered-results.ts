@@ -13,35 +13,50 @@ const REMEMBER_ROUND = 8192;
 export const detached = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
 
 /**
- * A pure function of a short text, with its results remembered. Columns often repeat a few
- * values (categories, cities, dates, codes), and a cell's transformations and checks are the
- * same work each time it comes back; when a round of look-ups finds mostly new values
- * (e-mail addresses, ids) the memory turns itself off and every value is computed, so a column
- * of unique values pays one round of look-ups and no more. `keep` turns a result into what may
- * be kept (detached from the text it was cut from, frozen when it is an object shared by every
- * caller); the key is always detached.
+ * The remembered results of a pure function of a short text. Columns often repeat a few values
+ * (categories, cities, dates, codes), and a cell's transformations and checks are the same work
+ * each time it comes back; when a round of look-ups finds mostly new values (e-mail addresses,
+ * ids) the memory turns itself off (`on` false), so a column of unique values pays one round of
+ * look-ups and no more. `keep` turns a result into what may be kept (detached from the text it
+ * was cut from, frozen when it is an object shared by every caller); the key is always detached.
  */
-export function rememberResults<R>(compute: (text: string) => R, keep: (result: R) => R): (text: string) => R {
-  let results: Map<string, R> | null = new Map();
-  let lookups = 0;
-  let known = 0;
-  return (text) => {
-    if (results === null || text.length > REMEMBERED_VALUE_LENGTH) return compute(text);
-    if (++lookups === REMEMBER_ROUND) {
-      if (known < REMEMBER_ROUND / 4) results = null;
-      lookups = 0;
-      known = 0;
+export class RememberedResults<R> {
+  private results: Map<string, R> | null = new Map();
+  private lookups = 0;
+  private known = 0;
+
+  constructor(private readonly keep: (result: R) => R) {}
+
+  /** Whether results are still looked up and remembered. */
+  get on(): boolean {
+    return this.results !== null;
+  }
+
+  /** The result remembered for a text, or undefined (not seen, too long, or the memory is off). */
+  recall(text: string): R | undefined {
+    if (this.results === null || text.length > REMEMBERED_VALUE_LENGTH) return undefined;
+    if (++this.lookups === REMEMBER_ROUND) {
+      if (this.known < REMEMBER_ROUND / 4) this.results = null;
+      this.lookups = 0;
+      this.known = 0;
     }
-    const remembered = results?.get(text);
-    if (remembered !== undefined) {
-      known++;
-      return remembered;
-    }
-    const result = compute(text);
-    if (results === null) return result;
-    if (results.size >= REMEMBERED_RESULTS) results.clear();
-    const kept = keep(result);
-    results.set(detached(text), kept);
+    const remembered = this.results?.get(text);
+    if (remembered !== undefined) this.known++;
+    return remembered;
+  }
+
+  /** Remembers a text's result (when the memory is on and the text short) and gives back what is kept. */
+  remember(text: string, result: R): R {
+    if (this.results === null || text.length > REMEMBERED_VALUE_LENGTH) return result;
+    if (this.results.size >= REMEMBERED_RESULTS) this.results.clear();
+    const kept = this.keep(result);
+    this.results.set(detached(text), kept);
     return kept;
-  };
+  }
+}
+
+/** A pure function of a short text with its results remembered (RememberedResults). */
+export function rememberResults<R>(compute: (text: string) => R, keep: (result: R) => R): (text: string) => R {
+  const memory = new RememberedResults(keep);
+  return (text) => memory.recall(text) ?? memory.remember(text, compute(text));
 }

@@ -1,9 +1,5 @@
 import fc from 'fast-check';
-import type { FieldDefinition } from '@app/contracts';
-import { planFields } from './map-row';
-import { compileFieldCheck } from './field-validators';
-import { detached, rememberResults } from './remembered-results';
-import { compileTransformations } from './transformations';
+import { detached, RememberedResults, rememberResults } from './remembered-results';
 
 it('copies a text kept for later exactly, lone surrogates included', () => {
   fc.assert(
@@ -38,6 +34,15 @@ describe('remembered results', () => {
     expect(calls.get('same')).toBe(100);
   });
 
+  it('says when it has turned itself off, and then recalls nothing', () => {
+    const memory = new RememberedResults<string>((r) => r);
+    memory.remember('same', 'kept');
+    expect(memory.recall('same')).toBe('kept');
+    for (let i = 0; i < 10_000 && memory.on; i++) memory.remember(`id-${i}`, String(memory.recall(`id-${i}`)));
+    expect(memory.on).toBe(false);
+    expect(memory.recall('same')).toBeUndefined();
+  });
+
   it('never keeps a long value', () => {
     const { calls, remembered } = counting();
     const long = 'x'.repeat(65);
@@ -54,49 +59,5 @@ describe('remembered results', () => {
     const first = remembered('a');
     expect(Object.isFrozen(first)).toBe(true);
     expect(remembered('a')).toBe(first);
-  });
-});
-
-describe('a field plan with remembered transformations and checks', () => {
-  // Schemas whose transformations and checks do real work, and values that repeat, are new, are long or are cut
-  // from a longer text (as a reader's cells are): the plan answers exactly as the functions compiled without memory.
-  const fields: Record<string, FieldDefinition> = {
-    day: {
-      description: 'd',
-      data_type: 'date',
-      is_required: false,
-      transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
-    },
-    code: {
-      description: 'c',
-      data_type: 'string',
-      is_required: false,
-      pattern: '^[A-Z]{2}-\\d{3}$',
-      transformations: { uppercase: { enabled: true } },
-    },
-    amount: { description: 'a', data_type: 'number', is_required: true, transformations: { trim_whitespace: { enabled: true } } },
-    mail: { description: 'm', data_type: 'email', is_required: false, transformations: { lowercase: { enabled: true } } },
-  };
-  const names = Object.keys(fields);
-  const few = fc.constantFrom('01/02/2020', '31/02/2020', 'ab-123', 'AB-1234', ' 12.5 ', '', 'x@Y.com', 'not a mail');
-  const fresh = fc.oneof(fc.string({ maxLength: 12 }), fc.integer().map(String), fc.emailAddress());
-  const long = fc.string({ minLength: 65, maxLength: 80 });
-  const cut = fc.tuple(fresh, fc.string({ maxLength: 4 })).map(([v, pad]) => `${pad}${v}${pad}`.slice(pad.length, pad.length + v.length));
-  const value = fc.oneof({ arbitrary: few, weight: 4 }, fresh, long, cut);
-
-  it('gives every cell the value and problem the plain compiled functions give', () => {
-    fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 300 }), (values) => {
-        const plan = planFields(fields, Object.fromEntries(names.map((n) => [n, n])), names);
-        for (const v of values)
-          plan.forEach((p) => {
-            const plainValue = compileTransformations(p.field)(v);
-            expect(p.transform(v)).toBe(plainValue);
-            expect(p.check(plainValue)).toEqual(compileFieldCheck(p.field)(plainValue));
-            expect(p.typeCheck(plainValue)).toEqual(compileFieldCheck({ ...p.field, pattern: undefined })(plainValue));
-          });
-      }),
-      { numRuns: 80 },
-    );
   });
 });
