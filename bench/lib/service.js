@@ -103,7 +103,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
       const run = await json(`${base}/v1/transformations/file`, {
         method: 'POST',
         headers: auth,
-        body: JSON.stringify({ schema_id: schemaId, filename }),
+        body: JSON.stringify({ schema_id: schemaId, filename, output_format: process.env.BENCH_OUTPUT_FORMAT || 'json' }),
       });
       const poll = async (until) => {
         for (;;) {
