@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { cellProblem, noProblemsByKind, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
+import { compileCellProblem, noProblemsByKind, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 import { ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
 
@@ -40,6 +40,7 @@ export async function countMappingProblems(
   const seen = new Set<CellProblem>();
   const segments = new ProblemSegmentsBuilder(plan.map((p) => p.name));
   const rowProblems: (CellProblem | null)[] = plan.map(() => null);
+  const problemOf = plan.map(compileCellProblem);
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
@@ -48,7 +49,7 @@ export async function countMappingProblems(
         seen.clear();
         for (let f = 0; f < plan.length; f++) {
           const p = plan[f];
-          const found = cellProblem(p, row, checked);
+          const found = problemOf[f](row, checked);
           rowProblems[f] = found;
           if (found) {
             byField[p.name]++;

@@ -2,6 +2,7 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
 import { compileFieldCheck } from './field-validators';
+import { RememberedResults } from './remembered-results';
 import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
@@ -78,6 +79,25 @@ export function cellProblem(p: FieldPlan, row: string[], rowNumber: number): Cel
   const problem = p.check(cellOf(p, row, rowNumber)).problem;
   if (problem !== null) return problem;
   return p.duplicate !== null && p.duplicate(rowNumber) ? 'unique' : null;
+}
+
+/**
+ * cellProblem for every row of a read, compiled once per field. Without a reviewer's fixes a
+ * cell's own problem depends on its text alone, so a repeated value's is remembered
+ * (RememberedResults: categories, cities and dates cost a look-up, a column of new values turns
+ * the memory off); whether the value repeats where it must be unique is per row, as before.
+ */
+export function compileCellProblem(p: FieldPlan): (row: string[], rowNumber: number) => CellProblem | null {
+  if (p.fix !== null) return (row, rowNumber) => cellProblem(p, row, rowNumber);
+  const memory = new RememberedResults<CellProblem | null>((problem) => problem);
+  const own = (raw: string): CellProblem | null => {
+    const known = memory.recall(raw);
+    if (known !== undefined) return known;
+    const problem = p.check(p.transform(raw)).problem;
+    return memory.on ? memory.remember(raw, problem) : problem;
+  };
+  return (row, rowNumber) =>
+    own(p.column >= 0 ? (row[p.column] ?? '') : '') ?? (p.duplicate !== null && p.duplicate(rowNumber) ? 'unique' : null);
 }
 
 export interface MappedRow {

@@ -1,4 +1,7 @@
 import fc from 'fast-check';
+import type { FieldDefinition } from '@app/contracts';
+import { cellProblem, compileCellProblem, planFields } from './map-row';
+import type { AppliedFix } from './value-fixes';
 import { detached, RememberedResults, rememberResults } from './remembered-results';
 
 it('copies a text kept for later exactly, lone surrogates included', () => {
@@ -59,5 +62,69 @@ describe('remembered results', () => {
     const first = remembered('a');
     expect(Object.isFrozen(first)).toBe(true);
     expect(remembered('a')).toBe(first);
+  });
+});
+
+describe('a cell problem compiled for a whole read', () => {
+  // Fields whose transformations and checks do real work, with and without a reviewer's fix and uniqueness, and cells
+  // that repeat, are new, are long or are cut from a longer text: the compiled problem is cellProblem's, row by row.
+  const fields: Record<string, FieldDefinition> = {
+    day: {
+      description: 'd',
+      data_type: 'date',
+      is_required: true,
+      transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } },
+    },
+    code: {
+      description: 'c',
+      data_type: 'string',
+      is_required: false,
+      pattern: '^[A-Z]{2}-\\d{3}$',
+      transformations: { uppercase: { enabled: true } },
+    },
+    amount: { description: 'a', data_type: 'number', is_required: false, transformations: { trim_whitespace: { enabled: true } } },
+    mail: { description: 'm', data_type: 'email', is_required: false },
+  };
+  const names = Object.keys(fields);
+  // Values in near pairs (one character apart, different answers), so a memory that confused them would be caught.
+  const few = fc.constantFrom(
+    '01/02/2020',
+    '01/13/2020',
+    '31/02/2020',
+    'ab-123',
+    'ab-12',
+    'AB-1234',
+    ' 12.5 ',
+    ' 12.5x',
+    '',
+    'x@y.com',
+    'x@y',
+    'not a mail',
+  );
+  const fresh = fc.oneof(fc.string({ maxLength: 12 }), fc.integer().map(String), fc.emailAddress());
+  const long = fc.string({ minLength: 65, maxLength: 80 });
+  const cut = fc.tuple(fresh, fc.string({ maxLength: 4 })).map(([v, pad]) => `${pad}${v}${pad}`.slice(pad.length, pad.length + v.length));
+  const cell = fc.oneof({ arbitrary: few, weight: 4 }, fresh, long, cut);
+  const fix: AppliedFix = {
+    fix_id: 'f1',
+    field: 'amount',
+    fix: { kind: 'replace', find: '1', replace: 'x', whole_value: false },
+    fixed_at: 't',
+  };
+
+  it('is cellProblem’s for every row, with or without fixes and uniqueness', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(cell, { minLength: 4, maxLength: 4 }), { minLength: 1, maxLength: 200 }),
+        fc.boolean(),
+        (rows, withFix) => {
+          const duplicates = { mail: new Uint8Array(Math.ceil((rows.length + 1) / 8)).fill(0b10100100) };
+          const plan = planFields(fields, Object.fromEntries(names.map((n) => [n, n])), names, withFix ? [fix] : [], duplicates);
+          const compiled = plan.map(compileCellProblem);
+          rows.forEach((row, i) => plan.forEach((p, f) => expect(compiled[f](row, i + 1)).toBe(cellProblem(p, row, i + 1))));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });
