@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { compileCellProblem, noProblemsByKind, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
+import { compileCellProblem, noProblemsByKind, rememberedShare, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
 import { ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
 
@@ -40,7 +40,8 @@ export async function countMappingProblems(
   const seen = new Set<CellProblem>();
   const segments = new ProblemSegmentsBuilder(plan.map((p) => p.name));
   const rowProblems: (CellProblem | null)[] = plan.map(() => null);
-  const problemOf = plan.map(compileCellProblem);
+  const remembered = rememberedShare(plan.length);
+  const problemOf = plan.map((p) => compileCellProblem(p, remembered));
   try {
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
-import { cellOf, detached, RememberedResults, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
+import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 
@@ -33,6 +33,7 @@ interface JsonMember {
  */
 function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) => { line: string; problem: boolean } {
   let problem = false; // the line's: set by a member whose value has a problem of its own
+  const remembered = rememberedShare(plan.length);
   const members = plan.map((p, i): ((row: string[], rowNumber: number) => string) => {
     const key = `${i === 0 ? '{' : ','}${JSON.stringify(p.name)}:`;
     const member = (value: string): string => {
@@ -42,7 +43,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
     };
     if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
     // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.
-    const memory = new RememberedResults<JsonMember>((m) => Object.freeze({ text: detached(m.text), problem: m.problem }));
+    const memory = new RememberedResults<JsonMember>((m) => Object.freeze({ text: detached(m.text), problem: m.problem }), remembered);
     return (row) => {
       const raw = p.column >= 0 ? (row[p.column] ?? '') : '';
       const known = memory.recall(raw);

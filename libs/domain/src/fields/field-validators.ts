@@ -173,11 +173,12 @@ export function codePointLength(text: string): number {
  * pattern often repeat a few values (codes, categories); when a round of look-ups finds mostly
  * new values (e-mail addresses, ids) the memory is turned off and every value goes to RE2.
  */
-function compilePatternTest(pattern: string): (text: string) => boolean {
+function compilePatternTest(pattern: string, remembered: number | undefined): (text: string) => boolean {
   const re = RE2JS.compile(pattern);
   return rememberResults(
     (text) => re.test(text),
     (verdict) => verdict,
+    remembered,
   );
 }
 
@@ -188,11 +189,12 @@ export type ValueCheck = (text: string, typed: string | number | boolean | null)
  * Compiles a field's pattern, range and length checks once per run (null when it has none).
  * Each runs on a non-empty value that passed the type check, in that order: a cell has one
  * problem, the first found. Patterns run on RE2 (re2js), in time linear in the value's length.
+ * `remembered`: how many pattern verdicts to remember (rememberedShare of the read's fields).
  */
-export function compileValueCheck(field: FieldDefinition): ValueCheck | null {
+export function compileValueCheck(field: FieldDefinition, remembered?: number): ValueCheck | null {
   const checks: ValueCheck[] = [];
   if (typeof field.pattern === 'string' && field.pattern !== '') {
-    const matches = compilePatternTest(field.pattern);
+    const matches = compilePatternTest(field.pattern, remembered);
     checks.push((text) => (matches(text) ? null : 'pattern'));
   }
   const range = compileRangeCheck(field);
@@ -236,10 +238,15 @@ function compileRangeCheck(field: FieldDefinition): ValueCheck | null {
  * A field's whole check, compiled once per run: is_required and data_type first, then the
  * pattern, range and length of a value of the right type. A value that fails them is kept
  * (typed, as it passed the type check) and reported with the kind of its problem. `typeCheck`:
- * the field's compileTypeCheck, when the caller has compiled it already.
+ * the field's compileTypeCheck, when the caller has compiled it already. `remembered`: how many pattern
+ * verdicts to remember (planFields gives each field its rememberedShare).
  */
-export function compileFieldCheck(field: FieldDefinition, typeCheck = compileTypeCheck(field)): (raw: string) => TypedValue {
-  const valueCheck = compileValueCheck(field);
+export function compileFieldCheck(
+  field: FieldDefinition,
+  typeCheck = compileTypeCheck(field),
+  remembered?: number,
+): (raw: string) => TypedValue {
+  const valueCheck = compileValueCheck(field, remembered);
   if (valueCheck === null) return typeCheck;
   return (raw) => {
     const typed = typeCheck(raw);

@@ -2,7 +2,7 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
 import { compileFieldCheck } from './field-validators';
-import { RememberedResults } from './remembered-results';
+import { RememberedResults, rememberedShare } from './remembered-results';
 import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 
@@ -48,6 +48,7 @@ export function planFields(
   duplicates: DuplicateRows | null = null,
 ): FieldPlan[] {
   const index = new Map(headers.map((h, i) => [h, i]));
+  const remembered = rememberedShare(Object.keys(fields).length);
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
     const typeCheck = compileTypeCheck(field);
@@ -57,7 +58,7 @@ export function planFields(
       column: header == null ? -1 : (index.get(header) ?? -1),
       transform: compileTransformations(field),
       fix: compileFieldFixes(fixes, name, field),
-      check: compileFieldCheck(field, typeCheck),
+      check: compileFieldCheck(field, typeCheck, remembered),
       typeCheck,
       checkedText: writesCheckedText(field),
       duplicate: duplicates && Object.hasOwn(duplicates, name) ? (row: number) => isMarked(duplicates[name], row) : null,
@@ -82,14 +83,15 @@ export function cellProblem(p: FieldPlan, row: string[], rowNumber: number): Cel
 }
 
 /**
- * cellProblem for every row of a read, compiled once per field. Without a reviewer's fixes a
+ * cellProblem for every row of a read, compiled once per field (`remembered`: the field's
+ * rememberedShare of the plan). Without a reviewer's fixes a
  * cell's own problem depends on its text alone, so a repeated value's is remembered
  * (RememberedResults: categories, cities and dates cost a look-up, a column of new values turns
  * the memory off); whether the value repeats where it must be unique is per row, as before.
  */
-export function compileCellProblem(p: FieldPlan): (row: string[], rowNumber: number) => CellProblem | null {
+export function compileCellProblem(p: FieldPlan, remembered: number): (row: string[], rowNumber: number) => CellProblem | null {
   if (p.fix !== null) return (row, rowNumber) => cellProblem(p, row, rowNumber);
-  const memory = new RememberedResults<CellProblem | null>((problem) => problem);
+  const memory = new RememberedResults<CellProblem | null>((problem) => problem, remembered);
   const own = (raw: string): CellProblem | null => {
     const known = memory.recall(raw);
     if (known !== undefined) return known;

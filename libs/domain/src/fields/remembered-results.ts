@@ -1,7 +1,22 @@
 /** Values up to this many characters have their result remembered (longer ones seldom repeat). */
 const REMEMBERED_VALUE_LENGTH = 64;
-/** Results remembered at most; the memory is emptied when full (a few hundred KB per function). */
+/** Results one memory keeps at most unless told otherwise; it is emptied when full. */
 const REMEMBERED_RESULTS = 4096;
+/**
+ * Results the memories of one kind (pattern verdicts, output members, cell problems) of one read
+ * keep together, one memory per field: a schema may have hundreds of fields, and
+ * a read runs in a thread whose heap is capped at CPU_WORKER_HEAP_MB (each result is at most a
+ * few hundred bytes: 8,192 of them a few MB).
+ */
+const REMEMBERED_PER_READ = 8192;
+/** Fewer results than this are not worth looking up: the memory is off. */
+const FEWEST_REMEMBERED = 16;
+
+/** How many results each of `memories` memories of one read may keep (0: none, for a read with very many). */
+export function rememberedShare(memories: number): number {
+  const share = Math.floor(REMEMBERED_PER_READ / Math.max(1, memories));
+  return share >= FEWEST_REMEMBERED ? share : 0;
+}
 /** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
 const REMEMBER_ROUND = 8192;
 
@@ -21,11 +36,17 @@ export const detached = (text: string): string => Buffer.from(text, 'utf16le').t
  * was cut from, frozen when it is an object shared by every caller); the key is always detached.
  */
 export class RememberedResults<R> {
-  private results: Map<string, R> | null = new Map();
+  private results: Map<string, R> | null;
   private lookups = 0;
   private known = 0;
 
-  constructor(private readonly keep: (result: R) => R) {}
+  /** `capacity`: results kept at most (the memory is emptied when full); 0 turns it off from the start. */
+  constructor(
+    private readonly keep: (result: R) => R,
+    private readonly capacity = REMEMBERED_RESULTS,
+  ) {
+    this.results = capacity > 0 ? new Map() : null;
+  }
 
   /** Whether results are still looked up and remembered. */
   get on(): boolean {
@@ -48,7 +69,7 @@ export class RememberedResults<R> {
   /** Remembers a text's result (when the memory is on and the text short) and gives back what is kept. */
   remember(text: string, result: R): R {
     if (this.results === null || text.length > REMEMBERED_VALUE_LENGTH) return result;
-    if (this.results.size >= REMEMBERED_RESULTS) this.results.clear();
+    if (this.results.size >= this.capacity) this.results.clear();
     const kept = this.keep(result);
     this.results.set(detached(text), kept);
     return kept;
@@ -56,7 +77,7 @@ export class RememberedResults<R> {
 }
 
 /** A pure function of a short text with its results remembered (RememberedResults). */
-export function rememberResults<R>(compute: (text: string) => R, keep: (result: R) => R): (text: string) => R {
-  const memory = new RememberedResults(keep);
+export function rememberResults<R>(compute: (text: string) => R, keep: (result: R) => R, capacity?: number): (text: string) => R {
+  const memory = new RememberedResults(keep, capacity);
   return (text) => memory.recall(text) ?? memory.remember(text, compute(text));
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FieldDefinition } from '@app/contracts';
 import { cellProblem, compileCellProblem, planFields } from './map-row';
 import type { AppliedFix } from './value-fixes';
-import { detached, RememberedResults, rememberResults } from './remembered-results';
+import { detached, RememberedResults, rememberedShare, rememberResults } from './remembered-results';
 
 it('copies a text kept for later exactly, lone surrogates included', () => {
   fc.assert(
@@ -44,6 +44,29 @@ describe('remembered results', () => {
     for (let i = 0; i < 10_000 && memory.on; i++) memory.remember(`id-${i}`, String(memory.recall(`id-${i}`)));
     expect(memory.on).toBe(false);
     expect(memory.recall('same')).toBeUndefined();
+  });
+
+  it('keeps no more than its capacity, and none at a capacity of 0', () => {
+    const calls: string[] = [];
+    const remembered = rememberResults(
+      (text) => (calls.push(text), text),
+      (r) => r,
+      2,
+    );
+    for (const v of ['a', 'b', 'a', 'b', 'c', 'a']) remembered(v);
+    // 'c' found the memory full (a, b) and emptied it, so 'a' was computed again.
+    expect(calls).toEqual(['a', 'b', 'c', 'a']);
+    expect(new RememberedResults<string>((r) => r, 0).on).toBe(false);
+  });
+
+  it('shares one budget among the fields of a read, however many a schema has', () => {
+    for (const fields of [1, 4, 50, 511, 512, 513, 1000, 5000]) {
+      const share = rememberedShare(fields);
+      expect(share * fields).toBeLessThanOrEqual(8192);
+      expect(share === 0 || share >= 16).toBe(true);
+    }
+    expect(rememberedShare(4)).toBe(2048);
+    expect(rememberedShare(1000)).toBe(0);
   });
 
   it('never keeps a long value', () => {
@@ -120,7 +143,7 @@ describe('a cell problem compiled for a whole read', () => {
         (rows, withFix) => {
           const duplicates = { mail: new Uint8Array(Math.ceil((rows.length + 1) / 8)).fill(0b10100100) };
           const plan = planFields(fields, Object.fromEntries(names.map((n) => [n, n])), names, withFix ? [fix] : [], duplicates);
-          const compiled = plan.map(compileCellProblem);
+          const compiled = plan.map((p) => compileCellProblem(p, 64));
           rows.forEach((row, i) => plan.forEach((p, f) => expect(compiled[f](row, i + 1)).toBe(cellProblem(p, row, i + 1))));
         },
       ),
