@@ -5,7 +5,7 @@ const REMEMBERED_RESULTS = 4096;
 /**
  * Results the memories of one kind (pattern verdicts, output members, cell problems) of one read
  * keep together, one memory per field: a schema may have hundreds of fields, and
- * a read runs in a thread whose heap is capped at CPU_WORKER_HEAP_MB (each result is at most a
+ * a read runs in a worker thread whose heap is capped (docs/files.md, "Memory"; each result is at most a
  * few hundred bytes: 8,192 of them a few MB).
  */
 const REMEMBERED_PER_READ = 8192;
