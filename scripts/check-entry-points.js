@@ -26,6 +26,8 @@ const { join, resolve } = require('node:path');
 const root = resolve(__dirname, '..');
 const PROCESS_APPS = ['gateway', 'relay', 'projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const TIMEOUT_MS = Number(process.env.ENTRY_POINT_TIMEOUT_MS || 60_000);
+// The memory flags `npm start` passes (package.json's config).
+const { config } = require('../package.json');
 const entry = (app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
 
 /** A TCP listener that stands in for an engine: it records who connected and holds the socket. */
@@ -57,11 +59,15 @@ function stop(child) {
 }
 
 function startNode(app, env) {
-  const child = spawn(process.execPath, ['--max-old-space-size=112', '--max-semi-space-size=2', entry(app)], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`, entry(app)],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));

@@ -7,8 +7,7 @@ import { SqliteEventStore } from '@app/event-store';
 import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, upload } from '../support/service-harness';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { spawnTracked } from '../support/suite-resources';
-import { serviceNodeFlags } from '../support/service-node-flags';
+import { spawnBuiltApp } from '../support/built-service';
 
 /**
  * Crash safety: the service runs as its own process (the built `npm start` entry point)
@@ -34,15 +33,11 @@ describe('crash safety (SIGKILL)', () => {
 
   async function start(): Promise<void> {
     // With the heap cap `npm start` uses, so a million rows must also fit in it.
-    child = spawnTracked('standalone service', process.execPath, [...serviceNodeFlags(), join(ROOT, 'dist/apps/standalone/src/main.js')], {
+    child = spawnBuiltApp('standalone', {
+      port,
+      dataDir,
+      publicBaseUrl: base(),
       env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN,
-        PUBLIC_BASE_URL: base(),
-        EVENT_STORE_POLL_MS: '50',
         WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
         AI_ALLOWED_ADDRESSES: '127.0.0.1',
         RATE_LIMIT_PER_MINUTE: '1000000',
@@ -50,7 +45,6 @@ describe('crash safety (SIGKILL)', () => {
         WEBHOOK_TIMEOUT_MS: '20000',
         AI_TIMEOUT_MS: '60000',
       },
-      stdio: 'ignore',
     });
     // Up to 30 s: a restart on a loaded 2-core machine (a build or another suite beside it) took over 10.
     for (let i = 0; i < 600; i++) {

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { runStreamId } from '@app/contracts';
 import { SqliteEventStore } from '@app/event-store';
 import { ADMIN_TOKEN, call, freePort, httpFetch, reviewApi, untilAnswers, upload } from '../support/service-harness';
-import { spawnTracked } from '../support/suite-resources';
-import { serviceNodeFlags } from '../support/service-node-flags';
+import { spawnBuiltApp } from '../support/built-service';
 
 /**
  * Each app as its own process (the built `main.ts` of gateway, projector, ingestion,
@@ -27,22 +26,7 @@ describe('apps as separate processes on the embedded adapters', () => {
   const base = () => `http://127.0.0.1:${port}`;
 
   function start(app: AppName): void {
-    children.set(
-      app,
-      spawnTracked(`${app} app`, process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          ADMIN_TOKEN,
-          PUBLIC_BASE_URL: base(),
-          EVENT_STORE_POLL_MS: '50',
-          RATE_LIMIT_PER_MINUTE: '1000000',
-        },
-        stdio: 'ignore',
-      }),
-    );
+    children.set(app, spawnBuiltApp(app, { port, dataDir, publicBaseUrl: base(), env: { RATE_LIMIT_PER_MINUTE: '1000000' } }));
   }
 
   async function kill(app: AppName): Promise<void> {

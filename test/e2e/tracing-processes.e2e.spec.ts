@@ -4,8 +4,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, call, freePort, reviewApi, untilAnswers, upload, waitForRun } from '../support/service-harness';
-import { listenOnLoopback, spawnTracked } from '../support/suite-resources';
-import { serviceNodeFlags } from '../support/service-node-flags';
+import { listenOnLoopback } from '../support/suite-resources';
+import { spawnBuiltApp } from '../support/built-service';
 import { fromOtlpJson, httpMethod, httpPath, peerPort, treeProblems, type SeenSpan } from '../support/trace-tree';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -32,15 +32,12 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
     const { OTEL_SERVICE_NAME: _name, OTEL_RESOURCE_ATTRIBUTES: _attributes, ...env } = process.env;
     children.set(
       app,
-      spawnTracked(`${app} app`, process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      spawnBuiltApp(app, {
+        port,
+        dataDir,
+        publicBaseUrl: base(),
+        inherited: env,
         env: {
-          ...env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          ADMIN_TOKEN,
-          PUBLIC_BASE_URL: base(),
-          EVENT_STORE_POLL_MS: '50',
           WEBHOOK_POLL_MS: '25',
           WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1,::1',
           OTEL_TRACES_EXPORTER: 'otlp',
@@ -48,7 +45,6 @@ describe('tracing: one run, one trace (two processes, OTLP/JSON)', () => {
           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl,
           OTEL_BSP_SCHEDULE_DELAY: String(batchDelayMs),
         },
-        stdio: 'ignore',
       }),
     );
   }

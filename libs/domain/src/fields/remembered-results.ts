@@ -12,13 +12,14 @@ const REMEMBERED_PER_READ = 8192;
 /** Fewer results than this are not worth looking up: the memory is off. */
 const FEWEST_REMEMBERED = 16;
 
+/** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
+const REMEMBER_ROUND = 8192;
+
 /** How many results each of `memories` memories of one read may keep (0: none, for a read with very many). */
 export function rememberedShare(memories: number): number {
   const share = Math.floor(REMEMBERED_PER_READ / Math.max(1, memories));
   return share >= FEWEST_REMEMBERED ? share : 0;
 }
-/** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
-const REMEMBER_ROUND = 8192;
 
 /**
  * A copy of a text that holds no reference to the larger text it may have been cut from: V8 keeps a
