@@ -14,6 +14,11 @@ export interface LogSettings {
    * written; every other request (an error, a slow one, any write) is always logged (libs/logging/src/access-log.ts).
    */
   successSampleRate: number;
+  /**
+   * LOG_REPEAT_WINDOW_MS: of the access lines of fast successful GET and HEAD requests alike (same route, status and
+   * caller), one is written per window and the rest counted into the next one written (`repeats`); 0 writes them all.
+   */
+  repeatWindowMs: number;
   /** LOG_SLOW_REQUEST_MS: a request that took at least this long is always logged, at warn level. */
   slowRequestMs: number;
 }
@@ -29,11 +34,23 @@ export function logSettings(env: NodeJS.ProcessEnv, isTerminal = Boolean(process
       : Number(env.LOG_SUCCESS_SAMPLE_RATE);
   if (!(rate >= 0 && rate <= 1))
     throw new Error(`LOG_SUCCESS_SAMPLE_RATE must be a number from 0 to 1 (it is "${env.LOG_SUCCESS_SAMPLE_RATE}").`);
-  return { level, format, successSampleRate: rate, slowRequestMs: int(env, 'LOG_SLOW_REQUEST_MS', 500) };
+  return {
+    level,
+    format,
+    successSampleRate: rate,
+    repeatWindowMs: int(env, 'LOG_REPEAT_WINDOW_MS', DEFAULT_REPEAT_WINDOW_MS),
+    slowRequestMs: int(env, 'LOG_SLOW_REQUEST_MS', 500),
+  };
 }
 
 /** Successful GETs logged by default: polling clients ask thousands of times a second; errors and slow requests are all kept (docs/decisions.md). */
 const DEFAULT_SUCCESS_SAMPLE_RATE = 1;
+
+/**
+ * A client polling a run writes one access line a second, which says how many requests it stands for: a line a request
+ * cost about a tenth of the run GET's CPU (docs/decisions.md, "The cost of one request").
+ */
+const DEFAULT_REPEAT_WINDOW_MS = 1000;
 
 /** Everything configurable, read once from the environment (docs/configuration.md lists each variable). */
 export interface AppConfig {

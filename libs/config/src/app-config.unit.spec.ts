@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from './app-config';
+import { loadConfig, logSettings } from './app-config';
 
 const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'cfg-')) });
 
@@ -46,5 +46,18 @@ describe('adapter selection', () => {
     [{ BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' }, 'KAFKA_PARTITIONS must be a non-negative integer, got "many"'],
   ])('refuses %j at start-up', (env, message) => {
     expect(() => loadConfig({ ...base(), ...env })).toThrow(message);
+  });
+});
+
+describe('log settings', () => {
+  it('collapses repeated fast reads into a line a second by default, keeps every sampled line at 0, refuses nonsense', () => {
+    expect(logSettings({}, false)).toMatchObject({ format: 'json', successSampleRate: 1, repeatWindowMs: 1000, slowRequestMs: 500 });
+    expect(logSettings({ LOG_REPEAT_WINDOW_MS: '0' }, false).repeatWindowMs).toBe(0);
+    expect(logSettings({ LOG_REPEAT_WINDOW_MS: '250', LOG_SUCCESS_SAMPLE_RATE: '0.5' }, false)).toMatchObject({
+      repeatWindowMs: 250,
+      successSampleRate: 0.5,
+    });
+    expect(() => logSettings({ LOG_REPEAT_WINDOW_MS: 'soon' }, false)).toThrow(/LOG_REPEAT_WINDOW_MS must be a non-negative integer/);
+    expect(() => logSettings({ LOG_SUCCESS_SAMPLE_RATE: '2' }, false)).toThrow(/LOG_SUCCESS_SAMPLE_RATE must be a number from 0 to 1/);
   });
 });

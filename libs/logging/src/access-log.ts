@@ -6,6 +6,7 @@ import type { LogSettings } from '@app/config';
 import type { LogFields } from './log-fields';
 import { accessLoggerOptions, logDestination } from './logger-params';
 import { redactUrl } from './redact-url';
+import { RepeatedLines } from './repeated-lines';
 
 /** What decides whether a request's access line is written. */
 export interface AnsweredRequest {
@@ -15,6 +16,8 @@ export interface AnsweredRequest {
   /** A probe or scrape (/healthz, /readyz, /metrics): its successes are never logged. */
   quiet: boolean;
 }
+
+const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
 
 /**
  * Whether to write a request's access line, and at which level (null: not at all). Every
@@ -32,7 +35,7 @@ export function accessLogLevel(
   if (request.elapsedMs >= settings.slowRequestMs) return 'warn';
   if (request.statusCode >= 400) return 'info';
   if (request.quiet) return null;
-  if (request.method === 'GET' || request.method === 'HEAD') return random() < settings.successSampleRate ? 'info' : null;
+  if (isRead(request.method)) return random() < settings.successSampleRate ? 'info' : null;
   return 'info';
 }
 
@@ -88,16 +91,20 @@ const contexts = new WeakMap<FastifyRequest, RequestLogStore>();
  * `onRequest` runs the rest of the request inside its log context (nestjs-pino's storage),
  * `onResponse` writes the access line when `accessLogLevel` says so, with the request id,
  * method, URL (signatures redacted), status, time and the fields added meanwhile. Quiet
- * routes (probes) get no context: they log nothing of their own.
+ * routes (probes) get no context: they log nothing of their own. Of the fast successful
+ * reads alike (method, route, status, organization or else client address), one line is
+ * written per `repeatWindowMs` and says how many others it stands for (`repeats`).
  */
 export function installAccessLog(
   fastify: FastifyInstance,
   settings: LogSettings,
-  options: { quietRoutes: ReadonlySet<string>; destination?: pino.DestinationStream; random?: () => number },
+  options: { quietRoutes: ReadonlySet<string>; destination?: pino.DestinationStream; random?: () => number; now?: () => number },
 ): void {
   const access = pino(accessLoggerOptions(settings), options.destination ?? logDestination(settings));
   const random = options.random ?? Math.random;
   const isQuiet = (request: FastifyRequest) => options.quietRoutes.has(request.routeOptions.url ?? '');
+  const repeated = new RepeatedLines(settings.repeatWindowMs);
+  const now = options.now ?? Date.now;
 
   fastify.addHook('onRequest', (request, _reply, done) => {
     // PinoLogger.root: the service's logger as nestjs-pino set it up (absent when the application logs nothing).
@@ -117,12 +124,20 @@ export function installAccessLog(
     );
     if (level === null || !access.isLevelEnabled(level)) return done();
     const store = contexts.get(request);
+    let repeats = 0;
+    if (level === 'info' && reply.statusCode < 400 && isRead(request.method)) {
+      const caller = store?.fields.organization_id ?? request.ip;
+      const admitted = repeated.admit(`${request.method} ${request.routeOptions.url} ${reply.statusCode} ${caller}`, now());
+      if (admitted === null) return done();
+      repeats = admitted;
+    }
     access[level](
       {
         req: { id: String(request.id), method: request.method, url: redactUrl(request.url) },
         res: { statusCode: reply.statusCode },
         responseTime: Math.round(elapsedMs * 10) / 10,
         ...store?.fields,
+        ...(repeats > 0 ? { repeats } : {}),
       },
       reply.statusCode >= 500 ? 'request errored' : 'request completed',
     );

@@ -22,7 +22,7 @@ function sink() {
   return { lines, stream };
 }
 
-const SETTINGS: LogSettings = { level: 'info', format: 'json', successSampleRate: 0, slowRequestMs: 200 };
+const SETTINGS: LogSettings = { level: 'info', format: 'json', successSampleRate: 0, repeatWindowMs: 0, slowRequestMs: 200 };
 
 describe('accessLogLevel', () => {
   const never = () => 0.99;
@@ -60,13 +60,13 @@ describe('installAccessLog on a Fastify instance', () => {
   let appLines: ReturnType<typeof sink>;
   const originalRoot = PinoLogger.root;
 
-  async function start(settings: LogSettings, random?: () => number) {
+  async function start(settings: LogSettings, random?: () => number, now?: () => number) {
     access = sink();
     appLines = sink();
     // What nestjs-pino's module sets up: the service's logger, whose children the request's lines go through.
     (PinoLogger as unknown as { root: pino.Logger }).root = pino(loggerOptions(settings), appLines.stream);
     app = Fastify();
-    installAccessLog(app, settings, { quietRoutes: new Set(['/healthz']), destination: access.stream, random });
+    installAccessLog(app, settings, { quietRoutes: new Set(['/healthz']), destination: access.stream, random, now });
     app.get('/ok', async () => ({ ok: true }));
     app.get('/fail', async (_req, reply) => reply.code(500).send({ error: 'x' }));
     app.get('/slow', async () => {
@@ -80,6 +80,10 @@ describe('installAccessLog on a Fastify instance', () => {
     app.get('/with-context', async () => {
       addLogContext({ organization_id: 'org-1' });
       storage.getStore()!.logger.info({ api_key: 'tsk_secret' }, 'inside the handler');
+      return { ok: true };
+    });
+    app.get('/org/:id', async (request) => {
+      addLogContext({ organization_id: (request.params as { id: string }).id });
       return { ok: true };
     });
     await app.ready();
@@ -114,6 +118,33 @@ describe('installAccessLog on a Fastify instance', () => {
     await start({ ...SETTINGS, successSampleRate: 0.1 }, () => (n++ % 10) / 10); // 0, 0.1, ..., 0.9: one in ten below 0.1
     for (let i = 0; i < 50; i++) await get('/ok');
     expect(access.lines).toHaveLength(5);
+  });
+
+  it('writes one line a window of the fast successful reads alike, with how many it stands for, and every other line', async () => {
+    let clock = 0;
+    await start({ ...SETTINGS, successSampleRate: 1, repeatWindowMs: 1000 }, undefined, () => clock);
+    for (let i = 0; i < 5; i++) await get('/ok'); // at 0 ms: one line, four counted
+    await get('/with-context'); // another route: its own line
+    await get('/missing'); // an error: always written
+    await app.inject({ method: 'POST', url: '/write' }); // a write: always written
+    clock = 400;
+    await get('/ok'); // counted
+    clock = 1000;
+    await get('/ok'); // a window later: written, standing for the five counted
+    await get('/ok');
+    expect(access.lines.map((l) => [l.req.url, l.res.statusCode, l.repeats])).toEqual([
+      ['/ok', 200, undefined],
+      ['/with-context', 200, undefined],
+      ['/missing', 404, undefined],
+      ['/write', 200, undefined],
+      ['/ok', 200, 5],
+    ]);
+  });
+
+  it('tells the callers of one route apart by organization', async () => {
+    await start({ ...SETTINGS, successSampleRate: 1, repeatWindowMs: 1000 }, undefined, () => 0);
+    for (const org of ['a', 'b', 'a', 'b', 'c']) await get(`/org/${org}`);
+    expect(access.lines.map((l) => l.organization_id)).toEqual(['a', 'b', 'c']);
   });
 
   it('writes every successful GET at rate 1, with the request id and the URL without its signature', async () => {
