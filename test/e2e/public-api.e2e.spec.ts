@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiKeyGuard } from '../../apps/gateway/src/http/auth.guard';
 import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
 
 describe('public API contract', () => {
@@ -299,6 +300,48 @@ describe('rate limiting', () => {
       expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
       expect((await last!.json()).error.code).toBe('too_many_requests');
     } finally {
+      await svc.stop();
+    }
+  });
+});
+
+describe("the polled GET of a run, answered without Nest's pipeline", () => {
+  it('still admits through the API-key guard (rate limit, headers, 429), scopes to the organization and answers 404 in the envelope', async () => {
+    const svc = await startService({ RATE_LIMIT_PER_MINUTE: '4' });
+    const canActivate = jest.spyOn(ApiKeyGuard.prototype, 'canActivate');
+    try {
+      const a = await setupOrganization(svc);
+      const b = await setupOrganization(svc);
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: a.apiKey,
+        body: { schema_id: a.schemaId, filename: 'a.csv' },
+      });
+      expect(run.status).toBe(201);
+      expect(canActivate).toHaveBeenCalledTimes(1); // the POST went through Nest's guard
+
+      const remaining: (string | null)[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: a.apiKey });
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: run.body.id, status: 'awaiting_upload' });
+        expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+        remaining.push(res.headers.get('x-ratelimit-remaining'));
+      }
+      expect(remaining).toEqual(['2', '1', '0']);
+      expect(canActivate).toHaveBeenCalledTimes(1); // the GETs did not
+      const limited = await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: a.apiKey });
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toMatchObject({ code: 'too_many_requests', request_id: limited.headers.get('x-request-id') });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+      for (const id of [run.body.id, 'not-a-uuid', randomUUID()]) {
+        const res = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: b.apiKey });
+        expect(res.status).toBe(404);
+        expect(res.body.error).toMatchObject({ code: 'not_found', request_id: res.headers.get('x-request-id') });
+      }
+      expect((await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: 'tsk_wrong' })).status).toBe(401);
+    } finally {
+      canActivate.mockRestore();
       await svc.stop();
     }
   });

@@ -13,10 +13,13 @@ import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
+import { answerDirectly } from './http/direct-routes';
 import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
 import { PROBE_ROUTES, registerLiveness } from './operations/liveness';
 import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
+import { polledRunRoutes } from './transformations/polled-run-routes';
+import { TransformationsController } from './transformations/transformations.controller';
 
 /** The one route that takes raw bytes through the JSON API's listener. */
 const TRIAL_ROUTE = '/console/api/schemas/:id/try';
@@ -73,6 +76,8 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     authenticateAdmin: (authorization) => admin.authenticate(authorization),
     isValidReviewSignature: (runId, signature) => links.isValidReviewSignature(runId, signature),
   });
+  // The polled GET of a run skips Nest's per-request pipeline (http/direct-routes.ts); Nest still declares it.
+  answerDirectly(fastify, apiKeys, polledRunRoutes(app.get(TransformationsController)));
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
     try {
       done(null, body === '' ? {} : JSON.parse(body as string));

@@ -39,14 +39,22 @@ export class ApiKeyGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    // The HTTP edge authenticated the request before its body was read (http-edge.ts); the rate limit is counted here.
-    request.caller ??= await this.authenticate(request.headers.authorization);
-    addLogContext({ organization_id: request.caller.organizationId });
-    await this.rateLimit(request.caller.apiKeyId, reply);
-    this.recordUse(request.caller);
+    await this.admit(context.switchToHttp().getRequest<AuthenticatedRequest>(), context.switchToHttp().getResponse<FastifyReply>());
     return true;
+  }
+
+  /**
+   * What the guard does for each request: names its caller (on its log lines too), counts
+   * it against the key's rate limit (X-RateLimit-* headers; 429 past it) and keeps the
+   * key's last use. Also called by the routes answered without Nest's pipeline (direct-routes.ts).
+   */
+  async admit(request: AuthenticatedRequest, reply: FastifyReply): Promise<Caller> {
+    // The HTTP edge authenticated the request before its body was read (http-edge.ts); the rate limit is counted here.
+    const caller = (request.caller ??= await this.authenticate(request.headers.authorization));
+    addLogContext({ organization_id: caller.organizationId });
+    await this.rateLimit(caller.apiKeyId, reply);
+    this.recordUse(caller);
+    return caller;
   }
 
   /**

@@ -51,37 +51,42 @@ const REFUSAL_STATUS: Record<string, number> = {
   sheet_empty: 422,
 };
 
+const logger = new Logger('HTTP');
+
+/**
+ * Any error as the spec's envelope error: ours as they are, the decider's refusals by their
+ * code, Nest's and Fastify's 4xx by their status, and everything else a 500 whose cause is
+ * logged (with the request id), never sent.
+ */
+export function toApiError(exception: unknown, request: FastifyRequest): ApiError {
+  if (exception instanceof ApiError) return exception;
+  if (exception instanceof CommandRefused) {
+    const status = REFUSAL_STATUS[exception.code] ?? 409;
+    return new ApiError(
+      status,
+      exception.code,
+      status === 403 ? 'authorization' : status === 422 ? 'validation' : 'conflict',
+      exception.message,
+    );
+  }
+  const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
+  const client = clientRequestId(request.headers);
+  logger.error(
+    `request ${String(request.id)}${client ? ` (client id ${client})` : ''} failed: ${(exception as Error)?.stack ?? String(exception)}`,
+  );
+  return ApiError.internal();
+}
+
 /** Turns every error into the spec's envelope, with the request id, and never leaks internals. */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
-  private readonly logger = new Logger('HTTP');
-
   catch(exception: unknown, host: ArgumentsHost): void | Observable<never> {
     // In the one-process app the run-event handlers share this global filter: their errors go
     // back to the transport unchanged, which classifies, retries or dead-letters them.
     if (host.getType() !== 'http') return throwError(() => exception);
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
-    void sendApiError(reply, this.toApiError(exception, request));
-  }
-
-  private toApiError(exception: unknown, request: FastifyRequest): ApiError {
-    if (exception instanceof ApiError) return exception;
-    if (exception instanceof CommandRefused) {
-      const status = REFUSAL_STATUS[exception.code] ?? 409;
-      return new ApiError(
-        status,
-        exception.code,
-        status === 403 ? 'authorization' : status === 422 ? 'validation' : 'conflict',
-        exception.message,
-      );
-    }
-    const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
-    const client = clientRequestId(request.headers);
-    this.logger.error(
-      `request ${String(request.id)}${client ? ` (client id ${client})` : ''} failed: ${(exception as Error)?.stack ?? String(exception)}`,
-    );
-    return ApiError.internal();
+    void sendApiError(reply, toApiError(exception, request));
   }
 }
