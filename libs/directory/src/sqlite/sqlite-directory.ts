@@ -37,6 +37,9 @@ const MIGRATION = `
   CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
 
+/** An api_keys row as values, in findApiKey's column order. */
+type ApiKeyRow = [string, string, string, string | null, string, string | null, string | null];
+
 /**
  * The directory in SQLite (embedded mode).
  *
@@ -178,7 +181,16 @@ export class SqliteDirectory implements Directory {
   }
 
   async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
-    return this.statement<[string], ApiKeyRecord>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(keyHash) ?? null;
+    // Every API request reads its key: read as a row of values and built here, because better-sqlite3 builds a row
+    // object name by name (each name made a V8 string again), which cost about as much as the look-up itself.
+    const row = this.statement<[string], ApiKeyRow>(
+      'SELECT id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+    )
+      .raw(true)
+      .get(keyHash);
+    if (!row) return null;
+    const [id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at] = row;
+    return { id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at };
   }
 
   // ---- idempotency keys -------------------------------------------------------------

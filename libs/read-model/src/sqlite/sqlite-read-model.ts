@@ -69,9 +69,12 @@ export class SqliteReadModel implements RunReadModel {
     // Counts the writes of each document: a document read for display is parsed again only when it changed.
     addMissingColumns(this.db, 'runs', { written: 'INTEGER NOT NULL DEFAULT 0' });
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
-    this.getRunViewStmt = this.db.prepare<[number, string], { written: number; doc: string | null }>(
-      'SELECT written, CASE WHEN written = ? THEN NULL ELSE doc END AS doc FROM runs WHERE id = ?',
-    );
+    // Read as [written, doc], not as an object: better-sqlite3 builds a row object name by name (findApiKey says more).
+    this.getRunViewStmt = this.db
+      .prepare<[number, string], [written: number, doc: string | null]>(
+        'SELECT written, CASE WHEN written = ? THEN NULL ELSE doc END FROM runs WHERE id = ?',
+      )
+      .raw(true);
   }
 
   async countRunsByStatusAndStage(): Promise<RunCount[]> {
@@ -168,11 +171,12 @@ export class SqliteReadModel implements RunReadModel {
     const kept = this.views.get(runId);
     const row = this.getRunViewStmt.get(kept?.written ?? -1, runId);
     if (!row) return null;
-    if (row.doc === null && kept) return kept.run;
-    const run = deepFreeze(JSON.parse(row.doc!) as RunState);
+    const [written, doc] = row;
+    if (doc === null && kept) return kept.run;
+    const run = deepFreeze(JSON.parse(doc!) as RunState);
     // Bounded: past RUN_VIEWS_KEPT, the run kept longest goes (a Map keeps insertion order).
     if (this.views.size >= RUN_VIEWS_KEPT && !this.views.has(runId)) this.views.delete(this.views.keys().next().value as string);
-    this.views.set(runId, { written: row.written, run });
+    this.views.set(runId, { written, run });
     return run;
   }
 
