@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKeyGuard } from '../../apps/gateway/src/http/auth.guard';
-import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
+import { ADMIN_TOKEN, call, type Json, setupOrganization, startService, type Service } from '../support/service-harness';
 
 describe('public API contract', () => {
   let svc: Service;
@@ -305,9 +305,9 @@ describe('rate limiting', () => {
   });
 });
 
-describe("the polled GET of a run, answered without Nest's pipeline", () => {
-  it('still admits through the API-key guard (rate limit, headers, 429), scopes to the organization and answers 404 in the envelope', async () => {
-    const svc = await startService({ RATE_LIMIT_PER_MINUTE: '4' });
+describe("the public API's reads, answered without Nest's pipeline", () => {
+  it('still admit through the API-key guard (rate limit, headers, 429), scope to the organization and answer errors in the envelope', async () => {
+    const svc = await startService({ RATE_LIMIT_PER_MINUTE: '8' });
     const canActivate = jest.spyOn(ApiKeyGuard.prototype, 'canActivate');
     try {
       const a = await setupOrganization(svc);
@@ -319,26 +319,45 @@ describe("the polled GET of a run, answered without Nest's pipeline", () => {
       expect(run.status).toBe(201);
       expect(canActivate).toHaveBeenCalledTimes(1); // the POST went through Nest's guard
 
+      const reads: [string, (body: Json) => void][] = [
+        [`/v1/transformations/${run.body.id}`, (body) => expect(body).toMatchObject({ id: run.body.id, status: 'awaiting_upload' })],
+        [`/v1/transformations/${run.body.id}`, (body) => expect(body.id).toBe(run.body.id)],
+        ['/v1/transformations?status=awaiting_upload', (body) => expect(body.data.map((r: Json) => r.id)).toEqual([run.body.id])],
+        ['/v1/schemas', (body) => expect(body.data.map((s: Json) => s.id)).toEqual([a.schemaId])],
+        [`/v1/schemas/${a.schemaId}`, (body) => expect(body.data.id).toBe(a.schemaId)],
+        ['/v1/providers?per_page=5', (body) => expect(body.data).toEqual([])],
+        [`/v1/transformations/${run.body.id}`, (body) => expect(body.id).toBe(run.body.id)],
+      ];
       const remaining: (string | null)[] = [];
-      for (let i = 0; i < 3; i++) {
-        const res = await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: a.apiKey });
+      for (const [path, check] of reads) {
+        const res = await call(`${svc.baseUrl}${path}`, { token: a.apiKey });
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ id: run.body.id, status: 'awaiting_upload' });
+        check(res.body);
         expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
         remaining.push(res.headers.get('x-ratelimit-remaining'));
       }
-      expect(remaining).toEqual(['2', '1', '0']);
-      expect(canActivate).toHaveBeenCalledTimes(1); // the GETs did not
+      expect(remaining).toEqual(['6', '5', '4', '3', '2', '1', '0']);
+      expect(canActivate).toHaveBeenCalledTimes(1); // the reads did not
       const limited = await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: a.apiKey });
       expect(limited.status).toBe(429);
       expect(limited.body.error).toMatchObject({ code: 'too_many_requests', request_id: limited.headers.get('x-request-id') });
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-      for (const id of [run.body.id, 'not-a-uuid', randomUUID()]) {
-        const res = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: b.apiKey });
+      // Another organization's ids are 404, as unknown ids and malformed ones are; a bad query is 422.
+      for (const path of [
+        `/v1/transformations/${run.body.id}`,
+        '/v1/transformations/not-a-uuid',
+        `/v1/transformations/${randomUUID()}`,
+        `/v1/schemas/${a.schemaId}`,
+      ]) {
+        const res = await call(`${svc.baseUrl}${path}`, { token: b.apiKey });
         expect(res.status).toBe(404);
         expect(res.body.error).toMatchObject({ code: 'not_found', request_id: res.headers.get('x-request-id') });
       }
+      const badQuery = await call(`${svc.baseUrl}/v1/transformations?status=done`, { token: b.apiKey });
+      expect(badQuery.status).toBe(422);
+      expect(badQuery.body.error.fields).toHaveProperty('status');
+      expect((await call(`${svc.baseUrl}/v1/schemas?per_page=500`, { token: b.apiKey })).status).toBe(422);
       expect((await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: 'tsk_wrong' })).status).toBe(401);
     } finally {
       canActivate.mockRestore();

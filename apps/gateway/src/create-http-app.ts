@@ -18,7 +18,9 @@ import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
 import { PROBE_ROUTES, registerLiveness } from './operations/liveness';
 import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
-import { polledRunRoutes } from './transformations/polled-run-routes';
+import { CatalogController } from './catalog/catalog.controller';
+import { catalogReadRoutes } from './catalog/catalog-read-routes';
+import { runReadRoutes } from './transformations/run-read-routes';
 import { TransformationsController } from './transformations/transformations.controller';
 
 /** The one route that takes raw bytes through the JSON API's listener. */
@@ -76,8 +78,12 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
     authenticateAdmin: (authorization) => admin.authenticate(authorization),
     isValidReviewSignature: (runId, signature) => links.isValidReviewSignature(runId, signature),
   });
-  // The polled GET of a run skips Nest's per-request pipeline (http/direct-routes.ts); Nest still declares it.
-  answerDirectly(fastify, apiKeys, polledRunRoutes(app.get(TransformationsController)));
+  // The public API's reads (a run polled until it is done above all) skip Nest's per-request pipeline
+  // (http/direct-routes.ts); Nest still declares them, and their controllers' methods answer them.
+  answerDirectly(fastify, apiKeys, [
+    ...runReadRoutes(app.get(TransformationsController)),
+    ...catalogReadRoutes(app.get(CatalogController)),
+  ]);
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
     try {
       done(null, body === '' ? {} : JSON.parse(body as string));
