@@ -1,6 +1,8 @@
 /* GET of a run under load (autocannon, 50 connections): the service against a bare Node
  * server answering the same bytes, both measured in this run; then the same GET while the
- * service writes a large output. */
+ * service writes a large output. Each server is loaded for a short warm-up first (JIT), as
+ * request-overhead.js does: without it, the service's first seconds of compiling were
+ * counted in its p99. */
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
@@ -8,10 +10,11 @@ const { startService } = require('../lib/service');
 const { generateCsv, FIELDS } = require('./csv-pipeline');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
+const WARMUP_S = 2;
 
-function load(url, headers) {
+function load(url, headers, seconds = DURATION_S) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: DURATION_S, headers }, (err, result) => {
+    autocannon({ url, connections: 50, duration: seconds, headers }, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
       resolve({ rps: result.requests.average, p99: result.latency.p99 });
@@ -44,10 +47,12 @@ async function getLatency({ work, rows }) {
     const bare = await bareServer(body);
     let bareResult;
     try {
+      await load(bare.url, {}, WARMUP_S);
       bareResult = await load(bare.url, {});
     } finally {
       await bare.close();
     }
+    await load(url, headers, WARMUP_S);
     const idle = await load(url, headers);
 
     // The same GET while a large file's output is written: the load starts at the approval.
