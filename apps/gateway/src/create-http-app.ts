@@ -1,5 +1,5 @@
 import { Logger, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ApplicationConfig, NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -13,14 +13,12 @@ import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
-import { answerDirectly } from './http/direct-routes';
+import { answerDirectly, directly } from './http/direct-routes';
 import { HttpEdge } from './http/http-edge';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
 import { PROBE_ROUTES, registerLiveness } from './operations/liveness';
 import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
 import { CatalogController } from './catalog/catalog.controller';
-import { catalogReadRoutes } from './catalog/catalog-read-routes';
-import { runReadRoutes } from './transformations/run-read-routes';
 import { TransformationsController } from './transformations/transformations.controller';
 
 /** The one route that takes raw bytes through the JSON API's listener. */
@@ -80,9 +78,9 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
   });
   // The public API's reads (a run polled until it is done above all) skip Nest's per-request pipeline
   // (http/direct-routes.ts); Nest still declares them, and their controllers' methods answer them.
-  answerDirectly(fastify, apiKeys, [
-    ...runReadRoutes(app.get(TransformationsController)),
-    ...catalogReadRoutes(app.get(CatalogController)),
+  answerDirectly(fastify, apiKeys, app.get(ApplicationConfig), [
+    directly(app.get(TransformationsController), ['show', 'index']),
+    directly(app.get(CatalogController), ['schemas', 'schema', 'providers', 'provider']),
   ]);
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
     try {

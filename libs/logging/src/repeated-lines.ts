@@ -1,4 +1,7 @@
-/** How many kinds of line are remembered before the memory starts over (each kind's next line is then written: no harm). */
+/**
+ * How many kinds of line are remembered before the memory starts over: each kind's next line
+ * is then written, and the counts not yet written are dropped (the request metrics keep them).
+ */
 const MAX_KINDS = 10_000;
 
 /**
@@ -8,8 +11,9 @@ const MAX_KINDS = 10_000;
  * written, unlike random sampling, which would lose most of them.
  *
  * What a kind is, is the caller's choice (access-log.ts: method, route, status and who
- * called). The count of the lines after the last one written is not written anywhere: the
- * request metrics count every request.
+ * called). Only the lines offered are counted (with LOG_SUCCESS_SAMPLE_RATE under 1, those
+ * sampling kept). The count of the lines after the last one written is not written anywhere:
+ * the request metrics count every request.
  */
 export class RepeatedLines {
   private readonly kinds = new Map<string, { writtenAt: number; unwritten: number }>();
@@ -25,7 +29,8 @@ export class RepeatedLines {
   admit(kind: string, now: number): number | null {
     if (this.windowMs <= 0) return 0;
     const seen = this.kinds.get(kind);
-    if (seen && now - seen.writtenAt < this.windowMs) {
+    // A clock set back (now before the last line) ends the window rather than stretching it.
+    if (seen && now >= seen.writtenAt && now - seen.writtenAt < this.windowMs) {
       seen.unwritten++;
       return null;
     }

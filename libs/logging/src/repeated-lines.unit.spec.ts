@@ -22,6 +22,14 @@ describe('RepeatedLines', () => {
     expect(written).toEqual({ flood: 3, other: 2 });
   });
 
+  it('ends the window when the clock is set back, instead of holding lines back until it catches up', () => {
+    const lines = new RepeatedLines(1000);
+    expect(lines.admit('k', 50_000)).toBe(0);
+    expect(lines.admit('k', 50_100)).toBeNull();
+    expect(lines.admit('k', 10_000)).toBe(1); // an hour earlier by the clock: written, with the one counted
+    expect(lines.admit('k', 10_500)).toBeNull();
+  });
+
   it('writes every line with a window of 0', () => {
     const lines = new RepeatedLines(0);
     expect([1, 2, 3].map((t) => lines.admit('k', t))).toEqual([0, 0, 0]);

@@ -72,7 +72,16 @@ export class SqliteDirectory implements Directory {
     // Added with holder liveness: which process (instance, incarnation) holds a pending idempotency key.
     addMissingColumns(this.db, 'idempotency_keys', { lock_instance: 'TEXT', lock_incarnation: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
+    // Every API request reads its key: read as a row of values and built in findApiKey, because better-sqlite3
+    // builds a row object name by name (each name made a V8 string again), which cost about as much as the look-up.
+    this.liveKeyByHash = this.db
+      .prepare<[string], ApiKeyRow>(
+        'SELECT id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+      )
+      .raw(true);
   }
+
+  private readonly liveKeyByHash: Database.Statement<[string], ApiKeyRow>;
 
   // ---- organizations and keys -------------------------------------------------------
   // Organization documents hold the webhook secret sealed.
@@ -181,13 +190,7 @@ export class SqliteDirectory implements Directory {
   }
 
   async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
-    // Every API request reads its key: read as a row of values and built here, because better-sqlite3 builds a row
-    // object name by name (each name made a V8 string again), which cost about as much as the look-up itself.
-    const row = this.statement<[string], ApiKeyRow>(
-      'SELECT id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
-    )
-      .raw(true)
-      .get(keyHash);
+    const row = this.liveKeyByHash.get(keyHash);
     if (!row) return null;
     const [id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at] = row;
     return { id, organization_id, key_hash, prefix, created_at, revoked_at, last_used_at };

@@ -41,7 +41,14 @@ export function directoryContract(name: string, create: () => Promise<Directory 
 
     it('finds only live API keys by hash', async () => {
       await directory.addApiKey({ id: 'k1', organization_id: 'o1', key_hash: 'h1', prefix: 'abcdefgh', created_at: 't', revoked_at: null });
-      expect((await directory.findApiKey('h1'))?.organization_id).toBe('o1');
+      expect(await directory.findApiKey('h1')).toMatchObject({
+        id: 'k1',
+        organization_id: 'o1',
+        key_hash: 'h1',
+        prefix: 'abcdefgh',
+        created_at: 't',
+        revoked_at: null,
+      });
       expect(await directory.revokeApiKey('o2', 'k1', 't2')).toBe(false);
       expect(await directory.revokeApiKey('o1', 'k1', 't2')).toBe(true);
       expect(await directory.findApiKey('h1')).toBeNull();
