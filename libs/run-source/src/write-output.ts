@@ -20,21 +20,6 @@ interface JsonMember {
 }
 
 /**
- * What JSON.stringify writes otherwise than as itself in a string: the quote, the backslash,
- * control characters, and surrogates (a lone one is escaped; a pair is kept, but is rare
- * enough to take the slow way).
- */
-// eslint-disable-next-line no-control-regex
-const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * JSON.stringify of a string. Most values need no escape, and quoting them here costs half
- * the builtin's call, which was a tenth of the output thread's time on a file of distinct
- * values; any value that might need one goes to JSON.stringify itself.
- */
-export const jsonString = (s: string): string => (ESCAPED_IN_JSON.test(s) ? JSON.stringify(s) : `"${s}"`);
-
-/**
  * One JSON object per row, written straight from the mapped cells: keys are escaped once
  * per run, and no record object is built per row only to be stringified (a million
  * objects were a third of the output's time and most of its garbage). The text is what
@@ -54,7 +39,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
     const member = (value: string): string => {
       const { value: v, problem: own } = p.check(value);
       if (own !== null) problem = true;
-      return key + (typeof v === 'string' ? jsonString(v) : v === null ? 'null' : String(v));
+      return key + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
     };
     if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
     // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.
