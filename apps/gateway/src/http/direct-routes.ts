@@ -35,6 +35,8 @@ export const directly = <T extends object>(controller: T, methods: (keyof T & st
 interface DirectRoute {
   url: string;
   name: string;
+  /** Whether the route has path parameters (known once, not looked for on every request). */
+  hasParams: boolean;
   call(request: AuthenticatedRequest): Promise<unknown>;
 }
 
@@ -75,7 +77,7 @@ export function answerDirectly(
     pending.delete(options.url);
     options.handler = async function direct(request: AuthenticatedRequest, reply: FastifyReply) {
       // As Nest's Fastify adapter does: a route whose parameter is empty is not this route.
-      for (const value of Object.values(request.params as Record<string, string>)) if (value === '') return reply.callNotFound();
+      if (route.hasParams && hasEmptyParam(request.params as Record<string, string>)) return reply.callNotFound();
       try {
         await guard.admit(request, reply);
         return await route.call(request);
@@ -101,6 +103,11 @@ export function answerDirectly(
     if (globals.length > 0)
       throw new Error('Routes answered directly would skip the global guards, pipes or interceptors: see http/direct-routes.ts');
   });
+}
+
+function hasEmptyParam(params: Record<string, string>): boolean {
+  for (const name in params) if (params[name] === '') return true;
+  return false;
 }
 
 const ENHANCERS = [PIPES_METADATA, INTERCEPTORS_METADATA, EXCEPTION_FILTERS_METADATA];
@@ -162,6 +169,7 @@ function directRoute(controller: object, method: string, guard: ApiKeyGuard): Di
   return {
     url: `/${path}`,
     name,
+    hasParams: path.includes(':'),
     call: (request) =>
       call.apply(
         controller,
