@@ -39,9 +39,15 @@ describe('an output written in two parts and joined', () => {
   withTempBlobStore('output-parts-', (b) => (blobs = b));
 
   let n = 0;
-  async function ingested(rows: number, header: boolean, output: 'json' | 'csv', exclude: boolean): Promise<RunState> {
+  async function ingested(
+    rows: number,
+    header: boolean,
+    output: 'json' | 'csv',
+    exclude: boolean,
+    text = fileOf(rows, header),
+  ): Promise<RunState> {
     const key = `runs/o${++n}/source`;
-    await blobs.put(key, Readable.from([Buffer.from(fileOf(rows, header))]));
+    await blobs.put(key, Readable.from([Buffer.from(text)]));
     const base = { id: `o${n}`, filename: 'f.csv', schema: { fields: FIELDS }, source_key: key, rows_key: key } as unknown as RunState;
     const outcome = await inspectStructuredFile(blobs, { ...base, input_has_header_override: header }, DEFAULT_TABLE_LIMITS, () => 0);
     if (!('parsed' in outcome)) throw new Error('not parsed');
@@ -102,5 +108,21 @@ describe('an output written in two parts and joined', () => {
     await joinOutputParts(blobs, run, `runs/${run.id}/joined`, [`runs/${run.id}/p1`, `runs/${run.id}/p2`]);
     expect((await bytesOf(`runs/${run.id}/one`)).toString()).toBe('[]\n');
     expect((await bytesOf(`runs/${run.id}/joined`)).toString()).toBe('[]\n');
+  });
+
+  it('joins a first part with no rows and a second with some as one writer does (the first separator cut)', async () => {
+    const text = [
+      'Mail,Born,Amount,Note',
+      ...Array.from({ length: 10 }, (_, i) => `${i < 5 ? '' : `p${i}@example.org`},01/03/2001,${i},n`),
+    ].join('\n');
+    const run = { ...(await ingested(10, true, 'json', true, text)), value_fixes: [] } as RunState;
+    const one = await writeRunOutput(blobs, run, `runs/${run.id}/one`, () => undefined);
+    const first = await writeOutputPart(blobs, run, `runs/${run.id}/p1`, { fromRow: 1, toRow: 5 }, () => undefined);
+    await writeOutputPart(blobs, run, `runs/${run.id}/p2`, { fromRow: 6, toRow: null }, () => undefined);
+    await joinOutputParts(blobs, run, `runs/${run.id}/joined`, [`runs/${run.id}/p1`, `runs/${run.id}/p2`]);
+    expect([first.rows, one.rows]).toEqual([0, 5]);
+    const expected = await bytesOf(`runs/${run.id}/one`);
+    expect(JSON.parse(expected.toString())).toHaveLength(5);
+    expect((await bytesOf(`runs/${run.id}/joined`)).equals(expected)).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from '@app/blob-storage';
+import { BlobNotFoundError, type BlobStore, type JoinedPiece } from '@app/blob-storage';
 import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
-import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from '@app/tabular';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 
 export interface OutputWritten {
@@ -206,11 +206,29 @@ export async function writeOutputPart(
   return counts;
 }
 
-/** Joins the parts of an output, in order, into the run's output at `key` (atomically, as every put). */
+/**
+ * Joins the parts of an output, in order, into the run's output at `key` (atomically, as every
+ * put). JSON parts are array bodies: framed as jsonArrayFramed frames a body, from their sizes.
+ */
 export async function joinOutputParts(blobs: BlobStore, run: RunState, key: string, partKeys: string[]): Promise<void> {
-  async function* parts(): AsyncGenerator<Buffer> {
-    for (const part of partKeys) for await (const chunk of await blobs.openRead(part)) yield chunk as Buffer;
+  const options = { contentType: contentTypeOf(run) };
+  if (run.output_format !== 'json') {
+    await blobs.putJoined(
+      key,
+      partKeys.map((part) => ({ key: part })),
+      options,
+    );
+    return;
   }
-  const chunks = run.output_format === 'json' ? jsonArrayFramed(parts()) : parts();
-  await blobs.put(key, Readable.from(chunks), { contentType: contentTypeOf(run) });
+  const pieces: JoinedPiece[] = [JSON_ARRAY_FRAME.open];
+  let empty = true;
+  for (const part of partKeys) {
+    const size = (await blobs.stat(part))?.size;
+    if (size === undefined) throw new BlobNotFoundError(part);
+    if (size === 0) continue;
+    pieces.push({ key: part, start: empty ? JSON_ARRAY_FRAME.firstSeparatorBytes : 0 });
+    empty = false;
+  }
+  pieces.push(JSON_ARRAY_FRAME.close(empty));
+  await blobs.putJoined(key, pieces, options);
 }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -10,16 +10,58 @@ import {
   BlobNotFoundError,
   BlobTooLargeError,
   type BlobStore,
+  type JoinedPiece,
   type PresignedRequest,
   type PresignMethod,
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
+import { assertPiecesExist } from '../joined-pieces';
 import type { UrlSigner } from '../url-signer';
 
 /** Blobs, their directories and temporary files are readable by the service's user only (docs/security.md). */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
+
+/** The buffer a join copies through. */
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/** Counts a body's bytes and refuses it once they pass `maxBytes`. */
+class SizeLimit {
+  size = 0;
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
+
+  add(bytes: number): void {
+    this.size += bytes;
+    if (this.size > this.maxBytes) throw new BlobTooLargeError(this.maxBytes);
+  }
+}
+
+/** A file write may take fewer bytes than asked; the rest is written until none is left. */
+async function writeAll(out: FileHandle, buffer: Buffer, length: number): Promise<void> {
+  for (let offset = 0; offset < length;) offset += (await out.write(buffer, offset, length - offset)).bytesWritten;
+}
+
+/** Copies `source` from byte `start` to its end into `out`, reading the next buffer while the last is written. */
+async function copyFrom(source: FileHandle, start: number, out: FileHandle, buffers: [Buffer, Buffer], limit: SizeLimit): Promise<void> {
+  let [current, next] = buffers;
+  let position = start;
+  let reading = source.read(current, 0, current.length, position);
+  try {
+    for (;;) {
+      const { bytesRead } = await reading;
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      limit.add(bytesRead);
+      reading = source.read(next, 0, next.length, position);
+      await writeAll(out, current, bytesRead);
+      [current, next] = [next, current];
+    }
+  } finally {
+    // A write that failed leaves a read under way: it settles before its buffer is used again, its error unheard.
+    await reading.catch(() => undefined);
+  }
+}
 
 /** The path under which the gateway serves local blobs through signed URLs. */
 export const LOCAL_BLOB_ROUTE = '/files';
@@ -43,22 +85,63 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
+    return this.writeAtomically(key, options, async (tmp) => {
+      const limit = new SizeLimit(options.maxBytes);
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          try {
+            limit.add(chunk.length);
+            done(null, chunk);
+          } catch (err) {
+            done(err as Error);
+          }
+        },
+      });
+      await pipeline(body, counter, createWriteStream(tmp, { mode: FILE_MODE }));
+      return limit.size;
+    });
+  }
+
+  async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
+    await assertPiecesExist(this, pieces);
+    return this.writeAtomically(key, options, async (tmp) => {
+      const limit = new SizeLimit(options.maxBytes);
+      const out = await open(tmp, 'w', FILE_MODE);
+      try {
+        // Two buffers for every read and write: streamed chunks would each be a new buffer, freed only by a later collection.
+        const buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(COPY_CHUNK_BYTES), Buffer.allocUnsafe(COPY_CHUNK_BYTES)];
+        for (const piece of pieces) {
+          if (typeof piece === 'string') {
+            const bytes = Buffer.from(piece);
+            limit.add(bytes.length);
+            await writeAll(out, bytes, bytes.length);
+            continue;
+          }
+          const source = await open(this.path(piece.key), 'r').catch((e: NodeJS.ErrnoException) => {
+            throw e.code === 'ENOENT' ? new BlobNotFoundError(piece.key) : e;
+          });
+          try {
+            await copyFrom(source, piece.start ?? 0, out, buffers, limit);
+          } finally {
+            await source.close();
+          }
+        }
+      } finally {
+        await out.close();
+      }
+      return limit.size;
+    });
+  }
+
+  /** Writes a temporary file with `write` (which answers its size), fsyncs it and puts it in place whole. */
+  private async writeAtomically(key: string, options: PutOptions, write: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     const final = this.path(key);
     const tmpDir = join(this.root, 'tmp');
     await mkdir(tmpDir, { recursive: true, mode: DIR_MODE });
     await mkdir(dirname(final), { recursive: true, mode: DIR_MODE });
     const tmp = join(tmpDir, randomUUID());
-    let size = 0;
-    const limit = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > limit) done(new BlobTooLargeError(limit));
-        else done(null, chunk);
-      },
-    });
     try {
-      await pipeline(body, counter, createWriteStream(tmp, { mode: FILE_MODE }));
+      const size = await write(tmp);
       const fh = await open(tmp, 'r');
       await fh.sync();
       await fh.close();

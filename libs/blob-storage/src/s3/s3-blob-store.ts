@@ -15,11 +15,13 @@ import {
   BlobNotFoundError,
   BlobTooLargeError,
   type BlobStore,
+  type JoinedPiece,
   type PresignMethod,
   type PresignedRequest,
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
+import { assertPiecesExist, bytesOfPieces } from '../joined-pieces';
 
 export interface S3Settings {
   bucket: string;
@@ -118,6 +120,12 @@ export class S3BlobStore implements BlobStore {
       body.unpipe(limit);
     }
     return { size: limit.bytesSeen };
+  }
+
+  /** Streamed through the process (a server-side copy needs parts of 5 MiB and more, and texts are no parts). */
+  async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
+    await assertPiecesExist(this, pieces);
+    return this.put(key, Readable.from(bytesOfPieces(this, pieces)), options);
   }
 
   async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {

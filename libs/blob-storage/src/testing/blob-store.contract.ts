@@ -40,6 +40,30 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
       await expect(store.openRead(k)).rejects.toBeInstanceOf(BlobNotFoundError);
     });
 
+    it('joins texts and blobs, each blob from its start byte, into one blob', async () => {
+      const [a, b, joined] = [key(), key(), key()];
+      const first = Buffer.from(',\n{"a":"é"}'.repeat(150_000)); // over a megabyte: the copy takes more than one buffer
+      const second = Buffer.from(',\n{"a":2}');
+      await store.put(a, Readable.from([first]));
+      await store.put(b, Readable.from([second]));
+      const expected = Buffer.concat([Buffer.from('['), first.subarray(1), second, Buffer.from('\n]\n')]);
+      expect(await store.putJoined(joined, ['[', { key: a, start: 1 }, { key: b }, '\n]\n'])).toEqual({ size: expected.length });
+      expect((await readAll(await store.openRead(joined))).equals(expected)).toBe(true);
+      expect(await store.stat(a)).toEqual({ size: first.length }); // the pieces are left as they were
+    });
+
+    it('keeps nothing when a piece of a join is missing, or the join passes maxBytes', async () => {
+      const [a, joined] = [key(), key()];
+      await store.put(a, Readable.from([Buffer.alloc(600)]));
+      await expect(store.putJoined(joined, ['x', { key: a }, { key: key() }])).rejects.toBeInstanceOf(BlobNotFoundError);
+      expect(await store.stat(joined)).toBeNull();
+      await expect(store.putJoined(joined, [{ key: a }, { key: a }], { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      expect(await store.stat(joined)).toBeNull();
+      await store.put(joined, Readable.from([Buffer.from('kept')]));
+      await expect(store.putJoined(joined, [{ key: a }], { ifNoneMatch: true })).rejects.toBeInstanceOf(BlobExistsError);
+      expect((await readAll(await store.openRead(joined))).toString()).toBe('kept');
+    });
+
     it('keeps nothing when the body passes maxBytes', async () => {
       const k = key();
       await expect(store.put(k, Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(

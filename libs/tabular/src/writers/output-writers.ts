@@ -14,19 +14,29 @@ export async function* jsonArrayBody(batches: AsyncIterable<string[]>): AsyncGen
 }
 
 /**
+ * How a JSON array frames its body: "[" before it, the first item's separator cut to its line
+ * break (",\n" is one byte and then the line break), and an end that depends on whether any
+ * item came. For jsonArrayFramed and for an output joined from parts whose sizes are known.
+ */
+export const JSON_ARRAY_FRAME = {
+  open: '[',
+  firstSeparatorBytes: 1,
+  close: (empty: boolean): string => (empty ? ']\n' : '\n]\n'),
+} as const;
+
+/**
  * A JSON array around a body (jsonArrayBody's text, as strings or bytes): one item per line,
  * written as it arrives, so no output is ever held whole in memory.
  */
 export async function* jsonArrayFramed<C extends string | Buffer>(body: AsyncIterable<C>): AsyncGenerator<string | C> {
   let first = true;
-  yield '[';
+  yield JSON_ARRAY_FRAME.open;
   for await (const chunk of body) {
     if (chunk.length === 0) continue;
-    // The first item's separator: "[" is followed by "\n" alone (",\n" is one byte and then the line break).
-    yield first ? (chunk.slice(1) as C) : chunk;
+    yield first ? (chunk.slice(JSON_ARRAY_FRAME.firstSeparatorBytes) as C) : chunk;
     first = false;
   }
-  yield first ? ']\n' : '\n]\n';
+  yield JSON_ARRAY_FRAME.close(first);
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
