@@ -1,4 +1,4 @@
-import { format } from 'date-fns';
+import { format } from 'date-fns/format';
 import type { FieldDefinition } from '@app/contracts';
 
 /** How many synthetic records a dry run has. */

@@ -1,4 +1,8 @@
-import { format as formatDate, isValid, parse as parseDate, parseISO } from 'date-fns';
+// Each function from its own module: date-fns's index loads all 300 of them, in the API's process and in every worker thread.
+import { format as formatDate } from 'date-fns/format';
+import { isValid } from 'date-fns/isValid';
+import { parse as parseDate } from 'date-fns/parse';
+import { parseISO } from 'date-fns/parseISO';
 import type { FieldDefinition } from '@app/contracts';
 import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
 
