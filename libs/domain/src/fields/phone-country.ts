@@ -1,20 +1,27 @@
-import countries from 'i18n-iso-countries';
-import ar from 'i18n-iso-countries/langs/ar.json';
-import de from 'i18n-iso-countries/langs/de.json';
-import en from 'i18n-iso-countries/langs/en.json';
-import es from 'i18n-iso-countries/langs/es.json';
-import fr from 'i18n-iso-countries/langs/fr.json';
-import it from 'i18n-iso-countries/langs/it.json';
-import nl from 'i18n-iso-countries/langs/nl.json';
-import pl from 'i18n-iso-countries/langs/pl.json';
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
 import type { CountryFormat } from '@app/contracts';
+
+/*
+ * The phone and country libraries are loaded when a phone or country field is first used, not
+ * with the module: with libphonenumber's metadata and the country names of eight languages they
+ * add about 10 MB to each thread that loads them (the API's and every worker's), which a schema
+ * without such fields should not pay (bench/README.md, "Two threads").
+ */
+let phoneLibrary: typeof import('libphonenumber-js') | undefined;
+const phoneNumbers = () => (phoneLibrary ??= require('libphonenumber-js') as typeof import('libphonenumber-js'));
+let countryLibrary: typeof import('i18n-iso-countries') | undefined;
+const countryNames = () => (countryLibrary ??= require('i18n-iso-countries') as typeof import('i18n-iso-countries'));
+
+/** The review page's languages (apps/gateway/src/review/web/i18n): country names are read in each. */
+const NAME_LOCALES = ['en', 'de', 'fr', 'nl', 'es', 'it', 'pl', 'ar'] as const;
+const localeData = (locale: (typeof NAME_LOCALES)[number]) =>
+  require(`i18n-iso-countries/langs/${locale}.json`) as import('i18n-iso-countries').LocaleData;
 
 /** Longer than any phone number with its punctuation and extension: not parsed at all (the library refuses 250+). */
 const MAX_PHONE_TEXT = 64;
 
 /** A region libphonenumber-js knows (ISO 3166 alpha-2, upper case), for a phone field's default_region. */
-export const isPhoneRegion = (region: string): boolean => /^[A-Z]{2}$/.test(region) && isSupportedCountry(region);
+export const isPhoneRegion = (region: string): boolean => /^[A-Z]{2}$/.test(region) && phoneNumbers().isSupportedCountry(region);
 
 /**
  * A phone number in E.164 ("+4930123456"), or null when it is not a valid number. Numbers
@@ -23,6 +30,7 @@ export const isPhoneRegion = (region: string): boolean => /^[A-Z]{2}$/.test(regi
  */
 export function compilePhoneReader(defaultRegion: string | undefined): (value: string) => string | null {
   const region = defaultRegion as CountryCode | undefined;
+  const { parsePhoneNumberFromString } = phoneNumbers();
   return (value) => {
     const t = value.trim();
     if (t.length > MAX_PHONE_TEXT) return null;
@@ -31,9 +39,6 @@ export function compilePhoneReader(defaultRegion: string | undefined): (value: s
     return phone?.isValid() ? phone.number : null;
   };
 }
-
-/** The review page's languages (apps/gateway/src/review/web/i18n): country names are read in each. */
-const NAME_LOCALES = [en, de, fr, nl, es, it, pl, ar];
 
 /** A name as it is looked up: lower case, without accents, dots, apostrophes and doubled blanks. */
 const nameKey = (name: string): string =>
@@ -53,11 +58,12 @@ let namesToAlpha2: Map<string, string> | null = null;
  */
 function countryTable(): Map<string, string> {
   if (namesToAlpha2) return namesToAlpha2;
+  const countries = countryNames();
   const table = new Map<string, string>();
   const ambiguous = new Set<string>();
-  for (const locale of NAME_LOCALES) countries.registerLocale(locale);
+  for (const locale of NAME_LOCALES) countries.registerLocale(localeData(locale));
   for (const locale of NAME_LOCALES)
-    for (const [alpha2, names] of Object.entries(countries.getNames(locale.locale, { select: 'all' })))
+    for (const [alpha2, names] of Object.entries(countries.getNames(locale, { select: 'all' })))
       for (const name of names) {
         const key = nameKey(name);
         const known = table.get(key);
@@ -84,6 +90,7 @@ const MAX_COUNTRY_TEXT = 100;
  */
 export function compileCountryReader(format: CountryFormat | undefined): (value: string) => string | null {
   const table = countryTable();
+  const countries = countryNames();
   const out = new Map<string, string>();
   for (const alpha2 of new Set(table.values()))
     out.set(
