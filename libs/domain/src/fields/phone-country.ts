@@ -4,9 +4,10 @@ import type { CountryFormat } from '@app/contracts';
 /*
  * The phone and country libraries are loaded when a phone or country field is first used, not
  * with the module: with libphonenumber's metadata and the country names of eight languages they
- * add about 10 MB to each thread that loads them (the API's and every worker's), which a schema
+ * add about 6 MB to each thread that loads them (the API's and every worker's), which a schema
  * without such fields should not pay (bench/README.md, "Two threads").
  */
+/* eslint-disable @typescript-eslint/no-require-imports -- the lazy loads described above */
 let phoneLibrary: typeof import('libphonenumber-js') | undefined;
 const phoneNumbers = () => (phoneLibrary ??= require('libphonenumber-js') as typeof import('libphonenumber-js'));
 let countryLibrary: typeof import('i18n-iso-countries') | undefined;
@@ -16,6 +17,7 @@ const countryNames = () => (countryLibrary ??= require('i18n-iso-countries') as 
 const NAME_LOCALES = ['en', 'de', 'fr', 'nl', 'es', 'it', 'pl', 'ar'] as const;
 const localeData = (locale: (typeof NAME_LOCALES)[number]) =>
   require(`i18n-iso-countries/langs/${locale}.json`) as import('i18n-iso-countries').LocaleData;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Longer than any phone number with its punctuation and extension: not parsed at all (the library refuses 250+). */
 const MAX_PHONE_TEXT = 64;
