@@ -438,9 +438,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultPerPage: 15,
     maxPerPage: 100,
     cpuWork: {
-      threads: int(env, 'CPU_WORKER_THREADS', 1),
+      threads: int(env, 'CPU_WORKER_THREADS', 2),
       heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40),
-      youngMb: int(env, 'CPU_WORKER_YOUNG_MB', 32),
+      youngMb: int(env, 'CPU_WORKER_YOUNG_MB', 16),
     },
     ai: {
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
