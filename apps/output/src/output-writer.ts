@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
-import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CpuWork } from '@app/cpu-work';
 import { rowIndexKeyOf, type DuplicateRows, type RunState } from '@app/domain';
 import { joinOutputParts, type OutputRange, type OutputWritten } from '@app/run-source';
@@ -17,7 +16,6 @@ const SPLIT_FROM_ROWS = 50_000;
 @Injectable()
 export class OutputWriter {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly cpu: CpuWork,
   ) {}
@@ -58,7 +56,7 @@ export class OutputWriter {
   private async rangesOf(run: RunState): Promise<OutputRange[]> {
     const whole: OutputRange[] = [{ fromRow: 1, toRow: null }];
     const total = run.total_rows ?? 0;
-    if (this.config.cpuWork.threads < 2 || run.source_format !== 'delimited' || total < SPLIT_FROM_ROWS) return whole;
+    if (this.cpu.threads < 2 || run.source_format !== 'delimited' || total < SPLIT_FROM_ROWS) return whole;
     if (!(await this.blobs.stat(rowIndexKeyOf(run.rows_key)))) return whole;
     const half = Math.ceil(total / 2);
     return [

@@ -8,6 +8,7 @@ import { OutputWriter } from './output-writer';
 
 /** Stands in for the worker thread: what writeRunOutput would report, or its failure. */
 class FakeCpuWork {
+  threads = 1;
   outcome: { rows: number; rowsWithProblems: number } | Error = { rows: 2, rowsWithProblems: 1 };
   calls: Array<{ name: string; key: string }> = [];
   async run(name: string, input: { key: string }) {

@@ -50,10 +50,11 @@ export type JoinedPiece = string | { key: string; start?: number };
 export interface BlobStore {
   put(key: string, body: Readable, options?: PutOptions): Promise<{ size: number }>;
   /**
-   * Writes at `key` the pieces one after the other, atomically as `put` does (BlobNotFoundError,
-   * and nothing kept, when a piece's blob is missing). Parts that threads wrote at once become
-   * one output this way; local files are copied through one buffer, not streamed as chunks,
-   * so the copy makes no garbage (a 200 MB join streamed raised the RSS by 38 MB).
+   * Writes at `key` the pieces one after the other, atomically as `put` does; nothing is kept
+   * when a piece's blob is missing (BlobNotFoundError) or its start is past its end (RangeError).
+   * Parts that threads wrote at once become one output this way; local files are copied through
+   * two reused buffers, not streamed as chunks, so the copy makes no garbage (a 200 MB join
+   * streamed raised the RSS by 38 MB).
    */
   putJoined(key: string, pieces: JoinedPiece[], options?: PutOptions): Promise<{ size: number }>;
   /** The blob's bytes, from byte `start` (0 when absent) to its end: a row index lets readers begin mid-file. */

@@ -45,13 +45,19 @@ export class CpuWork implements OnApplicationShutdown {
             maxThreads: config.cpuWork.threads,
             // A thread that sits idle gives its memory back.
             idleTimeout: 30_000,
-            // Both generations capped: the thread's heap adds to the process's resident memory,
+            // Both generations capped: the threads' heaps add to the process's resident memory,
             // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
-            // where a file's per-row garbage dies: at 16 MB garbage collection was a third of the
-            // thread's time on a 1M-row CSV, at 32 MB a fifth (bench/README.md, "Garbage").
+            // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS) 16 MB
+            // collects less than 32 MB did with 2,000, and two threads of 32 MB went over 256 MB
+            // (bench/README.md, "Two threads by default").
             resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: config.cpuWork.youngMb },
           })
         : null;
+  }
+
+  /** Threads the tasks run on at once: none without a pool (the tasks then take turns on the event loop). */
+  get threads(): number {
+    return this.pool ? this.config.cpuWork.threads : 0;
   }
 
   async run<N extends CpuTaskName>(name: N, input: CpuTaskInput<N>, options: CpuTaskOptions = {}): Promise<CpuTaskResult<N>> {

@@ -16,7 +16,7 @@ import {
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
-import { assertPiecesExist } from '../joined-pieces';
+import { checkedPieces } from '../joined-pieces';
 import type { UrlSigner } from '../url-signer';
 
 /** Blobs, their directories and temporary files are readable by the service's user only (docs/security.md). */
@@ -103,14 +103,14 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
-    await assertPiecesExist(this, pieces);
+    const checked = await checkedPieces(this, pieces);
     return this.writeAtomically(key, options, async (tmp) => {
       const limit = new SizeLimit(options.maxBytes);
       const out = await open(tmp, 'w', FILE_MODE);
       try {
         // Two buffers for every read and write: streamed chunks would each be a new buffer, freed only by a later collection.
         const buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(COPY_CHUNK_BYTES), Buffer.allocUnsafe(COPY_CHUNK_BYTES)];
-        for (const piece of pieces) {
+        for (const piece of checked) {
           if (typeof piece === 'string') {
             const bytes = Buffer.from(piece);
             limit.add(bytes.length);

@@ -21,7 +21,7 @@ import {
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
-import { assertPiecesExist, bytesOfPieces } from '../joined-pieces';
+import { bytesOfPieces, checkedPieces } from '../joined-pieces';
 
 export interface S3Settings {
   bucket: string;
@@ -124,8 +124,13 @@ export class S3BlobStore implements BlobStore {
 
   /** Streamed through the process (a server-side copy needs parts of 5 MiB and more, and texts are no parts). */
   async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
-    await assertPiecesExist(this, pieces);
-    return this.put(key, Readable.from(bytesOfPieces(this, pieces)), options);
+    const body = Readable.from(bytesOfPieces(this, await checkedPieces(this, pieces)));
+    try {
+      return await this.put(key, body, options);
+    } finally {
+      // put leaves the body to its owner: a failed upload must not keep a download open.
+      body.destroy();
+    }
   }
 
   async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {

@@ -52,12 +52,22 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
       expect(await store.stat(a)).toEqual({ size: first.length }); // the pieces are left as they were
     });
 
+    it('joins a blob piece that starts at its end as nothing', async () => {
+      const [a, joined] = [key(), key()];
+      await store.put(a, Readable.from([Buffer.from('abc')]));
+      expect(await store.putJoined(joined, ['x', { key: a, start: 3 }, { key: a, start: 1 }, 'y'])).toEqual({ size: 4 });
+      expect((await readAll(await store.openRead(joined))).toString()).toBe('xbcy');
+    });
+
     it('keeps nothing when a piece of a join is missing, or the join passes maxBytes', async () => {
       const [a, joined] = [key(), key()];
       await store.put(a, Readable.from([Buffer.alloc(600)]));
       await expect(store.putJoined(joined, ['x', { key: a }, { key: key() }])).rejects.toBeInstanceOf(BlobNotFoundError);
       expect(await store.stat(joined)).toBeNull();
       await expect(store.putJoined(joined, [{ key: a }, { key: a }], { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      expect(await store.stat(joined)).toBeNull();
+      await expect(store.putJoined(joined, [{ key: a, start: 601 }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.putJoined(joined, [{ key: a, start: -1 }])).rejects.toBeInstanceOf(RangeError);
       expect(await store.stat(joined)).toBeNull();
       await store.put(joined, Readable.from([Buffer.from('kept')]));
       await expect(store.putJoined(joined, [{ key: a }], { ifNoneMatch: true })).rejects.toBeInstanceOf(BlobExistsError);

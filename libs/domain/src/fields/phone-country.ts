@@ -4,8 +4,9 @@ import type { CountryFormat } from '@app/contracts';
 /*
  * The phone and country libraries are loaded when a phone or country field is first used, not
  * with the module: with libphonenumber's metadata and the country names of eight languages they
- * add about 6 MB to each thread that loads them (the API's and every worker's), which a schema
- * without such fields should not pay (bench/README.md, "Two threads").
+ * add about 6 MB to each worker thread that loads them, which a schema without such fields
+ * should not pay (bench/README.md, "Two threads by default"). The API's thread loads
+ * libphonenumber anyway (class-validator's IsPhoneNumber).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- the lazy loads described above */
 let phoneLibrary: typeof import('libphonenumber-js') | undefined;

@@ -6,8 +6,8 @@ export type OutputRecord = Record<string, string | number | boolean | null>;
 /**
  * The body of a JSON array of already serialized items: each item preceded by ",\n". Bodies
  * of consecutive parts of an output, concatenated, are the body of the whole, so an output
- * written in parts (one per thread) is framed once by jsonArrayFramed, byte for byte what one
- * writer gives.
+ * written in parts (one per thread) is framed once, as JSON_ARRAY_FRAME says, byte for byte
+ * what one writer gives.
  */
 export async function* jsonArrayBody(batches: AsyncIterable<string[]>): AsyncGenerator<string> {
   for await (const batch of batches) if (batch.length > 0) yield ',\n' + batch.join(',\n');
