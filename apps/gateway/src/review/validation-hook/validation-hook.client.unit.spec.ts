@@ -9,14 +9,15 @@ const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString
 
 type Answer = { status: number; body?: string } | 'hang' | 'reset';
 
-/** A hook on loopback: each request gets the next answer of `plan` (the last one repeats). */
-async function hook(plan: Answer[]) {
+/** A hook on loopback: each request gets the next answer of `plan` (the last one repeats); `received` hears each request. */
+async function hook(plan: Answer[], received: () => void = () => undefined) {
   const got: { body: string; headers: IncomingHttpHeaders }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       got.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      received();
       const answer = plan.length > 1 ? plan.shift()! : plan[0];
       if (answer === 'hang') return;
       if (answer === 'reset') return void req.socket.destroy();
@@ -108,10 +109,13 @@ describe('ValidationHookClient', () => {
   });
 
   it('stops waiting when the review stops waiting (the signal)', async () => {
-    const h = await hook(['hang']);
+    // The review stops waiting once the hook has the request (a fixed delay raced the request on a loaded machine).
+    const review = new AbortController();
+    const h = await hook(['hang'], () => review.abort());
     try {
-      const outcome = await new ValidationHookClient(config()).send(h.url, SECRET, request, FIELDS, AbortSignal.timeout(100));
+      const outcome = await new ValidationHookClient(config()).send(h.url, SECRET, request, FIELDS, review.signal);
       expect(outcome).toMatchObject({ ok: false, reason: 'timeout' });
+      // Without the signal the client would have tried three times (config: 3 attempts of 300 ms).
       expect(h.got).toHaveLength(1);
     } finally {
       await h.close();
