@@ -2,13 +2,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidBlobKey } from '../blob-key';
 import {
   BlobExistsError,
   BlobNotFoundError,
-  BlobTooLargeError,
   type BlobStore,
   type JoinedPiece,
   type PresignedRequest,
@@ -16,6 +15,7 @@ import {
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
+import { ByteLimit } from '../byte-limit';
 import { checkedPieces } from '../joined-pieces';
 import type { UrlSigner } from '../url-signer';
 
@@ -26,24 +26,13 @@ const FILE_MODE = 0o600;
 /** The buffer a join copies through. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
-/** Counts a body's bytes and refuses it once they pass `maxBytes`. */
-class SizeLimit {
-  size = 0;
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
-
-  add(bytes: number): void {
-    this.size += bytes;
-    if (this.size > this.maxBytes) throw new BlobTooLargeError(this.maxBytes);
-  }
-}
-
 /** A file write may take fewer bytes than asked; the rest is written until none is left. */
 async function writeAll(out: FileHandle, buffer: Buffer, length: number): Promise<void> {
   for (let offset = 0; offset < length;) offset += (await out.write(buffer, offset, length - offset)).bytesWritten;
 }
 
 /** Copies `source` from byte `start` to its end into `out`, reading the next buffer while the last is written. */
-async function copyFrom(source: FileHandle, start: number, out: FileHandle, buffers: [Buffer, Buffer], limit: SizeLimit): Promise<void> {
+async function copyFrom(source: FileHandle, start: number, out: FileHandle, buffers: [Buffer, Buffer], limit: ByteLimit): Promise<void> {
   let [current, next] = buffers;
   let position = start;
   let reading = source.read(current, 0, current.length, position);
@@ -86,26 +75,16 @@ export class LocalBlobStore implements BlobStore {
 
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
     return this.writeAtomically(key, options, async (tmp) => {
-      const limit = new SizeLimit(options.maxBytes);
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          try {
-            limit.add(chunk.length);
-            done(null, chunk);
-          } catch (err) {
-            done(err as Error);
-          }
-        },
-      });
-      await pipeline(body, counter, createWriteStream(tmp, { mode: FILE_MODE }));
-      return limit.size;
+      const limit = new ByteLimit(options.maxBytes);
+      await pipeline(body, limit, createWriteStream(tmp, { mode: FILE_MODE }));
+      return limit.bytesSeen;
     });
   }
 
   async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
     const checked = await checkedPieces(this, pieces);
     return this.writeAtomically(key, options, async (tmp) => {
-      const limit = new SizeLimit(options.maxBytes);
+      const limit = new ByteLimit(options.maxBytes);
       const out = await open(tmp, 'w', FILE_MODE);
       try {
         // Two buffers for every read and write: streamed chunks would each be a new buffer, freed only by a later collection.
@@ -129,7 +108,7 @@ export class LocalBlobStore implements BlobStore {
       } finally {
         await out.close();
       }
-      return limit.size;
+      return limit.bytesSeen;
     });
   }
 

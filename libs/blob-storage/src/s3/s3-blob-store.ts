@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { assertValidBlobKey } from '../blob-key';
 import {
   BlobExistsError,
@@ -21,6 +21,7 @@ import {
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
+import { ByteLimit } from '../byte-limit';
 import { bytesOfPieces, checkedPieces } from '../joined-pieces';
 
 export interface S3Settings {
@@ -59,24 +60,6 @@ const isMissing = (err: unknown) =>
   err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404);
 const isPreconditionFailed = (err: unknown) =>
   err instanceof S3ServiceException && (err.name === 'PreconditionFailed' || err.$metadata?.httpStatusCode === 412);
-
-/** Passes bytes through and fails the stream once more than `max` have gone by. */
-class ByteLimit extends Transform {
-  // Not named `size`: lib-storage takes a body's `size` property as its total length.
-  bytesSeen = 0;
-  exceeded = false;
-  constructor(private readonly max: number) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
-    this.bytesSeen += chunk.length;
-    if (this.bytesSeen > this.max) {
-      this.exceeded = true;
-      return done(new BlobTooLargeError(this.max));
-    }
-    done(null, chunk);
-  }
-}
 
 /**
  * Blob storage on S3. Objects become visible only when a PutObject or a multipart
