@@ -1,11 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { CpuWork } from '@app/cpu-work';
-import { rowIndexKeyOf, type DuplicateRows, type RunState } from '@app/domain';
-import { joinOutputParts, type OutputRange, type OutputWritten } from '@app/run-source';
-
-/** Below this many rows one thread writes the output: a split saves less than it costs. */
-const SPLIT_FROM_ROWS = 50_000;
+import type { DuplicateRows, RunState } from '@app/domain';
+import { halvesOf, joinOutputParts, type OutputWritten } from '@app/run-source';
 
 /**
  * Writes a run's output on as many CPU worker threads as there are (two at most): a big
@@ -22,7 +19,7 @@ export class OutputWriter {
 
   /** `duplicates`: the duplicates pass's answer, when the schema asks for unique values (it checks rows of either half alike). */
   async write(run: RunState, key: string, onProgress: (rows: number) => unknown, duplicates: DuplicateRows | null): Promise<OutputWritten> {
-    const ranges = await this.rangesOf(run);
+    const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
     if (ranges.length === 1) return this.cpu.run('writeRunOutput', { run, key, duplicates }, { onProgress });
     const partKeys = ranges.map((_, i) => `${key}.part-${i + 1}`);
     const read = ranges.map(() => 0);
@@ -51,17 +48,5 @@ export class OutputWriter {
       // The parts are scratch: removed whether the output was written or not (a retry writes them again).
       await Promise.all(partKeys.map((k) => this.blobs.delete(k).catch(() => undefined)));
     }
-  }
-
-  private async rangesOf(run: RunState): Promise<OutputRange[]> {
-    const whole: OutputRange[] = [{ fromRow: 1, toRow: null }];
-    const total = run.total_rows ?? 0;
-    if (this.cpu.threads < 2 || run.source_format !== 'delimited' || total < SPLIT_FROM_ROWS) return whole;
-    if (!(await this.blobs.stat(rowIndexKeyOf(run.rows_key)))) return whole;
-    const half = Math.ceil(total / 2);
-    return [
-      { fromRow: 1, toRow: half },
-      { fromRow: half + 1, toRow: null },
-    ];
   }
 }

@@ -7,11 +7,13 @@ import {
   countMappingProblems,
   distinctFieldValues,
   duplicateRowsOf,
+  firstDuplicatesPass,
   findProblemRows,
   inspectStructuredFile,
   writeOutputPart,
   writeRunOutput,
-  type OutputRange,
+  type FirstPass,
+  type RowRange,
   type ProblemRowsQuery,
 } from '@app/run-source';
 
@@ -36,7 +38,7 @@ export const CPU_TASKS = {
     progress: (rows: number) => void,
   ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null),
   writeOutputPart: (
-    input: { run: RunState; key: string; range: OutputRange; duplicates?: DuplicateRows | null },
+    input: { run: RunState; key: string; range: RowRange; duplicates?: DuplicateRows | null },
     env: TaskEnvironment,
     progress: (rows: number) => void,
   ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null),
@@ -52,13 +54,23 @@ export const CPU_TASKS = {
     _progress: (n: number) => void,
     signal?: AbortSignal,
   ) => findProblemRows(env.blobs, input.run, input.mapping, input.query, signal, input.duplicates ?? null),
-  /** The rows whose values repeat where the schema asks for unique ones: run first, its answer goes into the tasks above. */
+  /**
+   * The rows whose values repeat where the schema asks for unique ones: run first, its answer goes
+   * into the tasks above. `firstPasses`: its first pass, read by other threads over ranges of the file.
+   */
   findDuplicateRows: (
-    input: { run: RunState; mapping: MappingRule },
+    input: { run: RunState; mapping: MappingRule; firstPasses?: FirstPass[] },
     env: TaskEnvironment,
     progress: (n: number) => void,
     signal?: AbortSignal,
-  ) => duplicateRowsOf(env.blobs, input.run, input.mapping, signal, progress),
+  ) => duplicateRowsOf(env.blobs, input.run, input.mapping, signal, progress, input.firstPasses),
+  /** The duplicates pass's first read over a range of the file, for findDuplicateRows (DuplicateRowsFinder). */
+  duplicatesFirstPass: (
+    input: { run: RunState; mapping: MappingRule; range: RowRange },
+    env: TaskEnvironment,
+    progress: (n: number) => void,
+    signal?: AbortSignal,
+  ) => firstDuplicatesPass(env.blobs, input.run, input.mapping, input.range, signal, progress),
   distinctFieldValues: (
     input: { run: RunState; mapping: MappingRule; field: string },
     env: TaskEnvironment,
@@ -68,6 +80,12 @@ export const CPU_TASKS = {
 };
 
 export type CpuTaskName = keyof typeof CPU_TASKS;
+
+/**
+ * The tasks whose results' typed arrays are moved to the asking thread, not copied: per-row
+ * numbers and bits a result owns alone (a first pass: 8 bytes per row and set).
+ */
+export const MOVED_RESULTS: ReadonlySet<CpuTaskName> = new Set<CpuTaskName>(['duplicatesFirstPass', 'findDuplicateRows']);
 export type CpuTaskInput<N extends CpuTaskName> = Parameters<(typeof CPU_TASKS)[N]>[0];
 export type CpuTaskResult<N extends CpuTaskName> = Awaited<ReturnType<(typeof CPU_TASKS)[N]>>;
 

@@ -4,10 +4,13 @@ import Papa from 'papaparse';
 import type { LocalBlobStore } from '@app/blob-storage';
 import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
-import type { DuplicateRows, RunState } from '@app/domain';
+import { rowIndexKeyOf, type DuplicateRows, type RunState } from '@app/domain';
+import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
 import { countMappingProblems } from './count-problems';
 import { findDuplicateRows } from './duplicate-values';
+import { firstDuplicatesPass, type DuplicatesOptions } from './duplicates-first-pass';
 import { findProblemRows } from './find-problem-rows';
+import { inspectStructuredFile } from './inspect-structured-file';
 import { writeRunOutput } from './write-output';
 
 /**
@@ -67,6 +70,13 @@ describe('duplicates pass', () => {
       output_format,
       mapping_rule: MAPPING,
     } as unknown as RunState;
+  }
+
+  /** The run as ingestion leaves it: its rows counted and a row index stored beside the file. */
+  async function ingested(run: RunState): Promise<RunState> {
+    const outcome = await inspectStructuredFile(blobs, { ...run, filename: 'input.csv' }, DEFAULT_TABLE_LIMITS, () => undefined);
+    if (!('parsed' in outcome)) throw new Error(`not parsed: ${JSON.stringify(outcome)}`);
+    return { ...run, ...outcome.parsed };
   }
 
   const value = fc.constantFrom('', ' ', 'a', 'b', 'A', 'a ', '1', '1.0', '01', '2', 'x,y', '"q"', 'ü');
@@ -153,6 +163,71 @@ describe('duplicates pass', () => {
     const run = await stored([['a', '1', 'f', 'l']]);
     const plain = { ...run, schema: { ...run.schema, fields: { code: { ...FIELDS.code, unique: false } }, unique_with: [] } };
     expect(await findDuplicateRows(blobs, plain, MAPPING)).toEqual({});
+  });
+
+  describe('its first pass read in ranges (two threads, each over half the file)', () => {
+    /** The answer from first passes over the ranges that `cuts` (row numbers, ascending) start. */
+    async function foundInRanges(run: RunState, rows: number, cuts: number[], options: DuplicatesOptions): Promise<DuplicateRows> {
+      const starts = [1, ...cuts];
+      const ranges = starts.map((fromRow, i) => ({ fromRow, toRow: i + 1 < starts.length ? starts[i + 1] - 1 : null }));
+      const firstPasses = await Promise.all(
+        ranges.map(async (range) => (await firstDuplicatesPass(blobs, run, MAPPING, range, undefined, undefined, options))!),
+      );
+      expect(firstPasses.reduce((n, p) => n + p.rows, 0)).toBe(rows);
+      return (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, options, firstPasses))!;
+    }
+
+    it('finds what one pass over the whole file finds, wherever the file is cut and whatever each range keeps whole', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(row, { minLength: 1, maxLength: 60 }),
+          fc.array(fc.nat(), { maxLength: 3 }),
+          fc.constantFrom(1, 2, 6),
+          // Budgets that run out in one range and not the other, as well as none and the default.
+          fc.constantFrom(0, 1, 3, 8, undefined),
+          async (data, cutSeeds, prefixBytes, exactKeys) => {
+            const cuts = [...new Set(cutSeeds.map((c) => 2 + (c % data.length)))].filter((c) => c <= data.length).sort((a, b) => a - b);
+            const run = await stored(data);
+            const found = await foundInRanges(run, data.length, cuts, { prefixBytes, exactKeys });
+            const pairs = expectedRows(data, pair);
+            expect(rowsOf(found.code, data.length)).toEqual(expectedRows(data, (r) => text(r[0])));
+            expect(rowsOf(found.amount, data.length)).toEqual(expectedRows(data, (r) => number(r[1])));
+            expect(rowsOf(found.first, data.length)).toEqual(pairs);
+            expect(rowsOf(found.last, data.length)).toEqual(pairs);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+
+    it('meets a value kept whole by one half and digested by the other, whose budget ran out before it', async () => {
+      // Each half's budget of 1,000 keys runs out after its 500th row (a code and a name each). Row
+      // 1001 repeats C3, kept whole by both halves, and F999, which the first half digested and the
+      // second kept; C1500 is kept whole at row 1002 but digested in the first half's numbering.
+      const data: Row[] = Array.from({ length: 2000 }, (_, i) => [`C${i}`, '', `F${i}`, 'L']);
+      data[1000] = ['C3', '', 'F999', 'L'];
+      data[1001] = ['C1500', '', 'F1', 'L'];
+      const run = await stored(data);
+      const found = await foundInRanges(run, data.length, [1001], { exactKeys: 1000 });
+      expect(rowsOf(found.code, data.length)).toEqual([4, 1001, 1002, 1501]);
+      expect(rowsOf(found.first, data.length)).toEqual([2, 1000, 1001, 1002]);
+      expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { exactKeys: 1000 }));
+    });
+
+    it('reads each half from the row index entry before it in a long file, with the same answer as one pass', async () => {
+      // A line break inside a quoted value every 7th row: row starts are not line starts.
+      const data: Row[] = Array.from({ length: 20_000 }, (_, i) => [`C${i}`, String(i), `F${i % 3000}`, i % 7 === 0 ? 'L\nM' : 'L']);
+      data[19_998] = ['C3', '7', 'F17', 'L'];
+      const run = await ingested(await stored(data));
+      expect(run.total_rows).toBe(data.length);
+      expect(await blobs.stat(rowIndexKeyOf(run.rows_key))).not.toBeNull();
+      for (const exactKeys of [undefined, 1000]) {
+        const found = await foundInRanges(run, data.length, [10_001], { exactKeys });
+        expect(rowsOf(found.code, data.length)).toEqual([4, 19_999]);
+        expect(rowsOf(found.amount, data.length)).toEqual([8, 19_999]);
+        expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { exactKeys }));
+      }
+    });
   });
 
   describe('its answer in the count, the pages and the output', () => {

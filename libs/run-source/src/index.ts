@@ -5,5 +5,7 @@ export * from './count-problems';
 export * from './find-problem-rows';
 export * from './distinct-values';
 export * from './duplicate-values';
+export * from './duplicates-first-pass';
 export * from './problem-segments';
 export * from './stored-duplicates';
+export * from './row-range';

@@ -4,6 +4,7 @@ import { readWholeBlob, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { duplicatesKeyOf, type DuplicateRows, type RunState } from '@app/domain';
 import { findDuplicateRows } from './duplicate-values';
+import type { FirstPass } from './duplicates-first-pass';
 
 /**
  * The duplicates pass's answer for a run, mapping and fixes, kept beside the run's rows, so the
@@ -52,10 +53,16 @@ async function storeDuplicates(blobs: BlobStore, run: RunState, fingerprint: str
   await blobs.put(duplicatesKeyOf(run.rows_key), Readable.from(body), { contentType: 'application/octet-stream' });
 }
 
+/** The duplicates pass's answer stored for the same run, mapping and fixes, or null (none, another's, unreadable). */
+export async function storedDuplicateRows(blobs: BlobStore, run: RunState, mapping: MappingRule): Promise<DuplicateRows | null> {
+  return readStoredDuplicates(blobs, run, duplicatesFingerprint(run, mapping)).catch(() => null);
+}
+
 /**
  * The duplicates pass's answer: the stored one when it was found for the same run, mapping and
- * fixes, else found now (findDuplicateRows) and stored. Null when `signal` aborts it. A stored
- * answer that cannot be read or written only costs the pass: it is never trusted blindly.
+ * fixes, else found now (findDuplicateRows, from `firstPasses` when other threads read the first
+ * pass) and stored. Null when `signal` aborts it. A stored answer that cannot be read or written
+ * only costs the pass: it is never trusted blindly.
  */
 export async function duplicateRowsOf(
   blobs: BlobStore,
@@ -63,11 +70,12 @@ export async function duplicateRowsOf(
   mapping: MappingRule,
   signal?: AbortSignal,
   onProgress?: (rows: number) => void,
+  firstPasses?: FirstPass[],
 ): Promise<DuplicateRows | null> {
   const fingerprint = duplicatesFingerprint(run, mapping);
   const stored = await readStoredDuplicates(blobs, run, fingerprint).catch(() => null);
   if (stored) return stored;
-  const found = await findDuplicateRows(blobs, run, mapping, signal, onProgress);
+  const found = await findDuplicateRows(blobs, run, mapping, signal, onProgress, {}, firstPasses);
   if (found && Object.keys(found).length > 0) await storeDuplicates(blobs, run, fingerprint, found);
   return found;
 }

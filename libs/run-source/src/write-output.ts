@@ -3,6 +3,7 @@ import { BlobNotFoundError, type BlobStore, type JoinedPiece } from '@app/blob-s
 import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayBody, jsonArrayFramed, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
+import { WHOLE_FILE, within, type RowRange } from './row-range';
 
 export interface OutputWritten {
   /** Rows written. */
@@ -71,28 +72,6 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
   };
 }
 
-/** Data rows `fromRow` to `toRow` (both included, from 1; null: to the end) of a run's output. */
-export interface OutputRange {
-  fromRow: number;
-  toRow: number | null;
-}
-
-const WHOLE: OutputRange = { fromRow: 1, toRow: null };
-
-/** Only the rows of a range, from batches that start at its first row. */
-async function* within<T>(batches: AsyncGenerator<T[]>, range: OutputRange): AsyncGenerator<T[]> {
-  let left = range.toRow === null ? Infinity : range.toRow - range.fromRow + 1;
-  try {
-    for await (const batch of batches) {
-      if (left <= 0) return;
-      yield batch.length <= left ? batch : batch.slice(0, left);
-      left -= batch.length;
-    }
-  } finally {
-    await batches.return(undefined);
-  }
-}
-
 /**
  * The text of a range of a run's output through the approved mapping and fixes: for JSON the
  * array's body (jsonArrayBody), for CSV the rows (with the header row when `header`). Rows
@@ -103,7 +82,7 @@ async function* within<T>(batches: AsyncGenerator<T[]>, range: OutputRange): Asy
 async function outputText(
   blobs: BlobStore,
   run: RunState,
-  range: OutputRange,
+  range: RowRange,
   header: boolean,
   counts: OutputWritten,
   onProgress: (rows: number) => void,
@@ -181,7 +160,7 @@ export async function writeRunOutput(
   duplicates: DuplicateRows | null = null,
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
-  const text = await outputText(blobs, run, WHOLE, true, counts, onProgress, duplicates);
+  const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, duplicates);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
   await blobs.put(key, Readable.from(chunks), { contentType: contentTypeOf(run) });
   return counts;
@@ -196,7 +175,7 @@ export async function writeOutputPart(
   blobs: BlobStore,
   run: RunState,
   key: string,
-  range: OutputRange,
+  range: RowRange,
   onProgress: (rows: number) => void,
   duplicates: DuplicateRows | null = null,
 ): Promise<OutputWritten> {
