@@ -3,8 +3,8 @@ import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@app/domain';
-import { CpuWork } from '@app/cpu-work';
+import { STAGES, runError, runPhase, uniquenessGroups, type DuplicateRows, type RunState } from '@app/domain';
+import { DuplicateRowsFinder } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
 import { OutputWriter } from './output-writer';
@@ -22,7 +22,7 @@ export class OutputHandlers {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly cpu: CpuWork,
+    private readonly duplicatesFinder: DuplicateRowsFinder,
     private readonly writer: OutputWriter,
   ) {}
 
@@ -35,6 +35,14 @@ export class OutputHandlers {
       run = await step.apply({ command: { type: 'StartOutput', at: new Date().toISOString() }, step: 'output-started' });
     // Already 'processing' here means an earlier attempt died mid-way: produce the output again.
     await this.produce(step, run);
+  }
+
+  /** The duplicates pass, timed: the answer the review stored when it has one, else a pass over the file. */
+  private async duplicateRowsOf(run: RunState): Promise<DuplicateRows | null> {
+    const done = stepTimer('duplicates');
+    const found = await this.duplicatesFinder.find(run, run.mapping_rule ?? {});
+    done(run.total_rows ?? undefined);
+    return found;
   }
 
   private async produce(step: RunStep, run: RunState): Promise<void> {
@@ -50,8 +58,7 @@ export class OutputHandlers {
     const done = stepTimer('output');
     try {
       // Values that must be unique: the whole-file duplicates pass first, its answer checks each row written.
-      const duplicates =
-        uniquenessGroups(run.schema).length > 0 ? await this.cpu.run('findDuplicateRows', { run, mapping: run.mapping_rule ?? {} }) : null;
+      const duplicates = uniquenessGroups(run.schema).length > 0 ? await this.duplicateRowsOf(run) : null;
       written = await this.writer.write(run, key, record, duplicates);
     } catch (err) {
       // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.

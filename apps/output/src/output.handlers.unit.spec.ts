@@ -1,7 +1,7 @@
 import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
-import { CpuWork } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
 import { OutputHandlers } from './output.handlers';
 import { OutputWriter } from './output-writer';
@@ -29,6 +29,7 @@ describe('OutputHandlers (given / when / then)', () => {
         { provide: APP_CONFIG, useValue: { outputRetentionSeconds: 86400, cpuWork: { threads: 1 } } },
         { provide: CpuWork, useValue: cpu },
         { provide: BLOB_STORE, useValue: {} },
+        DuplicateRowsFinder,
         OutputWriter,
       ],
     });

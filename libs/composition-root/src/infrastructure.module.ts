@@ -29,7 +29,7 @@ import {
   openEventStore,
   openReadModel,
 } from './adapters';
-import { CpuWork } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
 import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
 
@@ -112,6 +112,7 @@ export class InfrastructureModule {
         { provide: LEASE_STORE, useFactory: (c: AppConfig) => openLeases(c), inject: [APP_CONFIG] },
         AdapterLifetime,
         CpuWork,
+        DuplicateRowsFinder,
         Readiness,
       ],
       exports: [
@@ -130,6 +131,7 @@ export class InfrastructureModule {
         DEAD_LETTER_STORE,
         LEASE_STORE,
         CpuWork,
+        DuplicateRowsFinder,
         Readiness,
       ],
     };

@@ -2,7 +2,9 @@ import { setPriority } from 'node:os';
 import type { BlobStore } from '@app/blob-storage/blob-store.port';
 import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
-import { CPU_TASKS, type CpuTaskMessage } from './cpu-tasks';
+import { Piscina } from 'piscina';
+import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
+import { buffersIn } from './moved-buffers';
 
 /**
  * Entry point of a worker thread (piscina): runs one CPU task per message. The blob store
@@ -27,8 +29,22 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   blobs ??= openBlobStore(config, new UrlSigner(Buffer.from(config.signingSecret)));
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
   try {
-    return await task(input, { blobs, config }, (n) => progress.postMessage(n));
+    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n));
+    return MOVED_RESULTS.has(name) ? moved(result) : result;
   } finally {
     progress.close();
   }
+}
+
+/** A result whose typed arrays move to the thread that asked for it instead of being copied (piscina's Transferable). */
+function moved(result: unknown): unknown {
+  const buffers = buffersIn(result);
+  return Piscina.move({
+    get [Piscina.transferableSymbol]() {
+      return buffers;
+    },
+    get [Piscina.valueSymbol]() {
+      return result;
+    },
+  } as never);
 }

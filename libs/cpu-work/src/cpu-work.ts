@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
+import { buffersIn } from './moved-buffers';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
@@ -16,6 +17,11 @@ export interface CpuTaskOptions {
   onProgress?: (rows: number) => unknown;
   /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
   signal?: AbortSignal;
+  /**
+   * The input's typed arrays move to the thread instead of being copied: the caller gives them
+   * up (they are empty afterwards), so never with arrays another task is still to receive.
+   */
+  moveInput?: boolean;
 }
 
 /**
@@ -70,7 +76,7 @@ export class CpuWork implements OnApplicationShutdown {
           .catch((err: Error) => this.logger.warn(`${name}: progress not recorded: ${err.message}`));
     };
     try {
-      return await this.execute(name, input, onProgress, options.signal);
+      return await this.execute(name, input, onProgress, options);
     } finally {
       await recorded;
     }
@@ -80,7 +86,7 @@ export class CpuWork implements OnApplicationShutdown {
     name: N,
     input: CpuTaskInput<N>,
     onProgress: (rows: number) => void,
-    signal: AbortSignal | undefined,
+    { signal, moveInput }: CpuTaskOptions,
   ): Promise<CpuTaskResult<N>> {
     if (!this.pool) {
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
@@ -91,7 +97,8 @@ export class CpuWork implements OnApplicationShutdown {
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
-      return (await this.pool.run(message, { transferList: [port2 as never], signal: signal ?? null })) as CpuTaskResult<N>;
+      const transferList = [port2, ...(moveInput ? buffersIn(input) : [])] as never[];
+      return (await this.pool.run(message, { transferList, signal: signal ?? null })) as CpuTaskResult<N>;
     } finally {
       port1.close();
     }

@@ -1,1 +1,2 @@
 export * from './cpu-work';
+export * from './duplicate-rows-finder';

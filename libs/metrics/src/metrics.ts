@@ -129,7 +129,7 @@ export async function scrape(): Promise<{ contentType: string; body: string }> {
 }
 
 /** The pipeline steps whose duration is measured. */
-export type MeasuredStep = 'ingestion' | 'review_preparation' | 'output';
+export type MeasuredStep = 'ingestion' | 'review_preparation' | 'duplicates' | 'output';
 
 /** Starts timing a step; the function returned records it once it succeeded, with the rows it read if it read rows. */
 export function stepTimer(step: MeasuredStep): (rows?: number) => void {

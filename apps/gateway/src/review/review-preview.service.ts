@@ -15,7 +15,7 @@ import {
   type DuplicateRows,
   type RunState,
 } from '@app/domain';
-import { CpuWork } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
 import {
   pageStart,
   readMappedSource,
@@ -92,6 +92,7 @@ export class ReviewPreviewService {
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly cpu: CpuWork,
+    private readonly duplicatesFinder: DuplicateRowsFinder,
   ) {}
 
   /** PREVIEW_ROWS rows from the file's row `offset + 1` (the first ones unless a page further on is asked for). */
@@ -297,7 +298,7 @@ export class ReviewPreviewService {
     const key = countKey(run, mapping);
     let found = this.duplicates.get(key);
     if (!found) {
-      found = this.cpu.run('findDuplicateRows', { run, mapping });
+      found = this.duplicatesFinder.find(run, mapping);
       found.catch(() => this.duplicates.delete(key));
       this.duplicates.set(key, found);
       if (this.duplicates.size > DUPLICATES_CACHE_SIZE) this.duplicates.delete(this.duplicates.keys().next().value as string);

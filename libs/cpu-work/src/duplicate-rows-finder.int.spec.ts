@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { AppConfig } from '@app/config';
+import type { FieldDefinition } from '@app/contracts';
+import { duplicatesKeyOf, type DuplicateRows, type RunState } from '@app/domain';
+import { findDuplicateRows, inspectStructuredFile } from '@app/run-source';
+import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
+import { CPU_TASKS, MOVED_RESULTS, type CpuTaskName } from './cpu-tasks';
+import type { CpuTaskOptions, CpuWork } from './cpu-work';
+import { buffersIn } from './moved-buffers';
+import { DuplicateRowsFinder } from './duplicate-rows-finder';
+
+/**
+ * The duplicates pass split over two threads: the tasks run here, their inputs and results
+ * passed through structured clone as between threads, typed arrays moved where CpuWork moves
+ * them (a moved array is empty for its sender afterwards, so a sender that still used one
+ * would fail here).
+ */
+const FIELDS: Record<string, FieldDefinition> = {
+  id: { description: 'i', data_type: 'integer', is_required: true, unique: true },
+  code: { description: 'c', data_type: 'string', is_required: false, unique: true },
+  name: { description: 'n', data_type: 'string', is_required: false },
+};
+const MAPPING = { id: 'Id', code: 'Code', name: 'Name' };
+const ROWS = 60_000;
+
+function fileOf(): string {
+  const lines = ['Id,Code,Name'];
+  for (let i = 1; i <= ROWS; i++) {
+    // Ids repeat at 100 and 59,999; codes repeat across the halves (K7 in rows 7 and 45,000); names everywhere.
+    const id = i === ROWS - 1 ? 100 : i;
+    const code = i === 45_000 ? 'K7' : `K${i}`;
+    lines.push(`${id},${code},"N ${i % 997}"`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+const rowsOf = (bits: Uint8Array | undefined): number[] =>
+  Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => bits !== undefined && (bits[n >> 3] & (1 << (n & 7))) !== 0);
+
+describe('DuplicateRowsFinder', () => {
+  let dir: string;
+  let blobs: LocalBlobStore;
+  let run: RunState;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'duplicates-finder-'));
+    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
+    const key = 'runs/f1/source';
+    await blobs.put(key, Readable.from([Buffer.from(fileOf())]));
+    const base = {
+      id: 'f1',
+      filename: 'input.csv',
+      schema: { fields: FIELDS, unique_with: [['code', 'name']] },
+      source_key: key,
+      rows_key: key,
+    } as unknown as RunState;
+    const outcome = await inspectStructuredFile(blobs, base, DEFAULT_TABLE_LIMITS, () => undefined);
+    if (!('parsed' in outcome)) throw new Error('not parsed');
+    run = { ...base, ...outcome.parsed, output_format: 'json' };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => blobs.delete(duplicatesKeyOf(run.rows_key)));
+
+  function finderOn(threads: number) {
+    const calls: Array<{ name: CpuTaskName; input: Record<string, unknown> }> = [];
+    const cpu = {
+      threads,
+      run: async (name: CpuTaskName, input: Record<string, unknown>, options: CpuTaskOptions = {}) => {
+        calls.push({ name, input });
+        const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
+        const sent = structuredClone(input, { transfer: options.moveInput ? buffersIn(input) : [] });
+        const result = await task(sent, { blobs, config: {} as AppConfig }, () => undefined);
+        return structuredClone(result, { transfer: MOVED_RESULTS.has(name) ? buffersIn(result) : [] });
+      },
+    } as unknown as CpuWork;
+    return { finder: new DuplicateRowsFinder(blobs, cpu), calls };
+  }
+
+  it('reads the first pass in two halves at once, then joins them on a third task: the answer of one whole pass', async () => {
+    const { finder, calls } = finderOn(2);
+    const found = (await finder.find(run, MAPPING))!;
+    expect(calls.map((c) => [c.name, c.input.range])).toEqual([
+      ['duplicatesFirstPass', { fromRow: 1, toRow: ROWS / 2 }],
+      ['duplicatesFirstPass', { fromRow: ROWS / 2 + 1, toRow: null }],
+      ['findDuplicateRows', undefined],
+    ]);
+    expect(calls[2].input.firstPasses).toHaveLength(2);
+    // The first passes' numbers moved to the task that went on: nothing of them is left with the sender.
+    const sent = calls[2].input.firstPasses as Array<{ sets: Array<{ numbers: Float64Array | null }> }>;
+    expect(sent[1].sets[0].numbers?.length).toBe(0);
+    expect(rowsOf(found.id)).toEqual([100, ROWS - 1]);
+    expect(rowsOf(found.code)).toEqual([7, 45_000]);
+    expect(rowsOf(found.name)).toEqual([]);
+    expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING));
+  });
+
+  it('uses the answer stored by an earlier pass for the same run and mapping without reading the file', async () => {
+    const first = finderOn(2);
+    const found: DuplicateRows = (await first.finder.find(run, MAPPING))!;
+    const again = finderOn(2);
+    expect(await again.finder.find(run, MAPPING)).toEqual(found);
+    expect(again.calls).toEqual([]);
+    // Another mapping is another answer: the file is read again.
+    await again.finder.find(run, { ...MAPPING, name: 'Code' });
+    expect(again.calls.map((c) => c.name)).toEqual(['duplicatesFirstPass', 'duplicatesFirstPass', 'findDuplicateRows']);
+  });
+
+  it.each([
+    ['no pool', 0],
+    ['one thread', 1],
+  ])('reads the whole file in one task with %s', async (_, threads) => {
+    const { finder, calls } = finderOn(threads);
+    const found = (await finder.find(run, MAPPING))!;
+    expect(calls.map((c) => c.name)).toEqual(['findDuplicateRows']);
+    expect(rowsOf(found.code)).toEqual([7, 45_000]);
+  });
+});

@@ -1,0 +1,25 @@
+import { types } from 'node:util';
+
+/**
+ * The memory under the typed arrays of a task's input or result (plain objects and arrays
+ * walked), each buffer once: what is moved between threads instead of copied. Moving a buffer
+ * takes it from the sender, so only data the sender gives up entirely may be moved: a
+ * SharedArrayBuffer is shared anyway, and a Node Buffer may sit in a pool other Buffers share.
+ */
+export function buffersIn(value: unknown, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
+  if (types.isArrayBufferView(value)) {
+    if (!Buffer.isBuffer(value) && types.isArrayBuffer(value.buffer)) found.add(value.buffer);
+  } else if (Array.isArray(value)) {
+    for (const item of value) buffersIn(item, found);
+  } else if (isPlainObject(value)) {
+    for (const item of Object.values(value)) buffersIn(item, found);
+  }
+  return [...found];
+}
+
+/** An object literal's kind (of any realm: a structured clone's objects are of the main one), not a class instance or a Map. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
