@@ -28,13 +28,6 @@ const PLAIN = {
   notes: { description: 'notes', data_type: 'string', is_required: false },
 };
 
-/** The output's duplicates pass, from the service's metrics (the step's duration, part of the output's). */
-async function duplicatesPassSeconds(svc) {
-  const metrics = await (await fetch(`${svc.base}/metrics`)).text();
-  const sum = /^transform_step_duration_seconds_sum\{step="duplicates"\} (\S+)$/m.exec(metrics);
-  return sum ? Number(sum[1]) : 0;
-}
-
 async function outputSeconds(work, file, name, fields, options) {
   const svc = await startService({ dataDir: path.join(work, `data-${name}`) });
   try {
@@ -43,7 +36,7 @@ async function outputSeconds(work, file, name, fields, options) {
     return {
       seconds: run.outputSeconds,
       cpuSeconds: run.outputCpuSeconds,
-      duplicatesSeconds: await duplicatesPassSeconds(svc),
+      duplicatesSeconds: await svc.stepSeconds('duplicates'),
       rows: run.rowsWritten,
       peakRssMb: svc.peakRssMb(),
     };

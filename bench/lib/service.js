@@ -86,6 +86,12 @@ async function startService({ dataDir, env = {}, stdout = null }) {
     pid: child.pid,
     json,
     peakRssMb: () => status(child.pid, 'VmHWM'),
+    /** Seconds the service spent in a pipeline step so far (its transform_step_duration_seconds sum; 0 if none ran). */
+    async stepSeconds(step) {
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      const sum = new RegExp(`^transform_step_duration_seconds_sum\\{step="${step}"\\} (\\S+)$`, 'm').exec(metrics);
+      return sum ? Number(sum[1]) : 0;
+    },
     rssMb: () => status(child.pid, 'VmRSS'),
     /** An organization with one schema; returns the API key and the schema id. */
     async organization(fields, schemaOptions = {}) {

@@ -29,7 +29,7 @@ import {
   openEventStore,
   openReadModel,
 } from './adapters';
-import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
 
@@ -113,6 +113,7 @@ export class InfrastructureModule {
         AdapterLifetime,
         CpuWork,
         DuplicateRowsFinder,
+        ProblemCounter,
         Readiness,
       ],
       exports: [
@@ -132,6 +133,7 @@ export class InfrastructureModule {
         LEASE_STORE,
         CpuWork,
         DuplicateRowsFinder,
+        ProblemCounter,
         Readiness,
       ],
     };

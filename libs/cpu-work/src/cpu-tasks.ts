@@ -42,12 +42,13 @@ export const CPU_TASKS = {
     env: TaskEnvironment,
     progress: (rows: number) => void,
   ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null),
+  /** With `range`: those rows only, one thread's part of a count joined by ProblemCounter. */
   countMappingProblems: (
-    input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null },
+    input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null; range?: RowRange },
     env: TaskEnvironment,
     progress: (n: number) => void,
     signal?: AbortSignal,
-  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal, progress, input.duplicates ?? null),
+  ) => countMappingProblems(env.blobs, input.run, input.mapping, signal, progress, input.duplicates ?? null, input.range),
   findProblemRows: (
     input: { run: RunState; mapping: MappingRule; query: ProblemRowsQuery; duplicates?: DuplicateRows | null },
     env: TaskEnvironment,

@@ -1,24 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
-import type { AppConfig } from '@app/config';
 import type { FieldDefinition } from '@app/contracts';
 import { duplicatesKeyOf, type DuplicateRows, type RunState } from '@app/domain';
-import { findDuplicateRows, inspectStructuredFile } from '@app/run-source';
-import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
-import { CPU_TASKS, MOVED_RESULTS, type CpuTaskName } from './cpu-tasks';
-import type { CpuTaskOptions, CpuWork } from './cpu-work';
-import { buffersIn } from './moved-buffers';
+import { findDuplicateRows } from '@app/run-source';
 import { DuplicateRowsFinder } from './duplicate-rows-finder';
+import { ingestedRun, inProcessCpu } from './testing/in-process-cpu';
 
-/**
- * The duplicates pass split over two threads: the tasks run here, their inputs and results
- * passed through structured clone as between threads, typed arrays moved where CpuWork moves
- * them (a moved array is empty for its sender afterwards, so a sender that still used one
- * would fail here).
- */
+/** The duplicates pass split over two threads (the tasks run here, as between threads: inProcessCpu). */
 const FIELDS: Record<string, FieldDefinition> = {
   id: { description: 'i', data_type: 'integer', is_required: true, unique: true },
   code: { description: 'c', data_type: 'string', is_required: false, unique: true },
@@ -49,34 +39,13 @@ describe('DuplicateRowsFinder', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'duplicates-finder-'));
     blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
-    const key = 'runs/f1/source';
-    await blobs.put(key, Readable.from([Buffer.from(fileOf())]));
-    const base = {
-      id: 'f1',
-      filename: 'input.csv',
-      schema: { fields: FIELDS, unique_with: [['code', 'name']] },
-      source_key: key,
-      rows_key: key,
-    } as unknown as RunState;
-    const outcome = await inspectStructuredFile(blobs, base, DEFAULT_TABLE_LIMITS, () => undefined);
-    if (!('parsed' in outcome)) throw new Error('not parsed');
-    run = { ...base, ...outcome.parsed, output_format: 'json' };
+    run = await ingestedRun(blobs, 'runs/f1/source', fileOf(), { fields: FIELDS, unique_with: [['code', 'name']] });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   afterEach(() => blobs.delete(duplicatesKeyOf(run.rows_key)));
 
   function finderOn(threads: number) {
-    const calls: Array<{ name: CpuTaskName; input: Record<string, unknown> }> = [];
-    const cpu = {
-      threads,
-      run: async (name: CpuTaskName, input: Record<string, unknown>, options: CpuTaskOptions = {}) => {
-        calls.push({ name, input });
-        const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
-        const sent = structuredClone(input, { transfer: options.moveInput ? buffersIn(input) : [] });
-        const result = await task(sent, { blobs, config: {} as AppConfig }, () => undefined);
-        return structuredClone(result, { transfer: MOVED_RESULTS.has(name) ? buffersIn(result) : [] });
-      },
-    } as unknown as CpuWork;
+    const { cpu, calls } = inProcessCpu(blobs, threads);
     return { finder: new DuplicateRowsFinder(blobs, cpu), calls };
   }
 

@@ -1,2 +1,3 @@
 export * from './cpu-work';
 export * from './duplicate-rows-finder';
+export * from './problem-counter';

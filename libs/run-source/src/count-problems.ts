@@ -1,8 +1,17 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { compileCellProblem, noProblemsByKind, rememberedShare, type CellProblem, type DuplicateRows, type RunState } from '@app/domain';
+import {
+  CELL_PROBLEMS,
+  compileCellProblem,
+  noProblemsByKind,
+  rememberedShare,
+  type CellProblem,
+  type DuplicateRows,
+  type RunState,
+} from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
-import { ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
+import { joinProblemSegments, ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
+import { WHOLE_FILE, within, type RowRange } from './row-range';
 
 export interface ProblemTally {
   rows_checked: number;
@@ -17,9 +26,10 @@ export interface ProblemTally {
 }
 
 /**
- * Counts, over the whole stored source, the rows that a mapping leaves with problems and
- * the problems per field and kind. Returns null when `signal` aborts it (a newer mapping came);
- * `onProgress` hears the rows checked so far after each batch.
+ * Counts, over the whole stored source (or a range of its rows: one thread's half, joined by
+ * joinProblemTallies), the rows that a mapping leaves with problems and the problems per field
+ * and kind. Returns null when `signal` aborts it (a newer mapping came); `onProgress` hears the
+ * rows checked so far after each batch.
  */
 export async function countMappingProblems(
   blobs: BlobStore,
@@ -28,8 +38,9 @@ export async function countMappingProblems(
   signal?: AbortSignal,
   onProgress: (rowsChecked: number) => void = () => undefined,
   duplicates: DuplicateRows | null = null,
+  range: RowRange = WHOLE_FILE,
 ): Promise<ProblemTally | null> {
-  const source = await readPlannedRows(blobs, run, mapping, duplicates);
+  const source = await readPlannedRows(blobs, run, mapping, duplicates, range.fromRow);
   const byField: Record<string, number> = Object.fromEntries(source.plan.map((p) => [p.name, 0]));
   const byKind: Record<string, Record<CellProblem, number>> = Object.fromEntries(source.plan.map((p) => [p.name, noProblemsByKind()]));
   const plan = source.plan;
@@ -38,19 +49,22 @@ export async function countMappingProblems(
   const rowsByKind = noProblemsByKind();
   // The kinds seen in the current row (a row counts once per kind however many cells have it).
   const seen = new Set<CellProblem>();
-  const segments = new ProblemSegmentsBuilder(plan.map((p) => p.name));
+  const segments = new ProblemSegmentsBuilder(
+    plan.map((p) => p.name),
+    range.fromRow,
+  );
   const rowProblems: (CellProblem | null)[] = plan.map(() => null);
   const remembered = rememberedShare(plan.length);
   const problemOf = plan.map((p) => compileCellProblem(p, remembered));
   try {
-    for await (const batch of source.batches) {
+    for await (const batch of within(source.batches, range)) {
       if (signal?.aborted) return null;
       for (const row of batch) {
-        checked++;
+        const rowNumber = range.fromRow + checked++;
         seen.clear();
         for (let f = 0; f < plan.length; f++) {
           const p = plan[f];
-          const found = problemOf[f](row, checked);
+          const found = problemOf[f](row, rowNumber);
           rowProblems[f] = found;
           if (found) {
             byField[p.name]++;
@@ -75,4 +89,28 @@ export async function countMappingProblems(
     problems_by_field_and_kind: byKind,
     segments: segments.result(),
   };
+}
+
+/** The tallies of consecutive ranges of a file (in order, together the whole file) as one tally of the file. */
+export function joinProblemTallies(parts: { range: RowRange; tally: ProblemTally }[]): ProblemTally {
+  const joined: ProblemTally = {
+    rows_checked: 0,
+    rows_with_problems: 0,
+    problems_by_field: {},
+    rows_by_kind: noProblemsByKind(),
+    problems_by_field_and_kind: {},
+    segments: joinProblemSegments(parts.map((p) => ({ firstRow: p.range.fromRow, segments: p.tally.segments }))),
+  };
+  for (const { tally } of parts) {
+    joined.rows_checked += tally.rows_checked;
+    joined.rows_with_problems += tally.rows_with_problems;
+    for (const [field, n] of Object.entries(tally.problems_by_field))
+      joined.problems_by_field[field] = (joined.problems_by_field[field] ?? 0) + n;
+    for (const kind of CELL_PROBLEMS) joined.rows_by_kind[kind] += tally.rows_by_kind[kind];
+    for (const [field, kinds] of Object.entries(tally.problems_by_field_and_kind)) {
+      const into = (joined.problems_by_field_and_kind[field] ??= noProblemsByKind());
+      for (const kind of CELL_PROBLEMS) into[kind] += kinds[kind];
+    }
+  }
+  return joined;
 }

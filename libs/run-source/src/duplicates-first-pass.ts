@@ -210,7 +210,11 @@ export function joinFirstPasses(parts: FirstPass[], options: DuplicatesOptions =
   const setCount = parts[0]?.sets.length ?? 0;
   const sets: JoinedFirstPass['sets'] = [];
   for (let si = 0; si < setCount; si++) {
-    if (parts.length > 1) renumberKeys(parts.map((p) => p.sets[si]), prefixOf);
+    if (parts.length > 1)
+      renumberKeys(
+        parts.map((p) => p.sets[si]),
+        prefixOf,
+      );
     sets.push({
       numbers: new RowNumbers(parts.map((p) => ({ values: p.sets[si].numbers, rows: p.rows }))),
       prefixes: new RowNumbers(parts.map((p) => ({ values: p.sets[si].prefixes, rows: p.rows }))),

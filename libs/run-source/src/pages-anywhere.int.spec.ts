@@ -6,11 +6,11 @@ import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
 import type { FieldDefinition } from '@app/contracts';
 import { rowIndexKeyOf, type CellProblem, type RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
-import { countMappingProblems } from './count-problems';
+import { countMappingProblems, joinProblemTallies } from './count-problems';
 import { findProblemRows } from './find-problem-rows';
 import { inspectStructuredFile } from './inspect-structured-file';
 import { readPlannedRows } from './mapped-rows';
-import { pageStart } from './problem-segments';
+import { pageStart, SEGMENT_ROWS } from './problem-segments';
 
 /**
  * A file big enough for many row index entries and problem segments: pages far into it,
@@ -104,4 +104,42 @@ describe('pages of rows with problems anywhere in a big file', () => {
       }
     }
   }, 120_000);
+
+  describe('counted in ranges (two threads, each over half the file)', () => {
+    const countInRanges = async (counted: RunState, cuts: number[]) => {
+      const starts = [1, ...cuts];
+      const ranges = starts.map((fromRow, i) => ({ fromRow, toRow: i + 1 < starts.length ? starts[i + 1] - 1 : null }));
+      const tallies = await Promise.all(
+        ranges.map((range) => countMappingProblems(blobs, counted, mapping, undefined, undefined, null, range)),
+      );
+      return joinProblemTallies(ranges.map((range, i) => ({ range, tally: tallies[i]! })));
+    };
+
+    it.each([
+      ['a cut on a segment boundary', [3 * SEGMENT_ROWS + 1]],
+      ['a cut inside a segment', [17_777]],
+      ['three ranges, one of a single row', [20_000, 20_001]],
+    ])('joins to the count of the whole file with %s: figures and page segments', async (_, cuts) => {
+      const whole = (await countMappingProblems(blobs, run, mapping))!;
+      const joined = await countInRanges(run, cuts);
+      expect(joined).toEqual(whole);
+      expect(pageStart(joined.segments, { field: 'age', kind: 'type', offset: 1500 })).toEqual(
+        pageStart(whole.segments, { field: 'age', kind: 'type', offset: 1500 }),
+      );
+    });
+
+    it("checks each row under its own number: a reviewer's fix of a cell in the second half counts there", async () => {
+      // Row 30,005 has no e-mail (every 17th row): the fix gives it one.
+      const fixed = {
+        ...run,
+        value_fixes: [
+          { fix_id: 'f1', field: 'email', fix: { kind: 'cell', row: 30_005, before: '', after: 'p@example.org' }, fixed_at: 'x' },
+        ],
+      } as unknown as RunState;
+      const before = (await countMappingProblems(blobs, run, mapping))!;
+      const whole = (await countMappingProblems(blobs, fixed, mapping))!;
+      expect(whole.problems_by_field_and_kind.email.required).toBe(before.problems_by_field_and_kind.email.required - 1);
+      expect(await countInRanges(fixed, [20_001])).toEqual(whole);
+    });
+  });
 });

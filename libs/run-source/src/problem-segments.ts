@@ -31,14 +31,19 @@ export class ProblemSegmentsBuilder {
   private readonly kindIndex = new Map(CELL_PROBLEMS.map((k, i) => [k, i]));
   private readonly kindsSeen = new Uint8Array(CELL_PROBLEMS.length);
 
-  constructor(private readonly fields: string[]) {
+  /** `firstRow`: the data row the count starts at (from 1), for a count of a range of the file (joinProblemSegments). */
+  constructor(
+    private readonly fields: string[],
+    firstRow = 1,
+  ) {
     this.classes = (fields.length + 1) * (CELL_PROBLEMS.length + 1);
     this.current = new Uint32Array(this.classes);
+    this.rowsInCurrent = (firstRow - 1) % SEGMENT_ROWS;
   }
 
   /**
    * One data row, with the kind of problem of each field (in `fields` order; null for none).
-   * Rows come in order from the first.
+   * Rows come in order from the first row.
    */
   row(problems: readonly (CellProblem | null)[]): void {
     const kinds = CELL_PROBLEMS.length;
@@ -64,12 +69,30 @@ export class ProblemSegmentsBuilder {
     }
   }
 
+  /** The segments from the one that holds the first row; a range's first and last may hold rows of other ranges too. */
   result(): ProblemSegments {
     const all = this.rowsInCurrent > 0 ? [...this.done, this.current] : this.done;
     const counts = new Uint32Array(all.length * this.classes);
     all.forEach((segment, i) => counts.set(segment, i * this.classes));
     return { rowsPerSegment: SEGMENT_ROWS, fields: this.fields, kinds: CELL_PROBLEMS, counts };
   }
+}
+
+/**
+ * The segments of counts of consecutive ranges of a file (each with the data row it starts at),
+ * as one count of the whole file: a segment cut between two ranges holds the sum of both.
+ */
+export function joinProblemSegments(parts: { firstRow: number; segments: ProblemSegments }[]): ProblemSegments {
+  const { rowsPerSegment, fields, kinds } = parts[0].segments;
+  const classes = (fields.length + 1) * (kinds.length + 1);
+  const startOf = (firstRow: number): number => Math.floor((firstRow - 1) / rowsPerSegment) * classes;
+  const length = Math.max(...parts.map((p) => startOf(p.firstRow) + p.segments.counts.length));
+  const counts = new Uint32Array(length);
+  for (const { firstRow, segments } of parts) {
+    const at = startOf(firstRow);
+    for (let i = 0; i < segments.counts.length; i++) counts[at + i] += segments.counts[i];
+  }
+  return { rowsPerSegment, fields, kinds, counts };
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type DuplicateRows,
   type RunState,
 } from '@app/domain';
-import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import {
   pageStart,
   readMappedSource,
@@ -93,6 +93,7 @@ export class ReviewPreviewService {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly cpu: CpuWork,
     private readonly duplicatesFinder: DuplicateRowsFinder,
+    private readonly counter: ProblemCounter,
   ) {}
 
   /** PREVIEW_ROWS rows from the file's row `offset + 1` (the first ones unless a page further on is asked for). */
@@ -256,7 +257,7 @@ export class ReviewPreviewService {
     try {
       const duplicates = await this.duplicateRows(run, mapping);
       if (signal.aborted) return { count: emptyCount(run, 'superseded'), segments: null };
-      const tally = await this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
+      const tally = await this.counter.count(run, mapping, duplicates, { signal, onProgress });
       if (!tally) return { count: emptyCount(run, 'superseded'), segments: null };
       const { segments, ...figures } = tally;
       return { count: { status: 'counted', ...figures }, segments };
