@@ -14,6 +14,8 @@
  * the compiled set and random strings.
  */
 
+import { daysInMonth, digitsValue } from './digits';
+
 export interface DateParts {
   year: number;
   /** 1-12 */
@@ -131,11 +133,6 @@ function stepsOf(pattern: string): Step[] | null {
   return steps;
 }
 
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
 /** date-fns's normalizeTwoDigitYear for the reference year 2000: 50-99 are 1950-1999, 0-49 are 2000-2049. */
 const fromTwoDigits = (yy: number): number => (yy >= 50 ? 1900 + yy : 2000 + yy);
 
@@ -180,7 +177,7 @@ function parseWith(steps: Step[], text: string): DateParts | null {
     } else {
       const n = step.match(text, at);
       if (n === 0) return null;
-      const value = Number(text.slice(at, at + n));
+      const value = digitsValue(text, at, at + n); // `match` found n digits
       at += n;
       if (step.field === 'year') {
         year = value;

@@ -5,6 +5,7 @@ import type { CellProblem } from './cell-problems';
 import type { DateParts } from './date-pattern';
 import { rememberResults } from './remembered-results';
 import { compileDateReader } from './transformations';
+import { digitsValue } from './digits';
 import { compileTypeCheck, isPlainIsoDay, type TypedValue } from './typed-value';
 
 /**
@@ -58,15 +59,9 @@ const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Calendar parts as one number that sorts as the dates do (no time zone: as written). */
 const dateKey = (p: DateParts): number => ((((p.year * 100 + p.month) * 100 + p.day) * 100 + p.hour) * 100 + p.minute) * 100 + p.second;
 
-const digitsAt = (text: string, from: number, to: number): number => {
-  let n = 0;
-  for (let i = from; i < to; i++) n = n * 10 + (text.charCodeAt(i) - 48);
-  return n;
-};
-
 /** dateKey of a day written yyyy-MM-dd (isPlainIsoDay said so) at midnight, by arithmetic: no parts object per cell. */
 const isoDayKey = (text: string): number =>
-  (digitsAt(text, 0, 4) * 10_000 + digitsAt(text, 5, 7) * 100 + digitsAt(text, 8, 10)) * 1_000_000;
+  (digitsValue(text, 0, 4) * 10_000 + digitsValue(text, 5, 7) * 100 + digitsValue(text, 8, 10)) * 1_000_000;
 
 /** A bound as a number: the number itself, or a date's key (a date-only max takes its whole day). */
 function boundOf(value: unknown, dataType: string, which: 'min' | 'max'): number | null {

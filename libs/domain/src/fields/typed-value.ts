@@ -2,6 +2,7 @@ import isEmail from 'validator/lib/isEmail';
 import isURL from 'validator/lib/isURL';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem } from './cell-problems';
+import { daysInMonth, digitsValue } from './digits';
 import { compileNumberReader } from './number-format';
 import { compileCountryReader, compilePhoneReader } from './phone-country';
 import { compileDateCheck } from './transformations';
@@ -46,22 +47,19 @@ const EVERYDAY_EMAIL = /^[A-Za-z0-9_%+-]+(?:\.[A-Za-z0-9_%+-]+)*@(?:[A-Za-z0-9](
 export const isEmailAddress = (value: string): boolean =>
   (value.length <= 254 && value.indexOf('@') <= 64 && EVERYDAY_EMAIL.test(value)) || isEmail(value);
 
-const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /**
- * A calendar day written yyyy-MM-dd, checked with arithmetic: the common case of a date
- * column, without date-fns's general ISO parser. False means "not certainly", not "invalid".
+ * A calendar day written yyyy-MM-dd (`^\d{4}-\d{2}-\d{2}$` and a day the month has), checked with
+ * arithmetic: the common case of a date column, without date-fns's general ISO parser. False
+ * means "not certainly", not "invalid".
  */
 export function isPlainIsoDay(value: string): boolean {
-  const m = ISO_DAY.exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
+  if (value.length !== 10 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return false;
+  const year = digitsValue(value, 0, 4);
+  const month = digitsValue(value, 5, 7);
+  const day = digitsValue(value, 8, 10);
+  // A character that is not a digit makes its part -1.
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return day <= days;
+  return day <= daysInMonth(year, month);
 }
 
 /**
