@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore, type JoinedPiece } from '@app/blob-storage';
 import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
-import { csvChunks, jsonArrayBody, jsonArrayFramed, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonString, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 import { WHOLE_FILE, within, type RowRange } from './row-range';
 
@@ -40,7 +40,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
     const member = (value: string): string => {
       const { value: v, problem: own } = p.check(value);
       if (own !== null) problem = true;
-      return key + (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+      return key + (typeof v === 'string' ? jsonString(v) : v === null ? 'null' : String(v));
     };
     if (p.fix !== null) return (row, rowNumber) => member(cellOf(p, row, rowNumber));
     // Kept flat and detached: a value's text may have been cut from the cell, and the cell from its chunk.

@@ -1,6 +1,7 @@
 import Papa from 'papaparse';
 import { Readable } from 'node:stream';
-import { csvChunks, jsonArrayBody, jsonArrayFramed, type OutputRecord } from './output-writers';
+import fc from 'fast-check';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonString, type OutputRecord } from './output-writers';
 
 const jsonArrayChunks = (items: AsyncIterable<string[]>) => jsonArrayFramed(jsonArrayBody(items));
 
@@ -18,6 +19,13 @@ const collect = async (g: AsyncIterable<string>) => {
 };
 
 describe('output writers', () => {
+  it('writes a string as JSON.stringify does, whatever it holds (quotes, backslashes, control characters, surrogates)', () => {
+    const tricky = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud83d', '\ude00', '\ud83d\ude00', 'ü', '€', 'a');
+    const value = fc.oneof(fc.string({ unit: 'binary' }), fc.array(tricky, { maxLength: 6 }).map((parts) => parts.join('')));
+    fc.assert(fc.property(value, (s) => expect(jsonString(s)).toBe(JSON.stringify(s))), { numRuns: 2000 });
+    expect(jsonString('plain value')).toBe('"plain value"');
+  });
+
   it('writes a JSON array of records across batches', async () => {
     const text = await collect(jsonArrayChunks(lines([{ a: 1, b: 'x' }], [], [{ a: null, b: 'y"z' }])));
     expect(JSON.parse(text)).toEqual([
