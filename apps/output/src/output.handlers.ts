@@ -3,7 +3,7 @@ import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { STAGES, runError, runPhase, uniquenessGroups, type DuplicateRows, type RunState } from '@app/domain';
+import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@app/domain';
 import { DuplicateRowsFinder } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
@@ -37,14 +37,6 @@ export class OutputHandlers {
     await this.produce(step, run);
   }
 
-  /** The duplicates pass, timed: the answer the review stored when it has one, else a pass over the file. */
-  private async duplicateRowsOf(run: RunState): Promise<DuplicateRows | null> {
-    const done = stepTimer('duplicates');
-    const found = await this.duplicatesFinder.find(run, run.mapping_rule ?? {});
-    done(run.total_rows ?? undefined);
-    return found;
-  }
-
   private async produce(step: RunStep, run: RunState): Promise<void> {
     const key = BLOB_KEYS.output(run.id, run.output_format);
     const progress = throttle(1000);
@@ -58,7 +50,7 @@ export class OutputHandlers {
     const done = stepTimer('output');
     try {
       // Values that must be unique: the whole-file duplicates pass first, its answer checks each row written.
-      const duplicates = uniquenessGroups(run.schema).length > 0 ? await this.duplicateRowsOf(run) : null;
+      const duplicates = uniquenessGroups(run.schema).length > 0 ? await this.duplicatesFinder.find(run, run.mapping_rule ?? {}) : null;
       written = await this.writer.write(run, key, record, duplicates);
     } catch (err) {
       // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.

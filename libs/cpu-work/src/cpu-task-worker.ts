@@ -2,9 +2,8 @@ import { setPriority } from 'node:os';
 import type { BlobStore } from '@app/blob-storage/blob-store.port';
 import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
-import { Piscina } from 'piscina';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
-import { buffersIn } from './moved-buffers';
+import { movedResult } from './moved-buffers';
 
 /**
  * Entry point of a worker thread (piscina): runs one CPU task per message. The blob store
@@ -30,21 +29,8 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
   try {
     const result = await task(input, { blobs, config }, (n) => progress.postMessage(n));
-    return MOVED_RESULTS.has(name) ? moved(result) : result;
+    return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
     progress.close();
   }
-}
-
-/** A result whose typed arrays move to the thread that asked for it instead of being copied (piscina's Transferable). */
-function moved(result: unknown): unknown {
-  const buffers = buffersIn(result);
-  return Piscina.move({
-    get [Piscina.transferableSymbol]() {
-      return buffers;
-    },
-    get [Piscina.valueSymbol]() {
-      return result;
-    },
-  } as never);
 }

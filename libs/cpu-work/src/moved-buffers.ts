@@ -1,4 +1,5 @@
 import { types } from 'node:util';
+import { Piscina } from 'piscina';
 
 /**
  * The memory under the typed arrays of a task's input or result (plain objects and arrays
@@ -22,4 +23,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value) as object | null;
   return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+/** A task's result as a worker thread returns it for its typed arrays to move to the asking thread (piscina's Transferable). */
+export function movedResult(result: unknown): unknown {
+  const buffers = buffersIn(result);
+  return Piscina.move({
+    get [Piscina.transferableSymbol]() {
+      return buffers;
+    },
+    get [Piscina.valueSymbol]() {
+      return result;
+    },
+  } as never);
 }

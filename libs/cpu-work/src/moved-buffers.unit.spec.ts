@@ -1,4 +1,5 @@
-import { buffersIn } from './moved-buffers';
+import { Piscina } from 'piscina';
+import { buffersIn, movedResult } from './moved-buffers';
 
 describe('buffersIn', () => {
   it('finds the buffer under each typed array of plain objects and arrays, each once', () => {
@@ -18,5 +19,14 @@ describe('buffersIn', () => {
       inner = new Uint8Array(4);
     }
     expect(buffersIn({ pooled, shared, holder: new Holder(), map: new Map([[1, new Uint8Array(2)]]) })).toEqual([]);
+  });
+
+  it("wraps a worker's result so that piscina moves its typed arrays and hands over the result itself", () => {
+    const result = { rows: 2, sets: [{ numbers: new Float64Array(2), keys: ['k'] }] };
+    const wrapped = movedResult(result) as Record<symbol, unknown>;
+    expect(wrapped[Piscina.valueSymbol]).toBe(result);
+    expect(wrapped[Piscina.transferableSymbol]).toEqual([result.sets[0].numbers.buffer]);
+    // Marked movable: piscina transfers the list instead of cloning it (its own check, by an unexported symbol).
+    expect(Object.getOwnPropertySymbols(wrapped).length).toBeGreaterThan(0);
   });
 });

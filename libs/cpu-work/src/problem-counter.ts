@@ -3,12 +3,14 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import type { DuplicateRows, RunState } from '@app/domain';
 import { halvesOf, joinProblemTallies, type ProblemTally } from '@app/run-source';
+import { allOrNone } from './all-or-none';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 
 /**
  * The review's count of the rows a mapping leaves with problems (countMappingProblems) on as
  * many CPU worker threads as there are: a big delimited file with a row index is counted in two
- * halves at once, and the halves' tallies (figures and page segments) are joined in order.
+ * halves at once, and the halves' tallies (figures and page segments) are joined in order. A
+ * half that fails stops the other.
  */
 @Injectable()
 export class ProblemCounter {
@@ -27,20 +29,21 @@ export class ProblemCounter {
     const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
     if (ranges.length === 1) return this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
     const checked = ranges.map(() => 0);
-    const tallies = await Promise.all(
-      ranges.map((range, i) =>
+    const tallies = await allOrNone(
+      ranges,
+      (range, both, i) =>
         this.cpu.run(
           'countMappingProblems',
           { run, mapping, duplicates, range },
           {
-            signal,
+            signal: both,
             onProgress: (rows) => {
               checked[i] = rows;
               return onProgress?.(checked.reduce((a, b) => a + b, 0));
             },
           },
         ),
-      ),
+      signal,
     );
     if (tallies.some((t) => t === null)) return null;
     return joinProblemTallies(ranges.map((range, i) => ({ range, tally: tallies[i]! })));

@@ -183,12 +183,13 @@ describe('duplicates pass', () => {
           fc.array(row, { minLength: 1, maxLength: 60 }),
           fc.array(fc.nat(), { maxLength: 3 }),
           fc.constantFrom(1, 2, 6),
-          // Budgets that run out in one range and not the other, as well as none and the default.
+          // Budgets that run out in one range and not the other, as well as none and the default: of keys, and of characters.
           fc.constantFrom(0, 1, 3, 8, undefined),
-          async (data, cutSeeds, prefixBytes, exactKeys) => {
+          fc.constantFrom(4, 12, 30, undefined),
+          async (data, cutSeeds, prefixBytes, exactKeys, exactKeyCharacters) => {
             const cuts = [...new Set(cutSeeds.map((c) => 2 + (c % data.length)))].filter((c) => c <= data.length).sort((a, b) => a - b);
             const run = await stored(data);
-            const found = await foundInRanges(run, data.length, cuts, { prefixBytes, exactKeys });
+            const found = await foundInRanges(run, data.length, cuts, { prefixBytes, exactKeys, exactKeyCharacters });
             const pairs = expectedRows(data, pair);
             expect(rowsOf(found.code, data.length)).toEqual(expectedRows(data, (r) => text(r[0])));
             expect(rowsOf(found.amount, data.length)).toEqual(expectedRows(data, (r) => number(r[1])));
@@ -212,6 +213,16 @@ describe('duplicates pass', () => {
       expect(rowsOf(found.code, data.length)).toEqual([4, 1001, 1002, 1501]);
       expect(rowsOf(found.first, data.length)).toEqual([2, 1000, 1001, 1002]);
       expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { exactKeys: 1000 }));
+    });
+
+    it("checks each row under its own number: a reviewer's fix of a cell in the second half makes the duplicate there", async () => {
+      const data: Row[] = Array.from({ length: 2000 }, (_, i) => [`C${i}`, '', `F${i}`, 'L']);
+      const fixed = {
+        ...(await stored(data)),
+        value_fixes: [{ fix_id: 'f1', field: 'code', fix: { kind: 'cell', row: 1500, before: 'C1499', after: 'C3' }, fixed_at: 'x' }],
+      } as unknown as RunState;
+      const found = await foundInRanges(fixed, data.length, [1001], {});
+      expect(rowsOf(found.code, data.length)).toEqual([4, 1500]);
     });
 
     it('reads each half from the row index entry before it in a long file, with the same answer as one pass', async () => {

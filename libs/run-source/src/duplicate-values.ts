@@ -137,6 +137,7 @@ export async function findDuplicateRows(
       rows: new Uint8Array((rowCount >> 3) + 1),
     };
   });
+  sortArray = new Float64Array(0); // 8 bytes a row: not kept through the later passes
 
   // 2. The whole digests of the rows whose digest prefix repeats (a repeated key number needs none: it is exact).
   const candidateOf = (g: Group, n: number): number => {

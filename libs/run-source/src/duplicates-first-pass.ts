@@ -16,6 +16,8 @@ export interface DuplicatesOptions {
   prefixBytes?: number;
   /** Distinct keys the first pass may keep exactly, all sets together (EXACT_KEYS); 0 digests every key (tests). */
   exactKeys?: number;
+  /** Characters those keys may have together (EXACT_KEY_CHARACTERS); fewer make the budget run out sooner (tests). */
+  exactKeyCharacters?: number;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function firstDuplicatesPass(
     turnedAway: false,
   }));
   let keyBudget = Math.max(0, options.exactKeys ?? EXACT_KEYS);
-  let characterBudget = EXACT_KEY_CHARACTERS;
+  let characterBudget = Math.max(0, options.exactKeyCharacters ?? EXACT_KEY_CHARACTERS);
   const numberOf = (set: (typeof found)[number], key: string): number => {
     const known = set.kept.get(key);
     if (known !== undefined) return known;
@@ -203,7 +205,7 @@ export interface JoinedFirstPass {
  * so they are numbered again, together; a key is kept whole only where no range can have
  * digested it instead (every range kept it, or turned no key away), else it becomes its digest
  * prefix in the ranges that kept it, as in those that did not, and the later passes compare it
- * by digest. One range is returned as it is. The ranges' prefixes are rewritten in place.
+ * by digest. The parts are used up: their prefixes are rewritten in place and their keys dropped.
  */
 export function joinFirstPasses(parts: FirstPass[], options: DuplicatesOptions = {}): JoinedFirstPass {
   const prefixOf = digestPrefixer(options);
@@ -219,6 +221,8 @@ export function joinFirstPasses(parts: FirstPass[], options: DuplicatesOptions =
       numbers: new RowNumbers(parts.map((p) => ({ values: p.sets[si].numbers, rows: p.rows }))),
       prefixes: new RowNumbers(parts.map((p) => ({ values: p.sets[si].prefixes, rows: p.rows }))),
     });
+    // The kept keys (up to EXACT_KEY_CHARACTERS a range) are needed no more: not through the later passes.
+    for (const p of parts) p.sets[si].keys = [];
   }
   return { rows: parts.reduce((n, p) => n + p.rows, 0), sets };
 }
