@@ -15,11 +15,11 @@ import { WHOLE_FILE } from './row-range';
  * the middle of the file) and the output check each row against this answer.
  *
  * Memory stays small whatever the file. The first pass keeps a number per row and set in a
- * typed array (outside the JS heap; two for a set of one field that holds numbers and text): for a key
- * that is a number (an id), that number itself, which is exact; for the first distinct other
- * keys of the file (up to a budget of keys and characters shared by the sets), the key's own
- * number in a Map of those keys, also exact; for the others, a 48-bit prefix of the SHA-256
- * digest of the row's key.
+ * typed array (outside the JS heap; two for a set of one field that holds numbers and text):
+ * for a key that is a number (an id), that number itself, which is exact; for the first
+ * distinct other keys of the file (of each half, when two threads read it; up to a budget of
+ * keys and characters shared by the sets), the key's own number in a Map of those keys, also
+ * exact; for the others, a 48-bit prefix of the SHA-256 digest of the row's key.
  * Sorted, the numbers give those that occur more than once: a repeated key number is a
  * repeated value, nothing more to check. A second pass, only when digest prefixes repeat,
  * compares the whole digest of each occurrence with the first one of its prefix (32 bytes per
