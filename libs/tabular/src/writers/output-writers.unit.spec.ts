@@ -20,9 +20,29 @@ const collect = async (g: AsyncIterable<string>) => {
 
 describe('output writers', () => {
   it('writes a string as JSON.stringify does, whatever it holds (quotes, backslashes, control characters, surrogates)', () => {
-    const tricky = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud83d', '\ude00', '\ud83d\ude00', 'ü', '€', 'a');
-    const value = fc.oneof(fc.string({ unit: 'binary' }), fc.array(tricky, { maxLength: 6 }).map((parts) => parts.join('')));
-    fc.assert(fc.property(value, (s) => expect(jsonString(s)).toBe(JSON.stringify(s))), { numRuns: 2000 });
+    const tricky = fc.constantFrom(
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u2028',
+      '\ud83d',
+      '\ude00',
+      '\ud83d\ude00',
+      'ü',
+      '€',
+      'a',
+    );
+    const value = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.array(tricky, { maxLength: 6 }).map((parts) => parts.join('')),
+    );
+    fc.assert(
+      fc.property(value, (s) => expect(jsonString(s)).toBe(JSON.stringify(s))),
+      { numRuns: 2000 },
+    );
     expect(jsonString('plain value')).toBe('"plain value"');
   });
 
