@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import isEmail from 'validator/lib/isEmail';
+import isURL from 'validator/lib/isURL';
 import { isValid, parseISO } from 'date-fns';
-import { isEmailAddress, isPlainIsoDay } from './typed-value';
+import { isEmailAddress, isPlainIsoDay, isWebAddress } from './typed-value';
 
 /** The fast paths must never change a verdict: compared with the libraries they skip. */
 describe('typing fast paths agree with the libraries', () => {
@@ -37,6 +38,62 @@ describe('typing fast paths agree with the libraries', () => {
     ]) {
       expect({ bad, ok: isEmailAddress(bad) }).toEqual({ bad, ok: false });
     }
+  });
+
+  const scheme = fc.constantFrom('', 'http://', 'https://', 'HTTPS://', 'ftp://', 'ws://', 'mailto:', 'http:/', '//', 'http://user:pw@');
+  const tail = fc.oneof(
+    fc.constantFrom(
+      '',
+      '/',
+      '/a/b.html',
+      '?q=1&r=a:b',
+      '#top',
+      '/p?x=/y#z',
+      ':8080/x',
+      ':0',
+      ':99999',
+      '@host.com',
+      '/a b',
+      '/<x>',
+      '.',
+      '/ü',
+    ),
+    chars('/?#:@.%&=+aZ9-_ <>\u00e9', 0, 20),
+  );
+  const urlLike = fc
+    .tuple(scheme, fc.array(chars('abZ09-_', 1, 66), { minLength: 1, maxLength: 4 }), chars('abcdefghijklmnopqrstuvwxyzQ019-', 1, 66), tail)
+    .map(([sc, labels, t, rest]) => `${sc}${labels.join('.')}.${t}${rest}`);
+
+  it('url: everyday-shaped and arbitrary strings get the same verdict as validator isURL', () => {
+    fc.assert(
+      fc.property(fc.oneof(urlLike, fc.string({ maxLength: 80 })), (s) => {
+        expect(isWebAddress(s)).toBe(isURL(s));
+      }),
+      { numRuns: 20_000 },
+    );
+    const long = `https://example.com/${'a'.repeat(2084)}`;
+    expect([isWebAddress(long), isURL(long)]).toEqual([false, false]);
+  });
+
+  it('url: the common cases are accepted and the broken ones refused', () => {
+    for (const ok of [
+      'https://shop12.example.com/customers/7?tab=orders#top',
+      'http://example.co.uk',
+      'www.example.com/a:b',
+      'FTP://files.example.org/x',
+    ])
+      expect({ ok, accepted: isWebAddress(ok) }).toEqual({ ok, accepted: true });
+    for (const bad of [
+      'https://-example.com',
+      'https://example-.com',
+      'https://example.c',
+      'https://example.123',
+      'https://exa mple.com',
+      'ws://example.com',
+      'mailto:a@example.com',
+      'https://example.com:99999',
+    ])
+      expect({ bad, accepted: isWebAddress(bad) }).toEqual({ bad, accepted: false });
   });
 
   it('ISO day: true only for days date-fns parseISO reads as valid', () => {

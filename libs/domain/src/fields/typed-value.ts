@@ -48,6 +48,18 @@ export const isEmailAddress = (value: string): boolean =>
   (value.length <= 254 && value.indexOf('@') <= 64 && EVERYDAY_EMAIL.test(value)) || isEmail(value);
 
 /**
+ * The everyday shape of a web address: an http, https or ftp scheme (or none), hostname labels
+ * and an alphabetic top-level domain, no port or credentials, then nothing or a path, query or
+ * fragment without blanks or angle brackets. Every such string of at most 2,084 characters is
+ * one validator's isURL accepts (property-tested), and checking it first skips isURL's option
+ * merging, splitting and FQDN walk: a column of distinct addresses spent a tenth of a wide
+ * file's output there. Anything else still goes to isURL, so the verdicts are the same.
+ */
+const EVERYDAY_URL = /^(?:(?:https?|ftp):\/\/)?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?:[/?#][^\s<>]*)?$/i;
+
+export const isWebAddress = (value: string): boolean => (value.length <= 2084 && EVERYDAY_URL.test(value)) || isURL(value);
+
+/**
  * A calendar day written yyyy-MM-dd (`^\d{4}-\d{2}-\d{2}$` and a day the month has), checked with
  * arithmetic: the common case of a date column, without date-fns's general ISO parser. False
  * means "not certainly", not "invalid".
@@ -133,7 +145,7 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
     case 'email':
       return verdict(isEmailAddress);
     case 'url':
-      return verdict((t) => isURL(t));
+      return verdict(isWebAddress);
     case 'number':
     case 'integer':
       return compileNumberCheck(field.data_type === 'integer', field);
