@@ -2,7 +2,8 @@
  * ratio to a baseline measured in the same run: the machine is shared and noisy.
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,xlsx,get,healthz,run-get,schemas,validators (default all)
+ *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators (default all)
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -12,11 +13,14 @@ const { getLatency } = require('./cases/get-latency');
 const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 const { validatorsCost } = require('./cases/validators-cost');
+const { widePipeline } = require('./cases/wide-pipeline');
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The same with no value repeated: what the CSV case costs when remembering repeated values cannot help.
   'csv-distinct': (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000), distinct: true }),
+  // A schema unlike the bench's: 24 columns, every kind of field (cases/wide-pipeline.js).
+  wide: (work) => widePipeline({ work, rows: Number(process.env.BENCH_WIDE_ROWS || 400_000) }),
   xlsx: (work) => xlsxPipeline({ work, rows: Number(process.env.BENCH_XLSX_ROWS || 200_000) }),
   get: (work) => getLatency({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The cost of one request, route by route (cases/request-overhead.js).

@@ -92,4 +92,4 @@ async function csvPipeline({ work, rows, distinct = false }) {
   }
 }
 
-module.exports = { csvPipeline, generateCsv, FIELDS };
+module.exports = { csvPipeline, generateCsv, bareObjectParse, FIELDS };
