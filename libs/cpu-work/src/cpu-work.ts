@@ -53,7 +53,7 @@ export class CpuWork implements OnApplicationShutdown {
             idleTimeout: 30_000,
             // Both generations capped: the threads' heaps add to the process's resident memory,
             // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
-            // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS) 16 MB
+            // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS; fewer when wide) 16 MB
             // collects less than 32 MB did with 2,000, and two threads of 32 MB went over 256 MB
             // (bench/README.md, "Two threads by default").
             resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: config.cpuWork.youngMb },

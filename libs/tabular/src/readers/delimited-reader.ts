@@ -5,7 +5,8 @@ import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
-import { BATCH_ROWS, type OpenedTable } from './table-reader';
+import { RowBatcher } from './row-batcher';
+import type { OpenedTable } from './table-reader';
 import { decodeText, detectEncoding } from './text-decoding';
 
 const DELIMITERS = [',', ';', '\t', '|'];
@@ -193,7 +194,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
       objectMode: false,
       encoding: 'utf8',
     });
-    let batch: string[][] = [];
+    const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
     try {
@@ -206,15 +207,13 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
           if (isBlankRow(row)) continue;
           rows++;
           if (!options.alreadyIngested) checkRow(row, rows, limits);
-          batch.push(row);
-          if (batch.length >= BATCH_ROWS) {
-            yield batch;
-            batch = [];
-          }
+          const full = batcher.add(row);
+          if (full) yield full;
         }
         recorder?.rowsEndAt(rows, parsed.cursor, parsed.linebreak);
       }
-      if (batch.length > 0) yield batch;
+      const last = batcher.take();
+      if (last.length > 0) yield last;
       index = recorder?.result(rows) ?? null;
     } finally {
       text.destroy();
@@ -230,19 +229,17 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
     const text = Readable.from(inPieces(decodeText(input, encoding!), null), { objectMode: false, encoding: 'utf8' });
-    let batch: string[][] = [];
+    const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {
         for (const row of parsed.rows) {
           if (isBlankRow(row)) continue;
-          batch.push(row);
-          if (batch.length >= BATCH_ROWS) {
-            yield batch;
-            batch = [];
-          }
+          const full = batcher.add(row);
+          if (full) yield full;
         }
       }
-      if (batch.length > 0) yield batch;
+      const last = batcher.take();
+      if (last.length > 0) yield last;
     } finally {
       text.destroy();
       input.destroy();

@@ -50,9 +50,9 @@ export function tableFormatOf(filename: string): { format: SourceFormat; delimit
 }
 
 /**
- * Rows a reader hands on at a time. A batch and everything made from it (cells, checks, output
- * text) is alive until the next, so each young-generation collection of a worker thread copies it:
- * with 2,000 rows, 16 MB young generations spent 620-740 ms a thread on the 1M-row output's
- * collections, with 500 rows 350-620 ms (bench/README.md, "Two threads by default").
+ * Rows a reader hands on at a time, at most. A batch and everything made from it (cells, checks,
+ * output text) is alive until the next, so each young-generation collection of a worker thread
+ * copies it: with 2,000 rows, 16 MB young generations spent 620-740 ms a thread on the 1M-row
+ * output's collections, with 500 rows 350-620 ms (bench/README.md, "Two threads by default").
  */
 export const BATCH_ROWS = 500;

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, checkRow, type TableLimits } from './source-problem';
-import { BATCH_ROWS, type OpenedTable, type SheetInfo } from './table-reader';
+import { RowBatcher } from './row-batcher';
+import type { OpenedTable, SheetInfo } from './table-reader';
 import type { CellContext } from './xlsx-cell-text';
 import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
@@ -31,7 +32,7 @@ async function* sheetBatches(
 ): AsyncGenerator<string[][], boolean> {
   const rows = new SheetRows(ctx, limits);
   let count = 0;
-  let batch: string[][] = [];
+  const batcher = new RowBatcher();
   const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
   try {
     // One more round after the part ends: closing the parser can complete rows too.
@@ -39,17 +40,15 @@ async function* sheetBatches(
       done = (await parts.next()).done === true;
       for (const row of rows.take()) {
         checkRow(row, ++count, limits);
-        batch.push(row);
-        if (batch.length >= BATCH_ROWS) {
-          yield batch;
-          batch = [];
-        }
+        const full = batcher.add(row);
+        if (full) yield full;
       }
     }
   } finally {
     await parts.return(undefined); // stopped early or failed: the part's stream is destroyed
   }
-  if (batch.length > 0) yield batch;
+  const last = batcher.take();
+  if (last.length > 0) yield last;
   return count > 0;
 }
 
