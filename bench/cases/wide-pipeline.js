@@ -10,9 +10,8 @@
  * against a bare papaparse object parse of the same file in the same run. */
 const fs = require('node:fs');
 const path = require('node:path');
-const { startService } = require('../lib/service');
 const { writeCsv } = require('../lib/write-csv');
-const { bareObjectParse } = require('./csv-pipeline');
+const { throughService, describe } = require('./csv-pipeline');
 
 const FIELDS = {
   id: { description: 'customer number', data_type: 'integer', is_required: true },
@@ -110,26 +109,15 @@ async function widePipeline({ work, rows }) {
   const file = path.join(work, 'input-wide.csv');
   await generateWideCsv(file, rows);
   const bytes = fs.statSync(file).size;
-  const bare = await bareObjectParse(file);
-  const svc = await startService({ dataDir: path.join(work, 'data-wide') });
-  try {
-    const org = await svc.organization(FIELDS);
-    const run = await svc.runFile(org, file, 'customers.csv');
-    if (run.rowsWritten !== rows) throw new Error(`wide: ${run.rowsWritten} rows written of ${rows}`);
-    const total = run.reviewSeconds + run.outputSeconds;
-    return {
-      name: `Wide CSV ${rows} rows (${(bytes / 1e6).toFixed(0)} MB, ${HEADER.split(',').length} columns, ${Object.keys(FIELDS).length} fields of every kind)`,
-      baseline: `bare papaparse object parse ${bare.seconds.toFixed(2)} s (CPU ${bare.cpuSeconds.toFixed(2)} s)`,
-      measured:
-        `upload->review ${run.reviewSeconds.toFixed(2)} s (the upload ${run.uploadSeconds.toFixed(2)} s) + approve->output ${run.outputSeconds.toFixed(2)} s; ` +
-        `service CPU ${run.reviewCpuSeconds.toFixed(2)} s + ${run.outputCpuSeconds.toFixed(2)} s`,
-      ratio: bare.seconds / total,
-      target: 0.35,
-      peakRssMb: svc.peakRssMb(),
-    };
-  } finally {
-    await svc.stop();
-  }
+  const measured = await throughService({ work, file, fields: FIELDS, dataDir: 'data-wide', filename: 'customers.csv' });
+  if (measured.run.rowsWritten !== rows) throw new Error(`wide: ${measured.run.rowsWritten} rows written of ${rows}`);
+  return {
+    name: `Wide CSV ${rows} rows (${(bytes / 1e6).toFixed(0)} MB, ${HEADER.split(',').length} columns, ${Object.keys(FIELDS).length} fields of every kind)`,
+    ...describe(measured),
+    ratio: measured.ratio,
+    target: 0.35,
+    peakRssMb: measured.peakRssMb,
+  };
 }
 
 module.exports = { widePipeline, generateWideCsv, WIDE_FIELDS: FIELDS };

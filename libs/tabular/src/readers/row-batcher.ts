@@ -4,7 +4,7 @@ import { BATCH_ROWS } from './table-reader';
  * Cells a batch holds at most: what a batch keeps alive grows with its cells, not its rows. 500
  * rows of the 6-column bench file; a 24-column file gets 125 rows a batch. With 500 rows of 24
  * cells the threads' batches outlived two collections and were promoted, and the wide bench's
- * output peaked at 251-256 MB (bench/README.md, "A wide file").
+ * output peaked at 241-257 MB (bench/README.md, "A wide file").
  */
 export const BATCH_CELLS = 3_000;
 

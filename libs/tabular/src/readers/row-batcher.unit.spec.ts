@@ -30,7 +30,7 @@ describe('RowBatcher', () => {
     expect(cellsIn(batches[0])).toBe(BATCH_CELLS);
   });
 
-  it('a row wider than BATCH_CELLS is a batch of its own, never split', () => {
+  it('a row wider than BATCH_CELLS ends the batch it joins, never split', () => {
     const batches = batchesOf([rowOf(3), rowOf(BATCH_CELLS + 5), rowOf(3)]);
     expect(batches.map((b) => b.map((r) => r.length))).toEqual([[3, BATCH_CELLS + 5], [3]]);
   });
