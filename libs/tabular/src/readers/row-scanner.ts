@@ -1,5 +1,5 @@
 import { NextOf } from './next-of';
-import { SourceProblem, type TableLimits } from './source-problem';
+import type { TableLimits } from './source-problem';
 
 /**
  * Ingestion's pass over a delimited file without building its rows: where each row ends,
@@ -14,6 +14,11 @@ import { SourceProblem, type TableLimits } from './source-problem';
  * after a closing quote, a byte-order mark kept in the text) is where papaparse has rules of
  * its own: the scanner stops with `NotPlainDelimited`, and the caller reads the file with
  * papaparse instead. delimited-scan.property.spec.ts holds it to papaparse's reading.
+ *
+ * A file over a limit (rows, columns, a field's or a row's size, line break included) is handed
+ * back too, so the scanner keeps at most `maxRowChars` of a row in progress and needs no row
+ * guard in front of it: the papaparse read has the guard (row-guard.ts) and names the refusal
+ * exactly. Well-formed files within the limits, the common case, are read once.
  */
 export class NotPlainDelimited extends Error {
   constructor(reason: string) {
@@ -43,6 +48,13 @@ function hasText(text: string, from: number, to: number): boolean {
   return false;
 }
 
+/**
+ * A limit crossed (rows, columns, field or row size): the file is handed back, and the papaparse
+ * read refuses it. That read checks rows ahead of papaparse (the row guard runs over each piece
+ * before papaparse parses it), so which refusal a file gets is its own: the same by either read.
+ */
+const overLimit = () => new NotPlainDelimited('a limit is crossed: the full read names it');
+
 /** A row ended (`end`: the character after its line break) or the text ran out first (-1). */
 const INCOMPLETE = -1;
 
@@ -56,12 +68,14 @@ export class RowScanner {
   private partial = '';
   private readonly delimiters: NextOf;
   private readonly newlines: NextOf;
+  private readonly crs = new NextOf('\r');
+  private readonly lfs = new NextOf('\n');
   private readonly DELIMITER: number;
 
   constructor(
     delimiter: string,
     private readonly newline: string,
-    private readonly limits: Pick<TableLimits, 'maxRows' | 'maxColumns' | 'maxFieldChars'>,
+    private readonly limits: Pick<TableLimits, 'maxRows' | 'maxColumns' | 'maxFieldChars' | 'maxRowChars'>,
   ) {
     if (delimiter.length !== 1 || delimiter === '"') throw new NotPlainDelimited('delimiter');
     this.DELIMITER = delimiter.charCodeAt(0);
@@ -75,6 +89,7 @@ export class RowScanner {
     const text = this.partial === '' ? piece : this.partial + piece;
     const done = this.scan(text, false);
     this.partial = text.slice(done);
+    if (this.partial.length > this.limits.maxRowChars) throw overLimit();
     this.consumed += done;
     return this.consumed;
   }
@@ -89,6 +104,8 @@ export class RowScanner {
   private scan(text: string, final: boolean): number {
     this.delimiters.reset(text);
     this.newlines.reset(text);
+    this.crs.reset(text);
+    this.lfs.reset(text);
     let start = 0;
     while (start < text.length) {
       const end = this.row(text, start, final);
@@ -104,8 +121,7 @@ export class RowScanner {
     let p = start;
     let fields = 0;
     let filled = false;
-    let longColumn = -1;
-    let longChars = 0;
+    let longField = false;
     let rowEnd = INCOMPLETE;
     for (;;) {
       let chars: number;
@@ -164,31 +180,32 @@ export class RowScanner {
           next = -1;
           rowEnd = text.length;
         }
+        if (this.strayLineBreak(p, contentTo)) throw new NotPlainDelimited("a line break other than the file's");
         contentFrom = p;
         chars = contentTo - p;
       }
       if (!filled && (escaped > 0 || hasText(text, contentFrom, contentTo))) filled = true;
-      if (longColumn < 0 && chars > limits.maxFieldChars) {
-        longColumn = fields;
-        longChars = chars;
-      }
+      if (chars > limits.maxFieldChars) longField = true;
       fields++;
       if (next === -1) break;
       p = next;
     }
+    if (rowEnd - start > limits.maxRowChars) throw overLimit();
     if (filled) {
-      const rowNumber = ++this.rows;
-      if (rowNumber > limits.maxRows) throw new SourceProblem('tooManyRows', `The file has more than ${limits.maxRows} rows.`);
-      if (fields > limits.maxColumns)
-        throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${fields} columns; at most ${limits.maxColumns} are allowed.`);
-      if (longColumn >= 0) {
-        throw new SourceProblem(
-          'fieldTooLarge',
-          `Row ${rowNumber}, column ${longColumn + 1} has ${longChars} characters; at most ${limits.maxFieldChars} are allowed.`,
-        );
-      }
+      if (++this.rows > limits.maxRows || fields > limits.maxColumns || longField) throw overLimit();
       if (fields > this.width) this.width = fields;
     }
     return rowEnd;
+  }
+
+  /**
+   * A CR or LF outside quotes in [from, to), before the next line break: one that is not the
+   * file's line break. The row guard of the papaparse read ends lines at any of them, so its
+   * rows, quotes and refusals could differ from the scanner's: such a file is read by papaparse.
+   */
+  private strayLineBreak(from: number, to: number): boolean {
+    const cr = this.crs.from(from);
+    const lf = this.lfs.from(from);
+    return (cr !== -1 && cr < to) || (lf !== -1 && lf < to);
   }
 }
