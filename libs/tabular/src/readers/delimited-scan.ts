@@ -36,9 +36,10 @@ export interface ScanOptions {
  * A delimited file's first read, as `openDelimited` reads it (the same sniffing, decoding,
  * limits, blank rows and row index) but without building a row it does not need: the
  * scanner (row-scanner.ts) finds the rows, and papaparse parses only the first `headRows`.
- * A row over `maxRowChars` makes the scanner hand the file back, so no row guard runs here:
- * it ran in front of the scanner and took a third of ingestion's CPU. Throws `NotPlainDelimited` for a file whose quoting papaparse reads by rules
- * of its own: the caller then reads it with `openDelimited`.
+ * Throws `NotPlainDelimited` for a file whose quoting papaparse reads by rules of its own,
+ * and for one over a limit: the caller then reads it with `openDelimited`, whose row guard
+ * names the refusal. So no row guard runs here (in front of the scanner it took a third of
+ * ingestion's CPU).
  */
 export async function scanDelimited(input: Readable, delimiter: string | null, options: ScanOptions): Promise<DelimitedScan> {
   const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
