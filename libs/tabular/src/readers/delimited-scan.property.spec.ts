@@ -142,6 +142,46 @@ describe('ingestion scan of a delimited file', () => {
     });
   });
 
+  it('learns the same across piece boundaries: the random text after 66 KB of rows, cut into small pieces', async () => {
+    // The first 64 KiB reach the scan as one piece (the sniffing peeks that much), so small files are never cut.
+    const filler = 'h1,h2,h3\n' + 'x,y,z\n'.repeat(11_000);
+    let plain = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(token, { maxLength: 120 }),
+        fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }),
+        // Rows of at least 4,000 characters: the first 66 KB must fit what the first rows may take (21 rows).
+        fc.record({ maxRowChars: fc.constantFrom(4_000, 1024 * 1024), maxFieldChars: fc.constantFrom(3, 1000) }),
+        async (tokens, sizes, small) => {
+          const limits = { ...DEFAULT_TABLE_LIMITS, ...small };
+          const bytes = Buffer.from(filler + tokens.join(''), 'utf8');
+          const pieces = [bytes.subarray(0, 66_000)];
+          for (let at = 66_000, i = 0; at < bytes.length; at += sizes[i++ % sizes.length])
+            pieces.push(bytes.subarray(at, at + sizes[i % sizes.length]));
+          const scanned = await byScan(pieces, limits);
+          if (scanned === 'not plain') return;
+          plain++;
+          expect(scanned).toEqual(await byReader(pieces, limits));
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(plain).toBeGreaterThan(30);
+  }, 120_000);
+
+  it('hands back a file whose byte-order mark follows blank lines (the full read strips it from the first row)', async () => {
+    const bytes = [Buffer.concat([Buffer.from('\n'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a,b\n1,2\n')])];
+    expect(await byScan(bytes, DEFAULT_TABLE_LIMITS)).toBe('not plain');
+    expect(await byReader(bytes, DEFAULT_TABLE_LIMITS)).toEqual({
+      rows: 2,
+      width: 2,
+      head: [
+        ['a', 'b'],
+        ['1', '2'],
+      ],
+    });
+  });
+
   it('gives a row index from whose every entry a read yields the rows after it, across many pieces', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('\n', '\r\n'), fc.nat(7), async (eol, blankEvery) => {

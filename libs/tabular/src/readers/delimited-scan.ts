@@ -87,10 +87,13 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
     newline: newline as Papa.ParseConfig['newline'],
     skipEmptyLines: true,
   });
+  const firstRows = first.data.filter((row) => !isBlankRow(row)).slice(0, options.headRows);
+  // A byte-order mark after blank lines: the full read strips it from the first row it yields, papaparse here does not.
+  if (firstRows[0]?.[0]?.charCodeAt(0) === 0xfeff) throw new NotPlainDelimited('a byte-order mark after blank lines');
   return {
     delimiter: chosen,
     encoding,
-    head: first.data.filter((row) => !isBlankRow(row)).slice(0, options.headRows),
+    head: firstRows,
     rows,
     width: scanner?.width ?? 0,
     rowIndex: recorder?.result(rows) ?? null,
