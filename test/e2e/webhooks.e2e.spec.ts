@@ -382,7 +382,9 @@ describe('an upload that never comes', () => {
   beforeAll(async () => {
     receiver = new WebhookReceiver();
     await receiver.start();
-    svc = await startService({ ...FAST, UPLOAD_TTL_SECONDS: '1', SWEEP_INTERVAL_MS: '100' });
+    // 3 s, not 1: a signed URL expires at a whole second (the floor of expires_at), so a 1 s TTL left the upload
+    // between 0 and 1 s, and a loaded machine missed it (403 url_expired in the in-time case).
+    svc = await startService({ ...FAST, UPLOAD_TTL_SECONDS: '3', SWEEP_INTERVAL_MS: '100' });
     org = await setupOrganization(svc);
   });
   afterAll(async () => {
