@@ -80,7 +80,7 @@ async function throughService({ work, file, fields, dataDir, filename }) {
 }
 
 /** How a case's figures read: the service's halves and CPU, and the bare parse. */
-const describe = ({ bare, run, steps }) => ({
+const figures = ({ bare, run, steps }) => ({
   baseline: `bare papaparse object parse ${bare.seconds.toFixed(2)} s (CPU ${bare.cpuSeconds.toFixed(2)} s)`,
   measured:
     `upload->review ${run.reviewSeconds.toFixed(2)} s (the upload ${run.uploadSeconds.toFixed(2)} s, ingestion ${steps.ingestion.toFixed(2)} s, ` +
@@ -101,7 +101,7 @@ async function csvPipeline({ work, rows, distinct = false }) {
   });
   return {
     name: `CSV ${rows} rows (${(bytes / 1e6).toFixed(0)} MB${distinct ? ', every value distinct' : ''})`,
-    ...describe(measured),
+    ...figures(measured),
     ratio: measured.ratio,
     target: 0.5,
     peakRssMb: measured.peakRssMb,
@@ -111,4 +111,4 @@ async function csvPipeline({ work, rows, distinct = false }) {
   };
 }
 
-module.exports = { csvPipeline, generateCsv, throughService, describe, FIELDS };
+module.exports = { csvPipeline, generateCsv, throughService, figures, FIELDS };

@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { writeCsv } = require('../lib/write-csv');
-const { throughService, describe } = require('./csv-pipeline');
+const { throughService, figures } = require('./csv-pipeline');
 
 const FIELDS = {
   id: { description: 'customer number', data_type: 'integer', is_required: true },
@@ -113,7 +113,7 @@ async function widePipeline({ work, rows }) {
   if (measured.run.rowsWritten !== rows) throw new Error(`wide: ${measured.run.rowsWritten} rows written of ${rows}`);
   return {
     name: `Wide CSV ${rows} rows (${(bytes / 1e6).toFixed(0)} MB, ${HEADER.split(',').length} columns, ${Object.keys(FIELDS).length} fields of every kind)`,
-    ...describe(measured),
+    ...figures(measured),
     ratio: measured.ratio,
     target: 0.35,
     peakRssMb: measured.peakRssMb,
