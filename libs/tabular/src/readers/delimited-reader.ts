@@ -22,9 +22,12 @@ export function detectDelimiter(sample: string): string {
  * The most text papaparse is handed at once. Storage streams arrive in chunks of up to a
  * MiB; papaparse parses a 64 KiB piece in well under half the time per character (measured
  * on the bench's file: 1.1-1.5 s instead of 1.7-2.3 s for 94 MB), as its per-chunk rows
- * and partial lines then stay small and short-lived.
+ * and partial lines then stay small and short-lived. 16 KiB, because every row of a piece is
+ * parsed at once and lives until the consumer has taken the last of them: with 64 KiB pieces
+ * and four of them queued, 700 wide rows were in flight on average, outlived two young-generation
+ * collections and were promoted (docs/decisions.md, "Rows in flight").
  */
-const PARSE_PIECE_CHARS = 64 * 1024;
+const PARSE_PIECE_CHARS = 16 * 1024;
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
@@ -50,8 +53,11 @@ interface ParsedChunk {
   linebreak: string;
 }
 
-/** How many parsed chunks may wait for the consumer before papaparse is paused (back-pressure). */
-const MAX_QUEUED_CHUNKS = 4;
+/**
+ * How many parsed chunks may wait for the consumer before papaparse is paused (back-pressure):
+ * one, so papaparse parses the next piece only when the last is being taken (PARSE_PIECE_CHARS).
+ */
+const MAX_QUEUED_CHUNKS = 1;
 
 /**
  * Papaparse's own Node stream reader (`Papa.parse(stream, {chunk})`), turned into an

@@ -30,7 +30,7 @@ describe('delimited reader', () => {
     ]);
   });
 
-  it('reads a chunk far larger than its parse pieces whole: rows and quoted line breaks across the 64 KiB cuts', async () => {
+  it('reads a chunk far larger than its parse pieces whole: rows and quoted line breaks across the cuts between pieces', async () => {
     let text = 'id,note\n';
     for (let i = 0; text.length < 300_000; i++) text += `${i},"line ${i}\nstill ${i}, Jörg ""${i}"""\n`;
     // One 300 KB chunk, as storage streams hand over a MiB at a time.
@@ -84,6 +84,35 @@ describe('delimited reader', () => {
     expect(batches.length).toBeGreaterThan(1);
     expect(last).toEqual(['4999', 'row 4999']);
   });
+
+  it.each([[false], [true]])(
+    'parses less than 64 KiB ahead of a consumer that stops taking rows, so rows in flight stay few (already ingested: %j)',
+    async (alreadyIngested) => {
+      // Rows of 101 bytes in 16 KiB chunks; the bytes pulled from the source, less those of the rows taken, were parsed or buffered ahead.
+      const row = (i: number) => `${String(i).padStart(6, '0')},${'x'.repeat(92)}\n`;
+      let pulled = 0;
+      async function* source(): AsyncGenerator<Buffer> {
+        let chunk = '';
+        for (let i = 0; i < 30_000; i++) {
+          chunk += row(i);
+          if (chunk.length >= 16 * 1024 || i === 29_999) {
+            pulled += chunk.length;
+            yield Buffer.from(chunk);
+            chunk = '';
+          }
+        }
+      }
+      const t = await openDelimited(Readable.from(source()), ',', { alreadyIngested, encoding: alreadyIngested ? 'utf-8' : undefined });
+      const batches = t.batches[Symbol.asyncIterator]();
+      let taken = 0;
+      for (let k = 0; k < 6; k++) taken += (await batches.next()).value!.length;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(taken).toBe(3000);
+      // 41 KiB measured (the rest of the piece being taken, one queued, the stream's buffer); 106 KiB with 64 KiB pieces and four queued.
+      expect(pulled - taken * row(0).length).toBeLessThan(64 * 1024);
+      await batches.return!(undefined);
+    },
+  );
 
   it('reads an empty file as no rows', async () => {
     const t = await openDelimited(Readable.from([]), null);
