@@ -382,8 +382,7 @@ describe('an upload that never comes', () => {
   beforeAll(async () => {
     receiver = new WebhookReceiver();
     await receiver.start();
-    // 3 s, not 1: a signed URL expires at a whole second (the floor of expires_at), so a 1 s TTL left the upload
-    // between 0 and 1 s, and a loaded machine missed it (403 url_expired in the in-time case).
+    // 3 s, not 1: the in-time case uploads after creating the run, on a machine that may be loaded.
     svc = await startService({ ...FAST, UPLOAD_TTL_SECONDS: '3', SWEEP_INTERVAL_MS: '100' });
     org = await setupOrganization(svc);
   });
@@ -393,11 +392,17 @@ describe('an upload that never comes', () => {
   });
 
   it('fails the run with upload_expired, sends transformation.failed, and refuses the late upload', async () => {
+    const before = Date.now();
     const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
       token: org.apiKey,
       body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks`, metadata: { case: 'no-upload' } },
     });
     expect(created.status).toBe(201);
+    // A whole second, at least the TTL from creation, and the very second the signed URL stops working.
+    const expiresAt = Date.parse(created.body.upload.expires_at);
+    expect(expiresAt % 1000).toBe(0);
+    expect(expiresAt - before).toBeGreaterThanOrEqual(3000);
+    expect(Number(new URL(created.body.upload.url).searchParams.get('expires')) * 1000).toBe(expiresAt);
     const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 10_000);
     expect(failed).toMatchObject({ terminal: true, stage: 'review', review_state: null, download_url: null });
     expect(failed.upload).toBeUndefined();

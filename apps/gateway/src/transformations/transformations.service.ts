@@ -34,6 +34,13 @@ import { validateRunBody } from './run-body';
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
 
 /** Creating and reading runs for the public API. */
+/**
+ * When a file run's upload instructions expire: the TTL from now, rounded up to a whole second. Signed
+ * URLs carry whole seconds (ours and S3's X-Amz-Date), so a whole-second `upload.expires_at` is
+ * exactly when the URL stops working; with milliseconds the URL stopped up to a second before it.
+ */
+const uploadExpiry = (now: Date, ttlSeconds: number): Date => new Date(Math.ceil(now.getTime() / 1000 + ttlSeconds) * 1000);
+
 @Injectable()
 export class TransformationsService {
   constructor(
@@ -109,7 +116,7 @@ export class TransformationsService {
       this.runCreated(caller, dto, schema!, runId, inputSource, now, {
         filename: dto.filename,
         input_has_header: isImage ? null : (dto.input_has_header ?? null),
-        upload_expires_at: new Date(now.getTime() + this.config.uploadTtlSeconds * 1000).toISOString(),
+        upload_expires_at: uploadExpiry(now, this.config.uploadTtlSeconds).toISOString(),
       }),
     );
     return this.fileCreated(state, now);

@@ -55,6 +55,14 @@ describe('S3 specifics', () => {
     expect(Number(new URL(get.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(60);
   });
 
+  it.each([[0], [999]])('a pre-signed URL ends at the last whole second not after expiresAt (%j ms past a second)', async (ms) => {
+    const expiresAt = new Date((Math.floor(Date.now() / 1000) + 120) * 1000 + ms);
+    const url = new URL((await store().presign('runs/p/source', 'PUT', { expiresAt, contentType: 'text/csv' })).url);
+    // X-Amz-Date is 20261126T203000Z: whole seconds, UTC.
+    const signedAt = Date.parse(url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    expect(signedAt + Number(url.searchParams.get('X-Amz-Expires')) * 1000).toBe(Math.floor(expiresAt.getTime() / 1000) * 1000);
+  });
+
   it('signs URLs for the public endpoint when clients reach the bucket at another address', async () => {
     // 'localhost' instead of '127.0.0.1': the same s3rver, another host name, as a cluster-internal vs public address.
     const publicEndpoint = server.endpoint.replace('127.0.0.1', 'localhost');

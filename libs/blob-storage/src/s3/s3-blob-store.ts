@@ -151,12 +151,15 @@ export class S3BlobStore implements BlobStore {
     options: { expiresAt: Date; contentType?: string; downloadName?: string },
   ): Promise<PresignedRequest> {
     assertValidBlobKey(key);
-    const expiresIn = Math.max(1, Math.floor((options.expiresAt.getTime() - Date.now()) / 1000));
+    // S3 counts a URL's life in whole seconds from X-Amz-Date, which drops the milliseconds: signed at a
+    // whole second, it ends at the last whole second not after expiresAt, as the local store's URLs do.
+    const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const expiresIn = Math.max(1, Math.floor(options.expiresAt.getTime() / 1000) - signingDate.getTime() / 1000);
     if (method === 'PUT') {
       const contentType = options.contentType ?? 'application/octet-stream';
       const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType });
       // Content-Type is signed: the uploader must send exactly the header handed out with the URL.
-      const url = await getSignedUrl(this.presignClient, command, { expiresIn, signableHeaders: new Set(['content-type']) });
+      const url = await getSignedUrl(this.presignClient, command, { expiresIn, signingDate, signableHeaders: new Set(['content-type']) });
       return { url, method, headers: { 'Content-Type': contentType } };
     }
     const command = new GetObjectCommand({
@@ -166,6 +169,6 @@ export class S3BlobStore implements BlobStore {
         ? `attachment; filename="${options.downloadName.replace(/["\\\r\n]/g, '_')}"`
         : undefined,
     });
-    return { url: await getSignedUrl(this.presignClient, command, { expiresIn }), method, headers: {} };
+    return { url: await getSignedUrl(this.presignClient, command, { expiresIn, signingDate }), method, headers: {} };
   }
 }
