@@ -59,7 +59,9 @@ describe('S3 specifics', () => {
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + 120) * 1000 + ms);
     const url = new URL((await store().presign('runs/p/source', 'PUT', { expiresAt, contentType: 'text/csv' })).url);
     // X-Amz-Date is 20261126T203000Z: whole seconds, UTC.
-    const signedAt = Date.parse(url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const signedAt = Date.parse(
+      url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    );
     expect(signedAt + Number(url.searchParams.get('X-Amz-Expires')) * 1000).toBe(Math.floor(expiresAt.getTime() / 1000) * 1000);
   });
 
