@@ -19,29 +19,42 @@ export function detectDelimiter(sample: string): string {
 }
 
 /**
- * The most text papaparse is handed at once. Storage streams arrive in chunks of up to a
- * MiB; papaparse parses a 64 KiB piece in well under half the time per character (measured
- * on the bench's file: 1.1-1.5 s instead of 1.7-2.3 s for 94 MB), as its per-chunk rows
- * and partial lines then stay small and short-lived. 16 KiB, because every row of a piece is
- * parsed at once and lives until the consumer has taken the last of them: with 64 KiB pieces
- * and four of them queued, 700 wide rows were in flight on average, outlived two young-generation
- * collections and were promoted (docs/decisions.md, "Rows in flight").
+ * How much text papaparse (and the scan, which does as it does) is handed at once. Storage
+ * streams arrive in chunks of up to a MiB; papaparse parses a 64 KiB piece in well under half
+ * the time per character (measured on the bench's file: 1.1-1.5 s instead of 1.7-2.3 s for
+ * 94 MB), as its per-chunk rows and partial lines then stay small and short-lived.
+ * - `first`: papaparse guesses the line break on the first text it gets, so the first piece
+ *   is 64 KiB for every read: a header of 1,000 long column names still shows its line break.
+ * - `scan`: ingestion's scan builds no rows, and the row index gets an entry per piece.
+ * - `parse`: the reader's later pieces. Every row of a piece is parsed at once and lives until
+ *   the consumer has taken the last of them: with 64 KiB pieces and four queued, 720 wide rows
+ *   were in flight on average, outlived two young-generation collections of the worker threads
+ *   and were promoted (docs/decisions.md, "Rows in flight").
  */
-const PARSE_PIECE_CHARS = 16 * 1024;
+export const PIECE_CHARS = { first: 64 * 1024, scan: 64 * 1024, parse: 16 * 1024 } as const;
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
-/** Text in pieces of at most PARSE_PIECE_CHARS (slices of a string share its memory), each shown to the index recorder. */
-export async function* inPieces(text: AsyncIterable<string>, recorder: RowIndexRecorder | null): AsyncGenerator<string> {
+/**
+ * Text in pieces of at most `pieceChars` after a first of at most PIECE_CHARS.first (slices of
+ * a string share its memory), each shown to the index recorder.
+ */
+export async function* inPieces(
+  text: AsyncIterable<string>,
+  recorder: RowIndexRecorder | null,
+  pieceChars: number,
+): AsyncGenerator<string> {
+  let size = PIECE_CHARS.first;
   for await (const chunk of text) {
     for (let i = 0; i < chunk.length;) {
-      let end = Math.min(chunk.length, i + PARSE_PIECE_CHARS);
+      let end = Math.min(chunk.length, i + size);
       // Never between the two halves of a surrogate pair: each half alone would count 3 bytes in the row index, not 2.
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
       const piece = i === 0 && end === chunk.length ? chunk : chunk.slice(i, end);
       recorder?.text(piece);
       yield piece;
       i = end;
+      size = pieceChars;
     }
   }
 }
@@ -54,8 +67,9 @@ interface ParsedChunk {
 }
 
 /**
- * How many parsed chunks may wait for the consumer before papaparse is paused (back-pressure):
- * one, so papaparse parses the next piece only when the last is being taken (PARSE_PIECE_CHARS).
+ * How many parsed chunks may wait for the consumer before papaparse is paused (back-pressure);
+ * it resumes when none waits. One: papaparse parses the next piece only while the last is
+ * being taken (PIECE_CHARS).
  */
 const MAX_QUEUED_CHUNKS = 1;
 
@@ -109,7 +123,7 @@ async function* papaparseChunks(text: Readable, delimiter: string, linebreak: st
   for (;;) {
     const next = queue.shift();
     if (next) {
-      if (paused && queue.length < MAX_QUEUED_CHUNKS / 2) {
+      if (paused && queue.length === 0) {
         paused = false;
         text.resume();
       }
@@ -196,10 +210,15 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const text = Readable.from(inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder), {
-      objectMode: false,
-      encoding: 'utf8',
-    });
+    const text = Readable.from(
+      inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse),
+      {
+        objectMode: false,
+        encoding: 'utf8',
+        // One piece buffered, whatever Node's default (16 KiB in Node 20, 64 KiB from Node 22).
+        highWaterMark: PIECE_CHARS.parse,
+      },
+    );
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
@@ -234,7 +253,11 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = Readable.from(inPieces(decodeText(input, encoding!), null), { objectMode: false, encoding: 'utf8' });
+    const text = Readable.from(inPieces(decodeText(input, encoding!), null, PIECE_CHARS.parse), {
+      objectMode: false,
+      encoding: 'utf8',
+      highWaterMark: PIECE_CHARS.parse,
+    });
     const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {

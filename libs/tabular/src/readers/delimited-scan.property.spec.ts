@@ -187,6 +187,19 @@ describe('ingestion scan of a delimited file', () => {
     });
   });
 
+  it.each([['\r\n'], ['\r']])(
+    'reads a %j file whose header of 1,000 long names is longer than a later parse piece: the line break is guessed on the first 64 KiB',
+    async (linebreak) => {
+      const header = Array.from({ length: 1000 }, (_, i) => `column_name_${String(i).padStart(4, '0')}`);
+      const rows = [header, ...Array.from({ length: 50 }, (_, r) => header.map((_, c) => `${r}.${c}`))];
+      const bytes = [Buffer.from(rows.map((row) => row.join(',')).join(linebreak) + linebreak, 'utf8')];
+      expect(bytes[0].indexOf(linebreak)).toBeGreaterThan(16 * 1024);
+      const learned = { rows: 51, width: 1000, head: rows.slice(0, HEAD_ROWS) };
+      expect(await byReader(bytes, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+      expect(await byScan(bytes, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+    },
+  );
+
   it('gives a row index from whose every entry a read yields the rows after it, across many pieces', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('\n', '\r\n'), fc.nat(7), async (eol, blankEvery) => {

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Readable } from 'node:stream';
-import { inPieces, isBlankRow, sniffDelimited } from './delimited-reader';
+import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 import { BATCH_ROWS } from './table-reader';
@@ -53,7 +53,7 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
   let headChars = 0;
   let reported = 0;
   try {
-    for await (const piece of inPieces(decodeText(replay, encoding), recorder)) {
+    for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan)) {
       if (!scanner) {
         // Papaparse guesses the line break on the first piece it is handed: the same piece here.
         newline = Papa.parse<string[]>(piece, { delimiter: chosen, preview: 1 }).meta.linebreak;
