@@ -346,11 +346,20 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
   };
 }
 
+/** The longest life S3 gives a pre-signed URL (SigV4's X-Amz-Expires): 7 days. */
+const S3_LONGEST_URL_SECONDS = 7 * 24 * 3600;
+
 function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
   const kind = env.BLOB_STORE || 'local';
   if (kind === 'local') return { kind: 'local' };
   if (kind !== 's3') throw new Error(`BLOB_STORE must be local or s3, not ${kind}.`);
   if (!env.S3_BUCKET) throw new Error('BLOB_STORE=s3 needs S3_BUCKET.');
+  // S3 refuses a pre-signed URL living longer than 7 days, and an upload's expiry is rounded up to a whole second.
+  for (const name of ['UPLOAD_TTL_SECONDS', 'DOWNLOAD_URL_TTL_SECONDS'])
+    if (int(env, name, 0) > S3_LONGEST_URL_SECONDS - 1)
+      throw new Error(
+        `${name} must be at most ${S3_LONGEST_URL_SECONDS - 1} with BLOB_STORE=s3 (S3's pre-signed URLs live 7 days at most).`,
+      );
   return {
     kind: 's3',
     bucket: env.S3_BUCKET,

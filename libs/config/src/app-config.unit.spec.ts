@@ -11,6 +11,11 @@ describe('adapter selection', () => {
     expect([c.eventStore.kind, c.bus.kind, c.readModel.kind, c.blobStore.kind]).toEqual(['sqlite', 'in-process', 'sqlite', 'local']);
   });
 
+  it('lets a URL live 7 days less a second with S3, and longer with the local store', () => {
+    expect(loadConfig({ ...base(), BLOB_STORE: 's3', S3_BUCKET: 'b', UPLOAD_TTL_SECONDS: '604799' }).uploadTtlSeconds).toBe(604799);
+    expect(loadConfig({ ...base(), UPLOAD_TTL_SECONDS: '2000000' }).uploadTtlSeconds).toBe(2000000);
+  });
+
   it('reads the distributed settings', () => {
     const c = loadConfig({
       ...base(),
@@ -44,6 +49,11 @@ describe('adapter selection', () => {
     [{ READ_MODEL: 'mongo' }, 'READ_MODEL=mongo needs MONGO_URL.'],
     [{ BUS: 'rabbit' }, 'BUS must be in-process or kafka, not rabbit.'],
     [{ BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' }, 'KAFKA_PARTITIONS must be a non-negative integer, got "many"'],
+    [
+      { BLOB_STORE: 's3', S3_BUCKET: 'b', UPLOAD_TTL_SECONDS: '604800' },
+      "UPLOAD_TTL_SECONDS must be at most 604799 with BLOB_STORE=s3 (S3's pre-signed URLs live 7 days at most).",
+    ],
+    [{ BLOB_STORE: 's3', S3_BUCKET: 'b', DOWNLOAD_URL_TTL_SECONDS: '700000' }, 'DOWNLOAD_URL_TTL_SECONDS must be at most 604799'],
   ])('refuses %j at start-up', (env, message) => {
     expect(() => loadConfig({ ...base(), ...env })).toThrow(message);
   });

@@ -33,14 +33,14 @@ import { validateRunBody } from './run-body';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
 
-/** Creating and reading runs for the public API. */
 /**
  * When a file run's upload instructions expire: the TTL from now, rounded up to a whole second. Signed
  * URLs carry whole seconds (ours and S3's X-Amz-Date), so a whole-second `upload.expires_at` is
  * exactly when the URL stops working; with milliseconds the URL stopped up to a second before it.
  */
-const uploadExpiry = (now: Date, ttlSeconds: number): Date => new Date(Math.ceil(now.getTime() / 1000 + ttlSeconds) * 1000);
+const uploadExpiry = (now: Date, ttlSeconds: number): Date => new Date((Math.ceil(now.getTime() / 1000) + ttlSeconds) * 1000);
 
+/** Creating and reading runs for the public API. */
 @Injectable()
 export class TransformationsService {
   constructor(

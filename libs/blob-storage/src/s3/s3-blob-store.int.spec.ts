@@ -55,14 +55,32 @@ describe('S3 specifics', () => {
     expect(Number(new URL(get.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(60);
   });
 
+  /** When a pre-signed URL stops working: X-Amz-Date (whole seconds, UTC, as 20261126T203000Z) plus X-Amz-Expires. */
+  const endOf = (url: string): number => {
+    const q = new URL(url).searchParams;
+    const signedAt = Date.parse(q.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    return signedAt + Number(q.get('X-Amz-Expires')) * 1000;
+  };
+
   it.each([[0], [999]])('a pre-signed URL ends at the last whole second not after expiresAt (%j ms past a second)', async (ms) => {
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + 120) * 1000 + ms);
-    const url = new URL((await store().presign('runs/p/source', 'PUT', { expiresAt, contentType: 'text/csv' })).url);
-    // X-Amz-Date is 20261126T203000Z: whole seconds, UTC.
-    const signedAt = Date.parse(
-      url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
-    );
-    expect(signedAt + Number(url.searchParams.get('X-Amz-Expires')) * 1000).toBe(Math.floor(expiresAt.getTime() / 1000) * 1000);
+    const url = (await store().presign('runs/p/source', 'PUT', { expiresAt, contentType: 'text/csv' })).url;
+    expect(endOf(url)).toBe(Math.floor(expiresAt.getTime() / 1000) * 1000);
+  });
+
+  it('signs at the whole second, and a URL asked for when its expiry is (all but) past is already expired', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-01-01T00:00:00.700Z'));
+    try {
+      const url = (await store().presign('runs/p/source', 'GET', { expiresAt: new Date('2026-01-01T00:01:00.000Z') })).url;
+      expect(new URL(url).searchParams.get('X-Amz-Date')).toBe('20260101T000000Z');
+      expect(endOf(url)).toBe(Date.parse('2026-01-01T00:01:00.000Z'));
+      for (const expiresAt of ['2026-01-01T00:00:00.900Z', '2025-12-31T23:00:00.000Z'])
+        expect(endOf((await store().presign('runs/p/source', 'GET', { expiresAt: new Date(expiresAt) })).url)).toBeLessThanOrEqual(
+          Date.parse(expiresAt),
+        );
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('signs URLs for the public endpoint when clients reach the bucket at another address', async () => {

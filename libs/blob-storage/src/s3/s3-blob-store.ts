@@ -151,10 +151,14 @@ export class S3BlobStore implements BlobStore {
     options: { expiresAt: Date; contentType?: string; downloadName?: string },
   ): Promise<PresignedRequest> {
     assertValidBlobKey(key);
-    // S3 counts a URL's life in whole seconds from X-Amz-Date, which drops the milliseconds: signed at a
-    // whole second, it ends at the last whole second not after expiresAt, as the local store's URLs do.
-    const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const expiresIn = Math.max(1, Math.floor(options.expiresAt.getTime() / 1000) - signingDate.getTime() / 1000);
+    // S3 counts a URL's life in whole seconds from X-Amz-Date, which drops the milliseconds. Signed at a whole
+    // second, the URL ends at the last whole second not after expiresAt, as the local store's URLs do; one
+    // asked for at or after that second is signed a second before it (X-Amz-Expires is at least 1), so it is
+    // already expired, never alive past expiresAt.
+    const endsAt = Math.floor(options.expiresAt.getTime() / 1000);
+    const signedAt = Math.min(Math.floor(Date.now() / 1000), endsAt - 1);
+    const signingDate = new Date(signedAt * 1000);
+    const expiresIn = endsAt - signedAt;
     if (method === 'PUT') {
       const contentType = options.contentType ?? 'application/octet-stream';
       const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType });
