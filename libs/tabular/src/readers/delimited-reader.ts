@@ -59,6 +59,15 @@ export async function* inPieces(
   }
 }
 
+/** Decoded text as the stream papaparse reads, in the reader's pieces (PIECE_CHARS.parse). */
+const parseInput = (text: AsyncIterable<string>, recorder: RowIndexRecorder | null): Readable =>
+  Readable.from(inPieces(text, recorder, PIECE_CHARS.parse), {
+    objectMode: false,
+    encoding: 'utf8',
+    // One piece buffered, whatever Node's default (16 KiB in Node 20, 64 KiB from Node 22).
+    highWaterMark: PIECE_CHARS.parse,
+  });
+
 /** The rows papaparse parsed from one piece of text, and where in the text (characters from the top) they end. */
 interface ParsedChunk {
   rows: string[][];
@@ -210,15 +219,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const text = Readable.from(
-      inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse),
-      {
-        objectMode: false,
-        encoding: 'utf8',
-        // One piece buffered, whatever Node's default (16 KiB in Node 20, 64 KiB from Node 22).
-        highWaterMark: PIECE_CHARS.parse,
-      },
-    );
+    const text = parseInput(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder);
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
@@ -253,11 +254,7 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = Readable.from(inPieces(decodeText(input, encoding!), null, PIECE_CHARS.parse), {
-      objectMode: false,
-      encoding: 'utf8',
-      highWaterMark: PIECE_CHARS.parse,
-    });
+    const text = parseInput(decodeText(input, encoding!), null);
     const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {

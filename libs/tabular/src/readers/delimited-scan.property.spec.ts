@@ -45,6 +45,12 @@ async function scannedAsRead(bytes: Buffer[], limits: TableLimits): Promise<bool
   return true;
 }
 
+/** What the full read learns of a file the scan handed back (asserted to be one). */
+async function handedBackThenRead(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
+  expect(await byScan(bytes, limits)).toBe('not plain');
+  return byReader(bytes, limits);
+}
+
 /** Bytes cut at random places (storage hands a file over in chunks of any size). */
 const cutInto = (bytes: Buffer, cuts: number[]): Buffer[] => {
   const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
@@ -118,14 +124,11 @@ describe('ingestion scan of a delimited file', () => {
       ['id,name\n1,"never closed\n2,b\n', { problem: 'unterminatedQuote: The quoted field starting on line 2 is never closed.' }],
     ];
     for (const [text, refusal] of cases) {
-      const bytes = [Buffer.from(text, 'utf8')];
-      expect(await byScan(bytes, limits)).toBe('not plain');
-      expect(await byReader(bytes, limits)).toEqual(refusal);
+      expect(await handedBackThenRead([Buffer.from(text, 'utf8')], limits)).toEqual(refusal);
     }
     // A lone CR in a file of LFs: the row guard ends a line there and papaparse does not; the full read reads it.
     const mixed = [Buffer.from('id,name\n1,a\rb\n2,c\n', 'utf8')];
-    expect(await byScan(mixed, limits)).toBe('not plain');
-    expect(await byReader(mixed, limits)).toEqual({
+    expect(await handedBackThenRead(mixed, limits)).toEqual({
       rows: 3,
       width: 2,
       head: [
@@ -176,8 +179,7 @@ describe('ingestion scan of a delimited file', () => {
 
   it('hands back a file whose byte-order mark follows blank lines (the full read strips it from the first row)', async () => {
     const bytes = [Buffer.concat([Buffer.from('\n'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a,b\n1,2\n')])];
-    expect(await byScan(bytes, DEFAULT_TABLE_LIMITS)).toBe('not plain');
-    expect(await byReader(bytes, DEFAULT_TABLE_LIMITS)).toEqual({
+    expect(await handedBackThenRead(bytes, DEFAULT_TABLE_LIMITS)).toEqual({
       rows: 2,
       width: 2,
       head: [
