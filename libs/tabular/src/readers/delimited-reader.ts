@@ -34,10 +34,17 @@ export function detectDelimiter(sample: string): string {
 export const PIECE_CHARS = { first: 64 * 1024, scan: 64 * 1024, parse: 16 * 1024 } as const;
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * Text in pieces of at most `pieceChars` after a first of at most PIECE_CHARS.first (slices of
  * a string share its memory), each shown to the index recorder.
+ *
+ * The first piece never ends between the CR and the LF of a CRLF: papaparse guesses the line
+ * break on it, and a first piece whose only line break is a CR at its very end was guessed a
+ * lone CR (every later row then read with an LF in front of its first cell). Such a piece takes
+ * the LF with it, waiting for the next chunk of text when the CR ends this one.
  */
 export async function* inPieces(
   text: AsyncIterable<string>,
@@ -45,17 +52,33 @@ export async function* inPieces(
   pieceChars: number,
 ): AsyncGenerator<string> {
   let size = PIECE_CHARS.first;
-  for await (const chunk of text) {
+  let first = true;
+  let held = ''; // the first piece, when it ended on a CR that ended its chunk too
+  for await (const arrived of text) {
+    const chunk = held === '' ? arrived : held + arrived;
+    held = '';
     for (let i = 0; i < chunk.length;) {
       let end = Math.min(chunk.length, i + size);
       // Never between the two halves of a surrogate pair: each half alone would count 3 bytes in the row index, not 2.
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
+      if (first && chunk.charCodeAt(end - 1) === CR) {
+        if (end === chunk.length) {
+          held = chunk.slice(i);
+          break;
+        }
+        if (chunk.charCodeAt(end) === LF) end++;
+      }
       const piece = i === 0 && end === chunk.length ? chunk : chunk.slice(i, end);
       recorder?.text(piece);
       yield piece;
       i = end;
       size = pieceChars;
+      first = false;
     }
+  }
+  if (held !== '') {
+    recorder?.text(held);
+    yield held;
   }
 }
 

@@ -202,6 +202,23 @@ describe('ingestion scan of a delimited file', () => {
     },
   );
 
+  it.each([
+    ['in one chunk', [] as number[]],
+    ['in chunks that end on the CR', [65_535 + 1]],
+    ['in chunks that end on the LF', [65_535 + 2]],
+  ])('reads a CRLF file whose first CR is the last character of the first piece (%s)', async (_, cuts) => {
+    // 400 columns whose names fill the header to exactly 65,535 characters: its CR is character 65,536.
+    const header = Array.from({ length: 400 }, (_, i) => `column_${i}_`.padEnd(163, 'x'));
+    header[399] = header[399].slice(0, header[399].length - (header.join(',').length - 65_535));
+    expect(header.join(',').length).toBe(65_535);
+    const rows = [header, ...Array.from({ length: 30 }, (_, r) => header.map((_, c) => `${r}.${c}`))];
+    const text = rows.map((row) => row.join(',')).join('\r\n') + '\r\n';
+    const bytes = cutInto(Buffer.from(text, 'utf8'), cuts);
+    const learned = { rows: 31, width: 400, head: rows.slice(0, HEAD_ROWS) };
+    expect(await byReader(bytes, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+    expect(await byScan(bytes, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+  });
+
   it('gives a row index from whose every entry a read yields the rows after it, across many pieces', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('\n', '\r\n'), fc.nat(7), async (eol, blankEvery) => {
