@@ -277,7 +277,7 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = parseInput(decodeText(input, encoding!), null);
+    const text = parseInput(decodeText(input, encoding!, true), null);
     const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {

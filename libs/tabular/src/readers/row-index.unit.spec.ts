@@ -99,6 +99,25 @@ describe('row index', () => {
     }
   });
 
+  it.each(['utf-8', 'utf-16le'])(
+    'keeps a U+FEFF that starts a row in the middle of a %s file when reading from there, as the read from the top keeps it',
+    async (encoding) => {
+      const text = 'id,name\n1,plain\n\uFEFF2,starts with U+FEFF\n3,after\n';
+      const bom = encoding === 'utf-8' ? [0xef, 0xbb, 0xbf] : [0xff, 0xfe];
+      const bytes = Buffer.concat([Buffer.from(bom), iconv.encode(text, encoding)]);
+      const first = await ingest(bytes);
+      expect(first.encoding).toBe(encoding);
+      expect(first.rows[2]).toEqual(['\uFEFF2', 'starts with U+FEFF']);
+      const rowStart = bytes.indexOf(iconv.encode('\uFEFF2', encoding), bom.length);
+      const table = await openDelimited(Readable.from([bytes.subarray(rowStart)]), ',', {
+        alreadyIngested: true,
+        encoding,
+        resumeWithLinebreak: '\n',
+      });
+      expect(await readAll(table)).toEqual(first.rows.slice(2));
+    },
+  );
+
   it('finds the last entry at or before a row', () => {
     const index: RowIndex = {
       version: 1,

@@ -65,11 +65,13 @@ export function detectEncoding(sample: Buffer): string {
  * Decodes a byte stream as text in `encoding`, chunk by chunk (characters split across
  * chunks are kept whole). Bytes that are not valid in the encoding stop the stream with
  * an `encodingInvalid` problem instead of becoming replacement characters.
+ * `fromMiddle`: the bytes start in the middle of a file, so a byte-order mark there is a
+ * character of a cell (U+FEFF), kept as a read from the top keeps it, not taken away.
  */
-export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string): AsyncGenerator<string> {
+export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string, fromMiddle = false): AsyncGenerator<string> {
   let offset = 0;
   if (encoding === 'utf-8') {
-    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: fromMiddle });
     try {
       for await (const chunk of bytes) {
         const text = decoder.decode(chunk, { stream: true });
@@ -89,7 +91,7 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
     }
     return;
   }
-  const decoder = iconv.getDecoder(encoding);
+  const decoder = iconv.getDecoder(encoding, { stripBOM: !fromMiddle });
   // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
   const strict = !encoding.startsWith('utf-16');
   for await (const chunk of bytes) {
