@@ -8,3 +8,4 @@ export * from './readers/content-sniffing';
 export * from './readers/text-decoding';
 export * from './readers/row-index';
 export * from './readers/delimited-scan';
+export * from './readers/delimited-scan-parts';

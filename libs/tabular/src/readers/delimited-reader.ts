@@ -18,6 +18,11 @@ export function detectDelimiter(sample: string): string {
   return guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
 }
 
+/** The line break papaparse guesses for a file whose first piece of text is `piece` (it guesses once, on that piece). */
+export function guessedLinebreak(piece: string, delimiter: string): string {
+  return Papa.parse<string[]>(piece, { delimiter, preview: 1 }).meta.linebreak;
+}
+
 /**
  * How much text papaparse (and the scan, which does as it does) is handed at once. Storage
  * streams arrive in chunks of up to a MiB; papaparse parses a 64 KiB piece in well under half

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import type { Readable } from 'node:stream';
-import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
+import { guessedLinebreak, inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 import { BATCH_ROWS } from './table-reader';
@@ -42,6 +42,82 @@ export interface ScanOptions {
  * ingestion's CPU).
  */
 export async function scanDelimited(input: Readable, delimiter: string | null, options: ScanOptions): Promise<DelimitedScan> {
+  const { scan } = await scanFromTop(input, delimiter, options, true);
+  return scan;
+}
+
+/**
+ * The first part of a file read in two (the bytes before a line feed somewhere in its middle):
+ * what `scanDelimited` learns of those bytes, and whether they end where a row ends (when they
+ * do not, the split fell inside a quoted field and the parts cannot be joined).
+ */
+export async function scanFirstPart(input: Readable, delimiter: string | null, options: ScanOptions): Promise<FirstPartScan> {
+  return scanFromTop(input, delimiter, options, false);
+}
+
+export interface FirstPartScan {
+  scan: DelimitedScan;
+  linebreak: string;
+  endsAtRowStart: boolean;
+}
+
+/** Where a later part starts, and what the top of the file decided for it. */
+export interface LaterPartStart {
+  /** Its first byte in the file: the byte after a line feed. */
+  byte: number;
+  encoding: string;
+  delimiter: string;
+  linebreak: string;
+}
+
+/** What the part of a file after `start.byte` holds; its row index entries are bytes of the whole file, rows of this part only. */
+export interface LaterPartScan {
+  rows: number;
+  width: number;
+  entries: [rows: number, byte: number][] | null;
+}
+
+/**
+ * The later part of a file read in two, from `start.byte` to its end, read as the top's
+ * scan would read it if that byte starts a row (the caller joins it only when the first part
+ * says so): no sniffing, the top's delimiter, encoding and line break.
+ */
+export async function scanLaterPart(
+  input: Readable,
+  start: LaterPartStart,
+  options: Omit<ScanOptions, 'headRows'>,
+): Promise<LaterPartScan> {
+  const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
+  const recorder = RowIndexRecorder.for(start.encoding, Buffer.alloc(0));
+  const scanner = new RowScanner(start.delimiter, start.linebreak, limits);
+  const reporter = progressReporter(options.onProgress);
+  try {
+    for await (const piece of inPieces(decodeText(input, start.encoding, true), recorder, PIECE_CHARS.scan)) {
+      const cursor = scanner.feed(piece);
+      recorder?.rowsEndAt(scanner.rows, cursor, start.linebreak);
+      reporter(scanner.rows);
+    }
+    scanner.end();
+  } finally {
+    input.destroy();
+  }
+  options.onProgress?.(scanner.rows);
+  const entries = recorder?.result(scanner.rows).entries.map(([rows, byte]): [number, number] => [rows, byte + start.byte]) ?? null;
+  return { rows: scanner.rows, width: scanner.width, entries };
+}
+
+/** Calls `onProgress` with the rows counted every BATCH_ROWS or so. */
+function progressReporter(onProgress: ((rows: number) => void) | undefined): (rows: number) => void {
+  let reported = 0;
+  return (rows) => {
+    if (rows - reported < BATCH_ROWS) return;
+    reported = rows;
+    onProgress?.(rows);
+  };
+}
+
+/** The scan from the top of a file; `toEnd`: the input is the whole file (else the first part: its last row must end with it). */
+async function scanFromTop(input: Readable, delimiter: string | null, options: ScanOptions, toEnd: boolean): Promise<FirstPartScan> {
   const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
   const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter);
   const recorder = RowIndexRecorder.for(encoding, head);
@@ -51,12 +127,13 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
   const headText: string[] = [];
   let headDone = false;
   let headChars = 0;
-  let reported = 0;
+  let endsAtRowStart = true;
+  const reporter = progressReporter(options.onProgress);
   try {
     for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan)) {
       if (!scanner) {
         // Papaparse guesses the line break on the first piece it is handed: the same piece here.
-        newline = Papa.parse<string[]>(piece, { delimiter: chosen, preview: 1 }).meta.linebreak;
+        newline = guessedLinebreak(piece, chosen);
         scanner = new RowScanner(chosen, newline, limits);
       }
       if (!headDone) {
@@ -71,12 +148,10 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
         headDone = true;
         headText.splice(0, headText.length, headText.join('').slice(0, cursor));
       }
-      if (scanner.rows - reported >= BATCH_ROWS) {
-        reported = scanner.rows;
-        options.onProgress?.(reported);
-      }
+      reporter(scanner.rows);
     }
-    scanner?.end();
+    if (toEnd) scanner?.end();
+    else endsAtRowStart = scanner?.atRowStart() ?? true;
   } finally {
     replay.destroy();
   }
@@ -90,7 +165,7 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
   const firstRows = first.data.filter((row) => !isBlankRow(row)).slice(0, options.headRows);
   // A byte-order mark after blank lines: the full read strips it from the first row it yields, papaparse here does not.
   if (firstRows[0]?.[0]?.charCodeAt(0) === 0xfeff) throw new NotPlainDelimited('a byte-order mark after blank lines');
-  return {
+  const scan = {
     delimiter: chosen,
     encoding,
     head: firstRows,
@@ -98,4 +173,5 @@ export async function scanDelimited(input: Readable, delimiter: string | null, o
     width: scanner?.width ?? 0,
     rowIndex: recorder?.result(rows) ?? null,
   };
+  return { scan, linebreak: newline, endsAtRowStart };
 }

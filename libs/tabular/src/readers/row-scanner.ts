@@ -94,6 +94,11 @@ export class RowScanner {
     return this.consumed;
   }
 
+  /** Whether every character fed so far belongs to a row that ended (no row is in progress). */
+  atRowStart(): boolean {
+    return this.partial === '';
+  }
+
   /** The end of the text: the row in progress, if any, is the last. */
   end(): void {
     if (this.partial !== '') this.scan(this.partial, true);
