@@ -29,7 +29,7 @@ import {
   openEventStore,
   openReadModel,
 } from './adapters';
-import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
+import { CpuWork, DuplicateRowsFinder, ProblemCounter, SourceInspector } from '@app/cpu-work';
 import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
 
@@ -114,6 +114,7 @@ export class InfrastructureModule {
         CpuWork,
         DuplicateRowsFinder,
         ProblemCounter,
+        SourceInspector,
         Readiness,
       ],
       exports: [
@@ -134,6 +135,7 @@ export class InfrastructureModule {
         CpuWork,
         DuplicateRowsFinder,
         ProblemCounter,
+        SourceInspector,
         Readiness,
       ],
     };

@@ -1,6 +1,7 @@
 export * from './mapped-rows';
 export * from './write-output';
 export * from './inspect-structured-file';
+export * from './source-scan-parts';
 export * from './count-problems';
 export * from './find-problem-rows';
 export * from './distinct-values';

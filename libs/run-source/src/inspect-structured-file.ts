@@ -9,6 +9,7 @@ import {
   scanDelimited,
   tableFormatOf,
   type OpenedTable,
+  type DelimitedScan,
   type RowIndex,
   type SourceFormat,
   type TableLimits,
@@ -17,7 +18,8 @@ import {
 /** What reading a run's source ended with: the parsed source, or why the run fails. */
 export type IngestionOutcome = { parsed: SourceParsed } | { failed: RunError };
 
-const HEADER_SAMPLE_ROWS = 20;
+/** The first rows the header is detected on (and a two-part scan needs in its first part). */
+export const HEADER_SAMPLE_ROWS = 20;
 
 /**
  * Reads an uploaded CSV/TSV/TXT/XLSX once, as a stream: its headers, row count, format,
@@ -42,6 +44,24 @@ export async function inspectStructuredFile(
     (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress))) ||
     (await readWhole(blobs, run, format, limits, onProgress, sheet));
   if ('failed' in read) return read;
+  return parsedSource(blobs, run, read);
+}
+
+/** What a delimited file's scan learned, as ingestion's outcome (the row index stored beside the file). */
+export function parsedFromScan(blobs: BlobStore, run: RunState, scan: DelimitedScan): Promise<IngestionOutcome> {
+  return parsedSource(blobs, run, sourceRowsOf(scan));
+}
+
+const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
+  table: { format: 'delimited', delimiter: scan.delimiter, encoding: scan.encoding },
+  firstRow: scan.head[0] ?? null,
+  sample: scan.head,
+  rows: scan.rows,
+  width: scan.width,
+  index: scan.rowIndex,
+});
+
+async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
   const { table, firstRow, sample, rows, width, index } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
@@ -88,9 +108,7 @@ async function scanned(
 ): Promise<SourceRows | { failed: RunError } | null> {
   const input = await blobs.openRead(run.source_key);
   try {
-    const scan = await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });
-    const table = { format: 'delimited' as const, delimiter: scan.delimiter, encoding: scan.encoding };
-    return { table, firstRow: scan.head[0] ?? null, sample: scan.head, rows: scan.rows, width: scan.width, index: scan.rowIndex };
+    return sourceRowsOf(await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress }));
   } catch (err) {
     if (err instanceof NotPlainDelimited) return null;
     return failedBy(err);

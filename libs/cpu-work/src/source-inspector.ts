@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import type { RunState } from '@app/domain';
+import { HEADER_SAMPLE_ROWS, parsedFromScan, type IngestionOutcome } from '@app/run-source';
+import { joinScanParts, type LaterPartStart } from '@app/tabular';
+import { CpuWork, type CpuTaskOptions } from './cpu-work';
+
+/**
+ * Ingestion's first read of a run's source (inspectStructuredFile) on as many CPU worker
+ * threads as there are: a big delimited file is scanned in two parts at once, split at a
+ * line feed near its middle, and the parts are joined when the first ended where a row ends
+ * (libs/tabular's delimited-scan-parts.ts). Any other file, or parts that cannot be joined,
+ * get the whole read on one thread, as before.
+ */
+@Injectable()
+export class SourceInspector {
+  constructor(
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cpu: CpuWork,
+  ) {}
+
+  /** `onProgress` hears the rows read so far (both parts together), never fewer than it heard before. */
+  async inspect(run: RunState, { onProgress }: Pick<CpuTaskOptions, 'onProgress'> = {}): Promise<IngestionOutcome> {
+    let heard = 0;
+    const progress = (rows: number) => {
+      if (rows <= heard) return;
+      heard = rows;
+      return onProgress?.(rows);
+    };
+    const start = this.cpu.threads >= 2 ? await this.cpu.run('planSourceSplit', { run }) : null;
+    const joined = start ? await this.inTwoParts(run, start, progress) : null;
+    return joined ?? this.cpu.run('inspectStructuredFile', { run }, { onProgress: progress });
+  }
+
+  private async inTwoParts(run: RunState, start: LaterPartStart, onProgress: (rows: number) => unknown): Promise<IngestionOutcome | null> {
+    const counted = [0, 0];
+    const hear = (part: 0 | 1) => (rows: number) => {
+      counted[part] = rows;
+      return onProgress(counted[0] + counted[1]);
+    };
+    // A part that cannot be joined (or fails) stops the other: the whole read follows, or the failure is thrown.
+    const stop = new AbortController();
+    const settled = <T>(scan: Promise<T | 'not plain'>): Promise<T | 'not plain'> =>
+      scan.then(
+        (result) => {
+          if (result === 'not plain') stop.abort();
+          return result;
+        },
+        (err: unknown) => {
+          if (stop.signal.aborted) return 'not plain';
+          stop.abort();
+          throw err;
+        },
+      );
+    const options = (part: 0 | 1): CpuTaskOptions => ({ signal: stop.signal, onProgress: hear(part) });
+    const [first, later] = await Promise.all([
+      settled(this.cpu.run('scanSourceFirstPart', { run, start }, options(0))),
+      settled(this.cpu.run('scanSourceLaterPart', { run, start }, options(1))),
+    ]);
+    if (first === 'not plain' || later === 'not plain') return null;
+    const scan = joinScanParts(first, later, start, this.config.tableLimits, HEADER_SAMPLE_ROWS);
+    return scan && parsedFromScan(this.blobs, run, scan);
+  }
+}
