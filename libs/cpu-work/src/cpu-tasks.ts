@@ -3,7 +3,6 @@ import type { BlobStore } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { DuplicateRows, RunState } from '@app/domain';
-import type { LaterPartStart } from '@app/tabular';
 import {
   countMappingProblems,
   distinctFieldValues,
@@ -11,7 +10,6 @@ import {
   firstDuplicatesPass,
   findProblemRows,
   inspectStructuredFile,
-  planSourceSplit,
   scanSourceFirstPart,
   scanSourceLaterPart,
   writeOutputPart,
@@ -36,12 +34,11 @@ export const CPU_TASKS = {
   /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
   inspectStructuredFile: (input: { run: RunState; sheet?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
     inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, input.sheet),
-  /** Where a big delimited source splits for a scan on two threads (SourceInspector); null: scanned whole. */
-  planSourceSplit: (input: { run: RunState }, env: TaskEnvironment) => planSourceSplit(env.blobs, input.run),
-  scanSourceFirstPart: (input: { run: RunState; start: LaterPartStart }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    scanSourceFirstPart(env.blobs, input.run, input.start, env.config.tableLimits, progress),
-  scanSourceLaterPart: (input: { run: RunState; start: LaterPartStart }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    scanSourceLaterPart(env.blobs, input.run, input.start, env.config.tableLimits, progress),
+  /** A big delimited source's two parts, scanned at once on two threads (SourceInspector); each works out the split itself. */
+  scanSourceFirstPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress),
+  scanSourceLaterPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    scanSourceLaterPart(env.blobs, input.run, env.config.tableLimits, progress),
   writeRunOutput: (
     input: { run: RunState; key: string; duplicates?: DuplicateRows | null },
     env: TaskEnvironment,

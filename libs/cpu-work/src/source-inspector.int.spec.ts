@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { LocalBlobStore, UrlSigner, readWholeBlob } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
-import { inspectStructuredFile } from '@app/run-source';
+import { inspectStructuredFile, planSourceSplit } from '@app/run-source';
 import { DEFAULT_TABLE_LIMITS, openDelimited, parseRowIndex } from '@app/tabular';
 import { SourceInspector } from './source-inspector';
 import { inProcessCpu } from './testing/in-process-cpu';
@@ -67,7 +67,7 @@ describe('SourceInspector', () => {
     const { cpu, calls } = inProcessCpu(blobs, 2);
     const heard: number[] = [];
     const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run, { onProgress: (rows) => void heard.push(rows) });
-    expect(calls.map((c) => c.name)).toEqual(['planSourceSplit', 'scanSourceFirstPart', 'scanSourceLaterPart']);
+    expect(calls.map((c) => c.name)).toEqual(['scanSourceFirstPart', 'scanSourceLaterPart']);
     const index = parseRowIndex((await readWholeBlob(blobs, rowIndexKeyOf(run.source_key)))!.toString())!;
     expect(outcome).toEqual(await readWhole(run));
     expect(heard).toEqual([...heard].sort((a, b) => a - b));
@@ -75,7 +75,7 @@ describe('SourceInspector', () => {
     expect(index.rows).toBe(ROWS + 1);
     // Every entry names the row that starts there: its first cell is the row's number (the header is row 0).
     expect(index.entries.length).toBeGreaterThan(100);
-    const split = calls[1].input.start as { byte: number };
+    const split = (await planSourceSplit(blobs, run))!;
     const atSplit = index.entries.find(([, byte]) => byte === split.byte);
     expect(atSplit).toBeDefined();
     for (const [before, byte] of [index.entries[3], atSplit!, index.entries[index.entries.indexOf(atSplit!) + 1], index.entries.at(-1)!]) {
@@ -98,7 +98,7 @@ describe('SourceInspector', () => {
     const run = await stored('runs/quoted-middle/source', text);
     const { cpu, calls } = inProcessCpu(blobs, 2);
     const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run);
-    expect(calls.map((c) => c.name)).toEqual(['planSourceSplit', 'scanSourceFirstPart', 'scanSourceLaterPart', 'inspectStructuredFile']);
+    expect(calls.map((c) => c.name)).toEqual(['scanSourceFirstPart', 'scanSourceLaterPart', 'inspectStructuredFile']);
     expect(outcome).toEqual(await readWhole(run));
   });
 
@@ -114,11 +114,21 @@ describe('SourceInspector', () => {
     expect(outcome).toEqual(await readWhole(run));
   });
 
+  it('reads a big file whose line break is a lone CR from the top (no line feed to split after)', async () => {
+    const run = await stored('runs/cr-only/source', bigFile().replace(/\r\n/g, '\r'));
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run);
+    expect(await planSourceSplit(blobs, run)).toBeNull();
+    expect(calls.map((c) => c.name)).toEqual(['scanSourceFirstPart', 'scanSourceLaterPart', 'inspectStructuredFile']);
+    expect(outcome).toEqual(await readWhole(run));
+    expect('parsed' in outcome && outcome.parsed.total_rows).toBe(ROWS);
+  });
+
   it('reads a small file, or any file without a second thread, in one task', async () => {
     const small = await stored('runs/small/source', 'a,b\r\n1,2\r\n');
     const two = inProcessCpu(blobs, 2);
     expect(await new SourceInspector(blobs, CONFIG, two.cpu).inspect(small)).toEqual(await readWhole(small));
-    expect(two.calls.map((c) => c.name)).toEqual(['planSourceSplit', 'inspectStructuredFile']);
+    expect(two.calls.map((c) => c.name)).toEqual(['inspectStructuredFile']);
     const one = inProcessCpu(blobs, 1);
     await new SourceInspector(blobs, CONFIG, one.cpu).inspect(small);
     expect(one.calls.map((c) => c.name)).toEqual(['inspectStructuredFile']);

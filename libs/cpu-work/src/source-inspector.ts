@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isDeepStrictEqual } from 'node:util';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { RunState } from '@app/domain';
-import { HEADER_SAMPLE_ROWS, parsedFromScan, type IngestionOutcome } from '@app/run-source';
-import { joinScanParts, type LaterPartStart } from '@app/tabular';
+import { HEADER_SAMPLE_ROWS, mayScanInParts, parsedFromScan, type IngestionOutcome, type PartScan } from '@app/run-source';
+import { joinScanParts } from '@app/tabular';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 
 /**
  * Ingestion's first read of a run's source (inspectStructuredFile) on as many CPU worker
- * threads as there are: a big delimited file is scanned in two parts at once, split at a
+ * threads as there are: a big delimited file is scanned in two parts at once, split after a
  * line feed near its middle, and the parts are joined when the first ended where a row ends
  * (libs/tabular's delimited-scan-parts.ts). Any other file, or parts that cannot be joined,
  * get the whole read on one thread, as before.
@@ -29,12 +30,12 @@ export class SourceInspector {
       heard = rows;
       return onProgress?.(rows);
     };
-    const start = this.cpu.threads >= 2 ? await this.cpu.run('planSourceSplit', { run }) : null;
-    const joined = start ? await this.inTwoParts(run, start, progress) : null;
+    const joined = this.cpu.threads >= 2 && (await mayScanInParts(this.blobs, run)) ? await this.inTwoParts(run, progress) : null;
     return joined ?? this.cpu.run('inspectStructuredFile', { run }, { onProgress: progress });
   }
 
-  private async inTwoParts(run: RunState, start: LaterPartStart, onProgress: (rows: number) => unknown): Promise<IngestionOutcome | null> {
+  /** Both parts at once (each thread works out the split itself, so neither waits for the other to start); null when they cannot be joined. */
+  private async inTwoParts(run: RunState, onProgress: (rows: number) => unknown): Promise<IngestionOutcome | null> {
     const counted = [0, 0];
     const hear = (part: 0 | 1) => (rows: number) => {
       counted[part] = rows;
@@ -42,10 +43,10 @@ export class SourceInspector {
     };
     // A part that cannot be joined (or fails) stops the other: the whole read follows, or the failure is thrown.
     const stop = new AbortController();
-    const settled = <T>(scan: Promise<T | 'not plain'>): Promise<T | 'not plain'> =>
+    const settled = <T>(scan: Promise<PartScan<T>>): Promise<PartScan<T>> =>
       scan.then(
         (result) => {
-          if (result === 'not plain') stop.abort();
+          if (typeof result === 'string') stop.abort();
           return result;
         },
         (err: unknown) => {
@@ -56,11 +57,11 @@ export class SourceInspector {
       );
     const options = (part: 0 | 1): CpuTaskOptions => ({ signal: stop.signal, onProgress: hear(part) });
     const [first, later] = await Promise.all([
-      settled(this.cpu.run('scanSourceFirstPart', { run, start }, options(0))),
-      settled(this.cpu.run('scanSourceLaterPart', { run, start }, options(1))),
+      settled(this.cpu.run('scanSourceFirstPart', { run }, options(0))),
+      settled(this.cpu.run('scanSourceLaterPart', { run }, options(1))),
     ]);
-    if (first === 'not plain' || later === 'not plain') return null;
-    const scan = joinScanParts(first, later, start, this.config.tableLimits, HEADER_SAMPLE_ROWS);
+    if (typeof first === 'string' || typeof later === 'string' || !isDeepStrictEqual(first.start, later.start)) return null;
+    const scan = joinScanParts(first.scan, later.scan, first.start, this.config.tableLimits, HEADER_SAMPLE_ROWS);
     return scan && parsedFromScan(this.blobs, run, scan);
   }
 }

@@ -30,28 +30,33 @@ const SPLIT_FROM_BYTES = 16 * 1024 * 1024;
 /** How far past the middle a line feed is looked for before the file is scanned whole. */
 const LOOK_FOR_LINE_FEED_BYTES = 1024 * 1024;
 
+/** Whether a run's source is a delimited file big enough to be scanned in two parts (the rest is decided by `planSourceSplit`). */
+export async function mayScanInParts(blobs: BlobStore, run: RunState): Promise<boolean> {
+  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return false;
+  return ((await blobs.stat(run.source_key))?.size ?? 0) >= SPLIT_FROM_BYTES;
+}
+
 /**
  * Where the later part of a run's source starts, with what the top of the file decides for
  * it (encoding, delimiter, line break); null when the file is scanned whole: not delimited,
  * small, in an encoding whose line feeds are not single bytes, a line break that does not end
- * in a line feed (CR alone), or no line feed near the middle.
+ * in a line feed (CR alone), or no line feed near the middle. Both parts' threads work it out
+ * for themselves (it reads 64 KiB at the top and a little at the middle), so they start at once.
  */
 export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<LaterPartStart | null> {
-  const format = tableFormatOf(run.filename ?? '');
-  if (format?.format !== 'delimited') return null;
-  const size = (await blobs.stat(run.source_key))?.size ?? 0;
-  if (size < SPLIT_FROM_BYTES) return null;
+  if (!(await mayScanInParts(blobs, run))) return null;
+  const size = (await blobs.stat(run.source_key))!.size;
   let sniffed;
   try {
-    sniffed = await sniffDelimited(await blobs.openRead(run.source_key), format.delimiter);
+    sniffed = await sniffDelimited(await blobs.openRead(run.source_key), tableFormatOf(run.filename!)!.delimiter);
   } catch (err) {
-    if (err instanceof SourceProblem) return null; // the whole scan names it
+    if (err instanceof SourceProblem) return null; // the whole read names it
     throw err;
   }
   sniffed.replay.destroy();
-  const { head, encoding, delimiter } = sniffed;
+  const { sample, encoding, delimiter } = sniffed;
   if (!splitsOnLineFeedBytes(encoding)) return null;
-  const sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });
+  // Guessed as the scan of the first part guesses it on its first piece; the join checks that they agree.
   const linebreak = guessedLinebreak(sample, delimiter);
   if (!linebreak.endsWith('\n')) return null;
   const middle = Math.floor(size / 2);
@@ -59,38 +64,45 @@ export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<
   return byte === null || byte >= size ? null : { byte, encoding, delimiter, linebreak };
 }
 
-/** A part's scan, or 'not plain' when the file must be scanned whole (its quoting, a limit crossed, a bad byte: the whole read decides). */
-type PartOutcome<T> = T | 'not plain';
+/**
+ * A part's scan and where the file was split; 'no split' when `planSourceSplit` says the file
+ * is read whole; 'not plain' when it must be (its quoting, a limit crossed, a bad byte: the
+ * whole read decides).
+ */
+export type PartScan<T> = { start: LaterPartStart; scan: T } | 'no split' | 'not plain';
 
-async function orNotPlain<T>(scan: () => Promise<T>): Promise<PartOutcome<T>> {
+async function partScan<T>(blobs: BlobStore, run: RunState, scan: (start: LaterPartStart) => Promise<T>): Promise<PartScan<T>> {
+  const start = await planSourceSplit(blobs, run);
+  if (!start) return 'no split';
   try {
-    return await scan();
+    return { start, scan: await scan(start) };
   } catch (err) {
     if (err instanceof NotPlainDelimited || err instanceof SourceProblem) return 'not plain';
     throw err;
   }
 }
 
-/** The scan of the source's bytes before `start.byte`. */
-export async function scanSourceFirstPart(
+/** The scan of the source's bytes before the split. */
+export function scanSourceFirstPart(
   blobs: BlobStore,
   run: RunState,
-  start: LaterPartStart,
   limits: TableLimits,
   onProgress: (rows: number) => void,
-): Promise<PartOutcome<FirstPartScan>> {
-  const input = Readable.from(bytesBefore(await blobs.openRead(run.source_key), start.byte));
-  return orNotPlain(() => scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress }));
+): Promise<PartScan<FirstPartScan>> {
+  return partScan(blobs, run, async (start) => {
+    const input = Readable.from(bytesBefore(await blobs.openRead(run.source_key), start.byte));
+    return scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });
+  });
 }
 
-/** The scan of the source's bytes from `start.byte` to its end. */
-export async function scanSourceLaterPart(
+/** The scan of the source's bytes from the split to its end. */
+export function scanSourceLaterPart(
   blobs: BlobStore,
   run: RunState,
-  start: LaterPartStart,
   limits: TableLimits,
   onProgress: (rows: number) => void,
-): Promise<PartOutcome<LaterPartScan>> {
-  const input = await blobs.openRead(run.source_key, { start: start.byte });
-  return orNotPlain(() => scanLaterPart(input, start, { limits, onProgress }));
+): Promise<PartScan<LaterPartScan>> {
+  return partScan(blobs, run, async (start) =>
+    scanLaterPart(await blobs.openRead(run.source_key, { start: start.byte }), start, { limits, onProgress }),
+  );
 }

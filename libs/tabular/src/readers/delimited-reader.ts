@@ -203,6 +203,8 @@ export function isBlankRow(row: string[]): boolean {
 /** The first bytes of a delimited file, checked: its encoding and delimiter, and the whole stream to read again from its top. */
 export interface SniffedDelimited {
   head: Buffer;
+  /** The first bytes decoded (a character cut at their end left out). */
+  sample: string;
   replay: Readable;
   encoding: string;
   delimiter: string;
@@ -227,7 +229,7 @@ export async function sniffDelimited(input: Readable, delimiter: string | null, 
   } catch {
     sample = head.toString('latin1');
   }
-  return { head, replay, encoding, delimiter: delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, '')) };
+  return { head, sample, replay, encoding, delimiter: delimiter ?? detectDelimiter(sample.replace(/^\uFEFF/, '')) };
 }
 
 /**

@@ -35,7 +35,7 @@ async function inTwo(
     byte,
     encoding: sniffed.encoding,
     delimiter: sniffed.delimiter,
-    linebreak: guessedLinebreak(new TextDecoder().decode(sniffed.head), sniffed.delimiter),
+    linebreak: guessedLinebreak(sniffed.sample, sniffed.delimiter),
   };
   try {
     const first = await scanFirstPart(Readable.from(bytesBefore(Readable.from([bytes]), byte)), start.delimiter, {
