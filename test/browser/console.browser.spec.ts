@@ -552,6 +552,8 @@ describe('customer console in Chromium', () => {
     await page.getByLabel('File name or metadata').fill('customers');
     await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
     await page.getByRole('button', { name: 'Show runs' }).click();
+    // The run was already listed before the filters were applied: wait for the filtered address, not the cell.
+    await page.waitForURL((url) => url.searchParams.get('q') === 'customers');
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
     // Reloaded from its address, the page shows the same filters and the same run.
     await page.reload();
