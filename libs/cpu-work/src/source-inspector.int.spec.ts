@@ -117,11 +117,41 @@ describe('SourceInspector', () => {
   it('reads a big file whose line break is a lone CR from the top (no line feed to split after)', async () => {
     const run = await stored('runs/cr-only/source', bigFile().replace(/\r\n/g, '\r'));
     const { cpu, calls } = inProcessCpu(blobs, 2);
+    // Both parts find there is no split: neither stops the other (a stopped task's thread is ended).
+    const signals: AbortSignal[] = [];
+    const run_ = cpu.run.bind(cpu);
+    cpu.run = ((name: never, input: never, options: { signal?: AbortSignal } = {}) => {
+      if (options.signal) signals.push(options.signal);
+      return run_(name, input, options);
+    }) as typeof cpu.run;
     const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run);
+    expect(signals.length).toBe(2);
+    expect(signals.some((signal) => signal.aborted)).toBe(false);
     expect(await planSourceSplit(blobs, run)).toBeNull();
     expect(calls.map((c) => c.name)).toEqual(['scanSourceFirstPart', 'scanSourceLaterPart', 'inspectStructuredFile']);
     expect(outcome).toEqual(await readWhole(run));
     expect('parsed' in outcome && outcome.parsed.total_rows).toBe(ROWS);
+  });
+
+  it("throws a storage error met in the middle of the file, on either path (it is not the file's fault)", async () => {
+    const run = await stored('runs/storage-error/source', bigFile());
+    // The store's stream fails after 3 MiB, as a dropped connection to a bucket would.
+    const failing = Object.create(blobs) as LocalBlobStore;
+    failing.openRead = async (key, options) => {
+      const input = await blobs.openRead(key, options);
+      let seen = 0;
+      return Readable.from(
+        (async function* () {
+          for await (const chunk of input as AsyncIterable<Buffer>) {
+            seen += chunk.length;
+            if (seen > 3 * 1024 * 1024) throw new Error('read ECONNRESET');
+            yield chunk;
+          }
+        })(),
+      );
+    };
+    await expect(inspectStructuredFile(failing, run, DEFAULT_TABLE_LIMITS, () => undefined)).rejects.toThrow('ECONNRESET');
+    await expect(new SourceInspector(failing, CONFIG, inProcessCpu(failing, 2).cpu).inspect(run)).rejects.toThrow('ECONNRESET');
   });
 
   it('reads a small file, or any file without a second thread, in one task', async () => {

@@ -8,8 +8,8 @@ import { joinScanParts } from '@app/tabular';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 
 /**
- * Ingestion's first read of a run's source (inspectStructuredFile) on as many CPU worker
- * threads as there are: a big delimited file is scanned in two parts at once, split after a
+ * Ingestion's first read of a run's source (inspectStructuredFile), on two CPU worker threads
+ * when there are two: a big delimited file is scanned in two parts at once, split after a
  * line feed near its middle, and the parts are joined when the first ended where a row ends
  * (libs/tabular's delimited-scan-parts.ts). Any other file, or parts that cannot be joined,
  * get the whole read on one thread, as before.
@@ -42,11 +42,12 @@ export class SourceInspector {
       return onProgress(counted[0] + counted[1]);
     };
     // A part that cannot be joined (or fails) stops the other: the whole read follows, or the failure is thrown.
+    // Not on 'no split': the other part finds the same within milliseconds, and aborting it would end its thread.
     const stop = new AbortController();
     const settled = <T>(scan: Promise<PartScan<T>>): Promise<PartScan<T>> =>
       scan.then(
         (result) => {
-          if (typeof result === 'string') stop.abort();
+          if (result === 'not plain') stop.abort();
           return result;
         },
         (err: unknown) => {
@@ -56,10 +57,14 @@ export class SourceInspector {
         },
       );
     const options = (part: 0 | 1): CpuTaskOptions => ({ signal: stop.signal, onProgress: hear(part) });
-    const [first, later] = await Promise.all([
+    // Both settle before a failure is thrown, so no part's progress is recorded after the outcome.
+    const [firstPart, laterPart] = await Promise.allSettled([
       settled(this.cpu.run('scanSourceFirstPart', { run }, options(0))),
       settled(this.cpu.run('scanSourceLaterPart', { run }, options(1))),
     ]);
+    if (firstPart.status === 'rejected') throw firstPart.reason;
+    if (laterPart.status === 'rejected') throw laterPart.reason;
+    const [first, later] = [firstPart.value, laterPart.value];
     if (typeof first === 'string' || typeof later === 'string' || !isDeepStrictEqual(first.start, later.start)) return null;
     const scan = joinScanParts(first.scan, later.scan, first.start, this.config.tableLimits, HEADER_SAMPLE_ROWS);
     return scan && parsedFromScan(this.blobs, run, scan);

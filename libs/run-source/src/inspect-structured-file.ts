@@ -111,7 +111,9 @@ async function scanned(
     return sourceRowsOf(await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress }));
   } catch (err) {
     if (err instanceof NotPlainDelimited) return null;
-    return failedBy(err);
+    // A storage error is not the file's fault: thrown, as the read of the whole file throws it.
+    if (err instanceof SourceProblem) return failedBy(err);
+    throw err;
   } finally {
     input.destroy();
   }

@@ -41,7 +41,8 @@ export async function mayScanInParts(blobs: BlobStore, run: RunState): Promise<b
  * it (encoding, delimiter, line break); null when the file is scanned whole: not delimited,
  * small, in an encoding whose line feeds are not single bytes, a line break that does not end
  * in a line feed (CR alone), or no line feed near the middle. Both parts' threads work it out
- * for themselves (it reads 64 KiB at the top and a little at the middle), so they start at once.
+ * for themselves (it sniffs the top as every read does, and reads a little at the middle), so
+ * they start at once.
  */
 export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<LaterPartStart | null> {
   if (!(await mayScanInParts(blobs, run))) return null;
@@ -91,7 +92,7 @@ export function scanSourceFirstPart(
 ): Promise<PartScan<FirstPartScan>> {
   return partScan(blobs, run, async (start) => {
     const input = Readable.from(bytesBefore(await blobs.openRead(run.source_key), start.byte));
-    return scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });
+    return scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress, encoding: start.encoding });
   });
 }
 

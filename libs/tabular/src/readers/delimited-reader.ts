@@ -216,13 +216,15 @@ export interface SniffedDelimited {
  */
 export async function sniffDelimited(input: Readable, delimiter: string | null, knownEncoding?: string | null): Promise<SniffedDelimited> {
   const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
+  let encoding: string;
   try {
     checkContent(head, 'delimited');
+    encoding = knownEncoding ?? detectEncoding(head);
   } catch (err) {
+    // Refused: the stream (a file handle, or a connection to the bucket) is let go here, as nobody will read it.
     replay.destroy();
     throw err;
   }
-  const encoding = knownEncoding ?? detectEncoding(head);
   let sample: string;
   try {
     sample = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : encoding).decode(head, { stream: true });

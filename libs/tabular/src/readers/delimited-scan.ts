@@ -30,6 +30,8 @@ export interface ScanOptions {
   headRows: number;
   /** Hears the rows counted so far, every BATCH_ROWS or so. */
   onProgress?: (rows: number) => void;
+  /** The encoding already detected on the same first bytes (detection is not run twice). */
+  encoding?: string;
 }
 
 /**
@@ -119,7 +121,7 @@ function progressReporter(onProgress: ((rows: number) => void) | undefined): (ro
 /** The scan from the top of a file; `toEnd`: the input is the whole file (else the first part: its last row must end with it). */
 async function scanFromTop(input: Readable, delimiter: string | null, options: ScanOptions, toEnd: boolean): Promise<FirstPartScan> {
   const limits = options.limits ?? DEFAULT_TABLE_LIMITS;
-  const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter);
+  const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter, options.encoding);
   const recorder = RowIndexRecorder.for(encoding, head);
   let scanner: RowScanner | null = null;
   let newline = '\n';

@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { PassThrough, Readable } from 'node:stream';
-import { openDelimited } from './delimited-reader';
+import { openDelimited, sniffDelimited } from './delimited-reader';
+import { SourceProblem } from './source-problem';
 import { openXlsx } from './xlsx-reader';
 import { tableFormatOf } from './table-reader';
 
@@ -45,6 +46,17 @@ describe('delimited reader', () => {
     const t = await openDelimited(bytes(text, 5), null);
     expect(t.delimiter).toBe(d);
     expect((await rowsOf(t.batches))[1]).toEqual(['1', 'Ann', 'Köln']);
+  });
+
+  it('lets go of the stream when the first bytes are refused: binary content, or an encoding nothing decodes', async () => {
+    // More than the 64 KiB looked at, and never ended: only an explicit destroy closes it.
+    for (const bytes of [Buffer.from('%PDF-1.7\n' + 'x'.repeat(100_000)), Buffer.from('a,b,\x81\x8d\x8f\n'.repeat(10_000), 'latin1')]) {
+      const input = new PassThrough();
+      input.write(bytes);
+      await expect(sniffDelimited(input, null)).rejects.toBeInstanceOf(SourceProblem);
+      await new Promise((r) => setImmediate(r));
+      expect(input.destroyed).toBe(true);
+    }
   });
 
   it('uses a given delimiter and skips blank lines', async () => {
