@@ -42,14 +42,44 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const CR = 0x0d;
 const LF = 0x0a;
 
+/** Past this, a first piece with no line break is handed over anyway: no row of the default limits is longer (MAX_ROW_CHARS). */
+const FIRST_PIECE_MAX_CHARS = 1024 * 1024;
+
+/** The first CR or LF of `text` in [from, to); -1 when there is none. */
+function lineBreakIn(text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === CR || c === LF) return i;
+  }
+  return -1;
+}
+
+/**
+ * Where the first piece of `text` (from its start) ends, given the `end` its size allows:
+ * past its first line break, and past the LF of a CRLF; -1 when the text so far cannot tell.
+ */
+function firstPieceEnd(text: string, end: number): number {
+  if (lineBreakIn(text, 0, end) === -1) {
+    const next = lineBreakIn(text, end, text.length);
+    if (next === -1) return text.length >= FIRST_PIECE_MAX_CHARS ? end : -1;
+    end = next + 1;
+  }
+  if (text.charCodeAt(end - 1) === CR) {
+    if (end === text.length) return -1;
+    if (text.charCodeAt(end) === LF) end++;
+  }
+  return end;
+}
+
 /**
  * Text in pieces of at most `pieceChars` after a first of at most PIECE_CHARS.first (slices of
  * a string share its memory), each shown to the index recorder.
  *
- * The first piece never ends between the CR and the LF of a CRLF: papaparse guesses the line
- * break on it, and a first piece whose only line break is a CR at its very end was guessed a
- * lone CR (every later row then read with an LF in front of its first cell). Such a piece takes
- * the LF with it, waiting for the next chunk of text when the CR ends this one.
+ * papaparse guesses the line break on the first piece, by the line breaks it holds: a first piece
+ * with none was guessed LF (a CRLF file then kept a CR at the end of every row's last cell), and
+ * one whose only line break was a CR at its very end was guessed a lone CR (an LF then began every
+ * later row). So the first piece runs at least past its first line break, and past the LF of a
+ * CRLF, waiting for more text when it must (up to FIRST_PIECE_MAX_CHARS without a line break).
  */
 export async function* inPieces(
   text: AsyncIterable<string>,
@@ -58,7 +88,7 @@ export async function* inPieces(
 ): AsyncGenerator<string> {
   let size = PIECE_CHARS.first;
   let first = true;
-  let held = ''; // the first piece, when it ended on a CR that ended its chunk too
+  let held = ''; // the start of the text, while it cannot tell where the first piece ends
   for await (const arrived of text) {
     const chunk = held === '' ? arrived : held + arrived;
     held = '';
@@ -66,12 +96,13 @@ export async function* inPieces(
       let end = Math.min(chunk.length, i + size);
       // Never between the two halves of a surrogate pair: each half alone would count 3 bytes in the row index, not 2.
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
-      if (first && chunk.charCodeAt(end - 1) === CR) {
-        if (end === chunk.length) {
-          held = chunk.slice(i);
+      if (first) {
+        // The first piece starts the chunk (held text is put in front of the next chunk).
+        end = firstPieceEnd(chunk, end);
+        if (end === -1) {
+          held = chunk;
           break;
         }
-        if (chunk.charCodeAt(end) === LF) end++;
       }
       const piece = i === 0 && end === chunk.length ? chunk : chunk.slice(i, end);
       recorder?.text(piece);

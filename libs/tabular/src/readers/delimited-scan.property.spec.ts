@@ -219,6 +219,28 @@ describe('ingestion scan of a delimited file', () => {
     expect(await byScan(bytes, DEFAULT_TABLE_LIMITS)).toEqual(learned);
   });
 
+  it.each([
+    // 65,535 characters, one of them two bytes in UTF-8: the first 64 KiB chunk is the header without its line break.
+    ['a first chunk of 64 KiB', (i: number) => `column_${i}_`.padEnd(163, 'x'), 65_534, 'é', 64 * 1024],
+    // About 68 KB of mostly three-byte characters, in chunks of 16 KiB as a bucket's connection may hand them over.
+    ['chunks of 16 KiB', (i: number) => `列${i}_`.padEnd(58, '名'), 22_999, '名', 16 * 1024],
+  ])('reads a CRLF file whose first line is longer than its first piece of text (%s)', async (_, name, ascii, last, chunkBytes) => {
+    const header = Array.from({ length: 400 }, (__, i) => name(i));
+    const joined = header.join(',');
+    header[399] = header[399].slice(0, header[399].length - (joined.length - ascii)) + last;
+    const rows = [header, ...Array.from({ length: 30 }, (__, r) => header.map((___, c) => `${r}.${c}`))];
+    const bytes = Buffer.from(rows.map((row) => row.join(',')).join('\r\n') + '\r\n', 'utf8');
+    // Past the 64 KiB the sniffing looks at, which reaches the reader as its first chunk.
+    expect(bytes.indexOf('\r\n')).toBeGreaterThanOrEqual(64 * 1024);
+    const chunks = cutInto(
+      bytes,
+      Array.from({ length: Math.ceil(bytes.length / chunkBytes) }, (__, k) => (k + 1) * chunkBytes),
+    );
+    const learned = { rows: 31, width: 400, head: rows.slice(0, HEAD_ROWS) };
+    expect(await byReader(chunks, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+    expect(await byScan(chunks, DEFAULT_TABLE_LIMITS)).toEqual(learned);
+  });
+
   it('gives a row index from whose every entry a read yields the rows after it, across many pieces', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('\n', '\r\n'), fc.nat(7), async (eol, blankEvery) => {
