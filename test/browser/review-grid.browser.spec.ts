@@ -361,6 +361,8 @@ describe('review page grids in Chromium', () => {
     await expect(caret(page)).resolves.toEqual({ value: '42', start: 2, end: 2 });
     await page.keyboard.press('Tab');
     await page.getByText('2 of 6 rows have problems.').waitFor();
+    // The summary can be drawn before the list is fetched again: wait for the list's own line.
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
     await expect(page.locator('#problem-rows tbody th').allInnerTexts()).resolves.toEqual(['2', '5']);
     await expect(focusIsOn(page, { table: 'problem-rows', row: 1, col: BORN })).resolves.toMatchObject({ text: '1990-01-05' });
     await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
