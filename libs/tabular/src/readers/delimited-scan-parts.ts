@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { DelimitedScan, FirstPartScan, LaterPartScan, LaterPartStart } from './delimited-scan';
 import type { TableLimits } from './source-problem';
+import { isSingleByteCodePage } from './text-decoding';
 
 /*
  * Ingestion's scan of a big delimited file in two parts at once, one per CPU thread: the
@@ -18,7 +19,7 @@ const LF = 0x0a;
  * character: UTF-8 and the single-byte code pages (not UTF-16, whose line feed is two bytes).
  */
 export function splitsOnLineFeedBytes(encoding: string): boolean {
-  return encoding === 'utf-8' || /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru]|ibm866|macintosh)$/.test(encoding);
+  return encoding === 'utf-8' || isSingleByteCodePage(encoding);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { isSingleByteCodePage } from './text-decoding';
+
 /**
  * Where rows start in a delimited file, recorded while the file is first read (ingestion's
  * pass), so later readers can begin at any part of a big file instead of reading it from the
@@ -57,8 +59,7 @@ export function parseRowIndex(text: string): RowIndex | null {
 function byteLengthIn(encoding: string): ((text: string) => number) | null {
   if (encoding === 'utf-8') return (text) => Buffer.byteLength(text, 'utf8');
   if (encoding === 'utf-16le' || encoding === 'utf-16be') return (text) => text.length * 2;
-  // Single-byte code pages (what detectEncoding gives for legacy files of the review languages).
-  if (/^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru]|ibm866|macintosh)$/.test(encoding)) return (text) => text.length;
+  if (isSingleByteCodePage(encoding)) return (text) => text.length;
   return null;
 }
 

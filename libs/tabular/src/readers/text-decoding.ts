@@ -61,6 +61,11 @@ export function detectEncoding(sample: Buffer): string {
   return name;
 }
 
+/** A code page of one byte per character (what detectEncoding gives for legacy files of the review languages). */
+export function isSingleByteCodePage(encoding: string): boolean {
+  return /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru]|ibm866|macintosh)$/.test(encoding);
+}
+
 /**
  * Decodes a byte stream as text in `encoding`, chunk by chunk (characters split across
  * chunks are kept whole). Bytes that are not valid in the encoding stop the stream with
