@@ -30,10 +30,16 @@ const SPLIT_FROM_BYTES = 16 * 1024 * 1024;
 /** How far past the middle a line feed is looked for before the file is scanned whole. */
 const LOOK_FOR_LINE_FEED_BYTES = 1024 * 1024;
 
+/** The size of a run's source when it is a delimited file big enough to be scanned in two parts; null otherwise. */
+async function sizeToSplit(blobs: BlobStore, run: RunState): Promise<number | null> {
+  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return null;
+  const size = (await blobs.stat(run.source_key))?.size ?? 0;
+  return size >= SPLIT_FROM_BYTES ? size : null;
+}
+
 /** Whether a run's source is a delimited file big enough to be scanned in two parts (the rest is decided by `planSourceSplit`). */
 export async function mayScanInParts(blobs: BlobStore, run: RunState): Promise<boolean> {
-  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return false;
-  return ((await blobs.stat(run.source_key))?.size ?? 0) >= SPLIT_FROM_BYTES;
+  return (await sizeToSplit(blobs, run)) !== null;
 }
 
 /**
@@ -45,8 +51,8 @@ export async function mayScanInParts(blobs: BlobStore, run: RunState): Promise<b
  * they start at once.
  */
 export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<LaterPartStart | null> {
-  if (!(await mayScanInParts(blobs, run))) return null;
-  const size = (await blobs.stat(run.source_key))!.size;
+  const size = await sizeToSplit(blobs, run);
+  if (size === null) return null;
   let sniffed;
   try {
     sniffed = await sniffDelimited(await blobs.openRead(run.source_key), tableFormatOf(run.filename!)!.delimiter);
