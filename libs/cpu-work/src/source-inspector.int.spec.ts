@@ -119,11 +119,11 @@ describe('SourceInspector', () => {
     const { cpu, calls } = inProcessCpu(blobs, 2);
     // Both parts find there is no split: neither stops the other (a stopped task's thread is ended).
     const signals: AbortSignal[] = [];
-    const run_ = cpu.run.bind(cpu);
-    cpu.run = ((name: never, input: never, options: { signal?: AbortSignal } = {}) => {
+    const runTask = cpu.run.bind(cpu);
+    cpu.run = (name, input, options = {}) => {
       if (options.signal) signals.push(options.signal);
-      return run_(name, input, options);
-    }) as typeof cpu.run;
+      return runTask(name, input, options);
+    };
     const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run);
     expect(signals.length).toBe(2);
     expect(signals.some((signal) => signal.aborted)).toBe(false);
