@@ -29,7 +29,8 @@ export function guessedLinebreak(piece: string, delimiter: string): string {
  * the time per character (measured on the bench's file: 1.1-1.5 s instead of 1.7-2.3 s for
  * 94 MB), as its per-chunk rows and partial lines then stay small and short-lived.
  * - `first`: papaparse guesses the line break on the first text it gets, so the first piece
- *   is 64 KiB for every read: a header of 1,000 long column names still shows its line break.
+ *   is 64 KiB for every read (a header of 1,000 long column names shows its line break), and
+ *   longer when its first line is (`inPieces`).
  * - `scan`: ingestion's scan builds no rows, and the row index gets an entry per piece.
  * - `parse`: the reader's later pieces. Every row of a piece is parsed at once and lives until
  *   the consumer has taken the last of them: with 64 KiB pieces and four queued, 720 wide rows
