@@ -25,7 +25,7 @@ export function splitsOnLineFeedBytes(encoding: string): boolean {
 /**
  * The byte after the first line feed of `input` (which starts at byte `from` of the file),
  * looking at most `lookBytes` bytes; null when there is none, or when the next bytes are a
- * UTF-8 byte-order mark (a scan from there would take it for the top of a file).
+ * UTF-8 byte-order mark (the scanner hands back text that starts with one).
  */
 export async function byteAfterNextLineFeed(input: Readable, from: number, lookBytes: number): Promise<number | null> {
   let seen = 0;
