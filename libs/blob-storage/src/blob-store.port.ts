@@ -38,6 +38,8 @@ export interface PutOptions {
 export interface ReadOptions {
   /** The first byte to read (0-based). */
   start?: number;
+  /** The byte to stop before (0-based, not read); the blob's end when absent. Only what is asked for is fetched. */
+  end?: number;
 }
 
 /** A piece of a joined blob: a text (written as UTF-8), or a blob's bytes from byte `start` (0 when absent) to its end. */

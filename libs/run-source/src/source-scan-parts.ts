@@ -1,11 +1,9 @@
-import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunState } from '@app/domain';
 import {
   NotPlainDelimited,
   SourceProblem,
   byteAfterNextLineFeed,
-  bytesBefore,
   guessedLinebreak,
   scanFirstPart,
   scanLaterPart,
@@ -67,7 +65,11 @@ export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<
   const linebreak = guessedLinebreak(sample, delimiter);
   if (!linebreak.endsWith('\n')) return null;
   const middle = Math.floor(size / 2);
-  const byte = await byteAfterNextLineFeed(await blobs.openRead(run.source_key, { start: middle }), middle, LOOK_FOR_LINE_FEED_BYTES);
+  const byte = await byteAfterNextLineFeed(
+    await blobs.openRead(run.source_key, { start: middle, end: middle + LOOK_FOR_LINE_FEED_BYTES + 3 }),
+    middle,
+    LOOK_FOR_LINE_FEED_BYTES,
+  );
   return byte === null || byte >= size ? null : { byte, encoding, delimiter, linebreak };
 }
 
@@ -97,7 +99,7 @@ export function scanSourceFirstPart(
   onProgress: (rows: number) => void,
 ): Promise<PartScan<FirstPartScan>> {
   return partScan(blobs, run, async (start) => {
-    const input = Readable.from(bytesBefore(await blobs.openRead(run.source_key), start.byte));
+    const input = await blobs.openRead(run.source_key, { end: start.byte });
     return scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress, encoding: start.encoding });
   });
 }

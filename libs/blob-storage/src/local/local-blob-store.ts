@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidBlobKey } from '../blob-key';
 import {
@@ -142,7 +142,10 @@ export class LocalBlobStore implements BlobStore {
   async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {
     const p = this.path(key);
     if (!(await this.stat(key))) throw new BlobNotFoundError(key);
-    return createReadStream(p, { highWaterMark: 1024 * 1024, start: options.start ?? 0 });
+    const start = options.start ?? 0;
+    if (options.end !== undefined && options.end <= start) return Readable.from([]);
+    // createReadStream's `end` is the last byte read (inclusive).
+    return createReadStream(p, { highWaterMark: 1024 * 1024, start, end: options.end === undefined ? undefined : options.end - 1 });
   }
 
   async stat(key: string): Promise<{ size: number } | null> {

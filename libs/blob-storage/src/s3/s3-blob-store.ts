@@ -119,8 +119,11 @@ export class S3BlobStore implements BlobStore {
   async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {
     assertValidBlobKey(key);
     try {
-      // A range from the start byte to the end (RFC 9110 `bytes=N-`); none for a whole read.
-      const range = options.start ? `bytes=${options.start}-` : undefined;
+      // A range (RFC 9110 `bytes=N-` or `bytes=N-M`, M inclusive); none for a whole read.
+      const start = options.start ?? 0;
+      if (options.end !== undefined && options.end <= start) return Readable.from([]);
+      const last = options.end === undefined ? '' : String(options.end - 1);
+      const range = start > 0 || last !== '' ? `bytes=${start}-${last}` : undefined;
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
       return res.Body as Readable;
     } catch (err) {

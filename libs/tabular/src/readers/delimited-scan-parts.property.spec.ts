@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { guessedLinebreak, openDelimited, sniffDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited, scanFirstPart, scanLaterPart, type DelimitedScan } from './delimited-scan';
-import { byteAfterNextLineFeed, bytesBefore, joinScanParts } from './delimited-scan-parts';
+import { byteAfterNextLineFeed, joinScanParts } from './delimited-scan-parts';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 
 /*
@@ -38,7 +38,7 @@ async function inTwo(
     linebreak: guessedLinebreak(sniffed.sample, sniffed.delimiter),
   };
   try {
-    const first = await scanFirstPart(Readable.from(bytesBefore(Readable.from([bytes]), byte)), start.delimiter, {
+    const first = await scanFirstPart(Readable.from([bytes.subarray(0, byte)]), start.delimiter, {
       limits,
       headRows: HEAD_ROWS,
     });

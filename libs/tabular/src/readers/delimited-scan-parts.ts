@@ -53,21 +53,6 @@ export async function byteAfterNextLineFeed(input: Readable, from: number, lookB
   return bom ? null : after;
 }
 
-/** The bytes of `input` before byte `end` of the file (the stream starts at its top). */
-export async function* bytesBefore(input: Readable, end: number): AsyncGenerator<Buffer> {
-  let left = end;
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      if (left <= 0) return;
-      const piece = chunk.length <= left ? chunk : chunk.subarray(0, left);
-      left -= piece.length;
-      yield piece;
-    }
-  } finally {
-    input.destroy();
-  }
-}
-
 /**
  * One scan of the whole file from its two parts, or null when they cannot be joined: the
  * first part did not end where a row ends (the split fell inside a quoted field), it saw a
