@@ -4,6 +4,7 @@ const { spawn } = require('node:child_process');
 const { serviceNodeFlags } = require('./node-flags');
 const fs = require('node:fs');
 const path = require('node:path');
+const { Readable } = require('node:stream');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
@@ -19,6 +20,27 @@ const status = (pid, key) => {
   const m = new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 };
+
+/** MB (10^6 bytes) a second an upload is sent at most, as over a network link (BENCH_UPLOAD_MB_PER_S); unset: as fast as loopback goes. */
+const UPLOAD_MB_PER_S = Number(process.env.BENCH_UPLOAD_MB_PER_S || 0);
+
+/** A file's bytes as an upload's body, paced to UPLOAD_MB_PER_S when it is set. */
+function uploadBody(file) {
+  const stream = fs.createReadStream(file);
+  if (!(UPLOAD_MB_PER_S > 0)) return stream;
+  return Readable.from(
+    (async function* paced() {
+      const start = Date.now();
+      let sent = 0;
+      for await (const chunk of stream) {
+        sent += chunk.length;
+        const due = start + sent / (UPLOAD_MB_PER_S * 1000);
+        if (due > Date.now()) await sleep(due - Date.now());
+        yield chunk;
+      }
+    })(),
+  );
+}
 
 /**
  * `stdout`: when given (an object `{ count: 0 }`), the service's stdout is a pipe the bench
@@ -124,7 +146,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
       const up = await fetch(run.upload.url, {
         method: 'PUT',
         headers: run.upload.headers,
-        body: fs.createReadStream(file),
+        body: uploadBody(file),
         duplex: 'half',
       });
       if (up.status !== 200) throw new Error(`upload answered ${up.status}`);

@@ -1,5 +1,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
@@ -31,6 +32,13 @@ async function metricValue(base: string, series: string): Promise<number> {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
+
+/** The built service (`npm run build`), once for the file's suites that start it as a process. */
+let built = false;
+const builtOnce = () => {
+  if (!built) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  built = true;
+};
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -147,7 +155,7 @@ describe('operators: the log of a whole run', () => {
   const base = () => `http://127.0.0.1:${port}`;
 
   beforeAll(async () => {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    builtOnce();
     vendor = new FakeVendor();
     await vendor.start();
     receiver = new WebhookReceiver();
@@ -255,4 +263,78 @@ describe('operators: the log of a whole run', () => {
     for (const [name, values] of Object.entries(secrets))
       for (const secret of [values].flat()) expect({ name, found: output.includes(secret) }).toEqual({ name, found: false });
   });
+});
+
+describe("operators: the file work's threads", () => {
+  let child: ChildProcess;
+  let port: number;
+  const base = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    builtOnce();
+    port = await freePort();
+    // Two threads, as `npm start` has them.
+    child = spawnTracked('service for its threads', process.execPath, [join(ROOT, 'dist/apps/standalone/src/main.js')], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-threads-')),
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: base(),
+        EVENT_STORE_POLL_MS: '50',
+        CPU_WORKER_THREADS: '2',
+      },
+      stdio: 'ignore',
+    });
+    await untilAnswers(`${base()}/healthz`, () => 'the service', 15_000);
+  }, 180_000);
+  afterAll(() => void child?.kill('SIGTERM'));
+
+  it("starts the file work's threads as a big upload begins, before its last byte", async () => {
+    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Big upload' } });
+    const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: { email: { description: 'E-mail', data_type: 'email', is_required: true } } },
+    });
+    const created = await call(`${base()}/v1/transformations/file`, {
+      token: org.body.api_key,
+      body: { schema_id: schema.body.data.id, filename: 'big.csv' },
+    });
+    // 17 MiB and more: a file whose read is split over two threads.
+    const rows = Array.from({ length: 600_000 }, (_, i) => `user${i}@example.com,Name ${i},${20 + (i % 50)}\n`);
+    const body = Buffer.from(`E-mail,First,Years\n${rows.join('')}`);
+    expect(body.length).toBeGreaterThan(17 * 1024 * 1024);
+    expect(await metricValue(base(), 'transform_file_work_threads')).toBe(0);
+
+    const url = new URL(created.body.upload.url as string);
+    const answered = new Promise<number>((resolve, reject) => {
+      const put = request(
+        url,
+        { method: 'PUT', headers: { ...created.body.upload.headers, 'content-length': String(body.length) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      put.on('error', reject);
+      put.write(body.subarray(0, 1024 * 1024));
+      // The rest only once the service has both threads: the upload is still arriving meanwhile.
+      void (async () => {
+        for (let i = 0; (await metricValue(base(), 'transform_file_work_threads')) < 2; i++) {
+          if (i > 200) return put.destroy(new Error('the threads did not start during the upload'));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        put.end(body.subarray(1024 * 1024));
+      })();
+    });
+    expect(await answered).toBe(200);
+    // And the upload went on to its review as any other.
+    for (let i = 0; ; i++) {
+      const run = (await call(`${base()}/v1/transformations/${created.body.id}`, { token: org.body.api_key })).body;
+      if (run.review_state === 'active') break;
+      if (run.status === 'failed' || i > 600) throw new Error(`the run did not reach its review: ${JSON.stringify(run)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 120_000);
 });

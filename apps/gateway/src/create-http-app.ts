@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import fastifyCookie from '@fastify/cookie';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { SOURCE_ARRIVAL, type SourceArrival } from '@app/cpu-work';
 import { URL_SIGNER } from '@app/blob-storage';
 import { installAccessLog, standardOutputLog } from '@app/logging';
 import { httpRequestDuration } from '@app/metrics';
@@ -104,6 +105,7 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
       blobs,
       commandBus: app.get(CommandBus),
       queryBus: app.get(QueryBus),
+      sourceArrival: providedElsewhere<SourceArrival>(app, SOURCE_ARRIVAL),
     });
   }
 
@@ -135,4 +137,13 @@ export async function listen(app: NestFastifyApplication): Promise<void> {
 export function failedToStart(err: unknown): never {
   new Logger('Gateway').error(`The service could not start: ${err instanceof Error ? err.message : String(err)}`, (err as Error)?.stack);
   process.exit(1);
+}
+
+/** A provider of another module of the root (the ingestion module's, in one process), or null when the root has none. */
+function providedElsewhere<T>(app: NestFastifyApplication, token: symbol): T | null {
+  try {
+    return app.get<T>(token, { strict: false });
+  } catch {
+    return null;
+  }
 }

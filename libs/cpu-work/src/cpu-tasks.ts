@@ -31,6 +31,8 @@ export interface TaskEnvironment {
  * results cross the thread boundary by structured clone: plain data only.
  */
 export const CPU_TASKS = {
+  /** Nothing: a thread started for it has loaded every task's code and is ready (CpuWork.warm). */
+  warm: () => Promise.resolve(null),
   /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
   inspectStructuredFile: (input: { run: RunState; sheet?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
     inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, input.sheet),

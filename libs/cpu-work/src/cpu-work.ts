@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { MessageChannel } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { fileWorkThreads } from '@app/metrics';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { buffersIn } from './moved-buffers';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
@@ -32,9 +33,10 @@ export interface CpuTaskOptions {
  * and so the threads. CPU_WORKER_THREADS=0 chooses the event loop too.
  */
 @Injectable()
-export class CpuWork implements OnApplicationShutdown {
+export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly pool: Piscina | null;
   private readonly logger = new Logger(CpuWork.name);
+  private stopReporting: () => void = () => undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,6 +66,23 @@ export class CpuWork implements OnApplicationShutdown {
   /** Threads the tasks run on at once: none without a pool (the tasks then take turns on the event loop). */
   get threads(): number {
     return this.pool ? this.config.cpuWork.threads : 0;
+  }
+
+  /** Threads started now, at work or idle (none without a pool). */
+  get started(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+
+  /**
+   * Starts up to `threads` threads ahead of work that is on its way (a big upload has begun), so
+   * that work does not wait for them: a thread takes about 0.2 s to start and load the tasks'
+   * code, which an upload of several seconds hides. Threads already started count; nothing is
+   * started without a pool. A thread that gets no work ends after the pool's idle timeout.
+   */
+  warm(threads: number): void {
+    for (let i = this.started; i < Math.min(threads, this.threads); i++)
+      // Queued at once, so the pool starts a thread for each rather than one after the other.
+      this.run('warm', undefined).catch((err: Error) => this.logger.warn(`A file-work thread did not start: ${err.message}`));
   }
 
   async run<N extends CpuTaskName>(name: N, input: CpuTaskInput<N>, options: CpuTaskOptions = {}): Promise<CpuTaskResult<N>> {
@@ -102,6 +121,14 @@ export class CpuWork implements OnApplicationShutdown {
     } finally {
       port1.close();
     }
+  }
+
+  onModuleInit(): void {
+    this.stopReporting = fileWorkThreads.addSource(() => Promise.resolve([{ labels: {}, value: this.started }]));
+  }
+
+  onModuleDestroy(): void {
+    this.stopReporting();
   }
 
   /**

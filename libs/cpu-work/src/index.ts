@@ -2,3 +2,4 @@ export * from './cpu-work';
 export * from './duplicate-rows-finder';
 export * from './problem-counter';
 export * from './source-inspector';
+export * from './source-arrival';

@@ -154,6 +154,24 @@ describe('SourceInspector', () => {
     await expect(new SourceInspector(failing, CONFIG, inProcessCpu(failing, 2).cpu).inspect(run)).rejects.toThrow('ECONNRESET');
   });
 
+  it('starts, as a source begins to arrive, the threads its read will take: two for a delimited file that may be split', () => {
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const arriving = (filename: string, size: number) => {
+      calls.length = 0;
+      inspector.sourceArriving({ id: 'r', filename } as unknown as RunState, size);
+      return calls;
+    };
+    const MiB = 1024 * 1024;
+    expect(arriving('big.csv', 16 * MiB)).toEqual([{ name: 'warm', input: { threads: 2 } }]);
+    expect(arriving('big.tsv', 100 * MiB)).toEqual([{ name: 'warm', input: { threads: 2 } }]);
+    // No size declared (a body sent in chunks): it may be big.
+    expect(arriving('sent-in-chunks.csv', Infinity)).toEqual([{ name: 'warm', input: { threads: 2 } }]);
+    expect(arriving('small.csv', 16 * MiB - 1)).toEqual([{ name: 'warm', input: { threads: 1 } }]);
+    // A workbook is read on one thread, however big.
+    expect(arriving('big.xlsx', 100 * MiB)).toEqual([{ name: 'warm', input: { threads: 1 } }]);
+  });
+
   it('reads a small file, or any file without a second thread, in one task', async () => {
     const small = await stored('runs/small/source', 'a,b\r\n1,2\r\n');
     const two = inProcessCpu(blobs, 2);

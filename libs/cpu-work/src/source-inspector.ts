@@ -3,9 +3,17 @@ import { isDeepStrictEqual } from 'node:util';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { RunState } from '@app/domain';
-import { HEADER_SAMPLE_ROWS, mayScanInParts, parsedFromScan, type IngestionOutcome, type PartScan } from '@app/run-source';
+import {
+  HEADER_SAMPLE_ROWS,
+  mayScanInParts,
+  parsedFromScan,
+  sizeMayScanInParts,
+  type IngestionOutcome,
+  type PartScan,
+} from '@app/run-source';
 import { joinScanParts } from '@app/tabular';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
+import type { SourceArrival } from './source-arrival';
 
 /**
  * Ingestion's first read of a run's source (inspectStructuredFile), on two CPU worker threads
@@ -15,12 +23,17 @@ import { CpuWork, type CpuTaskOptions } from './cpu-work';
  * get the whole read on one thread, as before.
  */
 @Injectable()
-export class SourceInspector {
+export class SourceInspector implements SourceArrival {
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cpu: CpuWork,
   ) {}
+
+  /** Starts the threads the source's read will take (two for a file scanned in two parts) while its bytes still arrive. */
+  sourceArriving(run: RunState, sizeBytes: number): void {
+    this.cpu.warm(sizeMayScanInParts(run.filename, sizeBytes) ? 2 : 1);
+  }
 
   /** `onProgress` hears the rows read so far (both parts together), never fewer than it heard before. */
   async inspect(run: RunState, { onProgress }: Pick<CpuTaskOptions, 'onProgress'> = {}): Promise<IngestionOutcome> {

@@ -121,6 +121,12 @@ export const relayLag = gaugeFromReadings(
   ['relay'],
 );
 
+export const fileWorkThreads = gaugeFromReadings(
+  'transform_file_work_threads',
+  "Threads this process's file work (the CPU worker pool) has started, at work or idle: they start with work or as a big upload begins, and end after 30 s idle.",
+  [],
+);
+
 export const runsByStatus = gaugeFromReadings('transform_runs', 'Runs in the read model, by status and stage.', ['status', 'stage']);
 
 /** The text Prometheus scrapes, and its content type. */

@@ -28,11 +28,16 @@ const SPLIT_FROM_BYTES = 16 * 1024 * 1024;
 /** How far past the middle a line feed is looked for before the file is scanned whole. */
 const LOOK_FOR_LINE_FEED_BYTES = 1024 * 1024;
 
+/** Whether a source of this name and size is a delimited file big enough to be scanned in two parts (what its bytes say is decided by `planSourceSplit`). */
+export function sizeMayScanInParts(filename: string | undefined | null, sizeBytes: number): boolean {
+  return tableFormatOf(filename ?? '')?.format === 'delimited' && sizeBytes >= SPLIT_FROM_BYTES;
+}
+
 /** The size of a run's source when it is a delimited file big enough to be scanned in two parts; null otherwise. */
 async function sizeToSplit(blobs: BlobStore, run: RunState): Promise<number | null> {
-  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return null;
+  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return null; // a workbook is not even stat'ed
   const size = (await blobs.stat(run.source_key))?.size ?? 0;
-  return size >= SPLIT_FROM_BYTES ? size : null;
+  return sizeMayScanInParts(run.filename, size) ? size : null;
 }
 
 /** Whether a run's source is a delimited file big enough to be scanned in two parts (the rest is decided by `planSourceSplit`). */

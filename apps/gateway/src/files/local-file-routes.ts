@@ -11,6 +11,7 @@ import {
   type UrlSigner,
 } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
+import type { SourceArrival } from '@app/cpu-work';
 import { CommandRefused } from '@app/domain';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
@@ -23,6 +24,8 @@ interface Deps {
   blobs: BlobStore;
   commandBus: CommandBus;
   queryBus: QueryBus;
+  /** Present when this process also reads sources: told as an upload begins. */
+  sourceArrival: SourceArrival | null;
 }
 
 const envelope = (reply: FastifyReply, request: FastifyRequest, status: number, code: string, type: string, message: string) =>
@@ -126,6 +129,8 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
           `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`,
         );
       }
+      // A body sent in chunks declares no size: taken as a big one, whose read may take two threads.
+      deps.sourceArrival?.sourceArriving(run, Number.isSafeInteger(declared) ? declared : Infinity);
       let size: number;
       try {
         ({ size } = await deps.blobs.put(key, request.raw, { maxBytes: deps.config.maxUploadBytes, ifNoneMatch: true }));

@@ -23,6 +23,8 @@ export function inProcessCpu(blobs: BlobStore, threads: number): { cpu: CpuWork;
   const calls: CpuCall[] = [];
   const cpu = {
     threads,
+    // Recorded as a call: no thread is started here.
+    warm: (count: number) => void calls.push({ name: 'warm', input: { threads: count } }),
     run: async (name: CpuTaskName, input: Record<string, unknown>, options: CpuTaskOptions = {}) => {
       calls.push({ name, input });
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void, signal?: AbortSignal) => Promise<unknown>;
