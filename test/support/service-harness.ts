@@ -52,7 +52,7 @@ export async function startService(env: Record<string, string> = {}, dataDir?: s
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false });
+  const app = await createHttpApp(StandaloneModule.forRoot(config) as never, { logger: false, readsSources: true });
   const stop = track(`service on port ${port}`, () => app.close());
   try {
     await app.listen(port, '127.0.0.1');

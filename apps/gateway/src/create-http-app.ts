@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import fastifyCookie from '@fastify/cookie';
 import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { SOURCE_ARRIVAL, type SourceArrival } from '@app/cpu-work';
+import { SourceInspector } from '@app/cpu-work';
 import { URL_SIGNER } from '@app/blob-storage';
 import { installAccessLog, standardOutputLog } from '@app/logging';
 import { httpRequestDuration } from '@app/metrics';
@@ -29,7 +29,14 @@ const TRIAL_ROUTE = '/console/api/schemas/:id/try';
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 /** Builds the HTTP application around a root module (the gateway alone, or every app in one process). */
-export async function createHttpApp(rootModule: Type<unknown>, options: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  rootModule: Type<unknown>,
+  options: {
+    logger?: boolean;
+    /** The root also runs the ingestion app: an upload then starts the threads its read will take as its bytes arrive. */
+    readsSources?: boolean;
+  } = {},
+): Promise<NestFastifyApplication> {
   // Request ids, client addresses, framework errors, timeouts and limits: http/http-edge.ts (docs/security.md, "HTTP edge").
   const edge = new HttpEdge();
   const adapter = new FastifyAdapter({
@@ -105,7 +112,7 @@ export async function createHttpApp(rootModule: Type<unknown>, options: { logger
       blobs,
       commandBus: app.get(CommandBus),
       queryBus: app.get(QueryBus),
-      sourceArrival: providedElsewhere<SourceArrival>(app, SOURCE_ARRIVAL),
+      sourceArrival: options.readsSources ? app.get(SourceInspector) : null,
     });
   }
 
@@ -137,13 +144,4 @@ export async function listen(app: NestFastifyApplication): Promise<void> {
 export function failedToStart(err: unknown): never {
   new Logger('Gateway').error(`The service could not start: ${err instanceof Error ? err.message : String(err)}`, (err as Error)?.stack);
   process.exit(1);
-}
-
-/** A provider of another module of the root (the ingestion module's, in one process), or null when the root has none. */
-function providedElsewhere<T>(app: NestFastifyApplication, token: symbol): T | null {
-  try {
-    return app.get<T>(token, { strict: false });
-  } catch {
-    return null;
-  }
 }

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AiProviders } from '@app/ai-providers';
 import { BUCKET_NOTIFICATIONS } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { SOURCE_ARRIVAL, SourceInspector } from '@app/cpu-work';
 import { BucketUploadWatcher } from './bucket-upload.watcher';
 import { IngestionHandlers } from './ingestion.handlers';
 import { RecordSource } from './record-source';
@@ -31,15 +30,6 @@ const bucketNotifications = {
 
 @Module({
   controllers: [IngestionHandlers],
-  providers: [
-    StructuredFileReader,
-    RecordSource,
-    AiProviders,
-    BucketUploadWatcher,
-    RunSweeper,
-    bucketNotifications,
-    // The upload route of this process (embedded mode) starts the read's threads as a source begins to arrive.
-    { provide: SOURCE_ARRIVAL, useExisting: SourceInspector },
-  ],
+  providers: [StructuredFileReader, RecordSource, AiProviders, BucketUploadWatcher, RunSweeper, bucketNotifications],
 })
 export class IngestionModule {}

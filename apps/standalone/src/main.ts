@@ -6,4 +6,4 @@ import { StandaloneModule } from './standalone.module';
 @Module({ imports: [StandaloneModule.forRoot()] })
 class StandaloneApp {}
 
-void createHttpApp(StandaloneApp).then(listen).catch(failedToStart);
+void createHttpApp(StandaloneApp, { readsSources: true }).then(listen).catch(failedToStart);

@@ -2,11 +2,9 @@ import type { RunState } from '@app/domain';
 
 /**
  * Told by the upload route when a run's source begins to arrive, in a process that also reads
- * sources (the ingestion module provides it; a gateway on its own has none), so the read's
+ * sources (SourceInspector, in one process; a gateway on its own has none), so the read's
  * threads start while the bytes are still coming.
  */
-export const SOURCE_ARRIVAL = Symbol('SOURCE_ARRIVAL');
-
 export interface SourceArrival {
   /** `sizeBytes`: the size the upload declared (Infinity when it declared none). Returns at once; it never fails the upload. */
   sourceArriving(run: RunState, sizeBytes: number): void;
