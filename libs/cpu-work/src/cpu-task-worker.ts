@@ -1,9 +1,9 @@
-import { setPriority } from 'node:os';
 import type { BlobStore } from '@app/blob-storage/blob-store.port';
 import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
+import { yieldCpuToOtherThreads } from './thread-priority';
 
 /**
  * Entry point of a worker thread (piscina): runs one CPU task per message. The blob store
@@ -11,17 +11,9 @@ import { movedResult } from './moved-buffers';
  */
 let blobs: BlobStore | undefined;
 
-/**
- * The file work yields the CPU to the event loop that answers the API: on Linux a nice
- * value set from a thread applies to that thread alone, so the API's requests keep their
- * latency while an output is written, and the work still takes whatever CPU is free.
- */
-const NICE = 10;
-try {
-  setPriority(NICE);
-} catch {
-  // Not permitted or not supported here: the thread runs at normal priority.
-}
+// The file work yields the CPU to the event loop that answers the API, so the API's requests keep
+// their latency while an output is written, and the work still takes whatever CPU is free.
+yieldCpuToOtherThreads();
 
 export default async function runCpuTask({ name, input, config, progress }: CpuTaskMessage): Promise<unknown> {
   // The secret arrives as a Uint8Array (structured clone does not keep Buffer).

@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ModuleKind, transpileModule } from 'typescript';
+
+/**
+ * A file-work thread lowers itself (yieldCpuToOtherThreads), and only itself: in a real worker
+ * thread, read back from the kernel's view of each thread (/proc/<pid>/task/<tid>/stat).
+ */
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
+
+/** The scheduling policy and nice value of one thread of this process. */
+function scheduling(tid: string): { policy: number; nice: number } {
+  // Fields after the command's closing parenthesis, from the third (state): nice is the 19th field, policy the 41st.
+  const fields = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { nice: Number(fields[19 - 3]), policy: Number(fields[41 - 3]) };
+}
+
+describe('the file-work thread’s priority', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'thread-priority-'));
+  writeFileSync(
+    join(dir, 'thread-priority.js'),
+    transpileModule(readFileSync(join(__dirname, 'thread-priority.ts'), 'utf8'), { compilerOptions: { module: ModuleKind.CommonJS } })
+      .outputText,
+  );
+
+  it('is the idle class at nice 10 for the thread that asked, and unchanged for the thread that started it', async () => {
+    const thread = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       const tid = require('node:fs').readlinkSync('/proc/thread-self').split('/').pop();
+       require(${JSON.stringify(join(dir, 'thread-priority.js'))}).yieldCpuToOtherThreads((set, why) => parentPort.postMessage({ tid, set, why }));
+       setTimeout(() => undefined, 60_000);`,
+      { eval: true },
+    );
+    try {
+      const reply = await new Promise<{ tid: string; set: boolean; why?: string }>((resolve, reject) => {
+        thread.once('message', resolve);
+        thread.once('error', reject);
+      });
+      expect(reply).toEqual({ tid: expect.stringMatching(/^\d+$/), set: true, why: undefined });
+      expect(scheduling(reply.tid)).toEqual({ policy: SCHED_IDLE, nice: 10 });
+      expect(scheduling(String(process.pid))).toEqual({ policy: SCHED_OTHER, nice: 0 });
+    } finally {
+      await thread.terminate();
+    }
+  });
+});
