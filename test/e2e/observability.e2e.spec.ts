@@ -16,6 +16,7 @@ import {
   waitForRun,
   type Service,
 } from '../support/service-harness';
+import { spawnBuiltApp } from '../support/built-service';
 import { spawnTracked } from '../support/suite-resources';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -273,19 +274,12 @@ describe("operators: the file work's threads", () => {
   beforeAll(async () => {
     builtOnce();
     port = await freePort();
-    // Two threads, as `npm start` has them.
-    child = spawnTracked('service for its threads', process.execPath, [join(ROOT, 'dist/apps/standalone/src/main.js')], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-threads-')),
-        ADMIN_TOKEN,
-        PUBLIC_BASE_URL: base(),
-        EVENT_STORE_POLL_MS: '50',
-        CPU_WORKER_THREADS: '2',
-      },
-      stdio: 'ignore',
+    // As `npm start` runs it, with two threads.
+    child = spawnBuiltApp('standalone', {
+      port,
+      dataDir: mkdtempSync(join(tmpdir(), 'svc-threads-')),
+      publicBaseUrl: base(),
+      env: { CPU_WORKER_THREADS: '2' },
     });
     await untilAnswers(`${base()}/healthz`, () => 'the service', 15_000);
   }, 180_000);
