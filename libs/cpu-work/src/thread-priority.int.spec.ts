@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,5 +48,20 @@ describe('the file-work thread’s priority', () => {
     } finally {
       await thread.terminate();
     }
+  });
+
+  it('stays at nice 10 in a process with one CPU (taskset), where the idle class would stall the work under a steady load', () => {
+    const probe = `const { Worker } = require('node:worker_threads');
+      const thread = new Worker(\`
+        const { parentPort } = require('node:worker_threads');
+        const tid = require('node:fs').readlinkSync('/proc/thread-self').split('/').pop();
+        require(${JSON.stringify(join(dir, 'thread-priority.js'))}).yieldCpuToOtherThreads((set, why) => {
+          const fields = require('node:fs').readFileSync('/proc/self/task/' + tid + '/stat', 'utf8').split(') ')[1].split(' ');
+          parentPort.postMessage({ set, why, nice: Number(fields[16]), policy: Number(fields[38]) });
+        });\`, { eval: true });
+      thread.once('message', (m) => { console.log(JSON.stringify(m)); process.exit(0); });`;
+    const r = spawnSync('taskset', ['--cpu-list', '0', process.execPath, '-e', probe], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ set: false, why: 'a single CPU', nice: 10, policy: SCHED_OTHER });
   });
 });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 
 /** The nice value a file-work thread runs at when the idle class cannot be had. */
 const NICE = 10;
@@ -12,6 +12,8 @@ const NICE = 10;
  * SCHED_IDLE class. A thread of the idle class is preempted at once when a normal one wakes up,
  * where a thread at nice 10 keeps the core until the scheduler's slice ends: with the output's two
  * threads at nice 10, the API's thread waited 23% of an output for a core (bench/README.md).
+ * On a single CPU the thread stays at nice 10: an idle-class thread would then advance only while
+ * the API is quiet, and a steadily polled service would never finish an output.
  * `onIdleClass` hears whether the idle class was set (false: the thread stays at its nice value).
  */
 export function yieldCpuToOtherThreads(onIdleClass: (set: boolean, why?: string) => void = () => undefined): void {
@@ -20,6 +22,7 @@ export function yieldCpuToOtherThreads(onIdleClass: (set: boolean, why?: string)
   } catch {
     // Not permitted or not supported here: the nice value stays as it was.
   }
+  if (availableParallelism() < 2) return onIdleClass(false, 'a single CPU');
   let tid: string;
   try {
     // "<pid>/task/<tid>": Node has no gettid().
