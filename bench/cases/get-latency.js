@@ -2,7 +2,11 @@
  * server answering the same bytes, both measured in this run; then the same GET while the
  * service writes a large output. Each server is loaded for a short warm-up first (JIT), as
  * request-overhead.js does: without it, the service's first seconds of compiling were
- * counted in its p99. */
+ * counted in its p99.
+ *
+ * BENCH_GET_OUTPUT_ELSEWHERE=1: the large output is written by a second service (a process of
+ * its own, its own data) while the first answers the GETs: an experiment that tells what the
+ * output costs the API's process itself from what it costs any process on the same cores. */
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
@@ -11,6 +15,7 @@ const { generateCsv, FIELDS } = require('./csv-pipeline');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
 const WARMUP_S = 2;
+const ELSEWHERE = process.env.BENCH_GET_OUTPUT_ELSEWHERE === '1';
 
 function load(url, headers, seconds = DURATION_S) {
   return new Promise((resolve, reject) => {
@@ -56,12 +61,20 @@ async function getLatency({ work, rows }) {
     const idle = await load(url, headers);
 
     // The same GET while a large file's output is written: the load starts at the approval.
-    let approved;
-    const inOutput = new Promise((r) => (approved = r));
-    const busyRun = svc.runFile(org, file, 'big.csv', { onApproved: approved });
-    await inOutput;
-    const busy = await load(url, headers);
-    const big = await busyRun;
+    const writer = ELSEWHERE ? await startService({ dataDir: path.join(work, 'data-get-output') }) : svc;
+    let busy;
+    let big;
+    try {
+      const writerOrg = ELSEWHERE ? await writer.organization(FIELDS) : org;
+      let approved;
+      const inOutput = new Promise((r) => (approved = r));
+      const busyRun = writer.runFile(writerOrg, file, 'big.csv', { onApproved: approved });
+      await inOutput;
+      busy = await load(url, headers);
+      big = await busyRun;
+    } finally {
+      if (ELSEWHERE) await writer.stop();
+    }
     return [
       {
         name: 'GET of a run, idle',
@@ -73,7 +86,7 @@ async function getLatency({ work, rows }) {
         peakRssMb: svc.peakRssMb(),
       },
       {
-        name: `GET of a run during a ${rows}-row output`,
+        name: `GET of a run during a ${rows}-row output${ELSEWHERE ? ' written by another service process' : ''}`,
         baseline: `bare Node ${bareResult.rps.toFixed(0)} req/s`,
         measured: `${busy.rps.toFixed(0)} req/s, p99 ${busy.p99} ms (output took ${big.outputSeconds.toFixed(1)} s)`,
         ratio: busy.rps / bareResult.rps,

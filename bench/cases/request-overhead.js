@@ -1,7 +1,9 @@
 /* What one request costs (issue 28, "the cost of one request"): autocannon, 50 connections,
- * against the built service (started as `npm start` starts it) and against a bare Node
- * server answering the same body bytes, each in a process of its own, measured in this run
- * one after the other. Three routes: `/healthz` (no auth, no storage), a run's GET (API key,
+ * against the built service (started as `npm start` starts it), against a bare Node
+ * server answering the same body bytes (the baseline the ratio is taken to) and against a
+ * bare Fastify server answering them on the same path (no hooks, plugins or logger: what
+ * the HTTP framework the service is built on costs by itself, the ceiling of any route of
+ * ours), each in a process of its own, measured in this run one after the other. Three routes: `/healthz` (no auth, no storage), a run's GET (API key,
  * read model, signed links) and the schema list `GET /v1/schemas` (API key, directory, page
  * envelope).
  *
@@ -41,18 +43,29 @@ function load(url, headers, seconds) {
   });
 }
 
-/** A bare Node http server in a child process (as the service is), answering `body` to every request. */
-async function bareServer(body) {
-  const source = `
-    const http = require('node:http');
-    const body = Buffer.from(process.env.BARE_BODY, 'base64');
-    const server = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-      res.end(body);
-    });
-    server.listen(0, '127.0.0.1', () => process.send(server.address().port));`;
+/** A bare Node http server answering `body` to every request. */
+const BARE_NODE = `
+  const http = require('node:http');
+  const body = Buffer.from(process.env.BARE_BODY, 'base64');
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => process.send(server.address().port));`;
+
+/** Fastify as the service makes it (a UUID request id), one route on the measured path, answering `body`; nothing else. */
+const BARE_FASTIFY = `
+  const { randomUUID } = require('node:crypto');
+  const body = Buffer.from(process.env.BARE_BODY, 'base64');
+  const app = require('fastify')({ logger: false, genReqId: () => randomUUID() });
+  app.get(process.env.BARE_PATH, (_request, reply) => { reply.type('application/json; charset=utf-8').send(body); });
+  app.listen({ port: 0, host: '127.0.0.1' }).then(() => process.send(app.server.address().port));`;
+
+/** A bare server (`source`) in a child process, as the service is; `route` is the path it is asked for. */
+async function bareServer(source, body, route = '/') {
   const child = spawn(process.execPath, ['-e', source], {
-    env: { ...process.env, BARE_BODY: Buffer.from(body).toString('base64') },
+    cwd: path.join(__dirname, '..', '..'), // the repository's node_modules (fastify)
+    env: { ...process.env, BARE_BODY: Buffer.from(body).toString('base64'), BARE_PATH: route },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const port = await new Promise((resolve, reject) => {
@@ -61,7 +74,7 @@ async function bareServer(body) {
   });
   return {
     pid: child.pid,
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${route}`,
     close: () =>
       new Promise((r) => {
         child.once('exit', r);
@@ -100,6 +113,17 @@ const ROUTES = {
   },
 };
 
+/** Starts a bare server, warms it up, measures it, stops it. */
+async function loadBare(source, body, route) {
+  const bare = await bareServer(source, body, route);
+  try {
+    await load(bare.url, {}, WARMUP_S);
+    return await measure(bare.url, {}, DURATION_S, bare.pid);
+  } finally {
+    await bare.close();
+  }
+}
+
 async function requestOverhead({ work, route }) {
   const spec = ROUTES[route];
   const lines = { count: 0 };
@@ -109,21 +133,19 @@ async function requestOverhead({ work, route }) {
     const res = await fetch(url, { headers });
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body}`);
-    const bare = await bareServer(body);
-    let bareResult;
-    try {
-      await load(bare.url, {}, WARMUP_S);
-      bareResult = await measure(bare.url, {}, DURATION_S, bare.pid);
-    } finally {
-      await bare.close();
-    }
+    const bareResult = await loadBare(BARE_NODE, body);
+    // The same path as the service's (the router's work is part of Fastify's); the query is not part of any of ours.
+    const fastifyResult = await loadBare(BARE_FASTIFY, body, new URL(url).pathname);
     await load(url, headers, WARMUP_S);
     const linesBefore = lines.count;
     const measured = await measure(url, headers, DURATION_S, svc.pid);
     const logged = lines.count - linesBefore;
     return {
       name: `${spec.name}, ${CONNECTIONS} connections (${body.length} bytes)`,
-      baseline: `bare Node ${bareResult.rps.toFixed(0)} req/s, p99 ${bareResult.p99} ms, CPU ${bareResult.cpuUsPerRequest.toFixed(0)} µs/request`,
+      baseline:
+        `bare Node ${bareResult.rps.toFixed(0)} req/s, p99 ${bareResult.p99} ms, CPU ${bareResult.cpuUsPerRequest.toFixed(0)} µs/request ` +
+        `(bare Fastify ${fastifyResult.rps.toFixed(0)} req/s, ${fastifyResult.cpuUsPerRequest.toFixed(0)} µs/request: ` +
+        `${(fastifyResult.rps / bareResult.rps).toFixed(2)} of bare Node; the service ${(measured.rps / fastifyResult.rps).toFixed(2)} of bare Fastify)`,
       measured:
         `${measured.rps.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, CPU ${measured.cpuUsPerRequest.toFixed(0)} µs/request, ` +
         `${logged} log lines for ${measured.requests} requests`,
