@@ -3,7 +3,8 @@
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators,review,floor (default all)
+ * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -14,6 +15,11 @@ const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 const { validatorsCost } = require('./cases/validators-cost');
 const { widePipeline } = require('./cases/wide-pipeline');
+const { reviewLarge } = require('./review-large.bench');
+const { csvFloor } = require('./csv-floor.bench');
+
+/** Issue 28: the service at 70% or more of the least work the csv case needs on two threads. */
+const FLOOR_SHARE_TARGET = 0.7;
 
 const CASES = {
   csv: (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
@@ -29,7 +35,38 @@ const CASES = {
   schemas: (work) => requestOverhead({ work, route: 'schemas' }),
   // What the data checks of issue 29 cost per row (cases/validators-cost.js).
   validators: (work) => validatorsCost({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // The review on a large file: the count and any page of rows with problems (review-large.bench.js, `npm run bench:review` alone).
+  review: () => reviewLarge({ rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // The least work the csv case needs, without the service (csv-floor.bench.js, `npm run bench:floor` alone).
+  floor: async () => {
+    const floor = await csvFloor({ rows: Number(process.env.BENCH_ROWS || 1_000_000) });
+    return {
+      name: `CSV floor, ${floor.rows} rows: the least work on two threads (median of ${floor.rounds} rounds)`,
+      measured: `one thread ${floor.one.toFixed(3)}, two threads ${floor.two.toFixed(3)}`,
+      baseline: 'bare papaparse object parse',
+      ratio: floor.two,
+      target: null,
+      peakRssMb: null,
+    };
+  },
 };
+
+/** The csv case against the two-thread floor of the same run, when both ran. */
+function againstFloor(results) {
+  const csv = results.find((r) => r.case === 'csv');
+  const floor = results.find((r) => r.case === 'floor');
+  if (!csv || !floor) return [];
+  return [
+    {
+      name: 'CSV case against the two-thread floor',
+      measured: `ratio ${csv.ratio.toFixed(3)}`,
+      baseline: `floor ${floor.ratio.toFixed(3)}`,
+      ratio: csv.ratio / floor.ratio,
+      target: FLOOR_SHARE_TARGET,
+      peakRssMb: null,
+    },
+  ];
+}
 
 async function main() {
   const chosen = (process.env.BENCH_CASES || Object.keys(CASES).join(',')).split(',');
@@ -39,26 +76,37 @@ async function main() {
     for (const name of chosen) {
       if (!CASES[name]) throw new Error(`unknown case ${name}; known: ${Object.keys(CASES).join(', ')}`);
       for (const r of [await CASES[name](work)].flat()) {
-        results.push(r);
-        console.log(
-          `${r.name}: ${r.measured} vs ${r.baseline}: ratio ${r.ratio.toFixed(3)}, service peak RSS ${r.peakRssMb.toFixed(0)} MB`,
-        );
+        results.push({ ...r, case: name });
+        console.log(`${r.name}: ${r.measured} vs ${r.baseline}: ratio ${ratioText(r)}, service peak RSS ${rssText(r)}`);
       }
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
   console.log('\n| case | measured | baseline | ratio | target | peak RSS |\n|---|---|---|---|---|---|');
-  for (const r of results) {
+  for (const r of [...results, ...againstFloor(results)]) {
     const ratioOk = r.target === null || r.ratio >= r.target;
     const p99Ok = !r.extra || r.extra.p99 < r.extra.p99Target;
-    const met = ratioOk && p99Ok && r.peakRssMb < 256 ? 'met' : 'NOT met';
-    const target = [r.target === null ? null : `ratio >= ${r.target}`, r.extra ? `p99 < ${r.extra.p99Target} ms` : null, 'RSS < 256 MB']
+    const limitOk = !r.limit || r.limit.value < r.limit.max;
+    const rssOk = r.peakRssMb === null || r.peakRssMb < 256;
+    const met = ratioOk && p99Ok && limitOk && rssOk ? 'met' : 'NOT met';
+    const target = [
+      r.target === null ? null : `ratio >= ${r.target}`,
+      r.extra ? `p99 < ${r.extra.p99Target} ms` : null,
+      r.limit ? `${r.limit.what} < ${r.limit.max} ${r.limit.unit} (${r.limit.value.toFixed(1)})` : null,
+      r.peakRssMb === null ? null : 'RSS < 256 MB',
+    ]
       .filter(Boolean)
       .join(', ');
-    console.log(`| ${r.name} | ${r.measured} | ${r.baseline} | ${r.ratio.toFixed(3)} | ${target}: ${met} | ${r.peakRssMb.toFixed(0)} MB |`);
+    console.log(
+      `| ${r.name} | ${r.measured} | ${r.baseline} | ${ratioText(r)} | ${target ? `${target}: ${met}` : 'reported'} | ${rssText(r)} |`,
+    );
   }
 }
+
+const ratioText = (r) => (r.ratio === null ? '-' : r.ratio.toFixed(3));
+/** The service's peak RSS; none for a case without the service (the floor). */
+const rssText = (r) => (r.peakRssMb === null ? '-' : `${r.peakRssMb.toFixed(0)} MB`);
 
 main().catch((e) => {
   console.error(e);
