@@ -3,9 +3,9 @@
  * server answering the same body bytes (the baseline the ratio is taken to) and against a
  * bare Fastify server answering them on the same path (no hooks, plugins or logger: what
  * the HTTP framework the service is built on costs by itself, the ceiling of any route of
- * ours), each in a process of its own, measured in this run one after the other. Three routes: `/healthz` (no auth, no storage), a run's GET (API key,
- * read model, signed links) and the schema list `GET /v1/schemas` (API key, directory, page
- * envelope).
+ * ours), each in a process of its own, measured in this run one after the other. Three
+ * routes: `/healthz` (no auth, no storage), a run's GET (API key, read model, signed links)
+ * and the schema list `GET /v1/schemas` (API key, directory, page envelope).
  *
  * The service's stdout is a pipe the bench drains (as a container runtime reads it), so the
  * access log costs what it costs in production; its lines are counted. Each route is loaded
