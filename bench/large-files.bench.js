@@ -12,7 +12,8 @@ const path = require('node:path');
 const { PassThrough, Readable } = require('node:stream');
 const yazl = require('yazl');
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
+/** The folder files are generated in, made by largeFiles() for its run. */
+let work;
 const { serviceNodeFlags } = require('./lib/node-flags');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The service refuses an ADMIN_TOKEN shorter than 32 characters. */
@@ -169,9 +170,11 @@ async function runCase(name, spec) {
       outcome += r.status === 'failed' ? `, output failed ${r.error.code}` : `, output written (${r.processed_rows} rows)`;
     }
     const peak = status(child.pid, 'VmHWM');
+    const seconds = (Date.now() - t0) / 1000;
     console.log(
-      `${name}: ${outcome} in ${((Date.now() - t0) / 1000).toFixed(1)} s; service peak RSS ${peak.toFixed(0)} MB (target < 256 MB: ${peak < 256 ? 'met' : 'NOT met'})`,
+      `${name}: ${outcome} in ${seconds.toFixed(1)} s; service peak RSS ${peak.toFixed(0)} MB (target < 256 MB: ${peak < 256 ? 'met' : 'NOT met'})`,
     );
+    return { name, bytes, outcome, seconds, peak };
   } finally {
     child.kill('SIGTERM');
     await sleep(500);
@@ -179,15 +182,39 @@ async function runCase(name, spec) {
   }
 }
 
-async function main() {
+/**
+ * Runs the chosen cases (LARGE_CASES, default all), each in a fresh service, and answers their
+ * figures in the form bench/pipeline.bench.js reports (its `large` case): the peak RSS against
+ * 256 MB, with how the run ended.
+ */
+async function largeFiles() {
   const wanted = (process.env.LARGE_CASES || Object.keys(CASES).join(',')).split(',');
   console.log(`${serviceNodeFlags().join(' ')}; cases ${wanted.join(', ')}`);
-  for (const name of wanted) await runCase(name, CASES[name]);
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
+  try {
+    const results = [];
+    for (const name of wanted) {
+      if (!CASES[name]) throw new Error(`unknown large case ${name}; known: ${Object.keys(CASES).join(', ')}`);
+      const r = await runCase(name, CASES[name]);
+      results.push({
+        name: `Large file: ${name} (${(r.bytes / 1e6).toFixed(0)} MB), a fresh service`,
+        measured: `${r.outcome} in ${r.seconds.toFixed(1)} s`,
+        baseline: '-',
+        ratio: null,
+        target: null,
+        peakRssMb: r.peak,
+      });
+    }
+    return results;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 }
 
-main()
-  .catch((e) => {
+if (require.main === module)
+  largeFiles().catch((e) => {
     console.error(e);
     process.exitCode = 1;
-  })
-  .finally(() => fs.rmSync(work, { recursive: true, force: true }));
+  });
+
+module.exports = { largeFiles };

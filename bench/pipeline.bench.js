@@ -3,7 +3,7 @@
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators,review,floor (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators,review,large,floor (default all)
  * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */
 const fs = require('node:fs');
@@ -17,6 +17,7 @@ const { validatorsCost } = require('./cases/validators-cost');
 const { widePipeline } = require('./cases/wide-pipeline');
 const { reviewLarge } = require('./review-large.bench');
 const { csvFloor } = require('./csv-floor.bench');
+const { largeFiles } = require('./large-files.bench');
 
 /** Issue 28: the service at 70% or more of the least work the csv case needs on two threads. */
 const FLOOR_SHARE_TARGET = 0.7;
@@ -37,6 +38,8 @@ const CASES = {
   validators: (work) => validatorsCost({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The review on a large file: the count and any page of rows with problems (review-large.bench.js, `npm run bench:review` alone).
   review: () => reviewLarge({ rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // Peak RSS on a 1 GiB CSV, a 60 MB field and a workbook bomb, each in a fresh service (large-files.bench.js, `npm run bench:large` alone).
+  large: () => largeFiles(),
   // The least work the csv case needs, without the service (csv-floor.bench.js, `npm run bench:floor` alone).
   floor: async () => {
     const floor = await csvFloor({ rows: Number(process.env.BENCH_ROWS || 1_000_000) });
