@@ -59,90 +59,86 @@ async function countRows(file, start, end) {
   return scanner.rows;
 }
 
-/** Set in the main thread (below); a worker thread runs one task instead. */
-let csvFloor;
+const inThread = (task, file, start, end, out) =>
+  new Promise((resolve, reject) =>
+    new Worker(__filename, { workerData: { task, file, start, end, out } }).once('message', resolve).once('error', reject),
+  );
+const seconds = async (work) => {
+  const t0 = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+};
+const bare = (file) =>
+  seconds(
+    () =>
+      new Promise((resolve, reject) => {
+        const stream = fs.createReadStream(file);
+        stream.setEncoding('utf8');
+        Papa.parse(stream, { header: true, step: () => {}, complete: resolve, error: reject });
+      }),
+  );
+/** The first row start at or after the middle of the file (the bench file has no line breaks inside quotes). */
+function middle(file) {
+  const size = fs.statSync(file).size;
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.alloc(4096);
+  fs.readSync(fd, buf, 0, buf.length, Math.floor(size / 2));
+  fs.closeSync(fd);
+  return { size, mid: Math.floor(size / 2) + buf.indexOf(10) + 1 };
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * The floor of `rows` rows over `rounds` rounds (rounds printed as they end): the median
+ * ratio to a bare papaparse object parse on one thread and on two. Also bench/pipeline.bench.js's
+ * `floor` case, which sets the `csv` case's ratio against the two-thread floor of the same run.
+ */
+async function csvFloor({ rows = Number(process.env.BENCH_ROWS || 1_000_000), rounds = Number(process.env.FLOOR_ROUNDS || 3) } = {}) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-floor-'));
+  try {
+    const file = path.join(work, 'input.csv');
+    await generateCsv(file, rows);
+    const { size, mid } = middle(file);
+    const one = [];
+    const two = [];
+    for (let i = 0; i < rounds; i++) {
+      const base = await bare(file);
+      const check1 = await seconds(() => inThread('check', file, 0, size));
+      const output1 = await seconds(() => inThread('output', file, 0, size, path.join(work, 'out.json')));
+      const check2 = await seconds(() => Promise.all([inThread('check', file, 0, mid), inThread('check', file, mid, size)]));
+      const output2 = await seconds(() =>
+        Promise.all([
+          inThread('output', file, 0, mid, path.join(work, 'out0.json')),
+          inThread('output', file, mid, size, path.join(work, 'out1.json')),
+        ]),
+      );
+      one.push(base / (check1 + output1));
+      two.push(base / (check2 + output2));
+      console.log(
+        `round ${i + 1}: bare ${base.toFixed(2)} s; one thread: check ${check1.toFixed(2)} s + output ${output1.toFixed(2)} s; ` +
+          `two threads: check ${check2.toFixed(2)} s + output ${output2.toFixed(2)} s`,
+      );
+    }
+    return { rows, rounds, one: median(one), two: median(two) };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
 
 if (!isMainThread) {
   const { task, file, start, end, out } = workerData;
   (task === 'output' ? writeJson(file, start, end, out) : countRows(file, start, end)).then(() => parentPort.postMessage('done'));
-} else {
-  const inThread = (task, file, start, end, out) =>
-    new Promise((resolve, reject) =>
-      new Worker(__filename, { workerData: { task, file, start, end, out } }).once('message', resolve).once('error', reject),
-    );
-  const seconds = async (work) => {
-    const t0 = process.hrtime.bigint();
-    await work();
-    return Number(process.hrtime.bigint() - t0) / 1e9;
-  };
-  const bare = (file) =>
-    seconds(
-      () =>
-        new Promise((resolve, reject) => {
-          const stream = fs.createReadStream(file);
-          stream.setEncoding('utf8');
-          Papa.parse(stream, { header: true, step: () => {}, complete: resolve, error: reject });
-        }),
-    );
-  /** The first row start at or after the middle of the file (the bench file has no line breaks inside quotes). */
-  function middle(file) {
-    const size = fs.statSync(file).size;
-    const fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(4096);
-    fs.readSync(fd, buf, 0, buf.length, Math.floor(size / 2));
-    fs.closeSync(fd);
-    return { size, mid: Math.floor(size / 2) + buf.indexOf(10) + 1 };
-  }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-  /**
-   * The floor of `rows` rows over `rounds` rounds (rounds printed as they end): the median
-   * ratio to a bare papaparse object parse on one thread and on two. Also bench/pipeline.bench.js's
-   * `floor` case, which sets the `csv` case's ratio against the two-thread floor of the same run.
-   */
-  csvFloor = async ({ rows = Number(process.env.BENCH_ROWS || 1_000_000), rounds = Number(process.env.FLOOR_ROUNDS || 3) } = {}) => {
-    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-floor-'));
-    try {
-      const file = path.join(work, 'input.csv');
-      await generateCsv(file, rows);
-      const { size, mid } = middle(file);
-      const one = [];
-      const two = [];
-      for (let i = 0; i < rounds; i++) {
-        const base = await bare(file);
-        const check1 = await seconds(() => inThread('check', file, 0, size));
-        const output1 = await seconds(() => inThread('output', file, 0, size, path.join(work, 'out.json')));
-        const check2 = await seconds(() => Promise.all([inThread('check', file, 0, mid), inThread('check', file, mid, size)]));
-        const output2 = await seconds(() =>
-          Promise.all([
-            inThread('output', file, 0, mid, path.join(work, 'out0.json')),
-            inThread('output', file, mid, size, path.join(work, 'out1.json')),
-          ]),
-        );
-        one.push(base / (check1 + output1));
-        two.push(base / (check2 + output2));
-        console.log(
-          `round ${i + 1}: bare ${base.toFixed(2)} s; one thread: check ${check1.toFixed(2)} s + output ${output1.toFixed(2)} s; ` +
-            `two threads: check ${check2.toFixed(2)} s + output ${output2.toFixed(2)} s`,
-        );
-      }
-      return { rows, rounds, one: median(one), two: median(two) };
-    } finally {
-      fs.rmSync(work, { recursive: true, force: true });
-    }
-  };
-
-  if (require.main === module)
-    csvFloor()
-      .then(({ rows, rounds, one, two }) => {
-        console.log(`\nCSV ${rows} rows, the least work, median of ${rounds} rounds (target of the service: ratio >= 0.5)`);
-        console.log(`| threads | ratio to a bare papaparse object parse |\n|---|---|`);
-        console.log(`| one | ${one.toFixed(3)} |\n| two | ${two.toFixed(3)} |`);
-      })
-      .catch((e) => {
-        console.error(e);
-        process.exitCode = 1;
-      });
+} else if (require.main === module) {
+  csvFloor()
+    .then(({ rows, rounds, one, two }) => {
+      console.log(`\nCSV ${rows} rows, the least work, median of ${rounds} rounds (target of the service: ratio >= 0.5)`);
+      console.log(`| threads | ratio to a bare papaparse object parse |\n|---|---|`);
+      console.log(`| one | ${one.toFixed(3)} |\n| two | ${two.toFixed(3)} |`);
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exitCode = 1;
+    });
 }
 
-module.exports = { csvFloor: (options) => csvFloor(options) };
+module.exports = { csvFloor };

@@ -151,7 +151,7 @@ async function requestOverhead({ work, route }) {
         `${logged} log lines for ${measured.requests} requests`,
       ratio: measured.rps / bareResult.rps,
       target: route === 'healthz' ? 0.8 : 0.5,
-      extra: { p99: measured.p99, p99Target: P99_TARGET_MS },
+      limit: { what: 'p99', value: measured.p99, max: P99_TARGET_MS, unit: 'ms' },
       peakRssMb: svc.peakRssMb(),
     };
   } finally {
