@@ -2,16 +2,16 @@
  * server answering the same bytes, both measured in this run; then the same GET while the
  * service writes a large output. Each server is loaded for a short warm-up first (JIT), as
  * request-overhead.js does: without it, the service's first seconds of compiling were
- * counted in its p99.
+ * counted in its p99. The bare server is request-overhead.js's, in a process of its own.
  *
  * BENCH_GET_OUTPUT_ELSEWHERE=1: the large output is written by a second service (a process of
  * its own, its own data) while the first answers the GETs: an experiment that tells what the
  * output costs the API's process itself from what it costs any process on the same cores. */
-const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { startService } = require('../lib/service');
 const { generateCsv, FIELDS } = require('./csv-pipeline');
+const { loadBare, BARE_NODE } = require('./request-overhead');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
 const WARMUP_S = 2;
@@ -28,15 +28,6 @@ function load(url, headers, seconds = DURATION_S) {
   });
 }
 
-async function bareServer(body) {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) };
-}
-
 async function getLatency({ work, rows }) {
   const file = path.join(work, 'get-input.csv');
   await generateCsv(file, rows);
@@ -50,14 +41,10 @@ async function getLatency({ work, rows }) {
     const url = `${svc.base}/v1/transformations/${done.runId}`;
     const headers = { authorization: `Bearer ${org.apiKey}` };
     const body = await (await fetch(url, { headers })).text();
-    const bare = await bareServer(body);
-    let bareResult;
-    try {
-      await load(bare.url, {}, WARMUP_S);
-      bareResult = await load(bare.url, {});
-    } finally {
-      await bare.close();
-    }
+    // The bare server runs in a process of its own, as the service does: served from the bench's
+    // process it shared an event loop with autocannon and answered about half as fast, which made
+    // this case's ratio look twice what request-overhead.js measured for the same GET.
+    const bareResult = await loadBare(BARE_NODE, body);
     await load(url, headers, WARMUP_S);
     const idle = await load(url, headers);
 

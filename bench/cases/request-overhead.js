@@ -159,4 +159,4 @@ async function requestOverhead({ work, route }) {
   }
 }
 
-module.exports = { requestOverhead };
+module.exports = { requestOverhead, loadBare, BARE_NODE };
