@@ -144,6 +144,13 @@ async function outputText(
   );
 }
 
+/**
+ * At most one batch's text made before the file takes it, not the 16 a stream of objects holds by
+ * default: texts waiting in that queue (up to about 1 MB) can outlive young collections and be promoted
+ * to the old generation only to die there (bench/README.md, "Decoded texts").
+ */
+const ONE_BATCH_AHEAD = { objectMode: true, highWaterMark: 1 } as const;
+
 const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ? 'application/json' : 'text/csv');
 
 /**
@@ -162,7 +169,7 @@ export async function writeRunOutput(
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, duplicates);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await blobs.put(key, Readable.from(chunks), { contentType: contentTypeOf(run) });
+  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run) });
   return counts;
 }
 
@@ -181,7 +188,7 @@ export async function writeOutputPart(
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const text = await outputText(blobs, run, range, range.fromRow === 1, counts, onProgress, duplicates);
-  await blobs.put(key, Readable.from(text), { contentType: 'application/octet-stream' });
+  await blobs.put(key, Readable.from(text, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream' });
   return counts;
 }
 
