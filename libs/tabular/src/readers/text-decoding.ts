@@ -72,10 +72,12 @@ export function isSingleByteCodePage(encoding: string): boolean {
  * which V8 allocates in its large-object space, in the old generation, with every piece and cell of
  * the parser cut from it. Measured with --trace-gc-nvp, each file-work thread promoted 64-70 MB to the
  * old generation per half of a 1M-row output and ran 18 full collections; decoding 64 KiB at a time,
- * 9 MB and 8, and the output took 12% less CPU (bench/README.md). 64 KiB of bytes is at most 64 Ki
- * characters, so no text is longer than the ingestion scan's pieces (PIECE_CHARS.scan).
+ * 9 MB and 8, and the output took 12% less CPU. 64 KiB was still too much for text with any character
+ * past U+00FF: V8 then stores two bytes a character, and up to 64 Ki characters made 128 KiB, a large
+ * object again (the wide case: 310 MB promoted per thread, 52 full collections). 32 KiB of bytes is at
+ * most 32 Ki characters, 64 KiB stored: 25 MB and 15, and 17% less CPU (bench/README.md, "Decoded texts").
  */
-const DECODE_BYTES = 64 * 1024;
+const DECODE_BYTES = 32 * 1024;
 
 /** `chunk` in consecutive views of at most DECODE_BYTES (no copy). */
 function* decodingSlices(chunk: Buffer): Generator<Buffer> {

@@ -15,8 +15,8 @@ async function texts(bytes: Buffer, encoding: string): Promise<string[]> {
 const KIB = 1024;
 
 describe('decodeText on chunks larger than it decodes at once', () => {
-  // Two-byte UTF-8 characters from the first byte, so one of them straddles every 64 KiB boundary
-  // (65,536 is even; a leading "x" shifts every pair by one).
+  // Two-byte UTF-8 characters from the first byte, so one of them straddles every 32 KiB boundary
+  // (32,768 is even; a leading "x" shifts every pair by one).
   const utf8 = 'x' + 'é'.repeat(200 * KIB) + ' fin';
 
   it('gives the same text as a decode of the whole chunk, characters split between two views kept whole', async () => {
@@ -25,11 +25,11 @@ describe('decodeText on chunks larger than it decodes at once', () => {
     expect(out.length).toBeGreaterThan(1);
   });
 
-  it('gives no text longer than 64 Ki characters, whatever the chunk (a 1 MiB chunk was one string)', async () => {
+  it('gives no text longer than 32 Ki characters, whatever the chunk (a 1 MiB chunk was one string)', async () => {
     const ascii = Buffer.alloc(KIB * KIB, 'a');
     const out = await texts(ascii, 'utf-8');
     expect(out.join('').length).toBe(KIB * KIB);
-    expect(Math.max(...out.map((t) => t.length))).toBeLessThanOrEqual(64 * KIB);
+    expect(Math.max(...out.map((t) => t.length))).toBeLessThanOrEqual(32 * KIB);
   });
 
   it('decodes a legacy code page in the same views, and UTF-16 with a pair split between two', async () => {
@@ -39,7 +39,7 @@ describe('decodeText on chunks larger than it decodes at once', () => {
     expect((await texts(Buffer.from(utf16, 'utf16le'), 'utf-16le')).join('')).toBe(utf16);
   });
 
-  it('names the byte near an invalid sequence far into a large chunk, within its 64 KiB view', async () => {
+  it('names the byte near an invalid sequence far into a large chunk, within its 32 KiB view', async () => {
     const bytes = Buffer.concat([Buffer.alloc(300 * KIB, 'a'), Buffer.from([0xff]), Buffer.alloc(10, 'b')]);
     const failure = await texts(bytes, 'utf-8').then(
       () => null,
@@ -47,7 +47,7 @@ describe('decodeText on chunks larger than it decodes at once', () => {
     );
     expect(failure).toBeInstanceOf(SourceProblem);
     const near = Number(/near byte (\d+)/.exec((failure as SourceProblem).message)?.[1]);
-    // The view that holds the bad byte starts at 256 KiB: the decoder's error names where that view starts.
-    expect(near).toBe(256 * KIB);
+    // The view that holds the bad byte starts at 288 KiB: the decoder's error names where that view starts.
+    expect(near).toBe(288 * KIB);
   });
 });
