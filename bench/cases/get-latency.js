@@ -8,25 +8,14 @@
  * its own, its own data) while the first answers the GETs: an experiment that tells what the
  * output costs the API's process itself from what it costs any process on the same cores. */
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { startService } = require('../lib/service');
 const { generateCsv, FIELDS } = require('./csv-pipeline');
-const { loadBare, BARE_NODE } = require('./request-overhead');
+const { load, loadBare, BARE_NODE } = require('./request-overhead');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
 const WARMUP_S = 2;
 const P99_TARGET_MS = 25;
 const ELSEWHERE = process.env.BENCH_GET_OUTPUT_ELSEWHERE === '1';
-
-function load(url, headers, seconds = DURATION_S) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 50, duration: seconds, headers }, (err, result) => {
-      if (err) return reject(err);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p99: result.latency.p99 });
-    });
-  });
-}
 
 async function getLatency({ work, rows }) {
   const file = path.join(work, 'get-input.csv');
@@ -46,7 +35,7 @@ async function getLatency({ work, rows }) {
     // this case's ratio look twice what request-overhead.js measured for the same GET.
     const bareResult = await loadBare(BARE_NODE, body);
     await load(url, headers, WARMUP_S);
-    const idle = await load(url, headers);
+    const idle = await load(url, headers, DURATION_S);
 
     // The same GET while a large file's output is written: the load starts at the approval.
     const writer = ELSEWHERE ? await startService({ dataDir: path.join(work, 'data-get-output') }) : svc;
@@ -58,7 +47,7 @@ async function getLatency({ work, rows }) {
       const inOutput = new Promise((r) => (approved = r));
       const busyRun = writer.runFile(writerOrg, file, 'big.csv', { onApproved: approved });
       await inOutput;
-      busy = await load(url, headers);
+      busy = await load(url, headers, DURATION_S);
       big = await busyRun;
     } finally {
       if (ELSEWHERE) await writer.stop();

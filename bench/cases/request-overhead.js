@@ -31,6 +31,7 @@ async function measure(url, headers, seconds, pid) {
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu0) / result.requests) * 1e6 };
 }
 
+/** autocannon at CONNECTIONS on `url` for `seconds`; any non-2xx answer, error or time-out fails the run. */
 function load(url, headers, seconds) {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
@@ -159,4 +160,4 @@ async function requestOverhead({ work, route }) {
   }
 }
 
-module.exports = { requestOverhead, loadBare, BARE_NODE };
+module.exports = { requestOverhead, load, loadBare, BARE_NODE };

@@ -75,7 +75,7 @@ export function isSingleByteCodePage(encoding: string): boolean {
  * 9 MB and 8, and the output took 12% less CPU. 64 KiB was still too much for text with any character
  * past U+00FF: V8 then stores two bytes a character, and up to 64 Ki characters made 128 KiB, a large
  * object again (the wide case: 310 MB promoted per thread, 52 full collections). 32 KiB of bytes is at
- * most 32 Ki characters, 64 KiB stored: 25 MB and 15, and 17% less CPU (bench/README.md, "Decoded texts").
+ * most 32 Ki characters, 64 KiB stored: 25 MB and 15 (bench/README.md, "Decoded texts").
  */
 const DECODE_BYTES = 32 * 1024;
 
