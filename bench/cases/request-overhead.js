@@ -31,16 +31,38 @@ async function measure(url, headers, seconds, pid) {
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu0) / result.requests) * 1e6 };
 }
 
-/** autocannon at CONNECTIONS on `url` for `seconds`; any non-2xx answer, error or time-out fails the run. */
-function load(url, headers, seconds) {
+/** The 99th percentile of `latencies` (ms), or 0 for none. */
+const p99Of = (latencies) => {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+};
+
+/**
+ * autocannon at CONNECTIONS on `url` for `seconds`; any non-2xx answer, error or time-out fails the run.
+ * `perSecond`: also each second's answers and p99 (`seconds`: [{ requests, p99 }]), from the time each
+ * answer arrived, to tell a burst at the start of a window from a steady cost.
+ */
+function load(url, headers, seconds, { perSecond = false } = {}) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
+    const started = Date.now();
+    const bySecond = Array.from({ length: seconds }, () => []);
+    const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
         return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`));
       }
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total });
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        requests: result.requests.total,
+        seconds: perSecond ? bySecond.map((l) => ({ requests: l.length, p99: p99Of(l) })) : undefined,
+      });
     });
+    if (perSecond)
+      instance.on('response', (_client, _status, _bytes, latencyMs) => {
+        bySecond[Math.min(seconds - 1, Math.floor((Date.now() - started) / 1000))].push(latencyMs);
+      });
   });
 }
 
