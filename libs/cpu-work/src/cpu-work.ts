@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { fileWorkThreads } from '@app/metrics';
+import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { buffersIn } from './moved-buffers';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
@@ -44,7 +45,10 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
   ) {
     const workerFile = join(__dirname, 'cpu-task-worker.js');
     const compiled = __filename.endsWith('.js');
-    if (compiled && config.cpuWork.threads > 0) letThreadsSizeTheirYoungGeneration();
+    if (compiled && config.cpuWork.threads > 0) {
+      letThreadsSizeTheirYoungGeneration();
+      letThreadsOptimiseOnTheirOwnThread();
+    }
     this.pool =
       compiled && config.cpuWork.threads > 0
         ? new Piscina({

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModuleKind, transpileModule } from 'typescript';
+
+/**
+ * Once letThreadsOptimiseOnTheirOwnThread has run, a thread started afterwards compiles its hot
+ * functions synchronously, on itself, while the main thread still hands its compiles to V8's
+ * helper threads. Read from `--trace-opt`, which names each TurboFan compile's mode.
+ */
+describe('where the threads optimise their code', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'thread-compile-'));
+  const source = readFileSync(join(__dirname, 'thread-compilation.ts'), 'utf8');
+  writeFileSync(
+    join(dir, 'thread-compilation.js'),
+    transpileModule(source, { compilerOptions: { module: ModuleKind.CommonJS } }).outputText,
+  );
+  writeFileSync(
+    join(dir, 'probe.js'),
+    `const { Worker } = require('node:worker_threads');
+if (process.argv[2] === 'call') require('./thread-compilation').letThreadsOptimiseOnTheirOwnThread();
+function hotInMain(x) { return x * 3 + 1; }
+let sum = 0;
+for (let i = 0; i < 3e6; i++) sum += hotInMain(i);
+new Worker(
+  "function hotInThread(x) { return x * 2 + 1; } let sum = 0; for (let i = 0; i < 3e6; i++) sum += hotInThread(i);" +
+  "require('node:worker_threads').parentPort.postMessage(sum);",
+  { eval: true },
+).on('message', () => process.stdout.write(String(sum) + '\\n'));
+`,
+  );
+  /** The mode of the first TurboFan compile of each hot function, in the main thread and in the thread. */
+  const modes = (mode: 'call' | 'skip') => {
+    const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'probe.js'), mode], { encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0) throw new Error(r.stderr);
+    const modeOf = (fn: string) => new RegExp(`compiling method .*<JSFunction ${fn} .*mode: ConcurrencyMode::(\\w+)`).exec(r.stdout)?.[1];
+    return { main: modeOf('hotInMain'), thread: modeOf('hotInThread') };
+  };
+
+  it('is the thread itself for a thread started after the call, the helpers for the main thread', () => {
+    expect(modes('call')).toEqual({ main: 'kConcurrent', thread: 'kSynchronous' });
+  });
+
+  it('is the helpers for both without it (what the function is there for)', () => {
+    expect(modes('skip')).toEqual({ main: 'kConcurrent', thread: 'kConcurrent' });
+  });
+});
