@@ -1,8 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ModuleKind, transpileModule } from 'typescript';
+import { isolateFlagProbe } from './testing/isolate-flag-probe';
 
 /**
  * Once letThreadsOptimiseOnTheirOwnThread has run, a thread started afterwards compiles its hot
@@ -10,14 +6,8 @@ import { ModuleKind, transpileModule } from 'typescript';
  * helper threads. Read from `--trace-opt`, which names each TurboFan compile's mode.
  */
 describe('where the threads optimise their code', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'thread-compile-'));
-  const source = readFileSync(join(__dirname, 'thread-compilation.ts'), 'utf8');
-  writeFileSync(
-    join(dir, 'thread-compilation.js'),
-    transpileModule(source, { compilerOptions: { module: ModuleKind.CommonJS } }).outputText,
-  );
-  writeFileSync(
-    join(dir, 'probe.js'),
+  const probe = isolateFlagProbe(
+    'thread-compilation',
     `const { Worker } = require('node:worker_threads');
 if (process.argv[2] === 'call') require('./thread-compilation').letThreadsOptimiseOnTheirOwnThread();
 function hotInMain(x) { return x * 3 + 1; }
@@ -32,9 +22,8 @@ new Worker(
   );
   /** The mode of the first TurboFan compile of each hot function, in the main thread and in the thread. */
   const modes = (mode: 'call' | 'skip') => {
-    const r = spawnSync(process.execPath, ['--trace-opt', join(dir, 'probe.js'), mode], { encoding: 'utf8', timeout: 60_000 });
-    if (r.status !== 0) throw new Error(r.stderr);
-    const modeOf = (fn: string) => new RegExp(`compiling method .*<JSFunction ${fn} .*mode: ConcurrencyMode::(\\w+)`).exec(r.stdout)?.[1];
+    const trace = probe(['--trace-opt'], mode);
+    const modeOf = (fn: string) => new RegExp(`compiling method .*<JSFunction ${fn} .*mode: ConcurrencyMode::(\\w+)`).exec(trace)?.[1];
     return { main: modeOf('hotInMain'), thread: modeOf('hotInThread') };
   };
 

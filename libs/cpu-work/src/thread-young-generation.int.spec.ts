@@ -1,8 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ModuleKind, transpileModule } from 'typescript';
+import { isolateFlagProbe } from './testing/isolate-flag-probe';
 
 /**
  * A process started with a small young generation for its main thread (as `npm start` starts
@@ -11,14 +7,8 @@ import { ModuleKind, transpileModule } from 'typescript';
  * grown its young generation as far as it may, and reports its size.
  */
 describe('the threads young generation under a small main one', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'young-gen-'));
-  const source = readFileSync(join(__dirname, 'thread-young-generation.ts'), 'utf8');
-  writeFileSync(
-    join(dir, 'thread-young-generation.js'),
-    transpileModule(source, { compilerOptions: { module: ModuleKind.CommonJS } }).outputText,
-  );
-  writeFileSync(
-    join(dir, 'probe.js'),
+  const run = isolateFlagProbe(
+    'thread-young-generation',
     `const { Worker } = require('node:worker_threads');
 if (process.argv[2] === 'clear') require('./thread-young-generation').letThreadsSizeTheirYoungGeneration();
 const newSpaceMb = () => require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
@@ -30,11 +20,7 @@ const thread = new Worker(
 thread.on('message', (threadMb) => console.log(JSON.stringify({ threadMb, mainMb: newSpaceMb() })));
 `,
   );
-  const probe = (mode: 'clear' | 'keep') => {
-    const r = spawnSync(process.execPath, ['--max-semi-space-size=1', join(dir, 'probe.js'), mode], { encoding: 'utf8', timeout: 60_000 });
-    if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout) as { threadMb: number; mainMb: number };
-  };
+  const probe = (mode: 'clear' | 'keep') => JSON.parse(run(['--max-semi-space-size=1'], mode)) as { threadMb: number; mainMb: number };
 
   it('is the thread’s own (32 MB asked, at least 16 MB grown), while the main thread keeps its 1 MB semi-spaces', () => {
     const { threadMb, mainMb } = probe('clear');
