@@ -7,7 +7,7 @@ import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { RowBatcher } from './row-batcher';
 import type { OpenedTable } from './table-reader';
-import { decodeText, detectEncoding } from './text-decoding';
+import { decodeText, DECODED_TEXT_CHARS, detectEncoding } from './text-decoding';
 
 const DELIMITERS = [',', ';', '\t', '|'];
 const SAMPLE_BYTES = 64 * 1024;
@@ -32,13 +32,13 @@ export function guessedLinebreak(piece: string, delimiter: string): string {
  *   is 64 KiB for every read (a header of 1,000 long column names shows its line break), and
  *   longer when its first line is (`inPieces`).
  * - `scan`: ingestion's scan builds no rows, and the row index gets an entry per piece; no piece
- *   is longer than the texts decodeText hands over (DECODE_BYTES: 32 KiB, at most 32 Ki characters).
+ *   is longer than the texts decodeText hands over (DECODED_TEXT_CHARS, 32 Ki), so none is cut again.
  * - `parse`: the reader's later pieces. Every row of a piece is parsed at once and lives until
  *   the consumer has taken the last of them: with 64 KiB pieces and four queued, 720 wide rows
  *   were in flight on average, outlived two young-generation collections of the worker threads
  *   and were promoted (docs/decisions.md, "Rows in flight").
  */
-export const PIECE_CHARS = { first: 64 * 1024, scan: 32 * 1024, parse: 16 * 1024 } as const;
+export const PIECE_CHARS = { first: 64 * 1024, scan: DECODED_TEXT_CHARS, parse: 16 * 1024 } as const;
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const CR = 0x0d;

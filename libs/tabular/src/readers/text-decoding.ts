@@ -79,6 +79,9 @@ export function isSingleByteCodePage(encoding: string): boolean {
  */
 const DECODE_BYTES = 32 * 1024;
 
+/** The most characters one text decodeText hands over has: one per byte at most. */
+export const DECODED_TEXT_CHARS = DECODE_BYTES;
+
 /** `chunk` in consecutive views of at most DECODE_BYTES (no copy). */
 function* decodingSlices(chunk: Buffer): Generator<Buffer> {
   if (chunk.length <= DECODE_BYTES) {
