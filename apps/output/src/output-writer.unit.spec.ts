@@ -42,7 +42,13 @@ describe('OutputWriter', () => {
       { name: 'writeOutputPart', key: 'runs/r1/output.csv.part-2', range: { fromRow: 50_002, toRow: null } },
     ]);
     expect(joined).toEqual([
-      { key: 'runs/r1/output.csv', pieces: [{ key: 'runs/r1/output.csv.part-1' }, { key: 'runs/r1/output.csv.part-2' }] },
+      {
+        key: 'runs/r1/output.csv',
+        pieces: [
+          { key: 'runs/r1/output.csv.part-1', take: true },
+          { key: 'runs/r1/output.csv.part-2', take: true },
+        ],
+      },
     ]);
     expect(written).toEqual({ rows: 20, rowsWithProblems: 4, rowsExcluded: 2 });
     expect(deleted.sort()).toEqual(['runs/r1/output.csv.part-1', 'runs/r1/output.csv.part-2']);

@@ -33,6 +33,12 @@ export interface PutOptions {
   /** Refuse (BlobExistsError) when the key already holds a blob. */
   ifNoneMatch?: boolean;
   contentType?: string;
+  /**
+   * The blob is its writer's working space: deleted soon, and written again if it is lost (an
+   * output's parts before their join). A store need not make it durable before answering: the
+   * local store does not fsync it. It is still put atomically.
+   */
+  scratch?: boolean;
 }
 
 export interface ReadOptions {
@@ -42,8 +48,13 @@ export interface ReadOptions {
   end?: number;
 }
 
-/** A piece of a joined blob: a text (written as UTF-8), or a blob's bytes from byte `start` (0 when absent) to its end. */
-export type JoinedPiece = string | { key: string; start?: number };
+/**
+ * A piece of a joined blob: a text (written as UTF-8), or a blob's bytes from byte `start` (0 when
+ * absent) to its end. `take`: the caller gives the blob up (it deletes it after the join, whether the
+ * join was written or not), so a store may move its bytes into the joined blob rather than copy them.
+ * The local store does so for a first piece taken from its start, which is then gone; others copy it.
+ */
+export type JoinedPiece = string | { key: string; start?: number; take?: boolean };
 
 /**
  * Blob storage port. A put is atomic: readers see the whole object or none of it, never

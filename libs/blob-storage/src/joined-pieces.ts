@@ -1,12 +1,15 @@
 import { BlobNotFoundError, type BlobStore, type JoinedPiece } from './blob-store.port';
 
+/** A piece of a join once checked: a text, or a blob's key with its start, its size when checked and whether the caller gave it up. */
+export type CheckedPiece = string | { key: string; start: number; size: number; take: boolean };
+
 /**
  * The pieces of a join, checked before anything is written: BlobNotFoundError for a missing
  * blob, RangeError for a start that is not a byte offset of its blob (0 to its size). A blob
  * piece with nothing after its start is left out, so every store writes the same bytes for it.
  */
-export async function checkedPieces(blobs: Pick<BlobStore, 'stat'>, pieces: JoinedPiece[]): Promise<JoinedPiece[]> {
-  const checked: JoinedPiece[] = [];
+export async function checkedPieces(blobs: Pick<BlobStore, 'stat'>, pieces: JoinedPiece[]): Promise<CheckedPiece[]> {
+  const checked: CheckedPiece[] = [];
   for (const piece of pieces) {
     if (typeof piece === 'string') {
       checked.push(piece);
@@ -17,7 +20,7 @@ export async function checkedPieces(blobs: Pick<BlobStore, 'stat'>, pieces: Join
     const start = piece.start ?? 0;
     if (!Number.isInteger(start) || start < 0 || start > found.size)
       throw new RangeError(`Start ${start} is not within ${piece.key} (${found.size} bytes)`);
-    if (start < found.size) checked.push({ key: piece.key, start });
+    if (start < found.size) checked.push({ key: piece.key, start, size: found.size, take: piece.take === true });
   }
   return checked;
 }

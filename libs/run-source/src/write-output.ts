@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore, type JoinedPiece } from '@app/blob-storage';
 import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
-import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonString, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonArrayOpened, jsonString, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
 import { WHOLE_FILE, within, type RowRange } from './row-range';
 
@@ -176,7 +176,10 @@ export async function writeRunOutput(
 /**
  * Writes one part of a run's output (a range of its rows) to `key`, for an output written by
  * several threads at once: the parts, joined in order by joinOutputParts, are byte for byte
- * what writeRunOutput writes. The first part carries the CSV header row.
+ * what writeRunOutput writes. The first part (from row 1) is the output's start: the CSV header
+ * row, or the JSON array's opening; a local store's join then extends it in place. It is made
+ * durable as it ends, while the other threads still work, so the join's own flush is only of
+ * the bytes it appends. Those later parts are copied and deleted: scratch, not flushed at all.
  */
 export async function writeOutputPart(
   blobs: BlobStore,
@@ -187,32 +190,43 @@ export async function writeOutputPart(
   duplicates: DuplicateRows | null = null,
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
-  const text = await outputText(blobs, run, range, range.fromRow === 1, counts, onProgress, duplicates);
-  await blobs.put(key, Readable.from(text, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream' });
+  const first = range.fromRow === 1;
+  const text = await outputText(blobs, run, range, first, counts, onProgress, duplicates);
+  const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
+  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream', scratch: !first });
   return counts;
 }
 
 /**
- * Joins the parts of an output, in order, into the run's output at `key` (atomically, as every
- * put). JSON parts are array bodies: framed as jsonArrayFramed frames a body, from their sizes.
+ * Joins the parts of an output, in order (the first from row 1), into the run's output at `key`,
+ * atomically as every put. The parts are given up to the join (a local store extends the first
+ * in place instead of copying it); the caller deletes what is left of them. A JSON output's
+ * first part holds the array's opening and the later ones are array bodies: they are framed as
+ * jsonArrayFramed frames a body, from their sizes.
  */
 export async function joinOutputParts(blobs: BlobStore, run: RunState, key: string, partKeys: string[]): Promise<void> {
   const options = { contentType: contentTypeOf(run) };
   if (run.output_format !== 'json') {
     await blobs.putJoined(
       key,
-      partKeys.map((part) => ({ key: part })),
+      partKeys.map((part) => ({ key: part, take: true })),
       options,
     );
     return;
   }
-  const pieces: JoinedPiece[] = [JSON_ARRAY_FRAME.open];
+  const pieces: JoinedPiece[] = [];
   let empty = true;
-  for (const part of partKeys) {
+  for (const [i, part] of partKeys.entries()) {
     const size = (await blobs.stat(part))?.size;
     if (size === undefined) throw new BlobNotFoundError(part);
+    if (i === 0) {
+      // The opening "[" and then, if any row came, the first part's body with its first separator cut.
+      pieces.push({ key: part, take: true });
+      empty = size === Buffer.byteLength(JSON_ARRAY_FRAME.open);
+      continue;
+    }
     if (size === 0) continue;
-    pieces.push({ key: part, start: empty ? JSON_ARRAY_FRAME.firstSeparatorBytes : 0 });
+    pieces.push({ key: part, start: empty ? JSON_ARRAY_FRAME.firstSeparatorBytes : 0, take: true });
     empty = false;
   }
   pieces.push(JSON_ARRAY_FRAME.close(empty));

@@ -1,8 +1,9 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { blobStoreContract } from '../testing/blob-store.contract';
+import { blobStoreContract, readAll } from '../testing/blob-store.contract';
 import { UrlSigner } from '../url-signer';
 import { LocalBlobStore } from './local-blob-store';
 
@@ -40,6 +41,61 @@ describe('local pre-signed URLs', () => {
     const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');
     await expect(store.stat('../etc/passwd')).rejects.toThrow(/Invalid blob key/);
     await expect(store.stat('/etc/passwd')).rejects.toThrow(/Invalid blob key/);
+  });
+});
+
+describe('local joins and scratch blobs', () => {
+  it('makes a first piece given up the joined file itself, read from its start and used once, instead of copying it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+    const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+    await store.put('runs/a/p1', Readable.from([Buffer.from('[\n1')]), { scratch: true });
+    await store.put('runs/a/p2', Readable.from([Buffer.from(',\n2')]), { scratch: true });
+    const inode = statSync(join(root, 'objects', 'runs/a/p1')).ino;
+    expect(await store.putJoined('runs/a/out', [{ key: 'runs/a/p1', take: true }, { key: 'runs/a/p2', take: true }, '\n]\n'])).toEqual({
+      size: 9,
+    });
+    expect(statSync(join(root, 'objects', 'runs/a/out')).ino).toBe(inode);
+    expect(await store.stat('runs/a/p1')).toBeNull();
+    expect(await store.stat('runs/a/p2')).toEqual({ size: 3 });
+    expect(JSON.parse((await readAll(await store.openRead('runs/a/out'))).toString())).toEqual([1, 2]);
+    expect(statSync(join(root, 'objects', 'runs/a/out')).mode & 0o777).toBe(0o600);
+
+    // Not from its start, or read again by a later piece: copied, and left in place.
+    await store.put('runs/a/p3', Readable.from([Buffer.from(',\n3')]));
+    await store.putJoined('runs/a/out2', [{ key: 'runs/a/p3', start: 1, take: true }]);
+    await store.putJoined('runs/a/out3', [{ key: 'runs/a/p3', take: true }, { key: 'runs/a/p3' }]);
+    expect(await store.stat('runs/a/p3')).toEqual({ size: 3 });
+    expect((await readAll(await store.openRead('runs/a/out2'))).toString()).toBe('\n3');
+    expect((await readAll(await store.openRead('runs/a/out3'))).toString()).toBe(',\n3,\n3');
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+  it('counts a piece it moved against maxBytes, and keeps nothing past it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+    const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+    await store.put('runs/a/p1', Readable.from([Buffer.alloc(800)]), { scratch: true });
+    await expect(store.putJoined('runs/a/out', [{ key: 'runs/a/p1', take: true }, 'x'.repeat(300)], { maxBytes: 1000 })).rejects.toThrow(
+      /larger than/,
+    );
+    expect(await store.stat('runs/a/out')).toBeNull();
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+  it('fsyncs every blob before it appears, but scratch ones', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+    const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+    const probe = await open(join(root, 'probe'), 'w');
+    const sync = jest.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'sync');
+    await probe.close();
+    try {
+      await store.put('runs/a/scratch', Readable.from([Buffer.from('a')]), { scratch: true });
+      expect(sync).not.toHaveBeenCalled();
+      await store.put('runs/a/kept', Readable.from([Buffer.from('b')]));
+      expect(sync).toHaveBeenCalledTimes(1);
+      await store.putJoined('runs/a/joined', [{ key: 'runs/a/scratch', take: true }, { key: 'runs/a/kept' }]);
+      expect(sync).toHaveBeenCalledTimes(2);
+      expect((await readAll(await store.openRead('runs/a/joined'))).toString()).toBe('ab');
+    } finally {
+      sync.mockRestore();
+    }
   });
 });
 

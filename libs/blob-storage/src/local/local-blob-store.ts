@@ -56,8 +56,8 @@ async function copyFrom(source: FileHandle, start: number, out: FileHandle, buff
 export const LOCAL_BLOB_ROUTE = '/files';
 
 /**
- * Blobs as files in a directory. Writes go to a temporary file, are fsynced and then
- * renamed (or hard-linked, for if-none-match) into place, so a blob appears whole or
+ * Blobs as files in a directory. Writes go to a temporary file, are fsynced (scratch ones are
+ * not) and then renamed (or hard-linked, for if-none-match) into place, so a blob appears whole or
  * not at all. Pre-signed URLs point at the gateway's LOCAL_BLOB_ROUTE. Directories are
  * created 0700 and files 0600 (the rename keeps the temporary file's mode).
  */
@@ -83,13 +83,24 @@ export class LocalBlobStore implements BlobStore {
 
   async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
     const checked = await checkedPieces(this, pieces);
+    // A first blob given up and read from its start becomes the joined file: the rest is appended to it,
+    // so its bytes are neither read nor written again (half of an output written by two threads).
+    const head = checked[0];
+    const movable = typeof head === 'object' && head.take && head.start === 0;
+    const moved = movable && !checked.slice(1).some((p) => typeof p === 'object' && p.key === head.key) ? head : null;
     return this.writeAtomically(key, options, async (tmp) => {
       const limit = new ByteLimit(options.maxBytes);
-      const out = await open(tmp, 'w', FILE_MODE);
+      if (moved) {
+        await rename(this.path(moved.key), tmp).catch((e: NodeJS.ErrnoException) => {
+          throw e.code === 'ENOENT' ? new BlobNotFoundError(moved.key) : e;
+        });
+      }
+      const out = await open(tmp, moved ? 'a' : 'w', FILE_MODE);
       try {
+        if (moved) limit.add((await out.stat()).size);
         // Two buffers for every read and write: streamed chunks would each be a new buffer, freed only by a later collection.
         const buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(COPY_CHUNK_BYTES), Buffer.allocUnsafe(COPY_CHUNK_BYTES)];
-        for (const piece of checked) {
+        for (const piece of moved ? checked.slice(1) : checked) {
           if (typeof piece === 'string') {
             const bytes = Buffer.from(piece);
             limit.add(bytes.length);
@@ -100,7 +111,7 @@ export class LocalBlobStore implements BlobStore {
             throw e.code === 'ENOENT' ? new BlobNotFoundError(piece.key) : e;
           });
           try {
-            await copyFrom(source, piece.start ?? 0, out, buffers, limit);
+            await copyFrom(source, piece.start, out, buffers, limit);
           } finally {
             await source.close();
           }
@@ -112,7 +123,7 @@ export class LocalBlobStore implements BlobStore {
     });
   }
 
-  /** Writes a temporary file with `write` (which answers its size), fsyncs it and puts it in place whole. */
+  /** Writes a temporary file with `write` (which answers its size), fsyncs it (unless it is scratch) and puts it in place whole. */
   private async writeAtomically(key: string, options: PutOptions, write: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     const final = this.path(key);
     const tmpDir = join(this.root, 'tmp');
@@ -121,9 +132,11 @@ export class LocalBlobStore implements BlobStore {
     const tmp = join(tmpDir, randomUUID());
     try {
       const size = await write(tmp);
-      const fh = await open(tmp, 'r');
-      await fh.sync();
-      await fh.close();
+      if (!options.scratch) {
+        const fh = await open(tmp, 'r');
+        await fh.sync();
+        await fh.close();
+      }
       if (options.ifNoneMatch) {
         await link(tmp, final).catch((e: NodeJS.ErrnoException) => {
           throw e.code === 'EEXIST' ? new BlobExistsError(key) : e;

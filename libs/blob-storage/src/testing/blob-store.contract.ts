@@ -62,6 +62,22 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
       expect(await store.stat(a)).toEqual({ size: first.length }); // the pieces are left as they were
     });
 
+    it("joins pieces the caller gives up into the same bytes (what is left of them is the caller's to delete)", async () => {
+      const [a, b, joined] = [key(), key(), key()];
+      const first = Buffer.from('[\n{"a":"é"}'.repeat(150_000));
+      const second = Buffer.from(',\n{"a":2}');
+      await store.put(a, Readable.from([first]), { scratch: true });
+      await store.put(b, Readable.from([second]), { scratch: true });
+      const expected = Buffer.concat([first, second, Buffer.from('\n]\n')]);
+      const taken = [{ key: a, take: true }, { key: b, take: true }, '\n]\n'];
+      expect(await store.putJoined(joined, taken)).toEqual({ size: expected.length });
+      expect((await readAll(await store.openRead(joined))).equals(expected)).toBe(true);
+      expect(await store.stat(b)).toEqual({ size: second.length }); // only a first piece may be moved
+      await store.delete(a);
+      await store.delete(b);
+      expect((await readAll(await store.openRead(joined))).equals(expected)).toBe(true);
+    });
+
     it('joins a blob piece that starts at its end as nothing', async () => {
       const [a, joined] = [key(), key()];
       await store.put(a, Readable.from([Buffer.from('abc')]));

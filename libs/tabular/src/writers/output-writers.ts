@@ -40,14 +40,26 @@ export const JSON_ARRAY_FRAME = {
  * written as it arrives, so no output is ever held whole in memory.
  */
 export async function* jsonArrayFramed<C extends string | Buffer>(body: AsyncIterable<C>): AsyncGenerator<string | C> {
-  let first = true;
+  const framing = { empty: true };
+  yield* jsonArrayOpened(body, framing);
+  yield JSON_ARRAY_FRAME.close(framing.empty);
+}
+
+/**
+ * The start of a JSON array around a body, without its end: "[" and the body, its first separator
+ * cut. The first part of an output written in parts, which the join then extends (joinOutputParts).
+ * `framing.empty` says, once the body is read, whether no item came.
+ */
+export async function* jsonArrayOpened<C extends string | Buffer>(
+  body: AsyncIterable<C>,
+  framing: { empty: boolean } = { empty: true },
+): AsyncGenerator<string | C> {
   yield JSON_ARRAY_FRAME.open;
   for await (const chunk of body) {
     if (chunk.length === 0) continue;
-    yield first ? (chunk.slice(JSON_ARRAY_FRAME.firstSeparatorBytes) as C) : chunk;
-    first = false;
+    yield framing.empty ? (chunk.slice(JSON_ARRAY_FRAME.firstSeparatorBytes) as C) : chunk;
+    framing.empty = false;
   }
-  yield JSON_ARRAY_FRAME.close(first);
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
