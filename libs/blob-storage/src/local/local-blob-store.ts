@@ -1,8 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidBlobKey } from '../blob-key';
 import {
@@ -18,21 +18,22 @@ import {
 import { ByteLimit } from '../byte-limit';
 import { checkedPieces } from '../joined-pieces';
 import type { UrlSigner } from '../url-signer';
+import { TemporaryFile } from './temporary-file';
 
-/** Blobs, their directories and temporary files are readable by the service's user only (docs/security.md). */
+/** Blobs' directories are the service's user's only, as their files are (docs/security.md). */
 const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
 
 /** The buffer a join copies through. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
-/** A file write may take fewer bytes than asked; the rest is written until none is left. */
-async function writeAll(out: FileHandle, buffer: Buffer, length: number): Promise<void> {
-  for (let offset = 0; offset < length;) offset += (await out.write(buffer, offset, length - offset)).bytesWritten;
-}
+/** A stream's bytes into a temporary file, each chunk written whole before the next is taken. */
+const fileSink = (file: TemporaryFile): Writable =>
+  new Writable({
+    write: (chunk: Buffer, _encoding, done) => void file.write(chunk).then(() => done(), done),
+  });
 
 /** Copies `source` from byte `start` to its end into `out`, reading the next buffer while the last is written. */
-async function copyFrom(source: FileHandle, start: number, out: FileHandle, buffers: [Buffer, Buffer], limit: ByteLimit): Promise<void> {
+async function copyFrom(source: FileHandle, start: number, out: TemporaryFile, buffers: [Buffer, Buffer], limit: ByteLimit): Promise<void> {
   let [current, next] = buffers;
   let position = start;
   let reading = source.read(current, 0, current.length, position);
@@ -43,7 +44,7 @@ async function copyFrom(source: FileHandle, start: number, out: FileHandle, buff
       position += bytesRead;
       limit.add(bytesRead);
       reading = source.read(next, 0, next.length, position);
-      await writeAll(out, current, bytesRead);
+      await out.write(current, bytesRead);
       [current, next] = [next, current];
     }
   } finally {
@@ -76,7 +77,14 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
     return this.writeAtomically(key, options, async (tmp) => {
       const limit = new ByteLimit(options.maxBytes);
-      await pipeline(body, limit, createWriteStream(tmp, { mode: FILE_MODE }));
+      const file = await TemporaryFile.open(tmp, 'w', !options.scratch);
+      try {
+        await pipeline(body, limit, fileSink(file));
+      } catch (err) {
+        await file.discard();
+        throw err;
+      }
+      await file.close();
       return limit.bytesSeen;
     });
   }
@@ -95,16 +103,16 @@ export class LocalBlobStore implements BlobStore {
           throw e.code === 'ENOENT' ? new BlobNotFoundError(moved.key) : e;
         });
       }
-      const out = await open(tmp, moved ? 'a' : 'w', FILE_MODE);
+      const out = await TemporaryFile.open(tmp, moved ? 'a' : 'w', !options.scratch);
       try {
-        if (moved) limit.add((await out.stat()).size);
+        if (moved) limit.add((await out.handle.stat()).size);
         // Two buffers for every read and write: streamed chunks would each be a new buffer, freed only by a later collection.
         const buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(COPY_CHUNK_BYTES), Buffer.allocUnsafe(COPY_CHUNK_BYTES)];
         for (const piece of moved ? checked.slice(1) : checked) {
           if (typeof piece === 'string') {
             const bytes = Buffer.from(piece);
             limit.add(bytes.length);
-            await writeAll(out, bytes, bytes.length);
+            await out.write(bytes);
             continue;
           }
           const source = await open(this.path(piece.key), 'r').catch((e: NodeJS.ErrnoException) => {
@@ -116,14 +124,16 @@ export class LocalBlobStore implements BlobStore {
             await source.close();
           }
         }
-      } finally {
-        await out.close();
+      } catch (err) {
+        await out.discard();
+        throw err;
       }
+      await out.close();
       return limit.bytesSeen;
     });
   }
 
-  /** Writes a temporary file with `write` (which answers its size), fsyncs it (unless it is scratch) and puts it in place whole. */
+  /** Has `write` write a temporary file (durable unless scratch: TemporaryFile) and answer its size, then puts it in place whole. */
   private async writeAtomically(key: string, options: PutOptions, write: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     const final = this.path(key);
     const tmpDir = join(this.root, 'tmp');
@@ -132,11 +142,6 @@ export class LocalBlobStore implements BlobStore {
     const tmp = join(tmpDir, randomUUID());
     try {
       const size = await write(tmp);
-      if (!options.scratch) {
-        const fh = await open(tmp, 'r');
-        await fh.sync();
-        await fh.close();
-      }
       if (options.ifNoneMatch) {
         await link(tmp, final).catch((e: NodeJS.ErrnoException) => {
           throw e.code === 'EEXIST' ? new BlobExistsError(key) : e;
