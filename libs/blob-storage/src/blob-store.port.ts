@@ -36,7 +36,8 @@ export interface PutOptions {
   /**
    * The blob is its writer's working space: deleted soon, and written again if it is lost (an
    * output's parts before their join). A store need not make it durable before answering: the
-   * local store does not fsync it. It is still put atomically.
+   * local store does not fsync it. Readers still see it whole or not at all, but after a crash
+   * of the machine it may be there without its bytes, so only its writer may read it.
    */
   scratch?: boolean;
 }
@@ -51,8 +52,9 @@ export interface ReadOptions {
 /**
  * A piece of a joined blob: a text (written as UTF-8), or a blob's bytes from byte `start` (0 when
  * absent) to its end. `take`: the caller gives the blob up (it deletes it after the join, whether the
- * join was written or not), so a store may move its bytes into the joined blob rather than copy them.
- * The local store does so for a first piece taken from its start, which is then gone; others copy it.
+ * join was written or not), so a store may move its bytes into the joined blob rather than copy them:
+ * only the first piece's, when it is a blob read from its start and not read again by a later piece.
+ * The local store does so (the blob is then gone); S3 copies it.
  */
 export type JoinedPiece = string | { key: string; start?: number; take?: boolean };
 

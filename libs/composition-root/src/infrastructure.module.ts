@@ -1,9 +1,9 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { loggerParams } from '@app/logging';
 import { join } from 'node:path';
-import { BLOB_STORE, URL_SIGNER, UrlSigner } from '@app/blob-storage';
+import { BLOB_STORE, LocalBlobStore, URL_SIGNER, UrlSigner } from '@app/blob-storage';
 import { MESSAGE_BUS, type MessageBus } from '@app/bus';
 import { APP_CONFIG, type AppConfig, loadConfig } from '@app/config';
 import { CHECKPOINT_STORE, EVENT_STORE, type CheckpointStore, type EventStore, SqliteCheckpointStore } from '@app/event-store';
@@ -32,6 +32,15 @@ import {
 import { CpuWork, DuplicateRowsFinder, ProblemCounter, SourceInspector } from '@app/cpu-work';
 import { Readiness } from './readiness';
 import { createRunEventsServer } from './run-event-wiring';
+
+/** What processes killed mid-write left in the local store's temporary files, removed as a process starts; a failure only costs disk space. */
+async function sweepTemporaryFiles(store: LocalBlobStore): Promise<void> {
+  const log = new Logger('BlobStore');
+  await store.removeAbandonedTemporaryFiles().then(
+    (removed) => removed > 0 && log.warn(`Removed ${removed} temporary file(s) left by writes that never finished`),
+    (err: Error) => log.warn(`Could not look for abandoned temporary files: ${err.message}`),
+  );
+}
 
 /**
  * Chooses and builds the adapter behind every port. Embedded adapters (SQLite files,
@@ -78,7 +87,11 @@ export class InfrastructureModule {
         { provide: URL_SIGNER, useFactory: (c: AppConfig) => new UrlSigner(c.signingSecret), inject: [APP_CONFIG] },
         {
           provide: BLOB_STORE,
-          useFactory: (c: AppConfig, s: UrlSigner) => openBlobStore(c, s),
+          useFactory: async (c: AppConfig, s: UrlSigner) => {
+            const store = openBlobStore(c, s);
+            if (store instanceof LocalBlobStore) await sweepTemporaryFiles(store);
+            return store;
+          },
           inject: [APP_CONFIG, URL_SIGNER],
         },
         { provide: ProjectionWaiter, useFactory: (rm: RunReadModel) => new ProjectionWaiter(rm), inject: [RUN_READ_MODEL] },

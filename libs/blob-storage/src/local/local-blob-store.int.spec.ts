@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,23 +79,52 @@ describe('local joins and scratch blobs', () => {
     expect(await store.stat('runs/a/out')).toBeNull();
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
   });
-  it('fsyncs every blob before it appears, but scratch ones', async () => {
+  it('fsyncs every blob and the directories that name it before it appears, but scratch ones', async () => {
     const root = mkdtempSync(join(tmpdir(), 'blobs-'));
     const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
     const probe = await open(join(root, 'probe'), 'w');
     const sync = jest.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'sync');
     await probe.close();
+    const ino = (path: string) => statSync(join(root, path)).ino;
     try {
       await store.put('runs/a/scratch', Readable.from([Buffer.from('a')]), { scratch: true });
       expect(sync).not.toHaveBeenCalled();
+      sync.mockClear();
       await store.put('runs/a/kept', Readable.from([Buffer.from('b')]));
-      expect(sync).toHaveBeenCalledTimes(1);
+      expect(sync).toHaveBeenCalledTimes(2); // the file, then objects/runs/a (it was there)
+      sync.mockClear();
       await store.putJoined('runs/a/joined', [{ key: 'runs/a/scratch', take: true }, { key: 'runs/a/kept' }]);
       expect(sync).toHaveBeenCalledTimes(2);
       expect((await readAll(await store.openRead('runs/a/joined'))).toString()).toBe('ab');
+      sync.mockClear();
+      // New directories: each is named in its parent, fsynced too, up to the one that was there.
+      const seen: number[] = [];
+      sync.mockImplementation(async function (this: FileHandle) {
+        seen.push(statSync(`/proc/self/fd/${this.fd}`).ino);
+      });
+      await store.put('runs/b/deep/kept', Readable.from([Buffer.from('c')]));
+      expect(seen.slice(1)).toEqual([ino('objects/runs/b/deep'), ino('objects/runs/b'), ino('objects/runs')]);
+      expect(seen[0]).toBe(ino('objects/runs/b/deep/kept'));
     } finally {
       sync.mockRestore();
     }
+  });
+});
+
+describe('temporary files left by writes that never finished', () => {
+  it('are removed once no write has touched them for a day; a blob, and a write under way, are left', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+    const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+    expect(await store.removeAbandonedTemporaryFiles()).toBe(0); // no tmp directory yet
+    await store.put('runs/a/kept', Readable.from([Buffer.from('kept')]));
+    const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
+    for (const name of ['abandoned-1', 'abandoned-2', 'in-progress']) writeFileSync(join(root, 'tmp', name), 'x');
+    utimesSync(join(root, 'tmp', 'abandoned-1'), dayAgo, dayAgo);
+    utimesSync(join(root, 'tmp', 'abandoned-2'), dayAgo, dayAgo);
+    utimesSync(join(root, 'objects', 'runs/a/kept'), dayAgo, dayAgo);
+    expect(await store.removeAbandonedTemporaryFiles()).toBe(2);
+    expect(readdirSync(join(root, 'tmp'))).toEqual(['in-progress']);
+    expect((await readAll(await store.openRead('runs/a/kept'))).toString()).toBe('kept');
   });
 });
 

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -22,6 +22,9 @@ import { TemporaryFile } from './temporary-file';
 
 /** Blobs' directories are the service's user's only, as their files are (docs/security.md). */
 const DIR_MODE = 0o700;
+
+/** A temporary file no write has touched for this long was left by a process that died mid-write. */
+const ABANDONED_TEMPORARY_MS = 24 * 60 * 60 * 1000;
 
 /** The buffer a join copies through. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
@@ -53,6 +56,16 @@ async function copyFrom(source: FileHandle, start: number, out: TemporaryFile, b
   }
 }
 
+/** A rename or a new name is durable once its directory is. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The path under which the gateway serves local blobs through signed URLs. */
 export const LOCAL_BLOB_ROUTE = '/files';
 
@@ -77,11 +90,14 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
     return this.writeAtomically(key, options, async (tmp) => {
       const limit = new ByteLimit(options.maxBytes);
-      const file = await TemporaryFile.open(tmp, 'w', !options.scratch);
+      const file = await TemporaryFile.open(tmp, 'w', !options.scratch).catch((err: Error) => {
+        body.destroy(); // as pipeline would: a body nobody reads must not hold its source open
+        throw err;
+      });
       try {
         await pipeline(body, limit, fileSink(file));
       } catch (err) {
-        await file.discard();
+        await file.discard().catch(() => undefined); // the write's error is the one to report
         throw err;
       }
       await file.close();
@@ -125,7 +141,7 @@ export class LocalBlobStore implements BlobStore {
           }
         }
       } catch (err) {
-        await out.discard();
+        await out.discard().catch(() => undefined); // the join's error is the one to report
         throw err;
       }
       await out.close();
@@ -133,12 +149,16 @@ export class LocalBlobStore implements BlobStore {
     });
   }
 
-  /** Has `write` write a temporary file (durable unless scratch: TemporaryFile) and answer its size, then puts it in place whole. */
+  /**
+   * Has `write` write a temporary file (durable unless scratch: TemporaryFile) and answer its size, then puts it in
+   * place whole. A durable blob's directory is fsynced after the rename, and so is each directory made for it: until
+   * then a power cut could lose the name while the bytes were safe.
+   */
   private async writeAtomically(key: string, options: PutOptions, write: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     const final = this.path(key);
     const tmpDir = join(this.root, 'tmp');
     await mkdir(tmpDir, { recursive: true, mode: DIR_MODE });
-    await mkdir(dirname(final), { recursive: true, mode: DIR_MODE });
+    const firstMade = await mkdir(dirname(final), { recursive: true, mode: DIR_MODE });
     const tmp = join(tmpDir, randomUUID());
     try {
       const size = await write(tmp);
@@ -150,11 +170,44 @@ export class LocalBlobStore implements BlobStore {
       } else {
         await rename(tmp, final);
       }
+      if (!options.scratch) {
+        // The blob's directory, then up to the one that holds the first directory mkdir made (if it made any).
+        const top = firstMade === undefined ? dirname(final) : dirname(firstMade);
+        for (let dir = dirname(final); ; dir = dirname(dir)) {
+          await syncDirectory(dir);
+          if (dir === top || dir.length <= this.root.length) break;
+        }
+      }
       return { size };
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
     }
+  }
+
+  /**
+   * Removes the temporary files no write has touched for `olderThanMs` (a day): a process killed
+   * mid-write leaves its temporary file behind (a join's holds half an output or more), and
+   * nothing else would ever remove it. A write under way touches its file every few milliseconds,
+   * so another process's is not taken for abandoned. Answers how many were removed.
+   */
+  async removeAbandonedTemporaryFiles(olderThanMs = ABANDONED_TEMPORARY_MS, now = Date.now()): Promise<number> {
+    const tmpDir = join(this.root, 'tmp');
+    const names = await readdir(tmpDir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return [];
+      throw e;
+    });
+    let removed = 0;
+    for (const name of names) {
+      const modified = await stat(join(tmpDir, name)).then(
+        (s) => s.mtimeMs,
+        () => null,
+      );
+      if (modified === null || now - modified < olderThanMs) continue;
+      await rm(join(tmpDir, name), { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async openRead(key: string, options: ReadOptions = {}): Promise<Readable> {

@@ -3,15 +3,16 @@ import { open, type FileHandle } from 'node:fs/promises';
 /** Blobs, their directories and temporary files are readable by the service's user only (docs/security.md). */
 export const FILE_MODE = 0o600;
 
-/** Bytes written between two flushes behind a long write: what the fsync at its end has left to wait for, at most. */
+/** Bytes written between two flushes behind a long write: about what the fsync at its end has left to wait for. */
 export const FLUSH_BEHIND_BYTES = 8 * 1024 * 1024;
 
 /**
  * A blob's temporary file while it is written. A durable one asks the disk for its bytes as
  * they come (an fdatasync every FLUSH_BEHIND_BYTES, one at a time, not awaited), so the fsync
  * that makes the blob durable at its end waits for the last few megabytes instead of the whole
- * file: for a 94 MB upload 14 ms instead of 140-170 ms on this machine's disk, with the
- * writing itself no slower (bench/README.md, "Flushed as it is written").
+ * file: for a 94 MB upload 3-6 ms instead of 156-220 ms on this machine's disk, the writing no
+ * slower (bench/README.md, "Flushed as it is written"). Each flush holds one of libuv's pool
+ * threads (four, shared by the process) for some tens of milliseconds, off the request's path.
  *
  * A flush that fails is reported by `close`, never swallowed: Linux reports a write-back error
  * to one fsync of a file description, so the last fsync might not see it again.
