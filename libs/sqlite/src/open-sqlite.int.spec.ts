@@ -37,3 +37,12 @@ describe('SQLite files are owner-only', () => {
     db.close();
   });
 });
+
+describe('SQLite commits', () => {
+  it('are durable when they return: WAL with synchronous FULL (NORMAL can lose the last ones to a power cut)', () => {
+    const db = openSqlite(join(mkdtempSync(join(tmpdir(), 'sqlite-sync-')), 'store.sqlite'));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
+    db.close();
+  });
+});
