@@ -8,7 +8,7 @@ const FILE_MODE = 0o600;
 
 /**
  * Opens a SQLite file set up for several readers and one writer at a time, possibly
- * in several processes: WAL journal, commits durable when they return (synchronous FULL),
+ * in several processes: WAL journal (synchronous NORMAL: safe from a crash of the process),
  * a busy timeout instead of immediate SQLITE_BUSY.
  * The file is created owner-only (0600) before SQLite opens it, and SQLite gives its
  * -wal and -shm files the database file's mode; files of an older version are narrowed
@@ -22,10 +22,10 @@ export function openSqlite(file: string): Database.Database {
   }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  // FULL, not NORMAL: in WAL mode NORMAL lets a power cut roll back the last commits, and an upload answered 200
-  // whose CompleteUpload was lost would wait forever. Each commit then fsyncs the WAL: 0.58 ms on this machine,
-  // on the event loop (docs/decisions.md, "SQLite commits are durable").
-  db.pragma('synchronous = FULL');
+  // NORMAL, not FULL: FULL fsyncs the WAL at every commit, on the event loop, and while a big output is being
+  // written that fsync waited 140-250 ms for the file system's journal (docs/decisions.md, "SQLite commits").
+  // A crash of the process loses nothing; a power cut may roll back the last commits.
+  db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   return db;
 }
