@@ -1,7 +1,7 @@
 import { BlobNotFoundError, type BlobStore, type JoinedPiece } from './blob-store.port';
 
-/** A piece of a join once checked: a text, or a blob's key with its start, its size when checked and whether the caller gave it up. */
-export type CheckedPiece = string | { key: string; start: number; size: number; take: boolean };
+/** A piece of a join once checked: a text, or a blob's key with its start and whether the caller gave it up. */
+export type CheckedPiece = string | { key: string; start: number; take: boolean };
 
 /**
  * The pieces of a join, checked before anything is written: BlobNotFoundError for a missing
@@ -20,7 +20,7 @@ export async function checkedPieces(blobs: Pick<BlobStore, 'stat'>, pieces: Join
     const start = piece.start ?? 0;
     if (!Number.isInteger(start) || start < 0 || start > found.size)
       throw new RangeError(`Start ${start} is not within ${piece.key} (${found.size} bytes)`);
-    if (start < found.size) checked.push({ key: piece.key, start, size: found.size, take: piece.take === true });
+    if (start < found.size) checked.push({ key: piece.key, start, take: piece.take === true });
   }
   return checked;
 }
