@@ -10,3 +10,4 @@ export * from './duplicates-first-pass';
 export * from './problem-segments';
 export * from './stored-duplicates';
 export * from './row-range';
+export * from './range-end';

@@ -5,6 +5,7 @@ import type { FieldDefinition } from '@app/contracts';
 import type { RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
 import { inspectStructuredFile } from './inspect-structured-file';
+import { cutAfter, newRangeEnd, rangeNow } from './range-end';
 import { joinOutputParts, writeOutputPart, writeRunOutput, type OutputWritten } from './write-output';
 
 /**
@@ -125,4 +126,48 @@ describe('an output written in two parts and joined', () => {
     expect(JSON.parse(expected.toString())).toHaveLength(5);
     expect((await bytesOf(`runs/${run.id}/joined`)).equals(expected)).toBe(true);
   });
+
+  it.each(['json', 'csv'] as const)(
+    'joins a %s output from parts cut short while they were written, with their rests written as parts of their own',
+    async (format) => {
+      // Both halves are cut while written (after their first batch of rows), and the rest of
+      // each goes into a third and a fourth part: the four joined in row order are one writer's bytes.
+      const rows = 12_000;
+      const run = await ingested(rows, true, format, true);
+      const one = await writeRunOutput(blobs, run, `runs/${run.id}/one`, () => undefined);
+      const half = rows / 2;
+      const cutOnce = (end: BigUint64Array) => {
+        let cut: number | null = null;
+        return () => void (cut ??= cutAfter(end, ({ claimed }) => claimed + 700));
+      };
+      const ends = [newRangeEnd(1, half), newRangeEnd(half + 1, null)];
+      const cuts = ends.map(cutOnce);
+      const parts = await Promise.all([
+        writeOutputPart(blobs, run, `runs/${run.id}/p1`, { fromRow: 1, toRow: half, end: ends[0] }, cuts[0]),
+        writeOutputPart(blobs, run, `runs/${run.id}/p3`, { fromRow: half + 1, toRow: null, end: ends[1] }, cuts[1]),
+      ]);
+      const [firstCut, secondCut] = ends.map((end) => {
+        const { claimed, lastRow } = rangeNow(end);
+        expect(claimed).toBe(lastRow);
+        return lastRow!;
+      });
+      expect(firstCut).toBeLessThan(half);
+      expect(secondCut).toBeLessThan(rows);
+      parts.push(
+        await writeOutputPart(blobs, run, `runs/${run.id}/p2`, { fromRow: firstCut + 1, toRow: half }, () => undefined),
+        await writeOutputPart(blobs, run, `runs/${run.id}/p4`, { fromRow: secondCut + 1, toRow: null }, () => undefined),
+      );
+      await joinOutputParts(
+        blobs,
+        run,
+        `runs/${run.id}/joined`,
+        ['p1', 'p2', 'p3', 'p4'].map((p) => `runs/${run.id}/${p}`),
+      );
+      expect((await bytesOf(`runs/${run.id}/joined`)).equals(await bytesOf(`runs/${run.id}/one`))).toBe(true);
+      expect(parts.reduce((n, p) => n + p.rows, 0)).toBe(one.rows);
+      expect(parts.reduce((n, p) => n + p.rowsExcluded, 0)).toBe(one.rowsExcluded);
+      expect(parts.every((p) => p.rows > 0)).toBe(true);
+    },
+    120_000,
+  );
 });

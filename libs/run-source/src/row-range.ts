@@ -1,10 +1,13 @@
 import type { BlobStore } from '@app/blob-storage';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
+import { claimThrough, type RangeEnd } from './range-end';
 
 /** Data rows `fromRow` to `toRow` (both included, from 1; null: to the end) of a run's file. */
 export interface RowRange {
   fromRow: number;
   toRow: number | null;
+  /** Set when another thread may end the range earlier while it is read (range-end.ts): made for the same rows. */
+  end?: RangeEnd;
 }
 
 export const WHOLE_FILE: RowRange = { fromRow: 1, toRow: null };
@@ -12,14 +15,26 @@ export const WHOLE_FILE: RowRange = { fromRow: 1, toRow: null };
 /** Below this many rows one thread reads the whole file: a split saves less than it costs. */
 const SPLIT_FROM_ROWS = 50_000;
 
-/** Only the rows of a range, from batches that start at its first row. */
+/**
+ * Only the rows of a range, from batches that start at its first row. A range with a shared
+ * `end` has each batch's rows claimed before they are handed on, and stops at a cut.
+ */
 export async function* within<T>(batches: AsyncGenerator<T[]>, range: RowRange): AsyncGenerator<T[]> {
-  let left = range.toRow === null ? Infinity : range.toRow - range.fromRow + 1;
+  const last = range.toRow ?? Infinity;
+  let next = range.fromRow;
   try {
     for await (const batch of batches) {
-      if (left <= 0) return;
-      yield batch.length <= left ? batch : batch.slice(0, left);
-      left -= batch.length;
+      if (batch.length === 0) {
+        yield batch;
+        continue;
+      }
+      const wanted = Math.min(last, next + batch.length - 1);
+      const through = range.end ? claimThrough(range.end, wanted) : wanted;
+      if (through < next) return;
+      yield through - next + 1 === batch.length ? batch : batch.slice(0, through - next + 1);
+      // Cut, or at the range's last row: the next batch is not read at all.
+      if (through < wanted || through === last) return;
+      next = through + 1;
     }
   } finally {
     await batches.return(undefined);
