@@ -8,16 +8,20 @@ import { OutputWriter } from './output-writer';
  * When an output is written in halves: two threads really running (not the configured count),
  * a delimited file of 50,000 rows or more, and a row index to start the second half at.
  */
-function setUp(threads: number, stored: string[]) {
-  const calls: Array<{ name: string; key: string; range?: unknown }> = [];
+function setUp(
+  threads: number,
+  stored: string[],
+  write: (input: { key: string; range?: RowRange }) => Promise<unknown> = async () => ({ rows: 10, rowsWithProblems: 2, rowsExcluded: 1 }),
+) {
+  const calls: Array<{ name: string; key: string; range?: RowRange }> = [];
   const joined: Array<{ key: string; pieces: JoinedPiece[] }> = [];
   const deleted: string[] = [];
   const cpu = {
     threads,
-    run: async (name: string, input: { key: string; range?: unknown }) => {
+    run: async (name: string, input: { key: string; range?: RowRange }) => {
       calls.push({ name, key: input.key, range: input.range });
       stored.push(input.key);
-      return { rows: 10, rowsWithProblems: 2, rowsExcluded: 1 };
+      return write(input);
     },
   } as unknown as CpuWork;
   const blobs = {
@@ -72,73 +76,41 @@ describe('OutputWriter', () => {
     expect(joined).toEqual([]);
   });
 
-  it('gives a free thread the second half of what a slower part has left, until the rest is not worth a new part', async () => {
-    // Two "threads" on the event loop: the second half's writer takes 20 ms per batch of 1,000
-    // rows, any other part 2 ms. Each records the rows it wrote, claiming each batch
-    // first as the real reader does (row-range.ts), so every cut lands after what was claimed.
-    const total = 100_000;
-    const written = new Map<string, number[]>();
-    const joined: string[][] = [];
-    const cpu = {
-      threads: 2,
-      run: async (_name: string, input: { key: string; range: RowRange }, options: { onProgress: (n: number) => unknown }) => {
-        const { fromRow, toRow, end } = input.range;
-        const rows: number[] = [];
-        written.set(input.key, rows);
-        for (let next = fromRow; next <= (toRow ?? total);) {
-          const through = claimThrough(end!, Math.min(next + 999, toRow ?? total));
-          if (through < next) break;
-          for (let row = next; row <= through; row++) rows.push(row);
-          options.onProgress(rows.length);
-          next = through + 1;
-          await new Promise((r) => setTimeout(r, input.key.endsWith('part-2') ? 20 : 2));
-        }
-        return { rows: rows.length, rowsWithProblems: 0, rowsExcluded: 0 };
-      },
-    } as unknown as CpuWork;
-    const blobs = {
-      stat: async () => ({ size: 100 }),
-      putJoined: async (_key: string, pieces: JoinedPiece[]) => void joined.push(pieces.map((p) => (p as { key: string }).key)),
-      delete: async () => undefined,
-    } as unknown as BlobStore;
-    const progress: number[] = [];
-    const result = await new OutputWriter(blobs, cpu).write(run(total), 'runs/r1/output.csv', (n) => progress.push(n), null);
-
-    expect(result.rows).toBe(total);
-    // More parts than threads, joined in the order of their rows: together, every row once, in order.
-    expect(written.size).toBeGreaterThan(2);
-    expect(joined).toHaveLength(1);
-    expect(joined[0].flatMap((key) => written.get(key)!)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-    const slow = written.get('runs/r1/output.csv.part-2')!;
-    expect(slow.length).toBeLessThan(total / 2);
-    expect(progress.at(-1)).toBe(total);
-    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  it('joins the parts in row order when a free thread took the last rows of the other half', async () => {
+    // The first half claims 1,000 rows every 2 ms, the second every 20 ms, so the first half's
+    // thread takes the second's last rows as a third part, written after it in the output.
+    const stored = ['runs/r1/source.row-index'];
+    const { writer, calls, joined, deleted } = setUp(2, stored, async (input) => {
+      const { fromRow, toRow, end } = input.range!;
+      let rows = 0;
+      for (let next = fromRow; next <= (toRow ?? 100_000);) {
+        const through = claimThrough(end!, Math.min(next + 999, toRow ?? 100_000));
+        if (through < next) break;
+        rows += through - next + 1;
+        next = through + 1;
+        await new Promise((r) => setTimeout(r, fromRow === 50_001 ? 20 : 2));
+      }
+      return { rows, rowsWithProblems: 0, rowsExcluded: 0 };
+    });
+    const written = await writer.write(run(100_000), 'runs/r1/output.csv', () => undefined, null);
+    expect(written.rows).toBe(100_000);
+    expect(calls.length).toBeGreaterThan(2);
+    expect(calls[2].range!.fromRow).toBeGreaterThan(50_001);
+    // Every part, in the order of its rows (a later part can hold earlier rows: part-3 was cut from part-2's end).
+    const firstRowOf = new Map(calls.map((c) => [c.key, c.range!.fromRow]));
+    const order = joined[0].pieces.map((p) => firstRowOf.get((p as { key: string }).key)!);
+    expect(order).toHaveLength(calls.length);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(order[0]).toBe(1);
+    expect(deleted).toHaveLength(calls.length);
   });
 
-  it('stops the other parts when one fails, waits for them, removes every part and throws the failure', async () => {
-    const deleted: string[] = [];
-    let aborted = false;
-    const cpu = {
-      threads: 2,
-      run: (_name: string, input: { key: string }, options: { signal: AbortSignal }) =>
-        input.key.endsWith('part-2')
-          ? Promise.reject(new Error('disk full'))
-          : new Promise((_, reject) =>
-              options.signal.addEventListener('abort', () => {
-                aborted = true;
-                setTimeout(() => reject(new DOMException('aborted', 'AbortError')), 20);
-              }),
-            ),
-    } as unknown as CpuWork;
-    const blobs = {
-      stat: async () => ({ size: 100 }),
-      putJoined: async () => ({ size: 0 }),
-      delete: async (key: string) => void deleted.push(key),
-    } as unknown as BlobStore;
-    await expect(new OutputWriter(blobs, cpu).write(run(100_001), 'runs/r1/output.csv', () => undefined, null)).rejects.toThrow(
-      'disk full',
-    );
-    expect(aborted).toBe(true);
+  it('removes every part written when one fails, and throws the failure', async () => {
+    const { writer, deleted } = setUp(2, ['runs/r1/source.row-index'], async (input) => {
+      if (input.key.endsWith('part-2')) throw new Error('disk full');
+      return { rows: 1, rowsWithProblems: 0, rowsExcluded: 0 };
+    });
+    await expect(writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null)).rejects.toThrow('disk full');
     expect(deleted.sort()).toEqual(['runs/r1/output.csv.part-1', 'runs/r1/output.csv.part-2']);
   });
 });

@@ -53,8 +53,8 @@ describe('DuplicateRowsFinder', () => {
     const { finder, calls } = finderOn(2);
     const found = (await finder.find(run, MAPPING))!;
     expect(calls.map((c) => [c.name, c.input.range])).toEqual([
-      ['duplicatesFirstPass', { fromRow: 1, toRow: ROWS / 2 }],
-      ['duplicatesFirstPass', { fromRow: ROWS / 2 + 1, toRow: null }],
+      ['duplicatesFirstPass', { fromRow: 1, toRow: ROWS / 2, end: expect.any(BigUint64Array) }],
+      ['duplicatesFirstPass', { fromRow: ROWS / 2 + 1, toRow: null, end: expect.any(BigUint64Array) }],
       ['findDuplicateRows', undefined],
     ]);
     expect(calls[2].input.firstPasses).toHaveLength(2);

@@ -3,3 +3,4 @@ export * from './duplicate-rows-finder';
 export * from './problem-counter';
 export * from './source-inspector';
 export * from './source-arrival';
+export * from './rows-shared-out';

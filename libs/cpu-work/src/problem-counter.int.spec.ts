@@ -39,8 +39,8 @@ describe('ProblemCounter', () => {
     const heard: number[] = [];
     const tally = (await new ProblemCounter(blobs, cpu).count(run, MAPPING, null, { onProgress: (rows) => void heard.push(rows) }))!;
     expect(calls.map((c) => [c.name, c.input.range])).toEqual([
-      ['countMappingProblems', { fromRow: 1, toRow: 30_001 }],
-      ['countMappingProblems', { fromRow: 30_002, toRow: null }],
+      ['countMappingProblems', { fromRow: 1, toRow: 30_001, end: expect.any(BigUint64Array) }],
+      ['countMappingProblems', { fromRow: 30_002, toRow: null, end: expect.any(BigUint64Array) }],
     ]);
     expect(tally).toEqual(await countMappingProblems(blobs, run, MAPPING));
     expect(tally.rows_checked).toBe(ROWS);

@@ -3,14 +3,14 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import type { DuplicateRows, RunState } from '@app/domain';
 import { halvesOf, joinProblemTallies, type ProblemTally } from '@app/run-source';
-import { allOrNone } from './all-or-none';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
+import { shareRowsOut } from './rows-shared-out';
 
 /**
  * The review's count of the rows a mapping leaves with problems (countMappingProblems) on as
  * many CPU worker threads as there are: a big delimited file with a row index is counted in two
- * halves at once, and the halves' tallies (figures and page segments) are joined in order. A
- * half that fails stops the other.
+ * halves at once (the one that ends first taking the last rows of the other's: shareRowsOut), and
+ * the parts' tallies (figures and page segments) are joined in order. A part that fails stops the others.
  */
 @Injectable()
 export class ProblemCounter {
@@ -28,24 +28,18 @@ export class ProblemCounter {
   ): Promise<ProblemTally | null> {
     const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
     if (ranges.length === 1) return this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
-    const checked = ranges.map(() => 0);
-    const tallies = await allOrNone(
+    const counted = await shareRowsOut(
       ranges,
-      (range, both, i) =>
-        this.cpu.run(
-          'countMappingProblems',
-          { run, mapping, duplicates, range },
-          {
-            signal: both,
-            onProgress: (rows) => {
-              checked[i] = rows;
-              return onProgress?.(checked.reduce((a, b) => a + b, 0));
-            },
-          },
-        ),
-      signal,
-    );
-    if (tallies.some((t) => t === null)) return null;
-    return joinProblemTallies(ranges.map((range, i) => ({ range, tally: tallies[i]! })));
+      run.total_rows ?? 0,
+      (range, both, onRows) =>
+        this.cpu.run('countMappingProblems', { run, mapping, duplicates, range }, { signal: both, onProgress: onRows }),
+      { signal, onRows: onProgress, label: `Run ${run.id}: review count` },
+    ).catch((err: unknown) => {
+      // Aborted: a newer mapping's count replaces this one (null, as one thread's count answers).
+      if (signal?.aborted) return null;
+      throw err;
+    });
+    if (!counted || counted.some((c) => c.result === null)) return null;
+    return joinProblemTallies(counted.map(({ range, result }) => ({ range, tally: result! })));
   }
 }
