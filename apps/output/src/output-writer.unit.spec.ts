@@ -69,6 +69,7 @@ describe('OutputWriter', () => {
     ['fewer than 50,000 rows', 2, run(49_999), true],
     ['no row index', 2, run(100_001), false],
     ['a workbook', 2, run(100_001, 'xlsx'), true],
+    ['more rows than a shared range end holds (2^32 - 1)', 2, run(2 ** 32 - 1), true],
   ] as const)('writes the whole output on one thread with %s', async (_, threads, state, indexed) => {
     const { writer, calls, joined } = setUp(threads, indexed ? ['runs/r1/source.row-index'] : []);
     await writer.write(state, 'runs/r1/output.csv', () => undefined, null);

@@ -24,7 +24,9 @@ const logger = new Logger('RowsSharedOut');
  *
  * Answers every share with its result, in row order, each range as it ended. `onRows` hears the
  * rows read so far, all shares together. When a task fails, or `signal` aborts, the others are
- * aborted, every task is waited for, and the failure is thrown. `label` names the work in log lines.
+ * aborted, every task's promise is waited for, and the failure is thrown. (With a thread pool an
+ * aborted task's thread may still be ending when its promise has settled: a caller removing what
+ * the tasks wrote does so as well as it can.) `label` names the work in log lines.
  */
 export async function shareRowsOut<R>(
   ranges: RowRange[],
@@ -48,22 +50,24 @@ export async function shareRowsOut<R>(
       for (const n of read.values()) sum += n;
       return onRows?.(sum);
     };
-    return Promise.resolve()
-      .then(() => {
-        signal.throwIfAborted();
-        return task({ fromRow, toRow, end: share.end }, signal, heard);
-      })
-      .then(
-        (result) => {
+    return (
+      Promise.resolve()
+        .then(() => {
+          signal.throwIfAborted();
+          return task({ fromRow, toRow, end: share.end }, signal, heard);
+        })
+        .then((result) => {
           share.done = { result };
           logger.debug(`${label}: rows ${fromRow} to ${share.toRow ?? 'the end'} done in ${Date.now() - share.startedAt} ms`);
           if (!failure && !signal.aborted) return takeOver();
-        },
-        (error: unknown) => {
+        })
+        // After the task's outcome, so a throw while cutting another share (a policy's bad row) fails
+        // the whole as a task's failure does: the others aborted and waited for.
+        .catch((error: unknown) => {
           failure ??= { error };
           failed.abort();
-        },
-      );
+        })
+    );
   };
 
   /** The thread just freed takes the last rows of the share with the most left, when that is worth it. */

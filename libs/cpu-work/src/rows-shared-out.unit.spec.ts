@@ -1,5 +1,6 @@
 import { claimThrough, type RowRange } from '@app/run-source';
 import { shareRowsOut } from './rows-shared-out';
+import * as policy from './where-to-cut';
 
 /** A task that claims and "reads" its rows in batches of 1,000, `msPerBatch` each, as a reader in a thread does (row-range.ts). */
 function reader(total: number, msPerBatch: (range: RowRange) => number, read: Map<number, number[]>) {
@@ -114,5 +115,33 @@ describe('shareRowsOut (ranges of rows on threads, the first to end taking the l
       { signal: outer.signal },
     );
     await expect(run).rejects.toThrow('superseded');
+  });
+
+  it('fails as a task failure does when cutting a share throws: the others aborted and waited for', async () => {
+    // A policy that names a row before the last one claimed: the cut refuses it (range-end.ts).
+    const bad = jest.spyOn(policy, 'whereToCut').mockImplementation(({ claimed }) => claimed - 1);
+    try {
+      let settled = false;
+      const run = shareRowsOut(
+        [
+          { fromRow: 1, toRow: 10 },
+          { fromRow: 11, toRow: null },
+        ],
+        20,
+        (range, signal) =>
+          range.fromRow === 1
+            ? Promise.resolve(1)
+            : waiting(signal).catch(async (err: Error) => {
+                await new Promise((r) => setTimeout(r, 20));
+                settled = true;
+                throw err;
+              }),
+      );
+      await expect(run).rejects.toThrow(RangeError);
+      expect(bad).toHaveBeenCalled();
+      expect(settled).toBe(true);
+    } finally {
+      bad.mockRestore();
+    }
   });
 });

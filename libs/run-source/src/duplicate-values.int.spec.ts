@@ -10,6 +10,7 @@ import { countMappingProblems } from './count-problems';
 import { findDuplicateRows } from './duplicate-values';
 import { firstDuplicatesPass, type DuplicatesOptions } from './duplicates-first-pass';
 import { findProblemRows } from './find-problem-rows';
+import { cutAfter, newRangeEnd } from './range-end';
 import { inspectStructuredFile } from './inspect-structured-file';
 import { writeRunOutput } from './write-output';
 
@@ -238,6 +239,33 @@ describe('duplicates pass', () => {
         expect(rowsOf(found.amount, data.length)).toEqual([8, 19_999]);
         expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, { exactKeys }));
       }
+    });
+    it('answers the same when a range is cut short while read and its last rows are read as a third range, keeping only its rows', async () => {
+      // The first half is cut after its first batch; its rest becomes a range of its own. The cut
+      // half's numbers must not keep the buffer made for the whole half: that buffer moves to the
+      // thread that goes on, beside the rest's own numbers.
+      const data: Row[] = Array.from({ length: 20_000 }, (_, i) => [`C${i}`, String(i), `F${i % 3000}`, 'L']);
+      data[15_000] = ['C3', '7', 'F17', 'L'];
+      const run = await ingested(await stored(data));
+      const end = newRangeEnd(1, 10_000);
+      let cut: number | null = null;
+      const first = (await firstDuplicatesPass(blobs, run, MAPPING, { fromRow: 1, toRow: 10_000, end }, undefined, () => {
+        cut ??= cutAfter(end, ({ claimed }) => claimed);
+      }))!;
+      expect(cut).toBeGreaterThan(0);
+      expect(cut).toBeLessThan(2_000);
+      expect(first.rows).toBe(cut);
+      const amounts = first.sets.find((set) => set.numbers !== null)!.numbers!;
+      expect(amounts.length).toBe(cut);
+      expect(amounts.buffer.byteLength).toBe(cut! * Float64Array.BYTES_PER_ELEMENT);
+      const rest = await Promise.all([
+        firstDuplicatesPass(blobs, run, MAPPING, { fromRow: cut! + 1, toRow: 10_000 }),
+        firstDuplicatesPass(blobs, run, MAPPING, { fromRow: 10_001, toRow: null }),
+      ]);
+      const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, {}, [first, ...rest.map((p) => p!)]))!;
+      expect(rowsOf(found.code, data.length)).toEqual([4, 15_001]);
+      expect(rowsOf(found.amount, data.length)).toEqual([8, 15_001]);
+      expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING));
     });
   });
 

@@ -78,9 +78,14 @@ class NumberList {
     }
     this.values[this.length++] = n;
   }
-  /** The numbers pushed, or null when all were NaN. */
+  /**
+   * The numbers pushed, or null when all were NaN. A range cut short while it was read (range-end.ts)
+   * pushed fewer than its capacity: its numbers are copied out, since the result's whole buffer is
+   * moved to the thread that goes on and the rows taken away would be held there twice.
+   */
   done(): Float64Array | null {
-    return this.values === null ? null : this.values.subarray(0, this.length);
+    if (this.values === null) return null;
+    return this.length < this.values.length / 2 ? this.values.slice(0, this.length) : this.values.subarray(0, this.length);
   }
 }
 

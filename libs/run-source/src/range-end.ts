@@ -13,6 +13,8 @@ export type RangeEnd = BigUint64Array;
 
 /** The last row of a range that runs to the end of the file. */
 const NO_END = 0xffff_ffff;
+/** Files with more rows than this are not shared out (their rows do not fit the word); far beyond any real file. */
+export const MOST_ROWS_SHARED = NO_END - 1;
 const LOW = 0xffff_ffffn;
 
 const pack = (lastRow: number, claimed: number): bigint => (BigInt(lastRow) << 32n) | BigInt(claimed);

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
-import { claimThrough, type RangeEnd } from './range-end';
+import { claimThrough, MOST_ROWS_SHARED, type RangeEnd } from './range-end';
 
 /** Data rows `fromRow` to `toRow` (both included, from 1; null: to the end) of a run's file. */
 export interface RowRange {
@@ -49,7 +49,7 @@ export async function* within<T>(batches: AsyncGenerator<T[]>, range: RowRange):
  */
 export async function halvesOf(blobs: BlobStore, run: RunState, threads: number): Promise<RowRange[]> {
   const total = run.total_rows ?? 0;
-  if (threads < 2 || run.source_format !== 'delimited' || total < SPLIT_FROM_ROWS) return [WHOLE_FILE];
+  if (threads < 2 || run.source_format !== 'delimited' || total < SPLIT_FROM_ROWS || total > MOST_ROWS_SHARED) return [WHOLE_FILE];
   if (!(await blobs.stat(rowIndexKeyOf(run.rows_key)))) return [WHOLE_FILE];
   const half = Math.ceil(total / 2);
   return [
