@@ -20,9 +20,18 @@ function reader(total: number, msPerBatch: (range: RowRange) => number, read: Ma
   };
 }
 
-/** A task that ends when told to, or rejects when its signal aborts. */
+/** A task that ends only when its signal aborts, and rejects then. */
 const waiting = (signal: AbortSignal) =>
   new Promise<number>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+
+/** The same, taking 20 ms to settle once aborted (as a thread being replaced); `settled` says when it has. */
+function slowToStop(signal: AbortSignal, settled: { done: boolean }): Promise<number> {
+  return waiting(signal).catch(async (err: Error) => {
+    await new Promise((r) => setTimeout(r, 20));
+    settled.done = true;
+    throw err;
+  });
+}
 
 describe('shareRowsOut (ranges of rows on threads, the first to end taking the last rows of another)', () => {
   it('gives each range to a task at once and answers their results in row order', async () => {
@@ -66,24 +75,17 @@ describe('shareRowsOut (ranges of rows on threads, the first to end taking the l
   });
 
   it('aborts the others when one fails, waits for them all, and throws that failure', async () => {
-    let settled = 0;
+    const settled = { done: false };
     const run = shareRowsOut(
       [
         { fromRow: 1, toRow: 10 },
         { fromRow: 11, toRow: null },
       ],
       20,
-      (range, signal) =>
-        range.fromRow === 11
-          ? Promise.reject(new Error('disk full'))
-          : waiting(signal).catch(async (err: Error) => {
-              await new Promise((r) => setTimeout(r, 20));
-              settled++;
-              throw err;
-            }),
+      (range, signal) => (range.fromRow === 11 ? Promise.reject(new Error('disk full')) : slowToStop(signal, settled)),
     );
     await expect(run).rejects.toThrow('disk full');
-    expect(settled).toBe(1);
+    expect(settled.done).toBe(true);
   });
 
   it('aborts them all when the outer signal does', async () => {
@@ -121,25 +123,18 @@ describe('shareRowsOut (ranges of rows on threads, the first to end taking the l
     // A policy that names a row before the last one claimed: the cut refuses it (range-end.ts).
     const bad = jest.spyOn(policy, 'whereToCut').mockImplementation(({ claimed }) => claimed - 1);
     try {
-      let settled = false;
+      const settled = { done: false };
       const run = shareRowsOut(
         [
           { fromRow: 1, toRow: 10 },
           { fromRow: 11, toRow: null },
         ],
         20,
-        (range, signal) =>
-          range.fromRow === 1
-            ? Promise.resolve(1)
-            : waiting(signal).catch(async (err: Error) => {
-                await new Promise((r) => setTimeout(r, 20));
-                settled = true;
-                throw err;
-              }),
+        (range, signal) => (range.fromRow === 1 ? Promise.resolve(1) : slowToStop(signal, settled)),
       );
       await expect(run).rejects.toThrow(RangeError);
       expect(bad).toHaveBeenCalled();
-      expect(settled).toBe(true);
+      expect(settled.done).toBe(true);
     } finally {
       bad.mockRestore();
     }
