@@ -10,6 +10,7 @@ import {
   firstDuplicatesPass,
   findProblemRows,
   inspectStructuredFile,
+  scanArrivingSource,
   scanSourceFirstPart,
   scanSourceLaterPart,
   writeOutputPart,
@@ -41,6 +42,9 @@ export const CPU_TASKS = {
     scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress),
   scanSourceLaterPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
     scanSourceLaterPart(env.blobs, input.run, env.config.tableLimits, progress),
+  /** A delimited source scanned as its bytes arrive over `bytes` (ArrivingScans): the port moves to the thread. */
+  scanArrivingSource: (input: { run: RunState; bytes: MessagePort }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    scanArrivingSource(input.bytes, env.blobs, input.run, env.config.tableLimits, progress),
   writeRunOutput: (
     input: { run: RunState; key: string; duplicates?: DuplicateRows | null },
     env: TaskEnvironment,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
@@ -24,6 +24,8 @@ export interface CpuTaskOptions {
    * up (they are empty afterwards), so never with arrays another task is still to receive.
    */
   moveInput?: boolean;
+  /** Message ports in the input, moved to the thread (a port cannot be copied). */
+  ports?: readonly MessagePort[];
 }
 
 /**
@@ -72,6 +74,11 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     return this.pool ? this.config.cpuWork.threads : 0;
   }
 
+  /** Tasks waiting for a thread (none without a pool: the event loop takes every task at once). */
+  get waiting(): number {
+    return this.pool?.queueSize ?? 0;
+  }
+
   /** Threads started now, at work or idle (none without a pool). */
   get started(): number {
     return this.pool?.threads.length ?? 0;
@@ -109,7 +116,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     name: N,
     input: CpuTaskInput<N>,
     onProgress: (rows: number) => void,
-    { signal, moveInput }: CpuTaskOptions,
+    { signal, moveInput, ports = [] }: CpuTaskOptions,
   ): Promise<CpuTaskResult<N>> {
     if (!this.pool) {
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
@@ -120,7 +127,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
-      const transferList = [port2, ...(moveInput ? buffersIn(input) : [])] as never[];
+      const transferList = [port2, ...ports, ...(moveInput ? buffersIn(input) : [])] as never[];
       return (await this.pool.run(message, { transferList, signal: signal ?? null })) as CpuTaskResult<N>;
     } finally {
       port1.close();

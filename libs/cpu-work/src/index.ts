@@ -3,4 +3,5 @@ export * from './duplicate-rows-finder';
 export * from './problem-counter';
 export * from './source-inspector';
 export * from './source-arrival';
+export * from './arriving-scans';
 export * from './rows-shared-out';

@@ -157,10 +157,13 @@ describe('SourceInspector', () => {
   it('starts, as a source begins to arrive, the threads its read will take: two for a delimited file that may be split', () => {
     const { cpu, calls } = inProcessCpu(blobs, 2);
     const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const followed: string[] = [];
     const arriving = (filename: string, size: number) => {
       calls.length = 0;
-      inspector.sourceArriving({ id: 'r', filename } as unknown as RunState, size);
-      return calls;
+      const follower = inspector.sourceArriving({ id: 'r', filename } as unknown as RunState, size);
+      if (follower) followed.push(filename);
+      follower?.lost(); // no upload here: the scan that follows it stops at once
+      return calls.filter((c) => c.name === 'warm');
     };
     const MiB = 1024 * 1024;
     expect(arriving('big.csv', 16 * MiB)).toEqual([{ name: 'warm', input: { threads: 2 } }]);
@@ -170,6 +173,8 @@ describe('SourceInspector', () => {
     expect(arriving('small.csv', 16 * MiB - 1)).toEqual([{ name: 'warm', input: { threads: 1 } }]);
     // A workbook is read on one thread, however big.
     expect(arriving('big.xlsx', 100 * MiB)).toEqual([{ name: 'warm', input: { threads: 1 } }]);
+    // A delimited file is also scanned as it arrives (arriving-scans.int.spec.ts).
+    expect(followed).toEqual(['big.csv', 'big.tsv', 'sent-in-chunks.csv', 'small.csv']);
   });
 
   it('reads a small file, or any file without a second thread, in one task', async () => {

@@ -11,7 +11,8 @@ import {
   type IngestionOutcome,
   type PartScan,
 } from '@app/run-source';
-import { joinScanParts } from '@app/tabular';
+import { joinScanParts, type DelimitedScan } from '@app/tabular';
+import { ArrivingScans, type ArrivingSource } from './arriving-scans';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 import type { SourceArrival } from './source-arrival';
 
@@ -20,7 +21,8 @@ import type { SourceArrival } from './source-arrival';
  * when there are two: a big delimited file is scanned in two parts at once, split after a
  * line feed near its middle, and the parts are joined when the first ended where a row ends
  * (libs/tabular's delimited-scan-parts.ts). Any other file, or parts that cannot be joined,
- * get the whole read on one thread, as before.
+ * get the whole read on one thread, as before. A delimited file uploaded through this process
+ * is scanned as it arrives instead (ArrivingScans), when that scan could follow it to the end.
  */
 @Injectable()
 export class SourceInspector implements SourceArrival {
@@ -28,15 +30,32 @@ export class SourceInspector implements SourceArrival {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cpu: CpuWork,
-  ) {}
-
-  /** Starts the threads the source's read will take (two for a file scanned in two parts) while its bytes still arrive. */
-  sourceArriving(run: RunState, sizeBytes: number): void {
-    this.cpu.warm(sizeMayScanInParts(run.filename, sizeBytes) ? 2 : 1);
+  ) {
+    this.arriving = new ArrivingScans(cpu);
   }
 
-  /** `onProgress` hears the rows read so far (both parts together), never fewer than it heard before. */
+  private readonly arriving: ArrivingScans;
+
+  /**
+   * Starts the threads the source's read will take (two for a file scanned in two parts) while its
+   * bytes still arrive, and the scan that follows them when it is a delimited file (ArrivingScans).
+   */
+  sourceArriving(run: RunState, sizeBytes: number): ArrivingSource | null {
+    this.cpu.warm(sizeMayScanInParts(run.filename, sizeBytes) ? 2 : 1);
+    return this.arriving.follow(run);
+  }
+
+  /**
+   * The scan made as the source arrived when there is one that read every stored byte; else a
+   * read of the stored file. `onProgress` hears the rows read so far (both parts together),
+   * never fewer than it heard before.
+   */
   async inspect(run: RunState, { onProgress }: Pick<CpuTaskOptions, 'onProgress'> = {}): Promise<IngestionOutcome> {
+    const arrived = await this.scannedOnArrival(run);
+    if (arrived) {
+      await onProgress?.(arrived.rows);
+      return parsedFromScan(this.blobs, run, arrived);
+    }
     let heard = 0;
     const progress = (rows: number) => {
       if (rows <= heard) return;
@@ -45,6 +64,12 @@ export class SourceInspector implements SourceArrival {
     };
     const joined = this.cpu.threads >= 2 && (await mayScanInParts(this.blobs, run)) ? await this.inTwoParts(run, progress) : null;
     return joined ?? this.cpu.run('inspectStructuredFile', { run }, { onProgress: progress });
+  }
+
+  private async scannedOnArrival(run: RunState): Promise<DelimitedScan | null> {
+    if (!this.arriving.followed(run)) return null;
+    const stored = await this.blobs.stat(run.source_key);
+    return this.arriving.take(run, stored?.size ?? -1);
   }
 
   /** Both parts at once (each thread works out the split itself, so neither waits for the other to start); null when they cannot be joined. */

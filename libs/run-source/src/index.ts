@@ -2,6 +2,7 @@ export * from './mapped-rows';
 export * from './write-output';
 export * from './inspect-structured-file';
 export * from './source-scan-parts';
+export * from './arriving-source-scan';
 export * from './count-problems';
 export * from './find-problem-rows';
 export * from './distinct-values';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import {
   BLOB_KEYS,
   BlobExistsError,
@@ -11,7 +11,7 @@ import {
   type UrlSigner,
 } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
-import type { SourceArrival } from '@app/cpu-work';
+import type { ArrivingSource, SourceArrival } from '@app/cpu-work';
 import { CommandRefused } from '@app/domain';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
@@ -130,11 +130,13 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         );
       }
       // A body sent in chunks declares no size: taken as a big one, whose read may take two threads.
-      deps.sourceArrival?.sourceArriving(run, Number.isSafeInteger(declared) ? declared : Infinity);
+      const arriving = deps.sourceArrival?.sourceArriving(run, Number.isSafeInteger(declared) ? declared : Infinity) ?? null;
       let size: number;
       try {
-        ({ size } = await deps.blobs.put(key, request.raw, { maxBytes: deps.config.maxUploadBytes, ifNoneMatch: true }));
+        const body = arriving ? shownTo(arriving, request.raw) : request.raw;
+        ({ size } = await deps.blobs.put(key, body, { maxBytes: deps.config.maxUploadBytes, ifNoneMatch: true }));
       } catch (err) {
+        arriving?.lost();
         if (err instanceof BlobTooLargeError)
           return envelope(
             reply,
@@ -148,8 +150,13 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
           return envelope(reply, request, 409, 'upload_already_completed', 'conflict', 'The source file was already uploaded.');
         throw err;
       }
+      // Before the upload is recorded: ingestion, which that starts, then finds the scan that followed it.
+      arriving?.arrived(size);
       const refused = await completeUpload(request, runId!, run.organization_id, size);
-      if (refused) return envelope(reply, request, 409, refused.code, 'conflict', refused.message);
+      if (refused) {
+        arriving?.lost();
+        return envelope(reply, request, 409, refused.code, 'conflict', refused.message);
+      }
       return reply.status(200).send();
     });
 
@@ -173,6 +180,18 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         .send(await deps.blobs.openRead(key));
     });
   });
+}
+
+/** The request's body as it is stored, each piece also shown to the scan that follows the upload. */
+function shownTo(arriving: ArrivingSource, body: Readable): Readable {
+  const shown = new Transform({
+    transform(piece: Buffer, _encoding, done) {
+      arriving.bytes(piece);
+      done(null, piece);
+    },
+  });
+  // An error of either side ends both, as storing the body alone would: the store sees it.
+  return pipeline(body, shown, () => undefined);
 }
 
 /** SHA-256 of a stream, its size, and whether it went past `limit` bytes (it is then drained unread). */

@@ -23,12 +23,13 @@ export function inProcessCpu(blobs: BlobStore, threads: number): { cpu: CpuWork;
   const calls: CpuCall[] = [];
   const cpu = {
     threads,
+    waiting: 0,
     // Recorded as a call: no thread is started here.
     warm: (count: number) => void calls.push({ name: 'warm', input: { threads: count } }),
     run: async (name: CpuTaskName, input: Record<string, unknown>, options: CpuTaskOptions = {}) => {
       calls.push({ name, input });
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void, signal?: AbortSignal) => Promise<unknown>;
-      const sent = structuredClone(input, { transfer: options.moveInput ? buffersIn(input) : [] });
+      const sent = structuredClone(input, { transfer: [...(options.ports ?? []), ...(options.moveInput ? buffersIn(input) : [])] });
       const result = await task(sent, { blobs, config: {} as AppConfig }, (n) => void options.onProgress?.(n), options.signal);
       return structuredClone(result, { transfer: MOVED_RESULTS.has(name) ? buffersIn(result) : [] });
     },

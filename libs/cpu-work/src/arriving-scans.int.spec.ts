@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setImmediate as turn } from 'node:timers/promises';
+import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import type { AppConfig } from '@app/config';
+import { rowIndexKeyOf, type RunState } from '@app/domain';
+import { inspectStructuredFile, parsedFromScan } from '@app/run-source';
+import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
+import { ArrivingScans, type ArrivingSource } from './arriving-scans';
+import { SourceInspector } from './source-inspector';
+import { inProcessCpu } from './testing/in-process-cpu';
+
+/*
+ * A delimited upload scanned as its bytes arrive (the tasks run here, as between threads:
+ * inProcessCpu): ingestion takes that scan instead of reading the stored file, and gets exactly
+ * what reading it gives; whenever the scan could not follow the upload to its end, ingestion
+ * reads the stored file as before.
+ */
+
+const CONFIG = { tableLimits: DEFAULT_TABLE_LIMITS } as AppConfig;
+const row = (n: number, broken: boolean) => `${n},"name ${n}",${broken && n % 3 === 0 ? '"two\nlines"' : 'plain'},Köln\n`;
+const fileOf = (rows: number, broken: boolean) =>
+  Buffer.from('id,name,text,place\n' + Array.from({ length: rows }, (_, n) => row(n + 1, broken)).join(''));
+/** Line breaks in quoted cells. */
+const SMALL = fileOf(20_000, true);
+/** Over the 16 MiB from which the stored file is read in two parts; no line break in a quoted cell, so the parts always join. */
+const BIG = fileOf(560_000, false);
+
+describe('ArrivingScans and SourceInspector', () => {
+  let dir: string;
+  let blobs: LocalBlobStore;
+  let runs = 0;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'arriving-scans-'));
+    blobs = new LocalBlobStore(dir, new UrlSigner(Buffer.alloc(32, 1)), 'http://127.0.0.1');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const runFor = (filename = 'input.csv'): RunState => {
+    const key = `runs/r${++runs}/source`;
+    return { id: `r${runs}`, filename, source_key: key, rows_key: key } as unknown as RunState;
+  };
+
+  /** What ingestion gets from a read of the stored file, the row index that read stored removed first. */
+  async function readStored(run: RunState) {
+    await blobs.delete(rowIndexKeyOf(run.source_key));
+    return inspectStructuredFile(blobs, run, DEFAULT_TABLE_LIMITS, () => undefined);
+  }
+
+  /** The upload route's part: the body shown to the follower piece by piece as it is stored, then the end told. */
+  async function upload(
+    run: RunState,
+    bytes: Buffer,
+    follower: ArrivingSource | null,
+    { pieceBytes = 64 * 1024, letScanRead = true } = {},
+  ) {
+    for (let at = 0; at < bytes.length; at += pieceBytes) {
+      follower?.bytes(bytes.subarray(at, at + pieceBytes));
+      if (letScanRead) await turn(); // the connection's next piece comes later: the scan reads meanwhile
+    }
+    const { size } = await blobs.put(run.source_key, Readable.from([bytes]));
+    follower?.arrived(size);
+  }
+
+  it('takes the scan made as the file arrived: the outcome of reading the stored file, and no read of it', async () => {
+    const run = runFor();
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    // Work waiting for a thread does not count before the scan has answered (its own task may be what waits).
+    (cpu as { waiting: number }).waiting = 1;
+    const follower = inspector.sourceArriving(run, SMALL.length);
+    expect(follower).not.toBeNull();
+    await upload(run, SMALL, follower);
+    const heard: number[] = [];
+    const outcome = await inspector.inspect(run, { onProgress: (rows) => void heard.push(rows) });
+    expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource']);
+    expect(outcome).toEqual(await readStored(run));
+    expect(heard.at(-1)).toBe(20_001);
+  });
+
+  it('follows a file that falls behind: no more bytes are held for it, it reads the rest from the store', async () => {
+    const run = runFor();
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu, 100_000);
+    const reads: { start?: number }[] = [];
+    const openRead = blobs.openRead.bind(blobs);
+    jest.spyOn(blobs, 'openRead').mockImplementation((key, options) => {
+      if (key === run.source_key) reads.push({ start: options?.start });
+      return openRead(key, options);
+    });
+    // Sent without a pause: the scan has read nothing when the budget is spent.
+    await upload(run, SMALL, scans.follow(run), { pieceBytes: 10_000, letScanRead: false });
+    const scan = await scans.take(run, SMALL.length);
+    jest.restoreAllMocks();
+    expect(reads).toEqual([{ start: 110_000 }]);
+    await blobs.delete(rowIndexKeyOf(run.source_key));
+    expect(scan && (await parsedFromScan(blobs, run, scan))).toEqual(await readStored(run));
+  });
+
+  it('gives up when the upload ends with half a big file still to scan: two threads read the stored file', async () => {
+    const run = runFor();
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const { size } = await blobs.put(run.source_key, Readable.from([BIG]));
+    const follower = inspector.sourceArriving(run, BIG.length)!;
+    // The whole body shown and the upload ended before the scan could read any of it.
+    for (let at = 0; at < BIG.length; at += 64 * 1024) follower.bytes(BIG.subarray(at, at + 64 * 1024));
+    follower.arrived(size);
+    const outcome = await inspector.inspect(run);
+    expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource', 'scanSourceFirstPart', 'scanSourceLaterPart']);
+    expect(outcome).toEqual(await readStored(run));
+  });
+
+  it('gives way when other file work waits for a thread once the scan is running', async () => {
+    const run = runFor();
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const follower = inspector.sourceArriving(run, BIG.length)!;
+    const piece = 64 * 1024;
+    (cpu as { waiting: number }).waiting = 1; // from the first answer (after 1 MiB) on
+    let at = 0;
+    for (; at < 4 * 1024 * 1024; at += piece) {
+      follower.bytes(BIG.subarray(at, at + piece));
+      await turn();
+    }
+    follower.bytes(BIG.subarray(at, at + piece));
+    const { size } = await blobs.put(run.source_key, Readable.from([BIG]));
+    follower.arrived(size);
+    const outcome = await inspector.inspect(run);
+    expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource', 'scanSourceFirstPart', 'scanSourceLaterPart']);
+    expect(outcome).toEqual(await readStored(run));
+  });
+
+  it('follows one upload at a time, delimited files only, and keeps nothing of an upload that did not complete', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu);
+    const first = runFor();
+    const follower = scans.follow(first)!;
+    expect(scans.follow(runFor())).toBeNull();
+    expect(scans.follow(runFor('input.xlsx'))).toBeNull();
+    follower.bytes(SMALL.subarray(0, 1000));
+    follower.lost();
+    expect(scans.followed(first)).toBe(false);
+    await expect(scans.take(first, 1000)).resolves.toBeNull();
+    // The lost scan's thread is let go: the next upload is followed.
+    await turn();
+    const next = runFor();
+    expect(scans.follow(next)).not.toBeNull();
+  });
+
+  it('takes nothing when the stored size is not what the scan read, and a scan is taken once', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu);
+    const run = runFor();
+    await upload(run, SMALL, scans.follow(run));
+    await expect(scans.take(run, SMALL.length + 1)).resolves.toBeNull();
+
+    const again = runFor();
+    const others = new ArrivingScans(cpu); // the first scan may still be ending: one is followed at a time
+    await upload(again, SMALL, others.follow(again));
+    await expect(others.take(again, SMALL.length)).resolves.toMatchObject({ rows: 20_001 });
+    await expect(others.take(again, SMALL.length)).resolves.toBeNull();
+  });
+
+  it('gives up when the body stored is not the bytes it was shown', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu);
+    const run = runFor();
+    const follower = scans.follow(run)!;
+    follower.bytes(SMALL.subarray(0, 5000));
+    follower.arrived(SMALL.length);
+    expect(scans.followed(run)).toBe(false);
+  });
+});

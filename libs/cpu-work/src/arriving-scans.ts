@@ -1,0 +1,151 @@
+import { Logger } from '@nestjs/common';
+import { MessageChannel } from 'node:worker_threads';
+import type { RunState } from '@app/domain';
+import { sizeMayScanInParts, type ArrivingBytesEnd, type ArrivingScan } from '@app/run-source';
+import { tableFormatOf, type DelimitedScan } from '@app/tabular';
+import type { CpuWork } from './cpu-work';
+
+/**
+ * The bytes of a run's source as the upload route stores them, handed on to the scan that
+ * follows them. Every method returns at once and never fails the upload.
+ */
+export interface ArrivingSource {
+  /** A piece of the body, in order, as it is stored (copied: the caller keeps its buffer). */
+  bytes(piece: Uint8Array): void;
+  /** Every byte is stored: `size` bytes in all. */
+  arrived(size: number): void;
+  /** The upload failed or was refused: there will be no more bytes, and nothing is kept. */
+  lost(): void;
+}
+
+/**
+ * How far the scan may fall behind the upload (what it has not read waits in memory); past it, it
+ * reads the rest from the store. Its thread takes 0.2-1 s to start while an upload keeps the
+ * machine busy: at 40 MB/s, 24 MB or more have arrived before it reads the first (bench/README.md).
+ */
+export const MAX_BEHIND_BYTES = 32 * 1024 * 1024;
+
+/** A scan whose run's ingestion never asked for it (the run's upload was refused after all) is dropped then. */
+const UNCLAIMED_FOR_MS = 10 * 60_000;
+
+interface Follower {
+  /** The scan's outcome: null when it gave up or could not scan the file. */
+  scan: Promise<ArrivingScan | null>;
+  /** The bytes stored in all, once the upload ended. */
+  size: number | null;
+  forget: NodeJS.Timeout | null;
+}
+
+/**
+ * Delimited sources scanned while their bytes arrive (run-source's scanArrivingSource, on a
+ * file-work thread), so that ingestion, when the upload has ended, finds the scan done or
+ * nearly done instead of reading the whole file again.
+ *
+ * The bytes it has not read yet wait in memory: when it falls more than MAX_BEHIND_BYTES
+ * behind the upload, no more are sent, and it reads the rest from the store once the upload
+ * has ended. One at a time: the scan holds a file-work thread for as long as the upload lasts,
+ * so a second upload is not followed, and any file work that must wait for a thread (checked
+ * once the scan is running) makes the scan give way; so does an upload that ends with half the
+ * file or more still to scan (two threads reading the stored file end sooner). Ingestion then
+ * reads the stored file as it always did. Nothing is stored: a scan lives in this process's memory until ingestion takes it.
+ */
+export class ArrivingScans {
+  private readonly followers = new Map<string, Follower>();
+  private following = false;
+  private readonly logger = new Logger(ArrivingScans.name);
+
+  constructor(
+    private readonly cpu: CpuWork,
+    private readonly maxBehindBytes = MAX_BEHIND_BYTES,
+  ) {}
+
+  /** Starts the scan of a run's delimited source as its bytes begin to arrive; null for any other file, or while another is followed. */
+  follow(run: RunState): ArrivingSource | null {
+    if (tableFormatOf(run.filename ?? '')?.format !== 'delimited' || this.following) return null;
+    this.following = true;
+    const { port1: port, port2 } = new MessageChannel();
+    let open = true;
+    let sent = 0;
+    let taken = -1; // no answer yet: the scan may still be waiting for its thread
+    let behind = false;
+    port.on('message', (bytes: number) => (taken = bytes));
+    const close = () => {
+      if (!open) return;
+      open = false;
+      this.following = false;
+      port.close();
+    };
+    const giveUp = (why: string) => {
+      if (!open) return;
+      this.logger.debug(`Run ${run.id}: the scan following the upload gives up (${why}); ingestion reads the stored file.`);
+      port.postMessage(false satisfies ArrivingBytesEnd);
+      close();
+      this.drop(run.id);
+    };
+    const follower: Follower = {
+      scan: this.cpu.run('scanArrivingSource', { run, bytes: port2 }, { ports: [port2] }).then(
+        (result) => (result === 'not scanned' ? null : result),
+        (err: Error) => {
+          this.logger.warn(`Run ${run.id}: the scan following the upload failed: ${err.message}`);
+          return null;
+        },
+      ),
+      size: null,
+      forget: null,
+    };
+    void follower.scan.finally(close);
+    this.followers.set(run.id, follower);
+    return {
+      bytes: (piece) => {
+        if (!open) return;
+        if (taken >= 0 && this.cpu.waiting > 0) return giveUp('other file work waits for a thread');
+        // Too far behind: no more bytes are held for it; it reads the rest from the store once stored.
+        if (behind || sent - Math.max(taken, 0) > this.maxBehindBytes) return void (behind = true);
+        const copy = new Uint8Array(piece); // its own buffer, moved to the thread
+        sent += copy.byteLength;
+        port.postMessage(copy, [copy.buffer]);
+      },
+      arrived: (size) => {
+        if (!open) return;
+        if (behind ? size < sent : size !== sent) return giveUp(`${sent} bytes sent of ${size} stored`);
+        // Half the file or more still to scan on one thread: two threads reading the stored file from scratch end sooner.
+        if (this.cpu.threads >= 2 && sizeMayScanInParts(run.filename, size) && size - Math.max(taken, 0) > size / 2)
+          return giveUp(`${Math.max(taken, 0)} of ${size} bytes scanned when the upload ended`);
+        port.postMessage((behind ? { storedFrom: sent } : null) satisfies ArrivingBytesEnd);
+        this.logger.debug(
+          `Run ${run.id}: the upload ended (${size} bytes) with ${Math.max(taken, 0)} scanned and ${sent} sent to the scan.`,
+        );
+        follower.size = size;
+        follower.forget = setTimeout(() => this.drop(run.id), UNCLAIMED_FOR_MS).unref();
+      },
+      lost: () => {
+        giveUp('the upload did not complete');
+        this.drop(run.id);
+      },
+    };
+  }
+
+  /** Whether a scan of the run's source followed its upload (and is not taken yet). */
+  followed(run: RunState): boolean {
+    return this.followers.has(run.id);
+  }
+
+  /**
+   * The scan of the run's source made while it arrived, when it read exactly the `storedSize`
+   * bytes stored; null when there is none (another process received the upload, the scan gave
+   * up or could not read the file). Taken once.
+   */
+  async take(run: RunState, storedSize: number): Promise<DelimitedScan | null> {
+    const follower = this.followers.get(run.id);
+    this.drop(run.id);
+    if (!follower || follower.size !== storedSize) return null;
+    const result = await follower.scan;
+    return result && result.bytes === storedSize ? result.scan : null;
+  }
+
+  private drop(runId: string): void {
+    const follower = this.followers.get(runId);
+    if (follower?.forget) clearTimeout(follower.forget);
+    this.followers.delete(runId);
+  }
+}

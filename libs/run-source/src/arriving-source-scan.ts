@@ -1,0 +1,135 @@
+import { Readable } from 'node:stream';
+import type { MessagePort } from 'node:worker_threads';
+import type { BlobStore } from '@app/blob-storage';
+import type { RunState } from '@app/domain';
+import { NotPlainDelimited, SourceProblem, scanDelimited, tableFormatOf, type DelimitedScan, type TableLimits } from '@app/tabular';
+import { HEADER_SAMPLE_ROWS } from './inspect-structured-file';
+
+/*
+ * Ingestion's scan of a delimited source made while its bytes still arrive: the upload route
+ * sends each piece of the body over a message port as it stores it (libs/cpu-work's
+ * ArrivingScans), and the scan reads them in order, so the review can be ready soon after the
+ * last byte has landed instead of a whole read later.
+ *
+ * The port carries, in order: the body's bytes (Uint8Array pieces), then how they end: `null`,
+ * every byte was sent; `{ storedFrom }`, every byte is stored, and those from that byte on were
+ * not sent (the scan fell behind, and the sender stopped holding bytes for it in memory: the scan
+ * reads the rest from the store); `false`, the upload failed or the sender gave up. This side
+ * answers with the bytes the scan has taken so far (a number, about every ACK_BYTES), which is
+ * how the sender knows how far behind the scan is.
+ */
+
+/** How often the scan tells the sender how far it has read. */
+export const ACK_BYTES = 1024 * 1024;
+
+/** The message that ends the bytes sent over the port. */
+export type ArrivingBytesEnd = null | { storedFrom: number } | false;
+
+/** What a scan of arriving bytes learned, and how many bytes it read (the sender compares them with the stored size). */
+export interface ArrivingScan {
+  scan: DelimitedScan;
+  bytes: number;
+}
+
+/** The upload stopped (it failed, or the sender gave up on the scan): the bytes never all arrived. */
+class UploadStopped extends Error {}
+
+/**
+ * The run's source as its bytes come over `port`, then from `storedFrom(byte)` when the sender
+ * says so. Ends when `null` arrives or the stored rest is read; fails with UploadStopped when
+ * `false` arrives or the port closes first. Nothing is held back: the sender bounds how far
+ * ahead it runs (by the acknowledgements).
+ */
+export function arrivingBytes(
+  port: MessagePort,
+  onTaken: (bytes: number) => void,
+  storedFrom: (byte: number) => Promise<Readable>,
+): { input: Readable; received: () => number } {
+  let received = 0;
+  let acknowledged = 0;
+  let ended = false;
+  let rest: Readable | null = null;
+  const input = new Readable({
+    // Called when the scan wants more: what it has taken is what arrived less what still waits here.
+    read() {
+      const taken = received - this.readableLength;
+      if (taken - acknowledged >= ACK_BYTES) {
+        acknowledged = taken;
+        onTaken(taken);
+      }
+      rest?.resume();
+    },
+    destroy(err, done) {
+      rest?.destroy();
+      done(err);
+    },
+  });
+  const add = (piece: Uint8Array) => {
+    received += piece.byteLength;
+    return input.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  };
+  const readStored = async (from: number) => {
+    rest = await storedFrom(from);
+    if (input.destroyed) return void rest.destroy();
+    // The stored rest is read as fast as the scan takes it (paused while this stream is full).
+    rest.on('data', (piece: Buffer) => void (add(piece) || rest?.pause()));
+    rest.once('end', () => input.push(null));
+    rest.once('error', (err) => input.destroy(err));
+  };
+  const stop = () => {
+    ended = true;
+    port.close();
+  };
+  port.on('message', (piece: Uint8Array | ArrivingBytesEnd) => {
+    if (ended) return;
+    if (piece === null) {
+      stop();
+      input.push(null);
+    } else if (piece === false) {
+      stop();
+      input.destroy(new UploadStopped('The upload stopped before its last byte.'));
+    } else if ('storedFrom' in piece) {
+      stop();
+      readStored(piece.storedFrom).catch((err: Error) => input.destroy(err));
+    } else add(piece);
+  });
+  port.on('close', () => {
+    if (!ended) input.destroy(new UploadStopped('The upload stopped before its last byte.'));
+    ended = true;
+  });
+  return { input, received: () => received };
+}
+
+/**
+ * The scan of a delimited run source from the bytes arriving over `port`, and the rest from
+ * the store when the sender stopped sending (what
+ * `inspectStructuredFile`'s scan learns of the stored file); 'not scanned' when the upload
+ * stopped, the file's quoting needs papaparse's own rules, or it breaks a limit or is not
+ * text: ingestion then reads the stored file as it would have, and names any refusal.
+ */
+export async function scanArrivingSource(
+  port: MessagePort,
+  blobs: BlobStore,
+  run: RunState,
+  limits: TableLimits,
+  onProgress: (rows: number) => void,
+): Promise<ArrivingScan | 'not scanned'> {
+  const { input, received } = arrivingBytes(
+    port,
+    (bytes) => port.postMessage(bytes),
+    (byte) => blobs.openRead(run.source_key, { start: byte }),
+  );
+  const format = tableFormatOf(run.filename ?? '');
+  try {
+    if (format?.format !== 'delimited') return 'not scanned';
+    const scan = await scanDelimited(input, format.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });
+    return { scan, bytes: received() };
+  } catch (err) {
+    if (err instanceof UploadStopped || err instanceof NotPlainDelimited || err instanceof SourceProblem) return 'not scanned';
+    throw err;
+  } finally {
+    // Whatever still arrives (the scan stopped early) is dropped, not queued.
+    port.close();
+    input.destroy();
+  }
+}
