@@ -69,8 +69,6 @@ describe('ArrivingScans and SourceInspector', () => {
     const run = runFor();
     const { cpu, calls } = inProcessCpu(blobs, 2);
     const inspector = new SourceInspector(blobs, CONFIG, cpu);
-    // Work waiting for a thread does not count before the scan has answered (its own task may be what waits).
-    (cpu as { waiting: number }).waiting = 1;
     const follower = inspector.sourceArriving(run, SMALL.length);
     expect(follower).not.toBeNull();
     await upload(run, SMALL, follower);
@@ -114,24 +112,58 @@ describe('ArrivingScans and SourceInspector', () => {
     expect(outcome).toEqual(await readStored(run));
   });
 
-  it('gives way when other file work waits for a thread once the scan is running', async () => {
+  it('gives way when other file work waits for a thread once the scan has started, also while the body stalls', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu);
+    (cpu as { waiting: number }).waiting = 1;
     const run = runFor();
-    const { cpu, calls } = inProcessCpu(blobs, 2);
-    const inspector = new SourceInspector(blobs, CONFIG, cpu);
-    const follower = inspector.sourceArriving(run, BIG.length)!;
-    const piece = 64 * 1024;
-    (cpu as { waiting: number }).waiting = 1; // from the first answer (after 1 MiB) on
-    let at = 0;
-    for (; at < 4 * 1024 * 1024; at += piece) {
-      follower.bytes(BIG.subarray(at, at + piece));
-      await turn();
-    }
-    follower.bytes(BIG.subarray(at, at + piece));
-    const { size } = await blobs.put(run.source_key, Readable.from([BIG]));
-    follower.arrived(size);
-    const outcome = await inspector.inspect(run);
-    expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource', 'scanSourceFirstPart', 'scanSourceLaterPart']);
-    expect(outcome).toEqual(await readStored(run));
+    const follower = scans.follow(run)!;
+    // Not before it has started: its own task may be what waits.
+    follower.bytes(SMALL.subarray(0, 1000));
+    expect(scans.followed(run)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // it starts and says so
+    follower.bytes(SMALL.subarray(1000, 2000));
+    expect(scans.followed(run)).toBe(false);
+    await expect(scans.take(run, SMALL.length)).resolves.toBeNull();
+
+    // A body that stalls is checked too.
+    (cpu as { waiting: number }).waiting = 0;
+    const stalled = runFor();
+    const others = new ArrivingScans(cpu);
+    others.follow(stalled)!.bytes(SMALL.subarray(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(others.followed(stalled)).toBe(true);
+    (cpu as { waiting: number }).waiting = 1;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(others.followed(stalled)).toBe(false);
+  });
+
+  it('stops the scan when the run is refused after its last byte, and follows the next upload', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu);
+    const run = runFor();
+    const follower = scans.follow(run)!;
+    await upload(run, SMALL, follower);
+    follower.lost();
+    expect(scans.followed(run)).toBe(false);
+    await expect(scans.take(run, SMALL.length)).resolves.toBeNull();
+    expect(scans.follow(runFor())).not.toBeNull();
+  });
+
+  it('gives up at once when it falls behind early in a big upload (two threads will read it), freeing what it held', async () => {
+    const { cpu } = inProcessCpu(blobs, 2);
+    const scans = new ArrivingScans(cpu, 1024 * 1024);
+    const run = runFor();
+    const follower = scans.follow(run, BIG.length)!;
+    for (let at = 0; at < 2 * 1024 * 1024; at += 64 * 1024) follower.bytes(BIG.subarray(at, at + 64 * 1024));
+    expect(scans.followed(run)).toBe(false);
+    // A body that declared no size is followed on: the rest is read from the store.
+    const undeclared = runFor();
+    const other = new ArrivingScans(cpu, 1024 * 1024);
+    const follows = other.follow(undeclared)!;
+    for (let at = 0; at < 2 * 1024 * 1024; at += 64 * 1024) follows.bytes(BIG.subarray(at, at + 64 * 1024));
+    expect(other.followed(undeclared)).toBe(true);
+    follows.lost();
   });
 
   it('follows one upload at a time, delimited files only, and keeps nothing of an upload that did not complete', async () => {

@@ -25,6 +25,9 @@ export interface ArrivingSource {
  */
 export const MAX_BEHIND_BYTES = 32 * 1024 * 1024;
 
+/** How often a followed upload checks whether other file work waits for its thread. */
+const GIVE_WAY_CHECK_MS = 250;
+
 /** A scan whose run's ingestion never asked for it (the run's upload was refused after all) is dropped then. */
 const UNCLAIMED_FOR_MS = 10 * 60_000;
 
@@ -59,48 +62,71 @@ export class ArrivingScans {
     private readonly maxBehindBytes = MAX_BEHIND_BYTES,
   ) {}
 
-  /** Starts the scan of a run's delimited source as its bytes begin to arrive; null for any other file, or while another is followed. */
-  follow(run: RunState): ArrivingSource | null {
+  /**
+   * Starts the scan of a run's delimited source as its bytes begin to arrive (`declaredBytes`: the
+   * size the upload declared, Infinity when none); null for any other file, or while another is followed.
+   */
+  follow(run: RunState, declaredBytes = Number.POSITIVE_INFINITY): ArrivingSource | null {
     if (tableFormatOf(run.filename ?? '')?.format !== 'delimited' || this.following) return null;
     this.following = true;
     const { port1: port, port2 } = new MessageChannel();
+    const stop = new AbortController();
     let open = true;
     let sent = 0;
-    let taken = -1; // no answer yet: the scan may still be waiting for its thread
+    let taken = -1; // no answer yet: the scan is still waiting for its thread
     let behind = false;
     port.on('message', (bytes: number) => (taken = bytes));
+    /** Whether half a big file or more is left to scan: two threads reading the stored file from scratch end sooner. */
+    const halfLeft = (size: number) =>
+      this.cpu.threads >= 2 && sizeMayScanInParts(run.filename, size) && size - Math.max(taken, 0) > size / 2;
+    // Checked while the body stalls too, not only as pieces come: a slow client must not hold the thread from other work.
+    const watch = setInterval(() => {
+      if (taken >= 0 && this.cpu.waiting > 0) giveUp('other file work waits for a thread');
+    }, GIVE_WAY_CHECK_MS).unref();
     const close = () => {
       if (!open) return;
       open = false;
       this.following = false;
+      clearInterval(watch);
       port.close();
     };
     const giveUp = (why: string) => {
       if (!open) return;
       this.logger.debug(`Run ${run.id}: the scan following the upload gives up (${why}); ingestion reads the stored file.`);
       port.postMessage(false satisfies ArrivingBytesEnd);
+      // Still waiting for a thread: taken out of the queue, with the pieces sent to it.
+      if (taken < 0) stop.abort();
       close();
       this.drop(run.id);
     };
     const follower: Follower = {
-      scan: this.cpu.run('scanArrivingSource', { run, bytes: port2 }, { ports: [port2] }).then(
+      scan: this.cpu.run('scanArrivingSource', { run, bytes: port2 }, { ports: [port2], signal: stop.signal }).then(
         (result) => (result === 'not scanned' ? null : result),
         (err: Error) => {
-          this.logger.warn(`Run ${run.id}: the scan following the upload failed: ${err.message}`);
+          if (!stop.signal.aborted) this.logger.warn(`Run ${run.id}: the scan following the upload failed: ${err.message}`);
           return null;
         },
       ),
       size: null,
       forget: null,
     };
-    void follower.scan.finally(close);
+    void follower.scan.then((result) => {
+      close();
+      if (!result) this.drop(run.id); // nothing to take
+    });
     this.followers.set(run.id, follower);
     return {
       bytes: (piece) => {
         if (!open) return;
         if (taken >= 0 && this.cpu.waiting > 0) return giveUp('other file work waits for a thread');
-        // Too far behind: no more bytes are held for it; it reads the rest from the store once stored.
-        if (behind || sent - Math.max(taken, 0) > this.maxBehindBytes) return void (behind = true);
+        if (behind) return;
+        if (sent - Math.max(taken, 0) > this.maxBehindBytes) {
+          // Too far behind so early that two threads would end sooner: given up now, its memory freed.
+          if (halfLeft(declaredBytes)) return giveUp(`${Math.max(taken, 0)} of ${declaredBytes} bytes scanned, ${sent} sent`);
+          // Else no more bytes are held for it: it reads the rest from the store once stored.
+          behind = true;
+          return;
+        }
         const copy = new Uint8Array(piece); // its own buffer, moved to the thread
         sent += copy.byteLength;
         port.postMessage(copy, [copy.buffer]);
@@ -108,9 +134,7 @@ export class ArrivingScans {
       arrived: (size) => {
         if (!open) return;
         if (behind ? size < sent : size !== sent) return giveUp(`${sent} bytes sent of ${size} stored`);
-        // Half the file or more still to scan on one thread: two threads reading the stored file from scratch end sooner.
-        if (this.cpu.threads >= 2 && sizeMayScanInParts(run.filename, size) && size - Math.max(taken, 0) > size / 2)
-          return giveUp(`${Math.max(taken, 0)} of ${size} bytes scanned when the upload ended`);
+        if (halfLeft(size)) return giveUp(`${Math.max(taken, 0)} of ${size} bytes scanned when the upload ended`);
         port.postMessage((behind ? { storedFrom: sent } : null) satisfies ArrivingBytesEnd);
         this.logger.debug(
           `Run ${run.id}: the upload ended (${size} bytes) with ${Math.max(taken, 0)} scanned and ${sent} sent to the scan.`,

@@ -42,7 +42,7 @@ export class SourceInspector implements SourceArrival {
    */
   sourceArriving(run: RunState, sizeBytes: number): ArrivingSource | null {
     this.cpu.warm(sizeMayScanInParts(run.filename, sizeBytes) ? 2 : 1);
-    return this.arriving.follow(run);
+    return this.arriving.follow(run, sizeBytes);
   }
 
   /**

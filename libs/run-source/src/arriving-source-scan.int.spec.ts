@@ -92,7 +92,8 @@ describe('scanArrivingSource', () => {
     expect(learned).toEqual(fromStored);
     expect(rowIndex!.linebreak).toBe(storedIndex!.linebreak);
     await expectIndexReadsOn(arrived.scan);
-    // The sender hears how far it read, never going back, never past what was sent.
+    // The sender hears that it started (0), then how far it read, never going back, never past what was sent.
+    expect(acks[0]).toBe(0);
     expect(acks.length).toBeGreaterThanOrEqual(Math.floor(BYTES.length / ACK_BYTES) - 1);
     expect(acks).toEqual([...acks].sort((a, b) => a - b));
     expect(Math.max(...acks)).toBeLessThanOrEqual(BYTES.length);
@@ -125,6 +126,13 @@ describe('scanArrivingSource', () => {
     stopped.send(new Uint8Array(BYTES.subarray(0, 100_000)));
     stopped.send(false);
     await expect(stopped.result).resolves.toBe('not scanned');
+
+    // Also after the last byte (here: the rest to be read from the store): the run was refused, the scan is no longer wanted.
+    const refused = started();
+    refused.send(new Uint8Array(BYTES.subarray(0, 100_000)));
+    refused.send({ storedFrom: 100_000 });
+    refused.send(false);
+    await expect(refused.result).resolves.toBe('not scanned');
 
     const closed = started();
     closed.send(new Uint8Array(BYTES.subarray(0, 100_000)));

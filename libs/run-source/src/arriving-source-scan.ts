@@ -14,9 +14,10 @@ import { HEADER_SAMPLE_ROWS } from './inspect-structured-file';
  * The port carries, in order: the body's bytes (Uint8Array pieces), then how they end: `null`,
  * every byte was sent; `{ storedFrom }`, every byte is stored, and those from that byte on were
  * not sent (the scan fell behind, and the sender stopped holding bytes for it in memory: the scan
- * reads the rest from the store); `false`, the upload failed or the sender gave up. This side
- * answers with the bytes the scan has taken so far (a number, about every ACK_BYTES), which is
- * how the sender knows how far behind the scan is.
+ * reads the rest from the store); `false` (at any time, even after the end), the upload failed or
+ * the sender gave up. This side answers with the bytes the scan has taken so far (a number: 0 as
+ * it starts, then about every ACK_BYTES), which is how the sender knows it runs and how far
+ * behind it is.
  */
 
 /** How often the scan tells the sender how far it has read. */
@@ -76,20 +77,15 @@ export function arrivingBytes(
     rest.once('end', () => input.push(null));
     rest.once('error', (err) => input.destroy(err));
   };
-  const stop = () => {
-    ended = true;
-    port.close();
-  };
+  // `false` stops the scan even after the last byte came (the run was refused): the port stays open until the scan ends.
   port.on('message', (piece: Uint8Array | ArrivingBytesEnd) => {
-    if (ended) return;
-    if (piece === null) {
-      stop();
+    if (piece === false) input.destroy(new UploadStopped('The upload stopped, or the scan is no longer wanted.'));
+    else if (ended) return;
+    else if (piece === null) {
+      ended = true;
       input.push(null);
-    } else if (piece === false) {
-      stop();
-      input.destroy(new UploadStopped('The upload stopped before its last byte.'));
     } else if ('storedFrom' in piece) {
-      stop();
+      ended = true;
       readStored(piece.storedFrom).catch((err: Error) => input.destroy(err));
     } else add(piece);
   });
@@ -120,6 +116,7 @@ export async function scanArrivingSource(
     (byte) => blobs.openRead(run.source_key, { start: byte }),
   );
   const format = tableFormatOf(run.filename ?? '');
+  port.postMessage(0); // started: the sender may now tell it to give way
   try {
     if (format?.format !== 'delimited') return 'not scanned';
     const scan = await scanDelimited(input, format.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress });

@@ -248,7 +248,10 @@ export interface SniffedDelimited {
  * encoding is the recorded one or detected, the delimiter the given one or papaparse's guess.
  */
 export async function sniffDelimited(input: Readable, delimiter: string | null, knownEncoding?: string | null): Promise<SniffedDelimited> {
-  const { head, replay } = await peekBytes(input, SAMPLE_BYTES);
+  const { head: read, replay } = await peekBytes(input, SAMPLE_BYTES);
+  // The first SAMPLE_BYTES exactly, however the stream cut its chunks (a 1 MiB read of a local file, a connection's
+  // pieces): the same bytes decide for every read of one file.
+  const head = read.subarray(0, SAMPLE_BYTES);
   let encoding: string;
   try {
     checkContent(head, 'delimited');
