@@ -62,7 +62,8 @@ class RequestLogStore implements Store {
   ) {}
 
   get logger(): pino.Logger {
-    this.child ??= this.root.child({ req: this.req, ...this.fields });
+    // The URL loses its signatures here too, as on the access line (a signed upload URL is a credential).
+    this.child ??= this.root.child({ req: { ...this.req, url: redactUrl(this.req.url) }, ...this.fields });
     return this.child;
   }
 

@@ -171,6 +171,14 @@ describe('installAccessLog on a Fastify instance', () => {
     ]);
   });
 
+  it("redacts the signatures of the request's URL on the lines written while it is handled, not only on its access line", async () => {
+    await start({ ...SETTINGS, successSampleRate: 1 });
+    await app.inject({ method: 'GET', url: '/with-context?method=PUT&signature=s3cr3t' });
+    const inside = appLines.lines.find((l) => l.msg === 'inside the handler');
+    expect(inside).toMatchObject({ req: { url: '/with-context?method=PUT&signature=[redacted]' } });
+    expect(JSON.stringify(appLines.lines)).not.toContain('s3cr3t');
+  });
+
   it('writes nothing below its level', async () => {
     await start({ ...SETTINGS, level: 'error', successSampleRate: 1 });
     await get('/ok');
