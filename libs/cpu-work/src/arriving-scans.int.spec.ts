@@ -147,7 +147,9 @@ describe('ArrivingScans and SourceInspector', () => {
     follower.lost();
     expect(scans.followed(run)).toBe(false);
     await expect(scans.take(run, SMALL.length)).resolves.toBeNull();
-    expect(scans.follow(runFor())).not.toBeNull();
+    const next = scans.follow(runFor());
+    expect(next).not.toBeNull();
+    next!.lost();
   });
 
   it('gives up at once when it falls behind early in a big upload (two threads will read it), freeing what it held', async () => {
@@ -179,8 +181,9 @@ describe('ArrivingScans and SourceInspector', () => {
     await expect(scans.take(first, 1000)).resolves.toBeNull();
     // The lost scan's thread is let go: the next upload is followed.
     await turn();
-    const next = runFor();
-    expect(scans.follow(next)).not.toBeNull();
+    const next = scans.follow(runFor());
+    expect(next).not.toBeNull();
+    next!.lost(); // its scan ends: no upload here
   });
 
   it('takes nothing when the stored size is not what the scan read, and a scan is taken once', async () => {

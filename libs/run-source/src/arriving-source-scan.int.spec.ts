@@ -75,7 +75,9 @@ describe('scanArrivingSource', () => {
         encoding: 'utf-8',
         resumeWithLinebreak: index.linebreak,
       });
-      const first = (await table.batches[Symbol.asyncIterator]().next()).value as string[][];
+      const batches = table.batches[Symbol.asyncIterator]();
+      const first = (await batches.next()).value as string[][];
+      await batches.return?.(undefined); // the file is let go
       expect(first[0][0]).toBe(String(before));
     }
   }
