@@ -7,6 +7,11 @@
  * routes: `/healthz` (no auth, no storage), a run's GET (API key, read model, signed links)
  * and the schema list `GET /v1/schemas` (API key, directory, page envelope).
  *
+ * A third server answers the same bytes from inside the service's own process (a bare Node
+ * listener loaded with `--require`, bench/lib/bare-listener.js): the best any route could do in
+ * that process, so the figures tell the process's cost (its heap, threads and async hooks) from
+ * what the route's layers add.
+ *
  * The service's stdout is a pipe the bench drains (as a container runtime reads it), so the
  * access log costs what it costs in production; its lines are counted. Each route is loaded
  * for a short warm-up first (JIT), then for BENCH_GET_SECONDS (default 10).
@@ -18,6 +23,8 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { startService, cpuSeconds } = require('../lib/service');
 const { generateCsv, FIELDS } = require('./csv-pipeline');
+
+const BARE_LISTENER = path.join(__dirname, '..', 'lib', 'bare-listener.js');
 
 const DURATION_S = Number(process.env.BENCH_GET_SECONDS || 10);
 const WARMUP_S = 2;
@@ -136,6 +143,14 @@ const ROUTES = {
   },
 };
 
+/** The bare listener inside the service's process: given `body`, warmed up and measured (CPU of the service's whole process). */
+async function loadInProcessBare(url, body, pid) {
+  const set = await fetch(url, { method: 'PUT', body });
+  if (set.status !== 204) throw new Error(`the in-process bare listener answered ${set.status}`);
+  await load(url, {}, WARMUP_S);
+  return measure(url, {}, DURATION_S, pid);
+}
+
 /** Starts a bare server, warms it up, measures it, stops it. */
 async function loadBare(source, body, route) {
   const bare = await bareServer(source, body, route);
@@ -150,7 +165,13 @@ async function loadBare(source, body, route) {
 async function requestOverhead({ work, route }) {
   const spec = ROUTES[route];
   const lines = { count: 0 };
-  const svc = await startService({ dataDir: path.join(work, `data-${route}`), env: extraEnv(), stdout: lines });
+  const barePort = 4000 + Math.floor(Math.random() * 90);
+  const svc = await startService({
+    dataDir: path.join(work, `data-${route}`),
+    env: { ...extraEnv(), BENCH_BARE_LISTENER_PORT: String(barePort) },
+    stdout: lines,
+    nodeFlags: ['--require', BARE_LISTENER],
+  });
   try {
     const { url, headers } = await spec.prepare(svc, work);
     const res = await fetch(url, { headers });
@@ -159,6 +180,7 @@ async function requestOverhead({ work, route }) {
     const bareResult = await loadBare(BARE_NODE, body);
     // The same path as the service's (the router's work is part of Fastify's); the query is not part of any of ours.
     const fastifyResult = await loadBare(BARE_FASTIFY, body, new URL(url).pathname);
+    const inProcess = await loadInProcessBare(`http://127.0.0.1:${barePort}/`, body, svc.pid);
     await load(url, headers, WARMUP_S);
     const linesBefore = lines.count;
     const measured = await measure(url, headers, DURATION_S, svc.pid);
@@ -168,7 +190,9 @@ async function requestOverhead({ work, route }) {
       baseline:
         `bare Node ${bareResult.rps.toFixed(0)} req/s, p99 ${bareResult.p99} ms, CPU ${bareResult.cpuUsPerRequest.toFixed(0)} µs/request ` +
         `(bare Fastify ${fastifyResult.rps.toFixed(0)} req/s, ${fastifyResult.cpuUsPerRequest.toFixed(0)} µs/request: ` +
-        `${(fastifyResult.rps / bareResult.rps).toFixed(2)} of bare Node; the service ${(measured.rps / fastifyResult.rps).toFixed(2)} of bare Fastify)`,
+        `${(fastifyResult.rps / bareResult.rps).toFixed(2)} of bare Node; the service ${(measured.rps / fastifyResult.rps).toFixed(2)} of bare Fastify; ` +
+        `bare Node in the service's process ${inProcess.rps.toFixed(0)} req/s, ${inProcess.cpuUsPerRequest.toFixed(0)} µs/request: ` +
+        `${(inProcess.rps / bareResult.rps).toFixed(2)} of bare Node, the route ${(measured.rps / inProcess.rps).toFixed(2)} of it)`,
       measured:
         `${measured.rps.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, CPU ${measured.cpuUsPerRequest.toFixed(0)} µs/request, ` +
         `${logged} log lines for ${measured.requests} requests`,

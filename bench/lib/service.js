@@ -65,9 +65,9 @@ function putFile(url, headers, file) {
 /**
  * `stdout`: when given (an object `{ count: 0 }`), the service's stdout is a pipe the bench
  * drains, as a container runtime reads it, counting its lines into `stdout.count`; else it
- * goes nowhere.
+ * goes nowhere. `nodeFlags`: more flags for the service's node (a case's own, e.g. a preload).
  */
-async function startService({ dataDir, env = {}, stdout = null }) {
+async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }) {
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
   // BENCH_CPU_PROF_DIR: the service writes a CPU profile there when it stops (node --cpu-prof).
@@ -79,6 +79,7 @@ async function startService({ dataDir, env = {}, stdout = null }) {
     [
       ...profile,
       ...flags,
+      ...nodeFlags,
       ...serviceNodeFlags(),
       path.join(process.env.BENCH_DIST || path.join(ROOT, 'dist'), 'apps/standalone/src/main.js'),
     ],
