@@ -23,6 +23,8 @@ if (isMainThread && port > 0) {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);
   });
+  // A port already taken must not end the service: the bench's first PUT then fails and says so.
+  server.on('error', (err) => process.stderr.write(`bench bare listener: ${err.message}\n`));
   server.listen(port, '127.0.0.1');
   server.unref(); // the service's own stop is not held by it
 }
