@@ -48,28 +48,35 @@ const p99Of = (latencies) => {
  * autocannon at CONNECTIONS on `url` for `seconds`; any non-2xx answer, error or time-out fails the run.
  * `perSecond`: also each second's answers and p99 (`seconds`: [{ requests, p99 }]), from the time each
  * answer arrived, to tell a burst at the start of a window from a steady cost.
+ * `countFrom`: a promise of the time (ms since the epoch) from which answers count: those that arrive
+ * before it are load only (the clients were already polling), and the rate, p99 and seconds are
+ * those of the answers from then on (needs `perSecond`).
  */
-function load(url, headers, seconds, { perSecond = false } = {}) {
+function load(url, headers, seconds, { perSecond = false, countFrom = null } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const bySecond = Array.from({ length: seconds }, () => []);
+    const answers = []; // [arrived at (ms), latency (ms)]
     const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
         return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`));
       }
-      resolve({
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        requests: result.requests.total,
-        seconds: perSecond ? bySecond.map((l) => ({ requests: l.length, p99: p99Of(l) })) : undefined,
-      });
+      const ended = Date.now();
+      Promise.resolve(countFrom ?? started).then((from) => {
+        const counted = answers.filter(([at]) => at >= from);
+        const windowSeconds = Math.max(1, Math.ceil((ended - from) / 1000));
+        const bySecond = Array.from({ length: windowSeconds }, () => []);
+        for (const [at, ms] of counted) bySecond[Math.min(windowSeconds - 1, Math.floor((at - from) / 1000))].push(ms);
+        resolve({
+          rps: countFrom ? counted.length / ((ended - from) / 1000) : result.requests.average,
+          p50: result.latency.p50,
+          p99: countFrom ? Math.round(p99Of(counted.map(([, ms]) => ms))) : result.latency.p99,
+          requests: countFrom ? counted.length : result.requests.total,
+          seconds: perSecond ? bySecond.map((l) => ({ requests: l.length, p99: p99Of(l) })) : undefined,
+        });
+      }, reject);
     });
-    if (perSecond)
-      instance.on('response', (_client, _status, _bytes, latencyMs) => {
-        bySecond[Math.min(seconds - 1, Math.floor((Date.now() - started) / 1000))].push(latencyMs);
-      });
+    if (perSecond) instance.on('response', (_client, _status, _bytes, latencyMs) => answers.push([Date.now(), latencyMs]));
   });
 }
 

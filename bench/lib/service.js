@@ -146,7 +146,10 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
       });
       return { apiKey: org.api_key, schemaId: schema.data.id };
     },
-    /** Creates a file run, uploads the file, waits for the review, approves and waits for the output; times both halves. */
+    /**
+     * Creates a file run, uploads the file, waits for the review, approves and waits for the output; times both halves.
+     * `hooks.beforeApproval` is awaited once the review is ready, before the approval; `hooks.onApproved` hears it.
+     */
     async runFile({ apiKey, schemaId }, file, filename, hooks = {}) {
       const auth = { authorization: `Bearer ${apiKey}` };
       const run = await json(`${base}/v1/transformations/file`, {
@@ -171,6 +174,7 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
       const reviewSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const cpu1 = cpuSeconds(child.pid);
       const u = new URL(ready.review_url);
+      await hooks.beforeApproval?.();
       const t1 = process.hrtime.bigint();
       const approved = await fetch(`${u.origin}${u.pathname}/approve${u.search}`, {
         method: 'POST',
