@@ -39,9 +39,11 @@ async function getLatency({ work, rows }) {
 
     // The same GET while a large file's output is written. The clients are already polling when the
     // review is approved (WARMUP_S before it, as a customer's pollers are while a person reviews), and
-    // what is counted is from the approval on: started at the approval, the load paid for re-optimising
-    // the request path (the upload's and the review's own polls of the big run, another shape of run,
-    // had deoptimised it), a JIT cost of the bench's sequence that its idle load already excludes.
+    // what is counted is from the approval on. Started at the approval, the load paid for re-optimising
+    // the request path: the big run's create and upload (a POST and a PUT with bodies, other shapes of
+    // request) had deoptimised it ("wrong map", --trace-deopt), and only the bench's own polls ran
+    // until the approval. A JIT cost of the bench's order of events, which its idle load already
+    // excludes with a warm-up; a service whose writes and polls interleave keeps that code optimised.
     const writer = ELSEWHERE ? await startService({ dataDir: path.join(work, 'data-get-output') }) : svc;
     let busy;
     let big;
