@@ -3,7 +3,8 @@
  *   BENCH_ROWS     rows of the CSV case (default 1,000,000)
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,xlsx,get,healthz,run-get,schemas,validators,review,large,floor (default all)
+ *   BENCH_MANY_ROWS rows of the many-fields CSV case (default 80,000: 120 MB)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,review,large,floor (default all)
  * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */
 const fs = require('node:fs');
@@ -15,6 +16,7 @@ const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 const { validatorsCost } = require('./cases/validators-cost');
 const { widePipeline } = require('./cases/wide-pipeline');
+const { manyFieldsPipeline } = require('./cases/many-fields-pipeline');
 const { reviewLarge } = require('./review-large.bench');
 const { csvFloor } = require('./csv-floor.bench');
 const { largeFiles } = require('./large-files.bench');
@@ -28,6 +30,8 @@ const CASES = {
   'csv-distinct': (work) => csvPipeline({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000), distinct: true }),
   // A schema unlike the bench's: 24 columns, every kind of field (cases/wide-pipeline.js).
   wide: (work) => widePipeline({ work, rows: Number(process.env.BENCH_WIDE_ROWS || 400_000) }),
+  // The wide file's fields six times over: 120 fields (cases/many-fields-pipeline.js).
+  many: (work) => manyFieldsPipeline({ work, rows: Number(process.env.BENCH_MANY_ROWS || 80_000) }),
   xlsx: (work) => xlsxPipeline({ work, rows: Number(process.env.BENCH_XLSX_ROWS || 200_000) }),
   get: (work) => getLatency({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The cost of one request, route by route (cases/request-overhead.js).

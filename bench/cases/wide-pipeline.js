@@ -70,39 +70,41 @@ const COUNTRIES = ['Germany', 'France', 'Netherlands', 'Poland', 'Spain', 'Italy
 const CITIES = ['"Köln, DE"', 'Berlin', 'Paris', 'Amsterdam', 'Kraków', 'Madrid', 'Roma', 'Wien'];
 const pad = (n, width = 2) => String(n).padStart(width, '0');
 
+/** Row n (from 1) of the wide file, as its CSV cells (quoted where they need it). */
+function wideCells(n) {
+  const i = n - 1;
+  const day = 1 + (i % 28);
+  const month = 1 + (Math.floor(i / 28) % 12);
+  return [
+    100000 + i,
+    ` Customer.${i}@Example.com `,
+    FIRST[i % FIRST.length],
+    ` ${LAST[(i * 7) % LAST.length]} `,
+    `${pad(day)}/${pad(month)}/${1940 + (i % 70)}`,
+    `"${MONTHS[month - 1]} ${day}, ${2000 + (i % 25)}"`,
+    `${2025 + (i % 3)}${pad(month)}${pad(day)}`,
+    `2026-${pad(month)}-${pad(day)}T${pad(i % 24)}:${pad((i * 7) % 60)}:${pad((i * 13) % 60)}`,
+    `"${Math.floor(i / 3).toLocaleString('de-DE')},${pad(i % 100)}"`,
+    i % 500,
+    ((i % 1000) / 7).toFixed(3),
+    i % 3 === 0 ? 'no' : 'yes',
+    TIERS[i % TIERS.length],
+    COUNTRIES[i % COUNTRIES.length],
+    `030 ${2000000 + ((i * 7919) % 7999999)}`,
+    `https://shop${i % 5000}.example.com/customers/${i}`,
+    CITIES[i % CITIES.length],
+    pad(10000 + ((i * 31) % 89999), 5),
+    ` Hauptstraße ${1 + (i % 200)} `,
+    i % 10 === 0 ? `"said ""call back"" on ${day}.${month}."` : '',
+    'crm-export',
+    Math.floor(i / 10000),
+    `L-${i}`,
+    '',
+  ];
+}
+
 function generateWideCsv(file, rows) {
-  return writeCsv(file, HEADER, rows, (n) => {
-    const i = n - 1;
-    const day = 1 + (i % 28);
-    const month = 1 + (Math.floor(i / 28) % 12);
-    const cells = [
-      100000 + i,
-      ` Customer.${i}@Example.com `,
-      FIRST[i % FIRST.length],
-      ` ${LAST[(i * 7) % LAST.length]} `,
-      `${pad(day)}/${pad(month)}/${1940 + (i % 70)}`,
-      `"${MONTHS[month - 1]} ${day}, ${2000 + (i % 25)}"`,
-      `${2025 + (i % 3)}${pad(month)}${pad(day)}`,
-      `2026-${pad(month)}-${pad(day)}T${pad(i % 24)}:${pad((i * 7) % 60)}:${pad((i * 13) % 60)}`,
-      `"${Math.floor(i / 3).toLocaleString('de-DE')},${pad(i % 100)}"`,
-      i % 500,
-      ((i % 1000) / 7).toFixed(3),
-      i % 3 === 0 ? 'no' : 'yes',
-      TIERS[i % TIERS.length],
-      COUNTRIES[i % COUNTRIES.length],
-      `030 ${2000000 + ((i * 7919) % 7999999)}`,
-      `https://shop${i % 5000}.example.com/customers/${i}`,
-      CITIES[i % CITIES.length],
-      pad(10000 + ((i * 31) % 89999), 5),
-      ` Hauptstraße ${1 + (i % 200)} `,
-      i % 10 === 0 ? `"said ""call back"" on ${day}.${month}."` : '',
-      'crm-export',
-      Math.floor(i / 10000),
-      `L-${i}`,
-      '',
-    ];
-    return cells.join(',');
-  });
+  return writeCsv(file, HEADER, rows, (n) => wideCells(n).join(','));
 }
 
 async function widePipeline({ work, rows }) {
@@ -120,4 +122,4 @@ async function widePipeline({ work, rows }) {
   };
 }
 
-module.exports = { widePipeline, generateWideCsv, WIDE_FIELDS: FIELDS };
+module.exports = { widePipeline, generateWideCsv, wideCells, WIDE_FIELDS: FIELDS };
