@@ -52,14 +52,19 @@ async function getLatency({ work, rows }) {
       let approvedAt;
       const countFrom = new Promise((r) => (approvedAt = r));
       let polling;
-      big = await writer.runFile(writerOrg, file, 'big.csv', {
-        beforeApproval: async () => {
-          polling = load(url, headers, WARMUP_S + DURATION_S, { perSecond: true, countFrom });
-          polling.catch(() => {}); // awaited below; a failure is thrown there
-          await sleep(WARMUP_S * 1000);
-        },
-        onApproved: () => approvedAt(Date.now()),
-      });
+      try {
+        big = await writer.runFile(writerOrg, file, 'big.csv', {
+          beforeApproval: async () => {
+            polling = load(url, headers, WARMUP_S + DURATION_S, { perSecond: true, countFrom });
+            polling.catch(() => {}); // awaited below; a failure is thrown there
+            await sleep(WARMUP_S * 1000);
+          },
+          onApproved: () => approvedAt(Date.now()),
+        });
+      } catch (err) {
+        polling?.stop(); // the run failed: no 50 clients left polling a service about to stop
+        throw err;
+      }
       busy = await polling;
     } finally {
       if (ELSEWHERE) await writer.stop();

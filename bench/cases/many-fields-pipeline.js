@@ -3,7 +3,7 @@
  * (`_0` ... `_5`), 124 columns under a schema of 120 fields of every kind. A schema cannot be
  * much bigger: a request body holds at most 1,000 object keys (the HTTP edge's limit), about
  * 150 such field definitions. Each row is about 1.5 KB, so a file of about the other cases'
- * size has fewer rows (BENCH_MANY_ROWS, default 80,000: 120 MB).
+ * size has fewer rows (BENCH_MANY_ROWS, default 80,000: 117 MB).
  *
  * Timed and compared as the `csv` and `wide` cases are: upload -> review-ready plus
  * approve -> output-ready, against a bare papaparse object parse of the same file in the same run. */

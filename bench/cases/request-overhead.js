@@ -38,10 +38,10 @@ async function measure(url, headers, seconds, pid) {
   return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - cpu0) / result.requests) * 1e6 };
 }
 
-/** The 99th percentile of `latencies` (ms), or 0 for none. */
-const p99Of = (latencies) => {
+/** The `share` percentile (0.99: the 99th) of `latencies` (ms), or 0 for none. */
+const percentileOf = (latencies, share) => {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
 };
 
 /**
@@ -49,35 +49,41 @@ const p99Of = (latencies) => {
  * `perSecond`: also each second's answers and p99 (`seconds`: [{ requests, p99 }]), from the time each
  * answer arrived, to tell a burst at the start of a window from a steady cost.
  * `countFrom`: a promise of the time (ms since the epoch) from which answers count: those that arrive
- * before it are load only (the clients were already polling), and the rate, p99 and seconds are
- * those of the answers from then on (needs `perSecond`).
+ * before it are load only (the clients were already polling), and the rate, percentiles and seconds
+ * are those of the answers from then on. The promise returned has `stop()`, which ends the load
+ * early (a caller whose other work failed).
  */
 function load(url, headers, seconds, { perSecond = false, countFrom = null } = {}) {
-  return new Promise((resolve, reject) => {
+  let instance;
+  const loaded = new Promise((resolve, reject) => {
     const started = Date.now();
     const answers = []; // [arrived at (ms), latency (ms)]
-    const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
+    instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, headers }, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
         return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`));
       }
       const ended = Date.now();
       Promise.resolve(countFrom ?? started).then((from) => {
-        const counted = answers.filter(([at]) => at >= from);
-        const windowSeconds = Math.max(1, Math.ceil((ended - from) / 1000));
+        const counted = answers.filter(([at]) => at >= from).map(([at, ms]) => [at - from, ms]);
+        if (countFrom && counted.length === 0) return reject(new Error(`${url}: no answer after the time counted from`));
+        const latencies = counted.map(([, ms]) => ms);
+        // autocannon ends on its sampling tick, a little past `seconds`: that sliver joins the last second.
+        const windowSeconds = Math.max(1, Math.round((ended - from) / 1000));
         const bySecond = Array.from({ length: windowSeconds }, () => []);
-        for (const [at, ms] of counted) bySecond[Math.min(windowSeconds - 1, Math.floor((at - from) / 1000))].push(ms);
+        for (const [at, ms] of counted) bySecond[Math.min(windowSeconds - 1, Math.floor(at / 1000))].push(ms);
         resolve({
           rps: countFrom ? counted.length / ((ended - from) / 1000) : result.requests.average,
-          p50: result.latency.p50,
-          p99: countFrom ? Math.round(p99Of(counted.map(([, ms]) => ms))) : result.latency.p99,
+          p50: countFrom ? Math.round(percentileOf(latencies, 0.5)) : result.latency.p50,
+          p99: countFrom ? Math.round(percentileOf(latencies, 0.99)) : result.latency.p99,
           requests: countFrom ? counted.length : result.requests.total,
-          seconds: perSecond ? bySecond.map((l) => ({ requests: l.length, p99: p99Of(l) })) : undefined,
+          seconds: perSecond ? bySecond.map((l) => ({ requests: l.length, p99: percentileOf(l, 0.99) })) : undefined,
         });
       }, reject);
     });
-    if (perSecond) instance.on('response', (_client, _status, _bytes, latencyMs) => answers.push([Date.now(), latencyMs]));
+    if (perSecond || countFrom) instance.on('response', (_client, _status, _bytes, latencyMs) => answers.push([Date.now(), latencyMs]));
   });
+  return Object.assign(loaded, { stop: () => instance.stop() });
 }
 
 /** A bare Node http server answering `body` to every request. */

@@ -175,6 +175,7 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
       const cpu1 = cpuSeconds(child.pid);
       const u = new URL(ready.review_url);
       await hooks.beforeApproval?.();
+      const cpuAtApproval = cpuSeconds(child.pid); // what the hook's own work cost is in neither half
       const t1 = process.hrtime.bigint();
       const approved = await fetch(`${u.origin}${u.pathname}/approve${u.search}`, {
         method: 'POST',
@@ -188,7 +189,7 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
       const cpu2 = cpuSeconds(child.pid);
       return {
         reviewCpuSeconds: cpu1 - cpu0,
-        outputCpuSeconds: cpu2 - cpu1,
+        outputCpuSeconds: cpu2 - cpuAtApproval,
         runId: run.id,
         apiKey,
         uploadSeconds,
