@@ -202,6 +202,26 @@ describe('duplicates pass', () => {
       );
     });
 
+    it("frees the first passes' numbers once it has answered: the thread goes on to the output without them", async () => {
+      const data: Row[] = Array.from({ length: 2000 }, (_, i) => [`C${i % 1500}`, String(i % 1700), `F${i}`, 'L']);
+      const run = await stored(data);
+      const ranges = [
+        { fromRow: 1, toRow: 1000 },
+        { fromRow: 1001, toRow: null },
+      ];
+      const firstPasses = await Promise.all(ranges.map(async (range) => (await firstDuplicatesPass(blobs, run, MAPPING, range))!));
+      const held = firstPasses.flatMap((p) => p.sets.flatMap((set) => [set.numbers, set.prefixes])).filter((a) => a !== null);
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.every((a) => a.length > 0)).toBe(true);
+      const found = (await findDuplicateRows(blobs, run, MAPPING, undefined, undefined, {}, firstPasses))!;
+      expect(held.every((a) => a.buffer.byteLength === 0)).toBe(true);
+      expect(found).toEqual(await findDuplicateRows(blobs, run, MAPPING));
+      expect(rowsOf(found.code, data.length)).toEqual([
+        ...Array.from({ length: 500 }, (_, i) => i + 1),
+        ...Array.from({ length: 500 }, (_, i) => i + 1501),
+      ]);
+    });
+
     it('meets a value kept whole by one half and digested by the other, whose budget ran out before it', async () => {
       // Each half's budget of 1,000 keys runs out after its 500th row (a code and a name each). Row
       // 1001 repeats C3, kept whole by both halves, and F999, which the first half digested and the

@@ -3,6 +3,7 @@ import type { MappingRule } from '@app/contracts';
 import { uniquenessGroups, type DuplicateRows, type RunState } from '@app/domain';
 import { compileKey, sha256 } from './duplicate-keys';
 import { firstDuplicatesPass, joinFirstPasses, type DuplicatesOptions, type FirstPass, type RowNumbers } from './duplicates-first-pass';
+import { freeNow } from './free-now';
 import { readPlannedRows } from './mapped-rows';
 import { WHOLE_FILE } from './row-range';
 
@@ -137,7 +138,8 @@ export async function findDuplicateRows(
       rows: new Uint8Array((rowCount >> 3) + 1),
     };
   });
-  sortArray = new Float64Array(0); // 8 bytes a row: not kept through the later passes
+  freeNow([sortArray]); // 8 bytes a row: not kept through the later passes
+  sortArray = new Float64Array(0);
 
   // 2. The whole digests of the rows whose digest prefix repeats (a repeated key number needs none: it is exact).
   const candidateOf = (g: Group, n: number): number => {
@@ -197,6 +199,12 @@ export async function findDuplicateRows(
       if (!bits) byField[field] = g.rows.slice();
       else for (let i = 0; i < bits.length; i++) bits[i] |= g.rows[i];
     }
+  }
+  // What the passes used (8 bytes a row and set) is freed now: this thread goes on to write its part of the output.
+  for (const g of groups) {
+    g.numbers.free();
+    g.prefixes.free();
+    freeNow([g.repeatedNumbers, g.candidates, g.seen, g.mixed, g.rows]);
   }
   return byField;
 }

@@ -2,6 +2,7 @@ import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { detached, uniquenessGroups, type RunState } from '@app/domain';
 import { canonicalNumber, compileKey, sha256 } from './duplicate-keys';
+import { freeNow } from './free-now';
 import { readPlannedRows } from './mapped-rows';
 import { rowsIn, within, type RowRange } from './row-range';
 
@@ -164,7 +165,13 @@ export async function firstDuplicatesPass(
 
 /** Numbers per row of a file, in the chunks of the ranges that read them. */
 export class RowNumbers {
-  constructor(private readonly chunks: { values: Float64Array | null; rows: number }[]) {}
+  constructor(private chunks: { values: Float64Array | null; rows: number }[]) {}
+
+  /** The numbers are needed no more: their memory is given back now (freeNow), and every row reads NaN. */
+  free(): void {
+    freeNow(this.chunks.map((c) => c.values));
+    this.chunks = [];
+  }
 
   /** The number of row `n` (from 1); NaN for none. */
   at(n: number): number {
