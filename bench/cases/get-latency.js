@@ -2,7 +2,8 @@
  * server answering the same bytes, both measured in this run; then the same GET while the
  * service writes a large output, counted from the approval (the clients polling since before
  * it). Each load has a short warm-up first (JIT), as request-overhead.js does: without it, the
- * service's first seconds of compiling were counted in its p99. The bare server is request-overhead.js's, in a process of its own.
+ * service's first seconds of compiling were counted in its p99. The bare server is
+ * request-overhead.js's, in a process of its own.
  *
  * BENCH_GET_OUTPUT_ELSEWHERE=1: the large output is written by a second service (a process of
  * its own, its own data) while the first answers the GETs: an experiment that tells what the

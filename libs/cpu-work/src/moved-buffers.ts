@@ -1,15 +1,16 @@
 import { types } from 'node:util';
 import { Piscina } from 'piscina';
+import { ownBuffer } from '@app/run-source';
 
 /**
  * The memory under the typed arrays of a task's input or result (plain objects and arrays
  * walked), each buffer once: what is moved between threads instead of copied. Moving a buffer
- * takes it from the sender, so only data the sender gives up entirely may be moved: a
- * SharedArrayBuffer is shared anyway, and a Node Buffer may sit in a pool other Buffers share.
+ * takes it from the sender, so only data the sender gives up entirely may be moved (`ownBuffer`).
  */
 export function buffersIn(value: unknown, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
   if (types.isArrayBufferView(value)) {
-    if (!Buffer.isBuffer(value) && types.isArrayBuffer(value.buffer)) found.add(value.buffer);
+    const buffer = ownBuffer(value);
+    if (buffer) found.add(buffer);
   } else if (Array.isArray(value)) {
     for (const item of value) buffersIn(item, found);
   } else if (isPlainObject(value)) {

@@ -8,6 +8,7 @@ export * from './find-problem-rows';
 export * from './distinct-values';
 export * from './duplicate-values';
 export * from './duplicates-first-pass';
+export * from './free-now';
 export * from './problem-segments';
 export * from './stored-duplicates';
 export * from './row-range';
