@@ -178,7 +178,8 @@ async function loadBare(source, body, route) {
 async function requestOverhead({ work, route }) {
   const spec = ROUTES[route];
   const lines = { count: 0 };
-  const barePort = 4000 + Math.floor(Math.random() * 90);
+  // 4100-4189: fetch refuses some ports (4045 and 4190 among them) with "bad port".
+  const barePort = 4100 + Math.floor(Math.random() * 90);
   const svc = await startService({
     dataDir: path.join(work, `data-${route}`),
     env: { ...extraEnv(), BENCH_BARE_LISTENER_PORT: String(barePort) },
