@@ -14,7 +14,7 @@ const yazl = require('yazl');
 
 /** The folder files are generated in, made by largeFiles() for its run. */
 let work;
-const { serviceNodeFlags } = require('./lib/node-flags');
+const { serviceNodeFlags, serviceMallocEnv } = require('./lib/node-flags');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The service refuses an ADMIN_TOKEN shorter than 32 characters. */
 const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
@@ -95,7 +95,7 @@ async function startService() {
   const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(dist, 'apps/standalone/src/main.js')], {
     env: {
       ...process.env,
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2', // as npm start sets it
+      ...serviceMallocEnv(),
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: path.join(work, `data-${port}`),

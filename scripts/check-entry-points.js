@@ -26,7 +26,7 @@ const { join, resolve } = require('node:path');
 const root = resolve(__dirname, '..');
 const PROCESS_APPS = ['gateway', 'relay', 'projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const TIMEOUT_MS = Number(process.env.ENTRY_POINT_TIMEOUT_MS || 60_000);
-// The memory flags `npm start` passes (package.json's config).
+// The memory flags and malloc settings `npm start` passes (package.json's config).
 const { config } = require('../package.json');
 const entry = (app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
 
@@ -80,7 +80,8 @@ const baseEnv = (dataDir) => ({
   DATA_DIR: dataDir,
   LOG_FORMAT: 'json',
   LOG_LEVEL: 'info',
-  MALLOC_ARENA_MAX: '2',
+  MALLOC_ARENA_MAX: config.malloc_arena_max,
+  MALLOC_MMAP_THRESHOLD_: config.malloc_mmap_threshold,
   ADMIN_TOKEN: 'entry-point-check-0123456789abcdef0123456789abcdef',
   SIGNING_SECRET: 'entry-point-check-signing-secret',
   SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),

@@ -10,4 +10,12 @@ function serviceNodeFlags() {
   ];
 }
 
-module.exports = { serviceNodeFlags };
+/** glibc's malloc settings `npm start` runs the service with (docs/files.md, "Memory"); the same variables override them. */
+function serviceMallocEnv() {
+  return {
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || config.malloc_arena_max,
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ || config.malloc_mmap_threshold,
+  };
+}
+
+module.exports = { serviceNodeFlags, serviceMallocEnv };

@@ -6,13 +6,15 @@ import { spawnTracked } from './suite-resources';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** The memory flags `npm start` runs the built service with (package.json's config). */
-function serviceNodeFlags(): string[] {
-  const { config } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    config: { heap_mb: string; semi_space_mb: string };
-  };
-  return [`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`];
-}
+/** How `npm start` runs the built service: its memory flags and glibc's malloc settings (package.json's config). */
+const { config } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  config: { heap_mb: string; semi_space_mb: string; malloc_arena_max: string; malloc_mmap_threshold: string };
+};
+const serviceNodeFlags = (): string[] => [`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`];
+const serviceMallocEnv = (): NodeJS.ProcessEnv => ({
+  MALLOC_ARENA_MAX: config.malloc_arena_max,
+  MALLOC_MMAP_THRESHOLD_: config.malloc_mmap_threshold,
+});
 
 export interface BuiltAppOptions {
   port: number;
@@ -26,13 +28,14 @@ export interface BuiltAppOptions {
 
 /**
  * One built app (`dist/apps/<app>`) as its own process, started as `npm start` starts it (its
- * memory flags) on loopback with the admin token, an event-store poll of 50 ms and what the
+ * memory flags and malloc settings) on loopback with the admin token, an event-store poll of 50 ms and what the
  * test adds; stopped with the test file (spawnTracked).
  */
 export function spawnBuiltApp(app: string, options: BuiltAppOptions): ChildProcess {
   return spawnTracked(`${app} app`, process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
     env: {
       ...(options.inherited ?? process.env),
+      ...serviceMallocEnv(),
       PORT: String(options.port),
       HOST: '127.0.0.1',
       DATA_DIR: options.dataDir,
