@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { fileWorkThreads } from '@app/metrics';
+import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { buffersIn } from './moved-buffers';
@@ -50,6 +51,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     if (compiled && config.cpuWork.threads > 0) {
       letThreadsSizeTheirYoungGeneration();
       letThreadsOptimiseOnTheirOwnThread();
+      turnOffAllocationSitePretenuring();
     }
     this.pool =
       compiled && config.cpuWork.threads > 0

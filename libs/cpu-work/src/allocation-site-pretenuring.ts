@@ -1,0 +1,17 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * V8 allocates the objects of an allocation site (an array or object literal) straight in the
+ * old generation once it has seen most of them outlive a young collection, and that choice is
+ * final for the site. For a file-work thread it is a coin toss: papaparse's per-row array was
+ * found alive in 82-96% of the collections that judged it, and past 85% every row's array went
+ * to the old generation for the rest of the read. An old array keeps its young cells alive
+ * through every young collection until a full one, so each row's cells were copied and then
+ * promoted: 175-180 MB promoted for half of a 1M-row output instead of 16-18 MB, three times the
+ * full collections, and that half a second to a second slower, in about one thread in seven
+ * (docs/decisions.md, "Pretenuring by allocation site"). The flag is process-wide; the API's
+ * thread keeps nothing per request long enough for it to matter.
+ */
+export function turnOffAllocationSitePretenuring(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
+}
