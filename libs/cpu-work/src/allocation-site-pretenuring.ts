@@ -7,9 +7,9 @@ import { setFlagsFromString } from 'node:v8';
  * found alive in 82-96% of the collections that judged it, and past 85% every row's array went
  * to the old generation for the rest of the read. An old array keeps its young cells alive
  * through every young collection until a full one, so each row's cells were copied and then
- * promoted: 175-180 MB promoted for half of a 1M-row output instead of 16-18 MB, three times the
- * full collections, and that half a second to a second slower, in about one thread in seven
- * (docs/decisions.md, "Pretenuring by allocation site"). The flag is process-wide; the API's
+ * promoted: 173-189 MB promoted for half of a 1M-row output instead of 16-18 MB, three times the
+ * full collections, and that half a second to a second slower, in about one run in seven
+ * (docs/decisions.md, "Pretenuring by allocation site, off"). The flag is process-wide; the API's
  * thread keeps nothing per request long enough for it to matter.
  */
 export function turnOffAllocationSitePretenuring(): void {
