@@ -47,7 +47,7 @@ const FINAL_DEADLINE = DEADLINE + 2 * 60_000;
 const [KILL_MIN, KILL_MAX] = (process.env.BENCH_CHAOS_KILL_MS ?? '2000-6000').split('-').map(Number);
 const KEEP = process.env.BENCH_CHAOS_KEEP === '1';
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef0123';
-const { serviceNodeFlags, serviceMallocEnv } = require('./lib/node-flags');
+const { serviceNodeFlags, serviceMallocEnv } = require('../scripts/service-memory-settings');
 const WORKERS = ['projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const APPS = MODE === 'apps' ? ['gateway', ...WORKERS] : ['standalone'];
 const ROWS_PER_FILE = Number(process.env.BENCH_CHAOS_ROWS ?? 5);
@@ -89,7 +89,7 @@ const leave = (phase) => phases[phase]--;
 function start(app) {
   const env = {
     ...process.env,
-    ...serviceMallocEnv(),
+    ...serviceMallocEnv(process.env),
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -111,7 +111,7 @@ function start(app) {
   if (healthPorts.has(app)) env.HEALTH_PORT = String(healthPorts.get(app));
   else delete env.HEALTH_PORT;
   const log = openSync(join(logDir, `${app}.log`), 'a');
-  const child = spawn(process.execPath, [...serviceNodeFlags(), join(ROOT, `dist/apps/${app}/src/main.js`)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(process.env), join(ROOT, `dist/apps/${app}/src/main.js`)], {
     env,
     stdio: ['ignore', log, log],
   });

@@ -14,7 +14,7 @@ const yazl = require('yazl');
 
 /** The folder files are generated in, made by largeFiles() for its run. */
 let work;
-const { serviceNodeFlags, serviceMallocEnv } = require('./lib/node-flags');
+const { serviceNodeFlags, serviceMallocEnv } = require('../scripts/service-memory-settings');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The service refuses an ADMIN_TOKEN shorter than 32 characters. */
 const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
@@ -92,10 +92,10 @@ async function startService() {
   const port = 3990 + Math.floor(Math.random() * 9);
   const base = `http://127.0.0.1:${port}`;
   const dist = process.env.BENCH_DIST || 'dist';
-  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(dist, 'apps/standalone/src/main.js')], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(process.env), path.join(dist, 'apps/standalone/src/main.js')], {
     env: {
       ...process.env,
-      ...serviceMallocEnv(),
+      ...serviceMallocEnv(process.env),
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: path.join(work, `data-${port}`),
@@ -189,7 +189,7 @@ async function runCase(name, spec) {
  */
 async function largeFiles() {
   const wanted = (process.env.LARGE_CASES || Object.keys(CASES).join(',')).split(',');
-  console.log(`${serviceNodeFlags().join(' ')}; cases ${wanted.join(', ')}`);
+  console.log(`${serviceNodeFlags(process.env).join(' ')}; cases ${wanted.join(', ')}`);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-large-'));
   try {
     const results = [];

@@ -27,7 +27,7 @@ const root = resolve(__dirname, '..');
 const PROCESS_APPS = ['gateway', 'relay', 'projector', 'ingestion', 'mapping', 'output', 'notifier'];
 const TIMEOUT_MS = Number(process.env.ENTRY_POINT_TIMEOUT_MS || 60_000);
 // The memory flags and malloc settings `npm start` passes (package.json's config).
-const { config } = require('../package.json');
+const { serviceNodeFlags, serviceMallocEnv } = require('./service-memory-settings');
 const entry = (app) => join(root, 'dist', 'apps', app, 'src', 'main.js');
 
 /** A TCP listener that stands in for an engine: it records who connected and holds the socket. */
@@ -59,15 +59,11 @@ function stop(child) {
 }
 
 function startNode(app, env) {
-  const child = spawn(
-    process.execPath,
-    [`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`, entry(app)],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...serviceNodeFlags(), entry(app)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -80,8 +76,7 @@ const baseEnv = (dataDir) => ({
   DATA_DIR: dataDir,
   LOG_FORMAT: 'json',
   LOG_LEVEL: 'info',
-  MALLOC_ARENA_MAX: config.malloc_arena_max,
-  MALLOC_MMAP_THRESHOLD_: config.malloc_mmap_threshold,
+  ...serviceMallocEnv(),
   ADMIN_TOKEN: 'entry-point-check-0123456789abcdef0123456789abcdef',
   SIGNING_SECRET: 'entry-point-check-signing-secret',
   SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),

@@ -1,7 +1,7 @@
 /* A real service for benchmarks: the built standalone app in a child process on loopback,
  * with the heap cap `npm start` uses, and the few API calls a benchmark needs. */
 const { spawn } = require('node:child_process');
-const { serviceNodeFlags, serviceMallocEnv } = require('./node-flags');
+const { serviceNodeFlags, serviceMallocEnv } = require('../../scripts/service-memory-settings');
 const fs = require('node:fs');
 const path = require('node:path');
 const http = require('node:http');
@@ -80,7 +80,7 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
       ...profile,
       ...flags,
       ...nodeFlags,
-      ...serviceNodeFlags(),
+      ...serviceNodeFlags(process.env),
       path.join(process.env.BENCH_DIST || path.join(ROOT, 'dist'), 'apps/standalone/src/main.js'),
     ],
     {
@@ -92,7 +92,7 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
         ADMIN_TOKEN,
         PUBLIC_BASE_URL: base,
         RATE_LIMIT_PER_MINUTE: '100000000',
-        ...serviceMallocEnv(),
+        ...serviceMallocEnv(process.env),
         MAX_UPLOAD_BYTES: String(8 * 1024 ** 3),
         ...env,
       },

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN } from './service-harness';
 import { spawnTracked } from './suite-resources';
@@ -7,14 +6,11 @@ import { spawnTracked } from './suite-resources';
 const ROOT = join(__dirname, '..', '..');
 
 /** How `npm start` runs the built service: its memory flags and glibc's malloc settings (package.json's config). */
-const { config } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  config: { heap_mb: string; semi_space_mb: string; malloc_arena_max: string; malloc_mmap_threshold: string };
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a script's module, as the scripts and benches use it
+const { serviceNodeFlags, serviceMallocEnv } = require(join(ROOT, 'scripts', 'service-memory-settings.js')) as {
+  serviceNodeFlags: () => string[];
+  serviceMallocEnv: () => NodeJS.ProcessEnv;
 };
-const serviceNodeFlags = (): string[] => [`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`];
-const serviceMallocEnv = (): NodeJS.ProcessEnv => ({
-  MALLOC_ARENA_MAX: config.malloc_arena_max,
-  MALLOC_MMAP_THRESHOLD_: config.malloc_mmap_threshold,
-});
 
 export interface BuiltAppOptions {
   port: number;
