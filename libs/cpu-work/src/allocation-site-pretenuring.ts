@@ -9,8 +9,10 @@ import { setFlagsFromString } from 'node:v8';
  * through every young collection until a full one, so each row's cells were copied and then
  * promoted: 173-189 MB promoted for half of a 1M-row output instead of 16-18 MB, three times the
  * full collections, and that half a second to a second slower, in about one run in seven
- * (docs/decisions.md, "Pretenuring by allocation site, off"). The flag is process-wide; the API's
- * thread keeps nothing per request long enough for it to matter.
+ * (docs/decisions.md, "Pretenuring by allocation site, off"). V8 reads the flag at every
+ * collection, so it holds at once for every isolate of the process, the API's thread's too, whose
+ * per-request objects never live long enough to gain from it; the sites its start-up had already
+ * judged to tenure (module loading, Nest's set-up) stay so.
  */
 export function turnOffAllocationSitePretenuring(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
