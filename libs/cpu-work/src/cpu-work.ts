@@ -8,6 +8,7 @@ import { fileWorkThreads } from '@app/metrics';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
+import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
@@ -47,28 +48,28 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {
     const workerFile = join(__dirname, 'cpu-task-worker.js');
-    const compiled = __filename.endsWith('.js');
-    if (compiled && config.cpuWork.threads > 0) {
+    const withThreads = threadsCanLoadThisCode() && config.cpuWork.threads > 0;
+    // Before the pool: V8 reads these flags as each thread's isolate is made (cpu-work.unit.spec.ts).
+    if (withThreads) {
       letThreadsSizeTheirYoungGeneration();
       letThreadsOptimiseOnTheirOwnThread();
       turnOffAllocationSitePretenuring();
     }
-    this.pool =
-      compiled && config.cpuWork.threads > 0
-        ? new Piscina({
-            filename: workerFile,
-            minThreads: 0,
-            maxThreads: config.cpuWork.threads,
-            // A thread that sits idle gives its memory back.
-            idleTimeout: 30_000,
-            // Both generations capped: the threads' heaps add to the process's resident memory,
-            // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
-            // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS; fewer when wide) 16 MB
-            // collects less than 32 MB did with 2,000, and two threads of 32 MB went over 256 MB
-            // (bench/README.md, "Two threads by default").
-            resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: config.cpuWork.youngMb },
-          })
-        : null;
+    this.pool = withThreads
+      ? new Piscina({
+          filename: workerFile,
+          minThreads: 0,
+          maxThreads: config.cpuWork.threads,
+          // A thread that sits idle gives its memory back.
+          idleTimeout: 30_000,
+          // Both generations capped: the threads' heaps add to the process's resident memory,
+          // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
+          // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS; fewer when wide) 16 MB
+          // collects less than 32 MB did with 2,000, and two threads of 32 MB went over 256 MB
+          // (bench/README.md, "Two threads by default").
+          resourceLimits: { maxOldGenerationSizeMb: config.cpuWork.heapMb, maxYoungGenerationSizeMb: config.cpuWork.youngMb },
+        })
+      : null;
   }
 
   /** Threads the tasks run on at once: none without a pool (the tasks then take turns on the event loop). */
