@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
-import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
+import { LocalBlobStore, readWholeBlob, UrlSigner } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
 import { inspectStructuredFile, parsedFromScan } from '@app/run-source';
@@ -77,6 +77,50 @@ describe('ArrivingScans and SourceInspector', () => {
     expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource']);
     expect(outcome).toEqual(await readStored(run));
     expect(heard.at(-1)).toBe(20_001);
+  });
+
+  it('moves a piece that is all of its memory to the scan and copies one that shares it; either way the scan is the stored file', async () => {
+    const run = runFor();
+    const { cpu } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const follower = inspector.sourceArriving(run, SMALL.length)!;
+    const own = Buffer.from(SMALL.subarray(0, 64 * 1024)); // memory of its own, as a socket's read
+    const shared = SMALL.subarray(64 * 1024, 128 * 1024); // a view of SMALL's memory
+    follower.bytes(own);
+    follower.bytes(shared);
+    expect(own.byteLength).toBe(0); // moved: the caller gave it up
+    expect(shared.byteLength).toBe(64 * 1024);
+    expect(Buffer.compare(SMALL.subarray(64 * 1024, 128 * 1024), shared)).toBe(0); // copied: SMALL is untouched
+    for (let at = 128 * 1024; at < SMALL.length; at += 64 * 1024) follower.bytes(Buffer.from(SMALL.subarray(at, at + 64 * 1024)));
+    const { size } = await blobs.put(run.source_key, Readable.from([SMALL]));
+    follower.arrived(size);
+    expect(await inspector.inspect(run)).toEqual(await readStored(run));
+  });
+
+  it("takes pieces from the local store's put as the upload route does: each once it is in the file, moved, and the file intact", async () => {
+    const run = runFor();
+    const { cpu, calls } = inProcessCpu(blobs, 2);
+    const inspector = new SourceInspector(blobs, CONFIG, cpu);
+    const follower = inspector.sourceArriving(run, SMALL.length)!;
+    const shown: Buffer[] = [];
+    async function* socketReads() {
+      for (let at = 0; at < SMALL.length; at += 64 * 1024) {
+        yield Buffer.from(SMALL.subarray(at, at + 64 * 1024));
+        await turn();
+      }
+    }
+    const { size } = await blobs.put(run.source_key, Readable.from(socketReads()), {
+      onChunkWritten: (piece) => {
+        shown.push(piece);
+        follower.bytes(piece);
+      },
+    });
+    follower.arrived(size);
+    expect(shown.length).toBe(Math.ceil(SMALL.length / (64 * 1024)));
+    expect(shown.every((piece) => piece.byteLength === 0)).toBe(true); // every piece moved, none copied
+    expect(Buffer.compare((await readWholeBlob(blobs, run.source_key))!, SMALL)).toBe(0);
+    expect(await inspector.inspect(run)).toEqual(await readStored(run));
+    expect(calls.map((c) => c.name)).toEqual(['warm', 'scanArrivingSource']); // the stored file was not read again
   });
 
   it('follows a file that falls behind: no more bytes are held for it, it reads the rest from the store', async () => {

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   BLOB_KEYS,
   BlobExistsError,
   BlobTooLargeError,
   LOCAL_BLOB_ROUTE,
   isValidBlobKey,
-  type BlobStore,
+  type LocalBlobStore,
   type UrlSigner,
 } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
-import type { ArrivingSource, SourceArrival } from '@app/cpu-work';
+import type { SourceArrival } from '@app/cpu-work';
 import { CommandRefused } from '@app/domain';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
@@ -21,7 +21,7 @@ import { outputRetentionEnded } from './output-retention';
 interface Deps {
   config: AppConfig;
   signer: UrlSigner;
-  blobs: BlobStore;
+  blobs: LocalBlobStore;
   commandBus: CommandBus;
   queryBus: QueryBus;
   /** Present when this process also reads sources: told as an upload begins. */
@@ -133,8 +133,12 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const arriving = deps.sourceArrival?.sourceArriving(run, Number.isSafeInteger(declared) ? declared : Infinity) ?? null;
       let size: number;
       try {
-        const body = arriving ? shownTo(arriving, request.raw) : request.raw;
-        ({ size } = await deps.blobs.put(key, body, { maxBytes: deps.config.maxUploadBytes, ifNoneMatch: true }));
+        ({ size } = await deps.blobs.put(key, request.raw, {
+          maxBytes: deps.config.maxUploadBytes,
+          ifNoneMatch: true,
+          // Each piece once it is in the file, moved to the scan that follows the upload rather than copied.
+          onChunkWritten: arriving ? (piece) => arriving.bytes(piece) : undefined,
+        }));
       } catch (err) {
         arriving?.lost();
         if (err instanceof BlobTooLargeError)
@@ -180,18 +184,6 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         .send(await deps.blobs.openRead(key));
     });
   });
-}
-
-/** The request's body as it is stored, each piece also shown to the scan that follows the upload. */
-function shownTo(arriving: ArrivingSource, body: Readable): Readable {
-  const shown = new Transform({
-    transform(piece: Buffer, _encoding, done) {
-      arriving.bytes(piece);
-      done(null, piece);
-    },
-  });
-  // An error of either side ends both, as storing the body alone would: the store sees it.
-  return pipeline(body, shown, () => undefined);
 }
 
 /** SHA-256 of a stream, its size, and whether it went past `limit` bytes (it is then drained unread). */

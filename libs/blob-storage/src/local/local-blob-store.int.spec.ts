@@ -37,6 +37,33 @@ describe('local pre-signed URLs', () => {
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
     expect(await store.stat('runs/a/joined')).toBeNull();
   });
+  it("tells each chunk of a put, in order, once it is in the file; a chunk given away then is stored all the same, and a callback's failure keeps nothing", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+    const store = new LocalBlobStore(root, signer, 'http://127.0.0.1:3000');
+    const chunks = ['first,', 'second,', 'third'].map((text) => Buffer.from(text.repeat(2000)));
+    const expected = Buffer.concat(chunks);
+    const heard: string[] = [];
+    const { size } = await store.put('runs/a/source', Readable.from(chunks), {
+      onChunkWritten: (chunk) => {
+        heard.push(chunk.toString('latin1', 0, 5));
+        structuredClone(chunk.buffer, { transfer: [chunk.buffer as ArrayBuffer] }); // given away: detached here
+      },
+    });
+    expect(heard).toEqual(['first', 'secon', 'third']);
+    expect(chunks.every((chunk) => chunk.byteLength === 0)).toBe(true);
+    expect(size).toBe(expected.length);
+    expect(Buffer.compare(await readAll(await store.openRead('runs/a/source')), expected)).toBe(0);
+
+    await expect(
+      store.put('runs/b/source', Readable.from([Buffer.from('a'), Buffer.from('b')]), {
+        onChunkWritten: () => {
+          throw new Error('the listener failed');
+        },
+      }),
+    ).rejects.toThrow('the listener failed');
+    expect(await store.stat('runs/b/source')).toBeNull();
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
   it('refuses keys that would leave the directory', async () => {
     const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');
     await expect(store.stat('../etc/passwd')).rejects.toThrow(/Invalid blob key/);

@@ -29,10 +29,14 @@ const ABANDONED_TEMPORARY_MS = 24 * 60 * 60 * 1000;
 /** The buffer a join copies through. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
-/** A stream's bytes into a temporary file, each chunk written whole before the next is taken. */
-const fileSink = (file: TemporaryFile): Writable =>
+/** A stream's bytes into a temporary file, each chunk written whole before the next is taken; `written` hears each once it is in the file. */
+const fileSink = (file: TemporaryFile, written?: (chunk: Buffer) => void): Writable =>
   new Writable({
-    write: (chunk: Buffer, _encoding, done) => void file.write(chunk).then(() => done(), done),
+    write: (chunk: Buffer, _encoding, done) =>
+      void file
+        .write(chunk)
+        .then(() => written?.(chunk))
+        .then(() => done(), done),
   });
 
 /** Copies `source` from byte `start` to its end into `out`, reading the next buffer while the last is written. */
@@ -66,6 +70,16 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/** What the local store's `put` also takes. */
+export interface LocalPutOptions extends PutOptions {
+  /**
+   * Hears each chunk of the body, in order, once it is in the file and before `put` resolves: the
+   * store holds it no more, so the caller may give its memory away (the upload route moves it to
+   * the thread that scans the upload instead of copying it). A callback that throws fails the put.
+   */
+  onChunkWritten?: (chunk: Buffer) => void;
+}
+
 /** The path under which the gateway serves local blobs through signed URLs. */
 export const LOCAL_BLOB_ROUTE = '/files';
 
@@ -87,7 +101,7 @@ export class LocalBlobStore implements BlobStore {
     return join(this.root, 'objects', key);
   }
 
-  async put(key: string, body: Readable, options: PutOptions = {}): Promise<{ size: number }> {
+  async put(key: string, body: Readable, options: LocalPutOptions = {}): Promise<{ size: number }> {
     return this.writeAtomically(key, options, async (tmp) => {
       const limit = new ByteLimit(options.maxBytes);
       const file = await TemporaryFile.open(tmp, 'w', !options.scratch).catch((err: Error) => {
@@ -95,7 +109,7 @@ export class LocalBlobStore implements BlobStore {
         throw err;
       });
       try {
-        await pipeline(body, limit, fileSink(file));
+        await pipeline(body, limit, fileSink(file, options.onChunkWritten));
       } catch (err) {
         await file.discard().catch(() => undefined); // the write's error is the one to report
         throw err;
