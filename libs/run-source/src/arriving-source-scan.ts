@@ -7,7 +7,7 @@ import { HEADER_SAMPLE_ROWS } from './inspect-structured-file';
 
 /*
  * Ingestion's scan of a delimited source made while its bytes still arrive: the upload route
- * sends each piece of the body over a message port as it stores it (libs/cpu-work's
+ * sends each piece of the body over a message port once it has stored it (libs/cpu-work's
  * ArrivingScans), and the scan reads them in order, so the review can be ready soon after the
  * last byte has landed instead of a whole read later.
  *
