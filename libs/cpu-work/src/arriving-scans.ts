@@ -139,14 +139,15 @@ export class ArrivingScans {
           behind = true;
           return;
         }
-        if (piece.byteLength === 0) return;
+        const bytes = piece.byteLength; // read first: a piece moved is empty
+        if (bytes === 0) return;
         const moved = aloneIn(piece) ?? new Uint8Array(piece).buffer;
         try {
           port.postMessage(new Uint8Array(moved), [moved]);
         } catch (err) {
           return giveUp(`a piece could not be sent: ${(err as Error).message}`); // never the upload's failure
         }
-        sent += piece.byteLength;
+        sent += bytes;
       },
       arrived: (size) => {
         if (!open) return;
