@@ -12,8 +12,17 @@ const REMEMBERED_PER_READ = 8192;
 /** Fewer results than this are not worth looking up: the memory is off. */
 const FEWEST_REMEMBERED = 16;
 
-/** Look-ups per round of the memory: a round in which fewer than a quarter were known turns it off for the run. */
+/** Look-ups per round of the memory at most: a round in which fewer than a quarter were known turns it off for the run. */
 const REMEMBER_ROUND = 8192;
+/**
+ * A round is shorter for a small memory: four look-ups per result it can keep. A column of no more
+ * values than the memory keeps misses at most once per value in a round, so at least three quarters of
+ * the round are known and it stays on; a column of more values empties the memory before its values
+ * come back, so waiting longer only pays for remembering what will not be recalled. With 120 fields a
+ * memory keeps 68 results, and a round of 8,192 made every read remember each value of its first 8,192
+ * rows (bench/README.md, "Rounds as long as the memory", twenty-first session).
+ */
+const ROUND_PER_RESULT = 4;
 
 /** How many results each of `memories` memories of one read may keep (0: none, for a read with very many). */
 export function rememberedShare(memories: number): number {
@@ -40,6 +49,7 @@ export class RememberedResults<R> {
   private results: Map<string, R> | null;
   private lookups = 0;
   private known = 0;
+  private readonly round: number;
 
   /** `capacity`: results kept at most (the memory is emptied when full); 0 turns it off from the start. */
   constructor(
@@ -47,6 +57,7 @@ export class RememberedResults<R> {
     private readonly capacity = REMEMBERED_RESULTS,
   ) {
     this.results = capacity > 0 ? new Map() : null;
+    this.round = Math.min(REMEMBER_ROUND, ROUND_PER_RESULT * capacity);
   }
 
   /** Whether results are still looked up and remembered. */
@@ -57,8 +68,8 @@ export class RememberedResults<R> {
   /** The result remembered for a text, or undefined (not seen, too long, or the memory is off). */
   recall(text: string): R | undefined {
     if (this.results === null || text.length > REMEMBERED_VALUE_LENGTH) return undefined;
-    if (++this.lookups === REMEMBER_ROUND) {
-      if (this.known < REMEMBER_ROUND / 4) this.results = null;
+    if (++this.lookups === this.round) {
+      if (this.known < this.round / 4) this.results = null;
       this.lookups = 0;
       this.known = 0;
     }

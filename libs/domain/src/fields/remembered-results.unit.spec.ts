@@ -46,6 +46,38 @@ describe('remembered results', () => {
     expect(memory.recall('same')).toBeUndefined();
   });
 
+  it('judges a small memory after four look-ups per result it keeps, not after 8,192', () => {
+    const memory = new RememberedResults<string>((r) => r, 68);
+    const lookUp = (text: string) => memory.recall(text) ?? memory.remember(text, text);
+    for (let i = 0; i < 271; i++) lookUp(`id-${i}`);
+    expect(memory.on).toBe(true);
+    lookUp('id-271');
+    expect(memory.on).toBe(false);
+  });
+
+  it('keeps a small memory on while its column fits in it, and computes each value once', () => {
+    const calls: string[] = [];
+    const remembered = rememberResults(
+      (text) => (calls.push(text), `<${text}>`),
+      (r) => r,
+      68,
+    );
+    for (let i = 0; i < 10_000; i++) expect(remembered(`tier ${i % 60}`)).toBe(`<tier ${i % 60}>`);
+    expect(calls).toHaveLength(60);
+  });
+
+  it('turns a small memory off when its column does not fit, and still answers every value right', () => {
+    const calls: string[] = [];
+    const remembered = rememberResults(
+      (text) => (calls.push(text), `<${text}>`),
+      (r) => r,
+      68,
+    );
+    // 100 values in turn: the memory empties before any comes back, so after one round of 272 nothing is kept.
+    for (let i = 0; i < 1_000; i++) expect(remembered(`code ${i % 100}`)).toBe(`<code ${i % 100}>`);
+    expect(calls).toHaveLength(1_000);
+  });
+
   it('keeps no more than its capacity, and none at a capacity of 0', () => {
     const calls: string[] = [];
     const remembered = rememberResults(
