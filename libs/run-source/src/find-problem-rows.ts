@@ -20,6 +20,11 @@ export interface ProblemRowsQuery {
    * read starts at that data row, with the matches before it already counted.
    */
   start?: { row: number; matchesBefore: number };
+  /**
+   * The data rows of the page's matches, in order, when a finished count's rows tell (pageRows):
+   * only those rows are mapped and checked, the read stops at the last of them. With `known` only.
+   */
+  rows?: number[];
 }
 
 export interface ReviewCell {
@@ -70,6 +75,10 @@ export async function findProblemRows(
   signal?: AbortSignal,
   duplicates: DuplicateRows | null = null,
 ): Promise<ProblemRowsPage | null> {
+  // Past the last match there is nothing to read: a stale page number must not cost a read of the whole file.
+  if (query.known && query.offset >= query.known.matching) return { rows: [], ...query.known };
+  if (query.known && query.rows)
+    return listedRows(blobs, run, mapping, { ...query, known: query.known, rows: query.rows }, signal, duplicates);
   // Without the count's totals every row must be read (the total is part of the answer), so a start is used only with them.
   const start = query.known ? query.start : undefined;
   const source = await readPlannedRows(blobs, run, mapping, duplicates, start?.row ?? 1);
@@ -93,6 +102,41 @@ export async function findProblemRows(
     await source.batches.return(undefined);
   }
   return { rows, matching, rows_checked: checked };
+}
+
+/**
+ * The rows a finished count listed for a page (pageRows), read from the first of them. Each is
+ * checked again: a listed row without a matching problem means the count and the page read the
+ * file differently, which is a fault to hear about, not a page to show.
+ */
+async function listedRows(
+  blobs: BlobStore,
+  run: RunState,
+  mapping: MappingRule,
+  query: ProblemRowsQuery & { known: { matching: number; rows_checked: number }; rows: number[] },
+  signal: AbortSignal | undefined,
+  duplicates: DuplicateRows | null,
+): Promise<ProblemRowsPage | null> {
+  const wanted = query.rows;
+  if (wanted.length === 0) return { rows: [], ...query.known };
+  const source = await readPlannedRows(blobs, run, mapping, duplicates, wanted[0]);
+  const rows: ProblemRow[] = [];
+  let n = source.firstRow - 1;
+  try {
+    for await (const batch of source.batches) {
+      if (signal?.aborted) return null;
+      for (const row of batch) {
+        if (++n !== wanted[rows.length]) continue;
+        if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)))
+          throw new Error(`row ${n} was counted with a problem that a page of the same mapping does not find`);
+        rows.push({ row: n, cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan) });
+        if (rows.length === wanted.length) return { rows, ...query.known };
+      }
+    }
+  } finally {
+    await source.batches.return(undefined);
+  }
+  throw new Error(`the file ended before row ${wanted[rows.length]}, which the count listed`);
 }
 
 const matches = (problem: CellProblem | null, kind: CellProblem | null): boolean => problem !== null && (kind === null || problem === kind);

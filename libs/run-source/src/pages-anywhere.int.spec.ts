@@ -10,7 +10,7 @@ import { countMappingProblems, joinProblemTallies } from './count-problems';
 import { findProblemRows } from './find-problem-rows';
 import { inspectStructuredFile } from './inspect-structured-file';
 import { readPlannedRows } from './mapped-rows';
-import { pageStart, SEGMENT_ROWS } from './problem-segments';
+import { pageRows, pageStart, SEGMENT_ROWS } from './problem-segments';
 
 /**
  * A file big enough for many row index entries and problem segments: pages far into it,
@@ -101,9 +101,41 @@ describe('pages of rows with problems anywhere in a big file', () => {
         expect(started.rows).toEqual(fromTop.rows);
         expect(started.rows.length).toBe(Math.min(20, matching - offset));
         expect(fromTop.matching).toBe(matching);
+        // Over every field the count's rows name the page's own rows: read and mapped, they are the same page.
+        const rows = pageRows(tally.segments, query);
+        if (field !== null) expect(rows).toBeNull();
+        else {
+          expect(rows).toEqual(fromTop.rows.map((r) => r.row));
+          expect((await findProblemRows(blobs, run, mapping, { ...query, known, rows: rows! }))!.rows).toEqual(fromTop.rows);
+        }
       }
     }
   }, 120_000);
+
+  it('answers a page past the last match at once, without reading the file', async () => {
+    const tally = (await countMappingProblems(blobs, run, mapping))!;
+    const known = { matching: tally.problems_by_field.age, rows_checked: tally.rows_checked };
+    const gone = { ...run, source_key: 'runs/none/source', rows_key: 'runs/none/source' };
+    expect(await findProblemRows(blobs, gone, mapping, { field: 'age', kind: null, offset: known.matching, limit: 20, known })).toEqual({
+      rows: [],
+      ...known,
+    });
+    // The same page of a file that is there, from the top, is empty too: the shortcut answers what a read would.
+    const read = (await findProblemRows(blobs, run, mapping, { field: 'age', kind: null, offset: known.matching, limit: 20 }))!;
+    expect(read).toEqual({ rows: [], ...known });
+  });
+
+  it('refuses to show a row the count listed when the row has no such problem', async () => {
+    const tally = (await countMappingProblems(blobs, run, mapping))!;
+    const known = { matching: tally.rows_with_problems, rows_checked: tally.rows_checked };
+    // Row 1 has no problem (a good address, age 1, a plain note); row 11's address is bad.
+    await expect(
+      findProblemRows(blobs, run, mapping, { field: null, kind: null, offset: 0, limit: 20, known, rows: [1, 11] }),
+    ).rejects.toThrow('row 1 was counted with a problem');
+    const page = (await findProblemRows(blobs, run, mapping, { field: null, kind: null, offset: 0, limit: 20, known, rows: [11] }))!;
+    expect(page.rows.map((r) => r.row)).toEqual([11]);
+    expect(page.rows[0].cells.email.problem).toBe('type');
+  });
 
   describe('counted in ranges (two threads, each over half the file)', () => {
     const countInRanges = async (counted: RunState, cuts: number[]) => {

@@ -17,6 +17,8 @@ import {
 } from '@app/domain';
 import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import {
+  limitRowKinds,
+  pageRows,
   pageStart,
   readMappedSource,
   readSampleRows,
@@ -66,6 +68,8 @@ interface CountJob {
 export const PROBLEM_ROWS_PER_PAGE = 20;
 
 const CACHE_SIZE = 200;
+/** Bytes of the counted rows' kinds kept over every count (a byte a row; pageRows): the newest counts' within it. */
+const ROW_KINDS_BUDGET = 32 * 1024 * 1024;
 /** Answers of the duplicates pass kept (a bit per row and unique field each: 125 kB per field of a million rows). */
 const DUPLICATES_CACHE_SIZE = 20;
 
@@ -203,8 +207,10 @@ export class ReviewPreviewService {
       await this.countUnderWay(run.id, key);
       const known = knownMatching(this.counted.get(key), query);
       const segments = this.segments.get(key);
-      const start = known && segments ? pageStart(segments, query) : null;
-      const asked: ProblemRowsQuery = known ? { ...query, known, ...(start ? { start } : {}) } : query;
+      // The page's own rows when the count kept them (a query over every field), else the segment it starts in.
+      const rows = known && segments ? pageRows(segments, query) : null;
+      const start = known && segments && !rows ? pageStart(segments, query) : null;
+      const asked: ProblemRowsQuery = known ? { ...query, known, ...(rows ? { rows } : start ? { start } : {}) } : query;
       const duplicates = await this.duplicateRows(run, normalized);
       const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query: asked, duplicates });
       if (!page) throw new Error('the search was stopped');
@@ -334,7 +340,12 @@ export class ReviewPreviewService {
 
   private remember(key: string, result: ProblemCount, segments: ProblemSegments | null): void {
     this.counted.set(key, result);
-    if (segments) this.segments.set(key, segments);
+    if (segments) {
+      this.segments.delete(key); // set again, it is the newest
+      this.segments.set(key, segments);
+      const keys = [...this.segments.keys()];
+      limitRowKinds([...this.segments.values()], ROW_KINDS_BUDGET).forEach((kept, i) => this.segments.set(keys[i], kept));
+    }
     if (this.counted.size > CACHE_SIZE) {
       const oldest = this.counted.keys().next().value as string;
       this.counted.delete(oldest);

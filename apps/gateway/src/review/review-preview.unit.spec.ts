@@ -70,7 +70,7 @@ describe('ReviewPreviewService: a page asked while its count runs', () => {
     return { preview, asked };
   }
 
-  it('waits for the count, then starts at the segment that holds the page', async () => {
+  it('waits for the count, then asks for the rows the count says the page holds', async () => {
     const count = deferred<ReturnType<typeof tally> | null>();
     const { preview, asked } = service(count.promise);
     expect((await preview.countProblems(run, MAPPING, false)).status).toBe('counting');
@@ -82,9 +82,19 @@ describe('ReviewPreviewService: a page asked while its count runs', () => {
     count.resolve(tally());
     await answered;
     expect(asked).toHaveLength(1);
-    // Match 4,137 (offset 4,136) is in the third segment: the second's 4,096 matches come before its first row.
+    // Every row after the first segment has a problem: match 4,137 (offset 4,136) is row 4,096 + 4,137.
     expect(asked[0].known).toEqual({ matching: 2 * SEGMENT_ROWS, rows_checked: 3 * SEGMENT_ROWS });
+    expect(asked[0].rows).toEqual(Array.from({ length: 20 }, (_, i) => SEGMENT_ROWS + page.offset + 1 + i));
+    expect(asked[0].start).toBeUndefined();
+  });
+
+  it('starts a page of one field at the segment that holds it (one field is cheap to check)', async () => {
+    const { preview, asked } = service(Promise.resolve(tally()));
+    await preview.countProblems(run, MAPPING, true);
+    await preview.problemRows(run, MAPPING, { ...page, field: 'email' });
+    // Match 4,137 is in the third segment: the second's 4,096 matches come before its first row.
     expect(asked[0].start).toEqual({ row: 2 * SEGMENT_ROWS + 1, matchesBefore: SEGMENT_ROWS });
+    expect(asked[0].rows).toBeUndefined();
   });
 
   it('reads the whole file when the count it waited for failed', async () => {
