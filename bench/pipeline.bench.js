@@ -4,7 +4,7 @@
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
  *   BENCH_MANY_ROWS rows of the many-fields CSV case (default 80,000: 117 MB)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,review,large,floor (default all)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,review,review-many,large,floor (default all)
  * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */
 const fs = require('node:fs');
@@ -18,6 +18,7 @@ const { validatorsCost } = require('./cases/validators-cost');
 const { widePipeline } = require('./cases/wide-pipeline');
 const { manyFieldsPipeline } = require('./cases/many-fields-pipeline');
 const { reviewLarge } = require('./review-large.bench');
+const { reviewManyFields } = require('./cases/review-many-fields');
 const { csvFloor } = require('./csv-floor.bench');
 const { largeFiles } = require('./large-files.bench');
 
@@ -42,6 +43,8 @@ const CASES = {
   validators: (work) => validatorsCost({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The review on a large file: the count and any page of rows with problems (review-large.bench.js, `npm run bench:review` alone).
   review: () => reviewLarge({ rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // The same pages under the many case's 120 fields (cases/review-many-fields.js).
+  'review-many': (work) => reviewManyFields({ work, rows: Number(process.env.BENCH_MANY_ROWS || 80_000) }),
   // Peak RSS on a 1 GiB CSV, a 60 MB field and a workbook bomb, each in a fresh service (large-files.bench.js, `npm run bench:large` alone).
   large: () => largeFiles(),
   // The least work the csv case needs, without the service (csv-floor.bench.js, `npm run bench:floor` alone).

@@ -47,4 +47,4 @@ async function manyFieldsPipeline({ work, rows }) {
   };
 }
 
-module.exports = { manyFieldsPipeline };
+module.exports = { manyFieldsPipeline, generateManyFieldsCsv, MANY_FIELDS: FIELDS };
