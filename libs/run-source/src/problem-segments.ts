@@ -21,7 +21,7 @@ export interface ProblemSegments {
   /**
    * Each counted data row's kinds of problem as bits (bit k for `kinds[k]`), from the data row the
    * count started at (row 1 once joined): a page of a query over every field then knows its rows
-   * without checking any other (pageRows). Null when they were not kept (limitRowKinds).
+   * without checking any other (pageRows). Null when they were not kept (limitSegmentsMemory).
    */
   rowKinds: Uint8Array | null;
 }
@@ -162,24 +162,32 @@ export function pageRows(
   return rows;
 }
 
+/** Bytes a count's segments hold: their counts and, when kept, the rows' kinds. */
+const bytesOf = (segments: ProblemSegments): number => segments.counts.byteLength + (segments.rowKinds?.byteLength ?? 0);
+
 /**
- * The segments of several counts, newest last, with the rows' kinds (a byte a row) kept for the
- * newest within `budgetBytes` only: a million-row count holds a megabyte of them, and the API's
- * process keeps many counts. An older count's pages start at their segment again.
+ * The segments of several counts (newest last) that fit `budgetBytes` together, the newest first:
+ * a count's whole segments when they fit, else its counts without the rows' kinds (its pages over
+ * every field start at their segment again), else none (its pages read from the top, as without a
+ * count). The API's process keeps up to 200 counts, one per mapping and set of fixes, and a million
+ * rows of 120 fields hold about 1 MB of counts and 1 MB of rows' kinds.
  */
-export function limitRowKinds(newestLast: ProblemSegments[], budgetBytes: number): ProblemSegments[] {
+export function limitSegmentsMemory(newestLast: ProblemSegments[], budgetBytes: number): (ProblemSegments | null)[] {
   let left = budgetBytes;
-  return newestLast
+  const kept = newestLast
     .slice()
     .reverse()
     .map((segments) => {
-      const bytes = segments.rowKinds?.length ?? 0;
-      if (bytes <= left) {
-        left -= bytes;
+      const whole = bytesOf(segments);
+      if (whole <= left) {
+        left -= whole;
         return segments;
       }
-      left = 0;
-      return { ...segments, rowKinds: null };
-    })
-    .reverse();
+      if (segments.counts.byteLength <= left) {
+        left -= segments.counts.byteLength;
+        return { ...segments, rowKinds: null };
+      }
+      return null;
+    });
+  return kept.reverse();
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CELL_PROBLEMS, type CellProblem } from '@app/domain';
-import { joinProblemSegments, limitRowKinds, pageRows, pageStart, ProblemSegmentsBuilder, SEGMENT_ROWS } from './problem-segments';
+import { joinProblemSegments, limitSegmentsMemory, pageRows, pageStart, ProblemSegmentsBuilder, SEGMENT_ROWS } from './problem-segments';
 
 /**
  * The rows' kinds a count keeps let a page over every field name its own rows: they must be
@@ -67,20 +67,26 @@ describe('pages named by the rows a count kept', () => {
   });
 });
 
-describe('the rows kept over many counts', () => {
+describe('the segments kept over many counts', () => {
+  // Three fields: 32 classes of 4 bytes a segment.
   const ofRows = (n: number) => counted(Array.from({ length: n }, () => [null, null, null]));
+  const bytes = (n: number) => Math.ceil(n / SEGMENT_ROWS) * 32 * 4 + n;
 
-  it('are the newest counts’ within the budget; an older count keeps its segments only', () => {
-    const [oldest, middle, newest] = limitRowKinds([ofRows(300), ofRows(200), ofRows(100)], 350);
-    expect(newest.rowKinds).toHaveLength(100);
-    expect(middle.rowKinds).toHaveLength(200);
-    expect(oldest.rowKinds).toBeNull();
-    expect(oldest.counts.length).toBeGreaterThan(0);
+  it('are the newest counts’ whole within the budget, then counts without their rows, then none', () => {
+    const counts = [ofRows(5000), ofRows(300), ofRows(200), ofRows(100)];
+    const budget = bytes(100) + bytes(200) + 128 + 10;
+    const [oldest, older, middle, newest] = limitSegmentsMemory(counts, budget);
+    expect(newest!.rowKinds).toHaveLength(100);
+    expect(middle!.rowKinds).toHaveLength(200);
+    // 138 bytes left: the counts of one segment (128) fit, its 300 rows' kinds do not.
+    expect(older!.rowKinds).toBeNull();
+    expect(older!.counts).toEqual(counts[1].counts);
+    expect(oldest).toBeNull();
   });
 
-  it('keep none past a count that did not fit, even a smaller older one', () => {
-    const [older, big] = limitRowKinds([ofRows(10), ofRows(1000)], 500);
-    expect(big.rowKinds).toBeNull();
-    expect(older.rowKinds).toBeNull();
+  it('keep a newer count whole before an older one, whatever their sizes', () => {
+    const [older, newer] = limitSegmentsMemory([ofRows(10), ofRows(1000)], bytes(1000));
+    expect(newer!.rowKinds).toHaveLength(1000);
+    expect(older).toBeNull();
   });
 });

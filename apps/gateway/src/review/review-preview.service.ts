@@ -17,7 +17,7 @@ import {
 } from '@app/domain';
 import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import {
-  limitRowKinds,
+  limitSegmentsMemory,
   pageRows,
   pageStart,
   readMappedSource,
@@ -68,8 +68,8 @@ interface CountJob {
 export const PROBLEM_ROWS_PER_PAGE = 20;
 
 const CACHE_SIZE = 200;
-/** Bytes of the counted rows' kinds kept over every count (a byte a row; pageRows): the newest counts' within it. */
-const ROW_KINDS_BUDGET = 32 * 1024 * 1024;
+/** Bytes of page segments kept over every count (limitSegmentsMemory): the newest counts' within it. */
+const SEGMENTS_BUDGET = 32 * 1024 * 1024;
 /** Answers of the duplicates pass kept (a bit per row and unique field each: 125 kB per field of a million rows). */
 const DUPLICATES_CACHE_SIZE = 20;
 
@@ -344,7 +344,9 @@ export class ReviewPreviewService {
       this.segments.delete(key); // set again, it is the newest
       this.segments.set(key, segments);
       const keys = [...this.segments.keys()];
-      limitRowKinds([...this.segments.values()], ROW_KINDS_BUDGET).forEach((kept, i) => this.segments.set(keys[i], kept));
+      limitSegmentsMemory([...this.segments.values()], SEGMENTS_BUDGET).forEach((kept, i) =>
+        kept ? this.segments.set(keys[i], kept) : this.segments.delete(keys[i]),
+      );
     }
     if (this.counted.size > CACHE_SIZE) {
       const oldest = this.counted.keys().next().value as string;
