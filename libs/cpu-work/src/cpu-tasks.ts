@@ -97,9 +97,14 @@ export type CpuTaskName = keyof typeof CPU_TASKS;
 
 /**
  * The tasks whose results' typed arrays are moved to the asking thread, not copied: per-row
- * numbers and bits a result owns alone (a first pass: 8 bytes per row and set).
+ * numbers and bits a result owns alone (a first pass: 8 bytes per row and set; a count: its page
+ * segments and a byte per row).
  */
-export const MOVED_RESULTS: ReadonlySet<CpuTaskName> = new Set<CpuTaskName>(['duplicatesFirstPass', 'findDuplicateRows']);
+export const MOVED_RESULTS: ReadonlySet<CpuTaskName> = new Set<CpuTaskName>([
+  'duplicatesFirstPass',
+  'findDuplicateRows',
+  'countMappingProblems',
+]);
 export type CpuTaskInput<N extends CpuTaskName> = Parameters<(typeof CPU_TASKS)[N]>[0];
 export type CpuTaskResult<N extends CpuTaskName> = Awaited<ReturnType<(typeof CPU_TASKS)[N]>>;
 

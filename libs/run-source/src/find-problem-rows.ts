@@ -22,7 +22,8 @@ export interface ProblemRowsQuery {
   start?: { row: number; matchesBefore: number };
   /**
    * The data rows of the page's matches, in order, when a finished count's rows tell (pageRows):
-   * only those rows are mapped and checked, the read stops at the last of them. With `known` only.
+   * only those rows are mapped and checked, the read stops at the last of them. With `known` and
+   * over every field only (the check of a listed row is the whole plan's).
    */
   rows?: number[];
 }
@@ -63,9 +64,10 @@ export interface ProblemRowsPage {
 /**
  * The rows with problems over the whole stored source under a mapping, a page at a time:
  * every row is checked (the total is exact) unless the totals are known, and only the page's
- * rows are kept. With the totals and the count's segments the read starts near the page. The cells
- * are mapped by the same reader as the preview and the output. Returns null when `signal`
- * aborts it.
+ * rows are kept. With the totals: a page past the last match is empty at once; a page over every
+ * field whose rows the count listed (`rows`) reads and checks only those; else, with the count's
+ * segments, the read starts near the page. The cells are mapped by the same reader as the preview
+ * and the output. Returns null when `signal` aborts it.
  */
 export async function findProblemRows(
   blobs: BlobStore,
@@ -77,7 +79,7 @@ export async function findProblemRows(
 ): Promise<ProblemRowsPage | null> {
   // Past the last match there is nothing to read: a stale page number must not cost a read of the whole file.
   if (query.known && query.offset >= query.known.matching) return { rows: [], ...query.known };
-  if (query.known && query.rows)
+  if (query.known && query.rows && query.field === null)
     return listedRows(blobs, run, mapping, { ...query, known: query.known, rows: query.rows }, signal, duplicates);
   // Without the count's totals every row must be read (the total is part of the answer), so a start is used only with them.
   const start = query.known ? query.start : undefined;
@@ -104,10 +106,13 @@ export async function findProblemRows(
   return { rows, matching, rows_checked: checked };
 }
 
+/** What a read of listed rows throws when they do not make the page (a thread's error keeps only its message). */
+export const LISTED_ROWS_DISAGREE = 'the rows the count listed do not make the page';
+
 /**
  * The rows a finished count listed for a page (pageRows), read from the first of them. Each is
  * checked again: a listed row without a matching problem means the count and the page read the
- * file differently, which is a fault to hear about, not a page to show.
+ * file differently, which is a fault to hear about (LISTED_ROWS_DISAGREE), not a page to show.
  */
 async function listedRows(
   blobs: BlobStore,
@@ -128,7 +133,7 @@ async function listedRows(
       for (const row of batch) {
         if (++n !== wanted[rows.length]) continue;
         if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)))
-          throw new Error(`row ${n} was counted with a problem that a page of the same mapping does not find`);
+          throw new Error(`${LISTED_ROWS_DISAGREE}: row ${n} was counted with a problem that a page of the same mapping does not find`);
         rows.push({ row: n, cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan) });
         if (rows.length === wanted.length) return { rows, ...query.known };
       }
@@ -136,7 +141,7 @@ async function listedRows(
   } finally {
     await source.batches.return(undefined);
   }
-  throw new Error(`the file ended before row ${wanted[rows.length]}, which the count listed`);
+  throw new Error(`${LISTED_ROWS_DISAGREE}: the file ended before row ${wanted[rows.length]}, which the count listed`);
 }
 
 const matches = (problem: CellProblem | null, kind: CellProblem | null): boolean => problem !== null && (kind === null || problem === kind);

@@ -172,6 +172,15 @@ describe('pages of rows with problems anywhere in a big file', () => {
       const whole = (await countMappingProblems(blobs, fixed, mapping))!;
       expect(whole.problems_by_field_and_kind.email.required).toBe(before.problems_by_field_and_kind.email.required - 1);
       expect(await countInRanges(fixed, [20_001])).toEqual(whole);
+      // The page around the fixed row, named by the count's rows, is the page a read from the top finds.
+      const known = { matching: whole.rows_by_kind.required, rows_checked: whole.rows_checked };
+      const offset = Math.floor(30_000 / 17) - 10;
+      const query = { field: null, kind: 'required' as const, offset, limit: 20 };
+      const rows = pageRows(whole.segments, query)!;
+      expect(rows).not.toContain(30_005);
+      const fromTop = (await findProblemRows(blobs, fixed, mapping, query))!;
+      expect(rows).toEqual(fromTop.rows.map((r) => r.row));
+      expect((await findProblemRows(blobs, fixed, mapping, { ...query, known, rows }))!.rows).toEqual(fromTop.rows);
     });
   });
 });

@@ -26,6 +26,9 @@ export interface ProblemSegments {
   rowKinds: Uint8Array | null;
 }
 
+// A row's kinds are a byte's bits (rowKinds): a ninth kind of problem needs a wider array.
+if (CELL_PROBLEMS.length > 8) throw new Error(`${CELL_PROBLEMS.length} kinds of problem do not fit a row's byte of kinds`);
+
 const classOf = (fieldIndex: number, kindIndex: number, kinds: number): number => (fieldIndex + 1) * (kinds + 1) + (kindIndex + 1);
 
 /** Records the count's rows, one at a time, into segments. */
@@ -166,25 +169,27 @@ export function pageRows(
 const bytesOf = (segments: ProblemSegments): number => segments.counts.byteLength + (segments.rowKinds?.byteLength ?? 0);
 
 /**
- * The segments of several counts (newest last) that fit `budgetBytes` together, the newest first:
- * a count's whole segments when they fit, else its counts without the rows' kinds (its pages over
- * every field start at their segment again), else none (its pages read from the top, as without a
- * count). The API's process keeps up to 200 counts, one per mapping and set of fixes, and a million
- * rows of 120 fields hold about 1 MB of counts and 1 MB of rows' kinds.
+ * What to keep of the segments of several counts (given newest last, answered in the same order)
+ * within `budgetBytes` together, giving the newer counts priority: a count's whole segments when
+ * they fit, else its counts without the rows' kinds (its pages over every field start at their
+ * segment again), else none (its pages read from the top, as without a count). The newest keeps
+ * its counts whatever their size, as every count did before there was a budget. The API's process
+ * keeps up to 200 counts, one per mapping and set of fixes, and a million rows of 120 fields hold
+ * about 1 MB of counts and 1 MB of rows' kinds.
  */
 export function limitSegmentsMemory(newestLast: ProblemSegments[], budgetBytes: number): (ProblemSegments | null)[] {
   let left = budgetBytes;
   const kept = newestLast
     .slice()
     .reverse()
-    .map((segments) => {
+    .map((segments, i) => {
       const whole = bytesOf(segments);
       if (whole <= left) {
         left -= whole;
         return segments;
       }
-      if (segments.counts.byteLength <= left) {
-        left -= segments.counts.byteLength;
+      if (segments.counts.byteLength <= left || i === 0) {
+        left = Math.max(0, left - segments.counts.byteLength);
         return { ...segments, rowKinds: null };
       }
       return null;

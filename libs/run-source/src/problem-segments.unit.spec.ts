@@ -84,6 +84,13 @@ describe('the segments kept over many counts', () => {
     expect(oldest).toBeNull();
   });
 
+  it('keep the newest count’s counts even past the budget', () => {
+    const [older, newest] = limitSegmentsMemory([ofRows(10), ofRows(5000)], 100);
+    expect(newest!.counts.length).toBeGreaterThan(0);
+    expect(newest!.rowKinds).toBeNull();
+    expect(older).toBeNull();
+  });
+
   it('keep a newer count whole before an older one, whatever their sizes', () => {
     const [older, newer] = limitSegmentsMemory([ofRows(10), ofRows(1000)], bytes(1000));
     expect(newer!.rowKinds).toHaveLength(1000);

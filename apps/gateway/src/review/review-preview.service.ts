@@ -18,6 +18,7 @@ import {
 import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import {
   limitSegmentsMemory,
+  LISTED_ROWS_DISAGREE,
   pageRows,
   pageStart,
   readMappedSource,
@@ -195,8 +196,9 @@ export class ReviewPreviewService {
   /**
    * One page of the rows with problems over the whole file (filtered by field and kind),
    * each cell with its value and problem, read in a worker thread. With the count of the same
-   * mapping done, the read starts at the segment that holds the page's first row and stops
-   * when the page is full; without one it reads the whole file (it must count the matches).
+   * mapping done, a page over every field reads the rows the count lists for it (pageRows),
+   * any other starts at the segment that holds its first row, and both stop when the page is
+   * full; without a count the page reads the whole file (it must count the matches).
    */
   async problemRows(run: RunState, mapping: unknown, query: ProblemRowsQuery): Promise<ProblemRowsPage> {
     const normalized = this.requirePreviewable(run, mapping);
@@ -207,14 +209,23 @@ export class ReviewPreviewService {
       await this.countUnderWay(run.id, key);
       const known = knownMatching(this.counted.get(key), query);
       const segments = this.segments.get(key);
-      // The page's own rows when the count kept them (a query over every field), else the segment it starts in.
-      const rows = known && segments ? pageRows(segments, query) : null;
-      const start = known && segments && !rows ? pageStart(segments, query) : null;
-      const asked: ProblemRowsQuery = known ? { ...query, known, ...(rows ? { rows } : start ? { start } : {}) } : query;
       const duplicates = await this.duplicateRows(run, normalized);
-      const page = await this.cpu.run('findProblemRows', { run, mapping: normalized, query: asked, duplicates });
-      if (!page) throw new Error('the search was stopped');
-      return page;
+      const read = (asked: ProblemRowsQuery) => this.cpu.run('findProblemRows', { run, mapping: normalized, query: asked, duplicates });
+      if (!known || !segments) return found(await read(known ? { ...query, known } : query));
+      const start = pageStart(segments, query);
+      const fromSegment: ProblemRowsQuery = { ...query, known, ...(start ? { start } : {}) };
+      // The page's own rows when the count kept them (a query over every field), as many as the count says the page holds.
+      const rows = pageRows(segments, query);
+      if (!rows || rows.length !== Math.min(query.limit, Math.max(0, known.matching - query.offset))) return found(await read(fromSegment));
+      return found(
+        await read({ ...query, known, rows }).catch(async (err: Error) => {
+          if (!err.message.startsWith(LISTED_ROWS_DISAGREE)) throw err;
+          // A fault, heard; the page is still answered, and this count's pages start at their segment from now on.
+          this.logger.error(`Run ${run.id}: ${err.message}; the page is read from its segment`);
+          this.segments.set(key, { ...segments, rowKinds: null });
+          return read(fromSegment);
+        }),
+      );
     } catch (err) {
       if (err instanceof ApiError) throw err;
       this.logger.error(`Run ${run.id}: rows with problems could not be listed: ${(err as Error).message}`);
@@ -366,6 +377,12 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
 });
 
 /** What a count is for: the run, its sheet and header choice, the mapping and the fixes in force. */
+/** A page a worker thread read; null (the read was stopped) is an error here: nothing stops a page's read. */
+function found(page: ProblemRowsPage | null): ProblemRowsPage {
+  if (!page) throw new Error('the search was stopped');
+  return page;
+}
+
 const countKey = (run: RunState, mapping: MappingRule): string =>
   `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 

@@ -2,13 +2,14 @@ import type { BlobStore } from '@app/blob-storage';
 import type { FieldDefinition } from '@app/contracts';
 import type { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
 import { noProblemsByKind, type RunState } from '@app/domain';
-import { ProblemSegmentsBuilder, SEGMENT_ROWS, type ProblemRowsQuery } from '@app/run-source';
+import { LISTED_ROWS_DISAGREE, ProblemSegmentsBuilder, SEGMENT_ROWS, type ProblemRowsQuery } from '@app/run-source';
 import { ReviewPreviewService } from './review-preview.service';
 
 /**
  * A page of rows with problems asked while the count of the same mapping runs: it waits for
- * the count and then starts at the segment that holds its rows, rather than reading the whole
- * file beside the count. The file work is faked: what matters is what the page asks of it.
+ * the count and then reads the rows the count lists for it (a page over every field) or starts
+ * at the segment that holds its rows (a page by field), rather than reading the whole file
+ * beside the count. The file work is faked: what matters is what the page asks of it.
  */
 const FIELDS: Record<string, FieldDefinition> = {
   email: { description: 'e', data_type: 'email', is_required: true },
@@ -56,12 +57,13 @@ function deferred<T>() {
 describe('ReviewPreviewService: a page asked while its count runs', () => {
   const page = { field: null, kind: null, offset: SEGMENT_ROWS + 40, limit: 20 } satisfies ProblemRowsQuery;
 
-  function service(count: Promise<ReturnType<typeof tally> | null>) {
+  function service(count: Promise<ReturnType<typeof tally> | null>, answer: (query: ProblemRowsQuery) => void = () => undefined) {
     const asked: ProblemRowsQuery[] = [];
     const cpu = {
       run: jest.fn(async (task: string, args: { query: ProblemRowsQuery }) => {
         if (task !== 'findProblemRows') throw new Error(`unexpected task ${task}`);
         asked.push(args.query);
+        answer(args.query);
         return { rows: [], matching: 0, rows_checked: 0 };
       }),
     } as unknown as CpuWork;
@@ -95,6 +97,42 @@ describe('ReviewPreviewService: a page asked while its count runs', () => {
     // Match 4,137 is in the third segment: the second's 4,096 matches come before its first row.
     expect(asked[0].start).toEqual({ row: 2 * SEGMENT_ROWS + 1, matchesBefore: SEGMENT_ROWS });
     expect(asked[0].rows).toBeUndefined();
+  });
+
+  it('answers from the segment when the listed rows do not make the page, and starts there from then on', async () => {
+    const disagree = (query: ProblemRowsQuery) => {
+      if (query.rows) throw new Error(`${LISTED_ROWS_DISAGREE}: row 8233 was counted with a problem that a page does not find`);
+    };
+    const { preview, asked } = service(Promise.resolve(tally()), disagree);
+    await preview.countProblems(run, MAPPING, true);
+    await expect(preview.problemRows(run, MAPPING, page)).resolves.toEqual({ rows: [], matching: 0, rows_checked: 0 });
+    expect(asked.map((q) => [q.rows?.length, q.start])).toEqual([
+      [20, undefined],
+      [undefined, { row: 2 * SEGMENT_ROWS + 1, matchesBefore: SEGMENT_ROWS }],
+    ]);
+    await preview.problemRows(run, MAPPING, { ...page, offset: 0 });
+    expect(asked[2].rows).toBeUndefined();
+    expect(asked[2].start).toEqual({ row: SEGMENT_ROWS + 1, matchesBefore: 0 });
+  });
+
+  it('does not read the page again when the file cannot be read', async () => {
+    const { preview, asked } = service(Promise.resolve(tally()), () => {
+      throw new Error('ENOENT: the source is gone');
+    });
+    await preview.countProblems(run, MAPPING, true);
+    await expect(preview.problemRows(run, MAPPING, page)).rejects.toMatchObject({ status: 503 });
+    expect(asked).toHaveLength(1);
+  });
+
+  it('starts at the segment when the rows kept do not hold as many matches as the count says', async () => {
+    const counted = tally();
+    const { preview, asked } = service(
+      Promise.resolve({ ...counted, segments: { ...counted.segments, rowKinds: new Uint8Array(3 * SEGMENT_ROWS) } }),
+    );
+    await preview.countProblems(run, MAPPING, true);
+    await preview.problemRows(run, MAPPING, page);
+    expect(asked[0].rows).toBeUndefined();
+    expect(asked[0].start).toEqual({ row: 2 * SEGMENT_ROWS + 1, matchesBefore: SEGMENT_ROWS });
   });
 
   it('reads the whole file when the count it waited for failed', async () => {

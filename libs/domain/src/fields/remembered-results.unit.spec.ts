@@ -66,16 +66,15 @@ describe('remembered results', () => {
     expect(calls).toHaveLength(60);
   });
 
-  it('turns a small memory off when its column does not fit, and still answers every value right', () => {
-    const calls: string[] = [];
-    const remembered = rememberResults(
-      (text) => (calls.push(text), `<${text}>`),
-      (r) => r,
-      68,
-    );
-    // 100 values in turn: the memory empties before any comes back, so after one round of 272 nothing is kept.
-    for (let i = 0; i < 1_000; i++) expect(remembered(`code ${i % 100}`)).toBe(`<code ${i % 100}>`);
-    expect(calls).toHaveLength(1_000);
+  it('turns a small memory off after one round when its column does not fit, and still answers every value right', () => {
+    const memory = new RememberedResults<string>((r) => r, 68);
+    let computed = 0;
+    const lookUp = (text: string) => memory.recall(text) ?? memory.remember(text, (computed++, `<${text}>`));
+    // 100 values in turn: the memory empties before any comes back, so its first round of 272 knows none.
+    for (let i = 0; i < 272; i++) expect(lookUp(`code ${i % 100}`)).toBe(`<code ${i % 100}>`);
+    expect(memory.on).toBe(false);
+    for (let i = 272; i < 1_000; i++) expect(lookUp(`code ${i % 100}`)).toBe(`<code ${i % 100}>`);
+    expect(computed).toBe(1_000);
   });
 
   it('keeps no more than its capacity, and none at a capacity of 0', () => {
