@@ -24,6 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const Papa = require('papaparse');
 const { startService, sleep } = require('./lib/service');
+const { openReview, timed } = require('./lib/review-session');
 const { writeCsv } = require('./lib/write-csv');
 
 const ROWS = Number(process.env.BENCH_ROWS || 1_000_000);
@@ -133,16 +134,6 @@ const quantile = (xs, q) => {
 };
 const fmt = (x, digits = 1) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
 
-/** Times one JSON call; throws on a status that is not 2xx. */
-async function timed(url, init = {}) {
-  const t0 = process.hrtime.bigint();
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } });
-  const body = await res.json();
-  const took = ms(t0);
-  if (!res.ok) throw new Error(`${init.method || 'GET'} ${new URL(url).pathname} answered ${res.status}: ${JSON.stringify(body)}`);
-  return { body, ms: took };
-}
-
 /** Calls `call` every `every` ms (or right after the last answer when it took longer) until `stop()`; the answer times. */
 async function sample(call, every, stop) {
   const times = [];
@@ -168,7 +159,7 @@ async function reviewLarge({ rows = ROWS } = {}) {
   let svc;
   try {
     const file = path.join(work, 'customers.csv');
-    let t = process.hrtime.bigint();
+    const t = process.hrtime.bigint();
     const { planted, rowsWithProblems } = await generateCsv(file, rows);
     const bytes = fs.statSync(file).size;
     console.log(
@@ -185,31 +176,9 @@ async function reviewLarge({ rows = ROWS } = {}) {
     svc = await startService({ dataDir: path.join(work, 'data') });
     const org = await svc.organization(FIELDS);
     if (!org.apiKey || !org.schemaId) throw new Error('the organization or its schema was not created');
-    const auth = { authorization: `Bearer ${org.apiKey}` };
-    const created = await timed(`${svc.base}/v1/transformations/file`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ schema_id: org.schemaId, filename: 'customers.csv' }),
-    });
-    const run = created.body;
-    const runUrl = `${svc.base}/v1/transformations/${run.id}`;
-    t = process.hrtime.bigint();
-    const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(file), duplex: 'half' });
-    if (up.status !== 200) throw new Error(`upload answered ${up.status}`);
-    const uploadSeconds = ms(t) / 1000;
-    let ready;
-    for (;;) {
-      ready = (await timed(runUrl, { headers: auth })).body;
-      if (ready.status === 'failed') throw new Error(`run failed: ${JSON.stringify(ready.error)}`);
-      if (ready.review_state === 'active') break;
-      await sleep(100);
-    }
-    const reviewReadySeconds = ms(t) / 1000;
+    const { auth, runUrl, ready, uploadSeconds, reviewReadySeconds, review } = await openReview(svc, org, file, 'customers.csv');
     console.log(`upload ${fmt(uploadSeconds, 2)} s; review active after ${fmt(reviewReadySeconds, 2)} s, ${ready.total_rows} rows`);
 
-    const link = new URL(ready.review_url);
-    if (link.hostname !== '127.0.0.1') throw new Error(`the review link points at ${link.hostname}, not loopback`);
-    const review = (call) => `${svc.base}${link.pathname}/${call}${link.search}`;
     const post = (call, body) => timed(review(call), { method: 'POST', body: JSON.stringify(body) });
 
     const state = await timed(review('state'));

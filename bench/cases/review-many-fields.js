@@ -9,22 +9,13 @@
  * to be what was asked (row numbers rising, every row with the problem). A row of 120 fields is a
  * few hundred microseconds to check, so a page that checks every row from a segment's start is
  * what this case would show. */
-const fs = require('node:fs');
 const path = require('node:path');
 const { startService } = require('../lib/service');
+const { openReview, timed } = require('../lib/review-session');
 const { generateManyFieldsCsv, MANY_FIELDS } = require('./many-fields-pipeline');
 
 const PAGE_TARGET_MS = 300;
 const PER_PAGE = 20;
-
-async function timed(url, init = {}) {
-  const t0 = process.hrtime.bigint();
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } });
-  const body = await res.json();
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (!res.ok) throw new Error(`${init.method || 'GET'} ${new URL(url).pathname} answered ${res.status}: ${JSON.stringify(body)}`);
-  return { body, ms };
-}
 
 async function reviewManyFields({ work, rows }) {
   const file = path.join(work, 'input-review-many.csv');
@@ -38,25 +29,8 @@ async function reviewManyFields({ work, rows }) {
   const svc = await startService({ dataDir: path.join(work, 'data-review-many') });
   try {
     const org = await svc.organization(fields);
-    const auth = { authorization: `Bearer ${org.apiKey}` };
-    const run = (
-      await timed(`${svc.base}/v1/transformations/file`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ schema_id: org.schemaId, filename: 'customers.csv' }),
-      })
-    ).body;
-    const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(file), duplex: 'half' });
-    if (up.status !== 200) throw new Error(`upload answered ${up.status}`);
-    let ready;
-    for (;;) {
-      ready = (await timed(`${svc.base}/v1/transformations/${run.id}`, { headers: auth })).body;
-      if (ready.status === 'failed') throw new Error(`run failed: ${JSON.stringify(ready.error)}`);
-      if (ready.review_state === 'active') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const link = new URL(ready.review_url);
-    const post = (call, body) => timed(`${svc.base}${link.pathname}/${call}${link.search}`, { method: 'POST', body: JSON.stringify(body) });
+    const { review } = await openReview(svc, org, file, 'customers.csv');
+    const post = (call, body) => timed(review(call), { method: 'POST', body: JSON.stringify(body) });
 
     const count = await post('problems', { mapping_rule: mapping, wait: true });
     const tally = count.body;
