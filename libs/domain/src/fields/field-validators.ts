@@ -1,5 +1,4 @@
-import { RE2JS } from 're2js';
-import safeRegex from 'safe-regex2';
+import type { RE2JS as RE2JSClass } from 're2js';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem } from './cell-problems';
 import type { DateParts } from './date-pattern';
@@ -7,6 +6,12 @@ import { rememberResults } from './remembered-results';
 import { compileDateReader } from './transformations';
 import { digitsValue } from './digits';
 import { compileTypeCheck, isPlainIsoDay, type TypedValue } from './typed-value';
+import { onFirstUse } from './on-first-use';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (on-first-use.ts): a schema without a pattern never needs them */
+const RE2 = onFirstUse(() => (require('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS);
+const safeRegex = onFirstUse(() => require('safe-regex2') as (pattern: string) => boolean);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * The validators a field definition may carry beside its data_type (docs/api.md, "Validators"):
@@ -38,7 +43,7 @@ export function patternProblem(pattern: unknown): string | null {
   if (typeof pattern !== 'string' || pattern === '') return 'The pattern must be a non-empty string.';
   if (pattern.length > MAX_PATTERN_LENGTH) return `The pattern must not be longer than ${MAX_PATTERN_LENGTH} characters.`;
   try {
-    RE2JS.compile(pattern);
+    RE2().compile(pattern);
   } catch (err) {
     return `The pattern is not a regular expression RE2 accepts (backreferences and lookaround are not supported): ${(err as Error).message}.`;
   }
@@ -47,7 +52,7 @@ export function patternProblem(pattern: unknown): string | null {
   } catch {
     return 'The pattern must be written in the syntax RE2 and JavaScript share (no inline flags such as (?i)).';
   }
-  if (!safeRegex(pattern))
+  if (!safeRegex()(pattern))
     return 'The pattern can backtrack catastrophically (a repeated group inside a repetition, such as (a+)+): write it without nested repetition.';
   return null;
 }
@@ -169,7 +174,7 @@ export function codePointLength(text: string): number {
  * new values (e-mail addresses, ids) the memory is turned off and every value goes to RE2.
  */
 function compilePatternTest(pattern: string, remembered: number | undefined): (text: string) => boolean {
-  const re = RE2JS.compile(pattern);
+  const re = RE2().compile(pattern);
   return rememberResults(
     (text) => re.test(text),
     (verdict) => verdict,

@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { CountryFormat } from '@app/contracts';
+import { onFirstUse } from './on-first-use';
 
 /*
  * The phone and country libraries are loaded when a phone or country field is first used, not
@@ -9,10 +10,8 @@ import type { CountryFormat } from '@app/contracts';
  * libphonenumber anyway (class-validator's IsPhoneNumber).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- the lazy loads described above */
-let phoneLibrary: typeof import('libphonenumber-js') | undefined;
-const phoneNumbers = () => (phoneLibrary ??= require('libphonenumber-js') as typeof import('libphonenumber-js'));
-let countryLibrary: typeof import('i18n-iso-countries') | undefined;
-const countryNames = () => (countryLibrary ??= require('i18n-iso-countries') as typeof import('i18n-iso-countries'));
+const phoneNumbers = onFirstUse(() => require('libphonenumber-js') as typeof import('libphonenumber-js'));
+const countryNames = onFirstUse(() => require('i18n-iso-countries') as typeof import('i18n-iso-countries'));
 
 /** The review page's languages (apps/gateway/src/review/web/i18n): country names are read in each. */
 const NAME_LOCALES = ['en', 'de', 'fr', 'nl', 'es', 'it', 'pl', 'ar'] as const;

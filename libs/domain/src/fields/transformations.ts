@@ -1,10 +1,21 @@
 // Each function from its own module: date-fns's index loads all 300 of them, in the API's process and in every worker thread.
-import { format as formatDate } from 'date-fns/format';
+import type { format as FormatDate } from 'date-fns/format';
 import { isValid } from 'date-fns/isValid';
-import { parse as parseDate } from 'date-fns/parse';
+import type { parse as ParseDate } from 'date-fns/parse';
 import { parseISO } from 'date-fns/parseISO';
 import type { FieldDefinition } from '@app/contracts';
 import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
+import { onFirstUse } from './on-first-use';
+
+/*
+ * date-fns's general parser and writer serve only patterns outside the compiled set
+ * (date-pattern.ts): loaded on first use, since `parse` alone (all its token parsers) was the
+ * largest part of a file-work thread's start, 50-90 ms (bench/README.md, "A file-work thread's start").
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
+const parseDate = onFirstUse(() => (require('date-fns/parse') as { parse: typeof ParseDate }).parse);
+const formatDate = onFirstUse(() => (require('date-fns/format') as { format: typeof FormatDate }).format);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * Field transformations, applied after mapping in a fixed order whatever the order of
@@ -18,7 +29,7 @@ const REFERENCE_DATE = new Date(2000, 0, 1);
 
 /** date-fns's general parser: the reference for patterns outside the compiled set. */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
-  const d = pattern ? parseDate(value, pattern, REFERENCE_DATE) : parseISO(value);
+  const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE) : parseISO(value);
   return isValid(d) ? d : null;
 }
 
@@ -26,7 +37,7 @@ function parseDateSlowly(value: string, pattern: string | null | undefined): Dat
 export function isDatePattern(pattern: string): boolean {
   if (compileDatePattern(pattern)) return true;
   try {
-    formatDate(REFERENCE_DATE, pattern);
+    formatDate()(REFERENCE_DATE, pattern);
     return true;
   } catch {
     return false;
@@ -63,7 +74,7 @@ export function compileDateReader(pattern: string | null | undefined): (value: s
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
-  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate(d, to));
+  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
     return (value) => {
       const parts = reader.parse(value.trim());
