@@ -52,9 +52,12 @@ const CASES = {
     const floor = await csvFloor({ rows: Number(process.env.BENCH_ROWS || 1_000_000) });
     return {
       name: `CSV floor, ${floor.rows} rows: the least work on two threads (median of ${floor.rounds} rounds)`,
-      measured: `one thread ${floor.one.toFixed(3)}, two threads ${floor.two.toFixed(3)}`,
+      measured:
+        `one thread ${floor.one.toFixed(3)}, two threads ${floor.two.toFixed(3)}; ` +
+        `two threads with the upload to a bare receiver (${floor.upload.toFixed(2)} s) overlapped with the check ${floor.twoWithUpload.toFixed(3)}`,
       baseline: 'bare papaparse object parse',
       ratio: floor.two,
+      twoWithUpload: floor.twoWithUpload,
       target: null,
       peakRssMb: null,
     };
@@ -73,6 +76,16 @@ function againstFloor(results) {
       baseline: `floor ${floor.ratio.toFixed(3)}`,
       ratio: csv.ratio / floor.ratio,
       target: FLOOR_SHARE_TARGET,
+      peakRssMb: null,
+    },
+    // The csv case's interval begins with the upload, which the floor above leaves out: this floor
+    // receives the file too (at best while the check reads it). Informative; the target stays above.
+    {
+      name: 'CSV case against the two-thread floor with its upload',
+      measured: `ratio ${csv.ratio.toFixed(3)}`,
+      baseline: `floor with the upload ${floor.twoWithUpload.toFixed(3)}`,
+      ratio: csv.ratio / floor.twoWithUpload,
+      target: null,
       peakRssMb: null,
     },
   ];

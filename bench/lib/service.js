@@ -209,4 +209,4 @@ async function startService({ dataDir, env = {}, stdout = null, nodeFlags = [] }
   };
 }
 
-module.exports = { startService, sleep, ROOT, cpuSeconds };
+module.exports = { startService, putFile, sleep, ROOT, cpuSeconds };
