@@ -60,6 +60,29 @@ const spoolFiles = () => readdirSync(tmpdir()).filter((f) => f.startsWith('trans
 const openFds = () => readdirSync('/proc/self/fd').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The watchdog's clock (Date.now) held still: only the time a test lets pass on purpose
+ * (`pass`, which also waits that long, so the watchdog's timers run) counts as time, so a CI
+ * machine stalled by a GC pause or other work can never make a step look stalled.
+ */
+function heldClock() {
+  let now = Date.now();
+  const spy = jest.spyOn(Date, 'now').mockImplementation(() => now);
+  return {
+    pass: async (ms: number) => {
+      now += ms;
+      await sleep(ms);
+    },
+    restore: () => spy.mockRestore(),
+  };
+}
+
+/** Polls `value` until it is `expected` (or the deadline passes) and returns its last value. */
+async function settlesAt<T>(value: () => T, expected: T, deadlineMs = 10_000): Promise<T> {
+  for (const deadline = Date.now() + deadlineMs; value() !== expected && Date.now() < deadline; ) await sleep(20);
+  return value();
+}
+
 /** A workbook from exceljs's streaming writer (shared strings, styles), as bytes. */
 async function streamedWorkbook(build: (ws: ExcelJS.Worksheet) => void, filename?: string): Promise<Buffer> {
   const out = new PassThrough();
@@ -184,7 +207,7 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     const before = spoolFiles().length;
     await expectWhole(chunked(excelOrder));
     expect(spoolFiles().length).toBe(before);
-  }, 30_000);
+  }, 120_000);
 
   it('shared strings first reads the same, from the local file where it lies (not copied)', async () => {
     const order = await storedOrder(await fs.readFile(sharedStringsFirst));
@@ -196,20 +219,31 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     } finally {
       spool.mockRestore();
     }
-  }, 30_000);
+  }, 120_000);
 
   it('a slow consumer is not the package stalling: the clock stops while the consumer holds a batch', async () => {
-    const table = await open(createReadStream(sharedStringsFirst), {}, { stallMs: 100 });
-    let read = 0;
-    for await (const batch of table.batches) {
-      read += batch.length;
-      if (read <= 3 * BATCH_ROWS) await sleep(250);
+    // Held clock: reading 100,000 rows on a loaded machine has GC pauses well over the 100 ms
+    // stallMs; only the consumer's holds pass time, and they are longer than stallMs.
+    const clock = heldClock();
+    try {
+      const table = await open(createReadStream(sharedStringsFirst), {}, { stallMs: 100 });
+      let read = 0;
+      for await (const batch of table.batches) {
+        read += batch.length;
+        if (read <= 3 * BATCH_ROWS) await clock.pass(250);
+      }
+      expect(read).toBe(ROWS + 1);
+    } finally {
+      clock.restore();
     }
-    expect(read).toBe(ROWS + 1);
-  }, 30_000);
+  }, 120_000);
 
   it('stopping early closes the package: no descriptor or temporary file is left', async () => {
-    await sleep(100); // earlier tests' handles finish closing
+    // Earlier tests' handles finish closing: waits until the count holds still (a fixed pause was a guess on a loaded machine).
+    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline; ) {
+      last = openFds();
+      await sleep(100);
+    }
     const fds = openFds();
     const spools = spoolFiles().length;
     for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
@@ -219,10 +253,10 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
         break;
       }
     }
-    await sleep(100);
-    expect(openFds()).toBe(fds);
-    expect(spoolFiles().length).toBe(spools);
-  }, 30_000);
+    // Closing takes some turns of the loop: waits for the counts (up to seconds on a loaded machine) instead of a fixed pause.
+    expect(await settlesAt(openFds, fds)).toBe(fds);
+    expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
+  }, 120_000);
 });
 
 describe('cell texts', () => {
@@ -515,13 +549,13 @@ describe('the no-progress watchdog judges bytes read', () => {
     });
   });
 
-  /** The bytes in `pieces` chunks, one every `gapMs`. */
-  const throttled = (pieces: number, gapMs: number) =>
+  /** The bytes in `pieces` chunks, one every `gapMs` (passed on `wait`: a real sleep by default). */
+  const throttled = (pieces: number, gapMs: number, wait: (ms: number) => Promise<unknown> = sleep) =>
     Readable.from(
       (async function* () {
         const size = Math.ceil(bytes.length / pieces);
         for (let i = 0; i < bytes.length; i += size) {
-          await sleep(gapMs);
+          await wait(gapMs);
           yield bytes.subarray(i, i + size);
         }
       })(),
@@ -536,10 +570,17 @@ describe('the no-progress watchdog judges bytes read', () => {
   };
 
   it('a slow but advancing source is not damaged, though it takes many times stallMs', async () => {
-    const started = Date.now();
-    const rows = await rowsOf(throttled(20, 60), {}, { stallMs: 150 });
-    expect(rows).toHaveLength(2000);
-    expect(Date.now() - started).toBeGreaterThan(1000);
+    // Held clock: the source's gaps are the only time that passes, so a stalled machine cannot
+    // turn a 60 ms gap (or a step of reading the package) into a 150 ms stall.
+    const clock = heldClock();
+    try {
+      const started = Date.now();
+      const rows = await rowsOf(throttled(20, 60, clock.pass), {}, { stallMs: 150 });
+      expect(rows).toHaveLength(2000);
+      expect(Date.now() - started).toBeGreaterThan(1000);
+    } finally {
+      clock.restore();
+    }
   });
 
   it.each([
@@ -552,21 +593,33 @@ describe('the no-progress watchdog judges bytes read', () => {
       kind: 'unreadableFile',
       message: 'The workbook is damaged: its contents could not be read.',
     });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // About 2 x stallMs; the bound is for a source that is never given up on, with room for a stalled CI machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(spoolFiles().length).toBe(before);
   });
 
   it('a step is alive while bytes arrive, and stalled when none do', async () => {
-    const watch = new StallWatch(100);
-    const ticking = setInterval(() => watch.progress(), 20);
+    // Fake timers and clock: the watchdog sees exactly the time passed here, whatever the machine's load.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
     try {
-      await expect(watch.step(sleep(400).then(() => 'done'))).resolves.toBe('done');
+      const watch = new StallWatch(100);
+      const ticking = setInterval(() => watch.progress(), 20);
+      try {
+        const alive = watch.step(sleep(400).then(() => 'done'));
+        await jest.advanceTimersByTimeAsync(400);
+        await expect(alive).resolves.toBe('done');
+      } finally {
+        clearInterval(ticking);
+      }
+      let outcome: unknown;
+      watch.step(new Promise(() => undefined)).catch((err) => (outcome = err));
+      await jest.advanceTimersByTimeAsync(99);
+      expect(outcome).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(outcome).toMatchObject({ kind: 'unreadableFile' });
     } finally {
-      clearInterval(ticking);
+      jest.useRealTimers();
     }
-    const started = Date.now();
-    await expect(watch.step(new Promise(() => undefined))).rejects.toMatchObject({ kind: 'unreadableFile' });
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('every part is read through the package: unpacking the parts counts as progress', async () => {
