@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
+import { MessagePort } from 'node:worker_threads';
 import { LocalBlobStore, readWholeBlob, UrlSigner } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { rowIndexKeyOf, type RunState } from '@app/domain';
@@ -161,11 +162,21 @@ describe('ArrivingScans and SourceInspector', () => {
     const scans = new ArrivingScans(cpu);
     (cpu as { waiting: number }).waiting = 1;
     const run = runFor();
+    // The scan's "started" message, heard on the follower's end of its channel after the follower
+    // heard it: awaited instead of a fixed pause, which a loaded machine could pass first.
+    let started!: Promise<unknown>;
+    const on = MessagePort.prototype.on;
+    const listening = jest.spyOn(MessagePort.prototype, 'on').mockImplementation(function (this: MessagePort, event, listener) {
+      on.call(this, event, listener);
+      if (event === 'message' && !started) started = new Promise((resolve) => on.call(this, 'message', resolve));
+      return this;
+    });
     const follower = scans.follow(run)!;
+    listening.mockRestore();
     // Not before it has started: its own task may be what waits.
     follower.bytes(SMALL.subarray(0, 1000));
     expect(scans.followed(run)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // it starts and says so
+    await started; // it starts and says so
     follower.bytes(SMALL.subarray(1000, 2000));
     expect(scans.followed(run)).toBe(false);
     await expect(scans.take(run, SMALL.length)).resolves.toBeNull();
@@ -178,7 +189,9 @@ describe('ArrivingScans and SourceInspector', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(others.followed(stalled)).toBe(true);
     (cpu as { waiting: number }).waiting = 1;
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Checked every 250 ms: waits for it (up to seconds on a loaded machine) instead of a fixed 600 ms.
+    for (const deadline = Date.now() + 10_000; others.followed(stalled) && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(others.followed(stalled)).toBe(false);
   });
 
