@@ -106,7 +106,8 @@ describe("the customer's validation hook", () => {
     await hook.start();
     // Short limits, so a hook that never answers fails the checks in about a second; two rows a batch.
     svc = await startService({
-      VALIDATION_HOOK_TIMEOUT_MS: '300',
+      // Long enough that a preview answered while a hanging hook is still waited for shows it (below), however slow the machine.
+      VALIDATION_HOOK_TIMEOUT_MS: '2000',
       VALIDATION_HOOK_ATTEMPTS: '2',
       VALIDATION_HOOK_RETRY_BASE_MS: '20',
       VALIDATION_HOOK_BATCH_ROWS: '2',
@@ -146,7 +147,7 @@ describe("the customer's validation hook", () => {
 
   /** Asks for the count until the customer's checks are no longer running (the page polls the same way). */
   async function settledCount(review: ReturnType<typeof reviewApi>) {
-    for (const deadline = Date.now() + 10_000; ;) {
+    for (const deadline = Date.now() + 30_000; ;) {
       const count = await review.problems();
       expect(count.status).toBe(200);
       if (count.body.customer_checks?.status !== 'running') return count.body;
@@ -225,11 +226,11 @@ describe("the customer's validation hook", () => {
   ] as const)('a hook that answers %s: the review works, the status says why, and approval is possible', async (behaviour, reason) => {
     hook.behaviour = behaviour;
     const { runId, review } = await readyReview();
-    const started = Date.now();
     const preview = await review.preview();
     expect(preview.status).toBe(200);
-    // The preview never waits for the hook.
-    expect(Date.now() - started).toBeLessThan(250);
+    // The preview never waits for the hook: a hanging one is still being waited for (4 s: two attempts of 2 s)
+    // when the preview answers. A hook that answers garbage at once may already have failed by then.
+    if (behaviour === 'hang') expect(preview.body.customer_checks.status).toBe('running');
     const count = await settledCount(review);
     expect(count.customer_checks).toMatchObject({ status: 'failed', reason });
     expect(count.customer_checks.detail).toEqual(expect.any(String));
