@@ -164,11 +164,12 @@ describe('ArrivingScans and SourceInspector', () => {
     const run = runFor();
     // The scan's "started" message, heard on the follower's end of its channel after the follower
     // heard it: awaited instead of a fixed pause, which a loaded machine could pass first.
-    let started!: Promise<unknown>;
+    const heard: { started: Promise<unknown> | null } = { started: null };
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the port as `this`
     const on = MessagePort.prototype.on;
     const listening = jest.spyOn(MessagePort.prototype, 'on').mockImplementation(function (this: MessagePort, event, listener) {
       on.call(this, event, listener);
-      if (event === 'message' && !started) started = new Promise((resolve) => on.call(this, 'message', resolve));
+      if (event === 'message' && heard.started === null) heard.started = new Promise((resolve) => on.call(this, 'message', resolve));
       return this;
     });
     const follower = scans.follow(run)!;
@@ -176,7 +177,7 @@ describe('ArrivingScans and SourceInspector', () => {
     // Not before it has started: its own task may be what waits.
     follower.bytes(SMALL.subarray(0, 1000));
     expect(scans.followed(run)).toBe(true);
-    await started; // it starts and says so
+    await heard.started; // it starts and says so
     follower.bytes(SMALL.subarray(1000, 2000));
     expect(scans.followed(run)).toBe(false);
     await expect(scans.take(run, SMALL.length)).resolves.toBeNull();
@@ -190,7 +191,7 @@ describe('ArrivingScans and SourceInspector', () => {
     expect(others.followed(stalled)).toBe(true);
     (cpu as { waiting: number }).waiting = 1;
     // Checked every 250 ms: waits for it (up to seconds on a loaded machine) instead of a fixed 600 ms.
-    for (const deadline = Date.now() + 10_000; others.followed(stalled) && Date.now() < deadline; )
+    for (const deadline = Date.now() + 10_000; others.followed(stalled) && Date.now() < deadline;)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(others.followed(stalled)).toBe(false);
   });

@@ -82,7 +82,7 @@ describe('WebhookSender', () => {
     // setTimeout faked (the receiver's interval and the sockets' timers are real): the excerpt's
     // one-second wait never ends, so the send returns only if it stopped at the excerpt's size;
     // no wall-clock bound for a stalled machine to cross.
-    jest.useFakeTimers({ doNotFake: ONLY_TIMEOUTS_FAKED });
+    jest.useFakeTimers({ doNotFake: [...ONLY_TIMEOUTS_FAKED] });
     try {
       const result = await new WebhookSender(config).send(r.url, message);
       expect(result).toMatchObject({ delivered: true, responseExcerpt: 'x'.repeat(RESPONSE_EXCERPT_CHARS) });
@@ -111,7 +111,7 @@ describe('WebhookSender', () => {
 describe('readExcerpt', () => {
   it('stops waiting after the limit: a stalled body gives what came so far', async () => {
     // On a fake setTimeout: it gives up exactly at the limit, however slow the machine.
-    jest.useFakeTimers({ doNotFake: ONLY_TIMEOUTS_FAKED });
+    jest.useFakeTimers({ doNotFake: [...ONLY_TIMEOUTS_FAKED] });
     try {
       const stalled = new Readable({ read() {} });
       stalled.push('partial');

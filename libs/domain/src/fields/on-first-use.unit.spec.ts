@@ -44,7 +44,10 @@ describe('libraries a schema may never need are loaded on first use', () => {
   });
 
   it("date-fns's general parser and writer: when a pattern outside the compiled set is first used", () => {
-    const { exports, loaded } = withLoadsNoted<typeof import('./transformations')>('./transformations', ['date-fns/parse', 'date-fns/format']);
+    const { exports, loaded } = withLoadsNoted<typeof import('./transformations')>('./transformations', [
+      'date-fns/parse',
+      'date-fns/format',
+    ]);
     expect(exports.compileDateRewrite('dd/MM/yyyy', 'yyyy-MM-dd')('31/12/1999')).toBe('1999-12-31');
     expect(loaded).toEqual([]);
     // "do" (an ordinal day) is outside the compiled patterns: date-fns reads and writes it.

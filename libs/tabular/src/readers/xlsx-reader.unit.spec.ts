@@ -79,7 +79,7 @@ function heldClock() {
 
 /** Polls `value` until it is `expected` (or the deadline passes) and returns its last value. */
 async function settlesAt<T>(value: () => T, expected: T, deadlineMs = 10_000): Promise<T> {
-  for (const deadline = Date.now() + deadlineMs; value() !== expected && Date.now() < deadline; ) await sleep(20);
+  for (const deadline = Date.now() + deadlineMs; value() !== expected && Date.now() < deadline;) await sleep(20);
   return value();
 }
 
@@ -240,7 +240,7 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
 
   it('stopping early closes the package: no descriptor or temporary file is left', async () => {
     // Earlier tests' handles finish closing: waits until the count holds still (a fixed pause was a guess on a loaded machine).
-    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline; ) {
+    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {
       last = openFds();
       await sleep(100);
     }
