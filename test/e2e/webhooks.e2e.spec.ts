@@ -196,11 +196,8 @@ describe('webhooks', () => {
   it("acknowledges on the status line without reading a receiver's endless body", async () => {
     receiver.plan = ['endless-body'];
     const run = await finished();
-    const started = Date.now();
-    // Delivered at the first attempt proves the body was not read: reading it would outlast the 300 ms timeout and fail
-    // the attempt. The bound only catches a hang, with room for a loaded machine.
-    await waitForRun(svc, org.apiKey, run.id, (r) => r.notification_status === 'delivered');
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Reading the body would never end (the receiver keeps writing): the delivery would hang and this wait run out.
+    await waitForRun(svc, org.apiKey, run.id, (r) => r.notification_status === 'delivered', 10_000);
     expect(receiver.for(run.id)).toHaveLength(1);
   });
 

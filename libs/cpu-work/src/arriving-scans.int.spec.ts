@@ -174,6 +174,7 @@ describe('ArrivingScans and SourceInspector', () => {
     });
     const follower = scans.follow(run)!;
     listening.mockRestore();
+    expect(heard.started).not.toBeNull(); // else the wait below would not wait
     // Not before it has started: its own task may be what waits.
     follower.bytes(SMALL.subarray(0, 1000));
     expect(scans.followed(run)).toBe(true);

@@ -30,8 +30,9 @@ async function receiver(handler: (body: string, headers: Record<string, unknown>
   return { url, got, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-// A timeout no loopback request reaches, even on a stalled CI machine: no test here waits for it.
-const config = { webhooks: { allowedAddresses: ['127.0.0.1'], timeoutMs: 30_000 } } as unknown as AppConfig;
+// A timeout no loopback request reaches, even on a stalled CI machine: no test here waits for it. Under jest's
+// 30 s, so a send that hangs fails with the sender's own error.
+const config = { webhooks: { allowedAddresses: ['127.0.0.1'], timeoutMs: 20_000 } } as unknown as AppConfig;
 const message = { deliveryId: 'd-1', event: 'transformation.finished' as const, runId: 'run-1', secret: SECRET, body: '{"a":1}' };
 
 /** Fake timers for setTimeout/clearTimeout alone: streams, sockets and the receiver's interval run for real. */

@@ -1,10 +1,6 @@
-import type { format as FormatDate } from 'date-fns/format';
 import type { FieldDefinition } from '@app/contracts';
-import { onFirstUse } from '../fields/on-first-use';
-
-// Only dry runs make synthetic records: date-fns's writer is not loaded with the module (on-first-use.ts).
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
-const format = onFirstUse(() => (require('date-fns/format') as { format: typeof FormatDate }).format);
+// Only dry runs make synthetic records: date-fns's writer, loaded on first use.
+import { formatDate } from '../fields/transformations';
 
 /** How many synthetic records a dry run has. */
 export const SYNTHETIC_RECORDS = 10;
@@ -35,7 +31,7 @@ function syntheticValue(name: string, field: FieldDefinition, n: number): string
     case 'datetime': {
       const d = new Date(BASE_DATE + (n - 1) * 86_400_000);
       // date-fns formats in local time; shift so the UTC calendar day is the one written.
-      return format()(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
+      return formatDate()(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
     }
     default:
       return `${field.label ?? name} ${n}`;

@@ -36,6 +36,11 @@ describe('libraries a schema may never need are loaded on first use', () => {
   }
   afterEach(() => jest.resetModules());
 
+  it("none of them with the domain's code, which every file-work thread loads as it starts", () => {
+    const { loaded } = withLoadsNoted('../index', ['re2js', 'safe-regex2', 'date-fns/parse', 'date-fns/format']);
+    expect(loaded).toEqual([]);
+  });
+
   it('re2js and safe-regex2: when a pattern is first checked', () => {
     const { exports, loaded } = withLoadsNoted<typeof import('./field-validators')>('./field-validators', ['re2js', 'safe-regex2']);
     expect(loaded).toEqual([]);

@@ -14,7 +14,8 @@ import { onFirstUse } from './on-first-use';
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
 const parseDate = onFirstUse(() => (require('date-fns/parse') as { parse: typeof ParseDate }).parse);
-const formatDate = onFirstUse(() => (require('date-fns/format') as { format: typeof FormatDate }).format);
+/** date-fns's `format`, loaded on first use (also the synthetic records' writer). */
+export const formatDate = onFirstUse(() => (require('date-fns/format') as { format: typeof FormatDate }).format);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
