@@ -7,6 +7,7 @@ import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import {
   ADMIN_TOKEN,
   call,
+  eventually,
   freePort,
   reviewApi,
   setupOrganization,
@@ -230,7 +231,10 @@ describe('operators: the log of a whole run', () => {
     expect(await metricValue(base(), 'transform_ai_vendor_call_duration_seconds_count{provider="openai",outcome="ok"}')).toBe(
       vendor.requests.length,
     );
-    await new Promise((r) => setTimeout(r, 300)); // the last lines of the delivery
+    // The lines come through the pipe as the service writes them: waited for up to the last one looked at below.
+    const failedAttemptLogged = (text: string) =>
+      text.split('\n').some((line) => line.includes('"webhook_event":"transformation.finished"') && /"level":[45]0/.test(line));
+    await eventually(async () => output, failedAttemptLogged);
 
     const lines = output.split('\n').filter(Boolean);
     const entries = lines.map((line) => {
