@@ -1,7 +1,6 @@
 /* What the review benches do with a service before they count and page: a timed JSON call, and a
  * file run uploaded and waited for until its review is open. */
-const fs = require('node:fs');
-const { sleep } = require('./service');
+const { putFile, sleep } = require('./service');
 
 const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
@@ -31,8 +30,8 @@ async function openReview(svc, org, file, filename) {
   ).body;
   const runUrl = `${svc.base}/v1/transformations/${run.id}`;
   const t = process.hrtime.bigint();
-  const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(file), duplex: 'half' });
-  if (up.status !== 200) throw new Error(`upload answered ${up.status}`);
+  const uploaded = await putFile(run.upload.url, run.upload.headers, file);
+  if (uploaded !== 200) throw new Error(`upload answered ${uploaded}`);
   const uploadSeconds = msSince(t) / 1000;
   let ready;
   for (;;) {

@@ -376,13 +376,13 @@ const emptyCount = (run: RunState, status: ProblemCount['status']): ProblemCount
   problems_by_field_and_kind: Object.fromEntries(Object.keys(run.schema.fields).map((f) => [f, noProblemsByKind()])),
 });
 
-/** What a count is for: the run, its sheet and header choice, the mapping and the fixes in force. */
 /** A page a worker thread read; null (the read was stopped) is an error here: nothing stops a page's read. */
 function found(page: ProblemRowsPage | null): ProblemRowsPage {
   if (!page) throw new Error('the search was stopped');
   return page;
 }
 
+/** What a count is for: the run, its sheet and header choice, the mapping and the fixes in force. */
 const countKey = (run: RunState, mapping: MappingRule): string =>
   `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 
