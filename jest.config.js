@@ -12,4 +12,7 @@ module.exports = {
   testTimeout: 30000,
   // Closes whatever a test file started and left open (test/support/suite-resources.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
+  // One TMPDIR per run, removed when the run ends (test/support/test-temp-dir.js).
+  globalSetup: '<rootDir>/test/support/test-temp-dir.setup.js',
+  globalTeardown: '<rootDir>/test/support/test-temp-dir.teardown.js',
 };
