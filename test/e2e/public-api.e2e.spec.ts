@@ -93,6 +93,11 @@ describe('public API contract', () => {
 
   it.each([
     [{ filename: 'a.pdf' }, 'filename'],
+    // A name that is only an extension's letters, or only a dot and them, has no extension.
+    [{ filename: 'csv' }, 'filename'],
+    [{ filename: 'png', provider_id: randomUUID() }, 'filename'],
+    [{ filename: '.csv' }, 'filename'],
+    [{ filename: 'report.' }, 'filename'],
     [{ filename: 'photo.JPG' }, 'provider_id'],
     [{ filename: 'a.csv', provider_id: randomUUID() }, 'provider_id'],
     [{ filename: 'a.csv', column_labels: { nope: 'X' } }, 'column_labels.nope'],
@@ -109,8 +114,44 @@ describe('public API contract', () => {
       body: { schema_id: a.schemaId, content: 'x'.repeat(50001) },
     });
     expect(Object.keys(res.body.error.fields).sort()).toEqual(['content', 'provider_id']);
-    const arr = await call(url('/v1/transformations/raw'), { token: a.apiKey, body: [1] });
-    expect(arr.body.error.fields).toEqual({ body: ['The request body must be a JSON object.'] });
+    for (const endpoint of ['raw', 'file'])
+      for (const raw of ['[1]', '"just a string"', 'null', '42']) {
+        // Its one problem, alone: no field of a body that is not an object can be judged.
+        const notObject = await call(url(`/v1/transformations/${endpoint}`), { token: a.apiKey, raw });
+        expect([endpoint, raw, notObject.status, notObject.body.error.fields]).toEqual([
+          endpoint,
+          raw,
+          422,
+          { body: ['The request body must be a JSON object.'] },
+        ]);
+      }
+  });
+
+  it('the filename rule lists every extension accepted, jpeg included', async () => {
+    const res = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'a.pdf' } });
+    expect(res.body.error.fields.filename).toEqual(['The filename must end in one of: csv, tsv, txt, xlsx, jpg, jpeg, png, webp.']);
+  });
+
+  it('ids in upper case are the same ids: schemas and providers found, a run created on the lower-case id', async () => {
+    const upper = a.schemaId.toUpperCase();
+    expect(upper).not.toBe(a.schemaId);
+    const shown = await call(url(`/v1/schemas/${upper}`), { token: a.apiKey });
+    expect([shown.status, shown.body.data?.id]).toEqual([200, a.schemaId]);
+    const p = await call(url(`/admin/v1/organizations/${a.orgId}/providers`), {
+      token: ADMIN_TOKEN,
+      body: { name: 'Upper', provider: 'anthropic', model: 'claude-x', api_key: 'sk-ant-x' },
+    });
+    const provider = await call(url(`/v1/providers/${String(p.body.data.id).toUpperCase()}`), { token: a.apiKey });
+    expect([provider.status, provider.body.data?.id]).toEqual([200, p.body.data.id]);
+    const run = await call(url('/v1/transformations/file'), {
+      token: a.apiKey,
+      body: { schema_id: upper, filename: 'a.png', provider_id: String(p.body.data.id).toUpperCase(), dry_run: true },
+    });
+    expect(run.status).toBe(201);
+    const stored = await call(url(`/v1/transformations/${run.body.id}`), { token: a.apiKey });
+    expect([stored.body.schema_id, stored.body.provider_id]).toEqual([a.schemaId, p.body.data.id]);
+    // Still scoped: the other organization's key finds nothing under either spelling.
+    expect((await call(url(`/v1/schemas/${upper}`), { token: b.apiKey })).status).toBe(404);
   });
 
   it('unsupported locales fall back to en; locale is case-insensitive', async () => {
@@ -173,6 +214,12 @@ describe('public API contract', () => {
     const empty = await call(url('/v1/providers'), { token: b.apiKey });
     expect(empty.body).toMatchObject({ data: [], meta: { total: 0, from: null, to: null, current_page: 1, last_page: 1, per_page: 15 } });
     expect((await call(url('/v1/schemas?per_page=101'), { token: a.apiKey })).status).toBe(422);
+    // Only plain decimal digits are a page number: not hexadecimal, exponents, signs or blanks.
+    for (const given of ['0x3', '1e2', '%2B5', '%205', '5%20', '2.0']) {
+      const res = await call(url(`/v1/schemas?per_page=${given}`), { token: a.apiKey });
+      expect([given, res.status, Object.keys(res.body.error?.fields ?? {})]).toEqual([given, 422, ['per_page']]);
+    }
+    expect((await call(url('/v1/schemas?page=1&per_page=007'), { token: a.apiKey })).body.meta?.per_page).toBe(7);
     const one = await call(url(`/v1/schemas/${a.schemaId}`), { token: a.apiKey });
     expect(Object.keys(one.body.data).sort()).toEqual(['created_at', 'fields', 'id', 'name', 'updated_at']);
   });

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AiProviders, ProviderCallFailed, extractRows, type ExtractionInput } from '@app/ai-providers';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { STAGES, imageMediaTypeOf, imageMatchesExtension, runError, syntheticRows, type RunState } from '@app/domain';
+import { STAGES, fileExtension, imageMediaTypeOf, imageMatchesExtension, runError, syntheticRows, type RunState } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { csvChunks } from '@app/tabular';
 import type { IngestionOutcome } from '@app/run-source';
@@ -63,7 +63,7 @@ export class RecordSource {
 
   /** An image whose bytes are not the kind its name says fails before anything is sent anywhere. */
   checkImage(run: RunState, bytes: Buffer): IngestionOutcome | null {
-    const ext = (run.filename ?? '').toLowerCase().split('.').pop() ?? '';
+    const ext = fileExtension(run.filename ?? '');
     if (bytes.length === 0) return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded image is empty.' }) };
     if (imageMatchesExtension(ext, bytes.subarray(0, IMAGE_SIGNATURE_BYTES))) return null;
     const actual = imageMediaTypeOf(bytes.subarray(0, IMAGE_SIGNATURE_BYTES));

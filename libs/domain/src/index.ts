@@ -23,4 +23,5 @@ export * from './fields/number-format';
 export * from './fields/phone-country';
 export * from './run/locale';
 export * from './extraction';
+export * from './files/file-extension';
 export * from './webhooks/webhook-policy';

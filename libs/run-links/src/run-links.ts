@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, type PresignedRequest } from '@app/blob-storage';
 import type { UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import type { RunState } from '@app/domain';
+import { fileExtension, type RunState } from '@app/domain';
 import { URL_SIGNER } from '@app/blob-storage';
 import { BoundedCache } from './bounded-cache';
 
@@ -88,4 +88,4 @@ const CONTENT_TYPES: Record<string, string> = {
   webp: 'image/webp',
 };
 export const contentTypeOf = (filename: string | null): string =>
-  CONTENT_TYPES[(filename ?? '').toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream';
+  CONTENT_TYPES[fileExtension(filename ?? '')] ?? 'application/octet-stream';

@@ -50,7 +50,7 @@ export class CatalogController {
   @ApiOkResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404)
   async provider(@Req() req: AuthenticatedRequest, @Param('provider') id: string): Promise<ProviderResourceDto> {
-    const p = await this.directory.getProvider(req.caller!.organizationId, id);
+    const p = await this.directory.getProvider(req.caller!.organizationId, id.toLowerCase());
     if (!p) throw ApiError.notFound('provider');
     return { data: presentProvider(p) };
   }
@@ -71,7 +71,7 @@ export class CatalogController {
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404)
   async schema(@Req() req: AuthenticatedRequest, @Param('schema') id: string): Promise<SchemaResourceDto> {
-    const s = await this.directory.getSchema(req.caller!.organizationId, id);
+    const s = await this.directory.getSchema(req.caller!.organizationId, id.toLowerCase());
     if (!s) throw ApiError.notFound('schema');
     return { data: presentSchema(s) };
   }

@@ -12,7 +12,8 @@ export function pageRequest(query: Record<string, unknown>, defaults: { defaultP
   const read = (name: string, fallback: number, max: number): number => {
     const raw = query[name];
     if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
+    // Plain decimal digits only: Number() would also take "0x3", "1e2", "+5" and " 5".
+    const n = typeof raw === 'string' && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > max) {
       fields[name] = [`The ${name.replace('_', ' ')} field must be an integer between 1 and ${max}.`];
       return fallback;

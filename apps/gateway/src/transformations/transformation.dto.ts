@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
 import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Transform } from 'class-transformer';
 import { LOCALES } from '@app/domain';
 
 export const STRUCTURED_EXTENSIONS = ['csv', 'tsv', 'txt', 'xlsx'] as const;
@@ -8,11 +9,18 @@ export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp'] as const;
 
 const req = (f: string) => ({ message: `The ${f} field is required.` });
 
+/**
+ * Ids are UUIDs, whose letter case does not matter: one given in upper case is the same id, so
+ * it is looked up and stored as every id is stored, in lower case.
+ */
+const CanonicalId = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value));
+
 /** Fields both POST bodies share (spec: "as the file request, except ..."). */
 export class RunOptionsDto {
   @ApiProperty({ format: 'uuid' })
   @IsDefined(req('schema id'))
   @IsUUID('all', { message: 'The schema id field must be a valid UUID.' })
+  @CanonicalId()
   schema_id!: string;
 
   @ApiPropertyOptional({
@@ -120,6 +128,7 @@ export class CreateFileRunDto extends RunOptionsDto {
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'Required for JPG, PNG and WebP filenames.' })
   @IsOptional()
   @IsUUID('all', { message: 'The provider id field must be a valid UUID.' })
+  @CanonicalId()
   provider_id?: string | null;
 
   @ApiPropertyOptional({ type: Boolean, nullable: true, description: 'Overrides header-row detection; ignored for image filenames.' })
@@ -133,6 +142,7 @@ export class CreateRawRunDto extends RunOptionsDto {
   @ApiProperty({ format: 'uuid', description: 'Dry runs keep it, but the provider is not called.' })
   @IsDefined(req('provider id'))
   @IsUUID('all', { message: 'The provider id field must be a valid UUID.' })
+  @CanonicalId()
   provider_id!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 50000, description: 'The text to extract records from; sent to the provider unless dry_run.' })

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { InputSource, RunCreated } from '@app/contracts';
-import { supportedLocale, type RunState } from '@app/domain';
+import { fileExtension, supportedLocale, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { DIRECTORY, type Directory, type SchemaRecord } from '@app/directory';
@@ -32,6 +32,9 @@ import { paginate } from '../http/pagination';
 import { validateRunBody } from './run-body';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
+
+/** What a file run's name may end in, as its 422 lists them. */
+const ACCEPTED_EXTENSIONS = [...STRUCTURED_EXTENSIONS, ...IMAGE_EXTENSIONS].join(', ');
 
 /**
  * When a file run's upload instructions expire: the TTL from now, rounded up to a whole second. Signed
@@ -97,10 +100,12 @@ export class TransformationsService {
     const earlier = await this.earlierRun(caller, runId, resumed);
     if (earlier) return this.fileCreated(earlier);
     const { value: dto, errors } = await validateRunBody(CreateFileRunDto, FILE_RUN_SCALARS, body);
-    const ext = typeof dto.filename === 'string' ? (dto.filename.toLowerCase().split('.').pop() ?? '') : '';
+    // A body that is not an object has no fields to judge: its one problem is said alone.
+    if (errors.body) throw ApiError.validation(errors);
+    const ext = typeof dto.filename === 'string' ? fileExtension(dto.filename) : '';
     const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(ext);
     if (!errors.filename && !isImage && !(STRUCTURED_EXTENSIONS as readonly string[]).includes(ext)) {
-      addError(errors, 'filename', 'The filename must end in one of: csv, tsv, txt, xlsx, jpg, png, webp.');
+      addError(errors, 'filename', `The filename must end in one of: ${ACCEPTED_EXTENSIONS}.`);
     }
     if (isImage && !errors.provider_id && !dto.provider_id)
       addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
@@ -140,6 +145,7 @@ export class TransformationsService {
     const earlier = await this.earlierRun(caller, runId, resumed);
     if (earlier) return this.rawCreated(earlier);
     const { value: dto, errors } = await validateRunBody(CreateRawRunDto, RAW_RUN_SCALARS, body);
+    if (errors.body) throw ApiError.validation(errors);
     const schema = await this.checkOptions(caller, dto, errors);
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
 

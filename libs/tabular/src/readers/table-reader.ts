@@ -1,3 +1,4 @@
+import { fileExtension } from '@app/domain';
 import type { RowIndex } from './row-index';
 
 /** A table read as batches of rows; every cell is text (XLSX values are rendered to text). */
@@ -35,8 +36,7 @@ export interface OpenedTable {
 
 /** Which reader a filename needs; null for extensions that are not tabular. */
 export function tableFormatOf(filename: string): { format: SourceFormat; delimiter: string | null } | null {
-  const ext = filename.toLowerCase().split('.').pop();
-  switch (ext) {
+  switch (fileExtension(filename)) {
     case 'csv':
     case 'txt':
       return { format: 'delimited', delimiter: null };
