@@ -127,6 +127,20 @@ describe('public API contract', () => {
       }
   });
 
+  it('input_has_header is ignored for image filenames, whatever it holds; checked for structured files', async () => {
+    const provider = await call(url(`/admin/v1/organizations/${a.orgId}/providers`), {
+      token: ADMIN_TOKEN,
+      body: { name: 'Images', provider: 'anthropic', model: 'claude-x', api_key: 'sk-ant-x' },
+    });
+    const body = { schema_id: a.schemaId, provider_id: provider.body.data.id, input_has_header: 'x', dry_run: true };
+    const image = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { ...body, filename: 'scan.png' } });
+    expect(image.status).toBe(201);
+    // Not the value given: null until the image is read (then true, as for every image run).
+    expect((await call(url(`/v1/transformations/${image.body.id}`), { token: a.apiKey })).body.input_has_header).toBeNull();
+    const csv = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { ...body, filename: 'people.csv' } });
+    expect([csv.status, Object.keys(csv.body.error.fields)]).toEqual([422, ['input_has_header']]);
+  });
+
   it('the filename rule lists every extension accepted, jpeg included', async () => {
     const res = await call(url('/v1/transformations/file'), { token: a.apiKey, body: { schema_id: a.schemaId, filename: 'a.pdf' } });
     expect(res.body.error.fields.filename).toEqual(['The filename must end in one of: csv, tsv, txt, xlsx, jpg, jpeg, png, webp.']);

@@ -107,6 +107,8 @@ export class TransformationsService {
     if (!errors.filename && !isImage && !(STRUCTURED_EXTENSIONS as readonly string[]).includes(ext)) {
       addError(errors, 'filename', `The filename must end in one of: ${ACCEPTED_EXTENSIONS}.`);
     }
+    // The spec: input_has_header is "ignored for image filenames", whatever it holds.
+    if (isImage) delete errors.input_has_header;
     if (isImage && !errors.provider_id && !dto.provider_id)
       addError(errors, 'provider_id', 'The provider id field is required when the file is an image.');
     const schema = await this.checkOptions(caller, dto, errors);
