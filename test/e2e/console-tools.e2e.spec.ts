@@ -43,6 +43,18 @@ describe('console: try a file, test a provider', () => {
     expect((await owner.get('/runs')).body.meta.total).toBe(0);
   });
 
+  it('reads a file of many rows whole, as a run would (its reading stores a row index beside it: in memory, for a trial)', async () => {
+    // 30,000 rows (about 1 MB) are read in many pieces, so the reading keeps a row index; the
+    // trial's store once could only be read, and any file past a few hundred rows answered 500.
+    const rows = Array.from({ length: 30_000 }, (_, i) => `${i % 7 === 0 ? '' : `p${i}@example.com`};${20 + (i % 50)}`);
+    const res = await tryFile(`E-mail;Years\n${rows.join('\n')}\n`, 'many.csv');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      rows_checked: 30_000,
+      problems: { rows_with_problems: Math.ceil(30_000 / 7), by_field: { email: { required: Math.ceil(30_000 / 7) } } },
+    });
+  });
+
   it('reads a workbook the same way, from its first visible sheet with data', async () => {
     const book = new ExcelJS.Workbook();
     const notes = book.addWorksheet('Notes', { state: 'hidden' });

@@ -8,8 +8,11 @@ export const readAll = async (r: Readable): Promise<Buffer> => {
   return Buffer.concat(chunks);
 };
 
-/** Behaviour every BlobStore adapter must have. */
-export function blobStoreContract(name: string, create: () => Promise<BlobStore>): void {
+/**
+ * Behaviour every BlobStore adapter must have. `urls: false` for a store nothing outside the
+ * process can reach (memory): it must refuse to presign rather than hand out a URL that fails.
+ */
+export function blobStoreContract(name: string, create: () => Promise<BlobStore>, { urls = true }: { urls?: boolean } = {}): void {
   describe(`BlobStore contract: ${name}`, () => {
     let store: BlobStore;
     beforeEach(async () => {
@@ -134,15 +137,21 @@ export function blobStoreContract(name: string, create: () => Promise<BlobStore>
       expect(await store.stat(k)).toBeNull();
     });
 
-    it('presigns distinct URLs per method, with the upload headers', async () => {
-      const k = key();
-      const expiresAt = new Date(Date.now() + 60_000);
-      const put = await store.presign(k, 'PUT', { expiresAt, contentType: 'text/csv' });
-      const get = await store.presign(k, 'GET', { expiresAt });
-      expect(put.method).toBe('PUT');
-      expect(put.headers['Content-Type']).toBe('text/csv');
-      expect(get.method).toBe('GET');
-      expect(put.url).not.toEqual(get.url);
-    });
+    if (!urls)
+      it('refuses to presign: nothing outside the process could use the URL', async () => {
+        await expect(store.presign(key(), 'GET', { expiresAt: new Date(Date.now() + 60_000) })).rejects.toThrow('no URL');
+      });
+
+    if (urls)
+      it('presigns distinct URLs per method, with the upload headers', async () => {
+        const k = key();
+        const expiresAt = new Date(Date.now() + 60_000);
+        const put = await store.presign(k, 'PUT', { expiresAt, contentType: 'text/csv' });
+        const get = await store.presign(k, 'GET', { expiresAt });
+        expect(put.method).toBe('PUT');
+        expect(put.headers['Content-Type']).toBe('text/csv');
+        expect(get.method).toBe('GET');
+        expect(put.url).not.toEqual(get.url);
+      });
   });
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import type { BlobStore } from '@app/blob-storage';
+import { MemoryBlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { SchemaRecord } from '@app/directory';
@@ -38,7 +38,10 @@ export class SchemaTrialService {
     if (file.length === 0) throw trialRefused('source_file_empty', 'The file is empty. Choose a file with a header row and some data.');
     if (file.length > MAX_TRIAL_BYTES)
       throw trialRefused('trial_file_too_large', 'Try it reads files of up to 5 MB: try a sample of the file.');
-    const blobs = { openRead: async () => Readable.from([file]) } as unknown as BlobStore;
+    // A store of its own per trial, in memory: the reading stores what it learns (a row index)
+    // beside the file as a run's does, and nothing of it outlives the answer.
+    const blobs = new MemoryBlobStore();
+    await blobs.put(TRIAL_KEY, Readable.from([file]));
     const run = trialRun(schema, filename);
     const inspected = await inspectStructuredFile(blobs, run, this.config.tableLimits, () => undefined);
     if ('failed' in inspected)
