@@ -459,6 +459,9 @@ describe('hosted review page in Chromium', () => {
     const wrapBox = (await wrap.boundingBox())!;
     const rowHead = (await page.locator('#preview tbody th').first().boundingBox())!;
     expect(rowHead.x).toBeGreaterThanOrEqual(wrapBox.x - 1);
+    // Its heading stays in sight with it, whole.
+    const numberHeading = (await page.locator('#preview thead th').first().boundingBox())!;
+    expect(Math.abs(numberHeading.x - rowHead.x)).toBeLessThanOrEqual(1);
     const cut = page.locator('#preview tbody tr').first().locator('td').nth(1);
     await expect(cut.getAttribute('title')).resolves.toBe(long.toUpperCase());
     // The caption names the table and stays whole in view while the rows scroll sideways.
@@ -470,6 +473,35 @@ describe('hosted review page in Chromium', () => {
     });
     await screenshot(page, '12-polish-phone-scrolled');
     expect(fits).toBe(true);
+    await page.context().close();
+  });
+
+  it('keeps the actions bar above the tables on a phone: a tap on Approve reaches Approve, not a row number under it', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `p${i}@x.org,Name${i},${20 + i},01/01/1990`).join('\n');
+    const run = await readyRun({}, `E-mail,First,Years,Birthday\n${rows}\n`);
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' });
+    const page = await openPage(run.review_url, { width: 360 });
+    await page.locator('#preview tbody tr').nth(19).waitFor();
+    const approve = page.getByRole('button', { name: 'Approve', exact: true });
+    // Every row of the preview passes under the bar in turn: at none of them does the row's sticky number cover the button.
+    const covered: number[] = [];
+    for (let r = 0; r < 20; r++) {
+      await page
+        .locator('#preview tbody tr')
+        .nth(r)
+        .evaluate((row) => {
+          const bar = document.querySelector('.actions')!.getBoundingClientRect();
+          window.scrollBy(0, row.getBoundingClientRect().top - bar.top + 2);
+        });
+      const box = (await approve.boundingBox())!;
+      const hit = await page.evaluate(
+        ([x, y]) => !!document.elementFromPoint(x, y)?.closest('.actions'),
+        [box.x + 4, box.y + box.height / 2],
+      );
+      if (!hit) covered.push(r);
+    }
+    await screenshot(page, '13-phone-actions-over-rows');
+    expect(covered).toEqual([]);
     await page.context().close();
   });
 
