@@ -398,6 +398,66 @@ describe('customer console in Chromium', () => {
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
   });
 
+  it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {
+    await goto(page, '/console/api-keys');
+    const keysNow = async () =>
+      (await call(`${svc.baseUrl}/console/api/api-keys`, { headers: { cookie: await cookieHeader() } })).body.data.length as number;
+    const before = await keysNow();
+    // The answer held back a moment, as on a slow network: the second and third presses come while the first runs.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/console/api/api-keys', async (route) => {
+      if (route.request().method() === 'POST') await held;
+      await route.continue();
+    });
+    const issue = page.getByRole('button', { name: 'Issue a key' });
+    await issue.click();
+    await expect(issue.getAttribute('aria-disabled')).resolves.toBe('true');
+    await issue.press('Enter');
+    await issue.click({ force: true });
+    release();
+    await page.locator('#new-key').waitFor();
+    await expect(issue.getAttribute('aria-disabled')).resolves.toBeNull();
+    await page.unroute('**/console/api/api-keys');
+    expect(await keysNow()).toBe(before + 1);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    // A failure without a form says the API's reasons, and a server error the request id its message asks for.
+    await page.route('**/console/api/api-keys', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 500,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              error: { code: 'internal_error', type: 'server', message: 'An unexpected error occurred.', request_id: 'req-test-7' },
+            }),
+          })
+        : route.continue(),
+    );
+    await issue.click();
+    await page.getByRole('alert').getByText('An unexpected error occurred. (request_id: req-test-7)').waitFor();
+    await page.unroute('**/console/api/api-keys');
+    await goto(page, '/console/webhook');
+    await page.route('**/console/api/webhook/test', (route) =>
+      route.fulfill({
+        status: 422,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: {
+            code: 'validation_failed',
+            type: 'validation',
+            message: 'The given data was invalid.',
+            request_id: 'req-test-8',
+            fields: { url: ['No webhook URL is set: save one in the webhook settings first.'] },
+          },
+        }),
+      }),
+    );
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByRole('alert').getByText('No webhook URL is set: save one in the webhook settings first.').waitFor();
+    await page.unroute('**/console/api/webhook/test');
+  });
+
   it('adds an AI provider with a write-only key, tests the connection, edits it keeping the key, and deletes it', async () => {
     await goto(page, '/console/providers');
     await page.getByText('No provider yet.', { exact: false }).waitFor();
@@ -612,7 +672,21 @@ describe('customer console in Chromium', () => {
     await expect(page.getByLabel('Role of Olivia Owner').isDisabled()).resolves.toBe(true);
     await page.getByText('An organization always keeps one owner.', { exact: false }).waitFor();
 
-    await page.getByLabel('Role of Victor Viewer').selectOption('admin');
+    // A role changes only once confirmed: one arrow key in the select must not change it.
+    const victorRole = page.getByLabel('Role of Victor Viewer');
+    await victorRole.focus();
+    await page.keyboard.press('ArrowUp'); // viewer -> admin
+    const roleDialog = page.getByRole('dialog', { name: 'Make Victor Viewer Admin?' });
+    await roleDialog.waitFor();
+    await page.keyboard.press('Escape');
+    await roleDialog.waitFor({ state: 'hidden' });
+    await expect(victorRole.inputValue()).resolves.toBe('viewer');
+    // Back where the keyboard was.
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id)).resolves.toMatch(
+      /^role-/,
+    );
+    await victorRole.selectOption('admin');
+    await roleDialog.getByRole('button', { name: 'Make Admin' }).click();
     await status(page).getByText('Victor Viewer is now Admin.').waitFor();
     const victor = (await call(`${svc.baseUrl}/console/api/members`, { headers: { cookie: await cookieHeader() } })).body.data.find(
       (m: { email: string }) => m.email === 'victor@acme.example',
@@ -626,7 +700,13 @@ describe('customer console in Chromium', () => {
     await expect(page.getByLabel('Role', { exact: true }).inputValue()).resolves.toBe('viewer');
     const wandaUrl = (await page.locator('.panel code').textContent())!.trim();
     await page.getByRole('button', { name: 'Withdraw the invitation for wanda@acme.example' }).click();
+    await page
+      .getByRole('dialog', { name: 'Withdraw the invitation for wanda@acme.example?' })
+      .getByRole('button', { name: 'Withdraw', exact: true })
+      .click();
     await status(page).getByText('The invitation for wanda@acme.example was withdrawn.').waitFor();
+    // The panel that offered its link goes with it.
+    await page.getByRole('region', { name: 'Invitation for wanda@acme.example' }).waitFor({ state: 'detached' });
     const withdrawn = await browser.newPage();
     await withdrawn.goto(wandaUrl);
     await withdrawn.getByRole('alert').filter({ hasText: /\w/ }).first().waitFor();
@@ -748,4 +828,35 @@ describe('customer console in Chromium', () => {
     },
     120_000,
   );
+
+  it('an owner who makes themselves admin is asked first, and the console then offers only what an admin may do', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Two Owners' } });
+    const join = async (email: string, name: string) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      context.setDefaultTimeout(10_000);
+      const joined = await context.newPage();
+      await joined.goto((await inviteByOperator(svc, org.body.id, email)).url);
+      await joined.getByLabel('Your name').fill(name);
+      await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await joined.getByLabel('Password again').fill(PASSWORD);
+      await joined.getByRole('button', { name: 'Join and sign in' }).click();
+      await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+      return joined;
+    };
+    const first = await join('first@two.example', 'Fay First');
+    await (await join('second@two.example', 'Sam Second')).context().close();
+    await goto(first, '/console/members');
+    await first.getByRole('button', { name: 'Send the invitation' }).waitFor();
+    const own = first.getByLabel('Role of Fay First');
+    await own.focus();
+    await first.keyboard.press('ArrowDown'); // owner -> admin
+    const dialog = first.getByRole('dialog', { name: 'Make Fay First Admin?' });
+    await dialog.getByText('This is your own role', { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Make Admin' }).click();
+    await status(first).getByText('Fay First is now Admin.').waitFor();
+    // The session is read again: no member management is offered any more, and no 403 waits behind a button.
+    await first.getByRole('button', { name: 'Send the invitation' }).waitFor({ state: 'detached' });
+    await expect(first.getByLabel('Role of Sam Second').count()).resolves.toBe(0);
+    await first.context().close();
+  });
 });

@@ -14,9 +14,21 @@ export class ApiFailure extends Error {
     message: string,
     readonly fields: Record<string, string[]> = {},
     readonly retryAfter: string | null = null,
+    readonly requestId: string | null = null,
   ) {
     super(message);
   }
+}
+
+/**
+ * What to tell the person when an action that has no form of its own failed: the API's field
+ * messages when it gave some (its message alone, "The given data was invalid.", does not say
+ * what was wrong), and for a server error the request id its message asks them to quote.
+ */
+export function failureText(failure: ApiFailure): string {
+  const reasons = Object.values(failure.fields).flat();
+  const text = reasons.length > 0 ? reasons.join(' ') : failure.message;
+  return failure.status >= 500 && failure.requestId ? `${text} ${t('api.request_id', { id: failure.requestId })}` : text;
 }
 
 let csrfToken: string | null = null;
@@ -57,6 +69,7 @@ export async function api<T>(method: string, path: string, body?: unknown, raw?:
     error?.message ?? t('api.unexpected', { status: res.status }),
     error?.fields ?? {},
     res.headers.get('retry-after'),
+    error?.request_id ?? res.headers.get('x-request-id'),
   );
   if (res.status === 401 && failure.code === 'unauthenticated') onSignedOut();
   throw failure;

@@ -24,6 +24,16 @@ export async function loadSession(): Promise<SessionView | null> {
   }
 }
 
+let onRefreshed: (session: SessionView | null) => void = () => undefined;
+/** Called with the session read again by `refreshSession` (the app shows what the member may now do). */
+export const whenSessionRefreshed = (handler: (session: SessionView | null) => void): void => {
+  onRefreshed = handler;
+};
+/** Reads the session again: after a change to the signed-in member's own role, every page's controls follow it. */
+export async function refreshSession(): Promise<void> {
+  onRefreshed(await loadSession());
+}
+
 export function adopt(session: SessionView): SessionView {
   setCsrfToken(session.csrf_token);
   return session;

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure } from '../api';
+import { api, failureText, type ApiFailure } from '../api';
 import { t } from '../i18n';
+import { useAction } from '../use-action';
 import { endSession, type SessionView } from '../session';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
@@ -25,14 +26,14 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
       announce(failure.message, 'error');
     }
   };
-  const others = async () => {
+  const others = useAction(async () => {
     try {
       const { data } = await api<{ data: { ended: number } }>('POST', '/session/others/sign-out', {});
       announce(t('account.others_ended', { count: data.ended }));
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   const signOut = () => endSession(onSignedOut, () => announce(t('signout.done')));
   return (
     <section>
@@ -70,7 +71,7 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
       <h2>{t('account.sessions_title')}</h2>
       <p class="muted">{t('account.sessions_intro')}</p>
       <div class="actions">
-        <button type="button" class="secondary" onClick={others}>
+        <button type="button" class="secondary" onClick={() => others.run()} aria-disabled={others.busy || undefined}>
           {t('account.others')}
         </button>
         <button type="button" class="secondary" onClick={signOut}>

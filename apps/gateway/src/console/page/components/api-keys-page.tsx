@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type ApiFailure } from '../api';
+import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -34,16 +35,16 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
     issueButton.current?.focus();
     setIssued(null);
   };
-  const issue = async () => {
+  const issue = useAction(async () => {
     try {
       const { data } = await api<{ data: { api_key: string; prefix: string } }>('POST', '/api-keys', {});
       setIssued(data);
       announce(t('keys.issued'));
       list.reload();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   const revoke = async () => {
     const key = revoking!;
     setRevoking(null);
@@ -52,7 +53,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       announce(t('keys.revoked', { prefix: key.prefix ?? key.id }));
       list.reload();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
   return (
@@ -60,7 +61,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <PageTitle text={t('keys.title')} />
       <p>{t('keys.intro')}</p>
       {editable && (
-        <button type="button" ref={issueButton} onClick={issue}>
+        <button type="button" ref={issueButton} onClick={() => issue.run()} aria-disabled={issue.busy || undefined}>
           {t('keys.issue')}
         </button>
       )}

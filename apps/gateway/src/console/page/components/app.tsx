@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { whenSignedOut } from '../api';
 import { t } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { loadSession, type SessionView } from '../session';
+import { loadSession, whenSessionRefreshed, type SessionView } from '../session';
 import { AcceptInvitation } from './accept-invitation';
 import { Shell } from './shell';
 import { SignIn } from './sign-in';
@@ -15,6 +15,7 @@ export function App() {
   useEffect(() => {
     void loadSession().then(setSession);
     whenSignedOut(() => setSession(null));
+    whenSessionRefreshed(setSession);
   }, []);
 
   const invitation = /^\/console\/invitations\/([0-9a-f-]{36})$/i.exec(loc.path);

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { t } from '../i18n';
 
 /**
@@ -24,6 +24,8 @@ export function ConfirmDialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
+  // Ids of its own: a page may hold several dialogs, and each must be named by its own title.
+  const id = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -37,9 +39,9 @@ export function ConfirmDialog({
     }
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" aria-describedby="confirm-body" onCancel={(e) => (e.preventDefault(), onCancel())}>
-      <h2 id="confirm-title">{title}</h2>
-      <p id="confirm-body">{body}</p>
+    <dialog ref={ref} aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`} onCancel={(e) => (e.preventDefault(), onCancel())}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <p id={`${id}-body`}>{body}</p>
       <div class="actions">
         <button type="button" class="secondary cancel" onClick={onCancel}>
           {t('dialog.cancel')}

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure } from '../api';
+import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
-import { isOwner, type SessionView } from '../session';
+import { isOwner, refreshSession, type SessionView } from '../session';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -32,17 +33,25 @@ export function MembersPage({ session }: { session: SessionView }) {
   const members = useLoad<{ data: Member[] }>('/members');
   const invitations = useLoad<{ data: Invitation[] }>(owner ? '/invitations' : null);
   const [removing, setRemoving] = useState<Member | null>(null);
+  // A role chosen in a member's select, waiting for the owner's confirmation (a select changes on one arrow key).
+  const [rolePending, setRolePending] = useState<{ member: Member; role: Member['role'] } | null>(null);
+  const [withdrawing, setWithdrawing] = useState<Invitation | null>(null);
   const [invited, setInvited] = useState<Invitation | null>(null);
   // The only owner can be neither demoted nor removed (the server refuses it too): the page says so instead of offering it.
   const owners = members.data?.data.filter((m) => m.role === 'owner').length ?? 0;
   const lastOwner = (m: Member) => m.role === 'owner' && owners <= 1;
 
-  const changeRole = async (m: Member, role: string) => {
+  const self = (m: Member) => m.id === session.member.id;
+  const changeRole = async () => {
+    const { member: m, role } = rolePending!;
+    setRolePending(null);
     try {
       await api('PATCH', `/members/${m.id}`, { role });
       announce(t('members.role_changed', { name: m.display_name, role: t(`role.${role}`) }));
+      // Their own role: the whole console now shows what they may do (an admin manages no members).
+      if (self(m)) await refreshSession();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
     members.reload();
   };
@@ -54,16 +63,20 @@ export function MembersPage({ session }: { session: SessionView }) {
       announce(t('members.removed', { name: m.display_name }));
       members.reload();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
-  const withdraw = async (i: Invitation) => {
+  const withdraw = async () => {
+    const i = withdrawing!;
+    setWithdrawing(null);
     try {
       await api('DELETE', `/invitations/${i.id}`);
       announce(t('members.withdrawn', { email: i.email }));
+      // Its link no longer works: the panel that offered it goes too.
+      if (invited?.id === i.id) setInvited(null);
       invitations.reload();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
   return (
@@ -101,10 +114,10 @@ export function MembersPage({ session }: { session: SessionView }) {
                         </label>
                         <select
                           id={`role-${m.id}`}
-                          value={m.role}
+                          value={rolePending?.member.id === m.id ? rolePending.role : m.role}
                           disabled={lastOwner(m)}
                           aria-describedby={lastOwner(m) ? `last-owner-${m.id}` : undefined}
-                          onChange={(e) => changeRole(m, (e.target as HTMLSelectElement).value)}
+                          onChange={(e) => setRolePending({ member: m, role: (e.target as HTMLSelectElement).value as Member['role'] })}
                         >
                           {ROLES.map((r) => (
                             <option key={r} value={r}>
@@ -164,7 +177,7 @@ export function MembersPage({ session }: { session: SessionView }) {
                   {i.email} · {t(`role.${i.role}`)} · <span class="muted">{t('members.expires', { date: formatDate(i.expires_at) })}</span>
                   <div class="actions">
                     <CopyButton text={i.url} label={t('members.copy_link_of', { email: i.email })} />
-                    <button type="button" class="secondary" onClick={() => withdraw(i)}>
+                    <button type="button" class="secondary" onClick={() => setWithdrawing(i)}>
                       {t('members.withdraw', { email: i.email })}
                     </button>
                   </div>
@@ -182,6 +195,23 @@ export function MembersPage({ session }: { session: SessionView }) {
         onConfirm={remove}
         onCancel={() => setRemoving(null)}
       />
+      <ConfirmDialog
+        open={rolePending !== null}
+        title={t('members.role_title', { name: rolePending?.member.display_name ?? '', role: t(`role.${rolePending?.role ?? 'viewer'}`) })}
+        body={rolePending && self(rolePending.member) ? t('members.role_body_self') : t('members.role_body')}
+        confirm={t('members.role_confirm', { role: t(`role.${rolePending?.role ?? 'viewer'}`) })}
+        danger={rolePending !== null && self(rolePending.member)}
+        onConfirm={changeRole}
+        onCancel={() => setRolePending(null)}
+      />
+      <ConfirmDialog
+        open={withdrawing !== null}
+        title={t('members.withdraw_title', { email: withdrawing?.email ?? '' })}
+        body={t('members.withdraw_body')}
+        confirm={t('members.withdraw_confirm')}
+        onConfirm={withdraw}
+        onCancel={() => setWithdrawing(null)}
+      />
     </section>
   );
 }
@@ -190,9 +220,7 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   // The least power by default, again after each invitation.
   const [role, setRole] = useState<string>('viewer');
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const formEl = event.target as HTMLFormElement;
+  const send = useAction(async (formEl: HTMLFormElement) => {
     const form = new FormData(formEl);
     clearStatus();
     try {
@@ -207,6 +235,10 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
       setErrors(failure.fields ?? {});
       announce(failure.message, 'error');
     }
+  });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void send.run(event.target as HTMLFormElement);
   };
   return (
     <form class="panel" onSubmit={submit} noValidate aria-labelledby="invite-title">
@@ -228,7 +260,9 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
           </select>
         </div>
       </div>
-      <button type="submit">{t('members.invite')}</button>
+      <button type="submit" aria-disabled={send.busy || undefined}>
+        {t('members.invite')}
+      </button>
     </form>
   );
 }

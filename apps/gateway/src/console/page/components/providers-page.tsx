@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure, type Paged } from '../api';
+import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ConfirmDialog } from './confirm-dialog';
 import { errorProps, FieldError } from './field-error';
@@ -28,7 +29,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const [deleting, setDeleting] = useState<Provider | null>(null);
   const editable = canChange(session);
 
-  const test = async (p: Provider) => {
+  const test = useAction(async (p: Provider) => {
     announce(t('providers.testing', { name: p.name }));
     try {
       const { data } = await api<{ data: { ok: boolean; message: string; duration_ms: number } }>('POST', `/providers/${p.id}/test`, {});
@@ -37,9 +38,9 @@ export function ProvidersPage({ session }: { session: SessionView }) {
         data.ok ? 'ok' : 'error',
       );
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   const remove = async () => {
     const p = deleting!;
     setDeleting(null);
@@ -48,7 +49,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
       announce(t('providers.deleted', { name: p.name }));
       list.reload();
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
   return (
@@ -92,7 +93,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
               </p>
               {editable && (
                 <div class="actions">
-                  <button type="button" class="secondary" onClick={() => test(p)}>
+                  <button type="button" class="secondary" onClick={() => test.run(p)} aria-disabled={test.busy || undefined}>
                     {t('providers.test', { name: p.name })}
                   </button>
                   <button type="button" class="secondary" onClick={() => setEditing(p)}>

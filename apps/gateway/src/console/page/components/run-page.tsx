@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure, type Paged } from '../api';
+import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { formatDate, has, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { CopyButton } from './copy-button';
 import { LoadState } from './load-state';
@@ -135,7 +136,7 @@ function describe(e: TimelineEntry): string {
 function Deliveries({ runId, session, onResent }: { runId: string; session: SessionView; onResent: () => void }) {
   const [page, setPage] = useState(1);
   const list = useLoad<Paged<Attempt>>(`/runs/${runId}/deliveries?page=${page}&per_page=10`);
-  const resend = async (a: Attempt) => {
+  const resend = useAction(async (a: Attempt) => {
     try {
       await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
       announce(t('delivery.resent', { event: a.event }));
@@ -144,15 +145,17 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
       // The attempt is made within moments: look again shortly.
       setTimeout(list.reload, 1500);
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   return (
     <>
       <h2>{t('run.deliveries')}</h2>
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
       {list.data && list.data.data.length === 0 && <p>{t('run.no_deliveries')}</p>}
-      {list.data && list.data.data.length > 0 && <AttemptTable attempts={list.data.data} onResend={canChange(session) ? resend : null} />}
+      {list.data && list.data.data.length > 0 && (
+        <AttemptTable attempts={list.data.data} onResend={canChange(session) ? (a) => void resend.run(a) : null} resending={resend.busy} />
+      )}
       {list.data && (
         <Pager
           page={list.data.meta.current_page}
@@ -170,10 +173,13 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
 export function AttemptTable({
   attempts,
   onResend,
+  resending = false,
   showRun = false,
 }: {
   attempts: Attempt[];
   onResend: ((a: Attempt) => void) | null;
+  /** A re-send is under way: the buttons say so and do nothing until it is answered. */
+  resending?: boolean;
   showRun?: boolean;
 }) {
   const newest = new Set<string>();
@@ -226,7 +232,7 @@ export function AttemptTable({
               {onResend && (
                 <td class="action">
                   {resendable(a) && (
-                    <button type="button" class="secondary" onClick={() => onResend(a)}>
+                    <button type="button" class="secondary" onClick={() => onResend(a)} aria-disabled={resending || undefined}>
                       {t('delivery.resend')}
                       <span class="visually-hidden"> {t('delivery.resend_which', { event: a.event, time: formatDate(a.sent_at) })}</span>
                     </button>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiFailure } from '../api';
+import { api, failureText, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import {
@@ -102,7 +102,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       announce(t('schema.deleted', { name }));
       navigate('/console/schemas');
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure } from '../api';
+import { api, failureText, type ApiFailure } from '../api';
 import { has, t } from '../i18n';
 import { announce } from './status';
 
@@ -32,7 +32,7 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
       setTrial(data);
       announce(t('try.done', { count: data.problems.rows_with_problems }));
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     } finally {
       setBusy(false);
     }

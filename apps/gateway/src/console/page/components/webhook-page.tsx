@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiFailure, type Paged } from '../api';
+import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -45,7 +46,7 @@ function DefaultUrl({ editable }: { editable: boolean }) {
       announce(failure.message, 'error');
     }
   };
-  const sendTest = async () => {
+  const sendTest = useAction(async () => {
     announce(t('webhook.test_sending'));
     try {
       const { data } = await api<{ data: { delivered: boolean; status_code: number | null; error: string | null; duration_ms: number } }>(
@@ -60,9 +61,9 @@ function DefaultUrl({ editable }: { editable: boolean }) {
         data.delivered ? 'ok' : 'error',
       );
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   return (
     <section aria-labelledby="url-title">
       <h2 id="url-title">{t('webhook.url_title')}</h2>
@@ -83,7 +84,7 @@ function DefaultUrl({ editable }: { editable: boolean }) {
           {editable && (
             <div class="actions">
               <button type="submit">{t('webhook.url_save')}</button>
-              <button type="button" class="secondary" onClick={sendTest}>
+              <button type="button" class="secondary" onClick={() => sendTest.run()} aria-disabled={sendTest.busy || undefined}>
                 {t('webhook.test')}
               </button>
             </div>
@@ -97,15 +98,15 @@ function DefaultUrl({ editable }: { editable: boolean }) {
 function Secret() {
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState(false);
-  const reveal = async () => {
+  const reveal = useAction(async () => {
     try {
       const { data } = await api<{ data: { secret: string } }>('POST', '/webhook/secret/reveal', {});
       setSecret(data.secret);
       announce(t('webhook.secret_revealed'));
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
-  };
+  });
   const rotate = async () => {
     setConfirm(false);
     try {
@@ -113,7 +114,7 @@ function Secret() {
       setSecret(data.secret);
       announce(t('webhook.secret_rotated'));
     } catch (err) {
-      announce((err as ApiFailure).message, 'error');
+      announce(failureText(err as ApiFailure), 'error');
     }
   };
   return (
@@ -128,7 +129,13 @@ function Secret() {
       </p>
       <div class="actions">
         {/* One button that reveals and hides: it keeps the keyboard's focus when its words change. */}
-        <button type="button" class="secondary" aria-controls="webhook-secret" onClick={secret === null ? reveal : () => setSecret(null)}>
+        <button
+          type="button"
+          class="secondary"
+          aria-controls="webhook-secret"
+          aria-disabled={reveal.busy || undefined}
+          onClick={secret === null ? () => reveal.run() : () => setSecret(null)}
+        >
           {secret === null ? t('webhook.reveal') : t('webhook.hide')}
         </button>
         {secret !== null && <CopyButton text={secret} label={t('webhook.copy_secret')} />}
