@@ -214,6 +214,23 @@ describe('review page API', () => {
     expect(bad.body.error.fields.expected_mapping_version).toBeDefined();
   });
 
+  it('refuses a body that is not a JSON object with 422 on body: an approval sent garbled approves nothing', async () => {
+    const review = await readyReview();
+    for (const raw of ['"notanobject"', '42', '[1,2]', 'null'])
+      for (const action of ['approve', 'fixes', 'preview']) {
+        const res = await call(review.at(action), { method: 'POST', raw });
+        expect([action, raw, res.status, res.body.error?.fields]).toEqual([
+          action,
+          raw,
+          422,
+          { body: ['The request body must be a JSON object.'] },
+        ]);
+      }
+    expect((await review.state()).body.review_approved_at).toBeNull();
+    // No body at all still means "the defaults": the current mapping is approved.
+    expect((await call(review.at('approve'), { method: 'POST' })).status).toBe(200);
+  });
+
   it("answers the page's calls only under a valid signature", async () => {
     const review = await readyReview();
     const state = await review.state();

@@ -30,7 +30,15 @@ interface ReviewBody {
   offset?: unknown;
 }
 
-const bodyOf = (body: unknown): ReviewBody => (body && typeof body === 'object' ? body : {});
+/**
+ * A review call's body: a JSON object, or none at all (each member then takes its default). Anything
+ * else is 422 on `body`, never read as "no body": an approval sent garbled must not approve.
+ */
+function bodyOf(body: unknown): ReviewBody {
+  if (body === undefined) return {};
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body;
+  throw ApiError.validation({ body: ['The request body must be a JSON object.'] });
+}
 
 function expectedVersion(body: ReviewBody): number | undefined {
   const v = body.expected_mapping_version;
