@@ -66,6 +66,12 @@ export const RUN_ERRORS = {
     retryable: false,
     message: 'A quoted field in the file is never closed.',
   },
+  malformedQuote: {
+    code: 'source_file_malformed_quote',
+    type: 'source_file',
+    retryable: false,
+    message: "A quoted field's closing quote is followed by other text before the next delimiter.",
+  },
   rowTooLarge: { code: 'source_row_too_large', type: 'limit', retryable: false, message: 'A row of the file is larger than allowed.' },
   fieldTooLarge: {
     code: 'source_field_too_large',

@@ -122,6 +122,14 @@ describe('ingestion scan of a delimited file', () => {
       ['id,name\n1,short\n2,' + 'x'.repeat(40) + '\n', { problem: 'rowTooLarge: Line 3 is longer than 30 characters.' }],
       ['id,name\n1,abcdefghijkl\n', { problem: 'fieldTooLarge: Row 2, column 2 has 12 characters; at most 10 are allowed.' }],
       ['id,name\n1,"never closed\n2,b\n', { problem: 'unterminatedQuote: The quoted field starting on line 2 is never closed.' }],
+      [
+        'a,b\n1,"5"x\n7,8\n',
+        {
+          problem:
+            "malformedQuote: On line 2, a quoted field's closing quote is followed by other text before the next delimiter or line end. " +
+            'Quote the whole field and double each quote inside it (for example "5""x").',
+        },
+      ],
     ];
     for (const [text, refusal] of cases) {
       expect(await handedBackThenRead([Buffer.from(text, 'utf8')], limits)).toEqual(refusal);

@@ -119,6 +119,16 @@ describe('dialects', () => {
     expect(problem).toEqual({ kind: 'unterminatedQuote', message: 'The quoted field starting on line 2 is never closed.' });
   });
 
+  it('fails clearly on a closing quote followed by other text, instead of reading the rest of the file as one value', async () => {
+    // Papaparse does not take `"5"` as closed when text follows it: every row after it became one cell.
+    const problem = await problemOf(readAll(Buffer.from('a,b,c\n1,2,3\n4,"5"x,6\n7,8,9\n10,11,12\n')));
+    expect(problem.kind).toBe('malformedQuote');
+    expect(problem.message).toContain('On line 3');
+    // So does a big file, where the swallowed rest once failed as a field too large, naming the wrong cause.
+    const big = Buffer.from(`a,b,c\n4,"5"x,6\n${'7,8,9\n'.repeat(100_000)}`);
+    expect((await problemOf(readAll(big, { chunk: 65_536 }))).kind).toBe('malformedQuote');
+  });
+
   it('stops an unterminated quote at the row limit, before the rest of a big file is buffered', async () => {
     const bytes = Buffer.from(`a,b\n1,"open\n${'2,3\n'.repeat(50_000)}`);
     const problem = await problemOf(readAll(bytes, { limits: { maxRowChars: 10_000 }, chunk: 4096 }));

@@ -11,6 +11,7 @@ import { SourceProblem, type TableLimits } from './source-problem';
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const SPACE = 0x20;
 
 async function* referenceGuard(
   text: AsyncIterable<string>,
@@ -22,6 +23,7 @@ async function* referenceGuard(
   let inQuotes = false;
   let fieldStart = true;
   let quotePending = false; // a quote seen inside a quoted field: closes it, or starts an escaped ""
+  let afterClose = false; // only blanks may follow a closing quote before a delimiter or line end
   let rowChars = 0;
   let row = 1;
   let quoteRow = 0;
@@ -34,6 +36,7 @@ async function* referenceGuard(
           quotePending = false;
           if (c === QUOTE) continue; // escaped quote
           inQuotes = false; // the quote closed the field; fall through to read c normally
+          afterClose = true;
         } else {
           if (c === QUOTE) quotePending = true;
           else if (c === LF || c === CR) row += c === LF || chunk.charCodeAt(i + 1) !== LF ? 1 : 0;
@@ -46,7 +49,19 @@ async function* referenceGuard(
           continue;
         }
       }
-      if (c === QUOTE && fieldStart) {
+      if (afterClose && c !== SPACE) {
+        if (c !== DELIMITER && c !== LF && c !== CR) {
+          throw new SourceProblem(
+            'malformedQuote',
+            `On line ${row}, a quoted field's closing quote is followed by other text before the next delimiter or line end. ` +
+              'Quote the whole field and double each quote inside it (for example "5""x").',
+          );
+        }
+        afterClose = false;
+      }
+      if (afterClose) {
+        // a blank after a closing quote: part of the row, nothing more
+      } else if (c === QUOTE && fieldStart) {
         inQuotes = true;
         quoteRow = row;
         fieldStart = false;
@@ -130,5 +145,17 @@ describe('guardRows', () => {
     expect((await outcomeOf(guardRows, ['a,b\n', 'x'.repeat(31)], ',', limit.maxRowChars)).problem).toBe(
       'rowTooLarge: Line 2 is longer than 30 characters.',
     );
+  });
+
+  it('stops a closing quote followed by other text (papaparse would read on to the next quote), wherever a chunk ends', async () => {
+    const file = 'a,b,c\n1,2,3\n4,"5"x,6\n7,8,9\n';
+    for (let cut = 1; cut < file.length; cut++) {
+      expect((await outcomeOf(guardRows, [file.slice(0, cut), file.slice(cut)], ',', 1000)).problem).toMatch(
+        /^malformedQuote: On line 3, a quoted field's closing quote is followed by other text/,
+      );
+    }
+    // Blanks between the closing quote and the delimiter or the line end, as papaparse allows, and a quote at the very end.
+    const allowed = ['a,b\n"1"  ,"2" \r\n"3","4"'];
+    expect(await outcomeOf(guardRows, allowed, ',', 1000)).toEqual({ chunks: allowed, problem: null });
   });
 });

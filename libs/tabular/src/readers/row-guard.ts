@@ -7,6 +7,12 @@ import { SourceProblem, type TableLimits } from './source-problem';
  * file), before papaparse would buffer it, and names an unterminated quote at the end.
  * It only tracks RFC 4180 quoting and row ends (LF, CRLF, lone CR); papaparse parses.
  *
+ * It also refuses a quoted field whose closing quote is followed by anything but blanks and
+ * then a delimiter or a line end (`4,"5"x,6`). Papaparse does not take such a quote as closing
+ * and reads on to the next quote, however far: the rest of the file became one value and the
+ * run delivered two rows of five, with no error. Such a file is malformed (RFC 4180), and
+ * which reading its author meant cannot be told, so the run fails and says where.
+ *
  * It sees every character of the file, so it does not look at them one by one: it jumps
  * with `indexOf` (native code) from one character that matters to the next: a delimiter or
  * a line break outside quotes, a quote at the start of a field, and inside a quoted field
@@ -16,6 +22,7 @@ import { SourceProblem, type TableLimits } from './source-problem';
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const SPACE = 0x20;
 
 export async function* guardRows(
   text: AsyncIterable<string>,
@@ -31,6 +38,7 @@ export async function* guardRows(
   let inQuotes = false;
   let fieldStart = true;
   let quotePending = false; // a quote seen inside a quoted field: closes it, or starts an escaped ""
+  let afterClose = false; // a quoted field just closed: only blanks may come before its delimiter or line end
   let rowChars = 0;
   let row = 1;
   let quoteRow = 0;
@@ -38,6 +46,12 @@ export async function* guardRows(
   const tooLarge = () => new SourceProblem('rowTooLarge', `Line ${row} is longer than ${max} characters.`);
   const unterminated = () =>
     new SourceProblem('unterminatedQuote', `A quoted field starting on line ${quoteRow} is longer than ${max} characters or never closed.`);
+  const malformed = () =>
+    new SourceProblem(
+      'malformedQuote',
+      `On line ${row}, a quoted field's closing quote is followed by other text before the next delimiter or line end. ` +
+        'Quote the whole field and double each quote inside it (for example "5""x").',
+    );
 
   for await (const chunk of text) {
     delimiters.reset(chunk);
@@ -68,6 +82,7 @@ export async function* guardRows(
             continue;
           }
           inQuotes = false; // the quote closed the field; c is read below as any character outside quotes
+          afterClose = true;
         } else {
           // Up to and with the next quote, every character is inside the field.
           const q = next(quotes, i);
@@ -81,6 +96,16 @@ export async function* guardRows(
         }
       }
       const c = chunk.charCodeAt(i);
+      if (afterClose) {
+        if (c === SPACE) {
+          rowChars++;
+          if (rowChars > max) throw tooLarge();
+          i++;
+          continue;
+        }
+        if (c !== DELIMITER && c !== LF && c !== CR) throw malformed();
+        afterClose = false;
+      }
       if (c === QUOTE && fieldStart) {
         rowChars++;
         inQuotes = true;

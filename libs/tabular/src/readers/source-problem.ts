@@ -8,6 +8,7 @@ export type SourceProblemKind =
   | 'unsupportedFormat'
   | 'encodingInvalid'
   | 'unterminatedQuote'
+  | 'malformedQuote'
   | 'rowTooLarge'
   | 'fieldTooLarge'
   | 'tooManyColumns'
