@@ -163,6 +163,8 @@ describe('structured-file run, end to end over HTTP', () => {
     ['a corrupt XLSX', 'broken.xlsx', 'PK\u0003\u0004 this is not really a zip', 'source_file_unreadable'],
     // Once delivered as two rows of five, the rest of the file one value, with no error.
     ['a closing quote followed by text', 'quotes.csv', 'a,b,c\n1,2,3\n4,"5"x,6\n7,8,9\n10,11,12\n', 'source_file_malformed_quote'],
+    // Once read as one data row, "3\n4" a value and "column_4".."column_7" invented headers.
+    ['line ends of two kinds', 'mixed.csv', 'a,b,c\r\n1,2,3\n4,5,6\r7,8,9\r\n', 'source_file_mixed_line_endings'],
   ])('%s fails the run with a clear error', async (_name, filename, content, code) => {
     const created = await create({ filename });
     expect((await upload(created.body, content)).status).toBe(200);

@@ -72,6 +72,12 @@ export const RUN_ERRORS = {
     retryable: false,
     message: "A quoted field's closing quote is followed by other text before the next delimiter.",
   },
+  mixedLineEnds: {
+    code: 'source_file_mixed_line_endings',
+    type: 'source_file',
+    retryable: false,
+    message: "The file's lines end in more than one way (LF, CRLF, CR).",
+  },
   rowTooLarge: { code: 'source_row_too_large', type: 'limit', retryable: false, message: 'A row of the file is larger than allowed.' },
   fieldTooLarge: {
     code: 'source_field_too_large',

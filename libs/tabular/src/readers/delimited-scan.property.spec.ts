@@ -134,16 +134,13 @@ describe('ingestion scan of a delimited file', () => {
     for (const [text, refusal] of cases) {
       expect(await handedBackThenRead([Buffer.from(text, 'utf8')], limits)).toEqual(refusal);
     }
-    // A lone CR in a file of LFs: the row guard ends a line there and papaparse does not; the full read reads it.
+    // A lone CR in a file of LFs: papaparse would keep it in the value and the file may mean a line end there; the full
+    // read refuses it, naming the line (since 2026-11-30: "4,5,6\r7,8,9" in a CRLF file was one row, silently).
     const mixed = [Buffer.from('id,name\n1,a\rb\n2,c\n', 'utf8')];
     expect(await handedBackThenRead(mixed, limits)).toEqual({
-      rows: 3,
-      width: 2,
-      head: [
-        ['id', 'name'],
-        ['1', 'a\rb'],
-        ['2', 'c'],
-      ],
+      problem:
+        'mixedLineEnds: Line 2 ends with a carriage return (CR) alone, but the lines before it end with a line feed (LF). ' +
+        'Save the file with one kind of line end.',
     });
     // The same file without the CR and within the limits is read by the scan alone.
     expect(await byScan([Buffer.from('id,name\n1,ab\n2,c\n', 'utf8')], limits)).toEqual({

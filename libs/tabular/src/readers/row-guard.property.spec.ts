@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { guardRows } from './row-guard';
+import { CR_END, CRLF_END, guardRows, LF_END, LINE_ENDS } from './row-guard';
 import { SourceProblem, type TableLimits } from './source-problem';
 
 /*
@@ -27,6 +27,17 @@ async function* referenceGuard(
   let rowChars = 0;
   let row = 1;
   let quoteRow = 0;
+  let lineEnd = 0;
+  let crOpen = false;
+  const lineEnded = (kind: number, line: number) => {
+    if (lineEnd === 0) lineEnd = kind;
+    else if (kind !== lineEnd)
+      throw new SourceProblem(
+        'mixedLineEnds',
+        `Line ${line} ends with ${LINE_ENDS[kind]}, but the lines before it end with ${LINE_ENDS[lineEnd]}. ` +
+          'Save the file with one kind of line end.',
+      );
+  };
   for await (const chunk of text) {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
@@ -49,6 +60,15 @@ async function* referenceGuard(
           continue;
         }
       }
+      if (crOpen) {
+        crOpen = false;
+        if (c === LF) {
+          lineEnded(CRLF_END, row - 1);
+          rowChars = 0;
+          continue;
+        }
+        lineEnded(CR_END, row - 1);
+      }
       if (afterClose && c !== SPACE) {
         if (c !== DELIMITER && c !== LF && c !== CR) {
           throw new SourceProblem(
@@ -66,7 +86,9 @@ async function* referenceGuard(
         quoteRow = row;
         fieldStart = false;
       } else if (c === LF || c === CR) {
-        if (c === LF || chunk.charCodeAt(i + 1) !== LF) row++;
+        if (c === LF) lineEnded(LF_END, row);
+        else crOpen = true;
+        row++;
         rowChars = 0;
         fieldStart = true;
       } else {
@@ -81,6 +103,7 @@ async function* referenceGuard(
   if (inQuotes && !quotePending) {
     throw new SourceProblem('unterminatedQuote', `The quoted field starting on line ${quoteRow} is never closed.`);
   }
+  if (crOpen) lineEnded(CR_END, row - 1);
 }
 
 type Outcome = { chunks: string[]; problem: string | null };
@@ -137,7 +160,7 @@ describe('guardRows', () => {
 
   it('lets a well-formed file through whole and stops an unterminated quote and an overlong line', async () => {
     const limit: Pick<TableLimits, 'maxRowChars'> = { maxRowChars: 30 };
-    const good = ['id,"name, quoted",x\r\n1,"say ""hi""",', '2\n3,"two\nlines",4\n'];
+    const good = ['id,"name, quoted",x\r\n1,"say ""hi""",', '2\r\n3,"two\nlines",4\r\n'];
     expect(await outcomeOf(guardRows, good, ',', 30)).toEqual({ chunks: good, problem: null });
     expect((await outcomeOf(guardRows, ['a,b\n1,"open', ' and never closed'], ',', 1000)).problem).toBe(
       'unterminatedQuote: The quoted field starting on line 2 is never closed.',
@@ -145,6 +168,36 @@ describe('guardRows', () => {
     expect((await outcomeOf(guardRows, ['a,b\n', 'x'.repeat(31)], ',', limit.maxRowChars)).problem).toBe(
       'rowTooLarge: Line 2 is longer than 30 characters.',
     );
+  });
+
+  it('stops line ends of another kind than the first outside quotes (papaparse joined those rows), wherever a chunk ends', async () => {
+    const cases: [string, string][] = [
+      [
+        'a,b,c\r\n1,2,3\n4,5,6\r\n',
+        'Line 2 ends with a line feed (LF), but the lines before it end with a carriage return and line feed (CRLF).',
+      ],
+      ['a,b\n1,2\r3,4\n', 'Line 2 ends with a carriage return (CR) alone, but the lines before it end with a line feed (LF).'],
+      [
+        'a,b\r1,2\r\n',
+        'Line 2 ends with a carriage return and line feed (CRLF), but the lines before it end with a carriage return (CR) alone.',
+      ],
+      ['a,b\n1,2\r', 'Line 2 ends with a carriage return (CR) alone, but the lines before it end with a line feed (LF).'],
+    ];
+    for (const [file, message] of cases)
+      for (let cut = 0; cut < file.length; cut++) {
+        const chunks = [file.slice(0, cut), file.slice(cut)].filter((c) => c.length > 0);
+        expect([file, cut, (await outcomeOf(guardRows, chunks, ',', 1000)).problem]).toEqual([
+          file,
+          cut,
+          `mixedLineEnds: ${message} Save the file with one kind of line end.`,
+        ]);
+      }
+    // One kind throughout, also a CRLF cut between its CR and its LF; any line end inside a quoted field.
+    for (const file of ['a,b\r\n1,"x\ny\rz"\r\n2,3\r\n', 'a,b\r1,2\r', 'a,b\n"1\r\n2",3\n'])
+      for (let cut = 0; cut < file.length; cut++) {
+        const chunks = [file.slice(0, cut), file.slice(cut)].filter((c) => c.length > 0);
+        expect(await outcomeOf(guardRows, chunks, ',', 1000)).toEqual({ chunks, problem: null });
+      }
   });
 
   it('stops a closing quote followed by other text (papaparse would read on to the next quote), wherever a chunk ends', async () => {
@@ -155,7 +208,7 @@ describe('guardRows', () => {
       );
     }
     // Blanks between the closing quote and the delimiter or the line end, as papaparse allows, and a quote at the very end.
-    const allowed = ['a,b\n"1"  ,"2" \r\n"3","4"'];
+    const allowed = ['a,b\n"1"  ,"2" \n"3","4"'];
     expect(await outcomeOf(guardRows, allowed, ',', 1000)).toEqual({ chunks: allowed, problem: null });
   });
 });

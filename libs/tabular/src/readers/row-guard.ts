@@ -13,6 +13,11 @@ import { SourceProblem, type TableLimits } from './source-problem';
  * run delivered two rows of five, with no error. Such a file is malformed (RFC 4180), and
  * which reading its author meant cannot be told, so the run fails and says where.
  *
+ * And it refuses line ends of more than one kind outside quoted fields (`1,2\r\n3,4\n5,6`).
+ * Papaparse splits rows at the one kind it guesses from the file's start, so the rows ended by
+ * another were joined to their neighbours' values, silently. Inside a quoted field any line end
+ * is part of the value and allowed.
+ *
  * It sees every character of the file, so it does not look at them one by one: it jumps
  * with `indexOf` (native code) from one character that matters to the next: a delimiter or
  * a line break outside quotes, a quote at the start of a field, and inside a quoted field
@@ -23,6 +28,12 @@ const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
+
+/** The kinds of line end, as the refusal names them. */
+export const LINE_ENDS = ['', 'a line feed (LF)', 'a carriage return and line feed (CRLF)', 'a carriage return (CR) alone'] as const;
+export const LF_END = 1;
+export const CRLF_END = 2;
+export const CR_END = 3;
 
 export async function* guardRows(
   text: AsyncIterable<string>,
@@ -42,6 +53,19 @@ export async function* guardRows(
   let rowChars = 0;
   let row = 1;
   let quoteRow = 0;
+  let lineEnd = 0; // the kind of the file's first line end outside quotes (0: none yet)
+  let crOpen = false; // a CR outside quotes whose kind (CR or CRLF) the next character tells
+
+  /** A line end outside quotes, of `kind`, ending line `line`: the same kind as the first, or the file is refused. */
+  const lineEnded = (kind: number, line: number) => {
+    if (lineEnd === 0) lineEnd = kind;
+    else if (kind !== lineEnd)
+      throw new SourceProblem(
+        'mixedLineEnds',
+        `Line ${line} ends with ${LINE_ENDS[kind]}, but the lines before it end with ${LINE_ENDS[lineEnd]}. ` +
+          'Save the file with one kind of line end.',
+      );
+  };
 
   const tooLarge = () => new SourceProblem('rowTooLarge', `Line ${row} is longer than ${max} characters.`);
   const unterminated = () =>
@@ -96,6 +120,16 @@ export async function* guardRows(
         }
       }
       const c = chunk.charCodeAt(i);
+      if (crOpen) {
+        crOpen = false;
+        if (c === LF) {
+          // The LF of a CRLF, whose line the CR already ended.
+          lineEnded(CRLF_END, row - 1);
+          i++;
+          continue;
+        }
+        lineEnded(CR_END, row - 1);
+      }
       if (afterClose) {
         if (c === SPACE) {
           rowChars++;
@@ -116,7 +150,9 @@ export async function* guardRows(
         continue;
       }
       if (c === LF || c === CR) {
-        if (c === LF || chunk.charCodeAt(i + 1) !== LF) row++;
+        if (c === LF) lineEnded(LF_END, row);
+        else crOpen = true;
+        row++;
         rowChars = 0;
         fieldStart = true;
         i++;
@@ -141,4 +177,5 @@ export async function* guardRows(
   if (inQuotes && !quotePending) {
     throw new SourceProblem('unterminatedQuote', `The quoted field starting on line ${quoteRow} is never closed.`);
   }
+  if (crOpen) lineEnded(CR_END, row - 1);
 }

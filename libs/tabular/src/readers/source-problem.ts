@@ -9,6 +9,7 @@ export type SourceProblemKind =
   | 'encodingInvalid'
   | 'unterminatedQuote'
   | 'malformedQuote'
+  | 'mixedLineEnds'
   | 'rowTooLarge'
   | 'fieldTooLarge'
   | 'tooManyColumns'
