@@ -105,6 +105,32 @@ describe('XLSX packages: zip bombs, hidden parts, DTDs', () => {
     expect(problem).toMatchObject({ kind: 'unreadableFile', message: expect.stringContaining('damaged') });
   });
 
+  it('refuses a cell that refers to shared text the workbook does not have (its rows were once dropped as blank)', async () => {
+    for (const index of ['99', '-1']) {
+      const bytes = await repack(await people(), (p) =>
+        p.set(
+          'xl/worksheets/sheet1.xml',
+          Buffer.from(
+            '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>' +
+              '<row r="1"><c r="A1" t="inlineStr"><is><t>name</t></is></c></row>' +
+              `<row r="2"><c r="A2" t="s"><v>${index}</v></c></row>` +
+              '</sheetData></worksheet>',
+          ),
+        ),
+      );
+      const problem = await problemOf(openXlsx(stream(bytes)));
+      expect(problem).toMatchObject({ kind: 'unreadableFile', message: expect.stringContaining(`shared text number ${index}`) });
+    }
+  });
+
+  it('refuses a ZIP archive that holds no workbook (it was reported as an empty workbook)', async () => {
+    const bytes = await pack(new Map([['notes/readme.txt', Buffer.from('not a workbook at all')]]));
+    expect(await problemOf(openXlsx(stream(bytes)))).toEqual({
+      kind: 'unreadableFile',
+      message: 'The file is a ZIP archive but not an Excel workbook: it holds no workbook and no worksheet.',
+    });
+  });
+
   it('refuses bytes hidden between the listed parts and the central directory', async () => {
     const bytes = await people();
     const hidden = await pack(new Map([['xl/sharedStrings.xml', Buffer.from('<sst/>')]]));

@@ -1,4 +1,4 @@
-import type { TableLimits } from './source-problem';
+import { SourceProblem, type TableLimits } from './source-problem';
 import { tooLarge, type XlsxPackage } from './xlsx-package';
 import type { StallWatch } from './xlsx-stall-watch';
 import { readXmlPart } from './xlsx-xml';
@@ -53,13 +53,23 @@ export class SharedStrings {
     return tooLarge(`its shared strings take more than ${this.budget} bytes.`);
   }
 
-  /** The string at `index`; an index the table does not have reads as empty, as it did with exceljs. */
+  /**
+   * The string at `index`. An index the table does not have is a damaged workbook (Excel offers to
+   * repair it): read as empty, as exceljs did, its cells vanished and a row of them was dropped as
+   * blank, so fewer rows were delivered than the sheet has, without a word.
+   */
   get(index: number): string {
-    if (!(index >= 0 && index < this.count)) return '';
+    if (!(index >= 0 && index < this.count)) throw missingString(index);
     const start = index === 0 ? 0 : this.ends[index - 1];
     return this.bytes.toString('utf8', start, this.ends[index]);
   }
 }
+
+const missingString = (index: number) =>
+  new SourceProblem(
+    'unreadableFile',
+    `The workbook is damaged: a cell refers to shared text number ${index}, which the workbook does not have. Open it in Excel, let it repair the file, and save it again.`,
+  );
 
 /**
  * Reads the shared strings part: each `<si>` is its text, or its rich-text runs joined;

@@ -1,3 +1,4 @@
+import { SourceProblem } from './source-problem';
 import { MAX_PARTS, notAZip, type XlsxPackage } from './xlsx-package';
 import type { SheetState } from './table-reader';
 import type { StallWatch } from './xlsx-stall-watch';
@@ -95,6 +96,9 @@ async function readRelationships(pkg: XlsxPackage, sourcePart: string, watch: St
  * strings and styles parts. A package whose workbook names no readable sheet falls back
  * to the conventional part names, as exceljs did (it matched xl/worksheets/sheetN.xml).
  */
+const notAWorkbook = () =>
+  new SourceProblem('unreadableFile', 'The file is a ZIP archive but not an Excel workbook: it holds no workbook and no worksheet.');
+
 export async function readWorkbookLayout(pkg: XlsxPackage, watch: StallWatch, maxNodeChars: number): Promise<WorkbookLayout> {
   const root = await readRelationships(pkg, '', watch, maxNodeChars);
   const office = [...root.values()].find((r) => isType(r, 'officeDocument'));
@@ -135,6 +139,8 @@ export async function readWorkbookLayout(pkg: XlsxPackage, watch: StallWatch, ma
     sheets = numbered
       .sort((a, b) => Number(a.n) - Number(b.n))
       .map((p) => ({ name: `Sheet${p.n}`, state: 'visible' as const, part: p.name }));
+    // A ZIP archive with neither a workbook nor a worksheet is no workbook: it was reported as an empty one.
+    if (sheets.length === 0 && !(await pkg.part(workbookPart))) throw notAWorkbook();
   }
   const existing = async (candidates: string[], fallback: string) => {
     for (const name of [...candidates, fallback]) if (await pkg.part(name)) return name;
