@@ -623,6 +623,33 @@ describe('customer console in Chromium', () => {
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
   });
 
+  it('tells a canceled review and one waiting for its reviewer from a delivered run, in words and colour', async () => {
+    const key = await page.evaluate(async () => {
+      const session = await (await fetch('/console/api/session')).json();
+      const res = await fetch('/console/api/api-keys', { method: 'POST', headers: { 'x-csrf-token': session.data.csrf_token } });
+      return (await res.json()).data.api_key as string;
+    });
+    const schema = (await call(`${svc.baseUrl}/v1/schemas`, { token: key })).body.data[0].id;
+    const readyRun = async (filename: string) => {
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: key, body: { schema_id: schema, filename } });
+      await upload(created.body, 'Email,Tier\nada@example.com,gold\n');
+      return waitForRun(svc, key, created.body.id, (r) => r.review_state === 'active');
+    };
+    const canceled = await readyRun('canceled.csv');
+    await reviewApi(canceled.review_url).cancel();
+    await waitForRun(svc, key, canceled.id, (r) => r.review_state === 'canceled');
+    await readyRun('waiting.csv');
+    await goto(page, '/console/runs');
+    const badgeOf = async (filename: string) => {
+      const badge = page.getByRole('row').filter({ hasText: filename }).locator('.badge');
+      return [await badge.textContent(), await badge.getAttribute('class')];
+    };
+    await page.getByRole('cell', { name: 'waiting.csv' }).waitFor();
+    expect(await badgeOf('canceled.csv')).toEqual(['Review canceled', 'badge tone-neutral']);
+    expect(await badgeOf('waiting.csv')).toEqual(['In review', 'badge tone-neutral']);
+    expect(await badgeOf('customers.csv')).toEqual(['Completed', 'badge tone-ok']);
+  });
+
   it('invites a viewer who can look but never sees the secret or a key', async () => {
     await goto(page, '/console/members');
     await page.getByLabel('E-mail').fill('victor@acme.example');

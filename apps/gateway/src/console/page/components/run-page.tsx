@@ -7,6 +7,7 @@ import { useLoad } from '../use-load';
 import { CopyButton } from './copy-button';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
+import { RunBadge } from './run-badge';
 import { Pager } from './pager';
 import { announce } from './status';
 
@@ -87,7 +88,7 @@ function RunSummary({ run }: { run: Run }) {
         <dd>{t(`stage.${run.stage}`)}</dd>
         <dt>{t('run.status')}</dt>
         <dd>
-          <span class={`badge status-${run.status}`}>{t(`status.${run.status}`)}</span>
+          <RunBadge run={run} />
         </dd>
         <dt>{t('run.review')}</dt>
         <dd>{run.review_state ? t(`review.${run.review_state}`) : t('run.none')}</dd>

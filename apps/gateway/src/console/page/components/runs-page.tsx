@@ -2,6 +2,7 @@ import { type Paged } from '../api';
 import { formatDate, t } from '../i18n';
 import { navigate } from '../router';
 import { useLoad } from '../use-load';
+import { RunBadge } from './run-badge';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
 import { Pager } from './pager';
@@ -93,7 +94,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
                   </td>
                   <td data-label={t('runs.col.stage')}>{t(`stage.${run.stage}`)}</td>
                   <td data-label={t('runs.col.status')}>
-                    <span class={`badge status-${run.status}`}>{t(`status.${run.status}`)}</span>
+                    <RunBadge run={run} />
                   </td>
                 </tr>
               ))}
