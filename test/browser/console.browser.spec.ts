@@ -158,6 +158,12 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
     await expect(second.locator('.field-error').first().textContent()).resolves.toContain('A field name must start with a letter');
+    // Tied to the name's input: marked invalid, and described by the message.
+    const badName = second.getByLabel('Field name');
+    await expect(badName.getAttribute('aria-invalid')).resolves.toBe('true');
+    const describedBy = (await badName.getAttribute('aria-describedby'))!.split(' ');
+    const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(descriptions.join(' ')).toContain('A field name must start with a letter');
     await second.getByLabel('Field name').fill('tier');
     await second.getByLabel('Data type').selectOption('enum');
     await second.getByLabel('Allowed values').fill('gold | Gold | de=Gold\nsilver | Silver');

@@ -203,12 +203,16 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   );
 }
 
-/** The API's messages about one field: `fields.<name>` and `fields.<name>.<option>`, by option. */
+/**
+ * The API's messages about one field, by option (`fields.<name>.<option>`). Those about the field
+ * itself (`fields.<name>`) are about its name, as the form always sends a definition object: they
+ * go beside the name's input, which they mark invalid and describe.
+ */
 function fieldErrors(errors: Record<string, string[]>, name: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const prefix = `fields.${name}`;
   for (const [key, messages] of Object.entries(errors)) {
-    if (key === prefix) out._ = [...(out._ ?? []), ...messages];
+    if (key === prefix) out.name = [...(out.name ?? []), ...messages];
     else if (key.startsWith(`${prefix}.`)) {
       const option = key.slice(prefix.length + 1).split('.')[0];
       out[option] = [...(out[option] ?? []), ...messages];
