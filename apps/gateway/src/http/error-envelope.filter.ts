@@ -6,7 +6,11 @@ import { ApiError } from './api-error';
 import { clientRequestId } from './request-id';
 
 const STATUS_CODES: Record<number, [code: string, type: string, message: string]> = {
-  400: ['bad_request', 'invalid_request', 'The request could not be read (malformed JSON or wrong content type).'],
+  400: [
+    'bad_request',
+    'invalid_request',
+    'The request could not be read (malformed JSON, a wrong content type, or a body that does not match its Content-Length).',
+  ],
   404: ['not_found', 'not_found', 'The requested resource was not found.'],
   405: ['method_not_allowed', 'invalid_request', 'The method is not allowed on this resource.'],
   408: ['request_timeout', 'invalid_request', 'The request was not received in time.'],
@@ -72,6 +76,14 @@ export function toApiError(exception: unknown, request: FastifyRequest): ApiErro
   const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
   const client = clientRequestId(request.headers);
+  // The client went away while its body arrived (a dropped upload): nothing of ours failed, and
+  // no one is left to answer. Said in one line, not as an error with its stack.
+  if (request.raw.readableAborted) {
+    logger.log(
+      `request ${String(request.id)}${client ? ` (client id ${client})` : ''}: the client closed the connection before its body was whole`,
+    );
+    return statusError(400);
+  }
   logger.error(
     `request ${String(request.id)}${client ? ` (client id ${client})` : ''} failed: ${(exception as Error)?.stack ?? String(exception)}`,
   );
