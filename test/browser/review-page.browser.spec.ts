@@ -249,8 +249,23 @@ describe('hosted review page in Chromium', () => {
   });
 
   it('cancels after one confirmation; without a cancel callback the page says it can be closed', async () => {
-    const run = await readyRun();
+    // A file with the columns of one approved before: its columns come matched as then, and the page says so while they may change.
+    const schema = { schema_id: await freshSchema() };
+    const earlier = await readyRun(schema);
+    expect((await reviewApi(earlier.review_url).approve({ email: 'E-mail' })).status).toBe(200);
+    // The approved mapping is remembered after the approval's answer: a file that comes later opens with it.
+    let run = await readyRun(schema);
+    for (
+      let i = 0;
+      !(await reviewApi(run.review_url).state()).body.notices?.some((n: { code: string }) => n.code === 'mapping_remembered');
+      i++
+    ) {
+      if (i > 40) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 100));
+      run = await readyRun(schema);
+    }
     const page = await openPage(run.review_url);
+    await page.locator('[data-notice="mapping_remembered"]').waitFor();
     await page.getByRole('button', { name: 'Cancel' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel this review?' });
     await dialog.waitFor();
@@ -266,6 +281,11 @@ describe('hosted review page in Chromium', () => {
     // Canceled is not a success: not shown in the success colours (D8).
     await expect(page.locator('.state-closed').getAttribute('class')).resolves.not.toMatch(/\bok\b/);
     await expect(page.getByRole('combobox', { name: 'Email' }).isDisabled()).resolves.toBe(true);
+    // "You can change them" is no longer true: the closed review says nothing of it, nor after a reload.
+    await expect(page.locator('[data-notice]').count()).resolves.toBe(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Review canceled' }).waitFor();
+    await expect(page.locator('[data-notice]').count()).resolves.toBe(0);
     await screenshot(page, '04-canceled');
     const after = await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey });
     expect(after.body.review_state).toBe('canceled');

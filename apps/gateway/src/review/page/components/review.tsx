@@ -13,12 +13,14 @@ export function Review({ s, view }: { s: State; view: ReviewView }) {
   return (
     <>
       {!active && <ClosedNotice view={view} justActed={s.justActed} />}
-      {(view.notices || []).map((notice) => (
+      {/* How the columns were matched, and what may be changed: said while they may be, not on a closed review. */}
+      {(active ? view.notices || [] : []).map((notice) => (
         <p class="notice warn" role="note" data-notice={notice.code}>
           {messages[`notice_${notice.code}`] ? t(`notice_${notice.code}`) : notice.message}
         </p>
       ))}
-      <div id="live" role="status" aria-live="polite" class={s.live.kind ? `notice ${s.live.kind}` : ''}>
+      {/* Coloured only while it says something: an empty coloured band read as a notice with no words. */}
+      <div id="live" role="status" aria-live="polite" class={s.live.kind && s.live.text ? `notice ${s.live.kind}` : ''}>
         {s.live.text}
       </div>
       <MappingSection s={s} view={view} />
