@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
-import { formatDate, has, t } from '../i18n';
+import { formatDate, has, numbers, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
@@ -20,6 +20,8 @@ interface Run {
   download_url: string | null;
   input_source: string;
   total_rows: number | null;
+  /** Rows left out of the output at approval (an addition to the spec's run resource). */
+  rows_excluded?: number | null;
   notification_status: string | null;
   error: { code: string; message: string } | null;
   [key: string]: unknown;
@@ -93,7 +95,13 @@ function RunSummary({ run }: { run: Run }) {
         <dt>{t('run.review')}</dt>
         <dd>{run.review_state ? t(`review.${run.review_state}`) : t('run.none')}</dd>
         <dt>{t('run.rows')}</dt>
-        <dd>{run.total_rows ?? t('run.none')}</dd>
+        <dd>
+          {run.total_rows === null
+            ? t('run.none')
+            : run.rows_excluded
+              ? t('run.rows_excluded', { rows: numbers.format(run.total_rows), excluded: numbers.format(run.rows_excluded) })
+              : numbers.format(run.total_rows)}
+        </dd>
         <dt>{t('run.webhook')}</dt>
         <dd>{run.notification_status ? t(`notification.${run.notification_status}`) : t('run.none')}</dd>
       </dl>
