@@ -9,6 +9,7 @@ import {
   type PutOptions,
   type ReadOptions,
 } from '../blob-store.port';
+import { checkedPieces } from '../joined-pieces';
 
 /**
  * Blobs held in the process's memory, for a small working set that is no run's and must leave
@@ -36,14 +37,10 @@ export class MemoryBlobStore implements BlobStore {
   }
 
   async putJoined(key: string, pieces: JoinedPiece[], options: PutOptions = {}): Promise<{ size: number }> {
-    const parts = pieces.map((piece) => {
-      if (typeof piece === 'string') return Buffer.from(piece, 'utf8');
-      const blob = this.blobs.get(piece.key);
-      if (!blob) throw new BlobNotFoundError(piece.key);
-      const start = piece.start ?? 0;
-      if (start < 0 || start > blob.length) throw new RangeError(`Start ${start} is outside ${piece.key} (${blob.length} bytes)`);
-      return blob.subarray(start);
-    });
+    // The same checks as every store's (missing blobs, starts that are no byte offset of their blob).
+    const parts = (await checkedPieces(this, pieces)).map((piece) =>
+      typeof piece === 'string' ? Buffer.from(piece, 'utf8') : this.blobs.get(piece.key)!.subarray(piece.start),
+    );
     const size = parts.reduce((sum, part) => sum + part.length, 0);
     if (options.maxBytes !== undefined && size > options.maxBytes) throw new BlobTooLargeError(options.maxBytes);
     return this.keep(key, Buffer.concat(parts, size), options);

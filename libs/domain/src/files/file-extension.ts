@@ -6,4 +6,6 @@ import { posix } from 'node:path';
  * extension (the run's create, the reader, the stored content type, the image check), so a
  * name the create accepted is read as what it said.
  */
-export const fileExtension = (filename: string): string => posix.extname(filename).slice(1).toLowerCase();
+export const fileExtension = (filename: string): string =>
+  // extname skips a trailing slash ("report.csv/" would be a csv): a name ending in one names a folder.
+  /[/\\]$/.test(filename) ? '' : posix.extname(filename).slice(1).toLowerCase();

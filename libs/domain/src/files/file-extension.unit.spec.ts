@@ -10,6 +10,7 @@ describe('fileExtension', () => {
     ['csv', ''],
     ['.csv', ''],
     ['report.', ''],
+    ['report.csv/', ''],
     ['', ''],
   ])('%j has the extension %j', (name, extension) => {
     expect(fileExtension(name)).toBe(extension);

@@ -1,4 +1,5 @@
 import { NextOf } from './next-of';
+import { isTrimmedAway } from './row-scanner';
 import { SourceProblem, type TableLimits } from './source-problem';
 
 /**
@@ -27,7 +28,6 @@ import { SourceProblem, type TableLimits } from './source-problem';
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
-const SPACE = 0x20;
 
 /** The kinds of line end, as the refusal names them. */
 export const LINE_ENDS = ['', 'a line feed (LF)', 'a carriage return and line feed (CRLF)', 'a carriage return (CR) alone'] as const;
@@ -50,6 +50,7 @@ export async function* guardRows(
   let fieldStart = true;
   let quotePending = false; // a quote seen inside a quoted field: closes it, or starts an escaped ""
   let afterClose = false; // a quoted field just closed: only blanks may come before its delimiter or line end
+  let blankAfterClose = false; // and some came
   let rowChars = 0;
   let row = 1;
   let quoteRow = 0;
@@ -131,14 +132,17 @@ export async function* guardRows(
         lineEnded(CR_END, row - 1);
       }
       if (afterClose) {
-        if (c === SPACE) {
+        if (c !== DELIMITER && c !== LF && c !== CR) {
+          // Blanks as papaparse's trim() sees them (spaces, tabs, no-break spaces...) may; anything else may not.
+          if (!isTrimmedAway(c)) throw malformed();
+          blankAfterClose = true;
           rowChars++;
           if (rowChars > max) throw tooLarge();
           i++;
           continue;
         }
-        if (c !== DELIMITER && c !== LF && c !== CR) throw malformed();
         afterClose = false;
+        blankAfterClose = false;
       }
       if (c === QUOTE && fieldStart) {
         rowChars++;
@@ -177,5 +181,7 @@ export async function* guardRows(
   if (inQuotes && !quotePending) {
     throw new SourceProblem('unterminatedQuote', `The quoted field starting on line ${quoteRow} is never closed.`);
   }
+  // Blanks after the last closing quote, then the end: papaparse keeps the quote and the blanks in the value.
+  if (afterClose && blankAfterClose) throw malformed();
   if (crOpen) lineEnded(CR_END, row - 1);
 }

@@ -68,7 +68,8 @@ export function cellText(type: string, value: string | null, style: number, ctx:
   if (value === null) return '';
   switch (type) {
     case 's':
-      return ctx.sharedString(parseInt(value, 10));
+      // No index at all (`<v></v>`) is an empty cell; an index the table lacks is a damaged workbook (xlsx-shared-strings.ts).
+      return value.trim() === '' ? '' : ctx.sharedString(parseInt(value, 10));
     case 'str':
     case 'inlineStr':
       return value;

@@ -121,6 +121,22 @@ describe('XLSX packages: zip bombs, hidden parts, DTDs', () => {
       const problem = await problemOf(openXlsx(stream(bytes)));
       expect(problem).toMatchObject({ kind: 'unreadableFile', message: expect.stringContaining(`shared text number ${index}`) });
     }
+    // A shared-text cell with no index at all is an empty cell, as before.
+    const empty = await repack(await people(), (p) =>
+      p.set(
+        'xl/worksheets/sheet1.xml',
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>' +
+            '<row r="1"><c r="A1" t="inlineStr"><is><t>name</t></is></c><c r="B1" t="inlineStr"><is><t>city</t></is></c></row>' +
+            '<row r="2"><c r="A2" t="s"><v></v></c><c r="B2" t="inlineStr"><is><t>Oslo</t></is></c></row>' +
+            '</sheetData></worksheet>',
+        ),
+      ),
+    );
+    expect(await rowsOf(empty)).toEqual([
+      ['name', 'city'],
+      ['', 'Oslo'],
+    ]);
   });
 
   it('refuses a ZIP archive that holds no workbook (it was reported as an empty workbook)', async () => {

@@ -29,9 +29,19 @@ let onRefreshed: (session: SessionView | null) => void = () => undefined;
 export const whenSessionRefreshed = (handler: (session: SessionView | null) => void): void => {
   onRefreshed = handler;
 };
-/** Reads the session again: after a change to the signed-in member's own role, every page's controls follow it. */
+/**
+ * Reads the session again: after a change to the signed-in member's own role, every page's
+ * controls follow it. A read that fails keeps the session as it is (a dropped connection is no
+ * sign-out; a 401 signs out through `whenSignedOut`).
+ */
 export async function refreshSession(): Promise<void> {
-  onRefreshed(await loadSession());
+  try {
+    const { data } = await api<{ data: SessionView }>('GET', '/session');
+    setCsrfToken(data.csrf_token);
+    onRefreshed(data);
+  } catch {
+    // kept as it is
+  }
 }
 
 export function adopt(session: SessionView): SessionView {
