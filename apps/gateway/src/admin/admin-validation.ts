@@ -7,7 +7,7 @@ import {
   validateUniqueWith,
 } from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
-import { addError, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
+import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -123,7 +123,7 @@ export function validateSchemaUniqueWith(value: unknown, fields: Record<string, 
 
 export const asObject = (body: unknown, errors: FieldErrors): Record<string, unknown> => {
   if (!isObj(body)) {
-    addError(errors, 'body', 'The request body must be a JSON object.');
+    addError(errors, 'body', BODY_NOT_AN_OBJECT);
     return {};
   }
   return body;

@@ -15,9 +15,12 @@ const collect = (errors: ValidationError[], prefix = '', out: FieldErrors = {}):
 };
 
 /** Validates a JSON body against a DTO class; a body that is not an object is one error on `body`. */
+/** The one problem of a body that is not a JSON object: no member of it can be judged. */
+export const BODY_NOT_AN_OBJECT = 'The request body must be a JSON object.';
+
 export async function validateBody<T extends object>(cls: ClassConstructor<T>, body: unknown): Promise<{ value: T; errors: FieldErrors }> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return { value: {} as T, errors: { body: ['The request body must be a JSON object.'] } };
+    return { value: {} as T, errors: { body: [BODY_NOT_AN_OBJECT] } };
   }
   const value = plainToInstance(cls, body, { enableImplicitConversion: false });
   const errors = await validate(value, { forbidUnknownValues: false, stopAtFirstError: true });

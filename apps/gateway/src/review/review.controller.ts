@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
 import { CELL_PROBLEMS } from '@app/domain';
 import { ApiError } from '../http/api-error';
+import { BODY_NOT_AN_OBJECT } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
@@ -37,7 +38,7 @@ interface ReviewBody {
 function bodyOf(body: unknown): ReviewBody {
   if (body === undefined) return {};
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body;
-  throw ApiError.validation({ body: ['The request body must be a JSON object.'] });
+  throw ApiError.validation({ body: [BODY_NOT_AN_OBJECT] });
 }
 
 function expectedVersion(body: ReviewBody): number | undefined {

@@ -30,6 +30,12 @@ async function* referenceGuard(
   let quoteRow = 0;
   let lineEnd = 0;
   let crOpen = false;
+  const malformed = () =>
+    new SourceProblem(
+      'malformedQuote',
+      `On line ${row}, a quoted field's closing quote is followed by other text before the next delimiter or line end. ` +
+        'Quote the whole field and double each quote inside it (for example "5""x").',
+    );
   const lineEnded = (kind: number, line: number) => {
     if (lineEnd === 0) lineEnd = kind;
     else if (kind !== lineEnd)
@@ -70,12 +76,6 @@ async function* referenceGuard(
         }
         lineEnded(CR_END, row - 1);
       }
-      const malformed = () =>
-        new SourceProblem(
-          'malformedQuote',
-          `On line ${row}, a quoted field's closing quote is followed by other text before the next delimiter or line end. ` +
-            'Quote the whole field and double each quote inside it (for example "5""x").',
-        );
       let blank = false;
       if (afterClose) {
         if (c !== DELIMITER && c !== LF && c !== CR) {
@@ -111,13 +111,7 @@ async function* referenceGuard(
   if (inQuotes && !quotePending) {
     throw new SourceProblem('unterminatedQuote', `The quoted field starting on line ${quoteRow} is never closed.`);
   }
-  if (afterClose && blankAfterClose) {
-    throw new SourceProblem(
-      'malformedQuote',
-      `On line ${row}, a quoted field's closing quote is followed by other text before the next delimiter or line end. ` +
-        'Quote the whole field and double each quote inside it (for example "5""x").',
-    );
-  }
+  if (afterClose && blankAfterClose) throw malformed();
   if (crOpen) lineEnded(CR_END, row - 1);
 }
 
