@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -455,4 +456,66 @@ describe('an upload that never comes', () => {
     expect(run.body).toMatchObject({ status: 'completed', review_state: 'active', error: null });
     expect((await events(svc, created.body.id)).some((e) => e.type === 'RunFailed')).toBe(false);
   });
+
+  // The URL is checked when the PUT begins (as S3 checks a pre-signed one), so a file that began
+  // arriving in time is the run's file however long it takes; the sweeps every 100 ms meanwhile
+  // must not expire the run under it (docs/decisions.md, "An upload that began in time is not expired under it").
+  it('receives a file that began arriving in time and ends after the window; a second PUT meanwhile is 409 upload_in_progress', async () => {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
+    const slow = slowUpload(created.body.upload, CSV);
+    await slow.started;
+    const second = await upload(created.body, CSV);
+    expect(second.status).toBe(409);
+    expect(JSON.parse(second.body).error).toMatchObject({ code: 'upload_in_progress', type: 'conflict' });
+    // Well past the window, many sweeps later, the run still waits for the file under way.
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(created.body.upload.expires_at) - Date.now()) + 1500));
+    const waiting = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+    expect(waiting.body).toMatchObject({ status: 'awaiting_upload', error: null });
+    expect(await slow.finish()).toEqual({ status: 200, body: '' });
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await events(svc, created.body.id)).some((e) => e.type === 'RunFailed')).toBe(false);
+  });
+
+  it('expires the run once an upload that began in time was dropped', async () => {
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    });
+    const slow = slowUpload(created.body.upload, CSV);
+    await slow.started;
+    slow.abort();
+    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 10_000);
+    expect(failed.error).toMatchObject({ code: 'upload_expired', stage: 'upload' });
+  });
 });
+
+/** A PUT of `body` that sends its first half now and the rest on `finish()` (or is dropped by `abort()`). */
+function slowUpload(target: { url: string; method: string; headers: Record<string, string> }, body: string) {
+  const bytes = Buffer.from(body);
+  const half = Math.floor(bytes.length / 2);
+  const req = httpRequest(target.url, { method: target.method, headers: { ...target.headers, 'content-length': String(bytes.length) } });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+  });
+  answer.catch(() => undefined); // a dropped upload's answer is never read
+  req.flushHeaders();
+  // The first half is taken once the route holds the run's upload lease and reads the body.
+  const started = new Promise<void>((resolve) => req.write(bytes.subarray(0, half), () => setTimeout(resolve, 300)));
+  return {
+    started,
+    finish: () => {
+      req.end(bytes.subarray(half));
+      return answer;
+    },
+    abort: () => req.destroy(),
+  };
+}

@@ -7,6 +7,7 @@ import { BLOB_STORE, LocalBlobStore, type BlobStore, type UrlSigner } from '@app
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { SourceInspector } from '@app/cpu-work';
 import { URL_SIGNER } from '@app/blob-storage';
+import { LEASE_STORE, type LeaseStore } from '@app/leases';
 import { installAccessLog, standardOutputLog } from '@app/logging';
 import { httpRequestDuration } from '@app/metrics';
 import { RunEventsServer } from '@app/run-event-transport';
@@ -112,6 +113,7 @@ export async function createHttpApp(
       blobs,
       commandBus: app.get(CommandBus),
       queryBus: app.get(QueryBus),
+      leases: app.get<LeaseStore>(LEASE_STORE),
       sourceArrival: options.readsSources ? app.get(SourceInspector) : null,
     });
   }

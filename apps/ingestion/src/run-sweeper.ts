@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CommandRefused, filesPurgeDue, isUploadOverdue, runFileKeys } from '@app/domain';
+import { LEASE_STORE, UPLOAD_LEASE_TTL_MS, holdLease, leaseHolder, uploadLease, type LeaseStore } from '@app/leases';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Poller } from '@app/polling';
@@ -15,6 +16,7 @@ const BATCH = 100;
  *
  * - a file run whose upload window (`upload.expires_at`) ended with no upload fails with
  *   `upload_expired` (ExpireUpload -> RunFailed), which sends its transformation.failed webhook;
+ *   not while an upload that began in time is arriving (it holds the run's upload lease);
  * - a run's files (source, extracted rows, output) are deleted when their retention ends:
  *   an output at its `file_retention_until`, a run that closed without output (failed, review
  *   canceled or expired) OUTPUT_RETENTION_SECONDS after it closed. The deletion is recorded
@@ -34,6 +36,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(LEASE_STORE) private readonly leases: LeaseStore,
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
   ) {
@@ -83,6 +86,18 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async expireUpload(runId: string, now: Date): Promise<void> {
+    // Taken before the run is read: an upload that began in time holds it until it is recorded
+    // (the embedded upload route), and one that begins now waits for this decision.
+    const lease = await holdLease(this.leases, uploadLease(runId), leaseHolder('sweeper'), UPLOAD_LEASE_TTL_MS);
+    if (!lease) return this.logger.debug(`Run ${runId}: its upload is arriving; not expired`);
+    try {
+      await this.expireUnlessUploaded(runId, now);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private async expireUnlessUploaded(runId: string, now: Date): Promise<void> {
     const snapshot = await this.queryBus.execute(new LoadRunQuery(runId));
     const { state } = snapshot;
     if (!state || !isUploadOverdue(state, now)) return;

@@ -13,6 +13,7 @@ import {
 import type { AppConfig } from '@app/config';
 import type { SourceArrival } from '@app/cpu-work';
 import { CommandRefused } from '@app/domain';
+import { UPLOAD_LEASE_TTL_MS, holdLease, leaseHolder, uploadLease, type LeaseStore } from '@app/leases';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { authFailureThrottle } from '../http/auth-throttle';
@@ -24,6 +25,7 @@ interface Deps {
   blobs: LocalBlobStore;
   commandBus: CommandBus;
   queryBus: QueryBus;
+  leases: LeaseStore;
   /** Present when this process also reads sources: told as an upload begins. */
   sourceArrival: SourceArrival | null;
 }
@@ -88,10 +90,23 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       }
     };
 
-    scope.put(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
-      const key = await authorize(request, reply, 'PUT');
-      if (!key) return reply;
-      const runId = BLOB_KEYS.runIdOfSource(key);
+    const uploadInProgress = (request: FastifyRequest, reply: FastifyReply) => {
+      request.raw.resume();
+      return envelope(
+        reply,
+        request,
+        409,
+        'upload_in_progress',
+        'conflict',
+        "Another upload of this run's file is under way, or its upload window is being closed. Wait for that answer, then look at the run.",
+      );
+    };
+
+    /** Runs whose upload this process is receiving now (each under its upload lease). */
+    const receiving = new Set<string>();
+
+    /** The body of a PUT to `key` (a run's source, `runId`), under the run's upload lease. */
+    const receive = async (request: FastifyRequest, reply: FastifyReply, key: string, runId: string | null) => {
       const run = runId ? (await deps.queryBus.execute(new LoadRunQuery(runId))).state : null;
       // The upload already landed (a client re-sending after a lost answer or a crash): as a
       // pre-signed S3 PUT would, the same bytes answer 200; nothing starts a second time.
@@ -162,6 +177,30 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         return envelope(reply, request, 409, refused.code, 'conflict', refused.message);
       }
       return reply.status(200).send();
+    };
+
+    scope.put(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
+      const key = await authorize(request, reply, 'PUT');
+      if (!key) return reply;
+      const runId = BLOB_KEYS.runIdOfSource(key);
+      if (!runId) return receive(request, reply, key, null);
+      // Held from before the run is read until its upload is recorded: the sweeper does not
+      // expire a run under an upload that began in time, however long the body takes. The
+      // holder is this process (stable across restarts: one that died mid-upload takes the
+      // lease back at once when the client sends again); its own uploads are told apart here.
+      if (receiving.has(runId)) return uploadInProgress(request, reply);
+      receiving.add(runId);
+      try {
+        const lease = await holdLease(deps.leases, uploadLease(runId), leaseHolder('upload'), UPLOAD_LEASE_TTL_MS);
+        if (!lease) return uploadInProgress(request, reply);
+        try {
+          return await receive(request, reply, key, runId);
+        } finally {
+          await lease.release();
+        }
+      } finally {
+        receiving.delete(runId);
+      }
     });
 
     scope.get(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
