@@ -98,12 +98,24 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         409,
         'upload_in_progress',
         'conflict',
-        "Another upload of this run's file is under way, or its upload window is being closed. Wait for that answer, then look at the run.",
+        "Another upload of this run's file is under way, or its upload window is being closed. Wait for that answer; if an earlier upload's connection dropped, send it again in a few seconds.",
       );
     };
 
-    /** Runs whose upload this process is receiving now (each under its upload lease). */
-    const receiving = new Set<string>();
+    /** Runs whose upload this process is receiving now (each under its upload lease): the request, and its end. */
+    const receiving = new Map<string, { request: FastifyRequest; ended: Promise<unknown> }>();
+    /**
+     * Whether `runId`'s upload may be received now. An upload this process is still receiving
+     * whose client is gone (a dropped connection the client now retries) is waited for: it
+     * ends as soon as its stream notices.
+     */
+    const free = async (runId: string): Promise<boolean> => {
+      const current = receiving.get(runId);
+      if (!current) return true;
+      if (!current.request.raw.socket.destroyed) return false;
+      await current.ended.catch(() => undefined);
+      return !receiving.has(runId);
+    };
 
     /** The body of a PUT to `key` (a run's source, `runId`), under the run's upload lease. */
     const receive = async (request: FastifyRequest, reply: FastifyReply, key: string, runId: string | null) => {
@@ -179,6 +191,16 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       return reply.status(200).send();
     };
 
+    const receiveLeased = async (request: FastifyRequest, reply: FastifyReply, key: string, runId: string) => {
+      const lease = await holdLease(deps.leases, uploadLease(runId), leaseHolder('upload'), UPLOAD_LEASE_TTL_MS);
+      if (!lease) return uploadInProgress(request, reply);
+      try {
+        return await receive(request, reply, key, runId);
+      } finally {
+        await lease.release();
+      }
+    };
+
     scope.put(`${LOCAL_BLOB_ROUTE}/*`, async (request, reply) => {
       const key = await authorize(request, reply, 'PUT');
       if (!key) return reply;
@@ -188,18 +210,14 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       // expire a run under an upload that began in time, however long the body takes. The
       // holder is this process (stable across restarts: one that died mid-upload takes the
       // lease back at once when the client sends again); its own uploads are told apart here.
-      if (receiving.has(runId)) return uploadInProgress(request, reply);
-      receiving.add(runId);
+      // (Looked at again after the wait: another retry may have taken it meanwhile.)
+      if (!(await free(runId)) || receiving.has(runId)) return uploadInProgress(request, reply);
+      const ended = receiveLeased(request, reply, key, runId);
+      receiving.set(runId, { request, ended });
       try {
-        const lease = await holdLease(deps.leases, uploadLease(runId), leaseHolder('upload'), UPLOAD_LEASE_TTL_MS);
-        if (!lease) return uploadInProgress(request, reply);
-        try {
-          return await receive(request, reply, key, runId);
-        } finally {
-          await lease.release();
-        }
+        return await ended;
       } finally {
-        receiving.delete(runId);
+        if (receiving.get(runId)?.request === request) receiving.delete(runId);
       }
     });
 
