@@ -369,6 +369,27 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect(malformed.body).toEqual(envelope('bad_request'));
   });
 
+  it('two Authorization headers are 401 on the public and admin APIs, even when the first is valid (a proxy may have read the other)', async () => {
+    const org = await setupOrganization(svc);
+    const twice = (path: string, first: string) =>
+      raw(
+        port,
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer ${first}\r\nauthorization: Bearer tsk_other\r\n\r\n`,
+      );
+    for (const answer of [
+      await twice('/v1/schemas', org.apiKey),
+      await twice(`/admin/v1/organizations/${org.orgId}/api-keys`, ADMIN_TOKEN),
+    ]) {
+      expect(answer.status).toBe(401);
+      expect(answer.body.error).toMatchObject({
+        code: 'unauthenticated',
+        message: 'Send one Authorization header; this request has more than one.',
+      });
+    }
+    // One header still works.
+    expect((await call(`${svc.baseUrl}/v1/schemas`, { token: org.apiKey })).status).toBe(200);
+  });
+
   it('a body with a content type we do not read gets 415 in the envelope (with a key), 401 without one', async () => {
     const org = await setupOrganization(svc);
     const headers = { 'content-type': 'application/xml' };

@@ -8,6 +8,17 @@ export const newApiKey = (): { id: string; key: string; hash: string } => {
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
+/**
+ * How many Authorization headers a request carries (Node keeps only the first in
+ * `headers`). More than one is refused: a proxy in front may have read another one.
+ */
+export const authorizationHeaderCount = (rawHeaders: readonly string[]): number => {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i].length === 13 && rawHeaders[i].toLowerCase() === 'authorization') count++;
+  return count;
+};
+
 export const bearerToken = (header: string | string[] | undefined): string | null => {
   const value = Array.isArray(header) ? header[0] : header;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');

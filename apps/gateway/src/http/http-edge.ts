@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { LOCAL_BLOB_ROUTE } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import { ApiError } from './api-error';
-import { bearerToken } from './api-key';
+import { authorizationHeaderCount, bearerToken } from './api-key';
 import type { AuthenticatedRequest, Caller } from './auth.guard';
 import { authFailureThrottle } from './auth-throttle';
 import { errorBody, sendApiError, statusError } from './error-envelope.filter';
@@ -161,6 +161,9 @@ export class HttpEdge {
   private async verify(route: string, request: AuthenticatedRequest): Promise<{ error: ApiError | null; counts: boolean } | null> {
     const deps = this.deps!;
     const { authorization } = request.headers;
+    const bearerRoute = route.startsWith('/v1/') || route.startsWith('/admin/v1/');
+    if (bearerRoute && authorization !== undefined && authorizationHeaderCount(request.raw.rawHeaders) > 1)
+      return { error: ApiError.unauthenticated('Send one Authorization header; this request has more than one.'), counts: true };
     try {
       if (route.startsWith('/v1/')) request.caller = await deps.authenticateApiKey(authorization);
       else if (route.startsWith('/admin/v1/')) deps.authenticateAdmin(authorization);
