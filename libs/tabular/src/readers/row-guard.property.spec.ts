@@ -30,6 +30,7 @@ async function* referenceGuard(
   let quoteRow = 0;
   let lineEnd = 0;
   let crOpen = false;
+  let previous = 0; // the character before this one, whichever chunk it was in
   const malformed = () =>
     new SourceProblem(
       'malformedQuote',
@@ -48,6 +49,8 @@ async function* referenceGuard(
   for await (const chunk of text) {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
+      const before = previous;
+      previous = c;
       rowChars++;
       if (inQuotes) {
         if (quotePending) {
@@ -57,7 +60,7 @@ async function* referenceGuard(
           afterClose = true;
         } else {
           if (c === QUOTE) quotePending = true;
-          else if (c === LF || c === CR) row += c === LF || chunk.charCodeAt(i + 1) !== LF ? 1 : 0;
+          else if (c === CR || (c === LF && before !== CR)) row++; // a CRLF is one line, wherever the chunks end
           if (rowChars > limits.maxRowChars) {
             throw new SourceProblem(
               'unterminatedQuote',
@@ -207,6 +210,16 @@ describe('guardRows', () => {
         const chunks = [file.slice(0, cut), file.slice(cut)].filter((c) => c.length > 0);
         expect(await outcomeOf(guardRows, chunks, ',', 1000)).toEqual({ chunks, problem: null });
       }
+  });
+
+  it('numbers lines the same wherever a chunk ends, also between the CR and the LF of a CRLF inside a quoted field', async () => {
+    const file = 'a,b\r\n1,"x\r\ny\r\nz"\r\n2,3\r\n4,"5"x\r\n';
+    for (let cut = 1; cut < file.length; cut++) {
+      expect([cut, (await outcomeOf(guardRows, [file.slice(0, cut), file.slice(cut)], ',', 1000)).problem]).toEqual([
+        cut,
+        expect.stringMatching(/^malformedQuote: On line 6,/),
+      ]);
+    }
   });
 
   it('stops a closing quote followed by other text (papaparse would read on to the next quote), wherever a chunk ends', async () => {

@@ -56,6 +56,7 @@ export async function* guardRows(
   let quoteRow = 0;
   let lineEnd = 0; // the kind of the file's first line end outside quotes (0: none yet)
   let crOpen = false; // a CR outside quotes whose kind (CR or CRLF) the next character tells
+  let previousChunkEnd = 0; // the code of the previous chunk's last character (a CR there pairs with an LF that starts this one)
 
   /** A line end outside quotes, of `kind`, ending line `line`: the same kind as the first, or the file is refused. */
   const lineEnded = (kind: number, line: number) => {
@@ -88,11 +89,14 @@ export async function* guardRows(
       const at = of.from(from);
       return at === -1 ? chunk.length : at;
     };
-    /** Lines that end in chunk[from, to): each LF, and each CR not followed by an LF (in this chunk). */
+    /**
+     * Lines that end in chunk[from, to) inside a quoted field: each CR, and each LF not right
+     * after a CR. Counted at the CR, a CRLF is one line also when a chunk ends between the two.
+     */
     const lineEnds = (from: number, to: number): number => {
       let n = 0;
-      for (let p = next(lfs, from); p < to; p = next(lfs, p + 1)) n++;
-      for (let p = next(crs, from); p < to; p = next(crs, p + 1)) if (chunk.charCodeAt(p + 1) !== LF) n++;
+      for (let p = next(crs, from); p < to; p = next(crs, p + 1)) n++;
+      for (let p = next(lfs, from); p < to; p = next(lfs, p + 1)) if ((p === 0 ? previousChunkEnd : chunk.charCodeAt(p - 1)) !== CR) n++;
       return n;
     };
     let i = 0;
@@ -176,6 +180,7 @@ export async function* guardRows(
       if (rowChars > max) throw tooLarge();
       i = runEnd;
     }
+    if (chunk.length > 0) previousChunkEnd = chunk.charCodeAt(chunk.length - 1);
     yield chunk;
   }
   if (inQuotes && !quotePending) {
