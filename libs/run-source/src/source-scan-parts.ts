@@ -4,7 +4,7 @@ import {
   NotPlainDelimited,
   SourceProblem,
   byteAfterNextLineFeed,
-  guessedLinebreak,
+  linebreakOf,
   scanFirstPart,
   scanLaterPart,
   sniffDelimited,
@@ -66,8 +66,8 @@ export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<
   sniffed.replay.destroy();
   const { sample, encoding, delimiter } = sniffed;
   if (!splitsOnLineFeedBytes(encoding)) return null;
-  // Guessed as the scan of the first part guesses it on its first piece; the join checks that they agree.
-  const linebreak = guessedLinebreak(sample, delimiter);
+  // Decided as the scan of the first part decides it on its first piece; the join checks that they agree.
+  const linebreak = linebreakOf(sample, delimiter);
   if (!linebreak.endsWith('\n')) return null;
   const middle = Math.floor(size / 2);
   const byte = await byteAfterNextLineFeed(

@@ -1,5 +1,6 @@
 export * from './readers/table-reader';
 export * from './readers/delimited-reader';
+export * from './readers/line-break';
 export * from './readers/xlsx-reader';
 export * from './readers/open-table';
 export * from './writers/output-writers';

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { peekBytes } from './byte-peek';
 import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
+import { linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { RowBatcher } from './row-batcher';
@@ -16,11 +17,6 @@ const SAMPLE_BYTES = 64 * 1024;
 export function detectDelimiter(sample: string): string {
   const guess = Papa.parse<string[]>(sample, { preview: 50, delimitersToGuess: DELIMITERS, skipEmptyLines: 'greedy' });
   return guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
-}
-
-/** The line break papaparse guesses for a file whose first piece of text is `piece` (it guesses once, on that piece). */
-export function guessedLinebreak(piece: string, delimiter: string): string {
-  return Papa.parse<string[]>(piece, { delimiter, preview: 1 }).meta.linebreak;
 }
 
 /**
@@ -120,14 +116,24 @@ export async function* inPieces(
   }
 }
 
-/** Decoded text as the stream papaparse reads, in the reader's pieces (PIECE_CHARS.parse). */
-const parseInput = (text: AsyncIterable<string>, recorder: RowIndexRecorder | null): Readable =>
-  Readable.from(inPieces(text, recorder, PIECE_CHARS.parse), {
+/** Pieces of text as the stream papaparse reads. */
+const parseInput = (pieces: AsyncIterable<string>): Readable =>
+  Readable.from(pieces, {
     objectMode: false,
     encoding: 'utf8',
     // One piece buffered, whatever Node's default (16 KiB in Node 20, 64 KiB from Node 22).
     highWaterMark: PIECE_CHARS.parse,
   });
+
+/** `first`, then the rest of `pieces` (ended with it). */
+async function* startingWith(first: string, pieces: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    yield first;
+    for (let next = await pieces.next(); !next.done; next = await pieces.next()) yield next.value;
+  } finally {
+    await pieces.return(undefined);
+  }
+}
 
 /** The rows papaparse parsed from one piece of text, and where in the text (characters from the top) they end. */
 interface ParsedChunk {
@@ -287,12 +293,16 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const text = parseInput(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder);
+    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse);
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
+    let text: Readable | null = null;
     try {
-      for await (const parsed of papaparseChunks(text, chosen, undefined)) {
+      // The line break is decided on the first piece, as the scan decides it, and told to papaparse.
+      const top = await pieces.next();
+      text = parseInput(top.done ? pieces : startingWith(top.value, pieces));
+      for await (const parsed of papaparseChunks(text, chosen, top.done ? undefined : linebreakOf(top.value, chosen))) {
         for (const row of parsed.rows) {
           if (first) {
             row[0] = row[0].replace(/^\uFEFF/, '');
@@ -310,7 +320,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
       if (last.length > 0) yield last;
       index = recorder?.result(rows) ?? null;
     } finally {
-      text.destroy();
+      text?.destroy();
       replay.destroy();
     }
   }
@@ -322,7 +332,7 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = parseInput(decodeText(input, encoding!, true), null);
+    const text = parseInput(inPieces(decodeText(input, encoding!, true), null, PIECE_CHARS.parse));
     const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {

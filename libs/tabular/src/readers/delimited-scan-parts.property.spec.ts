@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
-import { guessedLinebreak, openDelimited, sniffDelimited } from './delimited-reader';
+import { openDelimited, sniffDelimited } from './delimited-reader';
+import { linebreakOf } from './line-break';
 import { NotPlainDelimited, scanDelimited, scanFirstPart, scanLaterPart, type DelimitedScan } from './delimited-scan';
 import { byteAfterNextLineFeed, joinScanParts } from './delimited-scan-parts';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
@@ -35,7 +36,7 @@ async function inTwo(
     byte,
     encoding: sniffed.encoding,
     delimiter: sniffed.delimiter,
-    linebreak: guessedLinebreak(sniffed.sample, sniffed.delimiter),
+    linebreak: linebreakOf(sniffed.sample, sniffed.delimiter),
   };
   try {
     const first = await scanFirstPart(Readable.from([bytes.subarray(0, byte)]), start.delimiter, {

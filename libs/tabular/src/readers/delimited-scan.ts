@@ -1,6 +1,7 @@
 import Papa from 'papaparse';
 import type { Readable } from 'node:stream';
-import { guessedLinebreak, inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
+import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
+import { linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 import { BATCH_ROWS } from './table-reader';
@@ -134,8 +135,8 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
   try {
     for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan)) {
       if (!scanner) {
-        // Papaparse guesses the line break on the first piece it is handed: the same piece here.
-        newline = guessedLinebreak(piece, chosen);
+        // Decided on the first piece, as the full read decides it.
+        newline = linebreakOf(piece, chosen);
         scanner = new RowScanner(chosen, newline, limits);
       }
       if (!headDone) {
