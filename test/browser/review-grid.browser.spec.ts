@@ -82,6 +82,44 @@ async function focusIsOn(page: Page, want: { table: string; row: number; col: nu
   return focusOf(page);
 }
 
+/**
+ * What a screen reader is told of the element with the keyboard: Chromium's own accessibility tree
+ * (not the attributes), its role, name, description and invalid state.
+ */
+async function announced(page: Page): Promise<{ role?: string; name?: string; description?: string; invalid?: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const prop = (node: (typeof nodes)[number], name: string) =>
+      node.properties?.find((p) => p.name === name)?.value.value as string | boolean | undefined;
+    // The document itself is "focused" too: the element is the focused node inside it.
+    const focused = nodes.find((n) => prop(n, 'focused') === true && n.role?.value !== 'RootWebArea');
+    if (!focused) return {};
+    return {
+      role: focused.role?.value as string,
+      name: focused.name?.value as string,
+      description: (focused.description?.value as string | undefined) ?? '',
+      invalid: String(prop(focused, 'invalid') ?? 'false'),
+    };
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** Whether a text box's description is in its own cell, under it, and inside the grid's scroll box as seen (not cut off). */
+function besideInView(box: HTMLInputElement): { sameCell: boolean; below: boolean; inView: boolean } {
+  const said = document.getElementById((box.getAttribute('aria-describedby') ?? '').split(' ')[0])!;
+  const at = said.getBoundingClientRect();
+  const wrap = box.closest('.table-wrap')!.getBoundingClientRect();
+  const rowNumber = box.closest('tr')!.querySelector('th')!.getBoundingClientRect();
+  return {
+    sameCell: said.closest('td') === box.closest('td'),
+    below: at.top >= box.getBoundingClientRect().bottom - 1,
+    // Not under the row number, which stays in sight over the row when it scrolls sideways.
+    inView: at.left >= rowNumber.right - 1 && at.right <= Math.min(wrap.right, window.innerWidth) + 1 && at.bottom <= window.innerHeight,
+  };
+}
+
 describe('review page grids in Chromium', () => {
   let svc: Service;
   let org: Awaited<ReturnType<typeof setupOrganization>>;
@@ -423,6 +461,86 @@ describe('review page grids in Chromium', () => {
     ]);
     await page.context().close();
   });
+
+  it('says a refused save at the cell: the text box is invalid, described by why, and keeps the keyboard (360 px, light and dark)', async () => {
+    for (const appearance of ['light', 'dark'] as const) {
+      const run = await readyRun({ appearance });
+      const page = await openPage(run.review_url, 360);
+      await page.getByText('3 of 6 rows have problems.').waitFor();
+      const live = page.locator('#live');
+
+      // Row 2's e-mail (the grid's first cell to fix): Enter opens it; a value longer than a fix may be is pasted, Enter saves.
+      await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: EMAIL });
+      await page.keyboard.press('Enter');
+      const box = editor(page, 'Email', 2);
+      await box.waitFor();
+      await expect(announced(page)).resolves.toEqual({
+        role: 'textbox',
+        name: 'New value of Email in row 2',
+        description: '',
+        invalid: 'false',
+      });
+      await page.keyboard.insertText('x'.repeat(10_001));
+      await page.keyboard.press('Enter');
+
+      // The cell says why, beside the value, and the text box keeps the keyboard; the page's message names the cell.
+      await live.getByText('not saved', { exact: false }).waitFor();
+      await page.locator('#preview .cell-edit input[aria-invalid="true"]').waitFor({ timeout: 5000 });
+      const refused = {
+        role: 'textbox',
+        name: 'New value of Email in row 2',
+        description: 'The fix was not saved: the values entered cannot be used (check the pattern, the row or the text)',
+        invalid: 'true',
+      };
+      await expect(announced(page)).resolves.toEqual(refused);
+      await expect(box.inputValue()).resolves.toHaveLength(10_001);
+      await expect(live.innerText()).resolves.toMatch(/^The new value of Email in row 2 was not saved: the values entered cannot be used/);
+      // Next to the value: in its cell, under the text box, and on the screen (the grid scrolled to the cell).
+      await expect(box.evaluate(besideInView)).resolves.toEqual({ sameCell: true, below: true, inView: true });
+      await expect(axeViolations(page).then((v) => ({ appearance, v }))).resolves.toEqual({ appearance, v: [] });
+      await screenshot(page, `grid-07-save-refused-at-cell-${appearance}`);
+
+      // Escape abandons the edit: the cell is back, and an editor opened again starts without the message.
+      await page.keyboard.press('Escape');
+      await focusIsOn(page, { table: 'preview', row: 1, col: EMAIL });
+      await expect(page.locator('.cell-error').count()).resolves.toBe(0);
+      await page.keyboard.press('Enter');
+      await box.waitFor();
+      await expect(announced(page)).resolves.toMatchObject({ name: 'New value of Email in row 2', description: '', invalid: 'false' });
+
+      // A 409 on Tab (too many fixes in force): the same at the cell, and the keyboard stays in the text box, not on the next cell.
+      await page.route(
+        (url) => url.pathname.endsWith('/fixes'),
+        (route) =>
+          route.fulfill({
+            status: 409,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'too_many_fixes', message: 'A run keeps at most 1000 fixes.', type: 'conflict' } }),
+          }),
+        { times: 1 },
+      );
+      await page.keyboard.type('bob@x.org');
+      await page.keyboard.press('Tab');
+      await page.locator('#preview .cell-error').getByText('too many fixes are in force', { exact: false }).waitFor();
+      await expect(announced(page)).resolves.toMatchObject({
+        name: 'New value of Email in row 2',
+        description: 'The fix was not saved: too many fixes are in force; undo some, or fix many values at once with find and replace',
+        invalid: 'true',
+      });
+      await expect(box.inputValue()).resolves.toBe('bob@x.org');
+
+      // Corrected and saved (Enter): the message goes with the editor, the cell shows the value and has the keyboard.
+      await page.keyboard.press('Enter');
+      await page.getByText('2 of 6 rows have problems.').waitFor();
+      await expect(focusIsOn(page, { table: 'preview', row: 1, col: EMAIL })).resolves.toMatchObject({ text: 'bob@x.org' });
+      await expect(page.locator('.cell-error, [aria-invalid="true"]:is(input)').count()).resolves.toBe(0);
+      await expect(live.innerText()).resolves.toContain('Fix saved.');
+      expect((await reviewApi(run.review_url).state()).body.value_fixes).toMatchObject([
+        { field: 'email', fix: { kind: 'cell', row: 2, before: '', after: 'bob@x.org' } },
+      ]);
+      await page.context().close();
+    }
+  }, 90_000);
 
   it('follows the visual direction with the arrow keys and Tab on a right-to-left (Arabic) page', async () => {
     const run = await readyRun({ locale: 'ar' });

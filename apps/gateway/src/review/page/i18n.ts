@@ -2,7 +2,7 @@
 
 import { embeddedCatalog } from '../../web-shared/page/catalog';
 
-export type { Message } from '../../web-shared/page/catalog';
+export type { Message, Params } from '../../web-shared/page/catalog';
 
 const catalog = embeddedCatalog('review-boot');
 export const locale = catalog.locale;

@@ -5,9 +5,10 @@
  * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
  */
 import { api, errorText, type ApiFailure } from './api';
-import { isolate, t } from './i18n';
+import { isolate, numbers, t, type Params } from './i18n';
 import type {
   CustomerChecks,
+  Field,
   Mapping,
   Phase,
   PicklistValues,
@@ -166,8 +167,8 @@ function handleFailure(err: ApiFailure): void {
   say(t('error_generic', { message: errorText(err) }), 'error');
 }
 
-/** A refused save or action: show why, and show the service's current truth. */
-async function onActionRefused(err: ApiFailure, messageKey: string): Promise<void> {
+/** A refused save or action: show why (`messageKey` with `params` and the reason), and show the service's current truth. */
+async function onActionRefused(err: ApiFailure, messageKey: string, params: Params = {}): Promise<void> {
   if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
   let current: ReviewView | null = null;
   try {
@@ -185,7 +186,7 @@ async function onActionRefused(err: ApiFailure, messageKey: string): Promise<voi
   const before = state.screen;
   if (current) show(current);
   // Where the page turned into another state (expired, failed…), that state says it all.
-  if (state.screen === before) say(t(messageKey, { message: errorText(err) }), 'error');
+  if (state.screen === before) say(t(messageKey, { ...params, message: errorText(err) }), 'error');
 }
 
 // ---- The mapping ----------------------------------------------------------------------
@@ -393,8 +394,21 @@ async function refreshProblemRows(again = false): Promise<void> {
 
 // ---- Fixing values: one cell, every value of a field, undo ---------------------------
 
-export const fixValues = (field: string, fix: ValueFix) => recordFix('fixes', { field, fix }, 'fix_saved');
+/** Records a fix; true once it is saved (a refusal is said in the page's message). */
+export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> =>
+  (await recordFix('fixes', { field, fix }, 'fix_saved')) === null;
 export const undoFix = () => recordFix('fixes/undo', {}, 'fix_undone');
+
+/**
+ * Records a new value of one cell. Resolves to why the service refused it (null once saved): the
+ * cell's editor shows that beside the value, and the page's message names the cell, since the
+ * message at the top of the page may be out of sight (a phone) and, heard, does not say which cell.
+ */
+export const fixCell = (field: Field, row: number, before: string, after: string): Promise<string | null> =>
+  recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, 'fix_saved', {
+    key: 'fix_cell_failed',
+    params: { field: field.label, row: numbers.format(row) },
+  });
 
 /**
  * The whole value mapping to save: the one in force (it may name values past the 200 listed)
@@ -411,27 +425,33 @@ export function savePicklist(field: string, choices: Record<string, string>): Pr
 }
 
 /**
- * Records a fix (or its undo), then shows every row again through the fixes in force. True once it
- * is saved and the rows are drawn again; false when it was refused (the reason is said), so a cell
- * editor left by Tab stays open with its value.
+ * Records a fix (or its undo), then shows every row again through the fixes in force. Resolves to
+ * null once it is saved and the rows are drawn again; when it was refused, to why (in the reviewer's
+ * language; the page's message says it with `failed`), so a cell editor stays open with its value.
  */
-async function recordFix(path: string, body: unknown, doneKey: string): Promise<boolean> {
+async function recordFix(
+  path: string,
+  body: unknown,
+  doneKey: string,
+  failed: { key: string; params?: Params } = { key: 'fix_failed' },
+): Promise<string | null> {
   await saving;
   try {
     const next = await api<ReviewView>(path, 'POST', body);
     set({ view: next, live: { text: t(doneKey), kind: 'ok' }, count: null });
   } catch (caught) {
     const err = caught as ApiFailure;
+    const reason = errorText(err);
     if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
-      say(t('fix_failed', { message: errorText(err) }), 'error');
-    else await onActionRefused(err, 'fix_failed');
-    return false;
+      say(t(failed.key, { ...failed.params, message: reason }), 'error');
+    else await onActionRefused(err, failed.key, failed.params);
+    return reason;
   }
   // The control used may be gone once the rows are drawn again (a saved cell editor, the undo of the
   // last fix): then the count takes the focus, which says what follows.
   await refreshPreview();
   if (!document.activeElement || document.activeElement === document.body) focusById('problems');
-  return true;
+  return null;
 }
 
 // ---- Approve and cancel --------------------------------------------------------------

@@ -9,7 +9,7 @@ import type { Cell, Field } from '../types';
 type Finding = NonNullable<Cell['customer']>;
 
 /** Records the hook's corrected value as the reviewer's cell edit (the fix names the value the hook saw). */
-export const acceptCorrection = (field: Field, row: number, finding: Finding) =>
+const acceptCorrection = (field: Field, row: number, finding: Finding) =>
   fixValues(field.name, { kind: 'cell', row, before: finding.before, after: finding.corrected_value ?? '' });
 
 export function CustomerFinding({ finding, field, row, fixable }: { finding: Finding; field: Field; row: number; fixable: boolean }) {

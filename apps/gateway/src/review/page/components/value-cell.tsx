@@ -3,13 +3,13 @@
  * and can be fixed in place. Which cell has the keyboard and which one is being edited is the
  * table's to say (rows-table.tsx: a grid, one editor at a time).
  */
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
 import { numbers, t } from '../i18n';
 import { problemWords } from '../problem-words';
-import { fixValues } from '../state';
+import { fixCell } from '../state';
 import type { Cell, Field } from '../types';
-import { acceptCorrection, CustomerFinding } from './customer-finding';
+import { CustomerFinding } from './customer-finding';
 
 /** Values longer than this may be cut in a table cell; they get a tooltip with the whole value. */
 const LONG_VALUE = 24;
@@ -80,7 +80,9 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
  * A bad cell as a small form: Enter (or Save) records the edit, Tab and Shift+Tab in its text box
  * record it and move to the next or previous cell (as in a spreadsheet), Escape (or Discard) puts the
  * cell back. With the customer's suggestion, the Down arrow puts it in the text box (the keyboard's
- * Accept: Tab no longer walks to the buttons).
+ * Accept: Tab no longer walks to the buttons). A value the service refuses stays in the text box,
+ * which keeps the keyboard, is marked invalid and is described by why (until a save goes through or
+ * the editor is closed).
  */
 function CellEditor({
   cell,
@@ -98,6 +100,7 @@ function CellEditor({
   onTab: Props['onTab'];
 }) {
   const input = useRef<HTMLInputElement>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
   useLayoutEffect(() => {
     const box = input.current;
     if (!box) return;
@@ -108,9 +111,17 @@ function CellEditor({
   const id = `edit-${fieldId(field.name)}-${row}`;
   const finding = cell.customer;
   const suggested = finding ? finding.corrected_value : null;
-  // The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
-  const save = () =>
-    fixValues(field.name, { kind: 'cell', row, before: cell.customer?.before ?? cell.value ?? '', after: input.current?.value ?? '' });
+  const errorId = `${id}-error`;
+  // Resolves true once saved. The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
+  const save = async (after = input.current?.value ?? ''): Promise<boolean> => {
+    const refused = await fixCell(field, row, cell.customer?.before ?? cell.value ?? '', after);
+    // Said here, at the value: the page's message may be out of sight (a phone). The text box takes
+    // the keyboard back (from Save or Accept) so the value can be corrected at once. A save that goes
+    // through clears it (an editor of the rows with problems stays open until that list is read again).
+    setRefusal(refused);
+    if (refused !== null) input.current?.focus();
+    return refused === null;
+  };
   return (
     <form
       class="cell-edit"
@@ -147,8 +158,14 @@ function CellEditor({
         dir="auto"
         defaultValue={start.text}
         ref={input}
-        aria-describedby={suggested !== null ? `${id}-suggestion` : undefined}
+        aria-invalid={refusal !== null ? 'true' : undefined}
+        aria-describedby={[refusal !== null && errorId, suggested !== null && `${id}-suggestion`].filter(Boolean).join(' ') || undefined}
       />
+      {refusal !== null && (
+        <span class="cell-error" id={errorId}>
+          {t('fix_failed', { message: refusal })}
+        </span>
+      )}
       {suggested !== null && (
         <span class="suggestion" id={`${id}-suggestion`}>
           {t('customer_suggestion')} <bdi>{suggested}</bdi> {t('customer_suggestion_key')}
@@ -156,7 +173,8 @@ function CellEditor({
       )}
       <button type="submit">{t('fix_save')}</button>
       {finding && finding.corrected_value !== null && (
-        <button type="button" onClick={() => void acceptCorrection(field, row, finding)}>
+        // The same fix as Accept beside the cell (customer-finding.tsx), saved as the editor saves: a refusal is said here.
+        <button type="button" onClick={() => void save(finding.corrected_value ?? '')}>
           {t('customer_accept')}
         </button>
       )}
