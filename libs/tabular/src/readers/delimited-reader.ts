@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { peekBytes } from './byte-peek';
 import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
-import { linebreakOf } from './line-break';
+import { firstLineEnd, linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { RowBatcher } from './row-batcher';
@@ -43,25 +43,15 @@ const LF = 0x0a;
 /** Past this, a first piece with no line break is handed over anyway: no row of the default limits is longer (MAX_ROW_CHARS). */
 const FIRST_PIECE_MAX_CHARS = 1024 * 1024;
 
-/** The first CR or LF of `text` in [from, to); -1 when there is none. */
-function lineBreakIn(text: string, from: number, to: number): number {
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === CR || c === LF) return i;
-  }
-  return -1;
-}
-
 /**
- * Where the first piece of `text` (from its start) ends, given the `end` its size allows:
- * past its first line break, and past the LF of a CRLF; -1 when the text so far cannot tell.
+ * Where the first piece of `text` (from its start) ends, given the `end` its size allows: past
+ * the first line end outside quoted fields (the line break is decided on this piece: line-break.ts),
+ * and past the LF of a CRLF; -1 when the text so far cannot tell.
  */
-function firstPieceEnd(text: string, end: number): number {
-  if (lineBreakIn(text, 0, end) === -1) {
-    const next = lineBreakIn(text, end, text.length);
-    if (next === -1) return text.length >= FIRST_PIECE_MAX_CHARS ? end : -1;
-    end = next + 1;
-  }
+function firstPieceEnd(text: string, end: number, delimiter: string): number {
+  const first = firstLineEnd(text, delimiter);
+  if (!first) return text.length >= FIRST_PIECE_MAX_CHARS ? end : -1;
+  end = Math.max(end, first.at + first.length);
   if (text.charCodeAt(end - 1) === CR) {
     if (end === text.length) return -1;
     if (text.charCodeAt(end) === LF) end++;
@@ -73,16 +63,17 @@ function firstPieceEnd(text: string, end: number): number {
  * Text in pieces of at most `pieceChars` after a first of at most PIECE_CHARS.first (slices of
  * a string share its memory), each shown to the index recorder.
  *
- * papaparse guesses the line break on the first piece, by the line breaks it holds: a first piece
- * with none was guessed LF (a CRLF file then kept a CR at the end of every row's last cell), and
- * one whose only line break was a CR at its very end was guessed a lone CR (an LF then began every
- * later row). So the first piece runs at least past its first line break, and past the LF of a
- * CRLF, waiting for more text when it must (up to FIRST_PIECE_MAX_CHARS without a line break).
+ * The line break is decided on the first piece (line-break.ts): the first line end outside quoted
+ * fields. So the first piece runs at least past that line end, and past the LF of a CRLF, waiting
+ * for more text when it must (up to FIRST_PIECE_MAX_CHARS without one: a first row that long, over
+ * the default row limit, is the only one left to papaparse's own guess). A first piece cut before
+ * it (a long quoted header with a line break inside) had papaparse guess, and mis-read every row.
  */
 export async function* inPieces(
   text: AsyncIterable<string>,
   recorder: RowIndexRecorder | null,
   pieceChars: number,
+  delimiter: string,
 ): AsyncGenerator<string> {
   let size = PIECE_CHARS.first;
   let first = true;
@@ -96,7 +87,7 @@ export async function* inPieces(
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
       if (first) {
         // The first piece starts the chunk (held text is put in front of the next chunk).
-        end = firstPieceEnd(chunk, end);
+        end = firstPieceEnd(chunk, end, delimiter);
         if (end === -1) {
           held = chunk;
           break;
@@ -293,7 +284,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse);
+    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse, chosen);
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
@@ -332,7 +323,7 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = parseInput(inPieces(decodeText(input, encoding!, true), null, PIECE_CHARS.parse));
+    const text = parseInput(inPieces(decodeText(input, encoding!, true), null, PIECE_CHARS.parse, delimiter!));
     const batcher = new RowBatcher();
     try {
       for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {

@@ -95,7 +95,7 @@ export async function scanLaterPart(
   const scanner = new RowScanner(start.delimiter, start.linebreak, limits);
   const reporter = progressReporter(options.onProgress);
   try {
-    for await (const piece of inPieces(decodeText(input, start.encoding, true), recorder, PIECE_CHARS.scan)) {
+    for await (const piece of inPieces(decodeText(input, start.encoding, true), recorder, PIECE_CHARS.scan, start.delimiter)) {
       const cursor = scanner.feed(piece);
       recorder?.rowsEndAt(scanner.rows, cursor, start.linebreak);
       reporter(scanner.rows);
@@ -133,7 +133,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
   let endsAtRowStart = true;
   const reporter = progressReporter(options.onProgress);
   try {
-    for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan)) {
+    for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan, chosen)) {
       if (!scanner) {
         // Decided on the first piece, as the full read decides it.
         newline = linebreakOf(piece, chosen);
