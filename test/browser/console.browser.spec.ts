@@ -56,6 +56,25 @@ describe('customer console in Chromium', () => {
     await p.getByRole('heading', { level: 1 }).waitFor();
   };
   const status = (p: Page) => p.getByRole('status');
+  /**
+   * Waits for the focus to reach the element with this tag and text (a list is drawn again after the
+   * API's answer), then says where it is: on the page's body, the keyboard's place would be lost.
+   */
+  const focusReaches = async (p: Page, tag: string, text: string) => {
+    const at = () =>
+      p.evaluate(() => {
+        const el = document.activeElement;
+        return { tag: el?.tagName, text: el && el !== document.body ? el.textContent?.trim() : '' };
+      });
+    await p
+      .waitForFunction(
+        ([t, x]) => document.activeElement?.tagName === t && document.activeElement.textContent?.trim() === x,
+        [tag, text] as const,
+        { timeout: 5000 },
+      )
+      .catch(() => undefined);
+    expect(await at()).toEqual({ tag, text });
+  };
   const cookieHeader = async () => (await owner.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 
   it('serves one shell for every page path under a strict CSP; assets by content hash; an unknown API path stays a JSON 404', async () => {
@@ -151,9 +170,11 @@ describe('customer console in Chromium', () => {
     await first.getByLabel('Description', { exact: true }).fill('E-mail address');
     await first.getByLabel('Required (an empty value is a problem)').check();
     await first.getByLabel('Trim spaces').check();
-    await page.getByRole('button', { name: 'Add a field' }).click();
+    // By keyboard: the new field's name takes the focus, and is typed at once.
+    await page.getByRole('button', { name: 'Add a field' }).press('Enter');
     const second = page.getByRole('group', { name: /^Field 2/ });
-    await second.getByLabel('Field name').fill('9bad');
+    await expect(second.getByLabel('Field name').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.type('9bad');
     await second.getByLabel('Description', { exact: true }).fill('Tier');
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
@@ -395,13 +416,17 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.locator('#new-key').waitFor({ state: 'detached' });
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Issue a key');
-    await page.getByRole('button', { name: `Revoke the key ${key.slice(4, 12)}` }).click();
+    // Newest first: the new key's row, then the operator's key. Revoked by keyboard, the focus goes on to the next row's button.
+    const revokes = await page.getByRole('button', { name: /^Revoke the key/ }).allTextContents();
+    expect(revokes[0]).toBe(`Revoke the key ${key.slice(4, 12)}`);
+    await page.getByRole('button', { name: `Revoke the key ${key.slice(4, 12)}` }).press('Enter');
     const dialog = page.getByRole('dialog', { name: `Revoke the key ${key.slice(4, 12)}?` });
-    await dialog.getByRole('button', { name: 'Revoke it' }).click();
+    await dialog.getByRole('button', { name: 'Revoke it' }).press('Enter');
     await status(page)
       .getByText(`The key ${key.slice(4, 12)} is revoked.`)
       .waitFor();
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
+    await focusReaches(page, 'BUTTON', revokes[1]);
   });
 
   it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {
@@ -506,10 +531,12 @@ describe('customer console in Chromium', () => {
     await expect(page.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
     await page.getByRole('button', { name: 'Cancel' }).click();
 
-    await card.getByRole('button', { name: 'Delete OpenAI main' }).click();
-    await page.getByRole('dialog', { name: 'Delete the provider OpenAI main?' }).getByRole('button', { name: 'Delete it' }).click();
+    await card.getByRole('button', { name: 'Delete OpenAI main' }).press('Enter');
+    await page.getByRole('dialog', { name: 'Delete the provider OpenAI main?' }).getByRole('button', { name: 'Delete it' }).press('Enter');
     await status(page).getByText('Provider OpenAI main deleted.').waitFor();
     await page.getByText('No provider yet.', { exact: false }).waitFor();
+    // No other provider's button to go on to: the focus goes to the list's heading, the page's.
+    await focusReaches(page, 'H1', 'AI providers');
   });
 
   it('reveals and rotates the secret by keyboard alone; the next webhook carries the new one', async () => {
@@ -604,6 +631,51 @@ describe('customer console in Chromium', () => {
       .getByRole('cell', { name: /Delivered/ })
       .first()
       .waitFor({ timeout: 10_000 });
+  });
+
+  it('does not offer "Send again" while another attempt is planned, and says when it is due', async () => {
+    // The API says of each attempt when its delivery's next attempt is planned: none, once it has settled.
+    const settled = await call(`${svc.baseUrl}/console/api/runs/${runId}/deliveries`, { headers: { cookie: await cookieHeader() } });
+    expect(settled.body.data.length).toBeGreaterThan(0);
+    for (const attempt of settled.body.data) expect(attempt).toHaveProperty('delivery_next_attempt_at', null);
+    // A retry planned (the notifier here retries at once, so the answer is changed on its way to the page).
+    const due = new Date(Date.now() + 10 * 60_000).toISOString();
+    const list = (url: URL) => url.pathname === `/console/api/runs/${runId}/deliveries`;
+    await page.route(list, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { data: Array<{ delivery_next_attempt_at: string | null }> };
+      for (const attempt of body.data) attempt.delivery_next_attempt_at = due;
+      await route.fulfill({ response, json: body });
+    });
+    const resends: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'POST' && request.url().includes('/resend')) resends.push(request.url());
+    };
+    page.on('request', onRequest);
+    await goto(page, `/console/runs/${runId}`);
+    const button = page.getByRole('button', { name: /^Send again/ }).first();
+    await expect(button.getAttribute('aria-disabled')).resolves.toBe('true');
+    const note = (await button.getAttribute('aria-describedby'))!;
+    await expect(page.locator(`[id="${note}"]`).textContent()).resolves.toContain('Another attempt is planned for');
+    // Pressed anyway: nothing is sent (the API would refuse it with 409), and the focus stays on it.
+    await button.press('Enter');
+    await expect(button.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.unroute(list);
+    page.off('request', onRequest);
+    expect(resends).toEqual([]);
+    // Settled again: offered again.
+    await page.reload();
+    await page
+      .getByRole('button', { name: /^Send again/ })
+      .first()
+      .waitFor();
+    await expect(
+      page
+        .getByRole('button', { name: /^Send again/ })
+        .first()
+        .getAttribute('aria-disabled'),
+    ).resolves.toBeNull();
   });
 
   it('finds runs by status, file name and date; the filters stay in the address', async () => {
@@ -732,12 +804,14 @@ describe('customer console in Chromium', () => {
     // Each new invitation starts at the least power again.
     await expect(page.getByLabel('Role', { exact: true }).inputValue()).resolves.toBe('viewer');
     const wandaUrl = (await page.locator('.panel code').textContent())!.trim();
-    await page.getByRole('button', { name: 'Withdraw the invitation for wanda@acme.example' }).click();
+    await page.getByRole('button', { name: 'Withdraw the invitation for wanda@acme.example' }).press('Enter');
     await page
       .getByRole('dialog', { name: 'Withdraw the invitation for wanda@acme.example?' })
       .getByRole('button', { name: 'Withdraw', exact: true })
-      .click();
+      .press('Enter');
     await status(page).getByText('The invitation for wanda@acme.example was withdrawn.').waitFor();
+    // The only pending invitation: the focus goes to the heading of the (now empty) list.
+    await focusReaches(page, 'H2', 'Pending invitations');
     // The panel that offered its link goes with it.
     await page.getByRole('region', { name: 'Invitation for wanda@acme.example' }).waitFor({ state: 'detached' });
     const withdrawn = await browser.newPage();
@@ -746,22 +820,31 @@ describe('customer console in Chromium', () => {
     await expect(withdrawn.getByLabel('Your name').count()).resolves.toBe(0);
     await withdrawn.close();
 
-    await page.getByRole('button', { name: 'Remove Victor Viewer' }).click();
+    await page.getByRole('button', { name: 'Remove Victor Viewer' }).press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Remove Victor Viewer?' });
     await dialog.getByText('signed out at once', { exact: false }).waitFor();
-    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await dialog.getByRole('button', { name: 'Remove' }).press('Enter');
     await status(page).getByText('Victor Viewer was removed.').waitFor();
     await page
       .getByRole('cell', { name: /Victor Viewer/ })
       .first()
       .waitFor({ state: 'detached' });
     await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(2); // the header and Olivia
+    // Olivia, the only owner, has no "Remove" button to go on to: the focus goes to the list's heading, the page's.
+    await focusReaches(page, 'H1', 'Members');
   });
 
   it('reads the audit log page by page, newest first', async () => {
     await goto(page, '/console/audit');
     const entries = page.getByRole('main').getByRole('listitem');
-    await expect(entries.first().textContent()).resolves.toContain('olivia@acme.example removed a member');
+    // Whom a member change was about, and the roles before and after.
+    await expect(entries.first().textContent()).resolves.toContain('olivia@acme.example removed victor@acme.example (Admin)');
+    await expect(entries.allTextContents()).resolves.toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('olivia@acme.example withdrew the invitation for wanda@acme.example as Viewer'),
+        expect.stringContaining('olivia@acme.example changed the role of victor@acme.example from Viewer to Admin'),
+      ]),
+    );
     const pages = page.getByRole('navigation', { name: 'Pages of the audit log' });
     const position = (await pages.textContent())!;
     expect(position).toMatch(/Page 1 of 2 \(\d+ items\)/);
@@ -773,6 +856,76 @@ describe('customer console in Chromium', () => {
     await expect(entries.last().textContent()).resolves.toContain('The operator invited olivia@acme.example as Owner');
     await expect(entries.allTextContents()).resolves.toEqual(expect.arrayContaining([expect.stringContaining('joined as Owner')]));
     await expect(pages.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
+  });
+
+  it("keeps the focus in the list when a row leaves it: the next row's control, else the previous row's, else the heading", async () => {
+    // Keys issued beside those of the earlier tests: several rows with a "Revoke" button.
+    for (let i = 0; i < 2; i++)
+      await page.evaluate(async () => {
+        const session = await (await fetch('/console/api/session')).json();
+        await fetch('/console/api/api-keys', { method: 'POST', headers: { 'x-csrf-token': session.data.csrf_token } });
+      });
+    await goto(page, '/console/api-keys');
+    const revokeButtons = page.getByRole('button', { name: /^Revoke the key/ });
+    await revokeButtons.first().waitFor();
+    const revokeByKeyboard = async (name: string) => {
+      await page.getByRole('button', { name, exact: true }).press('Enter');
+      await page
+        .getByRole('dialog', { name: `${name}?` })
+        .getByRole('button', { name: 'Revoke it' })
+        .press('Enter');
+      await status(page)
+        .getByText(`${name.replace('Revoke the key', 'The key')} is revoked.`)
+        .waitFor();
+    };
+    // A row in the middle: the next row's button.
+    let names = await revokeButtons.allTextContents();
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    await revokeByKeyboard(names[1]);
+    await focusReaches(page, 'BUTTON', names[2]);
+    // The last row: there is no next one, so the previous row's button.
+    names = await revokeButtons.allTextContents();
+    await revokeByKeyboard(names[names.length - 1]);
+    await focusReaches(page, 'BUTTON', names[names.length - 2]);
+
+    // A schema's fields are a list too; "Add a field" takes the focus to the new field's name.
+    await goto(page, '/console/schemas/new');
+    await page
+      .getByRole('group', { name: /^Field 1/ })
+      .getByLabel('Field name')
+      .fill('first');
+    for (const name of ['second', 'third']) {
+      await page.getByRole('button', { name: 'Add a field' }).press('Enter');
+      await page.keyboard.type(name);
+    }
+    await expect(
+      page
+        .getByRole('group', { name: /^Field \d/ })
+        .getByLabel('Field name')
+        .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value)),
+    ).resolves.toEqual(['first', 'second', 'third']);
+    await page.getByRole('button', { name: 'Remove the field second' }).press('Enter');
+    await focusReaches(page, 'BUTTON', 'Remove the field third');
+    // One field left, which cannot be removed: the list's heading.
+    await page.keyboard.press('Enter');
+    await focusReaches(page, 'H2', 'Fields');
+
+    // A schema deleted from its page: back on the list, whose heading has the focus.
+    const made = await page.evaluate(async () => {
+      const session = await (await fetch('/console/api/session')).json();
+      const res = await fetch('/console/api/schemas', {
+        method: 'POST',
+        headers: { 'x-csrf-token': session.data.csrf_token, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Short-lived', fields: { code: { description: 'Code', data_type: 'string', is_required: false } } }),
+      });
+      return (await res.json()).data.id as string;
+    });
+    await goto(page, `/console/schemas/${made}`);
+    await page.getByRole('heading', { name: 'Schema Short-lived', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete the schema' }).press('Enter');
+    await page.getByRole('dialog', { name: 'Delete the schema Short-lived?' }).getByRole('button', { name: 'Delete it' }).press('Enter');
+    await status(page).getByText('Schema Short-lived deleted.').waitFor();
+    await focusReaches(page, 'H1', 'Target schemas');
   });
 
   it('changes the password (a wrong current one is said beside it) and signs out every other session', async () => {

@@ -230,6 +230,43 @@ describe('console API', () => {
     });
   });
 
+  describe('the audit log', () => {
+    it('names whose role changed (before and after), who was removed and whose invitation was withdrawn', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Audited');
+      const joined = (await owner.post('/invitations', { email: 'audited-member@example.com', role: 'viewer' })).body.data;
+      const member = new ConsoleClient(svc.baseUrl);
+      await member.accept(joined.url, 'Audited Member', PASSWORD);
+      const memberId = member.session!.member.id;
+      expect((await owner.patch(`/members/${memberId}`, { role: 'admin' })).status).toBe(200);
+      const pending = (await owner.post('/invitations', { email: 'audited-invitee@example.com', role: 'admin' })).body.data;
+      expect((await owner.delete(`/invitations/${pending.id}`)).status).toBe(204);
+      expect((await owner.delete(`/members/${memberId}`)).status).toBe(204);
+
+      const audit = (await owner.get('/audit')).body.data;
+      const entry = (type: string) => audit.find((e: { type: string }) => e.type === type);
+      expect(entry('MemberRoleChanged').details).toEqual({
+        member_id: memberId,
+        email: 'audited-member@example.com',
+        previous_role: 'viewer',
+        role: 'admin',
+      });
+      expect(entry('InvitationRevoked').details).toEqual({
+        invitation_id: pending.id,
+        email: 'audited-invitee@example.com',
+        role: 'admin',
+      });
+      expect(entry('MemberRemoved').details).toEqual({ member_id: memberId, email: 'audited-member@example.com', role: 'admin' });
+      expect(audit[0].type).toBe('MemberRemoved');
+      // The invitation links are bearer secrets: their signatures are never recorded.
+      for (const url of [joined.url, pending.url]) expect(JSON.stringify(audit)).not.toContain(new URL(url).searchParams.get('signature')!);
+      // Unknown ids are still 404, and record nothing.
+      expect((await owner.patch(`/members/${memberId}`, { role: 'viewer' })).status).toBe(404);
+      expect((await owner.delete(`/members/${memberId}`)).status).toBe(404);
+      expect((await owner.delete(`/invitations/${pending.id}`)).status).toBe(404);
+      expect((await owner.get('/audit')).body.data[0].id).toBe(audit[0].id);
+    });
+  });
+
   describe("another organization's ids", () => {
     it('answer 404 on every console call, as unknown ids do', async () => {
       const a = await organizationWithOwner(svc, 'Tenant A');
@@ -273,6 +310,9 @@ describe('console API', () => {
       expect((await a.owner.get(`/providers/${provider}`)).body.data.name).toBe('A');
       expect((await a.owner.get('/api-keys')).body.data.find((k: { id: string }) => k.id === key).revoked_at).toBeNull();
       expect((await a.owner.get('/members')).body.data.map((m: { id: string }) => m.id)).toContain(member);
+      expect((await a.owner.get('/invitations')).body.data.map((i: { id: string }) => i.id)).toContain(invitation);
+      // Nor did B's audit log learn about A's people.
+      expect(JSON.stringify((await b.owner.get('/audit')).body)).not.toContain(a.owner.session!.member.email);
       expect((await b.owner.get('/schemas')).body.data).toEqual([]);
       expect((await b.owner.get('/members')).body.data.map((m: { id: string }) => m.id)).not.toContain(member);
     });

@@ -43,6 +43,8 @@ describe('console: webhooks', () => {
     expect(failed.body.data[0]).toMatchObject({ run_id: runId, status_code: 500, outcome: 'failed', url });
     const attempts = (await owner.get(`/runs/${runId}/deliveries`)).body.data;
     expect(attempts.map((a: { attempt: number }) => a.attempt)).toEqual([2, 1]);
+    // Given up: no attempt is planned, so it can be sent again.
+    expect(attempts.map((a: { delivery_next_attempt_at: string | null }) => a.delivery_next_attempt_at)).toEqual([null, null]);
     const timeline = (await owner.get(`/runs/${runId}/timeline`)).body.data.map((e: { type: string }) => e.type);
     expect(timeline).toEqual(
       expect.arrayContaining(['RunCreated', 'SourceUploaded', 'ReviewPrepared', 'ReviewApproved', 'OutputProduced', 'WebhookAttempted']),
@@ -90,5 +92,49 @@ describe('console: webhooks', () => {
     expect(received).toHaveLength(1);
     expect(received[0].headers['x-service-webhook-secret']).toBe(secret);
     expect(JSON.parse(received[0].body)).toMatchObject({ event: 'webhook.test', test: true });
+  });
+});
+
+describe('console: a delivery with a retry planned', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    // The first attempt fails, the next is ten minutes away: the delivery stays pending through the test.
+    svc = await startService({ WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_DELAYS_MS: '600000', WEBHOOK_MAX_ATTEMPTS: '3' });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.stop();
+  });
+
+  it('says when the next attempt is due, and is not sent again meanwhile (409 delivery_pending)', async () => {
+    const { org, owner } = await organizationWithOwner(svc, 'Retrying');
+    const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
+    await owner.put('/webhook', { url: `${receiver.url}/hooks?case=planned` });
+    receiver.fallback = 'error';
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.api_key,
+      body: { schema_id: schema, filename: 'p.csv' },
+    });
+    const runId = created.body.id;
+    await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
+    const ready = await waitForRun(svc, org.api_key, runId, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+
+    const listed = await eventually(
+      () => owner.get(`/runs/${runId}/deliveries`),
+      (res) => res.body.data?.length === 1,
+    );
+    const [attempt] = listed.body.data;
+    expect(attempt).toMatchObject({ attempt: 1, outcome: 'failed', delivery_next_attempt_at: expect.any(String) });
+    const due = Date.parse(attempt.delivery_next_attempt_at) - Date.now();
+    expect(due).toBeGreaterThan(9 * 60_000);
+    expect(due).toBeLessThanOrEqual(10 * 60_000);
+    expect(await owner.post(`/runs/${runId}/deliveries/${attempt.delivery_id}/resend`)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'delivery_pending' } },
+    });
   });
 });

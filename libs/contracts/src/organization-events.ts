@@ -20,10 +20,13 @@ export interface OrganizationEventMap {
   ProviderSaved: { provider_id: string; name: string; created: boolean };
   ProviderDeleted: { provider_id: string };
   MemberInvited: { invitation_id: string; email: string; role: string };
-  InvitationRevoked: { invitation_id: string };
+  /** `email` and `role`: whom the invitation was for (absent in events recorded before they were added). */
+  InvitationRevoked: { invitation_id: string; email?: string; role?: string };
   InvitationAccepted: { invitation_id: string; member_id: string; email: string; role: string };
-  MemberRoleChanged: { member_id: string; role: string };
-  MemberRemoved: { member_id: string };
+  /** `email` and `previous_role`: whose role it was and what it had been (absent in events recorded before they were added). */
+  MemberRoleChanged: { member_id: string; role: string; email?: string; previous_role?: string };
+  /** `email` and `role`: who was removed, with the role they had (absent in events recorded before they were added). */
+  MemberRemoved: { member_id: string; email?: string; role?: string };
   DeliveryResent: { run_id: string; delivery_id: string; event: string };
 }
 

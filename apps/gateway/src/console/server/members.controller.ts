@@ -38,12 +38,13 @@ export class ConsoleMembersController {
     const role = (body as { role?: unknown } | null)?.role;
     if (!MEMBER_ROLES.includes(role as MemberRole))
       throw ApiError.validation({ role: [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`] });
+    const before = await this.memberOf(caller.organization.id, id);
     failOn(await this.accounts.changeRole(caller.organization.id, id, role as MemberRole, new Date().toISOString()));
     await this.audit.record(
       caller.organization.id,
       actorOf(caller),
       'MemberRoleChanged',
-      { member_id: id, role: role as string },
+      { member_id: id, email: before.email, previous_role: before.role, role: role as string },
       String(req.id),
     );
     const member = await this.accounts.getMember(caller.organization.id, id);
@@ -55,8 +56,15 @@ export class ConsoleMembersController {
   @ConsoleRoles(['owner'])
   async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
+    const member = await this.memberOf(caller.organization.id, id);
     failOn(await this.accounts.removeMember(caller.organization.id, id));
-    await this.audit.record(caller.organization.id, actorOf(caller), 'MemberRemoved', { member_id: id }, String(req.id));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'MemberRemoved',
+      { member_id: id, email: member.email, role: member.role },
+      String(req.id),
+    );
   }
 
   @Get('invitations')
@@ -80,8 +88,27 @@ export class ConsoleMembersController {
   @ConsoleRoles(['owner'])
   async withdraw(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
+    const invitation = await this.accounts.getInvitation(id);
+    // Another organization's invitation is not found, like an unknown one.
+    if (invitation?.organization_id !== caller.organization.id) throw ApiError.notFound('invitation');
     if (!(await this.accounts.revokeInvitation(caller.organization.id, id, new Date().toISOString())))
       throw ApiError.notFound('invitation');
-    await this.audit.record(caller.organization.id, actorOf(caller), 'InvitationRevoked', { invitation_id: id }, String(req.id));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'InvitationRevoked',
+      { invitation_id: id, email: invitation.email, role: invitation.role },
+      String(req.id),
+    );
+  }
+
+  /**
+   * The member as they are before a change, for the audit log to name whom it was about (the
+   * organization's own members only: another organization's id is not found, like an unknown one).
+   */
+  private async memberOf(organizationId: string, id: string): Promise<Member> {
+    const member = await this.accounts.getMember(organizationId, id);
+    if (!member) throw ApiError.notFound('member');
+    return member;
   }
 }

@@ -1,7 +1,9 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { runStreamId } from '@app/contracts';
+import type { RunFold } from '@app/domain';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { foldRun } from '@app/run-commands';
 import { ApiError } from '../../http/api-error';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { parseRunListQuery } from '../../transformations/run-list';
@@ -13,6 +15,14 @@ import { runTimeline } from './run-timeline';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const runNotFound = () => ApiError.notFound('transformation run');
+
+/** The run's pending deliveries, by delivery id: when each one's next attempt is due. */
+function plannedAttempts(run: RunFold): Map<string, string> {
+  const planned = new Map<string, string>();
+  for (const d of Object.values(run?.webhooks ?? {}))
+    if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
+  return planned;
+}
 
 /** The organization's runs as the public API shows them, with each run's history. */
 @ApiExcludeController()
@@ -46,11 +56,23 @@ export class ConsoleRunsController {
     return { data: runTimeline(events) };
   }
 
+  /**
+   * The public list of the run's attempts, each with `delivery_next_attempt_at`: when its delivery's
+   * next attempt is planned (a retry, or a re-send not yet made), null once the delivery has settled.
+   * The page offers "Send again" only for a settled delivery: a pending one would be refused (409).
+   */
   @Get(':id/deliveries')
-  deliveriesOf(@Req() req: ConsoleRequest, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+  async deliveriesOf(@Req() req: ConsoleRequest, @Param('id') id: string, @Query() query: Record<string, unknown>) {
     if (!UUID_RE.test(id)) throw runNotFound();
     const runId = id.toLowerCase();
-    return this.deliveries.listRunDeliveries(callerOf(req).organization.id, runId, query, `/console/api/runs/${runId}/deliveries`);
+    const list = await this.deliveries.listRunDeliveries(
+      callerOf(req).organization.id,
+      runId,
+      query,
+      `/console/api/runs/${runId}/deliveries`,
+    );
+    const planned = plannedAttempts(foldRun(await this.store.readStream(runStreamId(runId))));
+    return { ...list, data: list.data.map((a) => ({ ...a, delivery_next_attempt_at: planned.get(a.delivery_id) ?? null })) };
   }
 
   /** A new attempt of a delivered or failed webhook: the same event, delivery id and X-Service-Id (docs/webhooks.md). */

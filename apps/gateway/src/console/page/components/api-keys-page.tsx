@@ -4,6 +4,7 @@ import { formatDate, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
+import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
 import { LoadState } from './load-state';
@@ -24,6 +25,9 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   const [issued, setIssued] = useState<{ api_key: string; prefix: string } | null>(null);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const editable = canChange(session);
+  const revokeId = (k: KeyRow) => `revoke-${k.id}`;
+  // A revoked key stays listed without its button: the focus goes on to another key's (or to the h1).
+  const focus = useRemovalFocus(list.data?.data, revokeId);
   const panelTitle = useRef<HTMLHeadingElement>(null);
   const issueButton = useRef<HTMLButtonElement>(null);
   // The new key takes the focus (a screen reader reads it at once); when it is put away, the focus goes back to "Issue a key".
@@ -51,6 +55,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
     try {
       await api('DELETE', `/api-keys/${key.id}`);
       announce(t('keys.revoked', { prefix: key.prefix ?? key.id }));
+      focus.removed(key);
       list.reload();
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
@@ -58,7 +63,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   };
   return (
     <section>
-      <PageTitle text={t('keys.title')} />
+      <PageTitle text={t('keys.title')} headingRef={focus.heading} />
       <p>{t('keys.intro')}</p>
       {editable && (
         <button type="button" ref={issueButton} onClick={() => issue.run()} aria-disabled={issue.busy || undefined}>
@@ -113,7 +118,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
                   {editable && (
                     <td class="action">
                       {!k.revoked_at && (
-                        <button type="button" class="danger" onClick={() => setRevoking(k)}>
+                        <button type="button" id={revokeId(k)} class="danger" onClick={() => setRevoking(k)}>
                           {t('keys.revoke', { prefix: k.prefix ?? k.id.slice(0, 8) })}
                         </button>
                       )}

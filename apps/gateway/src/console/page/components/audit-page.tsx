@@ -50,7 +50,12 @@ export function AuditPage() {
 function describe(e: Entry): string {
   const params: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(e.details)) if (typeof v === 'string' || typeof v === 'number') params[k] = v;
-  if (typeof e.details.role === 'string') params.role = t(`role.${e.details.role}`);
-  const key = `audit.${e.type}`;
+  for (const name of ['role', 'previous_role']) {
+    const role = e.details[name];
+    if (typeof role === 'string') params[name] = t(`role.${role}`);
+  }
+  // Entries recorded before the log named whom a change was about have no e-mail: they keep the older sentence.
+  const unnamed = `audit.${e.type}_unnamed`;
+  const key = typeof e.details.email !== 'string' && has(unnamed) ? unnamed : `audit.${e.type}`;
   return has(key) ? t(key, params) : e.type;
 }

@@ -4,6 +4,7 @@ import { formatDate, t } from '../i18n';
 import { isOwner, refreshSession, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
+import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
 import { errorProps, FieldError } from './field-error';
@@ -37,6 +38,10 @@ export function MembersPage({ session }: { session: SessionView }) {
   const [rolePending, setRolePending] = useState<{ member: Member; role: Member['role'] } | null>(null);
   const [withdrawing, setWithdrawing] = useState<Invitation | null>(null);
   const [invited, setInvited] = useState<Invitation | null>(null);
+  const removeId = (m: Member) => `remove-${m.id}`;
+  const withdrawId = (i: Invitation) => `withdraw-${i.id}`;
+  const memberFocus = useRemovalFocus(members.data?.data, removeId);
+  const invitationFocus = useRemovalFocus(invitations.data?.data, withdrawId);
   // The only owner can be neither demoted nor removed (the server refuses it too): the page says so instead of offering it.
   const owners = members.data?.data.filter((m) => m.role === 'owner').length ?? 0;
   const lastOwner = (m: Member) => m.role === 'owner' && owners <= 1;
@@ -61,6 +66,7 @@ export function MembersPage({ session }: { session: SessionView }) {
     try {
       await api('DELETE', `/members/${m.id}`);
       announce(t('members.removed', { name: m.display_name }));
+      memberFocus.removed(m);
       members.reload();
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
@@ -74,6 +80,7 @@ export function MembersPage({ session }: { session: SessionView }) {
       announce(t('members.withdrawn', { email: i.email }));
       // Its link no longer works: the panel that offered it goes too.
       if (invited?.id === i.id) setInvited(null);
+      invitationFocus.removed(i);
       invitations.reload();
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
@@ -81,7 +88,7 @@ export function MembersPage({ session }: { session: SessionView }) {
   };
   return (
     <section>
-      <PageTitle text={t('members.title')} />
+      <PageTitle text={t('members.title')} headingRef={memberFocus.heading} />
       <p class="muted" id="members-intro">
         {t('members.intro')}
       </p>
@@ -138,7 +145,7 @@ export function MembersPage({ session }: { session: SessionView }) {
                           {t('members.last_owner')}
                         </p>
                       ) : (
-                        <button type="button" class="danger" onClick={() => setRemoving(m)}>
+                        <button type="button" id={removeId(m)} class="danger" onClick={() => setRemoving(m)}>
                           {t('members.remove', { name: m.display_name })}
                         </button>
                       )}
@@ -168,7 +175,9 @@ export function MembersPage({ session }: { session: SessionView }) {
               <CopyButton text={invited.url} label={t('members.copy_link')} />
             </div>
           )}
-          <h2>{t('members.pending')}</h2>
+          <h2 ref={invitationFocus.heading} tabIndex={-1}>
+            {t('members.pending')}
+          </h2>
           {invitations.data && invitations.data.data.length === 0 && <p>{t('members.no_pending')}</p>}
           {invitations.data && invitations.data.data.length > 0 && (
             <ul class="cards">
@@ -177,7 +186,7 @@ export function MembersPage({ session }: { session: SessionView }) {
                   {i.email} · {t(`role.${i.role}`)} · <span class="muted">{t('members.expires', { date: formatDate(i.expires_at) })}</span>
                   <div class="actions">
                     <CopyButton text={i.url} label={t('members.copy_link_of', { email: i.email })} />
-                    <button type="button" class="secondary" onClick={() => setWithdrawing(i)}>
+                    <button type="button" id={withdrawId(i)} class="secondary" onClick={() => setWithdrawing(i)}>
                       {t('members.withdraw', { email: i.email })}
                     </button>
                   </div>

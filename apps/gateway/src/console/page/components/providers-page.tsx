@@ -4,6 +4,7 @@ import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
+import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { errorProps, FieldError } from './field-error';
 import { LoadState } from './load-state';
@@ -28,6 +29,8 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const [editing, setEditing] = useState<Provider | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Provider | null>(null);
   const editable = canChange(session);
+  const deleteId = (p: Provider) => `delete-provider-${p.id}`;
+  const focus = useRemovalFocus(list.data?.data, deleteId);
 
   const test = useAction(async (p: Provider) => {
     announce(t('providers.testing', { name: p.name }));
@@ -47,6 +50,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
     try {
       await api('DELETE', `/providers/${p.id}`);
       announce(t('providers.deleted', { name: p.name }));
+      focus.removed(p);
       list.reload();
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
@@ -54,7 +58,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   };
   return (
     <section>
-      <PageTitle text={t('providers.title')} />
+      <PageTitle text={t('providers.title')} headingRef={focus.heading} />
       <p>{t('providers.intro')}</p>
       {editable && editing === null && (
         <button type="button" onClick={() => setEditing('new')}>
@@ -99,7 +103,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
                   <button type="button" class="secondary" onClick={() => setEditing(p)}>
                     {t('providers.edit', { name: p.name })}
                   </button>
-                  <button type="button" class="danger" onClick={() => setDeleting(p)}>
+                  <button type="button" id={deleteId(p)} class="danger" onClick={() => setDeleting(p)}>
                     {t('providers.delete', { name: p.name })}
                   </button>
                 </div>

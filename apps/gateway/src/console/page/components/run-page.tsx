@@ -43,6 +43,8 @@ interface Attempt {
   duration_ms: number | null;
   response_excerpt: string | null;
   sent_at: string;
+  /** When the delivery's next attempt is planned (a retry, or a re-send not yet made); null once it has settled. Only on a run's list. */
+  delivery_next_attempt_at?: string | null;
 }
 
 /** One run: the resource as the API returns it, its history in words, its links and its webhook deliveries. */
@@ -239,19 +241,41 @@ export function AttemptTable({
                 {a.response_excerpt && <code class="excerpt">{a.response_excerpt}</code>}
               </td>
               {onResend && (
-                <td class="action">
-                  {resendable(a) && (
-                    <button type="button" class="secondary" onClick={() => onResend(a)} aria-disabled={resending || undefined}>
-                      {t('delivery.resend')}
-                      <span class="visually-hidden"> {t('delivery.resend_which', { event: a.event, time: formatDate(a.sent_at) })}</span>
-                    </button>
-                  )}
-                </td>
+                <td class="action">{resendable(a) && <ResendButton attempt={a} onResend={onResend} resending={resending} />}</td>
               )}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * "Send again" for a delivery's newest attempt. While another attempt is planned the API would refuse
+ * a re-send (409 delivery_pending): the button stays where it is, so the keyboard's focus is kept,
+ * but is marked unavailable and says when the planned attempt is due.
+ */
+function ResendButton({ attempt: a, onResend, resending }: { attempt: Attempt; onResend: (a: Attempt) => void; resending: boolean }) {
+  const planned = a.delivery_next_attempt_at ?? null;
+  const noteId = `planned-${a.delivery_id}`;
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => planned === null && onResend(a)}
+        aria-disabled={resending || planned !== null || undefined}
+        aria-describedby={planned !== null ? noteId : undefined}
+      >
+        {t('delivery.resend')}
+        <span class="visually-hidden"> {t('delivery.resend_which', { event: a.event, time: formatDate(a.sent_at) })}</span>
+      </button>
+      {planned !== null && (
+        <p class="hint" id={noteId}>
+          {t('delivery.planned', { time: formatDate(planned) })}
+        </p>
+      )}
+    </>
   );
 }

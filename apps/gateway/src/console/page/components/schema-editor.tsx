@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -18,12 +18,16 @@ import {
   SIMPLE_TRANSFORMATIONS,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
+import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
 import { TrySchema } from './try-schema';
+
+/** The id of an input (or button) of a field's part of the form: `what` names it, e.g. `name`, `remove`. */
+const fieldId = (key: number, what: string): string => `f${key}-${what}`;
 
 interface Schema {
   id: string;
@@ -44,6 +48,23 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const [loadError, setLoadError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [busy, setBusy] = useState(false);
+  const fieldFocus = useRemovalFocus(rows, (r) => fieldId(r.key, 'remove'));
+  // A field just added: its name takes the focus once it is drawn, as the name is what is filled in first.
+  const added = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (added.current === null) return;
+    document.getElementById(fieldId(added.current, 'name'))?.focus();
+    added.current = null;
+  }, [rows]);
+  const addField = () => {
+    const field = emptyField();
+    added.current = field.key;
+    setRows((rs) => [...rs, field]);
+  };
+  const removeField = (row: FieldRow) => {
+    fieldFocus.removed(row);
+    setRows((rs) => rs.filter((r) => r.key !== row.key));
+  };
 
   useEffect(() => {
     if (!id) return;
@@ -141,7 +162,9 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
             {...errorProps('schema-name-error', errors.name)}
           />
           <FieldError id="schema-name-error" messages={errors.name} />
-          <h2>{t('schema.fields')}</h2>
+          <h2 ref={fieldFocus.heading} tabIndex={-1}>
+            {t('schema.fields')}
+          </h2>
           <FieldError id="schema-fields-error" messages={generalErrors} />
           {rows.map((row, i) => (
             <FieldEditor
@@ -150,10 +173,10 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
               index={i}
               errors={fieldErrors(errors, row.name)}
               onChange={(patch) => update(row.key, patch)}
-              onRemove={rows.length > 1 ? () => setRows((rs) => rs.filter((r) => r.key !== row.key)) : null}
+              onRemove={rows.length > 1 ? () => removeField(row) : null}
             />
           ))}
-          <button type="button" class="secondary" onClick={() => setRows((rs) => [...rs, emptyField()])}>
+          <button type="button" class="secondary" onClick={addField}>
             {t('schema.add_field')}
           </button>
           <SchemaChecksEditor checks={checks} errors={errors} onChange={(patch) => setChecks((c) => ({ ...c, ...patch }))} />
@@ -290,7 +313,7 @@ function FieldEditor({
   onChange: (patch: Partial<FieldRow>) => void;
   onRemove: (() => void) | null;
 }) {
-  const id = (what: string) => `f${row.key}-${what}`;
+  const id = (what: string) => fieldId(row.key, what);
   const text = (what: keyof FieldRow, label: string, hint?: string, multiline = false) => (
     <TextOption
       id={id(what)}
@@ -418,7 +441,7 @@ function FieldEditor({
         ]}
       />
       {onRemove && (
-        <button type="button" class="secondary" onClick={onRemove}>
+        <button type="button" id={id('remove')} class="secondary" onClick={onRemove}>
           {t('field.remove', { name: row.name || t('field.unnamed') })}
         </button>
       )}
