@@ -470,6 +470,12 @@ describe('HTTP edge: failed authentication is throttled per client address', () 
     expect((await from('127.0.0.5', url('/v1/schemas'), { token: org.apiKey })).status).toBe(200);
   });
 
+  it('two Authorization headers are refused but not counted: a client repeating its good header is not locked out', async () => {
+    const twice = { authorization: [`Bearer ${org.apiKey}`, `Bearer ${org.apiKey}`] } as unknown as Record<string, string>;
+    for (let i = 0; i < 5; i++) expect((await from('127.0.0.6', url('/v1/schemas'), { headers: twice })).status).toBe(401);
+    expect((await from('127.0.0.6', url('/v1/schemas'), { token: org.apiKey })).status).toBe(200);
+  });
+
   it('a bad review-link signature: after 3 failures 429 (the JSON calls and the page)', async () => {
     const review = `/review/00000000-0000-4000-8000-000000000000`;
     await expectThrottled('127.0.0.6', () => from('127.0.0.6', url(`${review}/state?signature=forged`)), 403);

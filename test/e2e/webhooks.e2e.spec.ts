@@ -470,6 +470,7 @@ describe('an upload that never comes', () => {
     const second = await upload(created.body, CSV);
     expect(second.status).toBe(409);
     expect(JSON.parse(second.body).error).toMatchObject({ code: 'upload_in_progress', type: 'conflict' });
+    expect(second.retryAfter).toBe('2');
     // Well past the window, many sweeps later, the run still waits for the file under way.
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(created.body.upload.expires_at) - Date.now()) + 1500));
     const waiting = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
@@ -477,6 +478,20 @@ describe('an upload that never comes', () => {
     expect(await slow.finish()).toEqual({ status: 200, body: '' });
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect((await events(svc, created.body.id)).some((e) => e.type === 'RunFailed')).toBe(false);
+  });
+
+  it('receives a retry sent at once after a dropped upload, before or after the service noticed the drop', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'p.csv' },
+      });
+      const slow = slowUpload(created.body.upload, CSV);
+      await slow.started;
+      slow.abort();
+      expect([attempt, (await upload(created.body, CSV)).status]).toEqual([attempt, 200]);
+      await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    }
   });
 
   it('expires the run once an upload that began in time was dropped', async () => {

@@ -186,7 +186,7 @@ export async function upload(run: { upload: { url: string; method: string; heade
     headers: run.upload.headers,
     body: typeof body === 'string' ? body : new Uint8Array(body),
   });
-  return { status: res.status, body: await res.text() };
+  return { status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') };
 }
 
 /** The review link's own JSON calls, authorized by its signature. */

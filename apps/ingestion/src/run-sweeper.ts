@@ -10,6 +10,10 @@ import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
 
 const BATCH = 100;
+/** Runs one sweep looks at, per kind, at most. */
+const MAX_LOOKED = 5_000;
+/** How long after its upload window a run is expired: a PUT whose URL was checked just before the end takes the upload lease within it. */
+const EXPIRY_MARGIN_MS = 2_000;
 
 /**
  * The periodic clean-up of runs that time has closed (docs/security.md, "Expiry and retention"):
@@ -53,35 +57,48 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One sweep: overdue uploads first (a failed run then counts as closed), then files past retention. */
   async tick(now = new Date()): Promise<void> {
+    // Overdue by a margin: a PUT whose signature was checked just before the window closed takes the run's upload lease first.
+    const overdueAt = new Date(now.getTime() - EXPIRY_MARGIN_MS).toISOString();
     await this.sweep(
       'overdue uploads',
-      () => this.readModel.listUploadsOverdue(now.toISOString(), BATCH),
+      (limit) => this.readModel.listUploadsOverdue(overdueAt, limit),
       (id) => this.expireUpload(id, now),
     );
     const closedBefore = new Date(now.getTime() - this.config.outputRetentionSeconds * 1000).toISOString();
     await this.sweep(
       'files to purge',
-      () => this.readModel.listFilesToPurge(now.toISOString(), closedBefore, BATCH),
+      (limit) => this.readModel.listFilesToPurge(now.toISOString(), closedBefore, limit),
       (id) => this.purgeFiles(id, now),
     );
   }
 
-  private async sweep(what: string, list: () => Promise<string[]>, handle: (runId: string) => Promise<void>): Promise<void> {
-    let ids: string[];
-    try {
-      ids = await list();
-    } catch (err) {
-      this.logger.error(`Could not list ${what}: ${(err as Error).message}`);
-      return;
-    }
-    for (const id of ids) {
-      if (this.poller.stopped) return;
+  /**
+   * Handles each listed run once, page after page: a run left where it was (its upload still
+   * arriving, a deletion that failed) stays at the head of the list, so later pages reach past
+   * it rather than the same page being looked at again (at most MAX_LOOKED runs a sweep).
+   */
+  private async sweep(what: string, list: (limit: number) => Promise<string[]>, handle: (runId: string) => Promise<void>): Promise<void> {
+    const looked = new Set<string>();
+    for (let limit = BATCH; looked.size < MAX_LOOKED; limit += BATCH) {
+      let ids: string[];
       try {
-        await handle(id);
+        ids = await list(limit);
       } catch (err) {
-        // Refused: another sweeper or an upload got there first. Anything else is tried again next sweep.
-        if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: sweep failed: ${(err as Error).message}`);
+        this.logger.error(`Could not list ${what}: ${(err as Error).message}`);
+        return;
       }
+      for (const id of ids) {
+        if (this.poller.stopped) return;
+        if (looked.has(id)) continue;
+        looked.add(id);
+        try {
+          await handle(id);
+        } catch (err) {
+          // Refused: another sweeper or an upload got there first. Anything else is tried again next sweep.
+          if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: sweep failed: ${(err as Error).message}`);
+        }
+      }
+      if (ids.length < limit) return;
     }
   }
 

@@ -18,9 +18,10 @@ const logger = new Logger('HeldLease');
  */
 export async function holdLease(store: LeaseStore, name: string, holder: string, ttlMs: number): Promise<HeldLease | null> {
   if (!(await store.acquire(name, holder, ttlMs))) return null;
+  let renewing: Promise<unknown> = Promise.resolve();
   const renewal = setInterval(
     () => {
-      store.acquire(name, holder, ttlMs).then(
+      renewing = store.acquire(name, holder, ttlMs).then(
         (held) => held || logger.warn(`${name}: lease lost before its work ended (${holder})`),
         (err: Error) => logger.warn(`${name}: lease not renewed: ${err.message}`),
       );
@@ -32,8 +33,9 @@ export async function holdLease(store: LeaseStore, name: string, holder: string,
   return {
     release: () => {
       clearInterval(renewal);
-      released ??= store
-        .release(name, holder)
+      // After a renewal under way: landing after the release, it would take the lease again (an upsert).
+      released ??= renewing
+        .then(() => store.release(name, holder))
         .catch((err: Error) => logger.warn(`${name}: lease not given back (it expires): ${err.message}`));
       return released;
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   BLOB_KEYS,
   BlobExistsError,
@@ -29,6 +30,11 @@ interface Deps {
   /** Present when this process also reads sources: told as an upload begins. */
   sourceArrival: SourceArrival | null;
 }
+
+/** How long a PUT waits for another upload of the same run this process is receiving to end, before 409 upload_in_progress. */
+const RETRY_WAIT_MS = 2_000;
+/** The 409's Retry-After. */
+const RETRY_AFTER_SECONDS = 2;
 
 const envelope = (reply: FastifyReply, request: FastifyRequest, status: number, code: string, type: string, message: string) =>
   reply
@@ -93,7 +99,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     const uploadInProgress = (request: FastifyRequest, reply: FastifyReply) => {
       request.raw.resume();
       return envelope(
-        reply,
+        reply.header('retry-after', String(RETRY_AFTER_SECONDS)),
         request,
         409,
         'upload_in_progress',
@@ -105,15 +111,16 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     /** Runs whose upload this process is receiving now (each under its upload lease): the request, and its end. */
     const receiving = new Map<string, { request: FastifyRequest; ended: Promise<unknown> }>();
     /**
-     * Whether `runId`'s upload may be received now. An upload this process is still receiving
-     * whose client is gone (a dropped connection the client now retries) is waited for: it
-     * ends as soon as its stream notices.
+     * Whether `runId`'s upload may be received now. An upload this process is still receiving is
+     * waited for, for a while: a client that retries at once after its connection dropped may be
+     * here before this process has seen the drop, and that upload then ends as soon as its stream
+     * notices (at once when the drop was already seen).
      */
     const free = async (runId: string): Promise<boolean> => {
       const current = receiving.get(runId);
       if (!current) return true;
-      if (!current.request.raw.socket.destroyed) return false;
-      await current.ended.catch(() => undefined);
+      const ended = current.ended.catch(() => undefined);
+      await (current.request.raw.socket.destroyed ? ended : Promise.race([ended, delay(RETRY_WAIT_MS, undefined, { ref: false })]));
       return !receiving.has(runId);
     };
 

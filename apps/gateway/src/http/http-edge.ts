@@ -163,7 +163,8 @@ export class HttpEdge {
     const { authorization } = request.headers;
     const bearerRoute = route.startsWith('/v1/') || route.startsWith('/admin/v1/');
     if (bearerRoute && authorization !== undefined && authorizationHeaderCount(request.raw.rawHeaders) > 1)
-      return { error: ApiError.unauthenticated('Send one Authorization header; this request has more than one.'), counts: true };
+      // Not a guess (a client or proxy repeating a good header): not counted against the address.
+      return { error: ApiError.unauthenticated('Send one Authorization header; this request has more than one.'), counts: false };
     try {
       if (route.startsWith('/v1/')) request.caller = await deps.authenticateApiKey(authorization);
       else if (route.startsWith('/admin/v1/')) deps.authenticateAdmin(authorization);

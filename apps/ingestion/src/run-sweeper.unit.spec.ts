@@ -1,0 +1,63 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AppConfig } from '@app/config';
+import { SqliteLeaseStore, uploadLease } from '@app/leases';
+import type { RunReadModel } from '@app/read-model';
+import type { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
+import { RunSweeper } from './run-sweeper';
+
+const NOW = new Date('2026-11-30T12:00:00.000Z');
+
+describe('RunSweeper: overdue uploads', () => {
+  it('reaches past runs whose upload is still arriving (their lease held), however many head the list, and only runs overdue by the margin', async () => {
+    // 250 runs past their window, the oldest 230 of them with an upload under way elsewhere.
+    const overdue = Array.from({ length: 250 }, (_, i) => `run-${String(i).padStart(3, '0')}`);
+    const listedAt: string[] = [];
+    const readModel = {
+      listUploadsOverdue: async (at: string, limit: number) => (listedAt.push(at), overdue.slice(0, limit)),
+      listFilesToPurge: async () => [],
+    } as unknown as RunReadModel;
+    const leases = new SqliteLeaseStore(join(mkdtempSync(join(tmpdir(), 'sweeper-')), 'events.sqlite'));
+    for (const id of overdue.slice(0, 230)) await leases.acquire(uploadLease(id), 'gateway-2/upload', 60_000);
+    const queryBus = {
+      execute: async (q: LoadRunQuery) => ({
+        state: {
+          id: q.runId,
+          organization_id: 'org',
+          input_source: 'upload',
+          status: 'awaiting_upload',
+          source_uploaded: false,
+          source_key: `runs/${q.runId}/source`,
+          upload_expires_at: '2026-11-30T11:00:00.000Z',
+        },
+      }),
+    } as unknown as QueryBus;
+    const expired: string[] = [];
+    const commandBus = {
+      execute: async (c: ApplyRunCommand) => {
+        expired.push(c.runId);
+        overdue.splice(overdue.indexOf(c.runId), 1); // failed: it leaves the list
+      },
+    } as unknown as CommandBus;
+    const sweeper = new RunSweeper(
+      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600 } as AppConfig,
+      readModel,
+      { stat: async () => null } as never,
+      leases,
+      commandBus,
+      queryBus,
+    );
+    try {
+      await sweeper.tick(NOW);
+      expect(expired).toEqual(Array.from({ length: 20 }, (_, i) => `run-${230 + i}`));
+      // Listed as overdue 2 s before now: a PUT checked just before the window closed takes the lease first.
+      expect(new Set(listedAt)).toEqual(new Set(['2026-11-30T11:59:58.000Z']));
+      // The leases it took to decide were given back; the uploads' own are untouched.
+      expect((await leases.list('upload:', 1000)).map((l) => l.holder)).toEqual(Array(230).fill('gateway-2/upload'));
+    } finally {
+      await leases.close();
+    }
+  });
+});
