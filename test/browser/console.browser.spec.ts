@@ -617,10 +617,12 @@ describe('customer console in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-run-failed-delivery');
     const before = receiver.for(runId).length;
+    // By keyboard: the button moves to the re-sent attempt's row once it is listed, and the focus with it.
     await page
       .getByRole('button', { name: /^Send again/ })
       .first()
-      .click();
+      .focus();
+    await page.keyboard.press('Enter');
     await status(page).getByText('will be sent again', { exact: false }).waitFor();
     for (const deadline = Date.now() + 10_000; receiver.for(runId).length === before;) {
       if (Date.now() > deadline) throw new Error('the re-sent delivery never arrived');
@@ -631,6 +633,11 @@ describe('customer console in Chromium', () => {
       .getByRole('cell', { name: /Delivered/ })
       .first()
       .waitFor({ timeout: 10_000 });
+    const resendAgain = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: /Delivered/ }) })
+      .getByRole('button', { name: /^Send again/ });
+    await expect(resendAgain.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
   });
 
   it('does not offer "Send again" while another attempt is planned, and says when it is due', async () => {

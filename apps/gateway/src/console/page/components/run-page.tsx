@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { formatDate, has, numbers, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
@@ -147,7 +147,15 @@ function describe(e: TimelineEntry): string {
 function Deliveries({ runId, session, onResent }: { runId: string; session: SessionView; onResent: () => void }) {
   const [page, setPage] = useState(1);
   const list = useLoad<Paged<Attempt>>(`/runs/${runId}/deliveries?page=${page}&per_page=10`);
+  // "Send again" lives on a delivery's newest attempt, so the re-sent attempt takes it to its own row once
+  // it is listed, and the pressed button goes: the focus follows it there instead of falling to the page.
+  const resent = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    if (!resent.current || (document.activeElement && document.activeElement !== document.body)) return;
+    document.getElementById(resendButtonId(resent.current))?.focus();
+  }, [list.data]);
   const resend = useAction(async (a: Attempt) => {
+    resent.current = a.delivery_id;
     try {
       await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
       announce(t('delivery.resent', { event: a.event }));
@@ -251,6 +259,8 @@ export function AttemptTable({
   );
 }
 
+const resendButtonId = (deliveryId: string) => `resend-${deliveryId}`;
+
 /**
  * "Send again" for a delivery's newest attempt. While another attempt is planned the API would refuse
  * a re-send (409 delivery_pending): the button stays where it is, so the keyboard's focus is kept,
@@ -262,6 +272,7 @@ function ResendButton({ attempt: a, onResend, resending }: { attempt: Attempt; o
   return (
     <>
       <button
+        id={resendButtonId(a.delivery_id)}
         type="button"
         class="secondary"
         onClick={() => planned === null && onResend(a)}
