@@ -856,8 +856,16 @@ describe('customer console in Chromium', () => {
     const position = (await pages.textContent())!;
     expect(position).toMatch(/Page 1 of 2 \(\d+ items\)/);
     await expect(entries.count()).resolves.toBe(20);
+    const firstPage = await entries.allTextContents();
     await pages.getByRole('button', { name: 'Next page' }).click();
     await pages.getByText('Page 2 of 2', { exact: false }).waitFor();
+    // What was revoked or deleted is named, on whichever page it fell.
+    await expect(entries.allTextContents().then((second) => [...firstPage, ...second])).resolves.toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/olivia@acme\.example revoked the API key [A-Za-z0-9_-]{8}$/),
+        expect.stringMatching(/olivia@acme\.example deleted the AI provider OpenAI main$/),
+      ]),
+    );
     // The numbering goes on from page 1; the oldest entries: the operator's invitation of the first owner, who joined.
     await expect(page.getByRole('main').locator('ol').getAttribute('start')).resolves.toBe('21');
     await expect(entries.last().textContent()).resolves.toContain('The operator invited olivia@acme.example as Owner');

@@ -265,6 +265,23 @@ describe('console API', () => {
       expect((await owner.delete(`/invitations/${pending.id}`)).status).toBe(404);
       expect((await owner.get('/audit')).body.data[0].id).toBe(audit[0].id);
     });
+
+    it('names the API key revoked (its prefix), the schema and the AI provider deleted', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Audited things');
+      const key = (await owner.post('/api-keys')).body.data;
+      const schema = (await owner.post('/schemas', { name: 'Audited people', fields: PEOPLE_FIELDS })).body.data;
+      const provider = (
+        await owner.post('/providers', { name: 'Audited AI', provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-audited' })
+      ).body.data;
+      expect((await owner.delete(`/api-keys/${key.id}`)).status).toBe(204);
+      expect((await owner.delete(`/schemas/${schema.id}`)).status).toBe(204);
+      expect((await owner.delete(`/providers/${provider.id}`)).status).toBe(204);
+      const [deletedProvider, deletedSchema, revoked] = (await owner.get('/audit')).body.data;
+      expect(revoked).toMatchObject({ type: 'ApiKeyRevoked', details: { api_key_id: key.id, prefix: key.prefix } });
+      expect(deletedSchema).toMatchObject({ type: 'SchemaDeleted', details: { schema_id: schema.id, name: 'Audited people' } });
+      expect(deletedProvider).toMatchObject({ type: 'ProviderDeleted', details: { provider_id: provider.id, name: 'Audited AI' } });
+      expect(JSON.stringify([revoked, deletedSchema, deletedProvider])).not.toContain('sk-audited');
+    });
   });
 
   describe("another organization's ids", () => {

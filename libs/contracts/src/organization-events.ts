@@ -10,15 +10,16 @@ export type AuditActor = { member_id: string; email: string } | { operator: true
 
 export interface OrganizationEventMap {
   ApiKeyIssued: { api_key_id: string; prefix: string | null };
-  ApiKeyRevoked: { api_key_id: string };
+  /** `prefix`, `name`: what was revoked or deleted, by the name the console shows (absent in events recorded before they were added). */
+  ApiKeyRevoked: { api_key_id: string; prefix?: string | null };
   WebhookSecretRevealed: Record<string, never>;
   WebhookSecretRotated: Record<string, never>;
   WebhookUrlChanged: { url: string | null };
   WebhookTestSent: { url: string; delivered: boolean };
   SchemaSaved: { schema_id: string; name: string; created: boolean };
-  SchemaDeleted: { schema_id: string };
+  SchemaDeleted: { schema_id: string; name?: string };
   ProviderSaved: { provider_id: string; name: string; created: boolean };
-  ProviderDeleted: { provider_id: string };
+  ProviderDeleted: { provider_id: string; name?: string };
   MemberInvited: { invitation_id: string; email: string; role: string };
   /** `email` and `role`: whom the invitation was for (absent in events recorded before they were added). */
   InvitationRevoked: { invitation_id: string; email?: string; role?: string };

@@ -52,7 +52,9 @@ export class ConsoleApiKeysController {
   @ConsoleRoles(['owner', 'admin'])
   async revoke(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
+    // Its prefix names it in the audit log (read first: the organization's own keys only).
+    const prefix = (await this.directory.listApiKeys(caller.organization.id)).find((k) => k.id === id)?.prefix ?? null;
     await this.commandBus.execute(new RevokeApiKey(caller.organization.id, id));
-    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyRevoked', { api_key_id: id }, String(req.id));
+    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyRevoked', { api_key_id: id, prefix }, String(req.id));
   }
 }

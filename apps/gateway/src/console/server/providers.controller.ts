@@ -66,8 +66,16 @@ export class ConsoleProvidersController {
   @ConsoleRoles(['owner', 'admin'])
   async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
+    // Its name says which it was in the audit log (read first: the organization's own providers only).
+    const provider = await this.directory.getProvider(caller.organization.id, id);
     await this.commandBus.execute(new DeleteProvider(caller.organization.id, id));
-    await this.audit.record(caller.organization.id, actorOf(caller), 'ProviderDeleted', { provider_id: id }, String(req.id));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'ProviderDeleted',
+      { provider_id: id, ...(provider ? { name: provider.name } : {}) },
+      String(req.id),
+    );
   }
 
   private async save(req: ConsoleRequest, body: unknown, id?: string) {

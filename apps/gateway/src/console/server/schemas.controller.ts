@@ -95,7 +95,15 @@ export class ConsoleSchemasController {
   @ConsoleRoles(['owner', 'admin'])
   async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
+    // Its name says which it was in the audit log (read first: the organization's own schemas only).
+    const schema = await this.directory.getSchema(caller.organization.id, id);
     await this.commandBus.execute(new DeleteSchema(caller.organization.id, id));
-    await this.audit.record(caller.organization.id, actorOf(caller), 'SchemaDeleted', { schema_id: id }, String(req.id));
+    await this.audit.record(
+      caller.organization.id,
+      actorOf(caller),
+      'SchemaDeleted',
+      { schema_id: id, ...(schema ? { name: schema.name } : {}) },
+      String(req.id),
+    );
   }
 }

@@ -47,6 +47,9 @@ export function AuditPage() {
   );
 }
 
+/** The detail that names what an entry was about, where it is not the member's or invitee's `email`. */
+const NAMED_BY: Record<string, string> = { ApiKeyRevoked: 'prefix', SchemaDeleted: 'name', ProviderDeleted: 'name' };
+
 function describe(e: Entry): string {
   const params: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(e.details)) if (typeof v === 'string' || typeof v === 'number') params[k] = v;
@@ -54,8 +57,8 @@ function describe(e: Entry): string {
     const role = e.details[name];
     if (typeof role === 'string') params[name] = t(`role.${role}`);
   }
-  // Entries recorded before the log named whom a change was about have no e-mail: they keep the older sentence.
+  // Entries recorded before the log named whom or what a change was about keep the older sentence.
   const unnamed = `audit.${e.type}_unnamed`;
-  const key = typeof e.details.email !== 'string' && has(unnamed) ? unnamed : `audit.${e.type}`;
+  const key = typeof e.details[NAMED_BY[e.type] ?? 'email'] !== 'string' && has(unnamed) ? unnamed : `audit.${e.type}`;
   return has(key) ? t(key, params) : e.type;
 }
