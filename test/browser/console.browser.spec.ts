@@ -1060,4 +1060,39 @@ describe('customer console in Chromium', () => {
     await expect(first.getByLabel('Role of Sam Second').count()).resolves.toBe(0);
     await first.context().close();
   });
+  it("waits only on the row whose action runs: while one provider's test runs, another's can be tested", async () => {
+    await goto(page, '/console/providers');
+    const ids = await page.evaluate(
+      async ({ baseUrl, apiKey }) => {
+        const session = await (await fetch('/console/api/session')).json();
+        const headers = { 'x-csrf-token': session.data.csrf_token, 'content-type': 'application/json' };
+        const made: string[] = [];
+        for (const name of ['Slow vendor', 'Quick vendor']) {
+          const body = JSON.stringify({ name, provider: 'openai', model: 'gpt-4o-mini', api_key: apiKey, base_url: `${baseUrl}/v1` });
+          made.push((await (await fetch('/console/api/providers', { method: 'POST', headers, body })).json()).data.id);
+        }
+        return made;
+      },
+      { baseUrl: vendor.baseUrl, apiKey: OPENAI_KEY },
+    );
+    await page.reload();
+    // The slow vendor's test is held until the end.
+    let answerSlow = () => {};
+    const held = new Promise<void>((resolve) => (answerSlow = resolve));
+    await page.route(`**/console/api/providers/${ids[0]}/test`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const slow = page.getByRole('button', { name: 'Test the connection to Slow vendor' });
+    const quick = page.getByRole('button', { name: 'Test the connection to Quick vendor' });
+    await slow.press('Enter');
+    await expect(slow.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(quick.getAttribute('aria-disabled')).resolves.toBeNull();
+    await quick.press('Enter');
+    await status(page).getByText('Quick vendor answered in', { exact: false }).waitFor();
+    answerSlow();
+    await status(page).getByText('Slow vendor answered in', { exact: false }).waitFor();
+    await expect(slow.getAttribute('aria-disabled')).resolves.toBeNull();
+    await page.unroute(`**/console/api/providers/${ids[0]}/test`);
+  });
 });

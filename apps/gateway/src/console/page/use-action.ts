@@ -25,3 +25,28 @@ export function useAction<A extends unknown[]>(
   };
   return { busy, run };
 }
+
+/**
+ * `useAction` for a button on each row of a list (test a provider, send a delivery again): each
+ * row's action runs once at a time, and only its own button waits, not every row's.
+ */
+export function useRowAction<T>(
+  keyOf: (row: T) => string,
+  action: (row: T) => Promise<void>,
+): { isBusy: (row: T) => boolean; run: (row: T) => Promise<void> } {
+  const running = useRef(new Set<string>());
+  const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
+  const run = async (row: T) => {
+    const key = keyOf(row);
+    if (running.current.has(key)) return;
+    running.current.add(key);
+    setBusy(new Set(running.current));
+    try {
+      await action(row);
+    } finally {
+      running.current.delete(key);
+      setBusy(new Set(running.current));
+    }
+  };
+  return { isBusy: (row) => busy.has(keyOf(row)), run };
+}

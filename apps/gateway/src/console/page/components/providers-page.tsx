@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
-import { useAction } from '../use-action';
+import { useRowAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
@@ -32,18 +32,21 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const deleteId = (p: Provider) => `delete-provider-${p.id}`;
   const focus = useRemovalFocus(list.data?.data, deleteId);
 
-  const test = useAction(async (p: Provider) => {
-    announce(t('providers.testing', { name: p.name }));
-    try {
-      const { data } = await api<{ data: { ok: boolean; message: string; duration_ms: number } }>('POST', `/providers/${p.id}/test`, {});
-      announce(
-        t(data.ok ? 'providers.test_ok' : 'providers.test_failed', { name: p.name, message: data.message, ms: data.duration_ms }),
-        data.ok ? 'ok' : 'error',
-      );
-    } catch (err) {
-      announce(failureText(err as ApiFailure), 'error');
-    }
-  });
+  const test = useRowAction(
+    (p: Provider) => p.id,
+    async (p: Provider) => {
+      announce(t('providers.testing', { name: p.name }));
+      try {
+        const { data } = await api<{ data: { ok: boolean; message: string; duration_ms: number } }>('POST', `/providers/${p.id}/test`, {});
+        announce(
+          t(data.ok ? 'providers.test_ok' : 'providers.test_failed', { name: p.name, message: data.message, ms: data.duration_ms }),
+          data.ok ? 'ok' : 'error',
+        );
+      } catch (err) {
+        announce(failureText(err as ApiFailure), 'error');
+      }
+    },
+  );
   const remove = async () => {
     const p = deleting!;
     setDeleting(null);
@@ -97,7 +100,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
               </p>
               {editable && (
                 <div class="actions">
-                  <button type="button" class="secondary" onClick={() => test.run(p)} aria-disabled={test.busy || undefined}>
+                  <button type="button" class="secondary" onClick={() => test.run(p)} aria-disabled={test.isBusy(p) || undefined}>
                     {t('providers.test', { name: p.name })}
                   </button>
                   <button type="button" class="secondary" onClick={() => setEditing(p)}>

@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { formatDate, has, numbers, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
-import { useAction } from '../use-action';
+import { useRowAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { CopyButton } from './copy-button';
 import { LoadState } from './load-state';
@@ -154,26 +154,33 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
     if (!resent.current || (document.activeElement && document.activeElement !== document.body)) return;
     document.getElementById(resendButtonId(resent.current))?.focus();
   }, [list.data]);
-  const resend = useAction(async (a: Attempt) => {
-    resent.current = a.delivery_id;
-    try {
-      await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
-      announce(t('delivery.resent', { event: a.event }));
-      list.reload();
-      onResent();
-      // The attempt is made within moments: look again shortly.
-      setTimeout(list.reload, 1500);
-    } catch (err) {
-      announce(failureText(err as ApiFailure), 'error');
-    }
-  });
+  const resend = useRowAction(
+    (a: Attempt) => a.delivery_id,
+    async (a: Attempt) => {
+      resent.current = a.delivery_id;
+      try {
+        await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
+        announce(t('delivery.resent', { event: a.event }));
+        list.reload();
+        onResent();
+        // The attempt is made within moments: look again shortly.
+        setTimeout(list.reload, 1500);
+      } catch (err) {
+        announce(failureText(err as ApiFailure), 'error');
+      }
+    },
+  );
   return (
     <>
       <h2>{t('run.deliveries')}</h2>
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
       {list.data && list.data.data.length === 0 && <p>{t('run.no_deliveries')}</p>}
       {list.data && list.data.data.length > 0 && (
-        <AttemptTable attempts={list.data.data} onResend={canChange(session) ? (a) => void resend.run(a) : null} resending={resend.busy} />
+        <AttemptTable
+          attempts={list.data.data}
+          onResend={canChange(session) ? (a) => void resend.run(a) : null}
+          isResending={resend.isBusy}
+        />
       )}
       {list.data && (
         <Pager
@@ -192,13 +199,13 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
 export function AttemptTable({
   attempts,
   onResend,
-  resending = false,
+  isResending = () => false,
   showRun = false,
 }: {
   attempts: Attempt[];
   onResend: ((a: Attempt) => void) | null;
-  /** A re-send is under way: the buttons say so and do nothing until it is answered. */
-  resending?: boolean;
+  /** Whether a re-send of this attempt's delivery is under way: its button says so and does nothing until it is answered. */
+  isResending?: (a: Attempt) => boolean;
   showRun?: boolean;
 }) {
   const newest = new Set<string>();
@@ -249,7 +256,7 @@ export function AttemptTable({
                 {a.response_excerpt && <code class="excerpt">{a.response_excerpt}</code>}
               </td>
               {onResend && (
-                <td class="action">{resendable(a) && <ResendButton attempt={a} onResend={onResend} resending={resending} />}</td>
+                <td class="action">{resendable(a) && <ResendButton attempt={a} onResend={onResend} resending={isResending(a)} />}</td>
               )}
             </tr>
           ))}
