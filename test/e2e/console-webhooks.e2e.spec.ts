@@ -4,6 +4,25 @@ import { call, eventually, PEOPLE_FIELDS, reviewApi, startService, upload, waitF
 
 const FAST = { WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_DELAYS_MS: '60', WEBHOOK_MAX_ATTEMPTS: '2' };
 
+/** A run of the organization, its default webhook URL set to `url` in the console, approved: its webhook is on its way. */
+async function approvedRunNotifying(
+  svc: Service,
+  org: Awaited<ReturnType<typeof organizationWithOwner>>['org'],
+  owner: Awaited<ReturnType<typeof organizationWithOwner>>['owner'],
+  url: string,
+): Promise<string> {
+  const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
+  expect((await owner.put('/webhook', { url })).body.data).toEqual({ url });
+  const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+    token: org.api_key,
+    body: { schema_id: schema, filename: 'p.csv' },
+  });
+  await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
+  const ready = await waitForRun(svc, org.api_key, created.body.id, (r) => r.review_state === 'active');
+  expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+  return created.body.id as string;
+}
+
 /** The console's webhook side as an owner uses it: settings, the secret, a failed delivery sent again, a test event. */
 describe('console: webhooks', () => {
   let svc: Service;
@@ -20,19 +39,9 @@ describe('console: webhooks', () => {
 
   it('finds a failed delivery, sends it again (same X-Service-Id, the rotated secret), and the audit log says who', async () => {
     const { org, owner } = await organizationWithOwner(svc, 'Hooks');
-    const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
     const url = `${receiver.url}/hooks?case=console`;
-    expect((await owner.put('/webhook', { url })).body.data).toEqual({ url });
-
     receiver.fallback = 'error';
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.api_key,
-      body: { schema_id: schema, filename: 'p.csv' },
-    });
-    const runId = created.body.id;
-    await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
-    const ready = await waitForRun(svc, org.api_key, runId, (r) => r.review_state === 'active');
-    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    const runId = await approvedRunNotifying(svc, org, owner, url);
     await waitForRun(svc, org.api_key, runId, (r) => r.notification_status === 'failed');
 
     // The organization's log shows the failures; the run's page lists its attempts.
@@ -111,17 +120,8 @@ describe('console: a delivery with a retry planned', () => {
 
   it('says when the next attempt is due, and is not sent again meanwhile (409 delivery_pending)', async () => {
     const { org, owner } = await organizationWithOwner(svc, 'Retrying');
-    const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
-    await owner.put('/webhook', { url: `${receiver.url}/hooks?case=planned` });
     receiver.fallback = 'error';
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.api_key,
-      body: { schema_id: schema, filename: 'p.csv' },
-    });
-    const runId = created.body.id;
-    await upload(created.body, 'E-mail,Age\nada@example.com,36\n');
-    const ready = await waitForRun(svc, org.api_key, runId, (r) => r.review_state === 'active');
-    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    const runId = await approvedRunNotifying(svc, org, owner, `${receiver.url}/hooks?case=planned`);
 
     const listed = await eventually(
       () => owner.get(`/runs/${runId}/deliveries`),

@@ -457,14 +457,14 @@ describe('an upload that never comes', () => {
     expect((await events(svc, created.body.id)).some((e) => e.type === 'RunFailed')).toBe(false);
   });
 
+  const newFileRun = () =>
+    call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename: 'p.csv' } });
+
   // The URL is checked when the PUT begins (as S3 checks a pre-signed one), so a file that began
   // arriving in time is the run's file however long it takes; the sweeps every 100 ms meanwhile
   // must not expire the run under it (docs/decisions.md, "An upload that began in time is not expired under it").
   it('receives a file that began arriving in time and ends after the window; a second PUT meanwhile is 409 upload_in_progress', async () => {
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: org.schemaId, filename: 'p.csv' },
-    });
+    const created = await newFileRun();
     const slow = slowUpload(created.body.upload, CSV);
     await slow.started;
     const second = await upload(created.body, CSV);
@@ -482,10 +482,7 @@ describe('an upload that never comes', () => {
 
   it('receives a retry sent at once after a dropped upload, before or after the service noticed the drop', async () => {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-        token: org.apiKey,
-        body: { schema_id: org.schemaId, filename: 'p.csv' },
-      });
+      const created = await newFileRun();
       const slow = slowUpload(created.body.upload, CSV);
       await slow.started;
       slow.abort();
@@ -495,10 +492,7 @@ describe('an upload that never comes', () => {
   });
 
   it('expires the run once an upload that began in time was dropped', async () => {
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: org.schemaId, filename: 'p.csv' },
-    });
+    const created = await newFileRun();
     const slow = slowUpload(created.body.upload, CSV);
     await slow.started;
     slow.abort();
