@@ -671,6 +671,28 @@ describe('customer console in Chromium', () => {
     await page.unroute(list);
     page.off('request', onRequest);
     expect(resends).toEqual([]);
+    // Planned for moments from now: once its time has passed the page looks again by itself, and offers it.
+    const soon = new Date(Date.now() + 1500).toISOString();
+    await page.route(
+      list,
+      async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { data: Array<{ delivery_next_attempt_at: string | null }> };
+        for (const attempt of body.data) attempt.delivery_next_attempt_at = soon;
+        await route.fulfill({ response, json: body });
+      },
+      { times: 1 },
+    );
+    await page.reload();
+    await expect(button.getAttribute('aria-disabled')).resolves.toBe('true');
+    await page.waitForFunction(
+      () => {
+        const el = [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Send again'));
+        return el !== undefined && !el.hasAttribute('aria-disabled');
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
     // Settled again: offered again.
     await page.reload();
     await page

@@ -403,7 +403,7 @@ describe('an upload that never comes', () => {
     expect(expiresAt % 1000).toBe(0);
     expect(expiresAt - before).toBeGreaterThanOrEqual(3000);
     expect(Number(new URL(created.body.upload.url).searchParams.get('expires')) * 1000).toBe(expiresAt);
-    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 10_000);
+    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 15_000);
     expect(failed).toMatchObject({ terminal: true, stage: 'review', review_state: null, download_url: null });
     expect(failed.upload).toBeUndefined();
     expect(failed.error).toEqual({
@@ -471,8 +471,8 @@ describe('an upload that never comes', () => {
     expect(second.status).toBe(409);
     expect(JSON.parse(second.body).error).toMatchObject({ code: 'upload_in_progress', type: 'conflict' });
     expect(second.retryAfter).toBe('2');
-    // Well past the window, many sweeps later, the run still waits for the file under way.
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(created.body.upload.expires_at) - Date.now()) + 1500));
+    // Past the window and the sweeper's 5 s margin, many sweeps later, the run still waits for the file under way.
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(created.body.upload.expires_at) - Date.now()) + 6500));
     const waiting = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
     expect(waiting.body).toMatchObject({ status: 'awaiting_upload', error: null });
     expect(await slow.finish()).toEqual({ status: 200, body: '' });
@@ -496,7 +496,7 @@ describe('an upload that never comes', () => {
     const slow = slowUpload(created.body.upload, CSV);
     await slow.started;
     slow.abort();
-    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 10_000);
+    const failed = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'failed', 15_000);
     expect(failed.error).toMatchObject({ code: 'upload_expired', stage: 'upload' });
   });
 });

@@ -11,9 +11,14 @@ import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
 
 const BATCH = 100;
 /** Runs one sweep looks at, per kind, at most. */
-const MAX_LOOKED = 5_000;
-/** How long after its upload window a run is expired: a PUT whose URL was checked just before the end takes the upload lease within it. */
-const EXPIRY_MARGIN_MS = 2_000;
+const MAX_LOOKED = 1_000;
+/** Failures in a row (not refusals) after which a sweep stops: its store is likely down; the next sweep tries again. */
+const MAX_FAILURES_IN_A_ROW = 10;
+/**
+ * How long after its upload window a run is expired: a PUT whose URL was checked just before the end
+ * takes the upload lease within it, also after waiting out another upload of the run (local-file-routes.ts, 2 s).
+ */
+const EXPIRY_MARGIN_MS = 5_000;
 
 /**
  * The periodic clean-up of runs that time has closed (docs/security.md, "Expiry and retention"):
@@ -79,6 +84,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async sweep(what: string, list: (limit: number) => Promise<string[]>, handle: (runId: string) => Promise<void>): Promise<void> {
     const looked = new Set<string>();
+    let failures = 0;
     for (let limit = BATCH; looked.size < MAX_LOOKED; limit += BATCH) {
       let ids: string[];
       try {
@@ -93,9 +99,15 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         looked.add(id);
         try {
           await handle(id);
+          failures = 0;
         } catch (err) {
           // Refused: another sweeper or an upload got there first. Anything else is tried again next sweep.
-          if (!(err instanceof CommandRefused)) this.logger.error(`Run ${id}: sweep failed: ${(err as Error).message}`);
+          if (err instanceof CommandRefused) continue;
+          this.logger.error(`Run ${id}: sweep failed: ${(err as Error).message}`);
+          if (++failures >= MAX_FAILURES_IN_A_ROW) {
+            this.logger.error(`${what}: ${failures} failures in a row; the rest waits for the next sweep`);
+            return;
+          }
         }
       }
       if (ids.length < limit) return;

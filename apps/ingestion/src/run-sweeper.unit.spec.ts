@@ -52,10 +52,46 @@ describe('RunSweeper: overdue uploads', () => {
     try {
       await sweeper.tick(NOW);
       expect(expired).toEqual(Array.from({ length: 20 }, (_, i) => `run-${230 + i}`));
-      // Listed as overdue 2 s before now: a PUT checked just before the window closed takes the lease first.
-      expect(new Set(listedAt)).toEqual(new Set(['2026-11-30T11:59:58.000Z']));
+      // Listed as overdue 5 s before now: a PUT checked just before the window closed takes the lease first.
+      expect(new Set(listedAt)).toEqual(new Set(['2026-11-30T11:59:55.000Z']));
       // The leases it took to decide were given back; the uploads' own are untouched.
       expect((await leases.list('upload:', 1000)).map((l) => l.holder)).toEqual(Array(230).fill('gateway-2/upload'));
+    } finally {
+      await leases.close();
+    }
+  });
+
+  it('stops a sweep after 10 failures in a row (its store down), and says so once', async () => {
+    const overdue = Array.from({ length: 50 }, (_, i) => `run-${i}`);
+    const readModel = {
+      listUploadsOverdue: async (_at: string, limit: number) => overdue.slice(0, limit),
+      listFilesToPurge: async () => [],
+    } as unknown as RunReadModel;
+    const leases = new SqliteLeaseStore(join(mkdtempSync(join(tmpdir(), 'sweeper-')), 'events.sqlite'));
+    let loads = 0;
+    const queryBus = {
+      execute: async () => {
+        loads++;
+        throw new Error('the event store is unreachable');
+      },
+    } as unknown as QueryBus;
+    const sweeper = new RunSweeper(
+      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600 } as AppConfig,
+      readModel,
+      { stat: async () => null } as never,
+      leases,
+      { execute: async () => undefined } as unknown as CommandBus,
+      queryBus,
+    );
+    const errors = jest
+      .spyOn((sweeper as unknown as { logger: { error(m: string): void } }).logger, 'error')
+      .mockImplementation(() => undefined);
+    try {
+      await sweeper.tick(NOW);
+      expect(loads).toBe(10);
+      expect(errors.mock.calls.at(-1)![0]).toBe('overdue uploads: 10 failures in a row; the rest waits for the next sweep');
+      // The leases taken to decide were all given back.
+      expect(await leases.list('upload:', 100)).toEqual([]);
     } finally {
       await leases.close();
     }

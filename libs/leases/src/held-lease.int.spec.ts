@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { holdLease } from './held-lease';
+import type { LeaseStore } from './leases.port';
 import { SqliteLeaseStore } from './sqlite/sqlite-lease-store';
 
 describe('holdLease: a lease held as long as this process works', () => {
@@ -50,5 +51,44 @@ describe('holdLease: a lease held as long as this process works', () => {
       await held?.release(); // stops the renewals (its store is closed: it says so and lets the lease expire)
       await theirs.close();
     }
+  });
+
+  it('is given back after a renewal under way has landed, not before (else the renewal would take it again)', async () => {
+    const calls: string[] = [];
+    let landRenewal = () => {};
+    let renewals = 0;
+    const store = {
+      acquire: async () => {
+        if (renewals++ === 0) return true; // the first acquire: taken
+        calls.push('renewal sent');
+        await new Promise<void>((resolve) => (landRenewal = resolve));
+        calls.push('renewal landed');
+        return true;
+      },
+      release: async () => void calls.push('released'),
+    } as unknown as LeaseStore;
+    const held = (await holdLease(store, 'upload:r3', 'gateway/req-3', 300))!;
+    await jest.advanceTimersByTimeAsync(100); // a renewal is sent, and hangs
+    const releasing = held.release();
+    await jest.advanceTimersByTimeAsync(10);
+    expect(calls).toEqual(['renewal sent']);
+    landRenewal();
+    await releasing;
+    expect(calls).toEqual(['renewal sent', 'renewal landed', 'released']);
+  });
+
+  it('is given back anyway when a renewal never lands (a store that hangs does not hold up the work)', async () => {
+    const calls: string[] = [];
+    let first = true;
+    const store = {
+      acquire: async () => (first ? ((first = false), true) : new Promise<boolean>(() => undefined)),
+      release: async () => void calls.push('released'),
+    } as unknown as LeaseStore;
+    const held = (await holdLease(store, 'upload:r4', 'gateway/req-4', 300))!;
+    await jest.advanceTimersByTimeAsync(100);
+    const releasing = held.release();
+    await jest.advanceTimersByTimeAsync(100);
+    await releasing;
+    expect(calls).toEqual(['released']);
   });
 });

@@ -18,23 +18,22 @@ const logger = new Logger('HeldLease');
  */
 export async function holdLease(store: LeaseStore, name: string, holder: string, ttlMs: number): Promise<HeldLease | null> {
   if (!(await store.acquire(name, holder, ttlMs))) return null;
+  const period = Math.max(1, Math.floor(ttlMs / 3));
   let renewing: Promise<unknown> = Promise.resolve();
-  const renewal = setInterval(
-    () => {
-      renewing = store.acquire(name, holder, ttlMs).then(
-        (held) => held || logger.warn(`${name}: lease lost before its work ended (${holder})`),
-        (err: Error) => logger.warn(`${name}: lease not renewed: ${err.message}`),
-      );
-    },
-    Math.max(1, Math.floor(ttlMs / 3)),
-  );
+  const renewal = setInterval(() => {
+    renewing = store.acquire(name, holder, ttlMs).then(
+      (held) => held || logger.warn(`${name}: lease lost before its work ended (${holder})`),
+      (err: Error) => logger.warn(`${name}: lease not renewed: ${err.message}`),
+    );
+  }, period);
   renewal.unref();
   let released: Promise<void> | null = null;
   return {
     release: () => {
       clearInterval(renewal);
       // After a renewal under way: landing after the release, it would take the lease again (an upsert).
-      released ??= renewing
+      // Not for longer than a renewal period: a store that hangs must not hold up the work's answer.
+      released ??= Promise.race([renewing, new Promise<void>((resolve) => setTimeout(resolve, period).unref())])
         .then(() => store.release(name, holder))
         .catch((err: Error) => logger.warn(`${name}: lease not given back (it expires): ${err.message}`));
       return released;

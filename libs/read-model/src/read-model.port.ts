@@ -23,7 +23,7 @@ export interface RunReadModel {
    * (uploads that go straight to a bucket are found by looking), oldest window first.
    */
   listAwaitingUpload(since: string, limit: number): Promise<string[]>;
-  /** Ids of runs still waiting for their file whose upload window ended at or before `now`, oldest window first (the sweeper). */
+  /** Ids of runs still waiting for their file whose upload window ended at or before `now`, oldest window first, then by id: the same order every time (the sweeper pages through it). */
   listUploadsOverdue(now: string, limit: number): Promise<string[]>;
   /**
    * Ids of runs whose files are due for deletion (the sweeper): an output whose

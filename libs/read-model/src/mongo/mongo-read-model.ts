@@ -201,7 +201,7 @@ export class MongoReadModel implements RunReadModel {
   async listUploadsOverdue(now: string, limit: number): Promise<string[]> {
     const rows = await this.runs
       .find({ upload_watch_until: { $type: 'string', $lte: now } }, { _id: 1 })
-      .sort({ upload_watch_until: 1 })
+      .sort({ upload_watch_until: 1, _id: 1 })
       .limit(limit)
       .lean();
     return rows.map((r) => r._id as string);

@@ -225,7 +225,7 @@ export class SqliteReadModel implements RunReadModel {
 
   async listUploadsOverdue(now: string, limit: number): Promise<string[]> {
     return this.statement<[string, number], { id: string }>(
-      'SELECT id FROM runs WHERE upload_watch_until IS NOT NULL AND upload_watch_until <= ? ORDER BY upload_watch_until LIMIT ?',
+      'SELECT id FROM runs WHERE upload_watch_until IS NOT NULL AND upload_watch_until <= ? ORDER BY upload_watch_until, id LIMIT ?',
     )
       .all(now, limit)
       .map((r) => r.id);

@@ -1,5 +1,8 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 
+/** A removal older than this whose list was not drawn again no longer moves the focus. */
+const STALE_AFTER_MS = 10_000;
+
 /**
  * Where the focus goes when a row leaves a list (a key revoked, a member removed, a provider
  * deleted, a field taken out of a schema). The button that was pressed goes with its row once the
@@ -13,11 +16,14 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
  */
 export function useRemovalFocus<T>(rows: readonly T[] | undefined, controlId: (row: T) => string) {
   const heading = useRef<HTMLHeadingElement>(null);
-  const candidates = useRef<string[] | null>(null);
+  const candidates = useRef<{ ids: string[]; at: number } | null>(null);
   useLayoutEffect(() => {
-    const ids = candidates.current;
-    if (!ids) return;
+    const pending = candidates.current;
+    if (!pending) return;
     candidates.current = null;
+    // A removal whose list was not read again in time (the read failed) does not move the focus at a later, unrelated change.
+    if (Date.now() - pending.at > STALE_AFTER_MS) return;
+    const ids = pending.ids;
     // Only when the focus was lost with the row: someone who moved on meanwhile keeps their place.
     if (document.activeElement && document.activeElement !== document.body) return;
     const target = ids.map((id) => document.getElementById(id)).find((el) => el !== null) ?? heading.current;
@@ -28,7 +34,7 @@ export function useRemovalFocus<T>(rows: readonly T[] | undefined, controlId: (r
     const at = list.findIndex((r) => controlId(r) === controlId(row));
     const after = list.slice(at + 1);
     const before = list.slice(0, Math.max(at, 0)).reverse();
-    candidates.current = [...after, ...before].map(controlId);
+    candidates.current = { ids: [...after, ...before].map(controlId), at: Date.now() };
   };
   return { heading, removed };
 }

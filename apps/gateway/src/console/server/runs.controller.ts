@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { runStreamId } from '@app/contracts';
-import type { RunFold } from '@app/domain';
+import type { RunState } from '@app/domain';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { foldRun } from '@app/run-commands';
+import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { ApiError } from '../../http/api-error';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { parseRunListQuery } from '../../transformations/run-list';
@@ -17,7 +17,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const runNotFound = () => ApiError.notFound('transformation run');
 
 /** The run's pending deliveries, by delivery id: when each one's next attempt is due. */
-function plannedAttempts(run: RunFold): Map<string, string> {
+function plannedAttempts(run: Readonly<RunState> | null): Map<string, string> {
   const planned = new Map<string, string>();
   for (const d of Object.values(run?.webhooks ?? {}))
     if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
@@ -34,6 +34,7 @@ export class ConsoleRunsController {
     private readonly deliveries: DeliveriesService,
     private readonly audit: AuditLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
   ) {}
 
   /** The public run list with two more filters (input source, text) and, beside each run resource, when it was created and its file. */
@@ -71,7 +72,8 @@ export class ConsoleRunsController {
       query,
       `/console/api/runs/${runId}/deliveries`,
     );
-    const planned = plannedAttempts(foldRun(await this.store.readStream(runStreamId(runId))));
+    // From the run's document (the list above found it the organization's), not its whole stream folded again.
+    const planned = plannedAttempts(await this.readModel.getRunView(runId));
     return { ...list, data: list.data.map((a) => ({ ...a, delivery_next_attempt_at: planned.get(a.delivery_id) ?? null })) };
   }
 

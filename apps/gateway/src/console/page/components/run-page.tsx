@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { formatDate, has, numbers, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
@@ -149,11 +149,24 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
   const list = useLoad<Paged<Attempt>>(`/runs/${runId}/deliveries?page=${page}&per_page=10`);
   // "Send again" lives on a delivery's newest attempt, so the re-sent attempt takes it to its own row once
   // it is listed, and the pressed button goes: the focus follows it there instead of falling to the page.
+  // (Else, the button gone from this page, to the section's heading.) Once only: later reloads leave the focus alone.
   const resent = useRef<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   useLayoutEffect(() => {
     if (!resent.current || (document.activeElement && document.activeElement !== document.body)) return;
-    document.getElementById(resendButtonId(resent.current))?.focus();
+    (document.getElementById(resendButtonId(resent.current)) ?? heading.current)?.focus();
+    resent.current = null;
   }, [list.data]);
+  // A planned attempt's time passed: look again then, so the button is offered once it may be used.
+  const nextPlanned = list.data?.data.reduce<number | null>((soonest, a) => {
+    const at = a.delivery_next_attempt_at ? Date.parse(a.delivery_next_attempt_at) : NaN;
+    return Number.isNaN(at) || (soonest !== null && soonest <= at) ? soonest : at;
+  }, null);
+  useEffect(() => {
+    if (nextPlanned === null || nextPlanned === undefined) return;
+    const timer = setTimeout(list.reload, Math.min(Math.max(0, nextPlanned - Date.now()) + 1000, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [nextPlanned]);
   const resend = useRowAction(
     (a: Attempt) => a.delivery_id,
     async (a: Attempt) => {
@@ -166,13 +179,16 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
         // The attempt is made within moments: look again shortly.
         setTimeout(list.reload, 1500);
       } catch (err) {
+        resent.current = null;
         announce(failureText(err as ApiFailure), 'error');
       }
     },
   );
   return (
     <>
-      <h2>{t('run.deliveries')}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        {t('run.deliveries')}
+      </h2>
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
       {list.data && list.data.data.length === 0 && <p>{t('run.no_deliveries')}</p>}
       {list.data && list.data.data.length > 0 && (
