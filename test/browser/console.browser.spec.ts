@@ -687,7 +687,7 @@ describe('customer console in Chromium', () => {
     await expect(button.getAttribute('aria-disabled')).resolves.toBe('true');
     await page.waitForFunction(
       () => {
-        const el = [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Send again'));
+        const el = Array.from(document.querySelectorAll('button')).find((b) => b.textContent?.startsWith('Send again'));
         return el !== undefined && !el.hasAttribute('aria-disabled');
       },
       undefined,

@@ -50,8 +50,15 @@ export interface Session {
   expires_at: string;
 }
 
-/** Why a role change or removal was refused. */
+/** Whether a role change or removal was done, or why it was refused. */
 export type MemberChangeOutcome = 'done' | 'not_found' | 'last_owner';
+
+/**
+ * A role change's or removal's outcome and, when it was done, the role the member held just
+ * before it, read in the same transaction: the audit log's "from" role is then the one this
+ * change replaced, even when two owners change one member at the same instant.
+ */
+export type MemberChange = { outcome: 'done'; previous_role: MemberRole } | { outcome: 'not_found' | 'last_owner' };
 
 export interface AccountStore {
   /** Adds a member; false when the e-mail already has an account (nothing written). */
@@ -65,9 +72,9 @@ export interface AccountStore {
    * Changes a member's role, atomically refusing (`last_owner`) to take the role of the
    * organization's only owner away.
    */
-  changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChangeOutcome>;
+  changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChange>;
   /** Removes a member and their sessions, atomically refusing (`last_owner`) to remove the only owner. */
-  removeMember(organizationId: string, id: string): Promise<MemberChangeOutcome>;
+  removeMember(organizationId: string, id: string): Promise<MemberChange>;
   /** Replaces the password hash; false when there is no such member. */
   setPasswordHash(organizationId: string, id: string, passwordHash: string, at: string): Promise<boolean>;
 

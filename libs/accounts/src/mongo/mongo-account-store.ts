@@ -1,5 +1,5 @@
 import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
-import type { AccountStore, Invitation, Member, MemberChangeOutcome, MemberRole, Session } from '../accounts.port';
+import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Session } from '../accounts.port';
 
 const options = { versionKey: false as const, strict: 'throw' as const };
 const memberSchema = new Schema(
@@ -114,20 +114,20 @@ export class MongoAccountStore implements AccountStore {
     return docs.map((d) => fromDoc<Member>(d, 'id')!);
   }
 
-  changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChangeOutcome> {
+  changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChange> {
     return this.changeOwners(organizationId, id, async (member, owners, session) => {
-      if (member.role === 'owner' && role !== 'owner' && owners <= 1) return 'last_owner';
+      if (member.role === 'owner' && role !== 'owner' && owners <= 1) return { outcome: 'last_owner' };
       await this.members.updateOne({ _id: id }, { $set: { role, updated_at: at } }, { session });
-      return 'done';
+      return { outcome: 'done', previous_role: member.role };
     });
   }
 
-  removeMember(organizationId: string, id: string): Promise<MemberChangeOutcome> {
+  removeMember(organizationId: string, id: string): Promise<MemberChange> {
     return this.changeOwners(organizationId, id, async (member, owners, session) => {
-      if (member.role === 'owner' && owners <= 1) return 'last_owner';
+      if (member.role === 'owner' && owners <= 1) return { outcome: 'last_owner' };
       await this.members.deleteOne({ _id: id }, { session });
       await this.sessions.deleteMany({ member_id: id }, { session });
-      return 'done';
+      return { outcome: 'done', previous_role: member.role };
     });
   }
 
@@ -141,12 +141,12 @@ export class MongoAccountStore implements AccountStore {
   private async changeOwners(
     organizationId: string,
     id: string,
-    change: (member: { role: MemberRole }, owners: number, session: ClientSession) => Promise<MemberChangeOutcome>,
-  ): Promise<MemberChangeOutcome> {
+    change: (member: { role: MemberRole }, owners: number, session: ClientSession) => Promise<MemberChange>,
+  ): Promise<MemberChange> {
     return this.connection.transaction(async (session) => {
       await this.ownerGuards.updateOne({ _id: organizationId }, { $inc: { changes: 1 } }, { upsert: true, session });
       const member = await this.members.findOne({ _id: id, organization_id: organizationId }, { role: 1 }, { session }).lean();
-      if (!member) return 'not_found' as const;
+      if (!member) return { outcome: 'not_found' } as const;
       const owners = await this.members.countDocuments({ organization_id: organizationId, role: 'owner' }, { session });
       return change(member as { role: MemberRole }, owners, session);
     });

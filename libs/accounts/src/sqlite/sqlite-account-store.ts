@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from '@app/sqlite';
-import type { AccountStore, Invitation, Member, MemberChangeOutcome, MemberRole, Session } from '../accounts.port';
+import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Session } from '../accounts.port';
 
 /**
  * Members, invitations and sessions in tables of the embedded read model's file: every
@@ -58,33 +58,35 @@ export class SqliteAccountStore implements AccountStore {
       .all(organizationId);
   }
 
-  async changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChangeOutcome> {
+  async changeRole(organizationId: string, id: string, role: MemberRole, at: string): Promise<MemberChange> {
     return this.db
-      .transaction((): MemberChangeOutcome => {
-        const member = this.db
-          .prepare<[string, string], { role: MemberRole }>('SELECT role FROM console_members WHERE id = ? AND organization_id = ?')
-          .get(id, organizationId);
-        if (!member) return 'not_found';
-        if (member.role === 'owner' && role !== 'owner' && this.owners(organizationId) <= 1) return 'last_owner';
+      .transaction((): MemberChange => {
+        const member = this.roleOf(organizationId, id);
+        if (!member) return { outcome: 'not_found' };
+        if (member.role === 'owner' && role !== 'owner' && this.owners(organizationId) <= 1) return { outcome: 'last_owner' };
         this.db.prepare('UPDATE console_members SET role = ?, updated_at = ? WHERE id = ?').run(role, at, id);
-        return 'done';
+        return { outcome: 'done', previous_role: member.role };
       })
       .immediate();
   }
 
-  async removeMember(organizationId: string, id: string): Promise<MemberChangeOutcome> {
+  async removeMember(organizationId: string, id: string): Promise<MemberChange> {
     return this.db
-      .transaction((): MemberChangeOutcome => {
-        const member = this.db
-          .prepare<[string, string], { role: MemberRole }>('SELECT role FROM console_members WHERE id = ? AND organization_id = ?')
-          .get(id, organizationId);
-        if (!member) return 'not_found';
-        if (member.role === 'owner' && this.owners(organizationId) <= 1) return 'last_owner';
+      .transaction((): MemberChange => {
+        const member = this.roleOf(organizationId, id);
+        if (!member) return { outcome: 'not_found' };
+        if (member.role === 'owner' && this.owners(organizationId) <= 1) return { outcome: 'last_owner' };
         this.db.prepare('DELETE FROM console_members WHERE id = ?').run(id);
         this.db.prepare('DELETE FROM console_sessions WHERE member_id = ?').run(id);
-        return 'done';
+        return { outcome: 'done', previous_role: member.role };
       })
       .immediate();
+  }
+
+  private roleOf(organizationId: string, id: string): { role: MemberRole } | undefined {
+    return this.db
+      .prepare<[string, string], { role: MemberRole }>('SELECT role FROM console_members WHERE id = ? AND organization_id = ?')
+      .get(id, organizationId);
   }
 
   private owners(organizationId: string): number {

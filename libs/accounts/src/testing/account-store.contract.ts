@@ -66,19 +66,32 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       const bo = member(orgA, `bo-${randomUUID()}@example.com`, 'admin');
       await store.createMember(ada);
       await store.createMember(bo);
-      expect(await store.changeRole(orgA, ada.id, 'admin', later(1))).toBe('last_owner');
-      expect(await store.removeMember(orgA, ada.id)).toBe('last_owner');
-      expect(await store.changeRole(orgB, bo.id, 'owner', later(1))).toBe('not_found');
-      expect(await store.removeMember(orgB, bo.id)).toBe('not_found');
-      expect(await store.changeRole(orgA, bo.id, 'owner', later(1))).toBe('done');
+      expect(await store.changeRole(orgA, ada.id, 'admin', later(1))).toEqual({ outcome: 'last_owner' });
+      expect(await store.removeMember(orgA, ada.id)).toEqual({ outcome: 'last_owner' });
+      expect(await store.changeRole(orgB, bo.id, 'owner', later(1))).toEqual({ outcome: 'not_found' });
+      expect(await store.removeMember(orgB, bo.id)).toEqual({ outcome: 'not_found' });
+      expect(await store.changeRole(orgA, bo.id, 'owner', later(1))).toEqual({ outcome: 'done', previous_role: 'admin' });
       expect((await store.getMember(orgA, bo.id))?.role).toBe('owner');
       // Two owners demoting each other at once: one of them stays an owner.
       const outcomes = await Promise.all([
         store.changeRole(orgA, ada.id, 'viewer', later(2)),
         store.changeRole(orgA, bo.id, 'viewer', later(2)),
       ]);
-      expect(outcomes.sort()).toEqual(['done', 'last_owner']);
+      expect(outcomes.map((o) => o.outcome).sort()).toEqual(['done', 'last_owner']);
       expect((await store.listMembers(orgA)).filter((m) => m.role === 'owner')).toHaveLength(1);
+    });
+
+    it('each change done at once to one member reports the role it replaced: the changes form one chain', async () => {
+      const ada = member(orgA, `ada-${randomUUID()}@example.com`);
+      const cy = member(orgA, `cy-${randomUUID()}@example.com`, 'viewer');
+      await store.createMember(ada);
+      await store.createMember(cy);
+      const roles = ['admin', 'owner', 'viewer', 'admin'] as const;
+      const changes = await Promise.all(roles.map((role, i) => store.changeRole(orgA, cy.id, role, later(3 + i))));
+      // Applied one after another in some order, the previous roles are the first role and every new role but the last.
+      const previous = changes.map((c) => (c.outcome === 'done' ? c.previous_role : c.outcome));
+      const finalRole = (await store.getMember(orgA, cy.id))!.role;
+      expect([...previous, finalRole].sort()).toEqual([...roles, 'viewer'].sort());
     });
 
     it("removing a member ends their sessions; setPasswordHash changes only the organization's member", async () => {
@@ -91,7 +104,7 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.setPasswordHash(orgB, bo.id, 'other', later(1))).toBe(false);
       expect(await store.setPasswordHash(orgA, bo.id, 'new-hash', later(1))).toBe(true);
       expect((await store.getMember(orgA, bo.id))?.password_hash).toBe('new-hash');
-      expect(await store.removeMember(orgA, bo.id)).toBe('done');
+      expect(await store.removeMember(orgA, bo.id)).toEqual({ outcome: 'done', previous_role: 'viewer' });
       expect(await store.getMember(orgA, bo.id)).toBeNull();
       expect(await store.findSession(s.token_hash, T0)).toBeNull();
     });

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ACCOUNT_STORE, type AccountStore, type Member, MEMBER_ROLES, type MemberChangeOutcome, type MemberRole } from '@app/accounts';
+import { ACCOUNT_STORE, type AccountStore, type Member, type MemberChange, MEMBER_ROLES, type MemberRole } from '@app/accounts';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { AuditLog } from './audit-log';
@@ -9,10 +9,11 @@ import { actorOf, Invitations } from './invitations';
 
 const presentMember = (m: Member) => ({ id: m.id, email: m.email, display_name: m.display_name, role: m.role, created_at: m.created_at });
 
-const failOn = (outcome: MemberChangeOutcome): void => {
-  if (outcome === 'not_found') throw ApiError.notFound('member');
-  if (outcome === 'last_owner')
-    throw ApiError.conflict('last_owner', 'An organization keeps at least one owner. Make another member an owner first.');
+/** The role the member held just before a change that was done; a refused change is the caller's error. */
+const previousRoleOf = (change: MemberChange): MemberRole => {
+  if (change.outcome === 'done') return change.previous_role;
+  if (change.outcome === 'not_found') throw ApiError.notFound('member');
+  throw ApiError.conflict('last_owner', 'An organization keeps at least one owner. Make another member an owner first.');
 };
 
 /** Members and invitations: every member sees who is in; only owners change it. */
@@ -38,13 +39,16 @@ export class ConsoleMembersController {
     const role = (body as { role?: unknown } | null)?.role;
     if (!MEMBER_ROLES.includes(role as MemberRole))
       throw ApiError.validation({ role: [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`] });
-    const before = await this.memberOf(caller.organization.id, id);
-    failOn(await this.accounts.changeRole(caller.organization.id, id, role as MemberRole, new Date().toISOString()));
+    const { email } = await this.memberOf(caller.organization.id, id);
+    // The "from" role comes from the change's own transaction: a read before it could be another owner's change ago.
+    const previousRole = previousRoleOf(
+      await this.accounts.changeRole(caller.organization.id, id, role as MemberRole, new Date().toISOString()),
+    );
     await this.audit.record(
       caller.organization.id,
       actorOf(caller),
       'MemberRoleChanged',
-      { member_id: id, email: before.email, previous_role: before.role, role: role as string },
+      { member_id: id, email, previous_role: previousRole, role: role as string },
       String(req.id),
     );
     const member = await this.accounts.getMember(caller.organization.id, id);
@@ -56,15 +60,9 @@ export class ConsoleMembersController {
   @ConsoleRoles(['owner'])
   async remove(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
-    const member = await this.memberOf(caller.organization.id, id);
-    failOn(await this.accounts.removeMember(caller.organization.id, id));
-    await this.audit.record(
-      caller.organization.id,
-      actorOf(caller),
-      'MemberRemoved',
-      { member_id: id, email: member.email, role: member.role },
-      String(req.id),
-    );
+    const { email } = await this.memberOf(caller.organization.id, id);
+    const role = previousRoleOf(await this.accounts.removeMember(caller.organization.id, id));
+    await this.audit.record(caller.organization.id, actorOf(caller), 'MemberRemoved', { member_id: id, email, role }, String(req.id));
   }
 
   @Get('invitations')
