@@ -137,6 +137,9 @@ describe('HTTP edge: bounded resources', () => {
   const BODY_TIMEOUT_MS = 4000;
   const HEADERS_TIMEOUT_MS = 1000;
   const UPLOAD_IDLE_MS = 2000;
+  /** The least upload rate, over windows of UPLOAD_RATE_WINDOW_MS: 300 bytes a window. */
+  const UPLOAD_MIN_BYTES_PER_SECOND = 100;
+  const UPLOAD_RATE_WINDOW_MS = 3000;
   /** Room for a stalled machine past a deadline; a connection the server never closed fails sooner anyway (raw's 15 s). */
   const LATE_MS = 5000;
   let svc: Service;
@@ -148,6 +151,8 @@ describe('HTTP edge: bounded resources', () => {
       HTTP_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       HTTP_UPLOAD_IDLE_TIMEOUT_MS: String(UPLOAD_IDLE_MS),
+      HTTP_UPLOAD_MIN_BYTES_PER_SECOND: String(UPLOAD_MIN_BYTES_PER_SECOND),
+      HTTP_UPLOAD_RATE_WINDOW_MS: String(UPLOAD_RATE_WINDOW_MS),
     });
     port = Number(new URL(svc.baseUrl).port);
     org = await setupOrganization(svc);
@@ -268,7 +273,7 @@ describe('HTTP edge: bounded resources', () => {
     expect(refused.closedAfterMs).toBeLessThan(UPLOAD_IDLE_MS);
   });
 
-  it('an upload to the signed /files URL may take longer than the JSON body deadline while it advances; a stalled one is closed after HTTP_UPLOAD_IDLE_TIMEOUT_MS', async () => {
+  it('an upload to the signed /files URL may take longer than the JSON body deadline while it advances; a stalled one is closed after HTTP_UPLOAD_IDLE_TIMEOUT_MS, a trickle below HTTP_UPLOAD_MIN_BYTES_PER_SECOND at the end of its window', async () => {
     const newRun = async () => {
       const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
         token: org.apiKey,
@@ -300,6 +305,16 @@ describe('HTTP edge: bounded resources', () => {
     expect(cut.closedAfterMs).toBeLessThan(UPLOAD_IDLE_MS + LATE_MS);
     const again = await raw(port, putHead(stalled.upload.url, csv.length), { body: [csv] });
     expect(again.status).toBe(200);
+
+    // A trickle: 10 bytes every 400 ms never pauses for the idle timeout, but is 25 bytes a second, under the least
+    // rate of 100. Closed when its first window ends, and the run still takes a whole upload.
+    const trickling = await newRun();
+    const trickle = Array.from({ length: 40 }, (_, i) => csv.subarray(i * 10, (i + 1) * 10));
+    const slowest = await raw(port, putHead(trickling.upload.url, csv.length), { body: trickle, gapMs: 400 });
+    expect(slowest.status).toBeNull();
+    expect(slowest.closedAfterMs).toBeGreaterThanOrEqual(UPLOAD_RATE_WINDOW_MS - 100);
+    expect(slowest.closedAfterMs).toBeLessThan(UPLOAD_RATE_WINDOW_MS + LATE_MS);
+    expect((await raw(port, putHead(trickling.upload.url, csv.length), { body: [csv] })).status).toBe(200);
   });
 });
 

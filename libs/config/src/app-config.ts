@@ -213,6 +213,9 @@ export interface HttpEdgeConfig {
   bodyTimeoutMs: number;
   /** Uploads to the signed /files URLs have no deadline, only this longest pause in their body. */
   uploadIdleTimeoutMs: number;
+  /** And this least rate: an upload that receives fewer bytes than this a second over a whole uploadRateWindowMs is closed. 0: off. */
+  uploadMinBytesPerSecond: number;
+  uploadRateWindowMs: number;
   /** An idle keep-alive connection is closed after this long (server.keepAliveTimeout). */
   keepAliveTimeoutMs: number;
   /** JSON body bytes all requests together may have in flight; a request past it gets 503. */
@@ -257,6 +260,9 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
     bodyTimeoutMs: Math.max(1, int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000)),
     // Below a minute: a stalled upload is cut within 60 s of its last byte, whatever else happens.
     uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000)),
+    // A byte every 44 s passes the idle rule; this one bounds how long a trickle holds its connection and its run's upload.
+    uploadMinBytesPerSecond: Math.max(0, int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024)),
+    uploadRateWindowMs: Math.max(100, int(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000)),
     keepAliveTimeoutMs: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
     maxJsonBytesInFlight: Math.max(1, int(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024)),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),

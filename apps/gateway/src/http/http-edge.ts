@@ -198,6 +198,7 @@ export class HttpEdge {
       raw.once('end', () => {
         if (!reply.raw.writableFinished) raw.socket.setTimeout(0);
       });
+      this.holdToMinimumRate(raw, reply);
       return;
     }
     const declared = Number(raw.headers['content-length']);
@@ -214,6 +215,33 @@ export class HttpEdge {
       clearTimeout(timer);
       this.jsonBytesInFlight -= bytes;
     });
+  }
+
+  /**
+   * An upload whose body advances, but slower than HTTP_UPLOAD_MIN_BYTES_PER_SECOND over a whole
+   * HTTP_UPLOAD_RATE_WINDOW_MS, has its connection closed, as a stalled one is: a client sending a
+   * byte just within every idle timeout would otherwise hold the connection, and its run's upload,
+   * for as long as it likes. Counted on the socket (bytesRead), so nothing reads the body here.
+   */
+  private holdToMinimumRate(raw: IncomingMessage, reply: FastifyReply): void {
+    const { uploadMinBytesPerSecond: perSecond, uploadRateWindowMs: windowMs } = this.config.http;
+    if (perSecond === 0) return;
+    const socket = raw.socket;
+    const least = (perSecond * windowMs) / 1000;
+    let readBefore = socket.bytesRead;
+    const check = setInterval(() => {
+      const read = socket.bytesRead;
+      if (read - readBefore < least) {
+        clearInterval(check);
+        socket.destroy();
+        return;
+      }
+      readBefore = read;
+    }, windowMs).unref();
+    const stop = () => clearInterval(check);
+    raw.once('end', stop);
+    raw.once('close', stop);
+    reply.raw.once('close', stop);
   }
 
   private bodyTimedOut(request: FastifyRequest, reply: FastifyReply): void {
