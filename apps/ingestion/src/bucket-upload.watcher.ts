@@ -11,8 +11,14 @@ import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 const BATCH = 100;
 /** Runs one look checks at most (each is a HEAD request to the bucket). */
 const MAX_WATCHED = 5_000;
-/** Uploads started just before the window closed may finish a little after it. */
+/**
+ * An upload that began before its window closed may land this long after it: S3 checks a pre-signed
+ * URL as the request begins, and the service cannot see an upload to the bucket begin, so the sweeper
+ * waits this long past the window before it expires a run (run-sweeper.ts).
+ */
 export const LATE_UPLOAD_GRACE_MS = 15 * 60 * 1000;
+/** How long past its window the watcher looks for a run's object: past the grace, so one that landed at its very end is recorded. */
+export const LATE_UPLOAD_WATCH_MS = LATE_UPLOAD_GRACE_MS + 5 * 60 * 1000;
 /** The periodic look is one replica's at a time: whoever holds this lease, renewed by each look. */
 export const UPLOAD_WATCH_LEASE = 'upload-watcher';
 
@@ -86,7 +92,7 @@ export class BucketUploadWatcher implements OnApplicationBootstrap, OnModuleDest
       this.logger.error(`Could not take the upload watcher's lease: ${(err as Error).message}`);
       return;
     }
-    const since = new Date(now.getTime() - LATE_UPLOAD_GRACE_MS).toISOString();
+    const since = new Date(now.getTime() - LATE_UPLOAD_WATCH_MS).toISOString();
     const looked = new Set<string>();
     for (let limit = BATCH; looked.size < MAX_WATCHED; limit += BATCH) {
       let ids: string[];

@@ -7,7 +7,7 @@ import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Poller } from '@app/polling';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
-import { LATE_UPLOAD_GRACE_MS } from './bucket-upload.watcher';
+import { LATE_UPLOAD_GRACE_MS, LATE_UPLOAD_WATCH_MS } from './bucket-upload.watcher';
 
 const BATCH = 100;
 /** Runs one sweep looks at, per kind, at most. */
@@ -15,8 +15,10 @@ const MAX_LOOKED = 1_000;
 /** Failures in a row (not refusals) after which a sweep stops: its store is likely down; the next sweep tries again. */
 const MAX_FAILURES_IN_A_ROW = 10;
 /**
- * How long after its upload window a run is expired: a PUT whose URL was checked just before the end
- * takes the upload lease within it, also after waiting out another upload of the run (local-file-routes.ts, 2 s).
+ * How long after its upload window a run is expired, with the embedded store: a PUT whose URL was checked
+ * just before the end takes the upload lease within it, also after waiting out another upload of the run
+ * (local-file-routes.ts, 2 s). With S3 the service does not see an upload begin, so the margin is the
+ * watcher's LATE_UPLOAD_GRACE_MS: an upload that began in time has that long to land.
  */
 const EXPIRY_MARGIN_MS = 5_000;
 
@@ -62,8 +64,10 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** One sweep: overdue uploads first (a failed run then counts as closed), then files past retention. */
   async tick(now = new Date()): Promise<void> {
-    // Overdue by a margin: a PUT whose signature was checked just before the window closed takes the run's upload lease first.
-    const overdueAt = new Date(now.getTime() - EXPIRY_MARGIN_MS).toISOString();
+    // Overdue by a margin: a PUT whose signature was checked just before the window closed takes the run's upload lease
+    // first (embedded), or lands in the bucket within the grace (S3).
+    const margin = this.config.blobStore.kind === 's3' ? LATE_UPLOAD_GRACE_MS : EXPIRY_MARGIN_MS;
+    const overdueAt = new Date(now.getTime() - margin).toISOString();
     await this.sweep(
       'overdue uploads',
       (limit) => this.readModel.listUploadsOverdue(overdueAt, limit),
@@ -131,9 +135,9 @@ export class RunSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     const { state } = snapshot;
     if (!state || !isUploadOverdue(state, now)) return;
     // A file already in storage arrived in time and is about to be recorded (the upload route
-    // between its write and CompleteUpload, or the bucket watcher's next look): leave it to them,
-    // within the watcher's grace for uploads that finish just after the window.
-    if ((await this.blobs.stat(state.source_key)) && now.getTime() < Date.parse(state.upload_expires_at!) + LATE_UPLOAD_GRACE_MS) return;
+    // between its write and CompleteUpload, or the bucket watcher's next look): leave it to them
+    // for as long as the watcher looks for it.
+    if ((await this.blobs.stat(state.source_key)) && now.getTime() < Date.parse(state.upload_expires_at!) + LATE_UPLOAD_WATCH_MS) return;
     await this.commandBus.execute(
       new ApplyRunCommand(
         runId,

@@ -42,7 +42,7 @@ describe('RunSweeper: overdue uploads', () => {
       },
     } as unknown as CommandBus;
     const sweeper = new RunSweeper(
-      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600 } as AppConfig,
+      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600, blobStore: { kind: 'local' } } as AppConfig,
       readModel,
       { stat: async () => null } as never,
       leases,
@@ -56,6 +56,46 @@ describe('RunSweeper: overdue uploads', () => {
       expect(new Set(listedAt)).toEqual(new Set(['2026-11-30T11:59:55.000Z']));
       // The leases it took to decide were given back; the uploads' own are untouched.
       expect((await leases.list('upload:', 1000)).map((l) => l.holder)).toEqual(Array(230).fill('gateway-2/upload'));
+    } finally {
+      await leases.close();
+    }
+  });
+
+  it('with S3, where an upload cannot be seen to begin, expires a run only 15 min after its window, and leaves one whose object landed while the watcher still looks', async () => {
+    const listedAt: string[] = [];
+    const readModel = {
+      listUploadsOverdue: async (at: string) => (listedAt.push(at), ['landed', 'nothing']),
+      listFilesToPurge: async () => [],
+    } as unknown as RunReadModel;
+    const leases = new SqliteLeaseStore(join(mkdtempSync(join(tmpdir(), 'sweeper-')), 'events.sqlite'));
+    const queryBus = {
+      execute: async (q: LoadRunQuery) => ({
+        state: {
+          id: q.runId,
+          organization_id: 'org',
+          input_source: 'upload',
+          status: 'awaiting_upload',
+          source_uploaded: false,
+          source_key: `runs/${q.runId}/source`,
+          upload_expires_at: '2026-11-30T11:44:00.000Z', // 16 min before NOW
+        },
+      }),
+    } as unknown as QueryBus;
+    const expired: string[] = [];
+    const commandBus = { execute: async (c: ApplyRunCommand) => void expired.push(c.runId) } as unknown as CommandBus;
+    const sweeper = new RunSweeper(
+      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600, blobStore: { kind: 's3' } } as AppConfig,
+      readModel,
+      { stat: async (key: string) => (key === 'runs/landed/source' ? { size: 10 } : null) } as never,
+      leases,
+      commandBus,
+      queryBus,
+    );
+    try {
+      await sweeper.tick(NOW);
+      expect(new Set(listedAt)).toEqual(new Set(['2026-11-30T11:45:00.000Z']));
+      // The object that landed is the bucket watcher's to record (it looks 20 min past the window).
+      expect(expired).toEqual(['nothing']);
     } finally {
       await leases.close();
     }
@@ -76,7 +116,7 @@ describe('RunSweeper: overdue uploads', () => {
       },
     } as unknown as QueryBus;
     const sweeper = new RunSweeper(
-      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600 } as AppConfig,
+      { sweepIntervalMs: 1_000_000, outputRetentionSeconds: 3600, blobStore: { kind: 'local' } } as AppConfig,
       readModel,
       { stat: async () => null } as never,
       leases,
