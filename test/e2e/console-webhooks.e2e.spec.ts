@@ -50,6 +50,8 @@ describe('console: webhooks', () => {
       (res) => res.body.meta?.total >= 2,
     );
     expect(failed.body.data[0]).toMatchObject({ run_id: runId, status_code: 500, outcome: 'failed', url });
+    // The page links keep the filter: the next page is of failures too.
+    expect(failed.body.links.first).toBe('/console/api/deliveries?outcome=failed&page=1&per_page=20');
     const attempts = (await owner.get(`/runs/${runId}/deliveries`)).body.data;
     expect(attempts.map((a: { attempt: number }) => a.attempt)).toEqual([2, 1]);
     // Given up: no attempt is planned, so it can be sent again.

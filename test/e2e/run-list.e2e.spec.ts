@@ -57,6 +57,25 @@ describe('run list', () => {
     expect(ids).not.toContain(others.body.data[0].id);
   });
 
+  it('keeps the filters in every page link, so the next page is a page of the same list', async () => {
+    const since = '2000-01-01T00:00:00Z';
+    const first = await list(`?status=awaiting_upload&created_after=${since}&per_page=2`);
+    expect(first.body.meta).toMatchObject({ total: 3, last_page: 2, path: `${svc.baseUrl}/v1/transformations` });
+    const next = new URL(first.body.links.next);
+    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'awaiting_upload', created_after: since, page: '2', per_page: '2' });
+    expect(first.body.meta.links.map((l: { url: string | null }) => l.url && new URL(l.url).searchParams.get('status'))).toEqual([
+      null,
+      'awaiting_upload',
+      'awaiting_upload',
+      'awaiting_upload',
+    ]);
+    const followed = await call(first.body.links.next, { token: org.apiKey });
+    expect(followed.body.data.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+    // A filter that matches nothing stays a list of nothing on its last page too.
+    const none = await list('?stage=final&per_page=2');
+    expect(new URL(none.body.links.last).searchParams.get('stage')).toBe('final');
+  });
+
   it('answers 422 in the validation envelope for every bad value at once', async () => {
     const bad = await list('?status=done&stage=middle&created_after=yesterday&per_page=101&page=0');
     expect(bad.status).toBe(422);

@@ -26,10 +26,14 @@ export function pageRequest(query: Record<string, unknown>, defaults: { defaultP
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-/** The Laravel-style envelope the spec describes: `{ data, links, meta }`. */
-export function paginate<T>(data: T[], total: number, req: PageRequest, path: string) {
+/**
+ * The Laravel-style envelope the spec describes: `{ data, links, meta }`. `carried`: the list's
+ * filters as the request gave them, kept in every link (Laravel's `withQueryString`), so the next
+ * page is a page of the same list; `meta.path` stays the bare path.
+ */
+export function paginate<T>(data: T[], total: number, req: PageRequest, path: string, carried: Record<string, string> = {}) {
   const lastPage = Math.max(1, Math.ceil(total / req.perPage));
-  const url = (p: number) => `${path}?page=${p}&per_page=${req.perPage}`;
+  const url = (p: number) => `${path}?${new URLSearchParams({ ...carried, page: String(p), per_page: String(req.perPage) })}`;
   const from = data.length > 0 ? req.offset + 1 : null;
   const pageLinks = Array.from({ length: lastPage }, (_, i) => ({ url: url(i + 1), label: String(i + 1), active: i + 1 === req.page }));
   return {

@@ -131,7 +131,8 @@ export class DeliveriesService {
     if (Object.keys(fields).length > 0 || !page) throw ApiError.validation(fields);
     const { items, total } = await this.log.list(organizationId, { event, outcome, offset: page.offset, limit: page.perPage });
     const data: OrganizationDeliveryView[] = items.map((e) => ({ ...view(e), run_id: e.run_id }));
-    return paginate(data, total, page, path ?? `${this.config.publicBaseUrl}/console/api/deliveries`);
+    const carried = { ...(event ? { event } : {}), ...(outcome ? { outcome } : {}) };
+    return paginate(data, total, page, path ?? `${this.config.publicBaseUrl}/console/api/deliveries`, carried);
   }
 
   /**

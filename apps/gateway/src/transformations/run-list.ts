@@ -12,6 +12,8 @@ const MAX_Q = 200;
 export interface RunListQuery {
   filter: RunListFilter;
   page: PageRequest;
+  /** The filters as the request wrote them, for the page links (paginate's `carried`). */
+  carried: Record<string, string>;
 }
 
 /**
@@ -22,10 +24,11 @@ export interface RunListQuery {
 export function parseRunListQuery(query: Record<string, unknown>, extended = false): RunListQuery {
   const fields: Record<string, string[]> = {};
   const filter: RunListFilter = {};
+  const carried: Record<string, string> = {};
   const choice = (name: 'status' | 'stage' | 'input_source', allowed: string[]) => {
     const v = query[name];
     if (v === undefined || v === '') return;
-    if (typeof v === 'string' && allowed.includes(v)) filter[name] = v;
+    if (typeof v === 'string' && allowed.includes(v)) filter[name] = carried[name] = v;
     else fields[name] = [`The ${name.replace('_', ' ')} field must be one of: ${allowed.join(', ')}.`];
   };
   choice('status', STATUSES);
@@ -35,16 +38,23 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
     const v = query[name];
     if (v === undefined || v === '') continue;
     const at = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;
-    if (Number.isNaN(at)) fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
+    if (Number.isNaN(at)) {
+      fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
+      continue;
+    }
+    carried[name] = v as string;
     // A bare date is its day's start for "after" and its end for "before" (UTC), so both bounds include it.
-    else if (name === 'created_before' && /^\d{4}-\d{2}-\d{2}$/.test(v as string)) filter[name] = new Date(at + 86_399_999).toISOString();
+    if (name === 'created_before' && /^\d{4}-\d{2}-\d{2}$/.test(v as string)) filter[name] = new Date(at + 86_399_999).toISOString();
     else filter[name] = new Date(at).toISOString();
   }
   if (filter.created_after && filter.created_before && filter.created_after > filter.created_before)
     fields.created_before = ['The created before field must be later than created after.'];
   if (extended && query.q !== undefined && query.q !== '') {
     if (typeof query.q !== 'string' || query.q.length > MAX_Q) fields.q = [`The q field must be a text of at most ${MAX_Q} characters.`];
-    else filter.q = query.q.trim();
+    else {
+      filter.q = query.q.trim();
+      carried.q = query.q;
+    }
   }
   let page: PageRequest | null = null;
   try {
@@ -54,5 +64,5 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
     else throw err;
   }
   if (Object.keys(fields).length > 0 || !page) throw ApiError.validation(fields);
-  return { filter, page };
+  return { filter, page, carried };
 }

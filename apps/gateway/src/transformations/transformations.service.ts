@@ -201,7 +201,7 @@ export class TransformationsService {
    * (run-list.ts reads the query). `withFacts` (the console) adds what a list shows beside each
    * run that the resource does not hold: when it was created and its file name.
    */
-  async list(organizationId: string, { filter, page }: RunListQuery, path: string, withFacts = false) {
+  async list(organizationId: string, { filter, page, carried }: RunListQuery, path: string, withFacts = false) {
     const { items, total } = await this.readModel.listRuns(organizationId, filter, page.offset, page.perPage);
     const now = new Date();
     const data = await Promise.all(
@@ -210,7 +210,7 @@ export class TransformationsService {
         return withFacts ? { ...resource, created_at: run.created_at, filename: run.filename } : resource;
       }),
     );
-    return paginate(data, total, page, path);
+    return paginate(data, total, page, path, carried);
   }
 
   /**
