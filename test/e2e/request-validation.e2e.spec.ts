@@ -151,6 +151,20 @@ describe('request validation: data keys and body shape', () => {
     });
   });
 
+  it('null is refused where the spec types a member without "or null" (dry_run, output_format), and taken where it allows it', async () => {
+    const res = await post('/v1/transformations/file', fileBody(',"dry_run":null,"output_format":null'));
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields).toEqual({
+      dry_run: ['The dry run field must be true or false.'],
+      output_format: ['The selected output format is invalid.'],
+    });
+    const nullable = await post(
+      '/v1/transformations/file',
+      fileBody(',"locale":null,"appearance":null,"input_has_header":null,"notify_url":null'),
+    );
+    expect(nullable.status).toBe(201);
+  });
+
   it('ignores unknown top-level members, whatever their names and contents', async () => {
     const res = await post(
       '/v1/transformations/file',

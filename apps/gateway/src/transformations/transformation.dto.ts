@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
-import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { LOCALES } from '@app/domain';
 
@@ -15,6 +15,12 @@ const req = (f: string) => ({ message: `The ${f} field is required.` });
  */
 const CanonicalId = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value));
 
+/**
+ * A member that may be left out but is never null (the spec types it without "or null"):
+ * class-validator's IsOptional would let null through as if it were absent.
+ */
+const OptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
 /** Fields both POST bodies share (spec: "as the file request, except ..."). */
 export class RunOptionsDto {
   @ApiProperty({ format: 'uuid' })
@@ -27,12 +33,12 @@ export class RunOptionsDto {
     type: Boolean,
     description: 'Synthetic output: raw runs call no provider; file runs consume no review-preparation quota.',
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean({ message: 'The dry run field must be true or false.' })
   dry_run?: boolean;
 
   @ApiPropertyOptional({ enum: ['json', 'csv'], default: 'json', description: 'Format of the output produced after approval.' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(['json', 'csv'], { message: 'The selected output format is invalid.' })
   output_format?: 'json' | 'csv';
 
