@@ -199,4 +199,21 @@ describe('webhook deliveries: list, log, resend, test event', () => {
     // No default URL and none given: 422.
     expect((await refusal(deliveries.sendTestEvent(other.orgId))).status).toBe(422);
   });
+
+  it('an attempt is listed as sent when it was sent: its sent_at is before the receiver had it, and its duration reaches past that', async () => {
+    receiver.plan = ['slow', 'ok']; // the first answers after the 300 ms timeout, the retry at once
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks?case=sent-at` },
+    });
+    await upload(created.body, CSV);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.notification_status === 'delivered');
+    const [first] = receiver.for(created.body.id);
+    const timedOut = (await list(created.body.id)).body.data.find((a: { attempt: number }) => a.attempt === 1);
+    expect(timedOut).toMatchObject({ outcome: 'failed', status_code: null });
+    expect(Date.parse(timedOut.sent_at)).toBeLessThanOrEqual(first.at);
+    expect(Date.parse(timedOut.sent_at) + timedOut.duration_ms).toBeGreaterThanOrEqual(first.at);
+  });
 });
