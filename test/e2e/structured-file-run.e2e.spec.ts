@@ -237,6 +237,30 @@ describe('structured-file run, end to end over HTTP', () => {
   });
 });
 
+describe('upload content type', () => {
+  it('refuses an upload whose Content-Type is not exactly the one upload.headers gives (as S3 does: it is signed), unread; then takes the right one', async () => {
+    const svc = await startService();
+    try {
+      const org = await setupOrganization(svc);
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'people.tsv' },
+      });
+      expect(created.body.upload.headers).toEqual({ 'Content-Type': 'text/tab-separated-values' });
+      for (const contentType of ['text/csv', 'text/tab-separated-values; charset=utf-8', 'application/octet-stream']) {
+        const wrong = await upload({ upload: { ...created.body.upload, headers: { 'Content-Type': contentType } } }, 'email\na@b.io\n');
+        expect(wrong.status).toBe(403);
+        expect(JSON.parse(wrong.body).error).toMatchObject({ code: 'upload_content_type_mismatch', type: 'authorization' });
+      }
+      const run = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+      expect(run.body.status).toBe('awaiting_upload');
+      expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
 describe('upload size limit', () => {
   it('refuses an upload over MAX_UPLOAD_BYTES with 413 and keeps the run waiting', async () => {
     const svc = await startService({ MAX_UPLOAD_BYTES: '100' });

@@ -17,6 +17,7 @@ import { CommandRefused } from '@app/domain';
 import { UPLOAD_LEASE_TTL_MS, holdLease, leaseHolder, uploadLease, type LeaseStore } from '@app/leases';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
+import { contentTypeOf } from '@app/run-links';
 import { authFailureThrottle } from '../http/auth-throttle';
 import { outputRetentionEnded } from './output-retention';
 
@@ -127,6 +128,20 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     /** The body of a PUT to `key` (a run's source, `runId`), under the run's upload lease. */
     const receive = async (request: FastifyRequest, reply: FastifyReply, key: string, runId: string | null) => {
       const run = runId ? (await deps.queryBus.execute(new LoadRunQuery(runId))).state : null;
+      // As an S3 pre-signed PUT, which signs the Content-Type it was made with: a client tried here
+      // against the embedded store must not meet its first refusal in production.
+      const contentType = run ? contentTypeOf(run.filename) : null;
+      if (contentType !== null && (request.headers['content-type'] ?? '').trim() !== contentType) {
+        request.raw.resume();
+        return envelope(
+          reply,
+          request,
+          403,
+          'upload_content_type_mismatch',
+          'authorization',
+          `Send the Content-Type header exactly as upload.headers gives it ("${contentType}"): the upload URL allows that one only.`,
+        );
+      }
       // The upload already landed (a client re-sending after a lost answer or a crash): as a
       // pre-signed S3 PUT would, the same bytes answer 200; nothing starts a second time.
       const stored = run && runId ? await deps.blobs.stat(key) : null;
