@@ -6,7 +6,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
 import type { RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS, openDelimited, scanDelimited, type DelimitedScan } from '@app/tabular';
-import { ACK_BYTES, scanArrivingSource, type ArrivingBytesEnd } from './arriving-source-scan';
+import { ACK_BYTES, arrivingBytes, scanArrivingSource, type ArrivingBytesEnd } from './arriving-source-scan';
 import { HEADER_SAMPLE_ROWS } from './inspect-structured-file';
 
 /*
@@ -100,6 +100,33 @@ describe('scanArrivingSource', () => {
     expect(acks).toEqual([...acks].sort((a, b) => a - b));
     expect(Math.max(...acks)).toBeLessThanOrEqual(BYTES.length);
     expect(progress.at(-1)).toBe(ROWS + 1);
+  });
+
+  it('stops within a piece or two when the sender gives up behind pieces it already sent (no turn of the event loop needed)', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const { input } = arrivingBytes(
+      port2,
+      () => undefined,
+      () => Promise.reject(new Error('not read')),
+    );
+    const PIECE = 64 * 1024;
+    for (let i = 0; i < 100; i++) port1.postMessage(new Uint8Array(PIECE)); // 6.4 MB the scan has not taken yet
+    let taken = 0;
+    let stopped: unknown = null;
+    try {
+      // As the scan reads: what is already here is taken without the event loop turning.
+      for await (const chunk of input) {
+        if (taken === 0) port1.postMessage(false satisfies ArrivingBytesEnd);
+        taken += (chunk as Buffer).length;
+      }
+    } catch (err) {
+      stopped = err;
+    } finally {
+      port1.close();
+    }
+    expect((stopped as Error).message).toMatch(/no longer wanted/);
+    // Handed on a piece or two at a time, the stop seen at the next: not the whole backlog first.
+    expect(taken).toBeLessThanOrEqual(3 * PIECE);
   });
 
   it('reads the rest from the store when the sender stopped sending partway', async () => {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunState } from '@app/domain';
 import { NotPlainDelimited, SourceProblem, scanDelimited, tableFormatOf, type DelimitedScan, type TableLimits } from '@app/tabular';
@@ -38,8 +38,14 @@ class UploadStopped extends Error {}
 /**
  * The run's source as its bytes come over `port`, then from `storedFrom(byte)` when the sender
  * says so. Ends when `null` arrives or the stored rest is read; fails with UploadStopped when
- * `false` arrives or the port closes first. Nothing is held back: the sender bounds how far
- * ahead it runs (by the acknowledgements).
+ * `false` arrives or the port closes first. The sender bounds how far ahead it runs (by the
+ * acknowledgements).
+ *
+ * A piece is handed to the scan only when it asks for more, and each time it asks, the port's
+ * queue is read then and there (receiveMessageOnPort): the scan takes pieces already here
+ * without its event loop turning, so a `false` queued behind them would otherwise wait until it
+ * had scanned them all, holding its thread (up to the sender's bound, tens of MB) after the
+ * sender gave it up and ingestion wanted the thread for the stored file.
  */
 export function arrivingBytes(
   port: MessagePort,
@@ -48,47 +54,81 @@ export function arrivingBytes(
 ): { input: Readable; received: () => number } {
   let received = 0;
   let acknowledged = 0;
-  let ended = false;
+  let ended = false; // no more bytes will come over the port
+  let lastPushed = false; // the end was handed to the scan
+  let restPending = false; // the stored rest is being opened
   let rest: Readable | null = null;
+  /** Bytes arrived and not yet handed to the scan, and how many. */
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let wanted = true; // the scan asked for more than it was given
+  const handOn = () => {
+    while (wanted && held.length > 0) {
+      const piece = held.shift()!;
+      heldBytes -= piece.length;
+      wanted = input.push(piece);
+    }
+    if (wanted && held.length === 0) {
+      if (ended && !restPending && rest === null && !lastPushed) {
+        lastPushed = true;
+        input.push(null);
+      }
+      rest?.resume();
+    }
+  };
   const input = new Readable({
-    // Called when the scan wants more: what it has taken is what arrived less what still waits here.
     read() {
-      const taken = received - this.readableLength;
+      for (let m = receiveMessageOnPort(port); m !== undefined && !this.destroyed; m = receiveMessageOnPort(port))
+        onMessage(m.message as Uint8Array | ArrivingBytesEnd);
+      if (this.destroyed) return;
+      wanted = true;
+      // What the scan has taken: what arrived, less what waits here and in the stream.
+      const taken = received - heldBytes - this.readableLength;
       if (taken - acknowledged >= ACK_BYTES) {
         acknowledged = taken;
         onTaken(taken);
       }
-      rest?.resume();
+      handOn();
     },
     destroy(err, done) {
       rest?.destroy();
       done(err);
     },
   });
-  const add = (piece: Uint8Array) => {
-    received += piece.byteLength;
-    return input.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  const add = (piece: Buffer): boolean => {
+    received += piece.length;
+    held.push(piece);
+    heldBytes += piece.length;
+    handOn();
+    return wanted;
   };
   const readStored = async (from: number) => {
-    rest = await storedFrom(from);
-    if (input.destroyed) return void rest.destroy();
-    // The stored rest is read as fast as the scan takes it (paused while this stream is full).
-    rest.on('data', (piece: Buffer) => void (add(piece) || rest?.pause()));
-    rest.once('end', () => input.push(null));
-    rest.once('error', (err) => input.destroy(err));
+    const stored = await storedFrom(from);
+    restPending = false;
+    if (input.destroyed) return void stored.destroy();
+    rest = stored;
+    // The stored rest is read as fast as the scan takes it (paused while it has enough).
+    stored.on('data', (piece: Buffer) => void (add(piece) || stored.pause()));
+    stored.once('end', () => {
+      rest = null;
+      handOn();
+    });
+    stored.once('error', (err) => input.destroy(err));
   };
   // `false` stops the scan even after the last byte came (the run was refused): the port stays open until the scan ends.
-  port.on('message', (piece: Uint8Array | ArrivingBytesEnd) => {
+  const onMessage = (piece: Uint8Array | ArrivingBytesEnd) => {
     if (piece === false) input.destroy(new UploadStopped('The upload stopped, or the scan is no longer wanted.'));
     else if (ended) return;
     else if (piece === null) {
       ended = true;
-      input.push(null);
+      handOn();
     } else if ('storedFrom' in piece) {
       ended = true;
+      restPending = true;
       readStored(piece.storedFrom).catch((err: Error) => input.destroy(err));
-    } else add(piece);
-  });
+    } else add(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  };
+  port.on('message', onMessage);
   port.on('close', () => {
     if (!ended) input.destroy(new UploadStopped('The upload stopped before its last byte.'));
     ended = true;
