@@ -252,6 +252,10 @@ describe('upload content type', () => {
         expect(wrong.status).toBe(403);
         expect(JSON.parse(wrong.body).error).toMatchObject({ code: 'upload_content_type_mismatch', type: 'authorization' });
       }
+      // No Content-Type at all: refused too, as S3 refuses a request without a header it signed.
+      const bare = await fetch(created.body.upload.url, { method: 'PUT', body: new Uint8Array(Buffer.from('email\na@b.io\n')) });
+      expect(bare.status).toBe(403);
+      expect((await bare.json()).error.code).toBe('upload_content_type_mismatch');
       const run = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
       expect(run.body.status).toBe('awaiting_upload');
       expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);

@@ -127,7 +127,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     const { delivery_id: deliveryId, url } = delivery;
     const org = await this.directory.getOrganization(run.organization_id);
     const body = JSON.stringify(await webhookPayload(run, event, this.links));
-    // The attempt is recorded as made when it was sent (its duration_ms follows); the next one is planned from its end.
+    // Recorded beside its end (attempted_at, from which the next attempt is planned): the deliveries list shows when it was sent.
     const sentAt = new Date();
     const result: AttemptResult = org
       ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
@@ -169,7 +169,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
               outcome: result.delivered ? 'delivered' : 'failed',
               status_code: result.statusCode,
               error: result.error,
-              attempted_at: sentAt.toISOString(),
+              attempted_at: at.toISOString(),
+              sent_at: sentAt.toISOString(),
               next_attempt_at: next?.toISOString() ?? null,
               url,
               duration_ms: result.durationMs,

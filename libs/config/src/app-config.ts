@@ -262,7 +262,8 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
     uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000)),
     // A byte every 44 s passes the idle rule; this one bounds how long a trickle holds its connection and its run's upload.
     uploadMinBytesPerSecond: Math.max(0, int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024)),
-    uploadRateWindowMs: Math.max(100, int(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000)),
+    // At most an hour: a timer's delay past 2^31 - 1 ms would fire at once, and cut every upload.
+    uploadRateWindowMs: Math.min(3_600_000, Math.max(100, int(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000))),
     keepAliveTimeoutMs: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
     maxJsonBytesInFlight: Math.max(1, int(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024)),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),

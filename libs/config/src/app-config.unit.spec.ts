@@ -16,6 +16,13 @@ describe('adapter selection', () => {
     expect(loadConfig({ ...base(), UPLOAD_TTL_SECONDS: '2000000' }).uploadTtlSeconds).toBe(2000000);
   });
 
+  it('holds uploads to 1 KiB a second over a minute by default; 0 turns it off; the window stays within what a timer can wait', () => {
+    expect(loadConfig(base()).http).toMatchObject({ uploadMinBytesPerSecond: 1024, uploadRateWindowMs: 60_000 });
+    expect(loadConfig({ ...base(), HTTP_UPLOAD_MIN_BYTES_PER_SECOND: '0' }).http.uploadMinBytesPerSecond).toBe(0);
+    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '9999999999' }).http.uploadRateWindowMs).toBe(3_600_000);
+    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '5' }).http.uploadRateWindowMs).toBe(100);
+  });
+
   it('reads the distributed settings', () => {
     const c = loadConfig({
       ...base(),

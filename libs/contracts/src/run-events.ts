@@ -293,7 +293,10 @@ export interface WebhookAttempted {
   status_code: number | null;
   /** Why the attempt failed (timeout, refused address, redirect, status); null when delivered. */
   error: string | null;
+  /** When the attempt ended (its answer or its failure): the next one is planned from it. */
   attempted_at: string;
+  /** When its request was sent (attempted_at less about duration_ms). Absent in events recorded before it was added. */
+  sent_at?: string;
   next_attempt_at: string | null;
   /** Where the attempt went (the delivery's URL). Absent in events recorded before it was added. */
   url?: string;

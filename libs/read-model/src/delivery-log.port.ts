@@ -65,6 +65,7 @@ export function deliveryAttemptEntry(
     error: attempt.error,
     duration_ms: attempt.duration_ms ?? null,
     response_excerpt: attempt.response_excerpt ?? null,
-    sent_at: attempt.attempted_at,
+    // Older attempts carry only their end.
+    sent_at: attempt.sent_at ?? attempt.attempted_at,
   };
 }

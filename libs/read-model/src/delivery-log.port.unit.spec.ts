@@ -13,7 +13,7 @@ describe('deliveryAttemptEntry', () => {
     attempted_at: at(0),
     next_attempt_at: null,
   };
-  it('keys the entry by delivery and attempt, and takes what an older event lacks from the schedule', () => {
+  it('keys the entry by delivery and attempt, and takes what an older event lacks from the schedule (sent_at: its end)', () => {
     expect(deliveryAttemptEntry('run-1', 'org-a', attempted, 'https://scheduled')).toEqual({
       id: 'd1:2',
       organization_id: 'org-a',
@@ -33,9 +33,9 @@ describe('deliveryAttemptEntry', () => {
       deliveryAttemptEntry(
         'run-1',
         'org-a',
-        { ...attempted, url: 'https://sent', duration_ms: 7, response_excerpt: 'x' },
+        { ...attempted, url: 'https://sent', duration_ms: 7, response_excerpt: 'x', sent_at: at(-1) },
         'https://scheduled',
       ),
-    ).toMatchObject({ url: 'https://sent', duration_ms: 7, response_excerpt: 'x' });
+    ).toMatchObject({ url: 'https://sent', duration_ms: 7, response_excerpt: 'x', sent_at: at(-1) });
   });
 });

@@ -50,7 +50,7 @@ const envelope = (reply: FastifyReply, request: FastifyRequest, status: number, 
  */
 export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): void {
   void fastify.register(async (scope) => {
-    // Upload bodies are streamed to storage untouched, whatever their content type.
+    // Upload bodies are streamed to storage untouched (the route checks their content type: upload_content_type_mismatch).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
 

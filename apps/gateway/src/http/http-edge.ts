@@ -123,6 +123,8 @@ export class HttpEdge {
 
   /** Returns the reply when it answered (a refusal), so Fastify goes no further, body reading included. */
   private async onRequest(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    // Before any wait: body bytes that arrive while the credential is checked count towards an upload's least rate.
+    const readAtStart = request.raw.socket.bytesRead;
     void reply.header('X-Request-Id', String(request.id));
     const client = clientRequestId(request.headers);
     if (client) void reply.header('X-Client-Request-Id', client);
@@ -138,7 +140,7 @@ export class HttpEdge {
     }
     const refusal = await this.authenticate(route, request);
     if (refusal) return this.refuse(request, reply, refusal);
-    return this.limitBody(route, request, reply);
+    return this.limitBody(route, request, reply, readAtStart);
   }
 
   /** Null when the request may go on; else the error to answer with. */
@@ -189,7 +191,7 @@ export class HttpEdge {
    * JSON bodies: a share of the bytes-in-flight cap and a deadline to arrive. Uploads to
    * the signed /files URLs stream to disk: no deadline, only a longest pause.
    */
-  private limitBody(route: string, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  private limitBody(route: string, request: FastifyRequest, reply: FastifyReply, readAtStart: number): FastifyReply | undefined {
     const raw = request.raw;
     if (!hasBody(raw)) return;
     const http = this.config.http;
@@ -198,7 +200,7 @@ export class HttpEdge {
       raw.once('end', () => {
         if (!reply.raw.writableFinished) raw.socket.setTimeout(0);
       });
-      this.holdToMinimumRate(raw, reply);
+      this.holdToMinimumRate(raw, reply, readAtStart);
       return;
     }
     const declared = Number(raw.headers['content-length']);
@@ -223,12 +225,12 @@ export class HttpEdge {
    * byte just within every idle timeout would otherwise hold the connection, and its run's upload,
    * for as long as it likes. Counted on the socket (bytesRead), so nothing reads the body here.
    */
-  private holdToMinimumRate(raw: IncomingMessage, reply: FastifyReply): void {
+  private holdToMinimumRate(raw: IncomingMessage, reply: FastifyReply, readAtStart: number): void {
     const { uploadMinBytesPerSecond: perSecond, uploadRateWindowMs: windowMs } = this.config.http;
     if (perSecond === 0) return;
     const socket = raw.socket;
     const least = (perSecond * windowMs) / 1000;
-    let readBefore = socket.bytesRead;
+    let readBefore = readAtStart;
     const check = setInterval(() => {
       const read = socket.bytesRead;
       if (read - readBefore < least) {

@@ -33,7 +33,9 @@ export function pageRequest(query: Record<string, unknown>, defaults: { defaultP
  */
 export function paginate<T>(data: T[], total: number, req: PageRequest, path: string, carried: Record<string, string> = {}) {
   const lastPage = Math.max(1, Math.ceil(total / req.perPage));
-  const url = (p: number) => `${path}?${new URLSearchParams({ ...carried, page: String(p), per_page: String(req.perPage) })}`;
+  // The filters are encoded once: a long list makes a link per page.
+  const filters = new URLSearchParams(carried).toString();
+  const url = (p: number) => `${path}?${filters === '' ? '' : `${filters}&`}page=${p}&per_page=${req.perPage}`;
   const from = data.length > 0 ? req.offset + 1 : null;
   const pageLinks = Array.from({ length: lastPage }, (_, i) => ({ url: url(i + 1), label: String(i + 1), active: i + 1 === req.page }));
   return {
