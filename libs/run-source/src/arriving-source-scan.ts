@@ -23,6 +23,8 @@ import { HEADER_SAMPLE_ROWS } from './inspect-structured-file';
 /** How often the scan tells the sender how far it has read. */
 export const ACK_BYTES = 1024 * 1024;
 
+const EMPTY = Buffer.alloc(0);
+
 /** The message that ends the bytes sent over the port. */
 export type ArrivingBytesEnd = null | { storedFrom: number } | false;
 
@@ -58,15 +60,21 @@ export function arrivingBytes(
   let lastPushed = false; // the end was handed to the scan
   let restPending = false; // the stored rest is being opened
   let rest: Readable | null = null;
-  /** Bytes arrived and not yet handed to the scan, and how many. */
-  const held: Buffer[] = [];
+  /** Bytes arrived and not yet handed to the scan (from `head` on: no shift() of a long array), and how many. */
+  let held: Buffer[] = [];
+  let head = 0;
   let heldBytes = 0;
   let wanted = true; // the scan asked for more than it was given
   const handOn = () => {
-    while (wanted && held.length > 0) {
-      const piece = held.shift()!;
+    while (wanted && head < held.length) {
+      const piece = held[head];
+      held[head++] = EMPTY; // let go of it here: the stream holds it now
       heldBytes -= piece.length;
       wanted = input.push(piece);
+    }
+    if (head === held.length && head > 0) {
+      held = [];
+      head = 0;
     }
     if (wanted && held.length === 0) {
       if (ended && !restPending && rest === null && !lastPushed) {
@@ -92,6 +100,9 @@ export function arrivingBytes(
     },
     destroy(err, done) {
       rest?.destroy();
+      held = [];
+      head = 0;
+      heldBytes = 0;
       done(err);
     },
   });
@@ -117,6 +128,7 @@ export function arrivingBytes(
   };
   // `false` stops the scan even after the last byte came (the run was refused): the port stays open until the scan ends.
   const onMessage = (piece: Uint8Array | ArrivingBytesEnd) => {
+    if (input.destroyed) return; // stopped: nothing more is kept
     if (piece === false) input.destroy(new UploadStopped('The upload stopped, or the scan is no longer wanted.'));
     else if (ended) return;
     else if (piece === null) {
