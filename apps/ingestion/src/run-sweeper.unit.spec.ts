@@ -10,6 +10,22 @@ import { RunSweeper } from './run-sweeper';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 
+/** A query bus whose every run waits for its upload, whose window closed at `uploadExpiresAt`. */
+const runsAwaitingUpload = (uploadExpiresAt: string) =>
+  ({
+    execute: async (q: LoadRunQuery) => ({
+      state: {
+        id: q.runId,
+        organization_id: 'org',
+        input_source: 'upload',
+        status: 'awaiting_upload',
+        source_uploaded: false,
+        source_key: `runs/${q.runId}/source`,
+        upload_expires_at: uploadExpiresAt,
+      },
+    }),
+  }) as unknown as QueryBus;
+
 describe('RunSweeper: overdue uploads', () => {
   it('reaches past runs whose upload is still arriving (their lease held), however many head the list, and only runs overdue by the margin', async () => {
     // 250 runs past their window, the oldest 230 of them with an upload under way elsewhere.
@@ -21,19 +37,7 @@ describe('RunSweeper: overdue uploads', () => {
     } as unknown as RunReadModel;
     const leases = new SqliteLeaseStore(join(mkdtempSync(join(tmpdir(), 'sweeper-')), 'events.sqlite'));
     for (const id of overdue.slice(0, 230)) await leases.acquire(uploadLease(id), 'gateway-2/upload', 60_000);
-    const queryBus = {
-      execute: async (q: LoadRunQuery) => ({
-        state: {
-          id: q.runId,
-          organization_id: 'org',
-          input_source: 'upload',
-          status: 'awaiting_upload',
-          source_uploaded: false,
-          source_key: `runs/${q.runId}/source`,
-          upload_expires_at: '2026-11-30T11:00:00.000Z',
-        },
-      }),
-    } as unknown as QueryBus;
+    const queryBus = runsAwaitingUpload('2026-11-30T11:00:00.000Z');
     const expired: string[] = [];
     const commandBus = {
       execute: async (c: ApplyRunCommand) => {
@@ -68,19 +72,7 @@ describe('RunSweeper: overdue uploads', () => {
       listFilesToPurge: async () => [],
     } as unknown as RunReadModel;
     const leases = new SqliteLeaseStore(join(mkdtempSync(join(tmpdir(), 'sweeper-')), 'events.sqlite'));
-    const queryBus = {
-      execute: async (q: LoadRunQuery) => ({
-        state: {
-          id: q.runId,
-          organization_id: 'org',
-          input_source: 'upload',
-          status: 'awaiting_upload',
-          source_uploaded: false,
-          source_key: `runs/${q.runId}/source`,
-          upload_expires_at: '2026-11-30T11:44:00.000Z', // 16 min before NOW
-        },
-      }),
-    } as unknown as QueryBus;
+    const queryBus = runsAwaitingUpload('2026-11-30T11:44:00.000Z'); // 16 min before NOW
     const expired: string[] = [];
     const commandBus = { execute: async (c: ApplyRunCommand) => void expired.push(c.runId) } as unknown as CommandBus;
     const sweeper = new RunSweeper(
