@@ -51,8 +51,8 @@ export class ConsoleMembersController {
       { member_id: id, email, previous_role: previousRole, role: role as string },
       String(req.id),
     );
-    const member = await this.accounts.getMember(caller.organization.id, id);
-    return { data: presentMember(member!) };
+    // Removed by another owner since the change: 404, as for any member that is gone.
+    return { data: presentMember(await this.memberOf(caller.organization.id, id)) };
   }
 
   @Delete('members/:id')
