@@ -385,6 +385,15 @@ describe('retention', () => {
     expect(preview.body.error.code).toBe('files_deleted');
   });
 
+  it('a review page that reads a source deleted before the run says so (the projection behind the purge) answers 410, not a 503 to retry', async () => {
+    const { id, review } = await reviewReady();
+    // As the sweeper does first, before its FilesPurged is recorded and projected.
+    await svc.app.get<BlobStore>(BLOB_STORE).delete(`runs/${id}/source`);
+    const preview = await review.preview();
+    expect(preview.status).toBe(410);
+    expect(preview.body.error.code).toBe('files_deleted');
+  });
+
   it("deletes an expired review's source the retention after its deadline", async () => {
     const { id } = await reviewReady();
     const purged = await purgedEvent(id, 15_000);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { BLOB_STORE, BlobNotFoundError, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import {
   allowedValueLabel,
@@ -32,6 +32,8 @@ import {
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 import { supportedLocale } from './review-web';
+
+const filesDeleted = () => new ApiError(410, 'files_deleted', 'not_found', "The run's files were deleted when their retention ended.");
 
 export const PREVIEW_ROWS = 20;
 
@@ -125,8 +127,7 @@ export class ReviewPreviewService {
     try {
       return (await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1))[0] ?? [];
     } catch (err) {
-      this.logger.error(`Run ${run.id}: the first row could not be read: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'the first row could not be read', err);
     }
   }
 
@@ -138,8 +139,7 @@ export class ReviewPreviewService {
     try {
       rows = await readSampleRows(this.blobs, run, SAMPLE_ROWS);
     } catch (err) {
-      this.logger.error(`Run ${run.id}: column samples could not be read: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'column samples could not be read', err);
     }
     const samples = Object.fromEntries(
       run.source_headers.map((header, i) => {
@@ -228,8 +228,7 @@ export class ReviewPreviewService {
       );
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      this.logger.error(`Run ${run.id}: rows with problems could not be listed: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'rows with problems could not be listed', err);
     }
   }
 
@@ -274,8 +273,7 @@ export class ReviewPreviewService {
       };
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      this.logger.error(`Run ${run.id}: picklist values could not be read: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'picklist values could not be read', err);
     }
   }
 
@@ -295,9 +293,21 @@ export class ReviewPreviewService {
       return { count: { status: 'counted', ...figures }, segments };
     } catch (err) {
       if (signal.aborted) return { count: emptyCount(run, 'superseded'), segments: null };
-      this.logger.error(`Run ${run.id}: problems could not be counted: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'problems could not be counted', err);
     }
+  }
+
+  /**
+   * What a failed read of the run's source answers. A source that is gone was deleted with its
+   * retention (nothing else deletes it), which the run read from the projection may not show yet:
+   * 410 at once rather than a 503 that no retry would cure. Anything else may pass: 503.
+   * (A read on a file-work thread loses the error's class: those stay 503 until the projection
+   * shows the deletion.)
+   */
+  private sourceReadFailure(run: RunState, what: string, err: unknown): ApiError {
+    if (err instanceof BlobNotFoundError) return filesDeleted();
+    this.logger.error(`Run ${run.id}: ${what}: ${(err as Error).message}`);
+    return new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
   }
 
   /**
@@ -307,8 +317,7 @@ export class ReviewPreviewService {
    */
   private requirePreviewable(run: RunState, mapping: unknown): MappingRule {
     if (isReviewWindowOver(run, new Date())) throw reviewExpired();
-    if (run.files_purged_at)
-      throw new ApiError(410, 'files_deleted', 'not_found', "The run's files were deleted when their retention ended.");
+    if (run.files_purged_at) throw filesDeleted();
     if (run.status === 'failed') throw new ApiError(409, 'run_failed', 'conflict', 'The run has failed; there is nothing to preview.');
     if (run.review_state === null) throw new ApiError(409, 'review_not_ready', 'conflict', 'The review is not ready yet.');
     const { mapping: normalized, problems } = normalizeMapping(
@@ -344,8 +353,7 @@ export class ReviewPreviewService {
       // Values as the run's output delivers them: typed for JSON ("Y" shows true, "37.50" 37.5), text for CSV.
       return await readMappedSource(this.blobs, run, mapping, { typed: run.output_format === 'json', duplicates, fromRow });
     } catch (err) {
-      this.logger.error(`Run ${run.id}: preview could not read the source: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw this.sourceReadFailure(run, 'preview could not read the source', err);
     }
   }
 
