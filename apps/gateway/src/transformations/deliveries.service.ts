@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { runStreamId, type StoredEvent, type WebhookAttempted, type WebhookEventName, type WebhookScheduled } from '@app/contracts';
-import { CommandRefused } from '@app/domain';
+import { CommandRefused, type RunFold } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import {
@@ -12,10 +12,10 @@ import {
   type DeliveryOutcome,
   deliveryAttemptEntry,
 } from '@app/read-model/delivery-log.port';
-import { ApplyRunCommand } from '@app/run-commands';
+import { ApplyRunCommand, foldRun } from '@app/run-commands';
 import { type TestEventResult, WebhookTestEvents } from '@app/webhook-sending';
 import { ApiError } from '../http/api-error';
-import { pageRequest, paginate } from '../http/pagination';
+import { type PageRequest, pageRequest, paginate } from '../http/pagination';
 import { callbackUrlProblem } from '../http/validate-body';
 
 /** Deliveries are paged 20 at a time by default, 100 at most. */
@@ -98,6 +98,24 @@ export class DeliveriesService {
   async listRunDeliveries(organizationId: string, runId: string, query: DeliveryListQuery = {}, path?: string) {
     const page = pageRequest(query as Record<string, unknown>, DELIVERY_PAGES);
     const events = await this.runStream(organizationId, runId);
+    return this.attemptsPage(organizationId, runId, events, page, path);
+  }
+
+  /**
+   * The run's attempts as `listRunDeliveries` lists them, each with `delivery_next_attempt_at`:
+   * when its delivery's next attempt is planned (a retry, or a re-send not yet made), null once
+   * it has settled. Both come from one read of the stream, so an attempt is never shown beside
+   * a plan older than itself (the projection may not have caught up with the attempt yet).
+   */
+  async listRunDeliveriesWithPlan(organizationId: string, runId: string, query: DeliveryListQuery, path: string) {
+    const page = pageRequest(query as Record<string, unknown>, DELIVERY_PAGES);
+    const events = await this.runStream(organizationId, runId);
+    const planned = plannedAttempts(foldRun(events));
+    const list = this.attemptsPage(organizationId, runId, events, page, path);
+    return { ...list, data: list.data.map((a) => ({ ...a, delivery_next_attempt_at: planned.get(a.delivery_id) ?? null })) };
+  }
+
+  private attemptsPage(organizationId: string, runId: string, events: StoredEvent[], page: PageRequest, path?: string) {
     const urls = new Map<string, string>();
     const attempts: DeliveryAttemptEntry[] = [];
     for (const e of events) {
@@ -183,6 +201,14 @@ export class DeliveriesService {
     if (events.length === 0 || events[0].metadata.organization_id !== organizationId) throw ApiError.notFound('transformation run');
     return events;
   }
+}
+
+/** The run's pending deliveries, by delivery id: when each one's next attempt is due. */
+function plannedAttempts(run: RunFold): Map<string, string> {
+  const planned = new Map<string, string>();
+  for (const d of Object.values(run?.webhooks ?? {}))
+    if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
+  return planned;
 }
 
 function optionalChoice<T extends string>(

@@ -1,9 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { runStreamId } from '@app/contracts';
-import type { RunState } from '@app/domain';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { ApiError } from '../../http/api-error';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { parseRunListQuery } from '../../transformations/run-list';
@@ -16,14 +14,6 @@ import { runTimeline } from './run-timeline';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const runNotFound = () => ApiError.notFound('transformation run');
 
-/** The run's pending deliveries, by delivery id: when each one's next attempt is due. */
-function plannedAttempts(run: Readonly<RunState> | null): Map<string, string> {
-  const planned = new Map<string, string>();
-  for (const d of Object.values(run?.webhooks ?? {}))
-    if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
-  return planned;
-}
-
 /** The organization's runs as the public API shows them, with each run's history. */
 @ApiExcludeController()
 @UseGuards(ConsoleAuthGuard)
@@ -34,7 +24,6 @@ export class ConsoleRunsController {
     private readonly deliveries: DeliveriesService,
     private readonly audit: AuditLog,
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
   ) {}
 
   /** The public run list with two more filters (input source, text) and, beside each run resource, when it was created and its file. */
@@ -66,15 +55,7 @@ export class ConsoleRunsController {
   async deliveriesOf(@Req() req: ConsoleRequest, @Param('id') id: string, @Query() query: Record<string, unknown>) {
     if (!UUID_RE.test(id)) throw runNotFound();
     const runId = id.toLowerCase();
-    const list = await this.deliveries.listRunDeliveries(
-      callerOf(req).organization.id,
-      runId,
-      query,
-      `/console/api/runs/${runId}/deliveries`,
-    );
-    // From the run's document (the list above found it the organization's), not its whole stream folded again.
-    const planned = plannedAttempts(await this.readModel.getRunView(runId));
-    return { ...list, data: list.data.map((a) => ({ ...a, delivery_next_attempt_at: planned.get(a.delivery_id) ?? null })) };
+    return this.deliveries.listRunDeliveriesWithPlan(callerOf(req).organization.id, runId, query, `/console/api/runs/${runId}/deliveries`);
   }
 
   /** A new attempt of a delivered or failed webhook: the same event, delivery id and X-Service-Id (docs/webhooks.md). */
