@@ -4,7 +4,17 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { RunSweeper } from '../../apps/ingestion/src/run-sweeper';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import {
+  ADMIN_TOKEN,
+  PEOPLE_FIELDS,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
 
 const RUN_FIELDS = [
   'id',
@@ -331,10 +341,10 @@ describe('retention', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  async function reviewReady() {
+  async function reviewReady(schemaId = org.schemaId) {
     const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
       token: org.apiKey,
-      body: { schema_id: org.schemaId, filename: 'a.csv' },
+      body: { schema_id: schemaId, filename: 'a.csv' },
     });
     expect((await upload(created.body, 'email,first_name\na@b.io,Ada\n')).status).toBe(200);
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
@@ -392,6 +402,20 @@ describe('retention', () => {
     const preview = await review.preview();
     expect(preview.status).toBe(410);
     expect(preview.body.error.code).toBe('files_deleted');
+  });
+
+  it('a review whose schema asks for unique values answers 410 too when its duplicates pass finds the source deleted', async () => {
+    const unique = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Unique people', fields: { ...PEOPLE_FIELDS, email: { ...PEOPLE_FIELDS.email, unique: true } } },
+    });
+    expect(unique.status).toBe(201);
+    const { id, review } = await reviewReady(unique.body.data.id);
+    await svc.app.get<BlobStore>(BLOB_STORE).delete(`runs/${id}/source`);
+    for (const answer of [await review.preview(), await review.problemRows({})]) {
+      expect(answer.status).toBe(410);
+      expect(answer.body.error.code).toBe('files_deleted');
+    }
   });
 
   it("deletes an expired review's source the retention after its deadline", async () => {

@@ -8,10 +8,27 @@ export interface PresignedRequest {
   headers: Record<string, string>;
 }
 
+const NOT_FOUND_PREFIX = 'No blob at ';
+
 export class BlobNotFoundError extends Error {
   constructor(readonly key: string) {
-    super(`No blob at ${key}`);
+    super(`${NOT_FOUND_PREFIX}${key}`);
     this.name = 'BlobNotFoundError';
+  }
+
+  /**
+   * An error thrown on another thread arrives as a plain Error that keeps only its message
+   * (structured clone drops a class of our own): this one is known again by its message, so a
+   * file deleted under a file-work thread's read is still told apart from a failed read.
+   */
+  static revived(err: unknown): unknown {
+    // Not `instanceof Error`: a deserialized error may be of another realm's Error (Jest's sandbox).
+    const { name, message, stack } = (err ?? {}) as Partial<Error>;
+    if (err instanceof BlobNotFoundError || name !== 'Error' || typeof message !== 'string' || !message.startsWith(NOT_FOUND_PREFIX))
+      return err;
+    const revived = new BlobNotFoundError(message.slice(NOT_FOUND_PREFIX.length));
+    revived.stack = stack;
+    return revived;
   }
 }
 export class BlobTooLargeError extends Error {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDe
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { BLOB_STORE, BlobNotFoundError, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { fileWorkThreads } from '@app/metrics';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
@@ -132,6 +132,8 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
       const transferList = [port2, ...ports, ...(moveInput ? buffersIn(input) : [])] as never[];
       return (await this.pool.run(message, { transferList, signal: signal ?? null })) as CpuTaskResult<N>;
+    } catch (err) {
+      throw BlobNotFoundError.revived(err);
     } finally {
       port1.close();
     }

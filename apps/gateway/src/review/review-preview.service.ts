@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BLOB_STORE, BlobNotFoundError, type BlobStore } from '@app/blob-storage';
+import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import {
   allowedValueLabel,
@@ -32,8 +32,7 @@ import {
 import { ApiError } from '../http/api-error';
 import { reviewExpired } from './review.service';
 import { supportedLocale } from './review-web';
-
-const filesDeleted = () => new ApiError(410, 'files_deleted', 'not_found', "The run's files were deleted when their retention ended.");
+import { filesDeleted, sourceReadFailure } from './source-read-failure';
 
 export const PREVIEW_ROWS = 20;
 
@@ -106,18 +105,24 @@ export class ReviewPreviewService {
   /** PREVIEW_ROWS rows from the file's row `offset + 1` (the first ones unless a page further on is asked for). */
   async preview(run: RunState, mapping: unknown, offset = 0): Promise<Preview> {
     const normalized = this.requirePreviewable(run, mapping);
-    const source = await this.open(run, normalized, await this.duplicateRows(run, normalized), offset + 1);
     const rows: Preview['rows'] = [];
+    // Every read below, the duplicates pass's on a file-work thread included, answers as a read of the source does.
     try {
-      for await (const batch of source.batches) {
-        for (const mapped of batch) {
-          rows.push(reviewCells(mapped, source.plan));
+      const source = await this.open(run, normalized, await this.duplicateRows(run, normalized), offset + 1);
+      try {
+        for await (const batch of source.batches) {
+          for (const mapped of batch) {
+            rows.push(reviewCells(mapped, source.plan));
+            if (rows.length >= PREVIEW_ROWS) break;
+          }
           if (rows.length >= PREVIEW_ROWS) break;
         }
-        if (rows.length >= PREVIEW_ROWS) break;
+      } finally {
+        await source.batches.return(undefined);
       }
-    } finally {
-      await source.batches.return(undefined);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw this.sourceReadFailure(run, 'preview could not read the source', err);
     }
     return { rows, column_samples: await this.columnSamples(run) };
   }
@@ -297,17 +302,9 @@ export class ReviewPreviewService {
     }
   }
 
-  /**
-   * What a failed read of the run's source answers. A source that is gone was deleted with its
-   * retention (nothing else deletes it), which the run read from the projection may not show yet:
-   * 410 at once rather than a 503 that no retry would cure. Anything else may pass: 503.
-   * (A read on a file-work thread loses the error's class: those stay 503 until the projection
-   * shows the deletion.)
-   */
+  /** What a failed read of the run's source answers (source-read-failure.ts), logged as this service. */
   private sourceReadFailure(run: RunState, what: string, err: unknown): ApiError {
-    if (err instanceof BlobNotFoundError) return filesDeleted();
-    this.logger.error(`Run ${run.id}: ${what}: ${(err as Error).message}`);
-    return new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+    return sourceReadFailure(this.logger, run.id, what, err);
   }
 
   /**

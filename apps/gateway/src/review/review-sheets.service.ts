@@ -3,6 +3,7 @@ import { CpuWork } from '@app/cpu-work';
 import { requireSheetChoice, type RunState } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { ReviewService, type ReviewView } from './review.service';
+import { sourceReadFailure } from './source-read-failure';
 
 /**
  * The reviewer's choice of another worksheet of an uploaded workbook. The choice is
@@ -34,8 +35,7 @@ export class ReviewSheetsService {
     try {
       outcome = await this.cpu.run('inspectStructuredFile', { run, sheet });
     } catch (err) {
-      this.logger.error(`Run ${run.id}: the sheet could not be read: ${(err as Error).message}`);
-      throw new ApiError(503, 'source_unavailable', 'server', 'The uploaded file cannot be read right now. Try again shortly.');
+      throw sourceReadFailure(this.logger, run.id, 'the sheet could not be read', err);
     }
     if ('failed' in outcome) {
       // The sheet itself cannot be used (a limit, or no rows after all): the review stays on its sheet.
