@@ -98,6 +98,10 @@ describe('structured-file run, end to end over HTTP', () => {
     const csv =
       '\uFEFFE-Mail;First Name;Age;Born;Notes\r\n  ANN@Example.COM ;ann;34;17/05/1990;"semi;colon"\r\nbob@example.com;bob;forty;01/02/2000;"multi\nline"\r\n;carl;;;\r\n';
     expect((await upload(created.body, csv)).status).toBe(200);
+    // Read-your-writes for the upload too: once it is answered, the run no longer offers an upload.
+    const uploaded = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
+    expect(uploaded.body.status).not.toBe('awaiting_upload');
+    expect(uploaded.body.upload).toBeUndefined();
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect(ready).toMatchObject({
       status: 'completed',

@@ -8,6 +8,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { SourceInspector } from '@app/cpu-work';
 import { URL_SIGNER } from '@app/blob-storage';
 import { LEASE_STORE, type LeaseStore } from '@app/leases';
+import { ProjectionWaiter } from '@app/read-model';
 import { installAccessLog, standardOutputLog } from '@app/logging';
 import { httpRequestDuration } from '@app/metrics';
 import { RunEventsServer } from '@app/run-event-transport';
@@ -114,6 +115,7 @@ export async function createHttpApp(
       commandBus: app.get(CommandBus),
       queryBus: app.get(QueryBus),
       leases: app.get<LeaseStore>(LEASE_STORE),
+      waiter: app.get(ProjectionWaiter),
       sourceArrival: options.readsSources ? app.get(SourceInspector) : null,
     });
   }

@@ -17,6 +17,7 @@ import { CommandRefused } from '@app/domain';
 import { UPLOAD_LEASE_TTL_MS, holdLease, leaseHolder, uploadLease, type LeaseStore } from '@app/leases';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
+import type { ProjectionWaiter } from '@app/read-model';
 import { contentTypeOf } from '@app/run-links';
 import { authFailureThrottle } from '../http/auth-throttle';
 import { outputRetentionEnded } from './output-retention';
@@ -28,6 +29,7 @@ interface Deps {
   commandBus: CommandBus;
   queryBus: QueryBus;
   leases: LeaseStore;
+  waiter: ProjectionWaiter;
   /** Present when this process also reads sources: told as an upload begins. */
   sourceArrival: SourceArrival | null;
 }
@@ -83,13 +85,15 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
     /** Records the run's upload (SourceUploaded): processing starts. A refusal is answered as a 409. */
     const completeUpload = async (request: FastifyRequest, runId: string, organizationId: string, size: number) => {
       try {
-        await deps.commandBus.execute(
+        const result = await deps.commandBus.execute(
           new ApplyRunCommand(
             runId,
             { type: 'CompleteUpload', size_bytes: size, at: new Date().toISOString() },
             { organizationId, correlationId: String(request.id), causationId: String(request.id) },
           ),
         );
+        // Read-your-writes, as the API's own writes: once the 200 is sent, a GET of the run shows it processing.
+        await deps.waiter.waitFor(runId, result.revision);
         return null;
       } catch (err) {
         if (err instanceof CommandRefused) return err;
