@@ -150,12 +150,13 @@ export class ReviewController {
   async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = bodyOf(raw);
-    // Approve exactly the mapping the page shows; without one, the current mapping.
+    // Approve exactly the mapping the page shows; without one, the current mapping, as the stream has it when
+    // the approval is decided (the projection read above may not show another reviewer's latest edit yet).
     return this.review.act(
       run,
       {
         type: 'ApproveReview',
-        mapping_rule: (body.mapping_rule ?? run.mapping_rule ?? {}) as MappingRule,
+        mapping_rule: (body.mapping_rule ?? null) as MappingRule | null,
         expected_mapping_version: expectedVersion(body),
         rows_with_problems: problemRowsChoice(body),
         expected_fixes: typeof body.expected_fixes === 'string' ? body.expected_fixes : undefined,

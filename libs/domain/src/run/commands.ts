@@ -31,7 +31,8 @@ export type RunCommand =
   | { type: 'EditMapping'; mapping_rule: MappingRule; at: string; expected_mapping_version?: number }
   | {
       type: 'ApproveReview';
-      mapping_rule: MappingRule;
+      /** The mapping approved; null: the run's mapping as the decision finds it (a body without one approves the latest). */
+      mapping_rule: MappingRule | null;
       at: string;
       expected_mapping_version?: number;
       /** What happens to rows that still have a problem; `deliver` when not said. */

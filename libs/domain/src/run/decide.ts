@@ -218,7 +218,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         {
           type: 'ReviewApproved',
           data: {
-            mapping_rule: requireMapping(run, command.mapping_rule),
+            mapping_rule: requireMapping(run, command.mapping_rule ?? run.mapping_rule ?? {}),
             rows_with_problems: command.rows_with_problems ?? 'deliver',
             approved_at: command.at,
           },

@@ -166,6 +166,13 @@ describe("run decider: the spec's stated moves", () => {
       { review_state: 'approved' },
     ],
     [
+      "reviewer approves without naming a mapping: the run's latest, as the stream has it",
+      [...given.reviewActive, edited],
+      { type: 'ApproveReview', mapping_rule: null, at: T0 },
+      ['ReviewApproved'],
+      { review_state: 'approved', mapping_rule: edited.data.mapping_rule },
+    ],
+    [
       'reviewer approves: stage final, approved',
       given.reviewActive,
       { type: 'ApproveReview', mapping_rule: { email: 'E-mail', name: 'Full name' }, at: LATER },
