@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { runStreamId, type StoredEvent, type WebhookAttempted, type WebhookEventName, type WebhookScheduled } from '@app/contracts';
 import { CommandRefused, type RunFold } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
+import { ProjectionWaiter } from '@app/read-model';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import {
   DELIVERY_LOG,
@@ -92,6 +93,7 @@ export class DeliveriesService {
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly commandBus: CommandBus,
     private readonly testEvents: WebhookTestEvents,
+    private readonly waiter: ProjectionWaiter,
   ) {}
 
   /** A run's webhook attempts, newest first, in the pagination envelope; 404 for an unknown or another organization's run. */
@@ -170,6 +172,8 @@ export class DeliveriesService {
           { organizationId, correlationId: runId, causationId: `resend:${deliveryId}` },
         ),
       );
+      // Read-your-writes: the run resource shows the delivery pending again once this is answered.
+      await this.waiter.waitFor(runId, result.revision);
       const event = (Object.entries(result.state.webhooks ?? {}).find(([, d]) => d?.delivery_id === deliveryId)?.[0] ??
         null) as WebhookEventName | null;
       return { delivery_id: deliveryId, event: event!, run_id: runId, status: 'pending', next_attempt_at: at };

@@ -12,7 +12,15 @@ function serviceOver(events: { type: string; data: unknown }[]): DeliveriesServi
       ({ ...e, revision, recorded_at: '2026-01-01T00:00:00.000Z', metadata: { organization_id: 'o1' } }) as unknown as StoredEvent,
   );
   const store = { readStream: async () => stream } as unknown as EventStore;
-  return new DeliveriesService({ publicBaseUrl: 'http://localhost' } as never, store, {} as never, {} as never, {} as never, {} as never);
+  return new DeliveriesService(
+    { publicBaseUrl: 'http://localhost' } as never,
+    store,
+    {} as never,
+    {} as never,
+    {} as never,
+    {} as never,
+    {} as never,
+  );
 }
 
 describe("a run's deliveries with their plan", () => {

@@ -70,7 +70,15 @@ export function RunPage({ id, session }: { id: string; session: SessionView }) {
           ))}
         </ol>
       )}
-      <Deliveries runId={id} session={session} onResent={timeline.reload} />
+      <Deliveries
+        runId={id}
+        session={session}
+        onResent={() => {
+          // The run's notification_status and its history change with the re-send and its attempt.
+          timeline.reload();
+          run.reload();
+        }}
+      />
       {run.data && (
         <details>
           <summary>{t('run.resource')}</summary>
@@ -177,7 +185,10 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
         list.reload();
         onResent();
         // The attempt is made within moments: look again shortly.
-        setTimeout(list.reload, 1500);
+        setTimeout(() => {
+          list.reload();
+          onResent();
+        }, 1500);
       } catch (err) {
         resent.current = null;
         announce(failureText(err as ApiFailure), 'error');
