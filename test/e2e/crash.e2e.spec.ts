@@ -130,10 +130,12 @@ describe('crash safety (SIGKILL)', () => {
     expect((await upload(created.body, csv())).status).toBe(200);
     const id = created.body.id;
 
-    // Killed while ingestion runs. The upload route scans the file as it arrives, so on a fast machine the count
-    // may already be recorded when the kill lands: either way the run must go on from there exactly once.
+    // Killed while ingestion runs: the upload outruns the scan that follows it here, so the stored file is read
+    // after the 200 (about 0.3 s on a fast machine; polled every 20 ms). Not waiting for `processing` alone: were
+    // the review ready first, that would time out rather than say what happened.
     await waitUntil(apiKey, id, (r) => r.status === 'processing' || r.review_state === 'active', 30_000);
     await kill();
+    expect(await eventTypes(id)).not.toContain('ReviewPrepared');
     await start();
     const ready = await waitUntil(apiKey, id, (r) => r.review_state === 'active');
     expect(ready).toMatchObject({ total_rows: ROWS, processed_rows: ROWS, status: 'completed', stage: 'review' });

@@ -36,6 +36,8 @@ interface Deps {
 
 /** How long a PUT waits for another upload of the same run this process is receiving to end, before 409 upload_in_progress. */
 const RETRY_WAIT_MS = 2_000;
+/** How long a recorded upload's 200 waits for the run's document to show it (read-your-writes), at most. */
+const UPLOAD_PROJECTION_WAIT_MS = 1_000;
 /** The 409's Retry-After. */
 const RETRY_AFTER_SECONDS = 2;
 
@@ -93,7 +95,8 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
           ),
         );
         // Read-your-writes, as the API's own writes: once the 200 is sent, a GET of the run shows it processing.
-        await deps.waiter.waitFor(runId, result.revision);
+        // Best effort, and shorter than theirs: the upload is recorded, and this wait holds the run's upload lease.
+        await deps.waiter.waitFor(runId, result.revision, UPLOAD_PROJECTION_WAIT_MS).catch(() => false);
         return null;
       } catch (err) {
         if (err instanceof CommandRefused) return err;

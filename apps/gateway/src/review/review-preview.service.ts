@@ -105,24 +105,22 @@ export class ReviewPreviewService {
   /** PREVIEW_ROWS rows from the file's row `offset + 1` (the first ones unless a page further on is asked for). */
   async preview(run: RunState, mapping: unknown, offset = 0): Promise<Preview> {
     const normalized = this.requirePreviewable(run, mapping);
+    // The duplicates pass reads the source too (on a file-work thread): its failure answers as the read's does.
+    const duplicates = await this.duplicateRows(run, normalized).catch((err: unknown) => {
+      throw this.sourceReadFailure(run, 'the duplicates pass could not read the source', err);
+    });
+    const source = await this.open(run, normalized, duplicates, offset + 1);
     const rows: Preview['rows'] = [];
-    // Every read below, the duplicates pass's on a file-work thread included, answers as a read of the source does.
     try {
-      const source = await this.open(run, normalized, await this.duplicateRows(run, normalized), offset + 1);
-      try {
-        for await (const batch of source.batches) {
-          for (const mapped of batch) {
-            rows.push(reviewCells(mapped, source.plan));
-            if (rows.length >= PREVIEW_ROWS) break;
-          }
+      for await (const batch of source.batches) {
+        for (const mapped of batch) {
+          rows.push(reviewCells(mapped, source.plan));
           if (rows.length >= PREVIEW_ROWS) break;
         }
-      } finally {
-        await source.batches.return(undefined);
+        if (rows.length >= PREVIEW_ROWS) break;
       }
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw this.sourceReadFailure(run, 'preview could not read the source', err);
+    } finally {
+      await source.batches.return(undefined);
     }
     return { rows, column_samples: await this.columnSamples(run) };
   }
@@ -304,7 +302,7 @@ export class ReviewPreviewService {
 
   /** What a failed read of the run's source answers (source-read-failure.ts), logged as this service. */
   private sourceReadFailure(run: RunState, what: string, err: unknown): ApiError {
-    return sourceReadFailure(this.logger, run.id, what, err);
+    return sourceReadFailure(this.logger, run, what, err);
   }
 
   /**

@@ -35,7 +35,7 @@ export class ReviewSheetsService {
     try {
       outcome = await this.cpu.run('inspectStructuredFile', { run, sheet });
     } catch (err) {
-      throw sourceReadFailure(this.logger, run.id, 'the sheet could not be read', err);
+      throw sourceReadFailure(this.logger, run, 'the sheet could not be read', err);
     }
     if ('failed' in outcome) {
       // The sheet itself cannot be used (a limit, or no rows after all): the review stays on its sheet.
