@@ -364,6 +364,21 @@ describe('console sign-in throttle', () => {
   });
 });
 
+describe('console sign-in throttle under a burst', () => {
+  it('sign-ins sent all at once get no more password checks than the limit', async () => {
+    const svc = await startService({ CONSOLE_SIGNIN_ACCOUNT_LIMIT: '3' });
+    try {
+      const { email } = await organizationWithOwner(svc, 'Burst');
+      const client = new ConsoleClient(svc.baseUrl);
+      const answers = await Promise.all(Array.from({ length: 12 }, () => client.signIn(email, 'not the password at all')));
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(3);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(9);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
 describe('console sessions across a restart and idle expiry', () => {
   it('a session keeps working when the service restarts on the same data', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'console-restart-'));

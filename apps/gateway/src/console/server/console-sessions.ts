@@ -59,14 +59,14 @@ export class ConsoleSessions {
     if (typeof b.password !== 'string' || b.password === '') fields.password = ['Enter your password.'];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
     const email = (b.email as string).trim().toLowerCase().slice(0, 320);
-    await this.throttle.check(email, clientAddress);
+    const attempt = await this.throttle.begin(email, clientAddress);
     const member = await this.accounts.findMemberByEmail(email);
     // The hash is checked either way: an unknown e-mail costs the same time as a wrong password.
     if (!(await verifyPassword(member?.password_hash ?? null, b.password as string)) || !member) {
-      await this.throttle.recordFailure(email, clientAddress);
+      await attempt.failed();
       throw invalidCredentials();
     }
-    await this.throttle.recordSuccess(email);
+    await attempt.succeeded();
     return this.start(member);
   }
 
@@ -125,11 +125,12 @@ export class ConsoleSessions {
     if (problem) fields.new_password = [problem];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
     // Guessing the current password through this form is throttled like sign-in.
-    await this.throttle.check(caller.member.email, clientAddress);
+    const attempt = await this.throttle.begin(caller.member.email, clientAddress);
     if (!(await verifyPassword(caller.member.password_hash, b.current_password as string))) {
-      await this.throttle.recordFailure(caller.member.email, clientAddress);
+      await attempt.failed();
       throw ApiError.validation({ current_password: ['The current password is not right.'] });
     }
+    await attempt.succeeded();
     await this.accounts.setPasswordHash(
       caller.member.organization_id,
       caller.member.id,

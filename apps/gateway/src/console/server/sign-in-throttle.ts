@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { rateLimitRefusals } from '@app/metrics';
 import { ApiError } from '../../http/api-error';
+
+/** One password check under way: how it ended. */
+export interface SignInAttempt {
+  failed(): Promise<void>;
+  succeeded(): Promise<void>;
+}
 
 /**
  * Failed sign-ins, counted per account (the e-mail as typed, lower-cased) and per client
@@ -24,18 +30,36 @@ export class SignInThrottle {
     this.perAddress = new RateLimiterMemory({ points: signInAddressLimit, duration: signInWindowSeconds, keyPrefix: 'console-address' });
   }
 
-  /** Throws 429 when the account or the address used up its failures. */
-  async check(email: string, address: string): Promise<void> {
-    const [account, client] = await Promise.all([this.perAccount.get(email), this.perAddress.get(address)]);
-    const waits = [
-      account && account.consumedPoints >= this.perAccount.points ? account.msBeforeNext : 0,
-      client && client.consumedPoints >= this.perAddress.points ? client.msBeforeNext : 0,
-    ];
-    const wait = Math.max(...waits);
-    if (wait <= 0) return;
+  /**
+   * Takes one failure from the account's and the address's allowance before the password is
+   * checked, and throws 429 when either is used up (giving that attempt back: it was not
+   * checked, so it tells nothing). Taken first, not counted after the check, so attempts sent
+   * at once cannot all pass before the first failure is counted (a hash check takes ~100 ms).
+   * The caller says how it ended: a failure keeps what was taken, a success gives it back.
+   */
+  async begin(email: string, address: string): Promise<SignInAttempt> {
+    const taken = await Promise.allSettled([this.perAccount.consume(email, 1), this.perAddress.consume(address, 1)]);
+    const refused = taken.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []));
+    if (refused.length > 0) {
+      await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
+      // The limiter's own failure (a store error), not a refusal: passed on as it is.
+      const store = refused.find((r): r is Error => r instanceof Error);
+      if (store) throw store;
+      throw this.tooMany(Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
+    }
+    return {
+      failed: async () => undefined,
+      // A good sign-in clears the account's failures, and gives the address back only this attempt (one address may try many accounts).
+      succeeded: async () => {
+        await Promise.all([this.perAccount.delete(email), this.perAddress.reward(address, 1)]);
+      },
+    };
+  }
+
+  private tooMany(waitMs: number): ApiError {
     rateLimitRefusals.inc({ limit: 'console_sign_in' });
-    const seconds = Math.max(1, Math.ceil(wait / 1000));
-    throw new ApiError(
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return new ApiError(
       429,
       'too_many_sign_in_attempts',
       'rate_limit',
@@ -43,14 +67,5 @@ export class SignInThrottle {
       undefined,
       { 'Retry-After': String(seconds) },
     );
-  }
-
-  async recordFailure(email: string, address: string): Promise<void> {
-    await Promise.all([this.perAccount.penalty(email, 1), this.perAddress.penalty(address, 1)]);
-  }
-
-  /** A good sign-in clears the account's failures (not the address's: one address may try many accounts). */
-  async recordSuccess(email: string): Promise<void> {
-    await this.perAccount.delete(email);
   }
 }
