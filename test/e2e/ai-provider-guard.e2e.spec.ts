@@ -63,6 +63,18 @@ describe('AI provider base_url at registration', () => {
     expect(Object.keys(updated.body.error.fields)).toEqual(['base_url']);
   });
 
+  it.each(['https://user:s3cret@llm.example.com/v1', 'https://apikey@llm.example.com/v1'])(
+    'refuses %s with 422: a secret in the URL would be shown to every member (api_key is sealed)',
+    async (baseUrl) => {
+      const created = await call(providers(svc, org.orgId), {
+        token: ADMIN_TOKEN,
+        body: { name: 'p', provider: 'openai', model: 'm', api_key: OPENAI_KEY, base_url: baseUrl },
+      });
+      expect(created.status).toBe(422);
+      expect(created.body.error.fields).toEqual({ base_url: [expect.stringMatching(/must not hold a user name or password/)] });
+    },
+  );
+
   it('accepts public names and addresses, and no base_url (the vendor default)', async () => {
     for (const baseUrl of ['https://api.openai.example/v1', 'http://93.184.216.34/v1', 'https://[2606:4700::1111]/v1', null]) {
       const res = await call(providers(svc, org.orgId), {

@@ -113,6 +113,9 @@ export class PutProviderHandler implements ICommandHandler<PutProvider, Provider
     // The same rules as webhooks: HTTPS in production, no literal non-public address or localhost
     // (AI_ALLOWED_ADDRESSES excepted); names are checked on their resolved address at each call.
     const baseUrl = requireUrl(b, 'base_url', errors, this.config.production, this.config.ai.allowedAddresses);
+    // The vendor's secret belongs in api_key, which is sealed and never shown: a URL is shown to every member.
+    if (baseUrl && hasUserInfo(baseUrl))
+      addError(errors, 'base_url', "The base url field must not hold a user name or password: give the vendor's key as api_key.");
     // A stored key is only ever sent where it was registered for: a new address needs the key again.
     if (existing?.api_key && apiKey === null && provider && !errors.base_url) {
       if (vendorEndpoint(provider, baseUrl) !== vendorEndpoint(existing.provider, existing.base_url)) {
@@ -159,3 +162,8 @@ export class DeleteProviderHandler implements ICommandHandler<DeleteProvider, vo
     if (!(await this.directory.deleteProvider(organizationId, providerId))) throw ApiError.notFound('provider');
   }
 }
+
+const hasUserInfo = (url: string): boolean => {
+  const parsed = new URL(url);
+  return parsed.username !== '' || parsed.password !== '';
+};
