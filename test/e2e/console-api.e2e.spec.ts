@@ -64,6 +64,26 @@ describe('console API', () => {
       });
     });
 
+    it('names shown to others refuse control characters and direction overrides (a name that reads as another)', async () => {
+      const { org } = await organizationWithOwner(svc, 'Names');
+      const invitation = await inviteByOperator(svc, org.id, 'spoof@example.com', 'admin');
+      for (const name of ['Ada\u202Enimda', 'Ada\nLovelace', 'Ada\u0000']) {
+        expect(await new ConsoleClient(svc.baseUrl).accept(invitation.url, name, PASSWORD)).toMatchObject({
+          status: 422,
+          body: { error: { fields: { display_name: [expect.stringMatching(/control characters or text direction overrides/)] } } },
+        });
+      }
+      // Marks a language needs stay: a zero-width non-joiner (Persian), a right-to-left mark.
+      expect((await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'می\u200Cخواهم \u200F', PASSWORD)).status).toBe(200);
+      const org2 = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme\u2066 Bank' } });
+      expect(org2).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
+      const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/schemas`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'People\tlist', fields: PEOPLE_FIELDS },
+      });
+      expect(schema).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
+    });
+
     it('an e-mail signs in to one account: accepting an invitation for an e-mail that has one is refused', async () => {
       const { org, email } = await organizationWithOwner(svc, 'Taken');
       const invitation = await inviteByOperator(svc, org.id, email.toUpperCase(), 'viewer');

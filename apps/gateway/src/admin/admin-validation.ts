@@ -7,7 +7,7 @@ import {
   validateUniqueWith,
 } from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
-import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
+import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors, hasHiddenControls } from '../http/validate-body';
 
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -16,7 +16,7 @@ export function requireString(
   body: Record<string, unknown>,
   key: string,
   errors: FieldErrors,
-  opts: { optional?: boolean; max?: number } = {},
+  opts: { optional?: boolean; max?: number; shownAsName?: boolean } = {},
 ): string | null {
   const v = body[key];
   if (v === undefined || v === null || v === '') {
@@ -29,6 +29,10 @@ export function requireString(
   }
   if (v.length > (opts.max ?? 255)) {
     addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not be greater than ${opts.max ?? 255} characters.`);
+    return null;
+  }
+  if (opts.shownAsName && hasHiddenControls(v)) {
+    addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not contain control characters or text direction overrides.`);
     return null;
   }
   return v;

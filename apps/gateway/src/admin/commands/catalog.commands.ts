@@ -37,7 +37,7 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
     if (schemaId && !existing) throw ApiError.notFound('schema');
     const errors: FieldErrors = {};
     const b = asObject(body, errors);
-    const name = requireString(b, 'name', errors);
+    const name = requireString(b, 'name', errors, { shownAsName: true });
     const fields = validateSchemaFields(b.fields, errors);
     // The review calls it with the organization's webhook secret: the same rules as webhook URLs
     // (HTTPS in production, no literal non-public address; names are checked again at connect time).
@@ -102,13 +102,13 @@ export class PutProviderHandler implements ICommandHandler<PutProvider, Provider
     if (providerId && !existing) throw ApiError.notFound('provider');
     const errors: FieldErrors = {};
     const b = asObject(body, errors);
-    const name = requireString(b, 'name', errors);
+    const name = requireString(b, 'name', errors, { shownAsName: true });
     const provider = requireString(b, 'provider', errors, { max: 50 });
     if (provider && (!PROVIDER_KEY_RE.test(provider) || !isSupportedVendor(provider))) {
       addError(errors, 'provider', `The provider field must be one of: ${Object.keys(SUPPORTED_VENDORS).join(', ')}.`);
     }
     const model = requireString(b, 'model', errors);
-    const modelLabel = requireString(b, 'model_label', errors, { optional: true });
+    const modelLabel = requireString(b, 'model_label', errors, { optional: true, shownAsName: true });
     const apiKey = requireString(b, 'api_key', errors, { optional: true, max: 4096 });
     // The same rules as webhooks: HTTPS in production, no literal non-public address or localhost
     // (AI_ALLOWED_ADDRESSES excepted); names are checked on their resolved address at each call.

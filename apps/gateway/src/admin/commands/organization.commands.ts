@@ -31,7 +31,7 @@ export class CreateOrganizationHandler implements ICommandHandler<CreateOrganiza
   async execute({ body }: CreateOrganization): Promise<CreatedOrganizationDto> {
     const errors: FieldErrors = {};
     const b = asObject(body, errors);
-    const name = requireString(b, 'name', errors);
+    const name = requireString(b, 'name', errors, { shownAsName: true });
     const webhookUrl = requireUrl(b, 'webhook_url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     failOnErrors(errors);
     const now = new Date().toISOString();

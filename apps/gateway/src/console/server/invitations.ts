@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { ApiError } from '../../http/api-error';
+import { hasHiddenControls } from '../../http/validate-body';
 import { AuditLog } from './audit-log';
 import type { ConsoleCaller } from './console-sessions';
 import { ConsoleSessions } from './console-sessions';
@@ -117,6 +118,8 @@ export class Invitations {
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
     if (!displayName) fields.display_name = ['Enter the name your colleagues will see.'];
     else if (displayName.length > 100) fields.display_name = ['The name must be at most 100 characters long.'];
+    else if (hasHiddenControls(displayName))
+      fields.display_name = ['The name must not contain control characters or text direction overrides.'];
     const problem = passwordProblem(b.password);
     if (problem) fields.password = [problem];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
