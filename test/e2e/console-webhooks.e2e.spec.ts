@@ -94,6 +94,11 @@ describe('console: webhooks', () => {
   it('sends a signed test event to the default URL and says what the receiver answered', async () => {
     const { owner } = await organizationWithOwner(svc, 'Test event');
     expect(await owner.post('/webhook/test')).toMatchObject({ status: 422, body: { error: { fields: { url: expect.any(Array) } } } });
+    // A url of the wrong type is refused, not read as "the default URL".
+    expect(await owner.post('/webhook/test', { url: 5 })).toMatchObject({
+      status: 422,
+      body: { error: { fields: { url: [expect.stringMatching(/must be a string/)] } } },
+    });
     await owner.put('/webhook', { url: `${receiver.url}/hooks?case=test-event` });
     receiver.fallback = 'ok';
     const res = await owner.post('/webhook/test');

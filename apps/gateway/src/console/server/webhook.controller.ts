@@ -67,6 +67,8 @@ export class ConsoleWebhookController {
   async test(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
     const caller = callerOf(req);
     const url = (body as { url?: unknown } | null)?.url;
+    if (url !== undefined && url !== null && typeof url !== 'string')
+      throw ApiError.validation({ url: ['The url field must be a string: the address to send the test event to.'] });
     const result = await this.deliveries.sendTestEvent(caller.organization.id, typeof url === 'string' ? url : null);
     const org = await this.directory.getOrganization(caller.organization.id);
     await this.audit.record(
