@@ -174,6 +174,11 @@ describe('review page API', () => {
     const unknownField = await review.problemRows({ mapping_rule: mapping, field: 'nope' });
     expect(unknownField.status).toBe(422);
     expect(unknownField.body.error.fields.field[0]).toContain('nope');
+    // A name every object inherits is no field of the schema either (it was read from the count's prototype: 503).
+    for (const inherited of ['constructor', 'toString', '__proto__']) {
+      const answer = await review.problemRows({ mapping_rule: mapping, field: inherited });
+      expect({ inherited, status: answer.status }).toEqual({ inherited, status: 422 });
+    }
   });
 
   it('answers a count asked without waiting with its progress, and with the count once it is done', async () => {

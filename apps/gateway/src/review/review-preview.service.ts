@@ -205,7 +205,7 @@ export class ReviewPreviewService {
    */
   async problemRows(run: RunState, mapping: unknown, query: ProblemRowsQuery): Promise<ProblemRowsPage> {
     const normalized = this.requirePreviewable(run, mapping);
-    if (query.field !== null && !(query.field in run.schema.fields))
+    if (query.field !== null && !Object.hasOwn(run.schema.fields, query.field))
       throw ApiError.validation({ field: [`The schema has no field named "${query.field}".`] });
     try {
       const key = countKey(run, normalized);
@@ -390,15 +390,19 @@ const countKey = (run: RunState, mapping: MappingRule): string =>
   `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 
 /** The rows a query of the problem list matches, when a finished count for the same state knows it. */
+/** A member of the object itself, never one it inherits (a field may be named "constructor"). */
+const own = <T>(o: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
+  o !== undefined && Object.hasOwn(o, key) ? o[key] : undefined;
+
 function knownMatching(count: ProblemCount | undefined, query: ProblemRowsQuery): { matching: number; rows_checked: number } | null {
   if (!count || count.status !== 'counted') return null;
   const matching =
     query.field !== null && query.kind !== null
-      ? count.problems_by_field_and_kind[query.field]?.[query.kind]
+      ? own(own(count.problems_by_field_and_kind, query.field), query.kind)
       : query.field !== null
-        ? count.problems_by_field[query.field]
+        ? own(count.problems_by_field, query.field)
         : query.kind !== null
-          ? count.rows_by_kind[query.kind]
+          ? own(count.rows_by_kind, query.kind)
           : count.rows_with_problems;
   return matching === undefined ? null : { matching, rows_checked: count.rows_checked };
 }

@@ -28,7 +28,14 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
   }
   if (fix.kind === 'replace') {
     const { find, replace } = fix;
-    return fix.whole_value ? (v) => (v === find ? replace : v) : (v) => (v.includes(find) ? v.split(find).join(replace) : v);
+    if (fix.whole_value) return (v) => (v === find ? replace : v);
+    return (v) => {
+      if (!v.includes(find)) return v;
+      const parts = v.split(find);
+      // Fixes chained on one field could otherwise multiply a value's length past any memory ("a" -> 1,000 a's, twice).
+      const length = v.length + (parts.length - 1) * (replace.length - find.length);
+      return length > MAX_FIXED_VALUE_CHARS && length > v.length ? v : parts.join(replace);
+    };
   }
   return compileNormaliser(fix.normaliser, {
     decimal_separator: fix.decimal_separator,
@@ -85,6 +92,13 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
 export const MAX_VALUE_FIXES = 1000;
 /** The longest text a fix may carry (a value, a find or a replacement). */
 export const MAX_FIX_TEXT = 10_000;
+/**
+ * The longest a find-and-replace may make a value: one that would grow past it is left as
+ * the step found it (a shorter result always applies). Chained replaces are what could grow
+ * a value without bound; a cell edit, a whole-value replace or a picklist gives a value of at
+ * most MAX_FIX_TEXT.
+ */
+export const MAX_FIXED_VALUE_CHARS = 10 * MAX_FIX_TEXT;
 /** All fixes in force of a run, written as JSON, at most (the run's document stays far below MongoDB's 16 MB). */
 export const MAX_FIXES_BYTES = 1_000_000;
 
