@@ -33,6 +33,17 @@ describe('normalizeMapping', () => {
     expect(r.mapping).toEqual({ a: 'H1', b: null, c: null });
     expect(r.problems.map((p) => p.field)).toEqual(['zz', 'b']);
   });
+
+  it('answers a huge mapping in a few short lines: names cut at 100 characters, at most 20 problems and a count of the rest', () => {
+    const long = 'H'.repeat(900_000);
+    const many = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown_${i}`, null]));
+    const r = normalizeMapping({ a: long, b: 5, ...many }, ['a', 'b'], ['H1']);
+    expect(r.problems).toHaveLength(21);
+    expect(r.problems[0].message).toBe(`"${'H'.repeat(100)}…" is not a column of the source file.`);
+    expect(r.problems[1].message).toBe('The column for "b" must be a column name or null.');
+    expect(r.problems[20]).toEqual({ field: 'mapping_rule', message: 'And 39982 more of the same kind.' });
+    expect(r.problems.reduce((n, p) => n + p.message.length, 0)).toBeLessThan(3_000);
+  });
 });
 
 describe('header detection', () => {

@@ -20,16 +20,31 @@ export function normalizeMapping(
     return { mapping: result, problems: [{ field: 'mapping_rule', message: 'The mapping must be an object.' }] };
   }
   const headers = new Set(sourceHeaders);
+  const fields = new Set(fieldNames);
+  let unreported = 0;
+  const problem = (field: string, message: string) => {
+    if (problems.length < MAX_PROBLEMS_SAID) problems.push({ field, message });
+    else unreported++;
+  };
   for (const [field, header] of Object.entries(mapping as Record<string, unknown>)) {
-    if (!fieldNames.includes(field)) {
-      problems.push({ field, message: `"${field}" is not a field of the target schema.` });
+    if (!fields.has(field)) {
+      problem(field, `${quoted(field)} is not a field of the target schema.`);
     } else if (header === null) {
       result[field] = null;
-    } else if (typeof header !== 'string' || !headers.has(header)) {
-      problems.push({ field, message: `${JSON.stringify(header)} is not a column of the source file.` });
+    } else if (typeof header !== 'string') {
+      problem(field, `The column for ${quoted(field)} must be a column name or null.`);
+    } else if (!headers.has(header)) {
+      problem(field, `${quoted(header)} is not a column of the source file.`);
     } else {
       result[field] = header;
     }
   }
+  if (unreported > 0) problems.push({ field: 'mapping_rule', message: `And ${unreported} more of the same kind.` });
   return { mapping: result, problems };
 }
+
+/** Problems named one by one, at most: a mapping of thousands of unknown names is answered in a few lines. */
+const MAX_PROBLEMS_SAID = 20;
+/** Characters of a name quoted in a message, at most: the answer does not echo a huge request back. */
+const MAX_NAME_SAID = 100;
+const quoted = (name: string): string => JSON.stringify(name.length > MAX_NAME_SAID ? `${name.slice(0, MAX_NAME_SAID)}…` : name);
