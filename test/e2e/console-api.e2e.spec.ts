@@ -67,7 +67,7 @@ describe('console API', () => {
     it('names shown to others refuse control characters and direction overrides (a name that reads as another)', async () => {
       const { org } = await organizationWithOwner(svc, 'Names');
       const invitation = await inviteByOperator(svc, org.id, 'spoof@example.com', 'admin');
-      for (const name of ['Ada\u202Enimda', 'Ada\nLovelace', 'Ada\u0000']) {
+      for (const name of ['Ada\u202Enimda', 'Ada\nLovelace', 'Ada\u0000', 'Ada\u2028Lovelace']) {
         expect(await new ConsoleClient(svc.baseUrl).accept(invitation.url, name, PASSWORD)).toMatchObject({
           status: 422,
           body: { error: { fields: { display_name: [expect.stringMatching(/control characters or text direction overrides/)] } } },
@@ -82,6 +82,16 @@ describe('console API', () => {
         body: { name: 'People\tlist', fields: PEOPLE_FIELDS },
       });
       expect(schema).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
+      const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/providers`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'Vendor', provider: 'openai', model: 'gpt\u202E4' },
+      });
+      expect(provider).toMatchObject({ status: 422, body: { error: { fields: { model: [expect.any(String)] } } } });
+      const invited = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/invitations`, {
+        token: ADMIN_TOKEN,
+        body: { email: 'evil\u202Emoc.liame@example.com' },
+      });
+      expect(invited).toMatchObject({ status: 422, body: { error: { fields: { email: [expect.any(String)] } } } });
     });
 
     it('an e-mail signs in to one account: accepting an invitation for an e-mail that has one is refused', async () => {

@@ -112,12 +112,16 @@ export class ReviewPreviewService {
     const source = await this.open(run, normalized, duplicates, offset + 1);
     const rows: Preview['rows'] = [];
     try {
-      for await (const batch of source.batches) {
-        for (const mapped of batch) {
+      while (rows.length < PREVIEW_ROWS) {
+        // A read that fails midway answers as one that fails at the start (410 or 503); an error of ours stays a 500.
+        const next = await source.batches.next().catch((err: unknown) => {
+          throw this.sourceReadFailure(run, 'preview could not read the source', err);
+        });
+        if (next.done) break;
+        for (const mapped of next.value) {
           rows.push(reviewCells(mapped, source.plan));
           if (rows.length >= PREVIEW_ROWS) break;
         }
-        if (rows.length >= PREVIEW_ROWS) break;
       }
     } finally {
       await source.batches.return(undefined);

@@ -19,9 +19,11 @@ export function deliveredDatePattern(field: FieldDefinition): string {
   return field.format || (field.data_type === 'datetime' ? "yyyy-MM-dd'T'HH:mm:ss" : 'yyyy-MM-dd');
 }
 
-type Step = { kind: 'value'; apply: (v: string) => string } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
+/** A step of the value's fixes; `limit` is the longest a find-and-replace may make it (fixedValueLimit). */
+type ValueStep = (v: string, limit: number) => string;
+type Step = { kind: 'value'; apply: ValueStep } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
 
-function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinition): (v: string) => string {
+function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinition): ValueStep {
   if (fix.kind === 'picklist') {
     const values = new Map(Object.entries(fix.values));
     return (v) => values.get(v.trim()) ?? v;
@@ -29,12 +31,12 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
   if (fix.kind === 'replace') {
     const { find, replace } = fix;
     if (fix.whole_value) return (v) => (v === find ? replace : v);
-    return (v) => {
+    return (v, limit) => {
       if (!v.includes(find)) return v;
       const parts = v.split(find);
       // Fixes chained on one field could otherwise multiply a value's length past any memory ("a" -> 1,000 a's, twice).
       const length = v.length + (parts.length - 1) * (replace.length - find.length);
-      return length > MAX_FIXED_VALUE_CHARS && length > v.length ? v : parts.join(replace);
+      return length > limit && length > v.length ? v : parts.join(replace);
     };
   }
   return compileNormaliser(fix.normaliser, {
@@ -76,9 +78,10 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
   const rules = compileTextRules(field) ?? ((v: string) => v);
   return (value: string, row: number): string => {
     let v = value;
+    const limit = fixedValueLimit(value);
     for (const step of steps) {
       if (step.kind === 'value') {
-        v = rules(step.apply(v));
+        v = rules(step.apply(v, limit));
         continue;
       }
       // The page shows a blank value as empty: an edit made on "" applies to any blank value.
@@ -93,12 +96,13 @@ export const MAX_VALUE_FIXES = 1000;
 /** The longest text a fix may carry (a value, a find or a replacement). */
 export const MAX_FIX_TEXT = 10_000;
 /**
- * The longest a find-and-replace may make a value: one that would grow past it is left as
- * the step found it (a shorter result always applies). Chained replaces are what could grow
- * a value without bound; a cell edit, a whole-value replace or a picklist gives a value of at
- * most MAX_FIX_TEXT.
+ * The longest a find-and-replace may make a value: ten times the value as read, or
+ * MAX_FIX_TEXT when that is more. A step that would grow it past that leaves it as the step
+ * found it (a shorter result always applies). Chained replaces are what could grow a value
+ * without bound; a cell edit, a whole-value replace or a picklist gives one of at most
+ * MAX_FIX_TEXT, so no fix makes a value longer than either bound.
  */
-export const MAX_FIXED_VALUE_CHARS = 10 * MAX_FIX_TEXT;
+export const fixedValueLimit = (original: string): number => Math.max(MAX_FIX_TEXT, 10 * original.length);
 /** All fixes in force of a run, written as JSON, at most (the run's document stays far below MongoDB's 16 MB). */
 export const MAX_FIXES_BYTES = 1_000_000;
 

@@ -3,7 +3,7 @@ import type { FieldDefinition } from '@app/contracts';
 import { planFields, cellOf } from './map-row';
 import { compileNormaliser } from './normalisers';
 import { isDecimalNumber } from './typed-value';
-import { compileFieldFixes, MAX_FIXED_VALUE_CHARS, readValueFix, type AppliedFix } from './value-fixes';
+import { compileFieldFixes, fixedValueLimit, MAX_FIX_TEXT, readValueFix, type AppliedFix } from './value-fixes';
 
 const field = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({
   description: '',
@@ -206,19 +206,22 @@ describe('value fixes', () => {
     expect(whole('N/A or N/A', 1)).toBe('N/A or N/A');
   });
 
-  it('a chain of replaces cannot grow a value past MAX_FIXED_VALUE_CHARS: that step leaves it as it was', () => {
+  it('a chain of replaces cannot grow a value past ten times its length (or MAX_FIX_TEXT): that step leaves it as it was', () => {
     const thousand = 'a'.repeat(1000);
     const grow = fix(1, { kind: 'replace', find: 'a', replace: thousand, whole_value: false });
     const chained = compileFieldFixes([grow, { ...grow, fix_id: 'id2' }, { ...grow, fix_id: 'id3' }], 'f', field())!;
     // The first step makes 1,000 characters; the second would make 1,000,000, so it and the third leave those 1,000.
     expect(chained('a', 1)).toBe(thousand);
     expect(chained('xa', 1)).toBe(`x${thousand}`);
-    // At the limit it applies; shrinking a long value always does.
-    const upTo = compileFieldFixes([fix(1, { kind: 'replace', find: 'b', replace: 'bb', whole_value: false })], 'f', field())!;
-    expect(upTo('b'.repeat(MAX_FIXED_VALUE_CHARS / 2), 1)).toHaveLength(MAX_FIXED_VALUE_CHARS);
-    expect(upTo('b'.repeat(MAX_FIXED_VALUE_CHARS / 2 + 1), 1)).toHaveLength(MAX_FIXED_VALUE_CHARS / 2 + 1);
+    // Up to the limit it applies (MAX_FIX_TEXT for short values, ten times the value for long ones); shrinking always does.
+    const double = compileFieldFixes([fix(1, { kind: 'replace', find: 'b', replace: 'bb', whole_value: false })], 'f', field())!;
+    expect(double('b'.repeat(MAX_FIX_TEXT / 2), 1)).toHaveLength(MAX_FIX_TEXT);
+    expect(double('b'.repeat(MAX_FIX_TEXT / 2 + 1), 1)).toHaveLength(MAX_FIX_TEXT + 2);
+    const tenfold = compileFieldFixes([fix(1, { kind: 'replace', find: 'b', replace: 'b'.repeat(11), whole_value: false })], 'f', field())!;
+    expect(tenfold('b'.repeat(MAX_FIX_TEXT), 1)).toHaveLength(MAX_FIX_TEXT);
+    expect(fixedValueLimit('b'.repeat(MAX_FIX_TEXT))).toBe(10 * MAX_FIX_TEXT);
     const shrink = compileFieldFixes([fix(1, { kind: 'replace', find: 'bb', replace: 'b', whole_value: false })], 'f', field())!;
-    expect(shrink('b'.repeat(4 * MAX_FIXED_VALUE_CHARS), 1)).toHaveLength(2 * MAX_FIXED_VALUE_CHARS);
+    expect(shrink('b'.repeat(40 * MAX_FIX_TEXT), 1)).toHaveLength(20 * MAX_FIX_TEXT);
   });
 
   it("runs after the field's transformations and before its check, through planFields and cellOf", () => {

@@ -39,7 +39,7 @@ export function normalizeMapping(
       result[field] = header;
     }
   }
-  if (unreported > 0) problems.push({ field: 'mapping_rule', message: `And ${unreported} more of the same kind.` });
+  if (unreported > 0) problems.push({ field: 'mapping_rule', message: `And ${unreported} more problems.` });
   return { mapping: result, problems };
 }
 

@@ -107,7 +107,7 @@ export class PutProviderHandler implements ICommandHandler<PutProvider, Provider
     if (provider && (!PROVIDER_KEY_RE.test(provider) || !isSupportedVendor(provider))) {
       addError(errors, 'provider', `The provider field must be one of: ${Object.keys(SUPPORTED_VENDORS).join(', ')}.`);
     }
-    const model = requireString(b, 'model', errors);
+    const model = requireString(b, 'model', errors, { shownAsName: true });
     const modelLabel = requireString(b, 'model_label', errors, { optional: true, shownAsName: true });
     const apiKey = requireString(b, 'api_key', errors, { optional: true, max: 4096 });
     // The same rules as webhooks: HTTPS in production, no literal non-public address or localhost

@@ -60,7 +60,10 @@ export class ConsoleSessions {
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
     const email = (b.email as string).trim().toLowerCase().slice(0, 320);
     const attempt = await this.throttle.begin(email, clientAddress);
-    const member = await this.accounts.findMemberByEmail(email);
+    const member = await this.accounts.findMemberByEmail(email).catch(async (err: unknown) => {
+      await attempt.abandoned();
+      throw err;
+    });
     // The hash is checked either way: an unknown e-mail costs the same time as a wrong password.
     if (!(await verifyPassword(member?.password_hash ?? null, b.password as string)) || !member) {
       await attempt.failed();

@@ -8,11 +8,13 @@ import { ApiError } from '../../http/api-error';
 export interface SignInAttempt {
   failed(): Promise<void>;
   succeeded(): Promise<void>;
+  /** The check could not be made (the account store failed): it counts for nothing. */
+  abandoned(): Promise<void>;
 }
 
 /**
  * Failed sign-ins, counted per account (the e-mail as typed, lower-cased) and per client
- * address in a fixed window from the first failure. Past either limit, sign-in answers 429
+ * address in a fixed window from the first attempt. Past either limit, sign-in answers 429
  * before the password is even checked, so a right password does not tell itself apart
  * either. The message is the same whether the e-mail has an account or not.
  *
@@ -52,6 +54,9 @@ export class SignInThrottle {
       // A good sign-in clears the account's failures, and gives the address back only this attempt (one address may try many accounts).
       succeeded: async () => {
         await Promise.all([this.perAccount.delete(email), this.perAddress.reward(address, 1)]);
+      },
+      abandoned: async () => {
+        await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
       },
     };
   }

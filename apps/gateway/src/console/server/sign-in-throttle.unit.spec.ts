@@ -31,4 +31,12 @@ describe('SignInThrottle', () => {
     await (await t.begin('c@example.com', '10.0.0.3')).failed();
     await expect(t.begin('d@example.com', '10.0.0.3')).rejects.toMatchObject({ status: 429 });
   });
+
+  it('an attempt whose check could not be made (the store failed) counts for nothing', async () => {
+    const t = throttle(2, 2);
+    for (let i = 0; i < 5; i++) await (await t.begin('a@example.com', '10.0.0.4')).abandoned();
+    await (await t.begin('a@example.com', '10.0.0.4')).failed();
+    await (await t.begin('a@example.com', '10.0.0.4')).failed();
+    await expect(t.begin('a@example.com', '10.0.0.4')).rejects.toMatchObject({ status: 429 });
+  });
 });
