@@ -198,7 +198,13 @@ export class ReviewController {
     const firstRow = await this.previews.firstRow(run);
     return this.review.act(
       run,
-      { type: 'ChooseHeaderRow', input_has_header: body.input_has_header, first_row: firstRow, at: new Date().toISOString() },
+      {
+        type: 'ChooseHeaderRow',
+        input_has_header: body.input_has_header,
+        first_row: firstRow,
+        sheet: run.sheet ?? null,
+        at: new Date().toISOString(),
+      },
       String(req.id),
     );
   }

@@ -42,8 +42,11 @@ export type RunCommand =
     }
   /** A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new. */
   | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }
-  /** The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read. */
-  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; at: string }
+  /**
+   * The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read,
+   * from `sheet` (a workbook's sheet the read saw chosen; null: the first). Refused when another sheet is chosen meanwhile.
+   */
+  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; sheet?: string | null; at: string }
   /**
    * The reviewer's choice of another worksheet; `read` is what the inspection read from it
    * (its headers with the first row taken as at ingestion, and its data rows).

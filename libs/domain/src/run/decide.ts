@@ -174,6 +174,9 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       if (run.rows_origin !== 'file' || run.source_format === null)
         refuse('header_not_applicable', 'Only the rows of an uploaded table have a header row to choose.');
       if (command.input_has_header === run.input_has_header) return [];
+      // The first row was read from the sheet the read model showed: another tab may have chosen another since.
+      if (command.sheet !== undefined && command.sheet !== (run.sheet ?? null))
+        refuse('mapping_conflict', 'Another sheet was chosen since this page loaded; reload the review and choose again.');
       const chosen = headerChoice(run, command);
       return [
         {

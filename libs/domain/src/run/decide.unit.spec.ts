@@ -25,6 +25,19 @@ import {
   HISTORY as given,
 } from '../testing/run-history.fixtures';
 
+/** Another sheet of a workbook chosen in the review (the first row read before it is another sheet's). */
+const sheetChosen: RunEvent = {
+  type: 'SheetChosen',
+  data: {
+    sheet: 'Second',
+    source_headers: ['E-mail', 'Full name'],
+    input_has_header: true,
+    total_rows: 2,
+    mapping_rule: mapping,
+    chosen_at: T0,
+  },
+};
+
 const fail = { type: 'FailRun', error: failed.type === 'RunFailed' ? failed.data.error : (null as never), at: T0 } as const;
 
 describe("run decider: the spec's stated moves", () => {
@@ -143,6 +156,13 @@ describe("run decider: the spec's stated moves", () => {
       { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['E-mail', 'Full name'], at: T0 },
       ['HeaderRowChosen'],
       { input_has_header: false, source_headers: ['column_1', 'column_2'], total_rows: 3, mapping_version: 2 },
+    ],
+    [
+      'reviewer says the first row is the header of the sheet chosen since: as read from that sheet',
+      [...given.reviewActive, sheetChosen],
+      { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['E-mail', 'Full name'], sheet: 'Second', at: T0 },
+      ['HeaderRowChosen'],
+      { input_has_header: false, sheet: 'Second' },
     ],
     [
       'reviewer approves leaving rows with problems out',
@@ -287,6 +307,12 @@ describe('run decider: refused moves', () => {
       given.parsed,
       { type: 'PrepareReview', mapping_rule: { email: 'Nope' }, review_expires_at: LATER, at: T0 },
       'invalid_mapping',
+    ],
+    [
+      'a header choice read from the sheet before another was chosen',
+      [...given.reviewActive, sheetChosen],
+      { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['x', 'y'], sheet: null, at: T0 },
+      'mapping_conflict',
     ],
     ['approve before the review is ready', given.processing, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_not_ready'],
     ['approve twice', given.approved, { type: 'ApproveReview', mapping_rule: mapping, at: T0 }, 'review_already_approved'],
