@@ -79,9 +79,12 @@ describe('console API', () => {
       expect(org2).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
       const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/schemas`, {
         token: ADMIN_TOKEN,
-        body: { name: 'People\tlist', fields: PEOPLE_FIELDS },
+        body: { name: 'People\tlist', fields: { ...PEOPLE_FIELDS, email: { ...PEOPLE_FIELDS.email, label: 'E-mail\u202Eliam' } } },
       });
-      expect(schema).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
+      expect(schema).toMatchObject({
+        status: 422,
+        body: { error: { fields: { name: [expect.any(String)], 'fields.email.label': [expect.any(String)] } } },
+      });
       const provider = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/providers`, {
         token: ADMIN_TOKEN,
         body: { name: 'Vendor', provider: 'openai', model: 'gpt\u202E4' },

@@ -18,6 +18,7 @@ export * from './fields/remembered-results';
 export * from './fields/value-fixes';
 export * from './fields/normalisers';
 export * from './fields/picklists';
+export * from './fields/shown-names';
 export * from './fields/field-formats';
 export * from './fields/number-format';
 export * from './fields/phone-country';

@@ -1,5 +1,7 @@
 import {
   fieldFormatsOf,
+  HIDDEN_CONTROLS_PROBLEM,
+  hasHiddenControls,
   validateFieldFormats,
   validateFieldValidators,
   validatePicklistAndDescriptions,
@@ -7,7 +9,7 @@ import {
   validateUniqueWith,
 } from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
-import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors, hasHiddenControls } from '../http/validate-body';
+import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -32,7 +34,7 @@ export function requireString(
     return null;
   }
   if (opts.shownAsName && hasHiddenControls(v)) {
-    addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not contain control characters or text direction overrides.`);
+    addError(errors, key, `The ${key.replace(/_/g, ' ')} field ${HIDDEN_CONTROLS_PROBLEM}.`);
     return null;
   }
   return v;
@@ -81,6 +83,8 @@ export function validateSchemaFields(fields: unknown, errors: FieldErrors): Reco
       if (def[opt] !== undefined && def[opt] !== null && typeof def[opt] !== 'string')
         addError(errors, `${at}.${opt}`, `The ${opt} must be a string or null.`);
     }
+    if (typeof def.label === 'string' && hasHiddenControls(def.label))
+      addError(errors, `${at}.label`, `The label ${HIDDEN_CONTROLS_PROBLEM}.`);
     for (const problem of validateTransformations(def.transformations)) addError(errors, `${at}.transformations`, problem);
     for (const { at: where, problem } of validatePicklistAndDescriptions(def)) addError(errors, `${at}.${where}`, problem);
     for (const { at: where, problem } of validateFieldFormats(def)) addError(errors, `${at}.${where}`, problem);

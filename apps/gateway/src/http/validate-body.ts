@@ -27,16 +27,6 @@ export async function validateBody<T extends object>(cls: ClassConstructor<T>, b
   return { value, errors: collect(errors) };
 }
 
-/**
- * Control characters (line breaks and tabs included, and the Unicode line and paragraph
- * separators) and the text-direction overrides and
- * isolates (U+202A-U+202E, U+2066-U+2069): in a name shown to other people (a member, an
- * organization, a schema or provider) they hide or reorder what is shown, as in a name that
- * reads as another one. Marks a language needs (zero-width joiners, LRM/RLM) are not among them.
- */
-const HIDDEN_CONTROLS = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
-export const hasHiddenControls = (text: string): boolean => HIDDEN_CONTROLS.test(text);
-
 export const addError = (errors: FieldErrors, field: string, message: string): void => {
   (errors[field] ??= []).push(message);
 };

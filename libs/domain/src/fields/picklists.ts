@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { LOCALES } from '../run/locale';
+import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls } from './shown-names';
 
 /** How many values a picklist may allow, and how long a value or label may be. */
 export const MAX_ALLOWED_VALUES = 500;
@@ -26,7 +27,10 @@ export function validatePicklistAndDescriptions(def: Record<string, unknown>): {
             at: `allowed_values.${i}.label`,
             problem: `A label must be text of at most ${MAX_VALUE_CHARS} characters, or null.`,
           });
-        if (o.labels !== undefined) problems.push(...byLocaleProblems(o.labels, `allowed_values.${i}.labels`, 'label', MAX_VALUE_CHARS));
+        else if (typeof o.label === 'string' && hasHiddenControls(o.label))
+          problems.push({ at: `allowed_values.${i}.label`, problem: `A label ${HIDDEN_CONTROLS_PROBLEM}.` });
+        if (o.labels !== undefined)
+          problems.push(...byLocaleProblems(o.labels, `allowed_values.${i}.labels`, 'label', MAX_VALUE_CHARS, true));
       });
     }
   } else if (allowed !== undefined) {
@@ -37,7 +41,13 @@ export function validatePicklistAndDescriptions(def: Record<string, unknown>): {
 }
 
 /** Checks an object of locale to text (`descriptions`, an allowed value's `labels`). Pure. */
-function byLocaleProblems(texts: unknown, at: string, what: string, maxChars = Infinity): { at: string; problem: string }[] {
+function byLocaleProblems(
+  texts: unknown,
+  at: string,
+  what: string,
+  maxChars = Infinity,
+  shownAsName = false,
+): { at: string; problem: string }[] {
   if (!texts || typeof texts !== 'object' || Array.isArray(texts))
     return [{ at, problem: `${at.split('.').pop()} must be an object of locale to text.` }];
   const problems: { at: string; problem: string }[] = [];
@@ -49,6 +59,8 @@ function byLocaleProblems(texts: unknown, at: string, what: string, maxChars = I
         at: `${at}.${locale}`,
         problem: maxChars === Infinity ? `A ${what} must be text.` : `A ${what} must be text of at most ${maxChars} characters.`,
       });
+    else if (shownAsName && hasHiddenControls(text))
+      problems.push({ at: `${at}.${locale}`, problem: `A ${what} ${HIDDEN_CONTROLS_PROBLEM}.` });
   }
   return problems;
 }
