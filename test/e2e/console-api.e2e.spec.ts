@@ -187,6 +187,23 @@ describe('console API', () => {
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
     });
 
+    it("takes ids in the path in any letter case, as the public API does; another organization's stay 404", async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Cases');
+      const { owner: stranger } = await organizationWithOwner(svc, 'Elsewhere');
+      const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data;
+      const upper = (id: string) => id.toUpperCase();
+      expect(await owner.get(`/schemas/${upper(schema.id)}`)).toMatchObject({ status: 200, body: { data: { id: schema.id } } });
+      expect((await stranger.get(`/schemas/${upper(schema.id)}`)).status).toBe(404);
+      const keys = await call(`${svc.baseUrl}/admin/v1/organizations/${upper(org.id)}/api-keys`, { token: ADMIN_TOKEN });
+      expect(keys).toMatchObject({ status: 200, body: { data: [expect.objectContaining({ id: org.api_key_id })] } });
+      const replaced = await call(`${svc.baseUrl}/admin/v1/organizations/${upper(org.id)}/schemas/${upper(schema.id)}`, {
+        token: ADMIN_TOKEN,
+        method: 'PUT',
+        body: { name: 'Persons', fields: PEOPLE_FIELDS },
+      });
+      expect(replaced).toMatchObject({ status: 200, body: { data: { id: schema.id, name: 'Persons' } } });
+    });
+
     it('writes a schema with the admin API rules and messages; the public API reads it', async () => {
       const { org, owner } = await organizationWithOwner(svc, 'Schemas');
       const bad = await owner.post('/schemas', { name: '', fields: {} });

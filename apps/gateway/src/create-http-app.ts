@@ -15,6 +15,7 @@ import { RunEventsServer } from '@app/run-event-transport';
 import { RunLinks } from '@app/run-links';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { registerLocalFileRoutes } from './files/local-file-routes';
+import { takeIdsInAnyCase } from './http/ids-in-any-case';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
 import { answerDirectly, directly } from './http/direct-routes';
 import { HttpEdge } from './http/http-edge';
@@ -88,6 +89,7 @@ export async function createHttpApp(
   });
   // The public API's reads (a run polled until it is done above all) skip Nest's per-request pipeline
   // (http/direct-routes.ts); Nest still declares them, and their controllers' methods answer them.
+  takeIdsInAnyCase(fastify, ['/admin/v1/', '/console/api/']);
   answerDirectly(fastify, apiKeys, app.get(ApplicationConfig), [
     directly(app.get(TransformationsController), ['show', 'index']),
     directly(app.get(CatalogController), ['schemas', 'schema', 'providers', 'provider']),

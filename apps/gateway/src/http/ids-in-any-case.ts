@@ -1,0 +1,28 @@
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every path parameter that is a UUID, in lower case: the case every id is generated and stored in. */
+const lowerCaseIds: preHandlerHookHandler = (request, _reply, done) => {
+  const params = request.params as Record<string, unknown>;
+  for (const name in params) {
+    const value = params[name];
+    if (typeof value === 'string' && UUID_RE.test(value)) params[name] = value.toLowerCase();
+  }
+  done();
+};
+
+/**
+ * A UUID's letter case carries no meaning, so the routes under `prefixes` (the admin API and
+ * the console's) take an id in their path in any case, as the public API does
+ * (docs/decisions.md, "Ids in upper case"). Added to each such route with path parameters as
+ * it is registered, so no other route pays for it. Signed links (review pages, files,
+ * invitations' signatures) are not loosened: a signature is checked over the id as signed.
+ */
+export function takeIdsInAnyCase(fastify: FastifyInstance, prefixes: readonly string[]): void {
+  fastify.addHook('onRoute', (options) => {
+    if (!options.url.includes(':') || !prefixes.some((prefix) => options.url.startsWith(prefix))) return;
+    const before = options.preHandler;
+    options.preHandler = before === undefined ? lowerCaseIds : [...(Array.isArray(before) ? before : [before]), lowerCaseIds];
+  });
+}
