@@ -16,8 +16,9 @@ const lowerCaseIds: preHandlerHookHandler = (request, _reply, done) => {
  * A UUID's letter case carries no meaning, so the routes under `prefixes` (the admin API and
  * the console's) take an id in their path in any case, as the public API does
  * (docs/decisions.md, "Ids in upper case"). Added to each such route with path parameters as
- * it is registered, so no other route pays for it. Signed links (review pages, files,
- * invitations' signatures) are not loosened: a signature is checked over the id as signed.
+ * it is registered, so no other route pays for it. The review pages' and files' signed links
+ * are outside these routes and keep their exact ids; an invitation's id (a console route) is
+ * lowered before its signature is checked, which was made over the lower-case id.
  */
 export function takeIdsInAnyCase(fastify: FastifyInstance, prefixes: readonly string[]): void {
   fastify.addHook('onRoute', (options) => {
