@@ -393,11 +393,11 @@ function found(page: ProblemRowsPage | null): ProblemRowsPage {
 const countKey = (run: RunState, mapping: MappingRule): string =>
   `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 
-/** The rows a query of the problem list matches, when a finished count for the same state knows it. */
 /** A member of the object itself, never one it inherits (a field may be named "constructor"). */
 const own = <T>(o: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
   o !== undefined && Object.hasOwn(o, key) ? o[key] : undefined;
 
+/** The rows a query of the problem list matches, when a finished count for the same state knows it. */
 function knownMatching(count: ProblemCount | undefined, query: ProblemRowsQuery): { matching: number; rows_checked: number } | null {
   if (!count || count.status !== 'counted') return null;
   const matching =

@@ -6,8 +6,7 @@ import { ApiErrorResponses } from '../openapi/error-responses';
 import { API_KEY_SCHEME } from '../openapi/security-schemes';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryListDto } from './deliveries.dto';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_RE } from '../http/ids-in-any-case';
 
 /** A run's webhook delivery attempts (docs/api.md, "Webhook deliveries of a run"). */
 @ApiTags('transformations')

@@ -21,6 +21,7 @@ import { API_KEY_SCHEME } from '../openapi/security-schemes';
 import { IDEMPOTENCY_HEADER, type IdempotentAnswer, idempotencyKeyOf } from './idempotency';
 import { CreateFileRunDto, CreateRawRunDto, CreatedFileRunDto, CreatedRawRunDto, RunDto, RunListDto } from './transformation.dto';
 import { TransformationsService } from './transformations.service';
+import { UUID_RE } from '../http/ids-in-any-case';
 
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -53,8 +54,6 @@ function reply<T>(res: FastifyReply, answer: IdempotentAnswer<T>): T {
   if (answer.replayed) void res.header(REPLAYED_HEADER, 'true');
   return answer.body;
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @ApiTags('transformations')
 @ApiBearerAuth(API_KEY_SCHEME)

@@ -6,7 +6,7 @@ import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
-import { hasHiddenControls } from '@app/domain';
+import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls } from '@app/domain';
 import { ApiError } from '../../http/api-error';
 import { AuditLog } from './audit-log';
 import type { ConsoleCaller } from './console-sessions';
@@ -119,8 +119,7 @@ export class Invitations {
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
     if (!displayName) fields.display_name = ['Enter the name your colleagues will see.'];
     else if (displayName.length > 100) fields.display_name = ['The name must be at most 100 characters long.'];
-    else if (hasHiddenControls(displayName))
-      fields.display_name = ['The name must not contain control characters or text direction overrides.'];
+    else if (hasHiddenControls(displayName)) fields.display_name = [`The name ${HIDDEN_CONTROLS_PROBLEM}.`];
     const problem = passwordProblem(b.password);
     if (problem) fields.password = [problem];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);

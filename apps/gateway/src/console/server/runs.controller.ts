@@ -10,8 +10,8 @@ import { AuditLog } from './audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { runTimeline } from './run-timeline';
+import { UUID_RE } from '../../http/ids-in-any-case';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const runNotFound = () => ApiError.notFound('transformation run');
 
 /** The organization's runs as the public API shows them, with each run's history. */

@@ -42,8 +42,11 @@ export class SignInThrottle {
   async begin(email: string, address: string): Promise<SignInAttempt> {
     const taken = await Promise.allSettled([this.perAccount.consume(email, 1), this.perAddress.consume(address, 1)]);
     const refused = taken.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []));
-    if (refused.length > 0) {
+    const giveBack = async () => {
       await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
+    };
+    if (refused.length > 0) {
+      await giveBack();
       // The limiter's own failure (a store error), not a refusal: passed on as it is.
       const store = refused.find((r): r is Error => r instanceof Error);
       if (store) throw store;
@@ -55,9 +58,7 @@ export class SignInThrottle {
       succeeded: async () => {
         await Promise.all([this.perAccount.delete(email), this.perAddress.reward(address, 1)]);
       },
-      abandoned: async () => {
-        await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
-      },
+      abandoned: giveBack,
     };
   }
 
