@@ -87,6 +87,21 @@ function distinctBatches<R extends { headers: Record<string, unknown> }>(receive
   return received.filter((r) => !seen.has(r.headers['webhook-id']) && seen.add(r.headers['webhook-id']));
 }
 
+/**
+ * Asks for the count until it is counted and the customer's checks are no longer running (the page polls the same
+ * way). A count answered `superseded` (a newer mapping's count began meanwhile, e.g. from a request still in flight)
+ * is asked for again, as the page does.
+ */
+async function settledCount(review: ReturnType<typeof reviewApi>, seconds = 20) {
+  for (const deadline = Date.now() + seconds * 1000; ;) {
+    const count = await review.problems();
+    expect(count.status).toBe(200);
+    if (count.body.status === 'counted' && count.body.customer_checks?.status !== 'running') return count.body;
+    if (Date.now() > deadline) throw new Error(`the checks never settled: ${JSON.stringify(count.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe("the customer's validation hook", () => {
   let svc: Service;
   let hook: ValidationHook;
@@ -143,17 +158,6 @@ describe("the customer's validation hook", () => {
     const review = reviewApi(run.body.review_url);
     expect((await review.edit(MAPPING)).status).toBe(200);
     return { runId: run.body.id as string, review };
-  }
-
-  /** Asks for the count until the customer's checks are no longer running (the page polls the same way). */
-  async function settledCount(review: ReturnType<typeof reviewApi>) {
-    for (const deadline = Date.now() + 20_000; ;) {
-      const count = await review.problems();
-      expect(count.status).toBe(200);
-      if (count.body.customer_checks?.status !== 'running') return count.body;
-      if (Date.now() > deadline) throw new Error(`the checks never settled: ${JSON.stringify(count.body)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
 
   it('sends the mapped rows signed, and its findings join the counts, the rows and the preview; a correction accepted is in the output', async () => {
@@ -335,15 +339,6 @@ describe("the customer's validation hook on a file larger than the rows checked 
     await hook.stop();
   });
 
-  async function settledCount(review: ReturnType<typeof reviewApi>) {
-    for (const deadline = Date.now() + 30_000; ;) {
-      const count = await review.problems();
-      expect(count.status).toBe(200);
-      if (count.body.customer_checks?.status !== 'running') return count.body;
-      if (Date.now() > deadline) throw new Error(`the checks never settled: ${JSON.stringify(count.body)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const previewAt = (review: ReturnType<typeof reviewApi>, offset: number) =>
     call(review.at('preview'), { method: 'POST', body: { offset } });
   const sentFor = (runId: string) => distinctBatches(hook.received.filter((r) => r.body.run_id === runId));
@@ -361,7 +356,7 @@ describe("the customer's validation hook on a file larger than the rows checked 
     const review = reviewApi(run.body.review_url);
     expect((await review.edit(MAPPING)).status).toBe(200);
 
-    const count = await settledCount(review);
+    const count = await settledCount(review, 30);
     // The count says what it covers: 10,000 of 10,050 rows.
     expect(count.customer_checks).toEqual({ status: 'ran', rows_checked: 10_000, total_rows: TOTAL, reason: null, detail: null });
     expect(count).toMatchObject({ rows_by_kind: { customer: 1, type: 1 } });
@@ -401,7 +396,7 @@ describe("the customer's validation hook on a file larger than the rows checked 
     // A restart: the answers are kept beside the run's files, so the hook is not called again for the same rows.
     await svc.stop();
     svc = await startService({ PORT: String(svc.config.port) }, dataDir);
-    const again = await settledCount(review);
+    const again = await settledCount(review, 30);
     expect(again.customer_checks).toMatchObject({ status: 'ran', rows_checked: 10_000 });
     expect(again).toMatchObject({ rows_by_kind: { customer: 1 } });
     const lateAgain = await previewAt(review, 10_040);
@@ -412,7 +407,7 @@ describe("the customer's validation hook on a file larger than the rows checked 
     expect((await review.fix('email', { kind: 'cell', row: 5, before: 'five@blocked.example', after: 'five@ok.example' })).status).toBe(
       200,
     );
-    const fixed = await settledCount(review);
+    const fixed = await settledCount(review, 30);
     expect(fixed.customer_checks).toMatchObject({ status: 'ran', rows_checked: 10_000 });
     expect(fixed).toMatchObject({ rows_by_kind: { customer: 0 } });
     const resent = sentFor(runId).slice(101);
