@@ -795,6 +795,14 @@ describe('customer console in Chromium', () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.body).not.toContain('whsec_');
+    // A run in review (the test before's) shows its state but no review link: the link edits and approves.
+    await goto(vp, '/console/runs');
+    await vp.getByRole('row').filter({ hasText: 'waiting.csv' }).getByRole('link').click();
+    await vp.getByText('Owners and admins review runs; the review link is not shown to viewers.').waitFor();
+    await expect(vp.getByRole('link', { name: 'Open the review' }).count()).resolves.toBe(0);
+    await expect(vp.getByRole('button', { name: 'Copy the review link' }).count()).resolves.toBe(0);
+    await expect(vp.content()).resolves.not.toContain('signature=');
+    await screenshot(vp, 'console-run-viewer');
     await viewer.close();
   });
 

@@ -259,6 +259,34 @@ describe('console API', () => {
       expect(JSON.stringify(audit)).not.toContain('whsec_');
     });
 
+    it("shows a run's review link to owners and admins, not to viewers (the link edits and approves)", async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Review link');
+      const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.api_key,
+        body: { schema_id: schema, filename: 'people.csv' },
+      });
+      expect(run.status).toBe(201);
+      const members: Record<string, ConsoleClient> = { owner };
+      for (const role of ['admin', 'viewer'] as const) {
+        const invitation = (await owner.post('/invitations', { email: `review-link-${role}@example.com`, role })).body.data;
+        members[role] = new ConsoleClient(svc.baseUrl);
+        expect((await members[role].accept(invitation.url, role, PASSWORD)).status).toBe(200);
+      }
+      for (const [role, member] of Object.entries(members)) {
+        const shown = (await member.get(`/runs/${run.body.id}`)).body.data;
+        const listed = (await member.get('/runs')).body.data.find((r: { id: string }) => r.id === run.body.id);
+        const expected = role === 'viewer' ? null : run.body.review_url;
+        expect({ role, shown: shown.review_url, listed: listed.review_url }).toEqual({ role, shown: expected, listed: expected });
+        // Everything else of the run is the same for every role.
+        expect({ ...shown, review_url: null }).toEqual({ ...(await owner.get(`/runs/${run.body.id}`)).body.data, review_url: null });
+      }
+      // The public API's answer keeps it: an API key is the organization's own, not a member's.
+      expect((await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: org.api_key, method: 'GET' })).body.review_url).toBe(
+        run.body.review_url,
+      );
+    });
+
     it('keeps one owner: the last owner cannot be demoted or removed; owners manage members, admins cannot', async () => {
       const { owner } = await organizationWithOwner(svc, 'Owners');
       const me = owner.session!.member.id;

@@ -9,6 +9,7 @@ import { TransformationsService } from '../../transformations/transformations.se
 import { AuditLog } from './audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
+import { runForRole } from './run-for-role';
 import { runTimeline } from './run-timeline';
 import { UUID_RE } from '../../http/ids-in-any-case';
 
@@ -26,16 +27,23 @@ export class ConsoleRunsController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  /** The public run list with two more filters (input source, text) and, beside each run resource, when it was created and its file. */
+  /**
+   * The public run list with two more filters (input source, text) and, beside each run resource, when it was created and
+   * its file. A viewer's runs have no review link (run-for-role.ts).
+   */
   @Get()
   async list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
-    return this.runs.list(callerOf(req).organization.id, parseRunListQuery(query, true), '/console/api/runs', true);
+    const caller = callerOf(req);
+    const page = await this.runs.list(caller.organization.id, parseRunListQuery(query, true), '/console/api/runs', true);
+    return { ...page, data: page.data.map((run) => runForRole(run, caller.member.role)) };
   }
 
   @Get(':id')
   async show(@Req() req: ConsoleRequest, @Param('id') id: string) {
     if (!UUID_RE.test(id)) throw runNotFound();
-    return { data: await this.runs.show({ organizationId: callerOf(req).organization.id, apiKeyId: 'console' }, id.toLowerCase()) };
+    const caller = callerOf(req);
+    const run = await this.runs.show({ organizationId: caller.organization.id, apiKeyId: 'console' }, id.toLowerCase());
+    return { data: runForRole(run, caller.member.role) };
   }
 
   @Get(':id/timeline')

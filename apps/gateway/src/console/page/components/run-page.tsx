@@ -16,7 +16,8 @@ interface Run {
   status: string;
   stage: string;
   review_state: string | null;
-  review_url: string;
+  /** Null for a viewer: the link edits and approves (server/run-for-role.ts). */
+  review_url: string | null;
   download_url: string | null;
   input_source: string;
   total_rows: number | null;
@@ -121,7 +122,7 @@ function RunSummary({ run }: { run: Run }) {
         </p>
       )}
       <div class="actions">
-        {reviewOpen && (
+        {reviewOpen && run.review_url && (
           <>
             <a class="button" href={run.review_url} target="_blank" rel="noopener">
               {t('run.open_review')}
@@ -129,6 +130,7 @@ function RunSummary({ run }: { run: Run }) {
             <CopyButton text={run.review_url} label={t('run.copy_review')} />
           </>
         )}
+        {reviewOpen && !run.review_url && <p class="muted">{t('run.review_not_yours')}</p>}
         {run.download_url && (
           <a class="button" href={run.download_url}>
             {t('run.download')}
