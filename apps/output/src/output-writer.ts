@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { CpuWork, shareRowsOut } from '@app/cpu-work';
 import type { DuplicateRows, RunState } from '@app/domain';
 import { halvesOf, joinOutputParts, type OutputWritten } from '@app/run-source';
+import { outputByteLimit } from './output-limit';
 
 /**
  * Writes a run's output on as many CPU worker threads as there are (two at most): a big
@@ -10,18 +12,23 @@ import { halvesOf, joinOutputParts, type OutputWritten } from '@app/run-source';
  * its read at the index entry before its half, and the parts are joined in order into the
  * output, byte for byte what one thread writes. A thread that ends its half first takes the
  * last rows of the other's as a part of its own (shareRowsOut). Anything else is written by one thread.
+ * Past its limit (output-limit.ts) an output is refused with BlobTooLargeError and nothing of it is kept:
+ * each part is held to the whole output's limit as it is written (so the parts on disk stay under twice
+ * it), and the join to the limit itself.
  */
 @Injectable()
 export class OutputWriter {
   constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly cpu: CpuWork,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** `duplicates`: the duplicates pass's answer, when the schema asks for unique values (it checks rows of any part alike). */
   async write(run: RunState, key: string, onProgress: (rows: number) => unknown, duplicates: DuplicateRows | null): Promise<OutputWritten> {
+    const maxBytes = outputByteLimit((await this.blobs.stat(run.rows_key))?.size ?? null, this.config);
     const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
-    if (ranges.length === 1) return this.cpu.run('writeRunOutput', { run, key, duplicates }, { onProgress });
+    if (ranges.length === 1) return this.cpu.run('writeRunOutput', { run, key, duplicates, maxBytes }, { onProgress });
     // Each part's blob, by its first row.
     const partKeys = new Map<number, string>();
     try {
@@ -31,7 +38,7 @@ export class OutputWriter {
         (range, signal, onRows) => {
           const partKey = `${key}.part-${partKeys.size + 1}`;
           partKeys.set(range.fromRow, partKey);
-          return this.cpu.run('writeOutputPart', { run, key: partKey, range, duplicates }, { signal, onProgress: onRows });
+          return this.cpu.run('writeOutputPart', { run, key: partKey, range, duplicates, maxBytes }, { signal, onProgress: onRows });
         },
         { onRows: onProgress, label: `Run ${run.id}: output` },
       );
@@ -40,6 +47,7 @@ export class OutputWriter {
         run,
         key,
         parts.map((p) => partKeys.get(p.range.fromRow)!),
+        maxBytes,
       );
       const sum = (figure: keyof OutputWritten) => parts.reduce((n, p) => n + p.result[figure], 0);
       return { rows: sum('rows'), rowsWithProblems: sum('rowsWithProblems'), rowsExcluded: sum('rowsExcluded') };

@@ -1,4 +1,5 @@
 import type { BlobStore, JoinedPiece } from '@app/blob-storage';
+import type { AppConfig } from '@app/config';
 import type { CpuWork } from '@app/cpu-work';
 import type { RunState } from '@app/domain';
 import { claimThrough, type RowRange } from '@app/run-source';
@@ -14,25 +15,30 @@ function setUp(
   write: (input: { key: string; range?: RowRange }) => Promise<unknown> = async () => ({ rows: 10, rowsWithProblems: 2, rowsExcluded: 1 }),
 ) {
   const calls: Array<{ name: string; key: string; range?: RowRange }> = [];
+  const limits: Array<number | undefined> = [];
   const joined: Array<{ key: string; pieces: JoinedPiece[] }> = [];
   const deleted: string[] = [];
   const cpu = {
     threads,
-    run: async (name: string, input: { key: string; range?: RowRange }) => {
+    run: async (name: string, input: { key: string; range?: RowRange; maxBytes?: number }) => {
       calls.push({ name, key: input.key, range: input.range });
+      limits.push(input.maxBytes);
       stored.push(input.key);
       return write(input);
     },
   } as unknown as CpuWork;
   const blobs = {
     stat: async (key: string) => (stored.includes(key) ? { size: 100 } : null),
-    putJoined: async (key: string, pieces: JoinedPiece[]) => {
+    putJoined: async (key: string, pieces: JoinedPiece[], options: { maxBytes?: number }) => {
       joined.push({ key, pieces });
+      limits.push(options.maxBytes);
       return { size: 0 };
     },
     delete: async (key: string) => void deleted.push(key),
   } as unknown as BlobStore;
-  return { writer: new OutputWriter(blobs, cpu), calls, joined, deleted };
+  // The source (stat: 100 bytes) times 64 is less than the largest upload: the limit is the upload's.
+  const config = { maxUploadBytes: 5_000, maxOutputRatio: 64 } as AppConfig;
+  return { writer: new OutputWriter(blobs, cpu, config), calls, joined, deleted, limits };
 }
 
 const run = (rows: number, format = 'delimited') =>
@@ -61,6 +67,15 @@ describe('OutputWriter', () => {
     ]);
     expect(written).toEqual({ rows: 20, rowsWithProblems: 4, rowsExcluded: 2 });
     expect(deleted.sort()).toEqual(['runs/r1/output.csv.part-1', 'runs/r1/output.csv.part-2']);
+  });
+
+  it("holds each part and the join to the output's limit (output-limit.ts), and one thread's whole output too", async () => {
+    const halves = setUp(2, ['runs/r1/source', 'runs/r1/source.row-index']);
+    await halves.writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null);
+    expect(halves.limits).toEqual([6_400, 6_400, 6_400]);
+    const whole = setUp(1, []);
+    await whole.writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null);
+    expect(whole.limits).toEqual([5_000]);
   });
 
   it.each([

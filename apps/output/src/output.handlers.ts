@@ -1,7 +1,7 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { stepTimer } from '@app/metrics';
 import { Ctx, EventPattern } from '@nestjs/microservices';
-import { BLOB_KEYS } from '@app/blob-storage';
+import { BLOB_KEYS, BlobTooLargeError } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@app/domain';
 import { DuplicateRowsFinder } from '@app/cpu-work';
@@ -55,6 +55,11 @@ export class OutputHandlers {
     } catch (err) {
       // An outage (the blob store unreachable, a full disk) is retried by the transport; anything else fails the run.
       if (isTransient(err)) throw err;
+      if (err instanceof BlobTooLargeError) {
+        this.logger.warn(`Run ${run.id}: the output passed its limit of ${err.maxBytes} bytes; nothing was kept`);
+        await step.fail(runError('outputTooLarge', STAGES.finalProcessing, { context: [`max ${err.maxBytes} bytes`] }));
+        return;
+      }
       this.logger.error(`Run ${run.id}: output failed: ${(err as Error).message}`);
       await step.fail(runError('storageFailed', STAGES.finalProcessing));
       return;

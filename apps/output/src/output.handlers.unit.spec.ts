@@ -1,4 +1,4 @@
-import { BLOB_STORE } from '@app/blob-storage';
+import { BLOB_STORE, BlobTooLargeError } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
 import { HISTORY } from '@app/domain/testing/run-history.fixtures';
 import { CpuWork, DuplicateRowsFinder } from '@app/cpu-work';
@@ -26,9 +26,13 @@ describe('OutputHandlers (given / when / then)', () => {
     bed = await RunEventTestBed.create({
       controllers: [OutputHandlers],
       providers: [
-        { provide: APP_CONFIG, useValue: { outputRetentionSeconds: 86400, cpuWork: { threads: 1 } } },
+        {
+          provide: APP_CONFIG,
+          useValue: { outputRetentionSeconds: 86400, cpuWork: { threads: 1 }, maxUploadBytes: 1_000_000, maxOutputRatio: 64 },
+        },
         { provide: CpuWork, useValue: cpu },
-        { provide: BLOB_STORE, useValue: {} },
+        // The source's size is not known here: the output's limit is then the largest upload's.
+        { provide: BLOB_STORE, useValue: { stat: async () => null } },
         DuplicateRowsFinder,
         OutputWriter,
       ],
@@ -65,6 +69,17 @@ describe('OutputHandlers (given / when / then)', () => {
     const decided = await bed.decidedAfter('r1', 4);
     expect(decided.map((e) => e.type)).toEqual(['OutputStarted', 'RunFailed']);
     expect(decided[1].data).toMatchObject({ error: { code: 'transformation_storage_failed', stage: 'final_processing', retryable: true } });
+  });
+
+  it('an output past its limit fails the run with output_too_large, not to be retried, naming the limit', async () => {
+    cpu.outcome = new BlobTooLargeError(1_000_000);
+    const stream = await bed.given('r1', HISTORY.approved);
+    await bed.when('output', stream[4]);
+    const decided = await bed.decidedAfter('r1', 4);
+    expect(decided.map((e) => e.type)).toEqual(['OutputStarted', 'RunFailed']);
+    expect(decided[1].data).toMatchObject({
+      error: { code: 'output_too_large', type: 'limit', stage: 'final_processing', retryable: false, context: ['max 1000000 bytes'] },
+    });
   });
 
   it('an output interrupted mid-way (OutputStarted, no OutputProduced) is written again; a finished one is not', async () => {

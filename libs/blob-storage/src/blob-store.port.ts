@@ -31,12 +31,28 @@ export class BlobNotFoundError extends Error {
     return revived;
   }
 }
+const TOO_LARGE_MESSAGE = /^The body is larger than (\d+) bytes$/;
+
 export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`The body is larger than ${maxBytes} bytes`);
     this.name = 'BlobTooLargeError';
   }
+
+  /** As BlobNotFoundError.revived: a refusal on a file-work thread (an output past its limit) known again by its message. */
+  static revived(err: unknown): unknown {
+    const { name, message, stack } = (err ?? {}) as Partial<Error>;
+    const limit =
+      err instanceof BlobTooLargeError || name !== 'Error' || typeof message !== 'string' ? null : TOO_LARGE_MESSAGE.exec(message);
+    if (!limit) return err;
+    const revived = new BlobTooLargeError(Number(limit[1]));
+    revived.stack = stack;
+    return revived;
+  }
 }
+
+/** An error from another thread as the store's own error it was, when it was one the callers tell apart (not found, too large). */
+export const revivedBlobError = (err: unknown): unknown => BlobTooLargeError.revived(BlobNotFoundError.revived(err));
 export class BlobExistsError extends Error {
   constructor(readonly key: string) {
     super(`A blob already exists at ${key}`);

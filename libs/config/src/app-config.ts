@@ -67,6 +67,8 @@ export interface AppConfig {
   outputRetentionSeconds: number;
   downloadUrlTtlSeconds: number;
   maxUploadBytes: number;
+  /** An output may be this many times its source's size, and always as large as the largest upload (apps/output/src/output-limit.ts). */
+  maxOutputRatio: number;
   maxJsonBodyBytes: number;
   rateLimitPerMinute: number;
   /** LOG_LEVEL and LOG_FORMAT (libs/logging). */
@@ -439,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     outputRetentionSeconds: int(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
     downloadUrlTtlSeconds: int(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
+    maxOutputRatio: Math.max(1, int(env, 'MAX_OUTPUT_RATIO', 64)),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
     log: logSettings(env),

@@ -45,16 +45,17 @@ export const CPU_TASKS = {
   /** A delimited source scanned as its bytes arrive over `bytes` (ArrivingScans): the port moves to the thread. */
   scanArrivingSource: (input: { run: RunState; bytes: MessagePort }, env: TaskEnvironment, progress: (rows: number) => void) =>
     scanArrivingSource(input.bytes, env.blobs, input.run, env.config.tableLimits, progress),
+  /** `maxBytes`: the output's limit (apps/output/src/output-limit.ts); past it nothing is kept (BlobTooLargeError). */
   writeRunOutput: (
-    input: { run: RunState; key: string; duplicates?: DuplicateRows | null },
+    input: { run: RunState; key: string; duplicates?: DuplicateRows | null; maxBytes?: number },
     env: TaskEnvironment,
     progress: (rows: number) => void,
-  ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null),
+  ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null, input.maxBytes),
   writeOutputPart: (
-    input: { run: RunState; key: string; range: RowRange; duplicates?: DuplicateRows | null },
+    input: { run: RunState; key: string; range: RowRange; duplicates?: DuplicateRows | null; maxBytes?: number },
     env: TaskEnvironment,
     progress: (rows: number) => void,
-  ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null),
+  ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null, input.maxBytes),
   /** With `range`: those rows only, one thread's part of a count joined by ProblemCounter. */
   countMappingProblems: (
     input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null; range?: RowRange },

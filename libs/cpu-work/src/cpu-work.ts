@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDe
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { BLOB_STORE, BlobNotFoundError, type BlobStore } from '@app/blob-storage';
+import { BLOB_STORE, revivedBlobError, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { fileWorkThreads } from '@app/metrics';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
@@ -133,7 +133,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
       const transferList = [port2, ...ports, ...(moveInput ? buffersIn(input) : [])] as never[];
       return (await this.pool.run(message, { transferList, signal: signal ?? null })) as CpuTaskResult<N>;
     } catch (err) {
-      throw BlobNotFoundError.revived(err);
+      throw revivedBlobError(err);
     } finally {
       port1.close();
     }

@@ -157,7 +157,8 @@ const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ?
  * Writes a run's output (json or csv) from its stored source through the approved
  * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
  * is written atomically by the store, so a crash leaves no partial output. `onProgress`
- * hears the rows read so far, after each batch.
+ * hears the rows read so far, after each batch. Past `maxBytes` the store keeps nothing and
+ * throws BlobTooLargeError (the output's limit, apps/output/src/output-limit.ts).
  */
 export async function writeRunOutput(
   blobs: BlobStore,
@@ -165,11 +166,12 @@ export async function writeRunOutput(
   key: string,
   onProgress: (rows: number) => void,
   duplicates: DuplicateRows | null = null,
+  maxBytes?: number,
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, duplicates);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run) });
+  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes });
   return counts;
 }
 
@@ -180,6 +182,7 @@ export async function writeRunOutput(
  * row, or the JSON array's opening; a local store's join then extends it in place. It is made
  * durable as it ends, while the other threads still work, so the join's own flush is only of
  * the bytes it appends. Those later parts are copied and deleted: scratch, not flushed at all.
+ * `maxBytes` is the whole output's limit: a part past it alone is refused at once (BlobTooLargeError).
  */
 export async function writeOutputPart(
   blobs: BlobStore,
@@ -188,12 +191,13 @@ export async function writeOutputPart(
   range: RowRange,
   onProgress: (rows: number) => void,
   duplicates: DuplicateRows | null = null,
+  maxBytes?: number,
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const first = range.fromRow === 1;
   const text = await outputText(blobs, run, range, first, counts, onProgress, duplicates);
   const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
-  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream', scratch: !first });
+  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream', scratch: !first, maxBytes });
   return counts;
 }
 
@@ -202,10 +206,10 @@ export async function writeOutputPart(
  * atomically as every put. The parts are given up to the join (a local store extends the first
  * in place instead of copying it); the caller deletes what is left of them. A JSON output's
  * first part holds the array's opening and the later ones are array bodies: they are framed as
- * jsonArrayFramed frames a body, from their sizes.
+ * jsonArrayFramed frames a body, from their sizes. Past `maxBytes` nothing is kept (BlobTooLargeError).
  */
-export async function joinOutputParts(blobs: BlobStore, run: RunState, key: string, partKeys: string[]): Promise<void> {
-  const options = { contentType: contentTypeOf(run) };
+export async function joinOutputParts(blobs: BlobStore, run: RunState, key: string, partKeys: string[], maxBytes?: number): Promise<void> {
+  const options = { contentType: contentTypeOf(run), maxBytes };
   if (run.output_format !== 'json') {
     await blobs.putJoined(
       key,

@@ -130,6 +130,13 @@ export const RUN_ERRORS = {
     retryable: false,
     message: 'A processing step failed on every attempt; the run was stopped and the operators were alerted (dead letter).',
   },
+  outputTooLarge: {
+    code: 'output_too_large',
+    type: 'limit',
+    // The same mapping and fixes make the same output: a new attempt would meet the same limit.
+    retryable: false,
+    message: 'The output would be larger than this service allows for its file; nothing of it was kept.',
+  },
   outputFailed: {
     code: 'output_generation_failed',
     type: 'processing',
