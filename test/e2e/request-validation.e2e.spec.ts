@@ -133,6 +133,23 @@ describe('request validation: data keys and body shape', () => {
     expect(labels.body.error.fields).toEqual({ 'column_labels.email': ['A column label must be a string or null.'] });
   });
 
+  it('a column label with control characters or a direction override is 422, as a schema label is; the marks languages need pass', async () => {
+    for (const label of ['Mail\u202Ereversed', 'Two\nlines', 'Tab\there', 'Iso\u2066late\u2069']) {
+      const res = await post('/v1/transformations/file', fileBody(`,"column_labels":{"email":${JSON.stringify(label)}}`));
+      expect({ label, status: res.status, fields: res.body.error?.fields }).toEqual({
+        label,
+        status: 422,
+        fields: { 'column_labels.email': ['A column label must not contain control characters or text direction overrides.'] },
+      });
+    }
+    // A zero-width non-joiner (Persian) and a right-to-left mark stay.
+    const persian = await post(
+      '/v1/transformations/file',
+      fileBody(',"column_labels":{"email":"\u0645\u06cc\u200c\u0634\u0648\u062f \u200fMail"}'),
+    );
+    expect(persian.status).toBe(201);
+  });
+
   it('scalar members given objects with hostile member names fail their own rule (422, not 500)', async () => {
     const res = await post(
       '/v1/transformations/file',

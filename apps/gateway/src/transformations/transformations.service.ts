@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { InputSource, RunCreated } from '@app/contracts';
-import { fileExtension, supportedLocale, type RunState } from '@app/domain';
+import { fileExtension, hasHiddenControls, HIDDEN_CONTROLS_PROBLEM, supportedLocale, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { DIRECTORY, type Directory, type SchemaRecord } from '@app/directory';
@@ -329,6 +329,9 @@ export class TransformationsService {
         if (!Object.hasOwn(schema.fields, key)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
         else if (label !== null && typeof label !== 'string')
           addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
+        // Shown to reviewers in place of the schema's label, so held to the same rule (docs/decisions.md, the console).
+        else if (typeof label === 'string' && hasHiddenControls(label))
+          addError(errors, `column_labels.${key}`, `A column label ${HIDDEN_CONTROLS_PROBLEM}.`);
       }
     }
     return schema;
