@@ -259,7 +259,7 @@ describe('console API', () => {
       expect(JSON.stringify(audit)).not.toContain('whsec_');
     });
 
-    it("shows a run's review link to owners and admins, not to viewers (the link edits and approves)", async () => {
+    it("shows a run's review link and upload instructions to owners and admins, not to viewers (they act)", async () => {
       const { org, owner } = await organizationWithOwner(svc, 'Review link');
       const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data.id;
       const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
@@ -278,8 +278,13 @@ describe('console API', () => {
         const listed = (await member.get('/runs')).body.data.find((r: { id: string }) => r.id === run.body.id);
         const expected = role === 'viewer' ? null : run.body.review_url;
         expect({ role, shown: shown.review_url, listed: listed.review_url }).toEqual({ role, shown: expected, listed: expected });
+        // The run waits for its file: its upload instructions (a signed PUT that starts it) are not a viewer's either.
+        const upload = role === 'viewer' ? undefined : { url: run.body.upload.url, method: 'PUT' };
+        expect({ role, shown: shown.upload, listed: listed.upload }).toMatchObject({ role, shown: upload, listed: upload });
         // Everything else of the run is the same for every role.
-        expect({ ...shown, review_url: null }).toEqual({ ...(await owner.get(`/runs/${run.body.id}`)).body.data, review_url: null });
+        const { upload: _ownersUpload, ...ownersRun } = (await owner.get(`/runs/${run.body.id}`)).body.data;
+        const { upload: _shownUpload, ...shownRun } = shown;
+        expect({ ...shownRun, review_url: null }).toEqual({ ...ownersRun, review_url: null });
       }
       // The public API's answer keeps it: an API key is the organization's own, not a member's.
       expect((await call(`${svc.baseUrl}/v1/transformations/${run.body.id}`, { token: org.api_key, method: 'GET' })).body.review_url).toBe(

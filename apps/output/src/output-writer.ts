@@ -13,8 +13,8 @@ import { outputByteLimit } from './output-limit';
  * output, byte for byte what one thread writes. A thread that ends its half first takes the
  * last rows of the other's as a part of its own (shareRowsOut). Anything else is written by one thread.
  * Past its limit (output-limit.ts) an output is refused with BlobTooLargeError and nothing of it is kept:
- * each part is held to the whole output's limit as it is written (so the parts on disk stay under twice
- * it), and the join to the limit itself.
+ * each part is refused once it alone passes the whole output's limit (so the parts on disk stay under the
+ * limit times their number), and the join once the whole does.
  */
 @Injectable()
 export class OutputWriter {
@@ -26,7 +26,7 @@ export class OutputWriter {
 
   /** `duplicates`: the duplicates pass's answer, when the schema asks for unique values (it checks rows of any part alike). */
   async write(run: RunState, key: string, onProgress: (rows: number) => unknown, duplicates: DuplicateRows | null): Promise<OutputWritten> {
-    const maxBytes = outputByteLimit((await this.blobs.stat(run.rows_key))?.size ?? null, this.config);
+    const maxBytes = outputByteLimit(run, (await this.blobs.stat(run.rows_key))?.size ?? null, this.config);
     const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
     if (ranges.length === 1) return this.cpu.run('writeRunOutput', { run, key, duplicates, maxBytes }, { onProgress });
     // Each part's blob, by its first row.

@@ -3,6 +3,7 @@ import type { AppConfig } from '@app/config';
 import type { CpuWork } from '@app/cpu-work';
 import type { RunState } from '@app/domain';
 import { claimThrough, type RowRange } from '@app/run-source';
+import { outputByteLimit } from './output-limit';
 import { OutputWriter } from './output-writer';
 
 /**
@@ -36,13 +37,24 @@ function setUp(
     },
     delete: async (key: string) => void deleted.push(key),
   } as unknown as BlobStore;
-  // The source (stat: 100 bytes) times 64 is less than the largest upload: the limit is the upload's.
-  const config = { maxUploadBytes: 5_000, maxOutputRatio: 64 } as AppConfig;
-  return { writer: new OutputWriter(blobs, cpu, config), calls, joined, deleted, limits };
+  const config = {
+    maxUploadBytes: 5_000,
+    maxOutputRatio: 64,
+    tableLimits: { maxUnpackedBytes: 1e9, maxCompressionRatio: 200 },
+  } as AppConfig;
+  return { writer: new OutputWriter(blobs, cpu, config), calls, joined, deleted, limits, config };
 }
 
 const run = (rows: number, format = 'delimited') =>
-  ({ id: 'r1', rows_key: 'runs/r1/source', source_format: format, total_rows: rows, output_format: 'csv' }) as unknown as RunState;
+  ({
+    id: 'r1',
+    rows_key: 'runs/r1/source',
+    source_format: format,
+    total_rows: rows,
+    output_format: 'csv',
+    schema: { fields: { email: {} } },
+    mapping_rule: { email: 'E-mail' },
+  }) as unknown as RunState;
 
 describe('OutputWriter', () => {
   it('writes a big delimited file with a row index in two halves on two threads, joins them in order and removes the parts', async () => {
@@ -70,12 +82,15 @@ describe('OutputWriter', () => {
   });
 
   it("holds each part and the join to the output's limit (output-limit.ts), and one thread's whole output too", async () => {
+    // The source is stored (its size: 100 bytes) for the halves, and not found for the whole output.
     const halves = setUp(2, ['runs/r1/source', 'runs/r1/source.row-index']);
     await halves.writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null);
-    expect(halves.limits).toEqual([6_400, 6_400, 6_400]);
+    const limit = outputByteLimit(run(100_001), 100, halves.config);
+    expect(limit).toBeGreaterThan(5_000);
+    expect(halves.limits).toEqual([limit, limit, limit]);
     const whole = setUp(1, []);
-    await whole.writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null);
-    expect(whole.limits).toEqual([5_000]);
+    await whole.writer.write(run(1_000), 'runs/r1/output.csv', () => undefined, null);
+    expect(whole.limits).toEqual([outputByteLimit(run(1_000), null, whole.config)]);
   });
 
   it.each([

@@ -28,7 +28,13 @@ describe('OutputHandlers (given / when / then)', () => {
       providers: [
         {
           provide: APP_CONFIG,
-          useValue: { outputRetentionSeconds: 86400, cpuWork: { threads: 1 }, maxUploadBytes: 1_000_000, maxOutputRatio: 64 },
+          useValue: {
+            outputRetentionSeconds: 86400,
+            cpuWork: { threads: 1 },
+            maxUploadBytes: 1_000_000,
+            maxOutputRatio: 64,
+            tableLimits: { maxUnpackedBytes: 1e9, maxCompressionRatio: 200 },
+          },
         },
         { provide: CpuWork, useValue: cpu },
         // The source's size is not known here: the output's limit is then the largest upload's.

@@ -9,6 +9,24 @@ export interface PresignedRequest {
 }
 
 const NOT_FOUND_PREFIX = 'No blob at ';
+const TOO_LARGE_MESSAGE = /^The body is larger than (\d+) bytes$/;
+
+/**
+ * `err` as the error of class `kind` its message says it was, stack kept; anything else as it is.
+ * Not `instanceof Error`: a deserialized error may be of another realm's Error (Jest's sandbox).
+ */
+function revivedByMessage<E extends Error>(
+  err: unknown,
+  kind: new (...args: never[]) => E,
+  fromMessage: (message: string) => E | null,
+): unknown {
+  const { name, message, stack } = (err ?? {}) as Partial<Error>;
+  if (err instanceof kind || name !== 'Error' || typeof message !== 'string') return err;
+  const revived = fromMessage(message);
+  if (!revived) return err;
+  revived.stack = stack;
+  return revived;
+}
 
 export class BlobNotFoundError extends Error {
   constructor(readonly key: string) {
@@ -22,16 +40,11 @@ export class BlobNotFoundError extends Error {
    * file deleted under a file-work thread's read is still told apart from a failed read.
    */
   static revived(err: unknown): unknown {
-    // Not `instanceof Error`: a deserialized error may be of another realm's Error (Jest's sandbox).
-    const { name, message, stack } = (err ?? {}) as Partial<Error>;
-    if (err instanceof BlobNotFoundError || name !== 'Error' || typeof message !== 'string' || !message.startsWith(NOT_FOUND_PREFIX))
-      return err;
-    const revived = new BlobNotFoundError(message.slice(NOT_FOUND_PREFIX.length));
-    revived.stack = stack;
-    return revived;
+    return revivedByMessage(err, BlobNotFoundError, (message) =>
+      message.startsWith(NOT_FOUND_PREFIX) ? new BlobNotFoundError(message.slice(NOT_FOUND_PREFIX.length)) : null,
+    );
   }
 }
-const TOO_LARGE_MESSAGE = /^The body is larger than (\d+) bytes$/;
 
 export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
@@ -41,18 +54,16 @@ export class BlobTooLargeError extends Error {
 
   /** As BlobNotFoundError.revived: a refusal on a file-work thread (an output past its limit) known again by its message. */
   static revived(err: unknown): unknown {
-    const { name, message, stack } = (err ?? {}) as Partial<Error>;
-    const limit =
-      err instanceof BlobTooLargeError || name !== 'Error' || typeof message !== 'string' ? null : TOO_LARGE_MESSAGE.exec(message);
-    if (!limit) return err;
-    const revived = new BlobTooLargeError(Number(limit[1]));
-    revived.stack = stack;
-    return revived;
+    return revivedByMessage(err, BlobTooLargeError, (message) => {
+      const limit = TOO_LARGE_MESSAGE.exec(message);
+      return limit ? new BlobTooLargeError(Number(limit[1])) : null;
+    });
   }
 }
 
 /** An error from another thread as the store's own error it was, when it was one the callers tell apart (not found, too large). */
 export const revivedBlobError = (err: unknown): unknown => BlobTooLargeError.revived(BlobNotFoundError.revived(err));
+
 export class BlobExistsError extends Error {
   constructor(readonly key: string) {
     super(`A blob already exists at ${key}`);

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobStore, type JoinedPiece } from '@app/blob-storage';
+import { BlobNotFoundError, type BlobStore, type JoinedPiece, type PutOptions } from '@app/blob-storage';
 import { cellOf, detached, RememberedResults, rememberedShare, type DuplicateRows, type FieldPlan, type RunState } from '@app/domain';
 import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonArrayOpened, jsonString, JSON_ARRAY_FRAME, type OutputRecord } from '@app/tabular';
 import { readMappedSource, readPlannedRows } from './mapped-rows';
@@ -154,6 +154,19 @@ const ONE_BATCH_AHEAD = { objectMode: true, highWaterMark: 1 } as const;
 const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ? 'application/json' : 'text/csv');
 
 /**
+ * Puts an output's text, then closes it whatever happened: a store that refuses a body (past
+ * `maxBytes`, or failing) may leave it to its owner unread, and the read of the source behind it
+ * (an open file, an S3 GET) would stay open until collected.
+ */
+async function putAndClose(blobs: BlobStore, key: string, body: Readable, options: PutOptions): Promise<void> {
+  try {
+    await blobs.put(key, body, options);
+  } finally {
+    body.destroy();
+  }
+}
+
+/**
  * Writes a run's output (json or csv) from its stored source through the approved
  * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
  * is written atomically by the store, so a crash leaves no partial output. `onProgress`
@@ -171,7 +184,7 @@ export async function writeRunOutput(
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, duplicates);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes });
+  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes });
   return counts;
 }
 
@@ -197,7 +210,11 @@ export async function writeOutputPart(
   const first = range.fromRow === 1;
   const text = await outputText(blobs, run, range, first, counts, onProgress, duplicates);
   const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
-  await blobs.put(key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: 'application/octet-stream', scratch: !first, maxBytes });
+  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
+    contentType: 'application/octet-stream',
+    scratch: !first,
+    maxBytes,
+  });
   return counts;
 }
 
