@@ -9,6 +9,11 @@ import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/
 import type { OutputWritten } from '@app/run-source';
 import { OutputWriter } from './output-writer';
 
+/** What the run's error and the review page say: the limit in words, and what causes it (docs/decisions.md). */
+const outputTooLargeMessage = (maxBytes: number): string =>
+  `The output would be larger than the ${maxBytes.toLocaleString('en-US')} bytes allowed for this file; nothing of it was kept. ` +
+  'Fixes that make many values much longer cause this: start a new run with fewer of them.';
+
 /**
  * After approval: streams the source again through the approved mapping, the field
  * transformations and the type checks, and writes the json/csv artifact, in worker
@@ -57,7 +62,12 @@ export class OutputHandlers {
       if (isTransient(err)) throw err;
       if (err instanceof BlobTooLargeError) {
         this.logger.warn(`Run ${run.id}: the output passed its limit of ${err.maxBytes} bytes; nothing was kept`);
-        await step.fail(runError('outputTooLarge', STAGES.finalProcessing, { context: [`max ${err.maxBytes} bytes`] }));
+        await step.fail(
+          runError('outputTooLarge', STAGES.finalProcessing, {
+            message: outputTooLargeMessage(err.maxBytes),
+            context: [`max ${err.maxBytes} bytes`],
+          }),
+        );
         return;
       }
       this.logger.error(`Run ${run.id}: output failed: ${(err as Error).message}`);

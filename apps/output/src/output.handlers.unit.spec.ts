@@ -84,7 +84,14 @@ describe('OutputHandlers (given / when / then)', () => {
     const decided = await bed.decidedAfter('r1', 4);
     expect(decided.map((e) => e.type)).toEqual(['OutputStarted', 'RunFailed']);
     expect(decided[1].data).toMatchObject({
-      error: { code: 'output_too_large', type: 'limit', stage: 'final_processing', retryable: false, context: ['max 1000000 bytes'] },
+      error: {
+        code: 'output_too_large',
+        type: 'limit',
+        stage: 'final_processing',
+        retryable: false,
+        message: expect.stringContaining('larger than the 1,000,000 bytes allowed for this file'),
+        context: ['max 1000000 bytes'],
+      },
     });
   });
 

@@ -135,8 +135,7 @@ export const RUN_ERRORS = {
     type: 'limit',
     // The same mapping and fixes make the same output: a new attempt would meet the same limit.
     retryable: false,
-    message:
-      'The output would be larger than the maximum for this file (in the context); nothing of it was kept. Fixes that make many values longer cause this: start a new run with fewer of them.',
+    message: 'The output would be larger than allowed for this file; nothing of it was kept.',
   },
   outputFailed: {
     code: 'output_generation_failed',
