@@ -137,12 +137,6 @@ export const RUN_ERRORS = {
     retryable: false,
     message: 'The output would be larger than allowed for this file; nothing of it was kept.',
   },
-  outputFailed: {
-    code: 'output_generation_failed',
-    type: 'processing',
-    retryable: true,
-    message: 'The output file could not be produced.',
-  },
 } as const;
 
 export type RunErrorKind = keyof typeof RUN_ERRORS;
