@@ -3,6 +3,7 @@ import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
+import { stopSignalOf } from './task-stop';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
 /**
@@ -18,9 +19,10 @@ yieldCpuToOtherThreads();
 export default async function runCpuTask({ name, input, config, progress }: CpuTaskMessage): Promise<unknown> {
   // The secret arrives as a Uint8Array (structured clone does not keep Buffer).
   blobs ??= openBlobStore(config, new UrlSigner(Buffer.from(config.signingSecret)));
-  const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void) => Promise<unknown>;
+  const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void, stop: AbortSignal) => Promise<unknown>;
   try {
-    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n));
+    // Only a task run with `stopsItself` is ever told to stop (CpuWork); the others are ended with their thread.
+    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n), stopSignalOf(progress));
     return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
     progress.close();

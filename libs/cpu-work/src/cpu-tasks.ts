@@ -50,12 +50,14 @@ export const CPU_TASKS = {
     input: { run: RunState; key: string; duplicates?: DuplicateRows | null; maxBytes?: number },
     env: TaskEnvironment,
     progress: (rows: number) => void,
-  ) => writeRunOutput(env.blobs, input.run, input.key, progress, input.duplicates ?? null, input.maxBytes),
+  ) => writeRunOutput(env.blobs, input.run, input.key, progress, input),
+  /** Stops itself when told (CpuTaskOptions.stopsItself), keeping nothing: its thread carries on. */
   writeOutputPart: (
     input: { run: RunState; key: string; range: RowRange; duplicates?: DuplicateRows | null; maxBytes?: number },
     env: TaskEnvironment,
     progress: (rows: number) => void,
-  ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, input.duplicates ?? null, input.maxBytes),
+    signal?: AbortSignal,
+  ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, { ...input, signal }),
   /** With `range`: those rows only, one thread's part of a count joined by ProblemCounter. */
   countMappingProblems: (
     input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null; range?: RowRange },

@@ -10,6 +10,7 @@ import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
+import { relayStop } from './task-stop';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
@@ -21,6 +22,12 @@ export interface CpuTaskOptions {
   onProgress?: (rows: number) => unknown;
   /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
   signal?: AbortSignal;
+  /**
+   * The task stops itself when `signal` aborts: it is told in its thread (task-stop.ts), stops at its
+   * next step and cleans up after itself, and its thread carries on; the call rejects with its AbortError
+   * once it has. For tasks that take the signal and look at it often (an output part, a batch at a time).
+   */
+  stopsItself?: boolean;
   /**
    * The input's typed arrays move to the thread instead of being copied: the caller gives them
    * up (they are empty afterwards), so never with arrays another task is still to receive.
@@ -119,7 +126,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     name: N,
     input: CpuTaskInput<N>,
     onProgress: (rows: number) => void,
-    { signal, moveInput, ports = [] }: CpuTaskOptions,
+    { signal, stopsItself = false, moveInput, ports = [] }: CpuTaskOptions,
   ): Promise<CpuTaskResult<N>> {
     if (!this.pool) {
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
@@ -128,13 +135,15 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onProgress);
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
+    const stopListening = stopsItself && signal ? relayStop(signal, port1) : () => undefined;
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
       const transferList = [port2, ...ports, ...(moveInput ? buffersIn(input) : [])] as never[];
-      return (await this.pool.run(message, { transferList, signal: signal ?? null })) as CpuTaskResult<N>;
+      return (await this.pool.run(message, { transferList, signal: stopsItself ? null : (signal ?? null) })) as CpuTaskResult<N>;
     } catch (err) {
       throw revivedBlobError(err);
     } finally {
+      stopListening();
       port1.close();
     }
   }

@@ -329,7 +329,7 @@ describe('duplicates pass', () => {
       for (const format of ['json', 'csv'] as const) {
         const r = { ...run, output_format: format };
         const key = `runs/${r.id}/output.${format}`;
-        const written = await writeRunOutput(blobs, r, key, () => undefined, duplicates);
+        const written = await writeRunOutput(blobs, r, key, () => undefined, { duplicates });
         expect(written).toEqual({ rows: 5, rowsWithProblems: 4, rowsExcluded: 0 });
         const chunks: Buffer[] = [];
         for await (const chunk of await blobs.openRead(key)) chunks.push(chunk as Buffer);
@@ -337,13 +337,9 @@ describe('duplicates pass', () => {
         if (format === 'json') expect((JSON.parse(out) as { amount: number }[]).map((o) => o.amount)).toEqual([10, 20, 30, 20, 50]);
         else expect(out).toContain('A4,20.0,Ada,Lovelace');
       }
-      const excluded = await writeRunOutput(
-        blobs,
-        { ...run, problem_rows_choice: 'exclude' },
-        `runs/${run.id}/x.json`,
-        () => undefined,
+      const excluded = await writeRunOutput(blobs, { ...run, problem_rows_choice: 'exclude' }, `runs/${run.id}/x.json`, () => undefined, {
         duplicates,
-      );
+      });
       expect(excluded).toEqual({ rows: 1, rowsWithProblems: 4, rowsExcluded: 4 });
     });
   });

@@ -170,4 +170,29 @@ describe('an output written in two parts and joined', () => {
     },
     120_000,
   );
+
+  it.each(['json', 'csv'] as const)(
+    'a %s part told to stop stops before its next batch and keeps nothing, not even its temporary file',
+    async (format) => {
+      const run = await ingested(12_000, true, format, false);
+      const stop = new AbortController();
+      let batches = 0;
+      const written = writeOutputPart(
+        blobs,
+        run,
+        `runs/${run.id}/p1`,
+        { fromRow: 1, toRow: null },
+        () => {
+          if (++batches === 3) stop.abort(new DOMException('stop', 'AbortError'));
+        },
+        { signal: stop.signal },
+      );
+      await expect(written).rejects.toMatchObject({ name: 'AbortError' });
+      expect(batches).toBe(3);
+      expect(await blobs.stat(`runs/${run.id}/p1`)).toBeNull();
+      // With no age asked for, every temporary file there is counted (and removed): none is.
+      expect(await blobs.removeAbandonedTemporaryFiles(0)).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -14,6 +14,19 @@ export interface OutputWritten {
   rowsExcluded: number;
 }
 
+/** How an output (or a part of one) is written. */
+export interface OutputWriteOptions {
+  /** The duplicates pass's answer, when the schema asks for unique values. */
+  duplicates?: DuplicateRows | null;
+  /** The output's limit (apps/output/src/output-limit.ts): past it the store keeps nothing and throws BlobTooLargeError. */
+  maxBytes?: number;
+  /**
+   * Aborted, the write stops before its next batch and the store keeps nothing of it: a part of an output
+   * is stopped this way when another part fails, so its thread carries on and its temporary file is removed.
+   */
+  signal?: AbortSignal;
+}
+
 /** A field's member of a JSON line (`,"name":value`, `{` first) as remembered, and whether its value has a problem of its own. */
 interface JsonMember {
   text: string;
@@ -76,8 +89,7 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
  * The text of a range of a run's output through the approved mapping and fixes: for JSON the
  * array's body (jsonArrayBody), for CSV the rows (with the header row when `header`). Rows
  * with a problem are left out when the reviewer chose so; `counts` grows as rows are read and
- * `onProgress` hears the rows read so far after each batch. `duplicates`: the duplicates pass's
- * answer, when the schema asks for unique values.
+ * `onProgress` hears the rows read so far after each batch.
  */
 async function outputText(
   blobs: BlobStore,
@@ -86,7 +98,7 @@ async function outputText(
   header: boolean,
   counts: OutputWritten,
   onProgress: (rows: number) => void,
-  duplicates: DuplicateRows | null,
+  { duplicates = null, signal }: OutputWriteOptions,
 ): Promise<AsyncGenerator<string>> {
   const mapping = run.mapping_rule ?? {};
   const exclude = run.problem_rows_choice === 'exclude';
@@ -97,6 +109,7 @@ async function outputText(
     const lineOf = jsonLineWriter(source.plan);
     async function* jsonLines(): AsyncGenerator<string[]> {
       for await (const batch of within(source.batches, range)) {
+        signal?.throwIfAborted();
         const lines: string[] = [];
         for (const row of batch) {
           const { line, problem } = lineOf(row, range.fromRow + read++);
@@ -120,6 +133,7 @@ async function outputText(
   const source = await readMappedSource(blobs, run, mapping, { typed: false, duplicates, fromRow: range.fromRow });
   async function* csvRecords(): AsyncGenerator<OutputRecord[]> {
     for await (const batch of within(source.batches, range)) {
+      signal?.throwIfAborted();
       const out: OutputRecord[] = [];
       for (const mapped of batch) {
         read++;
@@ -170,21 +184,19 @@ async function putAndClose(blobs: BlobStore, key: string, body: Readable, option
  * Writes a run's output (json or csv) from its stored source through the approved
  * mapping and fixes. Rows with a problem are left out when the reviewer chose so. The blob
  * is written atomically by the store, so a crash leaves no partial output. `onProgress`
- * hears the rows read so far, after each batch. Past `maxBytes` the store keeps nothing and
- * throws BlobTooLargeError (the output's limit, apps/output/src/output-limit.ts).
+ * hears the rows read so far, after each batch.
  */
 export async function writeRunOutput(
   blobs: BlobStore,
   run: RunState,
   key: string,
   onProgress: (rows: number) => void,
-  duplicates: DuplicateRows | null = null,
-  maxBytes?: number,
+  options: OutputWriteOptions = {},
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
-  const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, duplicates);
+  const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, options);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes });
+  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes: options.maxBytes });
   return counts;
 }
 
@@ -203,12 +215,12 @@ export async function writeOutputPart(
   key: string,
   range: RowRange,
   onProgress: (rows: number) => void,
-  duplicates: DuplicateRows | null = null,
-  maxBytes?: number,
+  options: OutputWriteOptions = {},
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const first = range.fromRow === 1;
-  const text = await outputText(blobs, run, range, first, counts, onProgress, duplicates);
+  const { maxBytes } = options;
+  const text = await outputText(blobs, run, range, first, counts, onProgress, options);
   const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
   await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
     contentType: 'application/octet-stream',
