@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { listenOnLoopback } from './suite-resources';
 
-export type Behaviour = 'ok' | 'error' | 'slow' | 'reset' | 'redirect' | 'rate-limited' | 'endless-body';
+export type Behaviour = 'ok' | 'echo' | 'error' | 'slow' | 'reset' | 'redirect' | 'rate-limited' | 'endless-body';
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
@@ -11,7 +11,7 @@ export interface Received {
 
 /**
  * A webhook receiver on loopback. Each request takes the next behaviour from `plan`
- * (then `fallback`): 200, 500, no answer before the timeout, connection reset, a 302 to
+ * (then `fallback`): 200, 200 with the request's body, 500, no answer before the timeout, connection reset, a 302 to
  * /elsewhere, 429 with Retry-After, or a 200 whose body never ends.
  */
 export class WebhookReceiver {
@@ -32,6 +32,9 @@ export class WebhookReceiver {
         switch (behaviour) {
           case 'ok':
             res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+            break;
+          case 'echo':
+            res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat(chunks));
             break;
           case 'error':
             res.writeHead(500).end('boom');

@@ -2,6 +2,7 @@ import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard';
+import { attemptForRole } from './delivery-for-role';
 
 /** The organization's webhook delivery log, newest first; `event` and `outcome` filters. */
 @ApiExcludeController()
@@ -10,8 +11,11 @@ import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.
 export class ConsoleDeliveriesController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
+  /** A viewer sees the signatures of links a receiver echoed hidden (delivery-for-role.ts). */
   @Get()
-  list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
-    return this.deliveries.listOrganizationDeliveries(callerOf(req).organization.id, query, '/console/api/deliveries');
+  async list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
+    const caller = callerOf(req);
+    const page = await this.deliveries.listOrganizationDeliveries(caller.organization.id, query, '/console/api/deliveries');
+    return { ...page, data: page.data.map((attempt) => attemptForRole(attempt, caller.member.role)) };
   }
 }

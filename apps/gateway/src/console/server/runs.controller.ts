@@ -9,6 +9,7 @@ import { TransformationsService } from '../../transformations/transformations.se
 import { AuditLog } from './audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
+import { attemptForRole } from './delivery-for-role';
 import { runForRole } from './run-for-role';
 import { runTimeline } from './run-timeline';
 import { UUID_RE } from '../../http/ids-in-any-case';
@@ -63,7 +64,14 @@ export class ConsoleRunsController {
   async deliveriesOf(@Req() req: ConsoleRequest, @Param('id') id: string, @Query() query: Record<string, unknown>) {
     if (!UUID_RE.test(id)) throw runNotFound();
     const runId = id.toLowerCase();
-    return this.deliveries.listRunDeliveriesWithPlan(callerOf(req).organization.id, runId, query, `/console/api/runs/${runId}/deliveries`);
+    const caller = callerOf(req);
+    const page = await this.deliveries.listRunDeliveriesWithPlan(
+      caller.organization.id,
+      runId,
+      query,
+      `/console/api/runs/${runId}/deliveries`,
+    );
+    return { ...page, data: page.data.map((attempt) => attemptForRole(attempt, caller.member.role)) };
   }
 
   /** A new attempt of a delivered or failed webhook: the same event, delivery id and X-Service-Id (docs/webhooks.md). */

@@ -1,0 +1,14 @@
+import type { MemberRole } from '@app/accounts';
+
+/** A signed link's signature in a URL's query (ours: `signature`; S3's presigned: `X-Amz-Signature`). */
+const SIGNATURE_IN_QUERY = /([?&](?:signature|x-amz-signature)=)[^&\s"'<>\\]+/gi;
+
+/**
+ * A webhook attempt as a console member sees it. Its `response_excerpt` is what the customer's
+ * receiver answered, and a receiver that echoes the request it was sent echoes the run's review
+ * link with it: a viewer, who gets no link that acts (run-for-role.ts), sees its signature hidden.
+ */
+export function attemptForRole<A extends { response_excerpt: string | null }>(attempt: A, role: MemberRole): A {
+  if (role !== 'viewer' || attempt.response_excerpt === null) return attempt;
+  return { ...attempt, response_excerpt: attempt.response_excerpt.replace(SIGNATURE_IN_QUERY, '$1[hidden]') };
+}

@@ -1,0 +1,29 @@
+import { attemptForRole } from './delivery-for-role';
+
+describe('attemptForRole', () => {
+  const echoed = JSON.stringify({
+    received: {
+      review_url: 'https://api.example.com/review/dfc49405?signature=bIo8g1dfbZe1pzFgtVP8dbjZpQC7Et1eW2JrLruHkBg',
+      download_url: 'https://bucket.s3.amazonaws.com/runs/x/output.json?X-Amz-Expires=3600&X-Amz-Signature=9f86d081884c7d65&X-Amz-Date=1',
+    },
+  });
+  const attempt = { attempt: 1, response_excerpt: echoed };
+
+  it("hides a viewer's signatures in what the receiver answered, and nothing else", () => {
+    const seen = attemptForRole(attempt, 'viewer').response_excerpt!;
+    expect(seen).not.toContain('bIo8g1dfbZe1pzFgtVP8dbjZpQC7Et1eW2JrLruHkBg');
+    expect(seen).not.toContain('9f86d081884c7d65');
+    expect(seen).toBe(
+      echoed
+        .replace('signature=bIo8g1dfbZe1pzFgtVP8dbjZpQC7Et1eW2JrLruHkBg', 'signature=[hidden]')
+        .replace('X-Amz-Signature=9f86d081884c7d65', 'X-Amz-Signature=[hidden]'),
+    );
+  });
+
+  it('leaves owners and admins the answer as it came, and an attempt with no answer as it is', () => {
+    expect(attemptForRole(attempt, 'owner')).toBe(attempt);
+    expect(attemptForRole(attempt, 'admin')).toBe(attempt);
+    const none = { attempt: 2, response_excerpt: null };
+    expect(attemptForRole(none, 'viewer')).toBe(none);
+  });
+});
