@@ -1,6 +1,6 @@
 import type { BlobStore, JoinedPiece } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
-import type { CpuWork } from '@app/cpu-work';
+import type { CpuTaskOptions, CpuWork } from '@app/cpu-work';
 import type { RunState } from '@app/domain';
 import { claimThrough, type RowRange } from '@app/run-source';
 import { outputByteLimit } from './output-limit';
@@ -17,12 +17,14 @@ function setUp(
 ) {
   const calls: Array<{ name: string; key: string; range?: RowRange }> = [];
   const limits: Array<number | undefined> = [];
+  const stops: Array<{ stopsItself: boolean; signal: boolean }> = [];
   const joined: Array<{ key: string; pieces: JoinedPiece[] }> = [];
   const deleted: string[] = [];
   const cpu = {
     threads,
-    run: async (name: string, input: { key: string; range?: RowRange; maxBytes?: number }) => {
+    run: async (name: string, input: { key: string; range?: RowRange; maxBytes?: number }, options: CpuTaskOptions) => {
       calls.push({ name, key: input.key, range: input.range });
+      stops.push({ stopsItself: options?.stopsItself ?? false, signal: options?.signal !== undefined });
       limits.push(input.maxBytes);
       stored.push(input.key);
       return write(input);
@@ -42,7 +44,7 @@ function setUp(
     maxOutputRatio: 64,
     tableLimits: { maxUnpackedBytes: 1e9, maxCompressionRatio: 200 },
   } as AppConfig;
-  return { writer: new OutputWriter(blobs, cpu, config), calls, joined, deleted, limits, config };
+  return { writer: new OutputWriter(blobs, cpu, config), calls, joined, deleted, limits, config, stops };
 }
 
 const run = (rows: number, format = 'delimited') =>
@@ -137,11 +139,16 @@ describe('OutputWriter', () => {
   });
 
   it('removes every part written when one fails, and throws the failure', async () => {
-    const { writer, deleted } = setUp(2, ['runs/r1/source.row-index'], async (input) => {
+    const { writer, deleted, stops } = setUp(2, ['runs/r1/source.row-index'], async (input) => {
       if (input.key.endsWith('part-2')) throw new Error('disk full');
       return { rows: 1, rowsWithProblems: 0, rowsExcluded: 0 };
     });
     await expect(writer.write(run(100_001), 'runs/r1/output.csv', () => undefined, null)).rejects.toThrow('disk full');
     expect(deleted.sort()).toEqual(['runs/r1/output.csv.part-1', 'runs/r1/output.csv.part-2']);
+    // Each part is stopped in its thread when another fails (task-stop.ts): its temporary file is removed, its thread kept.
+    expect(stops).toEqual([
+      { stopsItself: true, signal: true },
+      { stopsItself: true, signal: true },
+    ]);
   });
 });

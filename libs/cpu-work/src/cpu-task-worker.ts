@@ -3,7 +3,7 @@ import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
-import { stopSignalOf } from './task-stop';
+import { announceStart, stopSignalOf } from './task-stop';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
 /**
@@ -22,7 +22,9 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void, stop: AbortSignal) => Promise<unknown>;
   try {
     // Only a task run with `stopsItself` is ever told to stop (CpuWork); the others are ended with their thread.
-    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n), stopSignalOf(progress));
+    const stop = stopSignalOf(progress);
+    announceStart(progress);
+    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n), stop);
     return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
     progress.close();

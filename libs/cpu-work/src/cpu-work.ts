@@ -10,7 +10,7 @@ import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
-import { relayStop } from './task-stop';
+import { isStartAnnouncement, relayStop } from './task-stop';
 import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
@@ -23,9 +23,10 @@ export interface CpuTaskOptions {
   /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
   signal?: AbortSignal;
   /**
-   * The task stops itself when `signal` aborts: it is told in its thread (task-stop.ts), stops at its
-   * next step and cleans up after itself, and its thread carries on; the call rejects with its AbortError
-   * once it has. For tasks that take the signal and look at it often (an output part, a batch at a time).
+   * The task stops itself when `signal` aborts: once its thread has taken it up it is told there
+   * (task-stop.ts), stops at its next step and cleans up after itself, and its thread carries on;
+   * still queued, it is taken out of the queue. The call then rejects with the signal's reason. For
+   * tasks that take the signal and look at it between steps (an output part, a batch at a time).
    */
   stopsItself?: boolean;
   /**
@@ -133,14 +134,19 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
       return task(input, { blobs: this.blobs, config: this.config }, onProgress, signal);
     }
     const { port1, port2 } = new MessageChannel();
-    port1.on('message', onProgress);
+    let started = false;
+    port1.on('message', (m: number | string) => (isStartAnnouncement(m) ? (started = true) : onProgress(m as number)));
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
-    const stopListening = stopsItself && signal ? relayStop(signal, port1) : () => undefined;
+    // With `stopsItself`, piscina's signal only takes the task out of the queue; a running task is told to stop.
+    const dequeue = stopsItself && signal ? new AbortController() : null;
+    const stopListening = dequeue ? relayStop(signal!, port1, () => started, dequeue) : () => undefined;
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.
       const transferList = [port2, ...ports, ...(moveInput ? buffersIn(input) : [])] as never[];
-      return (await this.pool.run(message, { transferList, signal: stopsItself ? null : (signal ?? null) })) as CpuTaskResult<N>;
+      return (await this.pool.run(message, { transferList, signal: dequeue ? dequeue.signal : (signal ?? null) })) as CpuTaskResult<N>;
     } catch (err) {
+      // A task that stopped when told answers an AbortError that crossing the thread leaves empty: the caller's reason instead.
+      if (dequeue && signal!.aborted) throw signal!.reason;
       throw revivedBlobError(err);
     } finally {
       stopListening();

@@ -1,7 +1,9 @@
 import { Piscina } from 'piscina';
 import type { AppConfig } from '@app/config';
 import type { BlobStore } from '@app/blob-storage';
+import type { MessagePort } from 'node:worker_threads';
 import { CpuWork } from './cpu-work';
+import { announceStart, stopSignalOf } from './task-stop';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
@@ -46,5 +48,72 @@ describe('CpuWork and the V8 flags of its threads', () => {
     expect(work.threads).toBe(0);
     expect(pool).not.toHaveBeenCalled();
     for (const setter of setters) expect(setter).not.toHaveBeenCalled();
+  });
+});
+
+/**
+ * A task run with `stopsItself`, against a pool that stands in for piscina: a task it has taken up
+ * runs "in a thread" (task-stop.ts's side of the port, as cpu-task-worker.ts does) until told to stop,
+ * and answers what crossing a thread leaves of an AbortError (an empty object); a queued one waits
+ * until piscina's signal takes it out.
+ */
+describe('CpuWork and a task that stops itself', () => {
+  const pool = Piscina as unknown as jest.Mock;
+  const config = { cpuWork: { threads: 1, heapMb: 40, youngMb: 16 } } as AppConfig;
+
+  function poolThat(takesUp: boolean) {
+    const seen: { signal: AbortSignal | null; stopped: boolean } = { signal: null, stopped: false };
+    pool.mockImplementationOnce(() => ({
+      threads: [],
+      queueSize: 0,
+      run: (message: { progress: MessagePort }, { signal }: { signal: AbortSignal | null }) => {
+        seen.signal = signal;
+        return new Promise((_, reject) => {
+          signal?.addEventListener('abort', () => reject(new DOMException('dequeued', 'AbortError')));
+          if (!takesUp) return;
+          const stop = stopSignalOf(message.progress);
+          announceStart(message.progress);
+          stop.addEventListener('abort', () => {
+            seen.stopped = true;
+            // What structured clone leaves of the thread's AbortError (a DOMException) on Node 20.
+            reject(structuredClone(new DOMException('told to stop', 'AbortError')));
+          });
+        });
+      },
+    }));
+    return { work: new CpuWork(config, {} as BlobStore), seen };
+  }
+  const input = { run: {}, key: 'k', range: { fromRow: 1, toRow: null } } as never;
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  it('is told to stop in its thread once taken up: piscina does not end the thread, and the call rejects with the reason', async () => {
+    const { work, seen } = poolThat(true);
+    const caller = new AbortController();
+    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true });
+    await turn();
+    caller.abort(new Error('another part failed'));
+    await expect(call).rejects.toThrow('another part failed');
+    expect(seen.stopped).toBe(true);
+    expect(seen.signal!.aborted).toBe(false);
+  });
+
+  it('is taken out of the queue when its thread has not taken it up', async () => {
+    const { work, seen } = poolThat(false);
+    const caller = new AbortController();
+    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true });
+    await turn();
+    caller.abort(new Error('given up'));
+    await expect(call).rejects.toThrow('given up');
+    expect(seen.signal!.aborted).toBe(true);
+    expect(seen.stopped).toBe(false);
+  });
+
+  it("without it, piscina holds the caller's own signal (the thread is ended)", async () => {
+    const { work, seen } = poolThat(false);
+    const caller = new AbortController();
+    const call = work.run('writeOutputPart', input, { signal: caller.signal });
+    caller.abort();
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen.signal).toBe(caller.signal);
   });
 });
