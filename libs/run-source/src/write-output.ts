@@ -168,15 +168,16 @@ const ONE_BATCH_AHEAD = { objectMode: true, highWaterMark: 1 } as const;
 const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ? 'application/json' : 'text/csv');
 
 /**
- * Puts an output's text, then closes it whatever happened: a store that refuses a body (past
+ * Puts an output's text, and closes it when the put fails: a store that refuses a body (past
  * `maxBytes`, or failing) may leave it to its owner unread, and the read of the source behind it
- * (an open file, an S3 GET) would stay open until collected.
+ * (an open file, an S3 GET) would stay open until collected. A put that succeeded read it to its end.
  */
 async function putAndClose(blobs: BlobStore, key: string, body: Readable, options: PutOptions): Promise<void> {
   try {
     await blobs.put(key, body, options);
-  } finally {
+  } catch (err) {
     body.destroy();
+    throw err;
   }
 }
 
