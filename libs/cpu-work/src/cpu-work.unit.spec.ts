@@ -73,6 +73,8 @@ describe('CpuWork and a task that stops itself', () => {
           if (!takesUp) return;
           const stop = stopSignalOf(message.progress);
           announceStart(message.progress);
+          // A progress figure after the announcement: once the caller hears it, it has heard the announcement (in order).
+          message.progress.postMessage(7);
           stop.addEventListener('abort', () => {
             seen.stopped = true;
             // What structured clone leaves of the thread's AbortError (a DOMException) on Node 20.
@@ -89,8 +91,9 @@ describe('CpuWork and a task that stops itself', () => {
   it('is told to stop in its thread once taken up: piscina does not end the thread, and the call rejects with the reason', async () => {
     const { work, seen } = poolThat(true);
     const caller = new AbortController();
-    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true });
-    await turn();
+    const heard: number[] = [];
+    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true, onProgress: (n) => heard.push(n) });
+    while (heard.length === 0) await turn();
     caller.abort(new Error('another part failed'));
     await expect(call).rejects.toThrow('another part failed');
     expect(seen.stopped).toBe(true);
