@@ -94,24 +94,28 @@ describe('console: webhooks', () => {
   it('hides from a viewer the signatures of links a receiver echoed back (the review link acts); owners see its answer whole', async () => {
     const { org, owner } = await organizationWithOwner(svc, 'Echo');
     receiver.fallback = 'echo';
-    const runId = await approvedRunNotifying(svc, org, owner, `${receiver.url}/hooks?case=echo`);
-    const done = await waitForRun(svc, org.api_key, runId, (r) => r.notification_status === 'delivered');
-    const signature = new URL(done.review_url).searchParams.get('signature')!;
-    const invitation = (await owner.post('/invitations', { email: 'echo-viewer@example.com', role: 'viewer' })).body.data;
-    const viewer = new ConsoleClient(svc.baseUrl);
-    expect((await viewer.accept(invitation.url, 'V', PASSWORD)).status).toBe(200);
-    for (const path of [`/runs/${runId}/deliveries`, '/deliveries']) {
-      const owners = (await owner.get(path)).body.data[0].response_excerpt as string;
-      const viewers = (await viewer.get(path)).body.data[0].response_excerpt as string;
-      expect({ path, owner: owners.includes(signature), viewer: viewers.includes(signature) }).toEqual({
-        path,
-        owner: true,
-        viewer: false,
-      });
-      expect(viewers).toContain('signature=[hidden]');
-      expect(viewers).toBe(owners.replaceAll(signature, '[hidden]'));
+    // Whatever happens here, the receiver answers as the other cases expect afterwards.
+    try {
+      const runId = await approvedRunNotifying(svc, org, owner, `${receiver.url}/hooks?case=echo`);
+      const done = await waitForRun(svc, org.api_key, runId, (r) => r.notification_status === 'delivered');
+      const signature = new URL(done.review_url).searchParams.get('signature')!;
+      const invitation = (await owner.post('/invitations', { email: 'echo-viewer@example.com', role: 'viewer' })).body.data;
+      const viewer = new ConsoleClient(svc.baseUrl);
+      expect((await viewer.accept(invitation.url, 'V', PASSWORD)).status).toBe(200);
+      for (const path of [`/runs/${runId}/deliveries`, '/deliveries']) {
+        const owners = (await owner.get(path)).body.data[0].response_excerpt as string;
+        const viewers = (await viewer.get(path)).body.data[0].response_excerpt as string;
+        expect({ path, owner: owners.includes(signature), viewer: viewers.includes(signature) }).toEqual({
+          path,
+          owner: true,
+          viewer: false,
+        });
+        expect(viewers).toContain('signature=[hidden]');
+        expect(viewers).toBe(owners.replaceAll(signature, '[hidden]'));
+      }
+    } finally {
+      receiver.fallback = 'ok';
     }
-    receiver.fallback = 'ok';
   });
 
   it('sends a signed test event to the default URL and says what the receiver answered', async () => {

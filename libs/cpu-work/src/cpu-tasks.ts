@@ -116,6 +116,6 @@ export interface CpuTaskMessage {
   name: CpuTaskName;
   input: unknown;
   config: AppConfig;
-  /** Where the task posts its progress (rows so far). */
+  /** Where the task posts its progress (rows so far) and its thread announces it took the task up; where the caller tells it to stop (task-stop.ts). */
   progress: MessagePort;
 }

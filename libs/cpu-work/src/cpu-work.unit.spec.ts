@@ -93,7 +93,10 @@ describe('CpuWork and a task that stops itself', () => {
     const caller = new AbortController();
     const heard: number[] = [];
     const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true, onProgress: (n) => heard.push(n) });
-    while (heard.length === 0) await turn();
+    for (const deadline = Date.now() + 10_000; heard.length === 0;) {
+      if (Date.now() > deadline) throw new Error('the stand-in thread never announced it took the task up');
+      await turn();
+    }
     caller.abort(new Error('another part failed'));
     await expect(call).rejects.toThrow('another part failed');
     expect(seen.stopped).toBe(true);

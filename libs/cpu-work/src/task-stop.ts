@@ -6,7 +6,9 @@ import type { MessagePort } from 'node:worker_threads';
  * part's temporary file was left for the daily sweep) and the next task waits for a new thread. A
  * task that can stop itself is told instead, on the port its progress goes out on, and stops at its
  * next step. Until its thread has taken it up, the task is still in piscina's queue, and there the
- * signal piscina holds takes it out, as before: the thread announces when it takes a task up.
+ * signal piscina holds takes it out, as before: the thread announces when it takes a task up. (An abort
+ * that crosses the announcement on its way goes to piscina, which then ends the running thread: the
+ * old way, rare, and no worse.)
  */
 const STOP = 'stop';
 const STARTED = 'started';

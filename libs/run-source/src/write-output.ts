@@ -172,7 +172,7 @@ const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ?
  * `maxBytes`, or failing) may leave it to its owner unread, and the read of the source behind it
  * (an open file, an S3 GET) would stay open until collected. A put that succeeded read it to its end.
  */
-async function putAndClose(blobs: BlobStore, key: string, body: Readable, options: PutOptions): Promise<void> {
+async function putClosingOnFailure(blobs: BlobStore, key: string, body: Readable, options: PutOptions): Promise<void> {
   try {
     await blobs.put(key, body, options);
   } catch (err) {
@@ -197,7 +197,10 @@ export async function writeRunOutput(
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, options);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), { contentType: contentTypeOf(run), maxBytes: options.maxBytes });
+  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
+    contentType: contentTypeOf(run),
+    maxBytes: options.maxBytes,
+  });
   return counts;
 }
 
@@ -223,7 +226,7 @@ export async function writeOutputPart(
   const { maxBytes } = options;
   const text = await outputText(blobs, run, range, first, counts, onProgress, options);
   const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
-  await putAndClose(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
+  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
     contentType: 'application/octet-stream',
     scratch: !first,
     maxBytes,

@@ -1,7 +1,10 @@
 import type { MemberRole } from '@app/accounts';
 
-/** A signed link's signature in a URL's query (ours: `signature`; S3's presigned: `X-Amz-Signature`). */
-const SIGNATURE_IN_QUERY = /([?&](?:signature|x-amz-signature)=)[^&\s"'<>\\]+/gi;
+/**
+ * A signed link's signature in a URL's query (ours: `signature`; S3's presigned: `X-Amz-Signature`),
+ * as written or percent-encoded (a receiver that echoes a form-encoded copy). Both are base64url or hex.
+ */
+const SIGNATURE_IN_QUERY = /((?:[?&]|%3F|%26)(?:signature|x-amz-signature)(?:=|%3D))[^&\s"'<>\\%]+/gi;
 
 /**
  * A webhook attempt as a console member sees it. Its `response_excerpt` is what the customer's

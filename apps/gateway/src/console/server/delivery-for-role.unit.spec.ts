@@ -20,6 +20,13 @@ describe('attemptForRole', () => {
     );
   });
 
+  it('hides them percent-encoded too (a receiver that echoes a form-encoded copy)', () => {
+    const encoded = encodeURIComponent('https://api.example.com/review/dfc49405?signature=bIo8g1dfbZe1pzFgtVP8dbjZpQC7Et1eW2JrLruHkBg&x=1');
+    const seen = attemptForRole({ response_excerpt: `url=${encoded}` }, 'viewer').response_excerpt;
+    expect(seen).not.toContain('bIo8g1dfbZe1pzFgtVP8dbjZpQC7Et1eW2JrLruHkBg');
+    expect(seen).toContain('%3Fsignature%3D[hidden]%26x%3D1');
+  });
+
   it('leaves owners and admins the answer as it came, and an attempt with no answer as it is', () => {
     expect(attemptForRole(attempt, 'owner')).toBe(attempt);
     expect(attemptForRole(attempt, 'admin')).toBe(attempt);
