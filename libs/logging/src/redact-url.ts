@@ -1,5 +1,19 @@
-/** Query parameters that are credentials: a signed link or URL is as good as the secret that signed it. */
-const SECRET_PARAMS = /^(signature|sig|token|x-amz-signature|x-amz-credential|x-amz-security-token|api_key|apikey|key)$/i;
+/**
+ * Query parameters that are credentials: a signed link or URL is as good as the secret that signed it.
+ * Also what the console hides from a viewer in a webhook receiver's echoed answer (console/server/delivery-for-role.ts).
+ */
+export const SECRET_QUERY_PARAMS = [
+  'signature',
+  'sig',
+  'token',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'api_key',
+  'apikey',
+  'key',
+] as const;
+const SECRET_PARAMS = new RegExp(`^(${SECRET_QUERY_PARAMS.join('|')})$`, 'i');
 
 /**
  * A URL (absolute or a request's path and query) fit for a log line: the values of secret query

@@ -1,10 +1,11 @@
 import type { MemberRole } from '@app/accounts';
+import { SECRET_QUERY_PARAMS } from '@app/logging';
 
 /**
- * A signed link's signature in a URL's query (ours: `signature`; S3's presigned: `X-Amz-Signature`),
- * as written or percent-encoded (a receiver that echoes a form-encoded copy). Both are base64url or hex.
+ * A credential in a URL's query (the parameters the logs redact too: ours `signature`, S3's
+ * `X-Amz-Signature`...), as written or percent-encoded (a receiver that echoes a form-encoded copy).
  */
-const SIGNATURE_IN_QUERY = /((?:[?&]|%3F|%26)(?:signature|x-amz-signature)(?:=|%3D))[^&\s"'<>\\%]+/gi;
+const SIGNATURE_IN_QUERY = new RegExp(`((?:[?&]|%3F|%26)(?:${SECRET_QUERY_PARAMS.join('|')})(?:=|%3D))[^&\\s"'<>\\\\%]+`, 'gi');
 
 /**
  * A webhook attempt as a console member sees it. Its `response_excerpt` is what the customer's
