@@ -25,6 +25,8 @@ export interface SignInAttempt {
 export class SignInThrottle {
   private readonly perAccount: RateLimiterMemory;
   private readonly perAddress: RateLimiterMemory;
+  /** Attempts taken from each account's allowance whose password check has not ended yet. */
+  private readonly checking = new Map<string, number>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const { signInAccountLimit, signInAddressLimit, signInWindowSeconds } = config.console;
@@ -52,14 +54,43 @@ export class SignInThrottle {
       if (store) throw store;
       throw this.tooMany(Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
     }
+    this.checking.set(email, (this.checking.get(email) ?? 0) + 1);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const left = this.checking.get(email)! - 1;
+      if (left > 0) this.checking.set(email, left);
+      else this.checking.delete(email);
+    };
     return {
-      failed: async () => undefined,
+      failed: async () => end(),
       // A good sign-in clears the account's failures, and gives the address back only this attempt (one address may try many accounts).
       succeeded: async () => {
-        await Promise.all([this.perAccount.delete(email), this.perAddress.reward(address, 1)]);
+        end();
+        await Promise.all([this.clearEndedFailures(email), this.perAddress.reward(address, 1)]);
       },
-      abandoned: giveBack,
+      abandoned: async () => {
+        end();
+        await giveBack();
+      },
     };
+  }
+
+  /**
+   * The account's failures forgotten, but not the attempts still being checked: each was taken
+   * from the allowance before its check, and a guess sent beside the owner's good sign-in must
+   * still count when it fails (cleared, it would have been a free guess).
+   */
+  private async clearEndedFailures(email: string): Promise<void> {
+    const stillChecking = this.checking.get(email) ?? 0;
+    if (stillChecking === 0) {
+      await this.perAccount.delete(email);
+      return;
+    }
+    const now = await this.perAccount.get(email);
+    const ended = (now?.consumedPoints ?? 0) - stillChecking;
+    if (ended > 0) await this.perAccount.reward(email, ended);
   }
 
   private tooMany(waitMs: number): ApiError {

@@ -39,4 +39,26 @@ describe('SignInThrottle', () => {
     await (await t.begin('a@example.com', '10.0.0.4')).failed();
     await expect(t.begin('a@example.com', '10.0.0.4')).rejects.toMatchObject({ status: 429 });
   });
+
+  it("a success beside guesses still being checked leaves those guesses counted: the owner's sign-in gives no free guesses", async () => {
+    const t = throttle(5, 100);
+    const owner = await t.begin('a@example.com', '10.0.0.5');
+    const guesses = await Promise.all([t.begin('a@example.com', '10.0.0.6'), t.begin('a@example.com', '10.0.0.6')]);
+    await owner.succeeded();
+    for (const guess of guesses) await guess.failed();
+    // The two guesses count: 3 of the 5 are left.
+    const answers = await outcomes(Array.from({ length: 5 }, () => t.begin('a@example.com', '10.0.0.7')));
+    expect(answers.filter((a) => a === 'checked')).toHaveLength(3);
+    expect(answers.filter((a) => a === 429)).toHaveLength(2);
+  });
+
+  it('a success once nothing else is being checked clears every failure of the account', async () => {
+    const t = throttle(3, 100);
+    for (let i = 0; i < 2; i++) await (await t.begin('a@example.com', '10.0.0.8')).failed();
+    const abandoned = await t.begin('a@example.com', '10.0.0.8');
+    await abandoned.abandoned();
+    await (await t.begin('a@example.com', '10.0.0.8')).succeeded();
+    const answers = await outcomes(Array.from({ length: 4 }, () => t.begin('a@example.com', '10.0.0.8')));
+    expect(answers.filter((a) => a === 'checked')).toHaveLength(3);
+  });
 });
