@@ -142,6 +142,13 @@ describe('review fixes', () => {
     expect((await refused('age', { kind: 'trim' })).slice(0, 2)).toEqual([422, 'invalid_fix']);
     expect((await refused('age', { kind: 'cell', row: 6, before: '', after: '1' }))[2]).toContain('from 1 to 5');
     expect((await refused('born', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd/ff/yyyy' }))[2]).toContain('date_pattern');
+    // A normaliser the field's type does not offer (the page offers only those that suit it).
+    expect(await refused('email', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' })).toEqual([
+      422,
+      'invalid_fix',
+      'The date normaliser does not suit a field of data_type "email"; it offers trim.',
+    ]);
+    expect((await refused('born', { kind: 'normalise', normaliser: 'boolean' })).slice(0, 2)).toEqual([422, 'invalid_fix']);
     expect((await refused('age', { kind: 'replace', find: '', replace: 'x' }))[2]).toContain('find');
     expect((await refused(7, { kind: 'normalise', normaliser: 'trim' })).slice(0, 2)).toEqual([422, 'validation_failed']);
     const undo = await review.undo();

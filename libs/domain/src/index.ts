@@ -17,6 +17,7 @@ export * from './fields/field-validators';
 export * from './fields/remembered-results';
 export * from './fields/value-fixes';
 export * from './fields/normalisers';
+export * from './fields/suited-normalisers';
 export * from './fields/picklists';
 export * from './fields/shown-names';
 export * from './fields/field-formats';

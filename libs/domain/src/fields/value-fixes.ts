@@ -1,6 +1,7 @@
 import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
 import { decimalMarkOf } from './number-format';
+import { suitsField, normalisersFor } from './suited-normalisers';
 import { compileTextRules, isDatePattern } from './transformations';
 
 /** A reviewer's fix still in force, as the run keeps it (ValuesFixed, not undone). */
@@ -146,6 +147,10 @@ export function readValueFix(
       const pattern = o.date_pattern;
       if (normaliser === 'date' && (!isText(pattern) || pattern.trim() === '' || !isDatePattern(pattern)))
         problems.push('date_pattern must be a date pattern such as dd.MM.yyyy.');
+      if (field && problems.length === 0 && !suitsField(normaliser, field.data_type))
+        problems.push(
+          `The ${normaliser} normaliser does not suit a field of data_type "${field.data_type}"; it offers ${normalisersFor(field.data_type).join(', ')}.`,
+        );
       if (problems.length) return { problems };
       return {
         fix: {

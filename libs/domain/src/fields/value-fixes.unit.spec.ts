@@ -245,6 +245,20 @@ describe('value fixes', () => {
     expect(readValueFix({ kind: 'normalise', normaliser: 'shout' }, null)).toEqual({
       problems: ['normaliser must be one of trim, boolean, amount, url, date.'],
     });
+    const notes = { description: 'notes', data_type: 'string', is_required: false } as const;
+    const born = { description: 'born', data_type: 'date', is_required: false } as const;
+    expect(readValueFix({ kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' }, null, notes)).toEqual({
+      problems: ['The date normaliser does not suit a field of data_type "string"; it offers trim.'],
+    });
+    expect(readValueFix({ kind: 'normalise', normaliser: 'amount' }, null, born)).toEqual({
+      problems: ['The amount normaliser does not suit a field of data_type "date"; it offers date, trim.'],
+    });
+    expect(readValueFix({ kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' }, null, born)).toEqual({
+      fix: { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' },
+    });
+    expect(readValueFix({ kind: 'normalise', normaliser: 'trim' }, null, notes)).toEqual({
+      fix: { kind: 'normalise', normaliser: 'trim' },
+    });
     expect(readValueFix({ kind: 'replace', find: 'a', replace: 'x'.repeat(10_001) }, null)).toEqual({
       problems: ['replace must be text of at most 10000 characters.'],
     });

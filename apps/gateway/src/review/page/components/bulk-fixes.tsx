@@ -4,16 +4,7 @@ import { useRef, useState } from 'preact/hooks';
 import { locale, t } from '../i18n';
 import { fixValues } from '../state';
 import type { Field, ValueFix } from '../types';
-
-/** The normalisers that suit a field's type; trimming suits every field. */
-const NORMALISERS: Record<string, string[]> = {
-  boolean: ['boolean'],
-  number: ['amount'],
-  integer: ['amount'],
-  url: ['url'],
-  date: ['date'],
-  datetime: ['date'],
-};
+import { normalisersFor } from '../../../../../../libs/domain/src/fields/suited-normalisers';
 
 export function BulkFixes({ field, busy }: { field: Field | undefined; busy: boolean }) {
   if (!field) return <p class="muted">{t('fix_choose_field')}</p>;
@@ -21,7 +12,7 @@ export function BulkFixes({ field, busy }: { field: Field | undefined; busy: boo
     <>
       <h3 id="bulk-fixes-title">{t('fix_bulk_title', { field: field.label })}</h3>
       <div class="fix-controls" role="group" aria-labelledby="bulk-fixes-title">
-        {[...(NORMALISERS[field.data_type] || []), 'trim'].map((normaliser) =>
+        {normalisersFor(field.data_type).map((normaliser) =>
           normaliser === 'amount' ? (
             <AmountFix field={field} busy={busy} />
           ) : normaliser === 'date' ? (
