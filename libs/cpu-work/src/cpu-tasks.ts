@@ -58,7 +58,7 @@ export const CPU_TASKS = {
     progress: (rows: number) => void,
     signal?: AbortSignal,
   ) => writeOutputPart(env.blobs, input.run, input.key, input.range, progress, { ...input, signal }),
-  /** With `range`: those rows only, one thread's part of a count joined by ProblemCounter. */
+  /** With `range`: those rows only, one thread's part of a count joined by ProblemCounter. Stops itself when told (superseded). */
   countMappingProblems: (
     input: { run: RunState; mapping: MappingRule; duplicates?: DuplicateRows | null; range?: RowRange },
     env: TaskEnvironment,
@@ -81,7 +81,7 @@ export const CPU_TASKS = {
     progress: (n: number) => void,
     signal?: AbortSignal,
   ) => duplicateRowsOf(env.blobs, input.run, input.mapping, signal, progress, input.firstPasses),
-  /** The duplicates pass's first read over a range of the file, for findDuplicateRows (DuplicateRowsFinder). */
+  /** The duplicates pass's first read over a range of the file, for findDuplicateRows (DuplicateRowsFinder). Stops itself when told. */
   duplicatesFirstPass: (
     input: { run: RunState; mapping: MappingRule; range: RowRange },
     env: TaskEnvironment,

@@ -58,6 +58,11 @@ describe('DuplicateRowsFinder', () => {
       ['findDuplicateRows', undefined],
     ]);
     expect(calls[2].input.firstPasses).toHaveLength(2);
+    // Each half is stopped in its thread if the other fails (task-stop.ts), so its thread carries on.
+    expect(calls.slice(0, 2).map((c) => c.stop)).toEqual([
+      { signal: true, stopsItself: true },
+      { signal: true, stopsItself: true },
+    ]);
     // The first passes' numbers moved to the task that went on: nothing of them is left with the sender.
     const sent = calls[2].input.firstPasses as Array<{ sets: Array<{ numbers: Float64Array | null }> }>;
     expect(sent[1].sets[0].numbers?.length).toBe(0);

@@ -38,7 +38,8 @@ export class DuplicateRowsFinder {
     const firstPasses = await shareRowsOut(
       ranges,
       run.total_rows ?? 0,
-      (range, signal) => this.cpu.run('duplicatesFirstPass', { run, mapping, range }, { signal }),
+      // A part stopped because the other failed stops in its thread, which carries on (task-stop.ts).
+      (range, signal) => this.cpu.run('duplicatesFirstPass', { run, mapping, range }, { signal, stopsItself: true }),
       { label: `Run ${run.id}: duplicates pass` },
     );
     if (firstPasses.some((p) => p.result === null)) return null;

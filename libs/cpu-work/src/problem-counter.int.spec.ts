@@ -42,6 +42,11 @@ describe('ProblemCounter', () => {
       ['countMappingProblems', { fromRow: 1, toRow: 30_001, end: expect.any(BigUint64Array) }],
       ['countMappingProblems', { fromRow: 30_002, toRow: null, end: expect.any(BigUint64Array) }],
     ]);
+    // Each half stops in its thread when the count is superseded or the other half fails (task-stop.ts): its thread carries on.
+    expect(calls.map((c) => c.stop)).toEqual([
+      { signal: true, stopsItself: true },
+      { signal: true, stopsItself: true },
+    ]);
     expect(tally).toEqual(await countMappingProblems(blobs, run, MAPPING));
     expect(tally.rows_checked).toBe(ROWS);
     expect(tally.problems_by_field_and_kind.email.required).toBe(Math.floor(ROWS / 17));
@@ -55,10 +60,11 @@ describe('ProblemCounter', () => {
     expect(await new ProblemCounter(blobs, cpu).count(run, MAPPING, null, { signal })).toBeNull();
   });
 
-  it('counts in one task without a second thread', async () => {
+  it('counts in one task without a second thread, stopped in its thread when superseded', async () => {
     const { cpu, calls } = inProcessCpu(blobs, 1);
-    const tally = (await new ProblemCounter(blobs, cpu).count(run, MAPPING, null))!;
-    expect(calls.map((c) => c.input.range)).toEqual([undefined]);
+    const signal = new AbortController().signal;
+    const tally = (await new ProblemCounter(blobs, cpu).count(run, MAPPING, null, { signal }))!;
+    expect(calls.map((c) => [c.input.range, c.stop])).toEqual([[undefined, { signal: true, stopsItself: true }]]);
     expect(tally.rows_checked).toBe(ROWS);
   });
 });
