@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { DIRECTORY, type Directory } from '@app/directory';
 import { ADMIN_TOKEN, call, eventually, freePort, setupOrganization, startService, type Service, upload } from '../support/service-harness';
 
 /**
@@ -483,6 +484,33 @@ describe('HTTP edge: failed authentication is throttled per client address', () 
     for (let i = 0; i < 5; i++) expect((await from('127.0.0.4', url('/v1/schemas'))).status).toBe(401);
     await expectThrottled('127.0.0.4', () => from('127.0.0.4', url('/v1/schemas'), { token: 'tsk_wrong' }), 401);
     expect((await from('127.0.0.5', url('/v1/schemas'), { token: org.apiKey })).status).toBe(200);
+  });
+
+  it('guesses sent at once to a directory that answers later get no more lookups than the failures allowed; a new key sent at once is never refused', async () => {
+    // A remote directory (MongoDB) answers after the request's other work: slowed here, as it would be.
+    const directory = svc.app.get<symbol, Directory>(DIRECTORY, { strict: false });
+    const lookUp = directory.findApiKey.bind(directory);
+    const lookups = jest.spyOn(directory, 'findApiKey').mockImplementation(async (hash) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return lookUp(hash);
+    });
+    try {
+      const guesses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => from('127.0.0.11', url('/v1/schemas'), { token: `tsk_guess${i}` })),
+      );
+      expect(guesses.filter((r) => r.status === 401)).toHaveLength(3);
+      expect(guesses.filter((r) => r.status === 429)).toHaveLength(9);
+      expect(lookups).toHaveBeenCalledTimes(3);
+      // A key just issued, never seen to match: ten requests at once wait for places, none is refused.
+      const issued = await call(url(`/admin/v1/organizations/${org.orgId}/api-keys`), { token: ADMIN_TOKEN, body: {} });
+      expect(issued.status).toBe(201);
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () => from('127.0.0.12', url('/v1/schemas'), { token: issued.body.api_key })),
+      );
+      expect(burst.map((r) => r.status)).toEqual(Array(10).fill(200));
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('two Authorization headers are refused but not counted: a client repeating its good header is not locked out', async () => {

@@ -16,8 +16,18 @@ import { ApiError } from './api-error';
  * `await throttle.recordFailure(request.ip)` when the check fails. One instance per
  * configuration, so every route of a service shares it.
  */
+/** A place taken for one credential check (AuthFailureThrottle.place): released with how the check ended. */
+export interface CheckPlace {
+  /** `failed`: the check was a failed guess, counted as recordFailure counts it. */
+  release(failed: boolean): Promise<void>;
+}
+
 export class AuthFailureThrottle {
   private readonly limiter: RateLimiterMemory;
+  /** Checks under way per address that hold a place (place()): each may still become a failure. */
+  private readonly checking = new Map<string, number>();
+  /** Checks waiting for a place, per address: woken whenever a place is released. */
+  private readonly waiting = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly limit: number,
@@ -38,6 +48,45 @@ export class AuthFailureThrottle {
   async recordFailure(address: string): Promise<void> {
     if (this.limit <= 0) return;
     await this.limiter.penalty(address, 1);
+  }
+
+  /**
+   * For a check whose answer comes later (an API key looked up in a remote directory): checks sent
+   * at once would otherwise all pass refusal() before the first failure is counted. Each check
+   * under way holds a place, and an address has as many places as failures it has left: a check
+   * beyond them waits until one ends (a legitimate burst is delayed, not refused), then is
+   * refused once the failures are used up. Answers the 429 or the place, which must be released.
+   */
+  async place(address: string): Promise<ApiError | CheckPlace> {
+    if (this.limit <= 0) return { release: () => Promise.resolve() };
+    for (;;) {
+      const refused = await this.refusal(address);
+      if (refused) return refused;
+      const used = (await this.limiter.get(address))?.consumedPoints ?? 0;
+      // Read and taken with no wait between: two checks cannot both take the last place.
+      const checking = this.checking.get(address) ?? 0;
+      if (used + checking < this.limit) {
+        this.checking.set(address, checking + 1);
+        break;
+      }
+      await new Promise<void>((wake) => this.waiting.set(address, [...(this.waiting.get(address) ?? []), wake]));
+    }
+    let released = false;
+    return {
+      release: async (failed) => {
+        if (released) return;
+        released = true;
+        // The failure first, so a check woken below sees it counted.
+        if (failed) await this.recordFailure(address);
+        const left = this.checking.get(address)! - 1;
+        if (left > 0) this.checking.set(address, left);
+        else this.checking.delete(address);
+        // Every waiter looks again: one may take the place, the others wait or are refused.
+        const waiters = this.waiting.get(address) ?? [];
+        this.waiting.delete(address);
+        for (const wake of waiters) wake();
+      },
+    };
   }
 }
 

@@ -94,6 +94,12 @@ export class ApiKeyGuard implements CanActivate {
     return { organizationId: key.organization_id, apiKeyId: key.id };
   }
 
+  /** Whether the header carries a key that matched one before (it may have been revoked since: only a lookup tells). */
+  isKnownKey(authorization: string | string[] | undefined): boolean {
+    const token = bearerToken(authorization);
+    return token !== null && this.keyHashes.get(token) !== undefined;
+  }
+
   /** Presented API key -> its SHA-256, for keys that matched (bounded: the oldest goes first). */
   private readonly keyHashes = new BoundedCache<string>(KEY_HASHES_KEPT);
 

@@ -17,6 +17,8 @@ export interface EdgeDeps {
   config: AppConfig;
   /** The API-key guard's lookup (401 when the header names no key); the guard itself counts the rate limit later. */
   authenticateApiKey(authorization: string | string[] | undefined): Promise<Caller>;
+  /** Whether the header carries a key that matched one before (its check is then not a guess: no place is taken for it). */
+  isKnownApiKey(authorization: string | string[] | undefined): boolean;
   /** The admin guard's check (401 unless the header carries ADMIN_TOKEN). */
   authenticateAdmin(authorization: string | string[] | undefined): void;
   isValidReviewSignature(runId: string, signature: unknown): boolean;
@@ -147,12 +149,21 @@ export class HttpEdge {
   private async authenticate(route: string, request: AuthenticatedRequest): Promise<ApiError | null> {
     if (!CREDENTIAL_ROUTES.some((prefix) => route.startsWith(prefix))) return null;
     const throttle = authFailureThrottle(this.config);
-    const blocked = await throttle.refusal(request.ip);
-    if (blocked) return blocked;
-    const failure = await this.verify(route, request);
-    if (!failure) return null;
-    if (failure.counts) await throttle.recordFailure(request.ip);
-    return failure.error;
+    // An API key never seen to match is looked up holding a place (a remote directory answers later, and
+    // guesses sent at once would all be looked up before the first failure counted); the checks that answer
+    // at once (the admin token, signatures) and known keys only look at the count.
+    const place =
+      route.startsWith('/v1/') && !this.deps!.isKnownApiKey(request.headers.authorization)
+        ? await throttle.place(request.ip)
+        : await throttle.refusal(request.ip);
+    if (place instanceof ApiError) return place;
+    let failure: { error: ApiError | null; counts: boolean } | null = null;
+    try {
+      failure = await this.verify(route, request);
+    } finally {
+      await (place ? place.release(failure?.counts === true) : failure?.counts ? throttle.recordFailure(request.ip) : undefined);
+    }
+    return failure?.error ?? null;
   }
 
   /**

@@ -1,0 +1,78 @@
+import { ApiError } from './api-error';
+import { AuthFailureThrottle, type CheckPlace } from './auth-throttle';
+
+/** A check that ends when told: how a lookup in a remote directory answers later. */
+function laterCheck() {
+  let end!: (failed: boolean) => void;
+  const ended = new Promise<boolean>((resolve) => (end = resolve));
+  return { end, ended };
+}
+
+/** Waits until nothing more can happen before timers (the throttle's promises have all settled). */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AuthFailureThrottle.place', () => {
+  it('checks sent at once get no more looks than the failures left; the rest are refused once those failed', async () => {
+    const throttle = new AuthFailureThrottle(3, 60);
+    const checks = Array.from({ length: 12 }, () => laterCheck());
+    let looked = 0;
+    const answers = checks.map(async ({ ended }) => {
+      const place = await throttle.place('10.0.0.1');
+      if (place instanceof ApiError) return place.status;
+      looked++;
+      await place.release(await ended);
+      return 401;
+    });
+    await settled();
+    // Three places, nine waiting: only three lookups under way.
+    expect(looked).toBe(3);
+    for (const check of checks) check.end(true);
+    const statuses = await Promise.all(answers);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    expect(looked).toBe(3);
+  });
+
+  it('a burst of good checks waits for places and is never refused', async () => {
+    const throttle = new AuthFailureThrottle(3, 60);
+    let underWay = 0;
+    let most = 0;
+    const answers = Array.from({ length: 10 }, async () => {
+      const place = (await throttle.place('10.0.0.2')) as CheckPlace;
+      if (place instanceof ApiError) return place.status;
+      most = Math.max(most, ++underWay);
+      await settled();
+      underWay--;
+      await place.release(false);
+      return 200;
+    });
+    expect(await Promise.all(answers)).toEqual(Array(10).fill(200));
+    expect(most).toBeLessThanOrEqual(3);
+    expect(await throttle.refusal('10.0.0.2')).toBeNull();
+  });
+
+  it('places are per address, and a failure left open by another address is not this one', async () => {
+    const throttle = new AuthFailureThrottle(1, 60);
+    const first = (await throttle.place('10.0.0.3')) as CheckPlace;
+    const other = await throttle.place('10.0.0.4');
+    expect(other).not.toBeInstanceOf(ApiError);
+    let second: unknown = 'waiting';
+    void throttle.place('10.0.0.3').then((p) => (second = p));
+    await settled();
+    expect(second).toBe('waiting');
+    await first.release(true);
+    await settled();
+    expect(second).toBeInstanceOf(ApiError);
+    expect((second as ApiError).code).toBe('too_many_failed_attempts');
+  });
+
+  it('releasing twice counts once', async () => {
+    const throttle = new AuthFailureThrottle(2, 60);
+    const place = (await throttle.place('10.0.0.5')) as CheckPlace;
+    await place.release(true);
+    await place.release(true);
+    expect(await throttle.refusal('10.0.0.5')).toBeNull();
+    await throttle.recordFailure('10.0.0.5');
+    expect(await throttle.refusal('10.0.0.5')).toBeInstanceOf(ApiError);
+  });
+});
