@@ -3,6 +3,7 @@ import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
+import { progressPoster } from './progress-posts';
 import { announceStart, stopSignalOf } from './task-stop';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
@@ -24,7 +25,9 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
     // Only a task run with `stopsItself` is ever told to stop (CpuWork); the others are ended with their thread.
     const stop = stopSignalOf(progress);
     announceStart(progress);
-    const result = await task(input, { blobs, config }, (n) => progress.postMessage(n), stop);
+    const rows = progressPoster(progress);
+    const result = await task(input, { blobs, config }, (n) => rows.post(n), stop);
+    rows.flush();
     return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
     progress.close();
