@@ -25,7 +25,9 @@ export interface CpuTaskOptions {
   /**
    * The task stops itself when `signal` aborts: once its thread has taken it up it is told there
    * (task-stop.ts), stops at its next step and cleans up after itself, and its thread carries on;
-   * still queued, it is taken out of the queue. The call then rejects with the signal's reason. For
+   * still queued, it is taken out of the queue and the call rejects with the signal's reason. A task
+   * told in its thread answers as it answers a stop (a count's null), or, when it throws, the call
+   * rejects with the signal's reason (what crosses the thread is an empty object). For
    * tasks that take the signal and look at it between steps (an output part, a batch at a time). When
    * the abort crosses the thread's announcement that it took the task up, piscina ends the thread, as
    * without this option: what the task had open is then left (a temporary file, for the daily sweep).

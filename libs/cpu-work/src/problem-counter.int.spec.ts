@@ -60,7 +60,7 @@ describe('ProblemCounter', () => {
     expect(await new ProblemCounter(blobs, cpu).count(run, MAPPING, null, { signal })).toBeNull();
   });
 
-  it('counts in one task without a second thread, stopped in its thread when superseded', async () => {
+  it('counts in one task without a second thread, asking to be stopped in its thread when superseded', async () => {
     const { cpu, calls } = inProcessCpu(blobs, 1);
     const signal = new AbortController().signal;
     const tally = (await new ProblemCounter(blobs, cpu).count(run, MAPPING, null, { signal }))!;

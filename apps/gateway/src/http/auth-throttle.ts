@@ -3,6 +3,12 @@ import { rateLimitRefusals } from '@app/metrics';
 import type { AppConfig } from '@app/config';
 import { ApiError } from './api-error';
 
+/** A place taken for one credential check (AuthFailureThrottle.place): released with how the check ended. */
+export interface CheckPlace {
+  /** `failed`: the check was a failed guess, counted as recordFailure counts it. */
+  release(failed: boolean): Promise<void>;
+}
+
 /**
  * Failed authentication, throttled per client address: a wrong admin token, an unknown
  * API key, a bad review-link or file-URL signature each count one failure. After
@@ -16,17 +22,11 @@ import { ApiError } from './api-error';
  * `await throttle.recordFailure(request.ip)` when the check fails. One instance per
  * configuration, so every route of a service shares it.
  */
-/** A place taken for one credential check (AuthFailureThrottle.place): released with how the check ended. */
-export interface CheckPlace {
-  /** `failed`: the check was a failed guess, counted as recordFailure counts it. */
-  release(failed: boolean): Promise<void>;
-}
-
 export class AuthFailureThrottle {
   private readonly limiter: RateLimiterMemory;
   /** Checks under way per address that hold a place (place()): each may still become a failure. */
   private readonly checking = new Map<string, number>();
-  /** Checks waiting for a place, per address: woken whenever a place is released. */
+  /** Checks waiting for a place, per address, first come first served: one is woken per place freed. */
   private readonly waiting = new Map<string, Array<() => void>>();
 
   constructor(
@@ -54,39 +54,62 @@ export class AuthFailureThrottle {
    * For a check whose answer comes later (an API key looked up in a remote directory): checks sent
    * at once would otherwise all pass refusal() before the first failure is counted. Each check
    * under way holds a place, and an address has as many places as failures it has left: a check
-   * beyond them waits until one ends (a legitimate burst is delayed, not refused), then is
-   * refused once the failures are used up. Answers the 429 or the place, which must be released.
+   * beyond them waits for one to be freed (a legitimate burst is delayed, not refused), then is
+   * refused once the failures are used up. Answers the 429, the place (which must be released),
+   * or null when `stillAGuess` turned false while it waited (the key matched meanwhile): no place.
    */
-  async place(address: string): Promise<ApiError | CheckPlace> {
+  async place(address: string, stillAGuess: () => boolean = () => true): Promise<ApiError | CheckPlace | null> {
     if (this.limit <= 0) return { release: () => Promise.resolve() };
-    for (;;) {
+    for (let woken = false; ; woken = true) {
       const refused = await this.refusal(address);
-      if (refused) return refused;
+      // A waiter that leaves without its place lets the next one look (a refusal reaches them all, one by one).
+      if (refused || !stillAGuess()) {
+        if (woken) this.wakeNext(address);
+        return refused;
+      }
       const used = (await this.limiter.get(address))?.consumedPoints ?? 0;
       // Read and taken with no wait between: two checks cannot both take the last place.
       const checking = this.checking.get(address) ?? 0;
       if (used + checking < this.limit) {
         this.checking.set(address, checking + 1);
-        break;
+        // More places free (the window ended while it waited): the next waiter may take one too.
+        if (woken && used + checking + 1 < this.limit) this.wakeNext(address);
+        return this.heldPlace(address);
       }
-      await new Promise<void>((wake) => this.waiting.set(address, [...(this.waiting.get(address) ?? []), wake]));
+      // No place: the place freed went to a failure. First in the line again, for the next one freed.
+      await new Promise<void>((wake) => {
+        const line = this.waiting.get(address) ?? [];
+        if (woken) line.unshift(wake);
+        else line.push(wake);
+        this.waiting.set(address, line);
+      });
     }
+  }
+
+  private heldPlace(address: string): CheckPlace {
     let released = false;
     return {
       release: async (failed) => {
         if (released) return;
         released = true;
-        // The failure first, so a check woken below sees it counted.
-        if (failed) await this.recordFailure(address);
-        const left = this.checking.get(address)! - 1;
-        if (left > 0) this.checking.set(address, left);
-        else this.checking.delete(address);
-        // Every waiter looks again: one may take the place, the others wait or are refused.
-        const waiters = this.waiting.get(address) ?? [];
-        this.waiting.delete(address);
-        for (const wake of waiters) wake();
+        try {
+          // The failure first, so the check woken below sees it counted.
+          if (failed) await this.recordFailure(address);
+        } finally {
+          const left = this.checking.get(address)! - 1;
+          if (left > 0) this.checking.set(address, left);
+          else this.checking.delete(address);
+          this.wakeNext(address);
+        }
       },
     };
+  }
+
+  private wakeNext(address: string): void {
+    const line = this.waiting.get(address);
+    const next = line?.shift();
+    if (line?.length === 0) this.waiting.delete(address);
+    next?.();
   }
 }
 

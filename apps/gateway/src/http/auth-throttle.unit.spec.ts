@@ -17,7 +17,7 @@ describe('AuthFailureThrottle.place', () => {
     const checks = Array.from({ length: 12 }, () => laterCheck());
     let looked = 0;
     const answers = checks.map(async ({ ended }) => {
-      const place = await throttle.place('10.0.0.1');
+      const place = (await throttle.place('10.0.0.1')) as ApiError | CheckPlace;
       if (place instanceof ApiError) return place.status;
       looked++;
       await place.release(await ended);
@@ -74,5 +74,61 @@ describe('AuthFailureThrottle.place', () => {
     expect(await throttle.refusal('10.0.0.5')).toBeNull();
     await throttle.recordFailure('10.0.0.5');
     expect(await throttle.refusal('10.0.0.5')).toBeInstanceOf(ApiError);
+  });
+
+  it('wakes one waiter per place freed: a long line costs each waiter a few looks, not one per release', async () => {
+    const throttle = new AuthFailureThrottle(3, 60);
+    const looks = jest.spyOn(throttle, 'refusal');
+    const waiters = 300;
+    const answers = Array.from({ length: waiters }, async () => {
+      const place = (await throttle.place('10.0.0.9')) as CheckPlace;
+      await settled();
+      await place.release(false);
+      return 200;
+    });
+    expect(await Promise.all(answers)).toEqual(Array(waiters).fill(200));
+    // Waking every waiter on every release would look about waiters * waiters / 3 times (30,000).
+    expect(looks.mock.calls.length).toBeLessThanOrEqual(3 * waiters);
+  });
+
+  it('a key that matched while its checks waited goes ahead without a place', async () => {
+    const throttle = new AuthFailureThrottle(3, 60);
+    await throttle.recordFailure('10.0.0.10');
+    await throttle.recordFailure('10.0.0.10');
+    let known = false;
+    const first = laterCheck();
+    let placesTaken = 0;
+    const answers = Array.from({ length: 10 }, async (_, i) => {
+      const place = await throttle.place('10.0.0.10', () => !known);
+      if (place instanceof ApiError) return place.status;
+      if (place === null) return 'no place';
+      placesTaken++;
+      if (i === 0) {
+        await first.ended;
+        known = true;
+      }
+      await place.release(false);
+      return 'place';
+    });
+    await settled();
+    first.end(false);
+    expect(await Promise.all(answers)).toEqual(['place', ...Array(9).fill('no place')]);
+    expect(placesTaken).toBe(1);
+  });
+
+  it('a refusal reaches every waiter of the address', async () => {
+    const throttle = new AuthFailureThrottle(2, 60);
+    const holders = [laterCheck(), laterCheck()];
+    const answers = Array.from({ length: 50 }, async (_, i) => {
+      const place = await throttle.place('10.0.0.11');
+      if (place instanceof ApiError) return place.status;
+      await place!.release(await holders[i].ended);
+      return 401;
+    });
+    await settled();
+    for (const holder of holders) holder.end(true);
+    const statuses = await Promise.all(answers);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(48);
   });
 });

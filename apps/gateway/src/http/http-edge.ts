@@ -152,10 +152,9 @@ export class HttpEdge {
     // An API key never seen to match is looked up holding a place (a remote directory answers later, and
     // guesses sent at once would all be looked up before the first failure counted); the checks that answer
     // at once (the admin token, signatures) and known keys only look at the count.
+    const unknownKey = () => !this.deps!.isKnownApiKey(request.headers.authorization);
     const place =
-      route.startsWith('/v1/') && !this.deps!.isKnownApiKey(request.headers.authorization)
-        ? await throttle.place(request.ip)
-        : await throttle.refusal(request.ip);
+      route.startsWith('/v1/') && unknownKey() ? await throttle.place(request.ip, unknownKey) : await throttle.refusal(request.ip);
     if (place instanceof ApiError) return place;
     let failure: { error: ApiError | null; counts: boolean } | null = null;
     try {

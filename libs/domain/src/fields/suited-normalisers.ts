@@ -17,7 +17,11 @@ export const SUITED_NORMALISERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The normalisers a field of `dataType` offers, trimming last. */
-export const normalisersFor = (dataType: string): string[] => [...(SUITED_NORMALISERS[dataType] ?? []), 'trim'];
+export const normalisersFor = (dataType: string): string[] => [
+  // Own keys only: a data_type is any text a schema gives ("constructor" is one), not only the types named here.
+  ...(Object.hasOwn(SUITED_NORMALISERS, dataType) ? SUITED_NORMALISERS[dataType] : []),
+  'trim',
+];
 
 /** Whether a normaliser may be applied to a field of `dataType`. */
 export const suitsField = (normaliser: string, dataType: string): boolean => normalisersFor(dataType).includes(normaliser);

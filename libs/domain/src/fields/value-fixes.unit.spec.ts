@@ -259,6 +259,11 @@ describe('value fixes', () => {
     expect(readValueFix({ kind: 'normalise', normaliser: 'trim' }, null, notes)).toEqual({
       fix: { kind: 'normalise', normaliser: 'trim' },
     });
+    // A data_type is any text a schema gives, the names of Object's own properties too.
+    for (const dataType of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(readValueFix({ kind: 'normalise', normaliser: 'trim' }, null, { ...notes, data_type: dataType })).toEqual({
+        fix: { kind: 'normalise', normaliser: 'trim' },
+      });
     expect(readValueFix({ kind: 'replace', find: 'a', replace: 'x'.repeat(10_001) }, null)).toEqual({
       problems: ['replace must be text of at most 10000 characters.'],
     });

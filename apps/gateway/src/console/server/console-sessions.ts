@@ -65,7 +65,11 @@ export class ConsoleSessions {
       throw err;
     });
     // The hash is checked either way: an unknown e-mail costs the same time as a wrong password.
-    if (!(await verifyPassword(member?.password_hash ?? null, b.password as string)) || !member) {
+    const right = await verifyPassword(member?.password_hash ?? null, b.password as string).catch(async (err: unknown) => {
+      await attempt.abandoned();
+      throw err;
+    });
+    if (!right || !member) {
       await attempt.failed();
       throw invalidCredentials();
     }
@@ -129,7 +133,11 @@ export class ConsoleSessions {
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
     // Guessing the current password through this form is throttled like sign-in.
     const attempt = await this.throttle.begin(caller.member.email, clientAddress);
-    if (!(await verifyPassword(caller.member.password_hash, b.current_password as string))) {
+    const right = await verifyPassword(caller.member.password_hash, b.current_password as string).catch(async (err: unknown) => {
+      await attempt.abandoned();
+      throw err;
+    });
+    if (!right) {
       await attempt.failed();
       throw ApiError.validation({ current_password: ['The current password is not right.'] });
     }

@@ -42,18 +42,7 @@ export class SignInThrottle {
    * The caller says how it ended: a failure keeps what was taken, a success gives it back.
    */
   async begin(email: string, address: string): Promise<SignInAttempt> {
-    const taken = await Promise.allSettled([this.perAccount.consume(email, 1), this.perAddress.consume(address, 1)]);
-    const refused = taken.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []));
-    const giveBack = async () => {
-      await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
-    };
-    if (refused.length > 0) {
-      await giveBack();
-      // The limiter's own failure (a store error), not a refusal: passed on as it is.
-      const store = refused.find((r): r is Error => r instanceof Error);
-      if (store) throw store;
-      throw this.tooMany(Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
-    }
+    // Under way from before its place is taken: a success ending meanwhile must not forgive it.
     this.checking.set(email, (this.checking.get(email) ?? 0) + 1);
     let ended = false;
     const end = () => {
@@ -63,6 +52,19 @@ export class SignInThrottle {
       if (left > 0) this.checking.set(email, left);
       else this.checking.delete(email);
     };
+    const taken = await Promise.allSettled([this.perAccount.consume(email, 1), this.perAddress.consume(address, 1)]);
+    const refused = taken.flatMap((t) => (t.status === 'rejected' ? [t.reason as unknown] : []));
+    const giveBack = async () => {
+      await Promise.all([this.perAccount.reward(email, 1), this.perAddress.reward(address, 1)]);
+    };
+    if (refused.length > 0) {
+      end();
+      await giveBack();
+      // The limiter's own failure (a store error), not a refusal: passed on as it is.
+      const store = refused.find((r): r is Error => r instanceof Error);
+      if (store) throw store;
+      throw this.tooMany(Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
+    }
     return {
       failed: async () => end(),
       // A good sign-in clears the account's failures, and gives the address back only this attempt (one address may try many accounts).
