@@ -66,6 +66,32 @@ describe('field validators', () => {
     expect(errors['unique_with.1'][0]).toMatch(/two or more/);
   });
 
+  it('refuses date patterns date-fns cannot both read and write, naming each (a run on them could read no value)', async () => {
+    const dateFormat = (from: string, to: string) => ({ date_format: { enabled: true, from, to } });
+    const res = await call(schemas(), {
+      token: ADMIN_TOKEN,
+      body: {
+        name: 'Bad dates',
+        fields: {
+          born: { description: '', data_type: 'date', is_required: false, format: 'gibberish' },
+          seen: { description: '', data_type: 'datetime', is_required: false, format: "yyyy-MM-dd'T'HH:mm zzz" },
+          due: { description: '', data_type: 'date', is_required: false, transformations: dateFormat('dd/ff/yyyy', 'nonsense ggg') },
+          // A format on a field that is not a date is free text, as the spec's "Format of the value".
+          phone: { description: '', data_type: 'string', is_required: false, format: 'E.164' },
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields).toEqual({
+      'fields.born.format': ['format must be a date pattern such as dd.MM.yyyy; "gibberish" is not one.'],
+      'fields.seen.format': ['format must be a date pattern such as dd.MM.yyyy; "yyyy-MM-dd\'T\'HH:mm zzz" is not one.'],
+      'fields.due.transformations': [
+        'date_format "to" must be a date pattern such as yyyy-MM-dd; "nonsense ggg" is not one.',
+        'date_format "from" must be a date pattern such as dd/MM/yyyy; "dd/ff/yyyy" is not one.',
+      ],
+    });
+  });
+
   it('saves well-formed validators and gives them back', async () => {
     const res = await call(schemas(), { token: ADMIN_TOKEN, body: { name: 'Orders', fields: FIELDS, unique_with: [['name', 'city']] } });
     expect(res.status).toBe(201);

@@ -66,6 +66,11 @@ describe('AI mapping suggestion', () => {
 });
 
 describe('synthetic records of dry runs', () => {
+  it('are written in ISO for a date pattern stored before patterns were checked (none date-fns can write)', () => {
+    const stored = { d: { description: '', data_type: 'date', is_required: false, format: 'gibberish' } };
+    expect(syntheticRows(stored)[0]).toEqual(['2024-01-15']);
+  });
+
   it('are the same for the same schema and pass every field check after transformations', () => {
     const rows = syntheticRows(FIELDS);
     expect(syntheticRows(FIELDS)).toEqual(rows);

@@ -1,6 +1,6 @@
 import type { FieldDefinition } from '@app/contracts';
 // Only dry runs make synthetic records: date-fns's writer, loaded on first use.
-import { formatDate } from '../fields/transformations';
+import { formatDate, isDatePattern } from '../fields/transformations';
 
 /** How many synthetic records a dry run has. */
 export const SYNTHETIC_RECORDS = 10;
@@ -10,8 +10,11 @@ const BASE_DATE = Date.UTC(2024, 0, 15, 9, 30);
 /** The pattern a date cell must have before the field's transformations run. */
 function sourceDatePattern(field: FieldDefinition): string {
   const df = field.transformations?.date_format;
-  if (df?.enabled && typeof df.from === 'string') return df.from;
-  return field.format ?? (field.data_type === 'datetime' ? "yyyy-MM-dd'T'HH:mm:ss" : 'yyyy-MM-dd');
+  const iso = field.data_type === 'datetime' ? "yyyy-MM-dd'T'HH:mm:ss" : 'yyyy-MM-dd';
+  // A pattern stored before patterns were checked may be none: ISO then, as the field's check reads.
+  const usable = (pattern: string | null | undefined): pattern is string => typeof pattern === 'string' && isDatePattern(pattern);
+  if (df?.enabled && typeof df.from === 'string') return usable(df.from) ? df.from : iso;
+  return usable(field.format) ? field.format : iso;
 }
 
 /** One synthetic cell for record `n` (1-based): valid for the field's data_type. */

@@ -1,6 +1,7 @@
 import type { CountryFormat, FieldDefinition } from '@app/contracts';
 import { DECIMAL_SEPARATORS, GROUP_SEPARATORS } from './number-format';
 import { isPhoneRegion } from './phone-country';
+import { isDatePattern } from './transformations';
 
 export const COUNTRY_FORMATS: readonly CountryFormat[] = ['alpha2', 'alpha3', 'name'];
 const NUMBER_FORMAT_KEYS = ['locale', 'decimal', 'group', 'currency', 'percent'];
@@ -59,6 +60,14 @@ export function validateFieldFormats(def: Record<string, unknown>): { at: string
     else if (typeof def.default_region !== 'string' || !isPhoneRegion(def.default_region))
       problems.push({ at: 'default_region', problem: 'default_region must be an ISO 3166 alpha-2 region code in capitals, such as "DE".' });
   }
+  // A date field's format is the pattern its values are read in (typed-value.ts); other fields' format is free text.
+  if (
+    (def.data_type === 'date' || def.data_type === 'datetime') &&
+    typeof def.format === 'string' &&
+    def.format &&
+    !isDatePattern(def.format)
+  )
+    problems.push({ at: 'format', problem: `format must be a date pattern such as dd.MM.yyyy; ${shown(def.format)} is not one.` });
   if (def.country_format !== undefined && def.country_format !== null) {
     if (def.data_type !== 'country') problems.push({ at: 'country_format', problem: 'country_format is only for data_type "country".' });
     else if (!(COUNTRY_FORMATS as readonly unknown[]).includes(def.country_format))

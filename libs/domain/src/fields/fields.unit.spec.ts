@@ -30,6 +30,26 @@ describe('applyTransformations', () => {
     expect(validateTransformations({ explode: { enabled: true } })[0]).toMatch(/Unknown transformation/);
     expect(validateTransformations({ uppercase: {} })[0]).toMatch(/enabled/);
     expect(validateTransformations({ date_format: { enabled: true } })[0]).toMatch(/"to"/);
+    expect(validateTransformations({ date_format: { enabled: true, from: 'dd/MM/yyyy', to: "yyyy-MM-dd'T'HH:mm" } })).toEqual([]);
+    expect(validateTransformations({ date_format: { enabled: true, to: 'nonsense ggg' } })).toEqual([
+      'date_format "to" must be a date pattern such as yyyy-MM-dd; "nonsense ggg" is not one.',
+    ]);
+    // Written by date-fns but not read: a field's pattern is read with too.
+    expect(validateTransformations({ date_format: { enabled: true, from: 'yyyy zzz', to: 'yyyy-MM-dd' } })).toEqual([
+      'date_format "from" must be a date pattern such as dd/MM/yyyy; "yyyy zzz" is not one.',
+    ]);
+  });
+
+  it('a pattern stored before patterns were checked reads and writes no date, and throws for no value', () => {
+    const stored = f({
+      data_type: 'date',
+      format: 'gibberish',
+      transformations: { date_format: { enabled: true, from: 'dd/ff/yyyy', to: 'nonsense ggg' } },
+    });
+    expect(applyTransformations('05/01/2024', stored)).toBe('05/01/2024');
+    // The format reads nothing; an ISO date still passes the date check, as it does beside any format.
+    expect(typeValue('05/01/2024', stored).problem).toBe('type');
+    expect(typeValue('2024-01-05', stored).problem).toBeNull();
   });
 });
 

@@ -34,19 +34,31 @@ function parseDateSlowly(value: string, pattern: string | null | undefined): Dat
   return isValid(d) ? d : null;
 }
 
-/** A pattern date-fns can write a date in (unknown letters are refused, as date-fns refuses them). */
+/**
+ * A pattern date-fns can both write and read a date in: unknown letters are refused, as date-fns
+ * refuses them, and so are tokens it writes but cannot read ("zzz", "O"), since a field's pattern
+ * is read with as well as written in. date-fns throws for such a pattern on every value, which
+ * a run met as a file that could not be read.
+ */
 export function isDatePattern(pattern: string): boolean {
   if (compileDatePattern(pattern)) return true;
   try {
-    formatDate()(REFERENCE_DATE, pattern);
+    // Read back what it wrote: date-fns stops reading at the first token the text does not match, so
+    // only a text written in the pattern takes the read through every token, an unreadable one too.
+    parseDate()(formatDate()(REFERENCE_DATE, pattern), pattern, REFERENCE_DATE);
     return true;
   } catch {
     return false;
   }
 }
 
+/** `pattern` when it is a date pattern (isDatePattern); else null: a pattern stored before patterns were checked reads and writes no date. */
+const usablePattern = (pattern: string | null | undefined): string | null | undefined =>
+  pattern && !isDatePattern(pattern) ? null : pattern;
+
 /** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
 export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
+  if (usablePattern(pattern) === null) return () => false;
   const compiled = pattern ? compileDatePattern(pattern) : null;
   if (compiled) return (value) => compiled.parse(value) !== null;
   return (value) => parseDateSlowly(value, pattern) !== null;
@@ -56,7 +68,8 @@ export function compileDateCheck(pattern: string | null | undefined): (value: st
  * Compiles a date reader: the calendar parts of a date written in `pattern`, or in ISO 8601
  * (a date or a date-time, as the data_type check accepts it); null for anything else.
  */
-export function compileDateReader(pattern: string | null | undefined): (value: string) => DateParts | null {
+export function compileDateReader(given: string | null | undefined): (value: string) => DateParts | null {
+  const pattern = usablePattern(given);
   const compiled = pattern ? compileDatePattern(pattern) : null;
   const inPattern = (value: string): DateParts | null => {
     if (compiled) return compiled.parse(value);
@@ -73,6 +86,7 @@ export function compileDateReader(pattern: string | null | undefined): (value: s
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
+  if (usablePattern(from) === null || usablePattern(to) === null) return (value) => value;
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
   const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
@@ -157,7 +171,10 @@ export function validateTransformations(t: unknown): string[] {
     if (name === 'date_format') {
       const { from, to } = opts as { from?: unknown; to?: unknown };
       if (typeof to !== 'string' || !to) problems.push('date_format needs a "to" pattern.');
+      else if (!isDatePattern(to)) problems.push(`date_format "to" must be a date pattern such as yyyy-MM-dd; "${to}" is not one.`);
       if (from !== undefined && from !== null && typeof from !== 'string') problems.push('date_format "from" must be a pattern string.');
+      else if (typeof from === 'string' && from && !isDatePattern(from))
+        problems.push(`date_format "from" must be a date pattern such as dd/MM/yyyy; "${from}" is not one.`);
     }
   }
   return problems;
