@@ -150,6 +150,19 @@ describe('request validation: data keys and body shape', () => {
     expect(persian.status).toBe(201);
   });
 
+  it('a filename with a control character or a direction override is 422; one in any script passes', async () => {
+    for (const filename of ['a\u0000b.csv', 'list\u202Evsc.csv', 'two\nlines.csv']) {
+      const res = await post('/v1/transformations/file', `{"schema_id":"${org.schemaId}","filename":${JSON.stringify(filename)}}`);
+      expect({ filename, status: res.status, fields: res.body.error?.fields }).toEqual({
+        filename,
+        status: 422,
+        fields: { filename: ['The filename field must not contain control characters or text direction overrides.'] },
+      });
+    }
+    const arabic = await post('/v1/transformations/file', `{"schema_id":"${org.schemaId}","filename":"\u0639\u0645\u0644\u0627\u0621.csv"}`);
+    expect(arabic.status).toBe(201);
+  });
+
   it('scalar members given objects with hostile member names fail their own rule (422, not 500)', async () => {
     const res = await post(
       '/v1/transformations/file',

@@ -81,6 +81,12 @@ describe('run list', () => {
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.error.fields).sort()).toEqual(['created_after', 'page', 'per_page', 'stage', 'status']);
     expect((await list('?created_after=2026-02-01&created_before=2026-01-01')).body.error.fields.created_before).toBeDefined();
+    // Days no month has are refused, not rolled over into the next month.
+    for (const day of ['2026-11-31', '2026-02-29', '2026-04-31T10:00:00Z']) {
+      const rolled = await list(`?created_after=${day}`);
+      expect([rolled.status, Object.keys(rolled.body.error.fields)]).toEqual([422, ['created_after']]);
+    }
+    expect((await list('?created_before=2028-02-29')).status).toBe(200);
     expect((await call(`${svc.baseUrl}/v1/transformations`)).status).toBe(401);
   });
 

@@ -104,11 +104,14 @@ export function joinProblemTallies(parts: { range: RowRange; tally: ProblemTally
   for (const { tally } of parts) {
     joined.rows_checked += tally.rows_checked;
     joined.rows_with_problems += tally.rows_with_problems;
+    // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
+    const byField = joined.problems_by_field;
     for (const [field, n] of Object.entries(tally.problems_by_field))
-      joined.problems_by_field[field] = (joined.problems_by_field[field] ?? 0) + n;
+      byField[field] = (Object.hasOwn(byField, field) ? byField[field] : 0) + n;
     for (const kind of CELL_PROBLEMS) joined.rows_by_kind[kind] += tally.rows_by_kind[kind];
+    const byKind = joined.problems_by_field_and_kind;
     for (const [field, kinds] of Object.entries(tally.problems_by_field_and_kind)) {
-      const into = (joined.problems_by_field_and_kind[field] ??= noProblemsByKind());
+      const into = Object.hasOwn(byKind, field) ? byKind[field] : (byKind[field] = noProblemsByKind());
       for (const kind of CELL_PROBLEMS) into[kind] += kinds[kind];
     }
   }

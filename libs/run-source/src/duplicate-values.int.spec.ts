@@ -6,7 +6,7 @@ import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
 import { rowIndexKeyOf, type DuplicateRows, type RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
-import { countMappingProblems } from './count-problems';
+import { countMappingProblems, joinProblemTallies } from './count-problems';
 import { findDuplicateRows } from './duplicate-values';
 import { firstDuplicatesPass, type DuplicatesOptions } from './duplicates-first-pass';
 import { findProblemRows } from './find-problem-rows';
@@ -89,6 +89,45 @@ describe('duplicates pass', () => {
     if (!('parsed' in outcome)) throw new Error(`not parsed: ${JSON.stringify(outcome)}`);
     return { ...run, ...outcome.parsed };
   }
+
+  it("finds repeats in fields named after an object's own properties (constructor, toString), in the pass, the count and two halves joined", async () => {
+    const fields: Record<string, FieldDefinition> = {
+      constructor: { description: 'c', data_type: 'integer', is_required: false, unique: true },
+      toString: { description: 't', data_type: 'string', is_required: false, unique: true },
+    };
+    const key = `runs/d${++n}/source`;
+    await blobs.put(key, Readable.from(['constructor,toString\n1,a\n1,b\n2,b\n3,c\n']));
+    const run = {
+      id: `d${n}`,
+      schema: { fields },
+      source_headers: ['constructor', 'toString'],
+      source_key: key,
+      rows_key: key,
+      source_format: 'delimited',
+      delimiter: ',',
+      encoding: 'utf-8',
+      input_has_header: true,
+      output_format: 'json',
+      mapping_rule: { constructor: 'constructor', toString: 'toString' },
+    } as unknown as RunState;
+    const mapping = run.mapping_rule!;
+    const found = (await findDuplicateRows(blobs, run, mapping))!;
+    expect(Object.hasOwn(found, 'constructor') && rowsOf(found['constructor' as string], 4)).toEqual([1, 2]);
+    expect(Object.hasOwn(found, 'toString') && rowsOf(found['toString' as string], 4)).toEqual([2, 3]);
+    const whole = (await countMappingProblems(blobs, run, mapping, undefined, undefined, found))!;
+    expect(whole.problems_by_field).toEqual({ constructor: 2, toString: 2 });
+    // Two halves joined, as two threads count them.
+    const halves = await Promise.all(
+      [
+        { fromRow: 1, toRow: 2 },
+        { fromRow: 3, toRow: null },
+      ].map(async (range) => ({ range, tally: (await countMappingProblems(blobs, run, mapping, undefined, undefined, found, range))! })),
+    );
+    const joined = joinProblemTallies(halves);
+    expect(joined.problems_by_field).toEqual({ constructor: 2, toString: 2 });
+    expect(joined.problems_by_field_and_kind['constructor' as string].unique).toBe(2);
+    expect(joined.problems_by_field_and_kind['toString' as string].unique).toBe(2);
+  });
 
   const value = fc.constantFrom('', ' ', 'a', 'b', 'A', 'a ', '1', '1.0', '01', '2', 'x,y', '"q"', 'ü');
   // The reader skips a line of only delimiters and spaces, as a blank line: such rows are no data rows.

@@ -195,7 +195,8 @@ export async function findDuplicateRows(
   const byField: DuplicateRows = {};
   for (const g of groups) {
     for (const field of g.fields) {
-      const bits = byField[field];
+      // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
+      const bits = Object.hasOwn(byField, field) ? byField[field] : undefined;
       if (!bits) byField[field] = g.rows.slice();
       else for (let i = 0; i < bits.length; i++) bits[i] |= g.rows[i];
     }

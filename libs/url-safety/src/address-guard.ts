@@ -29,7 +29,11 @@ export function guardedAgents(allowed: string[], keepAlive = false): { httpAgent
  * Names that resolve to such addresses are caught when a delivery connects.
  */
 export function literalAddressProblem(url: URL, allowed: string[]): string | null {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // A name's trailing dot (the root: "localhost." is localhost) is not part of the name.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (allowed.includes(host)) return null;
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to this machine.';
   if (isIP(host) === 0) return null;

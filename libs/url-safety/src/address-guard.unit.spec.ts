@@ -79,6 +79,10 @@ describe('URLs given at run creation and in the admin API', () => {
     'http://127.1/h',
     'http://localhost:8080/h',
     'http://api.localhost/h',
+    // The root's dot: the same names.
+    'http://localhost.:8080/h',
+    'http://api.localhost./h',
+    'http://LOCALHOST../h',
     'http://[::1]/h',
     'http://[::ffff:10.0.0.1]/h',
     'http://169.254.169.254/latest',
@@ -88,7 +92,7 @@ describe('URLs given at run creation and in the admin API', () => {
     'http://0.0.0.0/h',
   ])('refuses %s', (url) => expect(literalAddressProblem(new URL(url), [])).not.toBeNull());
 
-  it.each(['https://hooks.example.com/x', 'http://93.184.216.34/h', 'https://[2606:4700::1111]/h'])('accepts %s', (url) =>
+  it.each(['https://hooks.example.com/x', 'https://hooks.example.com./x', 'http://93.184.216.34/h', 'https://[2606:4700::1111]/h'])('accepts %s', (url) =>
     expect(literalAddressProblem(new URL(url), [])).toBeNull(),
   );
 

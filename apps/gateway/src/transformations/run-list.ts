@@ -1,3 +1,5 @@
+import { isValid } from 'date-fns/isValid';
+import { parseISO } from 'date-fns/parseISO';
 import type { RunListFilter } from '@app/read-model';
 import { ApiError } from '../http/api-error';
 import { type PageRequest, pageRequest } from '../http/pagination';
@@ -37,7 +39,11 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   for (const name of ['created_after', 'created_before'] as const) {
     const v = query[name];
     if (v === undefined || v === '') continue;
-    const at = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;
+    // Date.parse rolls a day past its month's end over ("2026-11-31" is 1 December): date-fns checks the calendar.
+    const at =
+      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && isValid(parseISO(v.slice(0, 10)))
+        ? Date.parse(v)
+        : NaN;
     if (Number.isNaN(at)) {
       fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
       continue;

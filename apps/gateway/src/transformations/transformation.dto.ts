@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
-import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
-import { LOCALES } from '@app/domain';
+import { HIDDEN_CONTROLS_PROBLEM, LOCALES, hasHiddenControls } from '@app/domain';
 
 export const STRUCTURED_EXTENSIONS = ['csv', 'tsv', 'txt', 'xlsx'] as const;
 export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp'] as const;
@@ -126,6 +126,13 @@ export class CreateFileRunDto extends RunOptionsDto {
   })
   // class-validator checks the decorators bottom-up and stops at the first failure: the type first.
   @IsDefined(req('filename'))
+  // Shown in the console, the review page and the download's name: a NUL or a direction override would hide or reorder it.
+  @ValidateBy(
+    { name: 'noHiddenControls', validator: { validate: (v: unknown) => typeof v === 'string' && !hasHiddenControls(v) } },
+    {
+      message: `The filename field ${HIDDEN_CONTROLS_PROBLEM}.`,
+    },
+  )
   @MaxLength(255, { message: 'The filename field must not be greater than 255 characters.' })
   @IsNotEmpty(req('filename'))
   @IsString({ message: 'The filename field must be a string.' })
