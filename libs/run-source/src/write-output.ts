@@ -99,7 +99,7 @@ async function outputText(
   counts: OutputWritten,
   onProgress: (rows: number) => void,
   { duplicates = null, signal }: OutputWriteOptions,
-): Promise<AsyncGenerator<string>> {
+): Promise<AsyncGenerator<string | Buffer>> {
   const mapping = run.mapping_rule ?? {};
   const exclude = run.problem_rows_choice === 'exclude';
   let read = 0;

@@ -1,7 +1,7 @@
 import Papa from 'papaparse';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonString, type OutputRecord } from './output-writers';
+import { csvChunks, jsonArrayBody, jsonArrayFramed, jsonItemBytes, jsonString, type OutputRecord } from './output-writers';
 
 const jsonArrayChunks = (items: AsyncIterable<string[]>) => jsonArrayFramed(jsonArrayBody(items));
 
@@ -12,9 +12,9 @@ async function* batches(...bs: OutputRecord[][]) {
 async function* lines(...bs: OutputRecord[][]) {
   for (const b of bs) yield b.map((r) => JSON.stringify(r));
 }
-const collect = async (g: AsyncIterable<string>) => {
+const collect = async (g: AsyncIterable<string | Buffer>) => {
   let s = '';
-  for await (const c of g) s += c;
+  for await (const c of g) s += c.toString();
   return s;
 };
 
@@ -62,6 +62,19 @@ describe('output writers', () => {
     let bytes = '';
     for await (const c of jsonArrayFramed(joined)) bytes += c.toString();
     expect(bytes).toBe(whole);
+  });
+  it("writes a batch's items as the UTF-8 of the joined text, whatever characters they hold", () => {
+    const item = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('Yılmaz', '’', 'é', '€', '😀', ''),
+    );
+    fc.assert(
+      fc.property(fc.array(item.map((v) => JSON.stringify(v)), { maxLength: 8 }), (items) => {
+        const bytes = jsonItemBytes(items);
+        expect(bytes.equals(Buffer.from(items.map((i) => ',\n' + i).join('')))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
   });
   it('writes CSV rows without the header for a later part', async () => {
     expect(await collect(csvChunks(['a'], batches([{ a: 'x' }]), { header: false }))).toBe('x\r\n');
