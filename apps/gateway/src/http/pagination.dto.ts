@@ -27,7 +27,12 @@ export class PaginationMetaDto {
   })
   from!: number | null;
   @ApiProperty({ type: 'integer', minimum: 1 }) last_page!: number;
-  @ApiProperty({ type: [PaginationMetaLinkDto] }) links!: PaginationMetaLinkDto[];
+  @ApiProperty({
+    type: [PaginationMetaLinkDto],
+    description:
+      'Previous, the pages in Laravel\'s window (every page of fewer than 14; a "..." entry with a null url where pages are left out), Next.',
+  })
+  links!: PaginationMetaLinkDto[];
   @ApiProperty({ type: String, nullable: true, description: 'Base path of the generated URLs.' }) path!: string | null;
   @ApiProperty({ type: 'integer', minimum: 0 }) per_page!: number;
   @ApiProperty({ type: 'integer', minimum: 1, nullable: true, description: 'Number of the last item in the slice; null when it is empty.' })

@@ -1,4 +1,5 @@
 import { ApiError } from './api-error';
+import { GAP, pageWindow } from './page-window';
 
 export interface PageRequest {
   page: number;
@@ -37,7 +38,10 @@ export function paginate<T>(data: T[], total: number, req: PageRequest, path: st
   const filters = new URLSearchParams(carried).toString();
   const url = (p: number) => `${path}?${filters === '' ? '' : `${filters}&`}page=${p}&per_page=${req.perPage}`;
   const from = data.length > 0 ? req.offset + 1 : null;
-  const pageLinks = Array.from({ length: lastPage }, (_, i) => ({ url: url(i + 1), label: String(i + 1), active: i + 1 === req.page }));
+  // Laravel's window of pages, a "..." entry where pages are left out (page-window.ts).
+  const pageLinks = pageWindow(req.page, lastPage).map((p) =>
+    p === GAP ? { url: null, label: '...', active: false } : { url: url(p), label: String(p), active: p === req.page },
+  );
   return {
     data,
     links: {
