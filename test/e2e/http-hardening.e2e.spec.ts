@@ -416,6 +416,27 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect((await call(`${svc.baseUrl}/v1/transformations/raw`, { raw: '<x/>', headers })).status).toBe(401);
   });
 
+  it('a body sent with a Content-Encoding gets 415 (it would be read as its compressed bytes), JSON and uploads alike; identity passes', async () => {
+    const org = await setupOrganization(svc);
+    const body = JSON.stringify({ schema_id: org.schemaId, filename: 'a.csv' });
+    const zipped = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      raw: body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(zipped).toMatchObject({ status: 415, body: envelope('unsupported_media_type') });
+    expect(zipped.body.error.message).toBe('Send the body as it is, without a Content-Encoding.');
+    const plain = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      raw: body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
+    expect(plain.status).toBe(201);
+    const upload = plain.body.upload;
+    const put = await fetch(upload.url, { method: 'PUT', headers: { ...upload.headers, 'content-encoding': 'gzip' }, body: 'a\n1\n' });
+    expect(put.status).toBe(415);
+  });
+
   it('always generates our request id; a safe caller X-Request-Id is echoed as X-Client-Request-Id, an unsafe one is not', async () => {
     const mine = await call(`${svc.baseUrl}/v1/schemas`, { headers: { 'x-request-id': 'client-req.42' } });
     expect(mine.headers.get('x-request-id')).toMatch(UUID);

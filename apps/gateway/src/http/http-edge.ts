@@ -204,6 +204,14 @@ export class HttpEdge {
   private limitBody(route: string, request: FastifyRequest, reply: FastifyReply, readAtStart: number): FastifyReply | undefined {
     const raw = request.raw;
     if (!hasBody(raw)) return;
+    // A body is read as it is sent: a compressed one would be parsed, or stored, as its compressed bytes (RFC 9110: 415).
+    const coding = raw.headers['content-encoding'];
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'identity')
+      return this.refuse(
+        request,
+        reply,
+        new ApiError(415, 'unsupported_media_type', 'invalid_request', 'Send the body as it is, without a Content-Encoding.'),
+      );
     const http = this.config.http;
     if (route.startsWith(FILES)) {
       raw.socket.setTimeout(http.uploadIdleTimeoutMs); // Node closes the connection after that long without a byte
