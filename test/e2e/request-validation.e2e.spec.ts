@@ -159,7 +159,10 @@ describe('request validation: data keys and body shape', () => {
         fields: { filename: ['The filename field must not contain control characters or text direction overrides.'] },
       });
     }
-    const arabic = await post('/v1/transformations/file', `{"schema_id":"${org.schemaId}","filename":"\u0639\u0645\u0644\u0627\u0621.csv"}`);
+    const arabic = await post(
+      '/v1/transformations/file',
+      `{"schema_id":"${org.schemaId}","filename":"\u0639\u0645\u0644\u0627\u0621.csv"}`,
+    );
     expect(arabic.status).toBe(201);
   });
 

@@ -92,8 +92,9 @@ describe('URLs given at run creation and in the admin API', () => {
     'http://0.0.0.0/h',
   ])('refuses %s', (url) => expect(literalAddressProblem(new URL(url), [])).not.toBeNull());
 
-  it.each(['https://hooks.example.com/x', 'https://hooks.example.com./x', 'http://93.184.216.34/h', 'https://[2606:4700::1111]/h'])('accepts %s', (url) =>
-    expect(literalAddressProblem(new URL(url), [])).toBeNull(),
+  it.each(['https://hooks.example.com/x', 'https://hooks.example.com./x', 'http://93.184.216.34/h', 'https://[2606:4700::1111]/h'])(
+    'accepts %s',
+    (url) => expect(literalAddressProblem(new URL(url), [])).toBeNull(),
   );
 
   it("lets an explicitly allowed address through (tests' loopback receivers)", () => {

@@ -64,15 +64,18 @@ describe('output writers', () => {
     expect(bytes).toBe(whole);
   });
   it("writes a batch's items as the UTF-8 of the joined text, whatever characters they hold", () => {
-    const item = fc.oneof(
-      fc.string({ unit: 'grapheme' }),
-      fc.constantFrom('Yılmaz', '’', 'é', '€', '😀', ''),
-    );
+    const item = fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('Yılmaz', '’', 'é', '€', '😀', ''));
     fc.assert(
-      fc.property(fc.array(item.map((v) => JSON.stringify(v)), { maxLength: 8 }), (items) => {
-        const bytes = jsonItemBytes(items);
-        expect(bytes.equals(Buffer.from(items.map((i) => ',\n' + i).join('')))).toBe(true);
-      }),
+      fc.property(
+        fc.array(
+          item.map((v) => JSON.stringify(v)),
+          { maxLength: 8 },
+        ),
+        (items) => {
+          const bytes = jsonItemBytes(items);
+          expect(bytes.equals(Buffer.from(items.map((i) => ',\n' + i).join('')))).toBe(true);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
