@@ -51,6 +51,14 @@ describe('applyTransformations', () => {
     expect(typeValue('05/01/2024', stored).problem).toBe('type');
     expect(typeValue('2024-01-05', stored).problem).toBeNull();
   });
+
+  it('no pattern is not a bad pattern: a date_format without from reads ISO, and ISO date-times pass beside a format', () => {
+    const toGerman = f({ transformations: { date_format: { enabled: true, to: 'dd.MM.yyyy' } } });
+    expect(applyTransformations('2024-01-05', toGerman)).toBe('05.01.2024');
+    const withTime = f({ data_type: 'datetime', format: 'dd.MM.yyyy HH:mm' });
+    expect(typeValue('05.01.2024 10:00', withTime).problem).toBeNull();
+    expect(typeValue('2024-01-05T10:00:00', withTime).problem).toBeNull();
+  });
 });
 
 describe('typeValue', () => {

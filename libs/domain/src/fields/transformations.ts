@@ -52,13 +52,15 @@ export function isDatePattern(pattern: string): boolean {
   }
 }
 
-/** `pattern` when it is a date pattern (isDatePattern); else null: a pattern stored before patterns were checked reads and writes no date. */
-const usablePattern = (pattern: string | null | undefined): string | null | undefined =>
-  pattern && !isDatePattern(pattern) ? null : pattern;
+/**
+ * Whether a pattern was given and is none (isDatePattern): one stored before patterns were checked.
+ * It reads and writes no date. No pattern at all is not this: it means ISO 8601.
+ */
+const unusable = (pattern: string | null | undefined): boolean => !!pattern && !isDatePattern(pattern);
 
 /** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
 export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
-  if (usablePattern(pattern) === null) return () => false;
+  if (unusable(pattern)) return () => false;
   const compiled = pattern ? compileDatePattern(pattern) : null;
   if (compiled) return (value) => compiled.parse(value) !== null;
   return (value) => parseDateSlowly(value, pattern) !== null;
@@ -69,7 +71,7 @@ export function compileDateCheck(pattern: string | null | undefined): (value: st
  * (a date or a date-time, as the data_type check accepts it); null for anything else.
  */
 export function compileDateReader(given: string | null | undefined): (value: string) => DateParts | null {
-  const pattern = usablePattern(given);
+  const pattern = unusable(given) ? null : given;
   const compiled = pattern ? compileDatePattern(pattern) : null;
   const inPattern = (value: string): DateParts | null => {
     if (compiled) return compiled.parse(value);
@@ -86,7 +88,7 @@ export function compileDateReader(given: string | null | undefined): (value: str
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
-  if (usablePattern(from) === null || usablePattern(to) === null) return (value) => value;
+  if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
   const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
