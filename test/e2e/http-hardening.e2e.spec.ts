@@ -416,7 +416,7 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect((await call(`${svc.baseUrl}/v1/transformations/raw`, { raw: '<x/>', headers })).status).toBe(401);
   });
 
-  it('a body sent with a Content-Encoding gets 415 (it would be read as its compressed bytes), JSON and uploads alike; identity passes', async () => {
+  it('a body sent with a content coding gets 415 (it would be read as its compressed bytes), JSON and uploads alike; identity and a stray charset pass', async () => {
     const org = await setupOrganization(svc);
     const body = JSON.stringify({ schema_id: org.schemaId, filename: 'a.csv' });
     const zipped = await call(`${svc.baseUrl}/v1/transformations/file`, {
@@ -426,12 +426,23 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     });
     expect(zipped).toMatchObject({ status: 415, body: envelope('unsupported_media_type') });
     expect(zipped.body.error.message).toBe('Send the body as it is, without a Content-Encoding.');
-    const plain = await call(`${svc.baseUrl}/v1/transformations/file`, {
+    expect(zipped.headers.get('accept-encoding')).toBe('identity');
+    const listed = await call(`${svc.baseUrl}/v1/transformations/file`, {
       token: org.apiKey,
       raw: body,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity, BR' },
     });
-    expect(plain.status).toBe(201);
+    expect(listed.status).toBe(415);
+    // What leaves the bytes as they are passes: identity, and a charset some clients wrongly send there.
+    let plain = listed;
+    for (const coding of ['identity', 'utf-8']) {
+      plain = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        raw: body,
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+      });
+      expect({ coding, status: plain.status }).toEqual({ coding, status: 201 });
+    }
     const upload = plain.body.upload;
     const put = await fetch(upload.url, { method: 'PUT', headers: { ...upload.headers, 'content-encoding': 'gzip' }, body: 'a\n1\n' });
     expect(put.status).toBe(415);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { BLOB_STORE, revivedBlobError, type BlobStore } from '@app/blob-storage';
@@ -139,7 +139,8 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     }
     const { port1, port2 } = new MessageChannel();
     let started = false;
-    port1.on('message', (m: number | string) => (isStartAnnouncement(m) ? (started = true) : onProgress(m as number)));
+    const heard = (m: number | string) => (isStartAnnouncement(m) ? (started = true) : onProgress(m as number));
+    port1.on('message', heard);
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
     // With `stopsItself`, piscina's signal only takes the task out of the queue; a running task is told to stop.
     const dequeue = stopsItself && signal ? new AbortController() : null;
@@ -154,6 +155,8 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
       throw revivedBlobError(err);
     } finally {
       stopListening();
+      // The task's last figures may still be in the port (posted just before its answer): heard before it closes.
+      for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) heard(m.message as number | string);
       port1.close();
     }
   }

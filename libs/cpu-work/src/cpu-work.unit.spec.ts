@@ -123,3 +123,28 @@ describe('CpuWork and a task that stops itself', () => {
     expect(seen.signal).toBe(caller.signal);
   });
 });
+
+describe("CpuWork and a task's last progress figures", () => {
+  const pool = Piscina as unknown as jest.Mock;
+  const config = { cpuWork: { threads: 1, heapMb: 40, youngMb: 16 } } as AppConfig;
+
+  it('hears the figures a task posted just before its answer, before the call settles', async () => {
+    pool.mockImplementationOnce(() => ({
+      threads: [],
+      queueSize: 0,
+      // As a thread does: figures posted, then the answer at once (progressPoster's flush comes right before it).
+      run: (message: { progress: MessagePort }) => {
+        for (const rows of [500, 1_000, 1_234]) message.progress.postMessage(rows);
+        return Promise.resolve({ rows: 1_234 });
+      },
+    }));
+    const work = new CpuWork(config, {} as BlobStore);
+    for (let round = 0; round < 50; round++) {
+      const heard: number[] = [];
+      await work.run('writeOutputPart', { run: {}, key: 'k', range: { fromRow: 1, toRow: null } } as never, {
+        onProgress: (n) => void heard.push(n),
+      });
+      expect({ round, last: heard.at(-1) }).toEqual({ round, last: 1_234 });
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import { rateLimitRefusals } from '@app/metrics';
 import type { AppConfig } from '@app/config';
 import { ApiError } from './api-error';
@@ -39,7 +39,10 @@ export class AuthFailureThrottle {
   /** 429 when `address` used up its failures in the current window; null when it may try. */
   async refusal(address: string): Promise<ApiError | null> {
     if (this.limit <= 0) return null;
-    const res = await this.limiter.get(address);
+    return this.refusalOf(await this.limiter.get(address));
+  }
+
+  private refusalOf(res: RateLimiterRes | null): ApiError | null {
     if (!res || res.consumedPoints < this.limit) return null;
     rateLimitRefusals.inc({ limit: 'failed_auth' });
     return ApiError.tooManyFailedAttempts(Math.ceil(res.msBeforeNext / 1000));
@@ -61,13 +64,16 @@ export class AuthFailureThrottle {
   async place(address: string, stillAGuess: () => boolean = () => true): Promise<ApiError | CheckPlace | null> {
     if (this.limit <= 0) return { release: () => Promise.resolve() };
     for (let woken = false; ; woken = true) {
-      const refused = await this.refusal(address);
+      // One read of the count a pass, then no wait until the place is taken or the check is in the line: with two
+      // reads, a holder's failure counted between them could wake the line before this check joined it, for ever.
+      const res = await this.limiter.get(address);
+      const refused = this.refusalOf(res);
       // A waiter that leaves without its place lets the next one look (a refusal reaches them all, one by one).
       if (refused || !stillAGuess()) {
         if (woken) this.wakeNext(address);
         return refused;
       }
-      const used = (await this.limiter.get(address))?.consumedPoints ?? 0;
+      const used = res?.consumedPoints ?? 0;
       // Read and taken with no wait between: two checks cannot both take the last place.
       const checking = this.checking.get(address) ?? 0;
       if (used + checking < this.limit) {

@@ -131,4 +131,20 @@ describe('AuthFailureThrottle.place', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(2);
     expect(statuses.filter((s) => s === 429)).toHaveLength(48);
   });
+
+  it("a waiting check always settles, however the holders' failures fall around its look at the count", async () => {
+    for (let gap = 0; gap < 16; gap++) {
+      const throttle = new AuthFailureThrottle(2, 60);
+      const holders = [(await throttle.place('10.0.0.12')) as CheckPlace, (await throttle.place('10.0.0.12')) as CheckPlace];
+      let answer: unknown = 'waiting';
+      void throttle.place('10.0.0.12').then((p) => (answer = p));
+      await settled();
+      const first = holders[0].release(true);
+      for (let i = 0; i < gap; i++) await Promise.resolve();
+      await Promise.all([first, holders[1].release(true)]);
+      for (let i = 0; i < 4; i++) await settled();
+      // Both holders failed: the waiter is refused (or, its look taken just before the second failure, takes the place).
+      expect({ gap, answer: answer === 'waiting' ? 'still waiting' : 'settled' }).toEqual({ gap, answer: 'settled' });
+    }
+  });
 });

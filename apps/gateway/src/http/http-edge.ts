@@ -37,6 +37,14 @@ const adminOnly = (route: string): boolean => route.startsWith('/admin/') || OPE
 const MIN_CHECK_INTERVAL_MS = 250;
 const MAX_CHECK_INTERVAL_MS = 30_000;
 
+/**
+ * Content codings that change a body's bytes. Other values (`identity`, an empty one, a charset such as `utf-8` that some
+ * clients wrongly send there) leave the body as it is, and pass as they always did.
+ */
+const BODY_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'zstd', 'compress', 'x-compress', 'aws-chunked']);
+const compressedBody = (header: string | undefined): boolean =>
+  header !== undefined && header.split(',').some((coding) => BODY_CODINGS.has(coding.trim().toLowerCase()));
+
 const declaresBody = (raw: IncomingMessage): boolean =>
   raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
 /** Fastify reads the body of every method but GET and HEAD. */
@@ -205,12 +213,13 @@ export class HttpEdge {
     const raw = request.raw;
     if (!hasBody(raw)) return;
     // A body is read as it is sent: a compressed one would be parsed, or stored, as its compressed bytes (RFC 9110: 415).
-    const coding = raw.headers['content-encoding'];
-    if (coding !== undefined && coding.trim().toLowerCase() !== 'identity')
+    if (compressedBody(raw.headers['content-encoding']))
       return this.refuse(
         request,
         reply,
-        new ApiError(415, 'unsupported_media_type', 'invalid_request', 'Send the body as it is, without a Content-Encoding.'),
+        new ApiError(415, 'unsupported_media_type', 'invalid_request', 'Send the body as it is, without a Content-Encoding.', undefined, {
+          'Accept-Encoding': 'identity',
+        }),
       );
     const http = this.config.http;
     if (route.startsWith(FILES)) {

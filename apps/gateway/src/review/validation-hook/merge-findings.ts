@@ -53,9 +53,11 @@ export function addFindingsToCount<T extends CountFigures>(count: T, rows: reado
     customerRows++;
     if (!hasOwnProblem(row)) rowsWithProblems++;
     for (const field of cells.keys()) {
-      if (!byFieldAndKind[field]) continue;
+      // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
+      if (!Object.hasOwn(byFieldAndKind, field)) continue;
       byFieldAndKind[field][CUSTOMER_PROBLEM]++;
-      if (row.cells[field]?.problem == null) byField[field] = (byField[field] ?? 0) + 1;
+      if (!Object.hasOwn(row.cells, field) || row.cells[field].problem == null)
+        byField[field] = (Object.hasOwn(byField, field) ? byField[field] : 0) + 1;
     }
   }
   return {

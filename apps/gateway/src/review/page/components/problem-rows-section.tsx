@@ -12,7 +12,9 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
   const byField = listed ? listed.problems_by_field : {};
   // The field filter lists the fields that have problems, with their counts. The chosen field
   // stays listed when a fix leaves it with none, so its fixes (and their undo) stay in reach.
-  const withProblems = view.fields.filter((f) => (byField[f.name] || 0) > 0 || f.name === filter.field);
+  // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
+  const countOf = (name: string): number => (Object.prototype.hasOwnProperty.call(byField, name) ? byField[name] : 0);
+  const withProblems = view.fields.filter((f) => countOf(f.name) > 0 || f.name === filter.field);
   return (
     <section id="problem-rows-section" aria-labelledby="problem-rows-title" hidden={!listed || listed.rows_with_problems === 0}>
       <h2 id="problem-rows-title">{t('problem_rows_title')}</h2>
@@ -26,7 +28,7 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
         >
           <option value="">{t('problem_rows_any_field')}</option>
           {withProblems.map((f) => (
-            <option value={f.name}>{`${f.label} (${numbers.format(byField[f.name] || 0)})`}</option>
+            <option value={f.name}>{`${f.label} (${numbers.format(countOf(f.name))})`}</option>
           ))}
         </select>
         <label for="problem-kind">{t('problem_rows_kind')}</label>
