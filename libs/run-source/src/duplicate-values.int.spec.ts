@@ -65,13 +65,20 @@ describe('duplicates pass', () => {
   withTempBlobStore('duplicates-', (b) => (blobs = b));
 
   let n = 0;
-  async function stored(data: Row[], output_format: 'json' | 'csv' = 'json'): Promise<RunState> {
+  /** A run of `schema` over a CSV file stored with `rows` under `headers`, each field mapped to a header. */
+  async function storedRun(
+    headers: string[],
+    rows: string[][],
+    schema: RunState['schema'],
+    mapping: Record<string, string>,
+    output_format: 'json' | 'csv' = 'json',
+  ): Promise<RunState> {
     const key = `runs/d${++n}/source`;
-    await blobs.put(key, Readable.from([Papa.unparse([HEADERS, ...data], { newline: '\n' })]));
+    await blobs.put(key, Readable.from([Papa.unparse([headers, ...rows], { newline: '\n' })]));
     return {
       id: `d${n}`,
-      schema: { fields: FIELDS, unique_with: UNIQUE_WITH },
-      source_headers: HEADERS,
+      schema,
+      source_headers: headers,
       source_key: key,
       rows_key: key,
       source_format: 'delimited',
@@ -79,9 +86,11 @@ describe('duplicates pass', () => {
       encoding: 'utf-8',
       input_has_header: true,
       output_format,
-      mapping_rule: MAPPING,
+      mapping_rule: mapping,
     } as unknown as RunState;
   }
+  const stored = (data: Row[], output_format: 'json' | 'csv' = 'json') =>
+    storedRun(HEADERS, data, { fields: FIELDS, unique_with: UNIQUE_WITH } as RunState['schema'], MAPPING, output_format);
 
   /** The run as ingestion leaves it: its rows counted and a row index stored beside the file. */
   async function ingested(run: RunState): Promise<RunState> {
@@ -95,21 +104,17 @@ describe('duplicates pass', () => {
       constructor: { description: 'c', data_type: 'integer', is_required: false, unique: true },
       toString: { description: 't', data_type: 'string', is_required: false, unique: true },
     };
-    const key = `runs/d${++n}/source`;
-    await blobs.put(key, Readable.from(['constructor,toString\n1,a\n1,b\n2,b\n3,c\n']));
-    const run = {
-      id: `d${n}`,
-      schema: { fields },
-      source_headers: ['constructor', 'toString'],
-      source_key: key,
-      rows_key: key,
-      source_format: 'delimited',
-      delimiter: ',',
-      encoding: 'utf-8',
-      input_has_header: true,
-      output_format: 'json',
-      mapping_rule: { constructor: 'constructor', toString: 'toString' },
-    } as unknown as RunState;
+    const run = await storedRun(
+      ['constructor', 'toString'],
+      [
+        ['1', 'a'],
+        ['1', 'b'],
+        ['2', 'b'],
+        ['3', 'c'],
+      ],
+      { fields } as RunState['schema'],
+      { constructor: 'constructor', toString: 'toString' },
+    );
     const mapping = run.mapping_rule!;
     const found = (await findDuplicateRows(blobs, run, mapping))!;
     expect(Object.hasOwn(found, 'constructor') && rowsOf(found['constructor' as string], 4)).toEqual([1, 2]);
