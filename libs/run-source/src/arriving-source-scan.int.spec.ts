@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { MessageChannel } from 'node:worker_threads';
 import { LocalBlobStore, UrlSigner } from '@app/blob-storage';
 import type { RunState } from '@app/domain';
@@ -127,6 +127,31 @@ describe('scanArrivingSource', () => {
     expect((stopped as Error).message).toMatch(/no longer wanted/);
     // Handed on a piece or two at a time, the stop seen at the next: not the whole backlog first.
     expect(taken).toBeLessThan(10 * PIECE);
+  });
+
+  it('lets go of a stored rest that opens after the scan was given up, an error it meets later included', async () => {
+    const { port1, port2 } = new MessageChannel();
+    let opened!: (stream: Readable) => void;
+    const { input } = arrivingBytes(
+      port2,
+      () => undefined,
+      () => new Promise<Readable>((resolve) => (opened = resolve)),
+    );
+    const ended = new Promise((resolve) => input.once('close', resolve));
+    try {
+      port1.postMessage({ storedFrom: 0 } satisfies ArrivingBytesEnd);
+      await new Promise((resolve) => setImmediate(resolve));
+      input.destroy(); // the scan is given up while the rest is being opened
+      await ended;
+      const late = new PassThrough();
+      opened(late);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(late.destroyed).toBe(true);
+      // A file stream's open that fails after it was let go (the file deleted meanwhile): heard, not thrown at the process.
+      expect(() => late.emit('error', new Error('ENOENT: the file was deleted'))).not.toThrow();
+    } finally {
+      port1.close();
+    }
   });
 
   it.each([

@@ -116,7 +116,12 @@ export function arrivingBytes(
   const readStored = async (from: number) => {
     const stored = await storedFrom(from);
     restPending = false;
-    if (input.destroyed) return void stored.destroy();
+    if (input.destroyed) {
+      // Given up while the rest was being opened: nobody reads it. A file stream may still be opening, and the open may
+      // fail once the file is gone (the run deleted): with no listener that error would end the process.
+      stored.once('error', () => undefined);
+      return void stored.destroy();
+    }
     rest = stored;
     // The stored rest is read as fast as the scan takes it (paused while it has enough).
     stored.on('data', (piece: Buffer) => void (add(piece) || stored.pause()));
