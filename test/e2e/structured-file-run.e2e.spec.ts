@@ -235,6 +235,29 @@ describe('structured-file run, end to end over HTTP', () => {
     expect(await sourceEvents(other.body.id)).toBe(1);
   });
 
+  it('a download whose file is deleted between its look and its open (the run purged meanwhile) answers 404, and the service goes on', async () => {
+    const created = await create({ filename: 'a.csv' });
+    expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).approve(ready.mapping_rule)).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    const blobs = svc.app.get<BlobStore>(BLOB_STORE);
+    const found = blobs.stat.bind(blobs);
+    const stat = jest.spyOn(blobs, 'stat').mockImplementationOnce(async (key) => {
+      const size = await found(key);
+      await blobs.delete(key);
+      return size;
+    });
+    try {
+      const gone = await fetch(done.download_url);
+      expect(gone.status).toBe(404);
+      expect((await gone.json()).error).toMatchObject({ code: 'not_found', type: 'not_found' });
+    } finally {
+      stat.mockRestore();
+    }
+    expect((await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey })).status).toBe(200);
+  });
+
   it('a canceled review is read-only and cannot be approved', async () => {
     const created = await create({ filename: 'a.csv' });
     await upload(created.body, 'email\na@b.io\n');

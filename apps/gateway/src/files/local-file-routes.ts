@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import {
   BLOB_KEYS,
   BlobExistsError,
+  BlobNotFoundError,
   BlobTooLargeError,
   LOCAL_BLOB_ROUTE,
   isValidBlobKey,
@@ -152,8 +153,9 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       // The upload already landed (a client re-sending after a lost answer or a crash): as a
       // pre-signed S3 PUT would, the same bytes answer 200; nothing starts a second time.
       const stored = run && runId ? await deps.blobs.stat(key) : null;
-      if (run && runId && stored) {
-        const same = await sameBytes(await deps.blobs.openRead(key), stored.size, request);
+      const storedBody = stored ? await openIfStillThere(deps.blobs, key) : null;
+      if (run && runId && stored && storedBody) {
+        const same = await sameBytes(storedBody, stored.size, request);
         // Landed but never recorded (the process died in between): record it now, once.
         const refused = run.status === 'awaiting_upload' ? await completeUpload(request, runId, run.organization_id, stored.size) : null;
         if (refused && refused.code !== 'upload_already_completed')
@@ -256,7 +258,8 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const key = await authorize(request, reply, 'GET');
       if (!key) return reply;
       const stat = await deps.blobs.stat(key);
-      if (!stat) return envelope(reply, request, 404, 'not_found', 'not_found', 'The file does not exist (any more).');
+      const body = stat ? await openIfStillThere(deps.blobs, key) : null;
+      if (!stat || !body) return envelope(reply, request, 404, 'not_found', 'not_found', 'The file does not exist (any more).');
       const name = key.split('/').slice(-2).join('-');
       const type = key.endsWith('.json')
         ? 'application/json'
@@ -267,10 +270,17 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         .header('content-type', type)
         .header('content-length', String(stat.size))
         .header('content-disposition', `attachment; filename="${name}"`)
-        .send(await deps.blobs.openRead(key));
+        .send(body);
     });
   });
 }
+
+/** The stored file's stream, or null when it was deleted since it was looked at (its run deleted meanwhile). */
+const openIfStillThere = (blobs: LocalBlobStore, key: string): Promise<Readable | null> =>
+  blobs.openRead(key).catch((err: unknown) => {
+    if (err instanceof BlobNotFoundError) return null;
+    throw err;
+  });
 
 /** SHA-256 of a stream, its size, and whether it went past `limit` bytes (it is then drained unread). */
 async function digest(stream: Readable, limit: number): Promise<{ hash: string; size: number; over: boolean }> {

@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { BlobNotFoundError } from '../blob-store.port';
 import { blobStoreContract, readAll } from '../testing/blob-store.contract';
 import { UrlSigner } from '../url-signer';
 import { LocalBlobStore } from './local-blob-store';
@@ -63,6 +64,20 @@ describe('local pre-signed URLs', () => {
     ).rejects.toThrow('the listener failed');
     expect(await store.stat('runs/b/source')).toBeNull();
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+  it('opens the file before it answers: one deleted after it was found is BlobNotFoundError, not a late error of a stream let go unread', async () => {
+    const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');
+    await store.put('runs/a/source', Readable.from([Buffer.from('a,b\n')]));
+    const found = store.stat.bind(store);
+    jest.spyOn(store, 'stat').mockImplementation(async (key) => {
+      const size = await found(key);
+      await store.delete(key); // the run deleted between the look and the open
+      return size;
+    });
+    // A reader that lets the stream go unread at once (the XLSX reader, which opens the file by its path; the upload
+    // route's check of a re-sent body of another length) added no listener: an open failing after that ended the process.
+    const read = store.openRead('runs/a/source').then((stream) => void stream.destroy());
+    await expect(read).rejects.toBeInstanceOf(BlobNotFoundError);
   });
   it('refuses keys that would leave the directory', async () => {
     const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');

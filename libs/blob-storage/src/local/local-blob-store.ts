@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { link, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -230,7 +231,14 @@ export class LocalBlobStore implements BlobStore {
     const start = options.start ?? 0;
     if (options.end !== undefined && options.end <= start) return Readable.from([]);
     // createReadStream's `end` is the last byte read (inclusive).
-    return createReadStream(p, { highWaterMark: 1024 * 1024, start, end: options.end === undefined ? undefined : options.end - 1 });
+    const stream = createReadStream(p, { highWaterMark: 1024 * 1024, start, end: options.end === undefined ? undefined : options.end - 1 });
+    // The file is open before the stream is handed over: one deleted since the stat (the run deleted) is this call's
+    // BlobNotFoundError. Opened later by the stream, its ENOENT came to a reader that may have let the stream go unread
+    // already (the XLSX reader destroys it to open the file by its path), with no listener: an error that ended the process.
+    await once(stream, 'ready').catch((e: NodeJS.ErrnoException) => {
+      throw e.code === 'ENOENT' ? new BlobNotFoundError(key) : e;
+    });
+    return stream;
   }
 
   async stat(key: string): Promise<{ size: number } | null> {
