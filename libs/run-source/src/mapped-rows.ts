@@ -7,6 +7,27 @@ import { resumePoint } from './stored-row-index';
 /** Rows to skip below which a read starts at the top rather than at a row index entry. */
 const RESUME_AFTER_ROWS = 2000;
 
+/**
+ * `rows`, whose `return` before a first `next` also runs `release`: a generator given up unstarted never runs, so the
+ * `finally` in it that closes the source never does either (an output whose put was refused before it read a byte left
+ * the source's file open, or its connection to the bucket).
+ */
+function releasedUnstarted<T>(rows: AsyncGenerator<T>, release: () => unknown): AsyncGenerator<T> {
+  let started = false;
+  const next = rows.next.bind(rows);
+  const giveUp = rows.return.bind(rows);
+  rows.next = (...args) => {
+    started = true;
+    return next(...args);
+  };
+  rows.return = async (value) => {
+    if (!started) await release();
+    started = true;
+    return giveUp(value);
+  };
+  return rows;
+}
+
 /** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
 const encodingOf = (run: RunState): string | null => (run.source_format === 'xlsx' ? null : run.encoding);
 
@@ -69,7 +90,9 @@ export async function readPlannedRows(
       input.destroy();
     }
   }
-  return { plan, batches: batches(), firstRow: fromRow };
+  // Let go unread, the stream has no reader to hear an error it still meets (a read under way): a listener keeps it from the process.
+  const release = () => void input.once('error', () => undefined).destroy();
+  return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow };
 }
 
 /**
@@ -92,7 +115,7 @@ export async function readMappedSource(
       await rows.return(undefined);
     }
   }
-  return { plan, batches: batches() };
+  return { plan, batches: releasedUnstarted(batches(), () => rows.return(undefined)) };
 }
 
 /** The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped). */

@@ -89,7 +89,8 @@ function jsonLineWriter(plan: FieldPlan[]): (row: string[], rowNumber: number) =
  * The text of a range of a run's output through the approved mapping and fixes: for JSON the
  * array's body (jsonArrayBody), for CSV the rows (with the header row when `header`). Rows
  * with a problem are left out when the reviewer chose so; `counts` grows as rows are read and
- * `onProgress` hears the rows read so far after each batch.
+ * `onProgress` hears the rows read so far after each batch. `rows`: the source's rows the text
+ * is made of, to give up when the text is (putClosingOnFailure).
  */
 async function outputText(
   blobs: BlobStore,
@@ -99,7 +100,7 @@ async function outputText(
   counts: OutputWritten,
   onProgress: (rows: number) => void,
   { duplicates = null, signal }: OutputWriteOptions,
-): Promise<AsyncGenerator<string | Buffer>> {
+): Promise<{ text: AsyncGenerator<string | Buffer>; rows: AsyncGenerator<unknown> }> {
   const mapping = run.mapping_rule ?? {};
   const exclude = run.problem_rows_choice === 'exclude';
   let read = 0;
@@ -127,7 +128,7 @@ async function outputText(
         yield lines;
       }
     }
-    return jsonArrayBody(jsonLines());
+    return { text: jsonArrayBody(jsonLines()), rows: source.batches };
   }
 
   const source = await readMappedSource(blobs, run, mapping, { typed: false, duplicates, fromRow: range.fromRow });
@@ -151,11 +152,14 @@ async function outputText(
       yield out;
     }
   }
-  return csvChunks(
-    source.plan.map((p) => p.name),
-    csvRecords(),
-    { header },
-  );
+  return {
+    text: csvChunks(
+      source.plan.map((p) => p.name),
+      csvRecords(),
+      { header },
+    ),
+    rows: source.batches,
+  };
 }
 
 /**
@@ -171,12 +175,22 @@ const contentTypeOf = (run: RunState): string => (run.output_format === 'json' ?
  * Puts an output's text, and closes it when the put fails: a store that refuses a body (past
  * `maxBytes`, or failing) may leave it to its owner unread, and the read of the source behind it
  * (an open file, an S3 GET) would stay open until collected. A put that succeeded read it to its end.
+ * The source's `rows` are given up too: a body refused before its first read never started the
+ * generators it is made of, and the destroy reaches no further than the first of them.
  */
-async function putClosingOnFailure(blobs: BlobStore, key: string, body: Readable, options: PutOptions): Promise<void> {
+async function putClosingOnFailure(
+  blobs: BlobStore,
+  key: string,
+  body: Readable,
+  rows: AsyncGenerator<unknown>,
+  options: PutOptions,
+): Promise<void> {
   try {
     await blobs.put(key, body, options);
   } catch (err) {
     body.destroy();
+    // Not awaited: a started read gives up once its read under way is done (the put's error is the one to report).
+    rows.return(undefined).catch(() => undefined);
     throw err;
   }
 }
@@ -195,9 +209,9 @@ export async function writeRunOutput(
   options: OutputWriteOptions = {},
 ): Promise<OutputWritten> {
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
-  const text = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, options);
+  const { text, rows } = await outputText(blobs, run, WHOLE_FILE, true, counts, onProgress, options);
   const chunks = run.output_format === 'json' ? jsonArrayFramed(text) : text;
-  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
+  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), rows, {
     contentType: contentTypeOf(run),
     maxBytes: options.maxBytes,
   });
@@ -224,9 +238,9 @@ export async function writeOutputPart(
   const counts: OutputWritten = { rows: 0, rowsWithProblems: 0, rowsExcluded: 0 };
   const first = range.fromRow === 1;
   const { maxBytes } = options;
-  const text = await outputText(blobs, run, range, first, counts, onProgress, options);
+  const { text, rows } = await outputText(blobs, run, range, first, counts, onProgress, options);
   const chunks = first && run.output_format === 'json' ? jsonArrayOpened(text) : text;
-  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), {
+  await putClosingOnFailure(blobs, key, Readable.from(chunks, ONE_BATCH_AHEAD), rows, {
     contentType: 'application/octet-stream',
     scratch: !first,
     maxBytes,

@@ -1,0 +1,87 @@
+import { Readable } from 'node:stream';
+import type { LocalBlobStore } from '@app/blob-storage';
+import type { FieldDefinition } from '@app/contracts';
+import type { RunState } from '@app/domain';
+import { readMappedSource, readPlannedRows } from './mapped-rows';
+import { withTempBlobStore } from './testing/temp-blob-store';
+import { writeOutputPart, writeRunOutput } from './write-output';
+import { WHOLE_FILE } from './row-range';
+
+const FIELDS: Record<string, FieldDefinition> = {
+  email: { description: 'e', data_type: 'email', is_required: true },
+  name: { description: 'n', data_type: 'string', is_required: false },
+};
+
+/** The streams the store's reads opened, kept to see whether they were closed. */
+function recordingReads(blobs: LocalBlobStore): Readable[] {
+  const opened: Readable[] = [];
+  const openRead = blobs.openRead.bind(blobs);
+  jest.spyOn(blobs, 'openRead').mockImplementation(async (key, options) => {
+    const stream = await openRead(key, options);
+    opened.push(stream);
+    return stream;
+  });
+  return opened;
+}
+
+/** Lets the streams' close (destroy's end) happen. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a run source read and given up before its first batch', () => {
+  let blobs: LocalBlobStore;
+  withTempBlobStore('mapped-rows-', (b) => (blobs = b));
+  let n = 0;
+
+  const storedRun = async (outputFormat: 'json' | 'csv'): Promise<RunState> => {
+    const key = `runs/r${++n}/source`;
+    // Past the first chunk a read takes (1 MiB): a smaller file is read to its end as the reader sniffs its top, and closed.
+    await blobs.put(key, Readable.from(['Mail,Name\n', 'a@b.org,Ann\n'.repeat(100_000)]));
+    return {
+      id: `r${n}`,
+      schema: { fields: FIELDS },
+      source_headers: ['Mail', 'Name'],
+      source_key: key,
+      rows_key: key,
+      source_format: 'delimited',
+      delimiter: ',',
+      encoding: 'utf-8',
+      input_has_header: true,
+      output_format: outputFormat,
+      mapping_rule: { email: 'Mail', name: 'Name' },
+    } as unknown as RunState;
+  };
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('closes the stream when the planned rows are given up unread', async () => {
+    const run = await storedRun('csv');
+    const opened = recordingReads(blobs);
+    const source = await readPlannedRows(blobs, run, run.mapping_rule!);
+    await source.batches.return(undefined);
+    await settled();
+    expect(opened).toHaveLength(1);
+    expect(opened.every((stream) => stream.destroyed)).toBe(true);
+  });
+
+  it('closes the stream when the mapped rows are given up unread', async () => {
+    const run = await storedRun('csv');
+    const opened = recordingReads(blobs);
+    const source = await readMappedSource(blobs, run, run.mapping_rule!, { typed: false });
+    await source.batches.return(undefined);
+    await settled();
+    expect(opened).toHaveLength(1);
+    expect(opened.every((stream) => stream.destroyed)).toBe(true);
+  });
+
+  it.each(['json', 'csv'] as const)('closes the source of a %s output whose put is refused before it read a byte', async (format) => {
+    const run = await storedRun(format);
+    const opened = recordingReads(blobs);
+    // A store that fails before it takes the body (a directory it cannot make, a temporary file it cannot open).
+    jest.spyOn(blobs, 'put').mockRejectedValue(new Error('EACCES: the output directory cannot be made'));
+    await expect(writeRunOutput(blobs, run, `runs/${run.id}/output.${format}`, () => undefined)).rejects.toThrow(/EACCES/);
+    await expect(writeOutputPart(blobs, run, `runs/${run.id}/part-1`, WHOLE_FILE, () => undefined)).rejects.toThrow(/EACCES/);
+    await settled();
+    expect(opened).toHaveLength(2);
+    expect(opened.every((stream) => stream.destroyed)).toBe(true);
+  });
+});
