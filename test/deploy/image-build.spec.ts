@@ -43,6 +43,8 @@ describe('the image build script on a clean copy', () => {
     // The dev dependencies are gone from what the image ships.
     expect(spawnSync(process.execPath, ['-e', "require.resolve('jest')"], { cwd: copy }).status).not.toBe(0);
     expect(spawnSync(process.execPath, ['-e', "require.resolve('kafkajs')"], { cwd: copy }).status).toBe(0);
+    // The installed packages carry our patches (patches/README.md), which npm ci applied and the prune kept.
+    expect(readFileSync(join(copy, 'node_modules/libphonenumber-js/build/helpers/matchesEntirely.js'), 'utf8')).toMatch(/Patched/);
   });
 
   it('the entry-point check fails when a runtime module is missing from the result', () => {

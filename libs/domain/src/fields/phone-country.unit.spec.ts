@@ -32,6 +32,30 @@ describe('phone numbers', () => {
     });
   });
 
+  it('builds no regular expression per number (patches/README.md: the library built several for each)', () => {
+    const read = compilePhoneReader('DE');
+    const numbers = Array.from({ length: 1000 }, (_, i) => [
+      `030 ${3000000 + i * 7}`,
+      `+44 20 7946 ${1000 + i}`,
+      `+1 212-555-${1000 + i}`,
+    ]).flat();
+    numbers.slice(0, 30).forEach(read); // each country's patterns are compiled on first use
+    const Built = RegExp;
+    let built = 0;
+    globalThis.RegExp = new Proxy(Built, {
+      construct: (target, args: [string, string?]) => (built++, new target(...args)),
+      apply: (target, _this, args: [string, string?]) => (built++, target(...args)),
+    });
+    let valid = 0;
+    try {
+      for (const n of numbers) if (read(n) !== null) valid++;
+    } finally {
+      globalThis.RegExp = Built;
+    }
+    expect(valid).toBe(numbers.length);
+    expect(built).toBeLessThan(30);
+  });
+
   it('without a default region, only international numbers are numbers', () => {
     expect(readAll(compilePhoneReader(undefined), ['+49 30 123456', '030 123456'])).toEqual({
       '+49 30 123456': '+4930123456',
