@@ -3,7 +3,7 @@ import { UrlSigner } from '@app/blob-storage/url-signer';
 import { openBlobStore } from '@app/blob-storage/open-blob-store';
 import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
-import { progressPoster } from './progress-posts';
+import { progressPoster, type ProgressPoster } from './progress-posts';
 import { announceStart, stopSignalOf } from './task-stop';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
@@ -21,15 +21,17 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   // The secret arrives as a Uint8Array (structured clone does not keep Buffer).
   blobs ??= openBlobStore(config, new UrlSigner(Buffer.from(config.signingSecret)));
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void, stop: AbortSignal) => Promise<unknown>;
+  let rows: ProgressPoster | undefined;
   try {
     // Only a task run with `stopsItself` is ever told to stop (CpuWork); the others are ended with their thread.
     const stop = stopSignalOf(progress);
     announceStart(progress);
-    const rows = progressPoster(progress);
-    const result = await task(input, { blobs, config }, (n) => rows.post(n), stop);
+    rows = progressPoster(progress);
+    const result = await task(input, { blobs, config }, (n) => rows?.post(n), stop);
     rows.flush();
     return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
+    rows?.stop();
     progress.close();
   }
 }

@@ -7,30 +7,54 @@
 export const PROGRESS_EVERY_MS = 100;
 
 export interface ProgressPoster {
-  /** Posts `rows` when the last post is PROGRESS_EVERY_MS old, else holds it back. */
+  /**
+   * Posts `rows` when the last post is PROGRESS_EVERY_MS old, else holds it back until then: a
+   * figure held back is posted when its interval ends even if no other comes (a task that went
+   * quiet, waiting on its store, still shows how far it got).
+   */
   post(rows: number): void;
-  /** Posts the figure last held back, if any: the task's last figure arrives before its answer. */
+  /** Posts the figure last held back, if any, now: the task's last figure arrives before its answer. */
   flush(): void;
+  /** Drops what is held back (the task failed, or its port is about to close). */
+  stop(): void;
 }
 
 /** Posts on `port` at most every PROGRESS_EVERY_MS; `now` in milliseconds (performance.now). */
 export function progressPoster(port: { postMessage(rows: number): void }, now: () => number = () => performance.now()): ProgressPoster {
   let postedAt = -Infinity;
   let held: number | null = null;
+  let later: ReturnType<typeof setTimeout> | null = null;
+  const send = (rows: number) => {
+    postedAt = now();
+    held = null;
+    port.postMessage(rows);
+  };
+  const cancel = () => {
+    if (later !== null) clearTimeout(later);
+    later = null;
+  };
   return {
     post(rows) {
-      const t = now();
-      if (t - postedAt < PROGRESS_EVERY_MS) {
-        held = rows;
+      const since = now() - postedAt;
+      if (since >= PROGRESS_EVERY_MS) {
+        cancel();
+        send(rows);
         return;
       }
-      postedAt = t;
-      held = null;
-      port.postMessage(rows);
+      held = rows;
+      later ??= setTimeout(() => {
+        later = null;
+        if (held !== null) send(held);
+      }, PROGRESS_EVERY_MS - since);
+      // A figure never keeps a thread's event loop alive.
+      later.unref?.();
     },
     flush() {
-      if (held === null) return;
-      port.postMessage(held);
+      cancel();
+      if (held !== null) send(held);
+    },
+    stop() {
+      cancel();
       held = null;
     },
   };
