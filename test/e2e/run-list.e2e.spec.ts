@@ -90,6 +90,21 @@ describe('run list', () => {
     expect((await call(`${svc.baseUrl}/v1/transformations`)).status).toBe(401);
   });
 
+  it('refuses a filter sent as a list (status[]=…, a repeated name) rather than answer the list unfiltered', async () => {
+    for (const query of ['?status[]=failed', '?status[0]=failed', '?status=failed&status=completed', '?status%5B%5D=failed']) {
+      const res = await list(query);
+      expect([query, res.status, res.body.error?.fields]).toEqual([
+        query,
+        422,
+        { status: ['The status field takes one value: send status= once.'] },
+      ]);
+    }
+    const pages = await list('?per_page[]=1&created_after[]=2026-01-01');
+    expect([pages.status, Object.keys(pages.body.error.fields).sort()]).toEqual([422, ['created_after', 'per_page']]);
+    // Names no list reads are still ignored, bracketed or not (a client's cache-buster).
+    expect((await list('?_=1&tag[]=x')).status).toBe(200);
+  });
+
   it('the console lists the same runs with their file and creation time, filtered by input and text too', async () => {
     const { owner, org: consoleOrg } = await organizationWithOwner(svc, 'Console runs');
     const schema = (await owner.post('/schemas', { name: 'P', fields: PEOPLE_FIELDS })).body.data.id;

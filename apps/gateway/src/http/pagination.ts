@@ -1,5 +1,6 @@
 import { ApiError } from './api-error';
 import { GAP, pageWindow } from './page-window';
+import { paramsSentAsLists } from './one-value-params';
 
 export interface PageRequest {
   page: number;
@@ -23,6 +24,7 @@ export function pageRequest(query: Record<string, unknown>, defaults: { defaultP
   };
   const page = read('page', 1, Number.MAX_SAFE_INTEGER);
   const perPage = read('per_page', defaults.defaultPerPage, defaults.maxPerPage);
+  Object.assign(fields, paramsSentAsLists(query, ['page', 'per_page']));
   if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
   return { page, perPage, offset: (page - 1) * perPage };
 }

@@ -2,6 +2,7 @@ import { isValid } from 'date-fns/isValid';
 import { parseISO } from 'date-fns/parseISO';
 import type { RunListFilter } from '@app/read-model';
 import { ApiError } from '../http/api-error';
+import { paramsSentAsLists } from '../http/one-value-params';
 import { type PageRequest, pageRequest } from '../http/pagination';
 
 /** Run lists page 20 at a time by default, 100 at most. */
@@ -10,6 +11,9 @@ const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'faile
 const STAGES = ['review', 'final'];
 const INPUT_SOURCES = ['upload', 'image', 'raw'];
 const MAX_Q = 200;
+/** The filters a run list reads, one value each; the console's list reads two more. */
+const FILTERS = ['status', 'stage', 'created_after', 'created_before'];
+const CONSOLE_FILTERS = [...FILTERS, 'input_source', 'q'];
 
 export interface RunListQuery {
   filter: RunListFilter;
@@ -69,6 +73,7 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
     if (err instanceof ApiError && err.fields) Object.assign(fields, err.fields);
     else throw err;
   }
+  Object.assign(fields, paramsSentAsLists(query, extended ? CONSOLE_FILTERS : FILTERS));
   if (Object.keys(fields).length > 0 || !page) throw ApiError.validation(fields);
   return { filter, page, carried };
 }
