@@ -1,32 +1,11 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { mapRow, planFields, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
-import { openTable } from '@app/tabular';
+import { openTable, releasedUnstarted } from '@app/tabular';
 import { resumePoint } from './stored-row-index';
 
 /** Rows to skip below which a read starts at the top rather than at a row index entry. */
 const RESUME_AFTER_ROWS = 2000;
-
-/**
- * `rows`, whose `return` before a first `next` also runs `release`: a generator given up unstarted never runs, so the
- * `finally` in it that closes the source never does either (an output whose put was refused before it read a byte left
- * the source's file open, or its connection to the bucket).
- */
-function releasedUnstarted<T>(rows: AsyncGenerator<T>, release: () => unknown): AsyncGenerator<T> {
-  let started = false;
-  const next = rows.next.bind(rows);
-  const giveUp = rows.return.bind(rows);
-  rows.next = (...args) => {
-    started = true;
-    return next(...args);
-  };
-  rows.return = async (value) => {
-    if (!started) await release();
-    started = true;
-    return giveUp(value);
-  };
-  return rows;
-}
 
 /** The encoding the rows were read in first (delimited files), so every later read decodes them the same way. */
 const encodingOf = (run: RunState): string | null => (run.source_format === 'xlsx' ? null : run.encoding);

@@ -3,6 +3,7 @@ export * from './readers/delimited-reader';
 export * from './readers/line-break';
 export * from './readers/xlsx-reader';
 export * from './readers/open-table';
+export * from './readers/released-unstarted';
 export * from './writers/output-writers';
 export * from './readers/source-problem';
 export * from './readers/content-sniffing';

@@ -7,6 +7,7 @@ import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
 import { readSharedStrings } from './xlsx-shared-strings';
 import { SheetRows } from './xlsx-sheet-rows';
+import { releasedUnstarted } from './released-unstarted';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
 import { readDateStyles } from './xlsx-styles';
@@ -180,10 +181,12 @@ export async function openXlsx(
     throw asSourceProblem(err);
   }
   const { sheet } = options;
+  // Rows given up before their first batch: the package (its file, or the copy of a stored workbook) is closed all the same.
+  const closePackage = () => pkg.close().catch(() => undefined);
   if (sheets) {
     const opening = openingSheet(sheets);
     const batches = tableOf(pkg, watch, limits, workbook, (all) => all.filter((s) => s.name === opening?.name));
-    return { ...table, sheet: opening?.name, sheets, batches };
+    return { ...table, sheet: opening?.name, sheets, batches: releasedUnstarted(batches, closePackage) };
   }
   if (typeof sheet === 'string') {
     const named = (all: WorksheetEntry[]) => {
@@ -191,7 +194,13 @@ export async function openXlsx(
       if (!found) throw new SourceProblem('unreadableFile', `The workbook has no sheet named "${sheet}".`);
       return [found];
     };
-    return { ...table, sheet, batches: tableOf(pkg, watch, limits, null, named) };
+    return { ...table, sheet, batches: releasedUnstarted(tableOf(pkg, watch, limits, null, named), closePackage) };
   }
-  return { ...table, batches: tableOf(pkg, watch, limits, null, (all) => all) };
+  return {
+    ...table,
+    batches: releasedUnstarted(
+      tableOf(pkg, watch, limits, null, (all) => all),
+      closePackage,
+    ),
+  };
 }

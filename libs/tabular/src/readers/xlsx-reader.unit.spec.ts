@@ -257,6 +257,22 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     expect(await settlesAt(openFds, fds)).toBe(fds);
     expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
   }, 120_000);
+
+  it('rows given up before their first batch close the package too (a generator never started runs no finally)', async () => {
+    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {
+      last = openFds();
+      await sleep(100);
+    }
+    const fds = openFds();
+    const spools = spoolFiles().length;
+    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
+      const table = await open(source());
+      expect(openFds()).toBeGreaterThan(fds);
+      await table.batches.return(undefined);
+    }
+    expect(await settlesAt(openFds, fds)).toBe(fds);
+    expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
+  }, 120_000);
 });
 
 describe('cell texts', () => {
