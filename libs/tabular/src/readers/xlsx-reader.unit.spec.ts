@@ -268,7 +268,7 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
       const table = await open(source());
       expect(openFds()).toBeGreaterThan(fds);
-      await table.batches.return(undefined);
+      await table.batches[Symbol.asyncIterator]().return?.(undefined);
     }
     expect(await settlesAt(openFds, fds)).toBe(fds);
     expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
