@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
 import type { LocalBlobStore } from '@app/blob-storage';
 import type { FieldDefinition } from '@app/contracts';
 import type { RunState } from '@app/domain';
@@ -22,6 +24,19 @@ function recordingReads(blobs: LocalBlobStore): Readable[] {
     return stream;
   });
   return opened;
+}
+
+const openFds = () => readdirSync('/proc/self/fd').length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The open descriptors once they stop changing (a close takes some turns of the loop, longer on a loaded machine). */
+async function settledFds(expected?: number): Promise<number> {
+  let last = -1;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) {
+    const now = openFds();
+    if (now === expected || (expected === undefined && now === last)) return now;
+    last = now;
+  }
+  return openFds();
 }
 
 /** Lets the streams' close (destroy's end) happen. */
@@ -71,6 +86,26 @@ describe('a run source read and given up before its first batch', () => {
     await settled();
     expect(opened).toHaveLength(1);
     expect(opened.every((stream) => stream.destroyed)).toBe(true);
+  });
+
+  it("closes a workbook's package when its rows are given up unread, or its output's put is refused", async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('People');
+    sheet.addRow(['Mail', 'Name']);
+    for (let i = 0; i < 50; i++) sheet.addRow([`a${i}@b.org`, 'Ann']);
+    const csvRun = await storedRun('json');
+    const key = `runs/${csvRun.id}/book`;
+    await blobs.put(key, Readable.from([Buffer.from(await workbook.xlsx.writeBuffer())]));
+    const run = { ...csvRun, source_key: key, rows_key: key, source_format: 'xlsx', delimiter: null, encoding: null, sheet: 'People' };
+    const fds = await settledFds();
+    const planned = await readPlannedRows(blobs, run, run.mapping_rule!);
+    // The reader opened the workbook's file by its path, past the stream it was handed.
+    expect(openFds()).toBeGreaterThan(fds);
+    await planned.batches.return(undefined);
+    await (await readMappedSource(blobs, run, run.mapping_rule!, { typed: false })).batches.return(undefined);
+    jest.spyOn(blobs, 'put').mockRejectedValue(new Error('EACCES: the output directory cannot be made'));
+    await expect(writeRunOutput(blobs, run, `runs/${run.id}/output.json`, () => undefined)).rejects.toThrow(/EACCES/);
+    expect(await settledFds(fds)).toBe(fds);
   });
 
   it.each(['json', 'csv'] as const)('closes the source of a %s output whose put is refused before it read a byte', async (format) => {

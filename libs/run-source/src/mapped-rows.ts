@@ -69,8 +69,13 @@ export async function readPlannedRows(
       input.destroy();
     }
   }
-  // Let go unread, the stream has no reader to hear an error it still meets (a read under way): a listener keeps it from the process.
-  const release = () => void input.once('error', () => undefined).destroy();
+  // Let go unread, the stream has no reader to hear an error it still meets (a read under way): a listener keeps it from
+  // the process. A workbook's reader has let the stream go already and opened its package by the file's path: its rows,
+  // given up too, close that.
+  const release = async () => {
+    input.once('error', () => undefined).destroy();
+    await table.batches[Symbol.asyncIterator]().return?.(undefined);
+  };
   return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow };
 }
 

@@ -14,9 +14,14 @@ export function releasedUnstarted<T>(batches: AsyncGenerator<T>, release: () => 
     return next(...args);
   };
   batches.return = async (value) => {
-    if (!started) {
-      started = true;
+    if (started) return giveUp(value);
+    started = true;
+    try {
       await release();
+    } catch (err) {
+      // Whatever the release met, the generator is marked done: a later next() reads nothing.
+      await giveUp(value);
+      throw err;
     }
     return giveUp(value);
   };

@@ -29,4 +29,12 @@ describe('releasedUnstarted', () => {
       [1, 2],
     ]);
   });
+
+  it('a release that fails is told to the caller, and the rows are done all the same', async () => {
+    const closed: string[] = [];
+    const rows = releasedUnstarted(counted(closed), () => Promise.reject(new Error('EBADF')));
+    await expect(rows.return(undefined)).rejects.toThrow('EBADF');
+    expect(await rows.next()).toEqual({ value: undefined, done: true });
+    expect(closed).toEqual([]);
+  });
 });
