@@ -238,6 +238,16 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     }
   }, 120_000);
 
+  it('a file deleted after its stream opened it (its run purged meanwhile) reads whole through that stream', async () => {
+    const file = join(tmpdir(), `xlsx-deleted-${process.pid}.xlsx`);
+    await fs.copyFile(sharedStringsFirst, file);
+    const source = createReadStream(file);
+    await new Promise((resolve, reject) => source.once('ready', resolve).once('error', reject));
+    await fs.rm(file);
+    // By its path the package is gone: the reader copies what the open stream still reads.
+    await expectWhole(source);
+  }, 120_000);
+
   it('stopping early closes the package: no descriptor or temporary file is left', async () => {
     // Earlier tests' handles finish closing: waits until the count holds still (a fixed pause was a guess on a loaded machine).
     for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {

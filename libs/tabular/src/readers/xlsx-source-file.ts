@@ -48,16 +48,26 @@ async function guarded<T>(watch: StallWatch, work: Promise<T>, abort: () => void
 
 /**
  * The package as a file opened for random access, its first bytes checked to be a ZIP.
- * A local file stream is opened where it lies (its own descriptor is closed unread);
+ * A local file stream is opened where it lies (its own descriptor is closed unread; copied
+ * as below when the file was deleted since the stream opened it);
  * any other source (object storage) is spooled to a private temporary file that is
  * unlinked as soon as it is open, so nothing is left behind on any path.
  */
 export async function openPackageFile(source: Readable, watch: StallWatch): Promise<XlsxPackage> {
   const onBytes = () => watch.progress();
   const path = untouchedFilePath(source);
-  if (path !== null) {
+  // Opened by its path before the stream is let go: a file deleted since the stream opened it (its run purged meanwhile)
+  // is no longer there by name, but the stream's own descriptor still reads it, and is copied below as any other source.
+  const pkg =
+    path === null
+      ? null
+      : await XlsxPackage.open(path, { onBytes }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return null;
+          source.destroy();
+          throw err;
+        });
+  if (pkg !== null) {
     source.destroy();
-    const pkg = await XlsxPackage.open(path, { onBytes });
     try {
       checkContent(await pkg.head(SNIFF_BYTES), 'xlsx');
     } catch (err) {
