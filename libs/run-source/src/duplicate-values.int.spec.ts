@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import type { LocalBlobStore } from '@app/blob-storage';
 import { withTempBlobStore } from './testing/temp-blob-store';
@@ -13,6 +12,7 @@ import { findProblemRows } from './find-problem-rows';
 import { cutAfter, newRangeEnd } from './range-end';
 import { inspectStructuredFile } from './inspect-structured-file';
 import { writeRunOutput } from './write-output';
+import { storedCsvRun } from './testing/stored-csv-run';
 
 /**
  * The duplicates pass against the plain way (every key counted in a Map), on files with
@@ -73,21 +73,11 @@ describe('duplicates pass', () => {
     mapping: Record<string, string>,
     output_format: 'json' | 'csv' = 'json',
   ): Promise<RunState> {
-    const key = `runs/d${++n}/source`;
-    await blobs.put(key, Readable.from([Papa.unparse([headers, ...rows], { newline: '\n' })]));
-    return {
-      id: `d${n}`,
+    return storedCsvRun(blobs, `d${++n}`, Papa.unparse([headers, ...rows], { newline: '\n' }), schema.fields, headers, {
       schema,
-      source_headers: headers,
-      source_key: key,
-      rows_key: key,
-      source_format: 'delimited',
-      delimiter: ',',
-      encoding: 'utf-8',
-      input_has_header: true,
       output_format,
       mapping_rule: mapping,
-    } as unknown as RunState;
+    });
   }
   const stored = (data: Row[], output_format: 'json' | 'csv' = 'json') =>
     storedRun(HEADERS, data, { fields: FIELDS, unique_with: UNIQUE_WITH } as RunState['schema'], MAPPING, output_format);

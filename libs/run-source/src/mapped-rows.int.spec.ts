@@ -8,6 +8,7 @@ import { readMappedSource, readPlannedRows } from './mapped-rows';
 import { withTempBlobStore } from './testing/temp-blob-store';
 import { writeOutputPart, writeRunOutput } from './write-output';
 import { WHOLE_FILE } from './row-range';
+import { storedCsvRun } from './testing/stored-csv-run';
 
 const FIELDS: Record<string, FieldDefinition> = {
   email: { description: 'e', data_type: 'email', is_required: true },
@@ -47,24 +48,12 @@ describe('a run source read and given up before its first batch', () => {
   withTempBlobStore('mapped-rows-', (b) => (blobs = b));
   let n = 0;
 
-  const storedRun = async (outputFormat: 'json' | 'csv'): Promise<RunState> => {
-    const key = `runs/r${++n}/source`;
-    // Past the first chunk a read takes (1 MiB): a smaller file is read to its end as the reader sniffs its top, and closed.
-    await blobs.put(key, Readable.from(['Mail,Name\n', 'a@b.org,Ann\n'.repeat(100_000)]));
-    return {
-      id: `r${n}`,
-      schema: { fields: FIELDS },
-      source_headers: ['Mail', 'Name'],
-      source_key: key,
-      rows_key: key,
-      source_format: 'delimited',
-      delimiter: ',',
-      encoding: 'utf-8',
-      input_has_header: true,
+  // Past the first chunk a read takes (1 MiB): a smaller file is read to its end as the reader sniffs its top, and closed.
+  const storedRun = (outputFormat: 'json' | 'csv'): Promise<RunState> =>
+    storedCsvRun(blobs, `r${++n}`, ['Mail,Name\n', 'a@b.org,Ann\n'.repeat(100_000)], FIELDS, ['Mail', 'Name'], {
       output_format: outputFormat,
       mapping_rule: { email: 'Mail', name: 'Name' },
-    } as unknown as RunState;
-  };
+    });
 
   afterEach(() => jest.restoreAllMocks());
 

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import type { LocalBlobStore } from '@app/blob-storage';
 import { withTempBlobStore } from './testing/temp-blob-store';
@@ -7,6 +6,7 @@ import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem, RunState } from '@app/domain';
 import { countMappingProblems } from './count-problems';
 import { findProblemRows, type ProblemRowsQuery } from './find-problem-rows';
+import { storedCsvRun } from './testing/stored-csv-run';
 
 /**
  * A page of the problem list read with the totals a finished count knows stops early; it must
@@ -25,20 +25,7 @@ describe('rows with problems, a page at a time', () => {
   const row = fc.tuple(fc.constantFrom('', 'a@x.org', 'bad'), fc.constantFrom('', '1', 'x'));
   let n = 0;
   async function stored(data: [string, string][]): Promise<RunState> {
-    const key = `runs/p${++n}/source`;
-    await blobs.put(key, Readable.from([Papa.unparse([HEADERS, ...data], { newline: '\n' })]));
-    return {
-      id: `p${n}`,
-      schema: { fields: FIELDS },
-      source_headers: HEADERS,
-      source_key: key,
-      rows_key: key,
-      source_format: 'delimited',
-      delimiter: ',',
-      encoding: 'utf-8',
-      input_has_header: true,
-      output_format: 'csv',
-    } as unknown as RunState;
+    return storedCsvRun(blobs, `p${++n}`, Papa.unparse([HEADERS, ...data], { newline: '\n' }), FIELDS, HEADERS, { output_format: 'csv' });
   }
 
   it('gives the same page with known totals as over the whole file, for every filter', async () => {

@@ -5,6 +5,7 @@ import type { FieldDefinition } from '@app/contracts';
 import { duplicatesKeyOf, runFileKeys, type RunState } from '@app/domain';
 import { findDuplicateRows } from './duplicate-values';
 import { duplicateRowsOf } from './stored-duplicates';
+import { storedCsvRun } from './testing/stored-csv-run';
 
 /**
  * The duplicates pass's answer is kept beside the run's rows: asked again for the same run,
@@ -23,19 +24,7 @@ describe('stored duplicates', () => {
   it('reads back the answer for the same run, mapping and fixes, and finds it again when they change', async () => {
     const key = 'runs/d1/source';
     const csv = ['Code,Name', ...Array.from({ length: 3000 }, (_, i) => `${i % 1000 === 7 ? 'dup' : `c${i}`},n${i}`)].join('\n');
-    await blobs.put(key, Readable.from([csv]));
-    const run = {
-      id: 'd1',
-      schema: { fields: FIELDS },
-      source_headers: ['Code', 'Name'],
-      source_key: key,
-      rows_key: key,
-      source_format: 'delimited',
-      delimiter: ',',
-      encoding: 'utf-8',
-      input_has_header: true,
-      value_fixes: [],
-    } as unknown as RunState;
+    const run = await storedCsvRun(blobs, 'd1', csv, FIELDS, ['Code', 'Name'], { value_fixes: [] });
     const mapping = { code: 'Code', name: 'Name' };
 
     const first = await duplicateRowsOf(blobs, run, mapping);

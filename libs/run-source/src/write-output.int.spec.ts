@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import type { LocalBlobStore } from '@app/blob-storage';
 import { withTempBlobStore } from './testing/temp-blob-store';
 import type { FieldDefinition } from '@app/contracts';
-import { mapRow, planFields, type RunState } from '@app/domain';
+import { mapRow, planFields } from '@app/domain';
 import { writeRunOutput } from './write-output';
+import { storedCsvRun } from './testing/stored-csv-run';
 
 /**
  * The JSON output is written straight from the mapped cells, without a record object per
@@ -48,22 +48,8 @@ describe('JSON output written from the cells', () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(rows, async (data) => {
-        const key = `runs/r${++n}/source`;
         const csv = Papa.unparse([HEADERS, ...data], { newline: '\n' });
-        await blobs.put(key, Readable.from([csv]));
-        const run = {
-          id: `r${n}`,
-          schema: { fields: FIELDS },
-          source_headers: HEADERS,
-          source_key: key,
-          rows_key: key,
-          source_format: 'delimited',
-          delimiter: ',',
-          encoding: 'utf-8',
-          input_has_header: true,
-          output_format: 'json',
-          mapping_rule: MAPPING,
-        } as unknown as RunState;
+        const run = await storedCsvRun(blobs, `r${++n}`, csv, FIELDS, HEADERS, { output_format: 'json', mapping_rule: MAPPING });
         const written = await writeRunOutput(blobs, run, `runs/r${n}/output.json`, () => undefined);
 
         // What the reader gives back (the file is UTF-8, so a lone surrogate is stored as U+FFFD;

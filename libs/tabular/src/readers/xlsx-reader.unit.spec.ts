@@ -248,7 +248,8 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     await expectWhole(source);
   }, 120_000);
 
-  it('stopping early closes the package: no descriptor or temporary file is left', async () => {
+  /** Opens the workbook from a spooled and from a file stream, `giveUp` on each table, then expects nothing left open. */
+  async function expectReleasedAfter(giveUp: (table: Awaited<ReturnType<typeof open>>, fds: number) => Promise<void>) {
     // Earlier tests' handles finish closing: waits until the count holds still (a fixed pause was a guess on a loaded machine).
     for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {
       last = openFds();
@@ -256,32 +257,26 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     }
     const fds = openFds();
     const spools = spoolFiles().length;
-    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
-      const table = await open(source());
+    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) await giveUp(await open(source()), fds);
+    // Closing takes some turns of the loop: waits for the counts (up to seconds on a loaded machine) instead of a fixed pause.
+    expect(await settlesAt(openFds, fds)).toBe(fds);
+    expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
+  }
+
+  it('stopping early closes the package: no descriptor or temporary file is left', async () => {
+    await expectReleasedAfter(async (table) => {
       for await (const batch of table.batches) {
         expect(batch[0]).toEqual(header);
         break;
       }
-    }
-    // Closing takes some turns of the loop: waits for the counts (up to seconds on a loaded machine) instead of a fixed pause.
-    expect(await settlesAt(openFds, fds)).toBe(fds);
-    expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
+    });
   }, 120_000);
 
   it('rows given up before their first batch close the package too (a generator never started runs no finally)', async () => {
-    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {
-      last = openFds();
-      await sleep(100);
-    }
-    const fds = openFds();
-    const spools = spoolFiles().length;
-    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) {
-      const table = await open(source());
+    await expectReleasedAfter(async (table, fds) => {
       expect(openFds()).toBeGreaterThan(fds);
       await table.batches[Symbol.asyncIterator]().return?.(undefined);
-    }
-    expect(await settlesAt(openFds, fds)).toBe(fds);
-    expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
+    });
   }, 120_000);
 });
 
