@@ -85,7 +85,15 @@ describe('a run source read and given up before its first batch', () => {
     const csvRun = await storedRun('json');
     const key = `runs/${csvRun.id}/book`;
     await blobs.put(key, Readable.from([Buffer.from(await workbook.xlsx.writeBuffer())]));
-    const run = { ...csvRun, source_key: key, rows_key: key, source_format: 'xlsx', delimiter: null, encoding: null, sheet: 'People' };
+    const run = {
+      ...csvRun,
+      source_key: key,
+      rows_key: key,
+      source_format: 'xlsx' as const,
+      delimiter: null,
+      encoding: null,
+      sheet: 'People',
+    };
     const fds = await settledFds();
     const planned = await readPlannedRows(blobs, run, run.mapping_rule!);
     // The reader opened the workbook's file by its path, past the stream it was handed.
