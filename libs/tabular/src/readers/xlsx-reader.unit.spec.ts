@@ -242,7 +242,7 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     const file = join(tmpdir(), `xlsx-deleted-${process.pid}.xlsx`);
     await fs.copyFile(sharedStringsFirst, file);
     const source = createReadStream(file);
-    await new Promise((resolve, reject) => source.once('ready', resolve).once('error', reject));
+    await new Promise<void>((resolve, reject) => source.once('ready', () => resolve()).once('error', reject));
     await fs.rm(file);
     // By its path the package is gone: the reader copies what the open stream still reads.
     await expectWhole(source);
