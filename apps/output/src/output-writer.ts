@@ -39,11 +39,7 @@ export class OutputWriter {
           const partKey = `${key}.part-${partKeys.size + 1}`;
           partKeys.set(range.fromRow, partKey);
           // Told to stop when another part fails (not ended with its thread): its temporary file is then removed.
-          return this.cpu.run(
-            'writeOutputPart',
-            { run, key: partKey, range, duplicates, maxBytes },
-            { signal, stopsItself: true, onProgress: onRows },
-          );
+          return this.cpu.run('writeOutputPart', { run, key: partKey, range, duplicates, maxBytes }, { signal, onProgress: onRows });
         },
         { onRows: onProgress, label: `Run ${run.id}: output` },
       );

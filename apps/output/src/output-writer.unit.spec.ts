@@ -1,6 +1,6 @@
 import type { BlobStore, JoinedPiece } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
-import type { CpuTaskOptions, CpuWork } from '@app/cpu-work';
+import { STOPS_ITSELF, type CpuTaskName, type CpuTaskOptions, type CpuWork } from '@app/cpu-work';
 import type { RunState } from '@app/domain';
 import { claimThrough, type RowRange } from '@app/run-source';
 import { outputByteLimit } from './output-limit';
@@ -24,7 +24,7 @@ function setUp(
     threads,
     run: async (name: string, input: { key: string; range?: RowRange; maxBytes?: number }, options: CpuTaskOptions) => {
       calls.push({ name, key: input.key, range: input.range });
-      stops.push({ stopsItself: options?.stopsItself ?? false, signal: options?.signal !== undefined });
+      stops.push({ stopsItself: STOPS_ITSELF.has(name as CpuTaskName), signal: options?.signal !== undefined });
       limits.push(input.maxBytes);
       stored.push(input.key);
       return write(input);

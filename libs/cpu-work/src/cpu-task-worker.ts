@@ -23,7 +23,7 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void, stop: AbortSignal) => Promise<unknown>;
   let rows: ProgressPoster | undefined;
   try {
-    // Only a task run with `stopsItself` is ever told to stop (CpuWork); the others are ended with their thread.
+    // Only a task of STOPS_ITSELF is ever told to stop (CpuWork); the others are ended with their thread.
     const stop = stopSignalOf(progress);
     announceStart(progress);
     rows = progressPoster(progress);

@@ -51,7 +51,7 @@ export const CPU_TASKS = {
     env: TaskEnvironment,
     progress: (rows: number) => void,
   ) => writeRunOutput(env.blobs, input.run, input.key, progress, input),
-  /** Stops itself when told (CpuTaskOptions.stopsItself), keeping nothing: its thread carries on. */
+  /** Stops itself when told (STOPS_ITSELF), keeping nothing: its thread carries on. */
   writeOutputPart: (
     input: { run: RunState; key: string; range: RowRange; duplicates?: DuplicateRows | null; maxBytes?: number },
     env: TaskEnvironment,
@@ -97,6 +97,17 @@ export const CPU_TASKS = {
 };
 
 export type CpuTaskName = keyof typeof CPU_TASKS;
+
+/**
+ * The tasks that stop themselves when their signal aborts (CpuWork.run): they look at it between
+ * batches and clean up after themselves, so their thread carries on. A stop asked of any other task
+ * ends its thread (piscina), which is what a task that never looks at its signal needs.
+ */
+export const STOPS_ITSELF: ReadonlySet<CpuTaskName> = new Set<CpuTaskName>([
+  'writeOutputPart',
+  'countMappingProblems',
+  'duplicatesFirstPass',
+]);
 
 /**
  * The tasks whose results' typed arrays are moved to the asking thread, not copied: per-row

@@ -11,7 +11,7 @@ import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
 import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
 import { isStartAnnouncement, relayStop } from './task-stop';
-import { CPU_TASKS, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
+import { CPU_TASKS, STOPS_ITSELF, type CpuTaskInput, type CpuTaskMessage, type CpuTaskName, type CpuTaskResult } from './cpu-tasks';
 
 export interface CpuTaskOptions {
   /**
@@ -20,19 +20,16 @@ export interface CpuTaskOptions {
    * task's outcome; a failed call is logged, not thrown (progress is informative).
    */
   onProgress?: (rows: number) => unknown;
-  /** Aborting ends the task (its thread is replaced); the call then rejects with an AbortError. */
-  signal?: AbortSignal;
   /**
-   * The task stops itself when `signal` aborts: once its thread has taken it up it is told there
-   * (task-stop.ts), stops at its next step and cleans up after itself, and its thread carries on;
-   * still queued, it is taken out of the queue and the call rejects with the signal's reason. A task
-   * told in its thread answers as it answers a stop (a count's null), or, when it throws, the call
-   * rejects with the signal's reason (what crosses the thread is an empty object). For
-   * tasks that take the signal and look at it between steps (an output part, a batch at a time). When
-   * the abort crosses the thread's announcement that it took the task up, piscina ends the thread, as
-   * without this option: what the task had open is then left (a temporary file, for the daily sweep).
+   * Aborting stops the task. One of STOPS_ITSELF is told in its thread once the thread has taken it up
+   * (task-stop.ts), stops at its next step and cleans up after itself, and its thread carries on; still
+   * queued, it is taken out of the queue; the call rejects with the signal's reason, or resolves with
+   * what the task answers a stop with (a count's null). If the abort crosses the thread's announcement
+   * that it took the task up, piscina ends the thread, and what the task had open is left (a temporary
+   * file, for the daily sweep). Any other task is ended with its thread (which is replaced), and the
+   * call rejects with an AbortError.
    */
-  stopsItself?: boolean;
+  signal?: AbortSignal;
   /**
    * The input's typed arrays move to the thread instead of being copied: the caller gives them
    * up (they are empty afterwards), so never with arrays another task is still to receive.
@@ -131,7 +128,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     name: N,
     input: CpuTaskInput<N>,
     onProgress: (rows: number) => void,
-    { signal, stopsItself = false, moveInput, ports = [] }: CpuTaskOptions,
+    { signal, moveInput, ports = [] }: CpuTaskOptions,
   ): Promise<CpuTaskResult<N>> {
     if (!this.pool) {
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, p: (n: number) => void, s?: AbortSignal) => Promise<CpuTaskResult<N>>;
@@ -142,8 +139,8 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     const heard = (m: number | string) => (isStartAnnouncement(m) ? (started = true) : onProgress(m as number));
     port1.on('message', heard);
     const message: CpuTaskMessage = { name, input, config: this.config, progress: port2 };
-    // With `stopsItself`, piscina's signal only takes the task out of the queue; a running task is told to stop.
-    const dequeue = stopsItself && signal ? new AbortController() : null;
+    // For a task that stops itself, piscina's signal only takes the task out of the queue; a running task is told to stop.
+    const dequeue = STOPS_ITSELF.has(name) && signal ? new AbortController() : null;
     const stopListening = dequeue ? relayStop(signal!, port1, () => started, dequeue) : () => undefined;
     try {
       // piscina types its transfer list with the DOM's MessagePort; Node's is what it transfers.

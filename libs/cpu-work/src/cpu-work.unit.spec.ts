@@ -52,7 +52,7 @@ describe('CpuWork and the V8 flags of its threads', () => {
 });
 
 /**
- * A task run with `stopsItself`, against a pool that stands in for piscina: a task it has taken up
+ * A task that stops itself (STOPS_ITSELF), against a pool that stands in for piscina: a task it has taken up
  * runs "in a thread" (task-stop.ts's side of the port, as cpu-task-worker.ts does) until told to stop,
  * and answers what crossing a thread leaves of an AbortError (an empty object); a queued one waits
  * until piscina's signal takes it out.
@@ -92,7 +92,7 @@ describe('CpuWork and a task that stops itself', () => {
     const { work, seen } = poolThat(true);
     const caller = new AbortController();
     const heard: number[] = [];
-    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true, onProgress: (n) => heard.push(n) });
+    const call = work.run('writeOutputPart', input, { signal: caller.signal, onProgress: (n) => heard.push(n) });
     for (const deadline = Date.now() + 10_000; heard.length === 0;) {
       if (Date.now() > deadline) throw new Error('the stand-in thread never announced it took the task up');
       await turn();
@@ -106,7 +106,7 @@ describe('CpuWork and a task that stops itself', () => {
   it('is taken out of the queue when its thread has not taken it up', async () => {
     const { work, seen } = poolThat(false);
     const caller = new AbortController();
-    const call = work.run('writeOutputPart', input, { signal: caller.signal, stopsItself: true });
+    const call = work.run('writeOutputPart', input, { signal: caller.signal });
     await turn();
     caller.abort(new Error('given up'));
     await expect(call).rejects.toThrow('given up');
@@ -114,10 +114,10 @@ describe('CpuWork and a task that stops itself', () => {
     expect(seen.stopped).toBe(false);
   });
 
-  it("without it, piscina holds the caller's own signal (the thread is ended)", async () => {
+  it("a task that does not stop itself: piscina holds the caller's own signal (the thread is ended)", async () => {
     const { work, seen } = poolThat(false);
     const caller = new AbortController();
-    const call = work.run('writeOutputPart', input, { signal: caller.signal });
+    const call = work.run('writeRunOutput', input, { signal: caller.signal });
     caller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen.signal).toBe(caller.signal);

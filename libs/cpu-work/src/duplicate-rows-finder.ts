@@ -39,7 +39,7 @@ export class DuplicateRowsFinder {
       ranges,
       run.total_rows ?? 0,
       // A part stopped because the other failed stops in its thread, which carries on (task-stop.ts).
-      (range, signal) => this.cpu.run('duplicatesFirstPass', { run, mapping, range }, { signal, stopsItself: true }),
+      (range, signal) => this.cpu.run('duplicatesFirstPass', { run, mapping, range }, { signal }),
       { label: `Run ${run.id}: duplicates pass` },
     );
     if (firstPasses.some((p) => p.result === null)) return null;

@@ -5,3 +5,4 @@ export * from './source-inspector';
 export * from './source-arrival';
 export * from './arriving-scans';
 export * from './rows-shared-out';
+export { STOPS_ITSELF, type CpuTaskName } from './cpu-tasks';

@@ -28,13 +28,12 @@ export class ProblemCounter {
   ): Promise<ProblemTally | null> {
     const ranges = await halvesOf(this.blobs, run, this.cpu.threads);
     // Stopped in its thread when a newer mapping's count replaces it, so the thread carries on (task-stop.ts).
-    if (ranges.length === 1)
-      return this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, stopsItself: true, onProgress });
+    if (ranges.length === 1) return this.cpu.run('countMappingProblems', { run, mapping, duplicates }, { signal, onProgress });
     const counted = await shareRowsOut(
       ranges,
       run.total_rows ?? 0,
       (range, both, onRows) =>
-        this.cpu.run('countMappingProblems', { run, mapping, duplicates, range }, { signal: both, stopsItself: true, onProgress: onRows }),
+        this.cpu.run('countMappingProblems', { run, mapping, duplicates, range }, { signal: both, onProgress: onRows }),
       { signal, onRows: onProgress, label: `Run ${run.id}: review count` },
     ).catch((err: unknown) => {
       // Aborted: a newer mapping's count replaces this one (null, as one thread's count answers).

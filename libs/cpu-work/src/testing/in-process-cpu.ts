@@ -4,14 +4,14 @@ import type { AppConfig } from '@app/config';
 import type { RunState } from '@app/domain';
 import { inspectStructuredFile } from '@app/run-source';
 import { DEFAULT_TABLE_LIMITS } from '@app/tabular';
-import { CPU_TASKS, MOVED_RESULTS, type CpuTaskName } from '../cpu-tasks';
+import { CPU_TASKS, MOVED_RESULTS, STOPS_ITSELF, type CpuTaskName } from '../cpu-tasks';
 import type { CpuTaskOptions, CpuWork } from '../cpu-work';
 import { buffersIn } from '../moved-buffers';
 
 export interface CpuCall {
   name: CpuTaskName;
   input: Record<string, unknown>;
-  /** Whether the call could be stopped (a signal), and whether it asked to be told in its thread rather than have it ended. */
+  /** Whether the call could be stopped (a signal), and whether the task is told in its thread (STOPS_ITSELF) rather than ended with it. */
   stop?: { signal: boolean; stopsItself: boolean };
 }
 
@@ -29,7 +29,7 @@ export function inProcessCpu(blobs: BlobStore, threads: number): { cpu: CpuWork;
     // Recorded as a call: no thread is started here.
     warm: (count: number) => void calls.push({ name: 'warm', input: { threads: count } }),
     run: async (name: CpuTaskName, input: Record<string, unknown>, options: CpuTaskOptions = {}) => {
-      calls.push({ name, input, stop: { signal: options.signal !== undefined, stopsItself: options.stopsItself ?? false } });
+      calls.push({ name, input, stop: { signal: options.signal !== undefined, stopsItself: STOPS_ITSELF.has(name) } });
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void, signal?: AbortSignal) => Promise<unknown>;
       const sent = structuredClone(input, { transfer: [...(options.ports ?? []), ...(options.moveInput ? buffersIn(input) : [])] });
       const result = await task(sent, { blobs, config: {} as AppConfig }, (n) => void options.onProgress?.(n), options.signal);
