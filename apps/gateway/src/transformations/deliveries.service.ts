@@ -16,6 +16,7 @@ import {
 import { ApplyRunCommand, foldRun } from '@app/run-commands';
 import { type TestEventResult, WebhookTestEvents } from '@app/webhook-sending';
 import { ApiError } from '../http/api-error';
+import { paramsSentAsLists } from '../http/one-value-params';
 import { type PageRequest, pageRequest, paginate } from '../http/pagination';
 import { callbackUrlProblem } from '../http/validate-body';
 
@@ -148,6 +149,7 @@ export class DeliveriesService {
       if (err instanceof ApiError && err.fields) Object.assign(fields, err.fields);
       else throw err;
     }
+    Object.assign(fields, paramsSentAsLists(query as Record<string, unknown>, ['event', 'outcome']));
     if (Object.keys(fields).length > 0 || !page) throw ApiError.validation(fields);
     const { items, total } = await this.log.list(organizationId, { event, outcome, offset: page.offset, limit: page.perPage });
     const data: OrganizationDeliveryView[] = items.map((e) => ({ ...view(e), run_id: e.run_id }));
