@@ -26,7 +26,7 @@ const MAX_PHONE_TEXT = 64;
 export const isPhoneRegion = (region: string): boolean => /^[A-Z]{2}$/.test(region) && phoneNumbers().isSupportedCountry(region);
 
 /**
- * A phone number in E.164 ("+4930123456"), or null when it is not a valid number. Numbers
+ * A phone number in E.164 ("+4930123456", with ";ext=12" when it has an extension), or null when it is not a valid number. Numbers
  * written internationally ("+49 30 123456", "0049 30 123456" from a region with 00) keep their
  * country; the default region is used only for national ones ("030 123456").
  */
@@ -38,7 +38,10 @@ export function compilePhoneReader(defaultRegion: string | undefined): (value: s
     if (t.length > MAX_PHONE_TEXT) return null;
     // extract: false, the whole value must be the number ("call me 030 123456" is not one).
     const phone = parsePhoneNumberFromString(t, region ? { defaultCountry: region, extract: false } : { extract: false });
-    return phone?.isValid() ? phone.number : null;
+    if (!phone?.isValid()) return null;
+    // An extension is kept, written as RFC 3966 writes it ("+4930123456;ext=12", which the library reads back): E.164
+    // has no room for one, and dropping it would lose part of the value without a word.
+    return phone.ext ? `${phone.number};ext=${phone.ext}` : phone.number;
   };
 }
 

@@ -56,6 +56,16 @@ describe('phone numbers', () => {
     expect(built).toBeLessThan(30);
   });
 
+  it('keeps an extension, as RFC 3966 writes it, and reads it back the same', () => {
+    const read = compilePhoneReader('DE');
+    expect(readAll(read, ['+49 30 123456 ext. 12', '030 123456 x99', '+1 415-555-2671;ext=7', '+4930123456;ext=12'])).toEqual({
+      '+49 30 123456 ext. 12': '+4930123456;ext=12',
+      '030 123456 x99': '+4930123456;ext=99',
+      '+1 415-555-2671;ext=7': '+14155552671;ext=7',
+      '+4930123456;ext=12': '+4930123456;ext=12',
+    });
+  });
+
   it('without a default region, only international numbers are numbers', () => {
     expect(readAll(compilePhoneReader(undefined), ['+49 30 123456', '030 123456'])).toEqual({
       '+49 30 123456': '+4930123456',
