@@ -23,6 +23,14 @@ export function guardedAgents(allowed: string[], keepAlive = false): { httpAgent
 }
 
 /**
+ * `::a.b.c.d`, the IPv4-compatible IPv6 form (RFC 4291 deprecates it; `::/96` holds no public host): the URL parser writes
+ * `[::127.0.0.1]` as `[::7f00:1]`, which ipaddr.js calls unicast. Linux does not route these to IPv4 (a connection fails),
+ * so it is refused here for what it spells, not for where it would lead.
+ */
+const ipv4Compatible = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean =>
+  address.kind() === 'ipv6' && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
+
+/**
  * An early, resolution-free check for URLs given at run creation and in the admin API:
  * refuses hosts that are literal non-public addresses (in any spelling the URL parser
  * normalises, e.g. `2130706433` or `0x7f.1` for 127.0.0.1) and `localhost` names.
@@ -38,8 +46,10 @@ export function literalAddressProblem(url: URL, allowed: string[]): string | nul
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to this machine.';
   if (isIP(host) === 0) return null;
   try {
-    const range = ipaddr.parse(host).range();
-    return range === 'unicast' ? null : 'must not point to a private, loopback, link-local or reserved address.';
+    const address = ipaddr.parse(host);
+    return address.range() === 'unicast' && !ipv4Compatible(address)
+      ? null
+      : 'must not point to a private, loopback, link-local or reserved address.';
   } catch {
     return 'must be a valid URL.';
   }
