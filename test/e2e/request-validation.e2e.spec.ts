@@ -151,7 +151,7 @@ describe('request validation: data keys and body shape', () => {
   });
 
   it('a filename with a control character or a direction override is 422; one in any script passes', async () => {
-    for (const filename of ['a\u0000b.csv', 'list\u202Evsc.csv', 'two\nlines.csv']) {
+    for (const filename of ['a\u0000b.csv', 'list\u202Evsc.csv', 'two\nlines.csv', '\ud800.csv']) {
       const res = await post('/v1/transformations/file', `{"schema_id":"${org.schemaId}","filename":${JSON.stringify(filename)}}`);
       expect({ filename, status: res.status, fields: res.body.error?.fields }).toEqual({
         filename,

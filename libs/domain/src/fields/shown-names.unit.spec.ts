@@ -3,7 +3,7 @@ import { validatePicklistAndDescriptions } from './picklists';
 
 describe('names shown to other people', () => {
   it('refuse control characters, line and paragraph separators, and direction overrides and isolates', () => {
-    for (const hidden of ['\u0000', '\t', '\n', '\u0085', '\u2028', '\u2029', '\u202A', '\u202E', '\u2066', '\u2069'])
+    for (const hidden of ['\u0000', '\t', '\n', '\u0085', '\u2028', '\u2029', '\u202A', '\u202E', '\u2066', '\u2069', '\ud800', '\udfff'])
       expect({ hidden, refused: hasHiddenControls(`Ada${hidden}Lovelace`) }).toEqual({ hidden, refused: true });
   });
 
