@@ -5,6 +5,8 @@ import { UnusableAnswer, rowsFromExtraction } from './extracted-records';
 import { imageMatchesExtension, imageMediaTypeOf } from './image-content';
 import { checkSuggestedMapping, mergeSuggestions } from './mapping-suggestion';
 import { syntheticRows } from './synthetic-records';
+import { planFields } from '../fields/map-row';
+import fc from 'fast-check';
 
 const FIELDS: Record<string, FieldDefinition> = {
   email: { description: 'Email', data_type: 'email', is_required: true },
@@ -85,6 +87,70 @@ describe('synthetic records of dry runs', () => {
     expect(rows[0][names.indexOf('born')]).toBe('15/01/2024');
     expect(rows[1][names.indexOf('seen')]).toBe('01/16/2024');
     expect(rows[0][names.indexOf('note')]).toBe('Remark 1');
+  });
+});
+
+describe('synthetic records pass the checks a schema adds (found by a probe: "phone 1", "en 1", "1" under min 5)', () => {
+  const field = (data_type: string, more: Partial<FieldDefinition> = {}): FieldDefinition => ({
+    description: '',
+    data_type,
+    is_required: true,
+    ...more,
+  });
+  const problemsOf = (fields: Record<string, FieldDefinition>) => {
+    const plan = planFields(fields, Object.fromEntries(Object.keys(fields).map((k) => [k, k])), Object.keys(fields));
+    return syntheticRows(fields).flatMap((row, i) =>
+      plan.flatMap((p, c) => {
+        const problem = p.check(p.transform(row[c])).problem;
+        return problem === null ? [] : [{ field: p.name, row: i + 1, cell: row[c], problem }];
+      }),
+    );
+  };
+
+  it('phone, country, picklist, number formats, ranges and lengths', () => {
+    const fields: Record<string, FieldDefinition> = {
+      phone_de: field('phone', { default_region: 'DE' }),
+      phone_any: field('phone'),
+      country_alpha3: field('country', { country_format: 'alpha3' }),
+      country_name: field('country', { country_format: 'name', pattern: '^[A-Z]{2}$' }),
+      tier: field('enum', { allowed_values: [{ value: 'gold' }, { value: 'silver' }] }),
+      amount_de: field('number', { number_format: { locale: 'de-DE', currency: true } }),
+      grouped: field('number', { number_format: { decimal: ',', group: '.' } }),
+      share: field('number', { number_format: { percent: true }, min: 0.1, max: 0.5 }),
+      at_least_five: field('integer', { min: 5, max: 7 }),
+      negative: field('integer', { max: -100 }),
+      narrow: field('number', { min: 2.5, max: 2.6 }),
+      code: field('string', { min_length: 12, max_length: 14 }),
+      short: field('string', { max_length: 3 }),
+      day: field('date', { format: 'dd.MM.yyyy', min: '2030-02-01', max: '2030-02-04' }),
+      before: field('datetime', { max: '2001-01-01' }),
+    };
+    expect(problemsOf(fields)).toEqual([]);
+    const rows = syntheticRows(fields);
+    const column = (name: string) => rows.map((row) => row[Object.keys(fields).indexOf(name)]);
+    expect(new Set(column('phone_de')).size).toBe(10);
+    expect(column('tier').slice(0, 3)).toEqual(['gold', 'silver', 'gold']);
+    expect(column('at_least_five').slice(0, 4)).toEqual(['5', '6', '7', '5']);
+    expect(column('day').slice(0, 5)).toEqual(['01.02.2030', '02.02.2030', '03.02.2030', '04.02.2030', '01.02.2030']);
+  });
+
+  it('for any number field with a satisfiable range, in any of several formats', () => {
+    const locales = [undefined, 'de-DE', 'en-US', 'fr-FR', 'de-CH', 'ar-EG', 'hi-IN'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom('integer', 'number'),
+        fc.constantFrom(...locales),
+        fc.boolean(),
+        fc.option(fc.integer({ min: -10_000, max: 10_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }),
+        (data_type, locale, percent, min, width) => {
+          const max = min !== undefined && width !== undefined ? min + width : width;
+          const number_format = locale || percent ? { ...(locale ? { locale } : {}), ...(percent ? { percent } : {}) } : undefined;
+          const f = field(data_type, { number_format, min, max: max !== undefined && min === undefined ? undefined : max });
+          expect(problemsOf({ f })).toEqual([]);
+        },
+      ),
+    );
   });
 });
 

@@ -1,11 +1,26 @@
 import type { FieldDefinition } from '@app/contracts';
+import { compileFieldCheck } from '../fields/field-validators';
 // Only dry runs make synthetic records: date-fns's writer, loaded on first use.
-import { formatDate, isDatePattern } from '../fields/transformations';
+import { compileTransformations, formatDate, isDatePattern } from '../fields/transformations';
 
 /** How many synthetic records a dry run has. */
 export const SYNTHETIC_RECORDS = 10;
 
 const BASE_DATE = Date.UTC(2024, 0, 15, 9, 30);
+const DAY_MS = 86_400_000;
+/** Countries a country field's records name, one per record: alpha-2 and alpha-3, either of which the field reads. */
+const COUNTRIES = [
+  ['DE', 'DEU'],
+  ['FR', 'FRA'],
+  ['NL', 'NLD'],
+  ['ES', 'ESP'],
+  ['IT', 'ITA'],
+  ['PL', 'POL'],
+  ['SE', 'SWE'],
+  ['AT', 'AUT'],
+  ['BE', 'BEL'],
+  ['DK', 'DNK'],
+];
 
 /** The pattern a date cell must have before the field's transformations run. */
 function sourceDatePattern(field: FieldDefinition): string {
@@ -17,36 +32,122 @@ function sourceDatePattern(field: FieldDefinition): string {
   return usable(field.format) ? field.format : iso;
 }
 
-/** One synthetic cell for record `n` (1-based): valid for the field's data_type. */
-function syntheticValue(name: string, field: FieldDefinition, n: number): string {
+const boundOf = (bound: number | string | undefined): number | undefined =>
+  typeof bound === 'number' && Number.isFinite(bound) ? bound : undefined;
+
+/** Record `n`'s number, inside the field's min and max, in the forms a field may read (a percentage field writes 12 for 0.12). */
+function numberCandidates(field: FieldDefinition, n: number): string[] {
+  const integer = field.data_type === 'integer';
+  const min = boundOf(field.min);
+  const max = boundOf(field.max);
+  let lo = min ?? (integer ? 1 : 1.25);
+  let hi = max;
+  if (hi !== undefined && hi < lo) lo = hi;
+  let typed: number;
+  if (integer) {
+    lo = Math.ceil(lo);
+    hi = hi === undefined ? undefined : Math.floor(hi);
+    typed = hi === undefined || hi < lo ? lo + n - 1 : lo + ((n - 1) % (hi - lo + 1));
+  } else {
+    const step = hi === undefined ? 1.25 : (hi - lo) / SYNTHETIC_RECORDS;
+    typed = Math.round((lo + (n - 1) * step) * 100) / 100;
+    if (typed < lo || (hi !== undefined && typed > hi)) typed = lo;
+  }
+  // toPrecision: 0.12 * 100 is 12.000000000000002.
+  const value = field.number_format?.percent === true ? Number((typed * 100).toPrecision(15)) : typed;
+  const plain = String(value);
+  const format = field.number_format;
+  const localised =
+    format?.locale !== undefined
+      ? (() => {
+          try {
+            return new Intl.NumberFormat(format.locale, { useGrouping: false, maximumFractionDigits: 20 }).format(value);
+          } catch {
+            return plain;
+          }
+        })()
+      : plain;
+  return [plain, localised, format?.decimal ? plain.replace('.', format.decimal) : plain, plain.replace('.', ',')];
+}
+
+/** Record `n`'s day (at 09:30 UTC), inside the field's min and max (ISO dates or date-times), written as its source is. */
+function dateCandidates(field: FieldDefinition, n: number): string[] {
+  const min = typeof field.min === 'string' ? Date.parse(field.min) : NaN;
+  const max = typeof field.max === 'string' ? Date.parse(field.max.length === 10 ? `${field.max}T23:59:59Z` : field.max) : NaN;
+  let first = Number.isNaN(min) ? BASE_DATE : Math.max(BASE_DATE, Math.ceil((min - BASE_DATE) / DAY_MS) * DAY_MS + BASE_DATE);
+  if (!Number.isNaN(max) && first > max) first = Number.isNaN(min) ? max - SYNTHETIC_RECORDS * DAY_MS : min;
+  const days = Number.isNaN(max) ? SYNTHETIC_RECORDS : Math.max(1, Math.min(SYNTHETIC_RECORDS, Math.floor((max - first) / DAY_MS) + 1));
+  const at = (ms: number) => {
+    const d = new Date(ms);
+    // date-fns formats in local time; shift so the UTC calendar day is the one written.
+    return formatDate()(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
+  };
+  return [at(first + ((n - 1) % days) * DAY_MS), at(Number.isNaN(min) ? first : min), at(Number.isNaN(max) ? first : max)];
+}
+
+/** A text for record `n` within the field's min_length and max_length, still told apart by its number. */
+function textOfLength(base: string, n: number, field: FieldDefinition): string {
+  const min = typeof field.min_length === 'number' ? field.min_length : 0;
+  const max = typeof field.max_length === 'number' ? field.max_length : Infinity;
+  let text = `${base} ${n}`;
+  if ([...text].length < min) text = `${base}${'x'.repeat(min - [...text].length)} ${n}`;
+  if ([...text].length > max) {
+    const number = String(n);
+    text = number.length >= max ? number.slice(-max) : [...base].slice(0, max - number.length).join('') + number;
+  }
+  return text;
+}
+
+/** The cells record `n` (1-based) may have for the field, the most natural first. */
+function candidates(name: string, field: FieldDefinition, n: number): string[] {
+  const label = field.label ?? name;
   switch (field.data_type) {
     case 'email':
-      return `${name.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'user'}${n}@example.com`;
+      return [`${name.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'user'}${n}@example.com`, `u${n}@example.com`];
     case 'url':
-      return `https://example.com/${encodeURIComponent(name)}/${n}`;
+      return [`https://example.com/${encodeURIComponent(name)}/${n}`, `https://example.com/${n}`];
     case 'integer':
-      return String(n);
     case 'number':
-      return (n * 1.25).toFixed(2);
+      return numberCandidates(field, n);
     case 'boolean':
-      return n % 2 === 1 ? 'true' : 'false';
+      return n % 2 === 1 ? ['true', 'false'] : ['false', 'true'];
     case 'date':
-    case 'datetime': {
-      const d = new Date(BASE_DATE + (n - 1) * 86_400_000);
-      // date-fns formats in local time; shift so the UTC calendar day is the one written.
-      return formatDate()(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
+    case 'datetime':
+      return dateCandidates(field, n);
+    case 'phone':
+      // Written with their country code, so any default_region reads them.
+      return [`+49 30 ${1234560 + n}`, `+1 212 555 ${1000 + n}`, `+44 20 7946 ${String(n).padStart(4, '0')}`];
+    case 'country': {
+      const [alpha2, alpha3] = COUNTRIES[(n - 1) % COUNTRIES.length];
+      return [alpha2, alpha3];
+    }
+    case 'enum': {
+      const allowed = (field.allowed_values ?? []).map((a) => a.value);
+      const start = allowed.length === 0 ? 0 : (n - 1) % allowed.length;
+      return [...allowed.slice(start), ...allowed.slice(0, start), textOfLength(label, n, field)];
     }
     default:
-      return `${field.label ?? name} ${n}`;
+      return [textOfLength(label, n, field), `${label} ${n}`];
   }
 }
 
 /**
  * The records of a dry run: a fixed number, derived only from the schema's field names,
- * labels, formats and data types, so the same schema always gives the same records and
- * every value passes its field's checks. No provider and no uploaded content is used. Pure.
+ * labels, formats, data types and checks, so the same schema always gives the same records.
+ * Each cell is the first of its field's candidates that passes the field's checks after its
+ * transformations (type, allowed values, number format, range, length); a field whose pattern
+ * none of them matches gets the first, and shows as a problem in the review. No provider and
+ * no uploaded content is used. Pure.
  */
 export function syntheticRows(fields: Record<string, FieldDefinition>, count = SYNTHETIC_RECORDS): string[][] {
-  const entries = Object.entries(fields);
-  return Array.from({ length: count }, (_, i) => entries.map(([name, field]) => syntheticValue(name, field, i + 1)));
+  const entries = Object.entries(fields).map(([name, field]) => {
+    const transform = compileTransformations(field);
+    const check = compileFieldCheck(field);
+    const passes = (cell: string) => check(transform(cell)).problem === null;
+    return (n: number) => {
+      const cells = candidates(name, field, n);
+      return cells.find(passes) ?? cells[0];
+    };
+  });
+  return Array.from({ length: count }, (_, i) => entries.map((cellOf) => cellOf(i + 1)));
 }
