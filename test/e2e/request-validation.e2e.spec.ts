@@ -139,7 +139,9 @@ describe('request validation: data keys and body shape', () => {
       expect({ label, status: res.status, fields: res.body.error?.fields }).toEqual({
         label,
         status: 422,
-        fields: { 'column_labels.email': ['A column label must not contain control characters or text direction overrides.'] },
+        fields: {
+          'column_labels.email': ['A column label must not contain control characters, text direction overrides or lone surrogates.'],
+        },
       });
     }
     // A zero-width non-joiner (Persian) and a right-to-left mark stay.
@@ -156,7 +158,7 @@ describe('request validation: data keys and body shape', () => {
       expect({ filename, status: res.status, fields: res.body.error?.fields }).toEqual({
         filename,
         status: 422,
-        fields: { filename: ['The filename field must not contain control characters or text direction overrides.'] },
+        fields: { filename: ['The filename field must not contain control characters, text direction overrides or lone surrogates.'] },
       });
     }
     const arabic = await post(

@@ -19,7 +19,7 @@ export class FieldDefinitionDto {
   @ApiProperty({ description: 'What the field holds.' }) description!: string;
   @ApiProperty({
     description:
-      'Type of the field: string, text, email, url, number, integer, boolean, enum, date, datetime, phone (written in E.164) or country (written as country_format says); any other type is text.',
+      'Type of the field: string, text, email, url, number, integer, boolean, enum, date, datetime, phone (written in E.164, an extension after it as ;ext=12) or country (written as country_format says); any other type is text.',
     example: 'string',
   })
   data_type!: string;

@@ -40,17 +40,21 @@ function numberCandidates(field: FieldDefinition, n: number): string[] {
   const integer = field.data_type === 'integer';
   const min = boundOf(field.min);
   const max = boundOf(field.max);
-  let lo = min ?? (integer ? 1 : 1.25);
+  const step = integer ? 1 : 1.25;
+  // With a max alone the values climb to it (ten of them); with neither bound they start at 1 (1.25).
+  const top = integer && max !== undefined ? Math.floor(max) : max;
+  let lo = min ?? (top !== undefined ? Math.min(step, top - (SYNTHETIC_RECORDS - 1) * step) : step);
   let hi = max;
   if (hi !== undefined && hi < lo) lo = hi;
   let typed: number;
   if (integer) {
     lo = Math.ceil(lo);
     hi = hi === undefined ? undefined : Math.floor(hi);
-    typed = hi === undefined || hi < lo ? lo + n - 1 : lo + ((n - 1) % (hi - lo + 1));
+    if (hi !== undefined && hi < lo) lo = hi; // no integer between a min and max closer than 1: the max's
+    typed = hi === undefined ? lo + n - 1 : lo + ((n - 1) % (hi - lo + 1));
   } else {
-    const step = hi === undefined ? 1.25 : (hi - lo) / SYNTHETIC_RECORDS;
-    typed = Math.round((lo + (n - 1) * step) * 100) / 100;
+    const spread = hi === undefined ? step : (hi - lo) / SYNTHETIC_RECORDS;
+    typed = Math.round((lo + (n - 1) * spread) * 100) / 100;
     if (typed < lo || (hi !== undefined && typed > hi)) typed = lo;
   }
   // toPrecision: 0.12 * 100 is 12.000000000000002.
@@ -70,10 +74,17 @@ function numberCandidates(field: FieldDefinition, n: number): string[] {
   return [plain, localised, format?.decimal ? plain.replace('.', format.decimal) : plain, plain.replace('.', ',')];
 }
 
+/**
+ * An ISO date or date-time bound as its wall-clock time, read as UTC whatever the process's time zone: the
+ * field's check compares the bound as written with the value as written (Date.parse would read "2030-02-01T10:00"
+ * in local time).
+ */
+const asWritten = (bound: string): number => Date.parse(/T[\d:.]+$/.test(bound) ? `${bound}Z` : bound);
+
 /** Record `n`'s day (at 09:30 UTC), inside the field's min and max (ISO dates or date-times), written as its source is. */
 function dateCandidates(field: FieldDefinition, n: number): string[] {
-  const min = typeof field.min === 'string' ? Date.parse(field.min) : NaN;
-  const max = typeof field.max === 'string' ? Date.parse(field.max.length === 10 ? `${field.max}T23:59:59Z` : field.max) : NaN;
+  const min = typeof field.min === 'string' ? asWritten(field.min) : NaN;
+  const max = typeof field.max === 'string' ? asWritten(field.max.length === 10 ? `${field.max}T23:59:59` : field.max) : NaN;
   let first = Number.isNaN(min) ? BASE_DATE : Math.max(BASE_DATE, Math.ceil((min - BASE_DATE) / DAY_MS) * DAY_MS + BASE_DATE);
   if (!Number.isNaN(max) && first > max) first = Number.isNaN(min) ? max - SYNTHETIC_RECORDS * DAY_MS : min;
   const days = Number.isNaN(max) ? SYNTHETIC_RECORDS : Math.max(1, Math.min(SYNTHETIC_RECORDS, Math.floor((max - first) / DAY_MS) + 1));
@@ -116,7 +127,7 @@ function candidates(name: string, field: FieldDefinition, n: number): string[] {
       return dateCandidates(field, n);
     case 'phone':
       // Written with their country code, so any default_region reads them.
-      return [`+49 30 ${1234560 + n}`, `+1 212 555 ${1000 + n}`, `+44 20 7946 ${String(n).padStart(4, '0')}`];
+      return [`+49 30 ${1234560 + n}`, `+1 212 555 ${1000 + n}`, `+4930${1234560 + n}`, `+1212555${1000 + n}`];
     case 'country': {
       const [alpha2, alpha3] = COUNTRIES[(n - 1) % COUNTRIES.length];
       return [alpha2, alpha3];

@@ -13,4 +13,4 @@ const HIDDEN_CONTROLS = /[\p{Cc}\p{Cs}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 export const hasHiddenControls = (text: string): boolean => HIDDEN_CONTROLS.test(text);
 
 /** What a name or label with such characters is told. */
-export const HIDDEN_CONTROLS_PROBLEM = 'must not contain control characters or text direction overrides';
+export const HIDDEN_CONTROLS_PROBLEM = 'must not contain control characters, text direction overrides or lone surrogates';

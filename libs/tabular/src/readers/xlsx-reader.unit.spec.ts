@@ -11,6 +11,7 @@ import * as tempSpool from './temp-spool';
 import { partsOf, repack, reorder, storedOrder } from './testing/xlsx-parts';
 import { isPrintedNumber } from './xlsx-cell-text';
 import { openXlsx } from './xlsx-reader';
+import { XlsxPackage } from './xlsx-package';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch } from './xlsx-stall-watch';
 import { isDateFormatCode } from './xlsx-styles';
@@ -262,6 +263,20 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     expect(await settlesAt(openFds, fds)).toBe(fds);
     expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
   }
+
+  it('a file stream whose package fails to open by its path (not for being deleted) is let go, and the failure told', async () => {
+    const source = createReadStream(sharedStringsFirst);
+    await new Promise<void>((resolve, reject) => source.once('ready', () => resolve()).once('error', reject));
+    const open = jest
+      .spyOn(XlsxPackage, 'open')
+      .mockRejectedValueOnce(Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' }));
+    try {
+      await expect(openPackageFile(source, new StallWatch(1000))).rejects.toThrow('EMFILE');
+      expect(source.destroyed).toBe(true);
+    } finally {
+      open.mockRestore();
+    }
+  });
 
   it('stopping early closes the package: no descriptor or temporary file is left', async () => {
     await expectReleasedAfter(async (table) => {
