@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { retryAfterMs } from '@app/http-headers';
 import type { WebhookEventName } from '@app/contracts';
 import { guardedAgents } from '@app/url-safety';
+import { hideWebhookSecrets } from './hidden-secrets';
 
 /** The event name of a test delivery (docs/webhooks.md, "Test events"). */
 export const TEST_WEBHOOK_EVENT = 'webhook.test';
@@ -84,7 +85,9 @@ export class WebhookSender {
     try {
       const res = await this.http.post<Readable>(url, message.body, { headers });
       const durationMs = elapsed();
-      const responseExcerpt = await readExcerpt(res.data, EXCERPT_MAX_WAIT_MS);
+      const excerpt = await readExcerpt(res.data, EXCERPT_MAX_WAIT_MS);
+      // Never stored as the receiver echoed it: the secret it was sent (hidden-secrets.ts).
+      const responseExcerpt = excerpt === null ? null : hideWebhookSecrets(excerpt);
       const status = res.status;
       const answered = { statusCode: status, durationMs, responseExcerpt };
       if (status >= 200 && status < 300) return { delivered: true, error: null, retryAfterMs: null, ...answered };

@@ -66,6 +66,22 @@ describe('WebhookSender', () => {
     }
   });
 
+  it('a receiver that echoes the request shows no secret in the excerpt, in any of the ways it may write it', async () => {
+    const r = await receiver((_body, headers) => {
+      const secret = String(headers['x-service-webhook-secret']);
+      return { status: 200, body: `${JSON.stringify({ h: headers }).replace(/\//g, '\\/')} ${encodeURIComponent(secret)}` };
+    });
+    try {
+      const result = await new WebhookSender(config).send(r.url, message);
+      expect(r.got[0].headers['x-service-webhook-secret']).toBe(SECRET);
+      expect(result.responseExcerpt).toContain('"x-service-webhook-secret":"whsec_[hidden]"');
+      expect(result.responseExcerpt).not.toContain(SECRET.slice(6, 16));
+      expect(result.responseExcerpt).not.toContain(encodeURIComponent(SECRET).slice(6, 16));
+    } finally {
+      await r.close();
+    }
+  });
+
   it('a short answer is kept whole; an empty one is null', async () => {
     const answers = [{ status: 200, body: 'ok' }, { status: 204 }];
     const r = await receiver(() => answers.shift()!);

@@ -14,7 +14,7 @@ import {
   deliveryAttemptEntry,
 } from '@app/read-model/delivery-log.port';
 import { ApplyRunCommand, foldRun } from '@app/run-commands';
-import { type TestEventResult, WebhookTestEvents } from '@app/webhook-sending';
+import { type TestEventResult, WebhookTestEvents, hideWebhookSecrets } from '@app/webhook-sending';
 import { ApiError } from '../http/api-error';
 import { paramsSentAsLists } from '../http/one-value-params';
 import { type PageRequest, pageRequest, paginate } from '../http/pagination';
@@ -76,7 +76,8 @@ const view = (e: DeliveryAttemptEntry): DeliveryAttemptView => ({
   status_code: e.status_code,
   error: e.error,
   duration_ms: e.duration_ms,
-  response_excerpt: e.response_excerpt,
+  // Excerpts stored before secrets were hidden as they arrived (webhook-sender.ts) are hidden as they are read.
+  response_excerpt: e.response_excerpt === null ? null : hideWebhookSecrets(e.response_excerpt),
   sent_at: e.sent_at,
 });
 

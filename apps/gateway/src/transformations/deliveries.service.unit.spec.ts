@@ -39,6 +39,14 @@ describe("a run's deliveries with their plan", () => {
     ]);
   });
 
+  it('hides a webhook secret a receiver echoed into an excerpt stored before secrets were hidden as they arrived', async () => {
+    const echoed = attempted(1, 'delivered', null);
+    (echoed.data as { response_excerpt: string | null }).response_excerpt = '{"x-service-webhook-secret":"whsec_w+uJxLujYg3e50x"}';
+    const svc = serviceOver([...HISTORY.completedFinal, scheduled, echoed]);
+    const list = await svc.listRunDeliveriesWithPlan('o1', 'r1', {}, '/console/api/runs/r1/deliveries');
+    expect(list.data.map((a) => a.response_excerpt)).toEqual(['{"x-service-webhook-secret":"whsec_[hidden]"}']);
+  });
+
   it("is 404 for another organization's run", async () => {
     const svc = serviceOver([...HISTORY.completedFinal, scheduled]);
     await expect(svc.listRunDeliveriesWithPlan('o2', 'r1', {}, '/x')).rejects.toMatchObject({ status: 404 });

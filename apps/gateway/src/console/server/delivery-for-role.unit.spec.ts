@@ -27,6 +27,16 @@ describe('attemptForRole', () => {
     expect(seen).toContain('%3Fsignature%3D[hidden]%26x%3D1');
   });
 
+  it('hides them under a name written with percent-encoded letters (the server reads sig%6eature as signature)', () => {
+    for (const name of ['sig%6eature', '%73ignature', 'SIG%6Eature', 'x-amz-%73ignature']) {
+      const seen = attemptForRole(
+        { response_excerpt: `/review/r1/state?${name}=rET5-3TU44lo1OdFADppLB3dP&x=1` },
+        'viewer',
+      ).response_excerpt;
+      expect({ name, seen }).toEqual({ name, seen: `/review/r1/state?${name}=[hidden]&x=1` });
+    }
+  });
+
   it('leaves owners and admins the answer as it came, and an attempt with no answer as it is', () => {
     expect(attemptForRole(attempt, 'owner')).toBe(attempt);
     expect(attemptForRole(attempt, 'admin')).toBe(attempt);
