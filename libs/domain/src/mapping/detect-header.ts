@@ -24,13 +24,24 @@ export function detectHeader(sample: string[][]): boolean {
 /** Header names for a table: the first row, or `column_1, column_2, ...` when there is none. */
 export function headerNames(firstRow: string[], hasHeader: boolean, width: number): string[] {
   if (!hasHeader) return Array.from({ length: width }, (_, i) => `column_${i + 1}`);
-  const seen = new Map<string, number>();
-  // Blank or repeated names (possible with an explicit input_has_header=true) get a suffix
-  // so that every header names exactly one column.
-  return Array.from({ length: Math.max(width, firstRow.length) }, (_, i) => {
-    const base = (firstRow[i] ?? '').trim() || `column_${i + 1}`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return n === 1 ? base : `${base}_${n}`;
+  const given = Array.from({ length: Math.max(width, firstRow.length) }, (_, i) => (firstRow[i] ?? '').trim());
+  // Blank or repeated names (possible with an explicit input_has_header=true) get a suffix so that every header
+  // names exactly one column. A name the file gives keeps it (its first column); a made-up name avoids every name
+  // taken, so "name,name,name_2" is name, name_3, name_2 (the second column named name_2 hid the third: its
+  // values could be neither mapped nor written).
+  const names: (string | null)[] = given.map(() => null);
+  const taken = new Set<string>();
+  given.forEach((name, i) => {
+    if (name === '' || taken.has(name)) return;
+    names[i] = name;
+    taken.add(name);
+  });
+  return names.map((name, i) => {
+    if (name !== null) return name;
+    const base = given[i] || `column_${i + 1}`;
+    let made = given[i] === '' && !taken.has(base) ? base : `${base}_2`;
+    for (let n = 3; taken.has(made); n++) made = `${base}_${n}`;
+    taken.add(made);
+    return made;
   });
 }

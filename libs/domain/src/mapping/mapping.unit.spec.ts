@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { FieldDefinition } from '@app/contracts';
 import { detectHeader, headerNames } from './detect-header';
 import { suggestMapping } from './suggest-mapping';
@@ -95,5 +96,21 @@ describe('header detection', () => {
   it('names columns column_N without a header and de-duplicates given names', () => {
     expect(headerNames(['x', 'y'], false, 3)).toEqual(['column_1', 'column_2', 'column_3']);
     expect(headerNames(['id', 'id', ''], true, 3)).toEqual(['id', 'id_2', 'column_3']);
+  });
+
+  it('never makes up a name the file gives another column, so each column keeps one name of its own', () => {
+    expect(headerNames(['name', 'name', 'name_2', 'email'], true, 4)).toEqual(['name', 'name_3', 'name_2', 'email']);
+    expect(headerNames(['name', '', 'column_2'], true, 3)).toEqual(['name', 'column_2_2', 'column_2']);
+    expect(headerNames(['a', 'a', 'a', 'a_2', 'a_3'], true, 5)).toEqual(['a', 'a_4', 'a_5', 'a_2', 'a_3']);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'a_2', 'a_3', '', ' ', 'column_1', 'column_2', 'column_2_2'), { maxLength: 8 }), (row) => {
+        const names = headerNames(row, true, row.length);
+        expect(new Set(names).size).toBe(names.length);
+        // A name the file gives once, or first, stays with its column.
+        row.forEach((given, i) => {
+          if (given.trim() !== '' && row.findIndex((g) => g.trim() === given.trim()) === i) expect(names[i]).toBe(given.trim());
+        });
+      }),
+    );
   });
 });
