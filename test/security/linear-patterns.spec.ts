@@ -10,10 +10,18 @@ import { neutralizeFormula } from '@app/tabular';
 const FIELD_LIMIT = 262_144;
 const LINEAR_BOUND_MS = 500;
 
+/**
+ * The best of three timings: a collection of the test process's heap or a core taken by other work lands in one
+ * run (a full test run once measured a 26 ms check at over 500 ms), a backtracking pattern in all three.
+ */
 function timed(check: () => unknown): number {
-  const started = process.hrtime.bigint();
-  check();
-  return Number(process.hrtime.bigint() - started) / 1e6;
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const started = process.hrtime.bigint();
+    check();
+    best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return best;
 }
 
 const worstCases: [name: string, check: (cell: string) => unknown, cells: string[]][] = [
