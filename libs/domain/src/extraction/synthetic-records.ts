@@ -1,5 +1,6 @@
 import type { FieldDefinition } from '@app/contracts';
 import { compileFieldCheck } from '../fields/field-validators';
+import { decimalMarkOf } from '../fields/number-format';
 // Only dry runs make synthetic records: date-fns's writer, loaded on first use.
 import { compileTransformations, formatDate, isDatePattern } from '../fields/transformations';
 
@@ -60,18 +61,8 @@ function numberCandidates(field: FieldDefinition, n: number): string[] {
   // toPrecision: 0.12 * 100 is 12.000000000000002.
   const value = field.number_format?.percent === true ? Number((typed * 100).toPrecision(15)) : typed;
   const plain = String(value);
-  const format = field.number_format;
-  const localised =
-    format?.locale !== undefined
-      ? (() => {
-          try {
-            return new Intl.NumberFormat(format.locale, { useGrouping: false, maximumFractionDigits: 20 }).format(value);
-          } catch {
-            return plain;
-          }
-        })()
-      : plain;
-  return [plain, localised, format?.decimal ? plain.replace('.', format.decimal) : plain, plain.replace('.', ',')];
+  // Written with the decimal mark the field's number_format reads (decimalMarkOf, as the check takes it).
+  return field.number_format ? [plain, plain.replace('.', decimalMarkOf(field.number_format))] : [plain];
 }
 
 /**
