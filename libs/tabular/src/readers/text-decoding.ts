@@ -45,9 +45,31 @@ const isValidUtf8 = (bytes: Buffer): boolean => {
 };
 
 /**
+ * Whether a sample that is not valid UTF-8 is still UTF-8 at heart: well-formed multi-byte
+ * characters more than twice as many as broken sequences. Text in a legacy code page makes a
+ * well-formed sequence only by chance (an accented capital before a symbol of 0x80-0xBF, "ß“"),
+ * while nearly each of its letters past ASCII breaks one; a UTF-8 file with a stray byte is the
+ * other way round. Read as windows-1252, that file had every one of its good accents garbled.
+ */
+function isDamagedUtf8(sample: Buffer): boolean {
+  // Not fatal: each broken sequence becomes one U+FFFD.
+  const text = new TextDecoder('utf-8').decode(sample, { stream: true });
+  let wellFormed = 0;
+  let broken = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0xfffd) broken++;
+    // A surrogate pair (a four-byte character) counts once, by its high half.
+    else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) wellFormed++;
+  }
+  return wellFormed > 2 * broken;
+}
+
+/**
  * The encoding of a text file from its first bytes: a byte-order mark if there is one
- * (UTF-8, UTF-16 LE/BE); UTF-8 when the sample is valid UTF-8 (ASCII included); else
- * chardet's best guess among the legacy code pages (e.g. windows-1252, windows-1250).
+ * (UTF-8, UTF-16 LE/BE); UTF-8 when the sample is valid UTF-8 (ASCII included); a UTF-8
+ * file with a few broken sequences among many good ones is refused where its first broken
+ * byte is; else chardet's best guess among the legacy code pages (e.g. windows-1252, windows-1250).
  */
 export function detectEncoding(sample: Buffer): string {
   if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) return 'utf-8';
@@ -56,6 +78,7 @@ export function detectEncoding(sample: Buffer): string {
   const utf16 = utf16WithoutBom(sample);
   if (utf16) return utf16;
   if (isValidUtf8(sample)) return 'utf-8';
+  if (isDamagedUtf8(sample)) throw invalidText('utf-8', firstBrokenByte(sample, 'utf-8', false));
   const name = guessLegacyEncoding(sample);
   if (!name) throw new SourceProblem('encodingInvalid', "The file's text encoding could not be recognised. Save it as UTF-8.");
   return name;
@@ -91,48 +114,132 @@ function* decodingSlices(chunk: Buffer): Generator<Buffer> {
   for (let i = 0; i < chunk.length; i += DECODE_BYTES) yield chunk.subarray(i, i + DECODE_BYTES);
 }
 
+/** The Unicode encodings, decoded by the platform's TextDecoder in fatal mode. */
+type UnicodeEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+const isUnicode = (encoding: string): encoding is UnicodeEncoding =>
+  encoding === 'utf-8' || encoding === 'utf-16le' || encoding === 'utf-16be';
+
+function invalidText(encoding: UnicodeEncoding, at: number): SourceProblem {
+  const name = encoding === 'utf-8' ? 'UTF-8' : 'UTF-16';
+  return new SourceProblem(
+    'encodingInvalid',
+    `The file is not valid ${name} (at byte ${at}, counting from 0). Save it as ${name}, or in one encoding throughout.`,
+  );
+}
+
+/** Bytes that text of `encoding` takes. */
+const encodedLength = (text: string, encoding: UnicodeEncoding): number =>
+  encoding === 'utf-8' ? Buffer.byteLength(text, 'utf8') : text.length * 2;
+
+/**
+ * Where the first broken sequence of `bytes` starts (which begin on a character's first byte):
+ * the longest prefix the fatal decoder takes, found by halving, less the incomplete character it
+ * ends in. `final`: the bytes end the file, so a character cut at the end is broken too.
+ * Only run when decoding has already failed, so its dozen decodes cost nothing on the way.
+ */
+function firstBrokenByte(bytes: Buffer, encoding: UnicodeEncoding, final: boolean): number {
+  const takes = (n: number): boolean => {
+    try {
+      new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, n), { stream: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let good = 0;
+  let bad = bytes.length + 1;
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    if (takes(mid)) good = mid;
+    else bad = mid;
+  }
+  if (good === bytes.length && !final) return good;
+  const complete = new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes.subarray(0, good), { stream: true });
+  return encodedLength(complete, encoding);
+}
+
+/**
+ * Where a character may start in `region`: the last bytes read before the slice the decoder
+ * failed on (the first `before` of it), then that slice. Past the continuation bytes (UTF-8) or
+ * the low surrogate (UTF-16) of a character that began before the region: the decoder took those
+ * already, so they can only end a character it took. In the slice itself, they are the break.
+ */
+function firstCharacterStart(region: Buffer, before: number, encoding: UnicodeEncoding): number {
+  if (encoding === 'utf-8') {
+    let i = 0;
+    while (i < before && (region[i] & 0xc0) === 0x80) i++;
+    return i;
+  }
+  const high = encoding === 'utf-16le' ? region[1] : region[0];
+  return before >= 2 && high >= 0xdc && high <= 0xdf ? 2 : 0;
+}
+
+/** The last bytes read: a character the decoder holds back unfinished is among them (at most 3 bytes). */
+const KEPT_BYTES = 4;
+
+async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEncoding, fromMiddle: boolean): AsyncGenerator<string> {
+  const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: fromMiddle });
+  let offset = 0;
+  let kept: Buffer = Buffer.alloc(0);
+  /** The file offset of the first broken byte, the decoder having failed on `slice` (null: at the end). */
+  const brokenAt = (slice: Buffer | null): number => {
+    let region = Buffer.concat([kept, slice ?? Buffer.alloc(0)]);
+    let before = kept.length;
+    // UTF-16 characters start on even offsets.
+    if (encoding !== 'utf-8' && (offset - before) % 2 === 1) {
+      region = region.subarray(1);
+      before--;
+    }
+    const regionStart = offset - before;
+    const start = firstCharacterStart(region, before, encoding);
+    return regionStart + start + firstBrokenByte(region.subarray(start), encoding, slice === null);
+  };
+  let failed: Buffer | null = null;
+  try {
+    for await (const chunk of bytes) {
+      for (const slice of decodingSlices(chunk)) {
+        failed = slice;
+        const text = decoder.decode(slice, { stream: true });
+        kept = slice.length >= KEPT_BYTES ? slice.subarray(-KEPT_BYTES) : Buffer.concat([kept, slice]).subarray(-KEPT_BYTES);
+        offset += slice.length;
+        if (text) yield text;
+      }
+    }
+    failed = null;
+    const tail = decoder.decode();
+    if (tail) yield tail;
+  } catch (err) {
+    // TextDecoder's error (a TypeError from Node's realm, so matched by its code).
+    if ((err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') throw invalidText(encoding, brokenAt(failed));
+    throw err;
+  }
+}
+
 /**
  * Decodes a byte stream as text in `encoding`, chunk by chunk (characters split across
  * chunks are kept whole), in texts of at most DECODE_BYTES' worth. Bytes that are not valid in the
- * encoding stop the stream with an `encodingInvalid` problem instead of becoming replacement characters.
+ * encoding (a broken UTF-8 sequence, a UTF-16 surrogate without its pair or an odd last byte, a
+ * byte a code page leaves undefined) stop the stream with an `encodingInvalid` problem that names
+ * the byte, instead of becoming replacement characters.
  * `fromMiddle`: the bytes start in the middle of a file, so a byte-order mark there is a
  * character of a cell (U+FEFF), kept as a read from the top keeps it, not taken away.
  */
 export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string, fromMiddle = false): AsyncGenerator<string> {
-  let offset = 0;
-  if (encoding === 'utf-8') {
-    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: fromMiddle });
-    try {
-      for await (const chunk of bytes) {
-        for (const slice of decodingSlices(chunk)) {
-          const text = decoder.decode(slice, { stream: true });
-          offset += slice.length;
-          if (text) yield text;
-        }
-      }
-      const tail = decoder.decode();
-      if (tail) yield tail;
-    } catch (err) {
-      // TextDecoder's error (a TypeError from Node's realm, so matched by its code).
-      if ((err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA')
-        throw new SourceProblem(
-          'encodingInvalid',
-          `The file is not valid UTF-8 (near byte ${offset}). Save it as UTF-8, or in one encoding throughout.`,
-        );
-      throw err;
-    }
+  if (isUnicode(encoding)) {
+    yield* decodeUnicode(bytes, encoding, fromMiddle);
     return;
   }
   const decoder = iconv.getDecoder(encoding, { stripBOM: !fromMiddle });
-  // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
-  const strict = !encoding.startsWith('utf-16');
+  let offset = 0;
   for await (const chunk of bytes) {
     for (const slice of decodingSlices(chunk)) {
       const text = decoder.write(slice);
-      if (strict && text.includes('\uFFFD')) {
+      // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
+      // One byte a character in the code pages detection gives, so its index is the byte's.
+      if (text.includes('\uFFFD')) {
         throw new SourceProblem(
           'encodingInvalid',
-          `The file contains bytes that are not valid ${encoding} (near byte ${offset + Math.max(0, text.indexOf('\uFFFD'))}).`,
+          `The file contains bytes that are not valid ${encoding} (at byte ${offset + text.indexOf('\uFFFD')}, counting from 0).`,
         );
       }
       offset += slice.length;
