@@ -62,7 +62,8 @@ export interface CellContext {
  * The text of one cell from its type (`t`), its stored value (`<v>`, or the inline
  * string's text for t="inlineStr"), whether it has a formula (then `<v>` is the cached
  * result) and its format. Numbers as JavaScript writes them; dates as dateText; booleans
- * TRUE/FALSE; error values (#N/A…) and formulas never calculated are empty.
+ * TRUE/FALSE; error values as the spreadsheet shows them (#N/A, #DIV/0!), so a field's check
+ * meets them in the review rather than a blank; formulas never calculated are empty.
  */
 export function cellText(type: string, value: string | null, style: number, ctx: CellContext): string {
   if (value === null) return '';
@@ -76,7 +77,7 @@ export function cellText(type: string, value: string | null, style: number, ctx:
     case 'b':
       return parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
     case 'e':
-      return '';
+      return value;
     case 'd': {
       // An ISO 8601 date; without a zone it is a wall-clock time, read as UTC like serial dates.
       const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) || !value.includes('T');
