@@ -230,3 +230,13 @@ export const partsOfDate = (d: Date): DateParts => ({
   minute: d.getMinutes(),
   second: d.getSeconds(),
 });
+
+/** The parts of an instant in UTC (partsOfDate gives the process's local time). */
+export const utcPartsOfDate = (d: Date): DateParts => ({
+  year: d.getUTCFullYear(),
+  month: d.getUTCMonth() + 1,
+  day: d.getUTCDate(),
+  hour: d.getUTCHours(),
+  minute: d.getUTCMinutes(),
+  second: d.getUTCSeconds(),
+});

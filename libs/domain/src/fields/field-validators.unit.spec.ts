@@ -10,6 +10,7 @@ import {
   validateFieldValidators,
   validateUniqueWith,
 } from './field-validators';
+import { inTimeZone } from '../testing/in-time-zone';
 
 const field = (data_type: string, extra: Partial<FieldDefinition> = {}): FieldDefinition => ({
   description: '',
@@ -115,6 +116,28 @@ describe('min and max', () => {
     expect(problemOf(at, '2024-01-31T23:00:00')).toBeNull();
     expect(problemOf(at, '2024-02-01T00:00:00')).toBe('range');
     expect(problemOf(at, '2024-01-01T07:59:59')).toBe('range');
+  });
+
+  it('read a bound or a value with a zone (Z, an offset) in UTC, and one without as written, whatever the time zone of the process', () => {
+    const cases = [
+      // 2024-01-31T23:30:00-05:00 is 04:30 on 1 February in UTC: after a max of 31 January in every zone.
+      { field: field('datetime', { max: '2024-01-31' }), value: '2024-01-31T23:30:00-05:00', problem: 'range' },
+      { field: field('datetime', { max: '2024-01-31' }), value: '2024-01-31T23:30:00Z', problem: null },
+      { field: field('datetime', { max: '2024-01-31' }), value: '2024-01-31T23:30:00', problem: null },
+      // A bound with a zone: 10:00+02:00 is 08:00 UTC.
+      { field: field('datetime', { min: '2024-03-01T10:00:00+02:00' }), value: '2024-03-01T07:59:59Z', problem: 'range' },
+      { field: field('datetime', { min: '2024-03-01T10:00:00+02:00' }), value: '2024-03-01T08:00:00', problem: null },
+    ];
+    const expected = cases.map((c) => c.problem);
+    for (const tz of ['America/Los_Angeles', 'Asia/Tokyo', 'Europe/Berlin', 'UTC']) {
+      const problems = inTimeZone(
+        tz,
+        { validators: `${__dirname}/field-validators.ts` },
+        'input.map((c) => m.validators.compileFieldCheck(c.field)(c.value).problem)',
+        cases,
+      );
+      expect({ tz, problems }).toEqual({ tz, problems: expected });
+    }
   });
 });
 

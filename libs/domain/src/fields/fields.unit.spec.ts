@@ -1,6 +1,7 @@
 import type { FieldDefinition } from '@app/contracts';
 import { applyTransformations, validateTransformations } from './transformations';
 import { typeValue } from './typed-value';
+import { inTimeZone } from '../testing/in-time-zone';
 
 const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ description: '', data_type: 'string', is_required: false, ...over });
 
@@ -58,6 +59,28 @@ describe('applyTransformations', () => {
     const withTime = f({ data_type: 'datetime', format: 'dd.MM.yyyy HH:mm' });
     expect(typeValue('05.01.2024 10:00', withTime).problem).toBeNull();
     expect(typeValue('2024-01-05T10:00:00', withTime).problem).toBeNull();
+  });
+});
+
+describe('date_format from ISO 8601', () => {
+  it('writes a time with a zone at its UTC wall-clock time, and one without as written, whatever the time zone of the process', () => {
+    const cases = [
+      // 23:30 at -05:00 is 04:30 the next day in UTC.
+      { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00-05:00', written: '01/02/2024 04:30' },
+      { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00Z', written: '31/01/2024 23:30' },
+      { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00', written: '31/01/2024 23:30' },
+      // A pattern only date-fns writes (ordinals), so its own writer, not the compiled one.
+      { to: 'MMMM do, yyyy HH:mm', value: '2024-03-01T00:15:00+02:00', written: 'February 29th, 2024 22:15' },
+    ];
+    for (const tz of ['America/Los_Angeles', 'Asia/Tokyo', 'UTC']) {
+      const written = inTimeZone(
+        tz,
+        { transformations: `${__dirname}/transformations.ts` },
+        'input.map((c) => m.transformations.compileDateRewrite(null, c.to)(c.value))',
+        cases,
+      );
+      expect({ tz, written }).toEqual({ tz, written: cases.map((c) => c.written) });
+    }
   });
 });
 

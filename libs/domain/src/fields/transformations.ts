@@ -4,7 +4,7 @@ import { isValid } from 'date-fns/isValid';
 import type { parse as ParseDate } from 'date-fns/parse';
 import { parseISO } from 'date-fns/parseISO';
 import type { FieldDefinition } from '@app/contracts';
-import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
+import { compileDatePattern, partsOfDate, utcPartsOfDate, type DateParts } from './date-pattern';
 import { onFirstUse } from './on-first-use';
 
 /*
@@ -82,16 +82,33 @@ export function compileDateReader(given: string | null | undefined): (value: str
     const parts = inPattern(value);
     if (parts) return parts;
     const d = parseDateSlowly(value, null);
-    return d ? partsOfDate(d) : null;
+    return d ? isoPartsOf(value, d) : null;
   };
 }
+
+/** An ISO 8601 time that carries its zone: `Z` or an offset after the time (`T10:00+02:00`, `T10:00-05`). */
+const ZONED_ISO = /T.*(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
+
+/**
+ * The parts of an ISO text parseISO read: as written when it has no zone (parseISO reads it in local
+ * time, and the local getters give it back), in UTC when it has one. parseISO turns a zoned time into
+ * an instant, which the local getters gave in the process's time zone, so a range check of
+ * "2024-01-31T23:30:00-05:00" against a max of 2024-01-31 passed or failed with the host's zone.
+ */
+const isoPartsOf = (text: string, d: Date): DateParts => (ZONED_ISO.test(text) ? utcPartsOfDate(d) : partsOfDate(d));
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
-  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
+  // `text` the date was read from: an ISO time with a zone is written at its UTC wall-clock time (isoPartsOf).
+  const write = (d: Date, text: string): string => {
+    const parts = from ? partsOfDate(d) : isoPartsOf(text, d);
+    if (writer) return writer.format(parts);
+    // date-fns writes a Date's local time: one whose local time is those parts.
+    return formatDate()(new Date(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, d.getMilliseconds()), to);
+  };
   if (reader && writer) {
     return (value) => {
       const parts = reader.parse(value.trim());
@@ -99,8 +116,9 @@ export function compileDateRewrite(from: string | null, to: string): (value: str
     };
   }
   return (value) => {
-    const d = parseDateSlowly(value.trim(), from);
-    return d ? write(d) : value;
+    const text = value.trim();
+    const d = parseDateSlowly(text, from);
+    return d ? write(d, text) : value;
   };
 }
 
