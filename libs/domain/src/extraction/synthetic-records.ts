@@ -1,3 +1,4 @@
+import { UTCDate } from '@date-fns/utc';
 import type { FieldDefinition } from '@app/contracts';
 import { compileFieldCheck } from '../fields/field-validators';
 import { decimalMarkOf } from '../fields/number-format';
@@ -79,11 +80,8 @@ function dateCandidates(field: FieldDefinition, n: number): string[] {
   let first = Number.isNaN(min) ? BASE_DATE : Math.max(BASE_DATE, Math.ceil((min - BASE_DATE) / DAY_MS) * DAY_MS + BASE_DATE);
   if (!Number.isNaN(max) && first > max) first = Number.isNaN(min) ? max - SYNTHETIC_RECORDS * DAY_MS : min;
   const days = Number.isNaN(max) ? SYNTHETIC_RECORDS : Math.max(1, Math.min(SYNTHETIC_RECORDS, Math.floor((max - first) / DAY_MS) + 1));
-  const at = (ms: number) => {
-    const d = new Date(ms);
-    // date-fns formats in local time; shift so the UTC calendar day is the one written.
-    return formatDate()(new Date(d.getTime() + d.getTimezoneOffset() * 60_000), sourceDatePattern(field));
-  };
+  // A UTCDate: date-fns writes its UTC calendar day, whatever the process's time zone.
+  const at = (ms: number) => formatDate()(new UTCDate(ms), sourceDatePattern(field));
   return [at(first + ((n - 1) % days) * DAY_MS), at(Number.isNaN(min) ? first : min), at(Number.isNaN(max) ? first : max)];
 }
 

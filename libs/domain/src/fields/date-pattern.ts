@@ -221,18 +221,12 @@ export function compileDatePattern(pattern: string): CompiledDatePattern | null 
   return { parse: (text) => parseWith(steps, text), format: (parts) => formatWith(steps, parts) };
 }
 
-/** The parts of a Date in local time (what date-fns's format reads). */
+/**
+ * The parts of a date date-fns read, at its UTC wall-clock time. Every such date is read in UTC
+ * (transformations.ts, `{ in: utc }`): a text without a zone as written, one with a zone at its UTC
+ * time, so no reading hangs on the process's time zone or falls into its daylight-saving gaps.
+ */
 export const partsOfDate = (d: Date): DateParts => ({
-  year: d.getFullYear(),
-  month: d.getMonth() + 1,
-  day: d.getDate(),
-  hour: d.getHours(),
-  minute: d.getMinutes(),
-  second: d.getSeconds(),
-});
-
-/** The parts of an instant in UTC (partsOfDate gives the process's local time). */
-export const utcPartsOfDate = (d: Date): DateParts => ({
   year: d.getUTCFullYear(),
   month: d.getUTCMonth() + 1,
   day: d.getUTCDate(),

@@ -127,9 +127,20 @@ describe('min and max', () => {
       // A bound with a zone: 10:00+02:00 is 08:00 UTC.
       { field: field('datetime', { min: '2024-03-01T10:00:00+02:00' }), value: '2024-03-01T07:59:59Z', problem: 'range' },
       { field: field('datetime', { min: '2024-03-01T10:00:00+02:00' }), value: '2024-03-01T08:00:00', problem: null },
+      // A space before the time, as PostgreSQL writes a timestamptz.
+      { field: field('datetime', { max: '2024-01-31' }), value: '2024-01-31 23:30:00-05:00', problem: 'range' },
+      { field: field('datetime', { max: '2024-01-31' }), value: '2024-01-31 23:30:00+00', problem: null },
+      // A field format with an offset token.
+      {
+        field: field('datetime', { format: 'dd/MM/yyyy HH:mm XXX', max: '2024-01-31' }),
+        value: '31/01/2024 23:30 -05:00',
+        problem: 'range',
+      },
+      // In New York's daylight-saving gap: as written, not moved an hour on.
+      { field: field('datetime', { max: '2024-03-10T02:30:00' }), value: '2024-03-10T02:30:00', problem: null },
     ];
     const expected = cases.map((c) => c.problem);
-    for (const tz of ['America/Los_Angeles', 'Asia/Tokyo', 'Europe/Berlin', 'UTC']) {
+    for (const tz of ['America/Los_Angeles', 'America/New_York', 'Asia/Tokyo', 'Europe/Berlin', 'UTC']) {
       const problems = inTimeZone(
         tz,
         { validators: `${__dirname}/field-validators.ts` },

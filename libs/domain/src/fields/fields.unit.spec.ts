@@ -71,12 +71,20 @@ describe('date_format from ISO 8601', () => {
       { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00', written: '31/01/2024 23:30' },
       // A pattern only date-fns writes (ordinals), so its own writer, not the compiled one.
       { to: 'MMMM do, yyyy HH:mm', value: '2024-03-01T00:15:00+02:00', written: 'February 29th, 2024 22:15' },
+      // A zone token in `to` writes the UTC time's zone (it wrote the UTC wall-clock with the host's offset: another instant).
+      { to: "yyyy-MM-dd'T'HH:mmXXX", value: '2024-01-31T23:30:00-05:00', written: '2024-02-01T04:30Z' },
+      // A space before the time (PostgreSQL's timestamptz text), and a time in New York's daylight-saving gap.
+      { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31 23:30:00+00', written: '31/01/2024 23:30' },
+      { to: 'MMMM do, yyyy HH:mm', value: '2024-03-10T02:30:00', written: 'March 10th, 2024 02:30' },
+      { to: 'MMMM do, yyyy HH:mm', value: '2024-03-10T02:30:00Z', written: 'March 10th, 2024 02:30' },
+      // A `from` pattern with an offset.
+      { from: "yyyy-MM-dd'T'HH:mm:ssXXX", to: 'yyyy-MM-dd HH:mm', value: '2024-01-31T23:30:00-05:00', written: '2024-02-01 04:30' },
     ];
-    for (const tz of ['America/Los_Angeles', 'Asia/Tokyo', 'UTC']) {
+    for (const tz of ['America/Los_Angeles', 'America/New_York', 'Asia/Tokyo', 'UTC']) {
       const written = inTimeZone(
         tz,
         { transformations: `${__dirname}/transformations.ts` },
-        'input.map((c) => m.transformations.compileDateRewrite(null, c.to)(c.value))',
+        'input.map((c) => m.transformations.compileDateRewrite(c.from ?? null, c.to)(c.value))',
         cases,
       );
       expect({ tz, written }).toEqual({ tz, written: cases.map((c) => c.written) });

@@ -3,8 +3,9 @@ import type { format as FormatDate } from 'date-fns/format';
 import { isValid } from 'date-fns/isValid';
 import type { parse as ParseDate } from 'date-fns/parse';
 import { parseISO } from 'date-fns/parseISO';
+import { UTCDate, utc } from '@date-fns/utc';
 import type { FieldDefinition } from '@app/contracts';
-import { compileDatePattern, partsOfDate, utcPartsOfDate, type DateParts } from './date-pattern';
+import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
 import { onFirstUse } from './on-first-use';
 
 /*
@@ -26,11 +27,17 @@ export const formatDate = onFirstUse(() => (require('date-fns/format') as { form
  */
 export const KNOWN_TRANSFORMATIONS = ['trim_whitespace', 'date_format', 'uppercase', 'lowercase'] as const;
 
-const REFERENCE_DATE = new Date(2000, 0, 1);
+const REFERENCE_DATE = new UTCDate(2000, 0, 1);
 
-/** date-fns's general parser: the reference for patterns outside the compiled set. */
+/**
+ * date-fns's general parser: the reference for patterns outside the compiled set. It reads in UTC:
+ * a text without a zone as written, one with a zone (`Z`, `+02:00`, a pattern's `XXX`) at its UTC
+ * time, and writes back the same way (a UTCDate). Read in the process's time zone, as before
+ * 2026-11-30, "2024-01-31T23:30:00-05:00" was a different day in Tokyo and in Los Angeles, so a
+ * range check or a date_format gave answers that depended on the host.
+ */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
-  const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE) : parseISO(value);
+  const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE, { in: utc }) : parseISO(value, { in: utc });
   return isValid(d) ? d : null;
 }
 
@@ -82,33 +89,17 @@ export function compileDateReader(given: string | null | undefined): (value: str
     const parts = inPattern(value);
     if (parts) return parts;
     const d = parseDateSlowly(value, null);
-    return d ? isoPartsOf(value, d) : null;
+    return d ? partsOfDate(d) : null;
   };
 }
-
-/** An ISO 8601 time that carries its zone: `Z` or an offset after the time (`T10:00+02:00`, `T10:00-05`). */
-const ZONED_ISO = /T.*(?:Z|[+-]\d\d(?::?\d\d)?)$/i;
-
-/**
- * The parts of an ISO text parseISO read: as written when it has no zone (parseISO reads it in local
- * time, and the local getters give it back), in UTC when it has one. parseISO turns a zoned time into
- * an instant, which the local getters gave in the process's time zone, so a range check of
- * "2024-01-31T23:30:00-05:00" against a max of 2024-01-31 passed or failed with the host's zone.
- */
-const isoPartsOf = (text: string, d: Date): DateParts => (ZONED_ISO.test(text) ? utcPartsOfDate(d) : partsOfDate(d));
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
   const reader = from ? compileDatePattern(from) : null;
-  // `text` the date was read from: an ISO time with a zone is written at its UTC wall-clock time (isoPartsOf).
-  const write = (d: Date, text: string): string => {
-    const parts = from ? partsOfDate(d) : isoPartsOf(text, d);
-    if (writer) return writer.format(parts);
-    // date-fns writes a Date's local time: one whose local time is those parts.
-    return formatDate()(new Date(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, d.getMilliseconds()), to);
-  };
+  // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
+  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
     return (value) => {
       const parts = reader.parse(value.trim());
@@ -116,9 +107,8 @@ export function compileDateRewrite(from: string | null, to: string): (value: str
     };
   }
   return (value) => {
-    const text = value.trim();
-    const d = parseDateSlowly(text, from);
-    return d ? write(d, text) : value;
+    const d = parseDateSlowly(value.trim(), from);
+    return d ? write(d) : value;
   };
 }
 
