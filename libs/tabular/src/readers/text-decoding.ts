@@ -46,10 +46,12 @@ const isValidUtf8 = (bytes: Buffer): boolean => {
 
 /**
  * Whether a sample that is not valid UTF-8 is still UTF-8 at heart: well-formed multi-byte
- * characters more than twice as many as broken sequences. Text in a legacy code page makes a
- * well-formed sequence only by chance (an accented capital before a symbol of 0x80-0xBF, "ß“"),
- * while nearly each of its letters past ASCII breaks one; a UTF-8 file with a stray byte is the
- * other way round. Read as windows-1252, that file had every one of its good accents garbled.
+ * characters more than ten times as many as broken sequences (ICU's UTF-8 recognizer draws its
+ * line there too). Text in a legacy code page makes a well-formed sequence only by chance (an
+ * accented capital before a symbol of 0x80-0xBF: "ß“", and Polish capitals such as "ÓŁ" of
+ * SPÓŁKA, which a list of companies repeats), while most of its letters past ASCII break one; a
+ * UTF-8 file with a stray byte is the other way round. Read as windows-1252, that file had every
+ * one of its good accents garbled. A sample with fewer good characters stays with the code page.
  */
 function isDamagedUtf8(sample: Buffer): boolean {
   // Not fatal: each broken sequence becomes one U+FFFD.
@@ -62,7 +64,7 @@ function isDamagedUtf8(sample: Buffer): boolean {
     // A surrogate pair (a four-byte character) counts once, by its high half.
     else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) wellFormed++;
   }
-  return wellFormed > 2 * broken;
+  return wellFormed > 10 * broken;
 }
 
 /**
@@ -216,6 +218,21 @@ async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEnc
 }
 
 /**
+ * The problem of a byte the code page leaves undefined, `bad` characters into the text decoded
+ * from the slice at `offset`. In a code page of one byte a character that is the byte's offset; in
+ * one of several (Shift JIS, GB18030, Big5, which detection can also give) the characters before
+ * it are encoded back to count their bytes, and a character cut by the slice's start makes that near.
+ */
+function undefinedByte(encoding: string, offset: number, text: string, bad: number): SourceProblem {
+  const exact = isSingleByteCodePage(encoding);
+  const at = offset + (exact ? bad : iconv.encode(text.slice(0, bad), encoding).length);
+  return new SourceProblem(
+    'encodingInvalid',
+    `The file contains bytes that are not valid ${encoding} (${exact ? 'at' : 'near'} byte ${at}, counting from 0).`,
+  );
+}
+
+/**
  * Decodes a byte stream as text in `encoding`, chunk by chunk (characters split across
  * chunks are kept whole), in texts of at most DECODE_BYTES' worth. Bytes that are not valid in the
  * encoding (a broken UTF-8 sequence, a UTF-16 surrogate without its pair or an odd last byte, a
@@ -235,13 +252,8 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
     for (const slice of decodingSlices(chunk)) {
       const text = decoder.write(slice);
       // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
-      // One byte a character in the code pages detection gives, so its index is the byte's.
-      if (text.includes('\uFFFD')) {
-        throw new SourceProblem(
-          'encodingInvalid',
-          `The file contains bytes that are not valid ${encoding} (at byte ${offset + text.indexOf('\uFFFD')}, counting from 0).`,
-        );
-      }
+      const bad = text.indexOf('\uFFFD');
+      if (bad !== -1) throw undefinedByte(encoding, offset, text, bad);
       offset += slice.length;
       if (text) yield text;
     }

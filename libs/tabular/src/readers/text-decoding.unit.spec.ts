@@ -157,6 +157,20 @@ describe('decodeText names the first byte that breaks the encoding, however the 
   });
 });
 
+describe('decodeText in a code page of several bytes a character', () => {
+  it('counts the bytes before an undefined one, not the characters', async () => {
+    const good = iconv.encode('名前,住所\n東京都,日本語テキスト\n'.repeat(20), 'shift_jis');
+    const bytes = Buffer.concat([good, Buffer.from([0xa0]), Buffer.from('x\n')]);
+    let message = '';
+    try {
+      for await (const text of decodeText(oneChunk(bytes), 'shift_jis')) void text;
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`not valid shift_jis (near byte ${good.length},`);
+  });
+});
+
 describe('detectEncoding on a sample that is not valid UTF-8', () => {
   const accents = 'Zoë,Müller,Café,Ångström,Łódź,Straße\n';
 
@@ -179,5 +193,10 @@ describe('detectEncoding on a sample that is not valid UTF-8', () => {
     expect(detectEncoding(iconv.encode('„Fuß“ Müller\n', 'windows-1252'))).toBe('windows-1252');
     expect(detectEncoding(iconv.encode('Café crème, à la française, déjà vu\n'.repeat(40), 'windows-1252'))).toBe('windows-1252');
     expect(detectEncoding(iconv.encode('Зёрна, Ёлка, «Привет», Москва\n'.repeat(40), 'windows-1251'))).toBe('windows-1251');
+    // Polish capitals: "ÓŁ" of SPÓŁKA is D3 A3 in windows-1250, a well-formed UTF-8 pair, in every row of a list of companies.
+    const companies = ['KOWALSKI', 'NOWAK', 'WIŚNIEWSKI', 'MAZUR', 'KRÓL'].map((n, i) => `${5260000000 + i};${n} SPÓŁKA JAWNA;WARSZAWA`);
+    expect(detectEncoding(iconv.encode(`NIP;NAZWA;MIASTO\r\n${companies.join('\r\n').repeat(40)}\r\n`, 'windows-1250'))).toBe(
+      'windows-1250',
+    );
   });
 });
