@@ -553,6 +553,25 @@ describe('limits while reading', () => {
     expect(await rowsOf(emptyFar, { maxColumns: 100 })).toEqual([['1']]);
   });
 
+  it('an error value is kept in a row with data, but a row of errors alone is skipped and one past the column limit dropped', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) =>
+      p.set(
+        SHEET,
+        sheetXml(
+          '<row r="1"><c r="A1" t="inlineStr"><is><t>sku</t></is></c><c r="B1" t="inlineStr"><is><t>price</t></is></c></row>' +
+            '<row r="2"><c r="A2" t="inlineStr"><is><t>A-1</t></is></c><c r="B2" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>' +
+            // A template's lookups past the data: errors and blanks only.
+            '<row r="3"><c r="A3" t="e"><f>VLOOKUP(Z3,X:Y,2)</f><v>#N/A</v></c><c r="B3" t="e"><v>#N/A</v></c><c r="C3"><v></v></c></row>' +
+            // An error far past the limit, in a row with data.
+            '<row r="4"><c r="A4" t="inlineStr"><is><t>A-2</t></is></c><c r="B4"><v>3</v></c><c r="XFD4" t="e"><v>#REF!</v></c></row>' +
+            // An error overwritten by a value at the same reference is a value.
+            '<row r="5"><c r="A5" t="e"><v>#N/A</v></c><c r="A5" t="inlineStr"><is><t>A-3</t></is></c></row>',
+        ),
+      ),
+    );
+    expect(await rowsOf(bytes, { maxColumns: 100 })).toEqual([['sku', 'price'], ['A-1', '#DIV/0!'], ['A-2', '3'], ['A-3']]);
+  });
+
   it('a cell longer than the field limit fails while it is read', async () => {
     const bytes = await repack(await baseWorkbook(), (p) =>
       p.set(SHEET, sheetXml(`<row r="1"><c r="A1" t="inlineStr"><is><t>${'x'.repeat(300_000)}</t></is></c></row>`)),

@@ -17,7 +17,7 @@ function columnIndex(ref: string): number {
  * Turns a worksheet's SAX events into rows of cell texts: each cell at the column its
  * reference names (sparse rows are filled with empty cells; a cell without a reference
  * follows the previous one), trailing empty cells trimmed, rows with nothing but
- * whitespace skipped. Cell state lives in fields, not per-cell objects: a sheet has
+ * whitespace (or error values) skipped. Cell state lives in fields, not per-cell objects: a sheet has
  * millions of cells. Completed rows wait in `take()` for the reader's batches.
  *
  * Limits that would otherwise be checked only on a finished row are enforced while the
@@ -30,6 +30,12 @@ export class SheetRows {
   /** Width the row would have with the cells past maxColumns that have text, and whether that text is more than whitespace. */
   private overflowWidth = 0;
   private overflowText = false;
+  /**
+   * Columns of the row whose cell is an error value (#N/A): kept as the sheet shows it, but no
+   * value of the row's own, so a row of errors alone is skipped as an empty one is (a template's
+   * lookups past the data), a sheet of them holds no table, and one past maxColumns is dropped.
+   */
+  private readonly errorColumns = new Set<number>();
   private nextCol = 0;
 
   private inCell = false;
@@ -94,6 +100,7 @@ export class SheetRows {
           this.nextCol = 0;
           this.overflowWidth = 0;
           this.overflowText = false;
+          this.errorColumns.clear();
           return;
         case 'sheetData':
           this.inSheetData = true;
@@ -121,7 +128,7 @@ export class SheetRows {
           if (!this.inCell) return;
           this.inCell = false;
           this.capturing = false;
-          this.setCell(cellText(this.type, this.value, this.style, this.ctx));
+          this.setCell(cellText(this.type, this.value, this.style, this.ctx), this.type === 'e');
           this.nextCol = this.col + 1;
           return;
         case 'row':
@@ -144,16 +151,19 @@ export class SheetRows {
     },
   };
 
-  private setCell(text: string) {
+  private setCell(text: string, isError: boolean) {
     const row = this.row!;
     if (this.col >= this.limits.maxColumns) {
-      if (text === '') return;
+      if (text === '' || isError) return;
       this.overflowWidth = Math.max(this.overflowWidth, this.col + 1);
       if (text.trim() !== '') this.overflowText = true;
       return;
     }
     // Empty cells are not stored unless they overwrite an earlier cell of the same column: holes are filled at the end.
     if (text !== '' || this.col < row.length) row[this.col] = text;
+    // Rarely any: a set that is empty costs endRow one look.
+    if (isError) this.errorColumns.add(this.col);
+    else if (this.errorColumns.size > 0) this.errorColumns.delete(this.col);
   }
 
   private endRow(row: string[]) {
@@ -161,7 +171,7 @@ export class SheetRows {
     for (let i = 0; i < row.length; i++) {
       const text = row[i];
       if (text === undefined) row[i] = '';
-      else if (blank && text.trim() !== '') blank = false;
+      else if (blank && text.trim() !== '' && (this.errorColumns.size === 0 || !this.errorColumns.has(i))) blank = false;
     }
     if (blank) return;
     while (row.length > 0 && row[row.length - 1] === '') row.pop();

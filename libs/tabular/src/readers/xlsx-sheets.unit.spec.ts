@@ -67,6 +67,19 @@ describe('choosing the sheet (ingestion)', () => {
     ]);
   });
 
+  it('skips a visible first sheet of error values only, as one without data (it is no table; runs ingested before error values were kept read past it)', async () => {
+    const table = await open(
+      await threeSheets({ name: 'Lookups', rows: [[{ error: '#N/A' }, { error: '#REF!' }], [{ error: '#DIV/0!' }]] }),
+      {
+        sheet: { choose: true },
+      },
+    );
+    expect(table.sheets![0]).toEqual({ name: 'Lookups', state: 'visible', has_data: false });
+    expect(table.sheet).toBe('People');
+    const older = await open(await threeSheets({ name: 'Lookups', rows: [[{ error: '#N/A' }]] }), {});
+    expect((await rowsOf(older))[0]).toEqual(['Email', 'Name']);
+  });
+
   it('skips a visible first sheet without data (blank cells only)', async () => {
     const table = await open(await threeSheets({ name: 'Cover', rows: [['   ', ''], [null]] }), { sheet: { choose: true } });
     expect(table.sheets![0]).toEqual({ name: 'Cover', state: 'visible', has_data: false });
