@@ -1,4 +1,5 @@
 import type { NumberFormat } from '@app/contracts';
+import { carriesExactly } from './exact-number';
 
 /**
  * Numbers as people write them for people: "1.234,56", "1 234,56", "€ 1.234,56", "$1,337.00",
@@ -236,8 +237,10 @@ export function compileNumberReader(format: NumberFormat): NumberReader {
       } else return null;
     }
     if (groupKind !== null && !inFraction && run !== 3) return null;
-    const n = Number(`${integer || '0'}.${fraction || '0'}${format.percent ? 'e-2' : ''}`);
-    if (!Number.isFinite(n)) return null;
+    const written = `${integer || '0'}${fraction ? `.${fraction}` : ''}${format.percent ? 'e-2' : ''}`;
+    const n = Number(written);
+    // A number a double cannot carry is no number of this field (exact-number.ts); digits alone must be carried as written.
+    if (!Number.isFinite(n) || !carriesExactly(written, n, false)) return null;
     return before.paren || before.minus || after.minus ? -n : n;
   };
 }

@@ -3,6 +3,7 @@ import isURL from 'validator/lib/isURL';
 import type { FieldDefinition } from '@app/contracts';
 import type { CellProblem } from './cell-problems';
 import { daysInMonth, digitsValue } from './digits';
+import { carriesExactly } from './exact-number';
 import { compileNumberReader } from './number-format';
 import { compileCountryReader, compilePhoneReader } from './phone-country';
 import { compileDateCheck } from './transformations';
@@ -130,7 +131,7 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition): Check {
     const t = raw.trim();
     if (!isDecimalNumber(t)) return { value: raw, problem: 'type' };
     const n = Number(t);
-    if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) return { value: raw, problem: 'type' };
+    if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || !carriesExactly(t, n, integer)) return { value: raw, problem: 'type' };
     return { value: n, problem: null };
   };
 }

@@ -2,6 +2,15 @@
 import { isolate, numbers, t, typeName } from './i18n';
 import type { CellProblem, Field } from './types';
 
+/** Digits every integer of which a double holds: a longer number may not be carried exactly. */
+const SAFE_DIGITS = 15;
+/** Significant digits of a value written as a number only (digits, signs, separators), else 0: a typo is not a long number. */
+const longNumberDigits = (value: string | null): number => {
+  const text = (value ?? '').trim();
+  if (!/^[+\-(]?[\d.,'’\u00a0\u202f ]+\)?$/.test(text)) return 0;
+  return text.replace(/\D/g, '').replace(/^0+/, '').length;
+};
+
 /** Characters as the service counts them: code points. */
 const lengthOf = (text: string): number => Array.from(text).length;
 
@@ -43,6 +52,10 @@ export function problemWords(problem: CellProblem, field: Field, value: string |
     case 'customer':
       return t('problem_kind_customer');
     default:
-      return field.allowed_values ? t('problem_enum') : t('problem_type', { type: typeName(field.data_type) });
+      if (field.allowed_values) return t('problem_enum');
+      // A number of more digits than a double carries (the service's exact-number.ts): it is no typo, so say what it is.
+      if ((field.data_type === 'integer' || field.data_type === 'number') && longNumberDigits(value) > SAFE_DIGITS)
+        return t('problem_number_digits');
+      return t('problem_type', { type: typeName(field.data_type) });
   }
 }

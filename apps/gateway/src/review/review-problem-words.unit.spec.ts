@@ -1,0 +1,30 @@
+import type { Field } from './page/types';
+
+// The page's catalog comes from the document; here each message is its key, so the test reads which one was chosen.
+jest.mock('./page/i18n', () => ({
+  t: (key: string) => key,
+  isolate: (text: string) => text,
+  numbers: new Intl.NumberFormat('en'),
+  typeName: (dataType: string) => dataType,
+}));
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- after the mock above
+const { problemWords } = require('./page/problem-words') as typeof import('./page/problem-words');
+
+const field = (data_type: string, extra: Partial<Field> = {}): Field =>
+  ({ description: '', data_type, is_required: false, ...extra }) as Field;
+
+describe('the words of a type problem', () => {
+  it.each([
+    ['integer', '100000000000000001', 'problem_number_digits'],
+    ['integer', '-9007199254740993', 'problem_number_digits'],
+    ['number', '12.345.678.901.234.567', 'problem_number_digits'],
+    ['integer', '12abc', 'problem_type'],
+    // Sixteen digits and a letter: a typo, not a long number.
+    ['integer', '1234567890123456x', 'problem_type'],
+    ['integer', '1.5', 'problem_type'],
+    ['string', '100000000000000001', 'problem_type'],
+  ])('%s %s: %s', (dataType, value, key) => {
+    expect(problemWords('type', field(dataType), value)).toBe(key);
+  });
+});

@@ -1,0 +1,36 @@
+import type { Decimal as DecimalClass } from 'decimal.js';
+import { onFirstUse } from './on-first-use';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (on-first-use.ts): only a number past 2^53 needs it */
+const Decimal = onFirstUse(() => (require('decimal.js') as { Decimal: typeof DecimalClass }).Decimal);
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** 2^53: past it a double cannot hold every integer (RFC 8259 calls integers past it not interoperable). */
+const EXACT_INTEGERS = 2 ** 53;
+
+/** Whether the digits before any exponent of a decimal text are all zeros. */
+const writesZero = (written: string): boolean => !/^[^eE]*[1-9]/.test(written);
+
+/** An integer written in digits alone: an id, an account or order number, to be carried digit for digit. */
+const INTEGER_LITERAL = /^[+-]?\d+$/;
+
+/**
+ * Whether the double `n`, read from the decimal text `written` (as isDecimalNumber takes it), is
+ * the number written. A JSON number is a double to the clients of the output, so a value it
+ * cannot carry would be delivered as another number without a word: 100000000000000001 as
+ * 100000000000000000 (three order numbers became one, and `unique` called them duplicates), and
+ * 1e-400 as 0. Such a value is kept as text with a type problem instead (docs/decisions.md).
+ *
+ * Only a magnitude from 2^53 on, or a zero read from a text that is not zero, can lose what the
+ * writer meant. There, an integer field's value, and a number written in digits alone, must be
+ * the number the output writes (the double as String writes it). A number written with a fraction
+ * or an exponent stands for a double, and digits past the double's are its own: numpy writes
+ * 6.02214076e23 as 6.022140759999999870e+23, the same double.
+ */
+export function carriesExactly(written: string, n: number, integerField: boolean): boolean {
+  if (n === 0) return writesZero(written);
+  if (n < EXACT_INTEGERS && n > -EXACT_INTEGERS) return true;
+  if (!integerField && !INTEGER_LITERAL.test(written)) return true;
+  // Rare: decimal.js compares the two decimals exactly.
+  return new (Decimal())(written).eq(n);
+}
