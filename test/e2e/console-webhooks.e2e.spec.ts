@@ -52,8 +52,15 @@ describe('console: webhooks', () => {
     expect(failed.body.data[0]).toMatchObject({ run_id: runId, status_code: 500, outcome: 'failed', url });
     // The page links keep the filter: the next page is of failures too.
     expect(failed.body.links.first).toBe('/console/api/deliveries?outcome=failed&page=1&per_page=20');
-    // A filter sent as a list is refused, not ignored (the list would come unfiltered).
-    for (const query of ['outcome[]=failed', 'outcome[0]=failed', 'event[]=transformation.failed', 'outcome=failed&outcome=delivered']) {
+    // A filter sent as a list, or empty, is refused, not ignored (the list would come unfiltered).
+    for (const query of [
+      'outcome[]=failed',
+      'outcome[0]=failed',
+      'event[]=transformation.failed',
+      'outcome=failed&outcome=delivered',
+      'outcome=',
+      'event=',
+    ]) {
       const listed = await owner.get(`/deliveries?${query}`);
       expect([query, listed.status, Object.keys(listed.body.error?.fields ?? {})]).toEqual([query, 422, [query.split(/[[=]/)[0]]]);
     }

@@ -87,6 +87,12 @@ describe('run list', () => {
       expect([rolled.status, Object.keys(rolled.body.error.fields)]).toEqual([422, ['created_after']]);
     }
     expect((await list('?created_before=2028-02-29')).status).toBe(200);
+    // An empty value is a bad one: `?status=` answered the whole list, as if the filter had matched (a probe's finding).
+    const empty = await list('?status=&stage=&created_after=&created_before=&page=&per_page=');
+    expect([empty.status, Object.keys(empty.body.error.fields).sort()]).toEqual([
+      422,
+      ['created_after', 'created_before', 'page', 'per_page', 'stage', 'status'],
+    ]);
     expect((await call(`${svc.baseUrl}/v1/transformations`)).status).toBe(401);
   });
 
@@ -120,6 +126,9 @@ describe('run list', () => {
     expect((await owner.get('/runs?q=q4')).body.data.map((r: { filename: string }) => r.filename)).toEqual(['beta.csv']);
     expect((await owner.get('/runs?input_source=raw')).body.data).toEqual([]);
     expect((await owner.get('/runs?input_source=fax')).status).toBe(422);
+    expect((await owner.get('/runs?input_source=')).status).toBe(422);
+    // An empty search box is no search.
+    expect((await owner.get('/runs?q=')).body.data).toHaveLength(2);
 
     const usage = (await owner.get('/usage')).body.data;
     expect(usage.quota).toEqual({ limit: null, used: 0, left: null });

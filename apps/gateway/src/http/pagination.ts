@@ -13,8 +13,9 @@ export function pageRequest(query: Record<string, unknown>, defaults: { defaultP
   const fields: Record<string, string[]> = {};
   const read = (name: string, fallback: number, max: number): number => {
     const raw = query[name];
-    if (raw === undefined || raw === '') return fallback;
-    // Plain decimal digits only: Number() would also take "0x3", "1e2", "+5" and " 5".
+    if (raw === undefined) return fallback;
+    // Plain decimal digits only: Number() would also take "0x3", "1e2", "+5" and " 5", and "" (0). An empty
+    // value is a bad one too, not the default: a client that wrote `?page=${n}` with no n gets told.
     const n = typeof raw === 'string' && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > max) {
       fields[name] = [`The ${name.replace('_', ' ')} field must be an integer between 1 and ${max}.`];

@@ -224,7 +224,8 @@ function optionalChoice<T extends string>(
   name: string,
   fields: Record<string, string[]>,
 ): T | undefined {
-  if (raw === undefined || raw === '') return undefined;
+  // An empty value is a bad one, as on the run lists (run-list.ts).
+  if (raw === undefined) return undefined;
   if (typeof raw === 'string' && (allowed as readonly string[]).includes(raw)) return raw as T;
   fields[name] = [`The ${name} field must be one of: ${allowed.join(', ')}.`];
   return undefined;

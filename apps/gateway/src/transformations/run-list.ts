@@ -33,7 +33,8 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   const carried: Record<string, string> = {};
   const choice = (name: 'status' | 'stage' | 'input_source', allowed: string[]) => {
     const v = query[name];
-    if (v === undefined || v === '') return;
+    // An empty value is a bad one: `?status=` answered the whole list, as if the filter had matched.
+    if (v === undefined) return;
     if (typeof v === 'string' && allowed.includes(v)) filter[name] = carried[name] = v;
     else fields[name] = [`The ${name.replace('_', ' ')} field must be one of: ${allowed.join(', ')}.`];
   };
@@ -42,7 +43,7 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   if (extended) choice('input_source', INPUT_SOURCES);
   for (const name of ['created_after', 'created_before'] as const) {
     const v = query[name];
-    if (v === undefined || v === '') continue;
+    if (v === undefined) continue;
     // Date.parse rolls a day past its month's end over ("2026-11-31" is 1 December): date-fns checks the calendar.
     const at =
       typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && isValid(parseISO(v.slice(0, 10)))
