@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,34 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
       expect({ key, status: res.status, code: res.body.error?.code }).toEqual({ key, status: 422, code: 'validation_failed' });
       expect(Object.keys(res.body.error.fields)).toEqual(['Idempotency-Key']);
     }
+    expect(await runsOf(a.orgId)).toBe(before);
+  });
+
+  it('the header sent twice is 422 on Idempotency-Key, not one key "x, y" (Node joins the two lines), and nothing is created', async () => {
+    const before = await runsOf(a.orgId);
+    const payload = JSON.stringify(fileBody());
+    const answer = await new Promise<{ status: number; body: { error?: { fields?: Record<string, string[]> } } }>((resolve, reject) => {
+      const u = new URL(url(FILE));
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          agent: false,
+          // An array: two header lines.
+          headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json', 'idempotency-key': ['x', 'y'] },
+        },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+    expect([answer.status, answer.body.error?.fields]).toEqual([422, { 'Idempotency-Key': ['Send the Idempotency-Key header once.'] }]);
     expect(await runsOf(a.orgId)).toBe(before);
   });
 

@@ -36,10 +36,18 @@ export const idempotencyRequestHash = (operation: string, body: unknown): string
     .update(`${operation}\n${canonicalJson(body)}`)
     .digest('hex');
 
-/** The header's value, checked: undefined when absent; a 422 naming the header when malformed. */
-export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const value = Array.isArray(header) ? header.join(', ') : header;
+/**
+ * The Idempotency-Key of a request, from its raw header lines (name, value, name, value…):
+ * undefined when absent; a 422 naming the header when malformed or sent more than once. Node
+ * joins repeated lines of a header it does not know into one value, "x, y", which was taken as
+ * a key of its own (and replayed a run made with the key "x, y").
+ */
+export function idempotencyKeyOf(rawHeaders: readonly string[]): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]);
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw ApiError.validation({ [IDEMPOTENCY_HEADER]: ['Send the Idempotency-Key header once.'] });
+  const value = values[0];
   if (!KEY_RE.test(value)) {
     throw ApiError.validation({ [IDEMPOTENCY_HEADER]: ['The Idempotency-Key header must be 1 to 255 printable ASCII characters.'] });
   }

@@ -110,11 +110,25 @@ describe('IdempotencyKeys', () => {
 });
 
 describe('idempotencyKeyOf', () => {
+  const lines = (...values: string[]) => values.flatMap((v) => ['Idempotency-Key', v]);
+
   it('takes 1 to 255 printable ASCII characters; absent is undefined', () => {
-    expect(idempotencyKeyOf(undefined)).toBeUndefined();
-    for (const ok of ['a', 'k'.repeat(255), ' spaced key ', '~!@#$%^&*()_+{}|:"<>?']) expect(idempotencyKeyOf(ok)).toBe(ok);
+    expect(idempotencyKeyOf(['Content-Type', 'application/json'])).toBeUndefined();
+    for (const ok of ['a', 'k'.repeat(255), ' spaced key ', '~!@#$%^&*()_+{}|:"<>?']) expect(idempotencyKeyOf(lines(ok))).toBe(ok);
     for (const bad of ['', 'k'.repeat(256), 'caf\u00e9', 'a\tb', 'a\nb']) {
-      expect(() => idempotencyKeyOf(bad)).toThrow(ApiError);
+      expect(() => idempotencyKeyOf(lines(bad))).toThrow(ApiError);
+    }
+  });
+
+  it('refuses the header sent twice, in any letter case (Node joined the two into one key, "x, y")', () => {
+    for (const raw of [lines('x', 'y'), lines('x', 'x'), ['Idempotency-Key', 'x', 'idempotency-key', 'y']]) {
+      let fields: unknown;
+      try {
+        idempotencyKeyOf(raw);
+      } catch (err) {
+        fields = (err as ApiError).fields;
+      }
+      expect(fields).toEqual({ 'Idempotency-Key': ['Send the Idempotency-Key header once.'] });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -72,11 +72,10 @@ export class TransformationsController {
   @IdempotentCreation(CreatedFileRunDto, 'Created: status `awaiting_upload`, with upload instructions.')
   async createFile(
     @Req() req: AuthenticatedRequest,
-    @Headers('idempotency-key') key: string | undefined,
     @Body(jsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedFileRunDto> {
-    return reply(res, await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(key)));
+    return reply(res, await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
   }
 
   @Post('raw')
@@ -86,11 +85,10 @@ export class TransformationsController {
   @IdempotentCreation(CreatedRawRunDto, 'Created: status `queued`, review preparation dispatched.')
   async createRaw(
     @Req() req: AuthenticatedRequest,
-    @Headers('idempotency-key') key: string | undefined,
     @Body(jsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedRawRunDto> {
-    return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(key)));
+    return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
   }
 
   @Get()
