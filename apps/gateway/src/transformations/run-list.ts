@@ -1,5 +1,5 @@
-import { isValid } from 'date-fns/isValid';
 import { parseISO } from 'date-fns/parseISO';
+import { utc } from '@date-fns/utc';
 import type { RunListFilter } from '@app/read-model';
 import { ApiError } from '../http/api-error';
 import { paramsSentAsLists } from '../http/one-value-params';
@@ -44,11 +44,10 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   for (const name of ['created_after', 'created_before'] as const) {
     const v = query[name];
     if (v === undefined) continue;
-    // Date.parse rolls a day past its month's end over ("2026-11-31" is 1 December): date-fns checks the calendar.
+    // date-fns checks the calendar (Date.parse rolled "2026-11-31" over into 1 December) and reads a time without
+    // a zone in UTC (Date.parse read it in the server's local time); an impossible date or time is NaN.
     const at =
-      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && isValid(parseISO(v.slice(0, 10)))
-        ? Date.parse(v)
-        : NaN;
+      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? parseISO(v, { in: utc }).getTime() : NaN;
     if (Number.isNaN(at)) {
       fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
       continue;
