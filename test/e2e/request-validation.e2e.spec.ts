@@ -133,6 +133,24 @@ describe('request validation: data keys and body shape', () => {
     expect(labels.body.error.fields).toEqual({ 'column_labels.email': ['A column label must be a string or null.'] });
   });
 
+  it('a blank column label is 422 (the review column had no title), and the labels are checked even when the schema_id is not found', async () => {
+    for (const label of ['', '   ']) {
+      const res = await post('/v1/transformations/file', fileBody(`,"column_labels":{"email":${JSON.stringify(label)}}`));
+      expect({ label, fields: res.body.error?.fields }).toEqual({
+        label,
+        fields: { 'column_labels.email': ["A column label must not be empty: send null for the schema's own label."] },
+      });
+    }
+    const unknownSchema = await post(
+      '/v1/transformations/file',
+      JSON.stringify({ schema_id: '00000000-0000-4000-8000-000000000000', filename: 'a.csv', column_labels: { email: 5 } }),
+    );
+    expect(unknownSchema.body.error.fields).toEqual({
+      schema_id: ['The selected schema id is invalid.'],
+      'column_labels.email': ['A column label must be a string or null.'],
+    });
+  });
+
   it('a column label with control characters or a direction override is 422, as a schema label is; the marks languages need pass', async () => {
     for (const label of ['Mail\u202Ereversed', 'Two\nlines', 'Tab\there', 'Iso\u2066late\u2069']) {
       const res = await post('/v1/transformations/file', fileBody(`,"column_labels":{"email":${JSON.stringify(label)}}`));

@@ -323,12 +323,17 @@ export class TransformationsService {
     if (!errors.provider_id && dto.provider_id && !(await this.directory.getProvider(caller.organizationId, dto.provider_id))) {
       addError(errors, 'provider_id', 'The selected provider id is invalid.');
     }
-    if (schema && dto.column_labels && !errors.column_labels) {
+    if (dto.column_labels && !errors.column_labels) {
+      // The labels' own rules are checked whatever the schema_id (all problems at once); whether each names a field, only with a schema.
       for (const [key, label] of Object.entries(dto.column_labels)) {
         // Own members only: `toString` or `constructor` is a field only when the schema defines one by that name.
-        if (!Object.hasOwn(schema.fields, key)) addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
+        if (schema && !Object.hasOwn(schema.fields, key))
+          addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
         else if (label !== null && typeof label !== 'string')
           addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
+        // A blank label would leave the review's column without a title: null keeps the schema's label.
+        else if (typeof label === 'string' && label.trim() === '')
+          addError(errors, `column_labels.${key}`, "A column label must not be empty: send null for the schema's own label.");
         // Shown to reviewers in place of the schema's label, so held to the same rule (docs/decisions.md, the console).
         else if (typeof label === 'string' && hasHiddenControls(label))
           addError(errors, `column_labels.${key}`, `A column label ${HIDDEN_CONTROLS_PROBLEM}.`);
