@@ -213,6 +213,9 @@ describe('console API', () => {
         status: 422,
         body: { error: { code: 'validation_failed', fields: { name: expect.any(Array), fields: expect.any(Array) } } },
       });
+      // A name of blanks alone shows as nothing: required, as an empty one is.
+      const blank = await owner.post('/schemas', { name: ' \u00a0 ', fields: PEOPLE_FIELDS });
+      expect([blank.status, blank.body.error.fields]).toEqual([422, { name: ['The name field is required.'] }]);
       const created = await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS });
       expect(created.status).toBe(201);
       const id = created.body.data.id;

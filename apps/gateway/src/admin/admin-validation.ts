@@ -21,7 +21,8 @@ export function requireString(
   opts: { optional?: boolean; max?: number; shownAsName?: boolean } = {},
 ): string | null {
   const v = body[key];
-  if (v === undefined || v === null || v === '') {
+  // A name of blanks alone shows as nothing: as absent (Laravel's TrimStrings makes it so).
+  if (v === undefined || v === null || v === '' || (opts.shownAsName && typeof v === 'string' && v.trim() === '')) {
     if (!opts.optional) addError(errors, key, `The ${key.replace(/_/g, ' ')} field is required.`);
     return null;
   }

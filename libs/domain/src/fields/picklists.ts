@@ -20,6 +20,12 @@ export function validatePicklistAndDescriptions(def: Record<string, unknown>): {
         const o = (a && typeof a === 'object' ? a : {}) as Record<string, unknown>;
         if (typeof o.value !== 'string' || o.value === '' || o.value.length > MAX_VALUE_CHARS)
           problems.push({ at: `allowed_values.${i}.value`, problem: `A value must be text of 1 to ${MAX_VALUE_CHARS} characters.` });
+        // Cells are compared trimmed, so a value with blanks around it could never be met.
+        else if (o.value.trim() !== o.value)
+          problems.push({
+            at: `allowed_values.${i}.value`,
+            problem: 'A value must not begin or end with blanks (cells are compared trimmed).',
+          });
         else if (seen.has(o.value)) problems.push({ at: `allowed_values.${i}.value`, problem: `The value "${o.value}" is listed twice.` });
         else seen.add(o.value);
         if (o.label !== undefined && o.label !== null && (typeof o.label !== 'string' || o.label.length > MAX_VALUE_CHARS))

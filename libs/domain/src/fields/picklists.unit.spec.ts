@@ -51,4 +51,15 @@ describe('picklist labels by locale', () => {
       'allowed_values.1.labels',
     ]);
   });
+
+  it('refuses a value with blanks around it, which a trimmed cell could never meet (a probe saved " x ")', () => {
+    const problems = validatePicklistAndDescriptions({
+      data_type: 'enum',
+      allowed_values: [{ value: ' x ' }, { value: 'y\u00a0' }, { value: 'a b' }],
+    });
+    expect(problems).toEqual([
+      { at: 'allowed_values.0.value', problem: 'A value must not begin or end with blanks (cells are compared trimmed).' },
+      { at: 'allowed_values.1.value', problem: 'A value must not begin or end with blanks (cells are compared trimmed).' },
+    ]);
+  });
 });
