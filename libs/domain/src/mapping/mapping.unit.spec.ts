@@ -23,6 +23,15 @@ describe('suggestMapping', () => {
     const fields = { mail: f(), email: f() };
     expect(suggestMapping(fields, ['email'])).toEqual({ mail: null, email: 'email' });
   });
+  it('gives each field the header written as its name (or label) when several are the same once normalised', () => {
+    const fields = { email: f(), Email: f(), EMAIL: f(), contact: f({ label: 'E-mail' }) };
+    expect(suggestMapping(fields, ['EMAIL', 'email', 'E-mail', 'Email'])).toEqual({
+      email: 'email',
+      Email: 'Email',
+      EMAIL: 'EMAIL',
+      contact: 'E-mail',
+    });
+  });
   it('maps nothing when no header resembles a field', () => {
     expect(suggestMapping({ amount: f() }, ['colour', 'shape'])).toEqual({ amount: null });
   });

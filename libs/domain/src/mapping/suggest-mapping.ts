@@ -74,18 +74,21 @@ export const MIN_MATCH_SCORE = 0.5;
 /**
  * Heuristic mapping: the best-scoring (field, header) pairs are taken first, each header
  * used at most once; fields with no header scoring at least MIN_MATCH_SCORE map to null.
- * Pure and deterministic (ties go to the earlier field, then the earlier header).
+ * Pure and deterministic: ties go to a header written exactly as the field's name or label
+ * (fields `email`, `Email`, `EMAIL` and headers of the same names were crossed over, since all
+ * nine pairs are equal once normalised), then to the earlier field, then the earlier header.
  */
 export function suggestMapping(fields: Record<string, FieldDefinition>, headers: string[]): MappingRule {
   const fieldNames = Object.keys(fields);
-  const pairs: { field: string; header: string; score: number; order: number }[] = [];
+  const pairs: { field: string; header: string; score: number; exact: boolean; order: number }[] = [];
   fieldNames.forEach((field, fi) =>
     headers.forEach((header, hi) => {
       const score = matchScore(field, fields[field], header);
-      if (score >= MIN_MATCH_SCORE) pairs.push({ field, header, score, order: fi * headers.length + hi });
+      const exact = header.trim() === field || (!!fields[field].label && header.trim() === fields[field].label);
+      if (score >= MIN_MATCH_SCORE) pairs.push({ field, header, score, exact, order: fi * headers.length + hi });
     }),
   );
-  pairs.sort((a, b) => b.score - a.score || a.order - b.order);
+  pairs.sort((a, b) => b.score - a.score || Number(b.exact) - Number(a.exact) || a.order - b.order);
   const mapping: MappingRule = Object.fromEntries(fieldNames.map((f) => [f, null]));
   const usedHeaders = new Set<string>();
   for (const p of pairs) {
