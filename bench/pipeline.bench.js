@@ -4,6 +4,7 @@
  *   BENCH_XLSX_ROWS rows of the workbook case (default 200,000)
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
  *   BENCH_MANY_ROWS rows of the many-fields CSV case (default 80,000: 117 MB)
+ *   BENCH_MANY_COPIES how many times over the many-fields case repeats the wide file's 20 fields (default 6: 120 fields)
  *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,review,review-many,large,floor (default all)
  * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */

@@ -280,4 +280,25 @@ describe('request validation: data keys and body shape', () => {
     expect(many.body.error.fields).toEqual({ extra: ['The request body must not have more than 1000 object keys in total.'] });
     expect((await admin(`/${org.orgId}/webhook`, `{"url":null,"x":${nested(40)}}`, 'PUT')).status).toBe(422);
   });
+
+  it('a schema holds up to 1,000 fields of every option (under 1,000 keys a body held about 120), and says so past that', async () => {
+    const definition = {
+      description: 'A column',
+      data_type: 'string',
+      is_required: false,
+      label: 'Column',
+      format: null,
+      transformations: { trim_whitespace: { enabled: true }, uppercase: { enabled: false }, lowercase: { enabled: false } },
+    };
+    const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`column_${i}`, definition]));
+    const schemas = `/admin/v1/organizations/${org.orgId}/schemas`;
+    const wide = await call(url(schemas), { token: ADMIN_TOKEN, body: { name: 'Wide', fields: fields(1000) } });
+    expect(wide.status).toBe(201);
+    expect(Object.keys(wide.body.data.fields)).toHaveLength(1000);
+    const tooWide = await call(url(schemas), { token: ADMIN_TOKEN, body: { name: 'Too wide', fields: fields(1001) } });
+    expect([tooWide.status, tooWide.body.error.fields]).toEqual([422, { fields: ['A schema has at most 1000 fields.'] }]);
+    // Other bodies keep their 1,000 keys.
+    const run = await post('/v1/transformations/file', fileBody(`,"metadata":${manyKeys(998)}`));
+    expect(run.status).toBe(422);
+  });
 });

@@ -53,10 +53,17 @@ export function requireUrl(
   return problem ? null : ((body[key] as string | undefined) ?? null);
 }
 
+/** The most fields a schema may have: a file has at most 1,000 columns by default (MAX_COLUMNS). */
+export const MAX_SCHEMA_FIELDS = 1000;
+
 /** Checks a schema's `fields` map (description, data_type, is_required required; label, format, transformations optional). */
 export function validateSchemaFields(fields: unknown, errors: FieldErrors): Record<string, FieldDefinition> | null {
   if (!isObj(fields) || Object.keys(fields).length === 0) {
     addError(errors, 'fields', 'The fields field must be an object with at least one field.');
+    return null;
+  }
+  if (Object.keys(fields).length > MAX_SCHEMA_FIELDS) {
+    addError(errors, 'fields', `A schema has at most ${MAX_SCHEMA_FIELDS} fields.`);
     return null;
   }
   const out: Record<string, FieldDefinition> = {};

@@ -15,7 +15,7 @@ import {
 import { ProviderResourceDto, SchemaResourceDto } from '../catalog/catalog.dto';
 import { ValidateAnswerDto, ValidateRequestDto } from '../review/validation-hook/validation-hook.dto';
 import { AdminGuard } from '../http/auth.guard';
-import { jsonShape } from '../http/json-shape-limits';
+import { jsonShape, schemaJsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
 import { ADMIN_TOKEN_SCHEME } from '../openapi/security-schemes';
 import {
@@ -154,7 +154,7 @@ export class AdminController {
   @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiCreatedResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  createSchema(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
+  createSchema(@Param('org') org: string, @Body(schemaJsonShape) body: unknown): Promise<SchemaResourceDto> {
     return this.commandBus.execute(new PutSchema(org, body));
   }
 
@@ -166,7 +166,7 @@ export class AdminController {
   @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<SchemaResourceDto> {
+  updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(schemaJsonShape) body: unknown): Promise<SchemaResourceDto> {
     return this.commandBus.execute(new PutSchema(org, body, id));
   }
 

@@ -10,6 +10,14 @@ import { ApiError } from './api-error';
  */
 export const JSON_BODY_LIMITS = { maxDepth: 32, maxKeys: 1000 } as const;
 
+/**
+ * A schema's body: as deep, with room for its fields' definitions. A file may have 1,000 columns
+ * (MAX_COLUMNS) and a schema as many fields (MAX_SCHEMA_FIELDS), each a dozen members or more
+ * with its transformations, and a picklist hundreds; under 1,000 keys a schema held about 120
+ * realistic fields. The body's byte limit still bounds it (a key takes a few bytes at least).
+ */
+export const SCHEMA_BODY_LIMITS = { maxDepth: 32, maxKeys: 100_000 } as const;
+
 type Limits = { maxDepth: number; maxKeys: number };
 
 /** `metadata.a.0.b`; the body itself is `body`. */
@@ -59,12 +67,16 @@ export function jsonShapeProblems(value: unknown, limits: Limits = JSON_BODY_LIM
  * credential still gets 401 first.
  */
 class JsonShapePipe implements PipeTransform<unknown, unknown> {
+  constructor(private readonly limits: Limits) {}
+
   transform(value: unknown): unknown {
-    const problems = jsonShapeProblems(value);
+    const problems = jsonShapeProblems(value, this.limits);
     // Object.fromEntries defines each field as an own property, whatever its name (`__proto__` included).
     if (problems.length > 0) throw ApiError.validation(Object.fromEntries(problems.map(([field, message]) => [field, [message]])));
     return value;
   }
 }
 
-export const jsonShape = new JsonShapePipe();
+export const jsonShape = new JsonShapePipe(JSON_BODY_LIMITS);
+/** `@Body(schemaJsonShape)` on the routes that save a schema (SCHEMA_BODY_LIMITS). */
+export const schemaJsonShape = new JsonShapePipe(SCHEMA_BODY_LIMITS);

@@ -5,7 +5,7 @@ import { DIRECTORY, type Directory } from '@app/directory';
 import { DeleteSchema, PutSchema } from '../../admin/commands';
 import { presentSchema } from '../../catalog/catalog.presenters';
 import { ApiError } from '../../http/api-error';
-import { jsonShape } from '../../http/json-shape-limits';
+import { schemaJsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
 import { tableFormatOf } from '@app/tabular';
 import { SchemaTrialService } from '../try-file/schema-trial';
@@ -43,7 +43,7 @@ export class ConsoleSchemasController {
   @Post()
   @HttpCode(201)
   @ConsoleRoles(['owner', 'admin'])
-  async create(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
+  async create(@Req() req: ConsoleRequest, @Body(schemaJsonShape) body: unknown) {
     const caller = callerOf(req);
     const saved = await this.commandBus.execute(new PutSchema(caller.organization.id, body));
     await this.audit.record(
@@ -58,7 +58,7 @@ export class ConsoleSchemasController {
 
   @Put(':id')
   @ConsoleRoles(['owner', 'admin'])
-  async update(@Req() req: ConsoleRequest, @Param('id') id: string, @Body(jsonShape) body: unknown) {
+  async update(@Req() req: ConsoleRequest, @Param('id') id: string, @Body(schemaJsonShape) body: unknown) {
     const caller = callerOf(req);
     const saved = await this.commandBus.execute(new PutSchema(caller.organization.id, body, id));
     await this.audit.record(
