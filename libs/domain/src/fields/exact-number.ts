@@ -34,3 +34,13 @@ export function carriesExactly(written: string, n: number, integerField: boolean
   // Rare: decimal.js compares the two decimals exactly.
   return new (Decimal())(written).eq(n);
 }
+
+/**
+ * A number as a plain decimal, never in exponent notation: what a CSV output writes for a number a
+ * number_format read (docs/api.md: "a plain number with a `.` decimal point"). String writes
+ * 1e-7 and 1e21 with an exponent; their digits are the same (the double's shortest), moved.
+ */
+export function plainNumberText(n: number): string {
+  const text = String(n);
+  return text.includes('e') ? new (Decimal())(text).toFixed() : text;
+}

@@ -144,6 +144,16 @@ describe('mapRow', () => {
       ],
     });
   });
+  it('writes a number a number_format read as a plain decimal for CSV output, never with an exponent (a probe found -1e-22)', () => {
+    const amount = { amount: f({ data_type: 'number', number_format: { locale: 'de-DE' } }) };
+    const amountPlan = planFields(amount, { amount: 'Betrag' }, ['Betrag']);
+    const csv = (cell: string) => mapRow([cell], 1, amountPlan, false).record.amount;
+    expect(csv('-0,0000000000000000000001')).toBe('-0.0000000000000000000001');
+    expect(csv('1.000.000.000.000.000.000.000')).toBe('1000000000000000000000');
+    expect(csv('1.234,5')).toBe('1234.5');
+    // JSON output keeps the number.
+    expect(mapRow(['-0,0000000000000000000001'], 1, amountPlan, true).record.amount).toBe(-1e-22);
+  });
   it('keeps text untyped for CSV output', () => {
     expect(mapRow(['042', 'a@b.io'], 1, plan, false).record).toEqual({ email: 'a@b.io', age: '042', city: null });
   });

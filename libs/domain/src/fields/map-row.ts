@@ -5,6 +5,7 @@ import { compileFieldCheck } from './field-validators';
 import { RememberedResults, rememberedShare } from './remembered-results';
 import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
+import { plainNumberText } from './exact-number';
 
 export interface FieldPlan {
   name: string;
@@ -123,7 +124,9 @@ export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], type
     record[p.name] = typed
       ? checked.value
       : p.checkedText && checked.problem === null && checked.value !== null
-        ? String(checked.value)
+        ? typeof checked.value === 'number'
+          ? plainNumberText(checked.value)
+          : String(checked.value)
         : value === ''
           ? null
           : value;
