@@ -10,7 +10,7 @@ import {
   type RunState,
 } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
-import { joinProblemSegments, ProblemSegmentsBuilder, type ProblemSegments } from './problem-segments';
+import { joinProblemSegments, ProblemSegmentsBuilder, segmentRowsFor, type ProblemSegments } from './problem-segments';
 import { WHOLE_FILE, within, type RowRange } from './row-range';
 
 export interface ProblemTally {
@@ -52,6 +52,7 @@ export async function countMappingProblems(
   const segments = new ProblemSegmentsBuilder(
     plan.map((p) => p.name),
     range.fromRow,
+    segmentRowsFor(run.source_headers.length, plan.length, run.total_rows),
   );
   const rowProblems: (CellProblem | null)[] = plan.map(() => null);
   const remembered = rememberedShare(plan.length);

@@ -2,6 +2,32 @@ import { CELL_PROBLEMS, type CellProblem } from '@app/domain';
 
 /** Rows per segment: a page far into a file reads at most about this many rows (and an index entry's worth) before its first match. */
 export const SEGMENT_ROWS = 4096;
+/** The fewest rows a segment has, however wide the rows. */
+const MIN_SEGMENT_ROWS = 256;
+/** Columns of a row for which SEGMENT_ROWS rows are read fast enough: the bench's wide file has 24. */
+const COLUMNS_FOR_FULL_SEGMENTS = 24;
+/** What one count's segments may take, however many rows and fields (the API's cache holds 32 MB of them). */
+const SEGMENTS_BYTES = 8 * 1024 * 1024;
+
+const powerOfTwoAtMost = (n: number): number => 2 ** Math.floor(Math.log2(Math.max(1, n)));
+const powerOfTwoAtLeast = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+
+/**
+ * Rows per segment for a file of `columns` columns and `rows` data rows (null: not known) counted
+ * over `fields` fields: fewer for wider rows, so that a page filtered by one field, which reads
+ * up to a segment before its first match, reads about as many bytes as SEGMENT_ROWS rows of 24
+ * columns. 4,096 rows of 600 columns were 30 MB to parse, and such a page took 450 ms. As many
+ * as keep one count's segments within SEGMENTS_BYTES. A power of two from 256 to SEGMENT_ROWS;
+ * the same for every thread of one count, which each work it out from the same run.
+ */
+export function segmentRowsFor(columns: number, fields: number, rows: number | null): number {
+  const byWidth = powerOfTwoAtMost((SEGMENT_ROWS * COLUMNS_FOR_FULL_SEGMENTS) / Math.max(1, columns));
+  const classes = (fields + 1) * (CELL_PROBLEMS.length + 1);
+  const byMemory = !(typeof rows === 'number' && rows > 0)
+    ? SEGMENT_ROWS
+    : powerOfTwoAtLeast((rows * classes * Uint32Array.BYTES_PER_ELEMENT) / SEGMENTS_BYTES);
+  return Math.min(SEGMENT_ROWS, Math.max(MIN_SEGMENT_ROWS, byWidth, byMemory));
+}
 
 /**
  * How many rows match each query of the rows-with-problems list, per segment of SEGMENT_ROWS
@@ -41,14 +67,18 @@ export class ProblemSegmentsBuilder {
   private rowKinds = new Uint8Array(SEGMENT_ROWS);
   private rows = 0;
 
-  /** `firstRow`: the data row the count starts at (from 1), for a count of a range of the file (joinProblemSegments). */
+  /**
+   * `firstRow`: the data row the count starts at (from 1), for a count of a range of the file (joinProblemSegments).
+   * `rowsPerSegment`: segmentRowsFor the file, the same for every range of one count.
+   */
   constructor(
     private readonly fields: string[],
     firstRow = 1,
+    private readonly rowsPerSegment = SEGMENT_ROWS,
   ) {
     this.classes = (fields.length + 1) * (CELL_PROBLEMS.length + 1);
     this.current = new Uint32Array(this.classes);
-    this.rowsInCurrent = (firstRow - 1) % SEGMENT_ROWS;
+    this.rowsInCurrent = (firstRow - 1) % rowsPerSegment;
   }
 
   /**
@@ -76,7 +106,7 @@ export class ProblemSegmentsBuilder {
       this.rowKinds = more;
     }
     this.rowKinds[this.rows++] = seen;
-    if (++this.rowsInCurrent === SEGMENT_ROWS) {
+    if (++this.rowsInCurrent === this.rowsPerSegment) {
       this.done.push(this.current);
       this.current = new Uint32Array(this.classes);
       this.rowsInCurrent = 0;
@@ -88,7 +118,13 @@ export class ProblemSegmentsBuilder {
     const all = this.rowsInCurrent > 0 ? [...this.done, this.current] : this.done;
     const counts = new Uint32Array(all.length * this.classes);
     all.forEach((segment, i) => counts.set(segment, i * this.classes));
-    return { rowsPerSegment: SEGMENT_ROWS, fields: this.fields, kinds: CELL_PROBLEMS, counts, rowKinds: this.rowKinds.slice(0, this.rows) };
+    return {
+      rowsPerSegment: this.rowsPerSegment,
+      fields: this.fields,
+      kinds: CELL_PROBLEMS,
+      counts,
+      rowKinds: this.rowKinds.slice(0, this.rows),
+    };
   }
 }
 
@@ -98,6 +134,10 @@ export class ProblemSegmentsBuilder {
  */
 export function joinProblemSegments(parts: { firstRow: number; segments: ProblemSegments }[]): ProblemSegments {
   const { rowsPerSegment, fields, kinds } = parts[0].segments;
+  if (parts.some((p) => p.segments.rowsPerSegment !== rowsPerSegment))
+    throw new Error(
+      `the ranges of one count were cut into segments of different sizes: ${parts.map((p) => p.segments.rowsPerSegment).join(', ')}`,
+    );
   const classes = (fields.length + 1) * (kinds.length + 1);
   const startOf = (firstRow: number): number => Math.floor((firstRow - 1) / rowsPerSegment) * classes;
   const length = Math.max(...parts.map((p) => startOf(p.firstRow) + p.segments.counts.length));

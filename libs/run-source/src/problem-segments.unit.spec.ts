@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { CELL_PROBLEMS, type CellProblem } from '@app/domain';
-import { joinProblemSegments, limitSegmentsMemory, pageRows, pageStart, ProblemSegmentsBuilder, SEGMENT_ROWS } from './problem-segments';
+import {
+  joinProblemSegments,
+  limitSegmentsMemory,
+  pageRows,
+  pageStart,
+  ProblemSegmentsBuilder,
+  SEGMENT_ROWS,
+  segmentRowsFor,
+} from './problem-segments';
 
 /**
  * The rows' kinds a count keeps let a page over every field name its own rows: they must be
@@ -10,8 +18,8 @@ const FIELDS = ['email', 'age', 'city'];
 const problem = fc.option(fc.constantFrom<CellProblem>(...CELL_PROBLEMS), { nil: null, freq: 3 });
 const rowsOf = (n: number) => fc.array(fc.array(problem, { minLength: 3, maxLength: 3 }), { minLength: n, maxLength: n });
 
-function counted(rows: (CellProblem | null)[][], firstRow = 1) {
-  const builder = new ProblemSegmentsBuilder(FIELDS, firstRow);
+function counted(rows: (CellProblem | null)[][], firstRow = 1, rowsPerSegment = SEGMENT_ROWS) {
+  const builder = new ProblemSegmentsBuilder(FIELDS, firstRow, rowsPerSegment);
   for (const row of rows) builder.row(row);
   return builder.result();
 }
@@ -64,6 +72,64 @@ describe('pages named by the rows a count kept', () => {
       ),
       { numRuns: 20 },
     );
+  });
+});
+
+describe('segments of fewer rows for wide files', () => {
+  it('have fewer rows the wider the row, within 256 to 4,096, and as many as keep one count within 8 MB', () => {
+    expect(segmentRowsFor(6, 4, 1_000_000)).toBe(SEGMENT_ROWS);
+    expect(segmentRowsFor(24, 20, 1_000_000)).toBe(SEGMENT_ROWS);
+    expect(segmentRowsFor(124, 120, 80_000)).toBe(512);
+    expect(segmentRowsFor(604, 600, 16_000)).toBe(256);
+    expect(segmentRowsFor(1000, 1000, 10_000)).toBe(256);
+    // 175,000 rows of 1,000 fields in segments of 256 rows would take 22 MB.
+    expect(segmentRowsFor(1000, 1000, 175_000)).toBe(1024);
+    expect(segmentRowsFor(1000, 1000, null)).toBe(SEGMENT_ROWS);
+    for (const [columns, fields, rows] of [
+      [1000, 1000, 175_000],
+      [124, 120, 700_000],
+      [24, 20, 5_000_000],
+    ]) {
+      const perSegment = segmentRowsFor(columns, fields, rows);
+      expect(Math.ceil(rows / perSegment) * (fields + 1) * (CELL_PROBLEMS.length + 1) * 4).toBeLessThanOrEqual(8 * 1024 * 1024 * 1.01);
+    }
+  });
+
+  it("name a page's start and its rows as the whole count does, cut anywhere into ranges and joined", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(256, 512, 1024),
+        fc.integer({ min: 1, max: 2000 }).chain((n) => fc.tuple(rowsOf(n), fc.integer({ min: 1, max: n }))),
+        fc.option(fc.constantFrom<CellProblem>(...CELL_PROBLEMS), { nil: null }),
+        fc.nat(1500),
+        (perSegment, [rows, cut], kind, offset) => {
+          const joined = joinProblemSegments([
+            { firstRow: 1, segments: counted(rows.slice(0, cut - 1), 1, perSegment) },
+            { firstRow: cut, segments: counted(rows.slice(cut - 1), cut, perSegment) },
+          ]);
+          expect(pageRows(joined, { field: null, kind, offset, limit: 20 })).toEqual(fromTop(rows, kind, offset, 20));
+          // A page by field starts at a segment at or before its first match, at most one segment before it.
+          const inEmail = rows.flatMap((row, i) => (row[0] !== null ? [i + 1] : []));
+          const start = pageStart(joined, { field: 'email', kind: null, offset });
+          if (offset >= inEmail.length) expect(start).toBeNull();
+          else {
+            expect(start!.row).toBeLessThanOrEqual(inEmail[offset]);
+            expect(inEmail[offset] - start!.row).toBeLessThan(perSegment);
+            expect(start!.matchesBefore).toBe(inEmail.filter((r) => r < start!.row).length);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuse to join ranges cut into segments of different sizes', () => {
+    expect(() =>
+      joinProblemSegments([
+        { firstRow: 1, segments: counted([[null, null, null]], 1, 256) },
+        { firstRow: 2, segments: counted([[null, null, null]], 2, 512) },
+      ]),
+    ).toThrow(/different sizes/);
   });
 });
 
