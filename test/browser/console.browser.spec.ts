@@ -402,6 +402,9 @@ describe('customer console in Chromium', () => {
     // Nothing was created: the organization still has no run.
     await goto(page, '/console/runs');
     await page.getByText('No run matches.', { exact: false }).waitFor();
+    // An empty page in the address is page 1, not a load error (the API refuses `?page=`).
+    await goto(page, '/console/runs?page=');
+    await page.getByText('No run matches.', { exact: false }).waitFor();
   });
 
   it('issues a key shown once; it works on the public API until it is revoked', async () => {

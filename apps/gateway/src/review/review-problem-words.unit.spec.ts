@@ -18,7 +18,12 @@ describe('the words of a type problem', () => {
   it.each([
     ['integer', '100000000000000001', 'problem_number_digits'],
     ['integer', '-9007199254740993', 'problem_number_digits'],
-    ['number', '12.345.678.901.234.567', 'problem_number_digits'],
+    ['number', '12345678901234567', 'problem_number_digits'],
+    // Failing for its shape, not its size (a review's findings): the general words.
+    ['number', '12.345.678.901.234.567', 'problem_type'],
+    ['integer', '1234567890123456.5', 'problem_type'],
+    ['number', '1,234,567,890,123,456', 'problem_type'],
+    ['integer', '000000000000000012', 'problem_type'],
     ['integer', '12abc', 'problem_type'],
     // Sixteen digits and a letter: a typo, not a long number.
     ['integer', '1234567890123456x', 'problem_type'],

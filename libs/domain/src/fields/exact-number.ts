@@ -21,18 +21,24 @@ const INTEGER_LITERAL = /^[+-]?\d+$/;
  * 100000000000000000 (three order numbers became one, and `unique` called them duplicates), and
  * 1e-400 as 0. Such a value is kept as text with a type problem instead (docs/decisions.md).
  *
- * Only a magnitude from 2^53 on, or a zero read from a text that is not zero, can lose what the
- * writer meant. There, an integer field's value, and a number written in digits alone, must be
- * the number the output writes (the double as String writes it). A number written with a fraction
- * or an exponent stands for a double, and digits past the double's are its own: numpy writes
- * 6.02214076e23 as 6.022140759999999870e+23, the same double.
+ * An integer field's value must be the whole number the output writes (the double as String
+ * writes it): digits alone are exact below 2^53; written with a fraction or an exponent
+ * ("3.0", "1.5e1", "1.00000000000000001", which the double reads as 1) it is compared exactly.
+ * A number field's value can lose what the writer meant only from 2^53 on when written in digits
+ * alone (an id typed `number`), or as a zero read from a text that is not zero. Written with a
+ * fraction or an exponent, it stands for a double, and digits past the double's are its own:
+ * numpy writes 6.02214076e23 as 6.022140759999999870e+23, the same double.
  */
 export function carriesExactly(written: string, n: number, integerField: boolean): boolean {
   if (n === 0) return writesZero(written);
-  if (n < EXACT_INTEGERS && n > -EXACT_INTEGERS) return true;
-  if (!integerField && !INTEGER_LITERAL.test(written)) return true;
-  // Rare: decimal.js compares the two decimals exactly.
-  return new (Decimal())(written).eq(n);
+  const small = n < EXACT_INTEGERS && n > -EXACT_INTEGERS;
+  // The common case, with no look at the text: a number field's value below 2^53.
+  if (small && !integerField) return true;
+  if (INTEGER_LITERAL.test(written)) return small || new (Decimal())(written).eq(n);
+  if (!integerField) return true;
+  // Rare: decimal.js reads the two decimals exactly.
+  const exact = new (Decimal())(written);
+  return exact.isInteger() && exact.eq(n);
 }
 
 /**

@@ -174,7 +174,7 @@ export interface NumberReader {
  * accounting parentheses, a percent sign when `percent` (the value is then divided by 100: "12 %"
  * is 0.12, and so is "12" in that column) and a currency symbol or ISO code when `currency`.
  */
-export function compileNumberReader(format: NumberFormat): NumberReader {
+export function compileNumberReader(format: NumberFormat, integerField = false): NumberReader {
   const { decimals, group, digits } = conventionsOf(format);
   const locale = format.locale ?? 'en';
   const digitOf = (ch: string): number => {
@@ -240,7 +240,7 @@ export function compileNumberReader(format: NumberFormat): NumberReader {
     const written = `${integer || '0'}${fraction ? `.${fraction}` : ''}${format.percent ? 'e-2' : ''}`;
     const n = Number(written);
     // A number a double cannot carry is no number of this field (exact-number.ts); digits alone must be carried as written.
-    if (!Number.isFinite(n) || !carriesExactly(written, n, false)) return null;
+    if (!Number.isFinite(n) || !carriesExactly(written, n, integerField)) return null;
     return before.paren || before.minus || after.minus ? -n : n;
   };
 }

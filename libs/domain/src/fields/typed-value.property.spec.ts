@@ -85,6 +85,14 @@ describe('numbers the output carries exactly, or keeps as text with a problem (f
     [numberField, '-0.000', null],
     [numberField, '1e300', null],
     [germanField, '12.345.678.901.234.567', 'type'],
+    // An integer field: a fraction the double drops, or digits it cannot carry, written any way (a review's findings).
+    [integerField, '1.00000000000000001', 'type'],
+    [integerField, '4503599627370496.5', 'type'],
+    [integerField, '3.0', null],
+    [integerField, '1.5e1', null],
+    [{ ...integerField, number_format: { locale: 'de-DE' } }, '9.007.199.254.740.993,00', 'type'],
+    [{ ...integerField, number_format: { locale: 'de-DE' } }, '9.007.199.254.740.992,00', null],
+    [{ ...integerField, number_format: { locale: 'en', percent: true } }, '900719925474099300%', 'type'],
     [germanField, '12.345.678.901.234.567,89', null],
     [germanField, '1.234,5', null],
   ])('%#: %o %s', (field, written, problem) => {

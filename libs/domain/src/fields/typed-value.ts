@@ -121,7 +121,7 @@ function compileDateTypeCheck(field: FieldDefinition): Check {
 
 function compileNumberCheck(integer: boolean, field: FieldDefinition): Check {
   if (field.number_format) {
-    const read = compileNumberReader(field.number_format);
+    const read = compileNumberReader(field.number_format, integer);
     return (raw) => {
       const n = read(raw);
       return n === null || (integer && !Number.isInteger(n)) ? { value: raw, problem: 'type' } : { value: n, problem: null };

@@ -4,11 +4,14 @@ import type { CellProblem, Field } from './types';
 
 /** Digits every integer of which a double holds: a longer number may not be carried exactly. */
 const SAFE_DIGITS = 15;
-/** Significant digits of a value written as a number only (digits, signs, separators), else 0: a typo is not a long number. */
+/**
+ * Significant digits of a value written in digits alone (an id, an order number), else 0. Such a
+ * value fails a number field's check only for its size; any other text may fail for its shape
+ * (a fraction in an integer field, separators the field does not read), which the general words say.
+ */
 const longNumberDigits = (value: string | null): number => {
   const text = (value ?? '').trim();
-  if (!/^[+\-(]?[\d.,'’\u00a0\u202f ]+\)?$/.test(text)) return 0;
-  return text.replace(/\D/g, '').replace(/^0+/, '').length;
+  return /^[+-]?\d+$/.test(text) ? text.replace(/^[+-]?0*/, '').length : 0;
 };
 
 /** Characters as the service counts them: code points. */

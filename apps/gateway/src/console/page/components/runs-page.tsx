@@ -26,7 +26,8 @@ const SOURCES = ['upload', 'image', 'raw'];
 export function RunsPage({ query }: { query: URLSearchParams }) {
   const params = new URLSearchParams();
   for (const f of FILTERS) if (query.get(f)) params.set(f, f.startsWith('created_') ? dayBound(f, query.get(f)!) : query.get(f)!);
-  params.set('page', query.get('page') ?? '1');
+  // `||`: an empty page in the address (`?page=`) is page 1 here; the API refuses an empty value.
+  params.set('page', query.get('page') || '1');
   const { data, error, loading, reload } = useLoad<Paged<RunRow>>(`/runs?${params}`);
 
   const apply = (event: Event) => {
