@@ -385,6 +385,17 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect(malformed.body).toEqual(envelope('bad_request'));
   });
 
+  it('an HTTP/1.1 request without a Host header gets 400 in the envelope, with our request id (Node answered a bare 400); HTTP/1.0 needs none', async () => {
+    for (const path of ['/healthz', '/v1/schemas']) {
+      const noHost = await raw(port, `GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+      expect({ path, status: noHost.status, body: noHost.body }).toEqual({ path, status: 400, body: envelope('bad_request') });
+      expect(noHost.body.error.message).toBe('The request has no Host header, which HTTP/1.1 requires.');
+      expect(noHost.headers['x-request-id']).toBe(noHost.body.error.request_id);
+    }
+    const old = await raw(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(old.status).toBe(200);
+  });
+
   it('two Authorization headers are 401 on the public and admin APIs, even when the first is valid (a proxy may have read the other)', async () => {
     const org = await setupOrganization(svc);
     const twice = (path: string, first: string) =>

@@ -90,6 +90,9 @@ export class HttpEdge {
       return503OnClosing: false,
       frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => this.frameworkError(error, request, reply),
       clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => this.clientError(error, socket),
+      // An HTTP/1.1 request without a Host header is refused by onRequest, in the envelope and with a request id;
+      // Node's own check answered a bare 400 before any of ours ran.
+      http: { requireHostHeader: false },
     };
   }
 
@@ -139,6 +142,13 @@ export class HttpEdge {
     const client = clientRequestId(request.headers);
     if (client) void reply.header('X-Client-Request-Id', client);
     if (this.closing) return this.refuse(request, reply, ApiError.serviceUnavailable('The service is shutting down; retry shortly.'));
+    // RFC 9112: a server responds 400 to an HTTP/1.1 request without a Host header.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      return this.refuse(
+        request,
+        reply,
+        new ApiError(400, 'bad_request', 'invalid_request', 'The request has no Host header, which HTTP/1.1 requires.'),
+      );
     // The matched route's pattern, not the raw URL: percent-encoding cannot dodge a check.
     const route = request.is404 ? undefined : request.routeOptions.url;
     const onAdminListener = this.adminRequests.has(request.raw);
@@ -354,7 +364,8 @@ export class HttpEdge {
    * /admin/... there and never on the public listener.
    */
   private serveAdminListener(fastify: FastifyInstance, listener: { host: string; port: number }): void {
-    const server = createServer((req, res) => {
+    // Without Node's Host check, as on the public listener: onRequest answers it in the envelope.
+    const server = createServer({ requireHostHeader: false }, (req, res) => {
       this.adminRequests.add(req);
       fastify.routing(req, res);
     });
