@@ -1,7 +1,9 @@
 /** One field of the mapping: its name, type and requirement, the column chosen for it, and what to know about that column. */
+import { useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
 import { isolate, t, typeName } from '../i18n';
 import type { Field } from '../types';
+import { useHasBeenNear } from '../near-viewport';
 import { Picklist } from './picklist';
 
 interface Props {
@@ -21,6 +23,11 @@ interface Props {
 
 export function FieldMapping({ field, headers, column, feeds, samples, problems, readOnly, busy, onChange }: Props) {
   const id = fieldId(field.name);
+  // Every column is listed once the select has been near the screen or had the focus; before, only the chosen one
+  // (near-viewport.ts: a million options made a schema of 1,000 fields unusable).
+  const select = useRef<HTMLSelectElement>(null);
+  const [focused, setFocused] = useState(false);
+  const listed = useHasBeenNear(select) || focused ? headers : column ? [column] : [];
   const shownSamples = column ? samples[column] || [] : [];
   const sharing = column ? feeds(column) : [];
   const unmapped = field.is_required && column === '';
@@ -64,10 +71,12 @@ export function FieldMapping({ field, headers, column, feeds, samples, problems,
           aria-describedby={describedBy.filter(Boolean).join(' ')}
           aria-invalid={unmapped ? 'true' : 'false'}
           value={column}
+          ref={select}
+          onFocus={() => setFocused(true)}
           onChange={(e) => onChange(e.currentTarget.value)}
         >
           <option value="">{t('not_mapped')}</option>
-          {headers.map((header) => (
+          {listed.map((header) => (
             <option value={header}>{columnText(header)}</option>
           ))}
         </select>
