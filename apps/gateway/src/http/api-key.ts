@@ -9,15 +9,19 @@ export const newApiKey = (): { id: string; key: string; hash: string } => {
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /**
- * How many Authorization headers a request carries (Node keeps only the first in
- * `headers`). More than one is refused: a proxy in front may have read another one.
+ * The values of a header, one per line the request sent it on, from Node's raw header lines (name,
+ * value, name, value…). Node keeps only the first Authorization in `headers`, and joins the lines
+ * of a header it does not know into one value ("x, y"): a header that must come once is counted here.
  */
-export const authorizationHeaderCount = (rawHeaders: readonly string[]): number => {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2)
-    if (rawHeaders[i].length === 13 && rawHeaders[i].toLowerCase() === 'authorization') count++;
-  return count;
-};
+export function headerLines(rawHeaders: readonly string[], lowerCaseName: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if (rawHeaders[i].length === lowerCaseName.length && rawHeaders[i].toLowerCase() === lowerCaseName) values.push(rawHeaders[i + 1]);
+  return values;
+}
+
+/** How many Authorization headers a request carries. More than one is refused: a proxy in front may have read another one. */
+export const authorizationHeaderCount = (rawHeaders: readonly string[]): number => headerLines(rawHeaders, 'authorization').length;
 
 export const bearerToken = (header: string | string[] | undefined): string | null => {
   const value = Array.isArray(header) ? header[0] : header;

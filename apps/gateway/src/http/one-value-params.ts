@@ -15,3 +15,21 @@ export function paramsSentAsLists(query: Record<string, unknown>, names: readonl
   }
   return fields;
 }
+
+/**
+ * A query parameter that names one of `allowed`, or undefined when absent. Any other value, an
+ * empty one included (`?status=` answered the whole list, as if absent), puts its message in
+ * `fields`: "The status field must be one of: …".
+ */
+export function choiceParam<T extends string>(
+  query: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+  fields: Record<string, string[]>,
+): T | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw === 'string' && (allowed as readonly string[]).includes(raw)) return raw as T;
+  fields[name] = [`The ${name.replace('_', ' ')} field must be one of: ${allowed.join(', ')}.`];
+  return undefined;
+}

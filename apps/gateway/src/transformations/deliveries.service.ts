@@ -16,7 +16,7 @@ import {
 import { ApplyRunCommand, foldRun } from '@app/run-commands';
 import { type TestEventResult, WebhookTestEvents, hideWebhookSecrets } from '@app/webhook-sending';
 import { ApiError } from '../http/api-error';
-import { paramsSentAsLists } from '../http/one-value-params';
+import { choiceParam, paramsSentAsLists } from '../http/one-value-params';
 import { type PageRequest, pageRequest, paginate } from '../http/pagination';
 import { callbackUrlProblem } from '../http/validate-body';
 
@@ -141,8 +141,8 @@ export class DeliveriesService {
    */
   async listOrganizationDeliveries(organizationId: string, query: DeliveryListQuery = {}, path?: string) {
     const fields: Record<string, string[]> = {};
-    const event = optionalChoice(query.event, WEBHOOK_EVENTS, 'event', fields);
-    const outcome = optionalChoice(query.outcome, DELIVERY_OUTCOMES, 'outcome', fields);
+    const event = choiceParam(query as Record<string, unknown>, 'event', WEBHOOK_EVENTS, fields);
+    const outcome = choiceParam(query as Record<string, unknown>, 'outcome', DELIVERY_OUTCOMES, fields);
     let page;
     try {
       page = pageRequest(query as Record<string, unknown>, DELIVERY_PAGES);
@@ -216,17 +216,4 @@ function plannedAttempts(run: RunFold): Map<string, string> {
   for (const d of Object.values(run?.webhooks ?? {}))
     if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
   return planned;
-}
-
-function optionalChoice<T extends string>(
-  raw: unknown,
-  allowed: readonly T[],
-  name: string,
-  fields: Record<string, string[]>,
-): T | undefined {
-  // An empty value is a bad one, as on the run lists (run-list.ts).
-  if (raw === undefined) return undefined;
-  if (typeof raw === 'string' && (allowed as readonly string[]).includes(raw)) return raw as T;
-  fields[name] = [`The ${name} field must be one of: ${allowed.join(', ')}.`];
-  return undefined;
 }

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IdempotencyStore } from '@app/directory';
 import { processHolder } from '@app/leases';
 import { ApiError } from '../http/api-error';
+import { headerLines } from '../http/api-key';
 
 /** How long a key answers with its first response, from its first use. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -43,8 +44,7 @@ export const idempotencyRequestHash = (operation: string, body: unknown): string
  * a key of its own (and replayed a run made with the key "x, y").
  */
 export function idempotencyKeyOf(rawHeaders: readonly string[]): string | undefined {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'idempotency-key') values.push(rawHeaders[i + 1]);
+  const values = headerLines(rawHeaders, 'idempotency-key');
   if (values.length === 0) return undefined;
   if (values.length > 1) throw ApiError.validation({ [IDEMPOTENCY_HEADER]: ['Send the Idempotency-Key header once.'] });
   const value = values[0];

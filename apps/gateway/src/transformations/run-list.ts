@@ -2,7 +2,7 @@ import { parseISO } from 'date-fns/parseISO';
 import { utc } from '@date-fns/utc';
 import type { RunListFilter } from '@app/read-model';
 import { ApiError } from '../http/api-error';
-import { paramsSentAsLists } from '../http/one-value-params';
+import { choiceParam, paramsSentAsLists } from '../http/one-value-params';
 import { type PageRequest, pageRequest } from '../http/pagination';
 
 /** Run lists page 20 at a time by default, 100 at most. */
@@ -32,11 +32,8 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   const filter: RunListFilter = {};
   const carried: Record<string, string> = {};
   const choice = (name: 'status' | 'stage' | 'input_source', allowed: string[]) => {
-    const v = query[name];
-    // An empty value is a bad one: `?status=` answered the whole list, as if the filter had matched.
-    if (v === undefined) return;
-    if (typeof v === 'string' && allowed.includes(v)) filter[name] = carried[name] = v;
-    else fields[name] = [`The ${name.replace('_', ' ')} field must be one of: ${allowed.join(', ')}.`];
+    const v = choiceParam(query, name, allowed, fields);
+    if (v !== undefined) filter[name] = carried[name] = v;
   };
   choice('status', STATUSES);
   choice('stage', STAGES);
