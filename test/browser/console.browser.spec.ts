@@ -432,6 +432,55 @@ describe('customer console in Chromium', () => {
     await focusReaches(page, 'BUTTON', revokes[1]);
   });
 
+  it('issues a key with a name typed and sent by keyboard; the list, the revoke button and the audit log call it by its name', async () => {
+    await goto(page, '/console/api-keys');
+    const name = page.getByRole('textbox', { name: 'Name (optional)' });
+    await expect(name.getAttribute('aria-describedby')).resolves.toBe('key-name-hint');
+    // The API's reason for a refused name is tied to the field and read with it.
+    await page.route('**/console/api/api-keys', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 422,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              error: { code: 'validation_failed', message: 'The given data was invalid.', fields: { name: ['The name is refused.'] } },
+            }),
+          })
+        : route.continue(),
+    );
+    await name.fill('Nightly export');
+    await name.press('Enter');
+    // Beside the field, and said at once (an alert).
+    await expect(page.locator('#key-name-error').textContent()).resolves.toBe('The name is refused.');
+    await page.getByRole('alert').getByText('The name is refused.').waitFor();
+    await expect(name.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(name.getAttribute('aria-describedby')).resolves.toBe('key-name-hint key-name-error');
+    await page.unroute('**/console/api/api-keys');
+    await name.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Your new key “Nightly export”');
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    const prefix = key.slice(4, 12);
+    await expect(name.inputValue()).resolves.toBe('');
+    await expect(name.getAttribute('aria-invalid')).resolves.toBeNull();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('#new-key').waitFor({ state: 'detached' });
+    const row = page.getByRole('row', { name: new RegExp(`^Nightly export tsk_${prefix}`) });
+    await row.waitFor();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-api-key-named');
+    await row.getByRole('button', { name: `Revoke the key “Nightly export” (${prefix})` }).press('Enter');
+    await page
+      .getByRole('dialog', { name: `Revoke the key “Nightly export” (${prefix})?` })
+      .getByRole('button', { name: 'Revoke it' })
+      .press('Enter');
+    await status(page).getByText(`The key “Nightly export” (${prefix}) is revoked.`).waitFor();
+    await goto(page, '/console/audit');
+    await page.getByText(`revoked the API key “Nightly export” (${prefix})`).waitFor();
+    await page.getByText(`issued the API key “Nightly export” (${prefix})`).waitFor();
+  });
+
   it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {
     await goto(page, '/console/api-keys');
     const keysNow = async () =>

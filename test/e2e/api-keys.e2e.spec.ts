@@ -3,8 +3,8 @@ import { EXIT } from '../../apps/cli/src/exit-codes';
 import { ADMIN_TOKEN, call, httpFetch, startService, type Service } from '../support/service-harness';
 
 /**
- * API keys have ids, are listed (id, prefix, created_at, revoked_at; never the key or its
- * hash) and revoked, the first one included; a revoked key is refused at once.
+ * API keys have ids and optional names, are listed (id, prefix, name, created_at, revoked_at;
+ * never the key or its hash) and revoked, the first one included; a revoked key is refused at once.
  */
 describe('API keys: ids, listing, revocation', () => {
   let svc: Service;
@@ -52,7 +52,7 @@ describe('API keys: ids, listing, revocation', () => {
     }
   });
 
-  it('lists every key of the organization, revoked ones too, oldest first: id, prefix, created_at, revoked_at and nothing else', async () => {
+  it('lists every key of the organization, revoked ones too, oldest first: id, prefix, name, created_at, revoked_at and nothing else', async () => {
     const org = await createOrg();
     const second = (await admin(`/${org.id}/api-keys`, { method: 'POST' })).body as { id: string; api_key: string };
     const third = (await admin(`/${org.id}/api-keys`, { method: 'POST' })).body as { id: string; api_key: string };
@@ -64,7 +64,7 @@ describe('API keys: ids, listing, revocation', () => {
     const { data } = JSON.parse(text) as { data: Array<Record<string, unknown>> };
     expect(data.map((k) => k.id)).toEqual([org.api_key_id, second.id, third.id]);
     for (const [k, key] of data.map((k, i) => [k, [org.api_key, second.api_key, third.api_key][i]] as const)) {
-      expect(Object.keys(k).sort()).toEqual(['created_at', 'id', 'prefix', 'revoked_at']);
+      expect(Object.keys(k).sort()).toEqual(['created_at', 'id', 'name', 'prefix', 'revoked_at']);
       expect(k.prefix).toBe(key.slice(4, 12));
       expect(Date.parse(k.created_at as string)).not.toBeNaN();
       // Neither the key nor anything past its prefix is in the answer.
@@ -72,6 +72,37 @@ describe('API keys: ids, listing, revocation', () => {
     }
     expect(data.map((k) => k.revoked_at === null)).toEqual([true, false, true]);
     expect(text).not.toMatch(/hash|api_key/);
+  });
+
+  it('issues a key with the name it is given (blanks around it dropped), or unnamed without one; a bad name is a 422 that issues nothing', async () => {
+    const org = await createOrg('Named');
+    const named = await admin(`/${org.id}/api-keys`, { method: 'POST', body: { name: '  Billing export ' } });
+    expect(named.status).toBe(201);
+    expect(named.body).toEqual({
+      id: expect.any(String),
+      api_key: expect.stringMatching(/^tsk_/),
+      prefix: named.body.api_key.slice(4, 12),
+      name: 'Billing export',
+    });
+    expect(await works(named.body.api_key)).toBe(200);
+    const unnamed = await admin(`/${org.id}/api-keys`, { method: 'POST', body: { name: '   ' } });
+    expect(unnamed).toMatchObject({ status: 201, body: { name: null } });
+    const bad = async (body: unknown, field: string, message: RegExp) => {
+      const res = await admin(`/${org.id}/api-keys`, { method: 'POST', body });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'validation_failed' });
+      expect(res.body.error.fields[field].join(' ')).toMatch(message);
+    };
+    await bad({ name: 'x'.repeat(101) }, 'name', /not be greater than 100 characters/);
+    await bad({ name: 7 }, 'name', /must be a string/);
+    await bad({ name: 'right\u202Eto left' }, 'name', /text direction overrides/);
+    await bad(['Billing'], 'body', /object/);
+    const listed = (await admin(`/${org.id}/api-keys`)).body.data as Array<{ id: string; name: string | null }>;
+    expect(listed.map((k) => [k.id, k.name])).toEqual([
+      [org.api_key_id, null],
+      [named.body.id, 'Billing export'],
+      [unnamed.body.id, null],
+    ]);
   });
 
   it("lists nothing of another organization's keys; unknown organizations and keys are 404", async () => {
@@ -98,9 +129,12 @@ describe('API keys: ids, listing, revocation', () => {
       process.env.ADMIN_TOKEN = ADMIN_TOKEN;
       expect(await runCli(['key:list', org.id])).toBe(EXIT.ok);
       expect(JSON.parse(printed.join('\n'))).toEqual({
-        data: [{ id: org.api_key_id, prefix: org.api_key.slice(4, 12), created_at: expect.any(String), revoked_at: null }],
+        data: [{ id: org.api_key_id, prefix: org.api_key.slice(4, 12), name: null, created_at: expect.any(String), revoked_at: null }],
       });
       expect(await runCli(['key:list', '00000000-0000-4000-8000-000000000000'])).toBe(EXIT.failed);
+      printed.length = 0;
+      expect(await runCli(['key:create', org.id, '--name', 'From the CLI'])).toBe(EXIT.ok);
+      expect(JSON.parse(printed.join('\n'))).toMatchObject({ api_key: expect.stringMatching(/^tsk_/), name: 'From the CLI' });
     } finally {
       log.mockRestore();
       error.mockRestore();

@@ -189,6 +189,24 @@ describe('console API', () => {
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
     });
 
+    it('issues a key with a name, lists it by that name, and the audit log names it when it is issued and revoked', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Named keys');
+      const issued = await owner.post('/api-keys', { name: 'Nightly export' });
+      expect(issued).toMatchObject({ status: 201, body: { data: { name: 'Nightly export', prefix: expect.any(String) } } });
+      const { id, prefix } = issued.body.data;
+      expect((await owner.get('/api-keys')).body.data.find((k: { id: string }) => k.id === id)).toMatchObject({ name: 'Nightly export' });
+      expect(await owner.post('/api-keys', { name: 'n'.repeat(101) })).toMatchObject({
+        status: 422,
+        body: { error: { code: 'validation_failed', fields: { name: [expect.stringMatching(/100 characters/)] } } },
+      });
+      expect((await owner.delete(`/api-keys/${id}`)).status).toBe(204);
+      const audit = (await owner.get('/audit')).body.data as Array<{ type: string; details: Record<string, unknown> }>;
+      expect(audit.filter((e) => e.type.startsWith('ApiKey')).map((e) => [e.type, e.details])).toEqual([
+        ['ApiKeyRevoked', { api_key_id: id, prefix, name: 'Nightly export' }],
+        ['ApiKeyIssued', { api_key_id: id, prefix, name: 'Nightly export' }],
+      ]);
+    });
+
     it("takes ids in the path in any letter case, as the public API does; another organization's stay 404", async () => {
       const { org, owner } = await organizationWithOwner(svc, 'Cases');
       const { owner: stranger } = await organizationWithOwner(svc, 'Elsewhere');

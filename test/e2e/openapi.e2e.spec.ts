@@ -29,7 +29,7 @@ const ADMIN_RESPONSES: Record<string, string[]> = {
   'admin.organizations.create': ['201', ...BODY_ERRORS, '401', '422', '500'],
   'admin.invitations.create': ['201', ...BODY_ERRORS, '401', '404', '422', '500'],
   'admin.apiKeys.index': ['200', '401', '404', '500'],
-  'admin.apiKeys.create': ['201', ...BODY_ERRORS, '401', '404', '500'],
+  'admin.apiKeys.create': ['201', ...BODY_ERRORS, '401', '404', '422', '500'],
   'admin.apiKeys.revoke': ['204', ...BODY_ERRORS, '401', '404', '500'],
   'admin.webhook.update': ['200', ...BODY_ERRORS, '401', '404', '422', '500'],
   'admin.webhook.rotateSecret': ['200', ...BODY_ERRORS, '401', '404', '500'],

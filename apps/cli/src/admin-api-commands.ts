@@ -27,9 +27,16 @@ export function registerAdminApiCommands(program: Command): void {
 
   adminCommand(program, 'key:create', 'issue a new API key for an organization; prints the key (shown only once)')
     .argument('<org>', 'organization id', nonEmpty)
-    .action((org: string) => callAdminApi({ method: 'POST', path: `/organizations/${segment(org)}/api-keys` }));
+    .option('--name <name>', 'what the key is for, shown in key lists (up to 100 characters)')
+    .action((org: string, options: { name?: string }) =>
+      callAdminApi({
+        method: 'POST',
+        path: `/organizations/${segment(org)}/api-keys`,
+        body: options.name === undefined ? undefined : { name: options.name },
+      }),
+    );
 
-  adminCommand(program, 'key:list', "list an organization's API keys: id, prefix, created_at, revoked_at (never the keys)")
+  adminCommand(program, 'key:list', "list an organization's API keys: id, prefix, name, created_at, revoked_at (never the keys)")
     .argument('<org>', 'organization id', nonEmpty)
     .action((org: string) => callAdminApi({ method: 'GET', path: `/organizations/${segment(org)}/api-keys` }));
 

@@ -9,9 +9,10 @@
 export type AuditActor = { member_id: string; email: string } | { operator: true };
 
 export interface OrganizationEventMap {
-  ApiKeyIssued: { api_key_id: string; prefix: string | null };
+  /** `name`: what its people call the key, null when unnamed (absent in events recorded before keys had names). */
+  ApiKeyIssued: { api_key_id: string; prefix: string | null; name?: string | null };
   /** `prefix`, `name`: what was revoked or deleted, by the name the console shows (absent in events recorded before they were added). */
-  ApiKeyRevoked: { api_key_id: string; prefix?: string | null };
+  ApiKeyRevoked: { api_key_id: string; prefix?: string | null; name?: string | null };
   WebhookSecretRevealed: Record<string, never>;
   WebhookSecretRotated: Record<string, never>;
   WebhookUrlChanged: { url: string | null };

@@ -28,6 +28,11 @@ export interface ApiKeyRecord {
    * (48 of the key's 256 random bits). Null for keys issued before prefixes were kept.
    */
   prefix: string | null;
+  /**
+   * What its people call the key ("billing export", "staging"), given when it is issued (up to 100
+   * characters). Null: unnamed. Absent in records read by hash (the per-request look-up has no use for it).
+   */
+  name?: string | null;
   created_at: string;
   revoked_at: string | null;
   /** When the key last authenticated a request (to the minute; null: never). Absent in records read before it existed. */

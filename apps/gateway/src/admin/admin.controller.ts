@@ -23,6 +23,7 @@ import {
   ApiKeyListDto,
   CreatedOrganizationDto,
   IssuedApiKeyDto,
+  IssueApiKeyRequestDto,
   ProviderRequestDto,
   QuotaDto,
   QuotaRequestDto,
@@ -90,10 +91,11 @@ export class AdminController {
   @HttpCode(201)
   @ApiOperation({ operationId: 'admin.apiKeys.create', summary: 'Issue another API key' })
   @orgParam
+  @ApiBody({ type: IssueApiKeyRequestDto, required: false })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
-  @ApiErrorResponses(404)
-  issueKey(@Param('org') org: string): Promise<IssuedApiKeyDto> {
-    return this.commandBus.execute(new IssueApiKey(org));
+  @ApiErrorResponses(404, 422)
+  issueKey(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<IssuedApiKeyDto> {
+    return this.commandBus.execute(new IssueApiKey(org, body));
   }
 
   @Get(':org/api-keys')

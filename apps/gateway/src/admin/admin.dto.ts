@@ -31,6 +31,20 @@ export class CreatedOrganizationDto {
 export class IssuedApiKeyDto {
   @ApiProperty({ format: 'uuid', description: 'Id of the key (to revoke it).' }) id!: string;
   @ApiProperty({ example: 'tsk_...' }) api_key!: string;
+  @ApiProperty({ minLength: 8, maxLength: 8, description: 'The 8 characters after `tsk_`: how key lists show the key.' }) prefix!: string;
+  @ApiProperty({ type: String, nullable: true, maxLength: 100, description: 'The name it was issued with; null: unnamed.' })
+  name!: string | null;
+}
+
+@ApiSchema({ name: 'IssueApiKeyRequest', description: 'Optional: a request without a body issues an unnamed key.' })
+export class IssueApiKeyRequestDto {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 100,
+    description: 'What the key is for ("billing export", "staging"), shown in key lists. Blanks around it are dropped.',
+  })
+  name?: string | null;
 }
 
 @ApiSchema({ name: 'ApiKeySummary', description: 'An API key as listed: never the key itself or its hash.' })
@@ -45,6 +59,8 @@ export class ApiKeySummaryDto {
       'The 8 characters after `tsk_` at the start of the key, to tell keys apart; null for keys issued before prefixes were kept.',
   })
   prefix!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 100, description: 'The name it was issued with; null: unnamed.' })
+  name!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it was revoked; null while it works.' })
   revoked_at!: string | null;

@@ -16,8 +16,8 @@ describe('SQLite directory upgrades: API key prefixes', () => {
     const directory = new SqliteDirectory(file, testSecretCipher());
     await directory.addApiKey({ id: 'k1', organization_id: 'o', key_hash: 'h1', prefix: 'abcdefgh', created_at: 't1', revoked_at: null });
     expect(await directory.listApiKeys('o')).toEqual([
-      { id: 'k0', organization_id: 'o', prefix: null, created_at: 't0', revoked_at: null, last_used_at: null },
-      { id: 'k1', organization_id: 'o', prefix: 'abcdefgh', created_at: 't1', revoked_at: null, last_used_at: null },
+      { id: 'k0', organization_id: 'o', prefix: null, name: null, created_at: 't0', revoked_at: null, last_used_at: null },
+      { id: 'k1', organization_id: 'o', prefix: 'abcdefgh', name: null, created_at: 't1', revoked_at: null, last_used_at: null },
     ]);
     expect(await directory.findApiKey('h0')).toMatchObject({ id: 'k0', organization_id: 'o', prefix: null });
     await directory.close();

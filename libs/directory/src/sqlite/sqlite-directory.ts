@@ -68,7 +68,7 @@ export class SqliteDirectory implements Directory {
     this.db.pragma('secure_delete = FAST');
     this.db.exec(MIGRATION);
     // Added with key listing: the key's visible prefix (null for keys issued before), and the list's index.
-    addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT', last_used_at: 'TEXT' });
+    addMissingColumns(this.db, 'api_keys', { prefix: 'TEXT', last_used_at: 'TEXT', name: 'TEXT' });
     // Added with holder liveness: which process (instance, incarnation) holds a pending idempotency key.
     addMissingColumns(this.db, 'idempotency_keys', { lock_instance: 'TEXT', lock_incarnation: 'TEXT' });
     this.db.exec('CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (organization_id, created_at)');
@@ -158,19 +158,14 @@ export class SqliteDirectory implements Directory {
   }
 
   async addApiKey(key: ApiKeyRecord): Promise<void> {
-    this.statement('INSERT INTO api_keys (id, organization_id, key_hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      key.id,
-      key.organization_id,
-      key.key_hash,
-      key.prefix,
-      key.created_at,
-      key.revoked_at,
-    );
+    this.statement(
+      'INSERT INTO api_keys (id, organization_id, key_hash, prefix, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(key.id, key.organization_id, key.key_hash, key.prefix, key.name ?? null, key.created_at, key.revoked_at);
   }
 
   async listApiKeys(organizationId: string): Promise<ApiKeySummary[]> {
     return this.statement<[string], ApiKeySummary>(
-      'SELECT id, organization_id, prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
+      'SELECT id, organization_id, prefix, name, created_at, revoked_at, last_used_at FROM api_keys WHERE organization_id = ? ORDER BY created_at, rowid',
     ).all(organizationId);
   }
 

@@ -74,6 +74,19 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       expect(await lastUse()).toBe(at(5));
     });
 
+    it('keeps the name a key was issued with', async () => {
+      await directory.addApiKey({
+        id: 'n1',
+        organization_id: 'o1',
+        key_hash: 'hn1',
+        prefix: 'named000',
+        name: 'Billing export',
+        created_at: at(1),
+        revoked_at: null,
+      });
+      expect((await directory.listApiKeys('o1')).find((k) => k.id === 'n1')?.name).toBe('Billing export');
+    });
+
     it("lists an organization's keys, revoked ones too, oldest first, without their hashes", async () => {
       await directory.addApiKey({
         id: 'k2',
@@ -94,11 +107,11 @@ export function directoryContract(name: string, create: () => Promise<Directory 
       await directory.addApiKey({ id: 'k3', organization_id: 'o2', key_hash: 'h3', prefix: null, created_at: at(1), revoked_at: null });
       expect(await directory.revokeApiKey('o1', 'k1', at(3))).toBe(true);
       expect(await directory.listApiKeys('o1')).toEqual([
-        { id: 'k1', organization_id: 'o1', prefix: 'first000', created_at: at(1), revoked_at: at(3), last_used_at: null },
-        { id: 'k2', organization_id: 'o1', prefix: 'second00', created_at: at(2), revoked_at: null, last_used_at: null },
+        { id: 'k1', organization_id: 'o1', prefix: 'first000', name: null, created_at: at(1), revoked_at: at(3), last_used_at: null },
+        { id: 'k2', organization_id: 'o1', prefix: 'second00', name: null, created_at: at(2), revoked_at: null, last_used_at: null },
       ]);
       expect(await directory.listApiKeys('o2')).toEqual([
-        { id: 'k3', organization_id: 'o2', prefix: null, created_at: at(1), revoked_at: null, last_used_at: null },
+        { id: 'k3', organization_id: 'o2', prefix: null, name: null, created_at: at(1), revoked_at: null, last_used_at: null },
       ]);
       expect(await directory.listApiKeys('nobody')).toEqual([]);
       expect(await directory.findApiKey('h2')).toMatchObject({ id: 'k2', prefix: 'second00' });

@@ -1,13 +1,14 @@
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { IssueApiKey, RevokeApiKey } from '../../admin/commands';
+import { jsonShape } from '../../http/json-shape-limits';
 import { AuditLog } from './audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { actorOf } from './invitations';
 
-/** The organization's API keys: issue (shown once), list by prefix, revoke. */
+/** The organization's API keys: issue (shown once, with an optional name), list by prefix and name, revoke. */
 @ApiExcludeController()
 @UseGuards(ConsoleAuthGuard)
 @Controller('console/api/api-keys')
@@ -29,6 +30,7 @@ export class ConsoleApiKeysController {
         .map((k) => ({
           id: k.id,
           prefix: k.prefix,
+          name: k.name ?? null,
           created_at: k.created_at,
           last_used_at: (k as { last_used_at?: string | null }).last_used_at ?? null,
           revoked_at: k.revoked_at,
@@ -39,12 +41,12 @@ export class ConsoleApiKeysController {
   @Post()
   @HttpCode(201)
   @ConsoleRoles(['owner', 'admin'])
-  async issue(@Req() req: ConsoleRequest) {
+  async issue(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
     const caller = callerOf(req);
-    const key = await this.commandBus.execute(new IssueApiKey(caller.organization.id));
-    const prefix = key.api_key.slice('tsk_'.length, 'tsk_'.length + 8);
-    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyIssued', { api_key_id: key.id, prefix }, String(req.id));
-    return { data: { id: key.id, api_key: key.api_key, prefix } };
+    const key = await this.commandBus.execute(new IssueApiKey(caller.organization.id, body));
+    const { id, prefix, name } = key;
+    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyIssued', { api_key_id: id, prefix, name }, String(req.id));
+    return { data: { id, api_key: key.api_key, prefix, name } };
   }
 
   @Delete(':id')
@@ -52,9 +54,10 @@ export class ConsoleApiKeysController {
   @ConsoleRoles(['owner', 'admin'])
   async revoke(@Req() req: ConsoleRequest, @Param('id') id: string): Promise<void> {
     const caller = callerOf(req);
-    // Its prefix names it in the audit log (read first: the organization's own keys only).
-    const prefix = (await this.directory.listApiKeys(caller.organization.id)).find((k) => k.id === id)?.prefix ?? null;
+    // Its prefix and name name it in the audit log (read first: the organization's own keys only).
+    const key = (await this.directory.listApiKeys(caller.organization.id)).find((k) => k.id === id);
     await this.commandBus.execute(new RevokeApiKey(caller.organization.id, id));
-    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyRevoked', { api_key_id: id, prefix }, String(req.id));
+    const named = { api_key_id: id, prefix: key?.prefix ?? null, name: key?.name ?? null };
+    await this.audit.record(caller.organization.id, actorOf(caller), 'ApiKeyRevoked', named, String(req.id));
   }
 }

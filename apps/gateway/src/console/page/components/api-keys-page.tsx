@@ -7,6 +7,7 @@ import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
+import { errorProps, FieldError } from './field-error';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
 import { announce } from './status';
@@ -14,16 +15,31 @@ import { announce } from './status';
 interface KeyRow {
   id: string;
   prefix: string | null;
+  name: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 
-/** API keys: issue one (shown once), see them by prefix, revoke one. */
+interface IssuedKey {
+  api_key: string;
+  prefix: string;
+  name: string | null;
+}
+
+/** A sentence about a key: by its name and prefix when it has a name, by its prefix (or id) otherwise. */
+const aboutKey = (key: string, k: { prefix: string | null; name: string | null; id?: string }): string => {
+  const prefix = k.prefix ?? k.id?.slice(0, 8) ?? '';
+  return k.name ? t(`${key}_named`, { name: k.name, prefix }) : t(key, { prefix });
+};
+
+/** API keys: issue one (shown once, named if you like), see them by name and prefix, revoke one. */
 export function ApiKeysPage({ session }: { session: SessionView }) {
   const list = useLoad<{ data: KeyRow[] }>('/api-keys');
-  const [issued, setIssued] = useState<{ api_key: string; prefix: string } | null>(null);
+  const [issued, setIssued] = useState<IssuedKey | null>(null);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const nameInput = useRef<HTMLInputElement>(null);
   const editable = canChange(session);
   const revokeId = (k: KeyRow) => `revoke-${k.id}`;
   // A revoked key stays listed without its button: the focus goes on to another key's (or to the h1).
@@ -40,21 +56,30 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
     setIssued(null);
   };
   const issue = useAction(async () => {
+    const name = nameInput.current?.value.trim() ?? '';
     try {
-      const { data } = await api<{ data: { api_key: string; prefix: string } }>('POST', '/api-keys', {});
+      const { data } = await api<{ data: IssuedKey }>('POST', '/api-keys', name ? { name } : {});
+      setErrors({});
+      if (nameInput.current) nameInput.current.value = '';
       setIssued(data);
       announce(t('keys.issued'));
       list.reload();
     } catch (err) {
-      announce(failureText(err as ApiFailure), 'error');
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(failureText(failure), 'error');
     }
   });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void issue.run();
+  };
   const revoke = async () => {
     const key = revoking!;
     setRevoking(null);
     try {
       await api('DELETE', `/api-keys/${key.id}`);
-      announce(t('keys.revoked', { prefix: key.prefix ?? key.id }));
+      announce(aboutKey('keys.revoked', key));
       focus.removed(key);
       list.reload();
     } catch (err) {
@@ -66,14 +91,32 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <PageTitle text={t('keys.title')} headingRef={focus.heading} />
       <p>{t('keys.intro')}</p>
       {editable && (
-        <button type="button" ref={issueButton} onClick={() => issue.run()} aria-disabled={issue.busy || undefined}>
-          {t('keys.issue')}
-        </button>
+        <form onSubmit={submit} noValidate>
+          <label for="key-name">{t('keys.name')}</label>
+          <p id="key-name-hint" class="muted">
+            {t('keys.name_hint')}
+          </p>
+          <input
+            id="key-name"
+            name="name"
+            ref={nameInput}
+            maxLength={100}
+            autoComplete="off"
+            {...errorProps('key-name-error', errors.name)}
+            aria-describedby={errors.name ? 'key-name-hint key-name-error' : 'key-name-hint'}
+          />
+          <FieldError id="key-name-error" messages={errors.name} />
+          <div class="actions">
+            <button type="submit" ref={issueButton} aria-disabled={issue.busy || undefined}>
+              {t('keys.issue')}
+            </button>
+          </div>
+        </form>
       )}
       {issued && (
         <div class="panel" role="region" aria-labelledby="new-key-title">
           <h2 id="new-key-title" ref={panelTitle} tabIndex={-1}>
-            {t('keys.new_title')}
+            {issued.name ? t('keys.new_title_named', { name: issued.name }) : t('keys.new_title')}
           </h2>
           <p>{t('keys.new_once')}</p>
           <p>
@@ -97,6 +140,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             <caption class="visually-hidden">{t('keys.caption')}</caption>
             <thead>
               <tr>
+                <th scope="col">{t('keys.col.name')}</th>
                 <th scope="col">{t('keys.col.prefix')}</th>
                 <th scope="col">{t('keys.col.created')}</th>
                 <th scope="col">{t('keys.col.used')}</th>
@@ -107,6 +151,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             <tbody>
               {list.data.data.map((k) => (
                 <tr key={k.id}>
+                  <td data-label={t('keys.col.name')}>{k.name ?? <span class="muted">{t('keys.unnamed')}</span>}</td>
                   <td data-label={t('keys.col.prefix')}>
                     <code>{k.prefix ? `tsk_${k.prefix}…` : t('keys.no_prefix')}</code>
                   </td>
@@ -119,7 +164,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
                     <td class="action">
                       {!k.revoked_at && (
                         <button type="button" id={revokeId(k)} class="danger" onClick={() => setRevoking(k)}>
-                          {t('keys.revoke', { prefix: k.prefix ?? k.id.slice(0, 8) })}
+                          {aboutKey('keys.revoke', k)}
                         </button>
                       )}
                     </td>
@@ -132,7 +177,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       )}
       <ConfirmDialog
         open={revoking !== null}
-        title={t('keys.revoke_title', { prefix: revoking?.prefix ?? '' })}
+        title={revoking ? aboutKey('keys.revoke_title', revoking) : ''}
         body={t('keys.revoke_body')}
         confirm={t('keys.revoke_confirm')}
         onConfirm={revoke}

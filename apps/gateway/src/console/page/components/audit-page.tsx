@@ -57,6 +57,9 @@ function describe(e: Entry): string {
     const role = e.details[name];
     if (typeof role === 'string') params[name] = t(`role.${role}`);
   }
+  // A key issued with a name is called by it, beside its prefix.
+  const named = `audit.${e.type}_named`;
+  if (typeof e.details.name === 'string' && has(named)) return t(named, params);
   // Entries recorded before the log named whom or what a change was about keep the older sentence.
   const unnamed = `audit.${e.type}_unnamed`;
   const key = typeof e.details[NAMED_BY[e.type] ?? 'email'] !== 'string' && has(unnamed) ? unnamed : `audit.${e.type}`;
