@@ -12,7 +12,7 @@ import { ConsoleRunsController } from './server/runs.controller';
 import { AdminInvitationsController } from './server/admin-invitations.controller';
 import { ConsoleApiKeysController } from './server/api-keys.controller';
 import { ConsoleAuditController } from './server/audit.controller';
-import { AuditLog } from './server/audit-log';
+import { AuditModule } from '../audit/audit.module';
 import { ConsoleAuthGuard } from './server/console-auth.guard';
 import { ConsoleSessions } from './server/console-sessions';
 import { Invitations } from './server/invitations';
@@ -29,7 +29,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
  * providers and webhook settings; the console scopes them to the member's organization.
  */
 @Module({
-  imports: [AdminModule, RunsModule, DeliveriesModule],
+  imports: [AdminModule, AuditModule, RunsModule, DeliveriesModule],
   controllers: [
     SessionController,
     AdminInvitationsController,
@@ -44,16 +44,7 @@ import { ConsoleWebhookController } from './server/webhook.controller';
     ConsoleUsageController,
     ConsolePageController,
   ],
-  providers: [
-    ConsoleWeb,
-    SchemaTrialService,
-    ProviderConnectionCheck,
-    ConsoleSessions,
-    ConsoleAuthGuard,
-    SignInThrottle,
-    Invitations,
-    AuditLog,
-  ],
+  providers: [ConsoleWeb, SchemaTrialService, ProviderConnectionCheck, ConsoleSessions, ConsoleAuthGuard, SignInThrottle, Invitations],
   exports: [Invitations],
 })
 export class ConsoleModule {}

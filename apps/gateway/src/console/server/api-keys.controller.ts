@@ -4,7 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { IssueApiKey, RevokeApiKey } from '../../admin/commands';
 import { jsonShape } from '../../http/json-shape-limits';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { actorOf } from './invitations';
 

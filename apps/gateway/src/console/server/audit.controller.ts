@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { paginate } from '../../http/pagination';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard';
 import { consolePage } from './console-paging';
 

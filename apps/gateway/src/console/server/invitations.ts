@@ -8,7 +8,7 @@ import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls } from '@app/domain';
 import { ApiError } from '../../http/api-error';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import type { ConsoleCaller } from './console-sessions';
 import { ConsoleSessions } from './console-sessions';
 import { hashPassword, passwordProblem } from './passwords';

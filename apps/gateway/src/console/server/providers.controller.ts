@@ -8,7 +8,7 @@ import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
 import { ProviderConnectionCheck } from '../provider-test/provider-check';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { consolePage } from './console-paging';
 import { actorOf } from './invitations';

@@ -6,7 +6,7 @@ import { ApiError } from '../../http/api-error';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { parseRunListQuery } from '../../transformations/run-list';
 import { TransformationsService } from '../../transformations/transformations.service';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { attemptForRole } from './delivery-for-role';

@@ -9,7 +9,7 @@ import { schemaJsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
 import { tableFormatOf } from '@app/tabular';
 import { SchemaTrialService } from '../try-file/schema-trial';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { consolePage } from './console-paging';
 import { actorOf } from './invitations';

@@ -6,7 +6,7 @@ import { RotateWebhookSecret, SetDefaultWebhook } from '../../admin/commands';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
-import { AuditLog } from './audit-log';
+import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { actorOf } from './invitations';
 
