@@ -948,10 +948,16 @@ describe('customer console in Chromium', () => {
         expect.stringMatching(/olivia@acme\.example deleted the AI provider OpenAI main$/),
       ]),
     );
-    // The numbering goes on from page 1; the oldest entries: the operator's invitation of the first owner, who joined.
+    // The numbering goes on from page 1; the oldest entries: the organization's first key, issued by the operator as it
+    // created the organization, then the operator's invitation of the first owner, who joined.
     await expect(page.getByRole('main').locator('ol').getAttribute('start')).resolves.toBe('21');
-    await expect(entries.last().textContent()).resolves.toContain('The operator invited olivia@acme.example as Owner');
-    await expect(entries.allTextContents()).resolves.toEqual(expect.arrayContaining([expect.stringContaining('joined as Owner')]));
+    await expect(entries.last().textContent()).resolves.toMatch(/The operator issued the API key [A-Za-z0-9_-]{8}$/);
+    await expect(entries.allTextContents()).resolves.toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('The operator invited olivia@acme.example as Owner'),
+        expect.stringContaining('joined as Owner'),
+      ]),
+    );
     await expect(pages.getByRole('button', { name: 'Next page' }).isDisabled()).resolves.toBe(true);
   });
 

@@ -201,7 +201,7 @@ describe('console API', () => {
       });
       expect((await owner.delete(`/api-keys/${id}`)).status).toBe(204);
       const audit = (await owner.get('/audit')).body.data as Array<{ type: string; details: Record<string, unknown> }>;
-      expect(audit.filter((e) => e.type.startsWith('ApiKey')).map((e) => [e.type, e.details])).toEqual([
+      expect(audit.filter((e) => e.details.api_key_id === id).map((e) => [e.type, e.details])).toEqual([
         ['ApiKeyRevoked', { api_key_id: id, prefix, name: 'Nightly export' }],
         ['ApiKeyIssued', { api_key_id: id, prefix, name: 'Nightly export' }],
       ]);
@@ -337,6 +337,51 @@ describe('console API', () => {
   });
 
   describe('the audit log', () => {
+    it("records the operator's changes through the admin API as the operator's, naming what each was about", async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Operated');
+      const admin = (method: string, path: string, body?: unknown) =>
+        call(`${svc.baseUrl}/admin/v1/organizations/${org.id}${path}`, { token: ADMIN_TOKEN, method, body });
+      const key = (await admin('POST', '/api-keys', { name: 'Operator key' })).body;
+      expect((await admin('DELETE', `/api-keys/${key.id}`)).status).toBe(204);
+      expect((await admin('PUT', '/webhook', { url: 'https://example.com/hooks' })).status).toBe(200);
+      expect((await admin('POST', '/webhook/rotate-secret')).status).toBe(200);
+      expect((await admin('PUT', '/quota', { review_preparations: 5 })).status).toBe(200);
+      expect((await admin('PUT', '/quota', { review_preparations: null })).status).toBe(200);
+      const schema = (await admin('POST', '/schemas', { name: 'Ops people', fields: PEOPLE_FIELDS })).body.data;
+      expect((await admin('PUT', `/schemas/${schema.id}`, { name: 'Ops people 2', fields: PEOPLE_FIELDS })).status).toBe(200);
+      expect((await admin('DELETE', `/schemas/${schema.id}`)).status).toBe(204);
+      const provider = (
+        await admin('POST', '/providers', { name: 'Ops AI', provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-ops-secret' })
+      ).body.data;
+      expect((await admin('DELETE', `/providers/${provider.id}`)).status).toBe(204);
+      // Refused calls record nothing.
+      expect((await admin('PUT', '/quota', { review_preparations: -1 })).status).toBe(422);
+      expect((await admin('DELETE', `/schemas/${schema.id}`)).status).toBe(404);
+
+      const audit = (await owner.get('/audit?per_page=50')).body.data as Array<{
+        type: string;
+        actor: unknown;
+        details: Record<string, unknown>;
+      }>;
+      const byOperator = audit.filter((e) => JSON.stringify(e.actor) === JSON.stringify({ operator: true }));
+      expect(byOperator.map((e) => [e.type, e.details]).reverse()).toEqual([
+        ['ApiKeyIssued', { api_key_id: org.api_key_id, prefix: org.api_key.slice(4, 12), name: null }],
+        ['MemberInvited', expect.objectContaining({ role: 'owner' })],
+        ['ApiKeyIssued', { api_key_id: key.id, prefix: key.prefix, name: 'Operator key' }],
+        ['ApiKeyRevoked', { api_key_id: key.id, prefix: key.prefix, name: 'Operator key' }],
+        ['WebhookUrlChanged', { url: 'https://example.com/hooks' }],
+        ['WebhookSecretRotated', {}],
+        ['ReviewQuotaChanged', { review_preparations: 5 }],
+        ['ReviewQuotaChanged', { review_preparations: null }],
+        ['SchemaSaved', { schema_id: schema.id, name: 'Ops people', created: true }],
+        ['SchemaSaved', { schema_id: schema.id, name: 'Ops people 2', created: false }],
+        ['SchemaDeleted', { schema_id: schema.id, name: 'Ops people 2' }],
+        ['ProviderSaved', { provider_id: provider.id, name: 'Ops AI', created: true }],
+        ['ProviderDeleted', { provider_id: provider.id, name: 'Ops AI' }],
+      ]);
+      expect(JSON.stringify(audit)).not.toMatch(/sk-ops-secret|whsec_|tsk_/);
+    });
+
     it('names whose role changed (before and after), who was removed and whose invitation was withdrawn', async () => {
       const { owner } = await organizationWithOwner(svc, 'Audited');
       const joined = (await owner.post('/invitations', { email: 'audited-member@example.com', role: 'viewer' })).body.data;

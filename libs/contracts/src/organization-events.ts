@@ -30,6 +30,8 @@ export interface OrganizationEventMap {
   /** `email` and `role`: who was removed, with the role they had (absent in events recorded before they were added). */
   MemberRemoved: { member_id: string; email?: string; role?: string };
   DeliveryResent: { run_id: string; delivery_id: string; event: string };
+  /** The operator set how many review preparations the organization may make (null: unlimited). */
+  ReviewQuotaChanged: { review_preparations: number | null };
 }
 
 export type OrganizationEventType = keyof OrganizationEventMap;
@@ -51,6 +53,7 @@ export const ORGANIZATION_EVENT_TYPES = [
   'MemberRoleChanged',
   'MemberRemoved',
   'DeliveryResent',
+  'ReviewQuotaChanged',
 ] as const satisfies readonly OrganizationEventType[];
 
 /** Every organization event's data carries who did it. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   ApiBearerAuth,
@@ -12,6 +12,10 @@ import {
   ApiCallbacks,
   ApiExtraModels,
 } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { OrganizationEventMap, OrganizationEventType } from '@app/contracts';
+import { DIRECTORY, type Directory } from '@app/directory';
+import { AuditLog } from '../audit/audit-log';
 import { ProviderResourceDto, SchemaResourceDto } from '../catalog/catalog.dto';
 import { ValidateAnswerDto, ValidateRequestDto } from '../review/validation-hook/validation-hook.dto';
 import { AdminGuard } from '../http/auth.guard';
@@ -64,7 +68,9 @@ const REVIEW_VALIDATE_CALLBACK = {
 /**
  * The admin API under /admin/v1 (docs/api.md, "Admin API"). It has its own OpenAPI document,
  * /admin/openapi.json (openapi/admin-document.ts), and is not part of the public one. Each
- * call is a command (or query) on @nestjs/cqrs's buses; its handler is in ./commands.
+ * call is a command (or query) on @nestjs/cqrs's buses; its handler is in ./commands. Each
+ * change is written to the organization's audit log as the operator's, so that its owners see
+ * what was done to their account outside the console.
  */
 @ApiTags('admin')
 @ApiExtraModels(ValidateRequestDto, ValidateAnswerDto)
@@ -75,7 +81,14 @@ export class AdminController {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
+    @Inject(DIRECTORY) private readonly directory: Directory,
+    private readonly audit: AuditLog,
   ) {}
+
+  /** An entry of the organization's audit log, by the operator, under the request's id. */
+  private byOperator<K extends OrganizationEventType>(org: string, req: FastifyRequest, type: K, details: OrganizationEventMap[K]) {
+    return this.audit.record(org, { operator: true }, type, details, String(req.id));
+  }
 
   @Post()
   @HttpCode(201)
@@ -83,8 +96,11 @@ export class AdminController {
   @ApiBody({ type: CreateOrganizationRequestDto })
   @ApiCreatedResponse({ type: CreatedOrganizationDto })
   @ApiErrorResponses(422)
-  createOrganization(@Body(jsonShape) body: unknown): Promise<CreatedOrganizationDto> {
-    return this.commandBus.execute(new CreateOrganization(body));
+  async createOrganization(@Req() req: FastifyRequest, @Body(jsonShape) body: unknown): Promise<CreatedOrganizationDto> {
+    const created = await this.commandBus.execute(new CreateOrganization(body));
+    const prefix = created.api_key.slice('tsk_'.length, 'tsk_'.length + 8);
+    await this.byOperator(created.id, req, 'ApiKeyIssued', { api_key_id: created.api_key_id, prefix, name: null });
+    return created;
   }
 
   @Post(':org/api-keys')
@@ -94,8 +110,10 @@ export class AdminController {
   @ApiBody({ type: IssueApiKeyRequestDto, required: false })
   @ApiCreatedResponse({ type: IssuedApiKeyDto })
   @ApiErrorResponses(404, 422)
-  issueKey(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<IssuedApiKeyDto> {
-    return this.commandBus.execute(new IssueApiKey(org, body));
+  async issueKey(@Req() req: FastifyRequest, @Param('org') org: string, @Body(jsonShape) body: unknown): Promise<IssuedApiKeyDto> {
+    const key = await this.commandBus.execute(new IssueApiKey(org, body));
+    await this.byOperator(org, req, 'ApiKeyIssued', { api_key_id: key.id, prefix: key.prefix, name: key.name });
+    return key;
   }
 
   @Get(':org/api-keys')
@@ -114,8 +132,10 @@ export class AdminController {
   @idParam('API key')
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiErrorResponses(404)
-  async revokeKey(@Param('org') org: string, @Param('id') id: string): Promise<void> {
+  async revokeKey(@Req() req: FastifyRequest, @Param('org') org: string, @Param('id') id: string): Promise<void> {
+    const key = (await this.directory.listApiKeys(org)).find((k) => k.id === id);
     await this.commandBus.execute(new RevokeApiKey(org, id));
+    await this.byOperator(org, req, 'ApiKeyRevoked', { api_key_id: id, prefix: key?.prefix ?? null, name: key?.name ?? null });
   }
 
   @Put(':org/webhook')
@@ -124,8 +144,10 @@ export class AdminController {
   @ApiBody({ type: WebhookSettingsRequestDto })
   @ApiOkResponse({ type: WebhookSettingsDto })
   @ApiErrorResponses(404, 422)
-  setWebhook(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<WebhookSettingsDto> {
-    return this.commandBus.execute(new SetDefaultWebhook(org, body));
+  async setWebhook(@Req() req: FastifyRequest, @Param('org') org: string, @Body(jsonShape) body: unknown): Promise<WebhookSettingsDto> {
+    const saved = await this.commandBus.execute(new SetDefaultWebhook(org, body));
+    await this.byOperator(org, req, 'WebhookUrlChanged', { url: saved.webhook_url });
+    return saved;
   }
 
   @Post(':org/webhook/rotate-secret')
@@ -134,8 +156,10 @@ export class AdminController {
   @orgParam
   @ApiOkResponse({ type: WebhookSecretDto })
   @ApiErrorResponses(404)
-  rotateSecret(@Param('org') org: string): Promise<WebhookSecretDto> {
-    return this.commandBus.execute(new RotateWebhookSecret(org));
+  async rotateSecret(@Req() req: FastifyRequest, @Param('org') org: string): Promise<WebhookSecretDto> {
+    const rotated = await this.commandBus.execute(new RotateWebhookSecret(org));
+    await this.byOperator(org, req, 'WebhookSecretRotated', {});
+    return rotated;
   }
 
   @Put(':org/quota')
@@ -144,8 +168,10 @@ export class AdminController {
   @ApiBody({ type: QuotaRequestDto })
   @ApiOkResponse({ type: QuotaDto })
   @ApiErrorResponses(404, 422)
-  setQuota(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<QuotaDto> {
-    return this.commandBus.execute(new SetReviewQuota(org, body));
+  async setQuota(@Req() req: FastifyRequest, @Param('org') org: string, @Body(jsonShape) body: unknown): Promise<QuotaDto> {
+    const quota = await this.commandBus.execute(new SetReviewQuota(org, body));
+    await this.byOperator(org, req, 'ReviewQuotaChanged', { review_preparations: quota.review_preparations });
+    return quota;
   }
 
   @Post(':org/schemas')
@@ -156,8 +182,14 @@ export class AdminController {
   @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiCreatedResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  createSchema(@Param('org') org: string, @Body(schemaJsonShape) body: unknown): Promise<SchemaResourceDto> {
-    return this.commandBus.execute(new PutSchema(org, body));
+  async createSchema(
+    @Req() req: FastifyRequest,
+    @Param('org') org: string,
+    @Body(schemaJsonShape) body: unknown,
+  ): Promise<SchemaResourceDto> {
+    const saved = await this.commandBus.execute(new PutSchema(org, body));
+    await this.byOperator(org, req, 'SchemaSaved', { schema_id: saved.data.id, name: saved.data.name, created: true });
+    return saved;
   }
 
   @Put(':org/schemas/:id')
@@ -168,8 +200,15 @@ export class AdminController {
   @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
   @ApiOkResponse({ type: SchemaResourceDto })
   @ApiErrorResponses(404, 422)
-  updateSchema(@Param('org') org: string, @Param('id') id: string, @Body(schemaJsonShape) body: unknown): Promise<SchemaResourceDto> {
-    return this.commandBus.execute(new PutSchema(org, body, id));
+  async updateSchema(
+    @Req() req: FastifyRequest,
+    @Param('org') org: string,
+    @Param('id') id: string,
+    @Body(schemaJsonShape) body: unknown,
+  ): Promise<SchemaResourceDto> {
+    const saved = await this.commandBus.execute(new PutSchema(org, body, id));
+    await this.byOperator(org, req, 'SchemaSaved', { schema_id: saved.data.id, name: saved.data.name, created: false });
+    return saved;
   }
 
   @Delete(':org/schemas/:id')
@@ -179,8 +218,10 @@ export class AdminController {
   @idParam('Schema')
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(404)
-  async deleteSchema(@Param('org') org: string, @Param('id') id: string): Promise<void> {
+  async deleteSchema(@Req() req: FastifyRequest, @Param('org') org: string, @Param('id') id: string): Promise<void> {
+    const schema = await this.directory.getSchema(org, id);
     await this.commandBus.execute(new DeleteSchema(org, id));
+    await this.byOperator(org, req, 'SchemaDeleted', { schema_id: id, ...(schema ? { name: schema.name } : {}) });
   }
 
   @Post(':org/providers')
@@ -190,8 +231,14 @@ export class AdminController {
   @ApiBody({ type: ProviderRequestDto })
   @ApiCreatedResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
-  createProvider(@Param('org') org: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
-    return this.commandBus.execute(new PutProvider(org, body));
+  async createProvider(
+    @Req() req: FastifyRequest,
+    @Param('org') org: string,
+    @Body(jsonShape) body: unknown,
+  ): Promise<ProviderResourceDto> {
+    const saved = await this.commandBus.execute(new PutProvider(org, body));
+    await this.byOperator(org, req, 'ProviderSaved', { provider_id: saved.data.id, name: saved.data.name, created: true });
+    return saved;
   }
 
   @Put(':org/providers/:id')
@@ -201,8 +248,15 @@ export class AdminController {
   @ApiBody({ type: ProviderRequestDto })
   @ApiOkResponse({ type: ProviderResourceDto })
   @ApiErrorResponses(404, 422)
-  updateProvider(@Param('org') org: string, @Param('id') id: string, @Body(jsonShape) body: unknown): Promise<ProviderResourceDto> {
-    return this.commandBus.execute(new PutProvider(org, body, id));
+  async updateProvider(
+    @Req() req: FastifyRequest,
+    @Param('org') org: string,
+    @Param('id') id: string,
+    @Body(jsonShape) body: unknown,
+  ): Promise<ProviderResourceDto> {
+    const saved = await this.commandBus.execute(new PutProvider(org, body, id));
+    await this.byOperator(org, req, 'ProviderSaved', { provider_id: saved.data.id, name: saved.data.name, created: false });
+    return saved;
   }
 
   @Delete(':org/providers/:id')
@@ -212,7 +266,9 @@ export class AdminController {
   @idParam('Provider')
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(404)
-  async deleteProvider(@Param('org') org: string, @Param('id') id: string): Promise<void> {
+  async deleteProvider(@Req() req: FastifyRequest, @Param('org') org: string, @Param('id') id: string): Promise<void> {
+    const provider = await this.directory.getProvider(org, id);
     await this.commandBus.execute(new DeleteProvider(org, id));
+    await this.byOperator(org, req, 'ProviderDeleted', { provider_id: id, ...(provider ? { name: provider.name } : {}) });
   }
 }
