@@ -482,6 +482,19 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
   });
 
+  it('no answer is kept by a browser or a proxy (Cache-Control: no-store), errors included, unless it says otherwise', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Uncached' } });
+    expect(org.status).toBe(201);
+    expect(org.headers.get('cache-control')).toBe('no-store');
+    for (const res of [
+      await call(`${svc.baseUrl}/v1/schemas`, { token: org.body.api_key }),
+      await call(`${svc.baseUrl}/v1/schemas`),
+      await call(`${svc.baseUrl}/console/api/session`),
+      await call(`${svc.baseUrl}/healthz`),
+    ])
+      expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('HSTS when PUBLIC_BASE_URL is https', async () => {
     const https = await startService({ PUBLIC_BASE_URL: 'https://api.example.test' });
     try {

@@ -316,6 +316,9 @@ export class HttpEdge {
     else if (!/(^|;)\s*frame-ancestors\s/i.test(csp)) void reply.header('content-security-policy', `${csp}; frame-ancestors 'none'`);
     void reply.header('x-frame-options', 'DENY');
     if (this.hsts) void reply.header('strict-transport-security', 'max-age=31536000');
+    // Answers carry keys, secrets, signed links and session tokens: no browser or proxy keeps a copy,
+    // unless the answer says otherwise (the pages' assets are cached for ever under their hash).
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   }
 
   /** Errors the router raises before any hook: a malformed percent-encoded URL (400), a too long parameter (414). */

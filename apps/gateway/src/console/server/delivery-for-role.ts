@@ -21,11 +21,26 @@ const SIGNATURE_IN_QUERY = new RegExp(
 );
 
 /**
- * A webhook attempt as a console member sees it. Its `response_excerpt` is what the customer's
- * receiver answered, and a receiver that echoes the request it was sent echoes the run's review
- * link with it: a viewer, who gets no link that acts (run-for-role.ts), sees its signature hidden.
+ * The password of a URL's user information (`https://user:password@host/`), which the receiver is
+ * sent as Basic credentials: the user name stays, to tell receivers apart.
  */
-export function attemptForRole<A extends { response_excerpt: string | null }>(attempt: A, role: MemberRole): A {
-  if (role !== 'viewer' || attempt.response_excerpt === null) return attempt;
-  return { ...attempt, response_excerpt: attempt.response_excerpt.replace(SIGNATURE_IN_QUERY, '$1[hidden]') };
+const PASSWORD_IN_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i;
+
+/** A URL a viewer may read: its password and the credentials in its query hidden. */
+const withoutCredentials = (url: string): string =>
+  url.replace(PASSWORD_IN_USERINFO, '$1[hidden]@').replace(SIGNATURE_IN_QUERY, '$1[hidden]');
+
+/**
+ * A webhook attempt as a console member sees it. Its `url` is the run's `notify_url` or the
+ * organization's default, as the API caller or an owner wrote it, a password or a token in it
+ * included. Its `response_excerpt` is what the customer's receiver answered, and a receiver that
+ * echoes the request it was sent echoes the run's review link with it. A viewer, who gets no
+ * secret and no link that acts (run-for-role.ts), sees both with their credentials hidden.
+ */
+export function attemptForRole<A extends { url?: string | null; response_excerpt: string | null }>(attempt: A, role: MemberRole): A {
+  if (role !== 'viewer') return attempt;
+  const url = typeof attempt.url === 'string' ? { url: withoutCredentials(attempt.url) } : {};
+  const excerpt =
+    attempt.response_excerpt === null ? {} : { response_excerpt: attempt.response_excerpt.replace(SIGNATURE_IN_QUERY, '$1[hidden]') };
+  return { ...attempt, ...url, ...excerpt };
 }

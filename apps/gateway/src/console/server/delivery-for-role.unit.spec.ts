@@ -37,10 +37,23 @@ describe('attemptForRole', () => {
     }
   });
 
+  it("hides a viewer the password and the query's credentials of the URL the attempt went to, and nothing else of it", () => {
+    const seen = (url: string) => attemptForRole({ url, response_excerpt: null }, 'viewer').url;
+    expect(seen('http://user:s3cret@127.0.0.1:4100/ok/userinfo?x=1#frag')).toBe('http://user:[hidden]@127.0.0.1:4100/ok/userinfo?x=1#frag');
+    expect(seen('https://hooks.example.com/in?token=abc123&team=7')).toBe('https://hooks.example.com/in?token=[hidden]&team=7');
+    expect(seen('https://:pw@hooks.example.com/')).toBe('https://:[hidden]@hooks.example.com/');
+    // A user name alone is no secret; an @ in the path is no user information.
+    expect(seen('https://user@hooks.example.com/a')).toBe('https://user@hooks.example.com/a');
+    expect(seen('https://hooks.example.com/a:b@c')).toBe('https://hooks.example.com/a:b@c');
+    expect(attemptForRole({ url: 'http://user:s3cret@h.example/', response_excerpt: null }, 'admin').url).toBe(
+      'http://user:s3cret@h.example/',
+    );
+  });
+
   it('leaves owners and admins the answer as it came, and an attempt with no answer as it is', () => {
     expect(attemptForRole(attempt, 'owner')).toBe(attempt);
     expect(attemptForRole(attempt, 'admin')).toBe(attempt);
     const none = { attempt: 2, response_excerpt: null };
-    expect(attemptForRole(none, 'viewer')).toBe(none);
+    expect(attemptForRole(none, 'viewer')).toEqual(none);
   });
 });
