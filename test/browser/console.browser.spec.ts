@@ -182,6 +182,8 @@ describe('customer console in Chromium', () => {
     // Tied to the name's input: marked invalid, and described by the message.
     const badName = second.getByLabel('Field name');
     await expect(badName.getAttribute('aria-invalid')).resolves.toBe('true');
+    // The focus is on it, the first field the answer names, not on the page's body.
+    await expect(badName.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     const describedBy = (await badName.getAttribute('aria-describedby'))!.split(' ');
     const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(descriptions.join(' ')).toContain('A field name must start with a letter');
@@ -364,6 +366,8 @@ describe('customer console in Chromium', () => {
     await json.fill(JSON.stringify(current, null, 2));
     await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
     await status(page).getByText('The JSON is in the form. Save to keep it.').waitFor();
+    // Applied, the button waits for another edit of the JSON, and keeps the focus (a disabled one would drop it to the body).
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Apply the JSON to the form');
     const third = page.getByRole('group', { name: /^Field 3: joined/ });
     await expect(third.getByLabel('Field name').inputValue()).resolves.toBe('joined');
     await expect(third.getByLabel('Data type').inputValue()).resolves.toBe('date');
@@ -384,6 +388,7 @@ describe('customer console in Chromium', () => {
     });
     await page.getByRole('button', { name: 'Try this file' }).click();
     await status(page).getByText('The file was read: 1 row has a problem.').waitFor();
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Try this file');
     await page.getByText('Email · Tier · Joined').waitFor();
     const mapping = page.getByRole('table', { name: 'Suggested mapping' });
     await expect(
@@ -1051,6 +1056,7 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('alert').filter({ hasText: /\w/ }).waitFor();
     await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('Current password').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.getByLabel('Current password').fill(ownerPassword);
     await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
     await page.getByRole('button', { name: 'Change the password' }).click();

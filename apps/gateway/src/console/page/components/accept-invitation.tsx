@@ -1,7 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { adopt, type SessionView } from '../session';
+import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
@@ -18,7 +20,8 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
   const [preview, setPreview] = useState<Preview | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(form, fields);
   const query = `?signature=${encodeURIComponent(signature)}`;
   useEffect(() => {
     api<{ data: Preview }>('GET', `/invitations/${id}${query}`)
@@ -26,14 +29,11 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
       .catch((err: ApiFailure) => setProblem(err.message));
   }, [id, signature]);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.target as HTMLFormElement);
+  const send = useAction(async (form: FormData) => {
     if (form.get('password') !== form.get('password_again')) {
       setFields({ password_again: [t('invite.mismatch')] });
       return;
     }
-    setBusy(true);
     setFields({});
     clearStatus();
     try {
@@ -48,9 +48,11 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
       setFields(failure.fields ?? {});
       if (Object.keys(failure.fields ?? {}).length === 0) setProblem(failure.message);
       else announce(failure.message, 'error');
-    } finally {
-      setBusy(false);
     }
+  });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void send.run(new FormData(event.target as HTMLFormElement));
   };
 
   return (
@@ -70,7 +72,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
         <>
           <p>{t('invite.intro', { organization: preview.organization_name, role: t(`role.${preview.role}`) })}</p>
           <p class="muted">{t('invite.expires', { date: formatDate(preview.expires_at) })}</p>
-          <form onSubmit={submit} noValidate>
+          <form ref={form} onSubmit={submit} noValidate>
             <label for="invite-email">{t('signin.email')}</label>
             <input id="invite-email" type="email" value={preview.email} readOnly autoComplete="username" />
             <label for="display_name">{t('invite.name')}</label>
@@ -107,7 +109,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
               {...errorProps('password_again-error', fields.password_again)}
             />
             <FieldError id="password_again-error" messages={fields.password_again} />
-            <button type="submit" disabled={busy}>
+            <button type="submit" aria-disabled={send.busy || undefined}>
               {t('invite.submit')}
             </button>
           </form>

@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { endSession, type SessionView } from '../session';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
@@ -10,6 +11,8 @@ import { announce, clearStatus } from './status';
 /** The member's own account: the password, other sessions, signing out. */
 export function AccountPage({ session, onSignedOut }: { session: SessionView; onSignedOut: () => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(formRef, errors);
   const change = async (event: Event) => {
     event.preventDefault();
     const formEl = event.target as HTMLFormElement;
@@ -46,7 +49,7 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
         <dt>{t('account.role')}</dt>
         <dd>{t(`role.${session.member.role}`)}</dd>
       </dl>
-      <form class="panel" onSubmit={change} noValidate aria-labelledby="password-title">
+      <form ref={formRef} class="panel" onSubmit={change} noValidate aria-labelledby="password-title">
         <h2 id="password-title">{t('account.password_title')}</h2>
         <label for="current-password">{t('account.current')}</label>
         <input

@@ -3,6 +3,7 @@ import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
@@ -40,6 +41,8 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const nameInput = useRef<HTMLInputElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(formRef, errors);
   const editable = canChange(session);
   const revokeId = (k: KeyRow) => `revoke-${k.id}`;
   // A revoked key stays listed without its button: the focus goes on to another key's (or to the h1).
@@ -91,7 +94,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       <PageTitle text={t('keys.title')} headingRef={focus.heading} />
       <p>{t('keys.intro')}</p>
       {editable && (
-        <form onSubmit={submit} noValidate>
+        <form ref={formRef} onSubmit={submit} noValidate>
           <label for="key-name">{t('keys.name')}</label>
           <p id="key-name-hint" class="muted">
             {t('keys.name_hint')}

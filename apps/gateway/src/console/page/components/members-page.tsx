@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { isOwner, refreshSession, type SessionView } from '../session';
 import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
@@ -227,6 +228,8 @@ export function MembersPage({ session }: { session: SessionView }) {
 
 function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(formRef, errors);
   // The least power by default, again after each invitation.
   const [role, setRole] = useState<string>('viewer');
   const send = useAction(async (formEl: HTMLFormElement) => {
@@ -250,7 +253,7 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
     void send.run(event.target as HTMLFormElement);
   };
   return (
-    <form class="panel" onSubmit={submit} noValidate aria-labelledby="invite-title">
+    <form ref={formRef} class="panel" onSubmit={submit} noValidate aria-labelledby="invite-title">
       <h2 id="invite-title">{t('members.invite_title')}</h2>
       <div class="grid">
         <div>

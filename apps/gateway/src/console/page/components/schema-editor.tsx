@@ -19,6 +19,8 @@ import {
   SIMPLE_TRANSFORMATIONS,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
+import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -45,10 +47,11 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const [options, setOptions] = useState<Record<string, unknown>>({});
   const [checks, setChecks] = useState<SchemaChecks>({ validation_url: '', unique_with: '' });
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(formRef, errors);
   const [json, setJson] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [busy, setBusy] = useState(false);
   const fieldFocus = useRemovalFocus(rows, (r) => fieldId(r.key, 'remove'));
   // A field just added: its name takes the focus once it is drawn, as the name is what is filled in first.
   const added = useRef<number | null>(null);
@@ -84,9 +87,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   // Drawn once a render for the JSON box and its copy button (each was a JSON.stringify of every field).
   const shownJson = json ?? JSON.stringify(body(), null, 2);
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
+  const send = useAction(async () => {
     setErrors({});
     clearStatus();
     try {
@@ -97,12 +98,15 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
       announce(Object.keys(failure.fields ?? {}).length ? t('schema.invalid') : failure.message, 'error');
-    } finally {
-      setBusy(false);
     }
+  });
+  const save = (event: Event) => {
+    event.preventDefault();
+    void send.run();
   };
 
   const applyJson = () => {
+    if (json === null) return;
     try {
       const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown };
       if (typeof parsed.name === 'string') setName(parsed.name);
@@ -154,7 +158,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
           {t('schema.id')} <code>{id}</code>
         </p>
       )}
-      <form onSubmit={save} noValidate>
+      <form ref={formRef} onSubmit={save} noValidate>
         <fieldset disabled={!editable}>
           <label for="schema-name">{t('schema.name')}</label>
           <input
@@ -186,7 +190,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
         </fieldset>
         {editable && (
           <div class="actions">
-            <button type="submit" disabled={busy}>
+            <button type="submit" aria-disabled={send.busy || undefined}>
               {id ? t('schema.save') : t('schema.create')}
             </button>
             {id && (
@@ -211,7 +215,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       <div class="actions">
         <CopyButton text={shownJson} label={t('schema.copy_json')} />
         {editable && (
-          <button type="button" class="secondary" onClick={applyJson} disabled={json === null}>
+          <button type="button" class="secondary" onClick={applyJson} aria-disabled={json === null || undefined}>
             {t('schema.apply_json')}
           </button>
         )}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { has, t } from '../i18n';
+import { useAction } from '../use-action';
 import { announce } from './status';
 
 interface Trial {
@@ -14,15 +15,11 @@ interface Trial {
 /** "Try it": a file's headers, the suggested mapping and its problems, without creating a run. */
 export function TrySchema({ schemaId }: { schemaId: string }) {
   const [trial, setTrial] = useState<Trial | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const file = (event.target as HTMLFormElement).querySelector<HTMLInputElement>('input[type=file]')?.files?.[0];
+  const send = useAction(async (file: File | undefined) => {
     if (!file) {
       announce(t('try.pick'), 'error');
       return;
     }
-    setBusy(true);
     setTrial(null);
     try {
       const { data } = await api<{ data: Trial }>('POST', `/schemas/${schemaId}/try?filename=${encodeURIComponent(file.name)}`, undefined, {
@@ -33,9 +30,11 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
       announce(t('try.done', { count: data.problems.rows_with_problems }));
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
-    } finally {
-      setBusy(false);
     }
+  });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void send.run((event.target as HTMLFormElement).querySelector<HTMLInputElement>('input[type=file]')?.files?.[0]);
   };
   return (
     <section aria-labelledby="try-title">
@@ -44,8 +43,8 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
       <form onSubmit={submit}>
         <label for="try-file">{t('try.file')}</label>
         <input id="try-file" type="file" accept=".csv,.tsv,.txt,.xlsx,text/csv,text/plain" />
-        <button type="submit" disabled={busy}>
-          {busy ? t('try.busy') : t('try.submit')}
+        <button type="submit" aria-disabled={send.busy || undefined}>
+          {send.busy ? t('try.busy') : t('try.submit')}
         </button>
       </form>
       {trial && (

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { useLoad } from '../use-load';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
@@ -30,6 +31,8 @@ export function WebhookPage({ session }: { session: SessionView }) {
 function DefaultUrl({ editable }: { editable: boolean }) {
   const settings = useLoad<{ data: { url: string | null } }>('/webhook');
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusOnFirstError(formRef, errors);
   const save = async (event: Event) => {
     event.preventDefault();
     const raw = new FormData(event.target as HTMLFormElement).get('url');
@@ -70,7 +73,7 @@ function DefaultUrl({ editable }: { editable: boolean }) {
       <p class="muted">{t('webhook.url_intro')}</p>
       <LoadState loading={settings.loading && !settings.data} error={settings.error} onRetry={settings.reload} />
       {settings.data && (
-        <form onSubmit={save} noValidate>
+        <form ref={formRef} onSubmit={save} noValidate>
           <label for="webhook-url">{t('webhook.url')}</label>
           <input
             id="webhook-url"
