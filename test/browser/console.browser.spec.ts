@@ -484,6 +484,20 @@ describe('customer console in Chromium', () => {
     await goto(page, '/console/audit');
     await page.getByText(`revoked the API key “Nightly export” (${prefix})`).waitFor();
     await page.getByText(`issued the API key “Nightly export” (${prefix})`).waitFor();
+
+    // A key revoked while it is still shown is put away: it is no longer one to copy.
+    await goto(page, '/console/api-keys');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const shown = (await page.locator('#new-key').textContent())!.trim();
+    await page.getByRole('button', { name: `Revoke the key ${shown.slice(4, 12)}` }).click();
+    await page
+      .getByRole('dialog', { name: /^Revoke the key/ })
+      .getByRole('button', { name: 'Revoke it' })
+      .click();
+    await status(page)
+      .getByText(`The key ${shown.slice(4, 12)} is revoked.`)
+      .waitFor();
+    await page.locator('#new-key').waitFor({ state: 'detached' });
   });
 
   it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {

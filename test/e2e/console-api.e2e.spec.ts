@@ -100,8 +100,10 @@ describe('console API', () => {
     });
 
     it('an e-mail signs in to one account: accepting an invitation for an e-mail that has one is refused', async () => {
-      const { org, email } = await organizationWithOwner(svc, 'Taken');
-      const invitation = await inviteByOperator(svc, org.id, email.toUpperCase(), 'viewer');
+      const { email } = await organizationWithOwner(svc, 'Taken');
+      // Invited to another organization (an invitation to its own is refused when sent).
+      const { org: other } = await organizationWithOwner(svc, 'Taken elsewhere');
+      const invitation = await inviteByOperator(svc, other.id, email.toUpperCase(), 'viewer');
       expect(await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'Dup', PASSWORD)).toMatchObject({
         status: 409,
         body: { error: { code: 'email_taken' } },
@@ -187,6 +189,31 @@ describe('console API', () => {
       expect(Date.now() - Date.parse(lastUsed!)).toBeLessThan(60_000);
       expect((await owner.delete(`/api-keys/${id}`)).status).toBe(204);
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
+    });
+
+    it("refuses to invite the organization's own members; inviting an address again withdraws its earlier link", async () => {
+      const { owner, email } = await organizationWithOwner(svc, 'Reinvited');
+      expect(await owner.post('/invitations', { email: email.toUpperCase(), role: 'viewer' })).toMatchObject({
+        status: 409,
+        body: { error: { code: 'already_member', message: expect.stringContaining(`${email} is already a member of this organization.`) } },
+      });
+      const first = (await owner.post('/invitations', { email: 'again@example.com', role: 'viewer' })).body.data;
+      const second = (await owner.post('/invitations', { email: 'again@example.com', role: 'admin' })).body.data;
+      const pending = (await owner.get('/invitations')).body.data as Array<{ id: string; email: string; role: string }>;
+      expect(pending.filter((i) => i.email === 'again@example.com').map((i) => [i.id, i.role])).toEqual([[second.id, 'admin']]);
+      expect((await new ConsoleClient(svc.baseUrl).accept(first.url, 'Again', PASSWORD)).status).not.toBe(200);
+      const invitee = new ConsoleClient(svc.baseUrl);
+      expect((await invitee.accept(second.url, 'Again', PASSWORD)).status).toBe(200);
+      expect(invitee.session!.member.role).toBe('admin');
+      const audit = (await owner.get('/audit')).body.data as Array<{ type: string; details: Record<string, unknown> }>;
+      expect(audit.find((e) => e.type === 'InvitationRevoked')?.details).toEqual({
+        invitation_id: first.id,
+        email: 'again@example.com',
+        role: 'viewer',
+      });
+      // A member of another organization is not told apart from any address: invited, refused only when accepting.
+      const { email: elsewhere } = await organizationWithOwner(svc, 'Elsewhere owner');
+      expect((await owner.post('/invitations', { email: elsewhere, role: 'viewer' })).status).toBe(201);
     });
 
     it('issues a key with a name, lists it by that name, and the audit log names it when it is issued and revoked', async () => {

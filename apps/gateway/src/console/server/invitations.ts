@@ -68,7 +68,15 @@ export class Invitations {
     const role = b.role === undefined ? 'viewer' : b.role;
     if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
+    // A member of this organization cannot accept an invitation to it (one e-mail, one account): said now, not when they
+    // try. Only this organization's members are looked at, so nothing is told about an address elsewhere.
+    if ((await this.accounts.listMembers(organizationId)).some((m) => m.email === email))
+      throw ApiError.conflict(
+        'already_member',
+        `${email} is already a member of this organization. To give them a new password, remove them from the members first, then invite them again.`,
+      );
     const now = new Date();
+    await this.replacePendingInvitations(organizationId, email, by, requestId, now.toISOString());
     const invitation: Invitation = {
       id: randomUUID(),
       organization_id: organizationId,
@@ -90,6 +98,18 @@ export class Invitations {
       requestId,
     );
     return this.view(invitation);
+  }
+
+  /**
+   * Inviting an address again sends a new link and withdraws the ones it had (each recorded), so that
+   * one address has one live link, with the role last chosen: there is nothing else to "resend".
+   */
+  private async replacePendingInvitations(organizationId: string, email: string, by: ConsoleCaller | null, requestId: string, at: string) {
+    for (const old of await this.accounts.listPendingInvitations(organizationId)) {
+      if (old.email !== email || !(await this.accounts.revokeInvitation(organizationId, old.id, at))) continue;
+      const details = { invitation_id: old.id, email, role: old.role };
+      await this.audit.record(organizationId, actorOf(by), 'InvitationRevoked', details, requestId);
+    }
   }
 
   view(invitation: Invitation): InvitationView {

@@ -23,6 +23,7 @@ interface KeyRow {
 }
 
 interface IssuedKey {
+  id: string;
   api_key: string;
   prefix: string;
   name: string | null;
@@ -82,6 +83,8 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
     setRevoking(null);
     try {
       await api('DELETE', `/api-keys/${key.id}`);
+      // The key just shown, revoked: it is no longer one to copy.
+      if (issued?.id === key.id) setIssued(null);
       announce(aboutKey('keys.revoked', key));
       focus.removed(key);
       list.reload();
