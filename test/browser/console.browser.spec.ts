@@ -816,7 +816,14 @@ describe('customer console in Chromium', () => {
     const canceled = await readyRun('canceled.csv');
     await reviewApi(canceled.review_url).cancel();
     await waitForRun(svc, key, canceled.id, (r) => r.review_state === 'canceled');
-    await readyRun('waiting.csv');
+    const waiting = await readyRun('waiting.csv');
+    // The output's webhook: none for a run that will have no output, not yet for one whose output is to come.
+    const outputWebhook = async (id: string) => {
+      await goto(page, `/console/runs/${id}`);
+      return page.locator('dt', { hasText: 'Output webhook' }).locator('xpath=following-sibling::dd[1]').textContent();
+    };
+    await expect(outputWebhook(canceled.id)).resolves.toMatch(/^None: the run has no output to announce/);
+    await expect(outputWebhook(waiting.id)).resolves.toBe('Not yet: it is sent once the output is ready');
     await goto(page, '/console/runs');
     const badgeOf = async (filename: string) => {
       const badge = page.getByRole('row').filter({ hasText: filename }).locator('.badge');

@@ -114,7 +114,7 @@ function RunSummary({ run }: { run: Run }) {
               : numbers.format(run.total_rows)}
         </dd>
         <dt>{t('run.webhook')}</dt>
-        <dd>{run.notification_status ? t(`notification.${run.notification_status}`) : t('run.none')}</dd>
+        <dd>{outputWebhook(run)}</dd>
       </dl>
       {run.error && (
         <p class="notice error">
@@ -325,4 +325,16 @@ function ResendButton({ attempt: a, onResend, resending }: { attempt: Attempt; o
       )}
     </>
   );
+}
+
+/**
+ * The run's `notification_status` is that of the webhook announcing its finished output only: a failed or canceled
+ * run has none, though its own webhook may have been sent (listed under the deliveries), and "None" beside failed
+ * deliveries read as if nothing had been sent.
+ */
+function outputWebhook(run: Pick<Run, 'status' | 'stage' | 'review_state' | 'notification_status'>): string {
+  if (run.notification_status) return t(`notification.${run.notification_status}`);
+  if (run.status === 'failed' || run.review_state === 'canceled' || run.review_state === 'expired') return t('run.webhook_no_output');
+  // A finished output without one: the organization had no webhook URL.
+  return t(run.stage === 'final' && run.status === 'completed' ? 'run.none' : 'run.webhook_not_yet');
 }
