@@ -157,6 +157,13 @@ describe('mapRow', () => {
   it('keeps text untyped for CSV output', () => {
     expect(mapRow(['042', 'a@b.io'], 1, plan, false).record).toEqual({ email: 'a@b.io', age: '042', city: null });
   });
+  it('writes a value of blanks alone as empty in CSV output, as JSON output writes it null (a probe found " " and a tab kept)', () => {
+    const blank = (cell: string, typed: boolean) => mapRow([cell, cell], 1, plan, typed);
+    for (const cell of [' ', '\t', '  \u00a0 ']) {
+      expect(blank(cell, false)).toEqual(blank(cell, true));
+      expect(blank(cell, false).record).toEqual({ email: null, age: null, city: null });
+    }
+  });
   it('treats a short row as empty cells', () => {
     expect(mapRow(['1'], 1, plan, true).record).toEqual({ email: null, age: 1, city: null });
   });

@@ -121,14 +121,14 @@ export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], type
     const checked = p.check(value);
     const problem = checked.problem ?? (p.duplicate !== null && p.duplicate(rowNumber) ? 'unique' : null);
     if (problem) problems.push({ field: p.name, problem });
-    record[p.name] = typed
-      ? checked.value
-      : p.checkedText && checked.problem === null && checked.value !== null
-        ? typeof checked.value === 'number'
-          ? plainNumberText(checked.value)
-          : String(checked.value)
-        : value === ''
-          ? null
+    // What the check reads as empty (blanks alone too) is empty in both outputs: null in JSON, an empty cell in CSV.
+    record[p.name] =
+      typed || checked.value === null
+        ? checked.value
+        : p.checkedText && checked.problem === null
+          ? typeof checked.value === 'number'
+            ? plainNumberText(checked.value)
+            : String(checked.value)
           : value;
   }
   return { record, problems };
