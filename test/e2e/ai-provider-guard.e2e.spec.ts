@@ -222,7 +222,12 @@ describe('a vendor call refused by the address guard', () => {
       await upload(file.body, 'E-mail,Age\nada@example.com,36\n');
       const ready = await waitForRun(svc, org.apiKey, file.body.id, (r) => r.review_state === 'active');
       const notices = (await reviewApi(ready.review_url).state()).body.notices;
-      expect(notices).toEqual([{ code: 'ai_suggestion_failed', message: expect.stringContaining('OpenAI could not be reached.') }]);
+      expect(notices).toEqual([
+        {
+          code: 'ai_suggestion_failed',
+          message: 'The AI suggestion failed: OpenAI could not be reached. The mapping was suggested by name matching.',
+        },
+      ]);
       expect(JSON.stringify(notices)).not.toMatch(/127\.0\.0\.1|ECONN|allowed|private/i);
 
       expect(vendor.requests).toHaveLength(0);

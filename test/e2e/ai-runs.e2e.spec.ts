@@ -146,7 +146,7 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
 
   it('an image whose bytes are not what its name says fails clearly and is never sent', async () => {
     for (const [filename, bytes, says] of [
-      ['scan.png', JPEG, 'image/jpeg'],
+      ['scan.png', JPEG, 'The file is named .png but its content is an image of type image/jpeg.'],
       ['scan.webp', Buffer.from('name,email\nx,y\n'), 'not a JPEG'],
     ] as const) {
       const created = await fileRun({ filename, provider_id: openai });

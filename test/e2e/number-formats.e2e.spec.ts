@@ -84,7 +84,10 @@ describe('number formats, phone numbers and countries, end to end over HTTP', ()
     const { id, review } = await reviewed('csv');
     expect((await review.approve(mapping)).status).toBe(200);
     const done = await waitForRun(svc, org.apiKey, id, (r) => r.status === 'completed');
-    const text = await (await fetch(done.download_url)).text();
+    const download = await fetch(done.download_url);
+    // Named as S3 names it: the run's id and the format.
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${done.id}.csv"`);
+    const text = await download.text();
     const { data } = Papa.parse<string[]>(text.trim(), { skipEmptyLines: true });
     expect(data).toEqual([
       ['price', 'share', 'qty', 'plain', 'phone', 'country'],

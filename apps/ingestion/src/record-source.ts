@@ -69,7 +69,7 @@ export class RecordSource {
     const actual = imageMediaTypeOf(bytes.subarray(0, IMAGE_SIGNATURE_BYTES));
     return {
       failed: runError('contentMismatch', STAGES.ingestion, {
-        message: `The file is named .${ext} but its content is ${actual ? `a ${actual} image` : 'not a JPEG, PNG or WebP image'}.`,
+        message: `The file is named .${ext} but its content is ${actual ? `an image of type ${actual}` : 'not a JPEG, PNG or WebP image'}.`,
       }),
     };
   }

@@ -149,7 +149,8 @@ export class MappingHandlers {
     } catch (err) {
       const reason = err instanceof ProviderCallFailed ? err.message : 'The provider call failed.';
       this.logger.warn(`Run ${run.id}: AI mapping suggestion failed: ${reason}`);
-      return notice(`The AI suggestion failed (${reason}); the mapping was suggested by name matching.`);
+      // The reason is a sentence of its own ("OpenAI could not be reached."): it ends this one's first part.
+      return notice(`The AI suggestion failed: ${reason} The mapping was suggested by name matching.`);
     }
   }
 }

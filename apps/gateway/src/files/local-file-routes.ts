@@ -260,7 +260,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const stat = await deps.blobs.stat(key);
       const body = stat ? await openIfStillThere(deps.blobs, key) : null;
       if (!stat || !body) return envelope(reply, request, 404, 'not_found', 'not_found', 'The file does not exist (any more).');
-      const name = key.split('/').slice(-2).join('-');
+      const name = downloadNameOf(key);
       const type = key.endsWith('.json')
         ? 'application/json'
         : key.endsWith('.csv')
@@ -307,4 +307,13 @@ async function sameBytes(stored: Readable, storedSize: number, request: FastifyR
   }
   const [ours, theirs] = await Promise.all([digest(stored, Infinity), digest(request.raw, storedSize)]);
   return !theirs.over && theirs.size === ours.size && theirs.hash === ours.hash;
+}
+
+/**
+ * The name a download is saved under: a run's output as `{run id}.{json|csv}`, the name S3 gives it
+ * (run-links.ts), so that a customer's files are named alike whichever store served them.
+ */
+export function downloadNameOf(key: string): string {
+  const output = /^runs\/([^/]+)\/output\.(json|csv)$/.exec(key);
+  return output ? `${output[1]}.${output[2]}` : key.split('/').slice(-2).join('-');
 }
