@@ -892,26 +892,38 @@ describe('customer console in Chromium', () => {
     await expect(page.getByLabel('Role of Olivia Owner').isDisabled()).resolves.toBe(true);
     await page.getByText('An organization always keeps one owner.', { exact: false }).waitFor();
 
-    // A role changes only once confirmed: one arrow key in the select must not change it.
+    // A role changes only once saved and confirmed: arrow keys in the select choose, they change nothing, and no dialog
+    // stops them at the first role they pass.
     const victorRole = page.getByLabel('Role of Victor Viewer');
+    const roleDialog = page.getByRole('dialog', { name: 'Make Victor Viewer Admin?' });
+    const saveVictor = page.getByRole('button', { name: 'Save the role of Victor Viewer' });
+    await expect(saveVictor.count()).resolves.toBe(0);
     await victorRole.focus();
     await page.keyboard.press('ArrowUp'); // viewer -> admin
-    const roleDialog = page.getByRole('dialog', { name: 'Make Victor Viewer Admin?' });
+    await page.keyboard.press('ArrowUp'); // admin -> owner
+    await expect(roleDialog.count()).resolves.toBe(0);
+    await expect(victorRole.inputValue()).resolves.toBe('owner');
+    await page.keyboard.press('ArrowDown'); // owner -> admin
+    await page.keyboard.press('Tab');
+    await expect(saveVictor.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Enter');
     await roleDialog.waitFor();
     await page.keyboard.press('Escape');
     await roleDialog.waitFor({ state: 'hidden' });
-    await expect(victorRole.inputValue()).resolves.toBe('viewer');
-    // Back where the keyboard was.
-    await expect(page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id)).resolves.toMatch(
-      /^role-/,
-    );
-    await victorRole.selectOption('admin');
-    await roleDialog.getByRole('button', { name: 'Make Admin' }).click();
+    // Back where the keyboard was; the member is still a viewer.
+    await expect(saveVictor.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    const roleOnServer = async () =>
+      (await call(`${svc.baseUrl}/console/api/members`, { headers: { cookie: await cookieHeader() } })).body.data.find(
+        (m: { email: string }) => m.email === 'victor@acme.example',
+      ).role;
+    await expect(roleOnServer()).resolves.toBe('viewer');
+    await page.keyboard.press('Enter');
+    await roleDialog.getByRole('button', { name: 'Make Admin' }).press('Enter');
     await status(page).getByText('Victor Viewer is now Admin.').waitFor();
-    const victor = (await call(`${svc.baseUrl}/console/api/members`, { headers: { cookie: await cookieHeader() } })).body.data.find(
-      (m: { email: string }) => m.email === 'victor@acme.example',
-    );
-    expect(victor.role).toBe('admin');
+    // The save button went with the change: the focus is on the member's select again.
+    await saveVictor.waitFor({ state: 'detached' });
+    await expect(victorRole.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(roleOnServer()).resolves.toBe('admin');
 
     await page.getByLabel('E-mail').fill('wanda@acme.example');
     await page.getByRole('button', { name: 'Send the invitation' }).click();
@@ -1166,6 +1178,7 @@ describe('customer console in Chromium', () => {
     const own = first.getByLabel('Role of Fay First');
     await own.focus();
     await first.keyboard.press('ArrowDown'); // owner -> admin
+    await first.getByRole('button', { name: 'Save the role of Fay First' }).click();
     const dialog = first.getByRole('dialog', { name: 'Make Fay First Admin?' });
     await dialog.getByText('This is your own role', { exact: false }).waitFor();
     await dialog.getByRole('button', { name: 'Make Admin' }).click();

@@ -35,7 +35,10 @@ export function MembersPage({ session }: { session: SessionView }) {
   const members = useLoad<{ data: Member[] }>('/members');
   const invitations = useLoad<{ data: Invitation[] }>(owner ? '/invitations' : null);
   const [removing, setRemoving] = useState<Member | null>(null);
-  // A role chosen in a member's select, waiting for the owner's confirmation (a select changes on one arrow key).
+  // A role chosen in a member's select (a closed select changes on each arrow key, so choosing is not changing: the
+  // row's "Save the role" asks to confirm the choice), and the one waiting for the owner's confirmation.
+  const [drafts, setDrafts] = useState<Record<string, Member['role']>>({});
+  const draftOf = (m: Member): Member['role'] => drafts[m.id] ?? m.role;
   const [rolePending, setRolePending] = useState<{ member: Member; role: Member['role'] } | null>(null);
   const [withdrawing, setWithdrawing] = useState<Invitation | null>(null);
   const [invited, setInvited] = useState<Invitation | null>(null);
@@ -53,6 +56,9 @@ export function MembersPage({ session }: { session: SessionView }) {
     setRolePending(null);
     try {
       await api('PATCH', `/members/${m.id}`, { role });
+      setDrafts(({ [m.id]: _saved, ...others }) => others);
+      // The row's save button goes with the change: the focus goes back to the member's select.
+      document.getElementById(`role-${m.id}`)?.focus();
       announce(t('members.role_changed', { name: m.display_name, role: t(`role.${role}`) }));
       // Their own role: the whole console now shows what they may do (an admin manages no members).
       if (self(m)) await refreshSession();
@@ -122,10 +128,13 @@ export function MembersPage({ session }: { session: SessionView }) {
                         </label>
                         <select
                           id={`role-${m.id}`}
-                          value={rolePending?.member.id === m.id ? rolePending.role : m.role}
+                          value={draftOf(m)}
                           disabled={lastOwner(m)}
                           aria-describedby={lastOwner(m) ? `last-owner-${m.id}` : undefined}
-                          onChange={(e) => setRolePending({ member: m, role: (e.target as HTMLSelectElement).value as Member['role'] })}
+                          onChange={(e) => {
+                            const role = (e.target as HTMLSelectElement).value as Member['role'];
+                            setDrafts((d) => ({ ...d, [m.id]: role }));
+                          }}
                         >
                           {ROLES.map((r) => (
                             <option key={r} value={r}>
@@ -133,6 +142,12 @@ export function MembersPage({ session }: { session: SessionView }) {
                             </option>
                           ))}
                         </select>
+                        {draftOf(m) !== m.role && (
+                          <button type="button" class="secondary" onClick={() => setRolePending({ member: m, role: draftOf(m) })}>
+                            {t('members.role_save')}
+                            <span class="visually-hidden"> {t('members.role_save_of', { name: m.display_name })}</span>
+                          </button>
+                        )}
                       </>
                     ) : (
                       t(`role.${m.role}`)
