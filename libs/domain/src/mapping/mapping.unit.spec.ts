@@ -93,6 +93,45 @@ describe('header detection', () => {
       ],
       false,
     ],
+    // A trailing delimiter, or an empty first column: empty in every row, so no reason to doubt the names.
+    [
+      [
+        ['E-Mail', 'Note', ''],
+        ['a@x.io', 'hi', ''],
+        ['b@x.io', '', ''],
+      ],
+      true,
+    ],
+    [
+      [
+        ['', 'E-Mail', 'Born'],
+        ['', 'a@x.io', '1990-01-01'],
+      ],
+      true,
+    ],
+    [[['E-Mail', 'Note', '']], true],
+    // An empty name over a column that has values is still no header; nor is a row of empty cells.
+    [
+      [
+        ['E-Mail', '', ''],
+        ['a@x.io', 'hi', ''],
+      ],
+      false,
+    ],
+    [
+      [
+        ['', ''],
+        ['a', 'b'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['', 'a', 'a'],
+        ['', '1', '2'],
+      ],
+      false,
+    ],
     [
       [
         ['2024-01-01', 'x'],
