@@ -53,6 +53,27 @@ describe('applyTransformations', () => {
     expect(typeValue('2024-01-05', stored).problem).toBeNull();
   });
 
+  it('a four-letter year asks for the year in full: "20-1-5" under yyyy-MM-dd is no date (a probe found it read as the year 20)', () => {
+    const problem = (value: string, format: string) => typeValue(value, f({ data_type: 'date', format })).problem;
+    expect(problem('20-1-5', 'yyyy-MM-dd')).toBe('type');
+    expect(problem('1/2/24', 'dd/MM/yyyy')).toBe('type');
+    expect(problem('31/12/0999', 'dd/MM/yyyy')).toBe('type');
+    // A plain ISO day is a date beside any format (its year is written in full by ISO's rule).
+    expect(problem('0999-12-31', 'yyyy-MM-dd')).toBeNull();
+    // Short months and days stay as date-fns reads them; a two-letter year is a two-digit year; a year in full passes.
+    expect(problem('2020-1-5', 'yyyy-MM-dd')).toBeNull();
+    expect(problem('1000-01-01', 'yyyy-MM-dd')).toBeNull();
+    expect(problem('1/2/24', 'd/M/yy')).toBeNull();
+    // The same outside the compiled patterns (date-fns reads them), and in a date_format's "from", which then leaves it as it was.
+    expect(problem('20-01-05 10:00 PM', 'yyyy-MM-dd hh:mm a')).toBe('type');
+    expect(problem('2020-01-05 10:00 PM', 'yyyy-MM-dd hh:mm a')).toBeNull();
+    // A quoted "yyyy" is text, not a year.
+    expect(problem('yyyy 5/1/24', "'yyyy' d/M/yy")).toBeNull();
+    const rewrite = f({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } });
+    expect(applyTransformations('1/2/24', rewrite)).toBe('1/2/24');
+    expect(applyTransformations('1/2/2024', rewrite)).toBe('2024-02-01');
+  });
+
   it('no pattern is not a bad pattern: a date_format without from reads ISO, and ISO date-times pass beside a format', () => {
     const toGerman = f({ transformations: { date_format: { enabled: true, to: 'dd.MM.yyyy' } } });
     expect(applyTransformations('2024-01-05', toGerman)).toBe('05.01.2024');

@@ -5,7 +5,7 @@ import type { parse as ParseDate } from 'date-fns/parse';
 import { parseISO } from 'date-fns/parseISO';
 import { UTCDate, utc } from '@date-fns/utc';
 import type { FieldDefinition } from '@app/contracts';
-import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
+import { compileDatePattern, partsOfDate, type CompiledDatePattern, type DateParts } from './date-pattern';
 import { onFirstUse } from './on-first-use';
 
 /*
@@ -38,7 +38,31 @@ const REFERENCE_DATE = new UTCDate(2000, 0, 1);
  */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
   const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE, { in: utc }) : parseISO(value, { in: utc });
-  return isValid(d) ? d : null;
+  if (!isValid(d)) return null;
+  return pattern && asksFullYear(pattern) && d.getUTCFullYear() < FULL_YEARS_FROM ? null : d;
+}
+
+/**
+ * A pattern whose year has four letters or more (`yyyy`) asks for the year in full. date-fns
+ * reads up to that many digits, so `20-1-5` in `yyyy-MM-dd` is the year 20 and `1/2/24` in
+ * `dd/MM/yyyy` the year 24, where the writer almost surely meant 2020 and 2024: such a value is
+ * no date (a type problem the reviewer sees), as it was before only for `0000`. Once read, a short
+ * year cannot be told from one written with leading zeros, so a year before 1000 goes with it.
+ */
+const asksFullYear = (pattern: string): boolean => /y{4,}|u{4,}|Y{4,}|R{4,}/.test(pattern.replace(/'[^']*'?/g, ''));
+const FULL_YEARS_FROM = 1000;
+
+/** The compiled reader of a pattern (date-pattern.ts, date-fns's reading), with a full year where it asks for one. */
+function compiledReader(pattern: string): CompiledDatePattern | null {
+  const compiled = compileDatePattern(pattern);
+  if (!compiled || !asksFullYear(pattern)) return compiled;
+  return {
+    ...compiled,
+    parse: (text) => {
+      const parts = compiled.parse(text);
+      return parts !== null && parts.year >= FULL_YEARS_FROM ? parts : null;
+    },
+  };
 }
 
 /**
@@ -68,7 +92,7 @@ const unusable = (pattern: string | null | undefined): boolean => !!pattern && !
 /** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
 export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
   if (unusable(pattern)) return () => false;
-  const compiled = pattern ? compileDatePattern(pattern) : null;
+  const compiled = pattern ? compiledReader(pattern) : null;
   if (compiled) return (value) => compiled.parse(value) !== null;
   return (value) => parseDateSlowly(value, pattern) !== null;
 }
@@ -79,7 +103,7 @@ export function compileDateCheck(pattern: string | null | undefined): (value: st
  */
 export function compileDateReader(given: string | null | undefined): (value: string) => DateParts | null {
   const pattern = unusable(given) ? null : given;
-  const compiled = pattern ? compileDatePattern(pattern) : null;
+  const compiled = pattern ? compiledReader(pattern) : null;
   const inPattern = (value: string): DateParts | null => {
     if (compiled) return compiled.parse(value);
     const d = pattern ? parseDateSlowly(value, pattern) : null;
@@ -97,7 +121,7 @@ export function compileDateReader(given: string | null | undefined): (value: str
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
-  const reader = from ? compileDatePattern(from) : null;
+  const reader = from ? compiledReader(from) : null;
   // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
   const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
