@@ -406,10 +406,10 @@ describe('customer console in Chromium', () => {
     await screenshot(page, 'console-schema-try');
     // Nothing was created: the organization still has no run.
     await goto(page, '/console/runs');
-    await page.getByText('No run matches.', { exact: false }).waitFor();
+    await page.getByText('No run yet.', { exact: false }).waitFor();
     // An empty page in the address is page 1, not a load error (the API refuses `?page=`).
     await goto(page, '/console/runs?page=');
-    await page.getByText('No run matches.', { exact: false }).waitFor();
+    await page.getByText('No run yet.', { exact: false }).waitFor();
   });
 
   it('issues a key shown once; it works on the public API until it is revoked', async () => {
@@ -784,8 +784,23 @@ describe('customer console in Chromium', () => {
     await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(2); // the header and the one run
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Show runs' }).click();
-    await page.getByText('No run matches.', { exact: false }).waitFor();
+    await page.getByText('No run matches these filters.', { exact: false }).waitFor();
     expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+    // An address edited by hand: what the form cannot show is not sent either, so the list is the one the form describes.
+    await goto(page, '/console/runs?status=nope&created_after=2024-13-45&page=x');
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('');
+    await expect(page.getByText('The given data was invalid.').count()).resolves.toBe(0);
+    // A run that is not the organization's (or none): one page that says so, its heading focused, nothing to retry.
+    await goto(page, '/console/runs/4a5abbf9-0000-4000-8000-000000000000');
+    await page.getByRole('heading', { name: 'Run not found', level: 1 }).waitFor();
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Run not found');
+    await expect(page.getByText('4a5abbf9').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
+    await goto(page, '/console/nope');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+    await goto(page, '/console/runs?status=failed');
+    await page.getByText('No run matches these filters.', { exact: false }).waitFor();
     await page.getByRole('link', { name: 'Clear the filters' }).click();
     await page.getByLabel('File name or metadata').fill('customers');
     await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));

@@ -52,6 +52,15 @@ interface Attempt {
 export function RunPage({ id, session }: { id: string; session: SessionView }) {
   const run = useLoad<{ data: Run }>(`/runs/${id}`);
   const timeline = useLoad<{ data: TimelineEntry[] }>(`/runs/${id}/timeline`);
+  // Not this organization's run, or none: one page that says so, not a title with its id and three failed parts to retry.
+  if (run.error?.status === 404)
+    return (
+      <section>
+        <PageTitle text={t('run.title_missing')} />
+        <p class="notice error">{run.error.message}</p>
+        <a href="/console/runs">{t('run.back')}</a>
+      </section>
+    );
   return (
     <section>
       <p>

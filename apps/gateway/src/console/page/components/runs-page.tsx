@@ -22,12 +22,34 @@ const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'faile
 const STAGES = ['review', 'final'];
 const SOURCES = ['upload', 'image', 'raw'];
 
+/**
+ * What of the address's filters the form can show: a choice among its options, a day as a date input holds it, any search.
+ * Only those are sent, so the list is always the one the form describes (an address edited by hand to `?status=nope`
+ * was refused by the API, and the form said "Any").
+ */
+const CHOICES: Partial<Record<(typeof FILTERS)[number], readonly string[]>> = { status: STATUSES, stage: STAGES, input_source: SOURCES };
+const shownFilter = (name: (typeof FILTERS)[number], value: string | null): string | null => {
+  if (!value) return null;
+  const options = CHOICES[name];
+  if (options) return options.includes(value) ? value : null;
+  if (name.startsWith('created_')) return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null;
+  return value;
+};
+
 /** The organization's runs, newest first, filtered and paged on the server; the filters live in the URL. */
 export function RunsPage({ query }: { query: URLSearchParams }) {
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, shownFilter(f, query.get(f))])) as Record<
+    (typeof FILTERS)[number],
+    string | null
+  >;
+  const filtered = FILTERS.some((f) => filters[f] !== null);
   const params = new URLSearchParams();
-  for (const f of FILTERS) if (query.get(f)) params.set(f, f.startsWith('created_') ? dayBound(f, query.get(f)!) : query.get(f)!);
-  // `||`: an empty page in the address (`?page=`) is page 1 here; the API refuses an empty value.
-  params.set('page', query.get('page') || '1');
+  for (const f of FILTERS) {
+    const value = filters[f];
+    if (value !== null) params.set(f, f.startsWith('created_') ? dayBound(f, value) : value);
+  }
+  // An empty or unreadable page in the address (`?page=`, `?page=x`) is page 1 here; the API refuses them.
+  params.set('page', /^[1-9]\d{0,8}$/.test(query.get('page') ?? '') ? query.get('page')! : '1');
   const { data, error, loading, reload } = useLoad<Paged<RunRow>>(`/runs?${params}`);
 
   const apply = (event: Event) => {
@@ -50,20 +72,20 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     <section aria-labelledby="page-title">
       <PageTitle text={t('runs.title')} />
       <form class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
-        <Choice name="status" value={query.get('status')} options={STATUSES} prefix="status" />
-        <Choice name="stage" value={query.get('stage')} options={STAGES} prefix="stage" />
-        <Choice name="input_source" value={query.get('input_source')} options={SOURCES} prefix="source" />
+        <Choice name="status" value={filters.status} options={STATUSES} prefix="status" />
+        <Choice name="stage" value={filters.stage} options={STAGES} prefix="stage" />
+        <Choice name="input_source" value={filters.input_source} options={SOURCES} prefix="source" />
         <div>
           <label for="created_after">{t('runs.created_after')}</label>
-          <input id="created_after" name="created_after" type="date" value={query.get('created_after') ?? ''} />
+          <input id="created_after" name="created_after" type="date" value={filters.created_after ?? ''} />
         </div>
         <div>
           <label for="created_before">{t('runs.created_before')}</label>
-          <input id="created_before" name="created_before" type="date" value={query.get('created_before') ?? ''} />
+          <input id="created_before" name="created_before" type="date" value={filters.created_before ?? ''} />
         </div>
         <div>
           <label for="q">{t('runs.search')}</label>
-          <input id="q" name="q" type="search" value={query.get('q') ?? ''} />
+          <input id="q" name="q" type="search" value={filters.q ?? ''} />
         </div>
         <div class="filter-actions">
           <button type="submit">{t('runs.apply')}</button>
@@ -71,7 +93,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         </div>
       </form>
       <LoadState loading={loading && !data} error={error} onRetry={reload} />
-      {data && data.data.length === 0 && <p>{t('runs.none')}</p>}
+      {data && data.data.length === 0 && <p>{filtered ? t('runs.none_filtered') : t('runs.none')}</p>}
       {data && data.data.length > 0 && (
         <div class="table-wrap stack" tabIndex={0}>
           <table>

@@ -8,6 +8,7 @@ import { ProvidersPage } from './providers-page';
 import { RunPage } from './run-page';
 import { RunsPage } from './runs-page';
 import { SchemaEditor } from './schema-editor';
+import { PageTitle } from './page-title';
 import { SchemasPage } from './schemas-page';
 import { announce } from './status';
 import { UsagePage } from './usage-page';
@@ -85,7 +86,7 @@ function page(section: string, parts: string[], query: URLSearchParams, session:
     default:
       return (
         <section>
-          <h1>{t('notfound.title')}</h1>
+          <PageTitle text={t('notfound.title')} />
           <p>
             <a href="/console/runs">{t('notfound.back')}</a>
           </p>
