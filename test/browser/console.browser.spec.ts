@@ -876,6 +876,7 @@ describe('customer console in Chromium', () => {
     // The keys are listed (by prefix) before looking for buttons that must not be there.
     await vp.getByRole('cell', { name: /^tsk_/ }).first().waitFor();
     await expect(vp.getByRole('button', { name: 'Issue a key' }).count()).resolves.toBe(0);
+    await expect(vp.getByRole('textbox', { name: 'Name (optional)' }).count()).resolves.toBe(0);
     await expect(vp.getByRole('button', { name: /^Revoke/ }).count()).resolves.toBe(0);
     // Even a hand-made call is refused.
     const refused = await vp.evaluate(async () => {
@@ -889,6 +890,14 @@ describe('customer console in Chromium', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).not.toContain('whsec_');
     // A run in review (the test before's) shows its state but no review link: the link edits and approves.
+    // Schemas: a viewer is told they read them, not given a greyed-out form that cannot be sent.
+    await goto(vp, '/console/schemas/new');
+    await vp.getByText('Owners and admins create schemas.', { exact: false }).waitFor();
+    await expect(vp.getByRole('textbox').count()).resolves.toBe(0);
+    await goto(vp, '/console/schemas');
+    await vp.getByRole('main').getByRole('listitem').getByRole('link').first().click();
+    await vp.getByText('Owners and admins edit schemas: this is what the schema holds, to read.').waitFor();
+    await expect(vp.getByText('paste a schema here', { exact: false }).count()).resolves.toBe(0);
     await goto(vp, '/console/runs');
     await vp.getByRole('row').filter({ hasText: 'waiting.csv' }).getByRole('link').click();
     await vp.getByText('Owners and admins review runs; the review link is not shown to viewers.').waitFor();

@@ -147,12 +147,22 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     .filter(([key]) => Object.hasOwn(options, key.split('.')[0]))
     .flatMap(([, messages]) => messages);
   const generalErrors = [...(errors.fields ?? []), ...optionErrors];
+  // A viewer creates nothing: the new schema's form would be greyed out with nothing to say why.
+  if (!id && !editable)
+    return (
+      <section>
+        <PageTitle text={t('schema.title_new')} />
+        <p class="notice">{t('schema.viewer_new')}</p>
+        <a href="/console/schemas">{t('schema.back')}</a>
+      </section>
+    );
   return (
     <section>
       <p>
         <a href="/console/schemas">{t('schema.back')}</a>
       </p>
       <PageTitle text={id ? t('schema.title_edit', { name: name || '…' }) : t('schema.title_new')} />
+      {!editable && <p class="notice">{t('schema.viewer_read_only')}</p>}
       {id && (
         <p class="muted">
           {t('schema.id')} <code>{id}</code>
@@ -202,7 +212,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
         )}
       </form>
       <h2>{t('schema.json')}</h2>
-      <p class="muted">{t('schema.json_intro')}</p>
+      <p class="muted">{editable ? t('schema.json_intro') : t('schema.json_intro_read_only')}</p>
       <label for="schema-json">{t('schema.json_label')}</label>
       <textarea
         id="schema-json"
