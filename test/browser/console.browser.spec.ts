@@ -416,6 +416,8 @@ describe('customer console in Chromium', () => {
     await goto(page, '/console/api-keys');
     await page.getByRole('button', { name: 'Issue a key' }).click();
     const key = (await page.locator('#new-key').textContent())!.trim();
+    // No message at the page's foot beside it (on a phone's screen it covered the key): the panel has the focus and says it.
+    await expect(status(page).textContent()).resolves.toBe('');
     expect(key).toMatch(/^tsk_/);
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(200);
     await screenshot(page, 'console-api-key-issued');
@@ -1167,6 +1169,12 @@ describe('customer console in Chromium', () => {
           await page.waitForLoadState('networkidle');
           // Each page as a signed-in member sees it (not the sign-in form in its place).
           await expect(page.getByRole('navigation', { name: 'Console' }).isVisible()).resolves.toBe(true);
+          // The usage figures as a table too: every column in sight, none in a box that scrolls sideways.
+          if (name === 'usage') {
+            await page.getByText('Show the figures as a table').click();
+            const hidden = await page.locator('details .table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth);
+            expect({ page: name, width, hidden }).toEqual({ page: name, width, hidden: 0 });
+          }
           const violations = await axeViolations(page);
           expect({ page: name, width, violations }).toEqual({ page: name, width, violations: [] });
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

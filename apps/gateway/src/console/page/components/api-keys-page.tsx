@@ -11,7 +11,7 @@ import { CopyButton } from './copy-button';
 import { errorProps, FieldError } from './field-error';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
-import { announce } from './status';
+import { announce, clearStatus } from './status';
 
 interface KeyRow {
   id: string;
@@ -66,7 +66,9 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       setErrors({});
       if (nameInput.current) nameInput.current.value = '';
       setIssued(data);
-      announce(t('keys.issued'));
+      // No message at the foot of the page: the new key's panel takes the focus and says the same, and on a phone's
+      // screen the message covered the key it spoke of.
+      clearStatus();
       list.reload();
     } catch (err) {
       const failure = err as ApiFailure;

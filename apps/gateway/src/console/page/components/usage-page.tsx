@@ -53,7 +53,8 @@ export function UsagePage() {
           </ul>
           <details>
             <summary>{t('usage.as_table')}</summary>
-            <div class="table-wrap" tabIndex={0}>
+            {/* A card a day on a phone, as the other tables: six columns did not fit 360 px, and two hid off-screen. */}
+            <div class="table-wrap stack compact" tabIndex={0}>
               <table>
                 <caption class="visually-hidden">{t('usage.per_day')}</caption>
                 <thead>
@@ -71,7 +72,9 @@ export function UsagePage() {
                     <tr key={d.date}>
                       <th scope="row">{formatDay(d.date)}</th>
                       {OUTCOMES.map((o) => (
-                        <td key={o}>{d[o]}</td>
+                        <td key={o} data-label={t(`usage.${o}`)}>
+                          {d[o]}
+                        </td>
                       ))}
                     </tr>
                   ))}
