@@ -4,6 +4,7 @@ import { paginate } from '../../http/pagination';
 import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard';
 import { consolePage } from './console-paging';
+import { urlForRole } from './url-for-role';
 
 /** The organization's audit log, newest first. */
 @ApiExcludeController()
@@ -15,7 +16,12 @@ export class ConsoleAuditController {
   @Get()
   async list(@Req() req: ConsoleRequest, @Query() query: Record<string, unknown>) {
     const page = consolePage(query);
-    const { items, total } = await this.audit.list(callerOf(req).organization.id, page.offset, page.perPage);
-    return paginate(items, total, page, '/console/api/audit');
+    const caller = callerOf(req);
+    const { items, total } = await this.audit.list(caller.organization.id, page.offset, page.perPage);
+    // The webhook URLs of WebhookUrlChanged and WebhookTestSent: without their credentials for a viewer.
+    const shown = items.map((e) =>
+      typeof e.details.url === 'string' ? { ...e, details: { ...e.details, url: urlForRole(e.details.url, caller.member.role) } } : e,
+    );
+    return paginate(shown, total, page, '/console/api/audit');
   }
 }

@@ -1,5 +1,6 @@
 import type { MemberRole } from '@app/accounts';
 import { SECRET_QUERY_PARAMS } from '@app/logging';
+import { urlForRole } from './url-for-role';
 
 /** A parameter's name with any of its characters percent-encoded (`sig%6eature` is `signature` to the server that reads it). */
 const anyEncoding = (name: string): string =>
@@ -16,19 +17,10 @@ const anyEncoding = (name: string): string =>
  * form-encoded copy).
  */
 const SIGNATURE_IN_QUERY = new RegExp(
-  `((?:[?&]|%3F|%26)(?:${SECRET_QUERY_PARAMS.map(anyEncoding).join('|')})(?:=|%3D))[^&\\s"'<>\\\\%]+`,
+  // The value runs to the next `&`, written or encoded (%26): an encoded `+`, `/` or `=` (%2B, %2F, %3D) is part of it.
+  `((?:[?&]|%3F|%26)(?:${SECRET_QUERY_PARAMS.map(anyEncoding).join('|')})(?:=|%3D))(?:[^&\\s"'<>\\\\%]|%(?!26)[0-9A-Fa-f]{2})+`,
   'gi',
 );
-
-/**
- * The password of a URL's user information (`https://user:password@host/`), which the receiver is
- * sent as Basic credentials: the user name stays, to tell receivers apart.
- */
-const PASSWORD_IN_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i;
-
-/** A URL a viewer may read: its password and the credentials in its query hidden. */
-const withoutCredentials = (url: string): string =>
-  url.replace(PASSWORD_IN_USERINFO, '$1[hidden]@').replace(SIGNATURE_IN_QUERY, '$1[hidden]');
 
 /**
  * A webhook attempt as a console member sees it. Its `url` is the run's `notify_url` or the
@@ -39,7 +31,7 @@ const withoutCredentials = (url: string): string =>
  */
 export function attemptForRole<A extends { url?: string | null; response_excerpt: string | null }>(attempt: A, role: MemberRole): A {
   if (role !== 'viewer') return attempt;
-  const url = typeof attempt.url === 'string' ? { url: withoutCredentials(attempt.url) } : {};
+  const url = typeof attempt.url === 'string' ? { url: urlForRole(attempt.url, role) } : {};
   const excerpt =
     attempt.response_excerpt === null ? {} : { response_excerpt: attempt.response_excerpt.replace(SIGNATURE_IN_QUERY, '$1[hidden]') };
   return { ...attempt, ...url, ...excerpt };

@@ -37,10 +37,21 @@ describe('attemptForRole', () => {
     }
   });
 
-  it("hides a viewer the password and the query's credentials of the URL the attempt went to, and nothing else of it", () => {
+  it('hides a whole value written with percent-encoded characters (a base64 token), up to the next & written or encoded', () => {
+    const seen = (excerpt: string) => attemptForRole({ response_excerpt: excerpt }, 'viewer').response_excerpt;
+    expect(seen('/in?token=ab%2Bcd%2Fef%3D%3D&x=1')).toBe('/in?token=[hidden]&x=1');
+    expect(seen('url=%2Fin%3Ftoken%3Dab%2Bcd%26x%3D1')).toBe('url=%2Fin%3Ftoken%3D[hidden]%26x%3D1');
+  });
+
+  it("hides a viewer the URL's password, every query value and its fragment; the rest of it, and owners' and admins' view, stay", () => {
     const seen = (url: string) => attemptForRole({ url, response_excerpt: null }, 'viewer').url;
-    expect(seen('http://user:s3cret@127.0.0.1:4100/ok/userinfo?x=1#frag')).toBe('http://user:[hidden]@127.0.0.1:4100/ok/userinfo?x=1#frag');
-    expect(seen('https://hooks.example.com/in?token=abc123&team=7')).toBe('https://hooks.example.com/in?token=[hidden]&team=7');
+    expect(seen('http://user:s3cret@127.0.0.1:4100/ok/userinfo?x=1#frag')).toBe(
+      'http://user:[hidden]@127.0.0.1:4100/ok/userinfo?x=[hidden]#[hidden]',
+    );
+    expect(seen('https://hooks.example.com/in?token=ab%2Bcd&team=7')).toBe('https://hooks.example.com/in?token=[hidden]&team=[hidden]');
+    expect(seen('https://hooks.example.com/in?access_token=abc')).toBe('https://hooks.example.com/in?access_token=[hidden]');
+    // A password holding "@", or written alone.
+    expect(seen('https://user:p@ss@hooks.example.com/')).toBe('https://user:[hidden]@hooks.example.com/');
     expect(seen('https://:pw@hooks.example.com/')).toBe('https://:[hidden]@hooks.example.com/');
     // A user name alone is no secret; an @ in the path is no user information.
     expect(seen('https://user@hooks.example.com/a')).toBe('https://user@hooks.example.com/a');

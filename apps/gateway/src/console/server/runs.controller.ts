@@ -10,6 +10,7 @@ import { AuditLog } from '../../audit/audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { attemptForRole } from './delivery-for-role';
+import { urlForRole } from './url-for-role';
 import { runForRole } from './run-for-role';
 import { runTimeline } from './run-timeline';
 import { UUID_RE } from '../../http/ids-in-any-case';
@@ -51,8 +52,13 @@ export class ConsoleRunsController {
   async timeline(@Req() req: ConsoleRequest, @Param('id') id: string) {
     if (!UUID_RE.test(id)) throw runNotFound();
     const events = await this.store.readStream(runStreamId(id.toLowerCase()));
-    if (events.length === 0 || events[0].metadata.organization_id !== callerOf(req).organization.id) throw runNotFound();
-    return { data: runTimeline(events) };
+    const caller = callerOf(req);
+    if (events.length === 0 || events[0].metadata.organization_id !== caller.organization.id) throw runNotFound();
+    // A webhook's URL in the history, as the delivery log shows it: without its credentials for a viewer.
+    const entries = runTimeline(events).map((e) =>
+      typeof e.details.url === 'string' ? { ...e, details: { ...e.details, url: urlForRole(e.details.url, caller.member.role) } } : e,
+    );
+    return { data: entries };
   }
 
   /**

@@ -7,6 +7,7 @@ import { DeliveriesService } from '../../transformations/deliveries.service';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
 import { AuditLog } from '../../audit/audit-log';
+import { urlForRole } from './url-for-role';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { actorOf } from './invitations';
 
@@ -24,9 +25,10 @@ export class ConsoleWebhookController {
 
   @Get()
   async settings(@Req() req: ConsoleRequest) {
-    const org = await this.directory.getOrganization(callerOf(req).organization.id);
+    const caller = callerOf(req);
+    const org = await this.directory.getOrganization(caller.organization.id);
     if (!org) throw ApiError.notFound('organization');
-    return { data: { url: org.webhook_url } };
+    return { data: { url: org.webhook_url === null ? null : urlForRole(org.webhook_url, caller.member.role) } };
   }
 
   @Put()
