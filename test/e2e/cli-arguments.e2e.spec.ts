@@ -215,7 +215,7 @@ describe('operator CLI: commands against a running service and its stores', () =
     expect(json(await admin(['invitation:create', org.id, 'viewer@example.com', '--role', 'viewer'])).data.role).toBe('viewer');
 
     const key = json(await admin(['key:create', org.id]));
-    expect(key).toEqual({ id: expect.any(String), api_key: expect.any(String) });
+    expect(key).toEqual({ id: expect.any(String), api_key: expect.any(String), prefix: expect.any(String), name: null });
     expect(await admin(['key:revoke', org.id, key.id])).toEqual({ code: EXIT.ok, stdout: '', stderr: '' });
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key.api_key })).status).toBe(401);
 

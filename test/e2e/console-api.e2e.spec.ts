@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConsoleClient, cookieAttributes, inviteByOperator, organizationWithOwner, PASSWORD } from '../support/console-client';
-import { ADMIN_TOKEN, call, freePort, PEOPLE_FIELDS, startService, type Service } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, PEOPLE_FIELDS, startService, type Service, upload, waitForRun } from '../support/service-harness';
 
 /** The console's API (docs/console.md) over HTTP: sign-in, sessions, CSRF, roles, organization scoping. */
 describe('console API', () => {
@@ -201,7 +201,10 @@ describe('console API', () => {
       const second = (await owner.post('/invitations', { email: 'again@example.com', role: 'admin' })).body.data;
       const pending = (await owner.get('/invitations')).body.data as Array<{ id: string; email: string; role: string }>;
       expect(pending.filter((i) => i.email === 'again@example.com').map((i) => [i.id, i.role])).toEqual([[second.id, 'admin']]);
-      expect((await new ConsoleClient(svc.baseUrl).accept(first.url, 'Again', PASSWORD)).status).not.toBe(200);
+      expect(await new ConsoleClient(svc.baseUrl).accept(first.url, 'Again', PASSWORD)).toMatchObject({
+        status: 409,
+        body: { error: { code: 'invitation_used' } },
+      });
       const invitee = new ConsoleClient(svc.baseUrl);
       expect((await invitee.accept(second.url, 'Again', PASSWORD)).status).toBe(200);
       expect(invitee.session!.member.role).toBe('admin');
@@ -269,6 +272,41 @@ describe('console API', () => {
       expect(publicView.body.data).toMatchObject({ id, name: 'Persons' });
       expect((await owner.delete(`/schemas/${id}`)).status).toBe(204);
       expect((await owner.get(`/schemas/${id}`)).status).toBe(404);
+    });
+
+    it("never gives a viewer a webhook URL's credentials: settings, test event, audit log, history, deliveries", async () => {
+      const { org, owner } = await organizationWithOwner(svc, 'Credentials in URLs');
+      const closed = await freePort();
+      const url = `http://hook-user:s3cret-pw@127.0.0.1:${closed}/in?token=tok-secret&team=team-7#frag-secret`;
+      expect((await owner.put('/webhook', { url })).status).toBe(200);
+      expect((await owner.post('/webhook/test', {})).status).toBe(200);
+      const schema = (await owner.post('/schemas', { name: 'People', fields: PEOPLE_FIELDS })).body.data;
+      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.api_key,
+        body: { schema_id: schema.id, filename: 'empty.csv', notify_url: url },
+      });
+      await upload(created.body, '');
+      await waitForRun(svc, org.api_key, created.body.id, (r) => r.status === 'failed');
+      const deliveries = async (client: ConsoleClient) => {
+        for (let i = 0; i < 100; i++) {
+          const page = await client.get(`/runs/${created.body.id}/deliveries`);
+          if (page.body.data.length > 0) return page;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error('no attempt was made');
+      };
+      const invitation = (await owner.post('/invitations', { email: 'url-viewer@example.com', role: 'viewer' })).body.data;
+      const viewer = new ConsoleClient(svc.baseUrl);
+      expect((await viewer.accept(invitation.url, 'Vi', PASSWORD)).status).toBe(200);
+      const paths = ['/webhook', '/audit', `/runs/${created.body.id}/timeline`, '/deliveries'];
+      const seenBy = async (client: ConsoleClient) =>
+        JSON.stringify([...(await Promise.all(paths.map((p) => client.get(p)))).map((r) => r.body), (await deliveries(client)).body]);
+      const viewerSaw = await seenBy(viewer);
+      for (const secret of ['s3cret-pw', 'tok-secret', 'team-7', 'frag-secret'])
+        expect({ secret, seen: viewerSaw.includes(secret) }).toEqual({ secret, seen: false });
+      expect(viewerSaw).toContain(`http://hook-user:[hidden]@127.0.0.1:${closed}/in?token=[hidden]&team=[hidden]#[hidden]`);
+      // Owners set the URL and see it whole.
+      expect(await seenBy(owner)).toContain('s3cret-pw');
     });
 
     it('reveals the secret to owners (recorded), rotates it (the old one is gone), never to viewers', async () => {

@@ -493,6 +493,11 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
       await call(`${svc.baseUrl}/healthz`),
     ])
       expect(res.headers.get('cache-control')).toBe('no-store');
+    // The pages' assets keep theirs: cached for ever under their hash.
+    const consolePage = await (await fetch(`${svc.baseUrl}/console`)).text();
+    const asset = /(?:src|href)="(\/console\/assets\/[^"]+)"/.exec(consolePage)?.[1];
+    expect(asset).toBeDefined();
+    expect((await fetch(`${svc.baseUrl}${asset}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
   it('HSTS when PUBLIC_BASE_URL is https', async () => {

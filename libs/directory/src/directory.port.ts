@@ -30,7 +30,7 @@ export interface ApiKeyRecord {
   prefix: string | null;
   /**
    * What its people call the key ("billing export", "staging"), given when it is issued (up to 100
-   * characters). Null: unnamed. Absent in records read by hash (the per-request look-up has no use for it).
+   * characters). Null: unnamed. May be absent in records read by hash (the per-request look-up has no use for it).
    */
   name?: string | null;
   created_at: string;

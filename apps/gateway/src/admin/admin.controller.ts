@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   ApiBearerAuth,
@@ -78,6 +78,8 @@ const REVIEW_VALIDATE_CALLBACK = {
 @UseGuards(AdminGuard)
 @Controller('admin/v1/organizations')
 export class AdminController {
+  private readonly logger = new Logger(AdminController.name);
+
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
@@ -85,9 +87,17 @@ export class AdminController {
     private readonly audit: AuditLog,
   ) {}
 
-  /** An entry of the organization's audit log, by the operator, under the request's id. */
-  private byOperator<K extends OrganizationEventType>(org: string, req: FastifyRequest, type: K, details: OrganizationEventMap[K]) {
-    return this.audit.record(org, { operator: true }, type, details, String(req.id));
+  /**
+   * An entry of the organization's audit log, by the operator, under the request's id. Written after the change: a
+   * failed write is logged, not answered as a failure, since the change is made (a new organization's key and secret,
+   * shown only in this answer, would be lost, and a retry would make a second organization).
+   */
+  private async byOperator<K extends OrganizationEventType>(org: string, req: FastifyRequest, type: K, details: OrganizationEventMap[K]) {
+    try {
+      await this.audit.record(org, { operator: true }, type, details, String(req.id));
+    } catch (err) {
+      this.logger.error(`The audit log did not record ${type} for organization ${org}: ${(err as Error).message}`);
+    }
   }
 
   @Post()

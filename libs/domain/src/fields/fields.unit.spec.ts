@@ -72,6 +72,10 @@ describe('applyTransformations', () => {
     const rewrite = f({ transformations: { date_format: { enabled: true, from: 'dd/MM/yyyy', to: 'yyyy-MM-dd' } } });
     expect(applyTransformations('1/2/24', rewrite)).toBe('1/2/24');
     expect(applyTransformations('1/2/2024', rewrite)).toBe('2024-02-01');
+    // Nor is a year before 1000 written into a pattern that asks for a full year: the field's check would refuse the service's own text.
+    const fromIso = f({ transformations: { date_format: { enabled: true, to: 'dd.MM.yyyy' } } });
+    expect(applyTransformations('0999-12-31', fromIso)).toBe('0999-12-31');
+    expect(applyTransformations('1999-12-31', fromIso)).toBe('31.12.1999');
   });
 
   it('no pattern is not a bad pattern: a date_format without from reads ISO, and ISO date-times pass beside a format', () => {

@@ -122,17 +122,19 @@ export function compileDateRewrite(from: string | null, to: string): (value: str
   if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
   const reader = from ? compiledReader(from) : null;
+  // A year the field's own check would refuse is not written: `0999-12-31` (ISO) into `dd.MM.yyyy` stays as it was.
+  const writable = asksFullYear(to) ? (year: number) => year >= FULL_YEARS_FROM : () => true;
   // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
   const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
     return (value) => {
       const parts = reader.parse(value.trim());
-      return parts ? writer.format(parts) : value;
+      return parts && writable(parts.year) ? writer.format(parts) : value;
     };
   }
   return (value) => {
     const d = parseDateSlowly(value.trim(), from);
-    return d ? write(d) : value;
+    return d && writable(d.getUTCFullYear()) ? write(d) : value;
   };
 }
 

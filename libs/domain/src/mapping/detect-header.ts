@@ -1,8 +1,8 @@
 /**
  * Decides whether the first row of a table is a header, from a sample of its first rows.
  * A header row has no empty and no repeated cells and no cell that looks like data
- * (a number or a date). An empty cell over a column empty in every row of the sample does
- * not count: that is a trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in
+ * (a number or a date). An empty cell over a column empty in every row of the sample (and
+ * the sample has rows below the first) does not count: that is a trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in
  * column B, and a whole header lost over it made the header row the first record. When every
  * column is text the first row is taken as a header: that is what most exports have; the
  * caller can override with `input_has_header`.
@@ -18,7 +18,8 @@ export function detectHeader(sample: string[][]): boolean {
   const [first] = sample;
   if (!first || first.length === 0) return false;
   const trimmed = first.map((c) => c.trim());
-  const emptyColumn = (i: number) => sample.every((row) => (row[i] ?? '').trim() === '');
+  // Only rows below the first tell that a column is empty: a file of one row keeps the rule as it was.
+  const emptyColumn = (i: number) => sample.length > 1 && sample.every((row) => (row[i] ?? '').trim() === '');
   if (trimmed.some((c, i) => c === '' && !emptyColumn(i))) return false;
   const named = trimmed.filter((c) => c !== '');
   if (named.length === 0 || new Set(named).size !== named.length) return false;

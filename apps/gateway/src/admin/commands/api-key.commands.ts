@@ -28,9 +28,11 @@ export class IssueApiKey extends Command<IssuedApiKeyDto> {
 function apiKeyNameOf(body: unknown): string | null {
   const errors: FieldErrors = {};
   const b = body === undefined ? {} : asObject(body, errors);
-  const name = requireString(b, 'name', errors, { optional: true, max: API_KEY_NAME_MAX, shownAsName: true });
+  // Trimmed before it is measured: the name kept is the one counted.
+  const given = typeof b.name === 'string' ? { name: b.name.trim() } : b;
+  const name = requireString(given, 'name', errors, { optional: true, max: API_KEY_NAME_MAX, shownAsName: true });
   failOnErrors(errors);
-  return name === null ? null : name.trim();
+  return name;
 }
 
 /** A new key: its secret is shown once, only its SHA-256 is stored. */

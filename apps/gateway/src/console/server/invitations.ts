@@ -73,7 +73,7 @@ export class Invitations {
     if ((await this.accounts.listMembers(organizationId)).some((m) => m.email === email))
       throw ApiError.conflict(
         'already_member',
-        `${email} is already a member of this organization. To give them a new password, remove them from the members first, then invite them again.`,
+        `${email} is already a member of this organization. To give them a new password, an owner removes them from the members in the console, then invites them again.`,
       );
     const now = new Date();
     await this.replacePendingInvitations(organizationId, email, by, requestId, now.toISOString());
@@ -106,7 +106,8 @@ export class Invitations {
    */
   private async replacePendingInvitations(organizationId: string, email: string, by: ConsoleCaller | null, requestId: string, at: string) {
     for (const old of await this.accounts.listPendingInvitations(organizationId)) {
-      if (old.email !== email || !(await this.accounts.revokeInvitation(organizationId, old.id, at))) continue;
+      // An expired link is dead already: withdrawing it would only add a line to the audit log.
+      if (old.email !== email || old.expires_at <= at || !(await this.accounts.revokeInvitation(organizationId, old.id, at))) continue;
       const details = { invitation_id: old.id, email, role: old.role };
       await this.audit.record(organizationId, actorOf(by), 'InvitationRevoked', details, requestId);
     }

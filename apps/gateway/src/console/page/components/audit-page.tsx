@@ -57,7 +57,10 @@ function describe(e: Entry): string {
     const role = e.details[name];
     if (typeof role === 'string') params[name] = t(`role.${role}`);
   }
-  if (e.type === 'ReviewQuotaChanged' && e.details.review_preparations === null) return t('audit.ReviewQuotaChanged_unlimited');
+  if (e.type === 'ReviewQuotaChanged') {
+    const quota = e.details.review_preparations;
+    return typeof quota === 'number' ? t('audit.ReviewQuotaChanged', { ...params, count: quota }) : t('audit.ReviewQuotaChanged_unlimited');
+  }
   // A key issued with a name is called by it, beside its prefix.
   const named = `audit.${e.type}_named`;
   if (typeof e.details.name === 'string' && has(named)) return t(named, params);

@@ -32,7 +32,11 @@ const shownFilter = (name: (typeof FILTERS)[number], value: string | null): stri
   if (!value) return null;
   const options = CHOICES[name];
   if (options) return options.includes(value) ? value : null;
-  if (name.startsWith('created_')) return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? value : null;
+  // A day the calendar has: Date.parse takes 2026-11-31 as 1 December, which the API refuses.
+  if (name.startsWith('created_')) {
+    const day = Date.parse(`${value}T00:00:00Z`);
+    return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(day) && new Date(day).toISOString().startsWith(value) ? value : null;
+  }
   return value;
 };
 
@@ -42,6 +46,8 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     (typeof FILTERS)[number],
     string | null
   >;
+  // A range that ends before it starts matches nothing the API would answer (it refuses it): its end is left out.
+  if (filters.created_after && filters.created_before && filters.created_before < filters.created_after) filters.created_before = null;
   const filtered = FILTERS.some((f) => filters[f] !== null);
   const params = new URLSearchParams();
   for (const f of FILTERS) {
