@@ -1220,6 +1220,52 @@ describe('customer console in Chromium', () => {
     await expect(first.getByLabel('Role of Sam Second').count()).resolves.toBe(0);
     await first.context().close();
   });
+  it('a member invited again sets a new password by keyboard alone: no name asked, signed in, the old password refused', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Forgotten Password' } });
+    const email = 'rita@forgotten.example';
+    const first = await inviteByOperator(svc, org.body.id, email);
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    context.setDefaultTimeout(10_000);
+    const joined = await context.newPage();
+    await joined.goto(first.url);
+    await joined.getByLabel('Your name').fill('Rita Owner');
+    await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await joined.getByLabel('Password again').fill(PASSWORD);
+    await joined.getByRole('button', { name: 'Join and sign in' }).click();
+    await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    // The only owner forgot it: the operator invites her again.
+    const reset = await inviteByOperator(svc, org.body.id, email);
+    const resetPage = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
+    resetPage.context().setDefaultTimeout(10_000);
+    await resetPage.goto(reset.url);
+    await resetPage.getByRole('heading', { name: 'Set a new password', level: 1 }).waitFor();
+    await resetPage.getByText('This link sets a new password for your account in Forgotten Password.', { exact: false }).waitFor();
+    await expect(resetPage.getByLabel('Your name').count()).resolves.toBe(0);
+    await expect(axeViolations(resetPage)).resolves.toEqual([]);
+    await screenshot(resetPage, 'console-password-reset-360');
+    const newPassword = 'rita remembers this passphrase';
+    await resetPage.getByLabel('Password', { exact: true }).focus();
+    await resetPage.keyboard.type(newPassword);
+    await resetPage.keyboard.press('Tab');
+    await expect(resetPage.evaluate(() => document.activeElement?.id)).resolves.toBe('password-again');
+    await resetPage.keyboard.type(newPassword);
+    await resetPage.keyboard.press('Enter');
+    await resetPage.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await resetPage.getByText('Rita Owner (Owner)').waitFor();
+    // Her other session is over; the old password no longer opens the console, the new one does.
+    await joined.reload();
+    await joined.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await joined.getByLabel('E-mail').fill(email);
+    await joined.getByLabel('Password').fill(PASSWORD);
+    await joined.getByRole('button', { name: 'Sign in' }).click();
+    await joined.getByRole('alert').filter({ hasText: 'The e-mail or password is not right.' }).waitFor();
+    await joined.getByLabel('Password').fill(newPassword);
+    await joined.getByRole('button', { name: 'Sign in' }).click();
+    await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await context.close();
+    await resetPage.context().close();
+  });
+
   it("waits only on the row whose action runs: while one provider's test runs, another's can be tested", async () => {
     await goto(page, '/console/providers');
     const ids = await page.evaluate(

@@ -29,6 +29,7 @@ describe('console API', () => {
         role: 'owner',
         organization_name: 'Invited',
         expires_at: invitation.expires_at,
+        password_reset: false,
       });
       const weak = await person.accept(invitation.url, 'Ada', 'short');
       expect(weak).toMatchObject({ status: 422, body: { error: { fields: { password: [expect.stringContaining('12 characters')] } } } });
@@ -191,12 +192,8 @@ describe('console API', () => {
       expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key })).status).toBe(401);
     });
 
-    it("refuses to invite the organization's own members; inviting an address again withdraws its earlier link", async () => {
-      const { owner, email } = await organizationWithOwner(svc, 'Reinvited');
-      expect(await owner.post('/invitations', { email: email.toUpperCase(), role: 'viewer' })).toMatchObject({
-        status: 409,
-        body: { error: { code: 'already_member', message: expect.stringContaining(`${email} is already a member of this organization.`) } },
-      });
+    it('inviting an address again withdraws its earlier link', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Reinvited');
       const first = (await owner.post('/invitations', { email: 'again@example.com', role: 'viewer' })).body.data;
       const second = (await owner.post('/invitations', { email: 'again@example.com', role: 'admin' })).body.data;
       const pending = (await owner.get('/invitations')).body.data as Array<{ id: string; email: string; role: string }>;
@@ -216,7 +213,58 @@ describe('console API', () => {
       });
       // A member of another organization is not told apart from any address: invited, refused only when accepting.
       const { email: elsewhere } = await organizationWithOwner(svc, 'Elsewhere owner');
-      expect((await owner.post('/invitations', { email: elsewhere, role: 'viewer' })).status).toBe(201);
+      const toElsewhere = (await owner.post('/invitations', { email: elsewhere, role: 'viewer' })).body.data;
+      expect(
+        (await owner.get(`/invitations/${toElsewhere.id}?signature=${new URL(toElsewhere.url).searchParams.get('signature')}`)).body.data,
+      ).toMatchObject({ password_reset: false });
+    });
+
+    it('a member invited again sets a new password with the link (name and role kept, every other session ended); the last owner too, by the operator', async () => {
+      const { org, owner, email } = await organizationWithOwner(svc, 'Forgotten');
+      const joined = (await owner.post('/invitations', { email: 'forgetful@example.com', role: 'admin' })).body.data;
+      const member = new ConsoleClient(svc.baseUrl);
+      expect((await member.accept(joined.url, 'Forgetful Admin', PASSWORD)).status).toBe(200);
+      const memberId = member.session!.member.id;
+      // Invited again, with another role chosen in the form: the role stays the member's.
+      const reset = (await owner.post('/invitations', { email: 'Forgetful@Example.com', role: 'viewer' })).body.data;
+      expect(reset.role).toBe('admin');
+      const signature = new URL(reset.url).searchParams.get('signature');
+      expect((await new ConsoleClient(svc.baseUrl).get(`/invitations/${reset.id}?signature=${signature}`)).body.data).toMatchObject({
+        email: 'forgetful@example.com',
+        password_reset: true,
+      });
+      const newPassword = 'a brand new passphrase for the admin';
+      const again = new ConsoleClient(svc.baseUrl);
+      const accepted = await again.accept(reset.url, '', newPassword);
+      expect(accepted.status).toBe(200);
+      expect(again.session!.member).toMatchObject({ id: memberId, role: 'admin', email: 'forgetful@example.com' });
+      expect(accepted.body.data.member.display_name).toBe('Forgetful Admin');
+      // The old session is over, the old password refused, the new one taken; the link is used.
+      expect((await member.get('/session')).status).toBe(401);
+      expect((await new ConsoleClient(svc.baseUrl).signIn('forgetful@example.com', PASSWORD)).status).toBe(401);
+      expect((await new ConsoleClient(svc.baseUrl).signIn('forgetful@example.com', newPassword)).status).toBe(200);
+      expect((await new ConsoleClient(svc.baseUrl).accept(reset.url, '', 'yet another passphrase here')).status).toBe(409);
+      const audit = (await owner.get('/audit')).body.data as Array<{ type: string; actor: unknown; details: Record<string, unknown> }>;
+      expect(audit.find((e) => e.type === 'MemberPasswordReset')).toMatchObject({
+        actor: { member_id: memberId, email: 'forgetful@example.com' },
+        details: { invitation_id: reset.id, member_id: memberId, email: 'forgetful@example.com' },
+      });
+      expect(audit.find((e) => e.details.invitation_id === reset.id && e.type === 'MemberInvited')?.details).toMatchObject({
+        password_reset: true,
+      });
+      expect(JSON.stringify(audit)).not.toContain(newPassword);
+
+      // The only owner, who cannot be removed: the operator sends them the link.
+      const byOperator = await inviteByOperator(svc, org.id, email, 'viewer');
+      expect(byOperator.role).toBe('owner');
+      const ownerAgain = new ConsoleClient(svc.baseUrl);
+      expect((await ownerAgain.accept(byOperator.url, '', 'the owner remembers this one')).status).toBe(200);
+      expect(ownerAgain.session!.member.role).toBe('owner');
+      expect((await owner.get('/session')).status).toBe(401);
+      // A short password is refused, and the link stays usable.
+      const third = await inviteByOperator(svc, org.id, email);
+      expect((await new ConsoleClient(svc.baseUrl).accept(third.url, '', 'short')).status).toBe(422);
+      expect((await new ConsoleClient(svc.baseUrl).accept(third.url, '', 'now a long enough one')).status).toBe(200);
     });
 
     it('issues a key with a name, lists it by that name, and the audit log names it when it is issued and revoked', async () => {

@@ -21,7 +21,10 @@ export interface OrganizationEventMap {
   SchemaDeleted: { schema_id: string; name?: string };
   ProviderSaved: { provider_id: string; name: string; created: boolean };
   ProviderDeleted: { provider_id: string; name?: string };
-  MemberInvited: { invitation_id: string; email: string; role: string };
+  /** `password_reset`: the address was already a member; the link sets a new password for that account. */
+  MemberInvited: { invitation_id: string; email: string; role: string; password_reset?: boolean };
+  /** A member set a new password through such a link (their sessions were ended). */
+  MemberPasswordReset: { invitation_id: string; member_id: string; email: string };
   /** `email` and `role`: whom the invitation was for (absent in events recorded before they were added). */
   InvitationRevoked: { invitation_id: string; email?: string; role?: string };
   InvitationAccepted: { invitation_id: string; member_id: string; email: string; role: string };
@@ -50,6 +53,7 @@ export const ORGANIZATION_EVENT_TYPES = [
   'MemberInvited',
   'InvitationRevoked',
   'InvitationAccepted',
+  'MemberPasswordReset',
   'MemberRoleChanged',
   'MemberRemoved',
   'DeliveryResent',

@@ -289,12 +289,6 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
       'required',
       { 'Retry-After': integerHeader('Seconds to wait before retrying.', 1) },
     );
-  } else {
-    responses.Conflict = response(
-      'The invited address is already a member of the organization (`already_member`). Nothing was created.',
-      [example('already a member', ApiError.conflict('already_member', 'ada@example.com is already a member of this organization.'))],
-      'optional',
-    );
   }
   const headers = pub ? HEADERS : Object.fromEntries(EDGE_HEADERS.map((name) => [name, HEADERS[name]]));
   return { schemas: schemas(pub), headers, responses };

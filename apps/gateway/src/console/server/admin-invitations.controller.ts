@@ -48,7 +48,7 @@ export class AdminInvitationsController {
   @ApiParam({ name: 'org', description: 'Organization id (UUID).' })
   @ApiBody({ type: InvitationRequestDto })
   @ApiCreatedResponse({ type: InvitationCreatedDto })
-  @ApiErrorResponses(404, 409, 422)
+  @ApiErrorResponses(404, 422)
   async invite(@Req() req: FastifyRequest, @Param('org') org: string, @Body(jsonShape) body: unknown): Promise<{ data: InvitationView }> {
     return { data: await this.invitations.create(org, body, null, String(req.id)) };
   }

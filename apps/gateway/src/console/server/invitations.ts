@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import isEmail from 'validator/lib/isEmail';
-import { ACCOUNT_STORE, type AccountStore, type Invitation, MEMBER_ROLES, type MemberRole } from '@app/accounts';
+import { ACCOUNT_STORE, type AccountStore, type Invitation, type Member, MEMBER_ROLES, type MemberRole } from '@app/accounts';
 import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
@@ -28,6 +28,8 @@ export interface InvitationPreview {
   role: MemberRole;
   organization_name: string;
   expires_at: string;
+  /** The address is already this organization's member: the link sets a new password for that account. */
+  password_reset: boolean;
 }
 
 const PURPOSE = 'console-invitation';
@@ -68,20 +70,18 @@ export class Invitations {
     const role = b.role === undefined ? 'viewer' : b.role;
     if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
-    // A member of this organization cannot accept an invitation to it (one e-mail, one account): said now, not when they
-    // try. Only this organization's members are looked at, so nothing is told about an address elsewhere.
-    if ((await this.accounts.listMembers(organizationId)).some((m) => m.email === email))
-      throw ApiError.conflict(
-        'already_member',
-        `${email} is already a member of this organization. To give them a new password, an owner removes them from the members in the console, then invites them again.`,
-      );
+    // The organization's own member, invited again: the link sets a new password for their account (the service sends
+    // no e-mail, so this is how a forgotten password is mended, the last owner's too, by the operator). Their role
+    // stays theirs: roles change on the members page. Only this organization's members are looked at, so nothing is
+    // told about an address elsewhere (such an invitation is refused when accepted, 409 email_taken).
+    const member = (await this.accounts.listMembers(organizationId)).find((m) => m.email === email);
     const now = new Date();
     await this.replacePendingInvitations(organizationId, email, by, requestId, now.toISOString());
     const invitation: Invitation = {
       id: randomUUID(),
       organization_id: organizationId,
       email,
-      role: role as MemberRole,
+      role: member?.role ?? (role as MemberRole),
       invited_by: by?.member.id ?? null,
       created_at: now.toISOString(),
       // Whole seconds: the signature covers the expiry as the URL signer counts it.
@@ -94,7 +94,7 @@ export class Invitations {
       organizationId,
       actorOf(by),
       'MemberInvited',
-      { invitation_id: invitation.id, email, role: invitation.role },
+      { invitation_id: invitation.id, email, role: invitation.role, ...(member ? { password_reset: true } : {}) },
       requestId,
     );
     return this.view(invitation);
@@ -129,12 +129,21 @@ export class Invitations {
     const invitation = await this.usable(id, signature);
     const org = await this.directory.getOrganization(invitation.organization_id);
     if (!org) throw invalidLink();
-    return { email: invitation.email, role: invitation.role, organization_name: org.name, expires_at: invitation.expires_at };
+    const member = await this.accounts.findMemberByEmail(invitation.email);
+    return {
+      email: invitation.email,
+      role: invitation.role,
+      organization_name: org.name,
+      expires_at: invitation.expires_at,
+      password_reset: member?.organization_id === invitation.organization_id,
+    };
   }
 
-  /** Uses the invitation (once): the person's account, signed in. */
+  /** Uses the invitation (once): the person's account, signed in; for a member of the organization, their new password. */
   async accept(id: string, signature: unknown, body: unknown, requestId: string): Promise<{ token: string; caller: ConsoleCaller }> {
     const invitation = await this.usable(id, signature);
+    const existing = await this.accounts.findMemberByEmail(invitation.email);
+    if (existing?.organization_id === invitation.organization_id) return this.resetPassword(invitation, existing, body, requestId);
     const b = asObject(body);
     const fields: Record<string, string[]> = {};
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
@@ -144,14 +153,10 @@ export class Invitations {
     const problem = passwordProblem(b.password);
     if (problem) fields.password = [problem];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
-    if (await this.accounts.findMemberByEmail(invitation.email)) throw emailTaken();
+    if (existing) throw emailTaken();
     const passwordHash = await hashPassword(b.password as string);
     const now = new Date().toISOString();
-    if (!(await this.accounts.acceptInvitation(invitation.id, now))) {
-      // Taken meanwhile, or its time ran out while the password was hashed.
-      const current = await this.accounts.getInvitation(invitation.id);
-      throw current && !current.accepted_at && !current.revoked_at ? expired() : used();
-    }
+    await this.claim(invitation, now);
     const member = {
       id: randomUUID(),
       organization_id: invitation.organization_id,
@@ -171,6 +176,36 @@ export class Invitations {
       requestId,
     );
     return this.sessions.start(member);
+  }
+
+  /**
+   * An invitation for the organization's own member: a new password for their account (name and role kept), every
+   * session of theirs ended, and this one started.
+   */
+  private async resetPassword(invitation: Invitation, member: Member, body: unknown, requestId: string) {
+    const b = asObject(body);
+    const problem = passwordProblem(b.password);
+    if (problem) throw ApiError.validation({ password: [problem] });
+    const passwordHash = await hashPassword(b.password as string);
+    const now = new Date().toISOString();
+    await this.claim(invitation, now);
+    if (!(await this.accounts.setPasswordHash(member.organization_id, member.id, passwordHash, now))) throw used();
+    await this.accounts.deleteMemberSessions(member.id, null);
+    await this.audit.record(
+      invitation.organization_id,
+      { member_id: member.id, email: member.email },
+      'MemberPasswordReset',
+      { invitation_id: invitation.id, member_id: member.id, email: member.email },
+      requestId,
+    );
+    return this.sessions.start(member);
+  }
+
+  /** Marks the invitation used, or says why it cannot be: taken meanwhile, or its time ran out while the password was hashed. */
+  private async claim(invitation: Invitation, now: string): Promise<void> {
+    if (await this.accounts.acceptInvitation(invitation.id, now)) return;
+    const current = await this.accounts.getInvitation(invitation.id);
+    throw current && !current.accepted_at && !current.revoked_at ? expired() : used();
   }
 
   private async usable(id: string, signature: unknown): Promise<Invitation> {

@@ -102,7 +102,7 @@ export class SignInThrottle {
       429,
       'too_many_sign_in_attempts',
       'rate_limit',
-      `Too many failed sign-ins. Wait ${seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`} and try again, or, if you forgot your password, ask an owner of your organization to remove you from the members and invite you again.`,
+      `Too many failed sign-ins. Wait ${seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`} and try again, or, if you forgot your password, ask an owner of your organization to invite you again: the link sets a new password.`,
       undefined,
       { 'Retry-After': String(seconds) },
     );

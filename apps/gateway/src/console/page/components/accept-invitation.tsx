@@ -13,6 +13,8 @@ interface Preview {
   role: string;
   organization_name: string;
   expires_at: string;
+  /** The address is already a member: the link sets a new password (no name asked). */
+  password_reset: boolean;
 }
 
 /** An invitation link: who is invited where, then a name and a password, and the person is signed in. */
@@ -58,7 +60,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
   return (
     <main id="main" class="narrow">
       <p class="brand">{t('app.name')}</p>
-      <PageTitle text={t('invite.title')} />
+      <PageTitle text={preview?.password_reset ? t('invite.reset_title') : t('invite.title')} />
       {problem && (
         <div class="notice error" role="alert">
           <p>{problem}</p>
@@ -70,20 +72,30 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
       {!problem && !preview && <p class="muted">{t('app.loading')}</p>}
       {!problem && preview && (
         <>
-          <p>{t('invite.intro', { organization: preview.organization_name, role: t(`role.${preview.role}`) })}</p>
-          <p class="muted">{t('invite.expires', { date: formatDate(preview.expires_at) })}</p>
+          <p>
+            {preview.password_reset
+              ? t('invite.reset_intro', { organization: preview.organization_name })
+              : t('invite.intro', { organization: preview.organization_name, role: t(`role.${preview.role}`) })}
+          </p>
+          <p class="muted">
+            {t(preview.password_reset ? 'invite.reset_expires' : 'invite.expires', { date: formatDate(preview.expires_at) })}
+          </p>
           <form ref={form} onSubmit={submit} noValidate>
             <label for="invite-email">{t('signin.email')}</label>
             <input id="invite-email" type="email" value={preview.email} readOnly autoComplete="username" />
-            <label for="display_name">{t('invite.name')}</label>
-            <input
-              id="display_name"
-              name="display_name"
-              autoComplete="name"
-              required
-              {...errorProps('display_name-error', fields.display_name)}
-            />
-            <FieldError id="display_name-error" messages={fields.display_name} />
+            {!preview.password_reset && (
+              <>
+                <label for="display_name">{t('invite.name')}</label>
+                <input
+                  id="display_name"
+                  name="display_name"
+                  autoComplete="name"
+                  required
+                  {...errorProps('display_name-error', fields.display_name)}
+                />
+                <FieldError id="display_name-error" messages={fields.display_name} />
+              </>
+            )}
             <label for="new-password">{t('invite.password')}</label>
             <input
               id="new-password"
@@ -110,7 +122,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
             />
             <FieldError id="password_again-error" messages={fields.password_again} />
             <button type="submit" aria-disabled={send.busy || undefined}>
-              {t('invite.submit')}
+              {preview.password_reset ? t('invite.reset_submit') : t('invite.submit')}
             </button>
           </form>
         </>

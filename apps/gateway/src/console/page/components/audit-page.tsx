@@ -61,6 +61,8 @@ function describe(e: Entry): string {
     const quota = e.details.review_preparations;
     return typeof quota === 'number' ? t('audit.ReviewQuotaChanged', { ...params, count: quota }) : t('audit.ReviewQuotaChanged_unlimited');
   }
+  // An invitation for a member already there: a link to set a new password.
+  if (e.details.password_reset === true && has(`audit.${e.type}_reset`)) return t(`audit.${e.type}_reset`, params);
   // A key issued with a name is called by it, beside its prefix.
   const named = `audit.${e.type}_named`;
   if (typeof e.details.name === 'string' && has(named)) return t(named, params);
