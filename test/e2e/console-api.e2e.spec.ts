@@ -234,6 +234,9 @@ describe('console API', () => {
         password_reset: true,
       });
       const newPassword = 'a brand new passphrase for the admin';
+      // Locked out by failed sign-ins first: the reset ends the lock the 429 sent them to the link with.
+      for (let i = 0; i < 6; i++) await new ConsoleClient(svc.baseUrl).signIn('forgetful@example.com', 'not the password at all');
+      expect((await new ConsoleClient(svc.baseUrl).signIn('forgetful@example.com', PASSWORD)).status).toBe(429);
       const again = new ConsoleClient(svc.baseUrl);
       const accepted = await again.accept(reset.url, '', newPassword);
       expect(accepted.status).toBe(200);
@@ -247,14 +250,27 @@ describe('console API', () => {
       const audit = (await owner.get('/audit')).body.data as Array<{ type: string; actor: unknown; details: Record<string, unknown> }>;
       expect(audit.find((e) => e.type === 'MemberPasswordReset')).toMatchObject({
         actor: { member_id: memberId, email: 'forgetful@example.com' },
-        details: { invitation_id: reset.id, member_id: memberId, email: 'forgetful@example.com' },
+        details: { invitation_id: reset.id, member_id: memberId, email: 'forgetful@example.com', invited_by: owner.session!.member.id },
       });
       expect(audit.find((e) => e.details.invitation_id === reset.id && e.type === 'MemberInvited')?.details).toMatchObject({
         password_reset: true,
       });
       expect(JSON.stringify(audit)).not.toContain(newPassword);
 
-      // The only owner, who cannot be removed: the operator sends them the link.
+      // A reset link for a member removed since gives nothing: no account is made from it, with the role it carried.
+      const stale = (await owner.post('/invitations', { email: 'forgetful@example.com' })).body.data;
+      expect((await owner.delete(`/members/${memberId}`)).status).toBe(204);
+      expect(await new ConsoleClient(svc.baseUrl).accept(stale.url, 'Back Door', 'a passphrase to get back in')).toMatchObject({
+        status: 409,
+        body: { error: { code: 'invitation_used' } },
+      });
+      expect((await owner.get('/members')).body.data.map((m: { email: string }) => m.email)).not.toContain('forgetful@example.com');
+
+      // An owner's password is not reset by another owner (the link goes back to whoever made it): by the operator.
+      expect(await owner.post('/invitations', { email })).toMatchObject({
+        status: 409,
+        body: { error: { code: 'owner_reset_by_operator' } },
+      });
       const byOperator = await inviteByOperator(svc, org.id, email, 'viewer');
       expect(byOperator.role).toBe('owner');
       const ownerAgain = new ConsoleClient(svc.baseUrl);

@@ -35,6 +35,11 @@ export interface Invitation {
   accepted_at: string | null;
   /** Set when an owner withdrew it. */
   revoked_at: string | null;
+  /**
+   * A link that sets a new password: the member it is for (an invitation for the organization's own member). It
+   * works only while that member is there with this e-mail, and never makes an account. Null or absent: a link to join.
+   */
+  resets_member_id?: string | null;
 }
 
 export interface Session {

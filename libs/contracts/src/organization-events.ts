@@ -23,8 +23,8 @@ export interface OrganizationEventMap {
   ProviderDeleted: { provider_id: string; name?: string };
   /** `password_reset`: the address was already a member; the link sets a new password for that account. */
   MemberInvited: { invitation_id: string; email: string; role: string; password_reset?: boolean };
-  /** A member set a new password through such a link (their sessions were ended). */
-  MemberPasswordReset: { invitation_id: string; member_id: string; email: string };
+  /** A member set a new password through such a link (their sessions were ended). `invited_by`: who made the link (null: the operator). */
+  MemberPasswordReset: { invitation_id: string; member_id: string; email: string; invited_by?: string | null };
   /** `email` and `role`: whom the invitation was for (absent in events recorded before they were added). */
   InvitationRevoked: { invitation_id: string; email?: string; role?: string };
   InvitationAccepted: { invitation_id: string; member_id: string; email: string; role: string };

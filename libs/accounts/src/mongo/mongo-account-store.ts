@@ -29,6 +29,7 @@ const invitationSchema = new Schema(
     expires_at: { type: String, required: true },
     accepted_at: { type: String, default: null },
     revoked_at: { type: String, default: null },
+    resets_member_id: { type: String, default: null },
   },
   options,
 );

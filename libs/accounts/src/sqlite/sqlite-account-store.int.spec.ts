@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,5 +39,21 @@ describe('SqliteAccountStore across processes', () => {
       await one.close();
       await two.close();
     }
+  });
+});
+
+describe('SqliteAccountStore upgrades', () => {
+  it('opens a file made before reset links: its invitations are links to join (resets_member_id null)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'accounts-')), 'read-model.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE console_invitations (
+        id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, invited_by TEXT,
+        created_at TEXT NOT NULL, expires_at TEXT NOT NULL, accepted_at TEXT, revoked_at TEXT)`);
+    old
+      .prepare('INSERT INTO console_invitations (id, organization_id, email, role, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run('i0', 'o', 'a@example.com', 'viewer', 't0', 't1');
+    old.close();
+    const store = new SqliteAccountStore(file);
+    expect(await store.getInvitation('i0')).toMatchObject({ id: 'i0', email: 'a@example.com', resets_member_id: null });
   });
 });

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '@app/sqlite';
+import { addMissingColumns, openSqlite } from '@app/sqlite';
 import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Session } from '../accounts.port';
 
 /**
@@ -27,6 +27,8 @@ export class SqliteAccountStore implements AccountStore {
       CREATE INDEX IF NOT EXISTS console_sessions_by_member ON console_sessions (member_id);
       CREATE INDEX IF NOT EXISTS console_sessions_by_expiry ON console_sessions (expires_at);
     `);
+    // Added with password resets: the member a reset link is for (null: a link to join).
+    addMissingColumns(this.db, 'console_invitations', { resets_member_id: 'TEXT' });
   }
 
   async createMember(member: Member): Promise<boolean> {
@@ -105,10 +107,10 @@ export class SqliteAccountStore implements AccountStore {
   async createInvitation(invitation: Invitation): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO console_invitations (id, organization_id, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at)
-         VALUES (@id, @organization_id, @email, @role, @invited_by, @created_at, @expires_at, @accepted_at, @revoked_at)`,
+        `INSERT INTO console_invitations (id, organization_id, email, role, invited_by, created_at, expires_at, accepted_at, revoked_at, resets_member_id)
+         VALUES (@id, @organization_id, @email, @role, @invited_by, @created_at, @expires_at, @accepted_at, @revoked_at, @resets_member_id)`,
       )
-      .run({ ...invitation, email: invitation.email.toLowerCase() });
+      .run({ ...invitation, email: invitation.email.toLowerCase(), resets_member_id: invitation.resets_member_id ?? null });
   }
 
   async getInvitation(id: string): Promise<Invitation | null> {

@@ -24,6 +24,7 @@ const invitation = (organization_id: string, email: string, overrides: Partial<I
   expires_at: later(3600),
   accepted_at: null,
   revoked_at: null,
+  resets_member_id: null,
   ...overrides,
 });
 const session = (m: Member, overrides: Partial<Session> = {}): Session => ({
@@ -123,6 +124,12 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.revokeInvitation(orgA, withdrawn.id, later(1))).toBe(true);
       expect(await store.acceptInvitation(withdrawn.id, later(2))).toBe(false);
       expect(await store.revokeInvitation(orgA, once.id, later(2))).toBe(false);
+    });
+
+    it('keeps the member a reset link is for', async () => {
+      const reset = invitation(orgA, 'reset@example.com', { resets_member_id: 'member-1', role: 'admin' });
+      await store.createInvitation(reset);
+      expect(await store.getInvitation(reset.id)).toEqual(reset);
     });
 
     it("lists an organization's pending invitations, newest first, expired ones too, never accepted, withdrawn or others'", async () => {

@@ -44,6 +44,8 @@ export class AdminInvitationsController {
   @ApiOperation({
     operationId: 'admin.invitations.create',
     summary: "Invite a person to the organization's console (e.g. its first owner)",
+    description:
+      "For the address of the organization's own member, the link sets a new password for that member's account (the service's password reset; the role is not used). Whoever opens the link sets the password: send it by a channel you trust.",
   })
   @ApiParam({ name: 'org', description: 'Organization id (UUID).' })
   @ApiBody({ type: InvitationRequestDto })

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import isEmail from 'validator/lib/isEmail';
-import { ACCOUNT_STORE, type AccountStore, type Invitation, type Member, MEMBER_ROLES, type MemberRole } from '@app/accounts';
+import { ACCOUNT_STORE, type AccountStore, type Invitation, MEMBER_ROLES, type MemberRole } from '@app/accounts';
 import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
@@ -12,6 +12,7 @@ import { AuditLog } from '../../audit/audit-log';
 import type { ConsoleCaller } from './console-sessions';
 import { ConsoleSessions } from './console-sessions';
 import { hashPassword, passwordProblem } from './passwords';
+import { SignInThrottle } from './sign-in-throttle';
 
 /** What creating an invitation answers (admin API, CLI and console alike). */
 export interface InvitationView {
@@ -56,6 +57,7 @@ export class Invitations {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sessions: ConsoleSessions,
     private readonly audit: AuditLog,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   /** Invites someone into an organization: by the operator (`by` null) or an owner. */
@@ -70,11 +72,17 @@ export class Invitations {
     const role = b.role === undefined ? 'viewer' : b.role;
     if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
-    // The organization's own member, invited again: the link sets a new password for their account (the service sends
-    // no e-mail, so this is how a forgotten password is mended, the last owner's too, by the operator). Their role
-    // stays theirs: roles change on the members page. Only this organization's members are looked at, so nothing is
-    // told about an address elsewhere (such an invitation is refused when accepted, 409 email_taken).
+    // The organization's own member, invited again: the link sets a new password for that member's account (the
+    // service sends no e-mail, so this is how a forgotten password is mended). Their role stays theirs: roles change on
+    // the members page. An owner's password is reset by the operator only: the link goes back to whoever made it, and
+    // one owner must not be able to take another's account. Only this organization's members are looked at, so
+    // nothing is told about an address elsewhere (such an invitation is refused when accepted, 409 email_taken).
     const member = (await this.accounts.listMembers(organizationId)).find((m) => m.email === email);
+    if (member?.role === 'owner' && by !== null)
+      throw ApiError.conflict(
+        'owner_reset_by_operator',
+        `${email} is an owner of this organization: an owner's password is reset by the service's operator (a new invitation through the admin API or CLI).`,
+      );
     const now = new Date();
     await this.replacePendingInvitations(organizationId, email, by, requestId, now.toISOString());
     const invitation: Invitation = {
@@ -88,6 +96,7 @@ export class Invitations {
       expires_at: new Date(Math.ceil(now.getTime() / 1000 + this.config.console.invitationTtlSeconds) * 1000).toISOString(),
       accepted_at: null,
       revoked_at: null,
+      resets_member_id: member?.id ?? null,
     };
     await this.accounts.createInvitation(invitation);
     await this.audit.record(
@@ -129,21 +138,19 @@ export class Invitations {
     const invitation = await this.usable(id, signature);
     const org = await this.directory.getOrganization(invitation.organization_id);
     if (!org) throw invalidLink();
-    const member = await this.accounts.findMemberByEmail(invitation.email);
     return {
       email: invitation.email,
       role: invitation.role,
       organization_name: org.name,
       expires_at: invitation.expires_at,
-      password_reset: member?.organization_id === invitation.organization_id,
+      password_reset: !!invitation.resets_member_id,
     };
   }
 
   /** Uses the invitation (once): the person's account, signed in; for a member of the organization, their new password. */
   async accept(id: string, signature: unknown, body: unknown, requestId: string): Promise<{ token: string; caller: ConsoleCaller }> {
     const invitation = await this.usable(id, signature);
-    const existing = await this.accounts.findMemberByEmail(invitation.email);
-    if (existing?.organization_id === invitation.organization_id) return this.resetPassword(invitation, existing, body, requestId);
+    if (invitation.resets_member_id) return this.resetPassword(invitation, invitation.resets_member_id, body, requestId);
     const b = asObject(body);
     const fields: Record<string, string[]> = {};
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
@@ -153,7 +160,7 @@ export class Invitations {
     const problem = passwordProblem(b.password);
     if (problem) fields.password = [problem];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
-    if (existing) throw emailTaken();
+    if (await this.accounts.findMemberByEmail(invitation.email)) throw emailTaken();
     const passwordHash = await hashPassword(b.password as string);
     const now = new Date().toISOString();
     await this.claim(invitation, now);
@@ -179,23 +186,29 @@ export class Invitations {
   }
 
   /**
-   * An invitation for the organization's own member: a new password for their account (name and role kept), every
-   * session of theirs ended, and this one started.
+   * A reset link: a new password for the member it was made for (name and role kept), every session of theirs ended,
+   * their failed sign-ins forgotten, and this session started. The member must still be there with the link's
+   * e-mail: a member removed since (or whose address changed) gets nothing, and a reset link never makes an account.
    */
-  private async resetPassword(invitation: Invitation, member: Member, body: unknown, requestId: string) {
+  private async resetPassword(invitation: Invitation, memberId: string, body: unknown, requestId: string) {
     const b = asObject(body);
     const problem = passwordProblem(b.password);
     if (problem) throw ApiError.validation({ password: [problem] });
+    if ((await this.accounts.getMember(invitation.organization_id, memberId))?.email !== invitation.email) throw used();
     const passwordHash = await hashPassword(b.password as string);
     const now = new Date().toISOString();
     await this.claim(invitation, now);
-    if (!(await this.accounts.setPasswordHash(member.organization_id, member.id, passwordHash, now))) throw used();
-    await this.accounts.deleteMemberSessions(member.id, null);
+    if (!(await this.accounts.setPasswordHash(invitation.organization_id, memberId, passwordHash, now))) throw used();
+    await this.accounts.deleteMemberSessions(memberId, null);
+    await this.throttle.forget(invitation.email);
+    // Read again: the session shows the member as they are now (a role changed since the link was made).
+    const member = await this.accounts.getMember(invitation.organization_id, memberId);
+    if (!member) throw used();
     await this.audit.record(
       invitation.organization_id,
       { member_id: member.id, email: member.email },
       'MemberPasswordReset',
-      { invitation_id: invitation.id, member_id: member.id, email: member.email },
+      { invitation_id: invitation.id, member_id: member.id, email: member.email, invited_by: invitation.invited_by },
       requestId,
     );
     return this.sessions.start(member);

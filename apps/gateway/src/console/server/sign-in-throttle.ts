@@ -84,6 +84,11 @@ export class SignInThrottle {
    * from the allowance before its check, and a guess sent beside the owner's good sign-in must
    * still count when it fails (cleared, it would have been a free guess).
    */
+  /** Forgets an account's failed sign-ins: its password was just reset, so the lock that sent them to the reset ends. */
+  async forget(email: string): Promise<void> {
+    await this.perAccount.delete(email);
+  }
+
   private async clearEndedFailures(email: string): Promise<void> {
     const stillChecking = this.checking.get(email) ?? 0;
     if (stillChecking === 0) {
