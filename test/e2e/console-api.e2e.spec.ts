@@ -226,8 +226,9 @@ describe('console API', () => {
       expect((await member.accept(joined.url, 'Forgetful Admin', PASSWORD)).status).toBe(200);
       const memberId = member.session!.member.id;
       // Invited again, with another role chosen in the form: the role stays the member's.
+      expect(joined.password_reset).toBe(false);
       const reset = (await owner.post('/invitations', { email: 'Forgetful@Example.com', role: 'viewer' })).body.data;
-      expect(reset.role).toBe('admin');
+      expect(reset).toMatchObject({ role: 'admin', password_reset: true });
       const signature = new URL(reset.url).searchParams.get('signature');
       expect((await new ConsoleClient(svc.baseUrl).get(`/invitations/${reset.id}?signature=${signature}`)).body.data).toMatchObject({
         email: 'forgetful@example.com',

@@ -21,6 +21,8 @@ class InvitationDto {
   @ApiProperty({ format: 'email' }) email!: string;
   @ApiProperty({ enum: ['owner', 'admin', 'viewer'] }) role!: string;
   @ApiProperty({ format: 'date-time' }) expires_at!: string;
+  @ApiProperty({ description: "True when the address is the organization's member: the link sets a new password for that account." })
+  password_reset!: boolean;
 }
 
 @ApiSchema({ name: 'InvitationCreated' })

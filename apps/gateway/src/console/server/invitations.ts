@@ -21,6 +21,8 @@ export interface InvitationView {
   email: string;
   role: MemberRole;
   expires_at: string;
+  /** The link sets a new password for the organization's member of this address (not a link to join). */
+  password_reset: boolean;
 }
 
 /** What the invitation link shows before it is accepted. */
@@ -130,6 +132,7 @@ export class Invitations {
       email: invitation.email,
       role: invitation.role,
       expires_at: invitation.expires_at,
+      password_reset: !!invitation.resets_member_id,
     };
   }
 

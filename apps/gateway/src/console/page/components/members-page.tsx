@@ -26,6 +26,8 @@ interface Invitation {
   email: string;
   role: string;
   expires_at: string;
+  /** The address is already a member: the link sets a new password for them. */
+  password_reset?: boolean;
 }
 const ROLES = ['owner', 'admin', 'viewer'] as const;
 
@@ -183,7 +185,11 @@ export function MembersPage({ session }: { session: SessionView }) {
           />
           {invited && (
             <div class="panel" role="region" aria-labelledby="invited-title">
-              <h3 id="invited-title">{t('members.invited_title', { email: invited.email })}</h3>
+              <h3 id="invited-title">
+                {invited.password_reset
+                  ? t('members.reset_title', { email: invited.email })
+                  : t('members.invited_title', { email: invited.email })}
+              </h3>
               <p>{t('members.invited_body', { date: formatDate(invited.expires_at) })}</p>
               <p class="wrap">
                 <code>{invited.url}</code>
@@ -255,7 +261,7 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
       setErrors({});
       formEl.reset();
       setRole('viewer');
-      announce(t('members.invited', { email: data.email }));
+      announce(data.password_reset ? t('members.reset_made', { email: data.email }) : t('members.invited', { email: data.email }));
       onInvited(data);
     } catch (err) {
       const failure = err as ApiFailure;
