@@ -937,7 +937,7 @@ describe('customer console in Chromium', () => {
     await page.keyboard.press('Escape');
     await roleDialog.waitFor({ state: 'hidden' });
     // Back where the keyboard was; the member is still a viewer.
-    await expect(saveVictor.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Save the role'));
     const roleOnServer = async () =>
       (await call(`${svc.baseUrl}/console/api/members`, { headers: { cookie: await cookieHeader() } })).body.data.find(
         (m: { email: string }) => m.email === 'victor@acme.example',
@@ -1233,7 +1233,31 @@ describe('customer console in Chromium', () => {
     await joined.getByLabel('Password again').fill(PASSWORD);
     await joined.getByRole('button', { name: 'Join and sign in' }).click();
     await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
-    // The only owner forgot it: the operator invites her again.
+    // A viewer of hers joins; invited again from the members page, the link is named for what it is.
+    const vic = await inviteByOperator(svc, org.body.id, 'vic@forgotten.example', 'viewer');
+    await call(`${svc.baseUrl}/console/api/invitations/${vic.id}/accept?signature=${new URL(vic.url).searchParams.get('signature')}`, {
+      method: 'POST',
+      body: { display_name: 'Vic Viewer', password: PASSWORD },
+      headers: { origin: svc.baseUrl },
+    });
+    await goto(joined, '/console/members');
+    await joined.getByRole('button', { name: 'Remove Vic Viewer' }).waitFor();
+    await joined.getByLabel('E-mail').fill('vic@forgotten.example');
+    await joined.getByRole('button', { name: 'Send the invitation' }).click();
+    await joined.getByRole('heading', { name: 'A link for vic@forgotten.example to set a new password' }).waitFor();
+    await status(joined).getByText('vic@forgotten.example is already a member', { exact: false }).waitFor();
+    // The operator's quota, in words in the audit log: one preparation, then no limit.
+    for (const review_preparations of [1, null])
+      await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/quota`, {
+        method: 'PUT',
+        token: ADMIN_TOKEN,
+        body: { review_preparations },
+      });
+    await goto(joined, '/console/audit');
+    await joined.getByText('The operator set the quota to 1 review preparation', { exact: false }).waitFor();
+    await joined.getByText('The operator made review preparations unlimited', { exact: false }).waitFor();
+    await joined.getByText('sent vic@forgotten.example a link to set a new password', { exact: false }).waitFor();
+    // The only owner forgot hers: the operator invites her again.
     const reset = await inviteByOperator(svc, org.body.id, email);
     const resetPage = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
     resetPage.context().setDefaultTimeout(10_000);
@@ -1261,7 +1285,8 @@ describe('customer console in Chromium', () => {
     await joined.getByRole('alert').filter({ hasText: 'The e-mail or password is not right.' }).waitFor();
     await joined.getByLabel('Password').fill(newPassword);
     await joined.getByRole('button', { name: 'Sign in' }).click();
-    await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    // Signed in where she was: the audit log.
+    await joined.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
     await context.close();
     await resetPage.context().close();
   });
