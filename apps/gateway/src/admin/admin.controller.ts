@@ -37,6 +37,7 @@ import {
   WebhookSettingsRequestDto,
 } from './admin.dto';
 import {
+  apiKeyPrefix,
   CreateOrganization,
   DeleteProvider,
   DeleteSchema,
@@ -108,8 +109,11 @@ export class AdminController {
   @ApiErrorResponses(422)
   async createOrganization(@Req() req: FastifyRequest, @Body(jsonShape) body: unknown): Promise<CreatedOrganizationDto> {
     const created = await this.commandBus.execute(new CreateOrganization(body));
-    const prefix = created.api_key.slice('tsk_'.length, 'tsk_'.length + 8);
-    await this.byOperator(created.id, req, 'ApiKeyIssued', { api_key_id: created.api_key_id, prefix, name: null });
+    await this.byOperator(created.id, req, 'ApiKeyIssued', {
+      api_key_id: created.api_key_id,
+      prefix: apiKeyPrefix(created.api_key),
+      name: null,
+    });
     return created;
   }
 

@@ -12,7 +12,7 @@ import { failOnErrors, requireOrganization } from './organization-lookup';
 export const API_KEY_NAME_MAX = 100;
 
 /** What a key list shows of a key: the 8 characters after `tsk_` (48 of its 256 random bits). */
-const apiKeyPrefix = (key: string): string => key.slice('tsk_'.length, 'tsk_'.length + 8);
+export const apiKeyPrefix = (key: string): string => key.slice('tsk_'.length, 'tsk_'.length + 8);
 
 export class IssueApiKey extends Command<IssuedApiKeyDto> {
   /** `body`: `{ "name": "..." }`, optional; a request without a body issues an unnamed key. */

@@ -4,7 +4,7 @@ import { paginate } from '../../http/pagination';
 import { AuditLog } from '../../audit/audit-log';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard';
 import { consolePage } from './console-paging';
-import { urlForRole } from './url-for-role';
+import { withUrlForRole } from './url-for-role';
 
 /** The organization's audit log, newest first. */
 @ApiExcludeController()
@@ -19,9 +19,11 @@ export class ConsoleAuditController {
     const caller = callerOf(req);
     const { items, total } = await this.audit.list(caller.organization.id, page.offset, page.perPage);
     // The webhook URLs of WebhookUrlChanged and WebhookTestSent: without their credentials for a viewer.
-    const shown = items.map((e) =>
-      typeof e.details.url === 'string' ? { ...e, details: { ...e.details, url: urlForRole(e.details.url, caller.member.role) } } : e,
+    return paginate(
+      items.map((e) => withUrlForRole(e, caller.member.role)),
+      total,
+      page,
+      '/console/api/audit',
     );
-    return paginate(shown, total, page, '/console/api/audit');
   }
 }

@@ -10,7 +10,7 @@ import { AuditLog } from '../../audit/audit-log';
 import { actorOf } from './invitations';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
 import { attemptForRole } from './delivery-for-role';
-import { urlForRole } from './url-for-role';
+import { withUrlForRole } from './url-for-role';
 import { runForRole } from './run-for-role';
 import { runTimeline } from './run-timeline';
 import { UUID_RE } from '../../http/ids-in-any-case';
@@ -55,10 +55,7 @@ export class ConsoleRunsController {
     const caller = callerOf(req);
     if (events.length === 0 || events[0].metadata.organization_id !== caller.organization.id) throw runNotFound();
     // A webhook's URL in the history, as the delivery log shows it: without its credentials for a viewer.
-    const entries = runTimeline(events).map((e) =>
-      typeof e.details.url === 'string' ? { ...e, details: { ...e.details, url: urlForRole(e.details.url, caller.member.role) } } : e,
-    );
-    return { data: entries };
+    return { data: runTimeline(events).map((e) => withUrlForRole(e, caller.member.role)) };
   }
 
   /**

@@ -26,3 +26,9 @@ export function urlForRole(url: string, role: MemberRole): string {
     : '';
   return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}${query}${parsed.hash ? '#[hidden]' : ''}`;
 }
+
+/** A history or audit entry whose details may name a webhook URL (`details.url`), as a member of `role` may read it. */
+export function withUrlForRole<E extends { details: Record<string, unknown> }>(entry: E, role: MemberRole): E {
+  const url = entry.details.url;
+  return typeof url === 'string' ? { ...entry, details: { ...entry.details, url: urlForRole(url, role) } } : entry;
+}
