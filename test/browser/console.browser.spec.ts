@@ -599,9 +599,12 @@ describe('customer console in Chromium', () => {
 
     // A wrong field is answered beside it.
     await page.getByRole('button', { name: 'Add a provider' }).click();
+    await page.getByLabel('Model', { exact: true }).fill('gpt-4o');
     await page.getByRole('button', { name: 'Save the provider' }).click();
     await page.locator('#p-name-error').waitFor();
     await expect(page.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    // What was typed stays, to be mended rather than typed again.
+    await expect(page.getByLabel('Model', { exact: true }).inputValue()).resolves.toBe('gpt-4o');
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await card.getByRole('button', { name: 'Delete OpenAI main' }).press('Enter');
@@ -614,6 +617,11 @@ describe('customer console in Chromium', () => {
 
   it('reveals and rotates the secret by keyboard alone; the next webhook carries the new one', async () => {
     await goto(page, '/console/webhook');
+    // A refused URL stays in the field beside its error, to be mended rather than typed again.
+    await page.getByLabel('Webhook URL').fill('not a url');
+    await page.getByRole('button', { name: 'Save the URL' }).click();
+    await page.locator('#webhook-url-error').waitFor();
+    await expect(page.getByLabel('Webhook URL').inputValue()).resolves.toBe('not a url');
     await page.getByLabel('Webhook URL').fill(`${receiver.url}/hooks?case=browser`);
     await page.getByRole('button', { name: 'Save the URL' }).click();
     await status(page).getByText('The default webhook URL is saved.').waitFor();
@@ -803,8 +811,20 @@ describe('customer console in Chromium', () => {
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
     await goto(page, '/console/runs?status=failed');
     await page.getByText('No run matches these filters.', { exact: false }).waitFor();
+    // The list arriving while the person types does not put the address's values back over theirs.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/console/api/runs?*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByRole('link', { name: 'Clear the filters' }).click();
+    await page.waitForURL((url) => url.search === '');
     await page.getByLabel('File name or metadata').fill('customers');
+    release();
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await page.unroute('**/console/api/runs?*');
+    await expect(page.getByLabel('File name or metadata').inputValue()).resolves.toBe('customers');
     await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
     await page.getByRole('button', { name: 'Show runs' }).click();
     // The run was already listed before the filters were applied: wait for the filtered address, not the cell.

@@ -70,6 +70,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
       )}
       {editing !== null && (
         <ProviderForm
+          key={editing === 'new' ? 'new' : editing.id}
           provider={editing === 'new' ? null : editing}
           onDone={(saved) => {
             setEditing(null);
@@ -161,7 +162,8 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
         // Preact's input types narrow `type` by literal: the page's tsc needs the assertion, ESLint's project does not.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         type={type as 'text'}
-        value={value}
+        // Not `value`: the render that shows a refused save's errors would put the stored values back over what was typed.
+        defaultValue={value}
         autoComplete="off"
         {...(hint ? { 'aria-describedby': `p-${name}-hint` } : {})}
         {...errorProps(`p-${name}-error`, errors[name])}

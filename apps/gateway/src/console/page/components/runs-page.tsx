@@ -77,21 +77,23 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   return (
     <section aria-labelledby="page-title">
       <PageTitle text={t('runs.title')} />
-      <form class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
+      {/* The fields are the person's until they apply them: a list arriving while they type must not put the address's
+          values back (a controlled value is reset on every render). A new address makes a new form with its values. */}
+      <form key={FILTERS.map((f) => filters[f] ?? '').join('\n')} class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
         <Choice name="status" value={filters.status} options={STATUSES} prefix="status" />
         <Choice name="stage" value={filters.stage} options={STAGES} prefix="stage" />
         <Choice name="input_source" value={filters.input_source} options={SOURCES} prefix="source" />
         <div>
           <label for="created_after">{t('runs.created_after')}</label>
-          <input id="created_after" name="created_after" type="date" value={filters.created_after ?? ''} />
+          <input id="created_after" name="created_after" type="date" defaultValue={filters.created_after ?? ''} />
         </div>
         <div>
           <label for="created_before">{t('runs.created_before')}</label>
-          <input id="created_before" name="created_before" type="date" value={filters.created_before ?? ''} />
+          <input id="created_before" name="created_before" type="date" defaultValue={filters.created_before ?? ''} />
         </div>
         <div>
           <label for="q">{t('runs.search')}</label>
-          <input id="q" name="q" type="search" value={filters.q ?? ''} />
+          <input id="q" name="q" type="search" defaultValue={filters.q ?? ''} />
         </div>
         <div class="filter-actions">
           <button type="submit">{t('runs.apply')}</button>

@@ -79,7 +79,8 @@ function DefaultUrl({ editable }: { editable: boolean }) {
             id="webhook-url"
             name="url"
             type="url"
-            value={settings.data.data.url ?? ''}
+            // Not `value`: a render (a refused save's errors) would put the stored URL back over what the person typed.
+            defaultValue={settings.data.data.url ?? ''}
             readOnly={!editable}
             {...errorProps('webhook-url-error', errors.url)}
           />
