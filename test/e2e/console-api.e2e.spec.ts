@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -671,6 +672,31 @@ describe('console sessions across a restart and idle expiry', () => {
     try {
       expect((await owner.get('/session')).status).toBe(200);
       expect((await owner.post('/api-keys')).status).toBe(201);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('a session opened with a password that has changed since is refused, even where nothing ended it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'console-fingerprint-'));
+    const svc = await startService({}, dataDir);
+    try {
+      const { owner, email } = await organizationWithOwner(svc, 'Fingerprint');
+      const other = new ConsoleClient(svc.baseUrl);
+      expect((await other.signIn(email, PASSWORD)).status).toBe(200);
+      // Sessions a password change did not end (a sign-in that checked the old password while a reset ran, or a crash
+      // between setting the password and ending the sessions): the password is changed under them, in the store itself.
+      const db = new Database(join(dataDir, 'read-model.sqlite'));
+      try {
+        const { password_hash } = db.prepare('SELECT password_hash FROM console_members WHERE email = ?').get(email) as {
+          password_hash: string;
+        };
+        db.prepare('UPDATE console_members SET password_hash = ? WHERE email = ?').run(`${password_hash}x`, email);
+      } finally {
+        db.close();
+      }
+      expect(await other.get('/session')).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
+      expect((await owner.get('/session')).status).toBe(401);
     } finally {
       await svc.stop();
     }

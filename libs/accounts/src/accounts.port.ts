@@ -53,6 +53,12 @@ export interface Session {
   last_seen_at: string;
   /** Idle expiry: last_seen_at + CONSOLE_SESSION_IDLE_SECONDS, moved forward as the session is used. */
   expires_at: string;
+  /**
+   * Which password the session was opened with (a digest of the member's password hash then). A session whose
+   * member's password has changed since is ended when it is next used, whatever raced the change. Null: a session
+   * stored before the field existed, ended the same way.
+   */
+  password_fingerprint: string | null;
 }
 
 /** Whether a role change or removal was done, or why it was refused. */
@@ -98,6 +104,8 @@ export interface AccountStore {
   createSession(session: Session): Promise<void>;
   /** The session with this token hash, if it has not expired at `now`. */
   findSession(tokenHash: string, now: string): Promise<Session | null>;
+  /** Records the password a session now stands for (the session that changed it stays signed in). */
+  setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void>;
   /** Moves a session's idle expiry forward. */
   touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;

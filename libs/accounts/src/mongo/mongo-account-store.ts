@@ -46,6 +46,7 @@ const sessionSchema = new Schema(
     // A Date as well, for MongoDB's TTL index to delete ended sessions by itself.
     expires_at: { type: String, required: true },
     expires: { type: Date, required: true },
+    password_fingerprint: { type: String, default: null },
   },
   options,
 );
@@ -202,6 +203,10 @@ export class MongoAccountStore implements AccountStore {
 
   async findSession(tokenHash: string, now: string): Promise<Session | null> {
     return fromDoc<Session>(await this.sessions.findOne({ _id: tokenHash, expires_at: { $gt: now } }).lean(), 'token_hash');
+  }
+
+  async setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void> {
+    await this.sessions.updateOne({ _id: tokenHash }, { $set: { password_fingerprint: fingerprint } });
   }
 
   async touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void> {

@@ -33,6 +33,7 @@ describe('SqliteAccountStore across processes', () => {
         created_at: '2026-01-01T00:00:00.000Z',
         last_seen_at: '2026-01-01T00:00:00.000Z',
         expires_at: '2099-01-01T00:00:00.000Z',
+        password_fingerprint: 'fp',
       });
       expect((await two.findSession('h1', '2026-01-02T00:00:00.000Z'))?.member_id).toBe('m1');
     } finally {
@@ -55,5 +56,17 @@ describe('SqliteAccountStore upgrades', () => {
     old.close();
     const store = new SqliteAccountStore(file);
     expect(await store.getInvitation('i0')).toMatchObject({ id: 'i0', email: 'a@example.com', resets_member_id: null });
+  });
+
+  it('opens a file made before sessions were bound to a password: its sessions stand for none', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'accounts-')), 'read-model.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE console_sessions (
+        token_hash TEXT PRIMARY KEY, member_id TEXT NOT NULL, organization_id TEXT NOT NULL, csrf_token TEXT NOT NULL,
+        created_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, expires_at TEXT NOT NULL)`);
+    old.prepare('INSERT INTO console_sessions VALUES (?, ?, ?, ?, ?, ?, ?)').run('h0', 'm', 'o', 'c', 't0', 't0', '2099-01-01');
+    old.close();
+    const store = new SqliteAccountStore(file);
+    expect(await store.findSession('h0', '2026-01-01')).toMatchObject({ member_id: 'm', password_fingerprint: null });
   });
 });

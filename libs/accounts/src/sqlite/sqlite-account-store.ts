@@ -29,6 +29,8 @@ export class SqliteAccountStore implements AccountStore {
     `);
     // Added with password resets: the member a reset link is for (null: a link to join).
     addMissingColumns(this.db, 'console_invitations', { resets_member_id: 'TEXT' });
+    // Added when sessions were bound to the password they were opened with (older rows: null, ended when next used).
+    addMissingColumns(this.db, 'console_sessions', { password_fingerprint: 'TEXT' });
   }
 
   async createMember(member: Member): Promise<boolean> {
@@ -150,8 +152,9 @@ export class SqliteAccountStore implements AccountStore {
     this.db.prepare('DELETE FROM console_sessions WHERE expires_at <= ?').run(session.created_at);
     this.db
       .prepare(
-        `INSERT INTO console_sessions (token_hash, member_id, organization_id, csrf_token, created_at, last_seen_at, expires_at)
-         VALUES (@token_hash, @member_id, @organization_id, @csrf_token, @created_at, @last_seen_at, @expires_at)`,
+        `INSERT INTO console_sessions
+           (token_hash, member_id, organization_id, csrf_token, created_at, last_seen_at, expires_at, password_fingerprint)
+         VALUES (@token_hash, @member_id, @organization_id, @csrf_token, @created_at, @last_seen_at, @expires_at, @password_fingerprint)`,
       )
       .run(session);
   }
@@ -162,6 +165,10 @@ export class SqliteAccountStore implements AccountStore {
         .prepare<[string, string], Session>('SELECT * FROM console_sessions WHERE token_hash = ? AND expires_at > ?')
         .get(tokenHash, now) ?? null
     );
+  }
+
+  async setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void> {
+    this.db.prepare('UPDATE console_sessions SET password_fingerprint = ? WHERE token_hash = ?').run(fingerprint, tokenHash);
   }
 
   async touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void> {

@@ -35,6 +35,7 @@ const session = (m: Member, overrides: Partial<Session> = {}): Session => ({
   created_at: T0,
   last_seen_at: T0,
   expires_at: later(600),
+  password_fingerprint: 'fp-1',
   ...overrides,
 });
 
@@ -160,6 +161,17 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.findSession(one.token_hash, later(1))).not.toBeNull();
       expect(await store.deleteMemberSessions(ada.id, null)).toBe(1);
       expect(await store.findSession(one.token_hash, later(1))).toBeNull();
+    });
+
+    it("keeps the password a session stands for, and changes it for that session alone", async () => {
+      const ada = member(orgA, `ada-${randomUUID()}@example.com`);
+      await store.createMember(ada);
+      const [kept, other, legacy] = [session(ada), session(ada), session(ada, { password_fingerprint: null })];
+      for (const s of [kept, other, legacy]) await store.createSession(s);
+      await store.setSessionFingerprint(kept.token_hash, 'fp-2');
+      expect(await store.findSession(kept.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-2' });
+      expect(await store.findSession(other.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
+      expect((await store.findSession(legacy.token_hash, later(1)))?.password_fingerprint ?? null).toBeNull();
     });
   });
 }

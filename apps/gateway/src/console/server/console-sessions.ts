@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { ApiError } from '../../http/api-error';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords';
-import { hashSessionToken, newCsrfToken, newSessionToken } from './session-cookie';
+import { hashSessionToken, newCsrfToken, newSessionToken, passwordFingerprint } from './session-cookie';
 import { SignInThrottle } from './sign-in-throttle';
 
 /** Who is calling the console: the member (as stored now), their session and organization. */
@@ -90,6 +90,7 @@ export class ConsoleSessions {
       created_at: now.toISOString(),
       last_seen_at: now.toISOString(),
       expires_at: this.idleExpiry(now),
+      password_fingerprint: passwordFingerprint(member.password_hash),
     };
     await this.accounts.createSession(session);
     return { token, caller: { member, session, organization } };
@@ -107,6 +108,10 @@ export class ConsoleSessions {
       await this.accounts.deleteSession(session.token_hash);
       throw notSignedIn();
     }
+    // Opened with a password that has changed since: a sign-in that checked the old password while a reset or a
+    // change ran, or a session the change's "end every other session" missed (a crash between the two writes).
+    // Refused, not deleted: the session that changed the password may be a write away from standing for the new one.
+    if (session.password_fingerprint !== passwordFingerprint(member.password_hash)) throw notSignedIn();
     const touchEvery = Math.min(TOUCH_EVERY_MS, (this.config.console.sessionIdleSeconds * 1000) / 10);
     if (now.getTime() - Date.parse(session.last_seen_at) >= touchEvery) {
       await this.accounts.touchSession(session.token_hash, now.toISOString(), this.idleExpiry(now));
@@ -142,12 +147,10 @@ export class ConsoleSessions {
       throw ApiError.validation({ current_password: ['The current password is not right.'] });
     }
     await attempt.succeeded();
-    await this.accounts.setPasswordHash(
-      caller.member.organization_id,
-      caller.member.id,
-      await hashPassword(b.new_password as string),
-      new Date().toISOString(),
-    );
+    const passwordHash = await hashPassword(b.new_password as string);
+    await this.accounts.setPasswordHash(caller.member.organization_id, caller.member.id, passwordHash, new Date().toISOString());
+    // This session stays signed in: it stands for the new password now. Every other one ends (and would be refused).
+    await this.accounts.setSessionFingerprint(caller.session.token_hash, passwordFingerprint(passwordHash));
     const ended = await this.accounts.deleteMemberSessions(caller.member.id, caller.session.token_hash);
     this.logger.log(`Member ${caller.member.id} changed their password; ${ended} other session(s) ended`);
   }

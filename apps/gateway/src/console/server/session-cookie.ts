@@ -9,6 +9,11 @@ export const SESSION_COOKIE = 'console_session';
 export const newSessionToken = (): string => randomBytes(32).toString('base64url');
 export const newCsrfToken = (): string => randomBytes(24).toString('base64url');
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+/**
+ * Which password a session stands for: a digest of the member's (salted) password hash, kept with the session. It
+ * sits beside that hash in the same store, so a plain digest tells nothing the store does not already hold.
+ */
+export const passwordFingerprint = (passwordHash: string): string => createHash('sha256').update(passwordHash).digest('base64url');
 
 /**
  * HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), Path=/console
