@@ -163,7 +163,7 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.findSession(one.token_hash, later(1))).toBeNull();
     });
 
-    it("keeps the password a session stands for, and changes it for that session alone", async () => {
+    it('keeps the password a session stands for, and changes it for that session alone', async () => {
       const ada = member(orgA, `ada-${randomUUID()}@example.com`);
       await store.createMember(ada);
       const [kept, other, legacy] = [session(ada), session(ada), session(ada, { password_fingerprint: null })];
