@@ -1,8 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
-import { useRowAction } from '../use-action';
+import { useAction, useRowAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
@@ -22,6 +22,7 @@ interface Provider {
   has_api_key: boolean;
 }
 const VENDORS = ['openai', 'anthropic'];
+const ADD_ID = 'add-provider';
 
 /** AI providers: add, edit, delete, test; the vendor key is write-only. */
 export function ProvidersPage({ session }: { session: SessionView }) {
@@ -30,7 +31,20 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const [deleting, setDeleting] = useState<Provider | null>(null);
   const editable = canChange(session);
   const deleteId = (p: Provider) => `delete-provider-${p.id}`;
+  const editId = (p: Provider) => `edit-provider-${p.id}`;
   const focus = useRemovalFocus(list.data?.data, deleteId);
+  // The button that opened the form gets the focus back when it closes (saved or canceled): the form's buttons go with
+  // it, and the browser would drop the focus to the page's body.
+  const opener = useRef<string | null>(null);
+  const open = (what: Provider | 'new') => {
+    opener.current = what === 'new' ? ADD_ID : editId(what);
+    setEditing(what);
+  };
+  useLayoutEffect(() => {
+    if (editing !== null || !opener.current) return;
+    document.getElementById(opener.current)?.focus();
+    opener.current = null;
+  }, [editing]);
 
   const test = useRowAction(
     (p: Provider) => p.id,
@@ -64,7 +78,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
       <PageTitle text={t('providers.title')} headingRef={focus.heading} />
       <p>{t('providers.intro')}</p>
       {editable && editing === null && (
-        <button type="button" onClick={() => setEditing('new')}>
+        <button type="button" id={ADD_ID} onClick={() => open('new')}>
           {t('providers.add')}
         </button>
       )}
@@ -104,7 +118,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
                   <button type="button" class="secondary" onClick={() => test.run(p)} aria-disabled={test.isBusy(p) || undefined}>
                     {t('providers.test', { name: p.name })}
                   </button>
-                  <button type="button" class="secondary" onClick={() => setEditing(p)}>
+                  <button type="button" id={editId(p)} class="secondary" onClick={() => open(p)}>
                     {t('providers.edit', { name: p.name })}
                   </button>
                   <button type="button" id={deleteId(p)} class="danger" onClick={() => setDeleting(p)}>
@@ -130,9 +144,11 @@ export function ProvidersPage({ session }: { session: SessionView }) {
 
 function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone: (saved: boolean) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.target as HTMLFormElement);
+  // Opened at the top of the page, away from the button pressed: the focus goes to its first field.
+  useEffect(() => document.getElementById('p-name')?.focus(), []);
+  // Once at a time: a double click would add the provider twice.
+  const save = useAction(async (formElement: HTMLFormElement) => {
+    const form = new FormData(formElement);
     const body: Record<string, unknown> = {
       name: form.get('name'),
       provider: form.get('provider'),
@@ -152,6 +168,10 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
       setErrors(failure.fields ?? {});
       announce(failure.message, 'error');
     }
+  });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void save.run(event.target as HTMLFormElement);
   };
   const input = (name: string, label: string, value: string, type: 'text' | 'password' | 'url' = 'text', hint?: string) => (
     <div>
@@ -202,7 +222,9 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
       )}
       {input('base_url', t('providers.base_url'), provider?.base_url ?? '', 'url', t('providers.base_url_hint'))}
       <div class="actions">
-        <button type="submit">{t('providers.save')}</button>
+        <button type="submit" aria-disabled={save.busy || undefined}>
+          {t('providers.save')}
+        </button>
         <button type="button" class="secondary" onClick={() => onDone(false)}>
           {t('dialog.cancel')}
         </button>

@@ -1,6 +1,7 @@
 import { type Paged } from '../api';
 import { formatDate, t } from '../i18n';
 import { navigate } from '../router';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { useLoad } from '../use-load';
 import { RunBadge } from './run-badge';
 import { LoadState } from './load-state';
@@ -57,6 +58,19 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   // An empty or unreadable page in the address (`?page=`, `?page=x`) is page 1 here; the API refuses them.
   params.set('page', /^[1-9]\d{0,8}$/.test(query.get('page') ?? '') ? query.get('page')! : '1');
   const { data, error, loading, reload } = useLoad<Paged<RunRow>>(`/runs?${params}`);
+  // The fields are the person's until they apply them: a list arriving while they type must not put the address's
+  // values back (a controlled `value` is set again on every render). When the address's filters change (applied,
+  // cleared, back and forward), the fields are set to them, in place: a new form would drop the focus to the body.
+  const formRef = useRef<HTMLFormElement>(null);
+  const shown = FILTERS.map((f) => filters[f] ?? '').join('\n');
+  useLayoutEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    for (const f of FILTERS) {
+      const field = form.elements.namedItem(f) as HTMLInputElement | HTMLSelectElement | null;
+      if (field) field.value = filters[f] ?? '';
+    }
+  }, [shown]);
 
   const apply = (event: Event) => {
     event.preventDefault();
@@ -77,9 +91,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   return (
     <section aria-labelledby="page-title">
       <PageTitle text={t('runs.title')} />
-      {/* The fields are the person's until they apply them: a list arriving while they type must not put the address's
-          values back (a controlled value is reset on every render). A new address makes a new form with its values. */}
-      <form key={FILTERS.map((f) => filters[f] ?? '').join('\n')} class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
+      <form ref={formRef} class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
         <Choice name="status" value={filters.status} options={STATUSES} prefix="status" />
         <Choice name="stage" value={filters.stage} options={STAGES} prefix="stage" />
         <Choice name="input_source" value={filters.input_source} options={SOURCES} prefix="source" />

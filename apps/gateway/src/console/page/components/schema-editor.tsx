@@ -25,6 +25,7 @@ import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
 import { errorProps, FieldError } from './field-error';
+import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
 import { TrySchema } from './try-schema';
@@ -50,7 +51,12 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const formRef = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(formRef, errors);
   const [json, setJson] = useState<string | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  // Until the schema has come, no form: whatever was typed into a blank one would be overwritten when it did.
+  const [loaded, setLoaded] = useState(id === null);
+  const [loadError, setLoadError] = useState<ApiFailure | null>(null);
+  const [loadTick, setLoadTick] = useState(0);
+  // The schema this page has just created: the address now names it, and it is already in the form.
+  const created = useRef<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const fieldFocus = useRemovalFocus(rows, (r) => fieldId(r.key, 'remove'));
   // A field just added: its name takes the focus once it is drawn, as the name is what is filled in first.
@@ -71,16 +77,23 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   };
 
   useEffect(() => {
-    if (!id) return;
+    if (!id || id === created.current) return;
+    let live = true;
+    setLoadError(null);
     api<{ data: Schema }>('GET', `/schemas/${id}`)
       .then(({ data }) => {
+        if (!live) return;
         setName(data.name);
         setRows(rowsFromFields(data.fields));
         setOptions(schemaOptions(data));
         setChecks(checksFromSchema(data));
+        setLoaded(true);
       })
-      .catch((err: ApiFailure) => setLoadError(err.message));
-  }, [id]);
+      .catch((err: ApiFailure) => live && setLoadError(err));
+    return () => {
+      live = false;
+    };
+  }, [id, loadTick]);
 
   const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const body = () => ({ ...options, name, fields: fieldsFromRows(rows), ...schemaFromChecks(checks) });
@@ -90,10 +103,21 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const send = useAction(async () => {
     setErrors({});
     clearStatus();
+    // Two fields of one name are one member of the JSON the API gets: the later would replace the earlier unsaid.
+    const repeated = repeatedNames(rows);
+    if (repeated.length > 0) {
+      setErrors(Object.fromEntries(repeated.map((n) => [`fields.${n}`, [t('schema.duplicate_name', { name: n })]])));
+      announce(t('schema.invalid'), 'error');
+      return;
+    }
     try {
       const saved = await api<{ data: Schema }>(id ? 'PUT' : 'POST', id ? `/schemas/${id}` : '/schemas', body());
-      announce(t('schema.saved', { name: saved.data.name }));
-      if (!id) navigate(`/console/schemas/${saved.data.id}`, true);
+      // Edits left in the JSON box were not applied to the form, so they are not what was saved: say so.
+      announce(t(json === null ? 'schema.saved' : 'schema.saved_json_left', { name: saved.data.name }));
+      if (!id) {
+        created.current = saved.data.id;
+        navigate(`/console/schemas/${saved.data.id}`, true);
+      }
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
@@ -134,12 +158,23 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     }
   };
 
-  if (loadError)
+  if (loadError?.status === 404)
     return (
       <section>
         <PageTitle text={t('schema.title_missing')} />
-        <p class="notice error">{loadError}</p>
+        <p class="notice error">{loadError.message}</p>
         <a href="/console/schemas">{t('schema.back')}</a>
+      </section>
+    );
+  // Any other failure (the network, a busy service) is not "not found": it says what happened, and offers to try again.
+  if (!loaded)
+    return (
+      <section>
+        <p>
+          <a href="/console/schemas">{t('schema.back')}</a>
+        </p>
+        <PageTitle text={t('schema.title_edit', { name: '…' })} />
+        <LoadState loading={!loadError} error={loadError} onRetry={() => setLoadTick((n) => n + 1)} />
       </section>
     );
   // Messages about kept schema options (`unique_with.0`, …) have no input of their own: shown with the fields' general ones.
@@ -241,6 +276,18 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       />
     </section>
   );
+}
+
+/** The field names given to more than one field (blank ones aside: the API names those). */
+function repeatedNames(rows: readonly FieldRow[]): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const { name } of rows) {
+    if (name === '') continue;
+    if (seen.has(name)) repeated.add(name);
+    seen.add(name);
+  }
+  return [...repeated];
 }
 
 /**
@@ -572,9 +619,14 @@ function FieldChecks({
       spellcheck={false}
     />
   );
-  const showBounds = isDate || isNumberType(row.data_type) || row.min.trim() !== '' || row.max.trim() !== '';
+  // Open when a check is set, and then the person's to open and close: clearing the last check must not shut it
+  // around the input being edited (Preact sets `open` whenever the value drawn changes), nor take that input away.
+  const [open, setOpen] = useState(inUse || hasErrors);
+  const boundsShown = useRef(false);
+  if (row.min.trim() !== '' || row.max.trim() !== '') boundsShown.current = true;
+  const showBounds = isDate || isNumberType(row.data_type) || boundsShown.current;
   return (
-    <details class="checks" open={inUse || hasErrors}>
+    <details class="checks" open={open || hasErrors} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>{t('checks.summary')}</summary>
       {input('pattern', t('checks.pattern'), t('checks.pattern_hint'))}
       {showBounds && (
