@@ -626,7 +626,7 @@ function FieldChecks({
   if (row.min.trim() !== '' || row.max.trim() !== '') boundsShown.current = true;
   const showBounds = isDate || isNumberType(row.data_type) || boundsShown.current;
   return (
-    <details class="checks" open={open || hasErrors} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+    <details class="checks" open={open || hasErrors} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>{t('checks.summary')}</summary>
       {input('pattern', t('checks.pattern'), t('checks.pattern_hint'))}
       {showBounds && (
