@@ -285,6 +285,55 @@ describe('console API', () => {
       expect((await new ConsoleClient(svc.baseUrl).accept(third.url, '', 'now a long enough one')).status).toBe(200);
     });
 
+    it('a link stands only while what it was made on holds: its maker an owner, a reset link\'s member not made an owner', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Links that lapse');
+      const join = async (address: string, role: string) => {
+        const link = (await owner.post('/invitations', { email: address, role })).body.data;
+        const person = new ConsoleClient(svc.baseUrl);
+        expect((await person.accept(link.url, address.split('@')[0], PASSWORD)).status).toBe(200);
+        return person;
+      };
+      const preview = (link: { id: string; url: string }) =>
+        new ConsoleClient(svc.baseUrl).get(`/invitations/${link.id}?signature=${new URL(link.url).searchParams.get('signature')}`);
+      const second = await join('second-owner@example.com', 'owner');
+      const admin = await join('lapse-admin@example.com', 'admin');
+      const viewer = await join('lapse-viewer@example.com', 'viewer');
+
+      // A reset link made for an admin who is then made an owner: an owner does not reset another owner's password.
+      const reset = (await owner.post('/invitations', { email: 'lapse-admin@example.com' })).body.data;
+      expect(reset.password_reset).toBe(true);
+      expect((await owner.patch(`/members/${admin.session!.member.id}`, { role: 'owner' })).status).toBe(200);
+      const taken = { status: 409, body: { error: { code: 'owner_reset_by_operator' } } };
+      expect(await preview(reset)).toMatchObject(taken);
+      expect(await new ConsoleClient(svc.baseUrl).accept(reset.url, '', 'the password of a takeover')).toMatchObject(taken);
+      expect((await admin.get('/session')).status).toBe(200);
+
+      // The links of an owner who is removed lapse with them: no way back in through a link of their own.
+      const backDoor = (await second.post('/invitations', { email: 'back-door@example.com', role: 'owner' })).body.data;
+      const viewerReset = (await second.post('/invitations', { email: 'lapse-viewer@example.com' })).body.data;
+      expect((await preview(backDoor)).status).toBe(200);
+      expect((await owner.delete(`/members/${second.session!.member.id}`)).status).toBe(204);
+      const lapsed = { status: 409, body: { error: { code: 'invitation_used' } } };
+      for (const link of [backDoor, viewerReset]) expect(await preview(link)).toMatchObject(lapsed);
+      expect(await new ConsoleClient(svc.baseUrl).accept(backDoor.url, 'Back Door', PASSWORD)).toMatchObject(lapsed);
+      expect(await new ConsoleClient(svc.baseUrl).accept(viewerReset.url, '', 'the password of a takeover')).toMatchObject(lapsed);
+      expect((await viewer.get('/session')).status).toBe(200);
+      // A reset link for a member removed since: its preview says it is spent, as using it would.
+      const removedReset = (await owner.post('/invitations', { email: 'lapse-viewer@example.com' })).body.data;
+      expect((await owner.delete(`/members/${viewer.session!.member.id}`)).status).toBe(204);
+      expect(await preview(removedReset)).toMatchObject(lapsed);
+    });
+
+    it('refuses an e-mail address with half a character or an unseen one (it would read as another address)', async () => {
+      const { owner } = await organizationWithOwner(svc, 'Unseen');
+      for (const email of ['\ud800@example.com', 'a\udc00b@example.com', 'unseen@example.com\u200b', 'un\u2060seen@example.com']) {
+        expect({ email, answer: await owner.post('/invitations', { email }) }).toMatchObject({
+          email,
+          answer: { status: 422, body: { error: { code: 'validation_failed', fields: { email: [expect.any(String)] } } } },
+        });
+      }
+    });
+
     it('issues a key with a name, lists it by that name, and the audit log names it when it is issued and revoked', async () => {
       const { owner } = await organizationWithOwner(svc, 'Named keys');
       const issued = await owner.post('/api-keys', { name: 'Nightly export' });

@@ -67,5 +67,13 @@ describe('redactUrl', () => {
     ],
     ['/v1/transformations/1?page=2', '/v1/transformations/1?page=2'],
     ['/plain', '/plain'],
+    // Names a server may still read as the credential's (found by a probe: each reached the log in clear).
+    ['/console/api/invitations/i?signature[]=s3cr3t', '/console/api/invitations/i?signature[]=[redacted]'],
+    ['/console/api/invitations/i?signature%5B0%5D=s3cr3t', '/console/api/invitations/i?signature%5B0%5D=[redacted]'],
+    ['/console/api/invitations/i?signature.x=s3cr3t', '/console/api/invitations/i?signature.x=[redacted]'],
+    ['/console/api/invitations/i?a=b;signature=s3cr3t', '/console/api/invitations/i?a=b;signature=[redacted]'],
+    ['/console/api/invitations/i?signature%3Ds3cr3t', '/console/api/invitations/i?signature=[redacted]'],
+    ['/console/api/invitations/i?SIGNATURE=s3cr3t&%73ignature=s3cr3t', '/console/api/invitations/i?SIGNATURE=[redacted]&%73ignature=[redacted]'],
+    ['/cb?access_token=t&client_secret=s&api-key=k&sort=key', '/cb?access_token=[redacted]&client_secret=[redacted]&api-key=[redacted]&sort=key'],
   ])('%s -> %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });

@@ -13,24 +13,41 @@ export const SECRET_QUERY_PARAMS = [
   'apikey',
   'key',
 ] as const;
-const SECRET_PARAMS = new RegExp(`^(${SECRET_QUERY_PARAMS.join('|')})$`, 'i');
+const SECRET_PARAMS = new RegExp(`^(${SECRET_QUERY_PARAMS.join('|')})$`);
+/** Names that say what they hold: `access_token`, `client_secret`, `api-key`. */
+const CREDENTIAL_SUFFIX = /[_-](token|secret|signature|password|key)$/;
+
+/**
+ * Whether a query parameter holds a credential. Its name is read as a server framework may read it: any letter case,
+ * and `signature[]`, `signature[0]` or `signature.x` as `signature` (a request with such a name still carries the
+ * value, and a log line must not, whatever the route made of it).
+ */
+const isSecretName = (name: string): boolean => {
+  const base = name.toLowerCase().split(/[[.]/, 1)[0];
+  return SECRET_PARAMS.test(base) || CREDENTIAL_SUFFIX.test(base);
+};
 
 /**
  * A URL (absolute or a request's path and query) fit for a log line: the values of secret query
- * parameters are replaced by `[redacted]`; everything else stays as it was. Pure.
+ * parameters are replaced by `[redacted]`; everything else stays as it was. Pairs are split at `&`
+ * and `;` (some servers take both), and a name is read decoded, so `signature%3D…` (the `=` encoded)
+ * loses its value too. Pure.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const query = url
     .slice(q + 1)
-    .split('&')
-    .map((pair) => {
+    .split(/([&;])/)
+    .map((pair, i) => {
+      if (i % 2 === 1) return pair; // a separator
       const eq = pair.indexOf('=');
-      const name = decodeURIComponentSafe(eq < 0 ? pair : pair.slice(0, eq));
-      return eq >= 0 && SECRET_PARAMS.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+      if (eq >= 0) return isSecretName(decodeURIComponentSafe(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+      const decoded = decodeURIComponentSafe(pair);
+      const encodedEq = decoded.indexOf('=');
+      return encodedEq >= 0 && isSecretName(decoded.slice(0, encodedEq)) ? `${decoded.slice(0, encodedEq)}=[redacted]` : pair;
     })
-    .join('&');
+    .join('');
   return `${url.slice(0, q)}?${query}`;
 }
 

@@ -31,15 +31,21 @@ export const addError = (errors: FieldErrors, field: string, message: string): v
   (errors[field] ??= []).push(message);
 };
 
-/** http(s) URL check for callbacks; in production only https (spec: "HTTPS required in production"). */
+/**
+ * Blanks, control and invisible format characters, and lone surrogates: a URL carries them percent-encoded. Raw, the
+ * URL parser drops some and encodes others, so the address called would not be the one shown in the settings.
+ */
+const NOT_IN_A_URL = /[\s\p{Cc}\p{Cf}\p{Cs}]/u;
+
 /**
  * What is wrong with a URL the service will call or send a reviewer to: not http(s), not
- * HTTPS in production, too long, or (when `allowed` is given: webhooks and callbacks) a
- * literal non-public address or localhost. Null when it is fine.
+ * HTTPS in production, too long, with characters a URL carries only encoded, or (when `allowed`
+ * is given: webhooks and callbacks) a literal non-public address or localhost. Null when it is fine.
+ * (The spec: "HTTPS required in production".)
  */
 export function callbackUrlProblem(value: unknown, production: boolean, allowed?: string[]): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') return 'must be a valid URL.';
+  if (typeof value !== 'string' || NOT_IN_A_URL.test(value)) return 'must be a valid URL.';
   let url: URL;
   try {
     url = new URL(value);

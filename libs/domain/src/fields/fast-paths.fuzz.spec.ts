@@ -40,6 +40,15 @@ describe('typing fast paths agree with the libraries', () => {
     }
   });
 
+  it('email: a lone surrogate is refused, not thrown on (isEmail throws a URIError), and so is an unseen character', () => {
+    expect(() => isEmail('\ud800@b.c')).toThrow(URIError);
+    for (const bad of ['\ud800@b.c', 'a\udc00b@example.com', 'ada\u200b@example.com', 'ada@example.com\ufeff', 'ada@exa\u00admple.com']) {
+      expect({ bad, ok: isEmailAddress(bad) }).toEqual({ bad, ok: false });
+    }
+    // The joiners some scripts need stay as isEmail has them.
+    expect(isEmailAddress('\u0915\u094d\u200d@example.com')).toBe(isEmail('\u0915\u094d\u200d@example.com'));
+  });
+
   const scheme = fc.constantFrom('', 'http://', 'https://', 'HTTPS://', 'ftp://', 'ws://', 'mailto:', 'http:/', '//', 'http://user:pw@');
   const tail = fc.oneof(
     fc.constantFrom(

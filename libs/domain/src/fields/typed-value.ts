@@ -45,8 +45,18 @@ const FALSE_WORDS = new Set(['false', 'no', '0', 'n']);
  */
 const EVERYDAY_EMAIL = /^[A-Za-z0-9_%+-]+(?:\.[A-Za-z0-9_%+-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
+/**
+ * What isEmail lets through or cannot take, refused first: a lone surrogate (half a character: isEmail's
+ * byte count throws on it, and a JSON body can carry one), and invisible format characters such as a zero-width
+ * space or a byte order mark pasted along with an address, which make it another address that reads the same
+ * (the joiners U+200C and U+200D aside: some scripts need them).
+ */
+const UNSEEN_IN_ADDRESS = /[\p{Cs}\p{Cf}]/u;
+const JOINERS = /[‌‍]/g;
+
 export const isEmailAddress = (value: string): boolean =>
-  (value.length <= 254 && value.indexOf('@') <= 64 && EVERYDAY_EMAIL.test(value)) || isEmail(value);
+  (value.length <= 254 && value.indexOf('@') <= 64 && EVERYDAY_EMAIL.test(value)) ||
+  (!UNSEEN_IN_ADDRESS.test(value.replace(JOINERS, '')) && isEmail(value));
 
 /**
  * The everyday shape of a web address: an http, https or ftp scheme (or none), hostname labels

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import isEmail from 'validator/lib/isEmail';
 import { ACCOUNT_STORE, type AccountStore, type Invitation, MEMBER_ROLES, type MemberRole } from '@app/accounts';
 import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
-import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls } from '@app/domain';
+import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls, isEmailAddress } from '@app/domain';
 import { ApiError } from '../../http/api-error';
 import { AuditLog } from '../../audit/audit-log';
 import type { ConsoleCaller } from './console-sessions';
@@ -69,7 +68,7 @@ export class Invitations {
     const fields: Record<string, string[]> = {};
     const email = typeof b.email === 'string' ? b.email.trim().toLowerCase() : '';
     if (!email) fields.email = ['The email field is required.'];
-    else if (email.length > 254 || !isEmail(email) || hasHiddenControls(email))
+    else if (!isEmailAddress(email) || hasHiddenControls(email))
       fields.email = ['The email field must be a valid e-mail address.'];
     const role = b.role === undefined ? 'viewer' : b.role;
     if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
@@ -80,11 +79,7 @@ export class Invitations {
     // one owner must not be able to take another's account. Only this organization's members are looked at, so
     // nothing is told about an address elsewhere (such an invitation is refused when accepted, 409 email_taken).
     const member = (await this.accounts.listMembers(organizationId)).find((m) => m.email === email);
-    if (member?.role === 'owner' && by !== null)
-      throw ApiError.conflict(
-        'owner_reset_by_operator',
-        `${email} is an owner of this organization: an owner's password is reset by the service's operator (a new invitation through the admin API or CLI).`,
-      );
+    if (member?.role === 'owner' && by !== null) throw ownerResetByOperator(email);
     const now = new Date();
     await this.replacePendingInvitations(organizationId, email, by, requestId, now.toISOString());
     const invitation: Invitation = {
@@ -197,7 +192,6 @@ export class Invitations {
     const b = asObject(body);
     const problem = passwordProblem(b.password);
     if (problem) throw ApiError.validation({ password: [problem] });
-    if ((await this.accounts.getMember(invitation.organization_id, memberId))?.email !== invitation.email) throw used();
     const passwordHash = await hashPassword(b.password as string);
     const now = new Date().toISOString();
     await this.claim(invitation, now);
@@ -215,6 +209,24 @@ export class Invitations {
       requestId,
     );
     return this.sessions.start(member);
+  }
+
+  /**
+   * What the link was made on must still hold when it is opened and when it is used, as the preview and the use both
+   * ask (a link lives for days, and the people it names change meanwhile):
+   * - a link an owner made goes back to that owner, so it stands only while they are still an owner here (removed or
+   *   made an admin, their links are as withdrawn: an owner removed must not come back in through a link of theirs);
+   * - a reset link works while its member is here with its address, and, made by an owner, only while that member is
+   *   not an owner (one owner must not take another's account: an admin made an owner after the link was made).
+   */
+  private async stillStands(invitation: Invitation): Promise<void> {
+    const org = invitation.organization_id;
+    const maker = invitation.invited_by ?? null; // null: the operator
+    if (maker !== null && (await this.accounts.getMember(org, maker))?.role !== 'owner') throw used();
+    if (!invitation.resets_member_id) return;
+    const member = await this.accounts.getMember(org, invitation.resets_member_id);
+    if (member?.email !== invitation.email) throw used();
+    if (member.role === 'owner' && maker !== null) throw ownerResetByOperator(member.email);
   }
 
   /** Marks the invitation used, or says why it cannot be: taken meanwhile, or its time ran out while the password was hashed. */
@@ -237,6 +249,7 @@ export class Invitations {
         'gone',
         'This invitation has expired. Ask an owner of the organization to invite you again.',
       );
+    await this.stillStands(invitation);
     return invitation;
   }
 }
@@ -244,6 +257,11 @@ export class Invitations {
 const expirySeconds = (invitation: Invitation): number => Math.floor(Date.parse(invitation.expires_at) / 1000);
 const expired = () =>
   new ApiError(410, 'invitation_expired', 'gone', 'This invitation has expired. Ask an owner of the organization to invite you again.');
+const ownerResetByOperator = (email: string) =>
+  ApiError.conflict(
+    'owner_reset_by_operator',
+    `${email} is an owner of this organization: an owner's password is reset by the service's operator (a new invitation through the admin API or CLI).`,
+  );
 const used = () =>
   ApiError.conflict('invitation_used', 'This invitation was already used or withdrawn. Sign in, or ask an owner for a new invitation.');
 const emailTaken = () =>
