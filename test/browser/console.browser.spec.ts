@@ -145,6 +145,12 @@ describe('customer console in Chromium', () => {
     await page.getByText('The password must be at least 12 characters long.').waitFor();
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Password again').fill(PASSWORD);
+    // The network fails once: said so, and the form stays with what was typed, to send again (the link is not spent).
+    await page.route('**/console/api/invitations/*/accept*', (route) => route.abort('connectionreset'), { times: 1 });
+    await page.getByRole('button', { name: 'Join and sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The service could not be reached.' }).waitFor();
+    await expect(page.getByLabel('Your name').inputValue()).resolves.toBe('Olivia Owner');
+    await expect(page.getByLabel('Password again').inputValue()).resolves.toBe(PASSWORD);
     await page.getByRole('button', { name: 'Join and sign in' }).click();
     await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/runs');
@@ -818,6 +824,12 @@ describe('customer console in Chromium', () => {
     await goto(page, '/console/runs');
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
     await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(2); // the header and the one run
+    // A filtered list that cannot be read: the error, not the unfiltered list under it as if it were the filtered one.
+    await page.route('**/console/api/runs?*', (route) => route.fulfill({ status: 503, body: '' }), { times: 1 });
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByRole('button', { name: 'Show runs' }).click();
+    await page.getByRole('button', { name: 'Try again' }).waitFor();
+    await expect(page.getByRole('cell', { name: 'customers.csv' }).count()).resolves.toBe(0);
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Show runs' }).click();
     await page.getByText('No run matches these filters.', { exact: false }).waitFor();
@@ -1170,8 +1182,15 @@ describe('customer console in Chromium', () => {
     await expect(page.getByLabel('Current password').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.getByLabel('Current password').fill(ownerPassword);
     await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
-    await page.getByRole('button', { name: 'Change the password' }).click();
+    // Pressed twice: changed once, and no "not right" about the password just changed.
+    const changes: string[] = [];
+    const seen = (r: { url(): string; method(): string }) => r.url().endsWith('/console/api/me/password') && changes.push(r.method());
+    page.on('request', seen);
+    await page.getByRole('button', { name: 'Change the password' }).dblclick();
     await status(page).getByText('Your password was changed.', { exact: false }).waitFor();
+    page.off('request', seen);
+    expect(changes).toEqual(['PUT']);
+    await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.not.toBe('true');
     ownerPassword = 'a brand new passphrase here';
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-account');

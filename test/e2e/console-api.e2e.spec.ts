@@ -285,7 +285,7 @@ describe('console API', () => {
       expect((await new ConsoleClient(svc.baseUrl).accept(third.url, '', 'now a long enough one')).status).toBe(200);
     });
 
-    it('a link stands only while what it was made on holds: its maker an owner, a reset link\'s member not made an owner', async () => {
+    it("a link stands only while what it was made on holds: its maker an owner, a reset link's member not made an owner", async () => {
       const { owner } = await organizationWithOwner(svc, 'Links that lapse');
       const join = async (address: string, role: string) => {
         const link = (await owner.post('/invitations', { email: address, role })).body.data;

@@ -73,7 +73,13 @@ describe('redactUrl', () => {
     ['/console/api/invitations/i?signature.x=s3cr3t', '/console/api/invitations/i?signature.x=[redacted]'],
     ['/console/api/invitations/i?a=b;signature=s3cr3t', '/console/api/invitations/i?a=b;signature=[redacted]'],
     ['/console/api/invitations/i?signature%3Ds3cr3t', '/console/api/invitations/i?signature=[redacted]'],
-    ['/console/api/invitations/i?SIGNATURE=s3cr3t&%73ignature=s3cr3t', '/console/api/invitations/i?SIGNATURE=[redacted]&%73ignature=[redacted]'],
-    ['/cb?access_token=t&client_secret=s&api-key=k&sort=key', '/cb?access_token=[redacted]&client_secret=[redacted]&api-key=[redacted]&sort=key'],
+    [
+      '/console/api/invitations/i?SIGNATURE=s3cr3t&%73ignature=s3cr3t',
+      '/console/api/invitations/i?SIGNATURE=[redacted]&%73ignature=[redacted]',
+    ],
+    [
+      '/cb?access_token=t&client_secret=s&api-key=k&sort=key',
+      '/cb?access_token=[redacted]&client_secret=[redacted]&api-key=[redacted]&sort=key',
+    ],
   ])('%s -> %s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });

@@ -68,8 +68,7 @@ export class Invitations {
     const fields: Record<string, string[]> = {};
     const email = typeof b.email === 'string' ? b.email.trim().toLowerCase() : '';
     if (!email) fields.email = ['The email field is required.'];
-    else if (!isEmailAddress(email) || hasHiddenControls(email))
-      fields.email = ['The email field must be a valid e-mail address.'];
+    else if (!isEmailAddress(email) || hasHiddenControls(email)) fields.email = ['The email field must be a valid e-mail address.'];
     const role = b.role === undefined ? 'viewer' : b.role;
     if (!MEMBER_ROLES.includes(role as MemberRole)) fields.role = [`The role field must be one of ${MEMBER_ROLES.join(', ')}.`];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);

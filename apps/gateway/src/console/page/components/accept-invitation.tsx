@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiFailure } from '../api';
+import { api, ApiFailure, failureText } from '../api';
 import { formatDate, t } from '../i18n';
 import { adopt, type SessionView } from '../session';
 import { useAction } from '../use-action';
@@ -7,6 +7,9 @@ import { useFocusOnFirstError } from '../use-error-focus';
 import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
+
+/** The answers that say the link itself is spent: not valid (404), used or withdrawn (409), expired (410). */
+const DEAD_LINK = new Set([404, 409, 410]);
 
 interface Preview {
   email: string;
@@ -48,8 +51,11 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
     } catch (err) {
       const failure = err as ApiFailure;
       setFields(failure.fields ?? {});
-      if (Object.keys(failure.fields ?? {}).length === 0) setProblem(failure.message);
-      else announce(failure.message, 'error');
+      // Only a link that is spent (used, withdrawn, expired, not valid) ends the form. Anything else (the network, a
+      // busy service, a field) leaves it, and what was typed, to send again.
+      const beside = Object.keys(failure.fields ?? {}).length > 0;
+      if (DEAD_LINK.has(failure.status) && !beside) setProblem(failure.message);
+      else announce(beside ? failure.message : failureText(failure), 'error');
     }
   });
   const submit = (event: Event) => {

@@ -13,9 +13,9 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const formRef = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(formRef, errors);
-  const change = async (event: Event) => {
-    event.preventDefault();
-    const formEl = event.target as HTMLFormElement;
+  // Once at a time: a second press would check the old password against the new one, fail, and count against the
+  // sign-in limit, and say "not right" about a password just changed.
+  const send = useAction(async (formEl: HTMLFormElement) => {
     const form = new FormData(formEl);
     clearStatus();
     try {
@@ -28,6 +28,10 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
       setErrors(failure.fields ?? {});
       announce(failure.message, 'error');
     }
+  });
+  const change = (event: Event) => {
+    event.preventDefault();
+    void send.run(event.target as HTMLFormElement);
   };
   const others = useAction(async () => {
     try {
@@ -69,7 +73,9 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
           {...errorProps('new-error', errors.new_password)}
         />
         <FieldError id="new-error" messages={errors.new_password} />
-        <button type="submit">{t('account.change')}</button>
+        <button type="submit" aria-disabled={send.busy || undefined}>
+          {t('account.change')}
+        </button>
       </form>
       <h2>{t('account.sessions_title')}</h2>
       <p class="muted">{t('account.sessions_intro')}</p>
