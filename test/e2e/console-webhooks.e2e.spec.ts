@@ -140,6 +140,19 @@ describe('console: webhooks', () => {
     });
     await owner.put('/webhook', { url: `${receiver.url}/hooks?case=test-event` });
     receiver.fallback = 'ok';
+    // A body that is not an object sends nothing, as on every other route.
+    for (const body of [null, [1, 2], 'x', 42]) {
+      expect({
+        body,
+        answer: await owner.request('POST', '/webhook/test', {
+          raw: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
+      }).toMatchObject({
+        body,
+        answer: { status: 422, body: { error: { fields: { body: ['The request body must be a JSON object.'] } } } },
+      });
+    }
     const res = await owner.post('/webhook/test');
     expect(res.body.data).toMatchObject({ delivered: true, status_code: 200, error: null, duration_ms: expect.any(Number) });
     const secret = (await owner.post('/webhook/secret/reveal')).body.data.secret;
