@@ -151,12 +151,22 @@ describe('hosted review page in Chromium', () => {
     await dialog.waitFor();
     await expect(dialog.innerText()).resolves.toContain('4 rows have problems.');
     await screenshot(page, '02-approve-confirmation');
+    // The page leaves for the callback 1.2 s after it says so: held until the page has been read, on a busy machine too.
+    let letGo = () => {};
+    const leaving = new Promise<void>((resolve) => (letGo = resolve));
+    const callbackPages = `${callbackBase}/**`;
+    await page.route(callbackPages, async (route) => {
+      await leaving;
+      await route.continue();
+    });
     await dialog.getByRole('button', { name: 'Yes, approve' }).click();
 
     await page.getByRole('heading', { name: 'Approved' }).waitFor();
     await expect(page.getByText(`Taking you back to ${new URL(callbackBase).host}`).count()).resolves.toBe(1);
     await screenshot(page, '03-approved-redirecting');
+    letGo();
     await page.waitForURL(/\/done\?/);
+    await page.unroute(callbackPages);
     const landed = new URL(page.url());
     expect(landed.searchParams.get('transformation_id')).toBe(run.id);
     expect(landed.searchParams.get('from')).toBe('review');
@@ -302,7 +312,7 @@ describe('hosted review page in Chromium', () => {
     await page.getByRole('heading', { name: 'Approved' }).waitFor();
     await expect(page.getByText('Changes saved.').count()).resolves.toBe(0);
     // The output of 30 rows is written within moments: the open page says so without a reload.
-    await page.getByText('The final output is ready.', { exact: false }).waitFor({ timeout: 10000 });
+    await page.getByText('The final output is ready.', { exact: false }).waitFor({ timeout: 30_000 });
     await expect(page.getByText('For each field, choose the column', { exact: false }).count()).resolves.toBe(0);
     await page.getByText('The column of your file that feeds each field.').waitFor();
     const later = await openPage(run.review_url);
@@ -662,7 +672,15 @@ describe('hosted review page in Chromium', () => {
     const run = await readyRun();
     const page = await openPage(run.review_url);
     await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
-    // A new mapping starts a new count (300 ms after the change): approving at once finds it unfinished.
+    // A new mapping starts a new count (300 ms after the change): approving at once finds it unfinished. The count is
+    // held until the dialog has been read, so that a slow mapping save on a busy machine cannot let it finish first.
+    let letGo = () => {};
+    const counted = new Promise<void>((resolve) => (letGo = resolve));
+    const counts = '**/problems?*';
+    await page.route(counts, async (route) => {
+      await counted;
+      await route.continue();
+    });
     await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
     await page.getByRole('button', { name: 'Approve' }).click();
     const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
@@ -670,6 +688,8 @@ describe('hosted review page in Chromium', () => {
     const said = await dialog.innerText();
     expect(said).toContain('has not finished');
     expect(said).not.toMatch(/rows? (have|has) problems/);
+    letGo();
+    await page.unroute(counts);
     await dialog.getByRole('button', { name: 'Go back' }).click();
     await page.context().close();
   });
@@ -750,7 +770,7 @@ describe('hosted review page in Chromium', () => {
   it('works by keyboard alone at 360 px wide', async () => {
     const run = await readyRun();
     const page = await openPage(run.review_url, { width: 360 });
-    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor({ timeout: 8000 });
+    await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor({ timeout: 30_000 });
     // Nothing wider than the screen except inside the preview's own scroll area.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
 
@@ -775,13 +795,13 @@ describe('hosted review page in Chromium', () => {
     // Change a mapping with the keyboard: focus the age select, pick the next option.
     await page.getByRole('combobox', { name: 'age' }).focus();
     await page.keyboard.press('ArrowDown');
-    await page.getByText('Changes saved.').waitFor({ timeout: 8000 });
+    await page.getByText('Changes saved.').waitFor({ timeout: 30_000 });
     expect((await reviewApi(run.review_url).state()).body.mapping_rule.age).not.toBeNull();
 
     // Approve by keyboard: Enter opens the dialog, focus starts on "Go back", Escape closes it.
     await page.getByRole('button', { name: 'Approve' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('dialog').waitFor({ timeout: 8000 });
+    await page.getByRole('dialog').waitFor({ timeout: 30_000 });
     await focusReaches(page, 'confirm-back');
     await screenshot(page, '12-narrow-dialog');
     await expect(axeViolations(page)).resolves.toEqual([]);

@@ -212,5 +212,5 @@ describe("the customer's validation hook on the review page", () => {
       await screenshot(page, `hook-04-editor-${name}`);
       await page.context().close();
     }
-  });
+  }, 90_000);
 });

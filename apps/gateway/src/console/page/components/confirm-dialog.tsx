@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef } from 'preact/hooks';
 import { t } from '../i18n';
 
 /**
@@ -26,7 +26,9 @@ export function ConfirmDialog({
   const opener = useRef<Element | null>(null);
   // Ids of its own: a page may hold several dialogs, and each must be named by its own title.
   const id = useId();
-  useEffect(() => {
+  // In the render that opens or closes it, not a frame later: a confirmed action that answers within the frame moves
+  // the focus (to the changed row), and a dialog closed after that would put the focus back on its opener, gone by then.
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) {

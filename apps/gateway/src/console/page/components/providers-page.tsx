@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
@@ -144,8 +144,9 @@ export function ProvidersPage({ session }: { session: SessionView }) {
 
 function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone: (saved: boolean) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
-  // Opened at the top of the page, away from the button pressed: the focus goes to its first field.
-  useEffect(() => document.getElementById('p-name')?.focus(), []);
+  // Opened at the top of the page, away from the button pressed: the focus goes to its first field, in the render that
+  // draws it (an effect a frame later would take the focus from a field already being typed in).
+  useLayoutEffect(() => document.getElementById('p-name')?.focus(), []);
   // Once at a time: a double click would add the provider twice.
   const save = useAction(async (formElement: HTMLFormElement) => {
     const form = new FormData(formElement);
