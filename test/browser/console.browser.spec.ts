@@ -1007,12 +1007,25 @@ describe('customer console in Chromium', () => {
         (m: { email: string }) => m.email === 'victor@acme.example',
       ).role;
     await expect(roleOnServer()).resolves.toBe('viewer');
+    // The list read again after the change is held: the select shows the new role meanwhile, not the old one.
+    let letGo = () => {};
+    const listed = new Promise<void>((resolve) => (letGo = resolve));
+    const memberList = '**/console/api/members';
+    await page.route(memberList, async (route) => {
+      await listed;
+      await route.continue();
+    });
     await page.keyboard.press('Enter');
     await roleDialog.getByRole('button', { name: 'Make Admin' }).press('Enter');
     await status(page).getByText('Victor Viewer is now Admin.').waitFor();
     // The save button went with the change: the focus is on the member's select again.
     await saveVictor.waitFor({ state: 'detached' });
     await expect(victorRole.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(victorRole.inputValue()).resolves.toBe('admin');
+    const reread = page.waitForResponse((r) => r.url().endsWith('/console/api/members') && r.request().method() === 'GET');
+    letGo();
+    await reread;
+    await page.unroute(memberList);
     await expect(roleOnServer()).resolves.toBe('admin');
 
     await page.getByLabel('E-mail').fill('wanda@acme.example');

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { isOwner, refreshSession, type SessionView } from '../session';
@@ -40,7 +40,12 @@ export function MembersPage({ session }: { session: SessionView }) {
   // A role chosen in a member's select (a closed select changes on each arrow key, so choosing is not changing: the
   // row's "Save the role" asks to confirm the choice), and the one waiting for the owner's confirmation.
   const [drafts, setDrafts] = useState<Record<string, Member['role']>>({});
-  const draftOf = (m: Member): Member['role'] => drafts[m.id] ?? m.role;
+  // Roles the server has taken that the list, read again after the change, does not show yet: the select shows the
+  // new role at once rather than the old one until the list comes (or, if reading it fails, at all).
+  const [taken, setTaken] = useState<Record<string, Member['role']>>({});
+  useEffect(() => setTaken({}), [members.data]);
+  const roleOf = (m: Member): Member['role'] => taken[m.id] ?? m.role;
+  const draftOf = (m: Member): Member['role'] => drafts[m.id] ?? roleOf(m);
   const [rolePending, setRolePending] = useState<{ member: Member; role: Member['role'] } | null>(null);
   const [withdrawing, setWithdrawing] = useState<Invitation | null>(null);
   const [invited, setInvited] = useState<Invitation | null>(null);
@@ -58,6 +63,7 @@ export function MembersPage({ session }: { session: SessionView }) {
     setRolePending(null);
     try {
       await api('PATCH', `/members/${m.id}`, { role });
+      setTaken((was) => ({ ...was, [m.id]: role }));
       setDrafts(({ [m.id]: _saved, ...others }) => others);
       // The row's save button goes with the change: the focus goes back to the member's select.
       document.getElementById(`role-${m.id}`)?.focus();
@@ -144,7 +150,7 @@ export function MembersPage({ session }: { session: SessionView }) {
                             </option>
                           ))}
                         </select>
-                        {draftOf(m) !== m.role && (
+                        {draftOf(m) !== roleOf(m) && (
                           <button type="button" class="secondary" onClick={() => setRolePending({ member: m, role: draftOf(m) })}>
                             {t('members.role_save')}
                             <span class="visually-hidden"> {t('members.role_save_of', { name: m.display_name })}</span>
