@@ -1184,12 +1184,33 @@ describe('customer console in Chromium', () => {
     await other.getByLabel('Password').fill(ownerPassword);
     await other.getByRole('button', { name: 'Sign in' }).click();
     await other.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    // The other session is in the middle of an edit when it is ended.
+    await other.goto(`${svc.baseUrl}/console/schemas/${schemaId}`);
+    await other.getByLabel('Schema name').fill('Typed before the session ended');
 
     await goto(page, '/console/account');
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await status(page).getByText('1 other session was ended.').waitFor();
-    await other.reload();
+    // Its save is refused, and a dialog asks to sign in again over the page as it was, what was typed included.
+    await other.getByRole('button', { name: 'Save the schema' }).click();
+    const again = other.getByRole('dialog', { name: 'Your session has ended' });
+    await again.waitFor();
+    await other.waitForFunction(() => document.activeElement?.id === 'password');
+    await expect(again.getByLabel('E-mail').inputValue()).resolves.toBe(ownerEmail);
+    await other.keyboard.press('Escape'); // nothing behind it would work: it stays
+    await expect(again.isVisible()).resolves.toBe(true);
+    await expect(axeViolations(other)).resolves.toEqual([]);
+    await screenshot(other, 'console-session-ended');
+    await other.keyboard.type(ownerPassword);
+    await other.keyboard.press('Enter');
+    await again.waitFor({ state: 'detached' });
+    await expect(other.getByLabel('Schema name').inputValue()).resolves.toBe('Typed before the session ended');
+    // "Sign in as someone else" instead leaves nothing of the page behind.
+    await other.context().clearCookies();
+    await other.getByRole('button', { name: 'Save the schema' }).click();
+    await again.getByRole('button', { name: 'Sign in as someone else' }).click();
     await other.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await expect(other.getByLabel('Schema name').count()).resolves.toBe(0);
 
     await page.getByLabel('Current password').fill('not the password at all');
     await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');

@@ -1,22 +1,34 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { whenSignedOut } from '../api';
 import { t } from '../i18n';
 import { navigate, useLocation } from '../router';
 import { loadSession, whenSessionRefreshed, type SessionView } from '../session';
 import { AcceptInvitation } from './accept-invitation';
 import { Shell } from './shell';
-import { SignIn } from './sign-in';
+import { SignIn, SignInAgain } from './sign-in';
 import { StatusRegion } from './status';
 
 /** The console: an invitation link, the sign-in form, or the signed-in console. */
 export function App() {
   const loc = useLocation();
   const [session, setSession] = useState<SessionView | null | undefined>(undefined);
+  // The session that ended by itself (a call answered 401) while the console was open: its pages stay, under a
+  // sign-in dialog, so that what was typed is not lost. Signing out on purpose leaves nothing behind.
+  const [ended, setEnded] = useState<SessionView | null>(null);
+  const current = useRef(session);
+  current.current = session;
   useEffect(() => {
     void loadSession().then(setSession);
-    whenSignedOut(() => setSession(null));
+    whenSignedOut(() => {
+      if (current.current) setEnded(current.current);
+      setSession(null);
+    });
     whenSessionRefreshed(setSession);
   }, []);
+  const signedOut = () => {
+    setEnded(null);
+    setSession(null);
+  };
 
   const invitation = /^\/console\/invitations\/([0-9a-f-]{36})$/i.exec(loc.path);
   let content;
@@ -37,10 +49,27 @@ export function App() {
         <p class="muted">{t('app.loading')}</p>
       </main>
     );
-  } else if (session === null) {
+  } else if (session === null && !ended) {
     content = <SignIn onSignedIn={setSession} />;
   } else {
-    content = <Shell session={session} path={loc.path} query={loc.query} onSignedOut={() => setSession(null)} />;
+    // The signed-in console, or the same member's pages kept under the sign-in dialog: one tree in one place either
+    // way, so the pages keep their state (keyed by member: someone else signing in gets pages of their own).
+    const shown = (session ?? ended)!;
+    content = (
+      <>
+        <Shell key={shown.member.id} session={shown} path={loc.path} query={loc.query} onSignedOut={signedOut} />
+        {!session && (
+          <SignInAgain
+            email={shown.member.email}
+            onSignedIn={(s) => {
+              setEnded(null);
+              setSession(s);
+            }}
+            onSomeoneElse={signedOut}
+          />
+        )}
+      </>
+    );
   }
   return (
     <>

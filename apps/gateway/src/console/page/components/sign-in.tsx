@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { t } from '../i18n';
 import { adopt, type SessionView } from '../session';
@@ -8,8 +8,55 @@ import { errorProps, FieldError } from './field-error';
 import { PageTitle } from './page-title';
 import { announce, clearStatus } from './status';
 
-/** E-mail and password; the answer never tells whether an e-mail has an account. */
+/** The sign-in page: e-mail and password; the answer never tells whether an e-mail has an account. */
 export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionView) => void }) {
+  return (
+    <main id="main" class="narrow">
+      <p class="brand">{t('app.name')}</p>
+      <PageTitle text={t('signin.title')} />
+      <SignInForm onSignedIn={onSignedIn} />
+      <p class="muted">{t('signin.help')}</p>
+    </main>
+  );
+}
+
+/**
+ * When a session ends while the console is open (idle time, "sign out everywhere else", a password changed
+ * elsewhere), a modal over the page as it was: signing in again as the same member goes on where they were, with
+ * what they had typed, to send it once more. Whoever signs in as someone else gets a console of their own.
+ */
+export function SignInAgain({
+  email,
+  onSignedIn,
+  onSomeoneElse,
+}: {
+  email: string;
+  onSignedIn: (s: SessionView) => void;
+  onSomeoneElse: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useLayoutEffect(() => {
+    const dialog = ref.current;
+    if (!dialog || dialog.open) return;
+    dialog.showModal();
+    dialog.querySelector<HTMLInputElement>('#password')?.focus();
+  }, []);
+  return (
+    // Escape does not close it: behind it is a page whose calls would all be refused.
+    <dialog ref={ref} aria-labelledby="signin-again-title" aria-describedby="signin-again-intro" onCancel={(e) => e.preventDefault()}>
+      <h2 id="signin-again-title">{t('signin.again_title')}</h2>
+      <p id="signin-again-intro">{t('signin.again_intro')}</p>
+      <SignInForm onSignedIn={onSignedIn} email={email} />
+      <div class="actions">
+        <button type="button" class="secondary" onClick={onSomeoneElse}>
+          {t('signin.someone_else')}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+function SignInForm({ onSignedIn, email }: { onSignedIn: (s: SessionView) => void; email?: string }) {
   const [fields, setFields] = useState<Record<string, string[]>>({});
   const formRef = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(formRef, fields);
@@ -31,28 +78,31 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionView) => void })
     void send.run(new FormData(event.target as HTMLFormElement));
   };
   return (
-    <main id="main" class="narrow">
-      <p class="brand">{t('app.name')}</p>
-      <PageTitle text={t('signin.title')} />
-      <form ref={formRef} onSubmit={submit} noValidate>
-        <label for="email">{t('signin.email')}</label>
-        <input id="email" name="email" type="email" autoComplete="username" required {...errorProps('email-error', fields.email)} />
-        <FieldError id="email-error" messages={fields.email} />
-        <label for="password">{t('signin.password')}</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          {...errorProps('password-error', fields.password)}
-        />
-        <FieldError id="password-error" messages={fields.password} />
-        <button type="submit" aria-disabled={send.busy || undefined}>
-          {send.busy ? t('signin.busy') : t('signin.submit')}
-        </button>
-      </form>
-      <p class="muted">{t('signin.help')}</p>
-    </main>
+    <form ref={formRef} onSubmit={submit} noValidate>
+      <label for="email">{t('signin.email')}</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        autoComplete="username"
+        defaultValue={email ?? ''}
+        required
+        {...errorProps('email-error', fields.email)}
+      />
+      <FieldError id="email-error" messages={fields.email} />
+      <label for="password">{t('signin.password')}</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        {...errorProps('password-error', fields.password)}
+      />
+      <FieldError id="password-error" messages={fields.password} />
+      <button type="submit" aria-disabled={send.busy || undefined}>
+        {send.busy ? t('signin.busy') : t('signin.submit')}
+      </button>
+    </form>
   );
 }
