@@ -1,8 +1,5 @@
-/**
- * Query parameters that are credentials: a signed link or URL is as good as the secret that signed it.
- * Also what the console hides from a viewer in a webhook receiver's echoed answer (console/server/delivery-for-role.ts).
- */
-export const SECRET_QUERY_PARAMS = [
+/** Query parameters that are credentials: a signed link or URL is as good as the secret that signed it. */
+const SECRET_QUERY_PARAMS = [
   'signature',
   'sig',
   'token',

@@ -43,6 +43,8 @@ interface Attempt {
   error: string | null;
   duration_ms: number | null;
   response_excerpt: string | null;
+  /** A viewer is not given the receiver's answer (it may echo the secret or a link that acts). */
+  response_excerpt_withheld?: boolean;
   sent_at: string;
   /** When the delivery's next attempt is planned (a retry, or a re-send not yet made); null once it has settled. Only on a run's list. */
   delivery_next_attempt_at?: string | null;
@@ -292,6 +294,7 @@ export function AttemptTable({
                 {a.url && <span class="url">{a.url}</span>}
                 {a.error && a.status_code !== null && <span> · {a.error}</span>}
                 {a.response_excerpt && <code class="excerpt">{a.response_excerpt}</code>}
+                {a.response_excerpt_withheld && <span class="muted"> · {t('delivery.excerpt_withheld')}</span>}
               </td>
               {onResend && (
                 <td class="action">{resendable(a) && <ResendButton attempt={a} onResend={onResend} resending={isResending(a)} />}</td>
