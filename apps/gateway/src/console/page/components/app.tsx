@@ -26,6 +26,8 @@ export function App() {
     whenSessionRefreshed(setSession);
   }, []);
   const signedOut = () => {
+    // At once, not at the next render: a call refused meanwhile must not open the dialog over a sign-out.
+    current.current = null;
     setEnded(null);
     setSession(null);
   };
