@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { whenSignedOut } from '../api';
 import { t } from '../i18n';
 import { navigate, useLocation } from '../router';
@@ -12,22 +12,34 @@ import { StatusRegion } from './status';
 export function App() {
   const loc = useLocation();
   const [session, setSession] = useState<SessionView | null | undefined>(undefined);
-  // The session that ended by itself (a call answered 401) while the console was open: its pages stay, under a
-  // sign-in dialog, so that what was typed is not lost. Signing out on purpose leaves nothing behind.
+  // The session that ended by itself (a call answered 401) while the console was open: its pages stay mounted but
+  // hidden (nothing of them is shown to whoever comes to the screen), under a sign-in dialog, so that what was typed
+  // is not lost. Signing out on purpose leaves nothing behind.
   const [ended, setEnded] = useState<SessionView | null>(null);
   const current = useRef(session);
   current.current = session;
+  // Where the focus was when the session ended: it goes back there once the same member is signed in again.
+  const focusBefore = useRef<HTMLElement | null>(null);
   useEffect(() => {
     void loadSession().then(setSession);
     whenSignedOut(() => {
-      if (current.current) setEnded(current.current);
+      if (current.current) {
+        focusBefore.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        setEnded(current.current);
+      }
       setSession(null);
     });
     whenSessionRefreshed(setSession);
   }, []);
+  useLayoutEffect(() => {
+    if (!session || !focusBefore.current) return;
+    if (focusBefore.current.isConnected) focusBefore.current.focus();
+    focusBefore.current = null;
+  }, [session]);
   const signedOut = () => {
     // At once, not at the next render: a call refused meanwhile must not open the dialog over a sign-out.
     current.current = null;
+    focusBefore.current = null;
     setEnded(null);
     setSession(null);
   };
@@ -59,7 +71,9 @@ export function App() {
     const shown = (session ?? ended)!;
     content = (
       <>
-        <Shell key={shown.member.id} session={shown} path={loc.path} query={loc.query} onSignedOut={signedOut} />
+        <div hidden={!session || undefined}>
+          <Shell key={shown.member.id} session={shown} path={loc.path} query={loc.query} onSignedOut={signedOut} />
+        </div>
         {!session && (
           <SignInAgain
             email={shown.member.email}

@@ -41,12 +41,23 @@ export function SignInAgain({
     dialog.showModal();
     dialog.querySelector<HTMLInputElement>('#password')?.focus();
   }, []);
+  // Escape does not close it: behind it is a page whose calls would all be refused. The browser lets a page refuse
+  // one Escape, not two in a row (a dialog must not trap the person), so a dialog closed anyway is opened again.
+  const reopen = () => {
+    const dialog = ref.current;
+    if (dialog?.isConnected && !dialog.open) dialog.showModal();
+  };
   return (
-    // Escape does not close it: behind it is a page whose calls would all be refused.
-    <dialog ref={ref} aria-labelledby="signin-again-title" aria-describedby="signin-again-intro" onCancel={(e) => e.preventDefault()}>
+    <dialog
+      ref={ref}
+      aria-labelledby="signin-again-title"
+      aria-describedby="signin-again-intro"
+      onCancel={(e) => e.preventDefault()}
+      onClose={reopen}
+    >
       <h2 id="signin-again-title">{t('signin.again_title')}</h2>
       <p id="signin-again-intro">{t('signin.again_intro')}</p>
-      <SignInForm onSignedIn={onSignedIn} email={email} />
+      <SignInForm onSignedIn={onSignedIn} email={email} inDialog />
       <div class="actions">
         <button type="button" class="secondary" onClick={onSomeoneElse}>
           {t('signin.someone_else')}
@@ -56,12 +67,15 @@ export function SignInAgain({
   );
 }
 
-function SignInForm({ onSignedIn, email }: { onSignedIn: (s: SessionView) => void; email?: string }) {
+function SignInForm({ onSignedIn, email, inDialog }: { onSignedIn: (s: SessionView) => void; email?: string; inDialog?: boolean }) {
   const [fields, setFields] = useState<Record<string, string[]>>({});
+  // In the dialog, the page's live region is behind it (inert, unheard): a refusal is said in the dialog itself.
+  const [refusal, setRefusal] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(formRef, fields);
   const send = useAction(async (form: FormData) => {
     setFields({});
+    setRefusal(null);
     clearStatus();
     try {
       const { data } = await api<{ data: SessionView }>('POST', '/session', { email: form.get('email'), password: form.get('password') });
@@ -70,7 +84,8 @@ function SignInForm({ onSignedIn, email }: { onSignedIn: (s: SessionView) => voi
     } catch (err) {
       const failure = err as ApiFailure;
       setFields(failure.fields ?? {});
-      announce(failure.message, 'error');
+      if (inDialog) setRefusal(failure.message);
+      else announce(failure.message, 'error');
     }
   });
   const submit = (event: Event) => {
@@ -79,6 +94,11 @@ function SignInForm({ onSignedIn, email }: { onSignedIn: (s: SessionView) => voi
   };
   return (
     <form ref={formRef} onSubmit={submit} noValidate>
+      {inDialog && (
+        <p role="alert" class={refusal ? 'notice error' : 'visually-hidden'}>
+          {refusal}
+        </p>
+      )}
       <label for="email">{t('signin.email')}</label>
       <input
         id="email"
