@@ -53,6 +53,31 @@ describe('applyTransformations', () => {
     expect(typeValue('2024-01-05', stored).problem).toBeNull();
   });
 
+  it('ISO 8601 without a pattern is a calendar date in full, with a time and a zone if any (a probe found "12" read as 1200-01-01)', () => {
+    const dates = f({ data_type: 'date' });
+    const times = f({ data_type: 'datetime', format: "yyyy-MM-dd'T'HH:mm:ssXXX" });
+    const rewrite = f({ data_type: 'date', transformations: { date_format: { enabled: true, to: 'yyyy-MM-dd' } } });
+    for (const value of ['12', '07', '99', '2024', '2024-03', '2024-W10', '2024-064', '2024-03-04T10:00:00+25:00', '2024-3-4']) {
+      expect({ value, problem: typeValue(value, dates).problem }).toEqual({ value, problem: 'type' });
+      // Not rewritten into a day nobody wrote: left as it was, for the check to flag.
+      expect({ value, rewritten: applyTransformations(value, rewrite) }).toEqual({ value, rewritten: value });
+    }
+    expect(typeValue('2024-03-04T10:00:00+25:00', times).problem).toBe('type');
+    for (const value of [
+      '2024-03-04',
+      '20240304',
+      '2024-03-04T10:00',
+      '2024-03-04 10:00:00',
+      '2024-03-04T10:00:00.5Z',
+      '2024-03-04T10:00:00+02:00',
+      '2024-03-04T23:30:00-14:00',
+    ]) {
+      expect({ value, problem: typeValue(value, dates).problem }).toEqual({ value, problem: null });
+    }
+    expect(applyTransformations('20240304', rewrite)).toBe('2024-03-04');
+    expect(applyTransformations('2024-03-04T23:30:00-05:00', rewrite)).toBe('2024-03-05');
+  });
+
   it('a four-letter year asks for the year in full: "20-1-5" under yyyy-MM-dd is no date (a probe found it read as the year 20)', () => {
     const problem = (value: string, format: string) => typeValue(value, f({ data_type: 'date', format })).problem;
     expect(problem('20-1-5', 'yyyy-MM-dd')).toBe('type');

@@ -37,10 +37,26 @@ const REFERENCE_DATE = new UTCDate(2000, 0, 1);
  * range check or a date_format gave answers that depended on the host.
  */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
+  if (!pattern && !ISO_CALENDAR_DATE.test(value)) return null;
+  if (pattern && FAR_ZONE.test(value) && ZONE_TOKEN.test(pattern.replace(/'[^']*'?/g, ''))) return null;
   const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE, { in: utc }) : parseISO(value, { in: utc });
   if (!isValid(d)) return null;
   return pattern && asksFullYear(pattern) && d.getUTCFullYear() < FULL_YEARS_FROM ? null : d;
 }
+
+/**
+ * What "ISO 8601" means for a field without a pattern: a calendar date in full (`2024-03-04`, or `20240304`), with a
+ * time and a zone if any (`2024-03-04T10:00`, `…:00.5Z`, `… 10:00+02:00`). date-fns's parseISO reads the standard's
+ * reduced and other forms too, so a column of ages or years passed as dates and was rewritten as invented days (a
+ * probe: `12` became 1200-01-01, `2024` 2024-01-01, `2024-03` the 1st of March, `2024-W10` a Monday, `07` passed the
+ * check). A zone is at most 14 hours from UTC (`+25:00` was read as a day earlier).
+ */
+const ISO_CALENDAR_DATE =
+  /^\d{4}(?:-\d{2}-\d{2}|\d{4})(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-](?:0\d|1[0-4])(?::?[0-5]\d)?)?)?$/;
+
+/** A zone offset no place has (more than 14 hours from UTC) at the end of a text, and a pattern's zone tokens. */
+const FAR_ZONE = /[+-](?:1[5-9]|[2-9]\d)(?::?\d{2})?$/;
+const ZONE_TOKEN = /[Xx]/;
 
 /**
  * A pattern whose year has four letters or more (`yyyy`) asks for the year in full. date-fns
