@@ -59,6 +59,18 @@ export interface CellContext {
 }
 
 /**
+ * A spreadsheet's text as its author sees it. OOXML writes a character XML cannot carry, and one that
+ * could be mistaken for such an escape, as `_xHHHH_` (ECMA-376 Part 1, 22.9.2.19 ST_Xstring): Excel
+ * writes the CR of every CRLF in a cell as `_x000D_`, and an author's own `_x0041_` as `_x005F_x0041_`
+ * (the underscore escaped). Read left to right, so the escaped underscore leaves the rest as written.
+ * Until 2026-12-01 they reached the output as written (a probe: `caf_x00E9_` for café). Pure.
+ */
+export function unescapeXstring(text: string): string {
+  return text.includes('_x') ? text.replace(XSTRING_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
+}
+const XSTRING_ESCAPE = /_x([0-9A-Fa-f]{4})_/g;
+
+/**
  * The text of one cell from its type (`t`), its stored value (`<v>`, or the inline
  * string's text for t="inlineStr"), whether it has a formula (then `<v>` is the cached
  * result) and its format. Numbers as JavaScript writes them; dates as dateText; booleans
@@ -73,7 +85,7 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       return value.trim() === '' ? '' : ctx.sharedString(parseInt(value, 10));
     case 'str':
     case 'inlineStr':
-      return value;
+      return unescapeXstring(value);
     case 'b':
       return parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
     case 'e':

@@ -1,6 +1,7 @@
 import { SourceProblem, type TableLimits } from './source-problem';
 import { tooLarge, type XlsxPackage } from './xlsx-package';
 import type { StallWatch } from './xlsx-stall-watch';
+import { unescapeXstring } from './xlsx-cell-text';
 import { readXmlPart } from './xlsx-xml';
 
 /**
@@ -109,7 +110,7 @@ export async function readSharedStrings(
         if (name === 't') inText = false;
         else if (name === 'rPh') phonetic--;
         else if (name === 'si' && inItem) {
-          strings.add(text);
+          strings.add(unescapeXstring(text));
           inItem = false;
         }
       },
