@@ -55,8 +55,8 @@ export interface Session {
   expires_at: string;
   /**
    * Which password the session was opened with (a digest of the member's password hash then). A session whose
-   * member's password has changed since is ended when it is next used, whatever raced the change. Null: a session
-   * stored before the field existed, ended the same way.
+   * member's password has changed since is refused when it is next used, whatever raced the change (and ends with its
+   * idle time). Null: a session stored before the field existed, refused the same way.
    */
   password_fingerprint: string | null;
 }
