@@ -878,6 +878,12 @@ describe('customer console in Chromium', () => {
     await page.reload();
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
     await expect(page.getByLabel('File name or metadata').inputValue()).resolves.toBe('customers');
+    // "Clear the filters" clears what was typed and not applied too, where the address has no filter to clear.
+    await goto(page, '/console/runs');
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await page.getByLabel('File name or metadata').fill('not applied');
+    await page.getByRole('link', { name: 'Clear the filters' }).click();
+    await expect(page.getByLabel('File name or metadata').inputValue()).resolves.toBe('');
     await page.getByRole('table').getByRole('link').first().click();
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
   });

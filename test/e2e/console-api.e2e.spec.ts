@@ -303,7 +303,8 @@ describe('console API', () => {
       const reset = (await owner.post('/invitations', { email: 'lapse-admin@example.com' })).body.data;
       expect(reset.password_reset).toBe(true);
       expect((await owner.patch(`/members/${admin.session!.member.id}`, { role: 'owner' })).status).toBe(200);
-      const taken = { status: 409, body: { error: { code: 'owner_reset_by_operator' } } };
+      // Withdrawn by the promotion itself (the link is refused either way: owner_reset_by_operator had it been used first).
+      const taken = { status: 409, body: { error: { code: 'invitation_used' } } };
       expect(await preview(reset)).toMatchObject(taken);
       expect(await new ConsoleClient(svc.baseUrl).accept(reset.url, '', 'the password of a takeover')).toMatchObject(taken);
       expect((await admin.get('/session')).status).toBe(200);
@@ -315,6 +316,15 @@ describe('console API', () => {
       expect((await owner.delete(`/members/${second.session!.member.id}`)).status).toBe(204);
       const lapsed = { status: 409, body: { error: { code: 'invitation_used' } } };
       for (const link of [backDoor, viewerReset]) expect(await preview(link)).toMatchObject(lapsed);
+      // Withdrawn, not only refused: gone from the pending list, in the audit log by who removed their maker.
+      const pending = (await owner.get('/invitations')).body.data.map((i: { id: string }) => i.id);
+      expect(pending).not.toContain(backDoor.id);
+      expect(pending).not.toContain(viewerReset.id);
+      expect(pending).not.toContain(reset.id);
+      const withdrawn = (await owner.get('/audit')).body.data.filter((e: { type: string }) => e.type === 'InvitationRevoked');
+      expect(withdrawn.map((e: { details: { invitation_id: string } }) => e.details.invitation_id)).toEqual(
+        expect.arrayContaining([backDoor.id, viewerReset.id, reset.id]),
+      );
       expect(await new ConsoleClient(svc.baseUrl).accept(backDoor.url, 'Back Door', PASSWORD)).toMatchObject(lapsed);
       expect(await new ConsoleClient(svc.baseUrl).accept(viewerReset.url, '', 'the password of a takeover')).toMatchObject(lapsed);
       expect((await viewer.get('/session')).status).toBe(200);

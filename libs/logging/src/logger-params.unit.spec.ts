@@ -77,6 +77,7 @@ describe('redactUrl', () => {
       '/console/api/invitations/i?SIGNATURE=s3cr3t&%73ignature=s3cr3t',
       '/console/api/invitations/i?SIGNATURE=[redacted]&%73ignature=[redacted]',
     ],
+    ['/cb?secret=s&Password=p&sort=password', '/cb?secret=[redacted]&Password=[redacted]&sort=password'],
     [
       '/cb?access_token=t&client_secret=s&api-key=k&sort=key',
       '/cb?access_token=[redacted]&client_secret=[redacted]&api-key=[redacted]&sort=key',

@@ -1,5 +1,7 @@
 /** Query parameters that are credentials: a signed link or URL is as good as the secret that signed it. */
 const SECRET_QUERY_PARAMS = [
+  'secret',
+  'password',
   'signature',
   'sig',
   'token',

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ACCOUNT_STORE, type AccountStore, type Invitation, MEMBER_ROLES, type MemberRole } from '@app/accounts';
 import { URL_SIGNER, type UrlSigner } from '@app/blob-storage';
@@ -51,6 +51,8 @@ const invalidLink = () =>
  */
 @Injectable()
 export class Invitations {
+  private readonly logger = new Logger(Invitations.name);
+
   constructor(
     @Inject(ACCOUNT_STORE) private readonly accounts: AccountStore,
     @Inject(DIRECTORY) private readonly directory: Directory,
@@ -208,6 +210,38 @@ export class Invitations {
       requestId,
     );
     return this.sessions.start(member);
+  }
+
+  /**
+   * Withdraws the pending links that no longer stand (stillStands) after a member's role changed or they were
+   * removed: a removed or demoted owner's links, a reset link made by an owner for a member now an owner. Each is an
+   * `InvitationRevoked` by whoever made the change, so the pending list shows only links that work, and making the
+   * maker an owner again does not bring them back.
+   */
+  async withdrawLapsed(organizationId: string, by: ConsoleCaller, requestId: string): Promise<void> {
+    // After the change it follows has been made and recorded: a failure here is logged, not answered as the change's
+    // (the links it leaves are refused when used anyway).
+    try {
+      const at = new Date().toISOString();
+      for (const invitation of await this.accounts.listPendingInvitations(organizationId)) {
+        if (invitation.expires_at <= at || (await this.stands(invitation))) continue;
+        if (!(await this.accounts.revokeInvitation(organizationId, invitation.id, at))) continue;
+        const details = { invitation_id: invitation.id, email: invitation.email, role: invitation.role };
+        await this.audit.record(organizationId, actorOf(by), 'InvitationRevoked', details, requestId);
+      }
+    } catch (err) {
+      this.logger.error(`Withdrawing the lapsed links of organization ${organizationId} failed: ${String(err)}`);
+    }
+  }
+
+  private stands(invitation: Invitation): Promise<boolean> {
+    return this.stillStands(invitation).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof ApiError) return false;
+        throw err;
+      },
+    );
   }
 
   /**

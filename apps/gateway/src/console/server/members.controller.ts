@@ -51,6 +51,7 @@ export class ConsoleMembersController {
       { member_id: id, email, previous_role: previousRole, role: role as string },
       String(req.id),
     );
+    await this.invitations.withdrawLapsed(caller.organization.id, caller, String(req.id));
     // Removed by another owner since the change: 404, as for any member that is gone.
     return { data: presentMember(await this.memberOf(caller.organization.id, id)) };
   }
@@ -63,6 +64,7 @@ export class ConsoleMembersController {
     const { email } = await this.memberOf(caller.organization.id, id);
     const role = previousRoleOf(await this.accounts.removeMember(caller.organization.id, id));
     await this.audit.record(caller.organization.id, actorOf(caller), 'MemberRemoved', { member_id: id, email, role }, String(req.id));
+    await this.invitations.withdrawLapsed(caller.organization.id, caller, String(req.id));
   }
 
   @Get('invitations')

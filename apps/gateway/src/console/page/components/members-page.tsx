@@ -74,6 +74,8 @@ export function MembersPage({ session }: { session: SessionView }) {
       announce(failureText(err as ApiFailure), 'error');
     }
     members.reload();
+    // Links the change withdrew (a demoted owner's, a reset link for a member now an owner) leave the pending list.
+    invitations.reload();
   };
   const remove = async () => {
     const m = removing!;
@@ -83,6 +85,7 @@ export function MembersPage({ session }: { session: SessionView }) {
       announce(t('members.removed', { name: m.display_name }));
       memberFocus.removed(m);
       members.reload();
+      invitations.reload(); // the removed member's links are withdrawn with them
     } catch (err) {
       announce(failureText(err as ApiFailure), 'error');
     }

@@ -109,7 +109,10 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         </div>
         <div class="filter-actions">
           <button type="submit">{t('runs.apply')}</button>
-          <a href="/console/runs">{t('runs.clear')}</a>
+          {/* Text typed and not applied is cleared too (with no filter in the address, the address does not change). */}
+          <a href="/console/runs" onClick={() => formRef.current?.reset()}>
+            {t('runs.clear')}
+          </a>
         </div>
       </form>
       <LoadState loading={loading && !data} error={error} onRetry={reload} />
