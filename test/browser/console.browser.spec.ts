@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, screenshot } from '../support/browser';
+import { axeViolations, holdRequests, launchBrowser, screenshot } from '../support/browser';
 import { inviteByOperator, PASSWORD } from '../support/console-client';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -536,21 +536,16 @@ describe('customer console in Chromium', () => {
       (await call(`${svc.baseUrl}/console/api/api-keys`, { headers: { cookie: await cookieHeader() } })).body.data.length as number;
     const before = await keysNow();
     // The answer held back a moment, as on a slow network: the second and third presses come while the first runs.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/console/api/api-keys', async (route) => {
-      if (route.request().method() === 'POST') await held;
-      await route.continue();
-    });
+    const issuing = await holdRequests(page, '**/console/api/api-keys', 'POST');
     const issue = page.getByRole('button', { name: 'Issue a key' });
     await issue.click();
     await expect(issue.getAttribute('aria-disabled')).resolves.toBe('true');
     await issue.press('Enter');
     await issue.click({ force: true });
-    release();
+    issuing.release();
     await page.locator('#new-key').waitFor();
     await expect(issue.getAttribute('aria-disabled')).resolves.toBeNull();
-    await page.unroute('**/console/api/api-keys');
+    await issuing.stop();
     expect(await keysNow()).toBe(before + 1);
     await page.getByRole('button', { name: 'I have copied it' }).click();
 
@@ -853,18 +848,13 @@ describe('customer console in Chromium', () => {
     await goto(page, '/console/runs?status=failed');
     await page.getByText('No run matches these filters.', { exact: false }).waitFor();
     // The list arriving while the person types does not put the address's values back over theirs.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/console/api/runs?*', async (route) => {
-      await held;
-      await route.continue();
-    });
+    const listing = await holdRequests(page, '**/console/api/runs?*');
     await page.getByRole('link', { name: 'Clear the filters' }).click();
     await page.waitForURL((url) => url.search === '');
     await page.getByLabel('File name or metadata').fill('customers');
-    release();
+    listing.release();
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
-    await page.unroute('**/console/api/runs?*');
+    await listing.stop();
     await expect(page.getByLabel('File name or metadata').inputValue()).resolves.toBe('customers');
     // The day before today (UTC): a run made before midnight is still in it when the suite runs past midnight.
     await page.getByLabel('Created from').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
@@ -1014,13 +1004,7 @@ describe('customer console in Chromium', () => {
       ).role;
     await expect(roleOnServer()).resolves.toBe('viewer');
     // The list read again after the change is held: the select shows the new role meanwhile, not the old one.
-    let letGo = () => {};
-    const listed = new Promise<void>((resolve) => (letGo = resolve));
-    const memberList = '**/console/api/members';
-    await page.route(memberList, async (route) => {
-      await listed;
-      await route.continue();
-    });
+    const listing = await holdRequests(page, '**/console/api/members', 'GET');
     await page.keyboard.press('Enter');
     await roleDialog.getByRole('button', { name: 'Make Admin' }).press('Enter');
     await status(page).getByText('Victor Viewer is now Admin.').waitFor();
@@ -1028,10 +1012,8 @@ describe('customer console in Chromium', () => {
     await saveVictor.waitFor({ state: 'detached' });
     await expect(victorRole.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await expect(victorRole.inputValue()).resolves.toBe('admin');
-    const reread = page.waitForResponse((r) => r.url().endsWith('/console/api/members') && r.request().method() === 'GET');
-    letGo();
-    await reread;
-    await page.unroute(memberList);
+    listing.release();
+    await listing.stop();
     await expect(roleOnServer()).resolves.toBe('admin');
 
     await page.getByLabel('E-mail').fill('wanda@acme.example');

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { listenOnLoopback } from '../support/suite-resources';
-import { axeViolations, contrastRatio, colorsOf, launchBrowser, screenshot } from '../support/browser';
+import { axeViolations, contrastRatio, colorsOf, holdRequests, launchBrowser, screenshot } from '../support/browser';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
 import {
   ADMIN_TOKEN,
@@ -152,21 +152,15 @@ describe('hosted review page in Chromium', () => {
     await expect(dialog.innerText()).resolves.toContain('4 rows have problems.');
     await screenshot(page, '02-approve-confirmation');
     // The page leaves for the callback 1.2 s after it says so: held until the page has been read, on a busy machine too.
-    let letGo = () => {};
-    const leaving = new Promise<void>((resolve) => (letGo = resolve));
-    const callbackPages = `${callbackBase}/**`;
-    await page.route(callbackPages, async (route) => {
-      await leaving;
-      await route.continue();
-    });
+    const leaving = await holdRequests(page, `${callbackBase}/**`);
     await dialog.getByRole('button', { name: 'Yes, approve' }).click();
 
     await page.getByRole('heading', { name: 'Approved' }).waitFor();
     await expect(page.getByText(`Taking you back to ${new URL(callbackBase).host}`).count()).resolves.toBe(1);
     await screenshot(page, '03-approved-redirecting');
-    letGo();
+    leaving.release();
     await page.waitForURL(/\/done\?/);
-    await page.unroute(callbackPages);
+    await leaving.stop();
     const landed = new URL(page.url());
     expect(landed.searchParams.get('transformation_id')).toBe(run.id);
     expect(landed.searchParams.get('from')).toBe('review');
@@ -674,13 +668,7 @@ describe('hosted review page in Chromium', () => {
     await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
     // A new mapping starts a new count (300 ms after the change): approving at once finds it unfinished. The count is
     // held until the dialog has been read, so that a slow mapping save on a busy machine cannot let it finish first.
-    let letGo = () => {};
-    const counted = new Promise<void>((resolve) => (letGo = resolve));
-    const counts = '**/problems?*';
-    await page.route(counts, async (route) => {
-      await counted;
-      await route.continue();
-    });
+    const counting = await holdRequests(page, '**/problems?*');
     await page.getByRole('combobox', { name: 'age' }).selectOption('Years');
     await page.getByRole('button', { name: 'Approve' }).click();
     const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
@@ -688,8 +676,8 @@ describe('hosted review page in Chromium', () => {
     const said = await dialog.innerText();
     expect(said).toContain('has not finished');
     expect(said).not.toMatch(/rows? (have|has) problems/);
-    letGo();
-    await page.unroute(counts);
+    counting.release();
+    await counting.stop();
     await dialog.getByRole('button', { name: 'Go back' }).click();
     await page.context().close();
   });

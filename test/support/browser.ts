@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { track } from './suite-resources';
 
 /** Debian's Chromium (installed by the test command, scripts/test-prerequisites.js); never a browser downloaded by Playwright. */
@@ -76,4 +76,32 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`);
   });
   return violations;
+}
+
+/**
+ * Holds the page's requests to `url` (a Playwright glob; those of one `method` only, if given) until `release()`: a slow
+ * answer on purpose, so that what a page does while it waits is seen every time rather than by chance on a busy
+ * machine. `stop()` removes the route once the requests it held have gone on (removed sooner, a held request's
+ * `continue` fails as already handled).
+ */
+export async function holdRequests(page: Page, url: string, method?: string): Promise<{ release: () => void; stop: () => Promise<void> }> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let inFlight = 0;
+  let settled: (() => void) | null = null;
+  const handler = async (route: Route) => {
+    inFlight++;
+    try {
+      if (!method || route.request().method() === method) await released;
+      await route.continue();
+    } finally {
+      if (--inFlight === 0) settled?.();
+    }
+  };
+  await page.route(url, handler);
+  const stop = async () => {
+    if (inFlight > 0) await new Promise<void>((resolve) => (settled = resolve));
+    await page.unroute(url, handler);
+  };
+  return { release, stop };
 }
