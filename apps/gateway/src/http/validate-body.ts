@@ -1,4 +1,5 @@
 import { literalAddressProblem } from '@app/url-safety';
+import { ApiError } from './api-error';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 
@@ -17,6 +18,16 @@ const collect = (errors: ValidationError[], prefix = '', out: FieldErrors = {}):
 /** Validates a JSON body against a DTO class; a body that is not an object is one error on `body`. */
 /** The one problem of a body that is not a JSON object: no member of it can be judged. */
 export const BODY_NOT_AN_OBJECT = 'The request body must be a JSON object.';
+
+/**
+ * A body that may be left out: none at all is `{}` (each member then takes its default), a JSON object is itself,
+ * anything else is 422 on `body`, never read as "no body" (an approval sent garbled must not approve).
+ */
+export function objectBodyOrNone<T extends object>(body: unknown): T {
+  if (body === undefined) return {} as T;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as T;
+  throw ApiError.validation({ body: [BODY_NOT_AN_OBJECT] });
+}
 
 export async function validateBody<T extends object>(cls: ClassConstructor<T>, body: unknown): Promise<{ value: T; errors: FieldErrors }> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
 import { CELL_PROBLEMS } from '@app/domain';
 import { ApiError } from '../http/api-error';
-import { BODY_NOT_AN_OBJECT } from '../http/validate-body';
+import { objectBodyOrNone } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
@@ -29,16 +29,6 @@ interface ReviewBody {
   input_has_header?: unknown;
   sheet?: unknown;
   offset?: unknown;
-}
-
-/**
- * A review call's body: a JSON object, or none at all (each member then takes its default). Anything
- * else is 422 on `body`, never read as "no body": an approval sent garbled must not approve.
- */
-function bodyOf(body: unknown): ReviewBody {
-  if (body === undefined) return {};
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body;
-  throw ApiError.validation({ body: [BODY_NOT_AN_OBJECT] });
 }
 
 function expectedVersion(body: ReviewBody): number | undefined {
@@ -131,7 +121,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     if (body.mapping_rule === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
     return this.review.act(
       run,
@@ -149,7 +139,7 @@ export class ReviewController {
   @HttpCode(200)
   async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     // Approve exactly the mapping the page shows; without one, the current mapping, as the stream has it when
     // the approval is decided (the projection read above may not show another reviewer's latest edit yet).
     return this.review.act(
@@ -171,7 +161,7 @@ export class ReviewController {
   @HttpCode(200)
   async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     if (typeof body.field !== 'string') throw ApiError.validation({ field: ['The field must be the name of a schema field.'] });
     return this.review.act(
       run,
@@ -190,7 +180,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     if (typeof body.input_has_header !== 'boolean')
       throw ApiError.validation({ input_has_header: ['input_has_header must be true or false.'] });
     // Already so: nothing to record (the page may send it twice).
@@ -222,7 +212,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.sheets.choose(run, bodyOf(raw).sheet, String(req.id));
+    return this.sheets.choose(run, objectBodyOrNone<ReviewBody>(raw).sheet, String(req.id));
   }
 
   /** Takes back the latest fix still in force. */
@@ -245,7 +235,7 @@ export class ReviewController {
   @HttpCode(200)
   async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     const offset = previewOffset(body);
     // The customer's checks start here (the page's first call for a mapping) and join the rows once answered.
     return this.customerChecks.withPreview(run, body.mapping_rule, await this.previews.preview(run, body.mapping_rule, offset), offset + 1);
@@ -259,7 +249,7 @@ export class ReviewController {
   @HttpCode(200)
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     const wait = body.wait !== false;
     return this.customerChecks.withCount(run, body.mapping_rule, await this.previews.countProblems(run, body.mapping_rule, wait), wait);
   }
@@ -269,7 +259,7 @@ export class ReviewController {
   @HttpCode(200)
   async picklistValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     return this.previews.picklistValues(run, body.mapping_rule, body.field);
   }
 
@@ -278,7 +268,7 @@ export class ReviewController {
   @HttpCode(200)
   async problemRows(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = bodyOf(raw);
+    const body = objectBodyOrNone<ReviewBody>(raw);
     const query = problemRowsQuery(body);
     return this.customerChecks.problemRows(run, body.mapping_rule, query, (q) =>
       this.previews.problemRows(run, body.mapping_rule, q as ProblemRowsQuery),

@@ -213,7 +213,7 @@ export class Invitations {
   }
 
   /**
-   * Withdraws the pending links that no longer stand (stillStands) after a member's role changed or they were
+   * Withdraws the pending links that no longer stand (lapseOf) after a member's role changed or they were
    * removed: a removed or demoted owner's links, a reset link made by an owner for a member now an owner. Each is an
    * `InvitationRevoked` by whoever made the change, so the pending list shows only links that work, and making the
    * maker an owner again does not bring them back.
@@ -224,7 +224,7 @@ export class Invitations {
     try {
       const at = new Date().toISOString();
       for (const invitation of await this.accounts.listPendingInvitations(organizationId)) {
-        if (invitation.expires_at <= at || (await this.stands(invitation))) continue;
+        if (invitation.expires_at <= at || !(await this.lapseOf(invitation))) continue;
         if (!(await this.accounts.revokeInvitation(organizationId, invitation.id, at))) continue;
         const details = { invitation_id: invitation.id, email: invitation.email, role: invitation.role };
         await this.audit.record(organizationId, actorOf(by), 'InvitationRevoked', details, requestId);
@@ -234,16 +234,6 @@ export class Invitations {
     }
   }
 
-  private stands(invitation: Invitation): Promise<boolean> {
-    return this.stillStands(invitation).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof ApiError) return false;
-        throw err;
-      },
-    );
-  }
-
   /**
    * What the link was made on must still hold when it is opened and when it is used, as the preview and the use both
    * ask (a link lives for days, and the people it names change meanwhile):
@@ -251,15 +241,16 @@ export class Invitations {
    *   made an admin, their links are as withdrawn: an owner removed must not come back in through a link of theirs);
    * - a reset link works while its member is here with its address, and, made by an owner, only while that member is
    *   not an owner (one owner must not take another's account: an admin made an owner after the link was made).
+   * The answer is why the link no longer stands, or null while it does.
    */
-  private async stillStands(invitation: Invitation): Promise<void> {
+  private async lapseOf(invitation: Invitation): Promise<ApiError | null> {
     const org = invitation.organization_id;
     const maker = invitation.invited_by ?? null; // null: the operator
-    if (maker !== null && (await this.accounts.getMember(org, maker))?.role !== 'owner') throw used();
-    if (!invitation.resets_member_id) return;
+    if (maker !== null && (await this.accounts.getMember(org, maker))?.role !== 'owner') return used();
+    if (!invitation.resets_member_id) return null;
     const member = await this.accounts.getMember(org, invitation.resets_member_id);
-    if (member?.email !== invitation.email) throw used();
-    if (member.role === 'owner' && maker !== null) throw ownerResetByOperator(member.email);
+    if (member?.email !== invitation.email) return used();
+    return member.role === 'owner' && maker !== null ? ownerResetByOperator(member.email) : null;
   }
 
   /** Marks the invitation used, or says why it cannot be: taken meanwhile, or its time ran out while the password was hashed. */
@@ -275,14 +266,9 @@ export class Invitations {
     const check = this.signer.check(PURPOSE, invitation.id, expirySeconds(invitation), signature);
     if (check === 'invalid') throw invalidLink();
     if (invitation.accepted_at || invitation.revoked_at) throw used();
-    if (check === 'expired')
-      throw new ApiError(
-        410,
-        'invitation_expired',
-        'gone',
-        'This invitation has expired. Ask an owner of the organization to invite you again.',
-      );
-    await this.stillStands(invitation);
+    if (check === 'expired') throw expired();
+    const lapsed = await this.lapseOf(invitation);
+    if (lapsed) throw lapsed;
     return invitation;
   }
 }

@@ -6,7 +6,7 @@ import { RotateWebhookSecret, SetDefaultWebhook } from '../../admin/commands';
 import { DeliveriesService } from '../../transformations/deliveries.service';
 import { ApiError } from '../../http/api-error';
 import { jsonShape } from '../../http/json-shape-limits';
-import { BODY_NOT_AN_OBJECT } from '../../http/validate-body';
+import { objectBodyOrNone } from '../../http/validate-body';
 import { AuditLog } from '../../audit/audit-log';
 import { urlForRole } from './url-for-role';
 import { callerOf, ConsoleAuthGuard, type ConsoleRequest, ConsoleRoles } from './console-auth.guard';
@@ -70,9 +70,7 @@ export class ConsoleWebhookController {
   async test(@Req() req: ConsoleRequest, @Body(jsonShape) body: unknown) {
     const caller = callerOf(req);
     // No body is the default URL; a body is an object, as on every other route (a list or a number sent no test).
-    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
-      throw ApiError.validation({ body: [BODY_NOT_AN_OBJECT] });
-    const url = (body as { url?: unknown } | undefined)?.url;
+    const { url } = objectBodyOrNone<{ url?: unknown }>(body);
     if (url !== undefined && url !== null && typeof url !== 'string')
       throw ApiError.validation({ url: ['The url field must be a string: the address to send the test event to.'] });
     const result = await this.deliveries.sendTestEvent(caller.organization.id, typeof url === 'string' ? url : null);
