@@ -88,6 +88,20 @@ export interface AccountStore {
   removeMember(organizationId: string, id: string): Promise<MemberChange>;
   /** Replaces the password hash; false when there is no such member. */
   setPasswordHash(organizationId: string, id: string, passwordHash: string, at: string): Promise<boolean>;
+  /**
+   * A member's own password change, in one write: the new hash, the session that made the
+   * change moved to it (`kept`: it stays signed in), and every other session of the member
+   * ended. Null when there is no such member; else how many sessions ended. One write, so no
+   * request on the kept session is refused between the hash and its fingerprint, and of two
+   * changes at once the later one wins whole.
+   */
+  changeOwnPassword(
+    organizationId: string,
+    id: string,
+    passwordHash: string,
+    at: string,
+    kept: { tokenHash: string; fingerprint: string },
+  ): Promise<number | null>;
 
   createInvitation(invitation: Invitation): Promise<void>;
   getInvitation(id: string): Promise<Invitation | null>;
@@ -104,8 +118,6 @@ export interface AccountStore {
   createSession(session: Session): Promise<void>;
   /** The session with this token hash, if it has not expired at `now`. */
   findSession(tokenHash: string, now: string): Promise<Session | null>;
-  /** Records the password a session now stands for (the session that changed it stays signed in). */
-  setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void>;
   /** Moves a session's idle expiry forward. */
   touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;

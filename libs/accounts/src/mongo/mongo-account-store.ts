@@ -162,6 +162,29 @@ export class MongoAccountStore implements AccountStore {
     return res.matchedCount > 0;
   }
 
+  changeOwnPassword(
+    organizationId: string,
+    id: string,
+    passwordHash: string,
+    at: string,
+    kept: { tokenHash: string; fingerprint: string },
+  ): Promise<number | null> {
+    return this.connection.transaction(async (session) => {
+      const res = await this.members.updateOne(
+        { _id: id, organization_id: organizationId },
+        { $set: { password_hash: passwordHash, updated_at: at } },
+        { session },
+      );
+      if (res.matchedCount === 0) return null;
+      await this.sessions.updateOne(
+        { _id: kept.tokenHash, member_id: id },
+        { $set: { password_fingerprint: kept.fingerprint } },
+        { session },
+      );
+      return (await this.sessions.deleteMany({ member_id: id, _id: { $ne: kept.tokenHash } }, { session })).deletedCount;
+    });
+  }
+
   async createInvitation(invitation: Invitation): Promise<void> {
     const { id, ...rest } = invitation;
     await this.invitations.create({ _id: id, ...rest, email: invitation.email.toLowerCase() });
@@ -203,10 +226,6 @@ export class MongoAccountStore implements AccountStore {
 
   async findSession(tokenHash: string, now: string): Promise<Session | null> {
     return fromDoc<Session>(await this.sessions.findOne({ _id: tokenHash, expires_at: { $gt: now } }).lean(), 'token_hash');
-  }
-
-  async setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void> {
-    await this.sessions.updateOne({ _id: tokenHash }, { $set: { password_fingerprint: fingerprint } });
   }
 
   async touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void> {

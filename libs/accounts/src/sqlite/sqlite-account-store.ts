@@ -106,6 +106,29 @@ export class SqliteAccountStore implements AccountStore {
     return updated.changes > 0;
   }
 
+  async changeOwnPassword(
+    organizationId: string,
+    id: string,
+    passwordHash: string,
+    at: string,
+    kept: { tokenHash: string; fingerprint: string },
+  ): Promise<number | null> {
+    return this.db
+      .transaction((): number | null => {
+        if (
+          !this.db
+            .prepare('UPDATE console_members SET password_hash = ?, updated_at = ? WHERE id = ? AND organization_id = ?')
+            .run(passwordHash, at, id, organizationId).changes
+        )
+          return null;
+        this.db
+          .prepare('UPDATE console_sessions SET password_fingerprint = ? WHERE token_hash = ? AND member_id = ?')
+          .run(kept.fingerprint, kept.tokenHash, id);
+        return this.db.prepare('DELETE FROM console_sessions WHERE member_id = ? AND token_hash IS NOT ?').run(id, kept.tokenHash).changes;
+      })
+      .immediate();
+  }
+
   async createInvitation(invitation: Invitation): Promise<void> {
     this.db
       .prepare(
@@ -165,10 +188,6 @@ export class SqliteAccountStore implements AccountStore {
         .prepare<[string, string], Session>('SELECT * FROM console_sessions WHERE token_hash = ? AND expires_at > ?')
         .get(tokenHash, now) ?? null
     );
-  }
-
-  async setSessionFingerprint(tokenHash: string, fingerprint: string): Promise<void> {
-    this.db.prepare('UPDATE console_sessions SET password_fingerprint = ? WHERE token_hash = ?').run(fingerprint, tokenHash);
   }
 
   async touchSession(tokenHash: string, lastSeenAt: string, expiresAt: string): Promise<void> {

@@ -163,15 +163,33 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.findSession(one.token_hash, later(1))).toBeNull();
     });
 
-    it('keeps the password a session stands for, and changes it for that session alone', async () => {
+    it('a password change moves the session that made it to the new password and ends every other one, in one write', async () => {
       const ada = member(orgA, `ada-${randomUUID()}@example.com`);
+      const bo = member(orgA, `bo-${randomUUID()}@example.com`);
       await store.createMember(ada);
-      const [kept, other, legacy] = [session(ada), session(ada), session(ada, { password_fingerprint: null })];
-      for (const s of [kept, other, legacy]) await store.createSession(s);
-      await store.setSessionFingerprint(kept.token_hash, 'fp-2');
+      await store.createMember(bo);
+      const [kept, other, legacy, bos] = [session(ada), session(ada), session(ada, { password_fingerprint: null }), session(bo)];
+      for (const s of [kept, other, legacy, bos]) await store.createSession(s);
+      const keep = { tokenHash: kept.token_hash, fingerprint: 'fp-2' };
+      // Another organization's member, or no member: nothing changes.
+      expect(await store.changeOwnPassword(orgB, ada.id, 'stolen', later(1), keep)).toBeNull();
+      expect(await store.changeOwnPassword(orgA, randomUUID(), 'stolen', later(1), keep)).toBeNull();
+      expect((await store.getMember(orgA, ada.id))?.password_hash).toBe(ada.password_hash);
+      expect(await store.findSession(kept.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
+
+      expect(await store.changeOwnPassword(orgA, ada.id, 'new-hash', later(1), keep)).toBe(2);
+      expect((await store.getMember(orgA, ada.id))?.password_hash).toBe('new-hash');
       expect(await store.findSession(kept.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-2' });
-      expect(await store.findSession(other.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
-      expect((await store.findSession(legacy.token_hash, later(1)))?.password_fingerprint ?? null).toBeNull();
+      expect(await store.findSession(other.token_hash, later(1))).toBeNull();
+      expect(await store.findSession(legacy.token_hash, later(1))).toBeNull();
+      expect(await store.findSession(bos.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
+
+      // A session of someone else named as the one to keep is neither kept nor moved.
+      expect(await store.changeOwnPassword(orgA, ada.id, 'newer-hash', later(2), { tokenHash: bos.token_hash, fingerprint: 'fp-3' })).toBe(
+        1,
+      );
+      expect(await store.findSession(bos.token_hash, later(2))).toMatchObject({ password_fingerprint: 'fp-1' });
+      expect(await store.findSession(kept.token_hash, later(2))).toBeNull();
     });
   });
 }

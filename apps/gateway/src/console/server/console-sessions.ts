@@ -148,10 +148,18 @@ export class ConsoleSessions {
     }
     await attempt.succeeded();
     const passwordHash = await hashPassword(b.new_password as string);
-    await this.accounts.setPasswordHash(caller.member.organization_id, caller.member.id, passwordHash, new Date().toISOString());
     // This session stays signed in: it stands for the new password now. Every other one ends (and would be refused).
-    await this.accounts.setSessionFingerprint(caller.session.token_hash, passwordFingerprint(passwordHash));
-    const ended = await this.accounts.deleteMemberSessions(caller.member.id, caller.session.token_hash);
+    const ended = await this.accounts.changeOwnPassword(
+      caller.member.organization_id,
+      caller.member.id,
+      passwordHash,
+      new Date().toISOString(),
+      {
+        tokenHash: caller.session.token_hash,
+        fingerprint: passwordFingerprint(passwordHash),
+      },
+    );
+    if (ended === null) throw notSignedIn(); // the member was removed meanwhile
     this.logger.log(`Member ${caller.member.id} changed their password; ${ended} other session(s) ended`);
   }
 
