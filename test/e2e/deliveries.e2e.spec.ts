@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { ApiError } from '../../apps/gateway/src/http/api-error';
 import { DeliveriesService } from '../../apps/gateway/src/transformations/deliveries.service';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { DIRECTORY, type Directory } from '@app/directory';
 import {
   ADMIN_TOKEN,
   call,
@@ -198,6 +199,12 @@ describe('webhook deliveries: list, log, resend, test event', () => {
     });
     // No default URL and none given: 422.
     expect((await refusal(deliveries.sendTestEvent(other.orgId))).status).toBe(422);
+    // A URL saved before blanks were refused is tested where its deliveries go; given in the call, it is refused.
+    const spaced = `${receiver.url}/old hook`;
+    expect((await refusal(deliveries.sendTestEvent(other.orgId, spaced))).status).toBe(422);
+    await svc.app.get<Directory>(DIRECTORY).updateOrganization(other.orgId, { webhook_url: spaced });
+    expect(await deliveries.sendTestEvent(other.orgId)).toMatchObject({ delivered: true, status_code: 200 });
+    expect(receiver.received.filter((r) => r.path === '/old%20hook')).toHaveLength(1);
   });
 
   it('an attempt is listed as sent when it was sent: its sent_at is before the receiver had it, and its duration reaches past that', async () => {
