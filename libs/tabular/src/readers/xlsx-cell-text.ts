@@ -1,3 +1,4 @@
+import { SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
 const pad = (n: number) => String(n).padStart(2, '0');
 
 const MS_PER_DAY = 24 * 3600 * 1000;
@@ -20,6 +21,30 @@ export function dateText(d: Date): string {
  */
 export function serialDateText(serial: number, date1904: boolean): string {
   return dateText(new Date(Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * MS_PER_DAY)));
+}
+
+/**
+ * A time-of-day cell's serial number (a format of hours, minutes and seconds alone) as ISO 8601
+ * time, `HH:mm:ss`, when it has no date part; one with a date part (a whole day or more) is
+ * written as a date and time, so nothing of it is lost. Rounded to the millisecond as dates are.
+ */
+export function serialTimeText(serial: number, date1904: boolean): string {
+  const ms = Math.round(serial * MS_PER_DAY);
+  if (ms < 0 || ms >= MS_PER_DAY) return serialDateText(serial, date1904);
+  return clockText(Math.floor(ms / 1000));
+}
+
+/**
+ * An elapsed-time cell's serial number (`[h]:mm:ss`: a duration in days) as hours, minutes and
+ * seconds with the hours in full, `37:30:00`, as Excel shows it; a minus sign before a negative one.
+ */
+export function serialElapsedText(serial: number): string {
+  const ms = Math.round(serial * MS_PER_DAY);
+  return (ms < 0 ? '-' : '') + clockText(Math.floor(Math.abs(ms) / 1000));
+}
+
+function clockText(seconds: number): string {
+  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;
 }
 
 /**
@@ -53,7 +78,7 @@ export function isPrintedNumber(value: string): boolean {
 /** What the reader needs to turn a cell's stored value into its text. */
 export interface CellContext {
   sharedString(index: number): string;
-  /** Flags per cell format (the cell's `s`): 1 when it shows a date. */
+  /** Per cell format (the cell's `s`): how it shows a number (ShownAs, xlsx-styles.ts). */
   dateStyles: Uint8Array;
   date1904: boolean;
 }
@@ -96,10 +121,14 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       return dateText(new Date(zoned ? value : `${value}Z`));
     }
     default: {
-      if (ctx.dateStyles[style] !== 1 && isPrintedNumber(value)) return value;
+      const shown = ctx.dateStyles[style] ?? SHOWN_AS_NUMBER;
+      if (shown === SHOWN_AS_NUMBER && isPrintedNumber(value)) return value;
       const n = parseFloat(value);
       if (!Number.isFinite(n)) return '';
-      return ctx.dateStyles[style] === 1 ? serialDateText(n, ctx.date1904) : String(n);
+      if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
+      if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
+      if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);
+      return String(n);
     }
   }
 }

@@ -14,7 +14,7 @@ import { openXlsx } from './xlsx-reader';
 import { XlsxPackage } from './xlsx-package';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch } from './xlsx-stall-watch';
-import { isDateFormatCode } from './xlsx-styles';
+import { isDateFormatCode, shownAs, SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
 
 /**
  * The XLSX reader (random access with yauzl, SAX with saxes) on workbooks written by
@@ -487,6 +487,47 @@ describe('cell texts', () => {
     ['_-* #,##0.00_-;\\-* #,##0.00_-', false],
     ['@', false],
   ])('format code %j shows a date: %s', (code, isDate) => expect(isDateFormatCode(code)).toBe(isDate));
+
+  it.each([
+    ['yyyy-mm-dd', SHOWN_AS_DATE],
+    ['d-mmm-yy h:mm', SHOWN_AS_DATE],
+    ['[$-409]mmmm d, yyyy;@', SHOWN_AS_DATE],
+    ['h:mm', SHOWN_AS_TIME_OF_DAY],
+    ['h:mm AM/PM', SHOWN_AS_TIME_OF_DAY],
+    ['[$-409]hh:mm:ss A/P;@', SHOWN_AS_TIME_OF_DAY],
+    ['mm:ss.0', SHOWN_AS_TIME_OF_DAY],
+    ['[h]:mm:ss', SHOWN_AS_ELAPSED_TIME],
+    ['[Red][hh]:mm', SHOWN_AS_ELAPSED_TIME],
+    ['[mm]:ss', SHOWN_AS_ELAPSED_TIME],
+    ['"[h]" 0.00', SHOWN_AS_NUMBER],
+    ['0.00', SHOWN_AS_NUMBER],
+  ])('format code %j shows a number as kind %d', (code, kind) => expect(shownAs(code)).toBe(kind));
+
+  it('a time of day reads as HH:mm:ss, elapsed time in hours in full, and neither as a day in 1899', async () => {
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set(
+        SHEET,
+        sheetXml(
+          // A time of day under built-in 20 and a custom code; one with a date part keeps it; built-in 46 and a
+          // custom [h]:mm are elapsed time, up to days and below zero.
+          '<row r="1"><c r="A1" s="1"><v>0.5208333333333334</v></c><c r="B1" s="2"><v>0.99999</v></c><c r="C1" s="1"><v>45000.75</v></c>' +
+            '<c r="D1" s="1"><v>0</v></c><c r="E1" s="3"><v>1.5625</v></c><c r="F1" s="4"><v>0.0104166666</v></c><c r="G1" s="4"><v>-1.5</v></c>' +
+            '<c r="H1" s="4"><v>12.25</v></c></row>',
+        ),
+      );
+      p.set(
+        'xl/styles.xml',
+        xml(
+          `<styleSheet xmlns="${MAIN_NS}"><numFmts count="2"><numFmt numFmtId="164" formatCode="h:mm:ss AM/PM"/>` +
+            '<numFmt numFmtId="165" formatCode="[h]:mm"/></numFmts>' +
+            '<cellXfs count="5"><xf numFmtId="0"/><xf numFmtId="20"/><xf numFmtId="164"/><xf numFmtId="46"/><xf numFmtId="165"/></cellXfs></styleSheet>',
+        ),
+      );
+    });
+    expect(await rowsOf(bytes)).toEqual([
+      ['12:30:00', '23:59:59', '2023-03-15T18:00:00', '00:00:00', '37:30:00', '00:15:00', '-36:00:00', '294:00:00'],
+    ]);
+  });
 });
 
 describe('which sheet, which parts', () => {

@@ -2,12 +2,24 @@ import { tooLarge, type XlsxPackage } from './xlsx-package';
 import type { StallWatch } from './xlsx-stall-watch';
 import { readXmlPart } from './xlsx-xml';
 
+/** How a cell format shows a number: as a number, a date (with or without a time), a time of day, or elapsed time. */
+export const SHOWN_AS_NUMBER = 0;
+export const SHOWN_AS_DATE = 1;
+export const SHOWN_AS_TIME_OF_DAY = 2;
+export const SHOWN_AS_ELAPSED_TIME = 3;
+export type ShownAs = typeof SHOWN_AS_NUMBER | typeof SHOWN_AS_DATE | typeof SHOWN_AS_TIME_OF_DAY | typeof SHOWN_AS_ELAPSED_TIME;
+
 /**
  * Built-in number formats that show a date or time (ECMA-376 18.8.30): 14–22 and 45–47.
  * (27–36 and 50–58 are dates only in East Asian locales; exceljs never treated them as
- * dates, and neither does this reader.)
+ * dates, and neither does this reader.) 18–21, 45 and 47 show a time alone, 46 (`[h]:mm:ss`)
+ * elapsed time.
  */
-const BUILT_IN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+const BUILT_IN_FORMATS = new Map<number, ShownAs>([
+  ...[14, 15, 16, 17, 22].map((id) => [id, SHOWN_AS_DATE] as const),
+  ...[18, 19, 20, 21, 45, 47].map((id) => [id, SHOWN_AS_TIME_OF_DAY] as const),
+  [46, SHOWN_AS_ELAPSED_TIME],
+]);
 
 /** Excel allows 64,000 cell formats; far more is no workbook (and would be held in memory). */
 const MAX_CELL_FORMATS = 1_000_000;
@@ -19,20 +31,30 @@ const MAX_CELL_FORMATS = 1_000_000;
  * The same rule as exceljs's isDateFmt, which decided before, plus the escapes.
  */
 export function isDateFormatCode(code: string): boolean {
-  const literalFree = code
-    .replace(/"[^"]*"/g, '')
-    .replace(/\[[^\]]*]/g, '')
-    .replace(/[\\_*]./g, '');
-  return /[ymdhsb]/i.test(literalFree.replace(/General/gi, ''));
+  return shownAs(code) !== SHOWN_AS_NUMBER;
 }
 
 /**
- * Reads xl/styles.xml for one thing: which cell formats (`s` on a cell, an index into
- * cellXfs) show a date, so that their serial numbers read as dates. Flags per index.
+ * How a custom format code shows a number (isDateFormatCode's rule first). An `[h]`, `[mm]` or
+ * `[ss]` bracket is elapsed time (a duration such as 37:30, which no date stands for); a code
+ * with hours, minutes or seconds and no year, day or month name is a time of day (`h:mm AM/PM`:
+ * its `m` are minutes). Both used to read as a date and time on 1899-12-30.
+ */
+export function shownAs(code: string): ShownAs {
+  const unquoted = code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
+  const literalFree = unquoted.replace(/\[[^\]]*]/g, '').replace(/General/gi, '');
+  if (/\[(h+|m+|s+)]/i.test(unquoted)) return SHOWN_AS_ELAPSED_TIME;
+  if (!/[ymdhsb]/i.test(literalFree)) return SHOWN_AS_NUMBER;
+  return /[ydb]/i.test(literalFree.replace(/AM\/PM|A\/P/gi, '')) ? SHOWN_AS_DATE : SHOWN_AS_TIME_OF_DAY;
+}
+
+/**
+ * Reads xl/styles.xml for one thing: how each cell format (`s` on a cell, an index into
+ * cellXfs) shows a number (ShownAs), so that serial numbers read as dates or times. One per index.
  */
 export async function readDateStyles(pkg: XlsxPackage, partName: string | null, watch: StallWatch, maxNodeChars: number) {
   if (!partName) return new Uint8Array(0);
-  const customDates = new Map<number, boolean>();
+  const customFormats = new Map<number, ShownAs>();
   const cellFormats: number[] = [];
   let inCellXfs = false;
   let inNumFmts = false;
@@ -44,8 +66,8 @@ export async function readDateStyles(pkg: XlsxPackage, partName: string | null, 
         if (name === 'numFmts') inNumFmts = true;
         else if (name === 'cellXfs') inCellXfs = true;
         else if (name === 'numFmt' && inNumFmts) {
-          if (customDates.size >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} number formats.`);
-          customDates.set(parseInt(a.numFmtId, 10), isDateFormatCode(a.formatCode ?? ''));
+          if (customFormats.size >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} number formats.`);
+          customFormats.set(parseInt(a.numFmtId, 10), shownAs(a.formatCode ?? ''));
         } else if (name === 'xf' && inCellXfs) {
           if (cellFormats.length >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} cell formats.`);
           cellFormats.push(parseInt(a.numFmtId ?? '0', 10));
@@ -60,5 +82,5 @@ export async function readDateStyles(pkg: XlsxPackage, partName: string | null, 
     maxNodeChars,
   );
   // A custom format may reuse a built-in id; the workbook's own definition wins.
-  return Uint8Array.from(cellFormats, (id) => ((customDates.get(id) ?? BUILT_IN_DATE_FORMATS.has(id)) ? 1 : 0));
+  return Uint8Array.from(cellFormats, (id) => customFormats.get(id) ?? BUILT_IN_FORMATS.get(id) ?? SHOWN_AS_NUMBER);
 }
