@@ -97,11 +97,68 @@ describe('review fixes', () => {
 
   it('a cell edit applies only while the cell still reads what the reviewer saw', async () => {
     const { review } = await readyReview();
-    // Row 2's name is "BOB" after the field's uppercase; an edit made against another value changes nothing.
-    await review.fix('first_name', { kind: 'cell', row: 2, before: 'SOMEONE ELSE', after: 'Robert' });
+    // Row 2's name is "BOB" after the field's uppercase; an edit made against another value is refused and changes nothing.
+    expect((await review.fix('first_name', { kind: 'cell', row: 2, before: 'SOMEONE ELSE', after: 'Robert' })).status).toBe(409);
     expect((await review.preview()).body.rows[1].first_name.value).toBe('BOB');
-    await review.fix('first_name', { kind: 'cell', row: 2, before: 'BOB', after: 'ROBERT' });
+    expect((await review.fix('first_name', { kind: 'cell', row: 2, before: 'BOB', after: 'ROBERT' })).status).toBe(200);
     expect((await review.preview()).body.rows[1].first_name.value).toBe('ROBERT');
+    // A mapping that feeds the field another column: the recorded edit is left unused rather than overwrite a value nobody saw.
+    await review.edit({ ...MAPPING, first_name: 'E-mail' });
+    expect((await review.preview()).body.rows[1].first_name.value).toBe('B@X.ORG');
+  });
+
+  it('refuses a cell edit whose before the cell no longer reads: 409 fixes_conflict naming the row, field and value; nothing is recorded', async () => {
+    const { runId, review } = await readyReview();
+    // One reviewer fixes row 2's name; another, still showing "BOB", fixes it too.
+    expect((await review.fix('first_name', { kind: 'cell', row: 2, before: 'BOB', after: 'ROBERT' })).status).toBe(200);
+    const stale = await review.fix('first_name', { kind: 'cell', row: 2, before: 'BOB', after: 'BOBBY' });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toEqual({
+      error: {
+        code: 'fixes_conflict',
+        type: 'conflict',
+        message:
+          'Row 2 of "first_name" reads "ROBERT", not "BOB" (the fix\'s before); nothing was fixed. Load the rows again and fix the value as it reads now.',
+        request_id: expect.any(String),
+      },
+    });
+    const fixed = (await events(runId)).filter((e) => e.type === 'ValuesFixed');
+    expect(fixed.map((e) => (e.data as { fix: { after: string } }).fix.after)).toEqual(['ROBERT']);
+    expect((await review.state()).body.value_fixes).toHaveLength(1);
+    expect((await review.preview()).body.rows[1].first_name.value).toBe('ROBERT');
+
+    // The value as the fixes see it: after the field's transformations ("bob" reads "BOB") and the fixes in force; blank reads "".
+    expect((await review.fix('first_name', { kind: 'cell', row: 1, before: 'Ann', after: 'ANNA' })).status).toBe(409);
+    expect((await review.fix('first_name', { kind: 'cell', row: 2, before: 'ROBERT', after: 'BOBBY' })).status).toBe(200);
+    expect((await review.fix('email', { kind: 'cell', row: 3, before: '', after: 'c@x.org' })).status).toBe(200);
+    expect((await review.fix('email', { kind: 'cell', row: 3, before: '', after: 'cy@x.org' })).status).toBe(409);
+
+    // Fixes of many values compare nothing: a find and replace that finds nothing is recorded as before.
+    expect((await review.fix('first_name', { kind: 'replace', find: 'NOBODY', replace: 'X', whole_value: true })).status).toBe(200);
+    expect((await review.fix('email', { kind: 'normalise', normaliser: 'trim' })).status).toBe(200);
+    expect((await review.state()).body.value_fixes).toHaveLength(5);
+  });
+
+  it('a cell edit may name the value as the review shows it (a JSON number), and then applies', async () => {
+    const counted = await setupOrganization(svc, { qty: { description: 'Quantity', data_type: 'integer', is_required: false, max: 100 } });
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: counted.apiKey,
+      body: { schema_id: counted.schemaId, filename: 'qty.csv' },
+    });
+    expect((await upload(run.body, 'Qty\n150.0\n7\n')).status).toBe(200);
+    await waitForRun(svc, counted.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit({ qty: 'Qty' })).status).toBe(200);
+    // Over its max, the cell is shown as the number JSON will write, not as the text "150.0" the fixes compare.
+    expect((await review.preview()).body.rows[0].qty).toEqual({ value: '150', problem: 'range' });
+    expect((await review.fix('qty', { kind: 'cell', row: 1, before: '150', after: '15' })).status).toBe(200);
+    expect((await review.preview()).body.rows[0].qty).toEqual({ value: '15', problem: null });
+    const fixed = (await events(run.body.id)).filter((e) => e.type === 'ValuesFixed').map((e) => e.data as any);
+    expect(fixed[0].fix).toEqual({ kind: 'cell', row: 1, before: '150.0', after: '15' });
+    // Neither form of a value the cell does not hold.
+    const stale = await review.fix('qty', { kind: 'cell', row: 2, before: '8', after: '9' });
+    expect(stale).toMatchObject({ status: 409, body: { error: { code: 'fixes_conflict' } } });
+    expect(stale.body.error.message).toContain('reads "7", not "8"');
   });
 
   it('leaves the rows still with problems out when the reviewer chooses so; the run and the finished webhook say how many', async () => {

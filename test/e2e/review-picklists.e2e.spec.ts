@@ -145,6 +145,34 @@ describe('review picklists', () => {
     expect((await third.review.state()).body.notices).toEqual([]);
   });
 
+  it('writes a value with blanks around it as its allowed value, the same in JSON and CSV output (a probe found CSV kept the blanks)', async () => {
+    const source = 'Mail,Tier\na@x.org, gold \nb@x.org,"  silver"\nc@x.org,platinum\n';
+    const output = async (outputFormat: 'json' | 'csv') => {
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'blanks.csv', output_format: outputFormat },
+      });
+      await upload(run.body, source);
+      await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+      const review = reviewApi(run.body.review_url);
+      await review.edit({ email: 'Mail', tier: 'Tier' });
+      // Allowed values once trimmed: no problem, and the preview shows what the output will hold.
+      expect((await review.problems()).body.problems_by_field.tier).toBe(0);
+      expect((await review.preview()).body.rows.map((r: { tier: { value: string } }) => r.tier.value)).toEqual([
+        'gold',
+        'silver',
+        'platinum',
+      ]);
+      expect((await review.approve()).status).toBe(200);
+      const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+      return (await fetch(done.download_url)).text();
+    };
+    const json = JSON.parse(await output('json')) as { tier: string }[];
+    expect(json.map((r) => r.tier)).toEqual(['gold', 'silver', 'platinum']);
+    const csv = (await output('csv')).split('\r\n');
+    expect(csv).toEqual(['email,tier', 'a@x.org,gold', 'b@x.org,silver', 'c@x.org,platinum', '']);
+  });
+
   it('refuses picklists where they do not belong, and values outside the list', async () => {
     const { review } = await readyReview();
     const code = async (field: string, fix: unknown) => {

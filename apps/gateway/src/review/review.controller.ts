@@ -156,16 +156,27 @@ export class ReviewController {
     );
   }
 
-  /** A fix of one field's values (one cell, find and replace, or a normaliser), recorded as an event of the run. */
+  /**
+   * A fix of one field's values (one cell, find and replace, or a normaliser), recorded as an event of the run.
+   * A cell edit's cell is read first: one whose `before` no longer reads so is refused (409 fixes_conflict).
+   */
   @Post('fixes')
   @HttpCode(200)
   async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = objectBodyOrNone<ReviewBody>(raw);
     if (typeof body.field !== 'string') throw ApiError.validation({ field: ['The field must be the name of a schema field.'] });
+    const cellRead = await this.previews.cellRead(run, body.field, body.fix);
     return this.review.act(
       run,
-      { type: 'FixValues', fix_id: randomUUID(), field: body.field, fix: body.fix, at: new Date().toISOString() },
+      {
+        type: 'FixValues',
+        fix_id: randomUUID(),
+        field: body.field,
+        fix: body.fix,
+        at: new Date().toISOString(),
+        ...(cellRead ? { cell_read: cellRead } : {}),
+      },
       String(req.id),
     );
   }

@@ -217,4 +217,38 @@ describe('mapRow', () => {
   it('treats a short row as empty cells', () => {
     expect(mapRow(['1'], 1, plan, true).record).toEqual({ email: null, age: 1, city: null });
   });
+  it('writes a picklist value with blanks around it as its allowed value in CSV output, as JSON output writes it (a probe found " Active " kept)', () => {
+    const status = { status: f({ data_type: 'enum', allowed_values: [{ value: 'Active' }, { value: 'Inactive' }] }) };
+    const statusPlan = planFields(status, { status: 'Status' }, ['Status']);
+    const both = (cell: string) => [mapRow([cell], 1, statusPlan, true).record.status, mapRow([cell], 1, statusPlan, false).record.status];
+    expect(both(' Active ')).toEqual(['Active', 'Active']);
+    expect(both('\tInactive')).toEqual(['Inactive', 'Inactive']);
+    // A value that is not allowed stays as read in both, with its problem.
+    expect(both(' active ')).toEqual([' active ', ' active ']);
+    expect(mapRow([' active '], 1, statusPlan, false).problems).toEqual([{ field: 'status', problem: 'type' }]);
+  });
+  it('writes in CSV output the string JSON output writes, for every passing value JSON writes as a string', () => {
+    const fields: Record<string, FieldDefinition> = {
+      text: f(),
+      email: f({ data_type: 'email' }),
+      url: f({ data_type: 'url' }),
+      day: f({ data_type: 'date' }),
+      tier: f({ data_type: 'enum', allowed_values: [{ value: 'gold' }, { value: 'silver' }] }),
+      free: f({ data_type: 'enum' }),
+      phone: f({ data_type: 'phone', default_region: 'DE' }),
+      country: f({ data_type: 'country' }),
+    };
+    const names = Object.keys(fields);
+    const typesPlan = planFields(fields, Object.fromEntries(names.map((n) => [n, n])), names);
+    const rows = [
+      [' a ', ' a@b.io ', ' example.org ', ' 2024-01-31 ', ' gold ', ' x ', ' 030 123456 ', ' Germany '],
+      ['a', 'a@b.io', 'https://example.org', '2024-01-31', 'silver\t', 'x', '+4930123456', 'de'],
+    ];
+    for (const row of rows) {
+      const json = mapRow(row, 1, typesPlan, true);
+      const csv = mapRow(row, 1, typesPlan, false);
+      expect(json.problems).toEqual([]);
+      for (const name of names) expect([name, csv.record[name]]).toEqual([name, json.record[name]]);
+    }
+  });
 });

@@ -196,12 +196,14 @@ const normalisedTo =
 
 /**
  * Whether CSV output writes a field's checked value rather than its text as read: numbers read
- * in a number_format (with a `.` decimal point), phone numbers (E.164) and countries (the
- * country_format). Other fields' CSV cells stay the text as read.
+ * in a number_format (with a `.` decimal point), phone numbers (E.164), countries (the
+ * country_format) and a picklist's values (the allowed value, without the blanks around it, as
+ * JSON writes it). Other fields' CSV cells stay the text as read, which is JSON's string too.
  */
 export const writesCheckedText = (field: FieldDefinition): boolean =>
   field.data_type === 'phone' ||
   field.data_type === 'country' ||
+  field.data_type === 'enum' ||
   ((field.data_type === 'number' || field.data_type === 'integer') && !!field.number_format);
 
 /**

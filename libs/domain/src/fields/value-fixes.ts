@@ -85,12 +85,19 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
         v = rules(step.apply(v, limit));
         continue;
       }
-      // The page shows a blank value as empty: an edit made on "" applies to any blank value.
-      for (const edit of step.edits.get(row) ?? []) if (v === edit.before || (edit.before === '' && v.trim() === '')) v = rules(edit.after);
+      for (const edit of step.edits.get(row) ?? []) if (cellEditApplies(v, edit.before)) v = rules(edit.after);
     }
     return v;
   };
 }
+
+/**
+ * Whether a cell edit made on `before` applies to a cell that reads `value` (as the fixes see
+ * it: cellOf). The page shows a blank value as empty: an edit made on "" applies to any blank
+ * value. The one rule of both the fixes (compileFieldFixes) and the refusal of an edit whose
+ * `before` is stale (decide, FixValues with `cell_read`).
+ */
+export const cellEditApplies = (value: string, before: string): boolean => value === before || (before === '' && value.trim() === '');
 
 /** How many fixes a run keeps in force: each is folded into the run's document. */
 export const MAX_VALUE_FIXES = 1000;

@@ -40,8 +40,12 @@ export type RunCommand =
       /** The fixes the page showed (fixesKey); an approval over fixes it did not show is refused. */
       expected_fixes?: string;
     }
-  /** A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new. */
-  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string }
+  /**
+   * A reviewer's fix of a field's values (`fix` as the request gave it: decide reads it); `fix_id` is new.
+   * `cell_read`, for a cell edit: the cell as the gateway read it (CellRead); the edit is refused when its
+   * `before` does not read so, or when the run changed since.
+   */
+  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string; cell_read?: CellRead }
   /**
    * The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read,
    * from `sheet` (a workbook's sheet the read saw chosen; null: the first). Refused when another sheet is chosen meanwhile.
@@ -72,3 +76,17 @@ export type RunCommand =
   | { type: 'ResendWebhook'; delivery_id: string; requested_by: string; at: string };
 
 export type RunCommandType = RunCommand['type'];
+
+/**
+ * A cell edit's cell as read before the edit is decided: its `value` as the fixes see it (cellOf:
+ * after the field's transformations and the fixes in force) and as the review shows it, read under the run's `mapping_version`
+ * and the fixes named `fixes_key` (fixesKey). Those two name everything the value depends on (a header
+ * or sheet choice is a new mapping version), so a run still at both reads the cell so.
+ */
+export interface CellRead {
+  value: string;
+  /** The value as the review shows it (reviewCells: typed for JSON output; "" when empty): a page's `before` may be this. */
+  shown: string;
+  mapping_version: number;
+  fixes_key: string;
+}

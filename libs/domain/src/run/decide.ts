@@ -4,8 +4,8 @@ import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import { headerNames } from '../mapping/detect-header';
 import { suggestMapping } from '../mapping/suggest-mapping';
-import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, fixesKey, readValueFix } from '../fields/value-fixes';
-import type { RunCommand } from './commands';
+import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, fixesKey, readValueFix } from '../fields/value-fixes';
+import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
 
@@ -40,6 +40,32 @@ function requireOpenReview(run: RunState, at: string): void {
 function requireCurrentMapping(run: RunState, expected: number | undefined): void {
   if (expected !== undefined && expected !== run.mapping_version)
     refuse('mapping_conflict', 'The mapping was changed by another reviewer since this page loaded it; your change was not saved.');
+}
+
+/** Characters of a value quoted in a refusal, at most: a long cell is not echoed whole. */
+const MAX_VALUE_SAID = 100;
+const quotedValue = (v: string): string => JSON.stringify(v.length > MAX_VALUE_SAID ? `${v.slice(0, MAX_VALUE_SAID)}…` : v);
+
+/**
+ * A cell edit is recorded only while its cell reads what the reviewer saw (`before`), as
+ * `cell_read` found it, and only on the run that read was made on: an edit made on stale rows
+ * would otherwise be answered as saved and never apply (compileFieldFixes leaves it unused).
+ * `before` may be the value as the fixes see it or as the review shows it (`150` for a JSON
+ * number read as `150.0`); the fix is recorded with the former, the one the fixes compare.
+ */
+function cellAsSeen<F extends { row: number; before: string }>(run: RunState, field: string, fix: F, cell: CellRead): F {
+  if (cell.mapping_version !== run.mapping_version || cell.fixes_key !== fixesKey(run.value_fixes ?? []))
+    refuse(
+      'fixes_conflict',
+      'The mapping or the fixes were changed by another reviewer while this fix was checked; nothing was fixed. Load the rows again and fix the value there.',
+    );
+  if (cellEditApplies(cell.value, fix.before)) return fix;
+  if (fix.before === cell.shown) return { ...fix, before: cell.value };
+  return refuse(
+    'fixes_conflict',
+    `Row ${fix.row} of "${field}" reads ${quotedValue(cell.shown)}, not ${quotedValue(fix.before)} (the fix's before); ` +
+      'nothing was fixed. Load the rows again and fix the value as it reads now.',
+  );
 }
 
 function requireMapping(run: RunState, mapping: unknown) {
@@ -159,12 +185,13 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         );
       const read = readValueFix(command.fix, run.total_rows, run.schema.fields[command.field]);
       if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
-      if (JSON.stringify([...(run.value_fixes ?? []), read.fix]).length > MAX_FIXES_BYTES)
+      const fix = read.fix.kind === 'cell' && command.cell_read ? cellAsSeen(run, command.field, read.fix, command.cell_read) : read.fix;
+      if (JSON.stringify([...(run.value_fixes ?? []), fix]).length > MAX_FIXES_BYTES)
         refuse('too_many_fixes', 'The fixes in force are too large to keep; undo some, or fix many values at once with find and replace.');
       return [
         {
           type: 'ValuesFixed',
-          data: { fix_id: command.fix_id, field: command.field, fix: read.fix, fixed_by: 'review_link', fixed_at: command.at },
+          data: { fix_id: command.fix_id, field: command.field, fix, fixed_by: 'review_link', fixed_at: command.at },
         },
       ];
     }

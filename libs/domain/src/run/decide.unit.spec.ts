@@ -520,3 +520,71 @@ describe('the review window', () => {
     expect(isReviewWindowOver(fold(given.processing)!, new Date(AFTER_EXPIRY))).toBe(false);
   });
 });
+
+describe('a cell edit on a value the cell no longer reads', () => {
+  const run = fold(given.reviewActive)!;
+  const cell = (before: string) => ({ kind: 'cell', row: 1, before, after: 'b@x.org' });
+  const read = (value: string, over: { shown?: string; mapping_version?: number; fixes_key?: string } = {}) => ({
+    value,
+    shown: value,
+    mapping_version: run.mapping_version,
+    fixes_key: '0:',
+    ...over,
+  });
+  const fix = (fixOf: unknown, cellRead?: ReturnType<typeof read>): RunCommand => ({
+    type: 'FixValues',
+    fix_id: 'f1',
+    field: 'email',
+    fix: fixOf,
+    at: T0,
+    ...(cellRead ? { cell_read: cellRead } : {}),
+  });
+  const refusal = (command: RunCommand): [code: string, message: string] | null => {
+    try {
+      decide(command, run);
+    } catch (err) {
+      if (err instanceof CommandRefused) return [err.code, err.message];
+      throw err;
+    }
+    return null;
+  };
+
+  it('is refused with fixes_conflict naming the row, the field and what the cell reads; nothing is recorded', () => {
+    expect(refusal(fix(cell('a@x.org'), read('c@x.org')))).toEqual([
+      'fixes_conflict',
+      'Row 1 of "email" reads "c@x.org", not "a@x.org" (the fix\'s before); nothing was fixed. Load the rows again and fix the value as it reads now.',
+    ]);
+    // A long value is not echoed whole.
+    const [, message] = refusal(fix(cell('a'), read('x'.repeat(5000))))!;
+    expect(message).toContain(`"${'x'.repeat(100)}…"`);
+    expect(message.length).toBeLessThan(400);
+  });
+
+  it('is recorded when the cell reads its before (a blank cell reads "")', () => {
+    expect(decide(fix(cell('a@x.org'), read('a@x.org')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+    expect(decide(fix(cell(''), read('  ')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+    // The rule of the fixes themselves: an edit made on blanks applies to those blanks alone.
+    expect(refusal(fix(cell(' '), read('')))?.[0]).toBe('fixes_conflict');
+  });
+
+  it('takes the value as the review shows it for its before, and records the value the fixes compare', () => {
+    const events = decide(fix(cell('150'), read('150.0', { shown: '150' })), run);
+    expect(events).toMatchObject([{ type: 'ValuesFixed', data: { fix: { kind: 'cell', row: 1, before: '150.0', after: 'b@x.org' } } }]);
+    expect(refusal(fix(cell('151'), read('150.0', { shown: '150' })))?.[1]).toContain('reads "150", not "151"');
+  });
+
+  it('is refused when the mapping or the fixes changed after the cell was read', () => {
+    expect(refusal(fix(cell('a@x.org'), read('a@x.org', { mapping_version: run.mapping_version - 1 })))?.[0]).toBe('fixes_conflict');
+    expect(refusal(fix(cell('a@x.org'), read('a@x.org', { fixes_key: '1:f0' })))?.[0]).toBe('fixes_conflict');
+  });
+
+  it('refuses what it refused before first (an invalid fix, a closed review), and leaves other fixes and edits without a read alone', () => {
+    expect(refusal(fix({ kind: 'cell', row: 0, before: 'x', after: 'y' }, read('c')))?.[0]).toBe('invalid_fix');
+    expect(() => decide(fix(cell('a@x.org'), read('c@x.org')), fold(given.approved))).toThrow('The review was already approved.');
+    // Without a read (a caller that sends none), a cell edit is recorded as before: it applies only while the cell reads its before.
+    expect(decide(fix(cell('a@x.org')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+    // A find and replace, a normaliser and a picklist never carry a read: none is compared with anything.
+    expect(decide(fix({ kind: 'replace', find: 'zzz', replace: 'y' }, read('c')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+    expect(decide(fix({ kind: 'normalise', normaliser: 'trim' }, read('c')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+  });
+});

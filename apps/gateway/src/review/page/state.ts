@@ -180,7 +180,7 @@ async function onActionRefused(err: ApiFailure, messageKey: string, params: Para
     show(current);
     set({ mapping: { ...(current.mapping_rule || {}) }, count: null });
     void refreshPreview();
-    say(t('conflict'), 'warn');
+    say(t(err.code === 'fixes_conflict' ? 'conflict_fixes' : 'conflict'), 'warn');
     return;
   }
   const before = state.screen;
