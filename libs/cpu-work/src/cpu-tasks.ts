@@ -10,6 +10,7 @@ import {
   firstDuplicatesPass,
   findProblemRows,
   inspectStructuredFile,
+  readReviewCell,
   scanArrivingSource,
   scanSourceFirstPart,
   scanSourceLaterPart,
@@ -88,6 +89,9 @@ export const CPU_TASKS = {
     progress: (n: number) => void,
     signal?: AbortSignal,
   ) => firstDuplicatesPass(env.blobs, input.run, input.mapping, input.range, signal, progress),
+  /** One cell, for a cell fix to be checked against (a workbook is read up to its row). */
+  readReviewCell: (input: { run: RunState; field: string; row: number }, env: TaskEnvironment) =>
+    readReviewCell(env.blobs, input.run, input.field, input.row),
   distinctFieldValues: (
     input: { run: RunState; mapping: MappingRule; field: string },
     env: TaskEnvironment,

@@ -13,3 +13,4 @@ export * from './problem-segments';
 export * from './stored-duplicates';
 export * from './row-range';
 export * from './range-end';
+export * from './review-cell';

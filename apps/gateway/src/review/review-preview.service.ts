@@ -5,10 +5,8 @@ import type { MappingRule } from '@app/contracts';
 import {
   allowedValueLabel,
   allowedValuesOf,
-  cellOf,
   fixesKey,
   isReviewWindowOver,
-  mapRow,
   noProblemsByKind,
   normalizeMapping,
   readValueFix,
@@ -27,7 +25,6 @@ import {
   pageRows,
   pageStart,
   readMappedSource,
-  readPlannedRows,
   readSampleRows,
   reviewCells,
   type ProblemSegments,
@@ -137,43 +134,20 @@ export class ReviewPreviewService {
 
   /**
    * The cell a cell edit names, read before the edit is decided (FixValues' `cell_read`): its value
-   * as the fixes see it (cellOf: after the field's transformations and the fixes in force, under the
-   * run's mapping), so an edit whose `before` no longer reads so is refused rather than recorded
-   * unused. Null where there is nothing to read: another kind of fix, or one the decider refuses
-   * anyway (a review not open, an unknown field, a fix it cannot read), or a row the file lacks.
-   * One row is read, from the row index entry before it when the file has an index.
+   * as the fixes see it and as the rows show it (readReviewCell, in a worker thread), so an edit whose
+   * `before` no longer reads so is refused rather than recorded unused. Null where there is nothing to
+   * read: another kind of fix, or one the decider refuses anyway (a review not open, an unknown field,
+   * a fix it cannot read), or a row the file lacks.
    */
   async cellRead(run: RunState, field: string, fix: unknown): Promise<CellRead | null> {
     if (runPhase(run, new Date()) !== 'in_review' || !Object.hasOwn(run.schema.fields, field)) return null;
     const read = readValueFix(fix, run.total_rows, run.schema.fields[field]);
     if (!('fix' in read) || read.fix.kind !== 'cell') return null;
-    const { row } = read.fix;
     if (run.files_purged_at) throw filesDeleted();
-    let source: Awaited<ReturnType<typeof readPlannedRows>>;
-    try {
-      source = await readPlannedRows(this.blobs, run, run.mapping_rule ?? {}, null, row);
-    } catch (err) {
+    const cell = await this.cpu.run('readReviewCell', { run, field, row: read.fix.row }).catch((err: unknown) => {
       throw this.sourceReadFailure(run, 'the cell to fix could not be read', err);
-    }
-    try {
-      const plan = source.plan.find((p) => p.name === field);
-      for (;;) {
-        const next = await source.batches.next().catch((err: unknown) => {
-          throw this.sourceReadFailure(run, 'the cell to fix could not be read', err);
-        });
-        if (next.done || !plan) return null;
-        if (next.value.length === 0) continue;
-        const shown = reviewCells(mapRow(next.value[0], row, [plan], run.output_format === 'json'), [plan])[field].value;
-        return {
-          value: cellOf(plan, next.value[0], row),
-          shown: shown ?? '',
-          mapping_version: run.mapping_version,
-          fixes_key: fixesKey(run.value_fixes ?? []),
-        };
-      }
-    } finally {
-      await source.batches.return(undefined);
-    }
+    });
+    return cell && { ...cell, mapping_version: run.mapping_version, fixes_key: fixesKey(run.value_fixes ?? []) };
   }
 
   /** The file's first row as read, whether or not it is taken as the header (for the reviewer's header choice). */
