@@ -4,6 +4,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { RunSweeper } from '../../apps/ingestion/src/run-sweeper';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   ADMIN_TOKEN,
   PEOPLE_FIELDS,
@@ -303,22 +304,55 @@ describe('upload content type', () => {
 });
 
 describe('upload size limit', () => {
-  it('refuses an upload over MAX_UPLOAD_BYTES with 413 and keeps the run waiting', async () => {
+  it('refuses an upload over MAX_UPLOAD_BYTES with 413, and the run fails as the spec says of an oversized file, with its webhook', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
     const svc = await startService({ MAX_UPLOAD_BYTES: '100' });
     try {
       const org = await setupOrganization(svc);
-      const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-        token: org.apiKey,
-        body: { schema_id: org.schemaId, filename: 'big.csv' },
-      });
-      const res = await upload(created.body, 'email\n' + 'a@b.io\n'.repeat(100));
+      const create = () =>
+        call(`${svc.baseUrl}/v1/transformations/file`, {
+          token: org.apiKey,
+          body: { schema_id: org.schemaId, filename: 'big.csv', notify_url: `${receiver.url}/hook` },
+        });
+      // Declared too large (Content-Length), and sent in chunks past the limit: both fail the run.
+      const declared = (await create()).body;
+      const res = await upload(declared, 'email\n' + 'a@b.io\n'.repeat(100));
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body).error.code).toBe('upload_too_large');
-      const run = await call(`${svc.baseUrl}/v1/transformations/${created.body.id}`, { token: org.apiKey });
-      expect(run.body.status).toBe('awaiting_upload');
-      expect((await upload(created.body, 'email\na@b.io\n')).status).toBe(200);
+      const chunked = (await create()).body;
+      const pieces = [Buffer.from('email\n'), Buffer.from('a@b.io\n'.repeat(100))];
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const piece of pieces) controller.enqueue(piece);
+          controller.close();
+        },
+      });
+      // A stream has no length: fetch sends it in chunks, without Content-Length.
+      const init: RequestInit & { duplex: 'half' } = { method: 'PUT', headers: chunked.upload.headers, body, duplex: 'half' };
+      const streamed = await fetch(chunked.upload.url, init);
+      expect(streamed.status).toBe(413);
+      for (const [run, said] of [
+        [declared, `The uploaded file has ${6 + 7 * 100} bytes; at most 100 are allowed.`],
+        [chunked, 'The uploaded file has more bytes than that; at most 100 are allowed.'],
+      ] as const) {
+        const failed = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'failed');
+        expect(failed).toMatchObject({
+          terminal: true,
+          error: { code: 'source_file_too_large', type: 'source_file', stage: 'ingestion', message: said },
+        });
+        const [hook] = await receiver.waitFor(run.id, 1);
+        expect(JSON.parse(hook.body)).toMatchObject({
+          event: 'transformation.failed',
+          id: run.id,
+          error: { code: 'source_file_too_large' },
+        });
+        // Nothing more is taken for the run.
+        expect((await upload(run, 'email\na@b.io\n')).status).toBe(409);
+      }
     } finally {
       await svc.stop();
+      await receiver.stop();
     }
   });
 });

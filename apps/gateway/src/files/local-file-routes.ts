@@ -14,7 +14,7 @@ import {
 } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
 import type { SourceArrival } from '@app/cpu-work';
-import { CommandRefused } from '@app/domain';
+import { CommandRefused, STAGES, runError } from '@app/domain';
 import { UPLOAD_LEASE_TTL_MS, holdLease, leaseHolder, uploadLease, type LeaseStore } from '@app/leases';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
@@ -105,6 +105,33 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       }
     };
 
+    /**
+     * An upload over MAX_UPLOAD_BYTES: the run fails with source_file_too_large (the spec's "oversized
+     * file" is a terminal failure, with its webhook, as with S3 storage: bucket-upload.watcher.ts), and
+     * the PUT is answered 413. A run that is no longer waiting (a race) is left as it is.
+     */
+    const refuseTooLarge = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      runId: string | null,
+      organizationId: string,
+      said: string,
+    ) => {
+      const message = `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`;
+      if (runId) {
+        const error = runError('fileTooLarge', STAGES.ingestion, {
+          message: `The uploaded file ${said}; at most ${deps.config.maxUploadBytes} are allowed.`,
+        });
+        const context = { organizationId, correlationId: String(request.id), causationId: String(request.id) };
+        await deps.commandBus
+          .execute(new ApplyRunCommand(runId, { type: 'FailRun', at: new Date().toISOString(), error }, context))
+          .catch((err: unknown) => {
+            if (!(err instanceof CommandRefused)) throw err;
+          });
+      }
+      return envelope(reply, request, 413, 'upload_too_large', 'invalid_request', message);
+    };
+
     const uploadInProgress = (request: FastifyRequest, reply: FastifyReply) => {
       request.raw.resume();
       return envelope(
@@ -178,14 +205,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
       const declared = Number(request.headers['content-length'] ?? NaN);
       if (declared > deps.config.maxUploadBytes) {
         request.raw.resume();
-        return envelope(
-          reply,
-          request,
-          413,
-          'upload_too_large',
-          'invalid_request',
-          `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`,
-        );
+        return refuseTooLarge(request, reply, runId, run.organization_id, `has ${declared} bytes`);
       }
       // A body sent in chunks declares no size: taken as a big one, whose read may take two threads.
       const arriving = deps.sourceArrival?.sourceArriving(run, Number.isSafeInteger(declared) ? declared : Infinity) ?? null;
@@ -199,15 +219,7 @@ export function registerLocalFileRoutes(fastify: FastifyInstance, deps: Deps): v
         }));
       } catch (err) {
         arriving?.lost();
-        if (err instanceof BlobTooLargeError)
-          return envelope(
-            reply,
-            request,
-            413,
-            'upload_too_large',
-            'invalid_request',
-            `The file is larger than the maximum of ${deps.config.maxUploadBytes} bytes.`,
-          );
+        if (err instanceof BlobTooLargeError) return refuseTooLarge(request, reply, runId, run.organization_id, 'has more bytes than that');
         if (err instanceof BlobExistsError)
           return envelope(reply, request, 409, 'upload_already_completed', 'conflict', 'The source file was already uploaded.');
         throw err;
