@@ -68,20 +68,55 @@ export function checkContent(head: Buffer, format: 'delimited' | 'xlsx'): void {
 }
 
 /**
- * Nearly every other byte zero: mostly-ASCII UTF-16 text without a byte-order mark, and
- * which byte order (other UTF-16 needs its BOM to be recognised).
+ * Read as UTF-16, a character text does not have: a control character other than tab and line breaks, one
+ * Unicode leaves unassigned, or one of private use. Random or compressed bytes read so give one in every six
+ * or seven characters (and an unpaired surrogate sooner), 16-bit numbers under 256 one in four; text, at
+ * most a stray one (a form feed, a private-use glyph, an emoji newer than this Node).
+ */
+const NOT_TEXT = /(?![\t\n\r])[\p{Cc}\p{Cn}\p{Co}]/gu;
+const NOT_TEXT_SHARE_ALLOWED = 0.01;
+
+/**
+ * Whether `bytes` read as `encoding` are text with the ASCII of a table in them: they decode with no
+ * unpaired surrogate and no NUL character (binary data is full of zero pairs), and either have line breaks
+ * that are at least a quarter of their 0x0A bytes, or are a single line of nearly all Latin-1 characters.
+ * The line breaks tell the byte order (read the other way, a line break is U+0A00, which Unicode leaves
+ * unassigned). Their share of the 0x0A bytes tells UTF-16 from a file of one byte a character with a stray
+ * zero byte beside a line break, whose other line breaks are lone 0x0A bytes: in UTF-16 a 0x0A byte that is
+ * not a line break is half of a character such as 上 (U+4E0A), about one Chinese character in 200, so a
+ * quarter leaves room for lines of several hundred characters.
+ */
+function readsAsUtf16Text(bytes: Buffer, encoding: 'utf-16le' | 'utf-16be'): boolean {
+  let text: string;
+  try {
+    // stream: a surrogate pair cut by the end of the sample is not taken for an unpaired one.
+    text = new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes, { stream: true });
+  } catch {
+    return false;
+  }
+  if (text.includes('\0') || (text.match(NOT_TEXT)?.length ?? 0) > text.length * NOT_TEXT_SHARE_ALLOWED) return false;
+  let lineBreaks = 0;
+  let latin1 = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x0a) lineBreaks++;
+    if (code <= 0xff) latin1++;
+  }
+  if (lineBreaks === 0) return latin1 > 0.9 * text.length;
+  let lfBytes = 0;
+  for (const byte of bytes) if (byte === 0x0a) lfBytes++;
+  return lineBreaks * 4 >= lfBytes;
+}
+
+/**
+ * UTF-16 text without a byte-order mark, in any script, and which byte order: the first bytes have a
+ * zero byte (the high byte of an ASCII character: a delimiter, a digit, a line break 0A 00 or 00 0A;
+ * text in any other encoding has none) and read as text in that order (readsAsUtf16Text).
  */
 export function utf16WithoutBom(head: Buffer): 'utf-16le' | 'utf-16be' | null {
-  const n = Math.min(head.length, 512) & ~1;
-  if (n < 16) return null;
-  let evenZero = 0;
-  let oddZero = 0;
-  for (let i = 0; i < n; i += 2) {
-    if (head[i] === 0) evenZero++;
-    if (head[i + 1] === 0) oddZero++;
-  }
-  const pairs = n / 2;
-  if (oddZero / pairs > 0.9 && evenZero === 0) return 'utf-16le';
-  if (evenZero / pairs > 0.9 && oddZero === 0) return 'utf-16be';
+  const sample = head.subarray(0, Math.min(head.length, SNIFF_BYTES) & ~1);
+  if (sample.length < 16 || !sample.includes(0)) return null;
+  if (readsAsUtf16Text(sample, 'utf-16le')) return 'utf-16le';
+  if (readsAsUtf16Text(sample, 'utf-16be')) return 'utf-16be';
   return null;
 }

@@ -43,6 +43,7 @@ describe('encodings', () => {
   const german = 'Name;Straße;Größe\nMüller;Hauptstraße;groß\n';
   const polish = 'Imię;Nazwisko;Miasto\nZażółć;gęślą;jaźń\nŁucja;Żak;Łódź\n';
   const russian = 'Имя,Город\nАнна,Москва\n';
+  const chinese = '姓名,城市\n张三,北京\n李四,上海\n';
 
   it.each([
     ['UTF-8 without BOM', Buffer.from(russian, 'utf8'), 'utf-8', russian],
@@ -50,6 +51,8 @@ describe('encodings', () => {
     ['UTF-16 LE with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(russian, 'utf16le')]), 'utf-16le', russian],
     ['UTF-16 BE with BOM', iconv.encode(russian, 'utf-16be', { addBOM: true }), 'utf-16be', russian],
     ['UTF-16 LE without BOM (mostly ASCII)', Buffer.from('name,city\nAnn,Paris\n', 'utf16le'), 'utf-16le', 'name,city\nAnn,Paris\n'],
+    ['UTF-16 LE without BOM (Cyrillic)', Buffer.from(russian, 'utf16le'), 'utf-16le', russian],
+    ['UTF-16 BE without BOM (Chinese)', Buffer.from(chinese, 'utf16le').swap16(), 'utf-16be', chinese],
     ['Windows-1252 (German)', iconv.encode(german, 'windows-1252'), 'windows-1252', german],
     ['Windows-1250 (Polish)', iconv.encode(polish, 'windows-1250'), 'windows-1250', polish],
   ])('%s decodes correctly, even cut into 1-byte chunks', async (_name, bytes, encoding, text) => {

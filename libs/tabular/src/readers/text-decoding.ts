@@ -31,7 +31,48 @@ function guessLegacyEncoding(sample: Buffer): string | null {
   if (candidates.length === 0) return null;
   const best = candidates[0];
   const preferred = candidates.find((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
-  return (preferred ?? best).name;
+  const pick = (preferred ?? best).name;
+  return pick === 'windows-1252' || pick === 'windows-1254' ? westernOrTurkish(sample) : pick;
+}
+
+/**
+ * windows-1254 (Turkish) is windows-1252 with six letters changed: bytes D0 DD DE F0 FD FE are Ğ İ Ş ğ ı ş
+ * in it and Ð Ý Þ ð ý þ (Icelandic) in windows-1252, and it leaves 8E and 9E (Ž ž) undefined. chardet's
+ * scores do not tell the two apart: its Turkish n-grams beat its Western ones on a short list of Icelandic
+ * names (14 to 7), which then read Þórður as "Şórğur", and tie with them on Turkish text. Between the two, the
+ * letters decide (westernOrTurkish).
+ */
+const TURKISH_OR_ICELANDIC = new Set([0xd0, 0xdd, 0xde, 0xf0, 0xfd, 0xfe]);
+/** ı İ (FD DD) as Turkish reads them, and ç Ç ü Ü, which Icelandic does not have. */
+const TURKISH_EVIDENCE = new Set([0xfd, 0xdd, 0xe7, 0xc7, 0xfc, 0xdc]);
+/** Letters common to Turkish and Icelandic or rare in both: ş/þ Ş/Þ, ö Ö, â Â î Î û Û. */
+const TELLS_NOTHING = new Set([0xfe, 0xde, 0xf6, 0xd6, 0xe2, 0xc2, 0xee, 0xce, 0xfb, 0xdb]);
+/** In text of one language the evidence is about 4 to 1 or more either way; a file that mixes languages stays windows-1252. */
+const CLEARLY_TURKISH = 2;
+
+/**
+ * The code page of a sample chardet gave windows-1252 or windows-1254: windows-1252 unless the letters
+ * that only a Turkish reading makes common outnumber, more than twice, the letters that tell against it.
+ * For Turkish: ı, among its commonest letters, and İ, every capital i (Icelandic ý and Ý are rare), and ç
+ * and ü. Against: ð and Ð (F0 D0), Icelandic's commonest of the six where Turkish ğ is rarer than ı, and
+ * any letter past ASCII that Turkish does not have (á é í ó ú æ ø ß ä à ñ…). A sample without any of the
+ * six bytes reads the same either way: windows-1252, the name of Western text.
+ */
+function westernOrTurkish(sample: Buffer): 'windows-1252' | 'windows-1254' {
+  // Ž or ž: not windows-1254.
+  if (sample.includes(0x8e) || sample.includes(0x9e)) return 'windows-1252';
+  let six = 0;
+  let turkish = 0;
+  let against = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const byte = sample[i];
+    // Bytes below C0 are ASCII, punctuation and symbols; D7 and F7 are × and ÷.
+    if (byte < 0xc0 || byte === 0xd7 || byte === 0xf7) continue;
+    if (TURKISH_OR_ICELANDIC.has(byte)) six++;
+    if (TURKISH_EVIDENCE.has(byte)) turkish++;
+    else if (!TELLS_NOTHING.has(byte)) against++;
+  }
+  return six > 0 && turkish > CLEARLY_TURKISH * against ? 'windows-1254' : 'windows-1252';
 }
 
 const isValidUtf8 = (bytes: Buffer): boolean => {
@@ -69,9 +110,10 @@ function isDamagedUtf8(sample: Buffer): boolean {
 
 /**
  * The encoding of a text file from its first bytes: a byte-order mark if there is one
- * (UTF-8, UTF-16 LE/BE); UTF-8 when the sample is valid UTF-8 (ASCII included); a UTF-8
- * file with a few broken sequences among many good ones is refused where its first broken
- * byte is; else chardet's best guess among the legacy code pages (e.g. windows-1252, windows-1250).
+ * (UTF-8, UTF-16 LE/BE); UTF-16 without one when the bytes read so (utf16WithoutBom); UTF-8
+ * when the sample is valid UTF-8 (ASCII included); a UTF-8 file with a few broken sequences
+ * among many good ones is refused where its first broken byte is; else chardet's best guess
+ * among the legacy code pages (e.g. windows-1252, windows-1250; westernOrTurkish between 1252 and 1254).
  */
 export function detectEncoding(sample: Buffer): string {
   if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) return 'utf-8';

@@ -200,3 +200,45 @@ describe('detectEncoding on a sample that is not valid UTF-8', () => {
     );
   });
 });
+
+describe('detectEncoding between windows-1252 and windows-1254 (Turkish), which read six bytes differently (Ð Ý Þ ð ý þ, Ğ İ Ş ğ ı ş)', () => {
+  const decoded = async (bytes: Buffer): Promise<string> => (await texts(bytes, detectEncoding(bytes))).join('');
+
+  it.each([
+    [
+      'Icelandic names beside Western ones, with a euro sign',
+      'Nafn;Bær\nÞór Þórðarson;Þórshöfn\nÝr Þráinsdóttir;Höfn\nÞvottavél;45.000 €\nRené Müller;Zürich\n',
+    ],
+    ['Icelandic with curly quotes', 'Nafn;Bær\nGuðrún;Reykjavík\n“1.200 €”\nÝr Þráinsdóttir;Höfn\nÝsa;“ný”\n'],
+    [
+      'a list of Icelandic names, no C1 bytes',
+      'Nafn;Bær\nÞór Þórðarson;Þórshöfn\nÝr Þráinsdóttir;Höfn\nÞórey Ýmisdóttir;Þingeyri\n'.repeat(30),
+    ],
+  ])('reads %s as windows-1252, its Þ Ð Ý ð ý þ kept (chardet scored Turkish higher, and they became Ş Ğ İ ş ğ ı)', async (_n, text) => {
+    const bytes = iconv.encode(text, 'windows-1252');
+    expect(detectEncoding(bytes)).toBe('windows-1252');
+    expect(await decoded(bytes)).toBe(text);
+  });
+
+  it.each([
+    ['names', 'Ad,Soyad,Şehir\nŞükrü,Güneş,İstanbul\nAyşe,Yılmaz,Eskişehir\nÇağrı,Doğan,Muğla\nFatma,Kılıç,İzmir\n'],
+    [
+      'capitals (chardet tied, and windows-1252 read İ as Ý)',
+      'MÜŞTERİ;ADRES;İL\nAHMET YILDIRIM;ATATÜRK CAD. NO:5;İSTANBUL\nELİF ŞEN;CUMHURİYET MAH.;DİYARBAKIR\n',
+    ],
+    [
+      'with a Spanish name and a euro sign',
+      'Müşteri,Ülke,Tutar\nJosé García,İspanya,“1.200 €”\nAyşe Yılmaz,Türkiye,850 €\nÇağla Işık,Türkiye,1.000 €\n',
+    ],
+  ])('reads Turkish %s as windows-1254', async (_n, text) => {
+    const bytes = iconv.encode(text.repeat(10), 'windows-1254');
+    expect(detectEncoding(bytes)).toBe('windows-1254');
+    expect(await decoded(bytes)).toBe(text.repeat(10));
+  });
+
+  it('names windows-1252 text without any of the six bytes windows-1252, the two readings being the same', () => {
+    expect(detectEncoding(iconv.encode('Straße „Fuß“, Müller, Köln, Zürich — “Grüße” 12 €\n'.repeat(20), 'windows-1252'))).toBe(
+      'windows-1252',
+    );
+  });
+});
