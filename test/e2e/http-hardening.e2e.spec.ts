@@ -375,6 +375,17 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
+  it('an id of any length is for its route to answer: 401 without a key, 404 with one (the router answered 414 past 100 characters)', async () => {
+    const org = await setupOrganization(svc);
+    for (const id of ['a'.repeat(101), 'a'.repeat(8000)]) {
+      for (const path of ['transformations', 'schemas', 'providers']) {
+        expect((await call(`${svc.baseUrl}/v1/${path}/${id}`)).body).toEqual(envelope('unauthenticated'));
+        const found = await call(`${svc.baseUrl}/v1/${path}/${id}`, { token: org.apiKey });
+        expect({ path, status: found.status, code: found.body.error.code }).toEqual({ path, status: 404, code: 'not_found' });
+      }
+    }
+  });
+
   it("what Node's parser refuses gets the envelope too: header overflow 431, a malformed request 400", async () => {
     const overflow = await raw(port, `GET /v1/schemas HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(overflow.status).toBe(431);

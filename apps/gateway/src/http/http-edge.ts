@@ -93,6 +93,10 @@ export class HttpEdge {
       // An HTTP/1.1 request without a Host header is refused by onRequest, in the envelope and with a request id;
       // Node's own check answered a bare 400 before any of ours ran.
       http: { requireHostHeader: false },
+      // Fastify answers a path parameter over 100 characters 414 before any hook, so an id of 101 went
+      // unauthenticated and unanswered by its route (the spec: 401 without a credential, else 404). Node's
+      // header limit (16 KiB, the request line included: 431) bounds a URL; so does this, past it.
+      maxParamLength: 16 * 1024,
     };
   }
 
@@ -321,7 +325,7 @@ export class HttpEdge {
     if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   }
 
-  /** Errors the router raises before any hook: a malformed percent-encoded URL (400), a too long parameter (414). */
+  /** Errors the router raises before any hook: a malformed percent-encoded URL (400), a parameter past maxParamLength (414). */
   private frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
     const status = error.statusCode ?? 500;
     const err =
