@@ -97,7 +97,7 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('the key with another body or on the other endpoint is 422 idempotency_key_reused; the first answer stays', async () => {
+  it('the key with another body or on the other endpoint is 422 validation_failed naming the header, as every 422 of the spec; the first answer stays', async () => {
     const key = randomUUID();
     const first = await post(FILE, key, fileBody());
     const before = await runsOf(a.orgId);
@@ -109,8 +109,9 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
       const res = await post(path, key, body);
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({
-        code: 'idempotency_key_reused',
+        code: 'validation_failed',
         type: 'validation',
+        message: 'The given data was invalid.',
         fields: { 'Idempotency-Key': [expect.stringContaining('different request')] },
       });
     }
@@ -178,7 +179,9 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
     expect((await post(FILE, key, invalid)).body.error.code).toBe('validation_failed');
     const ok = await post(FILE, key, fileBody({ filename: 'fixed.csv' }));
     expect(ok.status).toBe(201);
-    expect((await post(FILE, key, invalid)).body.error.code).toBe('idempotency_key_reused');
+    expect((await post(FILE, key, invalid)).body.error.fields).toEqual({
+      'Idempotency-Key': [expect.stringContaining('different request')],
+    });
 
     const quotaKey = randomUUID();
     await call(url(`/admin/v1/organizations/${b.orgId}/quota`), { token: ADMIN_TOKEN, method: 'PUT', body: { review_preparations: 0 } });

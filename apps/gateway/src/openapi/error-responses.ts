@@ -70,7 +70,7 @@ const errorObject = (extra: Json = {}, required: string[] = []): Json => ({
   },
 });
 
-/** The envelopes; the public 422 may also be `idempotency_key_reused`, which names the Idempotency-Key header in `fields`. */
+/** The envelopes; a public 422 may name the Idempotency-Key header in `fields` (the key reused with another request). */
 const schemas = (pub: boolean): Record<string, Json> => ({
   ErrorEnvelope: {
     type: 'object',
@@ -85,7 +85,7 @@ const schemas = (pub: boolean): Record<string, Json> => ({
     properties: {
       error: errorObject(
         {
-          code: pub ? { enum: ['validation_failed', 'idempotency_key_reused'] } : { const: 'validation_failed' },
+          code: { const: 'validation_failed' },
           type: { const: 'validation' },
           fields: {
             type: 'object',
@@ -216,7 +216,7 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
             ),
             example(
               'idempotency key reused',
-              new ApiError(422, 'idempotency_key_reused', 'validation', 'The Idempotency-Key was already used with another request.', {
+              ApiError.validation({
                 'Idempotency-Key': [
                   'This key was used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request.',
                 ],

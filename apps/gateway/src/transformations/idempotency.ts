@@ -65,7 +65,7 @@ export interface IdempotentAnswer<T> {
  * Stripe-style idempotency keys for the run-creating POSTs. The first request of an
  * organization with a key claims it and creates the run; its answer is stored and the
  * same request with the same key gets it again for 24 hours. Another request with the key
- * is refused (422 `idempotency_key_reused`); the same request while the first is still
+ * is refused (422 `validation_failed` naming the header); the same request while the first is still
  * running gets 409 `idempotency_key_in_use` (it does not wait). A refusal before anything
  * was created (validation, quota) frees the key; any other failure keeps the run id the key
  * was given, so that a retry creates that very run, or answers with it if it exists.
@@ -109,7 +109,8 @@ export class IdempotencyKeys {
     if (!claim.claimed) {
       const live = claim.record;
       if (live.request_hash !== requestHash) {
-        throw new ApiError(422, 'idempotency_key_reused', 'validation', 'The Idempotency-Key was already used with another request.', {
+        // The spec's 422 is `validation_failed` whatever the field: the header is named in `fields`.
+        throw ApiError.validation({
           [IDEMPOTENCY_HEADER]: [
             'This key was used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request.',
           ],

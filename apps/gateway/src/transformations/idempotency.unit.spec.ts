@@ -27,11 +27,12 @@ describe('IdempotencyKeys', () => {
     expect(create).toHaveBeenCalledWith(first.body.id, false);
   });
 
-  it('refuses another request with the key (422 idempotency_key_reused)', async () => {
+  it('refuses another request with the key (422 validation_failed naming the header, as the spec has every 422)', async () => {
     await keys.run('o', 'k', 'h', created);
     await expect(keys.run('o', 'k', 'other', created)).rejects.toMatchObject({
       status: 422,
-      code: 'idempotency_key_reused',
+      code: 'validation_failed',
+      message: 'The given data was invalid.',
       fields: { 'Idempotency-Key': [expect.any(String)] },
     });
   });
@@ -63,7 +64,7 @@ describe('IdempotencyKeys', () => {
         return Promise.reject(new Error('event store down'));
       }),
     ).rejects.toThrow('event store down');
-    await expect(keys.run('o', 'k', 'another', created)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(keys.run('o', 'k', 'another', created)).rejects.toMatchObject({ code: 'validation_failed' });
     const create = jest.fn(created);
     expect(await keys.run('o', 'k', 'h', create)).toEqual({ body: { id: reserved }, replayed: false });
     expect(create).toHaveBeenCalledWith(reserved, true);

@@ -32,7 +32,7 @@ const IdempotentCreation = (type: typeof CreatedFileRunDto | typeof CreatedRawRu
       name: IDEMPOTENCY_HEADER,
       required: false,
       description:
-        'Makes retries safe: the same key with the same request within 24 hours answers with the first 201 again (with `Idempotent-Replayed: true`) and creates nothing; the key with another request is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_key_in_use`. Keys are scoped to the organization.',
+        'Makes retries safe: the same key with the same request within 24 hours answers with the first 201 again (with `Idempotent-Replayed: true`) and creates nothing; the key with another request is 422 `validation_failed` naming the `Idempotency-Key` header in `fields`; while the first request is still running, 409 `idempotency_key_in_use`. Keys are scoped to the organization.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\x20-\x7e]+$' },
     }),
     ApiCreatedResponse({
