@@ -219,6 +219,11 @@ function validatorsShown(f: FieldDefinition, name: string, run: RunState) {
   };
 }
 
-/** A field's label as the review shows it: the run's column label, else the schema's, else its name. */
-const fieldLabel = (run: RunState, name: string): string =>
-  (run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null) ?? run.schema.fields[name]?.label ?? name;
+/**
+ * A field's label as the review shows it: the run's column label, else the schema's, else its name. A
+ * blank column label (a string, as the spec allows) is taken as none: a column must have a title.
+ */
+const fieldLabel = (run: RunState, name: string): string => {
+  const given = run.column_labels && Object.hasOwn(run.column_labels, name) ? run.column_labels[name] : null;
+  return (given?.trim() ? given : null) ?? run.schema.fields[name]?.label ?? name;
+};

@@ -331,9 +331,6 @@ export class TransformationsService {
           addError(errors, `column_labels.${key}`, `"${key}" is not a field of the selected schema.`);
         else if (label !== null && typeof label !== 'string')
           addError(errors, `column_labels.${key}`, 'A column label must be a string or null.');
-        // A blank label would leave the review's column without a title: null keeps the schema's label.
-        else if (typeof label === 'string' && label.trim() === '')
-          addError(errors, `column_labels.${key}`, "A column label must not be empty: send null for the schema's own label.");
         // Shown to reviewers in place of the schema's label, so held to the same rule (docs/decisions.md, the console).
         else if (typeof label === 'string' && hasHiddenControls(label))
           addError(errors, `column_labels.${key}`, `A column label ${HIDDEN_CONTROLS_PROBLEM}.`);
