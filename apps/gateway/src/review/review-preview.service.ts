@@ -5,6 +5,7 @@ import type { MappingRule } from '@app/contracts';
 import {
   allowedValueLabel,
   allowedValuesOf,
+  cellFixesKey,
   fixesKey,
   isReviewWindowOver,
   noProblemsByKind,
@@ -25,6 +26,7 @@ import {
   pageRows,
   pageStart,
   readMappedSource,
+  readReviewCell,
   readSampleRows,
   reviewCells,
   type ProblemSegments,
@@ -134,7 +136,7 @@ export class ReviewPreviewService {
 
   /**
    * The cell a cell edit names, read before the edit is decided (FixValues' `cell_read`): its value
-   * as the fixes see it and as the rows show it (readReviewCell, in a worker thread), so an edit whose
+   * as the fixes see it and as the rows show it (readReviewCell), so an edit whose
    * `before` no longer reads so is refused rather than recorded unused. Null where there is nothing to
    * read: another kind of fix, or one the decider refuses anyway (a review not open, an unknown field,
    * a fix it cannot read), or a row the file lacks.
@@ -144,10 +146,15 @@ export class ReviewPreviewService {
     const read = readValueFix(fix, run.total_rows, run.schema.fields[field]);
     if (!('fix' in read) || read.fix.kind !== 'cell') return null;
     if (run.files_purged_at) throw filesDeleted();
-    const cell = await this.cpu.run('readReviewCell', { run, field, row: read.fix.row }).catch((err: unknown) => {
+    // A delimited file is read from the row index entry before the row, here, as a preview at an offset is; a
+    // workbook is read up to its row, in a worker thread (one waits there behind a count, but the API does not).
+    const input = { run, field, row: read.fix.row };
+    const reading =
+      run.source_format === 'xlsx' ? this.cpu.run('readReviewCell', input) : readReviewCell(this.blobs, run, field, input.row);
+    const cell = await reading.catch((err: unknown) => {
       throw this.sourceReadFailure(run, 'the cell to fix could not be read', err);
     });
-    return cell && { ...cell, mapping_version: run.mapping_version, fixes_key: fixesKey(run.value_fixes ?? []) };
+    return cell && { ...cell, mapping_version: run.mapping_version, fixes_key: cellFixesKey(run.value_fixes ?? [], field, read.fix.row) };
   }
 
   /** The file's first row as read, whether or not it is taken as the header (for the reviewer's header choice). */

@@ -111,7 +111,8 @@ export interface MappedRow {
 /**
  * One source row in target shape: the mapped cell, transformed, then typed and checked.
  * `typed` false keeps every value as text (CSV output): as read, or normalised for the fields
- * whose check normalises (numbers in a number_format with a `.` decimal point, E.164, countries). Pure.
+ * whose check normalises (numbers in a number_format with a `.` decimal point, E.164, countries,
+ * a picklist's allowed value without the blanks around it). Pure.
  */
 export function mapRow(row: string[], rowNumber: number, plan: FieldPlan[], typed: boolean): MappedRow {
   const record: MappedRow['record'] = {};

@@ -192,3 +192,11 @@ export function readValueFix(
  * every fix has its own id, so their number and the last id name the whole list.
  */
 export const fixesKey = (fixes: readonly AppliedFix[]): string => `${fixes.length}:${fixes.at(-1)?.fix_id ?? ''}`;
+
+/**
+ * Names the fixes in force that one cell's value depends on besides the mapping: its field's
+ * fixes (compileFieldFixes reads no other), but for cell edits of its other rows. They too are
+ * only added and undone at the end, so their number and the last id name them.
+ */
+export const cellFixesKey = (fixes: readonly AppliedFix[], field: string, row: number): string =>
+  fixesKey(fixes.filter((f) => f.field === field && (f.fix.kind !== 'cell' || f.fix.row === row)));

@@ -80,8 +80,8 @@ export type RunCommandType = RunCommand['type'];
 /**
  * A cell edit's cell as read before the edit is decided: its `value` as the fixes see it (cellOf:
  * after the field's transformations and the fixes in force) and as the review shows it, read under the run's `mapping_version`
- * and the fixes named `fixes_key` (fixesKey). Those two name everything the value depends on (a header
- * or sheet choice is a new mapping version), so a run still at both reads the cell so.
+ * and the fixes of its cell named `fixes_key` (cellFixesKey). Those two name everything the value depends on (a header
+ * or sheet choice is a new mapping version; fixes of other fields and rows do not touch it), so a run still at both reads the cell so.
  */
 export interface CellRead {
   value: string;

@@ -4,7 +4,7 @@ import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import { headerNames } from '../mapping/detect-header';
 import { suggestMapping } from '../mapping/suggest-mapping';
-import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, fixesKey, readValueFix } from '../fields/value-fixes';
+import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
@@ -54,7 +54,8 @@ const quotedValue = (v: string): string => JSON.stringify(v.length > MAX_VALUE_S
  * number read as `150.0`); the fix is recorded with the former, the one the fixes compare.
  */
 function cellAsSeen<F extends { row: number; before: string }>(run: RunState, field: string, fix: F, cell: CellRead): F {
-  if (cell.mapping_version !== run.mapping_version || cell.fixes_key !== fixesKey(run.value_fixes ?? []))
+  // Fixes of other cells made meanwhile (a reviewer saving two cells at once) leave this one as it was read.
+  if (cell.mapping_version !== run.mapping_version || cell.fixes_key !== cellFixesKey(run.value_fixes ?? [], field, fix.row))
     refuse(
       'fixes_conflict',
       'The mapping or the fixes were changed by another reviewer while this fix was checked; nothing was fixed. Load the rows again and fix the value there.',

@@ -3,7 +3,7 @@ import { CommandRefused } from '../errors/domain-error';
 import type { RunCommand } from './commands';
 import { decide } from './decide';
 import { evolve } from './evolve';
-import { effectiveReviewState, filesPurgeDue, isReviewWindowOver, isTerminal, type RunFold } from './run-state';
+import { effectiveReviewState, filesPurgeDue, isReviewWindowOver, isTerminal, type RunFold, type RunState } from './run-state';
 
 import {
   T0,
@@ -539,9 +539,10 @@ describe('a cell edit on a value the cell no longer reads', () => {
     at: T0,
     ...(cellRead ? { cell_read: cellRead } : {}),
   });
-  const refusal = (command: RunCommand): [code: string, message: string] | null => {
+  const refusal = (command: RunCommand): [code: string, message: string] | null => refusal2(command, run);
+  const refusal2 = (command: RunCommand, state: RunState): [code: string, message: string] | null => {
     try {
-      decide(command, run);
+      decide(command, state);
     } catch (err) {
       if (err instanceof CommandRefused) return [err.code, err.message];
       throw err;
@@ -576,6 +577,26 @@ describe('a cell edit on a value the cell no longer reads', () => {
   it('is refused when the mapping or the fixes changed after the cell was read', () => {
     expect(refusal(fix(cell('a@x.org'), read('a@x.org', { mapping_version: run.mapping_version - 1 })))?.[0]).toBe('fixes_conflict');
     expect(refusal(fix(cell('a@x.org'), read('a@x.org', { fixes_key: '1:f0' })))?.[0]).toBe('fixes_conflict');
+  });
+
+  it('is recorded when fixes of other rows or fields were made after the read (two cells saved at once), refused after one of its own cell', () => {
+    const fixed = (field: string, fix: object, id: string) =>
+      ({ fix_id: id, field, fix, fixed_at: T0 }) as NonNullable<RunState['value_fixes']>[number];
+    const others = {
+      ...run,
+      value_fixes: [
+        fixed('email', { kind: 'cell', row: 2, before: 'x', after: 'y' }, 'f1'),
+        fixed('first_name', { kind: 'normalise', normaliser: 'trim' }, 'f2'),
+      ],
+    };
+    expect(decide(fix(cell('a@x.org'), read('a@x.org')), others).map((e) => e.type)).toEqual(['ValuesFixed']);
+    const own = {
+      ...others,
+      value_fixes: [...others.value_fixes, fixed('email', { kind: 'cell', row: 1, before: 'a@x.org', after: 'z@x.org' }, 'f3')],
+    };
+    expect(refusal2(fix(cell('a@x.org'), read('a@x.org')), own)?.[0]).toBe('fixes_conflict');
+    const everyRow = { ...others, value_fixes: [...others.value_fixes, fixed('email', { kind: 'normalise', normaliser: 'trim' }, 'f4')] };
+    expect(refusal2(fix(cell('a@x.org'), read('a@x.org')), everyRow)?.[0]).toBe('fixes_conflict');
   });
 
   it('refuses what it refused before first (an invalid fix, a closed review), and leaves other fixes and edits without a read alone', () => {
