@@ -45,8 +45,11 @@ function guessLegacyEncoding(sample: Buffer): string | null {
 const TURKISH_OR_ICELANDIC = new Set([0xd0, 0xdd, 0xde, 0xf0, 0xfd, 0xfe]);
 /** ı İ (FD DD) as Turkish reads them, and ç Ç ü Ü, which Icelandic does not have. */
 const TURKISH_EVIDENCE = new Set([0xfd, 0xdd, 0xe7, 0xc7, 0xfc, 0xdc]);
-/** Letters common to Turkish and Icelandic or rare in both: ş/þ Ş/Þ, ö Ö, â Â î Î û Û. */
-const TELLS_NOTHING = new Set([0xfe, 0xde, 0xf6, 0xd6, 0xe2, 0xc2, 0xee, 0xce, 0xfb, 0xdb]);
+/**
+ * Letters common to Turkish and Icelandic or rare in both: ş/þ Ş/Þ, ğ/ð Ğ/Ð (ğ is in many Turkish names:
+ * Doğan, Erdoğan), ö Ö, â Â î Î û Û.
+ */
+const TELLS_NOTHING = new Set([0xfe, 0xde, 0xf0, 0xd0, 0xf6, 0xd6, 0xe2, 0xc2, 0xee, 0xce, 0xfb, 0xdb]);
 /** In text of one language the evidence is about 4 to 1 or more either way; a file that mixes languages stays windows-1252. */
 const CLEARLY_TURKISH = 2;
 
@@ -54,8 +57,8 @@ const CLEARLY_TURKISH = 2;
  * The code page of a sample chardet gave windows-1252 or windows-1254: windows-1252 unless the letters
  * that only a Turkish reading makes common outnumber, more than twice, the letters that tell against it.
  * For Turkish: ı, among its commonest letters, and İ, every capital i (Icelandic ý and Ý are rare), and ç
- * and ü. Against: ð and Ð (F0 D0), Icelandic's commonest of the six where Turkish ğ is rarer than ı, and
- * any letter past ASCII that Turkish does not have (á é í ó ú æ ø ß ä à ñ…). A sample without any of the
+ * and ü. Against: any letter past ASCII that Turkish does not have (á é í ó ú æ ø ß ä à ñ…), which
+ * Icelandic writes often. A sample without any of the
  * six bytes reads the same either way: windows-1252, the name of Western text.
  */
 function westernOrTurkish(sample: Buffer): 'windows-1252' | 'windows-1254' {

@@ -230,6 +230,11 @@ describe('detectEncoding between windows-1252 and windows-1254 (Turkish), which 
       'with a Spanish name and a euro sign',
       'Müşteri,Ülke,Tutar\nJosé García,İspanya,“1.200 €”\nAyşe Yılmaz,Türkiye,850 €\nÇağla Işık,Türkiye,1.000 €\n',
     ],
+    [
+      'names full of ğ (a review: read as evidence against Turkish, they made Doğan "Doðan")',
+      'Ad;Soyad\nDoğan;Ağaoğlu\nTuğba;Erdoğan\nErtuğrul;Dağ\nÇağlar;Oğuz\nBuğra;Yağmur\n',
+    ],
+    ['addresses', 'Adres;İlçe\nBağdat Cad. 12;Kadıköy\nDeğirmen Sok. 3;Üsküdar\nAtatürk Bulvarı 7;Çankaya\n'],
   ])('reads Turkish %s as windows-1254', async (_n, text) => {
     const bytes = iconv.encode(text.repeat(10), 'windows-1254');
     expect(detectEncoding(bytes)).toBe('windows-1254');
