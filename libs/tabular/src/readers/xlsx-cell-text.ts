@@ -26,22 +26,26 @@ export function serialDateText(serial: number, date1904: boolean): string {
 /**
  * A time-of-day cell's serial number (a format of hours, minutes and seconds alone) as ISO 8601
  * time, `HH:mm:ss`, when it has no date part; one with a date part (a whole day or more) is
- * written as a date and time, so nothing of it is lost. Rounded to the millisecond as dates are.
+ * written as a date and time, so nothing of it is lost. Rounded to the second, as Excel shows
+ * it: a serial of 12:30 is stored a hair under it.
  */
 export function serialTimeText(serial: number, date1904: boolean): string {
-  const ms = Math.round(serial * MS_PER_DAY);
-  if (ms < 0 || ms >= MS_PER_DAY) return serialDateText(serial, date1904);
-  return clockText(Math.floor(ms / 1000));
+  const seconds = Math.round(serial * SECONDS_PER_DAY);
+  if (seconds < 0 || seconds >= SECONDS_PER_DAY) return serialDateText(serial, date1904);
+  return clockText(seconds);
 }
 
 /**
  * An elapsed-time cell's serial number (`[h]:mm:ss`: a duration in days) as hours, minutes and
- * seconds with the hours in full, `37:30:00`, as Excel shows it; a minus sign before a negative one.
+ * seconds with the hours in full, `37:30:00` (whatever its bracket: `[mm]:ss` too), rounded to the
+ * second; a minus sign before a negative one.
  */
 export function serialElapsedText(serial: number): string {
-  const ms = Math.round(serial * MS_PER_DAY);
-  return (ms < 0 ? '-' : '') + clockText(Math.floor(Math.abs(ms) / 1000));
+  const seconds = Math.round(Math.abs(serial) * SECONDS_PER_DAY);
+  return (serial < 0 && seconds > 0 ? '-' : '') + clockText(seconds);
 }
+
+const SECONDS_PER_DAY = 24 * 3600;
 
 function clockText(seconds: number): string {
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;

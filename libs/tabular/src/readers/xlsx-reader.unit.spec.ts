@@ -510,7 +510,7 @@ describe('cell texts', () => {
         sheetXml(
           // A time of day under built-in 20 and a custom code; one with a date part keeps it; built-in 46 and a
           // custom [h]:mm are elapsed time, up to days and below zero.
-          '<row r="1"><c r="A1" s="1"><v>0.5208333333333334</v></c><c r="B1" s="2"><v>0.99999</v></c><c r="C1" s="1"><v>45000.75</v></c>' +
+          '<row r="1"><c r="A1" s="1"><v>0.5208333</v></c><c r="B1" s="2"><v>0.99999</v></c><c r="C1" s="1"><v>45000.75</v></c>' +
             '<c r="D1" s="1"><v>0</v></c><c r="E1" s="3"><v>1.5625</v></c><c r="F1" s="4"><v>0.0104166666</v></c><c r="G1" s="4"><v>-1.5</v></c>' +
             '<c r="H1" s="4"><v>12.25</v></c></row>',
         ),
