@@ -89,16 +89,17 @@ export interface AccountStore {
   /** Replaces the password hash; false when there is no such member. */
   setPasswordHash(organizationId: string, id: string, passwordHash: string, at: string): Promise<boolean>;
   /**
-   * A member's own password change, in one write: the new hash, the session that made the
-   * change moved to it (`kept`: it stays signed in), and every other session of the member
-   * ended. Null when there is no such member; else how many sessions ended. One write, so no
-   * request on the kept session is refused between the hash and its fingerprint, and of two
-   * changes at once the later one wins whole.
+   * A member's own password change, in one write: the hash replaced (`from`, the one the caller
+   * proved, `to` the new one), the session that made the change moved to it (`kept`: it stays
+   * signed in), and every other session of the member ended. Null, and nothing written, when the
+   * member is gone, their hash is no longer `from` (another change came first), or the kept session
+   * has ended; else how many sessions ended. One write, so no request on the kept session is
+   * refused between the hash and its fingerprint, and of two changes at once only the first is made.
    */
   changeOwnPassword(
     organizationId: string,
     id: string,
-    passwordHash: string,
+    hash: { from: string; to: string },
     at: string,
     kept: { tokenHash: string; fingerprint: string },
   ): Promise<number | null>;

@@ -65,6 +65,9 @@ const fromDoc = <T>(doc: object | null, key: string): T | null => {
 };
 
 /** Members, invitations and sessions in the read model's MongoDB database (a replica set: owner changes use transactions). */
+/** Thrown inside a transaction to abort it: what it was to change is not as the caller found it. */
+const NOT_CHANGED = new Error('not changed');
+
 export class MongoAccountStore implements AccountStore {
   private readonly members;
   private readonly invitations;
@@ -165,24 +168,30 @@ export class MongoAccountStore implements AccountStore {
   changeOwnPassword(
     organizationId: string,
     id: string,
-    passwordHash: string,
+    hash: { from: string; to: string },
     at: string,
     kept: { tokenHash: string; fingerprint: string },
   ): Promise<number | null> {
-    return this.connection.transaction(async (session) => {
-      const res = await this.members.updateOne(
-        { _id: id, organization_id: organizationId },
-        { $set: { password_hash: passwordHash, updated_at: at } },
-        { session },
-      );
-      if (res.matchedCount === 0) return null;
-      await this.sessions.updateOne(
-        { _id: kept.tokenHash, member_id: id },
-        { $set: { password_fingerprint: kept.fingerprint } },
-        { session },
-      );
-      return (await this.sessions.deleteMany({ member_id: id, _id: { $ne: kept.tokenHash } }, { session })).deletedCount;
-    });
+    return this.connection
+      .transaction(async (session) => {
+        const changed = await this.members.updateOne(
+          { _id: id, organization_id: organizationId, password_hash: hash.from },
+          { $set: { password_hash: hash.to, updated_at: at } },
+          { session },
+        );
+        const moved = await this.sessions.updateOne(
+          { _id: kept.tokenHash, member_id: id },
+          { $set: { password_fingerprint: kept.fingerprint } },
+          { session },
+        );
+        // Thrown, the transaction is aborted: nothing of the change is kept.
+        if (changed.matchedCount === 0 || moved.matchedCount === 0) throw NOT_CHANGED;
+        return (await this.sessions.deleteMany({ member_id: id, _id: { $ne: kept.tokenHash } }, { session })).deletedCount;
+      })
+      .catch((err: unknown) => {
+        if (err === NOT_CHANGED) return null;
+        throw err;
+      });
   }
 
   async createInvitation(invitation: Invitation): Promise<void> {

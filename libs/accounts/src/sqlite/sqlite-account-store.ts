@@ -7,6 +7,9 @@ import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Sessio
  * gateway process on DATA_DIR sees the same sessions. Each change that must be atomic is
  * one statement or one transaction (SQLite serialises writers across processes).
  */
+/** Thrown inside a transaction to roll it back: what it was to change is not as the caller found it. */
+const NOT_CHANGED = new Error('not changed');
+
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
 
@@ -109,24 +112,31 @@ export class SqliteAccountStore implements AccountStore {
   async changeOwnPassword(
     organizationId: string,
     id: string,
-    passwordHash: string,
+    hash: { from: string; to: string },
     at: string,
     kept: { tokenHash: string; fingerprint: string },
   ): Promise<number | null> {
-    return this.db
-      .transaction((): number | null => {
-        if (
-          !this.db
-            .prepare('UPDATE console_members SET password_hash = ?, updated_at = ? WHERE id = ? AND organization_id = ?')
-            .run(passwordHash, at, id, organizationId).changes
-        )
-          return null;
-        this.db
-          .prepare('UPDATE console_sessions SET password_fingerprint = ? WHERE token_hash = ? AND member_id = ?')
-          .run(kept.fingerprint, kept.tokenHash, id);
-        return this.db.prepare('DELETE FROM console_sessions WHERE member_id = ? AND token_hash IS NOT ?').run(id, kept.tokenHash).changes;
-      })
-      .immediate();
+    try {
+      return this.db
+        .transaction((): number => {
+          const changed = this.db
+            .prepare(
+              'UPDATE console_members SET password_hash = ?, updated_at = ? WHERE id = ? AND organization_id = ? AND password_hash = ?',
+            )
+            .run(hash.to, at, id, organizationId, hash.from).changes;
+          const moved = this.db
+            .prepare('UPDATE console_sessions SET password_fingerprint = ? WHERE token_hash = ? AND member_id = ?')
+            .run(kept.fingerprint, kept.tokenHash, id).changes;
+          // Thrown, the transaction is rolled back: nothing of the change is kept.
+          if (changed === 0 || moved === 0) throw NOT_CHANGED;
+          return this.db.prepare('DELETE FROM console_sessions WHERE member_id = ? AND token_hash IS NOT ?').run(id, kept.tokenHash)
+            .changes;
+        })
+        .immediate();
+    } catch (err) {
+      if (err === NOT_CHANGED) return null;
+      throw err;
+    }
   }
 
   async createInvitation(invitation: Invitation): Promise<void> {

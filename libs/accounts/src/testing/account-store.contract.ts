@@ -163,7 +163,7 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       expect(await store.findSession(one.token_hash, later(1))).toBeNull();
     });
 
-    it('a password change moves the session that made it to the new password and ends every other one, in one write', async () => {
+    it('a password change moves the session that made it to the new password and ends every other one, in one write, only from the hash the caller proved', async () => {
       const ada = member(orgA, `ada-${randomUUID()}@example.com`);
       const bo = member(orgA, `bo-${randomUUID()}@example.com`);
       await store.createMember(ada);
@@ -171,25 +171,35 @@ export function accountStoreContract(name: string, create: () => Promise<Account
       const [kept, other, legacy, bos] = [session(ada), session(ada), session(ada, { password_fingerprint: null }), session(bo)];
       for (const s of [kept, other, legacy, bos]) await store.createSession(s);
       const keep = { tokenHash: kept.token_hash, fingerprint: 'fp-2' };
+      const from = ada.password_hash;
       // Another organization's member, or no member: nothing changes.
-      expect(await store.changeOwnPassword(orgB, ada.id, 'stolen', later(1), keep)).toBeNull();
-      expect(await store.changeOwnPassword(orgA, randomUUID(), 'stolen', later(1), keep)).toBeNull();
-      expect((await store.getMember(orgA, ada.id))?.password_hash).toBe(ada.password_hash);
+      expect(await store.changeOwnPassword(orgB, ada.id, { from, to: 'stolen' }, later(1), keep)).toBeNull();
+      expect(await store.changeOwnPassword(orgA, randomUUID(), { from, to: 'stolen' }, later(1), keep)).toBeNull();
+      // A hash that is no longer the member's (another change came first): nothing changes.
+      expect(await store.changeOwnPassword(orgA, ada.id, { from: 'an-old-hash', to: 'stolen' }, later(1), keep)).toBeNull();
+      // A session of someone else named as the one to keep: nothing changes, not even the hash.
+      expect(
+        await store.changeOwnPassword(orgA, ada.id, { from, to: 'stolen' }, later(1), { tokenHash: bos.token_hash, fingerprint: 'fp-3' }),
+      ).toBeNull();
+      expect((await store.getMember(orgA, ada.id))?.password_hash).toBe(from);
       expect(await store.findSession(kept.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
+      expect(await store.findSession(bos.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
+      expect(await store.findSession(other.token_hash, later(1))).not.toBeNull();
 
-      expect(await store.changeOwnPassword(orgA, ada.id, 'new-hash', later(1), keep)).toBe(2);
+      expect(await store.changeOwnPassword(orgA, ada.id, { from, to: 'new-hash' }, later(1), keep)).toBe(2);
       expect((await store.getMember(orgA, ada.id))?.password_hash).toBe('new-hash');
       expect(await store.findSession(kept.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-2' });
       expect(await store.findSession(other.token_hash, later(1))).toBeNull();
       expect(await store.findSession(legacy.token_hash, later(1))).toBeNull();
       expect(await store.findSession(bos.token_hash, later(1))).toMatchObject({ password_fingerprint: 'fp-1' });
 
-      // A session of someone else named as the one to keep is neither kept nor moved.
-      expect(await store.changeOwnPassword(orgA, ada.id, 'newer-hash', later(2), { tokenHash: bos.token_hash, fingerprint: 'fp-3' })).toBe(
-        1,
-      );
-      expect(await store.findSession(bos.token_hash, later(2))).toMatchObject({ password_fingerprint: 'fp-1' });
-      expect(await store.findSession(kept.token_hash, later(2))).toBeNull();
+      // Two changes from the same password at once (two tabs): the first is made; the second, its session
+      // ended by the first and its hash no longer the member's, changes nothing and is refused.
+      expect(
+        await store.changeOwnPassword(orgA, ada.id, { from, to: 'second' }, later(2), { tokenHash: other.token_hash, fingerprint: 'fp-4' }),
+      ).toBeNull();
+      expect((await store.getMember(orgA, ada.id))?.password_hash).toBe('new-hash');
+      expect(await store.findSession(kept.token_hash, later(2))).toMatchObject({ password_fingerprint: 'fp-2' });
     });
   });
 }

@@ -152,14 +152,15 @@ export class ConsoleSessions {
     const ended = await this.accounts.changeOwnPassword(
       caller.member.organization_id,
       caller.member.id,
-      passwordHash,
+      { from: caller.member.password_hash, to: passwordHash },
       new Date().toISOString(),
       {
         tokenHash: caller.session.token_hash,
         fingerprint: passwordFingerprint(passwordHash),
       },
     );
-    if (ended === null) throw notSignedIn(); // the member was removed meanwhile
+    // Refused: the member was removed, another change came first, or this session ended meanwhile.
+    if (ended === null) throw notSignedIn();
     this.logger.log(`Member ${caller.member.id} changed their password; ${ended} other session(s) ended`);
   }
 
