@@ -333,8 +333,8 @@ describe('upload size limit', () => {
       const streamed = await fetch(chunked.upload.url, init);
       expect(streamed.status).toBe(413);
       for (const [run, said] of [
-        [declared, `The uploaded file has ${6 + 7 * 100} bytes; at most 100 are allowed.`],
-        [chunked, 'The uploaded file has more bytes than that; at most 100 are allowed.'],
+        [declared, `The uploaded file has ${6 + 7 * 100} bytes; at most 100 bytes are allowed.`],
+        [chunked, 'The uploaded file has more than 100 bytes; at most 100 bytes are allowed.'],
       ] as const) {
         const failed = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'failed');
         expect(failed).toMatchObject({
