@@ -96,7 +96,7 @@ export class HttpEdge {
       // Fastify answers a path parameter over 100 characters 414 before any hook, so an id of 101 went
       // unauthenticated and unanswered by its route (the spec: 401 without a credential, else 404). Node's
       // header limit (16 KiB, the request line included: 431) bounds a URL; so does this, past it.
-      maxParamLength: 16 * 1024,
+      routerOptions: { maxParamLength: 16 * 1024 },
     };
   }
 
