@@ -71,6 +71,17 @@ export type MemberChangeOutcome = 'done' | 'not_found' | 'last_owner';
  */
 export type MemberChange = { outcome: 'done'; previous_role: MemberRole } | { outcome: 'not_found' | 'last_owner' };
 
+/** A password replaced: `from`, the hash the caller proved; `to`, the new one. */
+export interface PasswordChange {
+  from: string;
+  to: string;
+}
+/** The session a password change keeps signed in, and the fingerprint of the new password it then stands for. */
+export interface KeptSession {
+  tokenHash: string;
+  fingerprint: string;
+}
+
 export interface AccountStore {
   /** Adds a member; false when the e-mail already has an account (nothing written). */
   createMember(member: Member): Promise<boolean>;
@@ -96,13 +107,7 @@ export interface AccountStore {
    * has ended; else how many sessions ended. One write, so no request on the kept session is
    * refused between the hash and its fingerprint, and of two changes at once only the first is made.
    */
-  changeOwnPassword(
-    organizationId: string,
-    id: string,
-    hash: { from: string; to: string },
-    at: string,
-    kept: { tokenHash: string; fingerprint: string },
-  ): Promise<number | null>;
+  changeOwnPassword(organizationId: string, id: string, hash: PasswordChange, at: string, kept: KeptSession): Promise<number | null>;
 
   createInvitation(invitation: Invitation): Promise<void>;
   getInvitation(id: string): Promise<Invitation | null>;

@@ -1,5 +1,5 @@
 import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
-import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Session } from '../accounts.port';
+import type { AccountStore, Invitation, KeptSession, Member, MemberChange, MemberRole, PasswordChange, Session } from '../accounts.port';
 
 const options = { versionKey: false as const, strict: 'throw' as const };
 const memberSchema = new Schema(
@@ -64,10 +64,14 @@ const fromDoc = <T>(doc: object | null, key: string): T | null => {
   return { [key]: _id, ...rest } as T;
 };
 
-/** Members, invitations and sessions in the read model's MongoDB database (a replica set: owner changes use transactions). */
+/** A member's sessions but one (null: all of them). */
+const sessionsBut = (memberId: string, exceptTokenHash: string | null) =>
+  exceptTokenHash === null ? { member_id: memberId } : { member_id: memberId, _id: { $ne: exceptTokenHash } };
+
 /** Thrown inside a transaction to abort it: what it was to change is not as the caller found it. */
 const NOT_CHANGED = new Error('not changed');
 
+/** Members, invitations and sessions in the read model's MongoDB database (a replica set: owner changes use transactions). */
 export class MongoAccountStore implements AccountStore {
   private readonly members;
   private readonly invitations;
@@ -165,13 +169,7 @@ export class MongoAccountStore implements AccountStore {
     return res.matchedCount > 0;
   }
 
-  changeOwnPassword(
-    organizationId: string,
-    id: string,
-    hash: { from: string; to: string },
-    at: string,
-    kept: { tokenHash: string; fingerprint: string },
-  ): Promise<number | null> {
+  changeOwnPassword(organizationId: string, id: string, hash: PasswordChange, at: string, kept: KeptSession): Promise<number | null> {
     return this.connection
       .transaction(async (session) => {
         const changed = await this.members.updateOne(
@@ -186,7 +184,7 @@ export class MongoAccountStore implements AccountStore {
         );
         // Thrown, the transaction is aborted: nothing of the change is kept.
         if (changed.matchedCount === 0 || moved.matchedCount === 0) throw NOT_CHANGED;
-        return (await this.sessions.deleteMany({ member_id: id, _id: { $ne: kept.tokenHash } }, { session })).deletedCount;
+        return (await this.sessions.deleteMany(sessionsBut(id, kept.tokenHash), { session })).deletedCount;
       })
       .catch((err: unknown) => {
         if (err === NOT_CHANGED) return null;
@@ -249,8 +247,7 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async deleteMemberSessions(memberId: string, exceptTokenHash: string | null): Promise<number> {
-    const filter = exceptTokenHash === null ? { member_id: memberId } : { member_id: memberId, _id: { $ne: exceptTokenHash } };
-    return (await this.sessions.deleteMany(filter)).deletedCount;
+    return (await this.sessions.deleteMany(sessionsBut(memberId, exceptTokenHash))).deletedCount;
   }
 
   async close(): Promise<void> {

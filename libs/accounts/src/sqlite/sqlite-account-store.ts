@@ -1,15 +1,15 @@
 import type Database from 'better-sqlite3';
 import { addMissingColumns, openSqlite } from '@app/sqlite';
-import type { AccountStore, Invitation, Member, MemberChange, MemberRole, Session } from '../accounts.port';
+import type { AccountStore, Invitation, KeptSession, Member, MemberChange, MemberRole, PasswordChange, Session } from '../accounts.port';
+
+/** Thrown inside a transaction to roll it back: what it was to change is not as the caller found it. */
+const NOT_CHANGED = new Error('not changed');
 
 /**
  * Members, invitations and sessions in tables of the embedded read model's file: every
  * gateway process on DATA_DIR sees the same sessions. Each change that must be atomic is
  * one statement or one transaction (SQLite serialises writers across processes).
  */
-/** Thrown inside a transaction to roll it back: what it was to change is not as the caller found it. */
-const NOT_CHANGED = new Error('not changed');
-
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
 
@@ -109,13 +109,7 @@ export class SqliteAccountStore implements AccountStore {
     return updated.changes > 0;
   }
 
-  async changeOwnPassword(
-    organizationId: string,
-    id: string,
-    hash: { from: string; to: string },
-    at: string,
-    kept: { tokenHash: string; fingerprint: string },
-  ): Promise<number | null> {
+  async changeOwnPassword(organizationId: string, id: string, hash: PasswordChange, at: string, kept: KeptSession): Promise<number | null> {
     try {
       return this.db
         .transaction((): number => {
@@ -129,8 +123,7 @@ export class SqliteAccountStore implements AccountStore {
             .run(kept.fingerprint, kept.tokenHash, id).changes;
           // Thrown, the transaction is rolled back: nothing of the change is kept.
           if (changed === 0 || moved === 0) throw NOT_CHANGED;
-          return this.db.prepare('DELETE FROM console_sessions WHERE member_id = ? AND token_hash IS NOT ?').run(id, kept.tokenHash)
-            .changes;
+          return this.endSessionsBut(id, kept.tokenHash);
         })
         .immediate();
     } catch (err) {
@@ -211,6 +204,11 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async deleteMemberSessions(memberId: string, exceptTokenHash: string | null): Promise<number> {
+    return this.endSessionsBut(memberId, exceptTokenHash);
+  }
+
+  /** Ends the member's sessions but one (null: all), synchronously, so a transaction can hold it; how many ended. */
+  private endSessionsBut(memberId: string, exceptTokenHash: string | null): number {
     return this.db.prepare('DELETE FROM console_sessions WHERE member_id = ? AND token_hash IS NOT ?').run(memberId, exceptTokenHash)
       .changes;
   }

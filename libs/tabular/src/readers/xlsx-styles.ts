@@ -25,17 +25,10 @@ const BUILT_IN_FORMATS = new Map<number, ShownAs>([
 const MAX_CELL_FORMATS = 1_000_000;
 
 /**
- * Whether a custom format code shows a date or time: a y, m, d, h, s (or b, Buddhist
- * year) outside what is literal text: quoted strings, [colours/locales/elapsed-time
- * brackets], and characters escaped with \, or taken as padding (_x) or fill (*x).
- * The same rule as exceljs's isDateFmt, which decided before, plus the escapes.
- */
-export function isDateFormatCode(code: string): boolean {
-  return shownAs(code) !== SHOWN_AS_NUMBER;
-}
-
-/**
- * How a custom format code shows a number (isDateFormatCode's rule first). An `[h]`, `[mm]` or
+ * How a custom format code shows a number. A date or time has a y, m, d, h, s (or b, Buddhist
+ * year) outside what is literal text: quoted strings, [colours/locales/elapsed-time brackets],
+ * and characters escaped with \, or taken as padding (_x) or fill (*x) (exceljs's isDateFmt,
+ * which decided before, plus the escapes). Of those, an `[h]`, `[mm]` or
  * `[ss]` bracket is elapsed time (a duration such as 37:30, which no date stands for); a code
  * with hours, minutes or seconds and no year, day or month name is a time of day (`h:mm AM/PM`:
  * its `m` are minutes). Both used to read as a date and time on 1899-12-30.
