@@ -2,6 +2,7 @@ import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
 import { SourceProblem } from './source-problem';
+import { westernOrCentral } from './western-or-central';
 
 /** ISO names chardet reports, read as their Windows supersets (the WHATWG Encoding Standard does the same). */
 const ALIASES: Record<string, string> = {
@@ -16,7 +17,8 @@ const ALIASES: Record<string, string> = {
 /**
  * The code pages of the review languages (Western European, Polish/Central European,
  * Arabic) and Cyrillic. On a short sample chardet's scores are close; a candidate from
- * this list within 80% of the best score wins over a rarer code page.
+ * this list within 80% of the best score wins over a rarer code page, and among those windows-1252,
+ * the commonest, wins.
  */
 const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'windows-1251']);
 const CLOSE_CALL = 0.8;
@@ -30,8 +32,11 @@ function guessLegacyEncoding(sample: Buffer): string | null {
     .filter((c) => !iconv.decode(sample, c.name).includes('\uFFFD'));
   if (candidates.length === 0) return null;
   const best = candidates[0];
-  const preferred = candidates.find((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
-  const pick = (preferred ?? best).name;
+  const close = candidates.filter((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
+  const preferred = close.find((c) => c.name === 'windows-1252') ?? close[0];
+  const chosen = (preferred ?? best).name;
+  // Between Western and Central European the letters decide where they can (western-or-central.ts).
+  const pick = chosen === 'windows-1252' || chosen === 'windows-1250' ? (westernOrCentral(sample) ?? chosen) : chosen;
   return pick === 'windows-1252' || pick === 'windows-1254' ? westernOrTurkish(sample) : pick;
 }
 
@@ -116,7 +121,7 @@ function isDamagedUtf8(sample: Buffer): boolean {
  * (UTF-8, UTF-16 LE/BE); UTF-16 without one when the bytes read so (utf16WithoutBom); UTF-8
  * when the sample is valid UTF-8 (ASCII included); a UTF-8 file with a few broken sequences
  * among many good ones is refused where its first broken byte is; else chardet's best guess
- * among the legacy code pages (e.g. windows-1252, windows-1250; westernOrTurkish between 1252 and 1254).
+ * among the legacy code pages (e.g. windows-1252, windows-1250; westernOrCentral between those two, westernOrTurkish between 1252 and 1254).
  */
 export function detectEncoding(sample: Buffer): string {
   if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) return 'utf-8';

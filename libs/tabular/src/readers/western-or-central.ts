@@ -1,0 +1,116 @@
+import iconv from 'iconv-lite';
+
+export type WesternOrCentral = 'windows-1252' | 'windows-1250';
+
+/**
+ * The letters past ASCII that the languages written in each code page use. windows-1252 (Western) and
+ * windows-1250 (Central European) read about half of the bytes past ASCII alike (á é í ó ú ä ö ü ç ß…);
+ * the rest are letters in both (à è ì ò ù å ø æ ñ in one, ŕ č ě ň ů ĺ ř ć ń in the other) or a letter in
+ * one and a sign in the other (ł ą ż ş ľ against ³ ¹ ¿ º ¾). On a short sample chardet's scores for the
+ * two are close and often wrong: Italian came out as windows-1250 ("città" read "cittŕ") and Czech or
+ * Hungarian as windows-1252 ("Dvořák" read "Dvoøák"), whatever the file's length.
+ */
+const LANGUAGE_LETTERS: Record<WesternOrCentral, readonly string[]> = {
+  'windows-1252': [
+    'àâçéèêëîïôœùûüÿ', // French
+    'äöüß', // German
+    'áéíñóúü', // Spanish
+    'áàâãçéêíóôõú', // Portuguese
+    'àèéìíòóùú', // Italian
+    'áéèëïóöü', // Dutch
+    'æøåé', // Danish, Norwegian
+    'åäöéšž', // Swedish, Finnish
+    'áðéíóúýþæö', // Icelandic
+    'àçèéíïòóúü', // Catalan
+  ],
+  'windows-1250': [
+    'áčďéěíňóřšťúůýž', // Czech
+    'áäčďéíĺľňóôŕšťúýž', // Slovak
+    'ąćęłńóśźż', // Polish
+    'áéíóöőúüű', // Hungarian
+    'čćđšž', // Croatian, Bosnian, Slovene
+    'ăâîşţ', // Romanian
+    'äöüß', // German
+    'çë', // Albanian
+  ],
+};
+
+/** How one code page reads each byte: whether it is a letter, and which languages write it (a bit per language). */
+interface Reading {
+  letter: Uint8Array;
+  languages: Uint32Array;
+  /** Every language's bit. */
+  all: number;
+}
+
+function readingOf(codePage: WesternOrCentral): Reading {
+  const letter = new Uint8Array(256);
+  const languages = new Uint32Array(256);
+  const sets = LANGUAGE_LETTERS[codePage];
+  for (let byte = 0; byte < 256; byte++) {
+    const char = iconv.decode(Buffer.from([byte]), codePage);
+    // ª and º are letters to Unicode but signs to a reader ("nº 5", "1ª"); an undefined byte decodes to U+FFFD.
+    letter[byte] = /\p{L}/u.test(char) && char !== 'ª' && char !== 'º' ? 1 : 0;
+    if (byte < 0x80 || !letter[byte]) continue;
+    const lower = char.toLowerCase();
+    sets.forEach((set, i) => {
+      if (set.includes(lower)) languages[byte] |= 1 << i;
+    });
+  }
+  return { letter, languages, all: 2 ** sets.length - 1 };
+}
+
+let readings: Record<WesternOrCentral, Reading> | null = null;
+
+/**
+ * What tells against reading a sample in a code page, the strongest first: a sign between two letters
+ * ("Wroc³aw", "Iaºi": a letter in the other code page); words whose letters past ASCII no one language
+ * writes together ("Kjćr" is, "Jiøí" is not); letters past ASCII outside the one language that has most of them.
+ */
+function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): [number, number, number] {
+  let signsInWords = 0;
+  let mixedWords = 0;
+  const outside = new Uint32Array(32);
+  let word = all; // the languages that write every letter of the word so far
+  let wordHasOwnLetters = false;
+  for (let i = 0; i <= sample.length; i++) {
+    const byte = i < sample.length ? sample[i] : 0x20;
+    if (letter[byte]) {
+      if (byte >= 0x80) {
+        word &= languages[byte];
+        wordHasOwnLetters = true;
+        for (let l = 0; all >> l; l++) if (!(languages[byte] & (1 << l))) outside[l]++;
+      }
+      continue;
+    }
+    if (wordHasOwnLetters && word === 0) mixedWords++;
+    word = all;
+    wordHasOwnLetters = false;
+    if (byte >= 0x80 && i > 0 && letter[sample[i - 1]] && i + 1 < sample.length && letter[sample[i + 1]]) signsInWords++;
+  }
+  let fewestOutside = Infinity;
+  for (let l = 0; all >> l; l++) fewestOutside = Math.min(fewestOutside, outside[l]);
+  return [signsInWords, mixedWords, fewestOutside];
+}
+
+const definedIn = (sample: Buffer, codePage: WesternOrCentral): boolean => !iconv.decode(sample, codePage).includes('\uFFFD');
+
+/**
+ * windows-1252 or windows-1250 for a sample chardet read as one of them: the one whose reading the text's
+ * letters tell less against (evidenceAgainst, compared strongest first), or null when they tell nothing
+ * either way (the caller keeps chardet's choice). A code page under which a byte is undefined is not the file's.
+ */
+export function westernOrCentral(sample: Buffer): WesternOrCentral | null {
+  const western = definedIn(sample, 'windows-1252');
+  const central = definedIn(sample, 'windows-1250');
+  if (western !== central) return western ? 'windows-1252' : 'windows-1250';
+  if (!western) return null;
+  readings ??= { 'windows-1252': readingOf('windows-1252'), 'windows-1250': readingOf('windows-1250') };
+  const against1252 = evidenceAgainst(sample, readings['windows-1252']);
+  const against1250 = evidenceAgainst(sample, readings['windows-1250']);
+  for (let k = 0; k < against1252.length; k++) {
+    if (against1252[k] < against1250[k]) return 'windows-1252';
+    if (against1250[k] < against1252[k]) return 'windows-1250';
+  }
+  return null;
+}
