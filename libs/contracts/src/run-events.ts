@@ -223,6 +223,20 @@ export interface SheetChosen {
   mapping_rule: MappingRule;
   chosen_at: string;
 }
+/**
+ * The reviewer chose to read the uploaded text file in another encoding (the detected one read its
+ * letters wrong): the headers and row count read in it (the first row taken as the header as before),
+ * and the mapping kept column by column (the columns are the same, their names may read otherwise).
+ * The preview, counts and output decode the file in this encoding from then on.
+ */
+export interface EncodingChosen {
+  encoding: string;
+  source_headers: string[];
+  input_has_header: boolean;
+  total_rows: number;
+  mapping_rule: MappingRule;
+  chosen_at: string;
+}
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {
   fix_id: string;
@@ -328,6 +342,7 @@ export interface RunEventMap {
   MappingEdited: MappingEdited;
   HeaderRowChosen: HeaderRowChosen;
   SheetChosen: SheetChosen;
+  EncodingChosen: EncodingChosen;
   ValuesFixed: ValuesFixed;
   ValueFixUndone: ValueFixUndone;
   ReviewApproved: ReviewApproved;
@@ -355,6 +370,7 @@ export const RUN_EVENT_TYPES = [
   'MappingEdited',
   'HeaderRowChosen',
   'SheetChosen',
+  'EncodingChosen',
   'ValuesFixed',
   'ValueFixUndone',
   'ReviewApproved',

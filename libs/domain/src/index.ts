@@ -26,4 +26,5 @@ export * from './fields/phone-country';
 export * from './run/locale';
 export * from './extraction';
 export * from './files/file-extension';
+export * from './files/encoding-choice';
 export * from './webhooks/webhook-policy';

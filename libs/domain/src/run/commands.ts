@@ -56,8 +56,21 @@ export type RunCommand =
    * (its headers with the first row taken as at ingestion, and its data rows).
    */
   | { type: 'ChooseSheet'; sheet: string; read: { source_headers: string[]; input_has_header: boolean; total_rows: number }; at: string }
-  /** Takes back the latest fix still in force. */
-  | { type: 'UndoValueFix'; at: string }
+  /**
+   * The reviewer reads the uploaded text file in another encoding (CHOOSABLE_ENCODINGS), with what the gateway read
+   * in it (its headers with the first row taken as before, and its data rows).
+   */
+  | {
+      type: 'ChooseEncoding';
+      encoding: string;
+      read: { source_headers: string[]; input_has_header: boolean; total_rows: number };
+      at: string;
+    }
+  /**
+   * Takes back the latest fix still in force; with `expected_fixes` (fixesKey of the fixes the page shows), only
+   * while they are still the fixes in force: another reviewer's later fix is not the one taken back.
+   */
+  | { type: 'UndoValueFix'; expected_fixes?: string; at: string }
   | { type: 'CancelReview'; at: string }
   | { type: 'StartOutput'; at: string }
   | { type: 'RecordOutputProgress'; processed_rows: number }

@@ -5,6 +5,7 @@ import { normalizeMapping } from '../mapping/validate-mapping';
 import { headerNames } from '../mapping/detect-header';
 import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
+import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
@@ -97,6 +98,37 @@ export function requireSheetChoice(run: RunState, sheet: string, at: string): vo
   if (!found)
     refuse('unknown_sheet', `The workbook has no sheet named "${sheet}"; its sheets are ${sheets.map((s) => `"${s.name}"`).join(', ')}.`);
   if (!found!.has_data) refuse('sheet_empty', `The sheet "${sheet}" has no data to import.`);
+}
+
+/**
+ * Whether the run's review may read its uploaded text file in `encoding`: an open review of a
+ * delimited file read in an encoding of CHOOSABLE_ENCODINGS (one whose rows start where they start
+ * in every other of them). Checked before the file is read again (the gateway) and when the choice is recorded.
+ */
+export function requireEncodingChoice(run: RunState, encoding: string, at: string): void {
+  requireOpenReview(run, at);
+  if (run.rows_origin !== 'file' || run.source_format !== 'delimited' || !isChoosableEncoding(run.encoding))
+    refuse(
+      'encoding_not_applicable',
+      run.rows_origin === 'file' && run.source_format === 'delimited'
+        ? `A file read as ${run.encoding ?? 'an unknown encoding'} cannot be read in another encoding.`
+        : 'Only an uploaded text file (CSV, TSV, TXT) has a text encoding to choose.',
+    );
+  if (!isChoosableEncoding(encoding)) refuse('unknown_encoding', `"${encoding}" is not an encoding the review offers.`);
+}
+
+/**
+ * The mapping kept for the same file read in another encoding: the columns are the same ones, in
+ * the same places, though a name may read otherwise ("StraÃŸe" becomes "Straße"), so each field
+ * keeps the column in its place.
+ */
+function mappingByPlace(mapping: MappingRule | null, before: string[], after: string[]): MappingRule {
+  return Object.fromEntries(
+    Object.entries(mapping ?? {}).map(([field, column]) => {
+      const place = column === null ? -1 : before.indexOf(column);
+      return [field, place >= 0 && place < after.length ? after[place] : null];
+    }),
+  );
 }
 
 /** The mapping kept for another sheet: each field keeps its column where the new headers have it, and is unmapped otherwise. */
@@ -233,8 +265,29 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       ];
     }
 
+    case 'ChooseEncoding': {
+      requireEncodingChoice(run, command.encoding, command.at);
+      if (command.encoding === run.encoding) return [];
+      const { source_headers, input_has_header, total_rows } = command.read;
+      return [
+        {
+          type: 'EncodingChosen',
+          data: {
+            encoding: command.encoding,
+            source_headers,
+            input_has_header,
+            total_rows,
+            mapping_rule: mappingByPlace(run.mapping_rule, run.source_headers, source_headers),
+            chosen_at: command.at,
+          },
+        },
+      ];
+    }
+
     case 'UndoValueFix': {
       requireOpenReview(run, command.at);
+      if (command.expected_fixes !== undefined && command.expected_fixes !== fixesKey(run.value_fixes ?? []))
+        refuse('fixes_conflict', 'The fixes were changed by another reviewer since this page loaded them; nothing was undone.');
       const latest = (run.value_fixes ?? []).at(-1);
       if (!latest) return refuse('nothing_to_undo', 'There is no fix to undo.');
       return [{ type: 'ValueFixUndone', data: { fix_id: latest.fix_id, undone_at: command.at } }];

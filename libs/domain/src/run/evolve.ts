@@ -149,6 +149,19 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         mapping_rule: event.data.mapping_rule,
         mapping_version: state.mapping_version + 1,
       };
+    case 'EncodingChosen':
+      return {
+        ...next,
+        encoding: event.data.encoding,
+        // The headers as this encoding reads them: what an approved mapping is remembered by.
+        parsed_headers: event.data.source_headers,
+        input_has_header: event.data.input_has_header,
+        source_headers: event.data.source_headers,
+        total_rows: event.data.total_rows,
+        processed_rows: event.data.total_rows,
+        mapping_rule: event.data.mapping_rule,
+        mapping_version: state.mapping_version + 1,
+      };
     case 'ValuesFixed': {
       const { fix_id, field, fix, fixed_at } = event.data;
       return { ...next, value_fixes: [...(state.value_fixes ?? []), { fix_id, field, fix, fixed_at }] };

@@ -13,6 +13,7 @@ const DETAILS: Record<string, readonly string[]> = {
   SourceUploaded: ['size_bytes'],
   SourceParsed: ['total_rows', 'source_format', 'delimiter', 'encoding', 'sheet'],
   SheetChosen: ['sheet', 'total_rows'],
+  EncodingChosen: ['encoding'],
   ReviewPrepared: ['mapping_origin'],
   MappingEdited: ['mapping_version'],
   ReviewApproved: ['rows_with_problems'],

@@ -1,0 +1,84 @@
+import type { RunEvent } from '@app/contracts';
+import { CommandRefused } from '../errors/domain-error';
+import { AFTER_EXPIRY, LATER, T0, approved, created, fold, parsed, prepared, uploaded } from '../testing/run-history.fixtures';
+import type { RunCommand } from './commands';
+import { decide } from './decide';
+import { evolve } from './evolve';
+import type { RunFold } from './run-state';
+
+/** The reviewer's choice of a text file's encoding: recorded by EncodingChosen through the decider, folded into what every reader reads. */
+
+/** A windows-1252 file that was read as windows-1250: its "Straße" column read "Straße" in neither. */
+const misread: RunEvent = {
+  type: 'SourceParsed',
+  data: { ...parsed.data, source_headers: ['E-mail', 'StraÃŸe', 'Full name'], encoding: 'windows-1250' },
+};
+const review = [created({ filename: 'people.csv' }), uploaded, misread, prepared];
+const readAs1252 = { source_headers: ['E-mail', 'Straße', 'Full name'], input_has_header: true, total_rows: 2 };
+const choose = (encoding: string, at = T0): RunCommand => ({ type: 'ChooseEncoding', encoding, read: readAs1252, at });
+
+const after = (history: RunEvent[], events: RunEvent[]): RunFold =>
+  events.reduce<RunFold>((s, e, i) => evolve(s, e, history.length + i, LATER), fold(history));
+
+function refusal(history: RunEvent[], command: RunCommand): string {
+  try {
+    decide(command, fold(history));
+  } catch (err) {
+    if (err instanceof CommandRefused) return err.code;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('choosing the encoding of a text file', () => {
+  it('records EncodingChosen with the headers read in it, each field keeping the column in its place', () => {
+    const history: RunEvent[] = [
+      ...review,
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'E-mail', name: 'StraÃŸe' }, edited_at: T0 } },
+    ];
+    const events = decide(choose('windows-1252'), fold(history));
+    expect(events).toEqual([
+      {
+        type: 'EncodingChosen',
+        data: {
+          encoding: 'windows-1252',
+          ...readAs1252,
+          // The second column reads "Straße" now; the field mapped to it keeps it.
+          mapping_rule: { email: 'E-mail', name: 'Straße' },
+          chosen_at: T0,
+        },
+      },
+    ]);
+    expect(after(history, events)).toMatchObject({
+      encoding: 'windows-1252',
+      source_headers: ['E-mail', 'Straße', 'Full name'],
+      parsed_headers: ['E-mail', 'Straße', 'Full name'],
+      total_rows: 2,
+      mapping_rule: { email: 'E-mail', name: 'Straße' },
+      mapping_version: 3,
+    });
+  });
+
+  it('the encoding already read changes nothing', () => {
+    expect(decide(choose('windows-1250'), fold(review))).toEqual([]);
+  });
+
+  const workbook: RunEvent = { type: 'SourceParsed', data: { ...parsed.data, source_format: 'xlsx', delimiter: null, encoding: 'xlsx' } };
+  const utf16: RunEvent = { type: 'SourceParsed', data: { ...parsed.data, encoding: 'utf-16le' } };
+  const shiftJis: RunEvent = { type: 'SourceParsed', data: { ...parsed.data, encoding: 'shift_jis' } };
+  it.each([
+    ['an encoding the review does not offer', review, choose('utf-16le'), 'unknown_encoding'],
+    ['names compare exactly', review, choose('Windows-1252'), 'unknown_encoding'],
+    ['a workbook', [created({ filename: 'a.xlsx' }), uploaded, workbook, prepared], choose('windows-1252'), 'encoding_not_applicable'],
+    [
+      'a file read as UTF-16 (its rows lie elsewhere in the bytes)',
+      [created(), uploaded, utf16, prepared],
+      choose('utf-8'),
+      'encoding_not_applicable',
+    ],
+    ['a file read as Shift_JIS', [created(), uploaded, shiftJis, prepared], choose('windows-1252'), 'encoding_not_applicable'],
+    ['before the review is ready', [created(), uploaded, misread], choose('windows-1252'), 'review_not_ready'],
+    ['after approval', [...review, approved], choose('windows-1252'), 'review_already_approved'],
+    ['after the deadline', review, choose('windows-1252', AFTER_EXPIRY), 'review_expired'],
+  ])('refuses %s', (_name, history, command, code) => expect(refusal(history, command)).toBe(code));
+});
