@@ -137,7 +137,7 @@ describe('review page grids in Chromium', () => {
   });
 
   /** A run of its own schema (an approved mapping is remembered per schema), in review with the whole mapping. */
-  async function readyRun(body: Record<string, unknown> = {}) {
+  async function readyRun(body: Record<string, unknown> = {}, csv = CSV) {
     const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
       token: ADMIN_TOKEN,
       body: { name: 'People', fields: PEOPLE_FIELDS },
@@ -147,7 +147,7 @@ describe('review page grids in Chromium', () => {
       body: { schema_id: schema.body.data.id, filename: 'people.csv', ...body },
     });
     expect(created.status).toBe(201);
-    expect((await upload(created.body, CSV)).status).toBe(200);
+    expect((await upload(created.body, csv)).status).toBe(200);
     await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
     return created.body as { id: string; review_url: string };
@@ -379,6 +379,75 @@ describe('review page grids in Chromium', () => {
     await page.keyboard.press('Tab');
     await expect(focusOf(page)).resolves.toEqual({ id: 'approve', tag: 'BUTTON' });
     await page.context().close();
+  });
+
+  it('edits a value with a line break in a text area: left as it was, Tab and Enter record nothing; Shift+Enter starts a line, Enter saves', async () => {
+    // Row 3's age reads "ab", a line break, "c" (a text box would have dropped the line break, and "unchanged" saved "abc").
+    const run = await readyRun({}, CSV.replace('cy@x.org,Cy,abc,', 'cy@x.org,Cy,"ab\nc",'));
+    const review = reviewApi(run.review_url);
+    const page = await openPage(run.review_url);
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+    const toAge = async () => {
+      await tabInto(page, 'preview');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
+      await page.keyboard.press('F2');
+      await editor(page, 'age', 3).waitFor();
+    };
+
+    await toAge();
+    await expect(editor(page, 'age', 3).evaluate((el) => [el.tagName, (el as HTMLTextAreaElement).value])).resolves.toEqual([
+      'TEXTAREA',
+      'ab\nc',
+    ]);
+    await page.keyboard.press('Tab');
+    await expect(editor(page, 'age', 3).count()).resolves.toBe(0);
+    await focusIsOn(page, { table: 'preview', row: 2, col: BORN });
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('F2');
+    await editor(page, 'age', 3).waitFor();
+    await page.keyboard.press('Enter');
+    await expect(editor(page, 'age', 3).count()).resolves.toBe(0);
+    await focusIsOn(page, { table: 'preview', row: 2, col: AGE });
+    expect((await review.state()).body.value_fixes).toEqual([]);
+
+    // Shift+Enter keeps the line break where the caret is; Enter saves the value with its lines.
+    await page.keyboard.press('F2');
+    await editor(page, 'age', 3).waitFor();
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('7');
+    await page.keyboard.press('Enter');
+    await page.getByText('Fix saved. The rows are being checked again.').waitFor();
+    expect((await review.state()).body.value_fixes).toMatchObject([
+      { field: 'age', fix: { kind: 'cell', row: 3, before: 'ab\nc', after: 'ab\nc\n7' } },
+    ]);
+  });
+
+  it('takes the mapping another reviewer saved meanwhile when a fix is saved, and says so; approving then keeps theirs', async () => {
+    const run = await readyRun();
+    const review = reviewApi(run.review_url);
+    const page = await openPage(run.review_url);
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+    // Another reviewer, on another page, unmaps First.
+    const version = (await review.state()).body.mapping_version;
+    expect((await review.edit({ ...MAPPING, first_name: null }, version)).status).toBe(200);
+
+    // This page still shows First mapped; a fix saved here brings the other reviewer's mapping in.
+    await tabInto(page, 'preview');
+    await page.keyboard.press('Enter');
+    await editor(page, 'Email', 2).waitFor();
+    await page.keyboard.type('bob@x.org');
+    await page.keyboard.press('Enter');
+    await page.getByText('Saved. Another reviewer changed the mapping in the meantime; the page now shows their version.').waitFor();
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog', { name: 'Approve this mapping?' }).getByRole('button', { name: 'Yes, approve' }).click();
+    await waitForRun(svc, org.apiKey, run.id, (r) => r.review_state === 'approved');
+    const approved = await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey });
+    expect(approved.body.mapping_rule).toMatchObject({ first_name: null, email: 'E-mail' });
   });
 
   it('saves with Tab and Shift+Tab in the editor and moves to the next or previous cell; a refused value keeps the editor open', async () => {

@@ -95,6 +95,25 @@ describe('review fixes', () => {
     expect(undoEvents.map((e) => (e.data as { fix_id: string }).fix_id)).toEqual([last.body.value_fixes[3].fix_id]);
   });
 
+  it("undo with the fixes the page shows refuses, after another reviewer's fix, to take theirs back (409 fixes_conflict)", async () => {
+    const { runId, review } = await readyReview();
+    const mine = await review.fix('age', { kind: 'normalise', normaliser: 'amount' });
+    expect(mine.status).toBe(200);
+    // Another reviewer, on another page, fixes a value after this page was given its fixes_key.
+    const theirs = await review.fix('born', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' });
+    expect(theirs.status).toBe(200);
+
+    const stale = await review.undo(mine.body.fixes_key);
+    expect([stale.status, stale.body.error.code]).toEqual([409, 'fixes_conflict']);
+    expect(stale.body.error.message).toContain('nothing was undone');
+    expect((await events(runId)).filter((e) => e.type === 'ValueFixUndone')).toHaveLength(0);
+
+    const current = await review.undo(theirs.body.fixes_key);
+    expect(current.status).toBe(200);
+    expect(current.body.value_fixes.map((f: { field: string }) => f.field)).toEqual(['age']);
+    expect((await review.undo(42)).body.error.fields).toHaveProperty('expected_fixes');
+  });
+
   it('a cell edit applies only while the cell still reads what the reviewer saw', async () => {
     const { review } = await readyReview();
     // Row 2's name is "BOB" after the field's uppercase; an edit made against another value is refused and changes nothing.

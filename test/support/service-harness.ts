@@ -210,7 +210,8 @@ export function reviewApi(reviewUrl: string) {
         },
       }),
     fix: (field: unknown, fix: unknown) => call(at('fixes'), { method: 'POST', body: { field, fix } }),
-    undo: () => call(at('fixes/undo'), { method: 'POST', body: {} }),
+    undo: (expected_fixes?: unknown) =>
+      call(at('fixes/undo'), { method: 'POST', body: expected_fixes === undefined ? {} : { expected_fixes } }),
     cancel: () => call(at('cancel'), { method: 'POST', body: {} }),
   };
 }

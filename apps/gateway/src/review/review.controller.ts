@@ -229,9 +229,16 @@ export class ReviewController {
   /** Takes back the latest fix still in force. */
   @Post('fixes/undo')
   @HttpCode(200)
-  async undoFix(@Param('runId') runId: string, @Query('signature') signature: string, @Req() req: FastifyRequest) {
+  async undoFix(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.review.act(run, { type: 'UndoValueFix', at: new Date().toISOString() }, String(req.id));
+    const expected = objectBodyOrNone<ReviewBody>(raw).expected_fixes;
+    if (expected !== undefined && expected !== null && typeof expected !== 'string')
+      throw ApiError.validation({ expected_fixes: ['expected_fixes must be the fixes_key the page was given.'] });
+    return this.review.act(
+      run,
+      { type: 'UndoValueFix', ...(typeof expected === 'string' ? { expected_fixes: expected } : {}), at: new Date().toISOString() },
+      String(req.id),
+    );
   }
 
   @Post('cancel')

@@ -397,7 +397,8 @@ async function refreshProblemRows(again = false): Promise<void> {
 /** Records a fix; true once it is saved (a refusal is said in the page's message). */
 export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> =>
   (await recordFix('fixes', { field, fix }, 'fix_saved')) === null;
-export const undoFix = () => recordFix('fixes/undo', {}, 'fix_undone');
+// The fixes the page shows: another reviewer's fix made since is not the one taken back (409 fixes_conflict).
+export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, 'fix_undone');
 
 /**
  * Records a new value of one cell. Resolves to why the service refused it (null once saved): the
@@ -438,7 +439,15 @@ async function recordFix(
   await saving;
   try {
     const next = await api<ReviewView>(path, 'POST', body);
-    set({ view: next, live: { text: t(doneKey), kind: 'ok' }, count: null });
+    // A fix leaves the mapping as it is: another version than the page's means another reviewer changed the
+    // mapping meanwhile. The page takes theirs, or its next save or approval would put the old one back.
+    const mappingMoved = state.view !== null && next.mapping_version !== state.view.mapping_version;
+    set({
+      view: next,
+      live: mappingMoved ? { text: t('saved_mapping_changed'), kind: 'warn' } : { text: t(doneKey), kind: 'ok' },
+      count: null,
+      ...(mappingMoved ? { mapping: { ...(next.mapping_rule || {}) } } : {}),
+    });
   } catch (caught) {
     const err = caught as ApiFailure;
     const reason = errorText(err);

@@ -99,8 +99,14 @@ function CellEditor({
   onDiscard: () => void;
   onTab: Props['onTab'];
 }) {
-  const input = useRef<HTMLInputElement>(null);
+  const input = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
+  // A value with a line break is edited in a text area: a text box drops line breaks, so "unchanged" would
+  // have saved the value glued together. Enter still saves there; Shift+Enter or Alt+Enter starts a line.
+  const multiline = /[\r\n]/.test(start.text) || /[\r\n]/.test(cell.value ?? '');
+  // A text area gives its value with \n for every line break: the cell's \r\n is no change.
+  const asEdited = multiline ? (cell.value ?? '').replace(/\r\n?/g, '\n') : (cell.value ?? '');
+  const unchanged = (value: string) => value === asEdited;
   useLayoutEffect(() => {
     const box = input.current;
     if (!box) return;
@@ -127,7 +133,9 @@ function CellEditor({
       class="cell-edit"
       onSubmit={(e) => {
         e.preventDefault();
-        void save();
+        // As Tab: a value left as it was is not recorded, and the editor closes.
+        if (unchanged(input.current?.value ?? '')) onDiscard();
+        else void save();
       }}
       onKeyDown={(e) => {
         const box = input.current;
@@ -140,7 +148,14 @@ function CellEditor({
           // As in a spreadsheet: the value is kept and the next cell is taken. An unchanged value is
           // not recorded (a fix that changes nothing would only crowd "Fixes in force").
           e.preventDefault();
-          onTab(e.shiftKey, box.value === (cell.value ?? '') ? null : save);
+          onTab(e.shiftKey, unchanged(box.value) ? null : save);
+        } else if (multiline && e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+          e.preventDefault();
+          e.currentTarget.requestSubmit();
+        } else if (multiline && e.key === 'Enter' && e.altKey) {
+          // Alt+Enter starts a line, as in a spreadsheet (a text area does so by itself for Shift+Enter).
+          e.preventDefault();
+          box.setRangeText('\n', box.selectionStart, box.selectionEnd, 'end');
         } else if (e.key === 'ArrowDown' && suggested !== null && !e.altKey) {
           e.preventDefault();
           box.value = suggested;
@@ -152,15 +167,27 @@ function CellEditor({
         {t('fix_cell_input', { field: field.label, row: numbers.format(row) })}
       </label>
       {/* defaultValue, not value: a redraw of the page while the reviewer types must not put the old value back. */}
-      <input
-        id={id}
-        type="text"
-        dir="auto"
-        defaultValue={start.text}
-        ref={input}
-        aria-invalid={refusal !== null ? 'true' : undefined}
-        aria-describedby={[refusal !== null && errorId, suggested !== null && `${id}-suggestion`].filter(Boolean).join(' ') || undefined}
-      />
+      {multiline ? (
+        <textarea
+          id={id}
+          dir="auto"
+          rows={Math.min(6, (start.text.match(/\n/g)?.length ?? 0) + 1)}
+          defaultValue={start.text}
+          ref={input}
+          aria-invalid={refusal !== null ? 'true' : undefined}
+          aria-describedby={[refusal !== null && errorId, suggested !== null && `${id}-suggestion`].filter(Boolean).join(' ') || undefined}
+        />
+      ) : (
+        <input
+          id={id}
+          type="text"
+          dir="auto"
+          defaultValue={start.text}
+          ref={input}
+          aria-invalid={refusal !== null ? 'true' : undefined}
+          aria-describedby={[refusal !== null && errorId, suggested !== null && `${id}-suggestion`].filter(Boolean).join(' ') || undefined}
+        />
+      )}
       {refusal !== null && (
         <span class="cell-error" id={errorId}>
           {t('fix_failed', { message: refusal })}
