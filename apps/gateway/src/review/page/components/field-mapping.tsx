@@ -21,6 +21,13 @@ interface Props {
   onChange: (column: string) => void;
 }
 
+/** A sample as the line of examples shows it: a long value cut (a cell of 100,000 characters made the page as wide). */
+const SAMPLE_CHARS = 60;
+function sampleText(value: string): string {
+  const chars = Array.from(value);
+  return chars.length > SAMPLE_CHARS ? `${chars.slice(0, SAMPLE_CHARS - 1).join('')}…` : value;
+}
+
 export function FieldMapping({ field, headers, column, feeds, samples, problems, readOnly, busy, onChange }: Props) {
   const id = fieldId(field.name);
   // Every column is listed once the select has been near the screen or had the focus; before, only the chosen one
@@ -81,7 +88,7 @@ export function FieldMapping({ field, headers, column, feeds, samples, problems,
           ))}
         </select>
         <p class="field-samples muted" id={`${id}-samples`} hidden={!shownSamples.length}>
-          {shownSamples.length ? t('column_samples', { values: shownSamples.map(isolate).join(', ') }) : ''}
+          {shownSamples.length ? t('column_samples', { values: shownSamples.map((v) => isolate(sampleText(v))).join(', ') }) : ''}
         </p>
         <p class="field-warning" id={`${id}-warn`} hidden={!unmapped}>
           {t('required_unmapped')}

@@ -1,5 +1,7 @@
 /** The review (open, or closed and read-only): its notices, the live region, mapping, preview, rows with problems and actions. */
+import { useRef } from 'preact/hooks';
 import { messages, t } from '../i18n';
+import { useStickyBarRoom } from '../sticky-bar-room';
 import { approve, cancel, type State } from '../state';
 import type { ReviewView } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
@@ -10,6 +12,8 @@ import { ClosedNotice } from './states';
 
 export function Review({ s, view }: { s: State; view: ReviewView }) {
   const active = view.phase === 'active';
+  const bar = useRef<HTMLDivElement>(null);
+  useStickyBarRoom(bar, active);
   return (
     <>
       {!active && <ClosedNotice view={view} justActed={s.justActed} />}
@@ -27,7 +31,7 @@ export function Review({ s, view }: { s: State; view: ReviewView }) {
       <PreviewSection s={s} view={view} />
       <ProblemRowsSection s={s} view={view} />
       {active && (
-        <div class="actions">
+        <div class="actions" ref={bar}>
           <button type="button" id="approve" class="primary" disabled={s.busy} onClick={() => void approve()}>
             {t('approve')}
           </button>

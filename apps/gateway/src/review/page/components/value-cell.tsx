@@ -125,7 +125,11 @@ function CellEditor({
     // the keyboard back (from Save or Accept) so the value can be corrected at once. A save that goes
     // through clears it (an editor of the rows with problems stays open until that list is read again).
     setRefusal(refused);
-    if (refused !== null) input.current?.focus();
+    if (refused !== null) {
+      input.current?.focus();
+      // The reason is under the text box: brought into sight, above the actions bar on a phone.
+      requestAnimationFrame(() => document.getElementById(errorId)?.scrollIntoView({ block: 'nearest' }));
+    }
     return refused === null;
   };
   return (
