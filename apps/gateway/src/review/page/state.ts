@@ -64,7 +64,7 @@ export interface State {
   listed: ProblemCount | null;
   /** What the list of rows with problems shows: a field and a kind (or any) and a page. */
   filter: { field: string | null; kind: string | null; page: number };
-  problemRows: { status: string; page: { rows: NumberedRow[]; seq: number; first: boolean; last: boolean } | null };
+  problemRows: { status: string; page: { rows: NumberedRow[]; seq: number; first: boolean; last: boolean; pages: number } | null };
   /** An approval or cancellation is being sent. */
   busy: boolean;
   /** The reviewer approved or canceled in this page (not a page opened on a closed review). */
@@ -348,8 +348,16 @@ export function filterProblems(which: 'field' | 'kind', value: string): void {
   void refreshProblemRows();
 }
 
-export function turnProblemPage(step: number): void {
-  set({ filter: { ...state.filter, page: Math.max(1, state.filter.page + step) } });
+/**
+ * Another page of the rows with problems: a step from the page asked last, or the first or last page. Kept within the
+ * pages the last answer counted, so presses quicker than the answers do not run past the last page.
+ */
+export function turnProblemPage(to: number | 'first' | 'last'): void {
+  const pages = state.problemRows.page?.pages ?? 1;
+  const wanted = to === 'first' ? 1 : to === 'last' ? pages : state.filter.page + to;
+  const page = Math.min(pages, Math.max(1, wanted));
+  if (page === state.filter.page) return;
+  set({ filter: { ...state.filter, page } });
   void refreshProblemRows();
 }
 
@@ -379,6 +387,7 @@ async function refreshProblemRows(again = false): Promise<void> {
           seq: again && state.problemRows.page ? state.problemRows.page.seq : seq,
           first: shown <= 1,
           last: shown >= pages,
+          pages,
         },
       },
     });

@@ -60,12 +60,19 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
           fixable={view.phase === 'active'}
         />
       </div>
+      {/* aria-disabled, not disabled: the button that reached the first or last page keeps the keyboard. */}
       <div class="pager">
-        <button type="button" id="problem-prev" disabled={page?.first} onClick={() => turnProblemPage(-1)}>
+        <button type="button" id="problem-first" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage('first')}>
+          {t('problem_rows_first')}
+        </button>
+        <button type="button" id="problem-prev" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage(-1)}>
           {t('problem_rows_prev')}
         </button>
-        <button type="button" id="problem-next" disabled={page?.last} onClick={() => turnProblemPage(1)}>
+        <button type="button" id="problem-next" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage(1)}>
           {t('problem_rows_next')}
+        </button>
+        <button type="button" id="problem-last" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage('last')}>
+          {t('problem_rows_last')}
         </button>
       </div>
     </section>

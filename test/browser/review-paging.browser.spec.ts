@@ -1,0 +1,106 @@
+/// <reference lib="dom" />
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchBrowser, screenshot } from '../support/browser';
+import {
+  ADMIN_TOKEN,
+  PEOPLE_FIELDS,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+
+/**
+ * Paging the rows with problems by keyboard, in Chromium: the first and the last page in one step,
+ * presses quicker than the answers never run past the last page, and the button that reached an end
+ * keeps the keyboard.
+ */
+
+/** 50 rows, every one with an age that is not a whole number: three pages of 20. */
+const CSV = ['E-mail,First,Years,Birthday', ...Array.from({ length: 50 }, (_, i) => `p${i + 1}@x.org,P${i + 1},x${i + 1},01/01/1990`)].join(
+  '\n',
+);
+const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
+
+describe('hosted review page: paging the rows with problems', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+    browser = await launchBrowser();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  async function openReview(): Promise<Page> {
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: PEOPLE_FIELDS },
+    });
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'people.csv' },
+    });
+    expect((await upload(created.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(created.body.review_url);
+    await page.getByText('Page 1 of 3 · matching rows: 50').waitFor();
+    return page;
+  }
+
+  const focused = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+  const firstListedRow = (page: Page) => page.locator('#problem-rows tbody th').first().innerText();
+
+  it('goes to the last and the first page in one step; quick presses stop at the last page; the keyboard stays on the button', async () => {
+    const page = await openReview();
+    await page.locator('#problem-first').focus();
+    await expect(page.locator('#problem-first').getAttribute('aria-disabled')).resolves.toBe('true');
+
+    // Tab to "Last page" and press it: page 3, rows 41 to 50, and the keyboard is still on the button.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+    await expect(focused(page)).resolves.toBe('problem-last');
+    await page.keyboard.press('Enter');
+    await page.getByText('Page 3 of 3 · matching rows: 50').waitFor();
+    await expect(firstListedRow(page)).resolves.toBe('41');
+    await expect(focused(page)).resolves.toBe('problem-last');
+    await expect(page.locator('#problem-next').getAttribute('aria-disabled')).resolves.toBe('true');
+
+    // Back one, then "Next page" five times faster than the answers: never past page 3.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect(focused(page)).resolves.toBe('problem-prev');
+    await page.keyboard.press('Enter');
+    await page.getByText('Page 2 of 3 · matching rows: 50').waitFor();
+    await page.keyboard.press('Tab');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Enter');
+    await page.getByText('Page 3 of 3 · matching rows: 50').waitFor();
+    await expect(firstListedRow(page)).resolves.toBe('41');
+    await expect(focused(page)).resolves.toBe('problem-next');
+    await screenshot(page, 'paging-01-last-page');
+
+    // "First page": page 1; "Previous page" there changes nothing and keeps the keyboard.
+    for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+Tab');
+    await expect(focused(page)).resolves.toBe('problem-first');
+    await page.keyboard.press('Enter');
+    await page.getByText('Page 1 of 3 · matching rows: 50').waitFor();
+    await expect(firstListedRow(page)).resolves.toBe('1');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect(focused(page)).resolves.toBe('problem-prev');
+    await expect(page.getByText('Page 1 of 3 · matching rows: 50').count()).resolves.toBe(1);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.context().close();
+  });
+});
