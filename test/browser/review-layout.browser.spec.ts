@@ -15,15 +15,18 @@ import {
 
 /**
  * The review page on a phone, in Chromium: what the keyboard reaches is never under the actions bar
- * that stays at the bottom of the screen (WCAG 2.4.11), and a long value in a column's examples wraps
- * instead of widening the page.
+ * that stays at the bottom of the screen (WCAG 2.4.11), a long value in a column's examples wraps
+ * instead of widening the page, and a value's bidirectional controls are shown, not obeyed.
  */
 
 /** A value of 5,000 characters without a blank, in the column the first name is read from. */
 const LONG = 'x'.repeat(5000);
-const CSV = ['E-mail,First,Years,Birthday', `ann@x.org,${LONG},30,01/01/1990`, ',Bob,31,02/01/1990', 'cy@x.org,Cy,abc,03/01/1990'].join(
-  '\n',
-);
+const CSV = [
+  'E-mail,First,Years,Birthday',
+  `ann@x.org,${LONG},30,01/01/1990`,
+  ',Bob,31,02/01/1990',
+  'cy@x.org,\u202Eevil,abc,03/01/1990',
+].join('\n');
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
 
 describe('hosted review page: layout on a phone', () => {
@@ -114,6 +117,18 @@ describe('hosted review page: layout on a phone', () => {
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, `layout-02-long-examples-360-${locale}-${scheme}`);
+    await page.context().close();
+  });
+
+  it('shows a right-to-left override in a value as what it is, in the cells and the examples, rather than drawing "evil" as "live"', async () => {
+    const run = await readyRun();
+    const page = await openPhone(run.review_url, 'light');
+    // The first name is upper-cased on its way out: the cell shows what will be delivered, the control made visible.
+    const cell = page.locator('#preview tbody tr').nth(2).locator('td').nth(1);
+    await expect(cell.innerText()).resolves.toBe('\u27E8U+202E\u27E9EVIL');
+    const samples = page.locator('.field-samples:not([hidden])', { hasText: 'xxxx' });
+    await expect(samples.innerText()).resolves.toContain('\u27E8U+202E\u27E9evil');
+    await screenshot(page, 'layout-03-bidi-override-shown');
     await page.context().close();
   });
 });

@@ -13,5 +13,14 @@ const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 's
 
 export const formatDate = (iso: string | null): string => (iso ? dates.format(new Date(iso)) : '');
 export const typeName = (dataType: string): string => (messages[`types.${dataType}`] ? t(`types.${dataType}`) : dataType);
+/**
+ * Bidirectional controls in a file's text (embeddings, overrides, isolates), shown as what they are:
+ * inside a value they reorder what the reviewer reads ("\u202Eevil" is drawn "live") while the output
+ * keeps them, and a <bdi> keeps them from the page around the value, not from the value itself.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+export const shownText = (text: string): string =>
+  text.replace(BIDI_CONTROLS, (c) => `\u27E8U+${c.codePointAt(0)!.toString(16).toUpperCase()}\u27E9`);
+
 /** A file's text in a list of choices, isolated (FSI…PDI): an option cannot hold a <bdi>. */
-export const isolate = (text: string): string => `\u2068${text}\u2069`;
+export const isolate = (text: string): string => `\u2068${shownText(text)}\u2069`;

@@ -2,7 +2,7 @@
  * What the customer's validation hook said of a cell: its message (its own words, isolated in their
  * own direction), the value it suggests, and an Accept button that records that value as a cell fix.
  */
-import { numbers, t } from '../i18n';
+import { numbers, shownText, t } from '../i18n';
 import { fixValues } from '../state';
 import type { Cell, Field } from '../types';
 
@@ -17,11 +17,11 @@ export function CustomerFinding({ finding, field, row, fixable }: { finding: Fin
   return (
     <>
       <span class="reason customer-reason">
-        <bdi>{finding.message}</bdi>
+        <bdi>{shownText(finding.message)}</bdi>
       </span>
       {suggested !== null && (
         <span class="suggestion">
-          {t('customer_suggestion')} <bdi>{suggested}</bdi>
+          {t('customer_suggestion')} <bdi>{shownText(suggested)}</bdi>
         </span>
       )}
       {suggested !== null && fixable && (

@@ -1,6 +1,6 @@
 /** An enum field's picklist: the allowed values, and (while the review is open) a panel mapping each value of the column to one. */
 import { useState } from 'preact/hooks';
-import { numbers, t } from '../i18n';
+import { numbers, shownText, t } from '../i18n';
 import { picklistValues, savePicklist } from '../state';
 import type { Field, PicklistValues } from '../types';
 
@@ -70,7 +70,7 @@ function PicklistPanel({ field, id, found, busy }: { field: Field; id: string; f
               <tr>
                 <th scope="row">
                   <label for={`${id}-pick-${i}`}>
-                    <bdi>{v.value}</bdi>
+                    <bdi>{shownText(v.value)}</bdi>
                   </label>
                 </th>
                 <td>{numbers.format(v.rows)}</td>

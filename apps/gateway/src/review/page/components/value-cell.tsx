@@ -5,7 +5,7 @@
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
-import { numbers, t } from '../i18n';
+import { numbers, shownText, t } from '../i18n';
 import { problemWords } from '../problem-words';
 import { fixCell } from '../state';
 import type { Cell, Field } from '../types';
@@ -52,7 +52,7 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
       ) : (
         <>
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
-          {value ? <bdi>{value}</bdi> : <span class="empty">{t('empty_value')}</span>}
+          {value ? <bdi>{shownText(value)}</bdi> : <span class="empty">{t('empty_value')}</span>}
           {/* Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value. */}
           {problem && !(problem === 'customer' && cell?.customer) && (
             <span class="reason">{problemWords(problem, field, value ?? null)}</span>
@@ -199,7 +199,7 @@ function CellEditor({
       )}
       {suggested !== null && (
         <span class="suggestion" id={`${id}-suggestion`}>
-          {t('customer_suggestion')} <bdi>{suggested}</bdi> {t('customer_suggestion_key')}
+          {t('customer_suggestion')} <bdi>{shownText(suggested)}</bdi> {t('customer_suggestion_key')}
         </span>
       )}
       <button type="submit">{t('fix_save')}</button>
