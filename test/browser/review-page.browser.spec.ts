@@ -780,11 +780,15 @@ describe('hosted review page in Chromium', () => {
     const selects = await page.locator('select').evaluateAll((s) => s.map((e) => e.id));
     for (const id of [...selects, 'region', 'gridcell', 'approve', 'cancel']) expect(reached).toContain(id);
 
-    // Change a mapping with the keyboard: focus the age select, pick the next option.
+    // Change a mapping with the keyboard: focus the age select, pass three options with the arrow keys (a
+    // closed select changes at each one): saved once, when the reviewer stops, with the option reached.
+    const before = (await reviewApi(run.review_url).state()).body.mapping_version;
     await page.getByRole('combobox', { name: 'age' }).focus();
-    await page.keyboard.press('ArrowDown');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    const reachedOption = await page.getByRole('combobox', { name: 'age' }).inputValue();
     await page.getByText('Changes saved.').waitFor({ timeout: 30_000 });
-    expect((await reviewApi(run.review_url).state()).body.mapping_rule.age).not.toBeNull();
+    const saved = (await reviewApi(run.review_url).state()).body;
+    expect([saved.mapping_rule.age, saved.mapping_version]).toEqual([reachedOption, before + 1]);
 
     // Approve by keyboard: Enter opens the dialog, focus starts on "Go back", Escape closes it.
     await page.getByRole('button', { name: 'Approve' }).focus();

@@ -23,6 +23,11 @@ import type {
 const PREPARING_POLL_MS = 1500;
 const COUNT_DELAY_MS = 300;
 const COUNT_POLL_MS = 1000;
+/**
+ * A closed select changes at each arrow key: the mapping is saved (and the preview asked for) once the
+ * reviewer stops, not once per option passed (ten arrow presses were ten saves, ten previews, ten counts).
+ */
+const MAPPING_SETTLE_MS = 350;
 const PROBLEM_ROWS_PER_PAGE = 20;
 const REDIRECT_DELAY_MS = 1200;
 
@@ -191,10 +196,21 @@ async function onActionRefused(err: ApiFailure, messageKey: string, params: Para
 
 // ---- The mapping ----------------------------------------------------------------------
 
+let unsavedMapping: ReturnType<typeof setTimeout> | undefined;
+
 export function changeMapping(field: string, column: string): void {
   set({ mapping: { ...state.mapping, [field]: column === '' ? null : column }, count: null });
+  clearTimeout(unsavedMapping);
+  unsavedMapping = setTimeout(() => void savedMapping(), MAPPING_SETTLE_MS);
+}
+
+/** The mapping as shown, saved: at once if a change is still settling; what acts on the review waits for it. */
+function savedMapping(): Promise<unknown> {
+  if (unsavedMapping === undefined) return saving;
+  clearTimeout(unsavedMapping);
+  unsavedMapping = undefined;
   void refreshPreview();
-  void save();
+  return save();
 }
 
 /** Saves one after the other, each on the version the previous save returned. */
@@ -216,7 +232,7 @@ function save(): Promise<unknown> {
 
 /** The first row is (or is not) the header: the columns and the suggested mapping are read again. */
 export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
-  await saving;
+  await savedMapping();
   let next;
   try {
     next = await api<ReviewView>('header', 'POST', { input_has_header: hasHeader });
@@ -235,7 +251,7 @@ export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
  * where its columns match, and the editor is drawn afresh from that view.
  */
 export async function chooseSheet(sheet: string): Promise<void> {
-  await saving;
+  await savedMapping();
   set({ busy: true });
   say(t('sheet_reading', { sheet: isolate(sheet) }));
   let next;
@@ -445,7 +461,7 @@ async function recordFix(
   doneKey: string,
   failed: { key: string; params?: Params } = { key: 'fix_failed' },
 ): Promise<string | null> {
-  await saving;
+  await savedMapping();
   try {
     const next = await api<ReviewView>(path, 'POST', body);
     // A fix leaves the mapping as it is: another version than the page's means another reviewer changed the
@@ -504,7 +520,7 @@ export function chooseRows(rows: RowsChoice): void {
 }
 
 export async function approve(): Promise<void> {
-  await saving;
+  await savedMapping();
   const { view, mapping, count } = state;
   if (!view) return;
   const unmapped = view.fields.filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);
