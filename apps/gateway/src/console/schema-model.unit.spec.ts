@@ -1,4 +1,4 @@
-import { checksFromSchema, fieldsFromRows, rowsFromFields, schemaFromChecks, schemaOptions } from './page/schema-model';
+import { checksFromSchema, fieldsFromRows, rowsFromFields, schemaFromChecks, schemaFromJson, schemaOptions } from './page/schema-model';
 
 describe("the console's schema form model", () => {
   it('keeps a field’s validators through the form unchanged, so saving the form drops none', () => {
@@ -99,5 +99,25 @@ describe("the console's schema form model", () => {
     expect(schemaFromChecks({ unique_with: '\n ', validation_url: '' })).toEqual({});
     // A set of one stays a set of one: the API says sets need two names.
     expect(schemaFromChecks({ unique_with: 'name', validation_url: '' })).toEqual({ unique_with: [['name']] });
+  });
+
+  it('sends a field named "__proto__" as a field, for the API to refuse by name (assigned, it set the prototype and vanished)', () => {
+    const [email] = rowsFromFields({ email: { description: 'E-mail', data_type: 'email', is_required: true } });
+    const sent = JSON.parse(JSON.stringify(fieldsFromRows([email, { ...email, name: '__proto__', description: 'Sneaky' }])));
+    expect(Object.keys(sent)).toEqual(['email', '__proto__']);
+    expect(Object.getPrototypeOf(fieldsFromRows([{ ...email, name: '__proto__' }]))).toBe(Object.prototype);
+  });
+
+  it('takes JSON into the form only when it is a schema or its fields; any other shape is refused, not an emptied form', () => {
+    const fields = { email: { description: 'E-mail', data_type: 'email', is_required: true } };
+    expect(schemaFromJson(JSON.stringify({ name: 'People', fields, validation_url: null }))).toMatchObject({
+      name: 'People',
+      fields,
+      whole: true,
+    });
+    expect(schemaFromJson(JSON.stringify(fields))).toMatchObject({ name: null, fields, whole: false });
+    expect(schemaFromJson('{"name": "X", "fields": ')).toBe('not json');
+    for (const other of ['[1,2,3]', '"hello"', 'null', '{}', '{"name":"X","fields":[{"email":{}}]}', '{"fields":{"a":1}}', '{"a":"b"}'])
+      expect([other, schemaFromJson(other)]).toEqual([other, 'not a schema']);
   });
 });

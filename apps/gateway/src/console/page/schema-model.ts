@@ -170,6 +170,29 @@ const parseLabels = (text: string): Record<string, string> => {
 export const isDateType = (dataType: string): boolean => dataType === 'date' || dataType === 'datetime';
 export const isNumberType = (dataType: string): boolean => dataType === 'number' || dataType === 'integer';
 
+const isPlainObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What the JSON view holds, when it can go into the form: a whole schema (`fields` an object of fields, with
+ * its name and options), or that object of fields alone. Else why not: the text is not JSON, or JSON of
+ * another shape (a list, a string, `fields` as an array), which would have emptied the form.
+ */
+export function schemaFromJson(
+  text: string,
+): { name: string | null; fields: Json; whole: boolean; schema: Json } | 'not json' | 'not a schema' {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'not json';
+  }
+  if (!isPlainObject(parsed)) return 'not a schema';
+  const whole = parsed.fields !== undefined;
+  const fields = whole ? parsed.fields : parsed;
+  if (!isPlainObject(fields) || Object.keys(fields).length === 0 || !Object.values(fields).every(isPlainObject)) return 'not a schema';
+  return { name: typeof parsed.name === 'string' ? parsed.name : null, fields, whole, schema: parsed };
+}
+
 /** The form's rows from a schema's `fields` (what the JSON view or the API gave). */
 export function rowsFromFields(fields: unknown): FieldRow[] {
   return Object.entries(obj(fields)).map(([name, raw]) => {
@@ -273,7 +296,9 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
       def[bound] = bound.endsWith('length') || !isDateType(row.data_type) ? boundFromText(row[bound]) : row[bound].trim();
     }
     if (row.unique) def.unique = true;
-    fields[row.name] = def;
+    // Defined, not assigned: a field named "__proto__" would set the object's prototype and vanish from
+    // what is sent, the page saying "saved"; sent, the API says why the name is refused.
+    Object.defineProperty(fields, row.name, { value: def, enumerable: true, writable: true, configurable: true });
   }
   return fields;
 }

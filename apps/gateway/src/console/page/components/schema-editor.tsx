@@ -15,6 +15,7 @@ import {
   rowsFromFields,
   type SchemaChecks,
   schemaFromChecks,
+  schemaFromJson,
   schemaOptions,
   SIMPLE_TRANSFORMATIONS,
 } from '../schema-model';
@@ -131,20 +132,21 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
 
   const applyJson = () => {
     if (json === null) return;
-    try {
-      const parsed = JSON.parse(json ?? '') as { name?: unknown; fields?: unknown };
-      if (typeof parsed.name === 'string') setName(parsed.name);
-      setRows(rowsFromFields(parsed.fields ?? parsed));
-      // A whole schema brings its options; a bare map of fields leaves them as they were.
-      if (parsed.fields !== undefined) {
-        setOptions(schemaOptions(parsed));
-        setChecks(checksFromSchema(parsed));
-      }
-      setJson(null);
-      announce(t('schema.json_applied'));
-    } catch {
-      announce(t('schema.json_invalid'), 'error');
+    const read = schemaFromJson(json);
+    if (typeof read === 'string') {
+      // The form is left as it was: JSON of another shape would have emptied it.
+      announce(t(read === 'not json' ? 'schema.json_invalid' : 'schema.json_not_schema'), 'error');
+      return;
     }
+    if (read.name !== null) setName(read.name);
+    setRows(rowsFromFields(read.fields));
+    // A whole schema brings its options; a bare map of fields leaves them as they were.
+    if (read.whole) {
+      setOptions(schemaOptions(read.schema));
+      setChecks(checksFromSchema(read.schema));
+    }
+    setJson(null);
+    announce(t('schema.json_applied'));
   };
 
   const remove = async () => {
