@@ -165,6 +165,21 @@ describe('customer console in Chromium', () => {
     await again.goto(invitation.url);
     await again.getByRole('alert').filter({ hasText: 'already used' }).waitFor();
     await again.close();
+
+    // An invitation to another organization for the same address: refused when accepted, and the message that takes
+    // the form's place has the keyboard (it had fallen to the page's body).
+    const elsewhere = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Elsewhere Ltd' } });
+    const taken = await inviteByOperator(svc, elsewhere.body.id, ownerEmail);
+    const third = await browser.newPage();
+    await third.goto(taken.url);
+    await third.getByLabel('Your name').fill('Olivia Owner');
+    await third.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await third.getByLabel('Password again').fill(PASSWORD);
+    await third.getByRole('button', { name: 'Join and sign in' }).press('Enter');
+    const refused = third.getByRole('alert').filter({ hasText: /\w/ });
+    await refused.waitFor();
+    await expect(refused.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await third.close();
   });
 
   it('creates a schema with the form, edits it, and sees the API rules beside the fields', async () => {
@@ -1186,6 +1201,10 @@ describe('customer console in Chromium', () => {
     await goto(page, '/console/account');
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await status(page).getByText('1 other session was ended.').waitFor();
+    // Dismissed by keyboard, the message gives the keyboard back to the button it answered (not to the page's top).
+    await page.getByRole('button', { name: 'Dismiss' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Sign out everywhere else');
     // Its save is refused, and a dialog asks to sign in again over the page as it was, what was typed included.
     await other.getByRole('button', { name: 'Save the schema' }).click();
     const again = other.getByRole('dialog', { name: 'Your session has ended' });
@@ -1221,12 +1240,20 @@ describe('customer console in Chromium', () => {
 
     await page.getByLabel('Current password').fill('not the password at all');
     await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
+    await page.getByLabel('New password again').fill('a brand new passphrase here');
     await page.getByRole('button', { name: 'Change the password' }).click();
     await page.getByRole('alert').filter({ hasText: /\w/ }).waitFor();
     await expect(page.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.getByLabel('Current password').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.getByLabel('Current password').fill(ownerPassword);
     await page.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
+    // A typo in the second one: nothing is sent, the second box says why and takes the keyboard.
+    await page.getByLabel('New password again').fill('a brand new passphrase hrer');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByText('The two passwords are not the same. Type them again.').waitFor();
+    await expect(page.getByLabel('New password again').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('New password again').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.getByLabel('New password again').fill('a brand new passphrase here');
     // Pressed twice: changed once, and no "not right" about the password just changed.
     const changes: string[] = [];
     const seen = (r: { url(): string; method(): string }) => r.url().endsWith('/console/api/me/password') && changes.push(r.method());

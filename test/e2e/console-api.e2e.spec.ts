@@ -134,6 +134,12 @@ describe('console API', () => {
         status: 422,
         body: { error: { fields: { current_password: ['The current password is not right.'] } } },
       });
+      // The current password again is no change: refused before it is checked.
+      expect(await owner.put('/me/password', { current_password: PASSWORD, new_password: PASSWORD })).toMatchObject({
+        status: 422,
+        body: { error: { fields: { new_password: ['The new password is the current one; choose another.'] } } },
+      });
+      expect((await other.get('/session')).status).toBe(200);
       expect((await owner.put('/me/password', { current_password: PASSWORD, new_password: 'a brand new password' })).status).toBe(204);
       expect((await other.get('/session')).status).toBe(401);
       expect((await owner.get('/session')).status).toBe(200);

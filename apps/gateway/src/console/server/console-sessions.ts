@@ -135,6 +135,8 @@ export class ConsoleSessions {
     if (typeof b.current_password !== 'string' || b.current_password === '') fields.current_password = ['Enter your current password.'];
     const problem = passwordProblem(b.new_password);
     if (problem) fields.new_password = [problem];
+    // Said before the current password is checked: it tells nothing of it, only that the two typed are one.
+    else if (b.new_password === b.current_password) fields.new_password = ['The new password is the current one; choose another.'];
     if (Object.keys(fields).length > 0) throw ApiError.validation(fields);
     // Guessing the current password through this form is throttled like sign-in.
     const attempt = await this.throttle.begin(caller.member.email, clientAddress);

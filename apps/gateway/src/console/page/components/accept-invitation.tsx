@@ -24,6 +24,11 @@ interface Preview {
 export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; signature: string; onSignedIn: (s: SessionView) => void }) {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const problemRef = useRef<HTMLDivElement>(null);
+  // A spent link takes the form's place: the keyboard goes to why, not to the page's top (the form it was in is gone).
+  useEffect(() => {
+    if (problem) problemRef.current?.focus();
+  }, [problem]);
   const [fields, setFields] = useState<Record<string, string[]>>({});
   const form = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(form, fields);
@@ -68,7 +73,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
       <p class="brand">{t('app.name')}</p>
       <PageTitle text={preview?.password_reset ? t('invite.reset_title') : t('invite.title')} />
       {problem && (
-        <div class="notice error" role="alert">
+        <div class="notice error" role="alert" tabIndex={-1} ref={problemRef}>
           <p>{problem}</p>
           <p>
             <a href="/console">{t('invite.to_signin')}</a>

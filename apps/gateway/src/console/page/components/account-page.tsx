@@ -18,6 +18,11 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
   const send = useAction(async (formEl: HTMLFormElement) => {
     const form = new FormData(formEl);
     clearStatus();
+    // Typed twice, as at the invitation: a typo in a password nobody can read would lock the member out.
+    if (form.get('new_password') !== form.get('new_password_again')) {
+      setErrors({ new_password_again: [t('invite.mismatch')] });
+      return;
+    }
     try {
       await api('PUT', '/me/password', { current_password: form.get('current_password'), new_password: form.get('new_password') });
       setErrors({});
@@ -73,6 +78,15 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
           {...errorProps('new-error', errors.new_password)}
         />
         <FieldError id="new-error" messages={errors.new_password} />
+        <label for="account-new-password-again">{t('account.new_again')}</label>
+        <input
+          id="account-new-password-again"
+          name="new_password_again"
+          type="password"
+          autoComplete="new-password"
+          {...errorProps('new-again-error', errors.new_password_again)}
+        />
+        <FieldError id="new-again-error" messages={errors.new_password_again} />
         <button type="submit" aria-disabled={send.busy || undefined}>
           {t('account.change')}
         </button>

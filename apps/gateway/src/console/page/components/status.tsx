@@ -6,9 +6,20 @@ type Status = { text: string; kind: 'ok' | 'error' } | null;
 let current: Status = null;
 const listeners = new Set<(s: Status) => void>();
 
+/** Where the keyboard was when the status was said: "Dismiss" gives it back there rather than to the page's top. */
+let focusBefore: Element | null = null;
+
 export function announce(text: string, kind: 'ok' | 'error' = 'ok'): void {
   current = { text, kind };
+  if (!document.activeElement?.closest('.status-area')) focusBefore = document.activeElement;
   listeners.forEach((l) => l(current));
+}
+
+/** The member dismisses the status: the keyboard goes back where it was, else to the page's heading. */
+function dismiss(): void {
+  clearStatus();
+  const back = focusBefore instanceof HTMLElement && focusBefore.isConnected && focusBefore !== document.body ? focusBefore : null;
+  (back ?? document.querySelector<HTMLElement>('h1'))?.focus();
 }
 
 export const clearStatus = (): void => {
@@ -33,7 +44,7 @@ export function StatusRegion() {
         {status?.kind === 'error' ? status.text : ''}
       </p>
       {status && (
-        <button type="button" class="secondary dismiss" onClick={clearStatus}>
+        <button type="button" class="secondary dismiss" onClick={dismiss}>
           {t('notice.dismiss')}
         </button>
       )}
