@@ -862,6 +862,15 @@ describe('customer console in Chromium', () => {
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
     await goto(page, '/console/runs?status=failed');
     await page.getByText('No run matches these filters.', { exact: false }).waitFor();
+    // The choices say where a run stands, as its badge does: "Completed (output ready)" finds the approved run,
+    // "In review" does not (a run waiting for its reviewer is `completed` too, to the API's status alone).
+    await goto(page, '/console/runs?status=completed');
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('completed');
+    await page.getByLabel('Status').selectOption({ label: 'In review' });
+    await page.getByRole('button', { name: 'Show runs' }).click();
+    await page.waitForURL((url) => url.searchParams.get('status') === 'in_review');
+    await page.getByText('No run matches these filters.', { exact: false }).waitFor();
     // The list arriving while the person types does not put the address's values back over theirs.
     const listing = await holdRequests(page, '**/console/api/runs?*');
     await page.getByRole('link', { name: 'Clear the filters' }).click();

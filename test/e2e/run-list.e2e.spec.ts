@@ -127,6 +127,11 @@ describe('run list', () => {
     expect((await owner.get('/runs?input_source=raw')).body.data).toEqual([]);
     expect((await owner.get('/runs?input_source=fax')).status).toBe(422);
     expect((await owner.get('/runs?input_source=')).status).toBe(422);
+    // Neither run has a review yet (no file came): the review's state finds none, and takes only its own values.
+    expect((await owner.get('/runs?review_state=active')).body.data).toEqual([]);
+    expect((await owner.get('/runs?review_state=ready')).body.error.fields).toHaveProperty('review_state');
+    // The public API has no such filter: it ignores the name, as any other it does not read.
+    expect((await call(`${svc.baseUrl}/v1/transformations?review_state=active`, { token: consoleOrg.api_key })).body.data).toHaveLength(2);
     // An empty search box is no search.
     expect((await owner.get('/runs?q=')).body.data).toHaveLength(2);
 

@@ -44,6 +44,8 @@ export interface RunListFilter {
   status?: string;
   stage?: string;
   input_source?: string;
+  /** The review's state (`active`, `approved`, `canceled`, `expired`): what tells a run in review from a finished one. */
+  review_state?: string;
   /** ISO 8601 bounds of created_at, inclusive. */
   created_after?: string;
   created_before?: string;

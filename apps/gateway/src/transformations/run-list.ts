@@ -10,10 +10,11 @@ export const RUN_LIST_PAGES = { defaultPerPage: 20, maxPerPage: 100 };
 const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'failed'];
 const STAGES = ['review', 'final'];
 const INPUT_SOURCES = ['upload', 'image', 'raw'];
+const REVIEW_STATES = ['active', 'approved', 'canceled', 'expired'];
 const MAX_Q = 200;
 /** The filters a run list reads, one value each; the console's list reads two more. */
 const FILTERS = ['status', 'stage', 'created_after', 'created_before'];
-const CONSOLE_FILTERS = [...FILTERS, 'input_source', 'q'];
+const CONSOLE_FILTERS = [...FILTERS, 'input_source', 'review_state', 'q'];
 
 export interface RunListQuery {
   filter: RunListFilter;
@@ -24,20 +25,21 @@ export interface RunListQuery {
 
 /**
  * Reads a run list's query: `status`, `stage`, `created_after`, `created_before` (ISO 8601
- * date-times or dates), `page`, `per_page`; with `extended` (the console) also `input_source`
- * and `q`. Every bad value is a 422 in the validation envelope, all of them at once.
+ * date-times or dates), `page`, `per_page`; with `extended` (the console) also `input_source`,
+ * `review_state` and `q`. Every bad value is a 422 in the validation envelope, all of them at once.
  */
 export function parseRunListQuery(query: Record<string, unknown>, extended = false): RunListQuery {
   const fields: Record<string, string[]> = {};
   const filter: RunListFilter = {};
   const carried: Record<string, string> = {};
-  const choice = (name: 'status' | 'stage' | 'input_source', allowed: string[]) => {
+  const choice = (name: 'status' | 'stage' | 'input_source' | 'review_state', allowed: string[]) => {
     const v = choiceParam(query, name, allowed, fields);
     if (v !== undefined) filter[name] = carried[name] = v;
   };
   choice('status', STATUSES);
   choice('stage', STAGES);
   if (extended) choice('input_source', INPUT_SOURCES);
+  if (extended) choice('review_state', REVIEW_STATES);
   for (const name of ['created_after', 'created_before'] as const) {
     const v = query[name];
     if (v === undefined) continue;

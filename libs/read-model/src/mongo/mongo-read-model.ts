@@ -135,7 +135,8 @@ export class MongoReadModel implements RunReadModel {
     limit: number,
   ): Promise<{ items: RunState[]; total: number }> {
     const query: Record<string, unknown> = { organization_id: organizationId };
-    for (const field of ['status', 'stage', 'input_source'] as const) if (filter[field] !== undefined) query[field] = filter[field];
+    for (const field of ['status', 'stage', 'input_source', 'review_state'] as const)
+      if (filter[field] !== undefined) query[field] = filter[field];
     if (filter.created_after !== undefined || filter.created_before !== undefined)
       query.created_at = {
         ...(filter.created_after !== undefined ? { $gte: filter.created_after } : {}),

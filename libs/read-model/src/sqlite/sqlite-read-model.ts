@@ -60,6 +60,7 @@ export class SqliteReadModel implements RunReadModel {
     addMissingColumns(this.db, 'runs', {
       created_at: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.created_at')) VIRTUAL",
       input_source: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.input_source')) VIRTUAL",
+      review_state: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.review_state')) VIRTUAL",
     });
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_org_created ON runs (organization_id, created_at, id)');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
@@ -89,7 +90,7 @@ export class SqliteReadModel implements RunReadModel {
   ): Promise<{ items: RunState[]; total: number }> {
     const where = ['organization_id = @org'];
     const params: Record<string, string | number> = { org: organizationId, limit, offset };
-    for (const column of ['status', 'stage', 'input_source'] as const) {
+    for (const column of ['status', 'stage', 'input_source', 'review_state'] as const) {
       if (filter[column] !== undefined) {
         where.push(`${column} = @${column}`);
         params[column] = filter[column]!;

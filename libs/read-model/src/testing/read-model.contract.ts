@@ -40,12 +40,22 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       const org = randomUUID();
       const at = (day: number, hour = 0) => new Date(Date.UTC(2026, 10, day, hour)).toISOString();
       const runs = [
-        run({ organization_id: org, created_at: at(1), stage: 'review', input_source: 'upload', filename: 'People.csv', metadata: null }),
+        run({
+          organization_id: org,
+          created_at: at(1),
+          stage: 'review',
+          status: 'completed',
+          review_state: 'active',
+          input_source: 'upload',
+          filename: 'People.csv',
+          metadata: null,
+        }),
         run({
           organization_id: org,
           created_at: at(2),
           stage: 'final',
           status: 'completed',
+          review_state: 'approved',
           input_source: 'raw',
           filename: null,
           metadata: { batch: 'Nov-42' },
@@ -81,6 +91,10 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await ids({})).toEqual({ ids: [3, 2, 1, 0], total: 4 });
       expect(await ids({}, 1, 2)).toEqual({ ids: [2, 1], total: 4 });
       expect(await ids({ status: 'failed' })).toEqual({ ids: [2], total: 1 });
+      // A run in review and a finished one are both `completed`; their review's state tells them apart.
+      expect(await ids({ status: 'completed' })).toEqual({ ids: [1, 0], total: 2 });
+      expect(await ids({ status: 'completed', review_state: 'active' })).toEqual({ ids: [0], total: 1 });
+      expect(await ids({ review_state: 'approved' })).toEqual({ ids: [1], total: 1 });
       expect(await ids({ stage: 'final' })).toEqual({ ids: [1], total: 1 });
       expect(await ids({ input_source: 'upload' })).toEqual({ ids: [2, 0], total: 2 });
       expect(await ids({ created_after: at(2), created_before: at(3) })).toEqual({ ids: [2, 1], total: 2 });

@@ -18,17 +18,32 @@ interface RunRow {
   created_at: string;
 }
 
-const FILTERS = ['status', 'stage', 'input_source', 'created_after', 'created_before', 'q'] as const;
-const STATUSES = ['awaiting_upload', 'queued', 'processing', 'completed', 'failed'];
-const STAGES = ['review', 'final'];
+const FILTERS = ['status', 'input_source', 'created_after', 'created_before', 'q'] as const;
 const SOURCES = ['upload', 'image', 'raw'];
+
+/**
+ * Where a run stands, in its badge's words (run-badge.ts), and the API's filters that find it. The `status` filter
+ * alone calls a run whose review is ready, canceled or expired `completed` (its stage, review, is): "Completed"
+ * listed runs still waiting for a reviewer, and nothing found those. The address keeps the choice (`?status=in_review`).
+ */
+const STANDINGS: Record<string, Record<string, string>> = {
+  awaiting_upload: { status: 'awaiting_upload' },
+  queued: { status: 'queued' },
+  processing: { status: 'processing' },
+  in_review: { status: 'completed', stage: 'review', review_state: 'active' },
+  review_canceled: { status: 'completed', stage: 'review', review_state: 'canceled' },
+  review_expired: { status: 'completed', stage: 'review', review_state: 'expired' },
+  completed: { status: 'completed', stage: 'final' },
+  failed: { status: 'failed' },
+};
+const STATUSES = Object.keys(STANDINGS);
 
 /**
  * What of the address's filters the form can show: a choice among its options, a day as a date input holds it, any search.
  * Only those are sent, so the list is always the one the form describes (an address edited by hand to `?status=nope`
  * was refused by the API, and the form said "Any").
  */
-const CHOICES: Partial<Record<(typeof FILTERS)[number], readonly string[]>> = { status: STATUSES, stage: STAGES, input_source: SOURCES };
+const CHOICES: Partial<Record<(typeof FILTERS)[number], readonly string[]>> = { status: STATUSES, input_source: SOURCES };
 const shownFilter = (name: (typeof FILTERS)[number], value: string | null): string | null => {
   if (!value) return null;
   const options = CHOICES[name];
@@ -53,7 +68,9 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   const params = new URLSearchParams();
   for (const f of FILTERS) {
     const value = filters[f];
-    if (value !== null) params.set(f, f.startsWith('created_') ? dayBound(f, value) : value);
+    if (value === null) continue;
+    if (f === 'status') for (const [name, v] of Object.entries(STANDINGS[value])) params.set(name, v);
+    else params.set(f, f.startsWith('created_') ? dayBound(f, value) : value);
   }
   // An empty or unreadable page in the address (`?page=`, `?page=x`) is page 1 here; the API refuses them.
   params.set('page', /^[1-9]\d{0,8}$/.test(query.get('page') ?? '') ? query.get('page')! : '1');
@@ -92,8 +109,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     <section aria-labelledby="page-title">
       <PageTitle text={t('runs.title')} />
       <form ref={formRef} class="filters" onSubmit={apply} aria-label={t('runs.filters')}>
-        <Choice name="status" value={filters.status} options={STATUSES} prefix="status" />
-        <Choice name="stage" value={filters.stage} options={STAGES} prefix="stage" />
+        <Choice name="status" value={filters.status} options={STATUSES} prefix="standing" />
         <Choice name="input_source" value={filters.input_source} options={SOURCES} prefix="source" />
         <div>
           <label for="created_after">{t('runs.created_after')}</label>
