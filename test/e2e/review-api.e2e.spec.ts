@@ -323,6 +323,7 @@ describe('review link after its deadline', () => {
     review.approve({ email: 'E-mail' }),
     review.cancel(),
     call(review.at('sheet'), { method: 'POST', body: { sheet: 'Sheet1' } }),
+    call(review.at('encoding'), { method: 'POST', body: { encoding: 'windows-1252' } }),
   ];
 
   it('answers every data call with 403 review_expired and its state with the expired state alone', async () => {
@@ -339,6 +340,7 @@ describe('review link after its deadline', () => {
       appearance: null,
       filename: null,
       encoding: null,
+      encodings: [],
       fields: [],
       source_headers: [],
       mapping_rule: null,

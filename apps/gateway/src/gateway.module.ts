@@ -9,7 +9,7 @@ import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { ApiKeyGuard } from './http/auth.guard';
 import { ReviewAssetsController, ReviewController } from './review/review.controller';
 import { ReviewPreviewService } from './review/review-preview.service';
-import { ReviewSheetsService } from './review/review-sheets.service';
+import { ReviewSourceChoiceService } from './review/review-source-choice.service';
 import { ReviewWeb } from './review/review-web';
 import { ReviewService } from './review/review.service';
 import { CustomerChecks } from './review/validation-hook/customer-checks.service';
@@ -36,7 +36,7 @@ import { DeliveriesModule } from './transformations/deliveries.module';
     ApiKeyGuard,
     ReviewService,
     ReviewPreviewService,
-    ReviewSheetsService,
+    ReviewSourceChoiceService,
     ValidationHookClient,
     CustomerChecks,
     HookAnswers,

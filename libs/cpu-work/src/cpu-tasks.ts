@@ -18,6 +18,7 @@ import {
   writeRunOutput,
   type FirstPass,
   type RowRange,
+  type SourceChoice,
   type ProblemRowsQuery,
 } from '@app/run-source';
 
@@ -36,8 +37,8 @@ export const CPU_TASKS = {
   /** Nothing: a thread started for it has loaded every task's code and is ready (CpuWork.warm). */
   warm: () => Promise.resolve(null),
   /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
-  inspectStructuredFile: (input: { run: RunState; sheet?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, input.sheet),
+  inspectStructuredFile: (input: { run: RunState } & SourceChoice, env: TaskEnvironment, progress: (rows: number) => void) =>
+    inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, { sheet: input.sheet, encoding: input.encoding }),
   /** A big delimited source's two parts, scanned at once on two threads (SourceInspector); each works out the split itself. */
   scanSourceFirstPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
     scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress),

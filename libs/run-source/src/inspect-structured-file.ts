@@ -21,11 +21,18 @@ export type IngestionOutcome = { parsed: SourceParsed } | { failed: RunError };
 /** The first rows the header is detected on (and a two-part scan needs in its first part). */
 export const HEADER_SAMPLE_ROWS = 20;
 
+/** A reviewer's choice of how the file is read: a workbook's sheet, or a text file's encoding (CHOOSABLE_ENCODINGS). */
+export interface SourceChoice {
+  sheet?: string;
+  encoding?: string;
+}
+
 /**
  * Reads an uploaded CSV/TSV/TXT/XLSX once, as a stream: its headers, row count, format,
  * delimiter and encoding; every hostile-file limit is checked on the way. A workbook's
- * sheets are listed and the first visible one with data is read, unless `sheet` names the
- * one to read (a reviewer's choice: the package was checked at ingestion). Where the rows of a delimited
+ * sheets are listed and the first visible one with data is read, unless `choice.sheet` names the
+ * one to read (a reviewer's choice: the package was checked at ingestion); a text file is
+ * decoded in `choice.encoding` when the reviewer chose one, else in the one detected. Where the rows of a delimited
  * file start is stored beside it (a row index). `onProgress`
  * hears the rows read so far after each batch. Storage errors throw (they are not the
  * file's fault); problems of the file itself are returned as the run's failure.
@@ -35,14 +42,14 @@ export async function inspectStructuredFile(
   run: RunState,
   limits: TableLimits,
   onProgress: (rows: number) => void,
-  sheet?: string,
+  choice: SourceChoice = {},
 ): Promise<IngestionOutcome> {
   const format = tableFormatOf(run.filename ?? '');
   if (!format) return { failed: runError('unreadableFile', STAGES.ingestion, { message: 'The file type is not a structured file.' }) };
   // A delimited file's first read is a scan (no rows built but the first ones); papaparse reads whatever the scan leaves to it.
   const read =
-    (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress))) ||
-    (await readWhole(blobs, run, format, limits, onProgress, sheet));
+    (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress, choice.encoding))) ||
+    (await readWhole(blobs, run, format, limits, onProgress, choice));
   if ('failed' in read) return read;
   return parsedSource(blobs, run, read);
 }
@@ -105,10 +112,13 @@ async function scanned(
   delimiter: string | null,
   limits: TableLimits,
   onProgress: (rows: number) => void,
+  encoding: string | undefined,
 ): Promise<SourceRows | { failed: RunError } | null> {
   const input = await blobs.openRead(run.source_key);
   try {
-    return sourceRowsOf(await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress }));
+    return sourceRowsOf(
+      await scanDelimited(input, delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress, ...(encoding ? { encoding } : {}) }),
+    );
   } catch (err) {
     if (err instanceof NotPlainDelimited) return null;
     // A storage error is not the file's fault: thrown, as the read of the whole file throws it.
@@ -126,12 +136,13 @@ async function readWhole(
   format: { format: SourceFormat; delimiter: string | null },
   limits: TableLimits,
   onProgress: (rows: number) => void,
-  sheet: string | undefined,
+  { sheet, encoding }: SourceChoice,
 ): Promise<SourceRows | { failed: RunError }> {
   let table: OpenedTable;
   try {
     table = await openTable(await blobs.openRead(run.source_key), format.format, format.delimiter, {
       limits,
+      ...(encoding ? { encoding } : {}),
       ...(sheet === undefined ? { sheet: { choose: true } } : { sheet, alreadyIngested: true }),
     });
   } catch (err) {

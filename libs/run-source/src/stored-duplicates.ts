@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { readWholeBlob, type BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { duplicatesKeyOf, type DuplicateRows, type RunState } from '@app/domain';
+import { duplicatesKeyOf, sourceReadingKey, type DuplicateRows, type RunState } from '@app/domain';
 import { findDuplicateRows } from './duplicate-values';
 import type { FirstPass } from './duplicates-first-pass';
 
@@ -20,7 +20,7 @@ function duplicatesFingerprint(run: RunState, mapping: MappingRule): string {
     .sort()
     .map((k) => [k, mapping[k]]);
   return createHash('sha256')
-    .update(JSON.stringify([run.rows_key, run.sheet ?? null, run.input_has_header, sortedMapping, run.value_fixes ?? [], run.schema]))
+    .update(JSON.stringify([run.rows_key, sourceReadingKey(run), sortedMapping, run.value_fixes ?? [], run.schema]))
     .digest('base64url');
 }
 

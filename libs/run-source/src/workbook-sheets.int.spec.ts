@@ -90,7 +90,7 @@ describe('the sheet a workbook is read from', () => {
   });
 
   it("a reviewer's sheet is read again by name, and the rows come from it", async () => {
-    const outcome = await inspectStructuredFile(blobs, run(), DEFAULT_TABLE_LIMITS, () => undefined, 'Orders');
+    const outcome = await inspectStructuredFile(blobs, run(), DEFAULT_TABLE_LIMITS, () => undefined, { sheet: 'Orders' });
     expect(outcome).toEqual({
       parsed: {
         source_headers: ['Order', 'Email', 'Total'],

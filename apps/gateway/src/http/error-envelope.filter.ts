@@ -53,6 +53,7 @@ const REFUSAL_STATUS: Record<string, number> = {
   invalid_fix: 422,
   unknown_sheet: 422,
   sheet_empty: 422,
+  unknown_encoding: 422,
 };
 
 const logger = new Logger('HTTP');

@@ -12,6 +12,7 @@ import {
   normalizeMapping,
   readValueFix,
   runPhase,
+  sourceReadingKey,
   suggestAllowedValue,
   uniquenessGroups,
   type CellProblem,
@@ -167,7 +168,7 @@ export class ReviewPreviewService {
   }
 
   private async columnSamples(run: RunState): Promise<Record<string, string[]>> {
-    const cacheKey = `${run.id}:${run.sheet ?? ''}:${run.input_has_header}`;
+    const cacheKey = `${run.id}:${sourceReadingKey(run)}`;
     const known = this.samples.get(cacheKey);
     if (known) return known;
     let rows: string[][];
@@ -419,7 +420,7 @@ function found(page: ProblemRowsPage | null): ProblemRowsPage {
 
 /** What a count is for: the run, its sheet and header choice, the mapping and the fixes in force. */
 const countKey = (run: RunState, mapping: MappingRule): string =>
-  `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
+  `${run.id}:${sourceReadingKey(run)}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}`;
 
 /** A member of the object itself, never one it inherits (a field may be named "constructor"). */
 const own = <T>(o: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>

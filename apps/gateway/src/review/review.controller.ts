@@ -10,7 +10,7 @@ import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
 import type { ProblemRowsQuery } from '@app/run-source';
 import { PROBLEM_ROWS_PER_PAGE, ReviewPreviewService } from './review-preview.service';
-import { ReviewSheetsService } from './review-sheets.service';
+import { ReviewSourceChoiceService } from './review-source-choice.service';
 import { ReviewService } from './review.service';
 import { CustomerChecks } from './validation-hook/customer-checks.service';
 import { ReviewWeb, localeFromAcceptLanguage } from './review-web';
@@ -28,6 +28,7 @@ interface ReviewBody {
   expected_fixes?: unknown;
   input_has_header?: unknown;
   sheet?: unknown;
+  encoding?: unknown;
   offset?: unknown;
 }
 
@@ -85,7 +86,7 @@ export class ReviewController {
   constructor(
     private readonly review: ReviewService,
     private readonly previews: ReviewPreviewService,
-    private readonly sheets: ReviewSheetsService,
+    private readonly sourceChoice: ReviewSourceChoiceService,
     private readonly web: ReviewWeb,
     private readonly customerChecks: CustomerChecks,
   ) {}
@@ -223,7 +224,23 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.sheets.choose(run, objectBodyOrNone<ReviewBody>(raw).sheet, String(req.id));
+    return this.sourceChoice.chooseSheet(run, objectBodyOrNone<ReviewBody>(raw).sheet, String(req.id));
+  }
+
+  /**
+   * The reviewer reads the uploaded text file in another encoding (the detected one read its letters
+   * wrong): its headers, rows and counts follow, each field keeps the column in its place; recorded as EncodingChosen.
+   */
+  @Post('encoding')
+  @HttpCode(200)
+  async chooseEncoding(
+    @Param('runId') runId: string,
+    @Query('signature') signature: string,
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+  ) {
+    const run = await this.review.authorizeOpen(runId, signature);
+    return this.sourceChoice.chooseEncoding(run, objectBodyOrNone<ReviewBody>(raw).encoding, String(req.id));
   }
 
   /** Takes back the latest fix still in force. */

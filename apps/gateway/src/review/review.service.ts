@@ -2,9 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   allowedValueLabel,
   allowedValuesOf,
+  CHOOSABLE_ENCODINGS,
   decimalMarkOf,
   effectiveReviewState,
   fixesKey,
+  isChoosableEncoding,
   isReviewWindowOver,
   type RunCommand,
   type RunState,
@@ -28,6 +30,8 @@ export interface ReviewView {
   appearance: RunState['appearance'];
   filename: string | null;
   encoding: string | null;
+  /** The encodings the reviewer may read the text file in instead (CHOOSABLE_ENCODINGS); empty when there is no such choice. */
+  encodings: string[];
   fields: {
     name: string;
     label: string;
@@ -119,6 +123,10 @@ export class ReviewService {
       filename: run.filename,
       // The encoding the uploaded text file was read in (not for workbooks or extracted records).
       encoding: run.rows_origin === 'file' && run.source_format === 'delimited' ? run.encoding : null,
+      encodings:
+        run.rows_origin === 'file' && run.source_format === 'delimited' && isChoosableEncoding(run.encoding)
+          ? [...CHOOSABLE_ENCODINGS]
+          : [],
       fields: Object.entries(run.schema.fields).map(([name, f]) => ({
         name,
         label: fieldLabel(run, name),
@@ -165,6 +173,7 @@ export class ReviewService {
       appearance: run.appearance,
       filename: null,
       encoding: null,
+      encodings: [],
       fields: [],
       source_headers: [],
       input_has_header: null,

@@ -208,6 +208,13 @@ export const runFileKeys = (run: RunState): string[] => [
 ];
 
 /** Terminal: failed, final output done, review canceled, or review expired (docs/decisions.md). */
+/**
+ * How the run's rows are read now: the sheet, the encoding and whether the first row is the header. Whatever
+ * is remembered of what the rows hold (counts, samples, duplicates, the customer's checks) is keyed by it, so a
+ * reviewer's choice of another sheet, encoding or header row is never answered from what the former one read.
+ */
+export const sourceReadingKey = (run: RunState): string => JSON.stringify([run.sheet ?? null, run.encoding ?? null, run.input_has_header]);
+
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||
   (run.stage === 'final' && run.status === 'completed') ||

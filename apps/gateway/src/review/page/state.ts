@@ -271,6 +271,31 @@ export async function chooseSheet(sheet: string): Promise<void> {
   focusById('sheet-choice');
 }
 
+/**
+ * Another encoding for the uploaded text file (its letters read wrong): the service reads the file
+ * again in it, each field keeps the column in its place, and the editor is drawn afresh from that view.
+ */
+export async function chooseEncoding(encoding: string, shown: string): Promise<void> {
+  await savedMapping();
+  set({ busy: true });
+  say(t('encoding_reading', { encoding: shown }));
+  let next;
+  try {
+    next = await api<ReviewView>('encoding', 'POST', { encoding });
+  } catch (err) {
+    set({ busy: false });
+    await onActionRefused(err as ApiFailure, 'save_failed');
+    // The select shows the encoding still read, whatever the reviewer picked.
+    const select = document.getElementById('encoding-choice') as HTMLSelectElement | null;
+    if (select && state.view?.encoding) select.value = state.view.encoding;
+    return;
+  }
+  set({ busy: false, count: null });
+  show(next, true);
+  say(t('encoding_chosen', { encoding: shown }), 'ok');
+  focusById('encoding-choice');
+}
+
 /** An enum field's values over the whole file, for mapping them to the allowed ones (null when the call failed). */
 export async function picklistValues(field: string): Promise<PicklistValues | null> {
   try {

@@ -45,6 +45,8 @@ export interface ReviewView {
   locale: string;
   filename: string | null;
   encoding: string | null;
+  /** The encodings the text file may be read in instead; empty when there is no such choice. */
+  encodings: string[];
   fields: Field[];
   source_headers: string[];
   input_has_header: boolean | null;

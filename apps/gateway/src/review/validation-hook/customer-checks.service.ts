@@ -5,7 +5,7 @@ import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig, type ValidationHookConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
-import { cellOf, fixesKey, mapRow, normalizeMapping, type DuplicateRows, type RunState } from '@app/domain';
+import { cellOf, fixesKey, mapRow, normalizeMapping, sourceReadingKey, type DuplicateRows, type RunState } from '@app/domain';
 import { readPlannedRows, type ProblemRowsPage, type ReviewCell } from '@app/run-source';
 import { mappingHash, ReviewPreviewService } from '../review-preview.service';
 import { VALIDATE_EVENT, type Findings, type SentRow } from './hook-answer';
@@ -442,7 +442,7 @@ function normalizedMapping(run: RunState, mapping: unknown): MappingRule {
 
 /** What the checks are for: the run, its sheet and header choice, the mapping, the fixes in force and the hook. */
 const checksKey = (run: RunState, mapping: MappingRule, url: string): string =>
-  `${run.id}:${run.sheet ?? ''}:${run.input_has_header}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}:${url}`;
+  `${run.id}:${sourceReadingKey(run)}:${mappingHash(mapping)}:${fixesKey(run.value_fixes ?? [])}:${url}`;
 
 /**
  * A batch's answer is kept per run, URL and rows sent (numbers and values): the customer's answer

@@ -1,11 +1,13 @@
 /**
  * Which column of the file feeds each field; for an uploaded table, whether its first row holds the
- * column names; for a workbook with several sheets with data, which sheet is read.
+ * column names; for a workbook with several sheets with data, which sheet is read; for a text file,
+ * which encoding it is read in.
  */
 import { t } from '../i18n';
 import { changeMapping, chooseHeaderRow, type State } from '../state';
 import type { Field, ReviewView } from '../types';
 import { FieldMapping } from './field-mapping';
+import { EncodingChoice } from './encoding-choice';
 import { SheetChoice } from './sheet-choice';
 
 export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
@@ -21,6 +23,7 @@ export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
       <h2 id="mapping-title">{t('mapping_title')}</h2>
       <p class="muted">{readOnly ? t('mapping_hint_read_only') : t('mapping_hint')}</p>
       <SheetChoice view={view} readOnly={readOnly} busy={s.busy} />
+      <EncodingChoice view={view} readOnly={readOnly} busy={s.busy} />
       {view.header_choice && (
         <label class="check header-choice">
           {/* Not controlled: the box keeps the reviewer's click while the columns are read again, then the editor is drawn afresh. */}

@@ -1,0 +1,57 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CpuWork } from '@app/cpu-work';
+import { isChoosableEncoding, requireEncodingChoice, requireSheetChoice, type RunState } from '@app/domain';
+import type { SourceChoice } from '@app/run-source';
+import { ApiError } from '../http/api-error';
+import { ReviewService, type ReviewView } from './review.service';
+import { sourceReadFailure } from './source-read-failure';
+
+/**
+ * The reviewer's choice of how the uploaded file is read: another worksheet of a workbook, or
+ * another encoding of a text file. The choice is checked before anything is read (an unknown
+ * sheet or encoding, or a closed review, answers at once), the file is read whole in a worker
+ * thread, as at ingestion, for its headers and row count, and the decider records SheetChosen
+ * or EncodingChosen with them.
+ */
+@Injectable()
+export class ReviewSourceChoiceService {
+  private readonly logger = new Logger(ReviewSourceChoiceService.name);
+
+  constructor(
+    private readonly cpu: CpuWork,
+    private readonly review: ReviewService,
+  ) {}
+
+  async chooseSheet(run: RunState, sheet: unknown, requestId: string): Promise<ReviewView> {
+    if (typeof sheet !== 'string' || sheet === '')
+      throw ApiError.validation({ sheet: ["The sheet must be the name of one of the workbook's sheets."] });
+    requireSheetChoice(run, sheet, new Date().toISOString());
+    // Already read: nothing to record (the page may send it twice).
+    if (sheet === run.sheet) return this.review.view(run);
+    const read = await this.read(run, { sheet }, 'sheet_unreadable', `The sheet "${sheet}" cannot be read`);
+    return this.review.act(run, { type: 'ChooseSheet', sheet, read, at: new Date().toISOString() }, requestId);
+  }
+
+  async chooseEncoding(run: RunState, encoding: unknown, requestId: string): Promise<ReviewView> {
+    if (!isChoosableEncoding(encoding))
+      throw ApiError.validation({ encoding: ['The encoding must be one of those the review offers (the state\'s "encodings").'] });
+    requireEncodingChoice(run, encoding, new Date().toISOString());
+    if (encoding === run.encoding) return this.review.view(run);
+    const read = await this.read(run, { encoding }, 'encoding_unreadable', `The file cannot be read as ${encoding}`);
+    return this.review.act(run, { type: 'ChooseEncoding', encoding, read, at: new Date().toISOString() }, requestId);
+  }
+
+  private async read(run: RunState, choice: SourceChoice, unreadable: string, cannot: string) {
+    let outcome;
+    try {
+      outcome = await this.cpu.run('inspectStructuredFile', { run, ...choice });
+    } catch (err) {
+      throw sourceReadFailure(this.logger, run, `the file could not be read again (${JSON.stringify(choice)})`, err);
+    }
+    // The file cannot be read so (a limit, no rows, a byte the encoding does not have): the review stays as it was.
+    if ('failed' in outcome)
+      throw new ApiError(422, unreadable, 'validation', `${cannot}: ${outcome.failed.message ?? outcome.failed.code}`);
+    const { source_headers, input_has_header, total_rows } = outcome.parsed;
+    return { source_headers, input_has_header, total_rows };
+  }
+}

@@ -1,0 +1,121 @@
+/// <reference lib="dom" />
+import iconv from 'iconv-lite';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchBrowser, screenshot } from '../support/browser';
+import {
+  ADMIN_TOKEN,
+  PEOPLE_FIELDS,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
+
+/**
+ * The review page's encoding chooser for a text file, in Chromium: chosen by keyboard alone, the columns,
+ * preview and mapping follow, a refusal puts the select back; light, dark, Arabic, 360 px.
+ */
+
+/** Italian, in windows-1252: "Città" and "Forlì" read "Cittŕ" and "Forlě" in windows-1250. */
+const ITALIAN = 'E-mail,Nome,Anni,Città\nnic@x.org,Niccolò,30,Forlì\nada@x.org,Ada,36,Cantù\n';
+
+describe('hosted review page: the encoding of a text file', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+    browser = await launchBrowser();
+  }, 60000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  async function textRun(body: Record<string, unknown> = {}) {
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'People', fields: PEOPLE_FIELDS },
+    });
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'persone.csv', ...body },
+    });
+    expect((await upload(run.body, iconv.encode(ITALIAN, 'windows-1252'))).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(run.body.review_url).edit({ email: 'E-mail', first_name: 'Città', age: 'Anni' })).status).toBe(200);
+    return run.body as { id: string; review_url: string };
+  }
+
+  async function openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 1100, height: 900 },
+      colorScheme: options.colorScheme ?? 'light',
+      locale: 'en-US',
+    });
+    const page = await context.newPage();
+    await page.goto(url);
+    // By its id: its name is in the run's language.
+    await page.locator('#encoding-choice').waitFor();
+    return page;
+  }
+
+  const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+
+  it('reads the file in another encoding chosen by keyboard: the columns, preview and mapping follow', async () => {
+    const run = await textRun();
+    const page = await openPage(run.review_url);
+    const encoding = page.getByRole('combobox', { name: 'Text encoding' });
+    await expect(encoding.inputValue()).resolves.toBe('windows-1252');
+    await expect(encoding.locator('option:checked').innerText()).resolves.toBe('Western European (windows-1252)');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+
+    // Three options down (ISO-8859-15, Mac, then Central European): read once, when the reviewer stops.
+    const reads: string[] = [];
+    page.on('request', (r) => r.url().includes('/encoding?') && reads.push(r.postData() ?? ''));
+    await encoding.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    await page.getByText('The file is now read as Central European (windows-1250).').waitFor();
+    expect(reads).toEqual([JSON.stringify({ encoding: 'windows-1250' })]);
+    await expect(focusedId(page)).resolves.toBe('encoding-choice');
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('Cittŕ');
+    await page.locator('#preview').getByText('FORLĚ').waitFor();
+    await screenshot(page, 'encoding-01-read-as-1250');
+
+    // Back to Western European: "Città" and "FORLÌ" again.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+    await page.getByText('The file is now read as Western European (windows-1252).').waitFor();
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('Città');
+    await page.locator('#preview').getByText('FORLÌ').waitFor();
+  });
+
+  it('says why an encoding cannot be read, and the select shows the one still read', async () => {
+    const run = await textRun();
+    const page = await openPage(run.review_url);
+    const encoding = page.getByRole('combobox', { name: 'Text encoding' });
+    await encoding.focus();
+    // Up one: UTF-8, which the file's à (E0) is not.
+    await page.keyboard.press('ArrowUp');
+    await page.getByText(/could not be saved.*cannot be read as utf-8/i).waitFor();
+    await expect(encoding.inputValue()).resolves.toBe('windows-1252');
+    expect((await reviewApi(run.review_url).state()).body.encoding).toBe('windows-1252');
+  });
+
+  it.each([
+    ['light', 'en', 1100],
+    ['dark', 'en', 360],
+    ['dark', 'ar', 360],
+  ] as const)('is axe-clean and fits the screen (%s, %s, %i px)', async (scheme, locale, width) => {
+    const run = await textRun({ locale });
+    const page = await openPage(run.review_url, { width, colorScheme: scheme });
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+    await screenshot(page, `encoding-02-${locale}-${scheme}-${width}`);
+  });
+});

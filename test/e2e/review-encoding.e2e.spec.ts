@@ -1,0 +1,109 @@
+import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
+import { runStreamId, type StoredEvent } from '@app/contracts';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * The reviewer's choice of a text file's encoding, when the detected one reads its letters wrong: the
+ * headers, preview and mapping follow (each field keeps the column in its place), the output is decoded
+ * in the chosen one, and what cannot be chosen says why in the error envelope.
+ */
+describe("review: choosing a text file's encoding", () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  const events = async (runId: string): Promise<StoredEvent[]> => svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+
+  /** Italian, in windows-1252: "Città" and "Forlì" read "Cittŕ" and "Forlě" in windows-1250. */
+  const ITALIAN = 'E-mail,Nome,Anni,Città\nnic@x.org,Niccolò,30,Forlì\nada@x.org,Ada,36,Cantù\n';
+
+  async function review(filename: string, bytes: Buffer) {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename } });
+    expect((await upload(run.body, bytes)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const api = reviewApi(run.body.review_url);
+    return { runId: run.body.id as string, api, choose: (body: unknown) => call(api.at('encoding'), { method: 'POST', body }) };
+  }
+
+  it('reads the file in the encoding chosen: headers, preview and mapping follow, and the output is decoded in it', async () => {
+    const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
+    const opened = (await api.state()).body;
+    expect(opened).toMatchObject({ encoding: 'windows-1252', source_headers: ['E-mail', 'Nome', 'Anni', 'Città'] });
+    expect(opened.encodings).toEqual(expect.arrayContaining(['utf-8', 'windows-1252', 'windows-1250', 'windows-1251']));
+    expect((await api.edit({ email: 'E-mail', first_name: 'Città', age: 'Anni' })).status).toBe(200);
+
+    const chosen = await choose({ encoding: 'windows-1250' });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toMatchObject({
+      encoding: 'windows-1250',
+      source_headers: ['E-mail', 'Nome', 'Anni', 'Cittŕ'],
+      // The column in its place, under the name it reads now.
+      mapping_rule: { email: 'E-mail', first_name: 'Cittŕ', age: 'Anni' },
+      total_rows: 2,
+    });
+    expect((await api.preview()).body.rows[0].first_name.value).toBe('FORLĚ');
+
+    // The same encoding again changes nothing; back to windows-1252, the file reads as it was.
+    expect((await choose({ encoding: 'windows-1250' })).status).toBe(200);
+    const back = await choose({ encoding: 'windows-1252' });
+    expect(back.body).toMatchObject({ source_headers: ['E-mail', 'Nome', 'Anni', 'Città'], mapping_rule: { first_name: 'Città' } });
+    expect((await api.preview()).body.rows.map((r: { first_name: { value: string } }) => r.first_name.value)).toEqual(['FORLÌ', 'CANTÙ']);
+    expect((await events(runId)).filter((e) => e.type === 'EncodingChosen').map((e) => (e.data as { encoding: string }).encoding)).toEqual([
+      'windows-1250',
+      'windows-1252',
+    ]);
+
+    // Chosen last, windows-1250 is what the output is decoded in.
+    expect((await choose({ encoding: 'windows-1250' })).status).toBe(200);
+    expect((await api.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    const records = (await (await fetch(done.download_url)).json()) as { first_name: string }[];
+    expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
+  });
+
+  it('refuses an encoding the file cannot be read in, one not offered, and a choice where there is none, in the envelope', async () => {
+    const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
+    const version = (await api.state()).body.mapping_version;
+
+    // à (E0) starts no UTF-8 character: the message says where; nothing is recorded and the review reads as before.
+    const utf8 = await choose({ encoding: 'utf-8' });
+    expect([utf8.status, utf8.body.error.code]).toEqual([422, 'encoding_unreadable']);
+    expect(utf8.body.error.message).toMatch(/^The file cannot be read as utf-8: .*byte \d+/);
+    expect((await api.state()).body).toMatchObject({ encoding: 'windows-1252', mapping_version: version });
+
+    for (const body of [{ encoding: 'utf-16le' }, { encoding: 'Windows-1252' }, { encoding: 7 }, {}]) {
+      const refused = await choose(body);
+      expect([refused.status, refused.body.error.code, Object.keys(refused.body.error.fields)]).toEqual([
+        422,
+        'validation_failed',
+        ['encoding'],
+      ]);
+    }
+    expect((await events(runId)).filter((e) => e.type === 'EncodingChosen')).toEqual([]);
+
+    // A workbook has no text encoding; a UTF-16 file's rows lie elsewhere in its bytes: neither is offered the choice.
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('People').addRows([
+      ['E-mail', 'Nome'],
+      ['nic@x.org', 'Niccolò'],
+    ]);
+    const workbook = await review('people.xlsx', Buffer.from(await wb.xlsx.writeBuffer()));
+    const utf16 = await review('people.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ITALIAN, 'utf16le')]));
+    for (const other of [workbook, utf16]) {
+      expect((await other.api.state()).body.encodings).toEqual([]);
+      const refused = await other.choose({ encoding: 'windows-1252' });
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'encoding_not_applicable']);
+    }
+
+    // A closed review: the choice is refused as any change is.
+    expect((await api.cancel()).status).toBe(200);
+    expect((await choose({ encoding: 'windows-1250' })).status).toBe(409);
+  });
+});
