@@ -648,6 +648,8 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Save the provider' }).click();
     await page.locator('#p-name-error').waitFor();
     await expect(page.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    // The keyboard goes to the first field named, as in every other form (it stayed on Save).
+    await expect(page.getByLabel('Name').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     // What was typed stays, to be mended rather than typed again.
     await expect(page.getByLabel('Model', { exact: true }).inputValue()).resolves.toBe('gpt-4o');
     await page.getByRole('button', { name: 'Cancel' }).click();
@@ -871,6 +873,12 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Show runs' }).click();
     await page.waitForURL((url) => url.searchParams.get('status') === 'in_review');
     await page.getByText('No run matches these filters.', { exact: false }).waitFor();
+    // A page past the last (an old bookmark) says so, not "No run yet", and leads to the first page.
+    await goto(page, '/console/runs?page=999');
+    await page.getByText('No run on this page: the list has 1 page.').waitFor();
+    await expect(page.getByText('No run yet.', { exact: false }).count()).resolves.toBe(0);
+    await page.getByRole('link', { name: 'Go to the first page' }).press('Enter');
+    await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
     // The list arriving while the person types does not put the address's values back over theirs.
     const listing = await holdRequests(page, '**/console/api/runs?*');
     await page.getByRole('link', { name: 'Clear the filters' }).click();
@@ -1372,6 +1380,42 @@ describe('customer console in Chromium', () => {
     await expect(first.getByLabel('Role of Sam Second').count()).resolves.toBe(0);
     await first.context().close();
   });
+
+  it('an owner who removes themselves is told so first, and lands on the sign-in page saying why', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Leaving Ltd' } });
+    const members: Page[] = [];
+    for (const [email, name] of [
+      ['lea@leaving.example', 'Lea Leaving'],
+      ['sol@leaving.example', 'Sol Staying'],
+    ]) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      context.setDefaultTimeout(10_000);
+      const joined = await context.newPage();
+      await joined.goto((await inviteByOperator(svc, org.body.id, email)).url);
+      await joined.getByLabel('Your name').fill(name);
+      await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await joined.getByLabel('Password again').fill(PASSWORD);
+      await joined.getByRole('button', { name: 'Join and sign in' }).click();
+      await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+      members.push(joined);
+    }
+    const [lea, sol] = members;
+    await goto(lea, '/console/members');
+    await lea.getByRole('button', { name: 'Remove Lea Leaving' }).click();
+    const dialog = lea.getByRole('dialog', { name: 'Remove yourself?' });
+    await dialog.getByText('This is your own account', { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    // Not "your session has ended" with her e-mail filled in: the account is gone, and the page says so.
+    await lea.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await status(lea).getByText('You were removed from Leaving Ltd and are signed out.').waitFor();
+    await expect(lea.getByRole('dialog', { name: 'Your session has ended' }).count()).resolves.toBe(0);
+    await expect(axeViolations(lea)).resolves.toEqual([]);
+    // The other owner no longer sees her.
+    await goto(sol, '/console/members');
+    await sol.getByLabel('Role of Sol Staying').waitFor();
+    await expect(sol.getByText('Lea Leaving').count()).resolves.toBe(0);
+    for (const page of members) await page.context().close();
+  });
   it('a member invited again sets a new password by keyboard alone: no name asked, signed in, the old password refused', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Forgotten Password' } });
     const email = 'rita@forgotten.example';
@@ -1398,6 +1442,8 @@ describe('customer console in Chromium', () => {
     await joined.getByRole('button', { name: 'Send the invitation' }).click();
     await joined.getByRole('heading', { name: 'A link for vic@forgotten.example to set a new password' }).waitFor();
     await status(joined).getByText('vic@forgotten.example is already a member', { exact: false }).waitFor();
+    // Pending, it is listed as what it is, not as an invitation with a role she would not get.
+    await joined.getByRole('listitem').filter({ hasText: 'vic@forgotten.example · a link to set a new password (role kept)' }).waitFor();
     // The operator's quota, in words in the audit log: one preparation, then no limit.
     for (const review_preparations of [1, null])
       await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/quota`, {

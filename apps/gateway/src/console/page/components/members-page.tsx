@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, failureText, type ApiFailure } from '../api';
+import { api, failureText, setCsrfToken, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
+import { navigate } from '../router';
 import { isOwner, refreshSession, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useFocusOnFirstError } from '../use-error-focus';
@@ -32,7 +33,7 @@ interface Invitation {
 const ROLES = ['owner', 'admin', 'viewer'] as const;
 
 /** Who is in the organization; owners invite, change roles and remove (an organization keeps one owner). */
-export function MembersPage({ session }: { session: SessionView }) {
+export function MembersPage({ session, onSignedOut }: { session: SessionView; onSignedOut: () => void }) {
   const owner = isOwner(session);
   const members = useLoad<{ data: Member[] }>('/members');
   const invitations = useLoad<{ data: Invitation[] }>(owner ? '/invitations' : null);
@@ -82,6 +83,14 @@ export function MembersPage({ session }: { session: SessionView }) {
     setRemoving(null);
     try {
       await api('DELETE', `/members/${m.id}`);
+      if (m.id === session.member.id) {
+        // Their own account is gone with its sessions: the sign-in page, saying why, not "your session has ended".
+        setCsrfToken(null);
+        announce(t('members.removed_self', { organization: session.organization.name }));
+        onSignedOut();
+        navigate('/console', true);
+        return;
+      }
       announce(t('members.removed', { name: m.display_name }));
       memberFocus.removed(m);
       members.reload();
@@ -214,7 +223,9 @@ export function MembersPage({ session }: { session: SessionView }) {
             <ul class="cards">
               {invitations.data.data.map((i) => (
                 <li key={i.id}>
-                  {i.email} · {t(`role.${i.role}`)} · <span class="muted">{t('members.expires', { date: formatDate(i.expires_at) })}</span>
+                  {/* A member's link sets a new password and keeps their role: said so, not a role they would not get. */}
+                  {i.email} · {i.password_reset ? t('members.pending_reset') : t(`role.${i.role}`)} ·{' '}
+                  <span class="muted">{t('members.expires', { date: formatDate(i.expires_at) })}</span>
                   <div class="actions">
                     <CopyButton text={i.url} label={t('members.copy_link_of', { email: i.email })} />
                     <button type="button" id={withdrawId(i)} class="secondary" onClick={() => setWithdrawing(i)}>
@@ -229,8 +240,16 @@ export function MembersPage({ session }: { session: SessionView }) {
       )}
       <ConfirmDialog
         open={removing !== null}
-        title={t('members.remove_title', { name: removing?.display_name ?? '' })}
-        body={t('members.remove_body')}
+        title={
+          removing?.id === session.member.id
+            ? t('members.remove_self_title')
+            : t('members.remove_title', { name: removing?.display_name ?? '' })
+        }
+        body={
+          removing?.id === session.member.id
+            ? t('members.remove_self_body', { organization: session.organization.name })
+            : t('members.remove_body')
+        }
         confirm={t('members.remove_confirm')}
         onConfirm={remove}
         onCancel={() => setRemoving(null)}

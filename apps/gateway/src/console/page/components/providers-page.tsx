@@ -3,6 +3,7 @@ import { api, failureText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction, useRowAction } from '../use-action';
+import { useFocusOnFirstError } from '../use-error-focus';
 import { useLoad } from '../use-load';
 import { useRemovalFocus } from '../use-removal-focus';
 import { ConfirmDialog } from './confirm-dialog';
@@ -144,6 +145,9 @@ export function ProvidersPage({ session }: { session: SessionView }) {
 
 function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone: (saved: boolean) => void }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const formRef = useRef<HTMLFormElement>(null);
+  // A refused save: the keyboard goes to the first field the answer names, as in every other form.
+  useFocusOnFirstError(formRef, errors);
   // Opened at the top of the page, away from the button pressed: the focus goes to its first field, in the render that
   // draws it (an effect a frame later would take the focus from a field already being typed in).
   useLayoutEffect(() => document.getElementById('p-name')?.focus(), []);
@@ -198,7 +202,7 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
     </div>
   );
   return (
-    <form class="panel" onSubmit={submit} noValidate aria-labelledby="provider-form-title">
+    <form ref={formRef} class="panel" onSubmit={submit} noValidate aria-labelledby="provider-form-title">
       <h2 id="provider-form-title">{provider ? t('providers.edit_title', { name: provider.name }) : t('providers.add_title')}</h2>
       {input('name', t('providers.name'), provider?.name ?? '')}
       <div>

@@ -132,7 +132,22 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         </div>
       </form>
       <LoadState loading={loading && !data} error={error} onRetry={reload} />
-      {data && data.data.length === 0 && <p>{filtered ? t('runs.none_filtered') : t('runs.none')}</p>}
+      {data && data.data.length === 0 && data.meta.total > 0 && (
+        // A page past the last (an old bookmark): there are runs, on other pages.
+        <p>
+          {t('runs.none_on_page', { pages: data.meta.last_page, count: data.meta.last_page })}{' '}
+          <a
+            href="/console/runs"
+            onClick={(e) => {
+              e.preventDefault();
+              goTo(1);
+            }}
+          >
+            {t('runs.first_page')}
+          </a>
+        </p>
+      )}
+      {data && data.meta.total === 0 && <p>{filtered ? t('runs.none_filtered') : t('runs.none')}</p>}
       {data && data.data.length > 0 && (
         <div class="table-wrap stack" tabIndex={0}>
           <table>

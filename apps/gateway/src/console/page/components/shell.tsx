@@ -78,7 +78,7 @@ function page(section: string, parts: string[], query: URLSearchParams, session:
     case 'usage':
       return <UsagePage />;
     case 'members':
-      return <MembersPage session={session} />;
+      return <MembersPage session={session} onSignedOut={onSignedOut} />;
     case 'audit':
       return <AuditPage />;
     case 'account':
