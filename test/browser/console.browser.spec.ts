@@ -1381,6 +1381,41 @@ describe('customer console in Chromium', () => {
     await first.context().close();
   });
 
+  it('keeps what the keyboard reaches clear of a status message at 360 px', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Narrow Ltd' } });
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    context.setDefaultTimeout(10_000);
+    const narrow = await context.newPage();
+    await narrow.goto((await inviteByOperator(svc, org.body.id, 'nia@narrow.example')).url);
+    await narrow.getByLabel('Your name').fill('Nia Narrow');
+    await narrow.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await narrow.getByLabel('Password again').fill(PASSWORD);
+    await narrow.getByRole('button', { name: 'Join and sign in' }).click();
+    await narrow.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await goto(narrow, '/console/members');
+    for (const who of ['ada', 'bob', 'cy']) {
+      await narrow.getByLabel('E-mail').fill(`${who}@narrow.example`);
+      await narrow.getByRole('button', { name: 'Send the invitation' }).click();
+      await status(narrow).getByText(`${who}@narrow.example`, { exact: false }).waitFor();
+    }
+    await narrow.getByRole('heading', { name: 'Members', level: 1 }).focus();
+    const under: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      await narrow.keyboard.press('Tab');
+      const where = await narrow.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const area = document.querySelector('.status-area.shown');
+        if (!area || area.contains(el) || el === document.body) return null;
+        const message = area.getBoundingClientRect();
+        const at = el.getBoundingClientRect();
+        return at.bottom <= message.top + 0.5 ? null : el.id || el.textContent || el.tagName;
+      });
+      if (where) under.push(where);
+    }
+    expect(under).toEqual([]);
+    await context.close();
+  });
+
   it('an owner who removes themselves is told so first, and lands on the sign-in page saying why', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Leaving Ltd' } });
     const members: Page[] = [];

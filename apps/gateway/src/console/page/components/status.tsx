@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useBottomRoom } from '../../../web-shared/page/bottom-room';
 import { t } from '../i18n';
 
 /** What the last action did, said in the page's live region (and shown) so that every action gives feedback. */
@@ -30,13 +31,15 @@ export const clearStatus = (): void => {
 /** The live region; role=status for results, role=alert for failures. */
 export function StatusRegion() {
   const [status, setStatus] = useState<Status>(current);
+  const area = useRef<HTMLDivElement>(null);
+  useBottomRoom(area, status !== null);
   useEffect(() => {
     listeners.add(setStatus);
     return () => void listeners.delete(setStatus);
   }, []);
   // Shown until the member dismisses it or goes to another page (main.tsx), so nothing stays covered for long.
   return (
-    <div class={status ? `status-area shown ${status.kind}` : 'status-area'}>
+    <div ref={area} class={status ? `status-area shown ${status.kind}` : 'status-area'}>
       <p role="status" class={status?.kind === 'ok' ? 'notice ok' : 'visually-hidden'}>
         {status?.kind === 'ok' ? status.text : ''}
       </p>

@@ -1,7 +1,7 @@
 /** The review (open, or closed and read-only): its notices, the live region, mapping, preview, rows with problems and actions. */
 import { useRef } from 'preact/hooks';
 import { messages, t } from '../i18n';
-import { useStickyBarRoom } from '../sticky-bar-room';
+import { useBottomRoom } from '../../../web-shared/page/bottom-room';
 import { approve, cancel, type State } from '../state';
 import type { ReviewView } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
@@ -13,7 +13,7 @@ import { ClosedNotice } from './states';
 export function Review({ s, view }: { s: State; view: ReviewView }) {
   const active = view.phase === 'active';
   const bar = useRef<HTMLDivElement>(null);
-  useStickyBarRoom(bar, active);
+  useBottomRoom(bar, active);
   return (
     <>
       {!active && <ClosedNotice view={view} justActed={s.justActed} />}

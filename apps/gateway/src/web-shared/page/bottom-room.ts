@@ -1,0 +1,29 @@
+/**
+ * Keeps what takes the focus clear of what stays at the bottom of the screen (the review's actions
+ * bar, the console's status message): the page's bottom scroll padding follows that element's height
+ * (it wraps onto more lines on a phone), so the browser scrolls a focused control, or a message
+ * scrolled into view, above it rather than under it (WCAG 2.4.11). The height is the CSS variable
+ * `--bottom-room`, which each page's style reads.
+ */
+import type { RefObject } from 'preact';
+import { useLayoutEffect } from 'preact/hooks';
+
+/** `shown`: whether the element is drawn (a closed review has no actions bar; no message, no status). */
+export function useBottomRoom(element: RefObject<HTMLElement | null>, shown: boolean): void {
+  useLayoutEffect(() => {
+    const at = element.current;
+    const root = document.documentElement;
+    if (!at || !shown) {
+      root.style.removeProperty('--bottom-room');
+      return;
+    }
+    const measure = () => root.style.setProperty('--bottom-room', `${Math.ceil(at.getBoundingClientRect().height)}px`);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(at);
+    return () => {
+      observer.disconnect();
+      root.style.removeProperty('--bottom-room');
+    };
+  }, [element, shown]);
+}
