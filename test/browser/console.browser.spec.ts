@@ -164,6 +164,9 @@ describe('customer console in Chromium', () => {
     const again = await browser.newPage();
     await again.goto(invitation.url);
     await again.getByRole('alert').filter({ hasText: 'already used' }).waitFor();
+    // A link whose id was cut short when pasted: not valid, said so (it showed the sign-in form).
+    await again.goto(invitation.url.replace(/(invitations\/[0-9a-f]{8})[0-9a-f-]+/, '$1'));
+    await again.getByRole('alert').filter({ hasText: /not valid/ }).waitFor();
     await again.close();
 
     // An invitation to another organization for the same address: refused when accepted, and the message that takes
@@ -740,6 +743,10 @@ describe('customer console in Chromium', () => {
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
     // In words, and in the right number ("1 row").
     await page.getByRole('listitem').filter({ hasText: 'Created (File upload)' }).waitFor();
+    // Which file the run is of, beside its id.
+    await expect(page.locator('dl.facts dt', { hasText: 'File' }).locator('xpath=following-sibling::dd[1]').innerText()).resolves.toBe(
+      'customers.csv',
+    );
     await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 row as json' }).waitFor();
     await page.getByRole('link', { name: 'Download the output' }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);

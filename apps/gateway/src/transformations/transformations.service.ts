@@ -242,9 +242,11 @@ export class TransformationsService {
     };
   }
 
-  async show(caller: Caller, runId: string) {
+  /** The run resource; `withFacts` (the console) adds when it was created and its file name, as the console's list does. */
+  async show(caller: Caller, runId: string, withFacts = false) {
     const run = await this.findRun(caller, runId);
-    return this.presenter.present(run);
+    const resource = await this.presenter.present(run);
+    return withFacts ? { ...resource, created_at: run.created_at, filename: run.filename } : resource;
   }
 
   /** The run of the caller's organization, from the read model or, if not projected yet, from its stream; for display only (frozen). */

@@ -44,7 +44,7 @@ export class ConsoleRunsController {
   async show(@Req() req: ConsoleRequest, @Param('id') id: string) {
     if (!UUID_RE.test(id)) throw runNotFound();
     const caller = callerOf(req);
-    const run = await this.runs.show({ organizationId: caller.organization.id, apiKeyId: 'console' }, id.toLowerCase());
+    const run = await this.runs.show({ organizationId: caller.organization.id, apiKeyId: 'console' }, id.toLowerCase(), true);
     return { data: runForRole(run, caller.member.role) };
   }
 

@@ -25,6 +25,9 @@ interface Run {
   rows_excluded?: number | null;
   notification_status: string | null;
   error: { code: string; message: string } | null;
+  /** Beside the resource, as in the console's list: which file, and when. */
+  filename?: string | null;
+  created_at?: string;
   [key: string]: unknown;
 }
 interface TimelineEntry {
@@ -108,6 +111,18 @@ function RunSummary({ run }: { run: Run }) {
   return (
     <>
       <dl class="facts">
+        {run.filename && (
+          <>
+            <dt>{t('run.file')}</dt>
+            <dd>{run.filename}</dd>
+          </>
+        )}
+        {run.created_at && (
+          <>
+            <dt>{t('run.created')}</dt>
+            <dd>{formatDate(run.created_at)}</dd>
+          </>
+        )}
         <dt>{t('run.stage')}</dt>
         <dd>{t(`stage.${run.stage}`)}</dd>
         <dt>{t('run.status')}</dt>
