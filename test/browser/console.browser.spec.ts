@@ -166,7 +166,10 @@ describe('customer console in Chromium', () => {
     await again.getByRole('alert').filter({ hasText: 'already used' }).waitFor();
     // A link whose id was cut short when pasted: not valid, said so (it showed the sign-in form).
     await again.goto(invitation.url.replace(/(invitations\/[0-9a-f]{8})[0-9a-f-]+/, '$1'));
-    await again.getByRole('alert').filter({ hasText: /not valid/ }).waitFor();
+    await again
+      .getByRole('alert')
+      .filter({ hasText: /not valid/ })
+      .waitFor();
     await again.close();
 
     // An invitation to another organization for the same address: refused when accepted, and the message that takes
