@@ -44,8 +44,13 @@ export interface RunListFilter {
   status?: string;
   stage?: string;
   input_source?: string;
-  /** The review's state (`active`, `approved`, `canceled`, `expired`): what tells a run in review from a finished one. */
+  /**
+   * The review's state as the API shows it (`active`, `approved`, `canceled`, `expired`): what tells a run in review
+   * from a finished one. `expired` is no stored state: an `active` review whose deadline is past `now`.
+   */
   review_state?: string;
+  /** The instant a review's deadline is judged against (ISO 8601), with `review_state`. */
+  now?: string;
   /** ISO 8601 bounds of created_at, inclusive. */
   created_after?: string;
   created_before?: string;

@@ -40,6 +40,8 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
   choice('stage', STAGES);
   if (extended) choice('input_source', INPUT_SOURCES);
   if (extended) choice('review_state', REVIEW_STATES);
+  // `expired` is an active review past its deadline: judged now.
+  if (filter.review_state !== undefined) filter.now = new Date().toISOString();
   for (const name of ['created_after', 'created_before'] as const) {
     const v = query[name];
     if (v === undefined) continue;

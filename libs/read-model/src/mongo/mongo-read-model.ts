@@ -25,6 +25,7 @@ const runSchema = new Schema(
     created_at: { type: String, default: null },
     input_source: { type: String, default: null },
     review_state: { type: String, default: null },
+    review_expires_at: { type: String, default: null },
     processed_rows: { type: Number, default: 0 },
     /** Lower-cased file name and metadata JSON, for the list's text filter. */
     search_text: { type: String, default: '' },
@@ -114,6 +115,7 @@ export class MongoReadModel implements RunReadModel {
       created_at: run.created_at,
       input_source: run.input_source,
       review_state: run.review_state,
+      review_expires_at: run.review_expires_at ?? null,
       processed_rows: run.processed_rows ?? 0,
       search_text: `${run.filename ?? ''}\n${run.metadata ? JSON.stringify(run.metadata) : ''}`.toLowerCase(),
     };
@@ -135,8 +137,16 @@ export class MongoReadModel implements RunReadModel {
     limit: number,
   ): Promise<{ items: RunState[]; total: number }> {
     const query: Record<string, unknown> = { organization_id: organizationId };
-    for (const field of ['status', 'stage', 'input_source', 'review_state'] as const)
-      if (filter[field] !== undefined) query[field] = filter[field];
+    for (const field of ['status', 'stage', 'input_source'] as const) if (filter[field] !== undefined) query[field] = filter[field];
+    if (filter.review_state !== undefined) {
+      // As the API shows it (effectiveReviewState): an active review past its deadline is expired. A document saved
+      // before review_expires_at was copied has none until its next save, and counts as active.
+      const now = filter.now ?? new Date().toISOString();
+      if (filter.review_state === 'expired') Object.assign(query, { review_state: 'active', review_expires_at: { $lte: now } });
+      else if (filter.review_state === 'active')
+        Object.assign(query, { review_state: 'active', $or: [{ review_expires_at: null }, { review_expires_at: { $gt: now } }] });
+      else query.review_state = filter.review_state;
+    }
     if (filter.created_after !== undefined || filter.created_before !== undefined)
       query.created_at = {
         ...(filter.created_after !== undefined ? { $gte: filter.created_after } : {}),

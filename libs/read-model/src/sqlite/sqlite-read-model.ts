@@ -61,6 +61,7 @@ export class SqliteReadModel implements RunReadModel {
       created_at: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.created_at')) VIRTUAL",
       input_source: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.input_source')) VIRTUAL",
       review_state: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.review_state')) VIRTUAL",
+      review_expires_at: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.review_expires_at')) VIRTUAL",
     });
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_org_created ON runs (organization_id, created_at, id)');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
@@ -90,10 +91,21 @@ export class SqliteReadModel implements RunReadModel {
   ): Promise<{ items: RunState[]; total: number }> {
     const where = ['organization_id = @org'];
     const params: Record<string, string | number> = { org: organizationId, limit, offset };
-    for (const column of ['status', 'stage', 'input_source', 'review_state'] as const) {
+    for (const column of ['status', 'stage', 'input_source'] as const) {
       if (filter[column] !== undefined) {
         where.push(`${column} = @${column}`);
         params[column] = filter[column]!;
+      }
+    }
+    if (filter.review_state !== undefined) {
+      // As the API shows it (effectiveReviewState): an active review past its deadline is expired.
+      params.now = filter.now ?? new Date().toISOString();
+      if (filter.review_state === 'expired') where.push("review_state = 'active' AND review_expires_at <= @now");
+      else if (filter.review_state === 'active')
+        where.push("review_state = 'active' AND (review_expires_at IS NULL OR review_expires_at > @now)");
+      else {
+        where.push('review_state = @review_state');
+        params.review_state = filter.review_state;
       }
     }
     if (filter.created_after !== undefined) {

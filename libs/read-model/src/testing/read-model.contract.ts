@@ -46,6 +46,7 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
           stage: 'review',
           status: 'completed',
           review_state: 'active',
+          review_expires_at: at(8),
           input_source: 'upload',
           filename: 'People.csv',
           metadata: null,
@@ -93,8 +94,12 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await ids({ status: 'failed' })).toEqual({ ids: [2], total: 1 });
       // A run in review and a finished one are both `completed`; their review's state tells them apart.
       expect(await ids({ status: 'completed' })).toEqual({ ids: [1, 0], total: 2 });
-      expect(await ids({ status: 'completed', review_state: 'active' })).toEqual({ ids: [0], total: 1 });
+      expect(await ids({ status: 'completed', review_state: 'active', now: at(7) })).toEqual({ ids: [0], total: 1 });
+      expect(await ids({ review_state: 'expired', now: at(7) })).toEqual({ ids: [], total: 0 });
       expect(await ids({ review_state: 'approved' })).toEqual({ ids: [1], total: 1 });
+      // Past its deadline, the active review is expired, as the API shows it; it is no longer in review.
+      expect(await ids({ review_state: 'expired', now: at(9) })).toEqual({ ids: [0], total: 1 });
+      expect(await ids({ review_state: 'active', now: at(9) })).toEqual({ ids: [], total: 0 });
       expect(await ids({ stage: 'final' })).toEqual({ ids: [1], total: 1 });
       expect(await ids({ input_source: 'upload' })).toEqual({ ids: [2, 0], total: 2 });
       expect(await ids({ created_after: at(2), created_before: at(3) })).toEqual({ ids: [2, 1], total: 2 });
