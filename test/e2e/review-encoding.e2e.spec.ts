@@ -68,6 +68,18 @@ describe("review: choosing a text file's encoding", () => {
     expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
   });
 
+  it("keeps the reviewer's header-row answer: the first row stays a row of data when the file is read in another encoding", async () => {
+    const { api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
+    const headerless = await call(api.at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect(headerless.body).toMatchObject({ input_has_header: false, total_rows: 3 });
+    const chosen = await choose({ encoding: 'windows-1250' });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toMatchObject({ encoding: 'windows-1250', input_has_header: false, total_rows: 3 });
+    expect(chosen.body.source_headers).toEqual(headerless.body.source_headers);
+    // The first row, read in windows-1250, is data: its "Città" is a value now ("Cittŕ").
+    expect((await api.preview()).body.rows).toHaveLength(3);
+  });
+
   it('refuses an encoding the file cannot be read in, one not offered, and a choice where there is none, in the envelope', async () => {
     const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
     const version = (await api.state()).body.mapping_version;

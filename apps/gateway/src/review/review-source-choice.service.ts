@@ -37,7 +37,9 @@ export class ReviewSourceChoiceService {
       throw ApiError.validation({ encoding: ['The encoding must be one of those the review offers (the state\'s "encodings").'] });
     requireEncodingChoice(run, encoding, new Date().toISOString());
     if (encoding === run.encoding) return this.review.view(run);
-    const read = await this.read(run, { encoding }, 'encoding_unreadable', `The file cannot be read as ${encoding}`);
+    // The reviewer's answer about the header row stands: the same rows, read in another encoding.
+    const asChosen: RunState = { ...run, input_has_header_override: run.input_has_header ?? run.input_has_header_override };
+    const read = await this.read(asChosen, { encoding }, 'encoding_unreadable', `The file cannot be read as ${encoding}`);
     return this.review.act(run, { type: 'ChooseEncoding', encoding, read, at: new Date().toISOString() }, requestId);
   }
 

@@ -205,6 +205,7 @@ export class ReviewController {
         input_has_header: body.input_has_header,
         first_row: firstRow,
         sheet: run.sheet ?? null,
+        encoding: run.encoding,
         at: new Date().toISOString(),
       },
       String(req.id),

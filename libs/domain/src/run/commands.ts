@@ -50,7 +50,7 @@ export type RunCommand =
    * The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read,
    * from `sheet` (a workbook's sheet the read saw chosen; null: the first). Refused when another sheet is chosen meanwhile.
    */
-  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; sheet?: string | null; at: string }
+  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; sheet?: string | null; encoding?: string | null; at: string }
   /**
    * The reviewer's choice of another worksheet; `read` is what the inspection read from it
    * (its headers with the first row taken as at ingestion, and its data rows).

@@ -237,6 +237,9 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       // The first row was read from the sheet the read model showed: another tab may have chosen another since.
       if (command.sheet !== undefined && command.sheet !== (run.sheet ?? null))
         refuse('mapping_conflict', 'Another sheet was chosen since this page loaded; reload the review and choose again.');
+      // Likewise the encoding: the first row's names were decoded in the one read then.
+      if (command.encoding !== undefined && command.encoding !== run.encoding)
+        refuse('mapping_conflict', 'Another encoding was chosen since this page loaded; reload the review and choose again.');
       const chosen = headerChoice(run, command);
       return [
         {
@@ -269,6 +272,9 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       requireEncodingChoice(run, command.encoding, command.at);
       if (command.encoding === run.encoding) return [];
       const { source_headers, input_has_header, total_rows } = command.read;
+      // The file was read with the header row as it was then: another tab may have answered otherwise since.
+      if (input_has_header !== run.input_has_header)
+        refuse('mapping_conflict', 'The header row was chosen again since the file was read; reload the review and choose again.');
       return [
         {
           type: 'EncodingChosen',

@@ -59,6 +59,25 @@ describe('choosing the encoding of a text file', () => {
     });
   });
 
+  it('refuses a read made with another header row than the run now has (another tab answered since), and a header choice read in another encoding', () => {
+    const headerless: RunCommand = {
+      type: 'ChooseEncoding',
+      encoding: 'windows-1252',
+      read: { ...readAs1252, input_has_header: false },
+      at: T0,
+    };
+    expect(refusal(review, headerless)).toBe('mapping_conflict');
+    const staleHeader: RunCommand = {
+      type: 'ChooseHeaderRow',
+      input_has_header: false,
+      first_row: ['E-mail', 'StraÃŸe', 'Full name'],
+      encoding: 'windows-1252',
+      at: T0,
+    };
+    expect(refusal(review, staleHeader)).toBe('mapping_conflict');
+    expect(decide({ ...staleHeader, encoding: 'windows-1250' }, fold(review)).map((e) => e.type)).toEqual(['HeaderRowChosen']);
+  });
+
   it('the encoding already read changes nothing', () => {
     expect(decide(choose('windows-1250'), fold(review))).toEqual([]);
   });
