@@ -17,8 +17,8 @@ const ALIASES: Record<string, string> = {
 /**
  * The code pages of the review languages (Western European, Polish/Central European,
  * Arabic) and Cyrillic. On a short sample chardet's scores are close; a candidate from
- * this list within 80% of the best score wins over a rarer code page, and among those windows-1252,
- * the commonest, wins.
+ * this list within 80% of the best score wins over a rarer code page, and windows-1252, the commonest,
+ * wins a close call with windows-1250.
  */
 const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'windows-1251']);
 const CLOSE_CALL = 0.8;
@@ -33,7 +33,8 @@ function guessLegacyEncoding(sample: Buffer): string | null {
   if (candidates.length === 0) return null;
   const best = candidates[0];
   const close = candidates.filter((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
-  const preferred = close.find((c) => c.name === 'windows-1252') ?? close[0];
+  // Between the two Latin ones only: Cyrillic and Arabic keep their rank.
+  const preferred = close[0]?.name === 'windows-1250' ? (close.find((c) => c.name === 'windows-1252') ?? close[0]) : close[0];
   const chosen = (preferred ?? best).name;
   // Between Western and Central European the letters decide where they can (western-or-central.ts).
   const pick = chosen === 'windows-1252' || chosen === 'windows-1250' ? (westernOrCentral(sample) ?? chosen) : chosen;

@@ -66,9 +66,11 @@ let readings: Record<WesternOrCentral, Reading> | null = null;
  * What tells against reading a sample in a code page, the strongest first: a sign between two letters
  * ("Wroc³aw", "Iaºi": a letter in the other code page); words whose letters past ASCII no one language
  * writes together ("Kjćr" is, "Jiøí" is not); letters past ASCII outside the one language that has most of them.
+ * With the letters past ASCII the reading makes, to weigh the first by.
  */
-function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): [number, number, number] {
+function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): { against: [number, number, number]; letters: number } {
   let signsInWords = 0;
+  let letters = 0;
   let mixedWords = 0;
   const outside = new Uint32Array(32);
   let word = all; // the languages that write every letter of the word so far
@@ -77,6 +79,7 @@ function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): [
     const byte = i < sample.length ? sample[i] : 0x20;
     if (letter[byte]) {
       if (byte >= 0x80) {
+        letters++;
         word &= languages[byte];
         wordHasOwnLetters = true;
         for (let l = 0; all >> l; l++) if (!(languages[byte] & (1 << l))) outside[l]++;
@@ -90,8 +93,11 @@ function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): [
   }
   let fewestOutside = Infinity;
   for (let l = 0; all >> l; l++) fewestOutside = Math.min(fewestOutside, outside[l]);
-  return [signsInWords, mixedWords, fewestOutside];
+  return { against: [signsInWords, mixedWords, fewestOutside], letters };
 }
+
+/** A sign between letters decides alone when it is not a stray one ("nºs" in a Portuguese file of hundreds of accents). */
+const SIGNS_SHARE = 20;
 
 const definedIn = (sample: Buffer, codePage: WesternOrCentral): boolean => !iconv.decode(sample, codePage).includes('\uFFFD');
 
@@ -106,11 +112,14 @@ export function westernOrCentral(sample: Buffer): WesternOrCentral | null {
   if (western !== central) return western ? 'windows-1252' : 'windows-1250';
   if (!western) return null;
   readings ??= { 'windows-1252': readingOf('windows-1252'), 'windows-1250': readingOf('windows-1250') };
-  const against1252 = evidenceAgainst(sample, readings['windows-1252']);
-  const against1250 = evidenceAgainst(sample, readings['windows-1250']);
-  for (let k = 0; k < against1252.length; k++) {
-    if (against1252[k] < against1250[k]) return 'windows-1252';
-    if (against1250[k] < against1252[k]) return 'windows-1250';
+  const western1252 = evidenceAgainst(sample, readings['windows-1252']);
+  const central1250 = evidenceAgainst(sample, readings['windows-1250']);
+  const [a, b] = [western1252.against, central1250.against];
+  const letters = Math.max(western1252.letters, central1250.letters);
+  for (let k = 0; k < a.length; k++) {
+    if (k === 0 && Math.abs(a[0] - b[0]) * SIGNS_SHARE < letters) continue;
+    if (a[k] < b[k]) return 'windows-1252';
+    if (b[k] < a[k]) return 'windows-1250';
   }
   return null;
 }

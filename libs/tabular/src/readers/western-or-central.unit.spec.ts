@@ -111,6 +111,11 @@ describe('westernOrCentral', () => {
     expect(westernOrCentral(Buffer.from([0x83, 0x6f, 0x6f, 0x0a]))).toBe('windows-1252');
   });
 
+  it('does not let one stray sign between letters outweigh a whole file ("nºs" in a Portuguese list stays windows-1252)', () => {
+    const text = `${listOf(WORDS.Portuguese.words, 40, 5)}Observação;nºs 5 e 6;0\n`;
+    expect(detectEncoding(iconv.encode(text, 'windows-1252'))).toBe('windows-1252');
+  });
+
   it('weighs a sign between two letters above any other evidence ("Wroc³aw" is Wrocław)', () => {
     // One Polish ł (B3, ³ in windows-1252) inside a word among Western letters only.
     const sample = iconv.encode('Wrocław;Zürich;Málaga\n', 'windows-1250');
