@@ -104,7 +104,23 @@ describe('hosted review page: the encoding of a text file', () => {
     await page.keyboard.press('ArrowUp');
     await page.getByText(/could not be saved.*cannot be read as utf-8/i).waitFor();
     await expect(encoding.inputValue()).resolves.toBe('windows-1252');
+    // The select was disabled while the file was read: the keyboard is back on it.
+    await expect(focusedId(page)).resolves.toBe('encoding-choice');
     expect((await reviewApi(run.review_url).state()).body.encoding).toBe('windows-1252');
+  });
+
+  it('approving while an encoding chosen is still settling reads it first, and approves what it shows', async () => {
+    const run = await textRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('combobox', { name: 'Text encoding' }).focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    // At once, within the choice's settling time.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('The file is now read as Central European (windows-1250).').waitFor();
+    await page.getByRole('dialog', { name: 'Approve this mapping?' }).getByRole('button', { name: 'Yes, approve' }).click();
+    const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final');
+    const records = (await (await fetch(done.download_url)).json()) as { first_name: string }[];
+    expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
   });
 
   it.each([

@@ -5,7 +5,7 @@
  * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
  */
 import { api, errorText, type ApiFailure } from './api';
-import { isolate, numbers, t, type Params } from './i18n';
+import { numbers, t, type Params } from './i18n';
 import type {
   CustomerChecks,
   Field,
@@ -69,7 +69,11 @@ export interface State {
   listed: ProblemCount | null;
   /** What the list of rows with problems shows: a field and a kind (or any) and a page. */
   filter: { field: string | null; kind: string | null; page: number };
-  problemRows: { status: string; page: { rows: NumberedRow[]; seq: number; first: boolean; last: boolean; pages: number } | null };
+  problemRows: {
+    status: string;
+    /** `pending`: another filter was asked and its pages are not known yet (the pager waits). */
+    page: { rows: NumberedRow[]; seq: number; first: boolean; last: boolean; pages: number; pending?: boolean } | null;
+  };
   /** An approval or cancellation is being sent. */
   busy: boolean;
   /** The reviewer approved or canceled in this page (not a page opened on a closed review). */
@@ -232,7 +236,7 @@ function save(): Promise<unknown> {
 
 /** The first row is (or is not) the header: the columns and the suggested mapping are read again. */
 export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
-  await savedMapping();
+  await settled();
   let next;
   try {
     next = await api<ReviewView>('header', 'POST', { input_has_header: hasHeader });
@@ -247,54 +251,60 @@ export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
 }
 
 /**
- * Another sheet of the workbook: the service reads it whole (headers and rows), keeps the mapping
- * where its columns match, and the editor is drawn afresh from that view.
+ * How the file is read, as the reviewer chooses: another sheet of a workbook, or another encoding of a
+ * text file. The service reads the file whole again (headers and rows), keeps the mapping where it can,
+ * and the editor is drawn afresh from that view. `shown`: the choice as the page names it.
  */
-export async function chooseSheet(sheet: string): Promise<void> {
+async function chooseSource(path: 'sheet' | 'encoding', value: string, shown: string): Promise<void> {
   await savedMapping();
   set({ busy: true });
-  say(t('sheet_reading', { sheet: isolate(sheet) }));
+  say(t(`${path}_reading`, { [path]: shown }));
   let next;
   try {
-    next = await api<ReviewView>('sheet', 'POST', { sheet });
+    next = await api<ReviewView>(path, 'POST', { [path]: value });
   } catch (err) {
     set({ busy: false });
     await onActionRefused(err as ApiFailure, 'save_failed');
-    // The select shows the sheet still read, whatever the reviewer picked.
-    const select = document.getElementById('sheet-choice') as HTMLSelectElement | null;
-    if (select && state.view?.sheet) select.value = state.view.sheet;
+    // The select shows what is still read, whatever the reviewer picked, and has the keyboard back (it was disabled).
+    const select = document.getElementById(`${path}-choice`) as HTMLSelectElement | null;
+    const current = path === 'sheet' ? state.view?.sheet : state.view?.encoding;
+    if (select && current) select.value = current;
+    focusById(`${path}-choice`);
     return;
   }
   set({ busy: false, count: null });
   show(next, true);
-  say(t('sheet_chosen', { sheet: isolate(sheet) }), 'ok');
-  focusById('sheet-choice');
+  say(t(`${path}_chosen`, { [path]: shown }), 'ok');
+  focusById(`${path}-choice`);
 }
 
 /**
- * Another encoding for the uploaded text file (its letters read wrong): the service reads the file
- * again in it, each field keeps the column in its place, and the editor is drawn afresh from that view.
+ * A closed select changes at each arrow key, and a sheet or an encoding chosen reads the whole file
+ * again: the choice is made once the reviewer stops on an option (the select stays usable meanwhile).
  */
-export async function chooseEncoding(encoding: string, shown: string): Promise<void> {
-  await savedMapping();
-  set({ busy: true });
-  say(t('encoding_reading', { encoding: shown }));
-  let next;
-  try {
-    next = await api<ReviewView>('encoding', 'POST', { encoding });
-  } catch (err) {
-    set({ busy: false });
-    await onActionRefused(err as ApiFailure, 'save_failed');
-    // The select shows the encoding still read, whatever the reviewer picked.
-    const select = document.getElementById('encoding-choice') as HTMLSelectElement | null;
-    if (select && state.view?.encoding) select.value = state.view.encoding;
-    return;
-  }
-  set({ busy: false, count: null });
-  show(next, true);
-  say(t('encoding_chosen', { encoding: shown }), 'ok');
-  focusById('encoding-choice');
+const SOURCE_SETTLE_MS = 500;
+let unreadChoice: { timer: ReturnType<typeof setTimeout>; run: () => Promise<void> } | null = null;
+
+export function chooseSourceWhenSettled(path: 'sheet' | 'encoding', value: string, shown: string): void {
+  if (unreadChoice) clearTimeout(unreadChoice.timer);
+  const run = () => {
+    unreadChoice = null;
+    return chooseSource(path, value, shown);
+  };
+  unreadChoice = { timer: setTimeout(() => void run(), SOURCE_SETTLE_MS), run };
 }
+
+/** Whatever is still settling, done now: the mapping saved, then a sheet or an encoding read. What acts on the review waits for it. */
+async function settled(): Promise<unknown> {
+  await savedMapping();
+  if (unreadChoice) {
+    clearTimeout(unreadChoice.timer);
+    await unreadChoice.run();
+  }
+  return saving;
+}
+// The reviewer leaves: what is still settling is sent (as far as the browser lets a page that is going away).
+addEventListener('pagehide', () => void settled());
 
 /** An enum field's values over the whole file, for mapping them to the allowed ones (null when the call failed). */
 export async function picklistValues(field: string): Promise<PicklistValues | null> {
@@ -385,7 +395,9 @@ async function followCustomerChecks(checks: CustomerChecks | undefined, seq: num
 // ---- Rows with problems over the whole file, filtered and paged (by the service, 20 a page) ----
 
 export function filterProblems(which: 'field' | 'kind', value: string): void {
-  set({ filter: { ...state.filter, [which]: value || null, page: 1 } });
+  // The pages of another filter are not known until it is answered: the pager waits for them.
+  const page = state.problemRows.page && { ...state.problemRows.page, pending: true, first: true, last: true };
+  set({ filter: { ...state.filter, [which]: value || null, page: 1 }, problemRows: { ...state.problemRows, page } });
   void refreshProblemRows();
 }
 
@@ -394,6 +406,7 @@ export function filterProblems(which: 'field' | 'kind', value: string): void {
  * pages the last answer counted, so presses quicker than the answers do not run past the last page.
  */
 export function turnProblemPage(to: number | 'first' | 'last'): void {
+  if (state.problemRows.page?.pending) return;
   const pages = state.problemRows.page?.pages ?? 1;
   const wanted = to === 'first' ? 1 : to === 'last' ? pages : state.filter.page + to;
   const page = Math.min(pages, Math.max(1, wanted));
@@ -486,14 +499,17 @@ async function recordFix(
   doneKey: string,
   failed: { key: string; params?: Params } = { key: 'fix_failed' },
 ): Promise<string | null> {
-  await savedMapping();
+  await settled();
   try {
     const next = await api<ReviewView>(path, 'POST', body);
     // A fix leaves the mapping as it is: another version than the page's means another reviewer changed the
     // mapping meanwhile. The page takes theirs, or its next save or approval would put the old one back.
-    const mappingMoved = state.view !== null && next.mapping_version !== state.view.mapping_version;
+    const shownView = state.view;
+    const mappingMoved = shownView !== null && next.mapping_version > shownView.mapping_version;
+    // An answer older than the view (a save of the mapping answered first) keeps the view's mapping, not its own.
+    const older = shownView !== null && next.mapping_version < shownView.mapping_version;
     set({
-      view: next,
+      view: older ? { ...next, mapping_version: shownView.mapping_version, mapping_rule: shownView.mapping_rule } : next,
       live: mappingMoved ? { text: t('saved_mapping_changed'), kind: 'warn' } : { text: t(doneKey), kind: 'ok' },
       count: null,
       ...(mappingMoved ? { mapping: { ...(next.mapping_rule || {}) } } : {}),
@@ -545,7 +561,7 @@ export function chooseRows(rows: RowsChoice): void {
 }
 
 export async function approve(): Promise<void> {
-  await savedMapping();
+  await settled();
   const { view, mapping, count } = state;
   if (!view) return;
   const unmapped = view.fields.filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);

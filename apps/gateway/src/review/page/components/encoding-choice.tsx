@@ -4,7 +4,7 @@
  * chooses the encoding the file was saved in.
  */
 import { t } from '../i18n';
-import { chooseEncoding } from '../state';
+import { chooseSourceWhenSettled } from '../state';
 import type { ReviewView } from '../types';
 
 /** The languages each encoding is for, as the select names it ("Central European (windows-1250)"). */
@@ -25,31 +25,23 @@ const REGIONS: Record<string, string> = {
 const encodingName = (encoding: string): string =>
   REGIONS[encoding] ? `${t(`encoding_region_${REGIONS[encoding]}`)} (${encoding})` : encoding;
 
-/**
- * A closed select changes at each arrow key, and the file is read again when an encoding is chosen:
- * it is chosen once the reviewer stops (as a workbook's sheet is).
- */
-const ENCODING_SETTLE_MS = 500;
-let choosing: ReturnType<typeof setTimeout> | undefined;
-function chooseWhenSettled(encoding: string): void {
-  clearTimeout(choosing);
-  choosing = setTimeout(() => void chooseEncoding(encoding, encodingName(encoding)), ENCODING_SETTLE_MS);
-}
-
 export function EncodingChoice({ view, readOnly, busy }: { view: ReviewView; readOnly: boolean; busy: boolean }) {
   if (!view.encoding || view.encodings.length === 0) return null;
   return (
     <div class="sheet-choice encoding-choice">
       <label for="encoding-choice">{t('encoding_label')}</label>
+      {/* Not controlled: a redraw while the choice settles (a message, a count) must not put the encoding read back. */}
       <select
+        key={view.encoding}
         id="encoding-choice"
-        value={view.encoding}
         disabled={readOnly || busy}
         aria-describedby="encoding-choice-hint"
-        onChange={(e) => chooseWhenSettled(e.currentTarget.value)}
+        onChange={(e) => chooseSourceWhenSettled('encoding', e.currentTarget.value, encodingName(e.currentTarget.value))}
       >
         {view.encodings.map((encoding) => (
-          <option value={encoding}>{encodingName(encoding)}</option>
+          <option value={encoding} selected={encoding === view.encoding}>
+            {encodingName(encoding)}
+          </option>
         ))}
       </select>
       <p id="encoding-choice-hint" class="muted">

@@ -60,21 +60,23 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
           fixable={view.phase === 'active'}
         />
       </div>
-      {/* aria-disabled, not disabled: the button that reached the first or last page keeps the keyboard. */}
-      <div class="pager">
-        <button type="button" id="problem-first" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage('first')}>
-          {t('problem_rows_first')}
-        </button>
-        <button type="button" id="problem-prev" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage(-1)}>
-          {t('problem_rows_prev')}
-        </button>
-        <button type="button" id="problem-next" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage(1)}>
-          {t('problem_rows_next')}
-        </button>
-        <button type="button" id="problem-last" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage('last')}>
-          {t('problem_rows_last')}
-        </button>
-      </div>
+      {/* Only for a list of more than one page. aria-disabled, not disabled: the button that reached an end keeps the keyboard. */}
+      {page && (page.pages > 1 || page.pending) && (
+        <div class="pager">
+          <button type="button" id="problem-first" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage('first')}>
+            {t('problem_rows_first')}
+          </button>
+          <button type="button" id="problem-prev" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage(-1)}>
+            {t('problem_rows_prev')}
+          </button>
+          <button type="button" id="problem-next" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage(1)}>
+            {t('problem_rows_next')}
+          </button>
+          <button type="button" id="problem-last" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage('last')}>
+            {t('problem_rows_last')}
+          </button>
+        </div>
+      )}
     </section>
   );
 }

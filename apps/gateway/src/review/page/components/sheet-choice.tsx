@@ -1,18 +1,7 @@
 /** For a workbook with more than one sheet with data: which sheet the columns and rows are read from. */
 import { isolate, t } from '../i18n';
-import { chooseSheet } from '../state';
+import { chooseSourceWhenSettled } from '../state';
 import type { ReviewView } from '../types';
-
-/**
- * A closed select changes at each arrow key, and a sheet is read whole when chosen (the select waits,
- * disabled, meanwhile, and a key pressed then was lost): the sheet is chosen once the reviewer stops.
- */
-const SHEET_SETTLE_MS = 500;
-let choosing: ReturnType<typeof setTimeout> | undefined;
-function chooseWhenSettled(sheet: string): void {
-  clearTimeout(choosing);
-  choosing = setTimeout(() => void chooseSheet(sheet), SHEET_SETTLE_MS);
-}
 
 export function SheetChoice({ view, readOnly, busy }: { view: ReviewView; readOnly: boolean; busy: boolean }) {
   // Sheets without data have nothing to map; the one read is listed whatever it holds.
@@ -21,15 +10,18 @@ export function SheetChoice({ view, readOnly, busy }: { view: ReviewView; readOn
   return (
     <div class="sheet-choice">
       <label for="sheet-choice">{t('sheet_label')}</label>
+      {/* Not controlled: a redraw while the choice settles (a message, a count) must not put the sheet read back. */}
       <select
+        key={view.sheet}
         id="sheet-choice"
-        value={view.sheet}
         disabled={readOnly || busy}
         aria-describedby="sheet-choice-hint"
-        onChange={(e) => chooseWhenSettled(e.currentTarget.value)}
+        onChange={(e) => chooseSourceWhenSettled('sheet', e.currentTarget.value, isolate(e.currentTarget.value))}
       >
         {choices.map((s) => (
-          <option value={s.name}>{s.state === 'visible' ? isolate(s.name) : t('sheet_hidden', { name: isolate(s.name) })}</option>
+          <option value={s.name} selected={s.name === view.sheet}>
+            {s.state === 'visible' ? isolate(s.name) : t('sheet_hidden', { name: isolate(s.name) })}
+          </option>
         ))}
       </select>
       <p id="sheet-choice-hint" class="muted">

@@ -119,8 +119,12 @@ function CellEditor({
   const suggested = finding ? finding.corrected_value : null;
   const errorId = `${id}-error`;
   // Resolves true once saved. The value the fixes see: what the customer's hook was sent when it named the cell, else the value shown.
-  const save = async (after = input.current?.value ?? ''): Promise<boolean> => {
-    const refused = await fixCell(field, row, cell.customer?.before ?? cell.value ?? '', after);
+  // A text area gives \n for each line break: a value written with \r\n keeps them as the file wrote them.
+  const asWritten = (text: string) => (multiline && (cell.value ?? '').includes('\r\n') ? text.replace(/\r?\n/g, '\r\n') : text);
+  // `after`: a value given (the customer's suggestion, accepted); else what the text box holds.
+  const save = async (after?: string): Promise<boolean> => {
+    const value = after ?? asWritten(input.current?.value ?? '');
+    const refused = await fixCell(field, row, cell.customer?.before ?? cell.value ?? '', value);
     // Said here, at the value: the page's message may be out of sight (a phone). The text box takes
     // the keyboard back (from Save or Accept) so the value can be corrected at once. A save that goes
     // through clears it (an editor of the rows with problems stays open until that list is read again).
@@ -153,6 +157,8 @@ function CellEditor({
           // not recorded (a fix that changes nothing would only crowd "Fixes in force").
           e.preventDefault();
           onTab(e.shiftKey, unchanged(box.value) ? null : save);
+        } else if (e.isComposing) {
+          return; // An input method's keys (Enter ends its composition) are its own.
         } else if (multiline && e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
           e.preventDefault();
           e.currentTarget.requestSubmit();
@@ -160,7 +166,13 @@ function CellEditor({
           // Alt+Enter starts a line, as in a spreadsheet (a text area does so by itself for Shift+Enter).
           e.preventDefault();
           box.setRangeText('\n', box.selectionStart, box.selectionEnd, 'end');
-        } else if (e.key === 'ArrowDown' && suggested !== null && !e.altKey) {
+        } else if (
+          e.key === 'ArrowDown' &&
+          suggested !== null &&
+          !e.altKey &&
+          !(multiline && box.value.slice(box.selectionEnd).includes('\n'))
+        ) {
+          // In a text area, ArrowDown moves down a line; only on its last line does it take the suggestion.
           e.preventDefault();
           box.value = suggested;
           box.setSelectionRange(suggested.length, suggested.length);
