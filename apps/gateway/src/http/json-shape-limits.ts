@@ -11,6 +11,13 @@ import { ApiError } from './api-error';
 export const JSON_BODY_LIMITS = { maxDepth: 32, maxKeys: 1000 } as const;
 
 /**
+ * A run's creation body: as deep, with room for a label for each of a schema's 1,000 fields
+ * (`column_labels`, MAX_SCHEMA_FIELDS) beside the rest of the request and its metadata; under 1,000
+ * keys a schema of 1,000 fields could have 997 of them labelled.
+ */
+export const RUN_BODY_LIMITS = { maxDepth: 32, maxKeys: 2000 } as const;
+
+/**
  * A schema's body: as deep, with room for its fields' definitions. A file may have 1,000 columns
  * (MAX_COLUMNS) and a schema as many fields (MAX_SCHEMA_FIELDS), each a dozen members or more
  * with its transformations, and a picklist hundreds; under 1,000 keys a schema held about 120
@@ -78,5 +85,7 @@ class JsonShapePipe implements PipeTransform<unknown, unknown> {
 }
 
 export const jsonShape = new JsonShapePipe(JSON_BODY_LIMITS);
+/** `@Body(runJsonShape)` on the routes that create a run (RUN_BODY_LIMITS). */
+export const runJsonShape = new JsonShapePipe(RUN_BODY_LIMITS);
 /** `@Body(schemaJsonShape)` on the routes that save a schema (SCHEMA_BODY_LIMITS). */
 export const schemaJsonShape = new JsonShapePipe(SCHEMA_BODY_LIMITS);

@@ -12,7 +12,7 @@ Review and approval happen in the hosted review interface reached through a run'
 
 Errors come in the envelope \`{ "error": { "code", "message", "type", "request_id" } }\`; 422 adds \`error.fields\`. Every answer carries \`X-Request-Id\`. Each API key has a rate limit per fixed one-minute window, reported in \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` on every answer that passed authentication; past it, 429 with \`Retry-After\`.
 
-Both POSTs take an optional \`Idempotency-Key\` header (1 to 255 printable ASCII characters, scoped to the organization): the same key with the same request within 24 hours answers with the first 201 again (\`Idempotent-Replayed: true\`) and creates nothing. Request bodies may nest objects and arrays at most 32 levels deep and hold at most 1000 object keys in total (422 otherwise).`;
+Both POSTs take an optional \`Idempotency-Key\` header (1 to 255 printable ASCII characters, scoped to the organization): the same key with the same request within 24 hours answers with the first 201 again (\`Idempotent-Replayed: true\`) and creates nothing. Request bodies may nest objects and arrays at most 32 levels deep and hold at most 2000 object keys in total (room for a label for each of a schema's 1,000 fields; 422 otherwise).`;
 
 /**
  * The public API's document: the /v1 controllers of GatewayModule. The admin API has its

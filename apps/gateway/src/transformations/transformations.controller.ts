@@ -15,7 +15,7 @@ import { parseRunListQuery } from './run-list';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../http/auth.guard';
 import { ApiError } from '../http/api-error';
-import { jsonShape } from '../http/json-shape-limits';
+import { runJsonShape } from '../http/json-shape-limits';
 import { ApiErrorResponses } from '../openapi/error-responses';
 import { API_KEY_SCHEME } from '../openapi/security-schemes';
 import { IDEMPOTENCY_HEADER, type IdempotentAnswer, idempotencyKeyOf } from './idempotency';
@@ -72,7 +72,7 @@ export class TransformationsController {
   @IdempotentCreation(CreatedFileRunDto, 'Created: status `awaiting_upload`, with upload instructions.')
   async createFile(
     @Req() req: AuthenticatedRequest,
-    @Body(jsonShape) body: unknown,
+    @Body(runJsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedFileRunDto> {
     return reply(res, await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
@@ -85,7 +85,7 @@ export class TransformationsController {
   @IdempotentCreation(CreatedRawRunDto, 'Created: status `queued`, review preparation dispatched.')
   async createRaw(
     @Req() req: AuthenticatedRequest,
-    @Body(jsonShape) body: unknown,
+    @Body(runJsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedRawRunDto> {
     return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
