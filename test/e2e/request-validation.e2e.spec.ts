@@ -256,6 +256,16 @@ describe('request validation: data keys and body shape', () => {
     expect(Object.hasOwn(proto.body.error.fields, '__proto__')).toBe(true);
   });
 
+  it('refuses a number past what a double holds (1e400 parsed as Infinity was echoed as null in metadata), naming it', async () => {
+    const res = await post('/v1/transformations/file', fileBody(',"metadata":{"ok":1.5e308,"e":1e400}'));
+    expect([res.status, res.body.error.fields]).toEqual([
+      422,
+      { 'metadata.e': ['Numbers must be within what a double holds (about ±1.8e308).'] },
+    ]);
+    const fine = await post('/v1/transformations/file', fileBody(',"metadata":{"ok":1.5e308,"tiny":-1e-400}'));
+    expect(fine.status).toBe(201);
+  });
+
   it('checks the credential first: a body past the limits without a key is 401', async () => {
     expect((await call(url('/v1/transformations/file'), { raw: fileBody(`,"metadata":${nested(100)}`) })).status).toBe(401);
   });

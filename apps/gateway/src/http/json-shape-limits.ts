@@ -32,8 +32,8 @@ const fieldName = (path: readonly string[]): string => (path.length === 0 ? 'bod
 
 /**
  * What is wrong with the shape of `value`, as [field path, message] pairs: at most one
- * problem per limit (the first container nested too deep, in document order, and the
- * object whose members pass the key limit). Iterative: a body nested thousands of levels
+ * problem per limit (the first container nested too deep, in document order, the
+ * object whose members pass the key limit, and the first number too big for a double). Iterative: a body nested thousands of levels
  * deep is judged without recursion.
  */
 export function jsonShapeProblems(value: unknown, limits: Limits = JSON_BODY_LIMITS): Array<[field: string, message: string]> {
@@ -41,9 +41,15 @@ export function jsonShapeProblems(value: unknown, limits: Limits = JSON_BODY_LIM
   let keys = 0;
   let tooDeep = false;
   let tooMany = false;
+  let tooBig = false;
   const stack: Array<{ value: unknown; path: string[]; depth: number }> = [{ value, path: [], depth: 1 }];
-  while (stack.length > 0 && !(tooDeep && tooMany)) {
+  while (stack.length > 0 && !(tooDeep && tooMany && tooBig)) {
     const node = stack.pop()!;
+    // A number past what a double holds (1e400) parses as Infinity, which would be echoed (metadata) as null.
+    if (typeof node.value === 'number' && !Number.isFinite(node.value) && !tooBig) {
+      problems.push([fieldName(node.path), 'Numbers must be within what a double holds (about ±1.8e308).']);
+      tooBig = true;
+    }
     if (node.value === null || typeof node.value !== 'object') continue;
     if (node.depth > limits.maxDepth) {
       if (!tooDeep)
