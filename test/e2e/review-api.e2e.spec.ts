@@ -1,6 +1,15 @@
 import { DIRECTORY, type Directory } from '@app/directory';
 import { headersKey, noProblemsByKind, type CellProblem } from '@app/domain';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import {
+  ADMIN_TOKEN,
+  call,
+  reviewApi,
+  setupOrganization,
+  startService,
+  upload,
+  waitForRun,
+  type Service,
+} from '../support/service-harness';
 
 /** The JSON calls behind the review page: preview, whole-file problem count, stale-save refusal. */
 /** Every kind of problem, zero unless named. */
@@ -119,6 +128,44 @@ describe('review page API', () => {
       mapping_rule: { email: 'E-mail', age: 'Years_2' },
       notices: [expect.objectContaining({ code: 'mapping_remembered' })],
     });
+  });
+
+  it('gives a field added to the schema since no column the remembered mapping already feeds another field from', async () => {
+    const schemas = `${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`;
+    const field = (description: string) => ({ description, data_type: 'string', is_required: false });
+    const schema = await call(schemas, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Swapped', fields: { email: field('E-mail'), name: field('Name') } },
+    });
+    const file = 'E-Mail,Name\nada@x.com,Ada\n';
+    const first = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'swap.csv' },
+    });
+    await upload(first.body, file);
+    await waitForRun(svc, org.apiKey, first.body.id, (r) => r.review_state === 'active');
+    // The reviewer swaps the columns on purpose, and approves.
+    expect((await reviewApi(first.body.review_url).approve({ email: 'Name', name: 'E-Mail' })).status).toBe(200);
+    const directory = svc.app.get<Directory>(DIRECTORY);
+    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, schema.body.data.id, headersKey(['E-Mail', 'Name']))); i++) {
+      if (i > 200) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // The schema's email field is renamed mail: a field the remembered mapping does not name.
+    const renamed = await call(`${schemas}/${schema.body.data.id}`, {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { name: 'Swapped', fields: { mail: field('E-mail'), name: field('Name') } },
+    });
+    expect(renamed.status).toBe(200);
+    const again = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: schema.body.data.id, filename: 'swap.csv' },
+    });
+    await upload(again.body, file);
+    await waitForRun(svc, org.apiKey, again.body.id, (r) => r.review_state === 'active');
+    // "E-Mail" feeds name, as remembered; mail is not given it too (the Name column would have been lost).
+    expect((await reviewApi(again.body.review_url).state()).body.mapping_rule).toEqual({ mail: null, name: 'E-Mail' });
   });
 
   it('counts rows with problems across the whole file, per field too, for any mapping', async () => {

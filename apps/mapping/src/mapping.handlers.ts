@@ -84,10 +84,10 @@ export class MappingHandlers {
 
   /**
    * The mapping last approved for this organization, schema and set of headers, kept to the
-   * fields the run's schema still has (new fields get the heuristic's column), with the
+   * fields the run's schema still has (new fields get the heuristic's column among those it leaves free), with the
    * picklist values that still fit; null when there is none.
    */
-  private async remembered(run: RunState, heuristic: MappingRule): Promise<Suggestion | null> {
+  private async remembered(run: RunState): Promise<Suggestion | null> {
     const found = await this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(run.source_headers));
     if (!found) return null;
     const fields = run.schema.fields;
@@ -109,7 +109,14 @@ export class MappingHandlers {
         ([field, values]) => !('problems' in readValueFix({ kind: 'picklist', values }, null, fields[field])),
       ),
     );
-    const base = header ? suggestMapping(fields, headers) : heuristic;
+    // The fields the remembered mapping does not name get the heuristic's column among the columns it left free: a
+    // field added since must not be given a column the remembered mapping feeds another field from.
+    const used = new Set(Object.values(kept).filter((column): column is string => column !== null));
+    const rest = Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(kept, field)));
+    const base = suggestMapping(
+      rest,
+      headers.filter((column) => !used.has(column)),
+    );
     return {
       mapping: { ...base, ...kept },
       origin: 'remembered',
@@ -123,7 +130,7 @@ export class MappingHandlers {
     const heuristic = suggestMapping(run.schema.fields, run.source_headers);
     // Extracted and synthetic records already carry the schema's field names.
     if (run.rows_origin !== 'file') return { mapping: heuristic, origin: 'heuristic', notices: [] };
-    const remembered = await this.remembered(run, heuristic);
+    const remembered = await this.remembered(run);
     if (remembered) return remembered;
     if (!run.provider_id || run.dry_run) return { mapping: heuristic, origin: 'heuristic', notices: [] };
     const notice = (message: string): Suggestion => ({
