@@ -1,4 +1,4 @@
-import type { RunEvent } from '@app/contracts';
+import type { MappingRule, RunEvent } from '@app/contracts';
 import type { RunFold, RunState, WebhookDelivery } from './run-state';
 
 function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notification: RunState['notification_status']): RunState {
@@ -8,6 +8,24 @@ function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notificatio
       .filter((t): t is string => !!t)
       .sort()[0] ?? null;
   return { ...run, webhooks, webhook_due_at: due, notification_status: notification };
+}
+
+/**
+ * The file read again by a reviewer's choice (the header row, a sheet, an encoding): its headers, rows
+ * and the mapping kept for them; a new mapping version, so a save made on the former one is refused.
+ */
+function readAgain(
+  state: RunState,
+  read: { input_has_header: boolean; source_headers: string[]; total_rows: number; mapping_rule: MappingRule },
+): Pick<RunState, 'input_has_header' | 'source_headers' | 'total_rows' | 'processed_rows' | 'mapping_rule' | 'mapping_version'> {
+  return {
+    input_has_header: read.input_has_header,
+    source_headers: read.source_headers,
+    total_rows: read.total_rows,
+    processed_rows: read.total_rows,
+    mapping_rule: read.mapping_rule,
+    mapping_version: state.mapping_version + 1,
+  };
 }
 
 /**
@@ -127,41 +145,13 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
     case 'MappingEdited':
       return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
     case 'HeaderRowChosen':
-      return {
-        ...next,
-        input_has_header: event.data.input_has_header,
-        source_headers: event.data.source_headers,
-        total_rows: event.data.total_rows,
-        processed_rows: event.data.total_rows,
-        mapping_rule: event.data.mapping_rule,
-        mapping_version: state.mapping_version + 1,
-      };
+      return { ...next, ...readAgain(state, event.data) };
     case 'SheetChosen':
-      return {
-        ...next,
-        sheet: event.data.sheet,
-        // The headers as this sheet reads them: what an approved mapping is remembered by.
-        parsed_headers: event.data.source_headers,
-        input_has_header: event.data.input_has_header,
-        source_headers: event.data.source_headers,
-        total_rows: event.data.total_rows,
-        processed_rows: event.data.total_rows,
-        mapping_rule: event.data.mapping_rule,
-        mapping_version: state.mapping_version + 1,
-      };
+      // The headers as this sheet reads them: what an approved mapping is remembered by.
+      return { ...next, sheet: event.data.sheet, parsed_headers: event.data.source_headers, ...readAgain(state, event.data) };
     case 'EncodingChosen':
-      return {
-        ...next,
-        encoding: event.data.encoding,
-        // The headers as this encoding reads them: what an approved mapping is remembered by.
-        parsed_headers: event.data.source_headers,
-        input_has_header: event.data.input_has_header,
-        source_headers: event.data.source_headers,
-        total_rows: event.data.total_rows,
-        processed_rows: event.data.total_rows,
-        mapping_rule: event.data.mapping_rule,
-        mapping_version: state.mapping_version + 1,
-      };
+      // The headers as this encoding reads them: what an approved mapping is remembered by.
+      return { ...next, encoding: event.data.encoding, parsed_headers: event.data.source_headers, ...readAgain(state, event.data) };
     case 'ValuesFixed': {
       const { fix_id, field, fix, fixed_at } = event.data;
       return { ...next, value_fixes: [...(state.value_fixes ?? []), { fix_id, field, fix, fixed_at }] };

@@ -4,8 +4,8 @@
  * chooses the encoding the file was saved in.
  */
 import { t } from '../i18n';
-import { chooseSourceWhenSettled } from '../state';
 import type { ReviewView } from '../types';
+import { SourceChoice } from './source-choice';
 
 /** The languages each encoding is for, as the select names it ("Central European (windows-1250)"). */
 const REGIONS: Record<string, string> = {
@@ -28,25 +28,14 @@ const encodingName = (encoding: string): string =>
 export function EncodingChoice({ view, readOnly, busy }: { view: ReviewView; readOnly: boolean; busy: boolean }) {
   if (!view.encoding || view.encodings.length === 0) return null;
   return (
-    <div class="sheet-choice encoding-choice">
-      <label for="encoding-choice">{t('encoding_label')}</label>
-      {/* Not controlled: a redraw while the choice settles (a message, a count) must not put the encoding read back. */}
-      <select
-        key={view.encoding}
-        id="encoding-choice"
-        disabled={readOnly || busy}
-        aria-describedby="encoding-choice-hint"
-        onChange={(e) => chooseSourceWhenSettled('encoding', e.currentTarget.value, encodingName(e.currentTarget.value))}
-      >
-        {view.encodings.map((encoding) => (
-          <option value={encoding} selected={encoding === view.encoding}>
-            {encodingName(encoding)}
-          </option>
-        ))}
-      </select>
-      <p id="encoding-choice-hint" class="muted">
-        {t('encoding_hint')}
-      </p>
-    </div>
+    <SourceChoice
+      path="encoding"
+      label={t('encoding_label')}
+      hint={t('encoding_hint')}
+      current={view.encoding}
+      options={view.encodings.map((encoding) => ({ value: encoding, text: encodingName(encoding) }))}
+      shown={encodingName}
+      disabled={readOnly || busy}
+    />
   );
 }
