@@ -1,18 +1,9 @@
 /// <reference lib="dom" />
 import iconv from 'iconv-lite';
-import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, screenshot } from '../support/browser';
-import {
-  ADMIN_TOKEN,
-  PEOPLE_FIELDS,
-  call,
-  reviewApi,
-  setupOrganization,
-  startService,
-  upload,
-  waitForRun,
-  type Service,
-} from '../support/service-harness';
+import type { Page } from 'playwright-core';
+import { axeViolations, screenshot } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
+import { reviewApi, waitForRun } from '../support/service-harness';
 
 /**
  * The review page's encoding chooser for a text file, in Chromium: chosen by keyboard alone, the columns,
@@ -23,38 +14,17 @@ import {
 const ITALIAN = 'E-mail,Nome,Anni,Città\nnic@x.org,Niccolò,30,Forlì\nada@x.org,Ada,36,Cantù\n';
 
 describe('hosted review page: the encoding of a text file', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-    browser = await launchBrowser();
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await svc?.stop();
-  });
-
-  async function textRun(body: Record<string, unknown> = {}) {
-    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
-      token: ADMIN_TOKEN,
-      body: { name: 'People', fields: PEOPLE_FIELDS },
+  const suite = reviewBrowserSuite();
+  const textRun = (body: Record<string, unknown> = {}) =>
+    suite.readyRun({
+      content: iconv.encode(ITALIAN, 'windows-1252'),
+      filename: 'persone.csv',
+      body,
+      mapping: { email: 'E-mail', first_name: 'Città', age: 'Anni' },
     });
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: schema.body.data.id, filename: 'persone.csv', ...body },
-    });
-    expect((await upload(run.body, iconv.encode(ITALIAN, 'windows-1252'))).status).toBe(200);
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
-    expect((await reviewApi(run.body.review_url).edit({ email: 'E-mail', first_name: 'Città', age: 'Anni' })).status).toBe(200);
-    return run.body as { id: string; review_url: string };
-  }
 
   async function openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await browser.newContext({
+    const context = await suite.browser.newContext({
       viewport: { width: options.width ?? 1100, height: 900 },
       colorScheme: options.colorScheme ?? 'light',
       locale: 'en-US',
@@ -118,7 +88,7 @@ describe('hosted review page: the encoding of a text file', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('The file is now read as Central European (windows-1250).').waitFor();
     await page.getByRole('dialog', { name: 'Approve this mapping?' }).getByRole('button', { name: 'Yes, approve' }).click();
-    const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final');
+    const done = await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final');
     const records = (await (await fetch(done.download_url)).json()) as { first_name: string }[];
     expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
   });

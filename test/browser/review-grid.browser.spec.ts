@@ -1,17 +1,8 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, screenshot } from '../support/browser';
-import {
-  ADMIN_TOKEN,
-  PEOPLE_FIELDS,
-  call,
-  reviewApi,
-  setupOrganization,
-  startService,
-  upload,
-  waitForRun,
-  type Service,
-} from '../support/service-harness';
+import type { Page } from 'playwright-core';
+import { axeViolations, screenshot } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
+import { call, reviewApi, waitForRun } from '../support/service-harness';
 
 /**
  * The review page's tables as grids that edit like a spreadsheet, in Debian's Chromium: one tab
@@ -121,40 +112,13 @@ function besideInView(box: HTMLInputElement): { sameCell: boolean; below: boolea
 }
 
 describe('review page grids in Chromium', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-    browser = await launchBrowser();
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await svc?.stop();
-  });
+  const suite = reviewBrowserSuite();
 
   /** A run of its own schema (an approved mapping is remembered per schema), in review with the whole mapping. */
-  async function readyRun(body: Record<string, unknown> = {}, csv = CSV) {
-    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
-      token: ADMIN_TOKEN,
-      body: { name: 'People', fields: PEOPLE_FIELDS },
-    });
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: schema.body.data.id, filename: 'people.csv', ...body },
-    });
-    expect(created.status).toBe(201);
-    expect((await upload(created.body, csv)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
-    expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
-    return created.body as { id: string; review_url: string };
-  }
+  const readyRun = (body: Record<string, unknown> = {}, csv = CSV) => suite.readyRun({ content: csv, body, mapping: MAPPING });
 
   async function openPage(url: string, width = 1100): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' });
+    const context = await suite.browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
     await page.goto(url);
     // The rows with problems are listed once the whole file is counted.
@@ -445,8 +409,8 @@ describe('review page grids in Chromium', () => {
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog', { name: 'Approve this mapping?' }).getByRole('button', { name: 'Yes, approve' }).click();
-    await waitForRun(svc, org.apiKey, run.id, (r) => r.review_state === 'approved');
-    const approved = await call(`${svc.baseUrl}/v1/transformations/${run.id}`, { token: org.apiKey });
+    await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.review_state === 'approved');
+    const approved = await call(`${suite.svc.baseUrl}/v1/transformations/${run.id}`, { token: suite.org.apiKey });
     expect(approved.body.mapping_rule).toMatchObject({ first_name: null, email: 'E-mail' });
   });
 

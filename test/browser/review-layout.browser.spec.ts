@@ -1,17 +1,7 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchBrowser, screenshot } from '../support/browser';
-import {
-  ADMIN_TOKEN,
-  PEOPLE_FIELDS,
-  call,
-  reviewApi,
-  setupOrganization,
-  startService,
-  upload,
-  waitForRun,
-  type Service,
-} from '../support/service-harness';
+import type { Page } from 'playwright-core';
+import { axeViolations, screenshot } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
 
 /**
  * The review page on a phone, in Chromium: what the keyboard reaches is never under the actions bar
@@ -30,38 +20,11 @@ const CSV = [
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
 
 describe('hosted review page: layout on a phone', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-    browser = await launchBrowser();
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await svc?.stop();
-  });
-
-  async function readyRun(body: Record<string, unknown> = {}): Promise<{ id: string; review_url: string }> {
-    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
-      token: ADMIN_TOKEN,
-      body: { name: 'People', fields: PEOPLE_FIELDS },
-    });
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: schema.body.data.id, filename: 'people.csv', ...body },
-    });
-    expect((await upload(created.body, CSV)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
-    expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
-    return created.body;
-  }
+  const suite = reviewBrowserSuite();
+  const readyRun = (body: Record<string, unknown> = {}) => suite.readyRun({ content: CSV, body, mapping: MAPPING });
 
   async function openPhone(url: string, colorScheme: 'light' | 'dark', locale = 'en-US'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 360, height: 700 }, colorScheme, locale });
+    const context = await suite.browser.newContext({ viewport: { width: 360, height: 700 }, colorScheme, locale });
     const page = await context.newPage();
     await page.goto(url);
     await page.locator('#problem-rows tbody tr').first().waitFor();

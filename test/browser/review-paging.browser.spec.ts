@@ -1,17 +1,7 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
-import { axeViolations, holdRequests, launchBrowser, screenshot } from '../support/browser';
-import {
-  ADMIN_TOKEN,
-  PEOPLE_FIELDS,
-  call,
-  reviewApi,
-  setupOrganization,
-  startService,
-  upload,
-  waitForRun,
-  type Service,
-} from '../support/service-harness';
+import type { Page } from 'playwright-core';
+import { axeViolations, holdRequests, screenshot } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
 
 /**
  * Paging the rows with problems by keyboard, in Chromium: the first and the last page in one step,
@@ -27,36 +17,13 @@ const CSV = [
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
 
 describe('hosted review page: paging the rows with problems', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-    browser = await launchBrowser();
-  }, 60000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await svc?.stop();
-  });
+  const suite = reviewBrowserSuite();
 
   async function openReview(): Promise<Page> {
-    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
-      token: ADMIN_TOKEN,
-      body: { name: 'People', fields: PEOPLE_FIELDS },
-    });
-    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: schema.body.data.id, filename: 'people.csv' },
-    });
-    expect((await upload(created.body, CSV)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
-    expect((await reviewApi(created.body.review_url).edit(MAPPING)).status).toBe(200);
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const run = await suite.readyRun({ content: CSV, mapping: MAPPING });
+    const context = await suite.browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
-    await page.goto(created.body.review_url);
+    await page.goto(run.review_url);
     await page.getByText('Page 1 of 3 · matching rows: 50').waitFor();
     return page;
   }
