@@ -1359,20 +1359,23 @@ describe('customer console in Chromium', () => {
     120_000,
   );
 
+  /** A member who accepted an operator's invitation to `orgId` in a browser of their own, signed in on the runs page. */
+  async function joinedMember(orgId: string, email: string, name: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    context.setDefaultTimeout(10_000);
+    const joined = await context.newPage();
+    await joined.goto((await inviteByOperator(svc, orgId, email)).url);
+    await joined.getByLabel('Your name').fill(name);
+    await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await joined.getByLabel('Password again').fill(PASSWORD);
+    await joined.getByRole('button', { name: 'Join and sign in' }).click();
+    await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    return joined;
+  }
+
   it('an owner who makes themselves admin is asked first, and the console then offers only what an admin may do', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Two Owners' } });
-    const join = async (email: string, name: string) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
-      const joined = await context.newPage();
-      await joined.goto((await inviteByOperator(svc, org.body.id, email)).url);
-      await joined.getByLabel('Your name').fill(name);
-      await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await joined.getByLabel('Password again').fill(PASSWORD);
-      await joined.getByRole('button', { name: 'Join and sign in' }).click();
-      await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
-      return joined;
-    };
+    const join = (email: string, name: string) => joinedMember(org.body.id, email, name);
     const first = await join('first@two.example', 'Fay First');
     await (await join('second@two.example', 'Sam Second')).context().close();
     await goto(first, '/console/members');
@@ -1393,15 +1396,8 @@ describe('customer console in Chromium', () => {
 
   it('keeps what the keyboard reaches clear of a status message at 360 px', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Narrow Ltd' } });
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-    context.setDefaultTimeout(10_000);
-    const narrow = await context.newPage();
-    await narrow.goto((await inviteByOperator(svc, org.body.id, 'nia@narrow.example')).url);
-    await narrow.getByLabel('Your name').fill('Nia Narrow');
-    await narrow.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await narrow.getByLabel('Password again').fill(PASSWORD);
-    await narrow.getByRole('button', { name: 'Join and sign in' }).click();
-    await narrow.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    const narrow = await joinedMember(org.body.id, 'nia@narrow.example', 'Nia Narrow', { width: 360, height: 740 });
+    const context = narrow.context();
     await goto(narrow, '/console/members');
     for (const who of ['ada', 'bob', 'cy']) {
       await narrow.getByLabel('E-mail').fill(`${who}@narrow.example`);
@@ -1428,22 +1424,10 @@ describe('customer console in Chromium', () => {
 
   it('an owner who removes themselves is told so first, and lands on the sign-in page saying why', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Leaving Ltd' } });
-    const members: Page[] = [];
-    for (const [email, name] of [
-      ['lea@leaving.example', 'Lea Leaving'],
-      ['sol@leaving.example', 'Sol Staying'],
-    ]) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
-      const joined = await context.newPage();
-      await joined.goto((await inviteByOperator(svc, org.body.id, email)).url);
-      await joined.getByLabel('Your name').fill(name);
-      await joined.getByLabel('Password', { exact: true }).fill(PASSWORD);
-      await joined.getByLabel('Password again').fill(PASSWORD);
-      await joined.getByRole('button', { name: 'Join and sign in' }).click();
-      await joined.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
-      members.push(joined);
-    }
+    const members = [
+      await joinedMember(org.body.id, 'lea@leaving.example', 'Lea Leaving'),
+      await joinedMember(org.body.id, 'sol@leaving.example', 'Sol Staying'),
+    ];
     const [lea, sol] = members;
     await goto(lea, '/console/members');
     await lea.getByRole('button', { name: 'Remove Lea Leaving' }).click();
