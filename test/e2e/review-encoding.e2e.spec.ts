@@ -68,6 +68,21 @@ describe("review: choosing a text file's encoding", () => {
     expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
   });
 
+  it('opens a list with a few Russian names in KOI8-R as KOI8-R, and offers the code pages of Cyrillic files to choose from', async () => {
+    const russian = 'E-mail,Nome,Anni\nivan@x.org,Иван Петров,30\nolga@x.org,Ольга Смирнова,36\nada@x.org,Ada,41\n';
+    const { api, choose } = await review('people.csv', iconv.encode(russian, 'koi8-r'));
+    const opened = (await api.state()).body;
+    expect(opened.encoding).toBe('koi8-r');
+    expect(opened.encodings).toEqual(expect.arrayContaining(['windows-1251', 'koi8-r', 'koi8-u', 'ibm866', 'iso-8859-2', 'iso-8859-7']));
+    expect((await api.edit({ email: 'E-mail', first_name: 'Nome', age: 'Anni' })).status).toBe(200);
+    expect((await api.preview()).body.rows[0].first_name.value).toBe('ИВАН ПЕТРОВ');
+    // Read as windows-1251, the same bytes are other letters; back in KOI8-R they are the names again.
+    expect((await choose({ encoding: 'windows-1251' })).status).toBe(200);
+    expect((await api.preview()).body.rows[0].first_name.value).not.toBe('ИВАН ПЕТРОВ');
+    expect((await choose({ encoding: 'koi8-r' })).status).toBe(200);
+    expect((await api.preview()).body.rows[1].first_name.value).toBe('ОЛЬГА СМИРНОВА');
+  });
+
   it("keeps the reviewer's header-row answer: the first row stays a row of data when the file is read in another encoding", async () => {
     const { api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
     const headerless = await call(api.at('header'), { method: 'POST', body: { input_has_header: false } });

@@ -11,10 +11,19 @@ export const CHOOSABLE_ENCODINGS = [
   'iso-8859-15',
   'macintosh',
   'windows-1250',
+  // Not windows-1250's subset: Polish ą ś ź (B1 B6 BC) and Czech š ť ž (B9 BB BE) sit elsewhere in it.
+  'iso-8859-2',
   'windows-1251',
+  // Russian as DOS, Unix and mail wrote it: detection tells them from windows-1251 by the words alone.
+  'koi8-r',
+  'koi8-u',
+  'ibm866',
   'windows-1253',
+  // Greek with its accented capitals where windows-1253 has signs (Ά: B6, not A2).
+  'iso-8859-7',
   'windows-1254',
   'windows-1255',
+  'iso-8859-8',
   'windows-1256',
   'windows-1257',
   'windows-1258',

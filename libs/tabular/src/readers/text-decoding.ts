@@ -3,6 +3,7 @@ import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
 import { SourceProblem } from './source-problem';
 import { westernOrCentral } from './western-or-central';
+import { greekCodePage, wordsOfAnotherScript } from './words-of-another-script';
 
 /** ISO names chardet reports, read as their Windows supersets (the WHATWG Encoding Standard does the same). */
 const ALIASES: Record<string, string> = {
@@ -24,21 +25,33 @@ const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'wind
 const CLOSE_CALL = 0.8;
 
 function guessLegacyEncoding(sample: Buffer): string | null {
+  const readable = (codePage: string) => !iconv.decode(sample, codePage).includes('\uFFFD');
   const candidates = chardet
     .analyse(sample)
     .map((c) => ({ name: ALIASES[c.name.toLowerCase()] ?? c.name.toLowerCase(), confidence: c.confidence }))
     .filter((c) => c.confidence > 0 && c.name !== 'utf-8' && iconv.encodingExists(c.name))
     // A code page under which the sample has undefined bytes cannot be the file's.
-    .filter((c) => !iconv.decode(sample, c.name).includes('\uFFFD'));
-  if (candidates.length === 0) return null;
+    .filter((c) => readable(c.name));
+  if (candidates.length === 0) return wordsOfAnotherScript(sample, readable);
+  // A code page of a Latin script whose words past ASCII are those of another script is read in that script's.
+  const pick = latinPick(sample, candidates);
+  if (pick === 'iso-8859-7') return greekCodePage(sample, readable);
+  return LATIN_CODE_PAGES.has(pick) ? (wordsOfAnotherScript(sample, readable) ?? pick) : pick;
+}
+
+/** The code pages of Latin scripts chardet's guess can come out as. */
+const LATIN_CODE_PAGES = new Set(['windows-1250', 'windows-1252', 'windows-1254', 'windows-1257', 'windows-1258']);
+
+/** chardet's best guess, Western and Central European and Turkish told apart by the letters. */
+function latinPick(sample: Buffer, candidates: { name: string; confidence: number }[]): string {
   const best = candidates[0];
   const close = candidates.filter((c) => PREFERRED.has(c.name) && c.confidence >= best.confidence * CLOSE_CALL);
   // Between the two Latin ones only: Cyrillic and Arabic keep their rank.
   const preferred = close[0]?.name === 'windows-1250' ? (close.find((c) => c.name === 'windows-1252') ?? close[0]) : close[0];
   const chosen = (preferred ?? best).name;
   // Between Western and Central European the letters decide where they can (western-or-central.ts).
-  const pick = chosen === 'windows-1252' || chosen === 'windows-1250' ? (westernOrCentral(sample) ?? chosen) : chosen;
-  return pick === 'windows-1252' || pick === 'windows-1254' ? westernOrTurkish(sample) : pick;
+  const latin = chosen === 'windows-1252' || chosen === 'windows-1250' ? (westernOrCentral(sample) ?? chosen) : chosen;
+  return latin === 'windows-1252' || latin === 'windows-1254' ? westernOrTurkish(sample) : latin;
 }
 
 /**
