@@ -414,6 +414,72 @@ describe('review page grids in Chromium', () => {
     expect(approved.body.mapping_rule).toMatchObject({ first_name: null, email: 'E-mail' });
   });
 
+  it('keeps what was typed when another reviewer changed the same value meanwhile: the editor stays open with it where the value is still bad, else the message quotes it', async () => {
+    const run = await readyRun();
+    const review = reviewApi(run.review_url);
+    const page = await openPage(run.review_url);
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+
+    // Row 3's age: another reviewer puts another bad value there while this one types.
+    await tabInto(page, 'problem-rows');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE });
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('44');
+    expect((await review.fix('age', { kind: 'cell', row: 3, before: 'abc', after: 'abd' })).status).toBe(200);
+    // The rows with problems are asked for again once the count is done, and drawn afresh.
+    const redrawn = page.waitForResponse((r) => r.url().includes('/problem-rows'));
+    await page.keyboard.press('Enter');
+    await page
+      .getByText(/^Another reviewer changed the values in the meantime\. Your value “\u2068?44\u2069?” for age in row 3 was not saved/)
+      .waitFor();
+    // The rows show their value (the preview's), and the cell's editor is open again with what was typed, keeping the keyboard and saying why.
+    await page
+      .locator('#preview tbody tr')
+      .nth(2)
+      .locator('td')
+      .nth(AGE - 1)
+      .getByText('abd')
+      .waitFor();
+    await redrawn;
+    await page.getByText('Page 1 of 1 · matching rows: 3').waitFor();
+    const box = editor(page, 'age', 3);
+    await expect(box.inputValue()).resolves.toBe('44');
+    await expect(box.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(box.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(announced(page)).resolves.toMatchObject({ description: expect.stringMatching(/It reads “\u2068?abd\u2069?” now\.$/) });
+    await screenshot(page, 'grid-07-conflict-kept');
+    // Saved now on their value.
+    await page.keyboard.press('Enter');
+    await page.getByText('2 of 6 rows have problems.').waitFor();
+    expect((await review.state()).body.value_fixes).toMatchObject([
+      { field: 'age', fix: { kind: 'cell', row: 3, before: 'abc', after: 'abd' } },
+      { field: 'age', fix: { kind: 'cell', row: 3, before: 'abd', after: '44' } },
+    ]);
+
+    // Row 3 left the list; the keyboard is at the same place, row 5's age. Another reviewer fixes it for good
+    // meanwhile: the cell is fine now, so no editor opens again, and the message says what was typed.
+    await page.getByText('Page 1 of 1 · matching rows: 2').waitFor();
+    await focusIsOn(page, { table: 'problem-rows', row: 1, col: AGE });
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('55');
+    expect((await review.fix('age', { kind: 'cell', row: 5, before: 'x1', after: '50' })).status).toBe(200);
+    await page.keyboard.press('Enter');
+    await page
+      .getByText(
+        /^Another reviewer changed the values in the meantime\. Your value “\u2068?55\u2069?” for age in row 5 was not saved; the rows now show the values as they are\.$/,
+      )
+      .waitFor();
+    await page.getByText('1 of 6 rows has problems.').waitFor();
+    await expect(page.locator('#problem-rows tbody th').allInnerTexts()).resolves.toEqual(['2']);
+    await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
+    await page.context().close();
+  });
+
   it('saves with Tab and Shift+Tab in the editor and moves to the next or previous cell; a refused value keeps the editor open', async () => {
     const run = await readyRun();
     const page = await openPage(run.review_url);

@@ -24,3 +24,9 @@ export const shownText = (text: string): string =>
 
 /** A file's text in a list of choices, isolated (FSI…PDI): an option cannot hold a <bdi>. */
 export const isolate = (text: string): string => `\u2068${shownText(text)}\u2069`;
+
+/** A value as a line of text quotes it: cut past `max` characters (a cell of 100,000 characters made the page as wide). */
+export function cutText(value: string, max = 60): string {
+  const chars = Array.from(value);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value;
+}

@@ -5,7 +5,7 @@
  * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
  */
 import { api, errorText, type ApiFailure } from './api';
-import { numbers, t, type Params } from './i18n';
+import { cutText, isolate, numbers, t, type Params } from './i18n';
 import type {
   CustomerChecks,
   Field,
@@ -176,8 +176,14 @@ function handleFailure(err: ApiFailure): void {
   say(t('error_generic', { message: errorText(err) }), 'error');
 }
 
+/** A message of the catalog with its parameters. */
+interface Wording {
+  key: string;
+  params?: Params;
+}
+
 /** A refused save or action: show why (`messageKey` with `params` and the reason), and show the service's current truth. */
-async function onActionRefused(err: ApiFailure, messageKey: string, params: Params = {}): Promise<void> {
+async function onActionRefused(err: ApiFailure, messageKey: string, params: Params = {}, fixesConflict?: Wording): Promise<void> {
   if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
   let current: ReviewView | null = null;
   try {
@@ -189,7 +195,7 @@ async function onActionRefused(err: ApiFailure, messageKey: string, params: Para
     show(current);
     set({ mapping: { ...(current.mapping_rule || {}) }, count: null });
     void refreshPreview();
-    say(t(err.code === 'fixes_conflict' ? 'conflict_fixes' : 'conflict'), 'warn');
+    say(err.code === 'fixes_conflict' ? t(fixesConflict?.key ?? 'conflict_fixes', fixesConflict?.params) : t('conflict'), 'warn');
     return;
   }
   const before = state.screen;
@@ -464,15 +470,40 @@ export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> 
 export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, 'fix_undone');
 
 /**
- * Records a new value of one cell. Resolves to why the service refused it (null once saved): the
- * cell's editor shows that beside the value, and the page's message names the cell, since the
- * message at the top of the page may be out of sight (a phone) and, heard, does not say which cell.
+ * A cell's new value refused because another reviewer changed the values meanwhile (409 fixes_conflict):
+ * the rows are drawn again with theirs, and the table (`table`, its id) opens the cell's editor again
+ * with what was typed where the value is still bad (rows-table.tsx). Taken once; a new fix drops it.
  */
-export const fixCell = (field: Field, row: number, before: string, after: string): Promise<string | null> =>
-  recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, 'fix_saved', {
+export interface KeptEdit {
+  table: string;
+  field: string;
+  row: number;
+  /** The value the refused fix was made on: rows that still read so are those drawn before the change. */
+  before: string;
+  text: string;
+  refusal: string;
+}
+export const keptEdit: { current: KeptEdit | null } = { current: null };
+
+/**
+ * Records a new value of one cell, edited in the table `table`. Resolves to why the service refused
+ * it (null once saved): the cell's editor shows that beside the value, and the page's message names
+ * the cell, since the message at the top of the page may be out of sight (a phone) and, heard, does
+ * not say which cell. Refused because another reviewer changed the values, the message quotes the
+ * value, which the redrawn rows no longer hold (its editor opens again only where the cell is still bad).
+ */
+export const fixCell = (table: string, field: Field, row: number, before: string, after: string): Promise<string | null> => {
+  const cell = { field: field.label, row: numbers.format(row) };
+  return recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, 'fix_saved', {
     key: 'fix_cell_failed',
-    params: { field: field.label, row: numbers.format(row) },
+    params: cell,
+    conflict: {
+      key: 'conflict_fixes_cell',
+      params: { ...cell, value: isolate(cutText(after)) },
+      keep: (refusal) => (keptEdit.current = { table, field: field.name, row, before, text: after, refusal }),
+    },
   });
+};
 
 /**
  * The whole value mapping to save: the one in force (it may name values past the 200 listed)
@@ -497,8 +528,9 @@ async function recordFix(
   path: string,
   body: unknown,
   doneKey: string,
-  failed: { key: string; params?: Params } = { key: 'fix_failed' },
+  failed: { key: string; params?: Params; conflict?: Wording & { keep: (refusal: string) => void } } = { key: 'fix_failed' },
 ): Promise<string | null> {
+  keptEdit.current = null;
   await settled();
   try {
     const next = await api<ReviewView>(path, 'POST', body);
@@ -519,7 +551,11 @@ async function recordFix(
     const reason = errorText(err);
     if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
       say(t(failed.key, { ...failed.params, message: reason }), 'error');
-    else await onActionRefused(err, failed.key, failed.params);
+    else {
+      // Kept before the rows are drawn again, which the refusal's handling starts.
+      if (err.code === 'fixes_conflict') failed.conflict?.keep(reason);
+      await onActionRefused(err, failed.key, failed.params, failed.conflict);
+    }
     return reason;
   }
   // The control used may be gone once the rows are drawn again (a saved cell editor, the undo of the

@@ -1,7 +1,7 @@
 /** One field of the mapping: its name, type and requirement, the column chosen for it, and what to know about that column. */
 import { useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
-import { isolate, t, typeName } from '../i18n';
+import { cutText, isolate, t, typeName } from '../i18n';
 import type { Field } from '../types';
 import { useHasBeenNear } from '../near-viewport';
 import { Picklist } from './picklist';
@@ -19,13 +19,6 @@ interface Props {
   readOnly: boolean;
   busy: boolean;
   onChange: (column: string) => void;
-}
-
-/** A sample as the line of examples shows it: a long value cut (a cell of 100,000 characters made the page as wide). */
-const SAMPLE_CHARS = 60;
-function sampleText(value: string): string {
-  const chars = Array.from(value);
-  return chars.length > SAMPLE_CHARS ? `${chars.slice(0, SAMPLE_CHARS - 1).join('')}…` : value;
 }
 
 export function FieldMapping({ field, headers, column, feeds, samples, problems, readOnly, busy, onChange }: Props) {
@@ -88,7 +81,7 @@ export function FieldMapping({ field, headers, column, feeds, samples, problems,
           ))}
         </select>
         <p class="field-samples muted" id={`${id}-samples`} hidden={!shownSamples.length}>
-          {shownSamples.length ? t('column_samples', { values: shownSamples.map((v) => isolate(sampleText(v))).join(', ') }) : ''}
+          {shownSamples.length ? t('column_samples', { values: shownSamples.map((v) => isolate(cutText(v))).join(', ') }) : ''}
         </p>
         <p class="field-warning" id={`${id}-warn`} hidden={!unmapped}>
           {t('required_unmapped')}

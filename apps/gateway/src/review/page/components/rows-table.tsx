@@ -15,8 +15,8 @@
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { nextCell, tabCell, typesCharacter, type CellPosition } from '../grid-keys';
-import { numbers } from '../i18n';
-import type { NumberedRow } from '../state';
+import { cutText, isolate, numbers, t } from '../i18n';
+import { keptEdit, type NumberedRow } from '../state';
 import type { Field } from '../types';
 import { ValueCell, type EditStart } from './value-cell';
 
@@ -55,8 +55,10 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
   const cellOf = (at: CellPosition) => (at.col > 0 ? shown[at.row]?.cells[fields[at.col - 1].name] : undefined);
   const mayFix = (at: CellPosition) => fixable && !!cellOf(at)?.problem;
 
-  const [active, setActive] = useState<CellPosition>(() => startingCell(remembered.get(id), shown, size, mayFix));
-  const [editing, setEditing] = useState<Editing | null>(null);
+  // A cell's value refused because another reviewer changed it meanwhile opens again with what was typed, where it is still bad.
+  const [kept] = useState(() => keptEditOf(id, shown, fields, mayFix));
+  const [active, setActive] = useState<CellPosition>(() => kept ?? startingCell(remembered.get(id), shown, size, mayFix));
+  const [editing, setEditing] = useState<Editing | null>(kept);
   // What the unmount and the discard need to know, read after the render that set them.
   const editingNow = useRef(editing);
   editingNow.current = editing;
@@ -220,6 +222,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
                   const open = editing && editing.row === r && editing.col === at.col ? editing : null;
                   return (
                     <ValueCell
+                      table={id}
                       cell={row.cells[f.name]}
                       field={f}
                       row={row.number}
@@ -239,6 +242,26 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
       )}
     </table>
   );
+}
+
+/**
+ * The editor to open again as the table is drawn: a value of this table refused because another reviewer
+ * changed the values meanwhile (state.ts, keptEdit), where its cell is among the rows, still bad, and reads
+ * as they left it. Taken once found; a table drawn without it leaves it for the next (the rows with
+ * problems are drawn again from those shown before, while they are asked for again).
+ */
+function keptEditOf(table: string, rows: NumberedRow[], fields: Field[], mayFix: (at: CellPosition) => boolean): Editing | null {
+  const kept = keptEdit.current;
+  if (!kept || kept.table !== table) return null;
+  const at = { row: rows.findIndex((r) => r.number === kept.row), col: fields.findIndex((f) => f.name === kept.field) + 1 };
+  if (at.row < 0 || at.col < 1 || !mayFix(at)) return null;
+  const cell = rows[at.row].cells[kept.field];
+  const now = cell?.customer?.before ?? cell?.value ?? '';
+  if (now === kept.before) return null;
+  keptEdit.current = null;
+  // The editor covers the value the other reviewer left: the reason says what it is.
+  const refusal = `${kept.refusal} ${t('cell_reads_now', { value: isolate(cutText(now)) })}`;
+  return { ...at, start: { text: kept.text, selectAll: false, refusal }, opener: 'cell' };
 }
 
 /** Where the grid's tab stop starts: where the reviewer was before this redraw, else the first cell to fix, else the first value. */

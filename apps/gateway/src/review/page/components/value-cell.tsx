@@ -18,9 +18,13 @@ const LONG_VALUE = 24;
 export interface EditStart {
   text: string;
   selectAll: boolean;
+  /** Why the text was refused, said from the start (an editor opened again after another reviewer's change). */
+  refusal?: string;
 }
 
 interface Props {
+  /** The id of the table the cell is in. */
+  table: string;
   cell: Cell | undefined;
   field: Field;
   row: number;
@@ -36,7 +40,7 @@ interface Props {
   onTab: (back: boolean, save: (() => Promise<boolean>) | null) => void;
 }
 
-export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, onDiscard, onTab }: Props) {
+export function ValueCell({ table, cell, field, row, fixable, active, editing, onEdit, onDiscard, onTab }: Props) {
   const value = cell?.value;
   const problem = cell?.problem;
   return (
@@ -48,7 +52,7 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
       aria-invalid={problem ? 'true' : undefined}
     >
       {editing && cell ? (
-        <CellEditor cell={cell} field={field} row={row} start={editing} onDiscard={onDiscard} onTab={onTab} />
+        <CellEditor table={table} cell={cell} field={field} row={row} start={editing} onDiscard={onDiscard} onTab={onTab} />
       ) : (
         <>
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
@@ -85,6 +89,7 @@ export function ValueCell({ cell, field, row, fixable, active, editing, onEdit, 
  * the editor is closed).
  */
 function CellEditor({
+  table,
   cell,
   field,
   row,
@@ -92,6 +97,7 @@ function CellEditor({
   onDiscard,
   onTab,
 }: {
+  table: string;
   cell: Cell;
   field: Field;
   row: number;
@@ -100,7 +106,7 @@ function CellEditor({
   onTab: Props['onTab'];
 }) {
   const input = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
-  const [refusal, setRefusal] = useState<string | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(start.refusal ?? null);
   // A value with a line break is edited in a text area: a text box drops line breaks, so "unchanged" would
   // have saved the value glued together. Enter still saves there; Shift+Enter or Alt+Enter starts a line.
   const multiline = /[\r\n]/.test(start.text) || /[\r\n]/.test(cell.value ?? '');
@@ -124,7 +130,7 @@ function CellEditor({
   // `after`: a value given (the customer's suggestion, accepted); else what the text box holds.
   const save = async (after?: string): Promise<boolean> => {
     const value = after ?? asWritten(input.current?.value ?? '');
-    const refused = await fixCell(field, row, cell.customer?.before ?? cell.value ?? '', value);
+    const refused = await fixCell(table, field, row, cell.customer?.before ?? cell.value ?? '', value);
     // Said here, at the value: the page's message may be out of sight (a phone). The text box takes
     // the keyboard back (from Save or Accept) so the value can be corrected at once. A save that goes
     // through clears it (an editor of the rows with problems stays open until that list is read again).
