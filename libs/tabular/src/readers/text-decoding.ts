@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
 import { SourceProblem } from './source-problem';
 import { westernOrCentral } from './western-or-central';
-import { greekCodePage, wordsOfAnotherScript } from './words-of-another-script';
+import { greekOrHebrew, wordsOfAnotherScript } from './words-of-another-script';
 
 /** ISO names chardet reports, read as their Windows supersets (the WHATWG Encoding Standard does the same). */
 const ALIASES: Record<string, string> = {
@@ -35,7 +35,7 @@ function guessLegacyEncoding(sample: Buffer): string | null {
   if (candidates.length === 0) return wordsOfAnotherScript(sample, readable);
   // A code page of a Latin script whose words past ASCII are those of another script is read in that script's.
   const pick = latinPick(sample, candidates);
-  if (pick === 'iso-8859-7') return greekCodePage(sample, readable);
+  if (pick === 'iso-8859-7') return greekOrHebrew(sample, readable);
   return LATIN_CODE_PAGES.has(pick) ? (wordsOfAnotherScript(sample, readable) ?? pick) : pick;
 }
 

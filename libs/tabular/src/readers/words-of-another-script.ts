@@ -50,56 +50,132 @@ function wordsPastAscii(sample: Buffer): { other: Buffer[]; latin: number } {
   return { other, latin };
 }
 
+/** Bytes where windows-1253 and ISO-8859-7 keep Greek letters alike: C1-FE (Α-ω), DC-FE the small ones. */
+const isGreekLetter = (byte: number | undefined) => byte !== undefined && byte >= 0xc1 && byte <= 0xfe;
+const isSmallGreekLetter = (byte: number | undefined) => byte !== undefined && byte >= 0xdc && byte <= 0xfe;
+
 /**
- * Greek: chardet names ISO-8859-7, which windows-1253 reads alike but for its capitals with an accent
- * (Ά is A2 in windows-1253, B6 in ISO-8859-7; A2 is a quotation mark in ISO-8859-7, B6 a pilcrow in
- * windows-1253). Such a byte right before a letter tells which one the file was saved in; without one,
- * windows-1253, the commoner, where it reads every byte (it leaves AA, D2 and FF undefined).
+ * Greek: chardet names ISO-8859-7, which windows-1253 reads alike but for a few bytes. What tells them
+ * apart: A2 is Ά in windows-1253 (before a small letter, at a word's start: Άννα) and ’ in ISO-8859-7
+ * (after a letter, σ’αγαπώ, or before a sign, ‘Αθήνα’); B6 is Ά in ISO-8859-7 and ¶ in windows-1253;
+ * A1 ‘ and A4 € are ISO-8859-7's (΅ and ¤ in windows-1253); 80-9F are windows-1253's signs (€ ‘ ’ “ ” …),
+ * control characters in ISO-8859-7. Without evidence either way, chardet's ISO-8859-7 stands.
  */
 export function greekCodePage(sample: Buffer, readable: (codePage: string) => boolean): 'windows-1253' | 'iso-8859-7' {
   let windows = 0;
   let iso = 0;
-  for (let i = 0; i + 1 < sample.length; i++) {
-    if (sample[i + 1] < 0xc1) continue;
-    if (sample[i] === 0xa2) windows++;
-    else if (sample[i] === 0xb6) iso++;
+  for (let i = 0; i < sample.length; i++) {
+    const byte = sample[i];
+    if (byte >= 0x80 && byte <= 0x9f) windows++;
+    else if (byte === 0xa1 || byte === 0xa4) iso++;
+    else if (byte === 0xb6 && isGreekLetter(sample[i + 1])) iso++;
+    else if (byte === 0xa2) {
+      if (!isGreekLetter(sample[i - 1]) && isSmallGreekLetter(sample[i + 1])) windows++;
+      else iso++;
+    }
   }
-  return iso > windows || !readable('windows-1253') ? 'iso-8859-7' : 'windows-1253';
+  return windows > iso && readable('windows-1253') ? 'windows-1253' : 'iso-8859-7';
 }
 
-/** How many of `words` read as letters alone in `codePage` (not "———" or "•••", which also make words past ASCII). */
+/**
+ * Russian in windows-1251 read as Greek: chardet sometimes scores a few Russian words as ISO-8859-7, whose
+ * letters sit at the same bytes. E0 and C0 are а and А, among Russian's commonest letters, and ΰ and ΐ
+ * in Greek, which hardly any word has: two of them and the words are not Greek.
+ */
+const notGreek = (words: Buffer[]): boolean => {
+  let rare = 0;
+  for (const word of words) for (const byte of word) if (byte === 0xe0 || byte === 0xc0) rare++;
+  return rare >= 2;
+};
+
+/**
+ * Hebrew: its letters are E0-FA in windows-1255 and ISO-8859-8, where ISO-8859-7 keeps small Greek
+ * letters, and chardet scores a few Hebrew words as Greek as often as Hebrew. Greek words have capitals
+ * (C1-D9) or accented letters (DC-DF, FC-FE) in all but a few short words; words without any are Hebrew
+ * (a geresh or gershayim after a letter allowed).
+ * windows-1255 (with ₪ and the vowel points) where it reads every byte, else ISO-8859-8.
+ */
+function hebrewCodePage(words: Buffer[], readable: (codePage: string) => boolean): 'windows-1255' | 'iso-8859-8' | null {
+  const isLetter = (byte: number | undefined) => byte !== undefined && byte >= 0xe0 && byte <= 0xfa;
+  // Geresh and gershayim (D7 D8 in windows-1255) stand after letters: ש״ח, צ׳.
+  const hebrew = words.every((word) =>
+    word.every((byte, i) => isLetter(byte) || ((byte === 0xd7 || byte === 0xd8) && isLetter(word[i - 1]))),
+  );
+  if (!hebrew) return null;
+  return readable('windows-1255') ? 'windows-1255' : 'iso-8859-8';
+}
+
+/**
+ * The code page of a sample chardet named ISO-8859-7: Hebrew when its words past ASCII are Hebrew
+ * letters, else Greek in whichever of its two code pages the bytes tell (greekCodePage).
+ */
+export function greekOrHebrew(sample: Buffer, readable: (codePage: string) => boolean): string {
+  const lettered = wordsPastAscii(sample).other.filter(inLetterBytes);
+  return (lettered.length > 0 && hebrewCodePage(lettered, readable)) || greekCodePage(sample, readable);
+}
+
+/**
+ * Whether words are written where the code pages chardet knows keep letters: two thirds of their bytes at
+ * C0-FF. Bytes 80-BF are signs in Western text (€ … • – — ™ « ½ £, the no-break space), and runs of them
+ * (masked card numbers "•••• 4242", price levels "€€€", rules "———") make words past ASCII too.
+ */
+const inLetterBytes = (word: Buffer): boolean => {
+  let letters = 0;
+  for (const byte of word) if (byte >= 0xc0) letters++;
+  return letters * 3 >= word.length * 2;
+};
+
+/** How many of `words` read as letters alone in `codePage`. */
 const wordsOfLetters = (words: Buffer[], codePage: string): number =>
   words.filter((word) => /^\p{L}+$/u.test(iconv.decode(word, codePage))).length;
 
 /**
  * Whether the words read as Russian in ibm866 (DOS), which chardet does not know: every one of them
- * Cyrillic letters there, with some bytes in 80-AF, where no other code page here keeps letters of a
- * script (Hebrew ones, E0-FA in windows-1255, read as Cyrillic letters in ibm866 too).
+ * Cyrillic letters there (80-AF, E0-F1); among them some of А-п (80-AF), where the other code pages
+ * keep no letters, and some of р-я (E0-EF), which no run of Western signs holds ("••••", "€€€ ———");
+ * and at least five different bytes.
  */
-const dosCyrillic = (words: Buffer[]): boolean =>
-  words.some((word) => word.some((byte) => byte <= 0xaf)) &&
-  words.every((word) => /^\p{Script=Cyrillic}+$/u.test(iconv.decode(word, 'ibm866')));
+function dosCyrillic(words: Buffer[]): boolean {
+  const bytes = new Set<number>();
+  for (const word of words) for (const byte of word) bytes.add(byte);
+  const some = (from: number, to: number) => [...bytes].some((byte) => byte >= from && byte <= to);
+  return (
+    bytes.size >= 5 &&
+    some(0x80, 0xaf) &&
+    some(0xe0, 0xef) &&
+    words.every((word) => /^\p{Script=Cyrillic}+$/u.test(iconv.decode(word, 'ibm866')))
+  );
+}
 
 /**
  * The code page of a sample whose words past ASCII are words of another script (Cyrillic, Greek,
  * Arabic, Hebrew), or null. A mostly-English list with a few Russian or Arabic names was read as
  * windows-1252 ("Èâàí Ïåòðîâ"): chardet scores the whole sample, and its English outweighs a few
  * names. But Latin text puts its letters past ASCII among ASCII ones (café, Łódź), while those
- * scripts write whole words in them; where such words, read as letters, outnumber the Latin ones
- * twice, chardet is asked about those words alone, and its best code page of another script is
- * taken (or ibm866, which it does not know, when their bytes are its Cyrillic letters). `readable`
- * says whether the whole sample is read by a code page without a byte it leaves undefined.
+ * scripts write whole words in them; where such words, read as letters, are at least two and outnumber
+ * the Latin ones twice, chardet is asked about those words alone, and its best code page of another
+ * script is taken (Hebrew told from Greek by the bytes, Greek's two code pages by greekCodePage), or
+ * ibm866, which it does not know, when their bytes are its Cyrillic letters. `readable` says whether
+ * the whole sample is read by a code page without a byte it leaves undefined.
  */
 export function wordsOfAnotherScript(sample: Buffer, readable: (codePage: string) => boolean): string | null {
   const { other, latin } = wordsPastAscii(sample);
   const enough = (words: number) => words >= 2 && words > 2 * latin;
   if (!enough(other.length)) return null;
-  const words = Buffer.concat(other.flatMap((word) => [word, Buffer.from(' ')]));
-  for (const candidate of chardet.analyse(words)) {
-    const codePage = OTHER_SCRIPTS[candidate.name.toLowerCase()];
-    if (!codePage || candidate.confidence <= 0) continue;
-    const chosen = codePage === 'iso-8859-7' ? greekCodePage(sample, readable) : codePage;
-    if (enough(wordsOfLetters(other, chosen)) && readable(chosen)) return chosen;
+  const lettered = other.filter(inLetterBytes);
+  if (enough(lettered.length)) {
+    const words = Buffer.concat(lettered.flatMap((word) => [word, Buffer.from(' ')]));
+    for (const candidate of chardet.analyse(words)) {
+      const codePage = OTHER_SCRIPTS[candidate.name.toLowerCase()];
+      if (!codePage || candidate.confidence <= 0) continue;
+      const hebrew = (codePage === 'iso-8859-7' || codePage === 'iso-8859-8') && hebrewCodePage(lettered, readable);
+      if (!hebrew && codePage === 'iso-8859-7' && notGreek(lettered)) continue;
+      const chosen = hebrew || (codePage === 'iso-8859-7' ? greekCodePage(sample, readable) : codePage);
+      if (enough(wordsOfLetters(lettered, chosen)) && readable(chosen)) return chosen;
+    }
+    // A few Hebrew words chardet makes nothing of.
+    const hebrew = hebrewCodePage(lettered, readable);
+    if (hebrew && enough(wordsOfLetters(lettered, hebrew))) return hebrew;
   }
   return dosCyrillic(other) ? 'ibm866' : null;
 }
