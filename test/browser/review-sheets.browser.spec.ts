@@ -94,7 +94,7 @@ describe('hosted review page: the sheets of a workbook', () => {
     for (let i = 0; i < 15 && (await focusedId(page)) !== 'sheet-choice'; i++) await page.keyboard.press('Tab');
     expect(await focusedId(page)).toBe('sheet-choice');
     await page.keyboard.press('ArrowDown');
-    await page.getByText('Now reading the sheet “\u2068Staff\u2069”.').waitFor({ timeout: 10000 });
+    await page.getByText('The columns and rows are now those of the sheet “\u2068Staff\u2069”.').waitFor({ timeout: 10000 });
     // Focus stays on the chooser, which now shows the sheet read.
     await page.waitForFunction(() => document.activeElement?.id === 'sheet-choice');
     await expect(page.getByRole('combobox', { name: 'Sheet of the workbook' }).inputValue()).resolves.toBe('Staff');

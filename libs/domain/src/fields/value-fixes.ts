@@ -1,5 +1,6 @@
 import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
+import { MAX_FIX_TEXT } from './fix-limits';
 import { decimalMarkOf } from './number-format';
 import { suitsField, normalisersFor } from './suited-normalisers';
 import { compileTextRules, isDatePattern } from './transformations';
@@ -101,8 +102,6 @@ export const cellEditApplies = (value: string, before: string): boolean => value
 
 /** How many fixes a run keeps in force: each is folded into the run's document. */
 export const MAX_VALUE_FIXES = 1000;
-/** The longest text a fix may carry (a value, a find or a replacement). */
-export const MAX_FIX_TEXT = 10_000;
 /**
  * The longest a find-and-replace may make a value: ten times the value as read, or
  * MAX_FIX_TEXT when that is more. A step that would grow it past that leaves it as the step

@@ -3,7 +3,8 @@ import type { FieldDefinition } from '@app/contracts';
 import { planFields, cellOf } from './map-row';
 import { compileNormaliser } from './normalisers';
 import { isDecimalNumber } from './typed-value';
-import { compileFieldFixes, fixedValueLimit, MAX_FIX_TEXT, readValueFix, type AppliedFix } from './value-fixes';
+import { MAX_FIX_TEXT } from './fix-limits';
+import { compileFieldFixes, fixedValueLimit, readValueFix, type AppliedFix } from './value-fixes';
 
 const field = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({
   description: '',

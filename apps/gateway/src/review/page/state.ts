@@ -4,6 +4,7 @@
  * what the live region says and the confirmation asked. Every change draws the page at once
  * (main.tsx renders synchronously), so right after a change the DOM is current and focus can move.
  */
+import { MAX_FIX_TEXT } from '../../../../../libs/domain/src/fields/fix-limits';
 import { api, errorText, type ApiFailure } from './api';
 import { cutText, isolate, numbers, t, type Params } from './i18n';
 import type {
@@ -476,14 +477,31 @@ export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.vie
  */
 export interface KeptEdit {
   table: string;
+  /** The last rows of the table asked for when it was refused: those drawn are from before the change. */
+  seq: number;
   field: string;
   row: number;
-  /** The value the refused fix was made on: rows that still read so are those drawn before the change. */
-  before: string;
   text: string;
   refusal: string;
 }
-export const keptEdit: { current: KeptEdit | null } = { current: null };
+let keptEdit: KeptEdit | null = null;
+
+/**
+ * The edit to open again in `table`, drawn from the rows asked for as `seq`: taken by the first table
+ * drawn from rows asked for after the refusal, which opens it or not (its cell may be fine now). Rows
+ * drawn again from before (while they are asked for again) leave it.
+ */
+export function takeKeptEdit(table: string, seq: number): KeptEdit | null {
+  const kept = keptEdit;
+  if (!kept || kept.table !== table || seq <= kept.seq) return null;
+  keptEdit = null;
+  return kept;
+}
+
+/** The reviewer went on (discarded the editor, opened another): what was typed is not opened again. */
+export const dropKeptEdit = (): void => {
+  keptEdit = null;
+};
 
 /**
  * Records a new value of one cell, edited in the table `table`. Resolves to why the service refused
@@ -492,15 +510,23 @@ export const keptEdit: { current: KeptEdit | null } = { current: null };
  * not say which cell. Refused because another reviewer changed the values, the message quotes the
  * value, which the redrawn rows no longer hold (its editor opens again only where the cell is still bad).
  */
-export const fixCell = (table: string, field: Field, row: number, before: string, after: string): Promise<string | null> => {
+export const fixCell = async (table: string, field: Field, row: number, before: string, after: string): Promise<string | null> => {
   const cell = { field: field.label, row: numbers.format(row) };
+  // Said before it is sent, with the limit: the service's refusal (422 invalid_fix) only says the text cannot be used.
+  if (after.length > MAX_FIX_TEXT) {
+    const reason = t('fix_too_long', { max: numbers.format(MAX_FIX_TEXT), length: numbers.format(after.length) });
+    say(t('fix_cell_failed', { ...cell, message: reason }), 'error');
+    return reason;
+  }
   return recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, 'fix_saved', {
     key: 'fix_cell_failed',
     params: cell,
     conflict: {
       key: 'conflict_fixes_cell',
       params: { ...cell, value: isolate(cutText(after)) },
-      keep: (refusal) => (keptEdit.current = { table, field: field.name, row, before, text: after, refusal }),
+      keep: (refusal) => {
+        keptEdit = { table, seq: table === 'preview' ? previewSeq : problemRowsSeq, field: field.name, row, text: after, refusal };
+      },
     },
   });
 };
@@ -530,7 +556,7 @@ async function recordFix(
   doneKey: string,
   failed: { key: string; params?: Params; conflict?: Wording & { keep: (refusal: string) => void } } = { key: 'fix_failed' },
 ): Promise<string | null> {
-  keptEdit.current = null;
+  keptEdit = null;
   await settled();
   try {
     const next = await api<ReviewView>(path, 'POST', body);

@@ -29,6 +29,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
       <div class="table-wrap" role="region" tabindex={0} aria-label={t('preview_region')}>
         <RowsTable
           key={s.preview?.seq ?? 0}
+          drawn={s.preview?.seq ?? 0}
           id="preview"
           labelledBy="preview-caption"
           describedBy={fixable ? 'grid-keys' : undefined}

@@ -51,6 +51,7 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
       <div class="table-wrap" role="region" tabindex={0} aria-label={t('problem_rows_region')}>
         <RowsTable
           key={page?.seq ?? 0}
+          drawn={page?.seq ?? 0}
           id="problem-rows"
           labelledBy="problem-rows-title"
           describedBy={view.phase === 'active' ? 'grid-keys' : undefined}

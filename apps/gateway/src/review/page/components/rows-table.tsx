@@ -16,13 +16,15 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { nextCell, tabCell, typesCharacter, type CellPosition } from '../grid-keys';
 import { cutText, isolate, numbers, t } from '../i18n';
-import { keptEdit, type NumberedRow } from '../state';
+import { dropKeptEdit, takeKeptEdit, type NumberedRow } from '../state';
 import type { Field } from '../types';
 import { ValueCell, type EditStart } from './value-cell';
 
 interface Props {
   /** The table's id; its keyboard position is remembered under it across redraws. */
   id: string;
+  /** Which asking for the rows they are the answer to (a later one draws the table afresh). */
+  drawn: number;
   labelledBy: string;
   /** What says how the grid is used by keyboard (present only where cells may be fixed). */
   describedBy?: string;
@@ -48,7 +50,7 @@ interface Editing extends CellPosition {
   opener: 'cell' | 'button';
 }
 
-export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHeading, fixable }: Props) {
+export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, numberHeading, fixable }: Props) {
   const table = useRef<HTMLTableElement>(null);
   const shown = rows ?? [];
   const size = { rows: shown.length, cols: fields.length + 1 };
@@ -56,7 +58,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
   const mayFix = (at: CellPosition) => fixable && !!cellOf(at)?.problem;
 
   // A cell's value refused because another reviewer changed it meanwhile opens again with what was typed, where it is still bad.
-  const [kept] = useState(() => keptEditOf(id, shown, fields, mayFix));
+  const [kept] = useState(() => keptEditOf(id, drawn, shown, fields, mayFix));
   const [active, setActive] = useState<CellPosition>(() => kept ?? startingCell(remembered.get(id), shown, size, mayFix));
   const [editing, setEditing] = useState<Editing | null>(kept);
   // What the unmount and the discard need to know, read after the render that set them.
@@ -101,8 +103,12 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     return cell && cell.parentElement?.parentElement === table.current?.tBodies[0] ? (cell as HTMLTableCellElement) : null;
   };
 
-  const open = (at: CellPosition, start: EditStart, opener: Editing['opener']) => setEditing({ ...at, start, opener });
+  const openEditor = (at: CellPosition, start: EditStart, opener: Editing['opener']) => {
+    dropKeptEdit();
+    setEditing({ ...at, start, opener });
+  };
   const discard = () => {
+    dropKeptEdit();
     focusAfterDiscard.current = editing && { row: editing.row, col: editing.col };
     setEditing(null);
   };
@@ -159,11 +165,11 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     if (target !== cell || !mayFix(at)) return;
     if (e.key === 'Enter' || e.key === 'F2') {
       e.preventDefault();
-      open(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
+      openEditor(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
     } else if (typesCharacter(e)) {
       // The character starts the new value (as in a spreadsheet); it is not typed a second time.
       e.preventDefault();
-      open(at, { text: e.key, selectAll: false }, 'cell');
+      openEditor(at, { text: e.key, selectAll: false }, 'cell');
     }
   };
 
@@ -176,7 +182,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
     if (!mayFix(at)) return;
     // A double click also selects a word of the text: that selection means nothing once the editor is open.
     window.getSelection()?.removeAllRanges();
-    open(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
+    openEditor(at, { text: cellOf(at)?.value ?? '', selectAll: false }, 'cell');
   };
 
   // Whatever has the focus inside (a cell, its Fix button, its editor) makes its cell the tab stop.
@@ -229,7 +235,7 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
                       fixable={mayFix(at)}
                       active={active.row === r && active.col === at.col}
                       editing={open && open.start}
-                      onEdit={(start) => setEditing({ ...at, start, opener: 'button' })}
+                      onEdit={(start) => openEditor(at, start, 'button')}
                       onDiscard={discard}
                       onTab={tabFromEditor}
                     />
@@ -245,22 +251,27 @@ export function RowsTable({ id, labelledBy, describedBy, fields, rows, numberHea
 }
 
 /**
- * The editor to open again as the table is drawn: a value of this table refused because another reviewer
- * changed the values meanwhile (state.ts, keptEdit), where its cell is among the rows, still bad, and reads
- * as they left it. Taken once found; a table drawn without it leaves it for the next (the rows with
- * problems are drawn again from those shown before, while they are asked for again).
+ * The editor to open again as the table is drawn from rows asked for as `drawn`: a value of this table
+ * refused because another reviewer changed the values meanwhile (state.ts, takeKeptEdit), where its cell
+ * is among the rows and still bad, and the keyboard is still in the table (or nowhere): a reviewer who
+ * went on elsewhere keeps the keyboard there, and the page's message quotes what was typed.
  */
-function keptEditOf(table: string, rows: NumberedRow[], fields: Field[], mayFix: (at: CellPosition) => boolean): Editing | null {
-  const kept = keptEdit.current;
-  if (!kept || kept.table !== table) return null;
+function keptEditOf(
+  table: string,
+  drawn: number,
+  rows: NumberedRow[],
+  fields: Field[],
+  mayFix: (at: CellPosition) => boolean,
+): Editing | null {
+  const kept = takeKeptEdit(table, drawn);
+  if (!kept) return null;
+  const focus = document.activeElement;
+  if (focus && focus !== document.body && !focus.closest(`#${table}`)) return null;
   const at = { row: rows.findIndex((r) => r.number === kept.row), col: fields.findIndex((f) => f.name === kept.field) + 1 };
   if (at.row < 0 || at.col < 1 || !mayFix(at)) return null;
   const cell = rows[at.row].cells[kept.field];
-  const now = cell?.customer?.before ?? cell?.value ?? '';
-  if (now === kept.before) return null;
-  keptEdit.current = null;
   // The editor covers the value the other reviewer left: the reason says what it is.
-  const refusal = `${kept.refusal} ${t('cell_reads_now', { value: isolate(cutText(now)) })}`;
+  const refusal = t('cell_reads_now', { message: kept.refusal, value: isolate(cutText(cell?.customer?.before ?? cell?.value ?? '')) });
   return { ...at, start: { text: kept.text, selectAll: false, refusal }, opener: 'cell' };
 }
 
