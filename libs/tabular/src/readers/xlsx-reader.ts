@@ -75,30 +75,48 @@ async function readWorkbook(pkg: XlsxPackage, watch: StallWatch, limits: TableLi
 const asSourceProblem = (err: unknown): SourceProblem => (err instanceof SourceProblem ? err : damaged());
 
 /**
- * Whether a worksheet has a row with text in it, reading the part only up to that row. A
- * first row the limits refuse (too many columns, a vast value) counts as data: that sheet
- * fails only if it is the one read.
+ * How many rows with text a worksheet has, counted up to `most`, reading the part only up to that
+ * row. A row the limits refuse (too many columns, a vast value) counts as data, and as `most`: that
+ * sheet fails only if it is the one read.
  */
-async function hasRows(pkg: XlsxPackage, sheet: string, ctx: CellContext, watch: StallWatch, limits: TableLimits): Promise<boolean> {
+async function rowsUpTo(
+  pkg: XlsxPackage,
+  sheet: string,
+  ctx: CellContext,
+  watch: StallWatch,
+  limits: TableLimits,
+  most: number,
+): Promise<number> {
   const rows = new SheetRows(ctx, limits);
   const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
+  let found = 0;
   try {
     for (let done = false; !done;) {
       done = (await parts.next()).done === true;
-      if (rows.take().length > 0) return true;
+      found += rows.take().length;
+      if (found >= most) return most;
     }
-    return false;
+    return found;
   } catch (err) {
-    if (err instanceof SourceProblem && (err.kind === 'tooManyColumns' || err.kind === 'fieldTooLarge')) return true;
+    if (err instanceof SourceProblem && (err.kind === 'tooManyColumns' || err.kind === 'fieldTooLarge')) return most;
     throw err;
   } finally {
     await parts.return(undefined);
   }
 }
 
-/** The sheet a workbook opens on: the first visible one with data; else the first with data at all; else the first. */
-function openingSheet(sheets: SheetInfo[]): SheetInfo | undefined {
-  return sheets.find((s) => s.state === 'visible' && s.has_data) ?? sheets.find((s) => s.has_data) ?? sheets[0];
+/** A worksheet as listed, with how many rows it has up to two: a header and a row of data. */
+type ListedSheet = SheetInfo & { rows: number };
+
+/**
+ * The sheet a workbook opens on: the first visible one with a row under its first (a header and data);
+ * else the first visible one with a row at all; else the same among hidden ones; else the first. A
+ * sheet of one row, such as a cover or a notes sheet before the table, was opened and showed no rows.
+ */
+function openingSheet(sheets: ListedSheet[]): SheetInfo | undefined {
+  const visible = sheets.filter((s) => s.state === 'visible');
+  const withRows = (among: ListedSheet[], rows: number) => among.find((s) => s.rows >= rows);
+  return withRows(visible, 2) ?? withRows(visible, 1) ?? withRows(sheets, 2) ?? withRows(sheets, 1) ?? sheets[0];
 }
 
 /**
@@ -132,8 +150,8 @@ export interface XlsxOpenOptions {
   /**
    * Which worksheet is the table:
    * - a name (as `sheets` listed it): that one; a name the workbook does not have fails the read;
-   * - `choose`: every worksheet is listed (`sheets`) and the first visible one with data is read
-   *   (ingestion; with no visible sheet with data, the first hidden one that has some);
+   * - `choose`: every worksheet is listed (`sheets`) and the first visible one with data under its
+   *   first row is read (ingestion; openingSheet says which when none has);
    * - absent: the first worksheet with rows in tab order, hidden or not (how sources ingested
    *   before sheets were listed were read, and still are).
    */
@@ -159,7 +177,7 @@ export async function openXlsx(
   const pkg = await openPackageFile(source, watch);
   const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null } as const;
   let workbook: Workbook | null = null;
-  let sheets: SheetInfo[] | undefined;
+  let listed: ListedSheet[] | undefined;
   if (!options.packageChecked) {
     try {
       await watch.step(checkXlsxPackage(pkg, limits));
@@ -172,9 +190,11 @@ export async function openXlsx(
     if (typeof options.sheet === 'object') {
       // Listing reads every worksheet up to its first row: the choice is made before the rows are read.
       workbook = await readWorkbook(pkg, watch, limits);
-      sheets = [];
-      for (const entry of workbook.sheets)
-        sheets.push({ name: entry.name, state: entry.state, has_data: await hasRows(pkg, entry.part, workbook.ctx, watch, limits) });
+      listed = [];
+      for (const entry of workbook.sheets) {
+        const rows = await rowsUpTo(pkg, entry.part, workbook.ctx, watch, limits, 2);
+        listed.push({ name: entry.name, state: entry.state, has_data: rows > 0, rows });
+      }
     }
   } catch (err) {
     pkg.close().catch(() => undefined);
@@ -183,8 +203,9 @@ export async function openXlsx(
   const { sheet } = options;
   // Rows given up before their first batch: the package (its file, or the copy of a stored workbook) is closed all the same.
   const closePackage = () => pkg.close().catch(() => undefined);
-  if (sheets) {
-    const opening = openingSheet(sheets);
+  if (listed) {
+    const opening = openingSheet(listed);
+    const sheets: SheetInfo[] = listed.map(({ name, state, has_data }) => ({ name, state, has_data }));
     const batches = tableOf(pkg, watch, limits, workbook, (all) => all.filter((s) => s.name === opening?.name));
     return { ...table, sheet: opening?.name, sheets, batches: releasedUnstarted(batches, closePackage) };
   }

@@ -87,6 +87,21 @@ describe('choosing the sheet (ingestion)', () => {
     expect((await rowsOf(table))[0]).toEqual(['Email', 'Name']);
   });
 
+  it('skips a visible first sheet of one row (a cover or a title) for the first with a row of data under its header', async () => {
+    const table = await open(await threeSheets({ name: 'Cover', rows: [['Customer export, November 2026']] }), { sheet: { choose: true } });
+    expect(table.sheets![0]).toEqual({ name: 'Cover', state: 'visible', has_data: true });
+    expect(table.sheet).toBe('People');
+    // A header with no rows under it on every visible sheet: the first visible one with a row still opens (not a hidden one).
+    const headersOnly = await workbookOf([
+      { name: 'Notes', state: 'hidden', rows: [['note'], ['draft']] },
+      { name: 'Template', rows: [['Email', 'Name']] },
+      { name: 'Other', rows: [['Order']] },
+    ]);
+    const opened = await open(headersOnly, { sheet: { choose: true } });
+    expect(opened.sheet).toBe('Template');
+    expect(await rowsOf(opened)).toEqual([['Email', 'Name']]);
+  });
+
   it('skips a very hidden sheet too', async () => {
     const table = await open(await threeSheets({ name: 'Macro', state: 'veryHidden', rows: [['x']] }), { sheet: { choose: true } });
     expect(table.sheets![0]).toEqual({ name: 'Macro', state: 'veryHidden', has_data: true });
