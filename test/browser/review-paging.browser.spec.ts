@@ -2,6 +2,7 @@
 import type { Page } from 'playwright-core';
 import { axeViolations, holdRequests, screenshot } from '../support/browser';
 import { reviewBrowserSuite } from '../support/review-browser';
+import { reviewApi } from '../support/service-harness';
 
 /**
  * Paging the rows with problems by keyboard, in Chromium: the first and the last page in one step,
@@ -19,8 +20,8 @@ const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Bir
 describe('hosted review page: paging the rows with problems', () => {
   const suite = reviewBrowserSuite();
 
-  async function openReview(): Promise<Page> {
-    const run = await suite.readyRun({ content: CSV, mapping: MAPPING });
+  async function openReview(run?: { review_url: string }): Promise<Page> {
+    run ??= await suite.readyRun({ content: CSV, mapping: MAPPING });
     const context = await suite.browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
     await page.goto(run.review_url);
@@ -82,6 +83,54 @@ describe('hosted review page: paging the rows with problems', () => {
     await expect(page.locator('#problem-rows tbody th').count()).resolves.toBe(5);
     // One page: no pager.
     await expect(page.locator('.pager').count()).resolves.toBe(0);
+    await page.context().close();
+  });
+
+  /** The keyboard's cell in the rows with problems: its row's number and its column. */
+  const focusedCell = (page: Page) =>
+    page.evaluate(() => {
+      const cell = document.activeElement as HTMLTableCellElement;
+      return { table: cell.closest('table')?.id, row: cell.closest('tr')?.querySelector('th')?.innerText, col: cell.cellIndex };
+    });
+
+  /** Fixes the age in the keyboard's cell (column 3: the row's number, email, first_name, age) by its editor. */
+  async function fixFocusedAge(page: Page, value: string): Promise<void> {
+    await expect(focusedCell(page)).resolves.toMatchObject({ table: 'problem-rows', col: 3 });
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(value);
+    await page.keyboard.press('Enter');
+  }
+
+  it('stays on the page being worked through when a fix is counted, on the next row, and on the last page there is when the page emptied', async () => {
+    const run = await suite.readyRun({ content: CSV, mapping: MAPPING });
+    const page = await openReview(run);
+    await page.locator('#problem-next').click();
+    await page.getByText('Page 2 of 3 · matching rows: 50').waitFor();
+    await page.locator('.table-wrap:has(#problem-rows)').focus();
+    await page.keyboard.press('Tab');
+    await expect(focusedCell(page)).resolves.toEqual({ table: 'problem-rows', row: '21', col: 3 });
+
+    // Row 21 fixed: counted again, the page is still the second, and the keyboard on the next row's age.
+    await fixFocusedAge(page, '21');
+    await page.getByText('Page 2 of 3 · matching rows: 49').waitFor();
+    await page.getByText('Fix saved. The rows were checked again.').waitFor();
+    await expect(firstListedRow(page)).resolves.toBe('22');
+    await expect(focusedCell(page)).resolves.toEqual({ table: 'problem-rows', row: '22', col: 3 });
+
+    // On the last page (rows 42 to 50), another reviewer fixes all but row 42's age (row 50 lacks its e-mail
+    // too); fixing that one here empties the page: the list shows the last page there is, page 2 of 2.
+    await page.locator('#problem-last').click();
+    await page.getByText('Page 3 of 3 · matching rows: 49').waitFor();
+    const review = reviewApi(run.review_url);
+    for (let row = 43; row <= 50; row++)
+      expect((await review.fix('age', { kind: 'cell', row, before: `x${row}`, after: String(row) })).status).toBe(200);
+    expect((await review.fix('email', { kind: 'cell', row: 50, before: '', after: 'p50@x.org' })).status).toBe(200);
+    await page.locator('.table-wrap:has(#problem-rows)').focus();
+    await page.keyboard.press('Tab');
+    await fixFocusedAge(page, '42');
+    await page.getByText('Page 2 of 2 · matching rows: 40').waitFor();
+    await expect(firstListedRow(page)).resolves.toBe('22');
     await page.context().close();
   });
 });

@@ -229,6 +229,20 @@ describe('AI providers: raw, image and AI-mapped file runs', () => {
     const empty = await rawRun({ provider_id: openai });
     expect((await waitForRun(svc, org.apiKey, empty.body.id, (r) => r.status === 'failed')).error.code).toBe('extraction_empty');
 
+    // Records with no value at all are no records: nothing is counted that review and output would not read.
+    vendor.answer = () => ({
+      records: [
+        { email: null, first_name: null, age: null, born: null },
+        { email: ' ', first_name: '', age: null, born: null },
+      ],
+    });
+    const blank = await rawRun({ provider_id: openai });
+    expect((await waitForRun(svc, org.apiKey, blank.body.id, (r) => r.status === 'failed')).error.code).toBe('extraction_empty');
+    vendor.answer = () => ({ records: [PEOPLE[0], { email: null, first_name: null, age: null, born: null }, PEOPLE[1]] });
+    const mixed = await rawRun({ provider_id: openai });
+    const mixedReady = await waitForRun(svc, org.apiKey, mixed.body.id, (r) => r.review_state === 'active');
+    expect(mixedReady.total_rows).toBe(2);
+
     const wrongKey = await registerProvider({
       name: 'Bad key',
       provider: 'openai',

@@ -101,6 +101,25 @@ describe('request validation: data keys and body shape', () => {
     }
   });
 
+  it('refuses metadata with a lone surrogate in a value or a key, at any depth (422); pairs, emoji and control characters are data', async () => {
+    for (const metadata of ['{"a":"\\ud800"}', '{"list":[{"deep":"x\\udc00y"}]}', '{"\\udbff":1}']) {
+      const res = await post('/v1/transformations/file', fileBody(`,"metadata":${metadata}`));
+      expect({ metadata, status: res.status, fields: res.body.error?.fields }).toEqual({
+        metadata,
+        status: 422,
+        fields: { metadata: ['The metadata field must not contain lone surrogates (text that is not valid Unicode).'] },
+      });
+    }
+    const fine = '{"emoji":"\\ud83d\\ude00","tab":"a\\tb","\\ud83c\\udf89":["\\u0000"]}';
+    const created = await post('/v1/transformations/file', fileBody(`,"metadata":${fine}`));
+    expect(created.status).toBe(201);
+    expect(JSON.parse(await rawText(`/v1/transformations/${created.body.id}`)).metadata).toEqual({
+      emoji: '\u{1F600}',
+      tab: 'a\tb',
+      '\u{1F389}': ['\u0000'],
+    });
+  });
+
   it('column_labels keys must be own fields of the schema: toString, __proto__, hasOwnProperty are not (422, not 500)', async () => {
     const res = await post(
       '/v1/transformations/file',

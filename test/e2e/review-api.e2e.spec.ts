@@ -269,7 +269,7 @@ describe('review page API', () => {
   it('refuses a body that is not a JSON object with 422 on body: an approval sent garbled approves nothing', async () => {
     const review = await readyReview();
     for (const raw of ['"notanobject"', '42', '[1,2]', 'null'])
-      for (const action of ['approve', 'fixes', 'preview']) {
+      for (const action of ['approve', 'cancel', 'fixes', 'preview']) {
         const res = await call(review.at(action), { method: 'POST', raw });
         expect([action, raw, res.status, res.body.error?.fields]).toEqual([
           action,
@@ -278,7 +278,7 @@ describe('review page API', () => {
           { body: ['The request body must be a JSON object.'] },
         ]);
       }
-    expect((await review.state()).body.review_approved_at).toBeNull();
+    expect((await review.state()).body).toMatchObject({ review_approved_at: null, review_canceled_at: null });
     // No body at all still means "the defaults": the current mapping is approved.
     expect((await call(review.at('approve'), { method: 'POST' })).status).toBe(200);
   });

@@ -261,8 +261,10 @@ export class ReviewController {
 
   @Post('cancel')
   @HttpCode(200)
-  async cancel(@Param('runId') runId: string, @Query('signature') signature: string, @Req() req: FastifyRequest) {
+  async cancel(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
+    // Nothing is read from the body, but a body that is not an object is refused as on every other review call.
+    objectBodyOrNone(raw);
     return this.review.act(run, { type: 'CancelReview', at: new Date().toISOString() }, String(req.id));
   }
 

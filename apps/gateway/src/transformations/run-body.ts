@@ -8,6 +8,22 @@ const DATA_MEMBER_LABELS: Record<(typeof DATA_MEMBERS)[number], string> = { meta
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Half of a surrogate pair without its other half (with the u flag a whole pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether any key or text in the caller's JSON has a lone surrogate. JSON can write one (`"\ud800"`), but it
+ * is no character: it cannot be written as UTF-8, and webhook receivers would read it as U+FFFD or refuse the
+ * delivery. Everything else in metadata is the caller's data, control characters included. (Depth is bounded by
+ * the body's shape limits, checked before.)
+ */
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (isPlainObject(value)) return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || hasLoneSurrogate(v));
+  return false;
+}
+
 /**
  * Validates a run request body against its DTO without ever handing caller data to
  * class-transformer. `plainToInstance` treats nested plain objects as class instances: it
@@ -35,8 +51,10 @@ export async function validateRunBody<T extends RunOptionsDto>(
   for (const member of DATA_MEMBERS) {
     if (!Object.hasOwn(body, member)) continue;
     const given = body[member];
-    if (given === null || isPlainObject(given)) value[member] = given as never;
-    else addError(errors, member, `The ${DATA_MEMBER_LABELS[member]} field must be an object.`);
+    if (!(given === null || isPlainObject(given))) addError(errors, member, `The ${DATA_MEMBER_LABELS[member]} field must be an object.`);
+    else if (member === 'metadata' && hasLoneSurrogate(given))
+      addError(errors, member, 'The metadata field must not contain lone surrogates (text that is not valid Unicode).');
+    else value[member] = given as never;
   }
   return { value, errors };
 }

@@ -41,7 +41,10 @@ const asCell = (v: unknown): string => {
 /**
  * The rows of an extraction answer, one cell per schema field in schema order. Unknown
  * keys are ignored; a record that is not an object, or an answer without a records
- * array, makes the whole answer unusable (the run fails rather than guessing). Pure.
+ * array, makes the whole answer unusable (the run fails rather than guessing). A record
+ * with no value at all (every field null or blank) is left out here: the stored rows are
+ * read back like a file, whose reader skips a row of blanks, so keeping it would count a
+ * row that review and output never see. An answer of nothing but such records is empty. Pure.
  */
 export function rowsFromExtraction(answer: unknown, fieldNames: string[]): string[][] {
   if (!answer || typeof answer !== 'object' || !Array.isArray((answer as { records?: unknown }).records)) {
@@ -49,8 +52,9 @@ export function rowsFromExtraction(answer: unknown, fieldNames: string[]): strin
   }
   const records = (answer as { records: unknown[] }).records;
   if (records.length > MAX_EXTRACTED_RECORDS) throw new UnusableAnswer(`The answer has more than ${MAX_EXTRACTED_RECORDS} records.`);
-  return records.map((r) => {
+  const rows = records.map((r) => {
     if (!r || typeof r !== 'object' || Array.isArray(r)) throw new UnusableAnswer('A record is not an object.');
     return fieldNames.map((f) => asCell((r as Record<string, unknown>)[f]));
   });
+  return rows.filter((row) => row.some((cell) => cell.trim() !== ''));
 }

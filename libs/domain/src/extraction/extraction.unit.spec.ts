@@ -32,6 +32,17 @@ describe('extracted records', () => {
     ).toEqual([['a@b.c', '3', 'true', '']]);
   });
 
+  it('leaves out records with no value at all, so every row counted is a row review and output read', () => {
+    const answer = {
+      records: [{ email: null, age: null }, { email: 'a@b.c', age: null }, { email: '  ', age: '' }, { email: '', age: 0 }, {}],
+    };
+    expect(rowsFromExtraction(answer, ['email', 'age'])).toEqual([
+      ['a@b.c', ''],
+      ['', '0'],
+    ]);
+    expect(rowsFromExtraction({ records: [{ email: null }, { email: ' ' }] }, ['email'])).toEqual([]);
+  });
+
   it.each([
     [null, 'no "records" array'],
     [{ rows: [] }, 'no "records" array'],

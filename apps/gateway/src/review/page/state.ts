@@ -357,12 +357,17 @@ async function refreshPreview(): Promise<void> {
         return;
       }
       counting = null;
+      // Counted again for the same mapping (after a fix), the reviewer stays on the page of rows they were
+      // working through; another mapping makes other rows the ones with problems, listed from the first page.
+      const sameMapping = lastCountFor === key;
       lastCountFor = key;
       const none = count.rows_with_problems === 0;
       set({
         count,
         listed: count,
-        filter: { ...state.filter, page: 1 },
+        // "The rows are being checked again" is done now.
+        ...(state.live.text === t('fix_saved') ? { live: { text: t('fix_saved_checked'), kind: 'ok' as const } } : {}),
+        filter: sameMapping ? state.filter : { ...state.filter, page: 1 },
         problems: {
           text: none
             ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
@@ -439,6 +444,11 @@ async function refreshProblemRows(again = false): Promise<void> {
     if (seq !== problemRowsSeq) return;
     const shown = state.filter.page;
     const pages = Math.max(1, Math.ceil(found.matching / PROBLEM_ROWS_PER_PAGE));
+    // Fewer rows have problems than when the page was chosen (the last ones were fixed): the last page there is.
+    if (shown > pages) {
+      set({ filter: { ...state.filter, page: pages } });
+      return refreshProblemRows(again);
+    }
     set({
       problemRows: {
         status: found.matching === 0 ? t('problem_rows_none') : t('problem_rows_page', { page: shown, pages, matching: found.matching }),
