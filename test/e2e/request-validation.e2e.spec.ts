@@ -120,6 +120,35 @@ describe('request validation: data keys and body shape', () => {
     });
   });
 
+  it('refuses an admin body that is not an object with 422 on body alone: nothing is made or changed', async () => {
+    const o = `/admin/v1/organizations/${org.orgId}`;
+    const calls: [string, string][] = [
+      ['POST', '/admin/v1/organizations'],
+      ['POST', `${o}/api-keys`],
+      ['PUT', `${o}/webhook`],
+      ['PUT', `${o}/quota`],
+      ['POST', `${o}/schemas`],
+      ['PUT', `${o}/schemas/${org.schemaId}`],
+      ['POST', `${o}/providers`],
+      ['PUT', `${o}/providers/${providerId}`],
+      ['POST', `${o}/invitations`],
+    ];
+    const keysBefore = (await call(url(`${o}/api-keys`), { token: ADMIN_TOKEN })).body.data.length;
+    for (const [method, path] of calls)
+      for (const raw of ['[]', 'null', '"x"', '7']) {
+        const res = await call(url(path), { method, token: ADMIN_TOKEN, raw });
+        expect([method, path, raw, res.status, res.body.error?.fields]).toEqual([
+          method,
+          path,
+          raw,
+          422,
+          { body: ['The request body must be a JSON object.'] },
+        ]);
+      }
+    expect((await call(url(`${o}/api-keys`), { token: ADMIN_TOKEN })).body.data.length).toBe(keysBefore);
+    expect((await call(url(`/v1/schemas/${org.schemaId}`), { token: org.apiKey })).body.data.fields).toHaveProperty('email');
+  });
+
   it('column_labels keys must be own fields of the schema: toString, __proto__, hasOwnProperty are not (422, not 500)', async () => {
     const res = await post(
       '/v1/transformations/file',

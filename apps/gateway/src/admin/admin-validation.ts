@@ -10,6 +10,7 @@ import {
 } from '@app/domain';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
+import { ApiError } from '../http/api-error';
 
 const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -137,10 +138,11 @@ export function validateSchemaUniqueWith(value: unknown, fields: Record<string, 
   return Array.isArray(value) ? (value as string[][]) : [];
 }
 
-export const asObject = (body: unknown, errors: FieldErrors): Record<string, unknown> => {
-  if (!isObj(body)) {
-    addError(errors, 'body', BODY_NOT_AN_OBJECT);
-    return {};
-  }
+/**
+ * The body as an object. One that is not an object is refused at once with that alone: its members would
+ * each say they are missing, which is not what is wrong.
+ */
+export const asObject = (body: unknown): Record<string, unknown> => {
+  if (!isObj(body)) throw ApiError.validation({ body: [BODY_NOT_AN_OBJECT] });
   return body;
 };

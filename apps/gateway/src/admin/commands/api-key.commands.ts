@@ -27,7 +27,7 @@ export class IssueApiKey extends Command<IssuedApiKeyDto> {
 /** The name a key is issued with: optional, up to 100 characters, blanks alone are no name. */
 function apiKeyNameOf(body: unknown): string | null {
   const errors: FieldErrors = {};
-  const b = body === undefined ? {} : asObject(body, errors);
+  const b = body === undefined ? {} : asObject(body);
   // Trimmed before it is measured: the name kept is the one counted.
   const given = typeof b.name === 'string' ? { name: b.name.trim() } : b;
   const name = requireString(given, 'name', errors, { optional: true, max: API_KEY_NAME_MAX, shownAsName: true });

@@ -36,7 +36,7 @@ export class PutSchemaHandler implements ICommandHandler<PutSchema, SchemaResour
     const existing = schemaId ? await this.directory.getSchema(organizationId, schemaId) : null;
     if (schemaId && !existing) throw ApiError.notFound('schema');
     const errors: FieldErrors = {};
-    const b = asObject(body, errors);
+    const b = asObject(body);
     const name = requireString(b, 'name', errors, { shownAsName: true });
     const fields = validateSchemaFields(b.fields, errors);
     // The review calls it with the organization's webhook secret: the same rules as webhook URLs
@@ -101,7 +101,7 @@ export class PutProviderHandler implements ICommandHandler<PutProvider, Provider
     const existing = providerId ? await this.directory.getProvider(organizationId, providerId) : null;
     if (providerId && !existing) throw ApiError.notFound('provider');
     const errors: FieldErrors = {};
-    const b = asObject(body, errors);
+    const b = asObject(body);
     const name = requireString(b, 'name', errors, { shownAsName: true });
     const provider = requireString(b, 'provider', errors, { max: 50 });
     if (provider && (!PROVIDER_KEY_RE.test(provider) || !isSupportedVendor(provider))) {

@@ -30,7 +30,7 @@ export class CreateOrganizationHandler implements ICommandHandler<CreateOrganiza
 
   async execute({ body }: CreateOrganization): Promise<CreatedOrganizationDto> {
     const errors: FieldErrors = {};
-    const b = asObject(body, errors);
+    const b = asObject(body);
     const name = requireString(b, 'name', errors, { shownAsName: true });
     const webhookUrl = requireUrl(b, 'webhook_url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     failOnErrors(errors);
@@ -78,7 +78,7 @@ export class SetDefaultWebhookHandler implements ICommandHandler<SetDefaultWebho
   async execute({ organizationId, body }: SetDefaultWebhook): Promise<WebhookSettingsDto> {
     await requireOrganization(this.directory, organizationId);
     const errors: FieldErrors = {};
-    const b = asObject(body, errors);
+    const b = asObject(body);
     if (!('url' in b)) addError(errors, 'url', 'The url field is required (null removes the default webhook).');
     const url = requireUrl(b, 'url', errors, this.config.production, this.config.webhooks.allowedAddresses);
     failOnErrors(errors);
@@ -122,7 +122,7 @@ export class SetReviewQuotaHandler implements ICommandHandler<SetReviewQuota, Qu
   async execute({ organizationId, body }: SetReviewQuota): Promise<QuotaDto> {
     await requireOrganization(this.directory, organizationId);
     const errors: FieldErrors = {};
-    const b = asObject(body, errors);
+    const b = asObject(body);
     const n = b.review_preparations;
     if (!('review_preparations' in b) || (n !== null && (!Number.isSafeInteger(n) || (n as number) < 0))) {
       addError(errors, 'review_preparations', 'The review preparations field must be a non-negative integer or null (unlimited).');

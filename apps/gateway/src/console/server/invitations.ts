@@ -7,6 +7,7 @@ import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls, isEmailAddress } from '@app/domain';
 import { ApiError } from '../../http/api-error';
+import { objectBodyOrNone } from '../../http/validate-body';
 import { AuditLog } from '../../audit/audit-log';
 import type { ConsoleCaller } from './console-sessions';
 import { ConsoleSessions } from './console-sessions';
@@ -35,8 +36,8 @@ export interface InvitationPreview {
 }
 
 const PURPOSE = 'console-invitation';
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+/** No body reads as an empty one (each field then says it is required); a body that is not an object is refused alone. */
+const asObject = (body: unknown): Record<string, unknown> => objectBodyOrNone<Record<string, unknown>>(body);
 const invalidLink = () =>
   new ApiError(
     404,
