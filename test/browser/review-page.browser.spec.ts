@@ -571,12 +571,20 @@ describe('hosted review page in Chromium', () => {
     await waitForRun(svc, tiers.apiKey, created.body.id, (r) => r.review_state === 'active');
     const page = await openPage(created.body.review_url);
     await page.getByText('3 of 3 rows have problems.', { exact: false }).or(page.getByText('2 of 3 rows have problems.')).waitFor();
-    await page.getByText('Allowed: Platinum, Gold').waitFor();
+    // The labels the schema gives, and the values a file must hold.
+    await page
+      .getByText(/^Allowed: \u2068?Platinum\u2069? \(value \u2068?platinum\u2069?\), \u2068?Gold\u2069? \(value \u2068?gold\u2069?\)$/)
+      .waitFor();
     await page.getByRole('button', { name: 'Map values' }).click();
     await page.getByRole('heading', { name: 'Values of tier' }).waitFor();
     await expect(page.locator('.picklist').innerText()).resolves.not.toContain('null');
     await page.getByText('Choice from a list', { exact: true }).waitFor();
     await page.getByText('Not one of the allowed values').first().waitFor();
+    // A value that names an allowed one in another case says which value to write.
+    await page
+      .getByText(/^Not one of the allowed values \(write \u2068?gold\u2069?\)$/)
+      .first()
+      .waitFor();
     // Suggestions are filled in; a value with none is kept as it is until the reviewer chooses.
     await expect(page.getByRole('combobox', { name: 'Plat.' }).inputValue()).resolves.toBe('platinum');
     await expect(page.getByRole('combobox', { name: 'GOLD' }).inputValue()).resolves.toBe('gold');

@@ -2,7 +2,7 @@ import type { Field } from './page/types';
 
 // The page's catalog comes from the document; here each message is its key, so the test reads which one was chosen.
 jest.mock('./page/i18n', () => ({
-  t: (key: string) => key,
+  t: (key: string, params?: Record<string, unknown>) => (typeof params?.value === 'string' ? `${key}:${params.value}` : key),
   isolate: (text: string) => text,
   numbers: new Intl.NumberFormat('en'),
   typeName: (dataType: string) => dataType,
@@ -31,5 +31,25 @@ describe('the words of a type problem', () => {
     ['string', '100000000000000001', 'problem_type'],
   ])('%s %s: %s', (dataType, value, key) => {
     expect(problemWords('type', field(dataType), value)).toBe(key);
+  });
+});
+
+describe('the words of a value not allowed', () => {
+  const tiers = field('enum', {
+    allowed_values: [
+      { value: 'gold', label: 'Gold' },
+      { value: 'SLV', label: 'Silver' },
+    ],
+  });
+  it.each([
+    // Its label, or the value in another case: the value to write is named.
+    ['Gold', 'problem_enum_use:gold'],
+    [' silver ', 'problem_enum_use:SLV'],
+    ['slv', 'problem_enum_use:SLV'],
+    // Anything else: the general words (the picklist panel suggests close spellings).
+    ['Golden', 'problem_enum'],
+    ['', 'problem_enum'],
+  ])('%j: %s', (value, key) => {
+    expect(problemWords('type', tiers, value)).toBe(key);
   });
 });

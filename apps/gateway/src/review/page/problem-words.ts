@@ -31,6 +31,17 @@ function rangeWords(field: Field, value: string | null): string {
   return t('problem_range_above', { max: bound(max ?? '') });
 }
 
+/**
+ * The allowed value a cell names by its label or by the value written in another case ("Gold" where the value is
+ * gold): a picklist shows labels, so a reviewer who wrote one is told which value to write. Null for anything else.
+ */
+function allowedValueNamed(field: Field, value: string | null): string | null {
+  const wanted = (value ?? '').trim().toLocaleLowerCase();
+  if (!wanted) return null;
+  const named = field.allowed_values?.find((a) => a.value.toLocaleLowerCase() === wanted || a.label.toLocaleLowerCase() === wanted);
+  return named?.value ?? null;
+}
+
 function lengthWords(field: Field, value: string | null): string {
   const length = lengthOf((value ?? '').trim());
   if (field.min_length !== undefined && length < field.min_length) return t('problem_length_short', { count: field.min_length });
@@ -55,7 +66,10 @@ export function problemWords(problem: CellProblem, field: Field, value: string |
     case 'customer':
       return t('problem_kind_customer');
     default:
-      if (field.allowed_values) return t('problem_enum');
+      if (field.allowed_values) {
+        const named = allowedValueNamed(field, value);
+        return named === null ? t('problem_enum') : t('problem_enum_use', { value: isolate(named) });
+      }
       // A number of more digits than a double carries (the service's exact-number.ts): it is no typo, so say what it is.
       if ((field.data_type === 'integer' || field.data_type === 'number') && longNumberDigits(value) > SAFE_DIGITS)
         return t('problem_number_digits');

@@ -1,8 +1,12 @@
 /** An enum field's picklist: the allowed values, and (while the review is open) a panel mapping each value of the column to one. */
 import { useState } from 'preact/hooks';
-import { numbers, shownText, t } from '../i18n';
+import { isolate, numbers, shownText, t } from '../i18n';
 import { picklistValues, savePicklist } from '../state';
 import type { Field, PicklistValues } from '../types';
+
+/** An allowed value as the reviewer reads it: its label, and the value to write when the label is something else. */
+const allowedWords = (a: { value: string; label: string }): string =>
+  a.label === a.value ? isolate(a.value) : t('picklist_allowed_value', { label: isolate(a.label), value: isolate(a.value) });
 
 export function Picklist({ field, id, editable, busy }: { field: Field; id: string; editable: boolean; busy: boolean }) {
   const [expanded, setExpanded] = useState(false);
@@ -16,7 +20,7 @@ export function Picklist({ field, id, editable, busy }: { field: Field; id: stri
   };
   return (
     <div>
-      <p class="muted">{t('picklist_allowed', { values: (field.allowed_values ?? []).map((a) => a.label).join(', ') })}</p>
+      <p class="muted">{t('picklist_allowed', { values: (field.allowed_values ?? []).map(allowedWords).join(', ') })}</p>
       {editable && (
         <button
           type="button"
