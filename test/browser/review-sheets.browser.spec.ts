@@ -119,6 +119,34 @@ describe('hosted review page: the sheets of a workbook', () => {
     await page.context().close();
   }, 60_000);
 
+  it('refuses a title sheet of one row where the reviewer chose it, and gives a sheet its mapping back on return', async () => {
+    const run = await workbookRun();
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: null });
+    const page = await openPage(run.review_url);
+    const sheet = page.getByRole('combobox', { name: 'Sheet of the workbook' });
+    await sheet.waitFor();
+    // The cover's one row would be read as the column names of nothing: refused, the chooser back on People, with the keyboard.
+    await sheet.selectOption('Cover');
+    await page
+      .getByText('Your change could not be saved: that sheet has no rows under its first row, so there is nothing to import from it')
+      .waitFor({ timeout: 10000 });
+    await page.waitForFunction(() => document.activeElement?.id === 'sheet-choice');
+    await expect(sheet.inputValue()).resolves.toBe('People');
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('First');
+    await screenshot(page, '32-sheet-refused');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+
+    // To Staff, which has no "First", and back: first_name has its column again.
+    await sheet.selectOption('Staff');
+    await page.getByText('The columns and rows are now those of the sheet “\u2068Staff\u2069”.').waitFor({ timeout: 10000 });
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('');
+    await page.getByRole('combobox', { name: 'Sheet of the workbook' }).selectOption('People');
+    await page.getByText('The columns and rows are now those of the sheet “\u2068People\u2069”.').waitFor({ timeout: 10000 });
+    await expect(page.getByRole('combobox', { name: 'first_name' }).inputValue()).resolves.toBe('First');
+    await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('E-mail');
+    await page.context().close();
+  }, 60_000);
+
   it('reads well in the dark and light themes and in Arabic', async () => {
     for (const [appearance, locale] of [
       ['dark', 'en'],

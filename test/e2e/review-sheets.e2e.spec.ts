@@ -31,6 +31,8 @@ describe('review of a workbook with several sheets', () => {
     staff.addRow(['E-mail', 'Years', 'Dept']);
     staff.addRow(['Linus@Example.com', 28, 'Kernel']);
     staff.addRow(['', 'old', 'Docs']);
+    // A title sheet: one row, which would be read as the column names of nothing.
+    wb.addWorksheet('Summary').addRow(['Quarterly export']);
     return Buffer.from(await wb.xlsx.writeBuffer());
   }
 
@@ -54,6 +56,7 @@ describe('review of a workbook with several sheets', () => {
         { name: 'Cover', state: 'hidden', has_data: true },
         { name: 'People', state: 'visible', has_data: true },
         { name: 'Staff', state: 'visible', has_data: true },
+        { name: 'Summary', state: 'visible', has_data: true },
       ],
       sheet: 'People',
       source_headers: ['E-mail', 'Name', 'Years'],
@@ -110,15 +113,34 @@ describe('review of a workbook with several sheets', () => {
     expect(late.body.error).toMatchObject({ code: 'review_already_approved' });
   });
 
-  it('a hidden sheet may be chosen, and the mapping follows back and forth', async () => {
+  it('a hidden sheet may be chosen, and a sheet gets its mapping back when the reviewer returns to it', async () => {
     const { review } = await workbookReview();
     const chooseSheet = (sheet: string) => call(review.at('sheet'), { method: 'POST', body: { sheet } });
+    const mapped = { email: 'E-mail', first_name: 'Name', age: 'Years', born: null };
+    expect((await review.edit(mapped, (await review.state()).body.mapping_version)).status).toBe(200);
     const cover = await chooseSheet('Cover');
-    expect(cover.body).toMatchObject({ sheet: 'Cover', total_rows: expect.any(Number) });
+    expect(cover.body).toMatchObject({ sheet: 'Cover', total_rows: 1 });
     expect(Object.values(cover.body.mapping_rule).every((column) => column === null)).toBe(true);
     const back = await chooseSheet('People');
-    expect(back.body).toMatchObject({ sheet: 'People', source_headers: ['E-mail', 'Name', 'Years'], total_rows: 3 });
+    expect(back.body).toMatchObject({ sheet: 'People', source_headers: ['E-mail', 'Name', 'Years'], total_rows: 3, mapping_rule: mapped });
     expect((await review.preview()).body.rows).toHaveLength(3);
+  });
+
+  it('refuses a title sheet of one row with sheet_empty: the review stays on the sheet it was on, with its mapping', async () => {
+    const { review } = await workbookReview();
+    const before = (await review.state()).body;
+    const title = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Summary' } });
+    expect(title.status).toBe(422);
+    expect(title.body.error).toMatchObject({
+      code: 'sheet_empty',
+      message: 'The sheet "Summary" has no rows under its first row: nothing to import.',
+    });
+    expect((await review.state()).body).toMatchObject({
+      sheet: 'People',
+      mapping_rule: before.mapping_rule,
+      mapping_version: before.mapping_version,
+      total_rows: 3,
+    });
   });
 
   it('a delimited file has no sheets: the state lists none and choosing one is refused', async () => {

@@ -29,6 +29,10 @@ export class ReviewSourceChoiceService {
     // Already read: nothing to record (the page may send it twice).
     if (sheet === run.sheet) return this.review.view(run);
     const read = await this.read(run, { sheet }, 'sheet_unreadable', `The sheet "${sheet}" cannot be read`);
+    // A title or cover sheet: its one row is read as the column names and nothing is under them. Listed as having
+    // data (it has a row), it is refused once read, before the review shows no rows and offers to approve them.
+    if (read.total_rows === 0)
+      throw new ApiError(422, 'sheet_empty', 'validation', `The sheet "${sheet}" has no rows under its first row: nothing to import.`);
     return this.review.act(run, { type: 'ChooseSheet', sheet, read, at: new Date().toISOString() }, requestId);
   }
 

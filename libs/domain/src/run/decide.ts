@@ -139,6 +139,24 @@ function mappingForHeaders(mapping: MappingRule | null, headers: string[]): Mapp
   );
 }
 
+/**
+ * The mapping on another worksheet: each field keeps its column where the sheet has one; a sheet the reviewer
+ * worked on before gets back the columns its fields had then (they win over those carried from this sheet).
+ */
+function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
+  const carried = mappingForHeaders(run.mapping_rule, headers);
+  const before = run.sheet_mappings?.[sheet];
+  if (!before) return carried;
+  const restored: MappingRule = Object.fromEntries(
+    Object.entries(mappingForHeaders(before, headers)).filter(([, column]) => column !== null),
+  );
+  const taken = new Set(Object.values(restored));
+  const kept: MappingRule = Object.fromEntries(
+    Object.entries(carried).map(([field, column]) => [field, column !== null && taken.has(column) ? null : column]),
+  );
+  return { ...kept, ...restored };
+}
+
 /** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */
 function requirePicklists(run: RunState, picklists: Record<string, Record<string, string>>) {
   for (const [field, values] of Object.entries(picklists)) {
@@ -261,7 +279,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             source_headers,
             input_has_header,
             total_rows,
-            mapping_rule: mappingForHeaders(run.mapping_rule, source_headers),
+            mapping_rule: mappingOnSheet(run, command.sheet, source_headers),
             chosen_at: command.at,
           },
         },

@@ -148,7 +148,13 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       return { ...next, ...readAgain(state, event.data) };
     case 'SheetChosen':
       // The headers as this sheet reads them: what an approved mapping is remembered by.
-      return { ...next, sheet: event.data.sheet, parsed_headers: event.data.source_headers, ...readAgain(state, event.data) };
+      return {
+        ...next,
+        sheet: event.data.sheet,
+        parsed_headers: event.data.source_headers,
+        ...readAgain(state, event.data),
+        ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
+      };
     case 'EncodingChosen':
       // The headers as this encoding reads them: what an approved mapping is remembered by.
       return { ...next, encoding: event.data.encoding, parsed_headers: event.data.source_headers, ...readAgain(state, event.data) };

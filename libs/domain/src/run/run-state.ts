@@ -79,6 +79,11 @@ export interface RunState {
    * the first sheet with rows (not a workbook, or parsed before sheets were listed).
    */
   sheet?: string | null;
+  /**
+   * The mapping each worksheet had when the reviewer chose another (SheetChosen): taken back when they return to
+   * it, so looking at another sheet loses no work. Absent until a sheet is chosen.
+   */
+  sheet_mappings?: Record<string, MappingRule>;
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;

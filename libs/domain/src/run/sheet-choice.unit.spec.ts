@@ -29,7 +29,8 @@ const workbookParsed: RunEvent = {
 };
 const workbookReview = [created({ filename: 'people.xlsx' }), uploaded, workbookParsed, prepared];
 const ordersRead = { source_headers: ['Order', 'E-mail', 'Total'], input_has_header: true, total_rows: 5 };
-const choose = (sheet: string, at = T0): RunCommand => ({ type: 'ChooseSheet', sheet, read: ordersRead, at });
+const peopleRead = { source_headers: ['E-mail', 'Full name'], input_has_header: true, total_rows: 2 };
+const choose = (sheet: string, at = T0, read = ordersRead): RunCommand => ({ type: 'ChooseSheet', sheet, read, at });
 
 const after = (history: RunEvent[], events: RunEvent[]): RunFold =>
   events.reduce<RunFold>((s, e, i) => evolve(s, e, history.length + i, LATER), fold(history));
@@ -83,6 +84,21 @@ describe('choosing a sheet', () => {
     ];
     const [event] = decide(choose('Orders'), fold(history));
     expect(event.type === 'SheetChosen' && event.data.mapping_rule).toEqual({ email: 'E-mail', name: null });
+  });
+
+  it("gives a sheet back the columns its fields had when the reviewer returns to it, whatever the other sheet's mapping", () => {
+    const peopleMapping = { email: 'E-mail', name: 'Full name' };
+    let history: RunEvent[] = [...workbookReview, { type: 'MappingEdited', data: { mapping_rule: peopleMapping, edited_at: T0 } }];
+    history = [...history, ...decide(choose('Orders'), fold(history))];
+    expect(fold(history)!.mapping_rule).toEqual({ email: 'E-mail', name: null });
+    // On Orders, email is moved to another column; back on People, People's own mapping is there again.
+    history = [...history, { type: 'MappingEdited', data: { mapping_rule: { email: 'Order', name: null }, edited_at: T0 } }];
+    const back = decide(choose('People', T0, peopleRead), fold(history));
+    expect(back[0].type === 'SheetChosen' && back[0].data.mapping_rule).toEqual(peopleMapping);
+    // And Orders, chosen again, gets its own back.
+    const again = [...history, ...back];
+    const orders = decide(choose('Orders'), fold(again));
+    expect(orders[0].type === 'SheetChosen' && orders[0].data.mapping_rule).toEqual({ email: 'Order', name: null });
   });
 
   it('a hidden sheet with data may be chosen; the sheet already read changes nothing', () => {
