@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { axeViolations, holdRequests, launchBrowser, screenshot } from '../support/browser';
 import { inviteByOperator, PASSWORD } from '../support/console-client';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
@@ -328,6 +328,7 @@ describe('customer console in Chromium', () => {
     await code.getByLabel('Pattern (regular expression)').fill('(a+)+$');
     await code.getByLabel('Unique (a value may appear only once in the file)').check();
     await code.getByLabel('Most characters').fill('6');
+    await fewest.fill('8');
     await page.getByRole('button', { name: 'Add a field' }).click();
     const due = page.getByRole('group', { name: /^Field 2/ });
     await due.getByLabel('Field name').fill('due');
@@ -335,6 +336,7 @@ describe('customer console in Chromium', () => {
     await due.getByLabel('Description', { exact: true }).fill('Due');
     await due.getByText('Checks: pattern, range, length, unique').click();
     await due.getByLabel('Earliest date').fill('2024-01-01');
+    await due.getByLabel('Pattern (regular expression)').fill('(abc');
     await page.getByLabel('Unique together').fill('code, due');
     await page.getByLabel('Validation hook URL').fill('https://hooks.example.com/check');
     await page.getByRole('button', { name: 'Create the schema' }).click();
@@ -344,6 +346,15 @@ describe('customer console in Chromium', () => {
     await expect(pattern.getAttribute('aria-invalid')).resolves.toBe('true');
     const describedBy = (await pattern.getAttribute('aria-describedby'))!;
     await expect(page.locator(`[id="${describedBy}"]`).textContent()).resolves.toContain('The pattern can backtrack catastrophically');
+    // The API's member names and its parser's words, said in the form's: the lengths by their inputs' names, the pattern's
+    // reason shortly.
+    const messageOf = async (input: Locator) => page.locator(`[id="${await input.getAttribute('aria-describedby')}"]`).textContent();
+    await expect(messageOf(fewest)).resolves.toBe(
+      'The shortest length cannot be more than the longest length: make Fewest characters at most Most characters.',
+    );
+    await expect(messageOf(due.getByLabel('Pattern (regular expression)'))).resolves.toBe(
+      'The pattern is not a valid regular expression: a closing parenthesis ) is missing (at (abc).',
+    );
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [1280, 360]) {
@@ -358,6 +369,8 @@ describe('customer console in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
 
     await pattern.fill('^[A-Z]{2}-\\d{3}$');
+    await fewest.fill('');
+    await due.getByLabel('Pattern (regular expression)').fill('');
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('heading', { name: 'Schema Checked', level: 1 }).waitFor();
     const expected = {
@@ -418,6 +431,32 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
     await page.getByRole('alert').filter({ hasText: 'That is not valid JSON' }).waitFor();
     await expect(page.getByRole('group', { name: /^Field \d/ }).count()).resolves.toBe(3);
+    // Members of the wrong type are refused, each named with its field, not read as something else ("yes" was false, a
+    // list of values that is no list was none).
+    const typed = JSON.parse(JSON.stringify(current)) as { fields: Record<string, Record<string, unknown>> };
+    typed.fields.email.is_required = 'yes';
+    typed.fields.tier.allowed_values = 'gold, silver';
+    await json.fill(JSON.stringify(typed, null, 2));
+    await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The JSON was not applied: 2 members have values of the wrong type' }).waitFor();
+    await expect(json.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(json.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    const why = (await page.locator(`[id="${await json.getAttribute('aria-describedby')}"]`).textContent())!;
+    expect(why).toContain('Field “email”, is_required: must be true or false, not "yes".');
+    expect(why).toContain('Field “tier”, allowed_values: must be a list of values');
+    await expect(
+      page
+        .getByRole('group', { name: /^Field 1/ })
+        .getByLabel('Required (an empty value is a problem)')
+        .isChecked(),
+    ).resolves.toBe(true);
+    await expect(
+      page
+        .getByRole('group', { name: /^Field 2/ })
+        .getByLabel('Allowed values')
+        .inputValue(),
+    ).resolves.toContain('gold');
+    await expect(axeViolations(page)).resolves.toEqual([]);
     // Saved with edits still in the JSON box: what was saved is the form, and the message says the edits were not.
     await page.getByRole('button', { name: 'Save the schema' }).click();
     await status(page).getByText('Schema Customers saved as the form shows it. The edits in the JSON box were not applied').waitFor();
@@ -425,7 +464,14 @@ describe('customer console in Chromium', () => {
     const fieldThree = page.getByRole('group', { name: /^Field 3/ });
     await fieldThree.getByLabel('Field name').fill('tier');
     await page.getByRole('button', { name: 'Save the schema' }).click();
-    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    // The refusal says that the JSON box's edits are not in the form either: mending the form would not save them.
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText:
+          'see the messages beside the fields. The edits in the JSON box were not applied to the form, so they were not sent either.',
+      })
+      .waitFor();
     await expect(page.getByText('Another field is also named tier. Give each field its own name.').count()).resolves.toBe(2);
     await fieldThree.getByLabel('Field name').fill('joined');
 

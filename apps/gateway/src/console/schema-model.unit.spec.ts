@@ -1,4 +1,20 @@
-import { checksFromSchema, fieldsFromRows, rowsFromFields, schemaFromChecks, schemaFromJson, schemaOptions } from './page/schema-model';
+import { personalCheckMessage } from './page/check-messages';
+import {
+  checksFromSchema,
+  fieldsFromRows,
+  jsonTypeProblems,
+  rowsFromFields,
+  schemaFromChecks,
+  schemaFromJson,
+  schemaOptions,
+} from './page/schema-model';
+
+/** schemaFromJson's reading of a text that is a schema. */
+const readSchema = (value: unknown) => {
+  const read = schemaFromJson(JSON.stringify(value));
+  if (typeof read === 'string') throw new Error(read);
+  return read;
+};
 
 describe("the console's schema form model", () => {
   it('keeps a field’s validators through the form unchanged, so saving the form drops none', () => {
@@ -119,5 +135,100 @@ describe("the console's schema form model", () => {
     expect(schemaFromJson('{"name": "X", "fields": ')).toBe('not json');
     for (const other of ['[1,2,3]', '"hello"', 'null', '{}', '{"name":"X","fields":[{"email":{}}]}', '{"fields":{"a":1}}', '{"a":"b"}'])
       expect([other, schemaFromJson(other)]).toEqual([other, 'not a schema']);
+  });
+
+  it('refuses pasted members of the wrong type, naming the field and the member, instead of reading them as something else', () => {
+    const fields = {
+      email: { description: 'E-mail', data_type: 'email', is_required: 'yes' },
+      tier: { description: 'Tier', data_type: 'enum', is_required: false, allowed_values: 'gold, silver' },
+      level: { description: 'Level', data_type: 'enum', is_required: false, allowed_values: [{ value: 'a' }, 5, { label: 'no value' }] },
+      note: {
+        description: 7,
+        data_type: 'string',
+        is_required: false,
+        unique: 'true',
+        min_length: [1],
+        transformations: { trim_whitespace: { enabled: 'on' }, date_format: { enabled: true, to: 5 } },
+        descriptions: { de: 3 },
+      },
+      price: { description: 'Price', data_type: 'number', is_required: false, number_format: { locale: 'de-DE', currency: 'yes' } },
+    };
+    expect(jsonTypeProblems(readSchema({ name: 'Bad', fields, unique_with: [['email', 2]], validation_url: 5 }))).toEqual([
+      { field: null, member: 'validation_url', expected: 'text', got: '5' },
+      { field: null, member: 'unique_with[1]', expected: 'field_set', got: '["email",2]' },
+      { field: 'email', member: 'is_required', expected: 'boolean', got: '"yes"' },
+      { field: 'tier', member: 'allowed_values', expected: 'value_list', got: '"gold, silver"' },
+      { field: 'level', member: 'allowed_values[2]', expected: 'value_entry', got: '5' },
+      { field: 'level', member: 'allowed_values[3]', expected: 'value_entry', got: '{"label":"no value"}' },
+      { field: 'note', member: 'description', expected: 'text', got: '7' },
+      { field: 'note', member: 'unique', expected: 'boolean', got: '"true"' },
+      { field: 'note', member: 'min_length', expected: 'number_or_text', got: '[1]' },
+      { field: 'note', member: 'descriptions.de', expected: 'text', got: '3' },
+      { field: 'note', member: 'transformations.trim_whitespace.enabled', expected: 'boolean', got: '"on"' },
+      { field: 'note', member: 'transformations.date_format.to', expected: 'text', got: '5' },
+      { field: 'price', member: 'number_format.currency', expected: 'boolean', got: '"yes"' },
+    ]);
+    // A name that is no text is said too (it was dropped, the form keeping the old name), and a long value is cut short.
+    expect(jsonTypeProblems(readSchema({ name: ['x'.repeat(60)], fields: { a: { data_type: 'string' } } }))).toEqual([
+      { field: null, member: 'name', expected: 'text', got: `["${'x'.repeat(37)}…` },
+    ]);
+  });
+
+  it("takes what the API writes back (nulls for an unset label or format) and a picklist's values as text alone", () => {
+    const fromApi = {
+      name: 'People',
+      validation_url: null,
+      unique_with: [['email', 'tier']],
+      fields: {
+        email: { description: 'E-mail', data_type: 'email', is_required: true, label: null, format: null, min: 1, max: '2024-01-01' },
+        tier: {
+          description: 'Tier',
+          data_type: 'enum',
+          is_required: false,
+          allowed_values: ['gold', { value: 'silver', label: 'Silver' }],
+        },
+      },
+    };
+    expect(jsonTypeProblems(readSchema(fromApi))).toEqual([]);
+    // A bare object of fields: the schema's members are not read.
+    expect(jsonTypeProblems(readSchema(fromApi.fields))).toEqual([]);
+    // Values written as text are values without a label: nothing is lost on the way to the API.
+    const tier = rowsFromFields(fromApi.fields).find((r) => r.name === 'tier')!;
+    expect(tier.allowed_values).toBe('gold\nsilver | Silver');
+    expect(fieldsFromRows([tier]).tier).toMatchObject({ allowed_values: [{ value: 'gold' }, { value: 'silver', label: 'Silver' }] });
+  });
+
+  it("says the API's messages about checks in the form's words; one it does not know, as the API wrote it", () => {
+    const t = (key: string, params: Record<string, string | number> = {}) =>
+      Object.keys(params).length
+        ? `${key}(${Object.entries(params)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')})`
+        : key;
+    expect(personalCheckMessage('min_length must not be greater than max_length.', false, t)).toBe('checks.msg.min_length_over_max_length');
+    expect(personalCheckMessage('min must not be greater than max.', false, t)).toBe('checks.msg.min_over_max');
+    expect(personalCheckMessage('min must not be greater than max.', true, t)).toBe('checks.msg.min_after_max');
+    expect(personalCheckMessage('max_length must be an integer from 0 to 1000000.', false, t)).toBe('checks.msg.max_length_range');
+    expect(personalCheckMessage('min must be a finite number.', false, t)).toBe('checks.msg.min_number');
+    expect(personalCheckMessage('max must be an ISO 8601 date or date-time string (2024-01-31 or 2024-01-31T08:00:00).', true, t)).toBe(
+      'checks.msg.max_date',
+    );
+    expect(
+      personalCheckMessage(
+        'The pattern is not a regular expression RE2 accepts (backreferences and lookaround are not supported): error parsing regexp: missing closing ): `(abc`.',
+        false,
+        t,
+      ),
+    ).toBe('checks.msg.pattern_syntax(reason=checks.re.at(reason=checks.re.missing_paren, at=(abc))');
+    expect(
+      personalCheckMessage(
+        'The pattern is not a regular expression RE2 accepts (backreferences and lookaround are not supported): error parsing regexp: something new.',
+        false,
+        t,
+      ),
+    ).toBe('checks.msg.pattern_syntax(reason=something new)');
+    const unknown =
+      'The pattern can backtrack catastrophically (a repeated group inside a repetition, such as (a+)+): write it without nested repetition.';
+    expect(personalCheckMessage(unknown, false, t)).toBe(unknown);
   });
 });

@@ -193,6 +193,115 @@ export function schemaFromJson(
   return { name: typeof parsed.name === 'string' ? parsed.name : null, fields, whole, schema: parsed };
 }
 
+/**
+ * A member of pasted JSON whose value is of a type the form cannot hold: read anyway, it would be changed without a
+ * word (`"is_required": "yes"` became false, `allowed_values` that are no list became none). `field` is the field's
+ * name (null for a member of the schema itself), `member` the member's path in it (`allowed_values[2]`,
+ * `transformations.trim_whitespace.enabled`), `expected` what it must be (a word the page says in full), `got` the
+ * value as written (cut short).
+ */
+export interface TypeProblem {
+  field: string | null;
+  member: string;
+  expected: 'boolean' | 'text' | 'object' | 'number_or_text' | 'text_map' | 'value_list' | 'value_entry' | 'field_set' | 'field_set_list';
+  got: string;
+}
+
+const shown = (v: unknown): string => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+};
+const isText = (v: unknown): boolean => typeof v === 'string';
+/** An optional text member: absent, null (the API writes an unset `label` or `format` as null) or a string. */
+const isOptionalText = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string';
+
+/** What of a field definition the form would read otherwise than it is written (nothing: it can go into the form). */
+function fieldTypeProblems(name: string, def: Json): TypeProblem[] {
+  const problems: TypeProblem[] = [];
+  const wrong = (member: string, expected: TypeProblem['expected'], got: unknown) =>
+    problems.push({ field: name, member, expected, got: shown(got) });
+  for (const member of ['description', 'label', 'format', 'default_region', 'country_format', 'pattern'] as const)
+    if (!isOptionalText(def[member])) wrong(member, 'text', def[member]);
+  if (def.data_type !== undefined && !isText(def.data_type)) wrong('data_type', 'text', def.data_type);
+  for (const member of ['is_required', 'unique'] as const)
+    if (def[member] !== undefined && typeof def[member] !== 'boolean') wrong(member, 'boolean', def[member]);
+  for (const member of ['min', 'max', 'min_length', 'max_length'] as const) {
+    const v = def[member];
+    if (v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'string') wrong(member, 'number_or_text', v);
+  }
+  if (def.descriptions !== undefined && def.descriptions !== null) {
+    if (!isPlainObject(def.descriptions)) wrong('descriptions', 'text_map', def.descriptions);
+    else for (const [locale, text] of Object.entries(def.descriptions)) if (!isText(text)) wrong(`descriptions.${locale}`, 'text', text);
+  }
+  if (def.transformations !== undefined && def.transformations !== null) {
+    if (!isPlainObject(def.transformations)) wrong('transformations', 'object', def.transformations);
+    else
+      for (const tr of [...SIMPLE_TRANSFORMATIONS, 'date_format'] as const) {
+        const one = def.transformations[tr];
+        if (one === undefined || one === null) continue;
+        if (!isPlainObject(one)) {
+          wrong(`transformations.${tr}`, 'object', one);
+          continue;
+        }
+        if (one.enabled !== undefined && typeof one.enabled !== 'boolean') wrong(`transformations.${tr}.enabled`, 'boolean', one.enabled);
+        if (tr === 'date_format')
+          for (const end of ['from', 'to'] as const)
+            if (!isOptionalText(one[end])) wrong(`transformations.date_format.${end}`, 'text', one[end]);
+      }
+  }
+  if (def.allowed_values !== undefined && def.allowed_values !== null) {
+    if (!Array.isArray(def.allowed_values)) wrong('allowed_values', 'value_list', def.allowed_values);
+    else
+      def.allowed_values.forEach((entry: unknown, i) => {
+        const at = `allowed_values[${i + 1}]`;
+        if (typeof entry === 'string') return;
+        if (!isPlainObject(entry) || !isText(entry.value)) return wrong(at, 'value_entry', entry);
+        if (!isOptionalText(entry.label)) wrong(`${at}.label`, 'text', entry.label);
+        if (entry.labels !== undefined && entry.labels !== null) {
+          if (!isPlainObject(entry.labels)) wrong(`${at}.labels`, 'text_map', entry.labels);
+          else for (const [locale, text] of Object.entries(entry.labels)) if (!isText(text)) wrong(`${at}.labels.${locale}`, 'text', text);
+        }
+      });
+  }
+  if (def.number_format !== undefined && def.number_format !== null) {
+    const nf = def.number_format;
+    if (!isPlainObject(nf)) wrong('number_format', 'object', nf);
+    else {
+      for (const member of ['locale', 'decimal', 'group'] as const)
+        if (!isOptionalText(nf[member])) wrong(`number_format.${member}`, 'text', nf[member]);
+      for (const member of ['currency', 'percent'] as const)
+        if (nf[member] !== undefined && nf[member] !== null && typeof nf[member] !== 'boolean')
+          wrong(`number_format.${member}`, 'boolean', nf[member]);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The members of pasted JSON (schemaFromJson's) that the form would have to change to hold: the fields' and, for a
+ * whole schema, its `name`, `validation_url` and `unique_with`. Empty when it can go into the form as it is written.
+ */
+export function jsonTypeProblems(read: { fields: Json; whole: boolean; schema: Json }): TypeProblem[] {
+  const problems: TypeProblem[] = [];
+  if (read.whole) {
+    const s = read.schema;
+    if (!isOptionalText(s.name)) problems.push({ field: null, member: 'name', expected: 'text', got: shown(s.name) });
+    if (!isOptionalText(s.validation_url))
+      problems.push({ field: null, member: 'validation_url', expected: 'text', got: shown(s.validation_url) });
+    const sets = s.unique_with;
+    if (sets !== undefined && sets !== null) {
+      if (!Array.isArray(sets)) problems.push({ field: null, member: 'unique_with', expected: 'field_set_list', got: shown(sets) });
+      else
+        sets.forEach((set: unknown, i) => {
+          if (!Array.isArray(set) || !set.every(isText))
+            problems.push({ field: null, member: `unique_with[${i + 1}]`, expected: 'field_set', got: shown(set) });
+        });
+    }
+  }
+  for (const [name, def] of Object.entries(read.fields)) problems.push(...fieldTypeProblems(name, obj(def)));
+  return problems;
+}
+
 /** The form's rows from a schema's `fields` (what the JSON view or the API gave). */
 export function rowsFromFields(fields: unknown): FieldRow[] {
   return Object.entries(obj(fields)).map(([name, raw]) => {
@@ -219,7 +328,8 @@ export function rowsFromFields(fields: unknown): FieldRow[] {
       date_format: { enabled: df.enabled === true, from: str(df.from), to: str(df.to) },
       allowed_values: (Array.isArray(def.allowed_values) ? def.allowed_values : [])
         .map((v) => {
-          const value = obj(v);
+          // A value alone ("gold") is a value without a label.
+          const value = typeof v === 'string' ? { value: v } : obj(v);
           const labels = Object.entries(obj(value.labels)).map(([l, s]) => `${l}=${str(s)}`);
           return [str(value.value), str(value.label), labels.join(', ')].join(' | ').replace(/( \| )+$/, '');
         })

@@ -1,6 +1,7 @@
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
+import { personalCheckMessage } from '../check-messages';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import {
@@ -12,12 +13,14 @@ import {
   fieldsFromRows,
   isDateType,
   isNumberType,
+  jsonTypeProblems,
   rowsFromFields,
   type SchemaChecks,
   schemaFromChecks,
   schemaFromJson,
   schemaOptions,
   SIMPLE_TRANSFORMATIONS,
+  type TypeProblem,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
@@ -52,6 +55,8 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const formRef = useRef<HTMLFormElement>(null);
   useFocusOnFirstError(formRef, errors);
   const [json, setJson] = useState<string | null>(null);
+  // Why the JSON box's text was not applied: members of a type the form would have changed, said under the box.
+  const [jsonErrors, setJsonErrors] = useState<string[]>([]);
   // Until the schema has come, no form: whatever was typed into a blank one would be overwritten when it did.
   const [loaded, setLoaded] = useState(id === null);
   const [loadError, setLoadError] = useState<ApiFailure | null>(null);
@@ -105,10 +110,13 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     setErrors({});
     clearStatus();
     // Two fields of one name are one member of the JSON the API gets: the later would replace the earlier unsaid.
+    // JSON pasted and not applied is not in what is sent: a refusal says so too, or the person mends the form's
+    // fields believing their JSON is in it.
+    const notApplied = json === null ? '' : ` ${t('schema.json_not_applied')}`;
     const repeated = repeatedNames(rows);
     if (repeated.length > 0) {
       setErrors(Object.fromEntries(repeated.map((n) => [`fields.${n}`, [t('schema.duplicate_name', { name: n })]])));
-      announce(t('schema.invalid'), 'error');
+      announce(t('schema.invalid') + notApplied, 'error');
       return;
     }
     try {
@@ -122,7 +130,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce(Object.keys(failure.fields ?? {}).length ? t('schema.invalid') : failure.message, 'error');
+      announce((Object.keys(failure.fields ?? {}).length ? t('schema.invalid') : failureText(failure)) + notApplied, 'error');
     }
   });
   const save = (event: Event) => {
@@ -135,9 +143,19 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     const read = schemaFromJson(json);
     if (typeof read === 'string') {
       // The form is left as it was: JSON of another shape would have emptied it.
+      setJsonErrors([]);
       announce(t(read === 'not json' ? 'schema.json_invalid' : 'schema.json_not_schema'), 'error');
       return;
     }
+    // A member of the wrong type ("is_required": "yes") is refused, not read as something else the form can hold.
+    const problems = jsonTypeProblems(read);
+    if (problems.length > 0) {
+      setJsonErrors(problems.map(typeProblemText));
+      announce(t('schema.json_wrong_types', { count: problems.length }), 'error');
+      document.getElementById('schema-json')?.focus();
+      return;
+    }
+    setJsonErrors([]);
     if (read.name !== null) setName(read.name);
     setRows(rowsFromFields(read.fields));
     // A whole schema brings its options; a bare map of fields leaves them as they were.
@@ -225,7 +243,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
               key={row.key}
               row={row}
               index={i}
-              errors={fieldErrors(errors, row.name)}
+              errors={fieldErrors(errors, row)}
               onChange={(patch) => update(row.key, patch)}
               onRemove={rows.length > 1 ? () => removeField(row) : null}
             />
@@ -256,9 +274,20 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
         class="code"
         rows={12}
         value={shownJson}
-        onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)}
+        onInput={(e) => {
+          setJson((e.target as HTMLTextAreaElement).value);
+          setJsonErrors([]);
+        }}
         readOnly={!editable}
+        {...errorProps('schema-json-error', jsonErrors)}
       />
+      {jsonErrors.length > 0 && (
+        <ul id="schema-json-error" class="field-error">
+          {jsonErrors.map((message) => (
+            <li key={message}>{message}</li>
+          ))}
+        </ul>
+      )}
       <div class="actions">
         <CopyButton text={shownJson} label={t('schema.copy_json')} />
         {editable && (
@@ -297,18 +326,28 @@ function repeatedNames(rows: readonly FieldRow[]): string[] {
  * itself (`fields.<name>`) are about its name, as the form always sends a definition object: they
  * go beside the name's input, which they mark invalid and describe.
  */
-function fieldErrors(errors: Record<string, string[]>, name: string): Record<string, string[]> {
+function fieldErrors(errors: Record<string, string[]>, row: FieldRow): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  const prefix = `fields.${name}`;
+  const prefix = `fields.${row.name}`;
   for (const [key, messages] of Object.entries(errors)) {
     if (key === prefix) out.name = [...(out.name ?? []), ...messages];
     else if (key.startsWith(`${prefix}.`)) {
       const option = key.slice(prefix.length + 1).split('.')[0];
-      out[option] = [...(out[option] ?? []), ...messages];
+      // The checks' messages in the words of the form's inputs, not the API's member names (check-messages.ts).
+      const said = CHECK_OPTIONS.includes(option as (typeof CHECK_OPTIONS)[number])
+        ? messages.map((m) => personalCheckMessage(m, isDateType(row.data_type), t))
+        : messages;
+      out[option] = [...(out[option] ?? []), ...said];
     }
   }
   return out;
 }
+
+/** A member of pasted JSON of the wrong type, said with the field it is in and what it must be. */
+const typeProblemText = (p: TypeProblem): string =>
+  p.field === null
+    ? t('schema.json_type_schema', { member: p.member, expected: t(`schema.json_expected.${p.expected}`), got: p.got })
+    : t('schema.json_type_field', { field: p.field, member: p.member, expected: t(`schema.json_expected.${p.expected}`), got: p.got });
 
 /** One labelled text box (or text area) of the editor, with its hint and the API's messages about it. */
 function TextOption({
