@@ -143,8 +143,9 @@ describe('customer console in Chromium', () => {
     await page.getByLabel('Password', { exact: true }).fill('short');
     await page.getByLabel('Password again').fill('short');
     await page.getByRole('button', { name: 'Join and sign in' }).click();
-    // The server's rule, beside the field.
+    // The server's rule, beside the field; the alert points there, not the API's "The given data was invalid."
     await page.getByText('The password must be at least 12 characters long.').waitFor();
+    await page.getByRole('alert').filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Password again').fill(PASSWORD);
     // The network fails once: said so, and the form stays with what was typed, to send again (the link is not spent).
@@ -153,6 +154,12 @@ describe('customer console in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'The service could not be reached.' }).waitFor();
     await expect(page.getByLabel('Your name').inputValue()).resolves.toBe('Olivia Owner');
     await expect(page.getByLabel('Password again').inputValue()).resolves.toBe(PASSWORD);
+    // A new attempt clears what the last one was told: a typo in the second password is said beside it, and alone.
+    await page.getByLabel('Password again').fill(`${PASSWORD}!`);
+    await page.getByRole('button', { name: 'Join and sign in' }).click();
+    await page.getByText('The two passwords are not the same. Type them again.').waitFor();
+    await expect(page.getByRole('alert').filter({ hasText: 'could not be reached' }).count()).resolves.toBe(0);
+    await page.getByLabel('Password again').fill(PASSWORD);
     await page.getByRole('button', { name: 'Join and sign in' }).click();
     await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/runs');
@@ -1598,5 +1605,101 @@ describe('customer console in Chromium', () => {
     await status(page).getByText('Slow vendor answered in', { exact: false }).waitFor();
     await expect(slow.getAttribute('aria-disabled')).resolves.toBeNull();
     await page.unroute(`**/console/api/providers/${ids[0]}/test`);
+  });
+  it('says a refused form\'s reasons beside its fields, not the API\'s "The given data was invalid."; the audit log says a test event failed', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Refusals Ltd' } });
+    const p = await joinedMember(org.body.id, 'rex@refusals.example', 'Rex Refused');
+    const alert = p.getByRole('alert');
+    const generic = () => alert.filter({ hasText: 'The given data was invalid.' }).count();
+    const isFocused = (el: Locator) => el.evaluate((node) => node === document.activeElement);
+
+    await goto(p, '/console/webhook');
+    const url = p.getByLabel('Webhook URL');
+    await url.fill('not a url');
+    await p.getByRole('button', { name: 'Save the URL' }).click();
+    await alert.filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
+    await expect(generic()).resolves.toBe(0);
+    await expect(url.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(p.locator('#webhook-url-error').textContent()).resolves.toMatch(/\w/);
+    await expect(isFocused(url)).resolves.toBe(true);
+    // A message about something the form has no input for is said in full: it would be said nowhere else.
+    await p.route(
+      '**/console/api/webhook',
+      (route) =>
+        route.fulfill({
+          status: 422,
+          json: {
+            error: {
+              code: 'validation_failed',
+              message: 'The given data was invalid.',
+              fields: { url: ['The URL is refused.'], retries: ['Retries are not set here.'] },
+            },
+          },
+        }),
+      { times: 1 },
+    );
+    await p.getByRole('button', { name: 'Save the URL' }).click();
+    await alert.filter({ hasText: 'That was refused: see the message beside the field. Retries are not set here.' }).waitFor();
+    await expect(p.locator('#webhook-url-error').textContent()).resolves.toBe('The URL is refused.');
+
+    // The test event, refused by the receiver: the audit log says it was not delivered.
+    await url.fill(`${receiver.url}/hooks?case=audit-test`);
+    await p.getByRole('button', { name: 'Save the URL' }).click();
+    await status(p).getByText('The default webhook URL is saved.').waitFor();
+    receiver.plan.push('error');
+    await p.getByRole('button', { name: 'Send a test event' }).click();
+    await alert.filter({ hasText: 'The test event was not delivered' }).waitFor();
+    await goto(p, '/console/audit');
+    await p.getByText(`sent a test event to ${receiver.url}/hooks?case=audit-test: it was not delivered`).waitFor();
+
+    await goto(p, '/console/members');
+    const email = p.getByLabel('E-mail');
+    await email.fill('not-an-email');
+    await p.getByRole('button', { name: 'Send the invitation' }).click();
+    await alert.filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
+    await expect(generic()).resolves.toBe(0);
+    await expect(email.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(p.locator('#invite-email-error').textContent()).resolves.toContain('e-mail address');
+    await expect(isFocused(email)).resolves.toBe(true);
+    // The role's message has a place of its own.
+    await p.route(
+      '**/console/api/invitations',
+      (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({
+              status: 422,
+              json: {
+                error: { code: 'validation_failed', message: 'The given data was invalid.', fields: { role: ['Choose a role.'] } },
+              },
+            })
+          : route.continue(),
+      { times: 1 },
+    );
+    await email.fill('ivy@refusals.example');
+    await p.getByRole('button', { name: 'Send the invitation' }).click();
+    const role = p.getByLabel('Role', { exact: true });
+    await p.locator('#invite-role-error').waitFor();
+    await expect(role.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(role.getAttribute('aria-describedby')).resolves.toBe('invite-role-error');
+    await expect(p.locator('#invite-role-error').textContent()).resolves.toBe('Choose a role.');
+    await expect(axeViolations(p)).resolves.toEqual([]);
+
+    await goto(p, '/console/providers');
+    await p.getByRole('button', { name: 'Add a provider' }).click();
+    await p.getByLabel('Model', { exact: true }).fill('gpt-4o');
+    await p.getByRole('button', { name: 'Save the provider' }).click();
+    await alert.filter({ hasText: /^That was refused: see the messages? beside the fields?\.$/ }).waitFor();
+    await expect(generic()).resolves.toBe(0);
+    await expect(p.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
+
+    await goto(p, '/console/account');
+    await p.getByLabel('Current password').fill('not the password at all');
+    await p.getByLabel('New password (at least 12 characters)').fill('a brand new passphrase here');
+    await p.getByLabel('New password again').fill('a brand new passphrase here');
+    await p.getByRole('button', { name: 'Change the password' }).click();
+    await alert.filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
+    await expect(generic()).resolves.toBe(0);
+    await expect(p.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
+    await p.context().close();
   });
 });

@@ -31,6 +31,19 @@ export function failureText(failure: ApiFailure): string {
   return failure.status >= 500 && failure.requestId ? `${text} ${t('api.request_id', { id: failure.requestId })}` : text;
 }
 
+/**
+ * What to say when a form's send is refused: with field messages, that they are beside the fields (the API's own
+ * message, "The given data was invalid.", says nothing of what), and in full those about a field the form has no input
+ * for (`shown` names those it has), which would be said nowhere else. Without field messages, failureText's.
+ */
+export function refusalText(failure: ApiFailure, shown: readonly string[]): string {
+  const fields = Object.entries(failure.fields);
+  if (fields.length === 0) return failureText(failure);
+  const elsewhere = fields.filter(([field]) => !shown.includes(field)).flatMap(([, messages]) => messages);
+  const beside = fields.filter(([field]) => shown.includes(field)).length;
+  return [beside > 0 ? t('form.refused', { count: beside }) : '', ...elsewhere].filter(Boolean).join(' ');
+}
+
 let csrfToken: string | null = null;
 let onSignedOut: () => void = () => undefined;
 

@@ -276,14 +276,22 @@ export class Invitations {
 
 const expirySeconds = (invitation: Invitation): number => Math.floor(Date.parse(invitation.expires_at) / 1000);
 const expired = () =>
-  new ApiError(410, 'invitation_expired', 'gone', 'This invitation has expired. Ask an owner of the organization to invite you again.');
+  new ApiError(
+    410,
+    'invitation_expired',
+    'gone',
+    'This invitation has expired. Ask an owner of your organization to invite you again (owners: ask your service operator).',
+  );
 const ownerResetByOperator = (email: string) =>
   ApiError.conflict(
     'owner_reset_by_operator',
     `${email} is an owner of this organization: an owner's password is reset by the service's operator (a new invitation through the admin API or CLI).`,
   );
 const used = () =>
-  ApiError.conflict('invitation_used', 'This invitation was already used or withdrawn. Sign in, or ask an owner for a new invitation.');
+  ApiError.conflict(
+    'invitation_used',
+    'This invitation was already used or withdrawn. Sign in, or ask an owner of your organization for a new invitation (owners: ask your service operator).',
+  );
 const emailTaken = () =>
   ApiError.conflict(
     'email_taken',

@@ -107,7 +107,7 @@ export class SignInThrottle {
       429,
       'too_many_sign_in_attempts',
       'rate_limit',
-      `Too many failed sign-ins. Wait ${seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`} and try again, or, if you forgot your password, ask an owner of your organization to invite you again: the link sets a new password.`,
+      `Too many failed sign-ins. Wait ${seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`} and try again, or, if you forgot your password, ask an owner of your organization to invite you again: the link sets a new password (owners: ask your service operator, who resets an owner's password).`,
       undefined,
       { 'Retry-After': String(seconds) },
     );

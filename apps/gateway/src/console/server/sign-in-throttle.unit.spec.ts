@@ -15,6 +15,13 @@ describe('SignInThrottle', () => {
     expect(answers.filter((a) => a === 429)).toHaveLength(25);
   });
 
+  it("tells a locked-out owner whom to ask: an owner's password is reset by the service's operator, not by an owner", async () => {
+    const t = throttle(1, 100);
+    await (await t.begin('a@example.com', '10.0.0.9')).failed();
+    const refusal = (await t.begin('a@example.com', '10.0.0.9').catch((err: unknown) => err)) as { message: string };
+    expect(refusal.message).toMatch(/ask an owner of your organization to invite you again: .*\(owners: ask your service operator/);
+  });
+
   it('lets through no more than the address allows, over many accounts at once', async () => {
     const t = throttle(5, 20);
     const answers = await outcomes(Array.from({ length: 40 }, (_, i) => t.begin(`guess-${i}@example.com`, '10.0.0.2')));

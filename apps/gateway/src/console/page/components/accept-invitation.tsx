@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiFailure, failureText } from '../api';
+import { api, ApiFailure, refusalText } from '../api';
 import { formatDate, t } from '../i18n';
 import { adopt, type SessionView } from '../session';
 import { useAction } from '../use-action';
@@ -40,12 +40,13 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
   }, [id, signature]);
 
   const send = useAction(async (form: FormData) => {
+    // A new attempt: what the last one was told (a failed network, a refusal) goes, whatever this one is told.
+    clearStatus();
     if (form.get('password') !== form.get('password_again')) {
       setFields({ password_again: [t('invite.mismatch')] });
       return;
     }
     setFields({});
-    clearStatus();
     try {
       const { data } = await api<{ data: SessionView }>('POST', `/invitations/${id}/accept${query}`, {
         display_name: form.get('display_name'),
@@ -60,7 +61,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
       // busy service, a field) leaves it, and what was typed, to send again.
       const beside = Object.keys(failure.fields ?? {}).length > 0;
       if (DEAD_LINK.has(failure.status) && !beside) setProblem(failure.message);
-      else announce(beside ? failure.message : failureText(failure), 'error');
+      else announce(refusalText(failure, ['display_name', 'password', 'password_again']), 'error');
     }
   });
   const submit = (event: Event) => {

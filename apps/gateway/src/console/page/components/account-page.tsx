@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, failureText, type ApiFailure } from '../api';
+import { api, failureText, refusalText, type ApiFailure } from '../api';
 import { t } from '../i18n';
 import { useAction } from '../use-action';
 import { useFocusOnFirstError } from '../use-error-focus';
@@ -31,7 +31,7 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce(failure.message, 'error');
+      announce(refusalText(failure, ['current_password', 'new_password', 'new_password_again']), 'error');
     }
   });
   const change = (event: Event) => {

@@ -61,6 +61,9 @@ function describe(e: Entry): string {
     const quota = e.details.review_preparations;
     return typeof quota === 'number' ? t('audit.ReviewQuotaChanged', { ...params, count: quota }) : t('audit.ReviewQuotaChanged_unlimited');
   }
+  // A test event says whether it arrived (entries from before the outcome was recorded keep the shorter sentence).
+  if (e.type === 'WebhookTestSent' && typeof e.details.delivered === 'boolean')
+    return t(e.details.delivered ? 'audit.WebhookTestSent_delivered' : 'audit.WebhookTestSent_failed', params);
   // An invitation for a member already there: a link to set a new password.
   if (e.details.password_reset === true && has(`audit.${e.type}_reset`)) return t(`audit.${e.type}_reset`, params);
   // A key issued with a name is called by it, beside its prefix.

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, failureText, setCsrfToken, type ApiFailure } from '../api';
+import { api, failureText, refusalText, setCsrfToken, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
 import { navigate } from '../router';
 import { isOwner, refreshSession, type SessionView } from '../session';
@@ -294,7 +294,7 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce(failure.message, 'error');
+      announce(refusalText(failure, ['email', 'role']), 'error');
     }
   });
   const submit = (event: Event) => {
@@ -312,13 +312,20 @@ function InviteForm({ onInvited }: { onInvited: (i: Invitation) => void }) {
         </div>
         <div>
           <label for="invite-role">{t('members.role')}</label>
-          <select id="invite-role" name="role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+          <select
+            id="invite-role"
+            name="role"
+            value={role}
+            onChange={(e) => setRole((e.target as HTMLSelectElement).value)}
+            {...errorProps('invite-role-error', errors.role)}
+          >
             {ROLES.map((r) => (
               <option key={r} value={r}>
                 {t(`role.${r}`)}
               </option>
             ))}
           </select>
+          <FieldError id="invite-role-error" messages={errors.role} />
         </div>
       </div>
       <button type="submit" aria-disabled={send.busy || undefined}>

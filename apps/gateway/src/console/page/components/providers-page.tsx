@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { api, failureText, type ApiFailure, type Paged } from '../api';
+import { api, failureText, refusalText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction, useRowAction } from '../use-action';
@@ -24,6 +24,8 @@ interface Provider {
 }
 const VENDORS = ['openai', 'anthropic'];
 const ADD_ID = 'add-provider';
+/** The members of a provider the form has an input for (the API's messages about them are shown beside it). */
+const PROVIDER_INPUTS = ['name', 'provider', 'model', 'model_label', 'api_key', 'base_url'];
 
 /** AI providers: add, edit, delete, test; the vendor key is write-only. */
 export function ProvidersPage({ session }: { session: SessionView }) {
@@ -171,7 +173,7 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce(failure.message, 'error');
+      announce(refusalText(failure, PROVIDER_INPUTS), 'error');
     }
   });
   const submit = (event: Event) => {

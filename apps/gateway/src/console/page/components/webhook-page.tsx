@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, failureText, type ApiFailure, type Paged } from '../api';
+import { api, failureText, refusalText, type ApiFailure, type Paged } from '../api';
 import { t } from '../i18n';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
@@ -46,7 +46,7 @@ function DefaultUrl({ editable }: { editable: boolean }) {
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce(failure.message, 'error');
+      announce(refusalText(failure, ['url']), 'error');
     }
   };
   const sendTest = useAction(async () => {
