@@ -1606,6 +1606,109 @@ describe('customer console in Chromium', () => {
     await expect(slow.getAttribute('aria-disabled')).resolves.toBeNull();
     await page.unroute(`**/console/api/providers/${ids[0]}/test`);
   });
+  /** The session's CSRF token, for calls a test makes from a signed-in page. */
+  const sessionCall = (p: Page, method: string, path: string, body?: unknown) =>
+    p.evaluate(
+      async ({ method, path, body }) => {
+        const session = await (await fetch('/console/api/session')).json();
+        const res = await fetch(`/console/api${path}`, {
+          method,
+          headers: { 'x-csrf-token': session.data.csrf_token, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json().catch(() => null) };
+      },
+      { method, path, body },
+    );
+
+  it('tells runs apart by their links; a range that ends before it starts is said at its field, not dropped; a page past the end offers the last', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Range Ltd' } });
+    const p = await joinedMember(org.body.id, 'rae@range.example', 'Rae Range');
+    const key = (await sessionCall(p, 'POST', '/api-keys')).body.data.api_key as string;
+    const schema = await sessionCall(p, 'POST', '/schemas', {
+      name: 'Rows',
+      fields: { a: { description: 'A', data_type: 'string', is_required: false } },
+    });
+    for (const filename of ['alpha.csv', 'beta.csv'])
+      await call(`${svc.baseUrl}/v1/transformations/file`, { token: key, body: { schema_id: schema.body.data.id, filename } });
+    await goto(p, '/console/runs');
+    await p.getByRole('cell', { name: 'beta.csv' }).waitFor();
+    // Each link's name says which run it opens (its text was a time alone, the same for runs made in one minute).
+    const links = await p.getByRole('table').getByRole('link').allTextContents();
+    expect(links).toHaveLength(2);
+    expect(links).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^beta\.csv — run [0-9a-f]{8}, created \w/),
+        expect.stringMatching(/^alpha\.csv — run [0-9a-f]{8}, created \w/),
+      ]),
+    );
+    await p.getByRole('link', { name: /^alpha\.csv — run [0-9a-f]{8}, created/ }).waitFor();
+
+    // An end before the start: not applied, said at the end's field, which takes the keyboard.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    await p.getByLabel('Created from').fill(day(0));
+    const until = p.getByLabel('Created until');
+    await until.fill(day(-1));
+    await p.getByRole('button', { name: 'Show runs' }).press('Enter');
+    await p.locator('#created_before-error').waitFor();
+    await expect(until.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(until.getAttribute('aria-describedby')).resolves.toBe('created_before-error');
+    await expect(p.locator('#created_before-error').textContent()).resolves.toContain('Created until is before Created from');
+    await expect(until.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    expect(new URL(p.url()).search).toBe('');
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    // Mended, it is applied and the message goes.
+    await until.fill(day(1));
+    await p.getByRole('button', { name: 'Show runs' }).click();
+    await p.waitForURL((url) => url.searchParams.get('created_before') === day(1));
+    await p.getByRole('cell', { name: 'beta.csv' }).waitFor();
+    await expect(until.getAttribute('aria-invalid')).resolves.toBeNull();
+    // An address edited to such a range: listed without its end, and the field says so.
+    await goto(p, `/console/runs?created_after=${day(0)}&created_before=${day(-1)}`);
+    await p.getByRole('cell', { name: 'beta.csv' }).waitFor();
+    await expect(until.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(p.locator('#created_before-error').textContent()).resolves.toContain('the list is not limited by it');
+
+    // A page past the last: said, and no "Page 9 of 1" under it.
+    await goto(p, '/console/runs?page=9');
+    await p.getByText('No run on this page: the list has 1 page.').waitFor();
+    await expect(p.getByText('Page 9 of 1', { exact: false }).count()).resolves.toBe(0);
+    // Any paged list: a page past the end (the list shrank meanwhile: here the answers say so) says so and offers the
+    // last page, by keyboard.
+    await p.route(
+      '**/console/api/audit?page=1',
+      async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { meta: { last_page: number; total: number } };
+        await route.fulfill({ response, json: { ...body, meta: { ...body.meta, last_page: 2, total: 25 } } });
+      },
+      { times: 1 },
+    );
+    await p.route(
+      '**/console/api/audit?page=2',
+      (route) =>
+        route.fulfill({ json: { data: [], meta: { current_page: 2, last_page: 1, total: 3, per_page: 20, from: null, to: null } } }),
+      { times: 1 },
+    );
+    await goto(p, '/console/audit');
+    const pages = p.getByRole('navigation', { name: 'Pages of the audit log' });
+    await pages.getByRole('button', { name: 'Next page' }).click();
+    await pages.getByText('Nothing on page 2: the list has 1 page.').waitFor();
+    await expect(pages.getByText('Page 2 of 1', { exact: false }).count()).resolves.toBe(0);
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await pages.getByRole('button', { name: 'Go to the last page' }).press('Enter');
+    await pages.getByText('Page 1 of 1', { exact: false }).waitFor();
+    await expect(p.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Previous page');
+
+    // Whoever is locked out or forgot their password is told whom to ask, an owner too.
+    const signedOut = await browser.newPage();
+    await signedOut.goto(`${svc.baseUrl}/console`);
+    await signedOut.getByText('Ask an owner of your organization to invite you again', { exact: false }).waitFor();
+    await signedOut.getByText('(owners: ask your service operator', { exact: false }).waitFor();
+    await signedOut.close();
+    await p.context().close();
+  });
+
   it('says a refused form\'s reasons beside its fields, not the API\'s "The given data was invalid."; the audit log says a test event failed', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Refusals Ltd' } });
     const p = await joinedMember(org.body.id, 'rex@refusals.example', 'Rex Refused');
@@ -1700,6 +1803,37 @@ describe('customer console in Chromium', () => {
     await alert.filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
     await expect(generic()).resolves.toBe(0);
     await expect(p.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
+    await p.context().close();
+  });
+
+  it("keeps a form button clear of the input above it, the log's Refresh as wide as its words, and a long key name from pushing Revoke off screen", async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Layout Ltd' } });
+    const p = await joinedMember(org.body.id, 'lia@layout.example', 'Lia Layout');
+    const box = async (locator: Locator) => (await locator.boundingBox())!;
+
+    await goto(p, '/console/account');
+    const input = await box(p.getByLabel('New password again'));
+    const button = await box(p.getByRole('button', { name: 'Change the password' }));
+    expect(button.y - (input.y + input.height)).toBeGreaterThanOrEqual(12);
+
+    await goto(p, '/console/webhook');
+    const refresh = await box(p.getByRole('button', { name: 'Refresh' }));
+    const outcome = await box(p.getByLabel('Outcome'));
+    expect(refresh.width).toBeLessThan(outcome.width / 1.5);
+
+    const longName = 'k'.repeat(100);
+    expect((await sessionCall(p, 'POST', '/api-keys', { name: longName })).status).toBe(201);
+    await goto(p, '/console/api-keys');
+    const revoke = p.getByRole('button', { name: new RegExp(`^Revoke the key “${longName}”`) });
+    await revoke.waitFor();
+    const wrap = await p
+      .locator('.table-wrap')
+      .evaluate((el) => ({ hidden: el.scrollWidth - el.clientWidth, right: el.getBoundingClientRect().right }));
+    expect(wrap.hidden).toBe(0);
+    expect((await box(revoke)).x + (await box(revoke)).width).toBeLessThanOrEqual(Math.min(wrap.right, 1280));
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBe(0);
+    await expect(axeViolations(p)).resolves.toEqual([]);
     await p.context().close();
   });
 });

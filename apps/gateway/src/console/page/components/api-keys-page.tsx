@@ -159,7 +159,10 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             <tbody>
               {list.data.data.map((k) => (
                 <tr key={k.id}>
-                  <td data-label={t('keys.col.name')}>{k.name ?? <span class="muted">{t('keys.unnamed')}</span>}</td>
+                  {/* A long name without spaces breaks anywhere: it pushed the Revoke buttons off the screen. */}
+                  <td class="wrap" data-label={t('keys.col.name')}>
+                    {k.name ?? <span class="muted">{t('keys.unnamed')}</span>}
+                  </td>
                   <td data-label={t('keys.col.prefix')}>
                     <code>{k.prefix ? `tsk_${k.prefix}…` : t('keys.no_prefix')}</code>
                   </td>

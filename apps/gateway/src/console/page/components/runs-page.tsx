@@ -1,8 +1,9 @@
 import { type Paged } from '../api';
 import { formatDate, t } from '../i18n';
 import { navigate } from '../router';
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useLoad } from '../use-load';
+import { errorProps, FieldError } from './field-error';
 import { RunBadge } from './run-badge';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
@@ -62,13 +63,14 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     (typeof FILTERS)[number],
     string | null
   >;
-  // A range that ends before it starts matches nothing the API would answer (it refuses it): its end is left out.
-  if (filters.created_after && filters.created_before && filters.created_before < filters.created_after) filters.created_before = null;
+  // A range that ends before it starts matches nothing the API would answer (it refuses it): an address edited by hand
+  // to one is listed without its end, and the end's field says so (the form refuses to apply one: `apply`).
+  const invertedInAddress = isInverted(filters.created_after, filters.created_before);
   const filtered = FILTERS.some((f) => filters[f] !== null);
   const params = new URLSearchParams();
   for (const f of FILTERS) {
     const value = filters[f];
-    if (value === null) continue;
+    if (value === null || (f === 'created_before' && invertedInAddress)) continue;
     if (f === 'status') for (const [name, v] of Object.entries(STANDINGS[value])) params.set(name, v);
     else params.set(f, f.startsWith('created_') ? dayBound(f, value) : value);
   }
@@ -79,8 +81,11 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
   // values back (a controlled `value` is set again on every render). When the address's filters change (applied,
   // cleared, back and forward), the fields are set to them, in place: a new form would drop the focus to the body.
   const formRef = useRef<HTMLFormElement>(null);
+  // A range typed that ends before it starts: not applied, and said at its end's field.
+  const [rangeRefused, setRangeRefused] = useState(false);
   const shown = FILTERS.map((f) => filters[f] ?? '').join('\n');
   useLayoutEffect(() => {
+    setRangeRefused(false);
     const form = formRef.current;
     if (!form) return;
     for (const f of FILTERS) {
@@ -98,8 +103,19 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
       const v = typeof raw === 'string' ? raw.trim() : '';
       if (v) next.set(f, v);
     }
+    if (isInverted(next.get('created_after'), next.get('created_before'))) {
+      setRangeRefused(true);
+      document.getElementById('created_before')?.focus();
+      return;
+    }
+    setRangeRefused(false);
     navigate(`/console/runs${next.size ? `?${next}` : ''}`);
   };
+  const rangeMessages = rangeRefused
+    ? [t('runs.range_refused')]
+    : invertedInAddress
+      ? [t('runs.range_ignored', { from: filters.created_after ?? '' })]
+      : undefined;
   const goTo = (page: number) => {
     const next = new URLSearchParams(query);
     next.set('page', String(page));
@@ -117,7 +133,15 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         </div>
         <div>
           <label for="created_before">{t('runs.created_before')}</label>
-          <input id="created_before" name="created_before" type="date" defaultValue={filters.created_before ?? ''} />
+          <input
+            id="created_before"
+            name="created_before"
+            type="date"
+            defaultValue={filters.created_before ?? ''}
+            onInput={() => setRangeRefused(false)}
+            {...errorProps('created_before-error', rangeMessages)}
+          />
+          <FieldError id="created_before-error" messages={rangeMessages} />
         </div>
         <div>
           <label for="q">{t('runs.search')}</label>
@@ -126,7 +150,13 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         <div class="filter-actions">
           <button type="submit">{t('runs.apply')}</button>
           {/* Text typed and not applied is cleared too (with no filter in the address, the address does not change). */}
-          <a href="/console/runs" onClick={() => formRef.current?.reset()}>
+          <a
+            href="/console/runs"
+            onClick={() => {
+              formRef.current?.reset();
+              setRangeRefused(false);
+            }}
+          >
             {t('runs.clear')}
           </a>
         </div>
@@ -163,11 +193,17 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
             <tbody>
               {data.data.map((run) => (
                 <tr key={run.id}>
-                  <td data-label={t('runs.col.created')}>
-                    <a href={`/console/runs/${run.id}`}>{formatDate(run.created_at)}</a>
-                  </td>
+                  <td data-label={t('runs.col.created')}>{formatDate(run.created_at)}</td>
+                  {/* The file's name is the link: a list of links read out tells the runs apart (times alone read alike),
+                      and the run's id and time after it tell two runs of one file apart. */}
                   <td class="wrap" data-label={t('runs.col.file')}>
-                    {run.filename ?? t(`source.${run.input_source ?? 'raw'}`)}
+                    <a href={`/console/runs/${run.id}`}>
+                      {run.filename ?? t(`source.${run.input_source ?? 'raw'}`)}
+                      <span class="visually-hidden">
+                        {' '}
+                        {t('runs.link_of', { id: run.id.slice(0, 8), date: formatDate(run.created_at) })}
+                      </span>
+                    </a>
                   </td>
                   <td data-label={t('runs.col.stage')}>{t(`stage.${run.stage}`)}</td>
                   <td data-label={t('runs.col.status')}>
@@ -179,12 +215,17 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
           </table>
         </div>
       )}
-      {data && (
+      {/* Past the last page, the sentence above says so and leads back: the pager would say "Page 9 of 1". */}
+      {data && data.data.length > 0 && (
         <Pager page={data.meta.current_page} lastPage={data.meta.last_page} total={data.meta.total} onPage={goTo} label={t('runs.pages')} />
       )}
     </section>
   );
 }
+
+/** A range whose end (a day) is before its start. */
+const isInverted = (after: string | null | undefined, before: string | null | undefined): boolean =>
+  Boolean(after && before && before < after);
 
 /** A date input's day as the API's bound: the start of the day for "after", its end for "before" (UTC). */
 const dayBound = (name: string, day: string): string =>
