@@ -175,6 +175,7 @@ describe('structured-file run, end to end over HTTP', () => {
   it.each([
     ['an empty file', 'empty.csv', '', 'source_file_empty'],
     ['a file of blank lines', 'blank.csv', '\n\n  \n', 'source_file_empty'],
+    ['a header and no rows', 'header.csv', 'email,first_name,age\n\n', 'source_file_empty'],
     ['a corrupt XLSX', 'broken.xlsx', 'PK\u0003\u0004 this is not really a zip', 'source_file_unreadable'],
     // Once delivered as two rows of five, the rest of the file one value, with no error.
     ['a closing quote followed by text', 'quotes.csv', 'a,b,c\n1,2,3\n4,"5"x,6\n7,8,9\n10,11,12\n', 'source_file_malformed_quote'],

@@ -75,6 +75,9 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   if (index && index.entries.length > 0)
     await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
   const hasHeader = run.input_has_header_override ?? detectHeader(sample);
+  // Column names and nothing under them: no review of 0 rows to approve (a sheet chosen in review is refused so too).
+  if (rows - (hasHeader ? 1 : 0) === 0)
+    return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
   return {
     parsed: {
       source_headers: headerNames(firstRow, hasHeader, width),

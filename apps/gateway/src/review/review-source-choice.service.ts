@@ -29,10 +29,6 @@ export class ReviewSourceChoiceService {
     // Already read: nothing to record (the page may send it twice).
     if (sheet === run.sheet) return this.review.view(run);
     const read = await this.read(run, { sheet }, 'sheet_unreadable', `The sheet "${sheet}" cannot be read`);
-    // A title or cover sheet: its one row is read as the column names and nothing is under them. Listed as having
-    // data (it has a row), it is refused once read, before the review shows no rows and offers to approve them.
-    if (read.total_rows === 0)
-      throw new ApiError(422, 'sheet_empty', 'validation', `The sheet "${sheet}" has no rows under its first row: nothing to import.`);
     return this.review.act(run, { type: 'ChooseSheet', sheet, read, at: new Date().toISOString() }, requestId);
   }
 
@@ -54,7 +50,16 @@ export class ReviewSourceChoiceService {
     } catch (err) {
       throw sourceReadFailure(this.logger, run, `the file could not be read again (${JSON.stringify(choice)})`, err);
     }
-    // The file cannot be read so (a limit, no rows, a byte the encoding does not have): the review stays as it was.
+    // A title or cover sheet: its one row is read as the column names and nothing is under them. Listed as having
+    // data (it has a row), it is refused once read, before the review shows no rows and offers to approve them.
+    if ('failed' in outcome && outcome.failed.code === 'source_file_empty' && choice.sheet !== undefined)
+      throw new ApiError(
+        422,
+        'sheet_empty',
+        'validation',
+        `The sheet "${choice.sheet}" has no rows under its first row: nothing to import.`,
+      );
+    // The file cannot be read so (a limit, a byte the encoding does not have): the review stays as it was.
     if ('failed' in outcome)
       throw new ApiError(422, unreadable, 'validation', `${cannot}: ${outcome.failed.message ?? outcome.failed.code}`);
     const { source_headers, input_has_header, total_rows } = outcome.parsed;
