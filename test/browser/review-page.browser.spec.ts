@@ -608,13 +608,56 @@ describe('hosted review page in Chromium', () => {
     await section.locator('#problem-field').waitFor();
     await page.locator('#problem-field option[value="age"]').waitFor({ state: 'attached' });
     await page.locator('#problem-field').selectOption('age');
-    // Replace with nothing to find: the service refuses it (invalid_fix, with an English message).
+    // Replace with nothing to find: said beside the form, in Arabic, before anything is sent.
     await page.locator('#fix-replace-all').click();
-    const live = page.locator('#live');
-    await live.filter({ hasText: /\S/ }).waitFor();
-    const said = await live.innerText();
-    expect(said).toContain('لا يمكن استخدام القيم المُدخلة');
+    const said = await page.locator('#fix-replace-error').innerText();
+    expect(said).toBe('اكتب النص المراد البحث عنه.');
     expect(said).not.toMatch(/[A-Za-z]/);
+    await page.context().close();
+  });
+
+  it('says what is wrong with a bulk fix beside its form, on the input at fault, which gets the keyboard; sent again, it goes', async () => {
+    // Row 1's age is not a whole number and its birthday is not written dd/MM/yyyy.
+    const run = await readyRun({}, 'E-mail,First,Years,Birthday\na@x.org,A,x1,1990.01.05\nb@x.org,B,30,01/02/1990\n');
+    await reviewApi(run.review_url).edit({ email: 'E-mail', age: 'Years', born: 'Birthday' });
+    const page = await openPage(run.review_url);
+    await page.locator('#problem-field option[value="age"]').waitFor({ state: 'attached' });
+    await page.locator('#problem-field').selectOption('age');
+    const find = page.getByRole('textbox', { name: 'Find' });
+    // Enter in an empty Find: nothing is sent, the reason is tied to Find, which keeps the keyboard.
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/fixes?')) sent.push(r.url());
+    });
+    await find.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Type the text to find.').waitFor();
+    await expect(find.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(find.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(page.getByRole('textbox', { name: 'Find' }).evaluate((el) => el.getAttribute('aria-describedby'))).resolves.toBe(
+      'fix-replace-error',
+    );
+    expect(sent).toEqual([]);
+    await screenshot(page, '15-bulk-fix-refused');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    // Typed and sent: the reason goes, the fix is saved.
+    await page.keyboard.type('x');
+    await page.keyboard.press('Enter');
+    await page.getByText(/^Fix saved\. The rows (are being|were) checked again\.$/).waitFor();
+    await expect(page.locator('#fix-replace-error').count()).resolves.toBe(0);
+    await expect(find.getAttribute('aria-invalid')).resolves.toBeNull();
+    expect(sent).toHaveLength(1);
+
+    // A date pattern the service cannot read: refused by the service, said beside the pattern, in words for people.
+    await page.locator('#problem-field option[value="born"]').waitFor({ state: 'attached' });
+    await page.locator('#problem-field').selectOption('born');
+    const pattern = page.getByRole('textbox', { name: 'Dates written as, for example dd.MM.yyyy' });
+    await pattern.fill('hello');
+    await page.getByRole('button', { name: 'Rewrite the dates' }).click();
+    await page.getByText('This is not a date pattern the service can read.', { exact: false }).waitFor();
+    await expect(pattern.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(pattern.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(page.locator('#live').innerText()).resolves.not.toContain('not saved');
     await page.context().close();
   });
 

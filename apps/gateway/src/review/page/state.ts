@@ -477,6 +477,18 @@ async function refreshProblemRows(again = false): Promise<void> {
 /** Records a fix; true once it is saved (a refusal is said in the page's message). */
 export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> =>
   (await recordFix('fixes', { field, fix }, 'fix_saved')) === null;
+
+/**
+ * Records a bulk fix from its form. Resolves to null once saved; refused as unusable (422 invalid_fix), to
+ * 'invalid' without a word in the page's message: the form says which of its inputs and why, beside them
+ * (the message at the top of the page is far from them). Any other refusal is said as for every fix.
+ */
+export const fixValuesFromForm = async (field: string, fix: ValueFix): Promise<'invalid' | 'refused' | null> => {
+  const refusal = await recordFix('fixes', { field, fix }, 'fix_saved', { key: 'fix_failed', quietWhenInvalid: true });
+  return refusal === null ? null : refusal === INVALID_FIX ? 'invalid' : 'refused';
+};
+/** What recordFix resolves to for an unusable fix the caller says itself. */
+const INVALID_FIX = '\u0000invalid';
 // The fixes the page shows: another reviewer's fix made since is not the one taken back (409 fixes_conflict).
 export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, 'fix_undone');
 
@@ -564,7 +576,13 @@ async function recordFix(
   path: string,
   body: unknown,
   doneKey: string,
-  failed: { key: string; params?: Params; conflict?: Wording & { keep: (refusal: string) => void } } = { key: 'fix_failed' },
+  failed: {
+    key: string;
+    params?: Params;
+    conflict?: Wording & { keep: (refusal: string) => void };
+    /** An unusable fix (422 invalid_fix) is not said: the caller says it where it was typed (INVALID_FIX). */
+    quietWhenInvalid?: boolean;
+  } = { key: 'fix_failed' },
 ): Promise<string | null> {
   keptEdit = null;
   await settled();
@@ -585,6 +603,10 @@ async function recordFix(
   } catch (caught) {
     const err = caught as ApiFailure;
     const reason = errorText(err);
+    if (err.code === 'invalid_fix' && failed.quietWhenInvalid) {
+      say('');
+      return INVALID_FIX;
+    }
     if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
       say(t(failed.key, { ...failed.params, message: reason }), 'error');
     else {

@@ -1,8 +1,10 @@
 /** Bulk fixes of the field the rows with problems are filtered by: the normalisers that suit its type, and find and replace. */
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
-import { locale, t } from '../i18n';
-import { fixValues } from '../state';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { locale, numbers, t } from '../i18n';
+import { fixValues, fixValuesFromForm } from '../state';
+import { MAX_FIX_TEXT } from '../../../../../../libs/domain/src/fields/fix-limits';
 import type { Field, ValueFix } from '../types';
 import { normalisersFor } from '../../../../../../libs/domain/src/fields/suited-normalisers';
 
@@ -59,7 +61,14 @@ function AmountFix({ field, busy }: { field: Field; busy: boolean }) {
 function DateFix({ field }: { field: Field }) {
   const pattern = useRef<HTMLInputElement>(null);
   return (
-    <FixForm field={field} fix={() => ({ kind: 'normalise', normaliser: 'date', date_pattern: pattern.current?.value ?? '' })}>
+    <FixForm
+      field={field}
+      id="fix-date"
+      fix={() => ({ kind: 'normalise', normaliser: 'date', date_pattern: pattern.current?.value ?? '' })}
+      // Blank: said before anything is sent. Refused: the service reads no such pattern (it is the form's one input).
+      check={() => ((pattern.current?.value ?? '').trim() === '' ? { input: pattern, reason: t('fix_date_pattern_empty') } : null)}
+      refused={() => ({ input: pattern, reason: t('fix_date_pattern_bad') })}
+    >
       <label for="fix-date-pattern">{t('fix_date_pattern')}</label>
       <input id="fix-date-pattern" type="text" placeholder="dd.MM.yyyy" ref={pattern} />
       <button type="submit" data-normaliser="date">
@@ -80,7 +89,19 @@ function ReplaceFix({ field }: { field: Field }) {
     whole_value: whole.current?.checked ?? false,
   });
   return (
-    <FixForm field={field} fix={fix}>
+    <FixForm
+      field={field}
+      id="fix-replace"
+      fix={fix}
+      check={() => {
+        const [found, put] = [find.current?.value ?? '', replace.current?.value ?? ''];
+        if (found === '') return { input: find, reason: t('fix_find_empty') };
+        if (found.length > MAX_FIX_TEXT) return { input: find, reason: tooLong(found) };
+        return put.length > MAX_FIX_TEXT ? { input: replace, reason: tooLong(put) } : null;
+      }}
+      // Checked above, so the service has nothing left to refuse in them but its own rules: said as it says them.
+      refused={() => ({ input: find, reason: t('errors.invalid_fix') })}
+    >
       <label for="fix-find">{t('fix_find')}</label>
       <input id="fix-find" type="text" ref={find} />
       <label for="fix-replace">{t('fix_replace_with')}</label>
@@ -96,20 +117,71 @@ function ReplaceFix({ field }: { field: Field }) {
   );
 }
 
+const tooLong = (text: string) => t('fix_too_long', { max: numbers.format(MAX_FIX_TEXT), length: numbers.format(text.length) });
+
+/** An input of a bulk-fix form at fault, and why, in the reviewer's words. */
+interface FormProblem {
+  input: RefObject<HTMLInputElement | null>;
+  reason: string;
+}
+
 /**
  * A row of bulk-fix controls whose submit (Enter or its button) records the fix it reads from
- * them. The inputs are not controlled: what was typed stays through redraws and recounts.
+ * them. The inputs are not controlled: what was typed stays through redraws and recounts. What is
+ * wrong (`check`, before anything is sent, or `refused` by the service) is said under the row and
+ * tied to the input at fault (aria-invalid, aria-describedby), which gets the keyboard; it goes when
+ * the fix is sent again.
  */
-function FixForm({ field, fix, children }: { field: Field; fix: () => ValueFix; children: ComponentChildren }) {
+function FixForm({
+  field,
+  id,
+  fix,
+  check,
+  refused,
+  children,
+}: {
+  field: Field;
+  id: string;
+  fix: () => ValueFix;
+  check: () => FormProblem | null;
+  refused: () => FormProblem;
+  children: ComponentChildren;
+}) {
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const errorId = `${id}-error`;
+  useLayoutEffect(() => {
+    const input = problem?.input.current;
+    if (!input) return;
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', errorId);
+    input.focus();
+    return () => {
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+    };
+  }, [problem, errorId]);
+  const submit = async () => {
+    setProblem(null);
+    const early = check();
+    if (early) return setProblem(early);
+    if ((await fixValuesFromForm(field.name, fix())) === 'invalid') setProblem(refused());
+  };
   return (
     <form
       class="fix-row"
+      id={id}
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        void fixValues(field.name, fix());
+        void submit();
       }}
     >
       {children}
+      {problem && (
+        <p id={errorId} class="form-error">
+          {problem.reason}
+        </p>
+      )}
     </form>
   );
 }
