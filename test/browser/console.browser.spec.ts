@@ -344,7 +344,8 @@ describe('customer console in Chromium', () => {
     await due.getByText('Checks: pattern, range, length, unique').click();
     await due.getByLabel('Earliest date').fill('2024-01-01');
     await due.getByLabel('Pattern (regular expression)').fill('(abc');
-    await page.getByLabel('Unique together').fill('code, due');
+    // A set naming a field twice: its message in the form's words, with its line.
+    await page.getByLabel('Unique together').fill('code, code');
     await page.getByLabel('Validation hook URL').fill('https://hooks.example.com/check');
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
@@ -359,6 +360,7 @@ describe('customer console in Chromium', () => {
     await expect(messageOf(fewest)).resolves.toBe(
       'The shortest length cannot be more than the longest length: make Fewest characters at most Most characters.',
     );
+    await expect(messageOf(page.getByLabel('Unique together'))).resolves.toBe('Line 1: A field may be named only once in a set.');
     await expect(messageOf(due.getByLabel('Pattern (regular expression)'))).resolves.toBe(
       'The pattern is not a valid regular expression: a closing parenthesis ) is missing (at (abc).',
     );
@@ -378,6 +380,7 @@ describe('customer console in Chromium', () => {
     await pattern.fill('^[A-Z]{2}-\\d{3}$');
     await fewest.fill('');
     await due.getByLabel('Pattern (regular expression)').fill('');
+    await page.getByLabel('Unique together').fill('code, due');
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('heading', { name: 'Schema Checked', level: 1 }).waitFor();
     const expected = {
@@ -1803,6 +1806,29 @@ describe('customer console in Chromium', () => {
     await alert.filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
     await expect(generic()).resolves.toBe(0);
     await expect(p.getByLabel('Current password').getAttribute('aria-invalid')).resolves.toBe('true');
+
+    // Signing in: a refusal that names a field points at it too.
+    const signIn = await browser.newPage();
+    await signIn.goto(`${svc.baseUrl}/console`);
+    await signIn.route(
+      '**/console/api/session',
+      (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({
+              status: 422,
+              json: {
+                error: { code: 'validation_failed', message: 'The given data was invalid.', fields: { email: ['Enter your e-mail.'] } },
+              },
+            })
+          : route.continue(),
+      { times: 1 },
+    );
+    await signIn.getByLabel('Password').fill(PASSWORD);
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await signIn.getByRole('alert').filter({ hasText: 'That was refused: see the message beside the field.' }).waitFor();
+    await expect(signIn.getByLabel('E-mail').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(signIn.locator('#email-error').textContent()).resolves.toBe('Enter your e-mail.');
+    await signIn.close();
     await p.context().close();
   });
 

@@ -1,4 +1,4 @@
-import { personalCheckMessage } from './page/check-messages';
+import { personalCheckMessage, personalSetMessage } from './page/check-messages';
 import {
   checksFromSchema,
   fieldsFromRows,
@@ -230,5 +230,8 @@ describe("the console's schema form model", () => {
     const unknown =
       'The pattern can backtrack catastrophically (a repeated group inside a repetition, such as (a+)+): write it without nested repetition.';
     expect(personalCheckMessage(unknown, false, t)).toBe(unknown);
+    expect(personalSetMessage('Each entry of unique_with must be a list of two or more field names.', t)).toBe('schema.set_too_small');
+    expect(personalSetMessage('A field may be named only once in a set of unique_with.', t)).toBe('schema.set_repeats');
+    expect(personalSetMessage('The schema has no field named "x".', t)).toBe('The schema has no field named "x".');
   });
 });

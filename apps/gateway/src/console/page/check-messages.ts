@@ -50,3 +50,10 @@ export function personalCheckMessage(message: string, isDate: boolean, t: Transl
   if (message.startsWith('The pattern must be written in the syntax RE2 and JavaScript share')) return t('checks.msg.pattern_flags');
   return message;
 }
+
+/** One of the API's messages about a set of the schema's `unique_with` (a line of "Unique together"), as the console says it. */
+export function personalSetMessage(message: string, t: Translate): string {
+  if (message === 'Each entry of unique_with must be a list of two or more field names.') return t('schema.set_too_small');
+  if (message === 'A field may be named only once in a set of unique_with.') return t('schema.set_repeats');
+  return message;
+}

@@ -1,7 +1,7 @@
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
-import { personalCheckMessage } from '../check-messages';
+import { personalCheckMessage, personalSetMessage } from '../check-messages';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import {
@@ -710,7 +710,9 @@ function SchemaChecksEditor({
     .filter(([key]) => key === 'unique_with' || key.startsWith('unique_with.'))
     .flatMap(([key, messages]) => {
       const line = Number(key.split('.')[1]);
-      return Number.isInteger(line) ? messages.map((m) => t('schema.unique_with_line', { n: line + 1, message: m })) : messages;
+      return Number.isInteger(line)
+        ? messages.map((m) => t('schema.unique_with_line', { n: line + 1, message: personalSetMessage(m, t) }))
+        : messages;
     });
   return (
     <fieldset class="schema-checks">

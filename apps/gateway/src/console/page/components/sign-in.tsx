@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiFailure } from '../api';
+import { api, ApiFailure, refusalText } from '../api';
 import { t } from '../i18n';
 import { adopt, type SessionView } from '../session';
 import { useAction } from '../use-action';
@@ -84,8 +84,10 @@ function SignInForm({ onSignedIn, email, inDialog }: { onSignedIn: (s: SessionVi
     } catch (err) {
       const failure = err as ApiFailure;
       setFields(failure.fields ?? {});
-      if (inDialog) setRefusal(failure.message);
-      else announce(failure.message, 'error');
+      // The API's field messages go beside the fields; the refusal points there (its own message says nothing of what).
+      const said = refusalText(failure, ['email', 'password']);
+      if (inDialog) setRefusal(said);
+      else announce(said, 'error');
     }
   });
   const submit = (event: Event) => {
