@@ -249,6 +249,10 @@ describe('hosted review page in Chromium', () => {
     const done = await waitForRun(svc, org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final');
     expect(done.rows_excluded).toBe(1);
     expect(done.processed_rows).toBe(ROWS); // every row processed: written, or left out
+    // The approved page says what was left out, and offers no choice of encoding any more (nor how to make one).
+    await page.getByText('1 row that still had a problem was left out of the output.').waitFor({ timeout: 30_000 });
+    await expect(page.getByText('If letters look wrong', { exact: false }).count()).resolves.toBe(0);
+    await expect(page.getByRole('combobox', { name: 'Text encoding' }).isDisabled()).resolves.toBe(true);
     await page.context().close();
   });
 

@@ -72,6 +72,10 @@ export interface ReviewView {
   processed_rows: number;
   /** No file has arrived yet (the page says so instead of "being read"). */
   waiting_for_upload: boolean;
+  /** What the approval chose for rows that still had a problem; null until approved. */
+  problem_rows_choice: 'deliver' | 'exclude' | null;
+  /** Rows with a problem left out of the output; null until the output is written. */
+  rows_excluded: number | null;
   /** The approved run's output is written (the page says it is ready instead of "being produced"). */
   output_ready: boolean;
   review_expires_at: string | null;
@@ -154,6 +158,8 @@ export class ReviewService {
       processed_rows: run.processed_rows,
       waiting_for_upload: run.status === 'awaiting_upload',
       output_ready: run.stage === 'final' && run.status === 'completed',
+      problem_rows_choice: run.review_state === 'approved' ? (run.problem_rows_choice ?? 'deliver') : null,
+      rows_excluded: run.stage === 'final' && run.status === 'completed' ? (run.rows_excluded ?? 0) : null,
       review_expires_at: run.review_expires_at,
       review_approved_at: run.review_approved_at,
       review_canceled_at: run.review_canceled_at,
@@ -188,6 +194,8 @@ export class ReviewService {
       processed_rows: 0,
       waiting_for_upload: false,
       output_ready: false,
+      problem_rows_choice: null,
+      rows_excluded: null,
       review_expires_at: run.review_expires_at,
       review_approved_at: null,
       review_canceled_at: null,

@@ -63,6 +63,10 @@ export interface ReviewView {
   processed_rows: number;
   waiting_for_upload: boolean;
   output_ready: boolean;
+  /** What the approval chose for rows that still had a problem; null until approved. */
+  problem_rows_choice: 'deliver' | 'exclude' | null;
+  /** Rows with a problem left out of the output; null until the output is written. */
+  rows_excluded: number | null;
   review_expires_at: string | null;
   review_approved_at: string | null;
   review_canceled_at: string | null;

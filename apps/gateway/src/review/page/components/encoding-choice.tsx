@@ -37,7 +37,7 @@ export function EncodingChoice({ view, readOnly, busy }: { view: ReviewView; rea
     <SourceChoice
       path="encoding"
       label={t('encoding_label')}
-      hint={t('encoding_hint')}
+      hint={readOnly ? null : t('encoding_hint')}
       current={view.encoding}
       options={view.encodings.map((encoding) => ({ value: encoding, text: encodingName(encoding) }))}
       shown={encodingName}

@@ -11,7 +11,7 @@ export function SheetChoice({ view, readOnly, busy }: { view: ReviewView; readOn
     <SourceChoice
       path="sheet"
       label={t('sheet_label')}
-      hint={t('sheet_hint')}
+      hint={readOnly ? null : t('sheet_hint')}
       current={view.sheet}
       options={choices.map((s) => ({
         value: s.name,

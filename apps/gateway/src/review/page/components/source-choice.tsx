@@ -7,7 +7,8 @@ import { chooseSourceWhenSettled } from '../state';
 export interface SourceChoiceProps {
   path: 'sheet' | 'encoding';
   label: string;
-  hint: string;
+  /** How to choose; none on a closed review, where nothing can be chosen. */
+  hint: string | null;
   /** The one read now. */
   current: string;
   options: { value: string; text: string }[];
@@ -26,7 +27,7 @@ export function SourceChoice({ path, label, hint, current, options, shown, disab
         key={current}
         id={id}
         disabled={disabled}
-        aria-describedby={`${id}-hint`}
+        aria-describedby={hint ? `${id}-hint` : undefined}
         onChange={(e) => chooseSourceWhenSettled(path, e.currentTarget.value, shown(e.currentTarget.value))}
       >
         {options.map((o) => (
@@ -35,9 +36,11 @@ export function SourceChoice({ path, label, hint, current, options, shown, disab
           </option>
         ))}
       </select>
-      <p id={`${id}-hint`} class="muted">
-        {hint}
-      </p>
+      {hint && (
+        <p id={`${id}-hint`} class="muted">
+          {hint}
+        </p>
+      )}
     </div>
   );
 }

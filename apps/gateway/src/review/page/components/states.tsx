@@ -68,6 +68,11 @@ export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed:
           ? t(view.output_ready ? 'approved_body_ready' : 'approved_body', { date: formatDate(view.review_approved_at) })
           : t('canceled_body', { date: formatDate(view.review_canceled_at) })}
       </p>
+      {approved && view.problem_rows_choice === 'exclude' && (
+        <p id="closed-excluded">
+          {view.rows_excluded === null ? t('approved_excluding') : t('approved_excluded', { count: view.rows_excluded })}
+        </p>
+      )}
       {target ? <p id="redirect">{t('redirecting', { host: target.host })}</p> : <p>{justActed ? t('close_page') : t('read_only')}</p>}
     </section>
   );
