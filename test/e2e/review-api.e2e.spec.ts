@@ -400,6 +400,8 @@ describe('review link after its deadline', () => {
       sheet: null,
       waiting_for_upload: false,
       output_ready: false,
+      problem_rows_choice: null,
+      rows_excluded: null,
       total_rows: null,
       processed_rows: 0,
       review_expires_at: ready.review_expires_at,
