@@ -129,7 +129,13 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
         <Choice name="input_source" value={filters.input_source} options={SOURCES} prefix="source" />
         <div>
           <label for="created_after">{t('runs.created_after')}</label>
-          <input id="created_after" name="created_after" type="date" defaultValue={filters.created_after ?? ''} />
+          <input
+            id="created_after"
+            name="created_after"
+            type="date"
+            defaultValue={filters.created_after ?? ''}
+            onInput={() => setRangeRefused(false)}
+          />
         </div>
         <div>
           <label for="created_before">{t('runs.created_before')}</label>
