@@ -24,8 +24,13 @@ describe('hosted review page: paging the rows with problems', () => {
     run ??= await suite.readyRun({ content: CSV, mapping: MAPPING });
     const context = await suite.browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
     const page = await context.newPage();
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
     await page.goto(run.review_url);
     await page.getByText('Page 1 of 3 · matching rows: 50').waitFor();
+    // The tab's icon is in the page: the browser asks for no /favicon.ico, which would be a 404.
+    await expect(page.locator('link[rel="icon"]').getAttribute('href')).resolves.toMatch(/^data:image\/svg\+xml,/);
+    expect(asked.filter((path) => path.endsWith('favicon.ico'))).toEqual([]);
     return page;
   }
 
