@@ -674,7 +674,9 @@ describe('hosted review page in Chromium', () => {
     await expect(box.isChecked()).resolves.toBe(false);
     await page.getByText('3 rows', { exact: false }).first().waitFor();
     await box.check();
-    await page.getByText('Columns read again: the mapping was suggested anew.').waitFor();
+    await page
+      .getByText('Columns read again: each field keeps the column it had; the others were suggested from the column names.')
+      .waitFor();
     await expect(page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).isChecked()).resolves.toBe(true);
     await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('E-mail');
     await expect(page.locator('#preview tbody tr').first().locator('td').first().innerText()).resolves.toBe('ann@x.org');
@@ -682,6 +684,10 @@ describe('hosted review page in Chromium', () => {
     await expect(page.locator(':focus').getAttribute('id')).resolves.toBe('first-row-header');
     const state = (await reviewApi(run.review_url).state()).body;
     expect(state).toMatchObject({ input_has_header: true, source_headers: ['E-mail', 'column_2', 'Name'], total_rows: 2 });
+    // Unchecked again: the same columns under their numbers, each field on the column it had (not left unmapped).
+    await page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).uncheck();
+    await page.locator('#summary', { hasText: '3 rows' }).waitFor();
+    await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('column_1');
     await page.context().close();
   });
 

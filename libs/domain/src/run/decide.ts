@@ -140,6 +140,30 @@ function mappingForHeaders(mapping: MappingRule | null, headers: string[]): Mapp
 }
 
 /**
+ * The mapping once the first row is (or is no longer) the header: the columns are the same, only their names
+ * change, so each field keeps the column in its place ("E-mail", the first, becomes column_1 and back). Fields
+ * left unmapped then take what the new names suggest, where that column is free (names read from the row may
+ * say more than column_N did).
+ */
+function mappingAfterHeaderChoice(run: RunState, headers: string[]): MappingRule {
+  const before = run.source_headers ?? [];
+  const kept: MappingRule = Object.fromEntries(
+    Object.entries(run.mapping_rule ?? {}).map(([field, column]) => {
+      const at = column === null ? -1 : before.indexOf(column);
+      return [field, at >= 0 && at < headers.length ? headers[at] : null];
+    }),
+  );
+  const taken = new Set(Object.values(kept).filter((column) => column !== null));
+  const suggested = suggestMapping(run.schema.fields, headers);
+  for (const [field, column] of Object.entries(suggested)) {
+    if ((kept[field] ?? null) !== null || column === null || taken.has(column)) continue;
+    kept[field] = column;
+    taken.add(column);
+  }
+  return kept;
+}
+
+/**
  * The mapping on another worksheet: each field keeps its column where the sheet has one; a sheet the reviewer
  * worked on before gets back the columns its fields had then (they win over those carried from this sheet).
  */
@@ -262,7 +286,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
       return [
         {
           type: 'HeaderRowChosen',
-          data: { ...chosen, mapping_rule: suggestMapping(run.schema.fields, chosen.source_headers), chosen_at: command.at },
+          data: { ...chosen, mapping_rule: mappingAfterHeaderChoice(run, chosen.source_headers), chosen_at: command.at },
         },
       ];
     }

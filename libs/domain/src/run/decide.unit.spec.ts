@@ -151,11 +151,17 @@ describe("run decider: the spec's stated moves", () => {
       { value_fixes: [{ fix_id: 'f1', field: 'email', fix: { kind: 'normalise', normaliser: 'trim' }, fixed_at: T0 }] },
     ],
     [
-      'reviewer says the first row is the header: headers from it, one row less, the mapping suggested again',
+      'reviewer says the first row is no header: headers column_N, one row more, each field keeps the column in its place',
       given.reviewActive,
       { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['E-mail', 'Full name'], at: T0 },
       ['HeaderRowChosen'],
-      { input_has_header: false, source_headers: ['column_1', 'column_2'], total_rows: 3, mapping_version: 2 },
+      {
+        input_has_header: false,
+        source_headers: ['column_1', 'column_2'],
+        total_rows: 3,
+        mapping_version: 2,
+        mapping_rule: { email: 'column_1', name: null },
+      },
     ],
     [
       'reviewer says the first row is the header of the sheet chosen since: as read from that sheet',
