@@ -72,7 +72,11 @@ describe('hosted review page: the encoding of a text file', () => {
     await encoding.focus();
     // Up one: UTF-8, which the file's à (E0) is not.
     await page.keyboard.press('ArrowUp');
-    await page.getByText(/could not be saved.*cannot be read as utf-8/i).waitFor();
+    await page
+      .getByText(
+        'The file cannot be read as Unicode (utf-8): it has characters that encoding does not have, so it was not saved in it. Choose another one.',
+      )
+      .waitFor();
     await expect(encoding.inputValue()).resolves.toBe('windows-1252');
     // The select was disabled while the file was read: the keyboard is back on it.
     await expect(focusedId(page)).resolves.toBe('encoding-choice');

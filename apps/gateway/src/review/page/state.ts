@@ -271,7 +271,10 @@ async function chooseSource(path: 'sheet' | 'encoding', value: string, shown: st
     next = await api<ReviewView>(path, 'POST', { [path]: value });
   } catch (err) {
     set({ busy: false });
-    await onActionRefused(err as ApiFailure, 'save_failed');
+    // Bytes the encoding does not have: said for people (the service's message gives the byte's offset, for developers).
+    if ((err as ApiFailure).code === 'encoding_unreadable')
+      await onActionRefused(err as ApiFailure, 'encoding_refused', { encoding: shown });
+    else await onActionRefused(err as ApiFailure, 'save_failed');
     // The select shows what is still read, whatever the reviewer picked, and has the keyboard back (it was disabled).
     const select = document.getElementById(`${path}-choice`) as HTMLSelectElement | null;
     const current = path === 'sheet' ? state.view?.sheet : state.view?.encoding;
