@@ -95,6 +95,26 @@ describe("review: choosing a text file's encoding", () => {
     expect((await api.preview()).body.rows).toHaveLength(3);
   });
 
+  it("drops a UTF-8 file's byte-order mark in any encoding chosen: the first column keeps its name, and pages and output read from the index", async () => {
+    // Enough rows that the review keeps a row index and reads pages from its byte offsets.
+    const rows = Array.from({ length: 3000 }, (_, i) => `p${i}@x.org,Name${i},${20 + (i % 50)},Roma`);
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(['E-mail,Nome,Anni,Città', ...rows].join('\n') + '\n')]);
+    const { api, choose } = await review('bom.csv', bytes);
+    expect((await api.state()).body).toMatchObject({ encoding: 'utf-8', source_headers: ['E-mail', 'Nome', 'Anni', 'Città'] });
+    const chosen = await choose({ encoding: 'windows-1252' });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toMatchObject({ encoding: 'windows-1252', total_rows: 3000 });
+    // The mark is gone; the à of the last name reads in windows-1252's letters, as chosen.
+    expect(chosen.body.source_headers.slice(0, 3)).toEqual(['E-mail', 'Nome', 'Anni']);
+    expect(chosen.body.source_headers[3]).toMatch(/^CittÃ/);
+    expect((await api.edit({ email: 'E-mail', first_name: 'Nome', age: 'Anni' })).status).toBe(200);
+    const first = (await api.preview()).body.rows[0];
+    expect(first.email.value).toBe('p0@x.org');
+    // A page far into the file starts at the index's byte offsets: its rows are whole.
+    const far = (await call(api.at('preview'), { method: 'POST', body: { offset: 2990 } })).body.rows;
+    expect(far.map((r: { email: { value: string } }) => r.email.value)).toEqual(rows.slice(2990).map((r) => r.split(',')[0]));
+  });
+
   it('refuses an encoding the file cannot be read in, one not offered, and a choice where there is none, in the envelope', async () => {
     const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
     const version = (await api.state()).body.mapping_version;

@@ -92,7 +92,8 @@ export class RowIndexRecorder {
   static for(encoding: string, head: Buffer): RowIndexRecorder | null {
     const byteLength = byteLengthIn(encoding);
     if (!byteLength) return null;
-    const bom = BOM_BYTES[encoding];
+    // A code page's decoder skips a UTF-8 mark too (text-decoding.ts): a UTF-8 file read in one chosen in review.
+    const bom = BOM_BYTES[encoding] ?? (isSingleByteCodePage(encoding) ? BOM_BYTES['utf-8'] : undefined);
     const hasBom = !!bom && bom.every((b, i) => head[i] === b);
     return new RowIndexRecorder(byteLength, hasBom ? bom.length : 0);
   }

@@ -150,6 +150,10 @@ export function detectEncoding(sample: Buffer): string {
   return name;
 }
 
+/** The UTF-8 byte-order mark. */
+export const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+export const startsWithUtf8Bom = (bytes: Buffer): boolean => UTF8_BOM.every((b, i) => bytes[i] === b);
+
 /** A code page of one byte per character (what detectEncoding gives for legacy files of the review languages). */
 export function isSingleByteCodePage(encoding: string): boolean {
   return /^(windows-125\d|iso-8859-\d{1,2}|koi8-[ru]|ibm866|macintosh)$/.test(encoding);
@@ -312,7 +316,15 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
   }
   const decoder = iconv.getDecoder(encoding, { stripBOM: !fromMiddle });
   let offset = 0;
-  for await (const chunk of bytes) {
+  let top = !fromMiddle;
+  for await (let chunk of bytes) {
+    // A UTF-8 byte-order mark read in a code page chosen in review would be "ï»¿" before the first column's
+    // name: it marks the file, it is no text in any code page (row-index.ts counts its bytes likewise).
+    if (top && startsWithUtf8Bom(chunk)) {
+      chunk = chunk.subarray(UTF8_BOM.length);
+      offset = UTF8_BOM.length;
+    }
+    top = false;
     for (const slice of decodingSlices(chunk)) {
       const text = decoder.write(slice);
       // Legacy code pages cannot encode U+FFFD: its appearance means a byte the code page does not define.
