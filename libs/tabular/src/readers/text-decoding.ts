@@ -151,8 +151,8 @@ export function detectEncoding(sample: Buffer): string {
 }
 
 /** The UTF-8 byte-order mark. */
-export const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
-export const startsWithUtf8Bom = (bytes: Buffer): boolean => UTF8_BOM.every((b, i) => bytes[i] === b);
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+const startsWithUtf8Bom = (bytes: Buffer): boolean => UTF8_BOM.every((b, i) => bytes[i] === b);
 
 /** A code page of one byte per character (what detectEncoding gives for legacy files of the review languages). */
 export function isSingleByteCodePage(encoding: string): boolean {
