@@ -97,6 +97,8 @@ describe('customer console in Chromium', () => {
       expect(await res.text()).toContain('<div id="app">');
     }
     const html = await (await fetch(`${svc.baseUrl}/console`)).text();
+    // The tab's icon is inline (the CSP's img-src allows data:): browsers ask for no /favicon.ico, a 404.
+    expect(html).toMatch(/<link rel="icon" href="data:image\/svg\+xml,[^"]+">/);
     // The shared design tokens first, then the console's own style, then its script: each under its content hash.
     const assets = [...html.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
     expect(assets.map((a) => a.replace(/\?v=[\w-]+$/, ''))).toEqual([

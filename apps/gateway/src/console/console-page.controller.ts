@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { CONSOLE_LOCALE, ConsoleWeb } from './console-web';
-import { escapeHtml, jsonForScript } from '../web-shared/html';
+import { TAB_ICON, escapeHtml, jsonForScript } from '../web-shared/html';
 
 /** No script but ours, no calls but to us, no frames, no forms posted elsewhere. */
 export const CONSOLE_PAGE_HEADERS: Record<string, string> = {
@@ -55,7 +55,7 @@ export class ConsolePageController {
 <html lang="${CONSOLE_LOCALE}" dir="ltr">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><meta name="color-scheme" content="light dark">
-<title>${title}</title>${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('')}</head>
+<title>${title}</title><link rel="icon" href="${TAB_ICON}">${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('')}</head>
 <body><div id="app"><main id="main"><p>${escapeHtml(this.web.text('app.loading'))}</p><noscript><p>This console needs JavaScript.</p></noscript></main></div>
 <script type="application/json" id="console-boot">${jsonForScript({ locale: CONSOLE_LOCALE, messages: this.web.messages })}</script>
 <script src="${js}" defer></script></body></html>`;

@@ -1,5 +1,5 @@
 import { RTL_LOCALES, supportedLocale, type ReviewWeb } from './review-web';
-import { escapeHtml, jsonForScript } from '../web-shared/html';
+import { TAB_ICON, escapeHtml, jsonForScript } from '../web-shared/html';
 
 /**
  * The HTML shells of the hosted review page. The server renders the frame in the
@@ -26,13 +26,6 @@ interface Frame {
   boot?: unknown;
 }
 
-/**
- * The tab's icon, inline (the CSP allows data: images): a browser otherwise asks for /favicon.ico, which
- * the service does not serve, and logs a 404 on every review page.
- */
-const ICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%230b57d0'/%3E%3Cpath d='M4 8.5l2.5 2.5L12 5.5' stroke='white' stroke-width='2' fill='none'/%3E%3C/svg%3E";
-
 function frame({ locale, appearance, title, body, web, boot }: Frame): string {
   const lang = supportedLocale(locale);
   const css = [web.asset('tokens.css')?.path, web.asset('review.css')?.path].filter(Boolean);
@@ -41,7 +34,7 @@ function frame({ locale, appearance, title, body, web, boot }: Frame): string {
 <html lang="${lang}" dir="${RTL_LOCALES.has(lang) ? 'rtl' : 'ltr'}"${appearance ? ` data-theme="${appearance}"` : ''}>
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><meta name="color-scheme" content="${appearance ?? 'light dark'}">
-<title>${escapeHtml(title)}</title><link rel="icon" href="${ICON}">${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('')}</head>
+<title>${escapeHtml(title)}</title><link rel="icon" href="${TAB_ICON}">${css.map((href) => `<link rel="stylesheet" href="${href}">`).join('')}</head>
 <body>${body}${boot ? `<script type="application/json" id="review-boot">${jsonForScript(boot)}</script>` : ''}${js ? `<script src="${js}" defer></script>` : ''}</body></html>`;
 }
 
