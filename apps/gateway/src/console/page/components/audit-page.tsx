@@ -22,7 +22,7 @@ export function AuditPage() {
     <section>
       <PageTitle text={t('audit.title')} />
       <LoadState loading={log.loading && !log.data} error={log.error} onRetry={log.reload} />
-      {log.data && log.data.data.length === 0 && <p>{t('audit.none')}</p>}
+      {log.data && log.data.meta.total === 0 && <p>{t('audit.none')}</p>}
       {log.data && log.data.data.length > 0 && (
         // Numbered across pages: page 2 goes on where page 1 ended.
         <ol class="timeline" start={log.data.meta.from ?? 1}>

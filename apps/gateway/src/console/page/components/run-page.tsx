@@ -229,7 +229,7 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
         {t('run.deliveries')}
       </h2>
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
-      {list.data && list.data.data.length === 0 && <p>{t('run.no_deliveries')}</p>}
+      {list.data && list.data.meta.total === 0 && <p>{t('run.no_deliveries')}</p>}
       {list.data && list.data.data.length > 0 && (
         <AttemptTable
           attempts={list.data.data}

@@ -8,6 +8,7 @@ import { RunBadge } from './run-badge';
 import { LoadState } from './load-state';
 import { PageTitle } from './page-title';
 import { Pager } from './pager';
+import { announce } from './status';
 
 interface RunRow {
   id: string;
@@ -105,6 +106,8 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     }
     if (isInverted(next.get('created_after'), next.get('created_before'))) {
       setRangeRefused(true);
+      // Focused before the field is drawn invalid, so the status says it too (a screen reader hears it either way).
+      announce(t('runs.range_refused'), 'error');
       document.getElementById('created_before')?.focus();
       return;
     }

@@ -30,7 +30,7 @@ export function SchemasPage({ session }: { session: SessionView }) {
         </p>
       )}
       <LoadState loading={list.loading && !list.data} error={list.error} onRetry={list.reload} />
-      {list.data && list.data.data.length === 0 && <p>{t('schemas.none')}</p>}
+      {list.data && list.data.meta.total === 0 && <p>{t('schemas.none')}</p>}
       {list.data && list.data.data.length > 0 && (
         <ul class="cards">
           {list.data.data.map((s) => (
