@@ -655,7 +655,7 @@ describe('hosted review page in Chromium', () => {
     // A date pattern the service cannot read: refused by the service, said beside the pattern, in words for people.
     await page.locator('#problem-field option[value="born"]').waitFor({ state: 'attached' });
     await page.locator('#problem-field').selectOption('born');
-    const pattern = page.getByRole('textbox', { name: 'Dates written as, for example dd.MM.yyyy' });
+    const pattern = page.getByRole('textbox', { name: 'How the dates are written, for example dd.MM.yyyy' });
     await pattern.fill('hello');
     await page.getByRole('button', { name: 'Rewrite the dates' }).click();
     await page.getByText('This is not a date pattern the service can read.', { exact: false }).waitFor();
@@ -688,6 +688,21 @@ describe('hosted review page in Chromium', () => {
     await page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).uncheck();
     await page.locator('#summary', { hasText: '3 rows' }).waitFor();
     await expect(page.getByRole('combobox', { name: 'Email' }).inputValue()).resolves.toBe('column_1');
+    await page.context().close();
+  });
+
+  it('says a file of one record read under a guessed header has no rows, and how to read that row as data', async () => {
+    const run = await readyRun({}, 'ann@x.org,Ann,Berlin\n');
+    const page = await openPage(run.review_url);
+    const said = page.getByText(
+      'The file has no rows under its column names. If its first row is data, untick “The first row of the file holds the column names”.',
+    );
+    await said.waitFor();
+    // Not said as a success.
+    await expect(page.getByText('No problems found', { exact: false }).count()).resolves.toBe(0);
+    await page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).uncheck();
+    await page.locator('#summary', { hasText: '1 row' }).waitFor();
+    await expect(said.count()).resolves.toBe(0);
     await page.context().close();
   });
 

@@ -175,7 +175,6 @@ describe('structured-file run, end to end over HTTP', () => {
   it.each([
     ['an empty file', 'empty.csv', '', 'source_file_empty'],
     ['a file of blank lines', 'blank.csv', '\n\n  \n', 'source_file_empty'],
-    ['a header and no rows', 'header.csv', 'email,first_name,age\n\n', 'source_file_empty'],
     ['a corrupt XLSX', 'broken.xlsx', 'PK\u0003\u0004 this is not really a zip', 'source_file_unreadable'],
     // Once delivered as two rows of five, the rest of the file one value, with no error.
     ['a closing quote followed by text', 'quotes.csv', 'a,b,c\n1,2,3\n4,"5"x,6\n7,8,9\n10,11,12\n', 'source_file_malformed_quote'],
@@ -193,6 +192,21 @@ describe('structured-file run, end to end over HTTP', () => {
     });
     expect(failed.failed_at).toEqual(expect.any(String));
     expect(failed.error.message).toEqual(expect.any(String));
+  });
+
+  it('a file declared to have a header and holding only it fails source_file_empty; one whose header is only guessed opens its review', async () => {
+    const declared = await create({ filename: 'header.csv', input_has_header: true });
+    await upload(declared.body, 'email,first_name,age\n\n');
+    const failed = await waitForRun(svc, org.apiKey, declared.body.id, (r) => r.status === 'failed');
+    expect(failed.error).toMatchObject({ code: 'source_file_empty', message: 'The uploaded file has a header row but no rows of data.' });
+    // One record that reads like column names: the review opens (0 rows under the guessed header), where the
+    // reviewer can say the first row is data.
+    const guessed = await create({ filename: 'one.csv' });
+    await upload(guessed.body, 'ann@x.org,Ann,Berlin\n');
+    const review = await waitForRun(svc, org.apiKey, guessed.body.id, (r) => r.review_state === 'active');
+    expect(review).toMatchObject({ input_has_header: true, total_rows: 0 });
+    const asData = await call(reviewApi(review.review_url).at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect(asData.body).toMatchObject({ input_has_header: false, total_rows: 1 });
   });
 
   const sourceEvents = async (runId: string) =>

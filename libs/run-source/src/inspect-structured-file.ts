@@ -75,8 +75,10 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   if (index && index.entries.length > 0)
     await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
   const hasHeader = run.input_has_header_override ?? detectHeader(sample);
-  // Column names and nothing under them: no review of 0 rows to approve (a sheet chosen in review is refused so too).
-  if (rows - (hasHeader ? 1 : 0) === 0)
+  // Declared to have a header (input_has_header: true) and nothing under it: nothing to review. A header only
+  // guessed may be a file's one record ("ann@x.org,Ann,Berlin" reads like names): the review opens, says it has no
+  // rows, and the reviewer can say the first row is data.
+  if (rows === 1 && hasHeader && run.input_has_header_override === true)
     return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
   return {
     parsed: {

@@ -52,16 +52,22 @@ export class ReviewSourceChoiceService {
     }
     // A title or cover sheet: its one row is read as the column names and nothing is under them. Listed as having
     // data (it has a row), it is refused once read, before the review shows no rows and offers to approve them.
-    if ('failed' in outcome && outcome.failed.code === 'source_file_empty' && choice.sheet !== undefined)
+    const sheetEmpty = 'failed' in outcome ? outcome.failed.code === 'source_file_empty' : outcome.parsed.total_rows === 0;
+    if (sheetEmpty && choice.sheet !== undefined)
       throw new ApiError(
         422,
         'sheet_empty',
         'validation',
         `The sheet "${choice.sheet}" has no rows under its first row: nothing to import.`,
       );
-    // The file cannot be read so (a limit, a byte the encoding does not have): the review stays as it was.
-    if ('failed' in outcome)
-      throw new ApiError(422, unreadable, 'validation', `${cannot}: ${outcome.failed.message ?? outcome.failed.code}`);
+    // The file cannot be read so (a limit, a byte the encoding does not have): the review stays as it was. Read in
+    // another encoding, only bytes it lacks are `encoding_unreadable`; anything else (a quote left open, a row too
+    // long) answers with its own code, so the page does not say the encoding lacks characters when it does not.
+    if ('failed' in outcome) {
+      const { code, message } = outcome.failed;
+      const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
+      throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
+    }
     const { source_headers, input_has_header, total_rows } = outcome.parsed;
     return { source_headers, input_has_header, total_rows };
   }

@@ -165,20 +165,21 @@ function mappingAfterHeaderChoice(run: RunState, headers: string[]): MappingRule
 
 /**
  * The mapping on another worksheet: each field keeps its column where the sheet has one; a sheet the reviewer
- * worked on before gets back the columns its fields had then (they win over those carried from this sheet).
+ * worked on before gets back its fields' columns as they were then, unmapped ones too (not those carried from here).
  */
 function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
   const carried = mappingForHeaders(run.mapping_rule, headers);
   const before = run.sheet_mappings?.[sheet];
   if (!before) return carried;
-  const restored: MappingRule = Object.fromEntries(
-    Object.entries(mappingForHeaders(before, headers)).filter(([, column]) => column !== null),
+  // Its fields as they were there, those left unmapped too; a field it did not have yet takes the carried column if free.
+  const restored = mappingForHeaders(before, headers);
+  const taken = new Set(Object.values(restored).filter((column) => column !== null));
+  const added: MappingRule = Object.fromEntries(
+    Object.entries(carried)
+      .filter(([field]) => !(field in restored))
+      .map(([field, column]) => [field, column !== null && taken.has(column) ? null : column]),
   );
-  const taken = new Set(Object.values(restored));
-  const kept: MappingRule = Object.fromEntries(
-    Object.entries(carried).map(([field, column]) => [field, column !== null && taken.has(column) ? null : column]),
-  );
-  return { ...kept, ...restored };
+  return { ...added, ...restored };
 }
 
 /** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */

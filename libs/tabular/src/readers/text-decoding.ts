@@ -320,7 +320,9 @@ export async function* decodeText(bytes: AsyncIterable<Buffer>, encoding: string
   for await (let chunk of bytes) {
     // A UTF-8 byte-order mark read in a code page chosen in review would be "ï»¿" before the first column's
     // name: it marks the file, it is no text in any code page (row-index.ts counts its bytes likewise).
-    if (top && startsWithUtf8Bom(chunk)) {
+    // (Single-byte code pages only: in a multi-byte one, such as GB18030, EF BB may begin a character. A first
+    // chunk shorter than the mark is a file of at most two bytes, with no mark and text after it to spoil.)
+    if (top && isSingleByteCodePage(encoding) && startsWithUtf8Bom(chunk)) {
       chunk = chunk.subarray(UTF8_BOM.length);
       offset = UTF8_BOM.length;
     }

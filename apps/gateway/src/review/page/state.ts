@@ -371,12 +371,16 @@ async function refreshPreview(): Promise<void> {
         // "The rows are being checked again" is done now.
         ...(state.live.text === t('fix_saved') ? { live: { text: t('fix_saved_checked'), kind: 'ok' as const } } : {}),
         filter: sameMapping ? state.filter : { ...state.filter, page: 1 },
-        problems: {
-          text: none
-            ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
-            : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked }),
-          tone: none ? 'ok' : 'warn',
-        },
+        // No rows at all is no success: a header guessed over a file's one record, or a file of names only.
+        problems:
+          count.rows_checked === 0
+            ? { text: t('problems_no_rows', { label: t('first_row_header') }), tone: 'warn' }
+            : {
+                text: none
+                  ? t('problems_none', { count: count.rows_checked, total: count.rows_checked })
+                  : t('problems_some', { count: count.rows_with_problems, total: count.rows_checked }),
+                tone: none ? 'ok' : 'warn',
+              },
       });
       void refreshProblemRows();
       void followCustomerChecks(count.customer_checks, seq, asked, poll);
@@ -450,7 +454,8 @@ async function refreshProblemRows(again = false): Promise<void> {
     // Fewer rows have problems than when the page was chosen (the last ones were fixed): the last page there is.
     if (shown > pages) {
       set({ filter: { ...state.filter, page: pages } });
-      return refreshProblemRows(again);
+      // Another page's rows: drawn afresh, not in place of these.
+      return refreshProblemRows(false);
     }
     set({
       problemRows: {

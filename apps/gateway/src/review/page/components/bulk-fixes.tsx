@@ -100,7 +100,7 @@ function ReplaceFix({ field }: { field: Field }) {
         return put.length > MAX_FIX_TEXT ? { input: replace, reason: tooLong(put) } : null;
       }}
       // Checked above, so the service has nothing left to refuse in them but its own rules: said as it says them.
-      refused={() => ({ input: find, reason: t('errors.invalid_fix') })}
+      refused={() => ({ input: find, reason: t('fix_replace_refused') })}
     >
       <label for="fix-find">{t('fix_find')}</label>
       <input id="fix-find" type="text" ref={find} />
