@@ -36,8 +36,6 @@ export interface InvitationPreview {
 }
 
 const PURPOSE = 'console-invitation';
-/** No body reads as an empty one (each field then says it is required); a body that is not an object is refused alone. */
-const asObject = (body: unknown): Record<string, unknown> => objectBodyOrNone<Record<string, unknown>>(body);
 const invalidLink = () =>
   new ApiError(
     404,
@@ -67,7 +65,7 @@ export class Invitations {
   /** Invites someone into an organization: by the operator (`by` null) or an owner. */
   async create(organizationId: string, body: unknown, by: ConsoleCaller | null, requestId: string): Promise<InvitationView> {
     if (!(await this.directory.getOrganization(organizationId))) throw ApiError.notFound('organization');
-    const b = asObject(body);
+    const b = objectBodyOrNone<Record<string, unknown>>(body);
     const fields: Record<string, string[]> = {};
     const email = typeof b.email === 'string' ? b.email.trim().toLowerCase() : '';
     if (!email) fields.email = ['The email field is required.'];
@@ -151,7 +149,7 @@ export class Invitations {
   async accept(id: string, signature: unknown, body: unknown, requestId: string): Promise<{ token: string; caller: ConsoleCaller }> {
     const invitation = await this.usable(id, signature);
     if (invitation.resets_member_id) return this.resetPassword(invitation, invitation.resets_member_id, body, requestId);
-    const b = asObject(body);
+    const b = objectBodyOrNone<Record<string, unknown>>(body);
     const fields: Record<string, string[]> = {};
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
     if (!displayName) fields.display_name = ['Enter the name your colleagues will see.'];
@@ -191,7 +189,7 @@ export class Invitations {
    * e-mail: a member removed since (or whose address changed) gets nothing, and a reset link never makes an account.
    */
   private async resetPassword(invitation: Invitation, memberId: string, body: unknown, requestId: string) {
-    const b = asObject(body);
+    const b = objectBodyOrNone<Record<string, unknown>>(body);
     const problem = passwordProblem(b.password);
     if (problem) throw ApiError.validation({ password: [problem] });
     const passwordHash = await hashPassword(b.password as string);

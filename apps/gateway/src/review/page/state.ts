@@ -492,11 +492,15 @@ export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> 
  * (the message at the top of the page is far from them). Any other refusal is said as for every fix.
  */
 export const fixValuesFromForm = async (field: string, fix: ValueFix): Promise<'invalid' | 'refused' | null> => {
-  const refusal = await recordFix('fixes', { field, fix }, 'fix_saved', { key: 'fix_failed', quietWhenInvalid: true });
-  return refusal === null ? null : refusal === INVALID_FIX ? 'invalid' : 'refused';
+  let invalid = false;
+  const refusal = await recordFix('fixes', { field, fix }, 'fix_saved', {
+    key: 'fix_failed',
+    onInvalid: () => {
+      invalid = true;
+    },
+  });
+  return refusal === null ? null : invalid ? 'invalid' : 'refused';
 };
-/** What recordFix resolves to for an unusable fix the caller says itself. */
-const INVALID_FIX = '\u0000invalid';
 // The fixes the page shows: another reviewer's fix made since is not the one taken back (409 fixes_conflict).
 export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, 'fix_undone');
 
@@ -588,8 +592,8 @@ async function recordFix(
     key: string;
     params?: Params;
     conflict?: Wording & { keep: (refusal: string) => void };
-    /** An unusable fix (422 invalid_fix) is not said: the caller says it where it was typed (INVALID_FIX). */
-    quietWhenInvalid?: boolean;
+    /** Given, an unusable fix (422 invalid_fix) is not said here: the caller says it where it was typed. */
+    onInvalid?: () => void;
   } = { key: 'fix_failed' },
 ): Promise<string | null> {
   keptEdit = null;
@@ -611,9 +615,10 @@ async function recordFix(
   } catch (caught) {
     const err = caught as ApiFailure;
     const reason = errorText(err);
-    if (err.code === 'invalid_fix' && failed.quietWhenInvalid) {
+    if (err.code === 'invalid_fix' && failed.onInvalid) {
       say('');
-      return INVALID_FIX;
+      failed.onInvalid();
+      return reason;
     }
     if (err.code === 'invalid_fix' || err.code === 'nothing_to_undo' || err.code === 'too_many_fixes')
       say(t(failed.key, { ...failed.params, message: reason }), 'error');
