@@ -83,6 +83,40 @@ describe('hosted review page: the encoding of a text file', () => {
     expect((await reviewApi(run.review_url).state()).body.encoding).toBe('windows-1252');
   });
 
+  it("names another reason an encoding cannot be read in the reviewer's language, not the service's English", async () => {
+    const run = await textRun({ locale: 'de' });
+    const page = await openPage(run.review_url);
+    // No code page the review offers reads a quote apart from windows-1252, so the answer is the service's, stubbed.
+    await page.route(
+      (url) => url.pathname.endsWith('/encoding'),
+      (route) =>
+        route.fulfill({
+          status: 422,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            error: {
+              code: 'source_file_unterminated_quote',
+              type: 'validation',
+              message: 'The file cannot be read as windows-1250: line 3',
+            },
+          }),
+        }),
+      { times: 1 },
+    );
+    const encoding = page.locator('#encoding-choice');
+    await encoding.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    await page
+      .getByText(
+        'Die Datei kann nicht als Mitteleuropäisch (windows-1250) gelesen werden: ein Wert in Anführungszeichen wird nie geschlossen. ' +
+          'Sie wird weiter wie bisher gelesen.',
+      )
+      .waitFor();
+    await expect(encoding.inputValue()).resolves.toBe('windows-1252');
+    await expect(focusedId(page)).resolves.toBe('encoding-choice');
+    await expect(page.getByText('line 3', { exact: false }).count()).resolves.toBe(0);
+  });
+
   it('approving while an encoding chosen is still settling reads it first, and approves what it shows', async () => {
     const run = await textRun();
     const page = await openPage(run.review_url);

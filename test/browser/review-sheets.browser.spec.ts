@@ -128,7 +128,10 @@ describe('hosted review page: the sheets of a workbook', () => {
     // The cover's one row would be read as the column names of nothing: refused, the chooser back on People, with the keyboard.
     await sheet.selectOption('Cover');
     await page
-      .getByText('Your change could not be saved: that sheet has no rows under its first row, so there is nothing to import from it')
+      .getByText(
+        'The sheet “\u2068Cover\u2069” cannot be used: that sheet has no rows under its first row, so there is nothing to import from it. ' +
+          'The review stays on the sheet it was on.',
+      )
       .waitFor({ timeout: 10000 });
     await page.waitForFunction(() => document.activeElement?.id === 'sheet-choice');
     await expect(sheet.inputValue()).resolves.toBe('People');

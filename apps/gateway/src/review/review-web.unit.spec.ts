@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { REVIEW_LOCALES, ReviewWeb, localeFromAcceptLanguage, supportedLocale, type Message } from './review-web';
 
 const placeholders = (m: string): string[] => [...m.matchAll(/\{(\w+)\}/g)].map((x) => x[1]).sort();
@@ -33,6 +35,17 @@ describe('review page translation catalogs', () => {
       const full = typeof message === 'string' ? message : message.other!;
       expect({ key, placeholders: [...new Set(placeholders(full))] }).toEqual({ key, placeholders: [...new Set(english)] });
     }
+  });
+
+  it('words every error the review calls may answer (as docs/api.md lists them) in every language', () => {
+    const api = readFileSync(join(__dirname, '../../../../docs/api.md'), 'utf8');
+    const listed = /The answers you may see from them are listed[\s\S]*?`503 source_unavailable`/.exec(api)![0];
+    const codes = [...listed.matchAll(/`\d{3} ([a-z_]+)`/g)].map((m) => m[1]);
+    expect(codes).toEqual(expect.arrayContaining(['sheet_unreadable', 'source_file_unterminated_quote', 'encoding_unreadable']));
+    // Said by a page state or a message of their own (state.ts): the expired or invalid link, a conflict, bytes an encoding lacks.
+    const ownWords = new Set(['invalid_signature', 'review_expired', 'mapping_conflict', 'encoding_unreadable']);
+    const unworded = codes.filter((code) => !ownWords.has(code) && !(`errors.${code}` in en));
+    expect(unworded).toEqual([]);
   });
 
   it('serves the page script and style under a content hash', () => {

@@ -272,9 +272,9 @@ async function chooseSource(path: 'sheet' | 'encoding', value: string, shown: st
   } catch (err) {
     set({ busy: false });
     // Bytes the encoding does not have: said for people (the service's message gives the byte's offset, for developers).
-    if ((err as ApiFailure).code === 'encoding_unreadable')
-      await onActionRefused(err as ApiFailure, 'encoding_refused', { encoding: shown });
-    else await onActionRefused(err as ApiFailure, 'save_failed');
+    // Anything else that stops the read (a quote left open, a damaged sheet) is named, with the choice it refused.
+    const refused = (err as ApiFailure).code === 'encoding_unreadable' ? 'encoding_refused' : `${path}_failed`;
+    await onActionRefused(err as ApiFailure, refused, { [path]: shown });
     // The select shows what is still read, whatever the reviewer picked, and has the keyboard back (it was disabled).
     const select = document.getElementById(`${path}-choice`) as HTMLSelectElement | null;
     const current = path === 'sheet' ? state.view?.sheet : state.view?.encoding;
