@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
+import { addMissingColumns, openSqlite, preparedStatements, readSnapshot, type PreparedStatements } from '@app/sqlite';
 import {
   type ApiKeyRecord,
   type ApiKeySummary,
@@ -328,10 +328,12 @@ export class SqliteDirectory implements Directory {
   }
 
   private listOwned<T>(table: 'schemas' | 'providers', org: string, offset: number, limit: number, parse: (doc: string) => T): Page<T> {
-    const total = this.statement<[string], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`).get(org)!.n;
-    const rows = this.statement<[string, number, number], { doc: string }>(
-      `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
-    ).all(org, limit, offset);
+    const { total, rows } = readSnapshot(this.db, () => ({
+      total: this.statement<[string], { n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = ?`).get(org)!.n,
+      rows: this.statement<[string, number, number], { doc: string }>(
+        `SELECT doc FROM ${table} WHERE organization_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+      ).all(org, limit, offset),
+    }));
     return { items: rows.map((r) => parse(r.doc)), total };
   }
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openSqlite } from '@app/sqlite';
+import { openSqlite, readSnapshot } from '@app/sqlite';
 import type { DeliveryAttemptEntry, DeliveryLog, DeliveryLogQuery } from '../delivery-log.port';
 
 const MIGRATION = `
@@ -52,16 +52,17 @@ export class SqliteDeliveryLog implements DeliveryLog {
     if (query.outcome) where.push('outcome = @outcome');
     const params = { organizationId, event: query.event ?? null, outcome: query.outcome ?? null, limit: query.limit, offset: query.offset };
     const clause = where.join(' AND ');
-    const { total } = this.db
-      .prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM webhook_delivery_attempts WHERE ${clause}`)
-      .get(params)!;
-    const items = this.db
-      .prepare<typeof params, DeliveryAttemptEntry>(
-        `SELECT ${COLUMNS.join(', ')} FROM webhook_delivery_attempts WHERE ${clause}
+    return readSnapshot(this.db, () => ({
+      total: this.db
+        .prepare<typeof params, { total: number }>(`SELECT COUNT(*) AS total FROM webhook_delivery_attempts WHERE ${clause}`)
+        .get(params)!.total,
+      items: this.db
+        .prepare<typeof params, DeliveryAttemptEntry>(
+          `SELECT ${COLUMNS.join(', ')} FROM webhook_delivery_attempts WHERE ${clause}
          ORDER BY sent_at DESC, id DESC LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
-    return { items, total };
+        )
+        .all(params),
+    }));
   }
 
   async close(): Promise<void> {

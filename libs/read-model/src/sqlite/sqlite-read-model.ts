@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { addMissingColumns, openSqlite, preparedStatements, type PreparedStatements } from '@app/sqlite';
+import { addMissingColumns, openSqlite, preparedStatements, readSnapshot, type PreparedStatements } from '@app/sqlite';
 import type { RunState } from '@app/domain';
 import type { RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
@@ -124,14 +124,13 @@ export class SqliteReadModel implements RunReadModel {
       params.q = filter.q.toLowerCase();
     }
     const clause = where.join(' AND ');
-    const total = this.db
-      .prepare<Record<string, string | number>, { n: number }>(`SELECT count(*) AS n FROM runs WHERE ${clause}`)
-      .get(params)!.n;
-    const rows = this.db
-      .prepare<Record<string, string | number>, { doc: string }>(
+    const { total, rows } = readSnapshot(this.db, () => ({
+      total: this.statement<[Record<string, string | number>], { n: number }>(`SELECT count(*) AS n FROM runs WHERE ${clause}`).get(params)!
+        .n,
+      rows: this.statement<[Record<string, string | number>], { doc: string }>(
         `SELECT doc FROM runs WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
-      )
-      .all(params);
+      ).all(params),
+    }));
     return { items: rows.map((r) => JSON.parse(r.doc) as RunState), total };
   }
 
