@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { ApiKeyGuard } from '../../apps/gateway/src/http/auth.guard';
 import { ADMIN_TOKEN, call, setupOrganization, startService, type Service } from '../support/service-harness';
 
@@ -360,6 +361,57 @@ describe('rate limiting', () => {
       expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
       expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
       expect((await last!.json()).error.code).toBe('too_many_requests');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('counts requests refused for their body (400, 415, 413), and refuses a key over its limit without waiting for a body', async () => {
+    const svc = await startService({ RATE_LIMIT_PER_MINUTE: '4' });
+    try {
+      const org = await setupOrganization(svc);
+      const post = (contentType: string, body: string) =>
+        fetch(`${svc.baseUrl}/v1/transformations/file`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': contentType },
+          body,
+        });
+      const answers = [
+        await post('application/json', '{not json'),
+        await post('text/xml', '<run/>'),
+        await post('application/json', `{"filename":"${'a'.repeat(1024 * 1024)}"}`),
+      ];
+      expect(answers.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')])).toEqual([
+        [400, '3'],
+        [415, '2'],
+        [413, '1'],
+      ]);
+      expect(answers.every((r) => r.headers.get('x-ratelimit-limit') === '4')).toBe(true);
+      expect((await fetch(`${svc.baseUrl}/v1/schemas`, { headers: { authorization: `Bearer ${org.apiKey}` } })).status).toBe(200);
+
+      // Over the limit: the headers of a POST whose body never comes are answered 429 at once, not after the body's deadline.
+      const { port } = new URL(svc.baseUrl);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write(
+            `POST /v1/transformations/file HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${org.apiKey}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (text.includes('too_many_requests')) {
+            socket.destroy();
+            resolve(text);
+          }
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+      expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
+      expect(answer).toMatch(/\r\nx-ratelimit-remaining: 0\r\n/i);
     } finally {
       await svc.stop();
     }

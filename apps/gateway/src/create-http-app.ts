@@ -84,6 +84,7 @@ export async function createHttpApp(
   edge.install(fastify, {
     config,
     authenticateApiKey: (authorization) => apiKeys.authenticate(authorization),
+    admitApiKey: (request, reply) => apiKeys.admit(request, reply),
     isKnownApiKey: (authorization) => apiKeys.isKnownKey(authorization),
     authenticateAdmin: (authorization) => admin.authenticate(authorization),
     isValidReviewSignature: (runId, signature) => links.isValidReviewSignature(runId, signature),

@@ -15,7 +15,8 @@ export interface Caller {
   apiKeyId: string;
 }
 
-export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+/** `admitted`: counted against the key's rate limit already (by the HTTP edge, before the body was read). */
+export type AuthenticatedRequest = FastifyRequest & { caller?: Caller; admitted?: boolean };
 
 /** API keys whose hash is kept (authenticate). */
 const KEY_HASHES_KEPT = 1_000;
@@ -49,8 +50,11 @@ export class ApiKeyGuard implements CanActivate {
    * key's last use. Also called by the routes answered without Nest's pipeline (direct-routes.ts).
    */
   async admit(request: AuthenticatedRequest, reply: FastifyReply): Promise<Caller> {
-    // The HTTP edge authenticated the request before its body was read (http-edge.ts); the rate limit is counted here.
+    // The HTTP edge authenticates the request and counts it before its body is read (http-edge.ts): a request its
+    // body then refuses (malformed JSON, a wrong media type, too large) has counted too. Once per request.
     const caller = (request.caller ??= await this.authenticate(request.headers.authorization));
+    if (request.admitted) return caller;
+    request.admitted = true;
     addLogContext({ organization_id: caller.organizationId });
     await this.rateLimit(caller.apiKeyId, reply);
     this.recordUse(caller);

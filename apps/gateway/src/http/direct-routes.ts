@@ -18,6 +18,7 @@ import type { ApplicationConfig } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiKeyGuard, AuthenticatedRequest } from './auth.guard';
 import { sendApiError, toApiError } from './error-envelope.filter';
+import { hasEmptyParam } from './empty-param';
 
 /** Controller methods (GET routes) to answer without Nest's per-request pipeline. */
 export interface DirectlyAnswered {
@@ -77,7 +78,7 @@ export function answerDirectly(
     pending.delete(options.url);
     options.handler = async function direct(request: AuthenticatedRequest, reply: FastifyReply) {
       // As Nest's Fastify adapter does: a route whose parameter is empty is not this route.
-      if (route.hasParams && hasEmptyParam(request.params as Record<string, string>)) return reply.callNotFound();
+      if (route.hasParams && hasEmptyParam(request.params)) return reply.callNotFound();
       try {
         await guard.admit(request, reply);
         return await route.call(request);
@@ -103,11 +104,6 @@ export function answerDirectly(
     if (globals.length > 0)
       throw new Error('Routes answered directly would skip the global guards, pipes or interceptors: see http/direct-routes.ts');
   });
-}
-
-function hasEmptyParam(params: Record<string, string>): boolean {
-  for (const name in params) if (params[name] === '') return true;
-  return false;
 }
 
 const ENHANCERS = [PIPES_METADATA, INTERCEPTORS_METADATA, EXCEPTION_FILTERS_METADATA];

@@ -9,14 +9,17 @@ import { authorizationHeaderCount, bearerToken } from './api-key';
 import type { AuthenticatedRequest, Caller } from './auth.guard';
 import { authFailureThrottle } from './auth-throttle';
 import { errorBody, sendApiError, statusError } from './error-envelope.filter';
+import { hasEmptyParam } from './empty-param';
 import { clientRequestId } from './request-id';
 import { trustProxyFunction } from './trust-proxy';
 
 /** The checks the edge runs before a body is read, taken from the application once it exists. */
 export interface EdgeDeps {
   config: AppConfig;
-  /** The API-key guard's lookup (401 when the header names no key); the guard itself counts the rate limit later. */
+  /** The API-key guard's lookup (401 when the header names no key). */
   authenticateApiKey(authorization: string | string[] | undefined): Promise<Caller>;
+  /** The API-key guard's admission of an authenticated request: its rate limit (X-RateLimit-* headers; 429 past it). */
+  admitApiKey(request: AuthenticatedRequest, reply: FastifyReply): Promise<unknown>;
   /** Whether the header carries a key that matched one before (its check is then not a guess: no place is taken for it). */
   isKnownApiKey(authorization: string | string[] | undefined): boolean;
   /** The admin guard's check (401 unless the header carries ADMIN_TOKEN). */
@@ -154,7 +157,8 @@ export class HttpEdge {
         new ApiError(400, 'bad_request', 'invalid_request', 'The request has no Host header, which HTTP/1.1 requires.'),
       );
     // The matched route's pattern, not the raw URL: percent-encoding cannot dodge a check.
-    const route = request.is404 ? undefined : request.routeOptions.url;
+    // A route with an empty path parameter (`/v1/schemas/`) is no route, as Nest's adapter has it.
+    const route = request.is404 || hasEmptyParam(request.params) ? undefined : request.routeOptions.url;
     const onAdminListener = this.adminRequests.has(request.raw);
     const separateAdmin = this.config.http.adminListener !== null;
     // Unknown routes answer 404 here, without reading a body; with its own listener, the admin API and the
@@ -162,9 +166,25 @@ export class HttpEdge {
     if (route === undefined || (separateAdmin && !ON_BOTH_LISTENERS.has(route) && adminOnly(route) !== onAdminListener)) {
       return this.refuse(request, reply, statusError(404));
     }
-    const refusal = await this.authenticate(route, request);
+    const refusal = (await this.authenticate(route, request)) ?? (await this.admit(request, reply));
     if (refusal) return this.refuse(request, reply, refusal);
     return this.limitBody(route, request, reply, readAtStart);
+  }
+
+  /**
+   * An API request counts against its key's rate limit here, before its body is read: one refused for its body
+   * (400, 413, 415, 422) has cost the service too, and a key over its limit is refused without reading one.
+   * Null when the request may go on; else the 429 to answer with.
+   */
+  private async admit(request: AuthenticatedRequest, reply: FastifyReply): Promise<ApiError | null> {
+    if (!request.caller) return null;
+    try {
+      await this.deps!.admitApiKey(request, reply);
+      return null;
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+      throw err;
+    }
   }
 
   /** Null when the request may go on; else the error to answer with. */
