@@ -438,6 +438,28 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     expect((await call(`${svc.baseUrl}/v1/transformations/raw`, { raw: '<x/>', headers })).status).toBe(401);
   });
 
+  it('a JSON body that declares a charset other than UTF-8 gets 415 naming it; utf-8 in any spelling passes', async () => {
+    const org = await setupOrganization(svc);
+    const body = JSON.stringify({ schema_id: org.schemaId, filename: 'a.csv' });
+    const utf16 = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      raw: Buffer.from(body, 'utf16le'),
+      headers: { 'content-type': 'application/json; charset=utf-16le' },
+    });
+    expect(utf16).toMatchObject({ status: 415, body: envelope('unsupported_media_type') });
+    expect(utf16.body.error.message).toBe(
+      'JSON bodies are read as UTF-8; this one says charset=utf-16le. Send it as UTF-8, with charset=utf-8 or none.',
+    );
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf8"', 'Application/JSON']) {
+      const res = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        raw: body,
+        headers: { 'content-type': contentType },
+      });
+      expect({ contentType, status: res.status }).toEqual({ contentType, status: 201 });
+    }
+  });
+
   it('a body sent with a content coding gets 415 (it would be read as its compressed bytes), JSON and uploads alike; identity and a stray charset pass', async () => {
     const org = await setupOrganization(svc);
     const body = JSON.stringify({ schema_id: org.schemaId, filename: 'a.csv' });

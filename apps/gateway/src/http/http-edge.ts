@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
+import { MIMEType } from 'node:util';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOCAL_BLOB_ROUTE } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
@@ -47,6 +48,23 @@ const MAX_CHECK_INTERVAL_MS = 30_000;
 const BODY_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'zstd', 'compress', 'x-compress', 'aws-chunked']);
 const compressedBody = (header: string | undefined): boolean =>
   header !== undefined && header.split(',').some((coding) => BODY_CODINGS.has(coding.trim().toLowerCase()));
+
+/**
+ * The charset a JSON body declares other than UTF-8 (RFC 8259: JSON between systems is UTF-8), or null: none declared,
+ * UTF-8, or not JSON (Fastify answers other media types itself). Read with Node's own MIME parser.
+ */
+function foreignJsonCharset(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  let type: MIMEType;
+  try {
+    type = new MIMEType(header);
+  } catch {
+    return null; // an unreadable Content-Type is Fastify's to refuse (415)
+  }
+  const charset = type.params.get('charset');
+  if (type.essence !== 'application/json' || charset === null) return null;
+  return ['utf-8', 'utf8'].includes(charset.toLowerCase()) ? null : charset;
+}
 
 const declaresBody = (raw: IncomingMessage): boolean =>
   raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
@@ -254,6 +272,18 @@ export class HttpEdge {
         new ApiError(415, 'unsupported_media_type', 'invalid_request', 'Send the body as it is, without a Content-Encoding.', undefined, {
           'Accept-Encoding': 'identity',
         }),
+      );
+    const charset = route.startsWith(FILES) ? null : foreignJsonCharset(raw.headers['content-type']);
+    if (charset !== null)
+      return this.refuse(
+        request,
+        reply,
+        new ApiError(
+          415,
+          'unsupported_media_type',
+          'invalid_request',
+          `JSON bodies are read as UTF-8; this one says charset=${charset.slice(0, 40)}. Send it as UTF-8, with charset=utf-8 or none.`,
+        ),
       );
     const http = this.config.http;
     if (route.startsWith(FILES)) {
