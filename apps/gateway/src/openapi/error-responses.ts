@@ -160,11 +160,17 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
       },
     },
   });
-  const bodyNote =
-    'The body is read only once the credential was checked (without one the answer is 401), but before the request counts against a rate limit, so this answer carries no rate-limit headers.';
+  const bodyNote = pub
+    ? 'The body is read only once the API key was checked (without one the answer is 401) and the request counted against its rate limit, so this answer carries the rate-limit headers.'
+    : 'The body is read only once the credential was checked (without one the answer is 401).';
   const failedAttempts = example('too many failed attempts', ApiError.tooManyFailedAttempts(60));
   const responses: Record<string, Json> = {
-    BadRequest: response(`The body is not valid JSON. ${bodyNote}`, [example('malformed JSON', statusError(400))], 'none'),
+    // `optional`: an HTTP/1.1 request without a Host header is refused before its key is looked at.
+    BadRequest: response(
+      `The body is not valid JSON. ${bodyNote} (A request without a Host header is refused with 400 before that, without them.)`,
+      [example('malformed JSON', statusError(400))],
+      pub ? 'optional' : 'none',
+    ),
     Unauthenticated: response(
       pub ? 'Missing, invalid or revoked API key.' : 'Missing or wrong admin token, or ADMIN_TOKEN is not set.',
       pub
@@ -194,12 +200,12 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
     PayloadTooLarge: response(
       `The body is larger than ${maxJsonBodyBytes} bytes (MAX_JSON_BODY_BYTES). ${bodyNote}`,
       [example('too large', statusError(413))],
-      'none',
+      afterGuard,
     ),
     UnsupportedMediaType: response(
-      `The body's Content-Type is neither application/json nor text/plain (a text/plain body is not an object, so it gets 422). ${bodyNote}`,
+      `The body's Content-Type is neither application/json nor text/plain (a text/plain body is not an object, so it gets 422), declares a charset other than UTF-8, or the body has a Content-Encoding. ${bodyNote}`,
       [example('wrong content type', statusError(415))],
-      'none',
+      afterGuard,
     ),
     ValidationFailed: response(
       'The given data was invalid.',
