@@ -651,6 +651,9 @@ describe('hosted review page in Chromium', () => {
     await expect(page.locator('#fix-replace-error').count()).resolves.toBe(0);
     await expect(find.getAttribute('aria-invalid')).resolves.toBeNull();
     expect(sent).toHaveLength(1);
+    // "Replace with" is named by its label, and the label gives it the keyboard.
+    await page.getByText('Replace with', { exact: true }).click();
+    await expect(page.getByRole('textbox', { name: 'Replace with' }).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
 
     // A date pattern the service cannot read: refused by the service, said beside the pattern, in words for people.
     await page.locator('#problem-field option[value="born"]').waitFor({ state: 'attached' });

@@ -65,9 +65,19 @@ export function colorsOf(page: Page, selector: string): Promise<{ text: string; 
 
 /**
  * axe-core's WCAG 2.1 A/AA rules on the page as it is now; returns each violation as
- * "rule: target" so a failing test names what to fix.
+ * "rule: target" so a failing test names what to fix. Also ids given to more than one element: axe-core 4.7 dropped
+ * its duplicate-id rules, and one id on a form and on its input left the input without the name its label gives.
  */
 export async function axeViolations(page: Page): Promise<string[]> {
+  const duplicated = await page.evaluate(() => {
+    const seen = new Map<string, number>();
+    for (const el of Array.from(document.querySelectorAll('[id]'))) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
+    return [...seen].filter(([, n]) => n > 1).map(([id, n]) => `duplicate id: #${id} (${n} elements)`);
+  });
+  return [...duplicated, ...(await axeRules(page))];
+}
+
+async function axeRules(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's Content-Security-Policy refuses injected script tags (rightly).
   await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
   const violations = await page.evaluate(async () => {

@@ -104,8 +104,8 @@ function ReplaceFix({ field }: { field: Field }) {
     >
       <label for="fix-find">{t('fix_find')}</label>
       <input id="fix-find" type="text" ref={find} />
-      <label for="fix-replace">{t('fix_replace_with')}</label>
-      <input id="fix-replace" type="text" ref={replace} />
+      <label for="fix-replace-with">{t('fix_replace_with')}</label>
+      <input id="fix-replace-with" type="text" ref={replace} />
       <label class="check">
         <input id="fix-whole" type="checkbox" ref={whole} />
         {t('fix_whole_value')}
