@@ -366,6 +366,60 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it('says when the review cannot be loaded and asks again by itself; "Try again" asks at once, from the keyboard', async () => {
+    const run = await readyRun();
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'en-US' });
+    const page = await context.newPage();
+    // The service not reached: the first ask, then (after the page asked again by itself) one more.
+    let unreachable = 2;
+    const asks: number[] = [];
+    await page.route('**/state?**', async (route) => {
+      asks.push(Date.now());
+      if (unreachable-- > 0) await route.abort('connectionrefused');
+      else await route.continue();
+    });
+    await page.goto(run.review_url);
+    await page.getByRole('heading', { name: 'The review could not be loaded' }).waitFor();
+    await page
+      .getByText(
+        'The page could not load the review: the service could not be reached; check the connection. It tries again by itself in a few seconds.',
+      )
+      .waitFor();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, '07b-unreachable-360');
+    // Asked again without a reload (after 2 s), and still unreachable: the same screen.
+    for (let i = 0; i < 100 && asks.length < 2; i++) await page.waitForTimeout(100);
+    expect(asks.length).toBe(2);
+    await page.getByRole('heading', { name: 'The review could not be loaded' }).waitFor();
+    // "Try again" from the keyboard, before the page's own next ask (4 s later): the review.
+    await page.getByRole('button', { name: 'Try again' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Match your columns' }).waitFor();
+    expect(asks.length).toBeGreaterThanOrEqual(3);
+    await context.close();
+  });
+
+  it('keeps waiting for the file when one check for news fails, says so, and shows the review once it is read', async () => {
+    const run = await createRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('heading', { name: 'Waiting for the file' }).waitFor();
+    let failing = 1;
+    await page.route('**/state?**', async (route) => {
+      if (failing-- > 0)
+        await route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"service_unavailable"}}' });
+      else await route.continue();
+    });
+    await page
+      .getByText('This page could not check for news: the service is not available right now. It tries again by itself in a few seconds.')
+      .waitFor();
+    await expect(page.getByRole('heading', { name: 'Waiting for the file' }).count()).resolves.toBe(1);
+    await screenshot(page, '06b-preparing-check-failed');
+    expect((await upload(run, csv())).status).toBe(200);
+    await page.getByRole('heading', { name: 'Match your columns' }).waitFor({ timeout: 20000 });
+    await expect(page.getByText('could not check for news', { exact: false }).count()).resolves.toBe(0);
+    await page.context().close();
+  });
+
   it('shows a failed run with its error message and nothing to act on', async () => {
     const run = await createRun();
     expect((await upload(run, '')).status).toBe(200);

@@ -33,10 +33,12 @@ export async function api<T>(path: string, method = 'GET', body?: unknown): Prom
 }
 
 /**
- * Why a call failed, in the reviewer's language: the catalog's text for the error's code; the
- * service's own (English) message only for a code the catalog does not know.
+ * Why a call failed, in the reviewer's language: the catalog's text for the error's code; for none it knows, that the
+ * service was not reached, or (5xx: the service restarting, or a proxy's own answer) is not available; the service's
+ * own (English) message only for a refusal whose code the catalog does not know.
  */
 export function errorText(err: ApiFailure): string {
-  const key = `errors.${err.code || (err.status ? '' : 'network')}`;
+  const byCode = err.code ? `errors.${err.code}` : '';
+  const key = messages[byCode] ? byCode : !err.status ? 'errors.network' : err.status >= 500 ? 'errors.service_unavailable' : '';
   return messages[key] ? t(key) : err.message;
 }

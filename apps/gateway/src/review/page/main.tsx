@@ -15,7 +15,7 @@ const summary = document.getElementById('summary') as HTMLElement;
 
 /** The file, its rows and encoding, and until when the review is open: only what the state in view may tell. */
 function summaryText({ screen, view }: State): string {
-  if (screen === 'invalid' || !view) return '';
+  if (screen === 'invalid' || screen === 'unreachable' || !view) return '';
   const parts = [];
   if (view.filename) parts.push(view.filename);
   if (view.total_rows !== null && view.phase !== 'preparing') parts.push(t('summary_rows', { count: view.total_rows }));

@@ -30,6 +30,8 @@ const COUNT_POLL_MS = 1000;
  */
 const MAPPING_SETTLE_MS = 350;
 const PROBLEM_ROWS_PER_PAGE = 20;
+/** After a failed ask for the review the page is waiting on, it asks again: later each time, at most every half minute. */
+const RETRY_MS = [2000, 4000, 8000, 15000, 30000];
 const REDIRECT_DELAY_MS = 1200;
 
 export interface NumberedRow {
@@ -48,8 +50,11 @@ export interface Confirmation {
 }
 
 export interface State {
-  /** What the page shows; null until the first answer (the server's "Loading…" stays). */
-  screen: Phase | 'invalid' | null;
+  /**
+   * What the page shows; null until the first answer (the server's "Loading…" stays); `unreachable` when the first
+   * ask for the review failed (`live` says why; the page asks again by itself).
+   */
+  screen: Phase | 'invalid' | 'unreachable' | null;
   /** Bumped whenever the screen is drawn afresh (another state, another header row): its components start over. */
   drawn: number;
   view: ReviewView | null;
@@ -125,12 +130,46 @@ let counting: { done: number } | null = null;
 
 // ---- The review as the service answers it ---------------------------------------------
 
+let failedLoads = 0;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
 export async function load(): Promise<void> {
+  clearTimeout(retryTimer);
   try {
-    show(await api<ReviewView>('state'));
+    const next = await api<ReviewView>('state');
+    // Answered again after failures: what was said about them is over.
+    if (failedLoads > 0 && state.screen !== 'unreachable') say('');
+    failedLoads = 0;
+    show(next);
   } catch (err) {
-    handleFailure(err as ApiFailure);
+    loadFailed(err as ApiFailure);
   }
+}
+
+/** A failure worth asking again after: the service not reached, failing or busy; not a refusal. */
+const passing = (err: ApiFailure): boolean => !err.status || err.status >= 500 || err.status === 429;
+
+/** Whether the page is waiting on the service: its first answer, the file to arrive and be read, an approved review's output. */
+function waitingOnService(): boolean {
+  const { screen, view } = state;
+  if (screen === null || screen === 'unreachable') return true;
+  return view !== null && (view.phase === 'preparing' || (view.phase === 'approved' && !view.output_ready));
+}
+
+/**
+ * The review could not be asked for. Where the page waits on the service, one failure must not stop it for good: it
+ * says so and asks again by itself (and the first ask's failure gets a screen of its own, with "Try again").
+ */
+function loadFailed(err: ApiFailure): void {
+  const first = state.screen === null || state.screen === 'unreachable';
+  if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
+  if (!waitingOnService() || (!first && !passing(err))) return handleFailure(err);
+  if (passing(err)) retryTimer = setTimeout(() => void load(), RETRY_MS[Math.min(failedLoads, RETRY_MS.length - 1)]);
+  failedLoads++;
+  if (first) {
+    const text = t(passing(err) ? 'unreachable_retrying' : 'unreachable_body', { message: errorText(err) });
+    set({ screen: 'unreachable', drawn: state.screen === 'unreachable' ? state.drawn : state.drawn + 1, live: { text, kind: 'error' } });
+  } else say(t('poll_failed', { message: errorText(err) }), 'warn');
 }
 
 /** Shows a view of the review; another state than the one shown (or `redraw`) is drawn afresh. */

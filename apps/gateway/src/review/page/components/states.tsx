@@ -1,7 +1,10 @@
-/** The page's states other than the review itself: preparing, expired, failed, an invalid link, and a closed review's notice. */
+/**
+ * The page's states other than the review itself: preparing, expired, failed, an invalid link, a review that could not
+ * be loaded, and a closed review's notice.
+ */
 import type { ComponentChildren } from 'preact';
 import { formatDate, t } from '../i18n';
-import { callbackTarget } from '../state';
+import { callbackTarget, load, type State } from '../state';
 import type { ReviewView } from '../types';
 
 /** A whole-page state; its title takes the focus when the page turns into it. */
@@ -16,8 +19,17 @@ function StateSection({ kind, title, children }: { kind: string; title: string; 
   );
 }
 
+/** What the page says of its own work (a check for news that failed): read out as it changes. */
+function Live({ live }: { live: State['live'] }) {
+  return (
+    <p id="live" role="status" aria-live="polite" class={live.kind && live.text ? `notice ${live.kind}` : ''}>
+      {live.text}
+    </p>
+  );
+}
+
 /** Before the upload the page waits for the file; after it, the file is being read. */
-export function Preparing({ view }: { view: ReviewView }) {
+export function Preparing({ view, live }: { view: ReviewView; live: State['live'] }) {
   const waiting = view.waiting_for_upload;
   return (
     <StateSection kind="preparing" title={waiting ? t('preparing_upload_title') : t('preparing_title')}>
@@ -25,6 +37,19 @@ export function Preparing({ view }: { view: ReviewView }) {
       <p id="progress" class="muted">
         {view.processed_rows > 0 ? t('preparing_progress', { count: view.processed_rows }) : ''}
       </p>
+      <Live live={live} />
+    </StateSection>
+  );
+}
+
+/** The first ask for the review failed: why, and "Try again" (the page also asks again by itself when it may help). */
+export function Unreachable({ live }: { live: State['live'] }) {
+  return (
+    <StateSection kind="unreachable" title={t('unreachable_title')}>
+      <Live live={live} />
+      <button type="button" id="try-again" onClick={() => void load()}>
+        {t('try_again')}
+      </button>
     </StateSection>
   );
 }
