@@ -1452,6 +1452,21 @@ describe('customer console in Chromium', () => {
     await first.context().close();
   });
 
+  it('says the service could not be reached when the session cannot be read on load, not the sign-in form; "Try again" by keyboard', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Offline Ltd' } });
+    const member = await joinedMember(org.body.id, 'olga@offline.example', 'Olga Offline', { width: 360, height: 740 });
+    await member.route('**/console/api/session', (route) => route.abort('connectionrefused'));
+    await member.goto(`${svc.baseUrl}/console/runs`);
+    await member.getByRole('alert').getByText('The service could not be reached. Check your connection and try again.').waitFor();
+    await expect(member.getByLabel('Password', { exact: true }).count()).resolves.toBe(0);
+    await expect(axeViolations(member)).resolves.toEqual([]);
+    await member.unroute('**/console/api/session');
+    await member.getByRole('button', { name: 'Try again' }).focus();
+    await member.keyboard.press('Enter');
+    await member.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await member.context().close();
+  });
+
   it('keeps what the keyboard reaches clear of a status message at 360 px', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Narrow Ltd' } });
     const narrow = await joinedMember(org.body.id, 'nia@narrow.example', 'Nia Narrow', { width: 360, height: 740 });

@@ -1,4 +1,4 @@
-import { api, setCsrfToken } from './api';
+import { ApiFailure, api, setCsrfToken } from './api';
 import { navigate } from './router';
 
 /** Who is signed in, as GET /console/api/session says. */
@@ -12,14 +12,19 @@ export interface SessionView {
 export const canChange = (s: SessionView): boolean => s.member.role !== 'viewer';
 export const isOwner = (s: SessionView): boolean => s.member.role === 'owner';
 
-/** The session, if there is one (its CSRF token is kept for the calls that change things). */
-export async function loadSession(): Promise<SessionView | null> {
+/**
+ * The session, if there is one (its CSRF token is kept for the calls that change things); null when there is none
+ * (401). When it could not be read (the service not reached, a server error), the failure: that is no sign-out, and
+ * the sign-in form would say the wrong thing.
+ */
+export async function loadSession(): Promise<SessionView | null | ApiFailure> {
   try {
     const { data } = await api<{ data: SessionView }>('GET', '/session');
     setCsrfToken(data.csrf_token);
     return data;
-  } catch {
+  } catch (err) {
     setCsrfToken(null);
+    if (err instanceof ApiFailure && err.status !== 401) return err;
     return null;
   }
 }

@@ -1,9 +1,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { whenSignedOut } from '../api';
+import { ApiFailure, whenSignedOut } from '../api';
 import { t } from '../i18n';
 import { navigate, useLocation } from '../router';
 import { loadSession, whenSessionRefreshed, type SessionView } from '../session';
 import { AcceptInvitation } from './accept-invitation';
+import { LoadState } from './load-state';
 import { Shell } from './shell';
 import { SignIn, SignInAgain } from './sign-in';
 import { StatusRegion } from './status';
@@ -20,8 +21,16 @@ export function App() {
   current.current = session;
   // Where the focus was when the session ended: it goes back there once the same member is signed in again.
   const focusBefore = useRef<HTMLElement | null>(null);
+  // The session could not be read at all (not reached, a server error): said, with "Try again", not the sign-in form.
+  const [bootFailure, setBootFailure] = useState<ApiFailure | null>(null);
+  const boot = () =>
+    void loadSession().then((read) => {
+      if (read instanceof ApiFailure) return setBootFailure(read);
+      setBootFailure(null);
+      setSession(read);
+    });
   useEffect(() => {
-    void loadSession().then(setSession);
+    boot();
     whenSignedOut(() => {
       if (current.current) {
         focusBefore.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -60,8 +69,15 @@ export function App() {
     );
   } else if (session === undefined) {
     content = (
-      <main id="main" class="narrow" aria-busy="true">
-        <p class="muted">{t('app.loading')}</p>
+      <main id="main" class="narrow" aria-busy={bootFailure ? undefined : 'true'}>
+        <LoadState
+          loading={true}
+          error={bootFailure}
+          onRetry={() => {
+            setBootFailure(null);
+            boot();
+          }}
+        />
       </main>
     );
   } else if (session === null && !ended) {
