@@ -197,6 +197,31 @@ describe('customer console in Chromium', () => {
     await third.close();
   });
 
+  it('asks before a schema form with changes not saved is left by a link; staying keeps what was typed', async () => {
+    await goto(page, '/console/schemas');
+    await page.getByRole('link', { name: 'New schema' }).click();
+    await page.getByRole('heading', { name: 'New schema', level: 1 }).waitFor();
+    // Nothing typed yet: leaving asks nothing.
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (asked.length === 1 ? dialog.dismiss() : dialog.accept());
+    });
+    await page.getByRole('link', { name: 'Schemas', exact: true }).click();
+    await page.getByRole('link', { name: 'New schema' }).click();
+    await page.getByLabel('Schema name').fill('Draft');
+    // Typed, then a link: asked; staying (the first answer) keeps the form as it was.
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
+    expect(asked).toEqual(['This schema has changes that are not saved. Leave the page and lose them?']);
+    await expect(page.getByRole('heading', { name: 'New schema', level: 1 }).count()).resolves.toBe(1);
+    await expect(page.getByLabel('Schema name').inputValue()).resolves.toBe('Draft');
+    // Asked again, and left (the second answer).
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
+    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    expect(asked).toHaveLength(2);
+    page.removeAllListeners('dialog');
+  });
+
   it('creates a schema with the form, edits it, and sees the API rules beside the fields', async () => {
     await goto(page, '/console/schemas');
     await page.getByRole('link', { name: 'New schema' }).click();

@@ -12,6 +12,21 @@ export function navigate(href: string, replace = false): void {
 
 addEventListener('popstate', () => listeners.forEach((l) => l()));
 
+/**
+ * What a page with unsaved changes says before it is left (null: nothing to lose). A link of the console asks with
+ * the browser's own confirmation (keyboard and screen readers know it); reloading or closing the tab, with the
+ * browser's "leave site?" (which shows its own words).
+ */
+let leaveWarning: string | null = null;
+export const setLeaveWarning = (text: string | null): void => {
+  leaveWarning = text;
+};
+addEventListener('beforeunload', (event) => {
+  if (leaveWarning === null) return;
+  event.preventDefault();
+  event.returnValue = ''; // Chrome before 119 and Safari ask only when it is set
+});
+
 export interface Location {
   path: string;
   query: URLSearchParams;
@@ -40,5 +55,7 @@ export function onLinkClick(event: MouseEvent): void {
   const href = a.getAttribute('href');
   if (!href || !href.startsWith('/console') || a.target || a.hasAttribute('download')) return;
   event.preventDefault();
+  if (leaveWarning !== null && !window.confirm(leaveWarning)) return;
+  leaveWarning = null;
   navigate(href);
 }

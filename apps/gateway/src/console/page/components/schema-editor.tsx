@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { personalCheckMessage, personalSetMessage } from '../check-messages';
 import { t } from '../i18n';
-import { navigate } from '../router';
+import { navigate, setLeaveWarning } from '../router';
 import {
   checksFromSchema,
   COUNTRY_FORMATS,
@@ -89,6 +89,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     api<{ data: Schema }>('GET', `/schemas/${id}`)
       .then(({ data }) => {
         if (!live) return;
+        savedBody.current = null; // what this schema holds becomes what the form is compared with
         setName(data.name);
         setRows(rowsFromFields(data.fields));
         setOptions(schemaOptions(data));
@@ -104,7 +105,16 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const update = (key: number, patch: Partial<FieldRow>) => setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const body = () => ({ ...options, name, fields: fieldsFromRows(rows), ...schemaFromChecks(checks) });
   // Drawn once a render for the JSON box and its copy button (each was a JSON.stringify of every field).
-  const shownJson = json ?? JSON.stringify(body(), null, 2);
+  const formJson = JSON.stringify(body(), null, 2);
+  const shownJson = json ?? formJson;
+  // What the form held when it was loaded (or blank) or last saved: leaving it with anything else, or with JSON typed
+  // and not applied, asks first (a schema form can be long).
+  const savedBody = useRef<string | null>(null);
+  const sendable = loaded ? formJson : null;
+  if (savedBody.current === null) savedBody.current = sendable;
+  const unsaved = sendable !== null && (sendable !== savedBody.current || json !== null);
+  useEffect(() => setLeaveWarning(unsaved ? t('schema.unsaved') : null), [unsaved]);
+  useEffect(() => () => setLeaveWarning(null), []);
 
   const send = useAction(async () => {
     setErrors({});
@@ -120,7 +130,9 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
       return;
     }
     try {
-      const saved = await api<{ data: Schema }>(id ? 'PUT' : 'POST', id ? `/schemas/${id}` : '/schemas', body());
+      const sent = body();
+      const saved = await api<{ data: Schema }>(id ? 'PUT' : 'POST', id ? `/schemas/${id}` : '/schemas', sent);
+      savedBody.current = JSON.stringify(sent, null, 2);
       // Edits left in the JSON box were not applied to the form, so they are not what was saved: say so.
       announce(t(json === null ? 'schema.saved' : 'schema.saved_json_left', { name: saved.data.name }));
       if (!id) {
