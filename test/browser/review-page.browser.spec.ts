@@ -674,6 +674,27 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it("scrolls a refused bulk fix's reason above the actions bar on a phone", async () => {
+    const run = await readyRun({}, 'E-mail,First,Years,Birthday\na@x.org,A,31,1990.01.05\nb@x.org,B,30,01/02/1990\n');
+    await reviewApi(run.review_url).edit({ email: 'E-mail', age: 'Years', born: 'Birthday' });
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(run.review_url);
+    await page.locator('#problem-field option[value="born"]').waitFor({ state: 'attached' });
+    await page.locator('#problem-field').selectOption('born');
+    const pattern = page.getByRole('textbox', { name: 'How the dates are written, for example dd.MM.yyyy' });
+    await pattern.fill('banana');
+    await pattern.press('Enter');
+    const reason = page.getByText('This is not a date pattern the service can read.', { exact: false });
+    await reason.waitFor();
+    await page.waitForTimeout(300); // a smooth scroll, if any, ends
+    const [said, bar] = await Promise.all([reason.boundingBox(), page.locator('.actions').boundingBox()]);
+    expect(said!.y + said!.height).toBeLessThanOrEqual(bar!.y + 0.5);
+    await expect(pattern.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await screenshot(page, '15b-bulk-fix-refused-360');
+    await context.close();
+  });
+
   it('says what is wrong with a bulk fix beside its form, on the input at fault, which gets the keyboard; sent again, it goes', async () => {
     // Row 1's age is not a whole number and its birthday is not written dd/MM/yyyy.
     const run = await readyRun({}, 'E-mail,First,Years,Birthday\na@x.org,A,x1,1990.01.05\nb@x.org,B,30,01/02/1990\n');

@@ -155,6 +155,9 @@ function FixForm({
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', errorId);
     input.focus();
+    // The reason sits under the row of inputs: scrolled into view too (above the actions bar: the page's scroll
+    // padding), or on a phone it stayed under the bar while its input, focused already, did not move.
+    document.getElementById(errorId)?.scrollIntoView({ block: 'nearest' });
     return () => {
       input.removeAttribute('aria-invalid');
       input.removeAttribute('aria-describedby');
