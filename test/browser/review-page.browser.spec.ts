@@ -253,6 +253,13 @@ describe('hosted review page in Chromium', () => {
     await page.getByText('1 row that still had a problem was left out of the output.').waitFor({ timeout: 30_000 });
     await expect(page.getByText('If letters look wrong', { exact: false }).count()).resolves.toBe(0);
     await expect(page.getByRole('combobox', { name: 'Text encoding' }).isDisabled()).resolves.toBe(true);
+    // Its preview is not what was delivered (the row with a problem is still in it): the caption says so.
+    await expect(page.locator('#preview-caption').innerText()).resolves.toBe(
+      'The first rows of the file: those that still had a problem are not in the output',
+    );
+    await expect(
+      page.getByRole('grid', { name: 'The first rows of the file: those that still had a problem are not in the output' }).count(),
+    ).resolves.toBe(1);
     await page.context().close();
   });
 

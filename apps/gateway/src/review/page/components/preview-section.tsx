@@ -9,6 +9,8 @@ import { RowsTable } from './rows-table';
 export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
   const rows = s.preview?.rows;
   const fixable = view.phase === 'active';
+  // Approved leaving out the rows that still had a problem: the preview is not what was delivered, and says so.
+  const caption = view.phase === 'approved' && view.problem_rows_choice === 'exclude' ? t('preview_caption_excluding') : null;
   return (
     <section aria-labelledby="preview-title">
       <h2 id="preview-title">{t('preview_title')}</h2>
@@ -19,7 +21,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
       <CustomerChecksNote checks={s.customerChecks} />
       {/* The caption sits outside the sideways-scrolling box (a <caption> scrolls away with its table), and names the table. */}
       <p id="preview-caption" class="table-caption">
-        {rows ? (rows.length ? t('preview_caption', { count: rows.length }) : t('preview_empty')) : ''}
+        {rows ? (rows.length ? (caption ?? t('preview_caption', { count: rows.length })) : t('preview_empty')) : ''}
       </p>
       {fixable && (
         <p id="grid-keys" class="grid-keys">
