@@ -689,6 +689,8 @@ describe('hosted review page in Chromium', () => {
     await page.goto(run.review_url);
     await page.locator('#problem-field option[value="born"]').waitFor({ state: 'attached' });
     await page.locator('#problem-field').selectOption('born');
+    // The bad date's reason names the pattern to write it in (what the field's date_format writes).
+    await expect(page.getByText('Not a valid value for Date: write it as \u2068yyyy-MM-dd\u2069').count()).resolves.toBeGreaterThan(0);
     const pattern = page.getByRole('textbox', { name: 'How the dates are written, for example dd.MM.yyyy' });
     await pattern.fill('banana');
     await pattern.press('Enter');

@@ -159,6 +159,9 @@ describe('field validators', () => {
     const fields = view.body.fields as { name: string }[];
     expect(fields.find((f) => f.name === 'code')).toMatchObject({ pattern: '^[A-Z]{2}-\\d{3}$', unique: true });
     expect(fields.find((f) => f.name === 'city')).toMatchObject({ unique_with: [['name', 'city']] });
+    // A date field's pattern, for the words of a date written otherwise; other fields have none.
+    expect(fields.find((f) => f.name === 'due')).toMatchObject({ date_pattern: 'dd/MM/yyyy' });
+    expect(fields.filter((f) => 'date_pattern' in f).map((f) => f.name)).toEqual(['due']);
 
     // The same bulk tools as for type problems: find and replace, a cell edit.
     expect((await review.fix('code', { kind: 'replace', find: 'ab-', replace: 'AB-', whole_value: false })).status).toBe(200);

@@ -34,6 +34,14 @@ describe('the words of a type problem', () => {
   });
 });
 
+describe('the words of a date not written as its field reads them', () => {
+  it("name the pattern the field checks, with the value's type; without one, the general words", () => {
+    expect(problemWords('type', field('date', { date_pattern: 'dd.MM.yyyy' }), '1985-13-40')).toBe('problem_date_pattern');
+    expect(problemWords('type', field('datetime', { date_pattern: "yyyy-MM-dd'T'HH:mm" }), 'x')).toBe('problem_date_pattern');
+    expect(problemWords('type', field('date'), 'not a date')).toBe('problem_type');
+  });
+});
+
 describe('the words of a value not allowed', () => {
   const tiers = field('enum', {
     allowed_values: [

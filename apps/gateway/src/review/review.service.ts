@@ -3,6 +3,7 @@ import {
   allowedValueLabel,
   allowedValuesOf,
   CHOOSABLE_ENCODINGS,
+  datePatternChecked,
   decimalMarkOf,
   effectiveReviewState,
   fixesKey,
@@ -43,6 +44,8 @@ export interface ReviewView {
     allowed_values?: { value: string; label: string }[];
     /** The decimal mark of a number field's number_format: the "normalise numbers" fix writes and reads with it. */
     decimal_mark?: string;
+    /** A date or datetime field's pattern its values are checked in (besides yyyy-MM-dd and ISO 8601), for its problem's words. */
+    date_pattern?: string;
     /** The field's validators, for the words of its problems (each only when the schema sets it). */
     pattern?: string;
     min?: number | string;
@@ -143,6 +146,7 @@ export class ReviewService {
             }
           : {}),
         ...(f.number_format ? { decimal_mark: decimalMarkOf(f.number_format) } : {}),
+        ...datePatternShown(f),
         ...validatorsShown(f, name, run),
       })),
       source_headers: run.source_headers,
@@ -223,6 +227,12 @@ export class ReviewService {
 export const reviewExpired = (): ApiError => ApiError.forbidden('review_expired', 'The review has expired.');
 
 /** The validators of a field the review words its problems with (docs/review-page.md): only those the schema sets. */
+function datePatternShown(f: FieldDefinition): { date_pattern?: string } {
+  if (f.data_type !== 'date' && f.data_type !== 'datetime') return {};
+  const pattern = datePatternChecked(f);
+  return pattern === null ? {} : { date_pattern: pattern };
+}
+
 function validatorsShown(f: FieldDefinition, name: string, run: RunState) {
   const sets = (run.schema.unique_with ?? []).filter((set) => set.includes(name)).map((set) => set.map((n) => fieldLabel(run, n)));
   return {

@@ -5,7 +5,7 @@ import type { DateParts } from './date-pattern';
 import { rememberResults } from './remembered-results';
 import { compileDateReader } from './transformations';
 import { digitsValue } from './digits';
-import { compileTypeCheck, isPlainIsoDay, type TypedValue } from './typed-value';
+import { compileTypeCheck, datePatternChecked, isPlainIsoDay, type TypedValue } from './typed-value';
 import { onFirstUse } from './on-first-use';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use (on-first-use.ts): a schema without a pattern never needs them */
@@ -225,7 +225,7 @@ function compileRangeCheck(field: FieldDefinition): ValueCheck | null {
   if (min === null && max === null) return null;
   const outside = (n: number): boolean => (min !== null && n < min) || (max !== null && n > max);
   if (!DATE_TYPES.has(field.data_type)) return (_text, typed) => (typeof typed === 'number' && outside(typed) ? 'range' : null);
-  const read = compileDateReader(field.format ?? (field.transformations?.date_format?.to as string | undefined));
+  const read = compileDateReader(datePatternChecked(field));
   return (text) => {
     // The common yyyy-MM-dd by arithmetic, as the type check reads it; other forms through the field's format, then ISO.
     if (isPlainIsoDay(text)) return outside(isoDayKey(text)) ? 'range' : null;

@@ -120,8 +120,18 @@ export function isDecimalNumber(t: string): boolean {
 
 type Check = (raw: string) => TypedValue;
 
+/**
+ * The pattern a date or datetime field's values are checked in besides yyyy-MM-dd and ISO 8601: its `format`, else
+ * the `to` of its `date_format` (what that transformation writes); null for none. The review names it in the words
+ * of a value's problem.
+ */
+export function datePatternChecked(field: FieldDefinition): string | null {
+  const to = field.transformations?.date_format?.to;
+  return field.format ?? (typeof to === 'string' ? to : null);
+}
+
 function compileDateTypeCheck(field: FieldDefinition): Check {
-  const inPattern = compileDateCheck(field.format ?? (field.transformations?.date_format?.to as string | undefined));
+  const inPattern = compileDateCheck(datePatternChecked(field));
   const inIso = compileDateCheck(null);
   return (raw) => {
     const t = raw.trim();

@@ -73,6 +73,8 @@ export function problemWords(problem: CellProblem, field: Field, value: string |
       // A number of more digits than a double carries (the service's exact-number.ts): it is no typo, so say what it is.
       if ((field.data_type === 'integer' || field.data_type === 'number') && longNumberDigits(value) > SAFE_DIGITS)
         return t('problem_number_digits');
+      // A date written otherwise than the field reads them: the pattern to write it in (besides yyyy-MM-dd).
+      if (field.date_pattern) return t('problem_date_pattern', { type: typeName(field.data_type), pattern: isolate(field.date_pattern) });
       return t('problem_type', { type: typeName(field.data_type) });
   }
 }

@@ -24,6 +24,8 @@ export interface Field {
   unique_with?: string[][];
   /** A number field's number_format decimal mark (absent without number_format). */
   decimal_mark?: string;
+  /** A date or datetime field's pattern its values are checked in (besides yyyy-MM-dd and ISO 8601). */
+  date_pattern?: string;
 }
 
 export type ValueFix =
