@@ -1477,7 +1477,7 @@ describe('customer console in Chromium', () => {
     await first.context().close();
   });
 
-  it('says the service could not be reached when the session cannot be read on load, not the sign-in form; "Try again" by keyboard', async () => {
+  it('says the service could not be reached when the session cannot be read on load, not the sign-in form; "Try again" by keyboard; an empty delivery log says none was sent', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Offline Ltd' } });
     const member = await joinedMember(org.body.id, 'olga@offline.example', 'Olga Offline', { width: 360, height: 740 });
     await member.route('**/console/api/session', (route) => route.abort('connectionrefused'));
@@ -1489,6 +1489,11 @@ describe('customer console in Chromium', () => {
     await member.getByRole('button', { name: 'Try again' }).focus();
     await member.keyboard.press('Enter');
     await member.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    // A new organization's delivery log says none was sent yet; with a filter, that none matches.
+    await goto(member, '/console/webhook');
+    await member.getByText('No webhook has been sent yet.', { exact: false }).waitFor();
+    await member.getByLabel('Outcome').selectOption('failed');
+    await member.getByText('No delivery matches.').waitFor();
     await member.context().close();
   });
 

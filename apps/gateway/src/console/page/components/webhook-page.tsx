@@ -193,7 +193,7 @@ function DeliveryLog() {
         </button>
       </div>
       <LoadState loading={log.loading && !log.data} error={log.error} onRetry={log.reload} />
-      {log.data && log.data.meta.total === 0 && <p>{t('webhook.log_none')}</p>}
+      {log.data && log.data.meta.total === 0 && <p>{t(filter.event || filter.outcome ? 'webhook.log_none' : 'webhook.log_empty')}</p>}
       {log.data && log.data.data.length > 0 && <AttemptTable attempts={log.data.data} onResend={null} showRun />}
       {log.data && (
         <Pager
