@@ -468,6 +468,10 @@ describe('customer console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
     await page.getByRole('alert').filter({ hasText: 'That is not valid JSON' }).waitFor();
     await expect(page.getByRole('group', { name: /^Field \d/ }).count()).resolves.toBe(3);
+    // The box is marked, described by the reason, and has the keyboard back to mend it.
+    await expect(json.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(json.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(page.locator('#schema-json-error').innerText()).resolves.toContain('That is not valid JSON');
     // Members of the wrong type are refused, each named with its field, not read as something else ("yes" was false, a
     // list of values that is no list was none).
     const typed = JSON.parse(JSON.stringify(current)) as { fields: Record<string, Record<string, unknown>> };

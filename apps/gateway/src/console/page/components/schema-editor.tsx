@@ -154,9 +154,12 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     if (json === null) return;
     const read = schemaFromJson(json);
     if (typeof read === 'string') {
-      // The form is left as it was: JSON of another shape would have emptied it.
-      setJsonErrors([]);
-      announce(t(read === 'not json' ? 'schema.json_invalid' : 'schema.json_not_schema'), 'error');
+      // The form is left as it was: JSON of another shape would have emptied it. Said under the box too, which is
+      // marked invalid and gets the keyboard, as for members of the wrong type.
+      const message = t(read === 'not json' ? 'schema.json_invalid' : 'schema.json_not_schema');
+      setJsonErrors([message]);
+      announce(message, 'error');
+      document.getElementById('schema-json')?.focus();
       return;
     }
     // A member of the wrong type ("is_required": "yes") is refused, not read as something else the form can hold.
