@@ -164,6 +164,7 @@ function loadFailed(err: ApiFailure): void {
   const first = state.screen === null || state.screen === 'unreachable';
   if (err.status === 403 && err.code === 'invalid_signature') return showInvalid();
   if (!waitingOnService() || (!first && !passing(err))) return handleFailure(err);
+  clearTimeout(retryTimer); // one ask pending at most, however many failed at once ("Try again" pressed twice)
   if (passing(err)) retryTimer = setTimeout(() => void load(), RETRY_MS[Math.min(failedLoads, RETRY_MS.length - 1)]);
   failedLoads++;
   if (first) {
