@@ -406,6 +406,30 @@ describe('hosted review page in Chromium', () => {
     await context.close();
   });
 
+  it('checks for the file once every 1.5 s however often "Try again" was pressed', async () => {
+    const run = await createRun();
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const page = await context.newPage();
+    let unreachable = 1;
+    const asks: number[] = [];
+    await page.route('**/state?**', async (route) => {
+      asks.push(Date.now());
+      if (unreachable-- > 0) await route.abort('connectionrefused');
+      else await route.continue();
+    });
+    await page.goto(run.review_url);
+    const again = page.getByRole('button', { name: 'Try again' });
+    await again.focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter').catch(() => undefined); // the button may be gone already
+    await page.getByRole('heading', { name: 'Waiting for the file' }).waitFor();
+    const from = Date.now();
+    await page.waitForTimeout(4600);
+    // One chain of checks, 1.5 s apart: three in 4.6 s (two chains made six).
+    expect(asks.filter((at) => at >= from).length).toBeLessThanOrEqual(4);
+    await context.close();
+  });
+
   it('keeps waiting for the file when one check for news fails, says so, and shows the review once it is read', async () => {
     const run = await createRun();
     const page = await openPage(run.review_url);

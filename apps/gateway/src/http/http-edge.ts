@@ -80,8 +80,9 @@ const hasBody = (raw: IncomingMessage): boolean => raw.method !== 'GET' && raw.m
  *   themselves: malformed URLs, header overflow, header timeouts, shutdown.
  * - Authentication of /v1 (API key), /admin/v1 (ADMIN_TOKEN) and the review link's JSON
  *   calls (signature) in `onRequest`, before the body is read: a request without a valid
- *   credential costs a header check and never has its body buffered. The Nest guards stay
- *   (the API-key guard counts the rate limit, after the body was read, as before).
+ *   credential costs a header check and never has its body buffered. An API request is
+ *   counted against its key's rate limit there too, once (the Nest guard and the direct
+ *   routes skip a request already `admitted`); its body may still be refused after.
  * - Failed authentication is throttled per client address (auth-throttle.ts).
  * - Bounded resources: connections per listener, a headers deadline, a deadline for JSON
  *   bodies, an idle-only rule for uploads to the signed /files URLs, the keep-alive

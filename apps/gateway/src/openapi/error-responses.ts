@@ -234,12 +234,12 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
     ),
     InternalError: response('Unexpected error.', [example('internal', ApiError.internal())], pub ? 'optional' : 'none'),
     ServiceUnavailable: response(
-      'The service is busy (too many request bodies in flight together; retry after Retry-After) or shutting down.',
+      `The service is busy (too many request bodies in flight together; retry after Retry-After) or shutting down.${pub ? ' A busy answer to an API request comes after its key was checked and counted, so it carries the rate-limit headers; one while shutting down does not.' : ''}`,
       [
         example('busy', ApiError.serviceUnavailable('The service is busy; retry after the time in Retry-After.', 1)),
         example('shutting down', ApiError.serviceUnavailable('The service is shutting down; retry shortly.')),
       ],
-      'none',
+      pub ? 'optional' : 'none',
       { 'Retry-After': integerHeader('Seconds to wait before retrying; sent when the service is busy.', 1, false) },
     ),
     // The admin API is not rate limited: its 429 is the failed-authentication throttle only (http/auth-throttle.ts).

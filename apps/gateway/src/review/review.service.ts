@@ -226,13 +226,14 @@ export class ReviewService {
 /** Every data call after the review's deadline (the page then shows its expired state). */
 export const reviewExpired = (): ApiError => ApiError.forbidden('review_expired', 'The review has expired.');
 
-/** The validators of a field the review words its problems with (docs/review-page.md): only those the schema sets. */
+/** A date or datetime field's pattern its values are checked in, for the words of a date written otherwise. */
 function datePatternShown(f: FieldDefinition): { date_pattern?: string } {
   if (f.data_type !== 'date' && f.data_type !== 'datetime') return {};
   const pattern = datePatternChecked(f);
   return pattern === null ? {} : { date_pattern: pattern };
 }
 
+/** The validators of a field the review words its problems with (docs/review-page.md): only those the schema sets. */
 function validatorsShown(f: FieldDefinition, name: string, run: RunState) {
   const sets = (run.schema.unique_with ?? []).filter((set) => set.includes(name)).map((set) => set.map((n) => fieldLabel(run, n)));
   return {

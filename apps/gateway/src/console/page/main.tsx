@@ -10,9 +10,11 @@ import { clearStatus } from './components/status';
 import { onLinkClick } from './router';
 
 document.addEventListener('click', (event) => {
-  onLinkClick(event);
-  // Another page by the member's choice: the last action's message belonged to the page they left.
-  if (event.defaultPrevented && (event.target as Element | null)?.closest?.('a')) clearStatus();
+  // Another page by the member's choice: the last action's message belonged to the page they left (not when they
+  // chose to stay on a form with changes not saved).
+  // A link a page's own handler took (prevented before this listener) is another page too.
+  const takenByPage = event.defaultPrevented && Boolean((event.target as Element | null)?.closest?.('a'));
+  if (onLinkClick(event) || takenByPage) clearStatus();
 });
 const root = document.getElementById('app') as HTMLElement;
 root.textContent = ''; // the server's "Loading…" placeholder

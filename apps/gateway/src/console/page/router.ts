@@ -48,14 +48,18 @@ export function useLocation(): Location {
   return loc;
 }
 
-/** Clicks on the console's own links stay in the page (a modified click still opens a new tab). */
-export function onLinkClick(event: MouseEvent): void {
+/**
+ * Clicks on the console's own links stay in the page (a modified click still opens a new tab). Returns whether the
+ * click went to another page of the console.
+ */
+export function onLinkClick(event: MouseEvent): boolean {
   const a = (event.target as Element | null)?.closest?.('a');
-  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return false;
   const href = a.getAttribute('href');
-  if (!href || !href.startsWith('/console') || a.target || a.hasAttribute('download')) return;
+  if (!href || !href.startsWith('/console') || a.target || a.hasAttribute('download')) return false;
   event.preventDefault();
-  if (leaveWarning !== null && !window.confirm(leaveWarning)) return;
+  if (leaveWarning !== null && !window.confirm(leaveWarning)) return false;
   leaveWarning = null;
   navigate(href);
+  return true;
 }

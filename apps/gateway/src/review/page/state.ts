@@ -132,9 +132,19 @@ let counting: { done: number } | null = null;
 
 let failedLoads = 0;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
+/** The next check of a state the page waits in (the file, the output): one at a time, whoever asked. */
+let pollTimer: ReturnType<typeof setTimeout> | undefined;
+let loading: Promise<void> | null = null;
 
-export async function load(): Promise<void> {
+/** Asks for the review and shows it; a call while an ask is under way shares it ("Try again" pressed twice). */
+export function load(): Promise<void> {
+  loading ??= askForReview().finally(() => (loading = null));
+  return loading;
+}
+
+async function askForReview(): Promise<void> {
   clearTimeout(retryTimer);
+  clearTimeout(pollTimer);
   try {
     const next = await api<ReviewView>('state');
     // Answered again after failures: what was said about them is over.
@@ -195,7 +205,9 @@ function show(next: ReviewView, redraw = false): void {
     if (before !== null && !redraw) focusById('state-title');
   }
   // Before the upload the page waits for the file, then for its reading; an approved review for its output.
-  if (next.phase === 'preparing' || (next.phase === 'approved' && !next.output_ready)) setTimeout(() => void load(), PREPARING_POLL_MS);
+  clearTimeout(pollTimer);
+  if (next.phase === 'preparing' || (next.phase === 'approved' && !next.output_ready))
+    pollTimer = setTimeout(() => void load(), PREPARING_POLL_MS);
   if (next.phase === 'active' && next.review_expires_at && !expiryTimer) {
     // The page turns to its expired state by itself when the deadline passes.
     const ms = Math.max(0, Date.parse(next.review_expires_at) - Date.now()) + 500;
@@ -313,7 +325,9 @@ async function chooseSource(path: 'sheet' | 'encoding', value: string, shown: st
     set({ busy: false });
     // Bytes the encoding does not have: said for people (the service's message gives the byte's offset, for developers).
     // Anything else that stops the read (a quote left open, a damaged sheet) is named, with the choice it refused.
-    const refused = (err as ApiFailure).code === 'encoding_unreadable' ? 'encoding_refused' : `${path}_failed`;
+    // The service not reached, failing or busy says nothing of the choice: said as any save that failed.
+    const failure = err as ApiFailure;
+    const refused = failure.code === 'encoding_unreadable' ? 'encoding_refused' : passing(failure) ? 'save_failed' : `${path}_failed`;
     await onActionRefused(err as ApiFailure, refused, { [path]: shown });
     // The select shows what is still read, whatever the reviewer picked, and has the keyboard back (it was disabled).
     const select = document.getElementById(`${path}-choice`) as HTMLSelectElement | null;
