@@ -103,6 +103,21 @@ describe('hosted review page in Chromium', () => {
     return page;
   }
 
+  /** Opens a review link whose first `refused` asks for the review find the service unreachable; `asks`: when each ask was made. */
+  async function openUnreachable(url: string, refused: number, viewport: { width: number; height: number }) {
+    const context = await browser.newContext({ viewport, locale: 'en-US' });
+    const page = await context.newPage();
+    const asks: number[] = [];
+    let left = refused;
+    await page.route('**/state?**', async (route) => {
+      asks.push(Date.now());
+      if (left-- > 0) await route.abort('connectionrefused');
+      else await route.continue();
+    });
+    await page.goto(url);
+    return { page, context, asks };
+  }
+
   /** Waits (briefly) until the element with this id has the keyboard focus. */
   const focusReaches = (page: Page, id: string) =>
     page.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 3000 });
@@ -375,17 +390,8 @@ describe('hosted review page in Chromium', () => {
 
   it('says when the review cannot be loaded and asks again by itself; "Try again" asks at once, from the keyboard', async () => {
     const run = await readyRun();
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'en-US' });
-    const page = await context.newPage();
     // The service not reached: the first ask, then (after the page asked again by itself) one more.
-    let unreachable = 2;
-    const asks: number[] = [];
-    await page.route('**/state?**', async (route) => {
-      asks.push(Date.now());
-      if (unreachable-- > 0) await route.abort('connectionrefused');
-      else await route.continue();
-    });
-    await page.goto(run.review_url);
+    const { page, context, asks } = await openUnreachable(run.review_url, 2, { width: 360, height: 740 });
     await page.getByRole('heading', { name: 'The review could not be loaded' }).waitFor();
     await page
       .getByText(
@@ -408,16 +414,7 @@ describe('hosted review page in Chromium', () => {
 
   it('checks for the file once every 1.5 s however often "Try again" was pressed', async () => {
     const run = await createRun();
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
-    const page = await context.newPage();
-    let unreachable = 1;
-    const asks: number[] = [];
-    await page.route('**/state?**', async (route) => {
-      asks.push(Date.now());
-      if (unreachable-- > 0) await route.abort('connectionrefused');
-      else await route.continue();
-    });
-    await page.goto(run.review_url);
+    const { page, context, asks } = await openUnreachable(run.review_url, 1, { width: 1100, height: 900 });
     const again = page.getByRole('button', { name: 'Try again' });
     await again.focus();
     await page.keyboard.press('Enter');
