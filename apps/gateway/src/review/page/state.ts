@@ -138,22 +138,25 @@ let loading: Promise<void> | null = null;
 
 /** Asks for the review and shows it; a call while an ask is under way shares it ("Try again" pressed twice). */
 export function load(): Promise<void> {
-  loading ??= askForReview().finally(() => (loading = null));
+  loading ??= askForReview();
   return loading;
 }
 
 async function askForReview(): Promise<void> {
   clearTimeout(retryTimer);
   clearTimeout(pollTimer);
+  let next: ReviewView;
   try {
-    const next = await api<ReviewView>('state');
-    // Answered again after failures: what was said about them is over.
-    if (failedLoads > 0 && state.screen !== 'unreachable') say('');
-    failedLoads = 0;
-    show(next);
+    next = await api<ReviewView>('state');
   } catch (err) {
-    loadFailed(err as ApiFailure);
+    loading = null; // before the failure is handled: what it does may ask again (an expired review)
+    return loadFailed(err as ApiFailure);
   }
+  loading = null;
+  // Answered again after failures: what was said about them is over.
+  if (failedLoads > 0 && state.screen !== 'unreachable') say('');
+  failedLoads = 0;
+  show(next);
 }
 
 /** A failure worth asking again after: the service not reached, failing or busy; not a refusal. */
