@@ -45,6 +45,9 @@ describe('customer console in Chromium', () => {
     page = await owner.newPage();
   }, 60_000);
 
+  // A test that fails while it answers the page's questions leaves no answerer behind for the next test's questions.
+  afterEach(() => void page?.removeAllListeners('dialog'));
+
   afterAll(async () => {
     await browser?.close();
     await svc?.stop();
@@ -219,6 +222,29 @@ describe('customer console in Chromium', () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
     expect(asked).toHaveLength(2);
+    page.removeAllListeners('dialog');
+  });
+
+  it("asks when the browser's Back leaves a schema form with changes not saved; staying keeps the form and its address", async () => {
+    await goto(page, '/console/schemas');
+    await page.getByRole('link', { name: 'New schema' }).click();
+    await page.getByRole('heading', { name: 'New schema', level: 1 }).waitFor();
+    await page.getByLabel('Schema name').fill('Draft');
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (asked.length === 1 ? dialog.dismiss() : dialog.accept());
+    });
+    // Back at once after typing, then stay: the form is as it was, under its own address (the next Back still leaves it).
+    await page.goBack();
+    await page.waitForFunction(() => location.pathname === '/console/schemas/new');
+    expect(asked).toEqual(['This schema has changes that are not saved. Leave the page and lose them?']);
+    await expect(page.getByLabel('Schema name').inputValue()).resolves.toBe('Draft');
+    // Back again, and leave: the list it came from.
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor();
+    expect(asked).toHaveLength(2);
+    expect(new URL(page.url()).pathname).toBe('/console/schemas');
     page.removeAllListeners('dialog');
   });
 
@@ -558,6 +584,16 @@ describe('customer console in Chromium', () => {
     await screenshot(page, 'console-api-key-issued');
     // The new key has the focus (read out at once); putting it away gives the focus back to "Issue a key".
     await page.waitForFunction(() => document.activeElement?.textContent === 'Your new key');
+    // It is shown once: a link away asks first, and staying keeps it on the screen.
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole('link', { name: 'Schemas', exact: true }).click();
+    expect(asked).toEqual(['Your new key is not copied yet, and it is not shown again. Leave the page without it?']);
+    await expect(page.locator('#new-key').textContent()).resolves.toBe(key);
+    page.removeAllListeners('dialog');
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.locator('#new-key').waitFor({ state: 'detached' });
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Issue a key');
@@ -636,6 +672,26 @@ describe('customer console in Chromium', () => {
       .getByText(`The key ${shown.slice(4, 12)} is revoked.`)
       .waitFor();
     await page.locator('#new-key').waitFor({ state: 'detached' });
+  });
+
+  it('lets the page be left without asking once the new key is copied', async () => {
+    await owner.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.baseUrl });
+    await goto(page, '/console/api-keys');
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    await page.getByRole('button', { name: 'Copy the key' }).click();
+    await status(page).getByText('Copied to the clipboard.').waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(key);
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole('link', { name: 'Schemas', exact: true }).click();
+    await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor();
+    expect(asked).toEqual([]);
+    page.removeAllListeners('dialog');
+    await owner.clearPermissions();
   });
 
   it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {

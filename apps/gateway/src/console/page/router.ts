@@ -1,21 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** Where the console is: its path and query. Links change it without reloading the page (history API). */
-const listeners = new Set<() => void>();
-
-export function navigate(href: string, replace = false): void {
-  if (replace) history.replaceState(null, '', href);
-  else history.pushState(null, '', href);
-  listeners.forEach((l) => l());
-  window.scrollTo(0, 0);
-}
-
-addEventListener('popstate', () => listeners.forEach((l) => l()));
-
 /**
- * What a page with unsaved changes says before it is left (null: nothing to lose). A link of the console asks with
- * the browser's own confirmation (keyboard and screen readers know it); reloading or closing the tab, with the
- * browser's "leave site?" (which shows its own words).
+ * What a page with unsaved changes says before it is left (null: nothing to lose). A link of the console and the
+ * browser's Back and Forward ask with the browser's own confirmation (keyboard and screen readers know it); reloading
+ * or closing the tab, with the browser's "leave site?" (which shows its own words).
  */
 let leaveWarning: string | null = null;
 export const setLeaveWarning = (text: string | null): void => {
@@ -25,6 +13,32 @@ addEventListener('beforeunload', (event) => {
   if (leaveWarning === null) return;
   event.preventDefault();
   event.returnValue = ''; // Chrome before 119 and Safari ask only when it is set
+});
+
+/** Where the console is: its path and query. Links change it without reloading the page (history API). */
+const listeners = new Set<() => void>();
+const here = (): string => location.pathname + location.search + location.hash;
+/** The address of the page on screen: where Back or Forward returns to when its person chooses to stay. */
+let shown = here();
+
+export function navigate(href: string, replace = false): void {
+  if (replace) history.replaceState(null, '', href);
+  else history.pushState(null, '', href);
+  shown = here();
+  listeners.forEach((l) => l());
+  window.scrollTo(0, 0);
+}
+
+// Back and Forward ask too. The browser has already moved through its history when it says so, so staying puts the
+// page's own address back in place of the one moved to (the page itself was never redrawn).
+addEventListener('popstate', () => {
+  if (leaveWarning !== null && !window.confirm(leaveWarning)) {
+    history.pushState(null, '', shown);
+    return;
+  }
+  leaveWarning = null;
+  shown = here();
+  listeners.forEach((l) => l());
 });
 
 export interface Location {

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
+import { setLeaveWarning } from '../router';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useFocusOnFirstError } from '../use-error-focus';
@@ -39,6 +40,10 @@ const aboutKey = (key: string, k: { prefix: string | null; name: string | null; 
 export function ApiKeysPage({ session }: { session: SessionView }) {
   const list = useLoad<{ data: KeyRow[] }>('/api-keys');
   const [issued, setIssued] = useState<IssuedKey | null>(null);
+  // A key shown and not yet copied is lost if the page is left: it is never shown again, so leaving asks first.
+  const [copied, setCopied] = useState(false);
+  useLayoutEffect(() => setLeaveWarning(issued !== null && !copied ? t('keys.unsaved') : null), [issued, copied]);
+  useEffect(() => () => setLeaveWarning(null), []);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const nameInput = useRef<HTMLInputElement>(null);
@@ -65,6 +70,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       const { data } = await api<{ data: IssuedKey }>('POST', '/api-keys', name ? { name } : {});
       setErrors({});
       if (nameInput.current) nameInput.current.value = '';
+      setCopied(false);
       setIssued(data);
       // No message at the foot of the page: the new key's panel takes the focus and says the same, and on a phone's
       // screen the message covered the key it spoke of.
@@ -133,7 +139,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             </code>
           </p>
           <div class="actions">
-            <CopyButton text={issued.api_key} label={t('keys.copy')} />
+            <CopyButton text={issued.api_key} label={t('keys.copy')} onCopied={() => setCopied(true)} />
             <button type="button" class="secondary" onClick={putAway}>
               {t('keys.done')}
             </button>

@@ -1,11 +1,15 @@
 import { t } from '../i18n';
 import { announce } from './status';
 
-/** Copies a text to the clipboard and says so; `label` names what is copied (e.g. "Copy the key"). */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/**
+ * Copies a text to the clipboard and says so; `label` names what is copied (e.g. "Copy the key"). `onCopied` hears of
+ * a copy that worked.
+ */
+export function CopyButton({ text, label, onCopied }: { text: string; label: string; onCopied?: () => void }) {
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
+      onCopied?.();
       announce(t('copy.done'));
     } catch {
       announce(t('copy.failed'), 'error');

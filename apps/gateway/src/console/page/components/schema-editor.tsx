@@ -113,7 +113,8 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const sendable = loaded ? formJson : null;
   if (savedBody.current === null) savedBody.current = sendable;
   const unsaved = sendable !== null && (sendable !== savedBody.current || json !== null);
-  useEffect(() => setLeaveWarning(unsaved ? t('schema.unsaved') : null), [unsaved]);
+  // Set as the change is drawn, not after the next frame: Back pressed at once after typing asks too.
+  useLayoutEffect(() => setLeaveWarning(unsaved ? t('schema.unsaved') : null), [unsaved]);
   useEffect(() => () => setLeaveWarning(null), []);
 
   const send = useAction(async () => {
