@@ -876,7 +876,13 @@ describe('customer console in Chromium', () => {
     runId = created.body.id as string;
     await upload(created.body, 'Email,Tier\nada@example.com,gold\n');
     const ready = await waitForRun(svc, issued, runId, (r) => r.review_state === 'active');
-    await reviewApi(ready.review_url).approve();
+    // The reviewer fixes, and takes one fix back: the run's history says of which field and what kind of fix.
+    const review = reviewApi(ready.review_url);
+    const field = Object.keys(schemas.body.data[0].fields)[0];
+    expect((await review.fix(field, { kind: 'normalise', normaliser: 'trim' })).status).toBe(200);
+    expect((await review.fix(field, { kind: 'replace', find: 'nobody', replace: 'x', whole_value: true })).status).toBe(200);
+    expect((await review.undo()).status).toBe(200);
+    await review.approve();
     await waitForRun(svc, issued, runId, (r) => r.notification_status === 'failed');
     receiver.fallback = 'ok';
 
@@ -894,6 +900,14 @@ describe('customer console in Chromium', () => {
       'customers.csv',
     );
     await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 row as json' }).waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: `The reviewer fixed ${field}: spaces trimmed` })
+      .waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: `The reviewer undid a fix of ${field}: find and replace` })
+      .waitFor();
     await page.getByRole('link', { name: 'Download the output' }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-run-failed-delivery');

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '@app/contracts';
+import type { StoredEvent, ValueFix } from '@app/contracts';
 
 /** One line of a run's history as the console shows it: what happened, when, and the few facts worth a person's eye. */
 export interface TimelineEntry {
@@ -27,14 +27,36 @@ const DETAILS: Record<string, readonly string[]> = {
 const scalar = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
+/**
+ * What a reviewer's fix was, in facts that are not the customer's data: the field, the kind of fix (a normaliser by its
+ * name), the row of a cell edit and the pattern of a date rewrite. Never the values it found or wrote.
+ */
+function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
+  const fix = (data.fix ?? {}) as Partial<ValueFix> & { normaliser?: unknown; row?: unknown; date_pattern?: unknown };
+  const details: TimelineEntry['details'] = {};
+  if (typeof data.field === 'string') details.field = data.field;
+  const kind = fix.kind === 'normalise' ? fix.normaliser : fix.kind;
+  if (typeof kind === 'string') details.fix = kind;
+  if (fix.kind === 'cell' && typeof fix.row === 'number') details.row = fix.row;
+  if (fix.kind === 'normalise' && typeof fix.date_pattern === 'string') details.date_pattern = fix.date_pattern;
+  return details;
+}
+
 /** A run's events as its timeline, oldest first; progress ticks are left out (they say nothing a person needs). */
 export function runTimeline(events: StoredEvent[]): TimelineEntry[] {
+  // An undo names only its fix: the line says what that fix was.
+  const fixes = new Map<string, TimelineEntry['details']>();
   return events
     .filter((e) => e.type !== 'IngestionProgressed' && e.type !== 'OutputProgressed')
     .map((e) => {
       const data = (e.data ?? {}) as Record<string, unknown>;
       const details: TimelineEntry['details'] = {};
       for (const key of DETAILS[e.type] ?? []) if (scalar(data[key])) details[key] = data[key];
+      if (e.type === 'ValuesFixed') {
+        Object.assign(details, fixDetails(data));
+        if (typeof data.fix_id === 'string') fixes.set(data.fix_id, { ...details });
+      }
+      if (e.type === 'ValueFixUndone' && typeof data.fix_id === 'string') Object.assign(details, fixes.get(data.fix_id));
       if (e.type === 'RunFailed') {
         const error = data.error as { code?: unknown; message?: unknown } | undefined;
         if (typeof error?.code === 'string') details.code = error.code;

@@ -177,6 +177,9 @@ function describe(e: TimelineEntry): string {
   if (typeof count === 'number') params.count = count;
   if (typeof e.details.input_source === 'string') params.input_source = t(`source.${e.details.input_source}`);
   if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
+  // A fix (and its undo) says its field and what kind of fix it was; events recorded without them keep the bare line.
+  const fix = `timeline.fix.${String(e.details.fix)}`;
+  if (typeof e.details.field === 'string' && has(fix) && has(`${key}.field`)) return t(`${key}.field`, { ...params, what: t(fix, params) });
   return has(key) ? t(key, params) : e.type;
 }
 

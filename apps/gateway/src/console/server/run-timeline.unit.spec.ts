@@ -1,0 +1,64 @@
+import type { EventMetadata, StoredEvent } from '@app/contracts';
+import { runTimeline } from './run-timeline';
+
+describe('runTimeline', () => {
+  let position = 0;
+  const event = (type: string, data: Record<string, unknown>): StoredEvent => {
+    position += 1;
+    return {
+      event_id: `e${position}`,
+      type,
+      data,
+      metadata: { occurred_at: `2026-12-02T10:00:0${position % 10}Z` } as EventMetadata,
+      stream_id: 'run-r1',
+      revision: position - 1,
+      position,
+      recorded_at: '2026-12-02T10:00:00Z',
+    };
+  };
+  const fixed = (fix_id: string, field: string, fix: Record<string, unknown>) =>
+    event('ValuesFixed', { fix_id, field, fix, fixed_by: 'review_link', fixed_at: '2026-12-02T10:00:00Z' });
+
+  it("says a fix's field and kind, the row of a cell edit and a date rewrite's pattern, never the values it found or wrote", () => {
+    const lines = runTimeline([
+      fixed('f1', 'email', { kind: 'cell', row: 12, before: 'ann@example', after: 'ann@example.com' }),
+      fixed('f2', 'name', { kind: 'replace', find: 'Mr. Secret', replace: 'Secret', whole_value: false }),
+      fixed('f3', 'joined', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' }),
+      fixed('f4', 'amount', { kind: 'normalise', normaliser: 'amount', decimal_separator: ',' }),
+      fixed('f5', 'country', { kind: 'picklist', values: { Deutschland: 'DE' } }),
+    ]);
+    expect(lines.map((l) => l.details)).toEqual([
+      { field: 'email', fix: 'cell', row: 12 },
+      { field: 'name', fix: 'replace' },
+      { field: 'joined', fix: 'date', date_pattern: 'dd.MM.yyyy' },
+      { field: 'amount', fix: 'amount' },
+      { field: 'country', fix: 'picklist' },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/ann@example|Secret|Deutschland/);
+  });
+
+  it('says which fix an undo took back, by the fix it names; an undo of a fix it never saw stays bare', () => {
+    const lines = runTimeline([
+      fixed('f1', 'email', { kind: 'normalise', normaliser: 'trim' }),
+      fixed('f2', 'phone', { kind: 'cell', row: 3, before: '1', after: '2' }),
+      event('ValueFixUndone', { fix_id: 'f2', undone_at: '2026-12-02T10:00:00Z' }),
+      event('ValueFixUndone', { fix_id: 'f1', undone_at: '2026-12-02T10:00:00Z' }),
+      event('ValueFixUndone', { fix_id: 'gone', undone_at: '2026-12-02T10:00:00Z' }),
+    ]);
+    expect(lines.slice(2).map((l) => [l.type, l.details])).toEqual([
+      ['ValueFixUndone', { field: 'phone', fix: 'cell', row: 3 }],
+      ['ValueFixUndone', { field: 'email', fix: 'trim' }],
+      ['ValueFixUndone', {}],
+    ]);
+  });
+
+  it('leaves out progress ticks and keeps a failure’s code and message', () => {
+    const lines = runTimeline([
+      event('IngestionProgressed', { rows: 10 }),
+      event('RunFailed', { error: { code: 'file_unreadable', message: 'The file could not be read.' }, failed_at: 'x' }),
+    ]);
+    expect(lines).toEqual([
+      { type: 'RunFailed', at: expect.any(String), details: { code: 'file_unreadable', message: 'The file could not be read.' } },
+    ]);
+  });
+});
