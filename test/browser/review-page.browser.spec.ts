@@ -236,10 +236,13 @@ describe('hosted review page in Chromium', () => {
     await page.getByRole('button', { name: 'Amounts to plain numbers' }).click();
     await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
     await page.getByText('Fixes in force: 1').waitFor();
+    // The page's message says what the fix did, once it is counted; its undo too.
+    await page.getByText('Fix saved. The rows were checked again. Rows with problems: 4 before, 2 now.').waitFor();
     await expect(page.locator('#preview tbody tr').nth(4).locator('td').nth(2).innerText()).resolves.toBe('1234');
 
     await page.getByRole('button', { name: 'Undo last fix' }).click();
     await page.getByText(`4 of ${ROWS} rows have problems.`).waitFor();
+    await page.getByText('Last fix undone. The rows were checked again. Rows with problems: 2 before, 4 now.').waitFor();
     await page.getByRole('button', { name: 'Amounts to plain numbers' }).click();
     await page.getByText(`2 of ${ROWS} rows have problems.`).waitFor();
 

@@ -119,7 +119,7 @@ describe('hosted review page: paging the rows with problems', () => {
     // Row 21 fixed: counted again, the page is still the second, and the keyboard on the next row's age.
     await fixFocusedAge(page, '21');
     await page.getByText('Page 2 of 3 · matching rows: 49').waitFor();
-    await page.getByText('Fix saved. The rows were checked again.').waitFor();
+    await page.getByText('Fix saved. The rows were checked again. Rows with problems: 50 before, 49 now.').waitFor();
     await expect(firstListedRow(page)).resolves.toBe('22');
     await expect(focusedCell(page)).resolves.toEqual({ table: 'problem-rows', row: '22', col: 3 });
 

@@ -425,8 +425,8 @@ async function refreshPreview(): Promise<void> {
       set({
         count,
         listed: count,
-        // "The rows are being checked again" is done now.
-        ...(state.live.text === t('fix_saved') ? { live: { text: t('fix_saved_checked'), kind: 'ok' as const } } : {}),
+        // "The rows are being checked again" is done now, and says what the fix (or its undo) changed.
+        ...fixCounted(count.rows_with_problems),
         filter: sameMapping ? state.filter : { ...state.filter, page: 1 },
         // No rows at all is no success: a header guessed over a file's one record, or a file of names only.
         problems:
@@ -538,6 +538,24 @@ async function refreshProblemRows(again = false): Promise<void> {
 }
 
 // ---- Fixing values: one cell, every value of a field, undo ---------------------------
+
+/** Rows with problems when the last fix (or undo) was saved; null when no count was shown then. */
+let problemsBeforeFix: number | null = null;
+
+/**
+ * The page's message once a saved fix (or undo) is counted: the rows with problems before and now, so a reviewer
+ * sees what it did (a find and replace that matched nothing leaves the count as it was). Nothing when the message
+ * has moved on to something else.
+ */
+function fixCounted(now: number): Partial<State> {
+  const fixed = state.live.text === t('fix_saved');
+  if (!fixed && state.live.text !== t('fix_undone')) return {};
+  const text =
+    problemsBeforeFix === null
+      ? t(fixed ? 'fix_saved_checked' : 'fix_undone')
+      : t(fixed ? 'fix_saved_counted' : 'fix_undone_counted', { before: numbers.format(problemsBeforeFix), now: numbers.format(now) });
+  return { live: { text, kind: 'ok' } };
+}
 
 /** Records a fix; true once it is saved (a refusal is said in the page's message). */
 export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> =>
@@ -663,6 +681,7 @@ async function recordFix(
     const mappingMoved = shownView !== null && next.mapping_version > shownView.mapping_version;
     // An answer older than the view (a save of the mapping answered first) keeps the view's mapping, not its own.
     const older = shownView !== null && next.mapping_version < shownView.mapping_version;
+    problemsBeforeFix = state.count?.rows_with_problems ?? null;
     set({
       view: older ? { ...next, mapping_version: shownView.mapping_version, mapping_rule: shownView.mapping_rule } : next,
       live: mappingMoved ? { text: t('saved_mapping_changed'), kind: 'warn' } : { text: t(doneKey), kind: 'ok' },
