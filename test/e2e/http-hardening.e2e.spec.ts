@@ -460,6 +460,16 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
     }
   });
 
+  it('a JSON body that starts with a byte order mark is read without it (RFC 8259 lets a parser ignore it); one elsewhere is malformed', async () => {
+    const org = await setupOrganization(svc);
+    const body = JSON.stringify({ schema_id: org.schemaId, filename: 'bom.csv' });
+    const headers = { 'content-type': 'application/json' };
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, raw: `\ufeff${body}`, headers });
+    expect(created).toMatchObject({ status: 201, body: { schema_id: org.schemaId, status: 'awaiting_upload' } });
+    const inside = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, raw: ` \ufeff${body}`, headers });
+    expect(inside).toMatchObject({ status: 400, body: envelope('bad_request') });
+  });
+
   it('a body sent with a content coding gets 415 (it would be read as its compressed bytes), JSON and uploads alike; identity and a stray charset pass', async () => {
     const org = await setupOrganization(svc);
     const body = JSON.stringify({ schema_id: org.schemaId, filename: 'a.csv' });

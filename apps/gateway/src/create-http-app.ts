@@ -97,8 +97,10 @@ export async function createHttpApp(
     directly(app.get(CatalogController), ['schemas', 'schema', 'providers', 'provider']),
   ]);
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
+    // A leading byte order mark (Windows tools write one) is ignored, as RFC 8259 allows; an empty body reads as {} (docs/api.md).
+    const text = (body as string).charCodeAt(0) === 0xfeff ? (body as string).slice(1) : (body as string);
     try {
-      done(null, body === '' ? {} : JSON.parse(body as string));
+      done(null, text === '' ? {} : JSON.parse(text));
     } catch {
       done(Object.assign(new Error('Malformed JSON'), { statusCode: 400 }), undefined);
     }
