@@ -235,7 +235,16 @@ describe('customer console in Chromium', () => {
       asked.push(dialog.message());
       void (asked.length === 1 ? dialog.dismiss() : dialog.accept());
     });
-    // Back at once after typing, then stay: the form is as it was, under its own address (the next Back still leaves it).
+    // The skip link moves within the page: nothing is asked.
+    await page.getByRole('link', { name: 'Skip to the content' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash === '#main');
+    expect(asked).toEqual([]);
+    // Back (from the skip link's #main, then from the form): it asks only when the form would be left. Staying keeps the
+    // form as it was, under its own address (the next Back still leaves it).
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === '');
+    expect(asked).toEqual([]);
     await page.goBack();
     await page.waitForFunction(() => location.pathname === '/console/schemas/new');
     expect(asked).toEqual(['This schema has changes that are not saved. Leave the page and lose them?']);

@@ -31,12 +31,15 @@ export function navigate(href: string, replace = false): void {
 
 // Back and Forward ask too. The browser has already moved through its history when it says so, so staying puts the
 // page's own address back in place of the one moved to (the page itself was never redrawn).
+// A move within the page (the skip link's #main) leaves nothing and asks nothing.
+const withoutHash = (href: string): string => href.replace(/#.*$/, '');
 addEventListener('popstate', () => {
-  if (leaveWarning !== null && !window.confirm(leaveWarning)) {
+  const leaving = withoutHash(here()) !== withoutHash(shown);
+  if (leaving && leaveWarning !== null && !window.confirm(leaveWarning)) {
     history.pushState(null, '', shown);
     return;
   }
-  leaveWarning = null;
+  if (leaving) leaveWarning = null;
   shown = here();
   listeners.forEach((l) => l());
 });
