@@ -249,6 +249,12 @@ describe('customer console in Chromium', () => {
     await page.waitForFunction(() => location.pathname === '/console/schemas/new');
     expect(asked).toEqual(['This schema has changes that are not saved. Leave the page and lose them?']);
     await expect(page.getByLabel('Schema name').inputValue()).resolves.toBe('Draft');
+    // Staying kept the history as it was: Forward still reaches the skip link's entry, and Back the form's.
+    await page.goForward();
+    await page.waitForFunction(() => location.hash === '#main');
+    await page.goBack();
+    await page.waitForFunction(() => location.hash === '');
+    expect(asked).toHaveLength(1);
     // Back again, and leave: the list it came from.
     await page.goBack();
     await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor();
@@ -701,6 +707,29 @@ describe('customer console in Chromium', () => {
     expect(asked).toEqual([]);
     page.removeAllListeners('dialog');
     await owner.clearPermissions();
+  });
+
+  it("asks when the browser's Forward leaves a new key not yet copied; staying keeps the key and the way forward", async () => {
+    await goto(page, '/console/api-keys');
+    await page.getByRole('link', { name: 'Schemas', exact: true }).click();
+    await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Issue a key' }).click();
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (asked.length === 1 ? dialog.dismiss() : dialog.accept());
+    });
+    await page.goForward();
+    await page.waitForFunction(() => location.pathname === '/console/api-keys');
+    expect(asked).toEqual(['Your new key is not copied yet, and it is not shown again. Leave the page without it?']);
+    await expect(page.locator('#new-key').textContent()).resolves.toBe(key);
+    // The way forward is still there: Forward again, and leave.
+    await page.goForward();
+    await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor();
+    expect(asked).toHaveLength(2);
   });
 
   it('does an action once however often its button is pressed while it runs, and says why an action failed', async () => {

@@ -120,6 +120,8 @@ describe("the customer's validation hook on the review page", () => {
     await page.keyboard.press('Enter');
 
     await page.getByText('1 of 4 rows has problems.').waitFor();
+    // Said once the hook has checked the rows again too: its finding was one of the two before.
+    await page.getByText('Fix saved. The rows were checked again. Rows with problems: 2 before, 1 now.').waitFor();
     await expect(preview.getByRole('gridcell', { name: /This domain is blocked/ }).count()).resolves.toBe(0);
     await expect(preview.getByRole('gridcell', { name: 'b@ok.example' }).count()).resolves.toBe(1);
     const fixes = (await reviewApi(run.review_url).state()).body.value_fixes;

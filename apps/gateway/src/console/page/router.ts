@@ -18,28 +18,58 @@ addEventListener('beforeunload', (event) => {
 /** Where the console is: its path and query. Links change it without reloading the page (history API). */
 const listeners = new Set<() => void>();
 const here = (): string => location.pathname + location.search + location.hash;
-/** The address of the page on screen: where Back or Forward returns to when its person chooses to stay. */
+/** The address of the page on screen. */
 let shown = here();
 
+/**
+ * Each history entry of the console is numbered in its state (`{i}`), so that a Back or Forward its person takes back
+ * can be undone by moving the same number of steps the other way (`history.go`): that keeps every entry, where pushing
+ * the old address again would cut off the entries ahead (and Chrome skips entries pushed without a click when Back is
+ * pressed). A reload keeps the number.
+ */
+const entryOf = (state: unknown): number | null => {
+  const i = (state as { i?: unknown } | null)?.i;
+  return typeof i === 'number' ? i : null;
+};
+let entry = entryOf(history.state) ?? 0;
+history.replaceState({ ...(history.state as object | null), i: entry }, '');
+/** Set while a move taken back is on its way: its popstate is ours. */
+let returning = false;
+
 export function navigate(href: string, replace = false): void {
-  if (replace) history.replaceState(null, '', href);
-  else history.pushState(null, '', href);
+  if (!replace) entry += 1;
+  if (replace) history.replaceState({ i: entry }, '', href);
+  else history.pushState({ i: entry }, '', href);
   shown = here();
   listeners.forEach((l) => l());
   window.scrollTo(0, 0);
 }
 
-// Back and Forward ask too. The browser has already moved through its history when it says so, so staying puts the
-// page's own address back in place of the one moved to (the page itself was never redrawn).
-// A move within the page (the skip link's #main) leaves nothing and asks nothing.
+// Back and Forward ask too. The browser has already moved through its history when the page hears of it, so staying
+// moves back to the entry the page is drawn from (the page itself was never redrawn). A move within the page (the
+// skip link's #main) leaves nothing and asks nothing.
 const withoutHash = (href: string): string => href.replace(/#.*$/, '');
-addEventListener('popstate', () => {
+addEventListener('popstate', (event) => {
+  if (returning) {
+    returning = false;
+    return;
+  }
+  const to = entryOf(event.state);
+  if (to === null) {
+    // A new entry the browser made for a link within the page: numbered as the next one.
+    entry += 1;
+    history.replaceState({ ...(event.state as object | null), i: entry }, '');
+    shown = here();
+    return;
+  }
   const leaving = withoutHash(here()) !== withoutHash(shown);
-  if (leaving && leaveWarning !== null && !window.confirm(leaveWarning)) {
-    history.pushState(null, '', shown);
+  if (leaving && leaveWarning !== null && to !== entry && !window.confirm(leaveWarning)) {
+    returning = true;
+    history.go(entry - to);
     return;
   }
   if (leaving) leaveWarning = null;
+  entry = to;
   shown = here();
   listeners.forEach((l) => l());
 });

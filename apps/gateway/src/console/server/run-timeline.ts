@@ -27,6 +27,9 @@ const DETAILS: Record<string, readonly string[]> = {
 const scalar = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
+/** A date pattern of letters, digits and separators only, not too long to read in a line. */
+const PLAIN_DATE_PATTERN = /^[A-Za-z0-9 .,:/-]{1,40}$/;
+
 /**
  * What a reviewer's fix was, in facts that are not the customer's data: the field, the kind of fix (a normaliser by its
  * name), the row of a cell edit and the pattern of a date rewrite. Never the values it found or wrote.
@@ -38,7 +41,9 @@ function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
   const kind = fix.kind === 'normalise' ? fix.normaliser : fix.kind;
   if (typeof kind === 'string') details.fix = kind;
   if (fix.kind === 'cell' && typeof fix.row === 'number') details.row = fix.row;
-  if (fix.kind === 'normalise' && typeof fix.date_pattern === 'string') details.date_pattern = fix.date_pattern;
+  // A pattern is typed by the reviewer and may quote any text ('Uhr'): only one of pattern letters and marks is shown.
+  if (fix.kind === 'normalise' && typeof fix.date_pattern === 'string' && PLAIN_DATE_PATTERN.test(fix.date_pattern))
+    details.date_pattern = fix.date_pattern;
   return details;
 }
 

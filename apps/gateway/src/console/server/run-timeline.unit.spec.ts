@@ -26,6 +26,7 @@ describe('runTimeline', () => {
       fixed('f3', 'joined', { kind: 'normalise', normaliser: 'date', date_pattern: 'dd.MM.yyyy' }),
       fixed('f4', 'amount', { kind: 'normalise', normaliser: 'amount', decimal_separator: ',' }),
       fixed('f5', 'country', { kind: 'picklist', values: { Deutschland: 'DE' } }),
+      fixed('f6', 'joined', { kind: 'normalise', normaliser: 'date', date_pattern: "dd.MM.yyyy 'for Ann Secret'" }),
     ]);
     expect(lines.map((l) => l.details)).toEqual([
       { field: 'email', fix: 'cell', row: 12 },
@@ -33,6 +34,8 @@ describe('runTimeline', () => {
       { field: 'joined', fix: 'date', date_pattern: 'dd.MM.yyyy' },
       { field: 'amount', fix: 'amount' },
       { field: 'country', fix: 'picklist' },
+      // A pattern that quotes text is not shown: it may be anything.
+      { field: 'joined', fix: 'date' },
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/ann@example|Secret|Deutschland/);
   });

@@ -425,8 +425,9 @@ async function refreshPreview(): Promise<void> {
       set({
         count,
         listed: count,
-        // "The rows are being checked again" is done now, and says what the fix (or its undo) changed.
-        ...fixCounted(count.rows_with_problems),
+        // "The rows are being checked again" is done now, and says what the fix (or its undo) changed: once the
+        // customer's checks have run too (their findings are in the count before it).
+        ...(count.customer_checks?.status === 'running' ? {} : fixCounted(count.rows_with_problems)),
         filter: sameMapping ? state.filter : { ...state.filter, page: 1 },
         // No rows at all is no success: a header guessed over a file's one record, or a file of names only.
         problems:

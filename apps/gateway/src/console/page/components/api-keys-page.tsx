@@ -41,8 +41,10 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   const list = useLoad<{ data: KeyRow[] }>('/api-keys');
   const [issued, setIssued] = useState<IssuedKey | null>(null);
   // A key shown and not yet copied is lost if the page is left: it is never shown again, so leaving asks first.
-  const [copied, setCopied] = useState(false);
-  useLayoutEffect(() => setLeaveWarning(issued !== null && !copied ? t('keys.unsaved') : null), [issued, copied]);
+  // The key copied is kept, not a flag: a copy that ends after another key was issued does not count for that one.
+  const [copiedKey, setCopiedKey] = useState<string | null>(null);
+  const uncopied = issued !== null && issued.api_key !== copiedKey;
+  useLayoutEffect(() => setLeaveWarning(uncopied ? t('keys.unsaved') : null), [uncopied]);
   useEffect(() => () => setLeaveWarning(null), []);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -70,7 +72,6 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
       const { data } = await api<{ data: IssuedKey }>('POST', '/api-keys', name ? { name } : {});
       setErrors({});
       if (nameInput.current) nameInput.current.value = '';
-      setCopied(false);
       setIssued(data);
       // No message at the foot of the page: the new key's panel takes the focus and says the same, and on a phone's
       // screen the message covered the key it spoke of.
@@ -92,7 +93,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
     try {
       await api('DELETE', `/api-keys/${key.id}`);
       // The key just shown, revoked: it is no longer one to copy.
-      if (issued?.id === key.id) setIssued(null);
+      setIssued((shown) => (shown?.id === key.id ? null : shown));
       announce(aboutKey('keys.revoked', key));
       focus.removed(key);
       list.reload();
@@ -139,7 +140,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             </code>
           </p>
           <div class="actions">
-            <CopyButton text={issued.api_key} label={t('keys.copy')} onCopied={() => setCopied(true)} />
+            <CopyButton text={issued.api_key} label={t('keys.copy')} onCopied={setCopiedKey} />
             <button type="button" class="secondary" onClick={putAway}>
               {t('keys.done')}
             </button>

@@ -178,7 +178,7 @@ function describe(e: TimelineEntry): string {
   if (typeof e.details.input_source === 'string') params.input_source = t(`source.${e.details.input_source}`);
   if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
   // A fix (and its undo) says its field and what kind of fix it was; events recorded without them keep the bare line.
-  const fix = `timeline.fix.${String(e.details.fix)}`;
+  const fix = `timeline.fix.${String(e.details.fix)}${e.details.fix === 'date' && e.details.date_pattern === undefined ? '_any' : ''}`;
   if (typeof e.details.field === 'string' && has(fix) && has(`${key}.field`)) return t(`${key}.field`, { ...params, what: t(fix, params) });
   return has(key) ? t(key, params) : e.type;
 }
