@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,36 @@ async function fullRun(base: string, apiKey: string, schemaId: string, notifyUrl
   expect((await upload(created.body, CSV)).status).toBe(200);
   return created.body as { id: string; review_url: string; upload: { url: string } };
 }
+
+describe('operators: a process that cannot start says why', () => {
+  beforeAll(() => builtOnce(), 180_000);
+
+  const start = (app: string, env: Record<string, string>) =>
+    spawnSync(process.execPath, [join(ROOT, `dist/apps/${app}/src/main.js`)], {
+      env: { ...process.env, HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-nostart-')), LOG_FORMAT: 'json', ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  it('the service with a short ADMIN_TOKEN: exit 1 and the reason as a log line', () => {
+    const run = start('standalone', { PORT: '0', ADMIN_TOKEN: 'short' });
+    expect(run.status).toBe(1);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    const errors = lines.filter((l) => l.level >= 50).map((l) => l.msg);
+    expect(errors).toEqual([
+      expect.stringMatching(/^The service could not start: ADMIN_TOKEN must be at least 32 characters long \(it has 5\)/),
+    ]);
+  });
+
+  it('a worker with a HEALTH_PORT that is no port: exit 1, naming it', () => {
+    const run = start('projector', { HEALTH_PORT: 'abc' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('HEALTH_PORT must be a port number from 1 to 65535, got "abc"');
+  });
+});
 
 describe('operators: probes and metrics of the gateway', () => {
   let svc: Service;

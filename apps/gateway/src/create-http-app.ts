@@ -152,6 +152,8 @@ export async function listen(app: NestFastifyApplication): Promise<void> {
 
 /** Ends a process whose service could not start (a bad setting, a port in use), with the reason first. */
 export function failedToStart(err: unknown): never {
+  // A failure before listen() finds Nest still holding log lines for later (bufferLogs): out with them, and this one.
+  Logger.flush();
   new Logger('Gateway').error(`The service could not start: ${err instanceof Error ? err.message : String(err)}`, (err as Error)?.stack);
   process.exit(1);
 }

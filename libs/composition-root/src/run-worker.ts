@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AsyncMicroserviceOptions, MicroserviceOptions } from '@nestjs/microservices';
 import { createServer } from 'node:http';
+import { healthPort } from '@app/config';
 import { scrape } from '@app/metrics';
 import { PassErrorsToTransport, RunEventsServer } from '@app/run-event-transport';
 import { Readiness, readinessAnswer } from './readiness';
@@ -17,6 +18,7 @@ import { Readiness, readinessAnswer } from './readiness';
  */
 export async function runWorker(module: Type<unknown>, name: string): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const logger = new Logger(name);
+  const port = healthPort(process.env);
   const transport: AsyncMicroserviceOptions = {
     useFactory: (server: RunEventsServer): MicroserviceOptions => ({ strategy: server }),
     inject: [RunEventsServer],
@@ -26,7 +28,6 @@ export async function runWorker(module: Type<unknown>, name: string): Promise<{ 
   app.useGlobalFilters(new PassErrorsToTransport());
   app.enableShutdownHooks();
   await app.listen();
-  const port = process.env.HEALTH_PORT ? Number(process.env.HEALTH_PORT) : null;
   let server: ReturnType<typeof createServer> | null = null;
   if (port) {
     const readiness = app.get(Readiness);

@@ -204,6 +204,18 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
   return n;
 };
 
+/**
+ * The port a worker app answers operators' probes on (HEALTH_PORT; null: none). Read by the workers only, before
+ * anything starts: a port that cannot be one stops the start, where it used to leave the worker without probes unsaid.
+ */
+export function healthPort(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.HEALTH_PORT;
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`HEALTH_PORT must be a port number from 1 to 65535, got "${raw}"`);
+  return n;
+}
+
 // ---- HTTP edge (docs/security.md, "HTTP edge"; the rows in docs/configuration.md) ----
 
 export interface HttpEdgeConfig {

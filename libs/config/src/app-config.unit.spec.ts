@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, logSettings } from './app-config';
+import { healthPort, loadConfig, logSettings } from './app-config';
 
 const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'cfg-')) });
 
@@ -76,5 +76,15 @@ describe('log settings', () => {
     });
     expect(() => logSettings({ LOG_REPEAT_WINDOW_MS: 'soon' }, false)).toThrow(/LOG_REPEAT_WINDOW_MS must be a non-negative integer/);
     expect(() => logSettings({ LOG_SUCCESS_SAMPLE_RATE: '2' }, false)).toThrow(/LOG_SUCCESS_SAMPLE_RATE must be a number from 0 to 1/);
+  });
+});
+
+describe("the workers' HEALTH_PORT", () => {
+  it('is a port from 1 to 65535 or unset; anything else stops the start, naming it', () => {
+    expect(healthPort({})).toBeNull();
+    expect(healthPort({ HEALTH_PORT: '' })).toBeNull();
+    expect(healthPort({ HEALTH_PORT: '8081' })).toBe(8081);
+    for (const bad of ['abc', '0', '65536', '80.5', '-1'])
+      expect(() => healthPort({ HEALTH_PORT: bad })).toThrow(`HEALTH_PORT must be a port number from 1 to 65535, got "${bad}"`);
   });
 });
