@@ -68,6 +68,8 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   };
   const issue = useAction(async () => {
     const name = nameInput.current?.value.trim() ?? '';
+    // Another key takes the shown one's place: one not yet copied would be lost (still working, known to nobody).
+    if (uncopied && !window.confirm(t('keys.unsaved_issue'))) return;
     try {
       const { data } = await api<{ data: IssuedKey }>('POST', '/api-keys', name ? { name } : {});
       setErrors({});
