@@ -608,10 +608,14 @@ describe('customer console in Chromium', () => {
     await page.getByRole('link', { name: 'Schemas', exact: true }).click();
     expect(asked).toEqual(['Your new key is not copied yet, and it is not shown again. Leave the page without it?']);
     await expect(page.locator('#new-key').textContent()).resolves.toBe(key);
+    // Signing out asks too; staying keeps the key, and the session.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(asked[asked.length - 1]).toBe('Your new key is not copied yet, and it is not shown again. Leave the page without it?');
+    await expect(page.locator('#new-key').textContent()).resolves.toBe(key);
     // Issuing another in its place asks too; staying keeps it, and no key was issued.
     const keysBefore = (await call(`${svc.baseUrl}/console/api/api-keys`, { headers: { cookie: await cookieHeader() } })).body.data.length;
     await page.getByRole('button', { name: 'Issue a key' }).click();
-    expect(asked[1]).toBe('Your new key is not copied yet, and it is not shown again. Issue another key in its place?');
+    expect(asked[2]).toBe('Your new key is not copied yet, and it is not shown again. Issue another key in its place?');
     await expect(page.locator('#new-key').textContent()).resolves.toBe(key);
     expect((await call(`${svc.baseUrl}/console/api/api-keys`, { headers: { cookie: await cookieHeader() } })).body.data.length).toBe(
       keysBefore,

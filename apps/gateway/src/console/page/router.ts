@@ -9,6 +9,12 @@ let leaveWarning: string | null = null;
 export const setLeaveWarning = (text: string | null): void => {
   leaveWarning = text;
 };
+/** Whether the page may be left (by a link, or by signing out): asks when it has something to lose. */
+export function mayLeave(): boolean {
+  if (leaveWarning !== null && !window.confirm(leaveWarning)) return false;
+  leaveWarning = null;
+  return true;
+}
 addEventListener('beforeunload', (event) => {
   if (leaveWarning === null) return;
   event.preventDefault();
@@ -105,8 +111,7 @@ export function onLinkClick(event: MouseEvent): boolean {
   const href = a.getAttribute('href');
   if (!href || !href.startsWith('/console') || a.target || a.hasAttribute('download')) return false;
   event.preventDefault();
-  if (leaveWarning !== null && !window.confirm(leaveWarning)) return false;
-  leaveWarning = null;
+  if (!mayLeave()) return false;
   navigate(href);
   return true;
 }

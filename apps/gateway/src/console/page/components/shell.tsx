@@ -1,4 +1,5 @@
 import { t } from '../i18n';
+import { mayLeave } from '../router';
 import { endSession, type SessionView } from '../session';
 import { AccountPage } from './account-page';
 import { ApiKeysPage } from './api-keys-page';
@@ -33,7 +34,10 @@ export function Shell({
     .split('/')
     .filter(Boolean);
   const section = (parts[0] ?? 'runs') as (typeof SECTIONS)[number];
-  const signOut = () => endSession(onSignedOut, () => announce(t('signout.done')));
+  // Signing out leaves the page too: a form not saved or a key not copied asks first.
+  const signOut = () => {
+    if (mayLeave()) void endSession(onSignedOut, () => announce(t('signout.done')));
+  };
   return (
     <div class="shell">
       <header class="topbar">
