@@ -80,7 +80,7 @@ describe('operators: a process that cannot start says why', () => {
   it('a worker with a HEALTH_PORT that is no port: exit 1, naming it', () => {
     const run = start('projector', { HEALTH_PORT: 'abc' });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('HEALTH_PORT must be a port number from 1 to 65535, got "abc"');
+    expect(run.stderr).toContain('HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "abc"');
   });
 });
 

@@ -205,15 +205,17 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => 
 };
 
 /**
- * The port a worker app answers operators' probes on (HEALTH_PORT; null: none). Read by the workers only, before
+ * The port a worker app answers operators' probes on (HEALTH_PORT; null: none, unset or 0). Read by the workers only, before
  * anything starts: a port that cannot be one stops the start, where it used to leave the worker without probes unsaid.
  */
 export function healthPort(env: NodeJS.ProcessEnv): number | null {
   const raw = env.HEALTH_PORT;
   if (raw === undefined || raw === '') return null;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`HEALTH_PORT must be a port number from 1 to 65535, got "${raw}"`);
-  return n;
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "${raw}"`);
+  // 0 has always meant no listener (scripts/check-entry-points.js starts the workers so).
+  return n === 0 ? null : n;
 }
 
 // ---- HTTP edge (docs/security.md, "HTTP edge"; the rows in docs/configuration.md) ----

@@ -80,11 +80,12 @@ describe('log settings', () => {
 });
 
 describe("the workers' HEALTH_PORT", () => {
-  it('is a port from 1 to 65535 or unset; anything else stops the start, naming it', () => {
+  it('is a port from 1 to 65535, or unset or 0 for none; anything else stops the start, naming it', () => {
     expect(healthPort({})).toBeNull();
     expect(healthPort({ HEALTH_PORT: '' })).toBeNull();
+    expect(healthPort({ HEALTH_PORT: '0' })).toBeNull();
     expect(healthPort({ HEALTH_PORT: '8081' })).toBe(8081);
-    for (const bad of ['abc', '0', '65536', '80.5', '-1'])
-      expect(() => healthPort({ HEALTH_PORT: bad })).toThrow(`HEALTH_PORT must be a port number from 1 to 65535, got "${bad}"`);
+    for (const bad of ['abc', '65536', '80.5', '-1'])
+      expect(() => healthPort({ HEALTH_PORT: bad })).toThrow(`HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "${bad}"`);
   });
 });
