@@ -98,7 +98,8 @@ export async function createHttpApp(
   ]);
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.maxJsonBodyBytes }, (_req, body, done) => {
     // A leading byte order mark (Windows tools write one) is ignored, as RFC 8259 allows; an empty body reads as {} (docs/api.md).
-    const text = (body as string).charCodeAt(0) === 0xfeff ? (body as string).slice(1) : (body as string);
+    const raw = body as string;
+    const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     try {
       done(null, text === '' ? {} : JSON.parse(text));
     } catch {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 
 /**
  * What a page with unsaved changes says before it is left (null: nothing to lose). A link of the console and the
@@ -6,9 +6,22 @@ import { useEffect, useState } from 'preact/hooks';
  * or closing the tab, with the browser's "leave site?" (which shows its own words).
  */
 let leaveWarning: string | null = null;
-export const setLeaveWarning = (text: string | null): void => {
-  leaveWarning = text;
-};
+
+/**
+ * Makes `text` the page's leave warning while the page is drawn (null: nothing to lose). Set as the change is drawn
+ * (a layout effect), not after the next frame, so Back pressed at once after typing asks too; gone with the page.
+ */
+export function useLeaveWarning(text: string | null): void {
+  useLayoutEffect(() => {
+    leaveWarning = text;
+  }, [text]);
+  useEffect(
+    () => () => {
+      leaveWarning = null;
+    },
+    [],
+  );
+}
 /** Whether the page may be left (by a link, or by signing out): asks when it has something to lose. */
 export function mayLeave(): boolean {
   if (leaveWarning !== null && !window.confirm(leaveWarning)) return false;

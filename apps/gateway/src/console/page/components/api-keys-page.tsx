@@ -1,7 +1,7 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { formatDate, t } from '../i18n';
-import { setLeaveWarning } from '../router';
+import { useLeaveWarning } from '../router';
 import { canChange, type SessionView } from '../session';
 import { useAction } from '../use-action';
 import { useFocusOnFirstError } from '../use-error-focus';
@@ -44,8 +44,7 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
   // The key copied is kept, not a flag: a copy that ends after another key was issued does not count for that one.
   const [copiedKey, setCopiedKey] = useState<string | null>(null);
   const uncopied = issued !== null && issued.api_key !== copiedKey;
-  useLayoutEffect(() => setLeaveWarning(uncopied ? t('keys.unsaved') : null), [uncopied]);
-  useEffect(() => () => setLeaveWarning(null), []);
+  useLeaveWarning(uncopied ? t('keys.unsaved') : null);
   const [revoking, setRevoking] = useState<KeyRow | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const nameInput = useRef<HTMLInputElement>(null);

@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { personalCheckMessage, personalSetMessage } from '../check-messages';
 import { t } from '../i18n';
-import { navigate, setLeaveWarning } from '../router';
+import { navigate, useLeaveWarning } from '../router';
 import {
   checksFromSchema,
   COUNTRY_FORMATS,
@@ -113,9 +113,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
   const sendable = loaded ? formJson : null;
   if (savedBody.current === null) savedBody.current = sendable;
   const unsaved = sendable !== null && (sendable !== savedBody.current || json !== null);
-  // Set as the change is drawn, not after the next frame: Back pressed at once after typing asks too.
-  useLayoutEffect(() => setLeaveWarning(unsaved ? t('schema.unsaved') : null), [unsaved]);
-  useEffect(() => () => setLeaveWarning(null), []);
+  useLeaveWarning(unsaved ? t('schema.unsaved') : null);
 
   const send = useAction(async () => {
     setErrors({});
