@@ -398,6 +398,7 @@ describe('review link after its deadline', () => {
       header_choice: false,
       sheets: [],
       sheet: null,
+      rows_out_of_line: null,
       waiting_for_upload: false,
       output_ready: false,
       problem_rows_choice: null,

@@ -136,6 +136,22 @@ export interface SourceParsed {
   sheets?: SourceSheet[];
   /** The worksheet the headers and rows are read from: the first visible one with data (XLSX only; absent as `sheets`). */
   sheet?: string;
+  /** Rows whose cells do not line up with the first row's (absent: every row does, or the run was read before they were counted). */
+  row_shape?: RowShape;
+}
+/**
+ * Rows of an uploaded table with more cells than its first row (their extra values are in columns no
+ * header names) or, in a delimited file, fewer. Row numbers count the file's rows with a value, 1 being
+ * its first row (the header, when it has one).
+ */
+export interface RowShape {
+  /** Cells in the file's first row. */
+  first_row_cells: number;
+  longer_rows: number;
+  /** The first row with more cells; null when none has. */
+  first_longer_row: number | null;
+  shorter_rows: number;
+  first_shorter_row: number | null;
 }
 /** A workbook's worksheet as ingestion found it. */
 export interface SourceSheet {
@@ -222,6 +238,8 @@ export interface SheetChosen {
   total_rows: number;
   mapping_rule: MappingRule;
   chosen_at: string;
+  /** As SourceParsed's, for the file read so. */
+  row_shape?: RowShape;
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its
@@ -236,6 +254,8 @@ export interface EncodingChosen {
   total_rows: number;
   mapping_rule: MappingRule;
   chosen_at: string;
+  /** As SourceParsed's, for the file read so. */
+  row_shape?: RowShape;
 }
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {

@@ -6,11 +6,14 @@ import {
   NotPlainDelimited,
   SourceProblem,
   openTable,
+  rowShapeOf,
+  RowWidths,
   scanDelimited,
   tableFormatOf,
   type OpenedTable,
   type DelimitedScan,
   type RowIndex,
+  type RowWidthCount,
   type SourceFormat,
   type TableLimits,
 } from '@app/tabular';
@@ -65,11 +68,12 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
   sample: scan.head,
   rows: scan.rows,
   width: scan.width,
+  widths: scan.widths,
   index: scan.rowIndex,
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, width, index } = read;
+  const { table, firstRow, sample, rows, width, widths, index } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -80,6 +84,8 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   // rows, and the reviewer can say the first row is data.
   if (rows === 1 && hasHeader && run.input_has_header_override === true)
     return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
+  // A workbook's row ends at its last cell with a value: only a delimited row with fewer cells lacks some.
+  const rowShape = rowShapeOf(widths, firstRow.length, table.format === 'delimited');
   return {
     parsed: {
       source_headers: headerNames(firstRow, hasHeader, width),
@@ -91,6 +97,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
       rows_origin: 'file',
       ...(table.sheets ? { sheets: table.sheets } : {}),
       ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
+      ...(rowShape ? { row_shape: rowShape } : {}),
     },
   };
 }
@@ -102,6 +109,8 @@ interface SourceRows {
   sample: string[][];
   rows: number;
   width: number;
+  /** How many rows have each number of cells. */
+  widths: RowWidthCount[];
   index: RowIndex | null;
 }
 
@@ -158,18 +167,20 @@ async function readWhole(
   let width = 0;
   let firstRow: string[] | null = null;
   const sample: string[][] = [];
+  const widths = new RowWidths(limits.maxColumns);
   try {
     for await (const batch of table.batches) {
       for (const row of batch) {
         if (!firstRow) firstRow = row;
         if (sample.length < HEADER_SAMPLE_ROWS) sample.push(row);
         if (row.length > width) width = row.length;
+        widths.note(row.length, rows + 1);
+        rows++;
       }
-      rows += batch.length;
       onProgress(rows);
     }
   } catch (err) {
     return failedBy(err);
   }
-  return { table, firstRow, sample, rows, width, index: table.rowIndex() };
+  return { table, firstRow, sample, rows, width, widths: widths.counted(), index: table.rowIndex() };
 }

@@ -11,3 +11,4 @@ export * from './readers/text-decoding';
 export * from './readers/row-index';
 export * from './readers/delimited-scan';
 export * from './readers/delimited-scan-parts';
+export * from './readers/row-widths';

@@ -68,7 +68,7 @@ export class ReviewSourceChoiceService {
       const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
       throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
     }
-    const { source_headers, input_has_header, total_rows } = outcome.parsed;
-    return { source_headers, input_has_header, total_rows };
+    const { source_headers, input_has_header, total_rows, row_shape } = outcome.parsed;
+    return { source_headers, input_has_header, total_rows, ...(row_shape ? { row_shape } : {}) };
   }
 }

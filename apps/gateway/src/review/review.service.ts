@@ -20,6 +20,7 @@ import { ApplyRunCommand, LoadRunQuery } from '@app/run-commands';
 import { ApiError } from '../http/api-error';
 import { RunLinks } from '@app/run-links';
 import { supportedLocale } from './review-web';
+import { rowsOutOfLine, type RowsOutOfLine } from './rows-out-of-line';
 
 export type ReviewPhase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
 
@@ -65,6 +66,8 @@ export interface ReviewView {
   sheets: NonNullable<RunState['sheets']>;
   /** The worksheet the headers and rows are read from; null for other sources (and workbooks read before sheets were listed). */
   sheet: string | null;
+  /** Rows whose cells do not line up with the first row's (rows-out-of-line.ts); null when all do. */
+  rows_out_of_line: RowsOutOfLine | null;
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
@@ -154,6 +157,7 @@ export class ReviewService {
       header_choice: run.rows_origin === 'file' && run.source_format !== null,
       sheets: run.sheets ?? [],
       sheet: run.sheet ?? null,
+      rows_out_of_line: rowsOutOfLine(run),
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
@@ -190,6 +194,7 @@ export class ReviewService {
       header_choice: false,
       sheets: [],
       sheet: null,
+      rows_out_of_line: null,
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],

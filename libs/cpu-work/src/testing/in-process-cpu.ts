@@ -32,7 +32,12 @@ export function inProcessCpu(blobs: BlobStore, threads: number): { cpu: CpuWork;
       calls.push({ name, input, stop: { signal: options.signal !== undefined, stopsItself: STOPS_ITSELF.has(name) } });
       const task = CPU_TASKS[name] as (i: unknown, env: unknown, progress: (n: number) => void, signal?: AbortSignal) => Promise<unknown>;
       const sent = structuredClone(input, { transfer: [...(options.ports ?? []), ...(options.moveInput ? buffersIn(input) : [])] });
-      const result = await task(sent, { blobs, config: {} as AppConfig }, (n) => void options.onProgress?.(n), options.signal);
+      const result = await task(
+        sent,
+        { blobs, config: { tableLimits: DEFAULT_TABLE_LIMITS } as AppConfig },
+        (n) => void options.onProgress?.(n),
+        options.signal,
+      );
       return structuredClone(result, { transfer: MOVED_RESULTS.has(name) ? buffersIn(result) : [] });
     },
   } as unknown as CpuWork;

@@ -3,6 +3,7 @@ import type {
   OutputProduced,
   ProblemRowsChoice,
   ReviewNotice,
+  RowShape,
   RunCreated,
   RunError,
   SourceParsed,
@@ -55,7 +56,7 @@ export type RunCommand =
    * The reviewer's choice of another worksheet; `read` is what the inspection read from it
    * (its headers with the first row taken as at ingestion, and its data rows).
    */
-  | { type: 'ChooseSheet'; sheet: string; read: { source_headers: string[]; input_has_header: boolean; total_rows: number }; at: string }
+  | { type: 'ChooseSheet'; sheet: string; read: SourceReadAgain; at: string }
   /**
    * The reviewer reads the uploaded text file in another encoding (CHOOSABLE_ENCODINGS), with what the gateway read
    * in it (its headers with the first row taken as before, and its data rows).
@@ -63,7 +64,7 @@ export type RunCommand =
   | {
       type: 'ChooseEncoding';
       encoding: string;
-      read: { source_headers: string[]; input_has_header: boolean; total_rows: number };
+      read: SourceReadAgain;
       at: string;
     }
   /**
@@ -102,4 +103,12 @@ export interface CellRead {
   shown: string;
   mapping_version: number;
   fixes_key: string;
+}
+
+/** What a reviewer's choice read of the file: its headers, data rows and rows that do not line up (RowShape). */
+export interface SourceReadAgain {
+  source_headers: string[];
+  input_has_header: boolean;
+  total_rows: number;
+  row_shape?: RowShape;
 }

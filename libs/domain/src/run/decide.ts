@@ -295,7 +295,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape } = command.read;
       return [
         {
           type: 'SheetChosen',
@@ -306,6 +306,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             total_rows,
             mapping_rule: mappingOnSheet(run, command.sheet, source_headers),
             chosen_at: command.at,
+            ...(row_shape ? { row_shape } : {}),
           },
         },
       ];
@@ -314,7 +315,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseEncoding': {
       requireEncodingChoice(run, command.encoding, command.at);
       if (command.encoding === run.encoding) return [];
-      const { source_headers, input_has_header, total_rows } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape } = command.read;
       // The file was read with the header row as it was then: another tab may have answered otherwise since.
       if (input_has_header !== run.input_has_header)
         refuse('mapping_conflict', 'The header row was chosen again since the file was read; reload the review and choose again.');
@@ -328,6 +329,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             total_rows,
             mapping_rule: mappingByPlace(run.mapping_rule, run.source_headers, source_headers),
             chosen_at: command.at,
+            ...(row_shape ? { row_shape } : {}),
           },
         },
       ];

@@ -116,6 +116,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         rows_origin: event.data.rows_origin ?? 'file',
         sheets: event.data.sheets ?? [],
         sheet: event.data.sheet ?? null,
+        row_shape: event.data.row_shape ?? null,
       };
     case 'ReviewPrepared':
       return {
@@ -152,12 +153,19 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         ...next,
         sheet: event.data.sheet,
         parsed_headers: event.data.source_headers,
+        row_shape: event.data.row_shape ?? null,
         ...readAgain(state, event.data),
         ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
       };
     case 'EncodingChosen':
       // The headers as this encoding reads them: what an approved mapping is remembered by.
-      return { ...next, encoding: event.data.encoding, parsed_headers: event.data.source_headers, ...readAgain(state, event.data) };
+      return {
+        ...next,
+        encoding: event.data.encoding,
+        parsed_headers: event.data.source_headers,
+        row_shape: event.data.row_shape ?? null,
+        ...readAgain(state, event.data),
+      };
     case 'ValuesFixed': {
       const { fix_id, field, fix, fixed_at } = event.data;
       return { ...next, value_fixes: [...(state.value_fixes ?? []), { fix_id, field, fix, fixed_at }] };

@@ -2,6 +2,7 @@ import { uniquenessGroups } from '../fields/field-validators';
 import type { AppliedFix } from '../fields/value-fixes';
 import type {
   Appearance,
+  RowShape,
   FilesPurgeReason,
   ReviewNotice,
   WebhookEventName,
@@ -84,6 +85,8 @@ export interface RunState {
    * it, so looking at another sheet loses no work. Absent until a sheet is chosen.
    */
   sheet_mappings?: Record<string, MappingRule>;
+  /** Rows that do not line up with the first row, in the file as read now (SourceParsed, SheetChosen, EncodingChosen); null or absent: none, or not counted. */
+  row_shape?: RowShape | null;
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { DelimitedScan, FirstPartScan, LaterPartScan, LaterPartStart } from './delimited-scan';
+import { joinRowWidths } from './row-widths';
 import type { TableLimits } from './source-problem';
 import { isSingleByteCodePage } from './text-decoding';
 
@@ -85,5 +86,11 @@ export function joinScanParts(
           ].filter(([r]) => r < rows),
         }
       : null;
-  return { ...first.scan, rows, width: Math.max(first.scan.width, later.width), rowIndex };
+  return {
+    ...first.scan,
+    rows,
+    width: Math.max(first.scan.width, later.width),
+    widths: joinRowWidths(first.scan.widths, later.widths, first.scan.rows),
+    rowIndex,
+  };
 }

@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited } from './delimited-scan';
+import type { RowWidthCount } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
 
 /*
  * Ingestion's scan must learn of a file exactly what reading all its rows with papaparse
  * (openDelimited, the reader every later read uses) gives: the row count, the width, the
- * first rows, the same refusals, and a row index from which a read yields the rows after
+ * first rows, how many rows have each number of fields, the same refusals, and a row index from which a read yields the rows after
  * it. Or it must say the file is not plain (and ingestion reads it with papaparse).
  */
 type Learned = { rows: number; width: number; head: string[][] } | { problem: string } | 'not plain';
@@ -37,11 +38,30 @@ async function byScan(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
   }
 }
 
+/** How many rows have each number of fields, and the first of them (1 = the first row), counted from the rows the full read yields. */
+async function widthsByReader(bytes: Buffer[], limits: TableLimits): Promise<RowWidthCount[]> {
+  const table = await openDelimited(Readable.from(bytes), null, { limits });
+  const byCells = new Map<number, RowWidthCount>();
+  let row = 0;
+  for await (const batch of table.batches)
+    for (const fields of batch) {
+      row++;
+      const seen = byCells.get(fields.length);
+      if (seen) seen[1]++;
+      else byCells.set(fields.length, [fields.length, 1, row]);
+    }
+  return [...byCells.values()].sort((a, b) => a[0] - b[0]);
+}
+
 /** Whether the scan read the file itself (else it handed it back); when it did, it must have learned what the full read learns. */
 async function scannedAsRead(bytes: Buffer[], limits: TableLimits): Promise<boolean> {
   const scanned = await byScan(bytes, limits);
   if (scanned === 'not plain') return false;
   expect(scanned).toEqual(await byReader(bytes, limits));
+  if (!('problem' in scanned)) {
+    const scan = await scanDelimited(Readable.from(bytes), null, { limits, headRows: HEAD_ROWS });
+    expect(scan.widths).toEqual(await widthsByReader(bytes, limits));
+  }
   return true;
 }
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
+import type { RowWidthCount } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 import { BATCH_ROWS } from './table-reader';
 import { decodeText } from './text-decoding';
@@ -21,6 +22,8 @@ export interface DelimitedScan {
   rows: number;
   /** The most fields a row has. */
   width: number;
+  /** How many rows have each number of fields. */
+  widths: RowWidthCount[];
   /** Where its rows start (null for encodings whose byte offsets the text cannot tell). */
   rowIndex: RowIndex | null;
 }
@@ -77,6 +80,8 @@ export interface LaterPartStart {
 export interface LaterPartScan {
   rows: number;
   width: number;
+  /** Row numbers of this part only (1 = its first row). */
+  widths: RowWidthCount[];
   entries: [rows: number, byte: number][] | null;
 }
 
@@ -106,7 +111,7 @@ export async function scanLaterPart(
   }
   options.onProgress?.(scanner.rows);
   const entries = recorder?.result(scanner.rows).entries.map(([rows, byte]): [number, number] => [rows, byte + start.byte]) ?? null;
-  return { rows: scanner.rows, width: scanner.width, entries };
+  return { rows: scanner.rows, width: scanner.width, widths: scanner.widths.counted(), entries };
 }
 
 /** Calls `onProgress` with the rows counted every BATCH_ROWS or so. */
@@ -174,6 +179,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
     head: firstRows,
     rows,
     width: scanner?.width ?? 0,
+    widths: scanner?.widths.counted() ?? [],
     rowIndex: recorder?.result(rows) ?? null,
   };
   return { scan, linebreak: newline, endsAtRowStart };

@@ -1,4 +1,5 @@
 import { NextOf } from './next-of';
+import { RowWidths } from './row-widths';
 import type { TableLimits } from './source-problem';
 
 /**
@@ -63,6 +64,8 @@ export class RowScanner {
   rows = 0;
   /** The most fields a counted row has. */
   width = 0;
+  /** How many counted rows have each number of fields. */
+  readonly widths: RowWidths;
   /** Characters before the text not yet scanned (the start of the row in progress). */
   private consumed = 0;
   private partial = '';
@@ -81,6 +84,7 @@ export class RowScanner {
     this.DELIMITER = delimiter.charCodeAt(0);
     this.delimiters = new NextOf(delimiter);
     this.newlines = new NextOf(newline);
+    this.widths = new RowWidths(limits.maxColumns);
   }
 
   /** The next piece of text. Returns where (characters from the top) the last complete row so far ends. */
@@ -199,6 +203,7 @@ export class RowScanner {
     if (filled) {
       if (++this.rows > limits.maxRows || fields > limits.maxColumns || longField) throw overLimit();
       if (fields > this.width) this.width = fields;
+      this.widths.note(fields, this.rows);
     }
     return rowEnd;
   }

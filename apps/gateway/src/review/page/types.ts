@@ -57,6 +57,15 @@ export interface ReviewView {
   sheets: { name: string; state: 'visible' | 'hidden' | 'veryHidden'; has_data: boolean }[];
   /** The worksheet read; null for other files. */
   sheet: string | null;
+  /** Rows whose cells do not line up with the file's first row (review/rows-out-of-line.ts); null when all do. */
+  rows_out_of_line: {
+    first_row_cells: number;
+    longer_rows: number;
+    first_longer_row: number | null;
+    extra_columns: string[];
+    shorter_rows: number;
+    first_shorter_row: number | null;
+  } | null;
   mapping_rule: Mapping | null;
   mapping_version: number;
   value_fixes: AppliedFix[];

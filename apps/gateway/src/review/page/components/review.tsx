@@ -8,6 +8,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { MappingSection } from './mapping-section';
 import { PreviewSection } from './preview-section';
 import { ProblemRowsSection } from './problem-rows-section';
+import { RowsOutOfLineNotice } from './rows-out-of-line-notice';
 import { ClosedNotice } from './states';
 
 export function Review({ s, view }: { s: State; view: ReviewView }) {
@@ -23,6 +24,7 @@ export function Review({ s, view }: { s: State; view: ReviewView }) {
           {messages[`notice_${notice.code}`] ? t(`notice_${notice.code}`) : notice.message}
         </p>
       ))}
+      {active && <RowsOutOfLineNotice view={view} />}
       {/* Coloured only while it says something: an empty coloured band read as a notice with no words. */}
       <div id="live" role="status" aria-live="polite" class={s.live.kind && s.live.text ? `notice ${s.live.kind}` : ''}>
         {s.live.text}

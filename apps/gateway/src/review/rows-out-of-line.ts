@@ -1,0 +1,34 @@
+import type { RunState } from '@app/domain';
+
+/**
+ * Rows of the file whose cells do not line up with its first row, as the review page tells the
+ * reviewer: counted at ingestion (RowShape), numbered here as the page numbers data rows, with the
+ * columns the longer rows' extra values are in (they have no name in the header: `column_N`).
+ */
+export interface RowsOutOfLine {
+  /** Cells in the file's first row (the header, when the first row is one). */
+  first_row_cells: number;
+  longer_rows: number;
+  /** The first longer row's data row number; null when none is longer. */
+  first_longer_row: number | null;
+  /** The columns only longer rows have, in file order. */
+  extra_columns: string[];
+  shorter_rows: number;
+  first_shorter_row: number | null;
+}
+
+export function rowsOutOfLine(run: Pick<RunState, 'row_shape' | 'input_has_header' | 'source_headers'>): RowsOutOfLine | null {
+  const shape = run.row_shape;
+  if (!shape) return null;
+  // Row numbers count the file's rows from its first; the page counts data rows, after the header when there is one.
+  const before = run.input_has_header ? 1 : 0;
+  const dataRow = (row: number | null) => (row === null ? null : row - before);
+  return {
+    first_row_cells: shape.first_row_cells,
+    longer_rows: shape.longer_rows,
+    first_longer_row: dataRow(shape.first_longer_row),
+    extra_columns: run.source_headers.slice(shape.first_row_cells),
+    shorter_rows: shape.shorter_rows,
+    first_shorter_row: dataRow(shape.first_shorter_row),
+  };
+}

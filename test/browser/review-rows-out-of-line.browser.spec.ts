@@ -1,0 +1,73 @@
+/// <reference lib="dom" />
+import type { Page } from 'playwright-core';
+import { axeViolations, screenshot } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
+
+/**
+ * The review page tells the reviewer of rows that do not line up with the file's first row (a row broken
+ * by an unquoted comma, a row that lost its last cells), as a note above the mapping: read by its text,
+ * in the run's language, at 360 px, light and dark, axe-clean; and says nothing of a file whose rows line up.
+ */
+
+// Data row 2 has an unquoted comma in its name; data rows 4 and 5 lost their last cell.
+const BROKEN = 'E-mail,Name,Age\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41\ngrace@x.org,Grace,45\nlinus@x.org,Linus\nken@x.org,Ken\n';
+const MAPPING = { email: 'E-mail', first_name: 'Name', age: 'Age' };
+
+describe('hosted review page: rows that do not line up with the first row', () => {
+  const suite = reviewBrowserSuite();
+
+  async function openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await suite.browser.newContext({
+      viewport: { width: options.width ?? 1100, height: 900 },
+      colorScheme: options.colorScheme ?? 'light',
+      locale: 'en-US',
+    });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.locator('#preview').waitFor();
+    return page;
+  }
+
+  it('says how many rows are longer and shorter, the first of each, and the unnamed column the extra values are in', async () => {
+    const run = await suite.readyRun({ content: BROKEN, mapping: MAPPING });
+    for (const [width, colorScheme] of [
+      [1100, 'light'],
+      [360, 'dark'],
+    ] as const) {
+      const page = await openPage(run.review_url, { width, colorScheme });
+      const notes = page.getByRole('note');
+      await notes
+        // The column's name is the file's text, isolated from the sentence around it (FSI…PDI).
+        .filter({
+          hasText:
+            /^1 row has more cells than the file's first row \(row 2\)\. Its extra values are in \u2068column_4\u2069, which the first row does not name/,
+        })
+        .waitFor();
+      await notes.filter({ hasText: "2 rows have fewer cells than the file's first row (the first is row 4)" }).waitFor();
+      // Above the mapping, where the reviewer starts reading; and the page does not scroll sideways at 360 px.
+      const noteTop = await notes.first().evaluate((n) => n.getBoundingClientRect().top);
+      const mappingTop = await page.locator('#mapping-title').evaluate((n) => n.getBoundingClientRect().top);
+      expect(noteTop).toBeLessThan(mappingTop);
+      await expect(page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).resolves.toBe(true);
+      await expect(axeViolations(page)).resolves.toEqual([]);
+      await screenshot(page, `rows-out-of-line-${width}-${colorScheme}`);
+      await page.context().close();
+    }
+  }, 60_000);
+
+  it("says it in the run's language, and nothing of a file whose rows line up", async () => {
+    const german = await suite.readyRun({ content: BROKEN, mapping: MAPPING, body: { locale: 'de' } });
+    const page = await openPage(german.review_url);
+    await page
+      .getByRole('note')
+      .filter({ hasText: '2 Zeilen haben weniger Zellen als die erste Zeile der Datei (die erste ist Zeile 4)' })
+      .waitFor();
+    await page.context().close();
+
+    const even = await suite.readyRun({ content: 'E-mail,Name,Age\nada@x.org,Ada,36\ngrace@x.org,Grace,45\n', mapping: MAPPING });
+    const evenPage = await openPage(even.review_url);
+    await evenPage.locator('#preview').getByText('ADA', { exact: true }).waitFor();
+    await expect(evenPage.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
+    await evenPage.context().close();
+  });
+});

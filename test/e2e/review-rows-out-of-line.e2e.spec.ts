@@ -1,0 +1,109 @@
+import ExcelJS from 'exceljs';
+import { runStreamId, type SourceParsed } from '@app/contracts';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * Rows whose cells do not line up with the file's first row: counted as ingestion reads the file and
+ * told on the review, numbered as the review numbers its rows, with the unnamed columns the extra
+ * values went to. A row broken by an unquoted comma must not reach the output unnoticed.
+ */
+describe('review: rows that do not line up with the first row', () => {
+  let svc: Service;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    svc = await startService();
+    org = await setupOrganization(svc);
+  });
+  afterAll(() => svc.stop());
+
+  async function review(filename: string, bytes: Buffer) {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename } });
+    expect((await upload(run.body, bytes)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    return { runId: run.body.id as string, api: reviewApi(run.body.review_url) };
+  }
+
+  const sourceParsed = async (runId: string) => {
+    const events = await svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+    return events.find((e) => e.type === 'SourceParsed')!.data as SourceParsed;
+  };
+
+  // Data row 2 has an unquoted comma in its name; data row 4 lost its last cell.
+  const BROKEN = 'E-mail,Name,Age\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41,extra\ngrace@x.org,Grace,45\nlinus@x.org,Linus\n';
+
+  it('says how many rows are longer and shorter, the first of each, and where the extra values are', async () => {
+    const { runId, api } = await review('people.csv', Buffer.from(BROKEN));
+    const state = (await api.state()).body;
+    expect(state.source_headers).toEqual(['E-mail', 'Name', 'Age', 'column_4', 'column_5']);
+    expect(state.rows_out_of_line).toEqual({
+      first_row_cells: 3,
+      longer_rows: 1,
+      first_longer_row: 2,
+      extra_columns: ['column_4', 'column_5'],
+      shorter_rows: 1,
+      first_shorter_row: 4,
+    });
+    // The event numbers the file's rows (1 = the header); the review numbers data rows, as its tables do.
+    expect((await sourceParsed(runId)).row_shape).toEqual({
+      first_row_cells: 3,
+      longer_rows: 1,
+      first_longer_row: 3,
+      shorter_rows: 1,
+      first_shorter_row: 5,
+    });
+    // The same number as the review's own rows: the short row's missing age is that row's problem.
+    const mapping_rule = { email: 'E-mail', first_name: 'Name', age: 'Age' };
+    expect((await api.edit(mapping_rule)).status).toBe(200);
+    const rows = await api.problemRows({ mapping_rule, field: 'age', kind: 'type', page: 1, per_page: 20 });
+    expect(rows.status).toBe(200);
+    expect(rows.body.rows.map((r: { row: number }) => r.row)).toContain(2);
+    // Read again in another encoding, the file's rows are counted again (EncodingChosen carries them).
+    const reread = await call(api.at('encoding'), { method: 'POST', body: { encoding: 'windows-1252' } });
+    expect(reread.status).toBe(200);
+    expect(reread.body.rows_out_of_line).toEqual(state.rows_out_of_line);
+  });
+
+  it('numbers the rows from the first when the reviewer says the first row is data', async () => {
+    const { api } = await review('people.csv', Buffer.from(BROKEN));
+    const headerless = await call(api.at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect(headerless.status).toBe(200);
+    expect(headerless.body.rows_out_of_line).toMatchObject({
+      first_longer_row: 3,
+      first_shorter_row: 5,
+      extra_columns: ['column_4', 'column_5'],
+    });
+  });
+
+  it('says nothing of a file whose rows all line up, nor of a trailing delimiter on every row', async () => {
+    const even = await review('people.csv', Buffer.from('E-mail,Name,\nada@x.org,Ada,\ngrace@x.org,Grace,\n'));
+    expect((await even.api.state()).body.rows_out_of_line).toBeNull();
+    expect((await sourceParsed(even.runId)).row_shape).toBeUndefined();
+  });
+
+  it("tells a workbook's rows with values past the header's columns, not its rows that end early", async () => {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('People');
+    sheet.addRow(['E-mail', 'Name', 'Age']);
+    sheet.addRow(['ada@x.org', 'Ada']);
+    sheet.addRow(['alan@x.org', 'Alan', 41, null, 'note']);
+    sheet.addRow(['grace@x.org', 'Grace', 45]);
+    const even = wb.addWorksheet('Even');
+    even.addRow(['E-mail', 'Name']);
+    even.addRow(['ada@x.org', 'Ada']);
+    const { api } = await review('people.xlsx', Buffer.from(await wb.xlsx.writeBuffer()));
+    // Each sheet as it is read: the count follows the reviewer's choice of sheet (SheetChosen carries it).
+    const chooseSheet = (name: string) => call(api.at('sheet'), { method: 'POST', body: { sheet: name } });
+    expect((await chooseSheet('Even')).body.rows_out_of_line).toBeNull();
+    expect((await chooseSheet('People')).status).toBe(200);
+    expect((await api.state()).body.rows_out_of_line).toEqual({
+      first_row_cells: 3,
+      longer_rows: 1,
+      first_longer_row: 2,
+      extra_columns: ['column_4', 'column_5'],
+      shorter_rows: 0,
+      first_shorter_row: null,
+    });
+  });
+});
