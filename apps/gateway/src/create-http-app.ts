@@ -28,9 +28,6 @@ import { TransformationsController } from './transformations/transformations.con
 /** The one route that takes raw bytes through the JSON API's listener. */
 const TRIAL_ROUTE = '/console/api/schemas/:id/try';
 
-/** Shortest ADMIN_TOKEN the service starts with: it guards every organization's data. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
-
 /** Builds the HTTP application around a root module (the gateway alone, or every app in one process). */
 export async function createHttpApp(
   rootModule: Type<unknown>,
@@ -57,12 +54,6 @@ export async function createHttpApp(
   });
   if (options.logger !== false) app.useLogger(app.get(PinoLogger));
   const config = app.get<AppConfig>(APP_CONFIG);
-  if (config.adminToken !== null && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    await app.close();
-    throw new Error(
-      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${config.adminToken.length}); generate one with \`openssl rand -hex 32\`.`,
-    );
-  }
   const fastify = app.getHttpAdapter().getInstance();
   // First: the request's log context wraps every later hook and the handler (libs/logging/src/access-log.ts).
   installAccessLog(fastify, config.log, { quietRoutes: PROBE_ROUTES });

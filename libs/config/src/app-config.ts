@@ -438,7 +438,21 @@ const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
   signInWindowSeconds: Math.max(1, int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900)),
 });
 
+/** The shortest ADMIN_TOKEN taken: a guessable token opens every organization, so it is refused, not warned of. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function adminTokenOf(env: NodeJS.ProcessEnv): string | null {
+  const token = env.ADMIN_TOKEN || null;
+  if (token !== null && token.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new Error(
+      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${token.length}); generate one with \`openssl rand -hex 32\`.`,
+    );
+  return token;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // First: a refused start writes nothing (the secrets below may create key files in DATA_DIR).
+  const adminToken = adminTokenOf(env);
   const port = int(env, 'PORT', 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
   const { secrets, aiAllowedAddresses } = secretsAndVendorGuardSettings(env, dataDir);
@@ -447,7 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST || '0.0.0.0',
     dataDir,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
-    adminToken: env.ADMIN_TOKEN || null,
+    adminToken,
     production: env.NODE_ENV === 'production',
     signingSecret: loadSigningSecret(env, dataDir),
     uploadTtlSeconds: int(env, 'UPLOAD_TTL_SECONDS', 3600),

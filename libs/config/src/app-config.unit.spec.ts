@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { healthPort, loadConfig, logSettings } from './app-config';
@@ -87,5 +87,17 @@ describe("the workers' HEALTH_PORT", () => {
     expect(healthPort({ HEALTH_PORT: '8081' })).toBe(8081);
     for (const bad of ['abc', '65536', '80.5', '-1'])
       expect(() => healthPort({ HEALTH_PORT: bad })).toThrow(`HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "${bad}"`);
+  });
+});
+
+describe('ADMIN_TOKEN', () => {
+  it('is refused under 32 characters before anything is written to DATA_DIR; unset leaves the admin API off', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-admin-'));
+    expect(() => loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(
+      'ADMIN_TOKEN must be at least 32 characters long (it has 31)',
+    );
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect(loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).toBe('x'.repeat(32));
+    expect(loadConfig({ DATA_DIR: dataDir }).adminToken).toBeNull();
   });
 });

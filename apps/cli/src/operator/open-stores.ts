@@ -8,7 +8,8 @@ import { usageError } from '../exit-codes';
  */
 export function operatorConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   try {
-    return loadConfig(env);
+    // The stores' commands do not call the admin API: its token, set for the CLI's other commands, is not theirs to refuse.
+    return loadConfig({ ...env, ADMIN_TOKEN: undefined });
   } catch (err) {
     throw usageError(`Invalid configuration: ${(err as Error).message}`);
   }
