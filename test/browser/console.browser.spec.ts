@@ -924,7 +924,8 @@ describe('customer console in Chromium', () => {
       body: { schema_id: schemas.body.data[0].id, filename: 'customers.csv' },
     });
     runId = created.body.id as string;
-    await upload(created.body, 'Email,Tier\nada@example.com,gold\n');
+    // The second row has a cell more than the header: the history says so when it says the file was read.
+    await upload(created.body, 'Email,Tier\nada@example.com,gold\nbob@example.com,silver,VIP\n');
     const ready = await waitForRun(svc, issued, runId, (r) => r.review_state === 'active');
     // The reviewer fixes, and takes one fix back: the run's history says of which field and what kind of fix.
     const review = reviewApi(ready.review_url);
@@ -943,13 +944,14 @@ describe('customer console in Chromium', () => {
       .first()
       .click();
     await page.getByRole('heading', { name: `Run ${runId.slice(0, 8)}`, level: 1 }).waitFor();
-    // In words, and in the right number ("1 row").
+    // In words, and in the right number ("1 row", "2 rows").
     await page.getByRole('listitem').filter({ hasText: 'Created (File upload)' }).waitFor();
     // Which file the run is of, beside its id.
     await expect(page.locator('dl.facts dt', { hasText: 'File' }).locator('xpath=following-sibling::dd[1]').innerText()).resolves.toBe(
       'customers.csv',
     );
-    await page.getByRole('listitem').filter({ hasText: 'Output produced: 1 row as json' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'File read: 2 rows (1 row has more cells than the first row)' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'Output produced: 2 rows as json' }).waitFor();
     await page
       .getByRole('listitem')
       .filter({ hasText: `The reviewer fixed ${field}: spaces trimmed` })

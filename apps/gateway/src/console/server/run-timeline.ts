@@ -1,4 +1,4 @@
-import type { StoredEvent, ValueFix } from '@app/contracts';
+import type { RowShape, StoredEvent, ValueFix } from '@app/contracts';
 
 /** One line of a run's history as the console shows it: what happened, when, and the few facts worth a person's eye. */
 export interface TimelineEntry {
@@ -47,6 +47,18 @@ function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
   return details;
 }
 
+/** How many rows of the file read did not line up with its first row (the counts only: RowShape's row numbers are the review's business). */
+function rowShapeDetails(data: Record<string, unknown>): TimelineEntry['details'] {
+  const shape = (data.row_shape ?? {}) as Partial<RowShape>;
+  const details: TimelineEntry['details'] = {};
+  if (typeof shape.longer_rows === 'number' && shape.longer_rows > 0) details.longer_rows = shape.longer_rows;
+  if (typeof shape.shorter_rows === 'number' && shape.shorter_rows > 0) details.shorter_rows = shape.shorter_rows;
+  return details;
+}
+
+/** The events that read the file, each with the row counts of what it read. */
+const READS_THE_FILE = new Set(['SourceParsed', 'SheetChosen', 'EncodingChosen']);
+
 /** A run's events as its timeline, oldest first; progress ticks are left out (they say nothing a person needs). */
 export function runTimeline(events: StoredEvent[]): TimelineEntry[] {
   // An undo names only its fix: the line says what that fix was.
@@ -61,6 +73,7 @@ export function runTimeline(events: StoredEvent[]): TimelineEntry[] {
         Object.assign(details, fixDetails(data));
         if (typeof data.fix_id === 'string') fixes.set(data.fix_id, { ...details });
       }
+      if (READS_THE_FILE.has(e.type)) Object.assign(details, rowShapeDetails(data));
       if (e.type === 'ValueFixUndone' && typeof data.fix_id === 'string') Object.assign(details, fixes.get(data.fix_id));
       if (e.type === 'RunFailed') {
         const error = data.error as { code?: unknown; message?: unknown } | undefined;

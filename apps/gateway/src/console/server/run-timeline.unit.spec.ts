@@ -64,4 +64,18 @@ describe('runTimeline', () => {
       { type: 'RunFailed', at: expect.any(String), details: { code: 'file_unreadable', message: 'The file could not be read.' } },
     ]);
   });
+
+  it('counts the rows of a file read that do not line up with its first row, and nothing when all do', () => {
+    const shape = { first_row_cells: 3, longer_rows: 2, first_longer_row: 7, shorter_rows: 0, first_shorter_row: null };
+    const lines = runTimeline([
+      event('SourceParsed', { total_rows: 9, source_format: 'delimited', delimiter: ',', encoding: 'utf-8', row_shape: shape }),
+      event('EncodingChosen', { encoding: 'windows-1252', row_shape: { ...shape, longer_rows: 0, shorter_rows: 1, first_shorter_row: 4 } }),
+      event('SheetChosen', { sheet: 'Even', total_rows: 3 }),
+    ]);
+    expect(lines.map((l) => l.details)).toEqual([
+      { total_rows: 9, source_format: 'delimited', delimiter: ',', encoding: 'utf-8', longer_rows: 2 },
+      { encoding: 'windows-1252', shorter_rows: 1 },
+      { sheet: 'Even', total_rows: 3 },
+    ]);
+  });
 });

@@ -180,7 +180,12 @@ function describe(e: TimelineEntry): string {
   // A fix (and its undo) says its field and what kind of fix it was; events recorded without them keep the bare line.
   const fix = `timeline.fix.${String(e.details.fix)}${e.details.fix === 'date' && e.details.date_pattern === undefined ? '_any' : ''}`;
   if (typeof e.details.field === 'string' && has(fix) && has(`${key}.field`)) return t(`${key}.field`, { ...params, what: t(fix, params) });
-  return has(key) ? t(key, params) : e.type;
+  const line = has(key) ? t(key, params) : e.type;
+  // A file read with rows that do not line up with its first row says how many (the review page says which).
+  const misaligned = (['longer_rows', 'shorter_rows'] as const)
+    .filter((k) => typeof e.details[k] === 'number')
+    .map((k) => t(`timeline.${k}`, { count: e.details[k] as number }));
+  return misaligned.length > 0 ? t('timeline.with_rows_out_of_line', { line, rows: misaligned.join('; ') }) : line;
 }
 
 function Deliveries({ runId, session, onResent }: { runId: string; session: SessionView; onResent: () => void }) {
