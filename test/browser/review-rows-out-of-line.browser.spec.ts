@@ -64,10 +64,23 @@ describe('hosted review page: rows that do not line up with the first row', () =
       .waitFor();
     await page.context().close();
 
+    // Right to left, with the plural Arabic has for two; the column's name keeps its own direction.
+    const arabic = await suite.readyRun({ content: BROKEN, mapping: MAPPING, body: { locale: 'ar' } });
+    const arPage = await openPage(arabic.review_url, { width: 360 });
+    await arPage
+      .getByRole('note')
+      .filter({ hasText: /صفان فيهما خلايا أقل من الصف الأول للملف \(أولهما الصف (4|٤)\)/ })
+      .waitFor();
+    await arPage.getByRole('note').filter({ hasText: '\u2068column_4\u2069' }).waitFor();
+    await expect(arPage.evaluate(() => document.documentElement.dir)).resolves.toBe('rtl');
+    await expect(axeViolations(arPage)).resolves.toEqual([]);
+    await screenshot(arPage, 'rows-out-of-line-360-ar');
+    await arPage.context().close();
+
     const even = await suite.readyRun({ content: 'E-mail,Name,Age\nada@x.org,Ada,36\ngrace@x.org,Grace,45\n', mapping: MAPPING });
     const evenPage = await openPage(even.review_url);
     await evenPage.locator('#preview').getByText('ADA', { exact: true }).waitFor();
     await expect(evenPage.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
     await evenPage.context().close();
-  });
+  }, 60_000);
 });
