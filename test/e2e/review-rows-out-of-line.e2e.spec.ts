@@ -53,7 +53,7 @@ describe('review: rows that do not line up with the first row', () => {
       shorter_rows: 1,
       first_shorter_row: 5,
     });
-    // The same number as the review's own rows: the short row's missing age is that row's problem.
+    // The same number as the review's own rows: the long row's age reads " Alan", that row's problem.
     const mapping_rule = { email: 'E-mail', first_name: 'Name', age: 'Age' };
     expect((await api.edit(mapping_rule)).status).toBe(200);
     const rows = await api.problemRows({ mapping_rule, field: 'age', kind: 'type', page: 1, per_page: 20 });
@@ -76,10 +76,20 @@ describe('review: rows that do not line up with the first row', () => {
     });
   });
 
-  it('says nothing of a file whose rows all line up, nor of a trailing delimiter on every row', async () => {
-    const even = await review('people.csv', Buffer.from('E-mail,Name,\nada@x.org,Ada,\ngrace@x.org,Grace,\n'));
-    expect((await even.api.state()).body.rows_out_of_line).toBeNull();
-    expect((await sourceParsed(even.runId)).row_shape).toBeUndefined();
+  it('says nothing of a file whose rows all line up, nor of empty cells at the end of a row', async () => {
+    const files = [
+      'E-mail,Name,\nada@x.org,Ada,\ngrace@x.org,Grace,\n', // a delimiter at the end of every line
+      'E-mail,Name\nada@x.org,Ada,\ngrace@x.org,Grace, \n', // at the end of every data line only
+      'E-mail,Name,\nada@x.org,Ada\ngrace@x.org,Grace\n', // at the end of the header only
+    ];
+    for (const file of files) {
+      const even = await review('people.csv', Buffer.from(file));
+      expect((await even.api.state()).body.rows_out_of_line).toBeNull();
+      expect((await sourceParsed(even.runId)).row_shape).toBeUndefined();
+    }
+    // A value past the header's cells is still told, after an empty one.
+    const late = await review('people.csv', Buffer.from('E-mail,Name\nada@x.org,Ada,,\ngrace@x.org,Grace,,note\n'));
+    expect((await late.api.state()).body.rows_out_of_line).toMatchObject({ longer_rows: 1, first_longer_row: 2, shorter_rows: 0 });
   });
 
   it("tells a workbook's rows with values past the header's columns, not its rows that end early", async () => {

@@ -6,6 +6,7 @@ import {
   NotPlainDelimited,
   SourceProblem,
   openTable,
+  filledWidth,
   rowShapeOf,
   RowWidths,
   scanDelimited,
@@ -13,7 +14,7 @@ import {
   type OpenedTable,
   type DelimitedScan,
   type RowIndex,
-  type RowWidthCount,
+  type RowWidthCounts,
   type SourceFormat,
   type TableLimits,
 } from '@app/tabular';
@@ -85,7 +86,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   if (rows === 1 && hasHeader && run.input_has_header_override === true)
     return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
   // A workbook's row ends at its last cell with a value: only a delimited row with fewer cells lacks some.
-  const rowShape = rowShapeOf(widths, firstRow.length, table.format === 'delimited');
+  const rowShape = rowShapeOf(widths, { cells: firstRow.length, filled: filledWidth(firstRow) }, table.format === 'delimited');
   return {
     parsed: {
       source_headers: headerNames(firstRow, hasHeader, width),
@@ -110,7 +111,7 @@ interface SourceRows {
   rows: number;
   width: number;
   /** How many rows have each number of cells. */
-  widths: RowWidthCount[];
+  widths: RowWidthCounts;
   index: RowIndex | null;
 }
 
@@ -167,14 +168,14 @@ async function readWhole(
   let width = 0;
   let firstRow: string[] | null = null;
   const sample: string[][] = [];
-  const widths = new RowWidths(limits.maxColumns);
+  const widths = new RowWidths();
   try {
     for await (const batch of table.batches) {
       for (const row of batch) {
         if (!firstRow) firstRow = row;
         if (sample.length < HEADER_SAMPLE_ROWS) sample.push(row);
         if (row.length > width) width = row.length;
-        widths.note(row.length, rows + 1);
+        widths.note(row.length, filledWidth(row), rows + 1);
         rows++;
       }
       onProgress(rows);

@@ -59,6 +59,25 @@ describe('choosing the encoding of a text file', () => {
     });
   });
 
+  it("carries the rows out of line as read in the chosen encoding, and replaces the first read's with them, or with none", () => {
+    const shape = { first_row_cells: 3, longer_rows: 1, first_longer_row: 4, shorter_rows: 0, first_shorter_row: null };
+    const ragged: RunEvent[] = [
+      created({ filename: 'people.csv' }),
+      uploaded,
+      { ...misread, data: { ...misread.data, row_shape: shape } },
+      prepared,
+    ];
+    expect(fold(ragged)?.row_shape).toEqual(shape);
+    const other = { ...shape, longer_rows: 2 };
+    const events = decide({ ...choose('windows-1252'), read: { ...readAs1252, row_shape: other } } as RunCommand, fold(ragged));
+    expect(events[0].data).toMatchObject({ row_shape: other });
+    expect(after(ragged, events)?.row_shape).toEqual(other);
+    // Read so, every row lines up: the notice goes.
+    const even = decide(choose('windows-1252'), fold(ragged));
+    expect(even[0].data).not.toHaveProperty('row_shape');
+    expect(after(ragged, even)?.row_shape).toBeNull();
+  });
+
   it('refuses a read made with another header row than the run now has (another tab answered since), and a header choice read in another encoding', () => {
     const headerless: RunCommand = {
       type: 'ChooseEncoding',

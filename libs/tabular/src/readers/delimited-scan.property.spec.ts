@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited } from './delimited-scan';
-import type { RowWidthCount } from './row-widths';
+import type { RowWidthCount, RowWidthCounts } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
 
 /*
@@ -38,19 +38,28 @@ async function byScan(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
   }
 }
 
-/** How many rows have each number of fields, and the first of them (1 = the first row), counted from the rows the full read yields. */
-async function widthsByReader(bytes: Buffer[], limits: TableLimits): Promise<RowWidthCount[]> {
+/**
+ * How many rows have each number of fields, and each number up to their last field with a value, and the first of each
+ * (1 = the first row), counted from the rows the full read yields.
+ */
+async function widthsByReader(bytes: Buffer[], limits: TableLimits): Promise<RowWidthCounts> {
   const table = await openDelimited(Readable.from(bytes), null, { limits });
   const byCells = new Map<number, RowWidthCount>();
+  const byFilled = new Map<number, RowWidthCount>();
+  const tally = (tallies: Map<number, RowWidthCount>, width: number, row: number) => {
+    const seen = tallies.get(width);
+    if (seen) seen[1]++;
+    else tallies.set(width, [width, 1, row]);
+  };
   let row = 0;
   for await (const batch of table.batches)
     for (const fields of batch) {
       row++;
-      const seen = byCells.get(fields.length);
-      if (seen) seen[1]++;
-      else byCells.set(fields.length, [fields.length, 1, row]);
+      tally(byCells, fields.length, row);
+      tally(byFilled, fields.map((field) => field.trim() !== '').lastIndexOf(true) + 1, row);
     }
-  return [...byCells.values()].sort((a, b) => a[0] - b[0]);
+  const sorted = (tallies: Map<number, RowWidthCount>) => [...tallies.values()].sort((a, b) => a[0] - b[0]);
+  return { cells: sorted(byCells), filled: sorted(byFilled) };
 }
 
 /** Whether the scan read the file itself (else it handed it back); when it did, it must have learned what the full read learns. */

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
-import type { RowWidthCount } from './row-widths';
+import type { RowWidthCounts } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
 import { BATCH_ROWS } from './table-reader';
 import { decodeText } from './text-decoding';
@@ -23,7 +23,7 @@ export interface DelimitedScan {
   /** The most fields a row has. */
   width: number;
   /** How many rows have each number of fields. */
-  widths: RowWidthCount[];
+  widths: RowWidthCounts;
   /** Where its rows start (null for encodings whose byte offsets the text cannot tell). */
   rowIndex: RowIndex | null;
 }
@@ -81,7 +81,7 @@ export interface LaterPartScan {
   rows: number;
   width: number;
   /** Row numbers of this part only (1 = its first row). */
-  widths: RowWidthCount[];
+  widths: RowWidthCounts;
   entries: [rows: number, byte: number][] | null;
 }
 
@@ -179,7 +179,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
     head: firstRows,
     rows,
     width: scanner?.width ?? 0,
-    widths: scanner?.widths.counted() ?? [],
+    widths: scanner?.widths.counted() ?? { cells: [], filled: [] },
     rowIndex: recorder?.result(rows) ?? null,
   };
   return { scan, linebreak: newline, endsAtRowStart };

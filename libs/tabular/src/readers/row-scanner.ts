@@ -64,7 +64,7 @@ export class RowScanner {
   rows = 0;
   /** The most fields a counted row has. */
   width = 0;
-  /** How many counted rows have each number of fields. */
+  /** How many counted rows have each number of fields, and each number up to their last field with a value. */
   readonly widths: RowWidths;
   /** Characters before the text not yet scanned (the start of the row in progress). */
   private consumed = 0;
@@ -84,7 +84,7 @@ export class RowScanner {
     this.DELIMITER = delimiter.charCodeAt(0);
     this.delimiters = new NextOf(delimiter);
     this.newlines = new NextOf(newline);
-    this.widths = new RowWidths(limits.maxColumns);
+    this.widths = new RowWidths();
   }
 
   /** The next piece of text. Returns where (characters from the top) the last complete row so far ends. */
@@ -129,7 +129,7 @@ export class RowScanner {
     const limits = this.limits;
     let p = start;
     let fields = 0;
-    let filled = false;
+    let lastFilled = 0; // the number of the row's last field with more than blanks (0: none, a blank row)
     let longField = false;
     let rowEnd = INCOMPLETE;
     for (;;) {
@@ -193,17 +193,17 @@ export class RowScanner {
         contentFrom = p;
         chars = contentTo - p;
       }
-      if (!filled && (escaped > 0 || hasText(text, contentFrom, contentTo))) filled = true;
-      if (chars > limits.maxFieldChars) longField = true;
       fields++;
+      if (escaped > 0 || hasText(text, contentFrom, contentTo)) lastFilled = fields;
+      if (chars > limits.maxFieldChars) longField = true;
       if (next === -1) break;
       p = next;
     }
     if (rowEnd - start > limits.maxRowChars) throw overLimit();
-    if (filled) {
+    if (lastFilled > 0) {
       if (++this.rows > limits.maxRows || fields > limits.maxColumns || longField) throw overLimit();
       if (fields > this.width) this.width = fields;
-      this.widths.note(fields, this.rows);
+      this.widths.note(fields, lastFilled, this.rows);
     }
     return rowEnd;
   }

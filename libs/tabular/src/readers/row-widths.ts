@@ -2,43 +2,47 @@ import type { RowShape } from '@app/contracts';
 
 /**
  * How many cells each row of a table has, tallied while ingestion reads it, so the review can say
- * when rows do not line up with the first one: a row with more cells than the header puts its
- * extra values in columns no header names (`column_N`), and a delimited row with fewer lacks
+ * when rows do not line up with the first one: a row with values past the header's cells puts them
+ * in columns no header names (`column_N`), and a delimited row lacking cells the header has lacks
  * values; either is most often a row broken by an unquoted delimiter or line break, whose values
- * have moved to other columns. Counted by width (a typed array: one increment a row on the scan's
+ * have moved to other columns. Counted by width (typed arrays: two increments a row on the scan's
  * hot path), not kept per row.
+ *
+ * Empty cells at a row's end say nothing: many exporters end every data line with a delimiter, or
+ * only the header line. So each row is tallied twice: by its cells (a row lacking some is one with
+ * fewer cells than the first row has up to its last value) and by its cells up to its last value
+ * (a row with more is one with a value past the first row's last cell).
  */
 
 /** Rows of one width: `[cells, rows, first]`, `first` the number of the first such row (1 = the file's first row). */
 export type RowWidthCount = [cells: number, rows: number, first: number];
 
-export class RowWidths {
-  private counts: Uint32Array;
-  private firsts: Float64Array;
+/** A table's rows by width, narrowest first: by all their cells, and by their cells up to the last with a value. */
+export interface RowWidthCounts {
+  cells: RowWidthCount[];
+  filled: RowWidthCount[];
+}
 
-  /** `maxCells`: the most cells a row may have (the column limit); wider rows make the table grow. */
-  constructor(maxCells: number) {
-    this.counts = new Uint32Array(maxCells + 1);
-    this.firsts = new Float64Array(maxCells + 1);
+/** Rows counted by one width. Starts small and grows: the readers refuse rows past the column limit before they get here. */
+class WidthTally {
+  private counts = new Uint32Array(64);
+  private firsts = new Float64Array(64);
+
+  note(width: number, row: number): void {
+    if (width >= this.counts.length) this.grow(width);
+    if (this.counts[width]++ === 0) this.firsts[width] = row;
   }
 
-  /** Row number `row` (1 = the first row) has `cells` cells. */
-  note(cells: number, row: number): void {
-    if (cells >= this.counts.length) this.grow(cells);
-    if (this.counts[cells]++ === 0) this.firsts[cells] = row;
-  }
-
-  /** The widths seen, narrowest first. */
   counted(): RowWidthCount[] {
     const out: RowWidthCount[] = [];
-    for (let cells = 0; cells < this.counts.length; cells++)
-      if (this.counts[cells] > 0) out.push([cells, this.counts[cells], this.firsts[cells]]);
+    for (let width = 0; width < this.counts.length; width++)
+      if (this.counts[width] > 0) out.push([width, this.counts[width], this.firsts[width]]);
     return out;
   }
 
-  private grow(cells: number): void {
-    const counts = new Uint32Array(cells * 2 + 1);
-    const firsts = new Float64Array(cells * 2 + 1);
+  private grow(width: number): void {
+    const counts = new Uint32Array(width * 2 + 1);
+    const firsts = new Float64Array(width * 2 + 1);
     counts.set(this.counts);
     firsts.set(this.firsts);
     this.counts = counts;
@@ -46,42 +50,75 @@ export class RowWidths {
   }
 }
 
-/** The widths of a file read in two parts: the later part's rows are numbered after the `firstRows` of the first. */
-export function joinRowWidths(first: RowWidthCount[], later: RowWidthCount[], firstRows: number): RowWidthCount[] {
-  const byCells = new Map<number, RowWidthCount>(first.map(([cells, rows, at]) => [cells, [cells, rows, at]]));
-  for (const [cells, rows, at] of later) {
-    const seen = byCells.get(cells);
-    if (seen) seen[1] += rows;
-    else byCells.set(cells, [cells, rows, at + firstRows]);
+export class RowWidths {
+  private readonly cells = new WidthTally();
+  private readonly filled = new WidthTally();
+
+  /** Row number `row` (1 = the first row) has `cells` cells, and its last with a value is number `filled`. */
+  note(cells: number, filled: number, row: number): void {
+    this.cells.note(cells, row);
+    this.filled.note(filled, row);
   }
-  return [...byCells.values()].sort((a, b) => a[0] - b[0]);
+
+  counted(): RowWidthCounts {
+    return { cells: this.cells.counted(), filled: this.filled.counted() };
+  }
+}
+
+/** How many of a row's cells come up to its last with more than blanks (what String.prototype.trim removes). */
+export function filledWidth(row: readonly string[]): number {
+  for (let i = row.length; i > 0; i--) if (row[i - 1].trim() !== '') return i;
+  return 0;
+}
+
+/** The widths of a file read in two parts: the later part's rows are numbered after the `firstRows` of the first. */
+export function joinRowWidths(first: RowWidthCounts, later: RowWidthCounts, firstRows: number): RowWidthCounts {
+  return { cells: joinTallies(first.cells, later.cells, firstRows), filled: joinTallies(first.filled, later.filled, firstRows) };
+}
+
+function joinTallies(first: RowWidthCount[], later: RowWidthCount[], firstRows: number): RowWidthCount[] {
+  const byWidth = new Map<number, RowWidthCount>(first.map(([width, rows, at]) => [width, [width, rows, at]]));
+  for (const [width, rows, at] of later) {
+    const seen = byWidth.get(width);
+    if (seen) seen[1] += rows;
+    else byWidth.set(width, [width, rows, at + firstRows]);
+  }
+  return [...byWidth.values()].sort((a, b) => a[0] - b[0]);
+}
+
+/** The first row as the others are compared with: all its cells, and its cells up to its last value. */
+export interface FirstRowWidth {
+  cells: number;
+  filled: number;
 }
 
 /**
  * Rows whose cells do not line up with the first row's, as the review tells them (row numbers of the
- * file, 1 = its first row). Null when every row lines up. `shorterCounts`: whether a row with fewer
- * cells says anything; not in a workbook, whose rows end at their last cell with a value.
+ * file, 1 = its first row). Null when every row lines up. A row is longer when it has a value past
+ * the first row's last cell, shorter when it lacks a cell the first row has a value in.
+ * `shorterCounts`: whether a row with fewer cells says anything; not in a workbook, whose rows end
+ * at their last cell with a value.
  */
-export function rowShapeOf(widths: RowWidthCount[], firstRowCells: number, shorterCounts: boolean): RowShape | null {
-  let longer = 0;
-  let shorter = 0;
-  let firstLonger: number | null = null;
-  let firstShorter: number | null = null;
-  for (const [cells, rows, at] of widths) {
-    if (cells > firstRowCells) {
-      longer += rows;
-      firstLonger = firstLonger === null ? at : Math.min(firstLonger, at);
-    } else if (cells < firstRowCells && shorterCounts) {
-      shorter += rows;
-      firstShorter = firstShorter === null ? at : Math.min(firstShorter, at);
-    }
-  }
-  if (longer === 0 && shorter === 0) return null;
+export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorterCounts: boolean): RowShape | null {
+  const longer = rowsWhere(widths.filled, (filled) => filled > first.cells);
+  const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < first.filled) : { rows: 0, first: null };
+  if (longer.rows === 0 && shorter.rows === 0) return null;
   return {
-    first_row_cells: firstRowCells,
-    longer_rows: longer,
-    first_longer_row: firstLonger,
-    shorter_rows: shorter,
-    first_shorter_row: firstShorter,
+    first_row_cells: first.cells,
+    longer_rows: longer.rows,
+    first_longer_row: longer.first,
+    shorter_rows: shorter.rows,
+    first_shorter_row: shorter.first,
   };
+}
+
+function rowsWhere(tally: RowWidthCount[], counts: (width: number) => boolean): { rows: number; first: number | null } {
+  let rows = 0;
+  let first: number | null = null;
+  for (const [width, n, at] of tally) {
+    if (!counts(width)) continue;
+    rows += n;
+    first = first === null ? at : Math.min(first, at);
+  }
+  return { rows, first };
 }

@@ -1,45 +1,77 @@
-import { joinRowWidths, rowShapeOf, RowWidths } from './row-widths';
+import { filledWidth, joinRowWidths, rowShapeOf, RowWidths, type RowWidthCount } from './row-widths';
 
 describe('row widths', () => {
-  it('counts rows by their cells and keeps the first of each, past the widest it was made for', () => {
-    const widths = new RowWidths(2);
-    [3, 3, 5, 2, 5, 3, 1].forEach((cells, i) => widths.note(cells, i + 1));
-    expect(widths.counted()).toEqual([
-      [1, 1, 7],
-      [2, 1, 4],
-      [3, 3, 1],
-      [5, 2, 3],
-    ]);
+  it('counts rows by their cells and by their cells up to the last value, keeping the first of each, past 64 cells', () => {
+    const widths = new RowWidths();
+    const rows: [cells: number, filled: number][] = [
+      [3, 3],
+      [3, 2],
+      [5, 5],
+      [2, 2],
+      [5, 3],
+      [3, 3],
+      [1, 1],
+      [200, 150],
+    ];
+    rows.forEach(([cells, filled], i) => widths.note(cells, filled, i + 1));
+    expect(widths.counted()).toEqual({
+      cells: [
+        [1, 1, 7],
+        [2, 1, 4],
+        [3, 3, 1],
+        [5, 2, 3],
+        [200, 1, 8],
+      ],
+      filled: [
+        [1, 1, 7],
+        [2, 2, 2],
+        [3, 3, 1],
+        [5, 1, 3],
+        [150, 1, 8],
+      ],
+    });
+  });
+
+  it('reads up to the last cell with more than blanks, as String.prototype.trim has it', () => {
+    expect(filledWidth(['a', 'b', '', ' \t\u00a0'])).toBe(2);
+    expect(filledWidth(['', 'x'])).toBe(2);
+    expect(filledWidth(['', ' '])).toBe(0);
+    expect(filledWidth([])).toBe(0);
   });
 
   it("numbers a later part's rows after the first part's when the two are joined", () => {
-    expect(
-      joinRowWidths(
-        [
-          [3, 10, 1],
-          [4, 1, 6],
-        ],
-        [
-          [2, 1, 5],
-          [3, 7, 1],
-        ],
-        10,
-      ),
-    ).toEqual([
+    const first: RowWidthCount[] = [
+      [3, 10, 1],
+      [4, 1, 6],
+    ];
+    const later: RowWidthCount[] = [
+      [2, 1, 5],
+      [3, 7, 1],
+    ];
+    const joined: RowWidthCount[] = [
       [2, 1, 15],
       [3, 17, 1],
       [4, 1, 6],
-    ]);
+    ];
+    expect(joinRowWidths({ cells: first, filled: later }, { cells: later, filled: first }, 10)).toEqual({
+      cells: joined,
+      filled: [
+        [2, 1, 5],
+        [3, 17, 1],
+        [4, 1, 16],
+      ],
+    });
   });
 
-  it("tells the rows longer and shorter than the first row's cells, and the first of each", () => {
-    const widths: [number, number, number][] = [
+  it("tells the rows with values past the first row's cells, and those lacking cells it has values in", () => {
+    const cells: RowWidthCount[] = [
       [2, 4, 9],
       [3, 90, 1],
       [4, 2, 30],
       [6, 1, 12],
     ];
-    expect(rowShapeOf(widths, 3, true)).toEqual({
+    const same = { cells, filled: cells };
+    expect(rowShapeOf(same, { cells: 3, filled: 3 }, true)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
@@ -47,23 +79,71 @@ describe('row widths', () => {
       first_shorter_row: 9,
     });
     // A workbook's row ends at its last value: fewer cells say nothing there.
-    expect(rowShapeOf(widths, 3, false)).toEqual({
+    expect(rowShapeOf(same, { cells: 3, filled: 3 }, false)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
       shorter_rows: 0,
       first_shorter_row: null,
     });
-    expect(rowShapeOf([[3, 100, 1]], 3, true)).toBeNull();
+    expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, { cells: 3, filled: 3 }, true)).toBeNull();
     expect(
       rowShapeOf(
-        [
-          [2, 5, 4],
-          [3, 1, 1],
-        ],
-        3,
+        {
+          cells: [
+            [2, 5, 4],
+            [3, 1, 1],
+          ],
+          filled: [
+            [2, 5, 4],
+            [3, 1, 1],
+          ],
+        },
+        { cells: 3, filled: 3 },
         false,
       ),
     ).toBeNull();
+  });
+
+  it('says nothing of empty cells at the end of a row, whether the header or the data rows end with a delimiter', () => {
+    // "a,b" over rows of "1,2,": three cells, values in two.
+    const dataEndsWithDelimiter = {
+      cells: [
+        [2, 1, 1],
+        [3, 50, 2],
+      ] as RowWidthCount[],
+      filled: [[2, 51, 1]] as RowWidthCount[],
+    };
+    expect(rowShapeOf(dataEndsWithDelimiter, { cells: 2, filled: 2 }, true)).toBeNull();
+    // "a,b," over rows of "1,2": the header's third cell is empty.
+    const headerEndsWithDelimiter = {
+      cells: [
+        [2, 50, 2],
+        [3, 1, 1],
+      ] as RowWidthCount[],
+      filled: [[2, 51, 1]] as RowWidthCount[],
+    };
+    expect(rowShapeOf(headerEndsWithDelimiter, { cells: 3, filled: 2 }, true)).toBeNull();
+    // ...but a row of "1" under "a,b," lacks a value the header has, and "1,2,3,4" has one past its cells.
+    const broken = {
+      cells: [
+        [1, 1, 7],
+        [2, 50, 2],
+        [3, 1, 1],
+        [4, 1, 9],
+      ] as RowWidthCount[],
+      filled: [
+        [1, 1, 7],
+        [2, 51, 1],
+        [4, 1, 9],
+      ] as RowWidthCount[],
+    };
+    expect(rowShapeOf(broken, { cells: 3, filled: 2 }, true)).toEqual({
+      first_row_cells: 3,
+      longer_rows: 1,
+      first_longer_row: 9,
+      shorter_rows: 1,
+      first_shorter_row: 7,
+    });
   });
 });

@@ -1,0 +1,31 @@
+import { rowsOutOfLine } from './rows-out-of-line';
+
+describe('rows out of line, as the review tells them', () => {
+  const row_shape = { first_row_cells: 2, longer_rows: 3, first_longer_row: 4, shorter_rows: 1, first_shorter_row: 9 };
+  const source_headers = ['E-mail', 'Name', 'column_3', 'column_4'];
+
+  it('numbers data rows after the header, and names the columns only longer rows reach', () => {
+    expect(rowsOutOfLine({ row_shape, input_has_header: true, source_headers })).toEqual({
+      first_row_cells: 2,
+      longer_rows: 3,
+      first_longer_row: 3,
+      extra_columns: ['column_3', 'column_4'],
+      shorter_rows: 1,
+      first_shorter_row: 8,
+    });
+  });
+
+  it("numbers the file's rows from the first when it has no header, and keeps a missing first row missing", () => {
+    expect(
+      rowsOutOfLine({ row_shape: { ...row_shape, first_shorter_row: null, shorter_rows: 0 }, input_has_header: false, source_headers }),
+    ).toMatchObject({
+      first_longer_row: 4,
+      first_shorter_row: null,
+    });
+  });
+
+  it('is null for a run whose rows line up or that was read before they were counted', () => {
+    expect(rowsOutOfLine({ row_shape: null, input_has_header: true, source_headers })).toBeNull();
+    expect(rowsOutOfLine({ input_has_header: true, source_headers })).toBeNull();
+  });
+});
