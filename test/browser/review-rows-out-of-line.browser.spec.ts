@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
 import { axeViolations, screenshot } from '../support/browser';
 import { reviewBrowserSuite } from '../support/review-browser';
@@ -82,5 +83,43 @@ describe('hosted review page: rows that do not line up with the first row', () =
     await evenPage.locator('#preview').getByText('ADA', { exact: true }).waitFor();
     await expect(evenPage.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
     await evenPage.context().close();
+  }, 60_000);
+
+  it('says it in the live region when a sheet chosen by keyboard reads rows out of line, and the note goes with another sheet', async () => {
+    const wb = new ExcelJS.Workbook();
+    const even = wb.addWorksheet('Even');
+    even.addRow(['E-mail', 'Name', 'Age']);
+    even.addRow(['ada@x.org', 'Ada', 36]);
+    const ragged = wb.addWorksheet('Ragged');
+    ragged.addRow(['E-mail', 'Name', 'Age']);
+    ragged.addRow(['ada@x.org', 'Ada', 36]);
+    ragged.addRow(['alan@x.org', 'Turing', 'Alan', 41]);
+    const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx' });
+    const page = await openPage(run.review_url, { width: 360 });
+    const sheet = page.getByRole('combobox', { name: 'Sheet of the workbook' });
+    await sheet.waitFor();
+    await expect(page.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
+    const focusedId = () => page.evaluate(() => document.activeElement?.id ?? '');
+    for (let i = 0; i < 15 && (await focusedId()) !== 'sheet-choice'; i++) await page.keyboard.press('Tab');
+    expect(await focusedId()).toBe('sheet-choice');
+    await page.keyboard.press('ArrowDown');
+    // Said once the sheet is read, after which sheet it is: the note itself is not a live region, so the status points to it.
+    await page
+      .getByRole('status')
+      .filter({
+        hasText: /now those of the sheet .+Ragged.+\. Some rows do not line up with the file's first row: see the note at the top\.$/,
+      })
+      .waitFor({ timeout: 10000 });
+    await page.getByRole('note').filter({ hasText: '1 row has more cells' }).waitFor();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'rows-out-of-line-sheet-chosen-360');
+    await page.waitForFunction(() => document.activeElement?.id === 'sheet-choice');
+    await page.keyboard.press('ArrowUp');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /now those of the sheet .+Even.+\.$/ })
+      .waitFor({ timeout: 10000 });
+    await expect(page.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
+    await page.context().close();
   }, 60_000);
 });
