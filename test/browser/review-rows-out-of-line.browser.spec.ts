@@ -66,13 +66,15 @@ describe('hosted review page: rows that do not line up with the first row', () =
     await page.context().close();
 
     // Right to left, with the plural Arabic has for two; the column's name keeps its own direction.
-    const arabic = await suite.readyRun({ content: BROKEN, mapping: MAPPING, body: { locale: 'ar' } });
+    // Two extra cells in data row 2: the columns' names are listed with Arabic's own comma.
+    const twoExtra = BROKEN.replace('Turing, Alan,41', 'Turing, Alan,41,x');
+    const arabic = await suite.readyRun({ content: twoExtra, mapping: MAPPING, body: { locale: 'ar' } });
     const arPage = await openPage(arabic.review_url, { width: 360 });
     await arPage
       .getByRole('note')
       .filter({ hasText: /صفان فيهما خلايا أقل من الصف الأول للملف \(أولهما الصف (4|٤)\)/ })
       .waitFor();
-    await arPage.getByRole('note').filter({ hasText: '\u2068column_4\u2069' }).waitFor();
+    await arPage.getByRole('note').filter({ hasText: '\u2068column_4\u2069، \u2068column_5\u2069' }).waitFor();
     await expect(arPage.evaluate(() => document.documentElement.dir)).resolves.toBe('rtl');
     await expect(axeViolations(arPage)).resolves.toEqual([]);
     await screenshot(arPage, 'rows-out-of-line-360-ar');

@@ -12,6 +12,8 @@ export const t = catalog.t;
 const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' });
 
 export const formatDate = (iso: string | null): string => (iso ? dates.format(new Date(iso)) : '');
+/** Items of a list as the page's language separates them ("a, b" in most; Arabic's own comma, "a، b"): no "and", a list of names. */
+export const listOf = (items: readonly string[]): string => items.join(t('list_separator'));
 export const typeName = (dataType: string): string => (messages[`types.${dataType}`] ? t(`types.${dataType}`) : dataType);
 /**
  * Bidirectional controls in a file's text (embeddings, overrides, isolates), shown as what they are:

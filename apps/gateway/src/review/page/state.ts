@@ -6,7 +6,7 @@
  */
 import { MAX_FIX_TEXT } from '../../../../../libs/domain/src/fields/fix-limits';
 import { api, errorText, type ApiFailure } from './api';
-import { cutText, isolate, numbers, t, type Params } from './i18n';
+import { cutText, isolate, listOf, numbers, t, type Params } from './i18n';
 import type {
   CustomerChecks,
   Field,
@@ -752,7 +752,7 @@ export async function approve(): Promise<void> {
   if (!view) return;
   const unmapped = view.fields.filter((f) => f.is_required && !mapping[f.name]).map((f) => f.label);
   const lines: Confirmation['lines'] = [{ text: t('confirm_approve_body') }];
-  if (unmapped.length) lines.push({ warn: true, text: t('confirm_approve_unmapped', { fields: unmapped.join(', ') }) });
+  if (unmapped.length) lines.push({ warn: true, text: t('confirm_approve_unmapped', { fields: listOf(unmapped) }) });
   // A count is stated only for the mapping being approved, and only once it is done.
   const counted = lastCountFor === JSON.stringify(mapping) && !counting;
   if (!counted)

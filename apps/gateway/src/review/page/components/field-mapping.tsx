@@ -1,7 +1,7 @@
 /** One field of the mapping: its name, type and requirement, the column chosen for it, and what to know about that column. */
 import { useRef, useState } from 'preact/hooks';
 import { fieldId } from '../field-id';
-import { cutText, isolate, t, typeName } from '../i18n';
+import { cutText, isolate, listOf, t, typeName } from '../i18n';
 import type { Field } from '../types';
 import { useHasBeenNear } from '../near-viewport';
 import { Picklist } from './picklist';
@@ -44,7 +44,7 @@ export function FieldMapping({ field, headers, column, feeds, samples, problems,
   // Each column says which other fields it already feeds.
   const columnText = (header: string) => {
     const others = feeds(header);
-    return others.length ? `${isolate(header)} · ${t('column_used_by', { fields: others.join(', ') })}` : isolate(header);
+    return others.length ? `${isolate(header)} · ${t('column_used_by', { fields: listOf(others) })}` : isolate(header);
   };
   return (
     <li class={unmapped ? 'field unmapped-required' : 'field'} data-row={field.name}>
@@ -81,13 +81,13 @@ export function FieldMapping({ field, headers, column, feeds, samples, problems,
           ))}
         </select>
         <p class="field-samples muted" id={`${id}-samples`} hidden={!shownSamples.length}>
-          {shownSamples.length ? t('column_samples', { values: shownSamples.map((v) => isolate(cutText(v))).join(', ') }) : ''}
+          {shownSamples.length ? t('column_samples', { values: listOf(shownSamples.map((v) => isolate(cutText(v)))) }) : ''}
         </p>
         <p class="field-warning" id={`${id}-warn`} hidden={!unmapped}>
           {t('required_unmapped')}
         </p>
         <p class="field-warning" id={`${id}-shared`} hidden={!sharing.length}>
-          {sharing.length ? t('column_shared', { fields: sharing.join(', ') }) : ''}
+          {sharing.length ? t('column_shared', { fields: listOf(sharing) }) : ''}
         </p>
         {field.allowed_values && <Picklist field={field} id={id} editable={!readOnly} busy={busy} />}
         <p class="field-count" id={`${id}-count`} hidden={!countShown}>

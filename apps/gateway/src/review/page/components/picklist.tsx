@@ -1,6 +1,6 @@
 /** An enum field's picklist: the allowed values, and (while the review is open) a panel mapping each value of the column to one. */
 import { useState } from 'preact/hooks';
-import { isolate, numbers, shownText, t } from '../i18n';
+import { isolate, listOf, numbers, shownText, t } from '../i18n';
 import { picklistValues, savePicklist } from '../state';
 import type { Field, PicklistValues } from '../types';
 
@@ -20,7 +20,7 @@ export function Picklist({ field, id, editable, busy }: { field: Field; id: stri
   };
   return (
     <div>
-      <p class="muted">{t('picklist_allowed', { values: (field.allowed_values ?? []).map(allowedWords).join(', ') })}</p>
+      <p class="muted">{t('picklist_allowed', { values: listOf((field.allowed_values ?? []).map(allowedWords)) })}</p>
       {editable && (
         <button
           type="button"

@@ -4,7 +4,7 @@
  * often a row broken by a delimiter or line break in an unquoted value, whose values moved to other
  * columns; the reviewer is told where the first one is, so they can check it before approving.
  */
-import { isolate, t } from '../i18n';
+import { isolate, listOf, t } from '../i18n';
 import type { ReviewView } from '../types';
 
 /** Column names shown before "…": a file of many ragged columns must not make the notice a wall. */
@@ -14,7 +14,7 @@ export function RowsOutOfLineNotice({ view }: { view: ReviewView }) {
   const shape = view.rows_out_of_line;
   if (!shape) return null;
   const names = shape.extra_columns.slice(0, NAMES_SHOWN).map(isolate);
-  const columns = shape.extra_columns.length > NAMES_SHOWN ? `${names.join(', ')}, …` : names.join(', ');
+  const columns = listOf(shape.extra_columns.length > NAMES_SHOWN ? [...names, '…'] : names);
   return (
     <>
       {shape.longer_rows > 0 && shape.first_longer_row !== null && (
