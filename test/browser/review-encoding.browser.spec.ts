@@ -1,8 +1,7 @@
 /// <reference lib="dom" />
 import iconv from 'iconv-lite';
-import type { Page } from 'playwright-core';
 import { axeViolations, screenshot } from '../support/browser';
-import { reviewBrowserSuite } from '../support/review-browser';
+import { focusedId, reviewBrowserSuite } from '../support/review-browser';
 import { reviewApi, waitForRun } from '../support/service-harness';
 
 /**
@@ -23,20 +22,9 @@ describe('hosted review page: the encoding of a text file', () => {
       mapping: { email: 'E-mail', first_name: 'Città', age: 'Anni' },
     });
 
-  async function openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await suite.browser.newContext({
-      viewport: { width: options.width ?? 1100, height: 900 },
-      colorScheme: options.colorScheme ?? 'light',
-      locale: 'en-US',
-    });
-    const page = await context.newPage();
-    await page.goto(url);
-    // By its id: its name is in the run's language.
-    await page.locator('#encoding-choice').waitFor();
-    return page;
-  }
-
-  const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+  // By its id: its name is in the run's language.
+  const openPage = (url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) =>
+    suite.openPage(url, { ...options, ready: '#encoding-choice' });
 
   it('reads the file in another encoding chosen by keyboard: the columns, preview and mapping follow', async () => {
     const run = await textRun();

@@ -1,8 +1,7 @@
 /// <reference lib="dom" />
 import ExcelJS from 'exceljs';
-import type { Page } from 'playwright-core';
 import { axeViolations, screenshot } from '../support/browser';
-import { reviewBrowserSuite } from '../support/review-browser';
+import { focusedId, reviewBrowserSuite } from '../support/review-browser';
 
 /**
  * The review page tells the reviewer of rows that do not line up with the file's first row (a row broken
@@ -17,17 +16,9 @@ const MAPPING = { email: 'E-mail', first_name: 'Name', age: 'Age' };
 describe('hosted review page: rows that do not line up with the first row', () => {
   const suite = reviewBrowserSuite();
 
-  async function openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await suite.browser.newContext({
-      viewport: { width: options.width ?? 1100, height: 900 },
-      colorScheme: options.colorScheme ?? 'light',
-      locale: 'en-US',
-    });
-    const page = await context.newPage();
-    await page.goto(url);
-    await page.locator('#preview').waitFor();
-    return page;
-  }
+  // By its id: the preview's heading is in the run's language.
+  const openPage = (url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) =>
+    suite.openPage(url, { ...options, ready: '#preview' });
 
   it('says how many rows are longer and shorter, the first of each, and the unnamed column the extra values are in', async () => {
     const run = await suite.readyRun({ content: BROKEN, mapping: MAPPING });
@@ -101,9 +92,8 @@ describe('hosted review page: rows that do not line up with the first row', () =
     const sheet = page.getByRole('combobox', { name: 'Sheet of the workbook' });
     await sheet.waitFor();
     await expect(page.locator('[data-notice^="rows_"]').count()).resolves.toBe(0);
-    const focusedId = () => page.evaluate(() => document.activeElement?.id ?? '');
-    for (let i = 0; i < 15 && (await focusedId()) !== 'sheet-choice'; i++) await page.keyboard.press('Tab');
-    expect(await focusedId()).toBe('sheet-choice');
+    for (let i = 0; i < 15 && (await focusedId(page)) !== 'sheet-choice'; i++) await page.keyboard.press('Tab');
+    expect(await focusedId(page)).toBe('sheet-choice');
     await page.keyboard.press('ArrowDown');
     // Said once the sheet is read, after which sheet it is: the note itself is not a live region, so the status points to it.
     await page

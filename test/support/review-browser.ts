@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './browser';
 import {
   ADMIN_TOKEN,
@@ -27,7 +27,12 @@ export interface ReviewBrowserSuite {
     body?: Record<string, unknown>;
     mapping?: Record<string, string | null>;
   }): Promise<{ id: string; review_url: string }>;
+  /** The review page in a context of its own (US English browser, light unless said), once `ready` (a selector) shows. */
+  openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark'; ready: string }): Promise<Page>;
 }
+
+/** The id of the element that has the keyboard ('' when none has). */
+export const focusedId = (page: Page): Promise<string> => page.evaluate(() => document.activeElement?.id ?? '');
 
 /** Starts the service, an organization and Chromium before the suite's tests, and stops them after. */
 export function reviewBrowserSuite(): ReviewBrowserSuite {
@@ -52,6 +57,13 @@ export function reviewBrowserSuite(): ReviewBrowserSuite {
     },
     get browser() {
       return browser;
+    },
+    async openPage(url, { width = 1100, colorScheme = 'light', ready }) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme, locale: 'en-US' });
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.locator(ready).waitFor();
+      return page;
     },
     async readyRun({ content, filename = 'people.csv', body = {}, mapping }) {
       const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
