@@ -87,6 +87,17 @@ describe('review: rows that do not line up with the first row', () => {
       expect((await even.api.state()).body.rows_out_of_line).toBeNull();
       expect((await sourceParsed(even.runId)).row_shape).toBeUndefined();
     }
+    // A row broken under a header that ends with a delimiter: its last value is in a column the header does not name.
+    const broken = await review('people.csv', Buffer.from('E-mail,Name,Age,\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41\n'));
+    const header = await call(broken.api.at('header'), { method: 'POST', body: { input_has_header: true } });
+    expect(header.body.rows_out_of_line).toEqual({
+      first_row_cells: 3,
+      longer_rows: 1,
+      first_longer_row: 2,
+      extra_columns: ['column_4'],
+      shorter_rows: 0,
+      first_shorter_row: null,
+    });
     // A value past the header's cells is still told, after an empty one.
     const late = await review('people.csv', Buffer.from('E-mail,Name\nada@x.org,Ada,,\ngrace@x.org,Grace,,note\n'));
     expect((await late.api.state()).body.rows_out_of_line).toMatchObject({ longer_rows: 1, first_longer_row: 2, shorter_rows: 0 });

@@ -140,16 +140,16 @@ export interface SourceParsed {
   row_shape?: RowShape;
 }
 /**
- * Rows of an uploaded table with a value past its first row's cells (in columns no header names) or, in a
- * delimited file, lacking a cell the first row has a value in. Empty cells at a row's end count for
- * neither (a delimiter that ends every data line, or the header's only). Row numbers count the file's
- * rows with a value, 1 being its first row (the header, when it has one).
+ * Rows of an uploaded table with a value past its first row's last value (in columns no header names)
+ * or, in a delimited file, lacking a cell up to it. Empty cells at a row's end count for neither (a
+ * delimiter that ends every data line, or the header's only). Row numbers count the file's rows with
+ * a value, 1 being its first row (the header, when it has one).
  */
 export interface RowShape {
-  /** Cells in the file's first row. */
+  /** Cells in the file's first row, up to its last with a value. */
   first_row_cells: number;
   longer_rows: number;
-  /** The first row with a value past the first row's cells; null when none has. */
+  /** The first row with a value past the first row's last; null when none has. */
   first_longer_row: number | null;
   shorter_rows: number;
   first_shorter_row: number | null;

@@ -6,7 +6,7 @@ import type { RunState } from '@app/domain';
  * columns the longer rows' extra values are in (they have no name in the header: `column_N`).
  */
 export interface RowsOutOfLine {
-  /** Cells in the file's first row (the header, when the first row is one). */
+  /** Cells in the file's first row (the header, when the first row is one), up to its last with a value. */
   first_row_cells: number;
   longer_rows: number;
   /** The first longer row's data row number; null when none is longer. */

@@ -86,25 +86,19 @@ function joinTallies(first: RowWidthCount[], later: RowWidthCount[], firstRows: 
   return [...byWidth.values()].sort((a, b) => a[0] - b[0]);
 }
 
-/** The first row as the others are compared with: all its cells, and its cells up to its last value. */
-export interface FirstRowWidth {
-  cells: number;
-  filled: number;
-}
-
 /**
  * Rows whose cells do not line up with the first row's, as the review tells them (row numbers of the
- * file, 1 = its first row). Null when every row lines up. A row is longer when it has a value past
- * the first row's last cell, shorter when it lacks a cell the first row has a value in.
- * `shorterCounts`: whether a row with fewer cells says anything; not in a workbook, whose rows end
- * at their last cell with a value.
+ * file, 1 = its first row). Null when every row lines up. `firstRowCells`: the first row's cells up
+ * to its last with a value (a header ending with a delimiter names no column past it): a row is
+ * longer when it has a value past that cell, shorter when it lacks a cell up to it. `shorterCounts`: whether a row with
+ * fewer cells says anything; not in a workbook, whose rows end at their last cell with a value.
  */
-export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorterCounts: boolean): RowShape | null {
-  const longer = rowsWhere(widths.filled, (filled) => filled > first.cells);
-  const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < first.filled) : { rows: 0, first: null };
+export function rowShapeOf(widths: RowWidthCounts, firstRowCells: number, shorterCounts: boolean): RowShape | null {
+  const longer = rowsWhere(widths.filled, (filled) => filled > firstRowCells);
+  const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < firstRowCells) : { rows: 0, first: null };
   if (longer.rows === 0 && shorter.rows === 0) return null;
   return {
-    first_row_cells: first.cells,
+    first_row_cells: firstRowCells,
     longer_rows: longer.rows,
     first_longer_row: longer.first,
     shorter_rows: shorter.rows,

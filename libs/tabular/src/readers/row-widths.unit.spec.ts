@@ -71,7 +71,7 @@ describe('row widths', () => {
       [6, 1, 12],
     ];
     const same = { cells, filled: cells };
-    expect(rowShapeOf(same, { cells: 3, filled: 3 }, true)).toEqual({
+    expect(rowShapeOf(same, 3, true)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
@@ -79,14 +79,14 @@ describe('row widths', () => {
       first_shorter_row: 9,
     });
     // A workbook's row ends at its last value: fewer cells say nothing there.
-    expect(rowShapeOf(same, { cells: 3, filled: 3 }, false)).toEqual({
+    expect(rowShapeOf(same, 3, false)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
       shorter_rows: 0,
       first_shorter_row: null,
     });
-    expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, { cells: 3, filled: 3 }, true)).toBeNull();
+    expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, 3, true)).toBeNull();
     expect(
       rowShapeOf(
         {
@@ -99,7 +99,7 @@ describe('row widths', () => {
             [3, 1, 1],
           ],
         },
-        { cells: 3, filled: 3 },
+        3,
         false,
       ),
     ).toBeNull();
@@ -114,7 +114,7 @@ describe('row widths', () => {
       ] as RowWidthCount[],
       filled: [[2, 51, 1]] as RowWidthCount[],
     };
-    expect(rowShapeOf(dataEndsWithDelimiter, { cells: 2, filled: 2 }, true)).toBeNull();
+    expect(rowShapeOf(dataEndsWithDelimiter, 2, true)).toBeNull();
     // "a,b," over rows of "1,2": the header's third cell is empty.
     const headerEndsWithDelimiter = {
       cells: [
@@ -123,23 +123,23 @@ describe('row widths', () => {
       ] as RowWidthCount[],
       filled: [[2, 51, 1]] as RowWidthCount[],
     };
-    expect(rowShapeOf(headerEndsWithDelimiter, { cells: 3, filled: 2 }, true)).toBeNull();
-    // ...but a row of "1" under "a,b," lacks a value the header has, and "1,2,3,4" has one past its cells.
+    expect(rowShapeOf(headerEndsWithDelimiter, 2, true)).toBeNull();
+    // ...but a row of "1" under "a,b," lacks a value the header has, and "1,2,3" has one where the header names no
+    // column: the header's empty last cell names none.
     const broken = {
       cells: [
         [1, 1, 7],
         [2, 50, 2],
-        [3, 1, 1],
-        [4, 1, 9],
+        [3, 2, 1],
       ] as RowWidthCount[],
       filled: [
         [1, 1, 7],
         [2, 51, 1],
-        [4, 1, 9],
+        [3, 1, 9],
       ] as RowWidthCount[],
     };
-    expect(rowShapeOf(broken, { cells: 3, filled: 2 }, true)).toEqual({
-      first_row_cells: 3,
+    expect(rowShapeOf(broken, 2, true)).toEqual({
+      first_row_cells: 2,
       longer_rows: 1,
       first_longer_row: 9,
       shorter_rows: 1,
