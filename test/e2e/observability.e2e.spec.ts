@@ -70,13 +70,32 @@ describe('operators: a process that cannot start says why', () => {
     expect(run.status).toBe(1);
     // Refused as the configuration is read, before anything was made: no database, no key files left behind.
     expect(readdirSync(dataDir)).toEqual([]);
-    expect(run.stderr).toContain('ADMIN_TOKEN must be at least 32 characters long (it has 5)');
+    // One JSON line, as the process logs (LOG_FORMAT=json): a log pipeline reads it like any other.
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 60,
+      context: 'Config',
+      msg: 'The service could not start: ADMIN_TOKEN must be at least 32 characters long (it has 5); generate one with `openssl rand -hex 32`.',
+      err: { type: 'Error' },
+    });
+  });
+
+  it('the same as text, with its stack, where the logs are for a person (LOG_FORMAT=pretty)', () => {
+    const run = start('standalone', { PORT: '0', ADMIN_TOKEN: 'short', LOG_FORMAT: 'pretty' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /^The service could not start: ADMIN_TOKEN must be at least 32 characters long \(it has 5\)[^\n]*\nError: ADMIN_TOKEN/,
+    );
   });
 
   it('a worker with a HEALTH_PORT that is no port: exit 1, naming it', () => {
     const run = start('projector', { HEALTH_PORT: 'abc' });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "abc"');
+    expect(JSON.parse(run.stderr.trim())).toMatchObject({
+      level: 60,
+      msg: 'The service could not start: HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "abc"',
+    });
   });
 });
 

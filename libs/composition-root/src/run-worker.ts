@@ -4,6 +4,7 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import type { AsyncMicroserviceOptions, MicroserviceOptions } from '@nestjs/microservices';
 import { createServer } from 'node:http';
 import { healthPort } from '@app/config';
+import { refuseStart } from '@app/logging';
 import { scrape } from '@app/metrics';
 import { PassErrorsToTransport, RunEventsServer } from '@app/run-event-transport';
 import { Readiness, readinessAnswer } from './readiness';
@@ -18,7 +19,12 @@ import { Readiness, readinessAnswer } from './readiness';
  */
 export async function runWorker(module: Type<unknown>, name: string): Promise<{ app: INestMicroservice; close(): Promise<void> }> {
   const logger = new Logger(name);
-  const port = healthPort(process.env);
+  let port: number | null;
+  try {
+    port = healthPort(process.env);
+  } catch (err) {
+    return refuseStart(err as Error);
+  }
   const transport: AsyncMicroserviceOptions = {
     useFactory: (server: RunEventsServer): MicroserviceOptions => ({ strategy: server }),
     inject: [RunEventsServer],

@@ -4,3 +4,4 @@ export * from './log-context';
 export * from './access-log';
 export * from './log-destination';
 export * from './log-fields';
+export * from './config-or-exit';
