@@ -78,6 +78,11 @@ describe('review page API', () => {
       token: org.apiKey,
       body: { schema_id: org.schemaId, filename: 'dup.csv' },
     });
+    // Before the file is uploaded there is no first row to read: the review is not ready (not the 410 of a file gone).
+    for (const value of [true, false]) {
+      const early = await call(reviewApi(run.body.review_url).at('header'), { method: 'POST', body: { input_has_header: value } });
+      expect([early.status, early.body.error.code]).toEqual([409, 'review_not_ready']);
+    }
     await upload(run.body, 'E-mail,Years,Years\na@x.org,30,1\nb@x.org,31,2\n');
     await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(run.body.review_url);

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
-import { CELL_PROBLEMS } from '@app/domain';
+import { CELL_PROBLEMS, requireHeaderChoice } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { objectBodyOrNone } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
@@ -197,6 +197,8 @@ export class ReviewController {
       throw ApiError.validation({ input_has_header: ['input_has_header must be true or false.'] });
     // Already so: nothing to record (the page may send it twice).
     if (body.input_has_header === run.input_has_header) return this.review.view(run);
+    // Refused before the first row is read: a run whose file is not uploaded yet has none (409, not the 410 of a file gone).
+    requireHeaderChoice(run, new Date().toISOString());
     const firstRow = await this.previews.firstRow(run);
     return this.review.act(
       run,

@@ -85,6 +85,17 @@ function headerChoice(run: RunState, choice: { input_has_header: boolean; first_
 }
 
 /**
+ * Whether the run's review may say whether its first row holds the column names: an open review of
+ * an uploaded table. Checked before the first row is read (the gateway: a run with no file yet has
+ * none to read) and again when the choice is recorded.
+ */
+export function requireHeaderChoice(run: RunState, at: string): void {
+  requireOpenReview(run, at);
+  if (run.rows_origin !== 'file' || run.source_format === null)
+    refuse('header_not_applicable', 'Only the rows of an uploaded table have a header row to choose.');
+}
+
+/**
  * Whether the run's review may switch to the worksheet `sheet`: an open review of an
  * uploaded workbook that has a sheet of that name with data. Checked before the sheet is
  * read (the gateway) and again when the choice is recorded.
@@ -273,9 +284,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     }
 
     case 'ChooseHeaderRow': {
-      requireOpenReview(run, command.at);
-      if (run.rows_origin !== 'file' || run.source_format === null)
-        refuse('header_not_applicable', 'Only the rows of an uploaded table have a header row to choose.');
+      requireHeaderChoice(run, command.at);
       if (command.input_has_header === run.input_has_header) return [];
       // The first row was read from the sheet the read model showed: another tab may have chosen another since.
       if (command.sheet !== undefined && command.sheet !== (run.sheet ?? null))
