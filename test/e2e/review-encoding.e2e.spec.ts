@@ -32,6 +32,22 @@ describe("review: choosing a text file's encoding", () => {
     return { runId: run.body.id as string, api, choose: (body: unknown) => call(api.at('encoding'), { method: 'POST', body }) };
   }
 
+  it('reads a windows-1252 file whose first accented letters come after its first 64 KiB in windows-1252, not as broken UTF-8', async () => {
+    const rows = Array.from({ length: 8_000 }, (_, i) => `p${i}@x.org,Person${i},${20 + (i % 50)},Rome`);
+    rows[7_499] = 'nic@x.org,Niccolò,30,Città';
+    const file = iconv.encode(`E-mail,Nome,Anni,City\n${rows.join('\n')}\n`, 'windows-1252');
+    expect(file.indexOf(0xf2)).toBeGreaterThan(64 * 1024); // the first byte past ASCII: "ò"
+    const { api } = await review('people.csv', file);
+    const opened = (await api.state()).body;
+    expect(opened).toMatchObject({ encoding: 'windows-1252', total_rows: 8_000, source_headers: ['E-mail', 'Nome', 'Anni', 'City'] });
+    const mapping_rule = { email: 'E-mail', first_name: 'Nome', age: 'Anni' };
+    expect((await api.edit(mapping_rule)).status).toBe(200);
+    // Rows from data row 7,491 on (offset 7,490): the tenth is the accented one, data row 7,500.
+    const page = await call(api.at('preview'), { method: 'POST', body: { mapping_rule, offset: 7_490 } });
+    expect(page.status).toBe(200);
+    expect(page.body.rows[9].first_name.value).toBe('NICCOLÒ');
+  });
+
   it('reads the file in the encoding chosen: headers, preview and mapping follow, and the output is decoded in it', async () => {
     const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
     const opened = (await api.state()).body;

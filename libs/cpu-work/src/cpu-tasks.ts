@@ -14,6 +14,7 @@ import {
   scanArrivingSource,
   scanSourceFirstPart,
   scanSourceLaterPart,
+  sourceEncodingPastAscii,
   writeOutputPart,
   writeRunOutput,
   type FirstPass,
@@ -39,6 +40,8 @@ export const CPU_TASKS = {
   /** With `sheet`: that worksheet of the run's workbook, read again for the reviewer's choice. */
   inspectStructuredFile: (input: { run: RunState } & SourceChoice, env: TaskEnvironment, progress: (rows: number) => void) =>
     inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, { sheet: input.sheet, encoding: input.encoding }),
+  /** The code page of a text file read as UTF-8 from its ASCII head and refused further on (SourceInspector reads it again in it). */
+  sourceEncodingPastAscii: (input: { run: RunState }, env: TaskEnvironment) => sourceEncodingPastAscii(env.blobs, input.run),
   /** A big delimited source's two parts, scanned at once on two threads (SourceInspector); each works out the split itself. */
   scanSourceFirstPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
     scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress),

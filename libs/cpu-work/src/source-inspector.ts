@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import type { RunState } from '@app/domain';
+import { RUN_ERRORS, type RunState } from '@app/domain';
 import {
   HEADER_SAMPLE_ROWS,
   mayScanInParts,
@@ -15,6 +15,8 @@ import { joinScanParts, type DelimitedScan } from '@app/tabular';
 import { ArrivingScans, type ArrivingSource } from './arriving-scans';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 import type { SourceArrival } from './source-arrival';
+
+const ENCODING_INVALID = RUN_ERRORS.encodingInvalid.code;
 
 /**
  * Ingestion's first read of a run's source (inspectStructuredFile), on two CPU worker threads
@@ -47,21 +49,31 @@ export class SourceInspector implements SourceArrival {
 
   /**
    * The scan made as the source arrived when there is one that read every stored byte; else a
-   * read of the stored file. `onProgress` hears the rows read so far (both parts together),
-   * never fewer than it heard before.
+   * read of the stored file. A text file detected as UTF-8 from an ASCII head and refused as
+   * not UTF-8 further on is read again in the code page its later bytes say (encodingPastAscii:
+   * a windows-1252 list whose first accented name comes late). `onProgress` hears the rows read
+   * so far (both parts together), never fewer than it heard before.
    */
   async inspect(run: RunState, { onProgress }: Pick<CpuTaskOptions, 'onProgress'> = {}): Promise<IngestionOutcome> {
-    const arrived = await this.scannedOnArrival(run);
-    if (arrived) {
-      await onProgress?.(arrived.rows);
-      return parsedFromScan(this.blobs, run, arrived);
-    }
     let heard = 0;
     const progress = (rows: number) => {
       if (rows <= heard) return;
       heard = rows;
       return onProgress?.(rows);
     };
+    const outcome = await this.firstRead(run, progress);
+    if (!('failed' in outcome) || outcome.failed.code !== ENCODING_INVALID) return outcome;
+    const encoding = await this.cpu.run('sourceEncodingPastAscii', { run });
+    if (!encoding) return outcome;
+    return this.cpu.run('inspectStructuredFile', { run, encoding }, { onProgress: progress });
+  }
+
+  private async firstRead(run: RunState, progress: (rows: number) => unknown): Promise<IngestionOutcome> {
+    const arrived = await this.scannedOnArrival(run);
+    if (arrived) {
+      await progress(arrived.rows);
+      return parsedFromScan(this.blobs, run, arrived);
+    }
     const joined = this.cpu.threads >= 2 && (await mayScanInParts(this.blobs, run)) ? await this.inTwoParts(run, progress) : null;
     return joined ?? this.cpu.run('inspectStructuredFile', { run }, { onProgress: progress });
   }

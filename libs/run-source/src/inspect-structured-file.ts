@@ -1,10 +1,20 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunError, SourceParsed } from '@app/contracts';
-import { STAGES, detectHeader, headerNames, rowIndexKeyOf, runError, type RunState } from '@app/domain';
+import {
+  STAGES,
+  detectHeader,
+  headerNames,
+  isChoosableEncoding,
+  rowIndexKeyOf,
+  runError,
+  type ChoosableEncoding,
+  type RunState,
+} from '@app/domain';
 import {
   NotPlainDelimited,
   SourceProblem,
+  encodingPastAscii,
   openTable,
   filledWidth,
   rowShapeOf,
@@ -56,6 +66,22 @@ export async function inspectStructuredFile(
     (await readWhole(blobs, run, format, limits, onProgress, choice));
   if ('failed' in read) return read;
   return parsedSource(blobs, run, read);
+}
+
+/**
+ * The code page to read a run's text file in when its first 64 KiB are ASCII and the bytes past them are not UTF-8
+ * (libs/tabular's encodingPastAscii: a windows-1252 list whose first accented name comes late); null for any other
+ * file. Ingestion reads such a file again in it instead of failing it as text that is not UTF-8.
+ */
+export async function sourceEncodingPastAscii(blobs: BlobStore, run: RunState): Promise<ChoosableEncoding | null> {
+  if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return null;
+  const input = await blobs.openRead(run.source_key);
+  try {
+    const encoding = await encodingPastAscii(input);
+    return isChoosableEncoding(encoding) ? encoding : null;
+  } finally {
+    input.destroy();
+  }
 }
 
 /** What a delimited file's scan learned, as ingestion's outcome (the row index stored beside the file). */

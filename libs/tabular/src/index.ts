@@ -12,3 +12,4 @@ export * from './readers/row-index';
 export * from './readers/delimited-scan';
 export * from './readers/delimited-scan-parts';
 export * from './readers/row-widths';
+export * from './readers/encoding-past-ascii';

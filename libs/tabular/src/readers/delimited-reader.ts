@@ -11,7 +11,8 @@ import type { OpenedTable } from './table-reader';
 import { decodeText, DECODED_TEXT_CHARS, detectEncoding } from './text-decoding';
 
 const DELIMITERS = [',', ';', '\t', '|'];
-const SAMPLE_BYTES = 64 * 1024;
+/** The first bytes of a delimited file its encoding and delimiter are told from. */
+export const SAMPLE_BYTES = 64 * 1024;
 
 /** Papaparse's own guess over a sample of the file; comma when it cannot tell. */
 export function detectDelimiter(sample: string): string {

@@ -1,0 +1,42 @@
+import iconv from 'iconv-lite';
+import { encodingPastAscii } from './encoding-past-ascii';
+import { SAMPLE_BYTES } from './delimited-reader';
+
+/** The bytes in pieces of `size`, as a stored file or a connection hands them over. */
+async function* inPieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+/** Rows of plain ASCII past the first SAMPLE_BYTES, then `tail`. */
+const lateTail = (tail: string, encoding: string): Buffer => {
+  const rows: string[] = [];
+  for (let i = 0; rows.join('\n').length < SAMPLE_BYTES + 5_000; i++) rows.push(`person${i}@example.org,Person ${i},Rome`);
+  return Buffer.concat([Buffer.from(rows.join('\n') + '\n'), iconv.encode(tail, encoding)]);
+};
+
+const ITALIAN =
+  'anna@example.org,Anna,Città\nluca@example.org,Luca,Forlì\nmarco@example.org,Marco,Cantù\nsara@example.org,Sara,Perché no\n';
+
+describe('the code page of a file whose first 64 KiB are ASCII', () => {
+  it('is told from the bytes past them, however the file is cut into pieces', async () => {
+    const file = lateTail(ITALIAN, 'windows-1252');
+    for (const size of [1, 1000, 64 * 1024, 1024 * 1024]) {
+      if (size === 1 && file.length > 200_000) continue;
+      await expect(encodingPastAscii(inPieces(file, size))).resolves.toBe('windows-1252');
+    }
+    await expect(encodingPastAscii(inPieces(lateTail('Иван,Москва,улица Ленина\n'.repeat(40), 'windows-1251'), 4096))).resolves.toBe(
+      'windows-1251',
+    );
+  });
+
+  it('is none when detection saw a letter past ASCII, when there is none, or when the later text reads as UTF-8', async () => {
+    // A letter past ASCII inside the first 64 KiB: detection looked at it, and its answer stands.
+    const early = Buffer.concat([iconv.encode(ITALIAN, 'windows-1252'), lateTail('', 'utf-8')]);
+    await expect(encodingPastAscii(inPieces(early, 4096))).resolves.toBeNull();
+    await expect(encodingPastAscii(inPieces(lateTail('', 'utf-8'), 4096))).resolves.toBeNull();
+    // UTF-8 with one broken byte after many good letters: a UTF-8 file that is damaged, refused as it was.
+    const damaged = Buffer.concat([lateTail(ITALIAN.repeat(20), 'utf-8'), Buffer.from([0xe0, 0x41, 0x0a])]);
+    await expect(encodingPastAscii(inPieces(damaged, 4096))).resolves.toBeNull();
+    await expect(encodingPastAscii(inPieces(lateTail(ITALIAN, 'utf-8'), 4096))).resolves.toBeNull();
+  });
+});
