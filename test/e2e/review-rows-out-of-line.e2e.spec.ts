@@ -98,6 +98,11 @@ describe('review: rows that do not line up with the first row', () => {
       shorter_rows: 0,
       first_shorter_row: null,
     });
+    // A file without a header whose first record lacks its last value: read as data, that cell is there, missing.
+    const headerless = await review('people.csv', Buffer.from('ann@x.org,Ann,\nbob@x.org,Bob,555\ncid@x.org,Cid,556\n'));
+    const headerlessState = (await headerless.api.state()).body;
+    expect(headerlessState.input_has_header).toBe(false);
+    expect(headerlessState.rows_out_of_line).toBeNull();
     // A value past the header's cells is still told, after an empty one.
     const late = await review('people.csv', Buffer.from('E-mail,Name\nada@x.org,Ada,,\ngrace@x.org,Grace,,note\n'));
     expect((await late.api.state()).body.rows_out_of_line).toMatchObject({ longer_rows: 1, first_longer_row: 2, shorter_rows: 0 });

@@ -140,19 +140,24 @@ export interface SourceParsed {
   row_shape?: RowShape;
 }
 /**
- * Rows of an uploaded table with a value past its first row's last value (in columns no header names)
- * or, in a delimited file, lacking a cell up to it. Empty cells at a row's end count for neither (a
- * delimiter that ends every data line, or the header's only). Row numbers count the file's rows with
- * a value, 1 being its first row (the header, when it has one).
+ * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
+ * have) or, in a delimited file, lacking a cell up to the first row's last value. Empty cells at a row's
+ * end do not make it longer (a delimiter that ends every data line). Row numbers count the file's rows
+ * with a value, 1 being its first row (the header, when it has one).
  */
 export interface RowShape {
-  /** Cells in the file's first row, up to its last with a value. */
+  /** Cells in the file's first row. */
   first_row_cells: number;
   longer_rows: number;
-  /** The first row with a value past the first row's last; null when none has. */
+  /** The first row with a value past the first row's cells; null when none has. */
   first_longer_row: number | null;
   shorter_rows: number;
   first_shorter_row: number | null;
+  /**
+   * When the first row ends with empty cells and more rows have a value past its last value than past its cells:
+   * those rows, as they read under the first row taken as the header (it names no column past its last value).
+   */
+  past_header_values?: { first_row_values: number; longer_rows: number; first_longer_row: number | null };
 }
 /** A workbook's worksheet as ingestion found it. */
 export interface SourceSheet {

@@ -112,7 +112,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   if (rows === 1 && hasHeader && run.input_has_header_override === true)
     return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
   // A workbook's row ends at its last cell with a value: only a delimited row with fewer cells lacks some.
-  const rowShape = rowShapeOf(widths, filledWidth(firstRow), table.format === 'delimited');
+  const rowShape = rowShapeOf(widths, { cells: firstRow.length, filled: filledWidth(firstRow) }, table.format === 'delimited');
   return {
     parsed: {
       source_headers: headerNames(firstRow, hasHeader, width),

@@ -6,7 +6,7 @@ import type { RunState } from '@app/domain';
  * columns the longer rows' extra values are in (they have no name in the header: `column_N`).
  */
 export interface RowsOutOfLine {
-  /** Cells in the file's first row (the header, when the first row is one), up to its last with a value. */
+  /** Cells in the file's first row (the header, when it is one: up to its last with a value, as it names no column past it). */
   first_row_cells: number;
   longer_rows: number;
   /** The first longer row's data row number; null when none is longer. */
@@ -20,14 +20,20 @@ export interface RowsOutOfLine {
 export function rowsOutOfLine(run: Pick<RunState, 'row_shape' | 'input_has_header' | 'source_headers'>): RowsOutOfLine | null {
   const shape = run.row_shape;
   if (!shape) return null;
+  // Read as the header, a first row that ends with empty cells names no column past its last value.
+  const past = run.input_has_header && shape.past_header_values;
+  const longer = past
+    ? { cells: past.first_row_values, rows: past.longer_rows, first: past.first_longer_row }
+    : { cells: shape.first_row_cells, rows: shape.longer_rows, first: shape.first_longer_row };
+  if (longer.rows === 0 && shape.shorter_rows === 0) return null;
   // Row numbers count the file's rows from its first; the page counts data rows, after the header when there is one.
   const before = run.input_has_header ? 1 : 0;
   const dataRow = (row: number | null) => (row === null ? null : row - before);
   return {
-    first_row_cells: shape.first_row_cells,
-    longer_rows: shape.longer_rows,
-    first_longer_row: dataRow(shape.first_longer_row),
-    extra_columns: run.source_headers.slice(shape.first_row_cells),
+    first_row_cells: longer.cells,
+    longer_rows: longer.rows,
+    first_longer_row: dataRow(longer.first),
+    extra_columns: run.source_headers.slice(longer.cells),
     shorter_rows: shape.shorter_rows,
     first_shorter_row: dataRow(shape.first_shorter_row),
   };

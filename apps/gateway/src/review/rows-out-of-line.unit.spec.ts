@@ -28,4 +28,27 @@ describe('rows out of line, as the review tells them', () => {
     expect(rowsOutOfLine({ row_shape: null, input_has_header: true, source_headers })).toBeNull();
     expect(rowsOutOfLine({ input_has_header: true, source_headers })).toBeNull();
   });
+
+  it('reads the rows past a first row that ends with empty cells as the header answer has it', () => {
+    const shape = {
+      first_row_cells: 3,
+      longer_rows: 0,
+      first_longer_row: null,
+      shorter_rows: 0,
+      first_shorter_row: null,
+      past_header_values: { first_row_values: 2, longer_rows: 39, first_longer_row: 2 },
+    };
+    const headers = ['E-mail', 'Name', 'column_3'];
+    // A header names no column past its last value: every row with a value there is told.
+    expect(rowsOutOfLine({ row_shape: shape, input_has_header: true, source_headers: headers })).toEqual({
+      first_row_cells: 2,
+      longer_rows: 39,
+      first_longer_row: 1,
+      extra_columns: ['column_3'],
+      shorter_rows: 0,
+      first_shorter_row: null,
+    });
+    // Read as data, the first row has that cell (its value is missing): nothing to tell.
+    expect(rowsOutOfLine({ row_shape: shape, input_has_header: false, source_headers: ['column_1', 'column_2', 'column_3'] })).toBeNull();
+  });
 });

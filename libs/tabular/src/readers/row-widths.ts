@@ -86,23 +86,35 @@ function joinTallies(first: RowWidthCount[], later: RowWidthCount[], firstRows: 
   return [...byWidth.values()].sort((a, b) => a[0] - b[0]);
 }
 
+/** The first row as the others are compared with: all its cells, and its cells up to its last with a value. */
+export interface FirstRowWidth {
+  cells: number;
+  filled: number;
+}
+
 /**
  * Rows whose cells do not line up with the first row's, as the review tells them (row numbers of the
- * file, 1 = its first row). Null when every row lines up. `firstRowCells`: the first row's cells up
- * to its last with a value (a header ending with a delimiter names no column past it): a row is
- * longer when it has a value past that cell, shorter when it lacks a cell up to it. `shorterCounts`: whether a row with
- * fewer cells says anything; not in a workbook, whose rows end at their last cell with a value.
+ * file, 1 = its first row). Null when every row lines up. A row is longer when it has a value past
+ * the first row's cells, shorter when it lacks a cell up to the first row's last value. When the first
+ * row ends with empty cells, read as a header it names no column there, so rows with a value past its
+ * last value are counted too (`past_header_values`); read as data those cells are its missing values.
+ * `shorterCounts`: whether a row with fewer cells says anything; not in a workbook, whose rows end at
+ * their last cell with a value.
  */
-export function rowShapeOf(widths: RowWidthCounts, firstRowCells: number, shorterCounts: boolean): RowShape | null {
-  const longer = rowsWhere(widths.filled, (filled) => filled > firstRowCells);
-  const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < firstRowCells) : { rows: 0, first: null };
-  if (longer.rows === 0 && shorter.rows === 0) return null;
+export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorterCounts: boolean): RowShape | null {
+  const longer = rowsWhere(widths.filled, (filled) => filled > first.cells);
+  const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < first.filled) : { rows: 0, first: null };
+  const pastValues = first.filled < first.cells ? rowsWhere(widths.filled, (filled) => filled > first.filled) : longer;
+  if (pastValues.rows === 0 && shorter.rows === 0) return null;
   return {
-    first_row_cells: firstRowCells,
+    first_row_cells: first.cells,
     longer_rows: longer.rows,
     first_longer_row: longer.first,
     shorter_rows: shorter.rows,
     first_shorter_row: shorter.first,
+    ...(pastValues.rows > longer.rows
+      ? { past_header_values: { first_row_values: first.filled, longer_rows: pastValues.rows, first_longer_row: pastValues.first } }
+      : {}),
   };
 }
 

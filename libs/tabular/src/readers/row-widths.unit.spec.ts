@@ -71,7 +71,7 @@ describe('row widths', () => {
       [6, 1, 12],
     ];
     const same = { cells, filled: cells };
-    expect(rowShapeOf(same, 3, true)).toEqual({
+    expect(rowShapeOf(same, { cells: 3, filled: 3 }, true)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
@@ -79,14 +79,14 @@ describe('row widths', () => {
       first_shorter_row: 9,
     });
     // A workbook's row ends at its last value: fewer cells say nothing there.
-    expect(rowShapeOf(same, 3, false)).toEqual({
+    expect(rowShapeOf(same, { cells: 3, filled: 3 }, false)).toEqual({
       first_row_cells: 3,
       longer_rows: 3,
       first_longer_row: 12,
       shorter_rows: 0,
       first_shorter_row: null,
     });
-    expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, 3, true)).toBeNull();
+    expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, { cells: 3, filled: 3 }, true)).toBeNull();
     expect(
       rowShapeOf(
         {
@@ -99,7 +99,7 @@ describe('row widths', () => {
             [3, 1, 1],
           ],
         },
-        3,
+        { cells: 3, filled: 3 },
         false,
       ),
     ).toBeNull();
@@ -114,7 +114,7 @@ describe('row widths', () => {
       ] as RowWidthCount[],
       filled: [[2, 51, 1]] as RowWidthCount[],
     };
-    expect(rowShapeOf(dataEndsWithDelimiter, 2, true)).toBeNull();
+    expect(rowShapeOf(dataEndsWithDelimiter, { cells: 2, filled: 2 }, true)).toBeNull();
     // "a,b," over rows of "1,2": the header's third cell is empty.
     const headerEndsWithDelimiter = {
       cells: [
@@ -123,9 +123,9 @@ describe('row widths', () => {
       ] as RowWidthCount[],
       filled: [[2, 51, 1]] as RowWidthCount[],
     };
-    expect(rowShapeOf(headerEndsWithDelimiter, 2, true)).toBeNull();
+    expect(rowShapeOf(headerEndsWithDelimiter, { cells: 3, filled: 2 }, true)).toBeNull();
     // ...but a row of "1" under "a,b," lacks a value the header has, and "1,2,3" has one where the header names no
-    // column: the header's empty last cell names none.
+    // column (its empty last cell names none); read as data, the first row has that cell, and "1,2,3" fits it.
     const broken = {
       cells: [
         [1, 1, 7],
@@ -138,12 +138,30 @@ describe('row widths', () => {
         [3, 1, 9],
       ] as RowWidthCount[],
     };
-    expect(rowShapeOf(broken, 2, true)).toEqual({
-      first_row_cells: 2,
-      longer_rows: 1,
-      first_longer_row: 9,
+    expect(rowShapeOf(broken, { cells: 3, filled: 2 }, true)).toEqual({
+      first_row_cells: 3,
+      longer_rows: 0,
+      first_longer_row: null,
       shorter_rows: 1,
       first_shorter_row: 7,
+      past_header_values: { first_row_values: 2, longer_rows: 1, first_longer_row: 9 },
+    });
+    // A first row of data that lacks its last value ("ann@x.org,Ann,") over rows that have one: nothing read as data,
+    // the rows past its last value as a header would read them.
+    const dataFirst = {
+      cells: [[3, 40, 1]] as RowWidthCount[],
+      filled: [
+        [2, 1, 1],
+        [3, 39, 2],
+      ] as RowWidthCount[],
+    };
+    expect(rowShapeOf(dataFirst, { cells: 3, filled: 2 }, true)).toEqual({
+      first_row_cells: 3,
+      longer_rows: 0,
+      first_longer_row: null,
+      shorter_rows: 0,
+      first_shorter_row: null,
+      past_header_values: { first_row_values: 2, longer_rows: 39, first_longer_row: 2 },
     });
   });
 });

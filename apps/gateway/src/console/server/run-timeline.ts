@@ -51,7 +51,9 @@ function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
 function rowShapeDetails(data: Record<string, unknown>): TimelineEntry['details'] {
   const shape = (data.row_shape ?? {}) as Partial<RowShape>;
   const details: TimelineEntry['details'] = {};
-  if (typeof shape.longer_rows === 'number' && shape.longer_rows > 0) details.longer_rows = shape.longer_rows;
+  // As the file was read then: a first row taken as the header names no column past its last value (the review's count).
+  const longer = data.input_has_header === true && shape.past_header_values ? shape.past_header_values.longer_rows : shape.longer_rows;
+  if (typeof longer === 'number' && longer > 0) details.longer_rows = longer;
   if (typeof shape.shorter_rows === 'number' && shape.shorter_rows > 0) details.shorter_rows = shape.shorter_rows;
   return details;
 }

@@ -78,4 +78,19 @@ describe('runTimeline', () => {
       { sheet: 'Even', total_rows: 3 },
     ]);
   });
+
+  it("counts the rows past a first row's last value when that row was read as the header, as the review does", () => {
+    const shape = {
+      first_row_cells: 3,
+      longer_rows: 0,
+      first_longer_row: null,
+      shorter_rows: 0,
+      first_shorter_row: null,
+      past_header_values: { first_row_values: 2, longer_rows: 1, first_longer_row: 3 },
+    };
+    const read = (input_has_header: boolean) =>
+      runTimeline([event('SourceParsed', { total_rows: 2, input_has_header, row_shape: shape })])[0].details;
+    expect(read(true)).toMatchObject({ longer_rows: 1 });
+    expect(read(false)).not.toHaveProperty('longer_rows');
+  });
 });
