@@ -12,17 +12,23 @@ import { detectEncoding, isSingleByteCodePage } from './text-decoding';
  * UTF-8 and failed there as text that is not UTF-8, though it is in one encoding throughout. Its
  * bytes before that letter are ASCII, which every code page reads alike, so the file is the code
  * page its later bytes say: detected from the 64 KiB that begin at the first byte past ASCII, by
- * the rules that detect it at the top (a sample that reads as UTF-8, or as UTF-8 with a few broken
- * sequences, is UTF-8: the file is refused as it was).
+ * the rules that detect it at the top. Whatever that sample says, a file whose bytes past ASCII are
+ * mostly well-formed UTF-8 over the rest of the file (more than ten well-formed characters to each
+ * broken sequence, detection's own line) is UTF-8 with broken bytes, and stays refused: read in a
+ * code page, every one of its good letters would be garbled.
  *
- * Reads up to that letter and 64 KiB past it: the whole file only when it is ASCII to the end.
+ * Reads the file to its end from the first byte past ASCII (only when the run would fail otherwise).
  */
 export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<string | null> {
   let offset = 0;
   const sample: Buffer[] = [];
   let sampled = 0;
+  const utf8 = new Utf8Tally();
   for await (const chunk of bytes) {
-    if (sample.length === 0) {
+    let from = chunk;
+    if (sampled === 0) {
+      // NUL bytes are no text of a code page: a file with them was read as UTF-16, or is no text file at all.
+      if (chunk.includes(0)) return null;
       if (isAscii(chunk)) {
         offset += chunk.length;
         continue;
@@ -30,16 +36,15 @@ export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<s
       const first = firstPastAscii(chunk);
       // Detection saw a letter past ASCII in its sample: its answer stands.
       if (offset + first < SAMPLE_BYTES) return null;
-      const from = chunk.subarray(first);
-      sample.push(from);
-      sampled = from.length;
-    } else {
-      sample.push(chunk);
-      sampled += chunk.length;
+      from = chunk.subarray(first);
     }
-    if (sampled >= SAMPLE_BYTES) break;
+    if (sampled < SAMPLE_BYTES) {
+      sample.push(from);
+      sampled += from.length;
+    }
+    utf8.add(from);
   }
-  if (sample.length === 0) return null;
+  if (sampled === 0 || utf8.mostlyWellFormed()) return null;
   let encoding: string;
   try {
     encoding = detectEncoding(Buffer.concat(sample).subarray(0, SAMPLE_BYTES));
@@ -48,6 +53,27 @@ export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<s
     throw err;
   }
   return isSingleByteCodePage(encoding) ? encoding : null;
+}
+
+/** Characters past ASCII read as UTF-8 from a stream of bytes: the well-formed ones, and the broken sequences (U+FFFD each). */
+class Utf8Tally {
+  private readonly decoder = new TextDecoder('utf-8');
+  private wellFormed = 0;
+  private broken = 0;
+
+  add(bytes: Buffer): void {
+    const text = this.decoder.decode(bytes, { stream: true });
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === 0xfffd) this.broken++;
+      // A surrogate pair (a four-byte character) counts once, by its high half.
+      else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) this.wellFormed++;
+    }
+  }
+
+  mostlyWellFormed(): boolean {
+    return this.wellFormed > 10 * this.broken;
+  }
 }
 
 function firstPastAscii(chunk: Buffer): number {

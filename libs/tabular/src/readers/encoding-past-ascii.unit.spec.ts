@@ -38,5 +38,14 @@ describe('the code page of a file whose first 64 KiB are ASCII', () => {
     const damaged = Buffer.concat([lateTail(ITALIAN.repeat(20), 'utf-8'), Buffer.from([0xe0, 0x41, 0x0a])]);
     await expect(encodingPastAscii(inPieces(damaged, 4096))).resolves.toBeNull();
     await expect(encodingPastAscii(inPieces(lateTail(ITALIAN, 'utf-8'), 4096))).resolves.toBeNull();
+    // One stray windows-1252 byte first, then 64 KiB of ASCII, then many good UTF-8 letters: UTF-8 with a broken byte,
+    // though the 64 KiB from the stray byte hold no letter past ASCII to say so.
+    const strayThenUtf8 = Buffer.concat([lateTail('', 'utf-8'), Buffer.from([0xe9, 0x0a]), lateTail(ITALIAN.repeat(10), 'utf-8')]);
+    await expect(encodingPastAscii(inPieces(strayThenUtf8, 4096))).resolves.toBeNull();
+    // UTF-16 read without its mark: ASCII bytes and NULs, then letters past ASCII. Not a code page's text.
+    const utf16 = iconv.encode(`${'a,b\n'.repeat(20_000)}${ITALIAN}`, 'utf-16le');
+    await expect(encodingPastAscii(inPieces(utf16, 4096))).resolves.toBeNull();
+    const withNul = Buffer.concat([Buffer.from('a,b\u0000\n'), lateTail(ITALIAN, 'windows-1252')]);
+    await expect(encodingPastAscii(inPieces(withNul, 4096))).resolves.toBeNull();
   });
 });
