@@ -55,6 +55,16 @@ describe('console: try a file, test a provider', () => {
     });
   });
 
+  it('reads a windows-1252 file whose first accented letter comes after its first 64 KiB in windows-1252, as a run does', async () => {
+    const rows = Array.from({ length: 4_000 }, (_, i) => `p${i}@example.com;${20 + (i % 50)}`);
+    rows[3_999] = 'nic@example.com;Città';
+    const bytes = Buffer.from(`E-mail;Years\n${rows.join('\n')}\n`, 'latin1');
+    expect(bytes.indexOf(0xe0)).toBeGreaterThan(64 * 1024);
+    const res = await tryFile(bytes, 'people.csv');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ encoding: 'windows-1252', headers: ['E-mail', 'Years'], rows_checked: 4_000 });
+  });
+
   it('reads a workbook the same way, from its first visible sheet with data', async () => {
     const book = new ExcelJS.Workbook();
     const notes = book.addWorksheet('Notes', { state: 'hidden' });

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { RUN_ERRORS, type RunState } from '@app/domain';
+import type { RunState } from '@app/domain';
 import {
   HEADER_SAMPLE_ROWS,
+  failedAsInvalidText,
   mayScanInParts,
   parsedFromScan,
   sizeMayScanInParts,
@@ -15,8 +16,6 @@ import { joinScanParts, type DelimitedScan } from '@app/tabular';
 import { ArrivingScans, type ArrivingSource } from './arriving-scans';
 import { CpuWork, type CpuTaskOptions } from './cpu-work';
 import type { SourceArrival } from './source-arrival';
-
-const ENCODING_INVALID = RUN_ERRORS.encodingInvalid.code;
 
 /**
  * Ingestion's first read of a run's source (inspectStructuredFile), on two CPU worker threads
@@ -62,7 +61,7 @@ export class SourceInspector implements SourceArrival {
       return onProgress?.(rows);
     };
     const outcome = await this.firstRead(run, progress);
-    if (!('failed' in outcome) || outcome.failed.code !== ENCODING_INVALID) return outcome;
+    if (!failedAsInvalidText(outcome)) return outcome;
     const encoding = await this.cpu.run('sourceEncodingPastAscii', { run });
     if (!encoding) return outcome;
     return this.cpu.run('inspectStructuredFile', { run, encoding }, { onProgress: progress });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { RunError, SourceParsed } from '@app/contracts';
 import {
+  RUN_ERRORS,
   STAGES,
   detectHeader,
   headerNames,
@@ -66,6 +67,27 @@ export async function inspectStructuredFile(
     (await readWhole(blobs, run, format, limits, onProgress, choice));
   if ('failed' in read) return read;
   return parsedSource(blobs, run, read);
+}
+
+/** A read that failed as text not valid in the encoding detected: the failure an ASCII head may have caused (sourceEncodingPastAscii). */
+export const failedAsInvalidText = (outcome: IngestionOutcome): boolean =>
+  'failed' in outcome && outcome.failed.code === RUN_ERRORS.encodingInvalid.code;
+
+/**
+ * inspectStructuredFile, and for a text file that failed as not UTF-8 past an ASCII head, the read again in the code
+ * page its later bytes say (sourceEncodingPastAscii). For reads in one process (the console's "try it"); ingestion's
+ * SourceInspector does the same around its reads in worker threads.
+ */
+export async function inspectSourceFile(
+  blobs: BlobStore,
+  run: RunState,
+  limits: TableLimits,
+  onProgress: (rows: number) => void,
+): Promise<IngestionOutcome> {
+  const outcome = await inspectStructuredFile(blobs, run, limits, onProgress);
+  if (!failedAsInvalidText(outcome)) return outcome;
+  const encoding = await sourceEncodingPastAscii(blobs, run);
+  return encoding ? inspectStructuredFile(blobs, run, limits, onProgress, { encoding }) : outcome;
 }
 
 /**

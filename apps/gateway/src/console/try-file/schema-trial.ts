@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule } from '@app/contracts';
 import type { SchemaRecord } from '@app/directory';
 import { suggestMapping, type CellProblem, type RunState } from '@app/domain';
-import { countMappingProblems, findDuplicateRows, inspectStructuredFile } from '@app/run-source';
+import { countMappingProblems, findDuplicateRows, inspectSourceFile } from '@app/run-source';
 import { ApiError } from '../../http/api-error';
 
 /** The largest file "try it" reads: a sample, not a run (a run takes files of any size). */
@@ -43,7 +43,7 @@ export class SchemaTrialService {
     const blobs = new MemoryBlobStore();
     await blobs.put(TRIAL_KEY, Readable.from([file]));
     const run = trialRun(schema, filename);
-    const inspected = await inspectStructuredFile(blobs, run, this.config.tableLimits, () => undefined);
+    const inspected = await inspectSourceFile(blobs, run, this.config.tableLimits, () => undefined);
     if ('failed' in inspected)
       throw trialRefused(inspected.failed.code ?? 'unreadable_file', inspected.failed.message ?? 'The file could not be read as a table.');
     const parsed = inspected.parsed;
