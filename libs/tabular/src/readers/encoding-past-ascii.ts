@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { SAMPLE_BYTES } from './delimited-reader';
 import { SourceProblem } from './source-problem';
-import { detectEncoding, isSingleByteCodePage } from './text-decoding';
+import { detectEncoding, isSingleByteCodePage, Utf8Tally } from './text-decoding';
 
 /** ASCII kept before the first byte past it, in the sample detection reads: its words are context for the letters after. */
 const CONTEXT_BYTES = SAMPLE_BYTES / 2;
@@ -68,27 +68,6 @@ export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<s
     throw err;
   }
   return isSingleByteCodePage(encoding) ? encoding : null;
-}
-
-/** Characters past ASCII read as UTF-8 from a stream of bytes: the well-formed ones, and the broken sequences (U+FFFD each). */
-class Utf8Tally {
-  private readonly decoder = new TextDecoder('utf-8');
-  private wellFormed = 0;
-  private broken = 0;
-
-  add(bytes: Buffer): void {
-    const text = this.decoder.decode(bytes, { stream: true });
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code === 0xfffd) this.broken++;
-      // A surrogate pair (a four-byte character) counts once, by its high half.
-      else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) this.wellFormed++;
-    }
-  }
-
-  mostlyWellFormed(): boolean {
-    return this.wellFormed > 10 * this.broken;
-  }
 }
 
 function firstPastAscii(chunk: Buffer): number {

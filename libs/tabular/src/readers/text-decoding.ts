@@ -117,17 +117,32 @@ const isValidUtf8 = (bytes: Buffer): boolean => {
  * one of its good accents garbled. A sample with fewer good characters stays with the code page.
  */
 function isDamagedUtf8(sample: Buffer): boolean {
-  // Not fatal: each broken sequence becomes one U+FFFD.
-  const text = new TextDecoder('utf-8').decode(sample, { stream: true });
-  let wellFormed = 0;
-  let broken = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0xfffd) broken++;
-    // A surrogate pair (a four-byte character) counts once, by its high half.
-    else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) wellFormed++;
+  const tally = new Utf8Tally();
+  tally.add(sample);
+  return tally.mostlyWellFormed();
+}
+
+/** Characters past ASCII read as UTF-8 from bytes given in pieces: the well-formed ones, and the broken sequences (U+FFFD each, not fatal). */
+export class Utf8Tally {
+  private readonly decoder = new TextDecoder('utf-8');
+  private wellFormed = 0;
+  private broken = 0;
+
+  add(bytes: Buffer): void {
+    // stream: a multi-byte character cut at the end of a piece is read whole with the next.
+    const text = this.decoder.decode(bytes, { stream: true });
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === 0xfffd) this.broken++;
+      // A surrogate pair (a four-byte character) counts once, by its high half.
+      else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) this.wellFormed++;
+    }
   }
-  return wellFormed > 10 * broken;
+
+  /** More than ten well-formed characters to each broken sequence: UTF-8 at heart (ICU's line). */
+  mostlyWellFormed(): boolean {
+    return this.wellFormed > 10 * this.broken;
+  }
 }
 
 /**
