@@ -98,6 +98,13 @@ describe('review: rows that do not line up with the first row', () => {
       shorter_rows: 0,
       first_shorter_row: null,
     });
+    // The same among more rows: one broken row in the sample leaves the header guessed a header, and the row told.
+    const people = Array.from({ length: 14 }, (_, i) => `p${i}@x.org,Person ${i},${30 + i}`);
+    people.splice(6, 0, 'alan@x.org,Turing, Alan,41');
+    const guessed = await review('people.csv', Buffer.from(['E-mail,Name,Age,', ...people, ''].join('\n')));
+    const guessedState = (await guessed.api.state()).body;
+    expect(guessedState.input_has_header).toBe(true);
+    expect(guessedState.rows_out_of_line).toMatchObject({ longer_rows: 1, first_longer_row: 7, extra_columns: ['column_4'] });
     // A file without a header whose first record lacks its last value: read as data, that cell is there, missing.
     const headerless = await review('people.csv', Buffer.from('ann@x.org,Ann,\nbob@x.org,Bob,555\ncid@x.org,Cid,556\n'));
     const headerlessState = (await headerless.api.state()).body;

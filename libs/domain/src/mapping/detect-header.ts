@@ -1,9 +1,11 @@
 /**
  * Decides whether the first row of a table is a header, from a sample of its first rows.
  * A header row has no empty and no repeated cells and no cell that looks like data
- * (a number or a date). An empty cell over a column empty in every row of the sample (and
- * the sample has rows below the first) does not count: that is a trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in
- * column B, and a whole header lost over it made the header row the first record. When every
+ * (a number or a date). An empty cell over a column that is empty in the rows below it does not count: that is a
+ * trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in column B, and a whole header lost over it made
+ * the header row the first record. "Empty" allows a value in one row in ten below the first (`STRAY_VALUES_PER_ROW`):
+ * a row broken by an unquoted comma spills a value under the trailing delimiter, and one such row in the sample
+ * used to turn the header into the first record. When every
  * column is text the first row is taken as a header: that is what most exports have; the
  * caller can override with `input_has_header`.
  */
@@ -14,12 +16,17 @@
  */
 const DATA_LIKE = /^(?:[+-]?[\d.,]+%?|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[^\n\r\u2028\u2029]*)$/;
 
+/** Rows below the first that may hold a value under an empty header cell, per row of them (rounded down). */
+const STRAY_VALUES_PER_ROW = 0.1;
+
 export function detectHeader(sample: string[][]): boolean {
-  const [first] = sample;
+  const [first, ...below] = sample;
   if (!first || first.length === 0) return false;
   const trimmed = first.map((c) => c.trim());
-  // Only rows below the first tell that a column is empty: a file of one row keeps the rule as it was.
-  const emptyColumn = (i: number) => sample.length > 1 && sample.every((row) => (row[i] ?? '').trim() === '');
+  // Only rows below the first tell that a column is empty: a file of one row keeps the rule as it was. Under ten
+  // rows below, every one of them must be empty there.
+  const strayAllowed = Math.floor(below.length * STRAY_VALUES_PER_ROW);
+  const emptyColumn = (i: number) => below.length > 0 && below.filter((row) => (row[i] ?? '').trim() !== '').length <= strayAllowed;
   if (trimmed.some((c, i) => c === '' && !emptyColumn(i))) return false;
   const named = trimmed.filter((c) => c !== '');
   if (named.length === 0 || new Set(named).size !== named.length) return false;

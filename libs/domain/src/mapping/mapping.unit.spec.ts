@@ -142,6 +142,26 @@ describe('header detection', () => {
     ],
   ])('%j -> %s', (sample, expected) => expect(detectHeader(sample)).toBe(expected));
 
+  describe('an empty header cell over a column with a few values below it', () => {
+    // A header with a trailing delimiter, over rows of which `spilled` were broken by an unquoted comma.
+    const sampleOf = (rowsBelow: number, spilled: number) => [
+      ['E-mail', 'Name', 'Age', ''],
+      ...Array.from({ length: rowsBelow }, (_, i) =>
+        i < spilled ? [`u${i}@x.io`, 'Smith', ' Ann', '41'] : [`u${i}@x.io`, 'Ann Smith', '41', ''],
+      ),
+    ];
+
+    it('is still a header when one row in ten or fewer has a value there', () => {
+      expect(detectHeader(sampleOf(19, 1))).toBe(true);
+      expect(detectHeader(sampleOf(10, 1))).toBe(true);
+    });
+
+    it('is not a header when more rows have a value there, or when fewer than ten rows are below', () => {
+      expect(detectHeader(sampleOf(19, 2))).toBe(false);
+      expect(detectHeader(sampleOf(9, 1))).toBe(false);
+    });
+  });
+
   it('names columns column_N without a header and de-duplicates given names', () => {
     expect(headerNames(['x', 'y'], false, 3)).toEqual(['column_1', 'column_2', 'column_3']);
     expect(headerNames(['id', 'id', ''], true, 3)).toEqual(['id', 'id_2', 'column_3']);
