@@ -52,6 +52,7 @@ describe('review: rows that do not line up with the first row', () => {
       first_longer_row: 3,
       shorter_rows: 1,
       first_shorter_row: 5,
+      values_width: 5,
     });
     // The same number as the review's own rows: the long row's age reads " Alan", that row's problem.
     const mapping_rule = { email: 'E-mail', first_name: 'Name', age: 'Age' };
@@ -105,6 +106,11 @@ describe('review: rows that do not line up with the first row', () => {
     const guessedState = (await guessed.api.state()).body;
     expect(guessedState.input_has_header).toBe(true);
     expect(guessedState.rows_out_of_line).toMatchObject({ longer_rows: 1, first_longer_row: 7, extra_columns: ['column_4'] });
+    // A broken row that ends with many delimiters: the columns past its last value are empty in every row.
+    const trailing = await review('people.csv', Buffer.from('E-mail,Name,Age\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41,,,,\n'));
+    const trailingState = (await trailing.api.state()).body;
+    expect(trailingState.source_headers).toHaveLength(8);
+    expect(trailingState.rows_out_of_line).toMatchObject({ longer_rows: 1, extra_columns: ['column_4'] });
     // A file without a header whose first record lacks its last value: read as data, that cell is there, missing.
     const headerless = await review('people.csv', Buffer.from('ann@x.org,Ann,\nbob@x.org,Bob,555\ncid@x.org,Cid,556\n'));
     const headerlessState = (await headerless.api.state()).body;

@@ -158,6 +158,11 @@ export interface RowShape {
    * those rows, as they read under the first row taken as the header (it names no column past its last value).
    */
   past_header_values?: { first_row_values: number; longer_rows: number; first_longer_row: number | null };
+  /**
+   * Cells up to the farthest value in any row: the longer rows' values are in the columns up to it, and the
+   * columns past it are empty in every row (since 2026-12-03; absent in runs read before).
+   */
+  values_width?: number;
 }
 /** A workbook's worksheet as ingestion found it. */
 export interface SourceSheet {

@@ -11,7 +11,7 @@ export interface RowsOutOfLine {
   longer_rows: number;
   /** The first longer row's data row number; null when none is longer. */
   first_longer_row: number | null;
-  /** The columns only longer rows have, in file order. */
+  /** The columns only longer rows have, in file order, up to the farthest with a value. */
   extra_columns: string[];
   shorter_rows: number;
   first_shorter_row: number | null;
@@ -33,7 +33,8 @@ export function rowsOutOfLine(run: Pick<RunState, 'row_shape' | 'input_has_heade
     first_row_cells: longer.cells,
     longer_rows: longer.rows,
     first_longer_row: dataRow(longer.first),
-    extra_columns: run.source_headers.slice(longer.cells),
+    // Columns past the farthest value are empty in every row (a row ending in many delimiters): nothing to look for there.
+    extra_columns: run.source_headers.slice(longer.cells, shape.values_width),
     shorter_rows: shape.shorter_rows,
     first_shorter_row: dataRow(shape.first_shorter_row),
   };

@@ -15,6 +15,17 @@ describe('rows out of line, as the review tells them', () => {
     });
   });
 
+  it('names no column past the farthest value, though a row ends with empty cells there', () => {
+    const headers = [...source_headers, 'column_5', 'column_6'];
+    expect(rowsOutOfLine({ row_shape: { ...row_shape, values_width: 3 }, input_has_header: true, source_headers: headers })).toMatchObject({
+      extra_columns: ['column_3'],
+    });
+    // Read before the farthest value was counted: every column past the first row's.
+    expect(rowsOutOfLine({ row_shape, input_has_header: true, source_headers: headers })).toMatchObject({
+      extra_columns: ['column_3', 'column_4', 'column_5', 'column_6'],
+    });
+  });
+
   it("numbers the file's rows from the first when it has no header, and keeps a missing first row missing", () => {
     expect(
       rowsOutOfLine({ row_shape: { ...row_shape, first_shorter_row: null, shorter_rows: 0 }, input_has_header: false, source_headers }),

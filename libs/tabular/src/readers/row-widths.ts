@@ -112,6 +112,7 @@ export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorter
     first_longer_row: longer.first,
     shorter_rows: shorter.rows,
     first_shorter_row: shorter.first,
+    values_width: widths.filled.at(-1)?.[0] ?? 0,
     ...(pastValues.rows > longer.rows
       ? { past_header_values: { first_row_values: first.filled, longer_rows: pastValues.rows, first_longer_row: pastValues.first } }
       : {}),

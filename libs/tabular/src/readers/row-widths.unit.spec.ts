@@ -77,6 +77,7 @@ describe('row widths', () => {
       first_longer_row: 12,
       shorter_rows: 4,
       first_shorter_row: 9,
+      values_width: 6,
     });
     // A workbook's row ends at its last value: fewer cells say nothing there.
     expect(rowShapeOf(same, { cells: 3, filled: 3 }, false)).toEqual({
@@ -85,6 +86,7 @@ describe('row widths', () => {
       first_longer_row: 12,
       shorter_rows: 0,
       first_shorter_row: null,
+      values_width: 6,
     });
     expect(rowShapeOf({ cells: [[3, 100, 1]], filled: [[3, 100, 1]] }, { cells: 3, filled: 3 }, true)).toBeNull();
     expect(
@@ -144,6 +146,7 @@ describe('row widths', () => {
       first_longer_row: null,
       shorter_rows: 1,
       first_shorter_row: 7,
+      values_width: 3,
       past_header_values: { first_row_values: 2, longer_rows: 1, first_longer_row: 9 },
     });
     // A first row of data that lacks its last value ("ann@x.org,Ann,") over rows that have one: nothing read as data,
@@ -161,7 +164,23 @@ describe('row widths', () => {
       first_longer_row: null,
       shorter_rows: 0,
       first_shorter_row: null,
+      values_width: 3,
       past_header_values: { first_row_values: 2, longer_rows: 39, first_longer_row: 2 },
     });
+  });
+
+  it('says how far the values reach, whatever empty cells a row ends with', () => {
+    // "a,b,c" over rows of "1,2,3", and one broken row "1,2,3,4,,,," with four more cells but one more value.
+    const widths = {
+      cells: [
+        [3, 50, 1],
+        [8, 1, 5],
+      ] as RowWidthCount[],
+      filled: [
+        [3, 50, 1],
+        [4, 1, 5],
+      ] as RowWidthCount[],
+    };
+    expect(rowShapeOf(widths, { cells: 3, filled: 3 }, true)).toMatchObject({ longer_rows: 1, first_longer_row: 5, values_width: 4 });
   });
 });
