@@ -341,9 +341,9 @@ async function chooseSource(path: 'sheet' | 'encoding', value: string, shown: st
   }
   set({ busy: false, count: null });
   show(next, true);
-  // Read again, the file's rows are counted again: the note on rows out of line (not a live region) may come; said here.
-  const outOfLine = next.rows_out_of_line && (next.rows_out_of_line.longer_rows > 0 || next.rows_out_of_line.shorter_rows > 0);
-  say([t(`${path}_chosen`, { [path]: shown }), ...(outOfLine ? [t('rows_out_of_line_told')] : [])].join(' '), 'ok');
+  // Read again, the file's rows are counted again: the note on rows out of line (not a live region) may come; said
+  // here. The server sends rows_out_of_line only when some row is out of line (null otherwise).
+  say([t(`${path}_chosen`, { [path]: shown }), ...(next.rows_out_of_line ? [t('rows_out_of_line_told')] : [])].join(' '), 'ok');
   focusById(`${path}-choice`);
 }
 
