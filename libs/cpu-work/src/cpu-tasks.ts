@@ -42,11 +42,14 @@ export const CPU_TASKS = {
     inspectStructuredFile(env.blobs, input.run, env.config.tableLimits, progress, { sheet: input.sheet, encoding: input.encoding }),
   /** The code page of a text file read as UTF-8 from its ASCII head and refused further on (SourceInspector reads it again in it). */
   sourceEncodingPastAscii: (input: { run: RunState }, env: TaskEnvironment) => sourceEncodingPastAscii(env.blobs, input.run),
-  /** A big delimited source's two parts, scanned at once on two threads (SourceInspector); each works out the split itself. */
-  scanSourceFirstPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress),
-  scanSourceLaterPart: (input: { run: RunState }, env: TaskEnvironment, progress: (rows: number) => void) =>
-    scanSourceLaterPart(env.blobs, input.run, env.config.tableLimits, progress),
+  /**
+   * A big delimited source's two parts, scanned at once on two threads (SourceInspector); each works out the split
+   * itself. With `encoding`: read in it (a reviewer's choice, or the code page past an ASCII head).
+   */
+  scanSourceFirstPart: (input: { run: RunState; encoding?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    scanSourceFirstPart(env.blobs, input.run, env.config.tableLimits, progress, input.encoding),
+  scanSourceLaterPart: (input: { run: RunState; encoding?: string }, env: TaskEnvironment, progress: (rows: number) => void) =>
+    scanSourceLaterPart(env.blobs, input.run, env.config.tableLimits, progress, input.encoding),
   /** A delimited source scanned as its bytes arrive over `bytes` (ArrivingScans): the port moves to the thread. */
   scanArrivingSource: (input: { run: RunState; bytes: MessagePort }, env: TaskEnvironment, progress: (rows: number) => void) =>
     scanArrivingSource(input.bytes, env.blobs, input.run, env.config.tableLimits, progress),

@@ -177,6 +177,45 @@ describe('SourceInspector', () => {
     expect(followed).toEqual(['big.csv', 'big.tsv', 'sent-in-chunks.csv', 'small.csv']);
   });
 
+  describe('a big file read in a code page', () => {
+    // ASCII for its first 64 KiB and more, then a windows-1252 "Ærøskøbing" every 1,000th row: over 16 MiB, so it splits.
+    const cp1252 = () =>
+      Buffer.from(
+        'id,name,city\r\n' +
+          Array.from(
+            { length: 700_000 },
+            (_, n) => `${n + 1},name ${n + 1},${n >= 7_000 && n % 1_000 === 0 ? 'Ærøskøbing' : 'Odense'}\r\n`,
+          ).join(''),
+        'latin1',
+      );
+    const storedBytes = async (key: string, bytes: Buffer): Promise<RunState> => {
+      await blobs.put(key, Readable.from([bytes]));
+      return { id: key, filename: 'input.csv', source_key: key, rows_key: key } as unknown as RunState;
+    };
+    const readWholeIn = async (run: RunState, encoding: string) => {
+      await blobs.delete(rowIndexKeyOf(run.source_key));
+      return inspectStructuredFile(blobs, run, DEFAULT_TABLE_LIMITS, () => undefined, { encoding });
+    };
+
+    it('is read again in two parts in the code page past its ASCII head, as one read in it would', async () => {
+      const run = await storedBytes('runs/past-ascii/source', cp1252());
+      const { cpu, calls } = inProcessCpu(blobs, 2);
+      const outcome = await new SourceInspector(blobs, CONFIG, cpu).inspect(run);
+      expect(calls.map((c) => c.name).slice(-3)).toEqual(['sourceEncodingPastAscii', 'scanSourceFirstPart', 'scanSourceLaterPart']);
+      expect('parsed' in outcome && outcome.parsed.encoding).toBe('windows-1252');
+      expect(outcome).toEqual(await readWholeIn(run, 'windows-1252'));
+    });
+
+    it("is read again in two parts in the reviewer's chosen encoding", async () => {
+      const run = await storedBytes('runs/chosen-encoding/source', cp1252());
+      const { cpu, calls } = inProcessCpu(blobs, 2);
+      const outcome = await new SourceInspector(blobs, CONFIG, cpu).readAgain(run, { encoding: 'iso-8859-2' });
+      expect(calls.map((c) => c.name)).toEqual(['scanSourceFirstPart', 'scanSourceLaterPart']);
+      expect('parsed' in outcome && outcome.parsed.encoding).toBe('iso-8859-2');
+      expect(outcome).toEqual(await readWholeIn(run, 'iso-8859-2'));
+    });
+  });
+
   it('reads a small file, or any file without a second thread, in one task', async () => {
     const small = await stored('runs/small/source', 'a,b\r\n1,2\r\n');
     const two = inProcessCpu(blobs, 2);

@@ -11,6 +11,7 @@ import {
   sizeMayScanInParts,
   type IngestionOutcome,
   type PartScan,
+  type SourceChoice,
 } from '@app/run-source';
 import { joinScanParts, type DelimitedScan } from '@app/tabular';
 import { ArrivingScans, type ArrivingSource } from './arriving-scans';
@@ -64,7 +65,15 @@ export class SourceInspector implements SourceArrival {
     if (!failedAsInvalidText(outcome)) return outcome;
     const encoding = await this.cpu.run('sourceEncodingPastAscii', { run });
     if (!encoding) return outcome;
-    return this.cpu.run('inspectStructuredFile', { run, encoding }, { onProgress: progress });
+    return this.readStored(run, progress, { encoding });
+  }
+
+  /**
+   * The stored source read again as the reviewer chose (another sheet, another encoding): a big delimited file in
+   * two parts at once here too, as the reviewer waits for it.
+   */
+  readAgain(run: RunState, choice: SourceChoice): Promise<IngestionOutcome> {
+    return this.readStored(run, () => undefined, choice);
   }
 
   private async firstRead(run: RunState, progress: (rows: number) => unknown): Promise<IngestionOutcome> {
@@ -73,8 +82,14 @@ export class SourceInspector implements SourceArrival {
       await progress(arrived.rows);
       return parsedFromScan(this.blobs, run, arrived);
     }
-    const joined = this.cpu.threads >= 2 && (await mayScanInParts(this.blobs, run)) ? await this.inTwoParts(run, progress) : null;
-    return joined ?? this.cpu.run('inspectStructuredFile', { run }, { onProgress: progress });
+    return this.readStored(run, progress);
+  }
+
+  /** The stored file in two parts when it may be split (a big delimited file; never a workbook), else whole on one thread. */
+  private async readStored(run: RunState, progress: (rows: number) => unknown, choice: SourceChoice = {}): Promise<IngestionOutcome> {
+    const splits = this.cpu.threads >= 2 && (await mayScanInParts(this.blobs, run));
+    const joined = splits ? await this.inTwoParts(run, progress, choice.encoding) : null;
+    return joined ?? this.cpu.run('inspectStructuredFile', { run, ...choice }, { onProgress: progress });
   }
 
   private async scannedOnArrival(run: RunState): Promise<DelimitedScan | null> {
@@ -84,7 +99,7 @@ export class SourceInspector implements SourceArrival {
   }
 
   /** Both parts at once (each thread works out the split itself, so neither waits for the other to start); null when they cannot be joined. */
-  private async inTwoParts(run: RunState, onProgress: (rows: number) => unknown): Promise<IngestionOutcome | null> {
+  private async inTwoParts(run: RunState, onProgress: (rows: number) => unknown, encoding?: string): Promise<IngestionOutcome | null> {
     const counted = [0, 0];
     const hear = (part: 0 | 1) => (rows: number) => {
       counted[part] = rows;
@@ -108,8 +123,8 @@ export class SourceInspector implements SourceArrival {
     const options = (part: 0 | 1): CpuTaskOptions => ({ signal: stop.signal, onProgress: hear(part) });
     // Both settle before a failure is thrown, so no part's progress is recorded after the outcome.
     const [firstPart, laterPart] = await Promise.allSettled([
-      settled(this.cpu.run('scanSourceFirstPart', { run }, options(0))),
-      settled(this.cpu.run('scanSourceLaterPart', { run }, options(1))),
+      settled(this.cpu.run('scanSourceFirstPart', { run, encoding }, options(0))),
+      settled(this.cpu.run('scanSourceLaterPart', { run, encoding }, options(1))),
     ]);
     if (firstPart.status === 'rejected') throw firstPart.reason;
     if (laterPart.status === 'rejected') throw laterPart.reason;

@@ -51,21 +51,21 @@ export async function mayScanInParts(blobs: BlobStore, run: RunState): Promise<b
  * small, in an encoding whose line feeds are not single bytes, a line break that does not end
  * in a line feed (CR alone), or no line feed near the middle. Both parts' threads work it out
  * for themselves (it sniffs the top as every read does, and reads a little at the middle), so
- * they start at once.
+ * they start at once. `encoding`: the file is read in it rather than in the one detected.
  */
-export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<LaterPartStart | null> {
+export async function planSourceSplit(blobs: BlobStore, run: RunState, encoding?: string): Promise<LaterPartStart | null> {
   const size = await sizeToSplit(blobs, run);
   if (size === null) return null;
   let sniffed;
   try {
-    sniffed = await sniffDelimited(await blobs.openRead(run.source_key), tableFormatOf(run.filename!)!.delimiter);
+    sniffed = await sniffDelimited(await blobs.openRead(run.source_key), tableFormatOf(run.filename!)!.delimiter, encoding);
   } catch (err) {
     if (err instanceof SourceProblem) return null; // the whole read names it
     throw err;
   }
   sniffed.replay.destroy();
-  const { sample, encoding, delimiter } = sniffed;
-  if (!splitsOnLineFeedBytes(encoding)) return null;
+  const { sample, delimiter } = sniffed;
+  if (!splitsOnLineFeedBytes(sniffed.encoding)) return null;
   // Decided as the scan of the first part decides it on its first piece; the join checks that they agree.
   const linebreak = linebreakOf(sample, delimiter);
   if (!linebreak.endsWith('\n')) return null;
@@ -75,7 +75,7 @@ export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<
     middle,
     LOOK_FOR_LINE_FEED_BYTES,
   );
-  return byte === null || byte >= size ? null : { byte, encoding, delimiter, linebreak };
+  return byte === null || byte >= size ? null : { byte, encoding: sniffed.encoding, delimiter, linebreak };
 }
 
 /**
@@ -85,8 +85,13 @@ export async function planSourceSplit(blobs: BlobStore, run: RunState): Promise<
  */
 export type PartScan<T> = { start: LaterPartStart; scan: T } | 'no split' | 'not plain';
 
-async function partScan<T>(blobs: BlobStore, run: RunState, scan: (start: LaterPartStart) => Promise<T>): Promise<PartScan<T>> {
-  const start = await planSourceSplit(blobs, run);
+async function partScan<T>(
+  blobs: BlobStore,
+  run: RunState,
+  encoding: string | undefined,
+  scan: (start: LaterPartStart) => Promise<T>,
+): Promise<PartScan<T>> {
+  const start = await planSourceSplit(blobs, run, encoding);
   if (!start) return 'no split';
   try {
     return { start, scan: await scan(start) };
@@ -96,14 +101,15 @@ async function partScan<T>(blobs: BlobStore, run: RunState, scan: (start: LaterP
   }
 }
 
-/** The scan of the source's bytes before the split. */
+/** The scan of the source's bytes before the split; in `encoding` when given (else the one detected), as the later part's. */
 export function scanSourceFirstPart(
   blobs: BlobStore,
   run: RunState,
   limits: TableLimits,
   onProgress: (rows: number) => void,
+  encoding?: string,
 ): Promise<PartScan<FirstPartScan>> {
-  return partScan(blobs, run, async (start) => {
+  return partScan(blobs, run, encoding, async (start) => {
     const input = await blobs.openRead(run.source_key, { end: start.byte });
     return scanFirstPart(input, start.delimiter, { limits, headRows: HEADER_SAMPLE_ROWS, onProgress, encoding: start.encoding });
   });
@@ -115,8 +121,9 @@ export function scanSourceLaterPart(
   run: RunState,
   limits: TableLimits,
   onProgress: (rows: number) => void,
+  encoding?: string,
 ): Promise<PartScan<LaterPartScan>> {
-  return partScan(blobs, run, async (start) =>
+  return partScan(blobs, run, encoding, async (start) =>
     scanLaterPart(await blobs.openRead(run.source_key, { start: start.byte }), start, { limits, onProgress }),
   );
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CpuWork } from '@app/cpu-work';
+import { SourceInspector } from '@app/cpu-work';
 import { isChoosableEncoding, requireEncodingChoice, requireSheetChoice, type RunState } from '@app/domain';
 import type { SourceChoice } from '@app/run-source';
 import { ApiError } from '../http/api-error';
@@ -9,8 +9,8 @@ import { sourceReadFailure } from './source-read-failure';
 /**
  * The reviewer's choice of how the uploaded file is read: another worksheet of a workbook, or
  * another encoding of a text file. The choice is checked before anything is read (an unknown
- * sheet or encoding, or a closed review, answers at once), the file is read whole in a worker
- * thread, as at ingestion, for its headers and row count, and the decider records SheetChosen
+ * sheet or encoding, or a closed review, answers at once), the file is read whole in worker
+ * threads, as at ingestion (a big delimited file in two parts at once), for its headers and row count, and the decider records SheetChosen
  * or EncodingChosen with them.
  */
 @Injectable()
@@ -18,7 +18,7 @@ export class ReviewSourceChoiceService {
   private readonly logger = new Logger(ReviewSourceChoiceService.name);
 
   constructor(
-    private readonly cpu: CpuWork,
+    private readonly inspector: SourceInspector,
     private readonly review: ReviewService,
   ) {}
 
@@ -46,7 +46,7 @@ export class ReviewSourceChoiceService {
   private async read(run: RunState, choice: SourceChoice, unreadable: string, cannot: string) {
     let outcome;
     try {
-      outcome = await this.cpu.run('inspectStructuredFile', { run, ...choice });
+      outcome = await this.inspector.readAgain(run, choice);
     } catch (err) {
       throw sourceReadFailure(this.logger, run, `the file could not be read again (${JSON.stringify(choice)})`, err);
     }
