@@ -3,9 +3,10 @@
  * A header row has no empty and no repeated cells and no cell that looks like data
  * (a number or a date). An empty cell over a column that is empty in the rows below it does not count: that is a
  * trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in column B, and a whole header lost over it made
- * the header row the first record. "Empty" allows a value in one row in ten below the first (`STRAY_VALUES_PER_ROW`):
- * a row broken by an unquoted comma spills a value under the trailing delimiter, and one such row in the sample
- * used to turn the header into the first record. When every
+ * the header row the first record. Past the first row's last value, "empty" allows a value in one row in ten below
+ * it (`STRAY_VALUES_PER_ROW`): a row broken by an unquoted comma spills its last value under the trailing delimiter,
+ * and one such row in the sample used to turn the header into the first record. Before it (column A, a gap between
+ * names) a broken row puts no value there, so every row below must be empty. When every
  * column is text the first row is taken as a header: that is what most exports have; the
  * caller can override with `input_has_header`.
  */
@@ -25,8 +26,11 @@ export function detectHeader(sample: string[][]): boolean {
   const trimmed = first.map((c) => c.trim());
   // Only rows below the first tell that a column is empty: a file of one row keeps the rule as it was. Under ten
   // rows below, every one of them must be empty there.
+  let lastNamed = trimmed.length - 1;
+  while (lastNamed >= 0 && trimmed[lastNamed] === '') lastNamed--;
   const strayAllowed = Math.floor(below.length * STRAY_VALUES_PER_ROW);
-  const emptyColumn = (i: number) => below.length > 0 && below.filter((row) => (row[i] ?? '').trim() !== '').length <= strayAllowed;
+  const emptyColumn = (i: number) =>
+    below.length > 0 && below.filter((row) => (row[i] ?? '').trim() !== '').length <= (i > lastNamed ? strayAllowed : 0);
   if (trimmed.some((c, i) => c === '' && !emptyColumn(i))) return false;
   const named = trimmed.filter((c) => c !== '');
   if (named.length === 0 || new Set(named).size !== named.length) return false;

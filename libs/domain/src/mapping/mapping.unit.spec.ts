@@ -160,6 +160,13 @@ describe('header detection', () => {
       expect(detectHeader(sampleOf(19, 2))).toBe(false);
       expect(detectHeader(sampleOf(9, 1))).toBe(false);
     });
+
+    it('is not a header when the empty cell is before the last name (column A, a gap): no broken row puts a value there', () => {
+      const gap = [['E-mail', '', 'Age'], ...Array.from({ length: 19 }, (_, i) => [`u${i}@x.io`, i === 4 ? 'Ann' : '', '41'])];
+      expect(detectHeader(gap)).toBe(false);
+      const columnA = [['', 'E-mail', 'Name'], ...Array.from({ length: 19 }, (_, i) => [i === 4 ? 'x' : '', `u${i}@x.io`, 'Ann'])];
+      expect(detectHeader(columnA)).toBe(false);
+    });
   });
 
   it('names columns column_N without a header and de-duplicates given names', () => {
