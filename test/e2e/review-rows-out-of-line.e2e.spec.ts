@@ -111,6 +111,10 @@ describe('review: rows that do not line up with the first row', () => {
     const trailingState = (await trailing.api.state()).body;
     expect(trailingState.source_headers).toHaveLength(8);
     expect(trailingState.rows_out_of_line).toMatchObject({ longer_rows: 1, extra_columns: ['column_4'] });
+    // Broken past the header's cells too: its values from the header's empty cell on have no column name.
+    const past = await review('people.csv', Buffer.from('E-mail,Name,Age,\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41,x\n'));
+    const pastHeader = await call(past.api.at('header'), { method: 'POST', body: { input_has_header: true } });
+    expect(pastHeader.body.rows_out_of_line).toMatchObject({ first_row_cells: 3, longer_rows: 1, extra_columns: ['column_4', 'column_5'] });
     // A file without a header whose first record lacks its last value: read as data, that cell is there, missing.
     const headerless = await review('people.csv', Buffer.from('ann@x.org,Ann,\nbob@x.org,Bob,555\ncid@x.org,Cid,556\n'));
     const headerlessState = (await headerless.api.state()).body;

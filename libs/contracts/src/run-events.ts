@@ -154,8 +154,8 @@ export interface RowShape {
   shorter_rows: number;
   first_shorter_row: number | null;
   /**
-   * When the first row ends with empty cells and more rows have a value past its last value than past its cells:
-   * those rows, as they read under the first row taken as the header (it names no column past its last value).
+   * When the first row ends with empty cells and some row has a value past its last value: those rows, as they read
+   * under the first row taken as the header (it names no column past its last value).
    */
   past_header_values?: { first_row_values: number; longer_rows: number; first_longer_row: number | null };
   /**

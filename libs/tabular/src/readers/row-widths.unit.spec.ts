@@ -183,4 +183,28 @@ describe('row widths', () => {
     };
     expect(rowShapeOf(widths, { cells: 3, filled: 3 }, true)).toMatchObject({ longer_rows: 1, first_longer_row: 5, values_width: 4 });
   });
+
+  it('reads the longer rows under a header that ends with empty cells from its last value, when they are the same rows', () => {
+    // "E-mail,Name,Age," over rows of "a,b,1", one of them "a,Turing, Alan,41,x": past the header's cells and its last value.
+    const widths = {
+      cells: [
+        [3, 12, 2],
+        [4, 1, 1],
+        [5, 1, 9],
+      ] as RowWidthCount[],
+      filled: [
+        [3, 13, 1],
+        [5, 1, 9],
+      ] as RowWidthCount[],
+    };
+    expect(rowShapeOf(widths, { cells: 4, filled: 3 }, true)).toEqual({
+      first_row_cells: 4,
+      longer_rows: 1,
+      first_longer_row: 9,
+      shorter_rows: 0,
+      first_shorter_row: null,
+      values_width: 5,
+      past_header_values: { first_row_values: 3, longer_rows: 1, first_longer_row: 9 },
+    });
+  });
 });
