@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
@@ -122,15 +123,46 @@ function isDamagedUtf8(sample: Buffer): boolean {
   return tally.mostlyWellFormed();
 }
 
-/** Characters past ASCII read as UTF-8 from bytes given in pieces: the well-formed ones, and the broken sequences (U+FFFD each, not fatal). */
+/**
+ * Characters past ASCII read as UTF-8 from bytes given in pieces: the well-formed ones, and the broken sequences
+ * (U+FFFD each, not fatal), as TextDecoder reads the whole. Only the runs of bytes past ASCII are decoded: an ASCII
+ * byte ends any sequence, so a run read on its own (flushed where ASCII follows) gives what the whole would. A file
+ * mostly ASCII is then tallied at about the speed it is read; decoding every byte to text, and looking at each
+ * character, took six times as long as reading a 48 MB file.
+ */
 export class Utf8Tally {
   private readonly decoder = new TextDecoder('utf-8');
   private wellFormed = 0;
   private broken = 0;
+  /** The last piece ended inside a run of bytes past ASCII: the next piece's first bytes may go on with it. */
+  private inRun = false;
 
   add(bytes: Buffer): void {
-    // stream: a multi-byte character cut at the end of a piece is read whole with the next.
-    const text = this.decoder.decode(bytes, { stream: true });
+    if (bytes.length === 0) return;
+    let at = this.inRun ? 0 : nextPastAscii(bytes, 0);
+    while (at >= 0 && at < bytes.length) {
+      const end = endOfRun(bytes, at);
+      // stream: a run cut at the end of a piece is read on with the next.
+      this.count(this.decoder.decode(bytes.subarray(at, end), { stream: true }));
+      this.inRun = end === bytes.length;
+      if (this.inRun) return;
+      this.count(this.decoder.decode()); // ASCII follows: a sequence left open is broken
+      at = nextPastAscii(bytes, end);
+    }
+    this.inRun = false;
+  }
+
+  /** More than ten well-formed characters to each broken sequence: UTF-8 at heart (ICU's line). */
+  mostlyWellFormed(): boolean {
+    return this.wellFormed > 10 * this.broken;
+  }
+
+  /** The characters past ASCII tallied so far (a sequence left open at the end of the last piece is not yet one). */
+  counted(): { wellFormed: number; broken: number } {
+    return { wellFormed: this.wellFormed, broken: this.broken };
+  }
+
+  private count(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       if (code === 0xfffd) this.broken++;
@@ -138,11 +170,30 @@ export class Utf8Tally {
       else if (code >= 0x80 && !(code >= 0xdc00 && code <= 0xdfff)) this.wellFormed++;
     }
   }
+}
 
-  /** More than ten well-formed characters to each broken sequence: UTF-8 at heart (ICU's line). */
-  mostlyWellFormed(): boolean {
-    return this.wellFormed > 10 * this.broken;
+/** Blocks looked at whole (isAscii, native) before their bytes are looked at one by one. */
+const ASCII_BLOCK = 4096;
+
+/** The first byte past ASCII at or after `from`; -1 when there is none. */
+function nextPastAscii(bytes: Buffer, from: number): number {
+  let at = from;
+  while (at < bytes.length) {
+    const end = Math.min(at + ASCII_BLOCK, bytes.length);
+    if (!isAscii(bytes.subarray(at, end))) {
+      while (bytes[at] < 0x80) at++;
+      return at;
+    }
+    at = end;
   }
+  return -1;
+}
+
+/** Where the run of bytes past ASCII that starts at `from` ends: the next ASCII byte, or the end of the piece. */
+function endOfRun(bytes: Buffer, from: number): number {
+  let at = from;
+  while (at < bytes.length && bytes[at] >= 0x80) at++;
+  return at;
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
-import { decodeText, detectEncoding } from './text-decoding';
+import { decodeText, detectEncoding, Utf8Tally } from './text-decoding';
 import { SourceProblem } from './source-problem';
 
 async function* oneChunk(bytes: Buffer): AsyncGenerator<Buffer> {
@@ -244,6 +244,43 @@ describe('detectEncoding between windows-1252 and windows-1254 (Turkish), which 
   it('names windows-1252 text without any of the six bytes windows-1252, the two readings being the same', () => {
     expect(detectEncoding(iconv.encode('Straße „Fuß“, Müller, Köln, Zürich — “Grüße” 12 €\n'.repeat(20), 'windows-1252'))).toBe(
       'windows-1252',
+    );
+  });
+});
+
+describe('Utf8Tally: characters past ASCII, well-formed and broken, however the bytes are cut', () => {
+  /** What TextDecoder reads from the whole, one piece after the other: the tally's own reading, without its shortcut. */
+  const readWhole = (pieces: Buffer[]) => {
+    const decoder = new TextDecoder('utf-8');
+    let wellFormed = 0;
+    let broken = 0;
+    for (const piece of pieces)
+      for (const char of decoder.decode(piece, { stream: true })) {
+        if (char === '\uFFFD') broken++;
+        else if (char.codePointAt(0)! >= 0x80) wellFormed++;
+      }
+    return { wellFormed, broken };
+  };
+  // UTF-8 and bytes of code pages, broken sequences and characters cut short, among runs of ASCII longer than a block.
+  const piece = fc.oneof(
+    fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\uFFFD'), maxLength: 40 }).map((text) => Buffer.from(text, 'utf8')),
+    fc.uint8Array({ maxLength: 12 }).map((bytes) => Buffer.from(bytes.map((b) => b | 0x80))),
+    fc.constantFrom(Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from([0xed, 0xa0, 0x80])),
+    fc.nat(10_000).map((n) => Buffer.alloc(n, 'x')),
+  );
+
+  it('counts what TextDecoder reads from the whole', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.array(fc.nat(20_000), { maxLength: 6 }), (parts, cuts) => {
+        const bytes = Buffer.concat(parts);
+        const at = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+        // An empty piece after each (a stream may give one): it neither ends nor breaks a run.
+        const pieces = [0, ...at].flatMap((from, i) => [bytes.subarray(from, i < at.length ? at[i] : bytes.length), Buffer.alloc(0)]);
+        const tally = new Utf8Tally();
+        for (const p of pieces) tally.add(p);
+        expect(tally.counted()).toEqual(readWhole(pieces));
+      }),
+      { numRuns: 500 },
     );
   });
 });
