@@ -110,13 +110,10 @@ describe('review page API', () => {
       ['b@x.org', 2],
     ]);
 
-    // The header choice is remembered with the mapping: the next such file opens with both.
+    // The header choice is remembered with the mapping, by the names the reviewer found (not column_1..3, which every
+    // headerless file of three columns reads as): the next such file opens with both.
     const directory = svc.app.get<Directory>(DIRECTORY);
-    for (
-      let i = 0;
-      !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['column_1', 'column_2', 'column_3'])));
-      i++
-    ) {
+    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['E-mail', 'Years', 'Years_2']))); i++) {
       if (i > 200) throw new Error('the approved mapping was not remembered');
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -133,6 +130,34 @@ describe('review page API', () => {
       mapping_rule: { email: 'E-mail', age: 'Years_2' },
       notices: [expect.objectContaining({ code: 'mapping_remembered' })],
     });
+    // A file of three columns without a header, whose first row reads otherwise: its first record stays a record.
+    const other = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'other.csv' },
+    });
+    await upload(other.body, 'zoe@y.org,25,7\nyan@y.org,26,8\n');
+    await waitForRun(svc, org.apiKey, other.body.id, (r) => r.review_state === 'active');
+    const otherState = (await reviewApi(other.body.review_url).state()).body;
+    expect(otherState).toMatchObject({ input_has_header: false, source_headers: ['column_1', 'column_2', 'column_3'], total_rows: 2 });
+    expect(otherState.notices).not.toContainEqual(expect.objectContaining({ code: 'mapping_remembered' }));
+    // Nor does a header remembered by column_1..3, as it was before 2026-12-03.
+    await directory.rememberMapping({
+      organization_id: org.orgId,
+      schema_id: org.schemaId,
+      headers_key: headersKey(['column_1', 'column_2', 'column_3']),
+      mapping_rule: { email: 'E-mail', age: 'Years_2' },
+      picklists: {},
+      input_has_header: true,
+      run_id: run.body.id,
+      approved_at: new Date().toISOString(),
+    });
+    const third = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'other.csv' },
+    });
+    await upload(third.body, 'zoe@y.org,25,7\nyan@y.org,26,8\n');
+    await waitForRun(svc, org.apiKey, third.body.id, (r) => r.review_state === 'active');
+    expect((await reviewApi(third.body.review_url).state()).body).toMatchObject({ input_has_header: false, total_rows: 2 });
   });
 
   it('gives a field added to the schema since no column the remembered mapping already feeds another field from', async () => {

@@ -5,7 +5,16 @@ import { AiProviders, MAPPING_SAMPLE_ROWS, ProviderCallFailed, suggestMappingWit
 import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { MappingRule, ReviewNotice } from '@app/contracts';
-import { headerNames, headersKey, mergeSuggestions, readValueFix, runPhase, suggestMapping, type RunState } from '@app/domain';
+import {
+  headerNames,
+  headersKey,
+  isMadeUpHeaders,
+  mergeSuggestions,
+  readValueFix,
+  runPhase,
+  suggestMapping,
+  type RunState,
+} from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import type { RunEventContext, StepCommand } from '@app/run-event-transport';
 import { readSampleRows } from '@app/run-source';
@@ -69,11 +78,14 @@ export class MappingHandlers {
     if (!run || run.rows_origin !== 'file' || !run.mapping_rule || !run.review_approved_at) return;
     const picklists: Record<string, Record<string, string>> = {};
     for (const f of run.value_fixes ?? []) if (f.fix.kind === 'picklist') picklists[f.field] = f.fix.values;
+    const parsed = run.parsed_headers ?? run.source_headers;
     await this.directory.rememberMapping({
       organization_id: run.organization_id,
       schema_id: run.schema.id,
-      // Keyed by the headers as the ingestion read them: the next such file is read the same way.
-      headers_key: headersKey(run.parsed_headers ?? run.source_headers),
+      // Keyed by the headers as the ingestion read them: the next such file is read the same way. A header the
+      // reviewer found where the ingestion saw none is keyed by its names instead: column_1..N is what every
+      // headerless file of that width reads as, and each would have lost its first record to this one's header.
+      headers_key: headersKey(run.input_has_header === true && isMadeUpHeaders(parsed) ? run.source_headers : parsed),
       mapping_rule: run.mapping_rule,
       picklists,
       ...(run.input_has_header !== null ? { input_has_header: run.input_has_header } : {}),
@@ -88,15 +100,26 @@ export class MappingHandlers {
    * picklist values that still fit; null when there is none.
    */
   private async remembered(run: RunState): Promise<Suggestion | null> {
-    const found = await this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(run.source_headers));
+    const find = (headers: string[]) => this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(headers));
+    const readFirstRow = async () => (await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1))[0] ?? [];
+    let found = await find(run.source_headers);
+    let firstRow: string[] | null = null;
+    if (run.input_has_header === false) {
+      // Read without a header: a header the reviewer found in a file whose first row reads as this one's is
+      // remembered by its names (onReviewApproved). One remembered by column_1..N (before 2026-12-03) says nothing
+      // of this file's first row.
+      firstRow = await readFirstRow();
+      const named = await find(headerNames(firstRow, true, run.source_headers.length));
+      if (named?.input_has_header === true) found = named;
+      else if (found?.input_has_header === true) found = null;
+    }
     if (!found) return null;
     const fields = run.schema.fields;
     // A remembered header choice other than the ingestion's guess: the headers come from the first row (or go).
     let header: Suggestion['header'];
     let headers = run.source_headers;
     if (found.input_has_header !== undefined && found.input_has_header !== run.input_has_header) {
-      const [firstRow] = await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1);
-      header = { input_has_header: found.input_has_header, first_row: firstRow ?? [] };
+      header = { input_has_header: found.input_has_header, first_row: firstRow ?? (await readFirstRow()) };
       headers = headerNames(header.first_row, header.input_has_header, run.source_headers.length);
     }
     const kept = Object.fromEntries(

@@ -38,6 +38,11 @@ export function detectHeader(sample: string[][]): boolean {
   return true;
 }
 
+/** Whether these are the names `headerNames` makes up for a table without a header (`column_1, column_2, ...`). */
+export function isMadeUpHeaders(names: readonly string[]): boolean {
+  return names.length > 0 && names.every((name, i) => name === `column_${i + 1}`);
+}
+
 /** Header names for a table: the first row, or `column_1, column_2, ...` when there is none. */
 export function headerNames(firstRow: string[], hasHeader: boolean, width: number): string[] {
   if (!hasHeader) return Array.from({ length: width }, (_, i) => `column_${i + 1}`);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FieldDefinition } from '@app/contracts';
-import { detectHeader, headerNames } from './detect-header';
+import { detectHeader, headerNames, isMadeUpHeaders } from './detect-header';
 import { suggestMapping } from './suggest-mapping';
 import { normalizeMapping } from './validate-mapping';
 
@@ -167,6 +167,13 @@ describe('header detection', () => {
       const columnA = [['', 'E-mail', 'Name'], ...Array.from({ length: 19 }, (_, i) => [i === 4 ? 'x' : '', `u${i}@x.io`, 'Ann'])];
       expect(detectHeader(columnA)).toBe(false);
     });
+  });
+
+  it('tells the names made up for a table without a header from a header', () => {
+    expect(isMadeUpHeaders(headerNames([], false, 3))).toBe(true);
+    expect(isMadeUpHeaders(['column_1', 'column_3'])).toBe(false);
+    expect(isMadeUpHeaders(['E-mail', 'column_2'])).toBe(false);
+    expect(isMadeUpHeaders([])).toBe(false);
   });
 
   it('names columns column_N without a header and de-duplicates given names', () => {
