@@ -270,6 +270,15 @@ describe('review page API', () => {
       latest = (await review.problems(mapping, false)).body;
     }
     expect(latest).toMatchObject({ status: 'counted', rows_checked: 50, rows_with_problems: expectedProblemRows });
+    // "false" as a string would have waited, as anything but the boolean did: it is refused.
+    for (const wait of ['false', 0, 'no']) {
+      const bad = await call(review.at('problems'), { method: 'POST', body: { mapping_rule: mapping, wait } });
+      expect({ wait, status: bad.status, fields: bad.body.error.fields }).toEqual({
+        wait,
+        status: 422,
+        fields: { wait: ['wait must be true or false.'] },
+      });
+    }
   });
 
   it('refuses a preview of a mapping that names unknown fields or columns', async () => {

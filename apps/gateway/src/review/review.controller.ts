@@ -49,6 +49,13 @@ function previewOffset(body: ReviewBody): number {
   return offset as number;
 }
 
+/** Whether a count call waits for the whole file: yes unless the body says `"wait": false`. */
+function waitsForCount(body: ReviewBody): boolean {
+  const wait = body.wait ?? true;
+  if (typeof wait !== 'boolean') throw ApiError.validation({ wait: ['wait must be true or false.'] });
+  return wait;
+}
+
 /** The approval's choice for rows that still have a problem; `deliver` when the body does not say. */
 function problemRowsChoice(body: ReviewBody): ProblemRowsChoice {
   const choice = body.rows_with_problems ?? 'deliver';
@@ -290,7 +297,7 @@ export class ReviewController {
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = objectBodyOrNone<ReviewBody>(raw);
-    const wait = body.wait !== false;
+    const wait = waitsForCount(body);
     return this.customerChecks.withCount(run, body.mapping_rule, await this.previews.countProblems(run, body.mapping_rule, wait), wait);
   }
 
