@@ -41,14 +41,19 @@ interface Reading {
   languages: Uint32Array;
   /** Every language's bit. */
   all: number;
+  /** Bytes both code pages read as the same character (á é ü ß…): they say nothing between the two. */
+  readAlike: Uint8Array;
 }
 
 function readingOf(codePage: WesternOrCentral): Reading {
   const letter = new Uint8Array(256);
   const languages = new Uint32Array(256);
+  const readAlike = new Uint8Array(256);
   const sets = LANGUAGE_LETTERS[codePage];
+  const other: WesternOrCentral = codePage === 'windows-1252' ? 'windows-1250' : 'windows-1252';
   for (let byte = 0; byte < 256; byte++) {
     const char = iconv.decode(Buffer.from([byte]), codePage);
+    readAlike[byte] = char === iconv.decode(Buffer.from([byte]), other) ? 1 : 0;
     // ª and º are letters to Unicode but signs to a reader ("nº 5", "1ª"); an undefined byte decodes to U+FFFD.
     letter[byte] = /\p{L}/u.test(char) && char !== 'ª' && char !== 'º' ? 1 : 0;
     if (byte < 0x80 || !letter[byte]) continue;
@@ -57,7 +62,7 @@ function readingOf(codePage: WesternOrCentral): Reading {
       if (set.includes(lower)) languages[byte] |= 1 << i;
     });
   }
-  return { letter, languages, all: 2 ** sets.length - 1 };
+  return { letter, languages, all: 2 ** sets.length - 1, readAlike };
 }
 
 let readings: Record<WesternOrCentral, Reading> | null = null;
@@ -68,9 +73,13 @@ let readings: Record<WesternOrCentral, Reading> | null = null;
  * writes together ("Kjćr" is, "Jiøí" is not); letters past ASCII outside the one language that has most of them.
  * With the letters past ASCII the reading makes, to weigh the first by.
  */
-function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): { against: [number, number, number]; letters: number } {
+function evidenceAgainst(
+  sample: Buffer,
+  { letter, languages, all, readAlike }: Reading,
+): { against: [number, number, number, number]; letters: number } {
   let signsInWords = 0;
   let letters = 0;
+  let writers = 0; // the languages that write each letter past ASCII, summed over the letters
   let mixedWords = 0;
   const outside = new Uint32Array(32);
   let word = all; // the languages that write every letter of the word so far
@@ -80,6 +89,7 @@ function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): {
     if (letter[byte]) {
       if (byte >= 0x80) {
         letters++;
+        if (!readAlike[byte]) writers += bitCount(languages[byte]);
         word &= languages[byte];
         wordHasOwnLetters = true;
         for (let l = 0; all >> l; l++) if (!(languages[byte] & (1 << l))) outside[l]++;
@@ -93,7 +103,15 @@ function evidenceAgainst(sample: Buffer, { letter, languages, all }: Reading): {
   }
   let fewestOutside = Infinity;
   for (let l = 0; all >> l; l++) fewestOutside = Math.min(fewestOutside, outside[l]);
-  return { against: [signsInWords, mixedWords, fewestOutside], letters };
+  // Last, and only when all else is even: letters fewer of the code page's languages write, of those the two read
+  // otherwise ("città" is Italian, French, Portuguese, Catalan in windows-1252; read "cittŕ", Slovak alone).
+  return { against: [signsInWords, mixedWords, fewestOutside, -writers], letters };
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest; rest &= rest - 1) count++;
+  return count;
 }
 
 /** A sign between letters decides alone when it is not a stray one ("nºs" in a Portuguese file of hundreds of accents). */
