@@ -70,8 +70,8 @@ let readings: Record<WesternOrCentral, Reading> | null = null;
 /**
  * What tells against reading a sample in a code page, the strongest first: a sign between two letters
  * ("Wroc³aw", "Iaºi": a letter in the other code page); words whose letters past ASCII no one language
- * writes together ("Kjćr" is, "Jiøí" is not); letters past ASCII outside the one language that has most of them.
- * With the letters past ASCII the reading makes, to weigh the first by.
+ * writes together ("Kjćr" is, "Jiøí" is not); letters past ASCII outside the one language that has most of them;
+ * letters one language alone writes. With the letters past ASCII the reading makes, to weigh the first by.
  */
 function evidenceAgainst(
   sample: Buffer,
@@ -79,7 +79,7 @@ function evidenceAgainst(
 ): { against: [number, number, number, number]; letters: number } {
   let signsInWords = 0;
   let letters = 0;
-  let writers = 0; // the languages that write each letter past ASCII, summed over the letters
+  let loneLetters = 0; // letters past ASCII the two read otherwise that one language alone writes
   let mixedWords = 0;
   const outside = new Uint32Array(32);
   let word = all; // the languages that write every letter of the word so far
@@ -89,7 +89,7 @@ function evidenceAgainst(
     if (letter[byte]) {
       if (byte >= 0x80) {
         letters++;
-        if (!readAlike[byte]) writers += bitCount(languages[byte]);
+        if (!readAlike[byte] && bitCount(languages[byte]) === 1) loneLetters++;
         word &= languages[byte];
         wordHasOwnLetters = true;
         for (let l = 0; all >> l; l++) if (!(languages[byte] & (1 << l))) outside[l]++;
@@ -103,9 +103,10 @@ function evidenceAgainst(
   }
   let fewestOutside = Infinity;
   for (let l = 0; all >> l; l++) fewestOutside = Math.min(fewestOutside, outside[l]);
-  // Last, and only when all else is even: letters fewer of the code page's languages write, of those the two read
-  // otherwise ("città" is Italian, French, Portuguese, Catalan in windows-1252; read "cittŕ", Slovak alone).
-  return { against: [signsInWords, mixedWords, fewestOutside, -writers], letters };
+  // Last, and only when all else is even: letters one language alone writes, of those the two read otherwise ("città"
+  // is Italian, French, Portuguese, Catalan in windows-1252; read "cittŕ", Slovak alone). Not how many languages
+  // write them: the lists group languages as they please (è of four against č of three read Croatian "Kovač" Western).
+  return { against: [signsInWords, mixedWords, fewestOutside, loneLetters], letters };
 }
 
 function bitCount(bits: number): number {
