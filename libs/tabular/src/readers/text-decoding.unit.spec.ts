@@ -251,7 +251,7 @@ describe('detectEncoding between windows-1252 and windows-1254 (Turkish), which 
 describe('Utf8Tally: characters past ASCII, well-formed and broken, however the bytes are cut', () => {
   /** What TextDecoder reads from the whole, one piece after the other: the tally's own reading, without its shortcut. */
   const readWhole = (pieces: Buffer[]) => {
-    const decoder = new TextDecoder('utf-8');
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
     let wellFormed = 0;
     let broken = 0;
     for (const piece of pieces)
@@ -263,11 +263,22 @@ describe('Utf8Tally: characters past ASCII, well-formed and broken, however the 
   };
   // UTF-8 and bytes of code pages, broken sequences and characters cut short, among runs of ASCII longer than a block.
   const piece = fc.oneof(
-    fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\uFFFD'), maxLength: 40 }).map((text) => Buffer.from(text, 'utf8')),
+    fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\uFFFD', '\uFEFF'), maxLength: 40 }).map((text) => Buffer.from(text, 'utf8')),
     fc.uint8Array({ maxLength: 12 }).map((bytes) => Buffer.from(bytes.map((b) => b | 0x80))),
     fc.constantFrom(Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from([0xed, 0xa0, 0x80])),
     fc.nat(10_000).map((n) => Buffer.alloc(n, 'x')),
+    // Continuation bytes alone: after a sequence left open before a block of ASCII, they must not complete it.
+    fc.uint8Array({ minLength: 1, maxLength: 3 }).map((bytes) => Buffer.from(bytes.map((b) => 0x80 | (b & 0x3f)))),
   );
+
+  it('breaks a sequence left open at the end of a block when a block of ASCII follows', () => {
+    // "€" cut after two bytes at the end of the first 4 KiB block, 4 KiB of ASCII, then its last byte alone.
+    const bytes = Buffer.concat([Buffer.alloc(4094, 'x'), Buffer.from([0xe2, 0x82]), Buffer.alloc(4096, 'x'), Buffer.from([0xac])]);
+    const tally = new Utf8Tally();
+    tally.add(bytes);
+    expect(tally.counted()).toEqual({ wellFormed: 0, broken: 2 });
+    expect(tally.counted()).toEqual(readWhole([bytes]));
+  });
 
   it('counts what TextDecoder reads from the whole', () => {
     fc.assert(
@@ -280,7 +291,7 @@ describe('Utf8Tally: characters past ASCII, well-formed and broken, however the 
         for (const p of pieces) tally.add(p);
         expect(tally.counted()).toEqual(readWhole(pieces));
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
   });
 });
