@@ -1,10 +1,10 @@
 import { SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
 const pad = (n: number) => String(n).padStart(2, '0');
 
-const MS_PER_DAY = 24 * 3600 * 1000;
 /** Serial of 1970-01-01 in the 1900 date system; the 1904 system is 1462 days later. */
 const UNIX_EPOCH_SERIAL = 25569;
 const DAYS_1900_TO_1904 = 1462;
+const SECONDS_PER_DAY = 24 * 3600;
 
 /** Excel dates carry no zone: they are read as UTC instants. Midnight is a plain date. */
 export function dateText(d: Date): string {
@@ -15,12 +15,14 @@ export function dateText(d: Date): string {
 }
 
 /**
- * A date cell's serial number as text. Rounded to the millisecond like exceljs did, so a
- * workbook reads as it did before (exceljs also ignores Excel's fictitious 1900-02-29, so
- * serials before March 1900 are a day off in both).
+ * A date cell's serial number as text, rounded to the second as Excel shows it (12:00:00.7 is
+ * 12:00:01, and 23:59:59.6 the next day; exceljs rounded to the millisecond, and the text cut
+ * the rest off). exceljs ignored Excel's fictitious 1900-02-29, and so does this: serials before
+ * March 1900 are a day off in both.
  */
 export function serialDateText(serial: number, date1904: boolean): string {
-  return dateText(new Date(Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * MS_PER_DAY)));
+  const seconds = Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY);
+  return dateText(new Date(seconds * 1000));
 }
 
 /**
@@ -30,9 +32,9 @@ export function serialDateText(serial: number, date1904: boolean): string {
  * it: a serial of 12:30 is stored a hair under it.
  */
 export function serialTimeText(serial: number, date1904: boolean): string {
-  const seconds = Math.round(serial * SECONDS_PER_DAY);
-  if (seconds < 0 || seconds >= SECONDS_PER_DAY) return serialDateText(serial, date1904);
-  return clockText(seconds);
+  if (serial < 0 || serial >= 1) return serialDateText(serial, date1904);
+  // Under a day, rounded up to one: the clock shows midnight, as Excel's does (not 1899-12-30 at 23:59:59).
+  return clockText(Math.round(serial * SECONDS_PER_DAY) % SECONDS_PER_DAY);
 }
 
 /**
@@ -44,8 +46,6 @@ export function serialElapsedText(serial: number): string {
   const seconds = Math.round(Math.abs(serial) * SECONDS_PER_DAY);
   return (serial < 0 && seconds > 0 ? '-' : '') + clockText(seconds);
 }
-
-const SECONDS_PER_DAY = 24 * 3600;
 
 function clockText(seconds: number): string {
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;
