@@ -63,6 +63,15 @@ describe('applyTransformations', () => {
       expect({ value, rewritten: applyTransformations(value, rewrite) }).toEqual({ value, rewritten: value });
     }
     expect(typeValue('2024-03-04T10:00:00+25:00', times).problem).toBe('type');
+    // A minute past 14 hours is as far as no place is (a probe found +14:01 passed and rewritten a day earlier).
+    for (const value of ['2024-03-04T10:00+14:01', '2024-03-04T10:00-1430']) {
+      expect({ value, dates: typeValue(value, dates).problem, times: typeValue(value, times).problem }).toEqual({
+        value,
+        dates: 'type',
+        times: 'type',
+      });
+      expect(applyTransformations(value, rewrite)).toBe(value);
+    }
     for (const value of [
       '2024-03-04',
       '20240304',
@@ -71,6 +80,8 @@ describe('applyTransformations', () => {
       '2024-03-04T10:00:00.5Z',
       '2024-03-04T10:00:00+02:00',
       '2024-03-04T23:30:00-14:00',
+      '2024-03-04T10:00+14',
+      '2024-03-04T10:00+1345',
     ]) {
       expect({ value, problem: typeValue(value, dates).problem }).toEqual({ value, problem: null });
     }

@@ -49,13 +49,13 @@ function parseDateSlowly(value: string, pattern: string | null | undefined): Dat
  * time and a zone if any (`2024-03-04T10:00`, `…:00.5Z`, `… 10:00+02:00`). date-fns's parseISO reads the standard's
  * reduced and other forms too, so a column of ages or years passed as dates and was rewritten as invented days (a
  * probe: `12` became 1200-01-01, `2024` 2024-01-01, `2024-03` the 1st of March, `2024-W10` a Monday, `07` passed the
- * check). A zone is at most 14 hours from UTC (`+25:00` was read as a day earlier).
+ * check). A zone is at most 14 hours from UTC (`+25:00` was read as a day earlier; `+14:01` passed until 2026-12-03).
  */
 const ISO_CALENDAR_DATE =
-  /^\d{4}(?:-\d{2}-\d{2}|\d{4})(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-](?:0\d|1[0-4])(?::?[0-5]\d)?)?)?$/;
+  /^\d{4}(?:-\d{2}-\d{2}|\d{4})(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-](?:(?:0\d|1[0-3])(?::?[0-5]\d)?|14(?::?00)?))?)?$/;
 
 /** A zone offset no place has (more than 14 hours from UTC) at the end of a text, and a pattern's zone tokens. */
-const FAR_ZONE = /[+-](?:1[5-9]|[2-9]\d)(?::?\d{2})?$/;
+const FAR_ZONE = /[+-](?:(?:1[5-9]|[2-9]\d)(?::?\d{2})?|14:?(?:0[1-9]|[1-5]\d))$/;
 const ZONE_TOKEN = /[Xx]/;
 
 /**
