@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import {
   ADMIN_TOKEN,
@@ -95,6 +96,36 @@ describe('number formats, phone numbers and countries, end to end over HTTP', ()
       ['-12.5', '0.075', '3', '1e3', '+12125550100', 'CHE'],
       ['$1,337.00', '0.12', '2', 'abc', 'call me', 'Atlantis'],
       ['1234.5', '1', '7', '-3', '+49301234567', 'ESP'],
+    ]);
+  });
+
+  it("reads a workbook's number cells as the numbers they are, and its text cells in the field's number_format", async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Orders');
+    ws.addRow(['Preis', 'Anteil', 'Menge']);
+    ws.addRow([1.234, 0.12, 1234]);
+    ws.addRow([1234.5, 0.075, 3]);
+    ws.addRow(['1.234,56 €', '12 %', '1.234']);
+    ws.getColumn(2).numFmt = '0%';
+    ws.getColumn(1).numFmt = '#,##0.00 [$€-407]';
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'orders.xlsx' },
+    });
+    expect((await upload(created.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(ready.review_url);
+    const wbMapping = { price: 'Preis', share: 'Anteil', qty: 'Menge', plain: null, phone: null, country: null };
+    expect((await review.problems(wbMapping, true)).body.problems_by_field).toMatchObject({ price: 0, share: 0, qty: 0 });
+    expect((await review.approve(wbMapping)).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed');
+    // Read as German text, the cell 1.234 was 1234, and the cell 0.12 (shown 12%) read as a percent was 0.0012.
+    expect(
+      (await (await fetch(done.download_url)).json()).map(({ price, share, qty }: Record<string, unknown>) => ({ price, share, qty })),
+    ).toEqual([
+      { price: 1.234, share: 0.12, qty: 1234 },
+      { price: 1234.5, share: 0.075, qty: 3 },
+      { price: 1234.56, share: 0.12, qty: 1234 },
     ]);
   });
 

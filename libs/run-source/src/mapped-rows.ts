@@ -40,7 +40,9 @@ export async function readPlannedRows(
   duplicates: DuplicateRows | null = null,
   fromRow = 1,
 ): Promise<PlannedRows> {
-  const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? [], duplicates);
+  const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? [], duplicates, {
+    workbookNumbers: run.source_format === 'xlsx',
+  });
   const key = run.rows_key ?? run.source_key;
   // Rows as the reader yields them, from 0: the header row is one of them.
   const target = fromRow - 1 + (run.input_has_header === true ? 1 : 0);

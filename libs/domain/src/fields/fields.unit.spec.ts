@@ -1,6 +1,6 @@
 import type { FieldDefinition } from '@app/contracts';
 import { applyTransformations, validateTransformations } from './transformations';
-import { typeValue } from './typed-value';
+import { compileTypeCheck, typeValue } from './typed-value';
 import { inTimeZone } from '../testing/in-time-zone';
 
 const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ description: '', data_type: 'string', is_required: false, ...over });
@@ -51,6 +51,20 @@ describe('applyTransformations', () => {
     // The format reads nothing; an ISO date still passes the date check, as it does beside any format.
     expect(typeValue('05/01/2024', stored).problem).toBe('type');
     expect(typeValue('2024-01-05', stored).problem).toBeNull();
+  });
+
+  it("reads a workbook's plain numbers as numbers whatever the number_format, and other text in it", () => {
+    const german = f({ data_type: 'number', number_format: { locale: 'de-DE', currency: true } });
+    const share = f({ data_type: 'number', number_format: { locale: 'fr-FR', percent: true } });
+    const inWorkbook = { workbookNumbers: true };
+    expect(compileTypeCheck(german, inWorkbook)('1.234')).toEqual({ value: 1.234, problem: null });
+    expect(compileTypeCheck(german, inWorkbook)('1e-7')).toEqual({ value: 1e-7, problem: null });
+    expect(compileTypeCheck(german, inWorkbook)('1.234,56 €')).toEqual({ value: 1234.56, problem: null });
+    expect(compileTypeCheck(share, inWorkbook)('0.12')).toEqual({ value: 0.12, problem: null });
+    expect(compileTypeCheck(share, inWorkbook)('12 %')).toEqual({ value: 0.12, problem: null });
+    // In a text file, as people write them there.
+    expect(compileTypeCheck(german)('1.234')).toEqual({ value: 1234, problem: null });
+    expect(compileTypeCheck(share)('12')).toEqual({ value: 0.12, problem: null });
   });
 
   it('ISO 8601 without a pattern is a calendar date in full, with a time and a zone if any (a probe found "12" read as 1200-01-01)', () => {

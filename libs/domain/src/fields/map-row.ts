@@ -3,7 +3,7 @@ import { compileTransformations } from './transformations';
 import type { CellProblem } from './cell-problems';
 import { compileFieldCheck } from './field-validators';
 import { RememberedResults, rememberedShare } from './remembered-results';
-import { compileTypeCheck, type TypedValue, writesCheckedText } from './typed-value';
+import { compileTypeCheck, type TypeCheckOptions, type TypedValue, writesCheckedText } from './typed-value';
 import { compileFieldFixes, type AppliedFix } from './value-fixes';
 import { plainNumberText } from './exact-number';
 
@@ -39,7 +39,8 @@ const isMarked = (bits: Uint8Array, row: number): boolean => (bits[row >> 3] & (
 /**
  * Resolves a mapping to column indexes once, so each row is mapped by index; the run's fixes
  * and the fields' checks are compiled per field. `duplicates` is the duplicates pass's answer
- * for the same run, mapping and fixes (null: uniqueness is not checked).
+ * for the same run, mapping and fixes (null: uniqueness is not checked). `options`: where the values come from
+ * (a workbook's number cells read as numbers).
  */
 export function planFields(
   fields: Record<string, FieldDefinition>,
@@ -47,12 +48,13 @@ export function planFields(
   headers: string[],
   fixes: readonly AppliedFix[] = [],
   duplicates: DuplicateRows | null = null,
+  options: TypeCheckOptions = {},
 ): FieldPlan[] {
   const index = new Map(headers.map((h, i) => [h, i]));
   const remembered = rememberedShare(Object.keys(fields).length);
   return Object.entries(fields).map(([name, field]) => {
     const header = mapping[name];
-    const typeCheck = compileTypeCheck(field);
+    const typeCheck = compileTypeCheck(field, options);
     return {
       name,
       field,

@@ -139,14 +139,28 @@ function compileDateTypeCheck(field: FieldDefinition): Check {
   };
 }
 
-function compileNumberCheck(integer: boolean, field: FieldDefinition): Check {
+function compileNumberCheck(integer: boolean, field: FieldDefinition, options: TypeCheckOptions): Check {
   if (field.number_format) {
     const read = compileNumberReader(field.number_format, integer);
-    return (raw) => {
+    const formatted: Check = (raw) => {
       const n = read(raw);
       return n === null || (integer && !Number.isInteger(n)) ? { value: raw, problem: 'type' } : { value: n, problem: null };
     };
+    if (!options.workbookNumbers) return formatted;
+    // A workbook's number cell reads as a plain number (1.234, 0.12 under a 12% format): the number itself, not
+    // text in the field's locale (read de-DE, 1.234 was 1234; read as a percent, 0.12 was 0.0012). Text cells
+    // that are no plain number (1.234,5; 12 %) are read in the number_format, as in a text file.
+    const plain = compilePlainNumberCheck(integer);
+    return (raw) => {
+      const asNumber = plain(raw);
+      return asNumber.problem === null ? asNumber : formatted(raw);
+    };
   }
+  return compilePlainNumberCheck(integer);
+}
+
+/** A plain number with a `.` decimal point (an exponent too), exact as written. */
+function compilePlainNumberCheck(integer: boolean): Check {
   return (raw) => {
     const t = raw.trim();
     if (!isDecimalNumber(t)) return { value: raw, problem: 'type' };
@@ -156,8 +170,14 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition): Check {
   };
 }
 
+/** Where a run's values come from, as far as reading them is concerned. */
+export interface TypeCheckOptions {
+  /** From a workbook: a number cell reads as a plain number whatever the field's number_format (compileNumberCheck). */
+  workbookNumbers?: boolean;
+}
+
 /** The check of a field's data_type for a non-empty value, compiled once per field. */
-function compileDataTypeCheck(field: FieldDefinition): Check {
+function compileDataTypeCheck(field: FieldDefinition, options: TypeCheckOptions): Check {
   const verdict =
     (ok: (t: string) => boolean): Check =>
     (raw) =>
@@ -169,7 +189,7 @@ function compileDataTypeCheck(field: FieldDefinition): Check {
       return verdict(isWebAddress);
     case 'number':
     case 'integer':
-      return compileNumberCheck(field.data_type === 'integer', field);
+      return compileNumberCheck(field.data_type === 'integer', field, options);
     case 'boolean':
       return (raw) => {
         const t = raw.trim().toLowerCase();
@@ -220,8 +240,8 @@ export const writesCheckedText = (field: FieldDefinition): boolean =>
  * Compiles the check of one field (data_type and is_required), once per run. A value that
  * fails is kept exactly as it came (never dropped or blanked) and reported as a problem.
  */
-export function compileTypeCheck(field: FieldDefinition): Check {
-  const check = compileDataTypeCheck(field);
+export function compileTypeCheck(field: FieldDefinition, options: TypeCheckOptions = {}): Check {
+  const check = compileDataTypeCheck(field, options);
   const empty: TypedValue = { value: null, problem: field.is_required ? 'required' : null };
   return (raw) => (raw.trim() === '' ? { ...empty } : check(raw));
 }
