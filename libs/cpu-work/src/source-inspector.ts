@@ -19,7 +19,8 @@ import { CpuWork, type CpuTaskOptions } from './cpu-work';
 import type { SourceArrival } from './source-arrival';
 
 /**
- * Ingestion's first read of a run's source (inspectStructuredFile), on two CPU worker threads
+ * Ingestion's read of a run's source (inspectStructuredFile), and a read of it again in another
+ * encoding or sheet (the code page past an ASCII head, the reviewer's choice), on two CPU worker threads
  * when there are two: a big delimited file is scanned in two parts at once, split after a
  * line feed near its middle, and the parts are joined when the first ended where a row ends
  * (libs/tabular's delimited-scan-parts.ts). Any other file, or parts that cannot be joined,

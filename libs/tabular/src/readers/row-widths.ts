@@ -113,7 +113,7 @@ export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorter
     shorter_rows: shorter.rows,
     first_shorter_row: shorter.first,
     values_width: widths.filled.at(-1)?.[0] ?? 0,
-    // Also when those rows are the longer ones: read under the header they start one column sooner (its empty cell names none).
+    // Also when those rows are the longer ones: read under the header, their extra columns start at its first empty cell.
     ...(first.filled < first.cells && pastValues.rows > 0
       ? { past_header_values: { first_row_values: first.filled, longer_rows: pastValues.rows, first_longer_row: pastValues.first } }
       : {}),
