@@ -14,6 +14,11 @@ const writesZero = (written: string): boolean => !/^[^eE]*[1-9]/.test(written);
 /** An integer written in digits alone: an id, an account or order number, to be carried digit for digit. */
 const INTEGER_LITERAL = /^[+-]?\d+$/;
 
+/** Whether the double `n` is exactly the number the decimal text `written` says (decimal.js compares them). */
+export function isExactly(written: string, n: number): boolean {
+  return new (Decimal())(written).eq(n);
+}
+
 /**
  * Whether the double `n`, read from the decimal text `written` (as isDecimalNumber takes it), is
  * the number written. A JSON number is a double to the clients of the output, so a value it

@@ -1,5 +1,5 @@
 import type { NumberFormat } from '@app/contracts';
-import { carriesExactly } from './exact-number';
+import { carriesExactly, isExactly } from './exact-number';
 
 /**
  * Numbers as people write them for people: "1.234,56", "1 234,56", "€ 1.234,56", "$1,337.00",
@@ -237,10 +237,15 @@ export function compileNumberReader(format: NumberFormat, integerField = false):
       } else return null;
     }
     if (groupKind !== null && !inFraction && run !== 3) return null;
-    const written = `${integer || '0'}${fraction ? `.${fraction}` : ''}${format.percent ? 'e-2' : ''}`;
+    const digits = `${integer || '0'}${fraction ? `.${fraction}` : ''}`;
+    const written = format.percent ? `${digits}e-2` : digits;
     const n = Number(written);
-    // A number a double cannot carry is no number of this field (exact-number.ts); digits alone must be carried as written.
+    // A number a double cannot carry is no number of this field (exact-number.ts); digits alone must be carried as
+    // written, also before a percentage divides them (9007199254740993 % was read 90071992547409.92 without a word).
     if (!Number.isFinite(n) || !carriesExactly(written, n, integerField)) return null;
+    // A percentage past 2^53 is exactly its digits divided by 100, or no number (digits alone are an amount, not a double's approximation).
+    if (format.percent && Math.abs(n) >= 2 ** 53 && !isExactly(written, n)) return null;
+    if (format.percent && !carriesExactly(digits, Number(digits), false)) return null;
     return before.paren || before.minus || after.minus ? -n : n;
   };
 }

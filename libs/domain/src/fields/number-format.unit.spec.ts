@@ -118,6 +118,12 @@ describe('number_format: numbers as people write them', () => {
       '100 %': 1,
     });
     expect(read({ locale: 'en-US' }, ['12%'])).toEqual({ '12%': null });
+    // Digits a double cannot carry are no number, as without percent (they were divided and rounded without a word).
+    expect(read({ decimal: ',', percent: true }, ['900719925474099300 %', '9007199254740992 %'])).toEqual({
+      '900719925474099300 %': null,
+      '9007199254740992 %': 90071992547409.92,
+    });
+    expect(read({ locale: 'de-DE', percent: true }, ['9.007.199.254.740.993'])).toEqual({ '9.007.199.254.740.993': null });
   });
 
   it("reads a locale's own digits and right-to-left marks as Intl writes them", () => {
