@@ -39,7 +39,7 @@ export function carriesExactly(written: string, n: number, integerField: boolean
   const small = n < EXACT_INTEGERS && n > -EXACT_INTEGERS;
   // The common case, with no look at the text: a number field's value below 2^53.
   if (small && !integerField) return true;
-  if (INTEGER_LITERAL.test(written)) return small || new (Decimal())(written).eq(n);
+  if (INTEGER_LITERAL.test(written)) return small || isExactly(written, n);
   if (!integerField) return true;
   // Rare: decimal.js reads the two decimals exactly.
   const exact = new (Decimal())(written);
