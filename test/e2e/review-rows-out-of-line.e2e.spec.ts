@@ -85,7 +85,10 @@ describe('review: rows that do not line up with the first row', () => {
     ];
     for (const file of files) {
       const even = await review('people.csv', Buffer.from(file));
-      expect((await even.api.state()).body.rows_out_of_line).toBeNull();
+      const evenState = (await even.api.state()).body;
+      expect(evenState.rows_out_of_line).toBeNull();
+      // Nor is the empty cell at the end of a line a column of its own (it was column_3, empty in every row).
+      expect(evenState.source_headers).toEqual(['E-mail', 'Name']);
       expect((await sourceParsed(even.runId)).row_shape).toBeUndefined();
     }
     // A row broken under a header that ends with a delimiter: its last value is in a column the header does not name.
@@ -109,8 +112,16 @@ describe('review: rows that do not line up with the first row', () => {
     // A broken row that ends with many delimiters: the columns past its last value are empty in every row.
     const trailing = await review('people.csv', Buffer.from('E-mail,Name,Age\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41,,,,\n'));
     const trailingState = (await trailing.api.state()).body;
-    expect(trailingState.source_headers).toHaveLength(8);
+    // Since 2026-12-03 those are no columns (they were column_5 to column_8, empty, to map).
+    expect(trailingState.source_headers).toEqual(['E-mail', 'Name', 'Age', 'column_4']);
     expect(trailingState.rows_out_of_line).toMatchObject({ longer_rows: 1, extra_columns: ['column_4'] });
+    // A sheet saved from a used range far wider than its data: 1,500 delimiters end every line, past the column limit
+    // (1,000). Those cells hold nothing: the run is read (it failed with source_too_many_columns) with its three columns.
+    const used = ','.repeat(1500);
+    const wide = await review('people.csv', Buffer.from(`E-mail,Name,Age${used}\nada@x.org,Ada,36${used}\nalan@x.org,Alan,41${used}\n`));
+    const wideState = (await wide.api.state()).body;
+    expect(wideState.source_headers).toEqual(['E-mail', 'Name', 'Age']);
+    expect(wideState.rows_out_of_line).toBeNull();
     // Broken past the header's cells too: its values from the header's empty cell on have no column name.
     const past = await review('people.csv', Buffer.from('E-mail,Name,Age,\nada@x.org,Ada,36\nalan@x.org,Turing, Alan,41,x\n'));
     const pastHeader = await call(past.api.at('header'), { method: 'POST', body: { input_has_header: true } });

@@ -193,7 +193,7 @@ describe('scanArrivingSource', () => {
     if (arrived === 'not scanned') throw new Error('not scanned');
     expect(arrived.bytes).toBe(BYTES.length);
     expect(arrived.scan.rows).toBe(scanOfStored.rows);
-    expect(arrived.scan.width).toBe(scanOfStored.width);
+    expect(arrived.scan.widths).toEqual(scanOfStored.widths);
     expect(arrived.scan.head).toEqual(scanOfStored.head);
     await expectIndexReadsOn(arrived.scan);
   });

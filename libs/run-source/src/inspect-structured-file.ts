@@ -116,13 +116,12 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
   firstRow: scan.head[0] ?? null,
   sample: scan.head,
   rows: scan.rows,
-  width: scan.width,
   widths: scan.widths,
   index: scan.rowIndex,
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, width, widths, index } = read;
+  const { table, firstRow, sample, rows, widths, index } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -137,7 +136,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   const rowShape = rowShapeOf(widths, { cells: firstRow.length, filled: filledWidth(firstRow) }, table.format === 'delimited');
   return {
     parsed: {
-      source_headers: headerNames(firstRow, hasHeader, width),
+      source_headers: headerNames(firstRow, hasHeader, valuesWidth(widths)),
       input_has_header: hasHeader,
       total_rows: rows - (hasHeader ? 1 : 0),
       source_format: table.format,
@@ -151,14 +150,20 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   };
 }
 
+/**
+ * A table's columns: up to the farthest value in any row, the header's names included. Columns past it are empty in
+ * every row (a delimiter at the end of every line, a used range wider than the data) and would be `column_N` of
+ * nothing to map; a workbook's rows leave them out already.
+ */
+const valuesWidth = (widths: RowWidthCounts): number => widths.filled.at(-1)?.[0] ?? 0;
+
 /** What ingestion learned of a source's rows, by either read. */
 interface SourceRows {
   table: Pick<OpenedTable, 'format' | 'delimiter' | 'encoding' | 'sheets' | 'sheet'>;
   firstRow: string[] | null;
   sample: string[][];
   rows: number;
-  width: number;
-  /** How many rows have each number of cells. */
+  /** How many rows have each number of cells, and each number up to their last value. */
   widths: RowWidthCounts;
   index: RowIndex | null;
 }
@@ -213,7 +218,6 @@ async function readWhole(
     throw err;
   }
   let rows = 0;
-  let width = 0;
   let firstRow: string[] | null = null;
   const sample: string[][] = [];
   const widths = new RowWidths();
@@ -222,8 +226,8 @@ async function readWhole(
       for (const row of batch) {
         if (!firstRow) firstRow = row;
         if (sample.length < HEADER_SAMPLE_ROWS) sample.push(row);
-        if (row.length > width) width = row.length;
-        widths.note(row.length, filledWidth(row), rows + 1);
+        // Tallied up to one past the column limit, as the scan tallies them (row-scanner.ts).
+        widths.note(Math.min(row.length, limits.maxColumns + 1), filledWidth(row), rows + 1);
         rows++;
       }
       onProgress(rows);
@@ -231,5 +235,5 @@ async function readWhole(
   } catch (err) {
     return failedBy(err);
   }
-  return { table, firstRow, sample, rows, width, widths: widths.counted(), index: table.rowIndex() };
+  return { table, firstRow, sample, rows, widths: widths.counted(), index: table.rowIndex() };
 }

@@ -43,10 +43,13 @@ export function isMadeUpHeaders(names: readonly string[]): boolean {
   return names.length > 0 && names.every((name, i) => name === `column_${i + 1}`);
 }
 
-/** Header names for a table: the first row, or `column_1, column_2, ...` when there is none. */
+/**
+ * Header names for a table `width` columns wide: the first row, or `column_1, column_2, ...` when there is none.
+ * The width reaches the farthest value of any row, the first's included: its cells past it are empty.
+ */
 export function headerNames(firstRow: string[], hasHeader: boolean, width: number): string[] {
   if (!hasHeader) return Array.from({ length: width }, (_, i) => `column_${i + 1}`);
-  const given = Array.from({ length: Math.max(width, firstRow.length) }, (_, i) => (firstRow[i] ?? '').trim());
+  const given = Array.from({ length: width }, (_, i) => (firstRow[i] ?? '').trim());
   // Blank or repeated names (possible with an explicit input_has_header=true) get a suffix so that every header
   // names exactly one column. A name the file gives keeps it (its first column); a made-up name avoids every name
   // taken, so "name,name,name_2" is name, name_3, name_2 (the second column named name_2 hid the third: its

@@ -89,7 +89,6 @@ export function joinScanParts(
   return {
     ...first.scan,
     rows,
-    width: Math.max(first.scan.width, later.width),
     widths: joinRowWidths(first.scan.widths, later.widths, first.scan.rows),
     rowIndex,
   };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited } from './delimited-scan';
-import type { RowWidthCount, RowWidthCounts } from './row-widths';
+import { filledWidth, type RowWidthCount, type RowWidthCounts } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
 
 /*
@@ -20,7 +20,7 @@ async function byReader(bytes: Buffer[], limits: TableLimits): Promise<Learned> 
     const table = await openDelimited(Readable.from(bytes), null, { limits });
     const rows: string[][] = [];
     for await (const batch of table.batches) rows.push(...batch);
-    return { rows: rows.length, width: Math.max(0, ...rows.map((r) => r.length)), head: rows.slice(0, HEAD_ROWS) };
+    return { rows: rows.length, width: Math.max(0, ...rows.map(filledWidth)), head: rows.slice(0, HEAD_ROWS) };
   } catch (err) {
     if (err instanceof SourceProblem) return { problem: `${err.kind}: ${err.message}` };
     throw err;
@@ -30,7 +30,7 @@ async function byReader(bytes: Buffer[], limits: TableLimits): Promise<Learned> 
 async function byScan(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
   try {
     const scan = await scanDelimited(Readable.from(bytes), null, { limits, headRows: HEAD_ROWS });
-    return { rows: scan.rows, width: scan.width, head: scan.head };
+    return { rows: scan.rows, width: scan.widths.filled.at(-1)?.[0] ?? 0, head: scan.head };
   } catch (err) {
     if (err instanceof NotPlainDelimited) return 'not plain';
     if (err instanceof SourceProblem) return { problem: `${err.kind}: ${err.message}` };
@@ -40,7 +40,8 @@ async function byScan(bytes: Buffer[], limits: TableLimits): Promise<Learned> {
 
 /**
  * How many rows have each number of fields, and each number up to their last field with a value, and the first of each
- * (1 = the first row), counted from the rows the full read yields.
+ * (1 = the first row), counted from the rows the full read yields. Fields are counted up to one past the column limit:
+ * a row may end with any number of empty ones past it.
  */
 async function widthsByReader(bytes: Buffer[], limits: TableLimits): Promise<RowWidthCounts> {
   const table = await openDelimited(Readable.from(bytes), null, { limits });
@@ -55,7 +56,7 @@ async function widthsByReader(bytes: Buffer[], limits: TableLimits): Promise<Row
   for await (const batch of table.batches)
     for (const fields of batch) {
       row++;
-      tally(byCells, fields.length, row);
+      tally(byCells, Math.min(fields.length, limits.maxColumns + 1), row);
       tally(byFilled, fields.map((field) => field.trim() !== '').lastIndexOf(true) + 1, row);
     }
   const sorted = (tallies: Map<number, RowWidthCount>) => [...tallies.values()].sort((a, b) => a[0] - b[0]);

@@ -20,9 +20,7 @@ export interface DelimitedScan {
   head: string[][];
   /** Rows a read yields (blank ones skipped). */
   rows: number;
-  /** The most fields a row has. */
-  width: number;
-  /** How many rows have each number of fields. */
+  /** How many rows have each number of fields, and each number up to their last with a value. */
   widths: RowWidthCounts;
   /** Where its rows start (null for encodings whose byte offsets the text cannot tell). */
   rowIndex: RowIndex | null;
@@ -79,7 +77,6 @@ export interface LaterPartStart {
 /** What the part of a file after `start.byte` holds; its row index entries are bytes of the whole file, rows of this part only. */
 export interface LaterPartScan {
   rows: number;
-  width: number;
   /** Row numbers of this part only (1 = its first row). */
   widths: RowWidthCounts;
   entries: [rows: number, byte: number][] | null;
@@ -111,7 +108,7 @@ export async function scanLaterPart(
   }
   options.onProgress?.(scanner.rows);
   const entries = recorder?.result(scanner.rows).entries.map(([rows, byte]): [number, number] => [rows, byte + start.byte]) ?? null;
-  return { rows: scanner.rows, width: scanner.width, widths: scanner.widths.counted(), entries };
+  return { rows: scanner.rows, widths: scanner.widths.counted(), entries };
 }
 
 /** Calls `onProgress` with the rows counted every BATCH_ROWS or so. */
@@ -178,7 +175,6 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
     encoding,
     head: firstRows,
     rows,
-    width: scanner?.width ?? 0,
     widths: scanner?.widths.counted() ?? { cells: [], filled: [] },
     rowIndex: recorder?.result(rows) ?? null,
   };

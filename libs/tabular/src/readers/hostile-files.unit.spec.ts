@@ -151,6 +151,23 @@ describe('limits, each with its own code', () => {
     expect((await problemOf(readAll(Buffer.from(text), { limits }))).kind).toBe(kind);
   });
 
+  it('counts columns up to the last value: empty cells past the limit are no columns (a used range wider than the data)', async () => {
+    // A sheet saved as CSV from a used range that reaches far past its data: every line ends with its delimiters.
+    const tail = ','.repeat(40);
+    const read = await readAll(Buffer.from(`a,b,c${tail}\n1,2,3${tail}\n4, ,6${tail} \n`), { limits: { maxColumns: 10 } });
+    expect(read.rows.map((row) => row.slice(0, 3))).toEqual([
+      ['a', 'b', 'c'],
+      ['1', '2', '3'],
+      ['4', ' ', '6'],
+    ]);
+    // A value past the limit, however far, is still refused, and the message counts the columns up to it.
+    const far = `a,b,c\n1,2,3${','.repeat(20)}x${tail}\n`;
+    expect(await problemOf(readAll(Buffer.from(far), { limits: { maxColumns: 10 } }))).toEqual({
+      kind: 'tooManyColumns',
+      message: 'Row 2 has 23 columns; at most 10 are allowed.',
+    });
+  });
+
   it('refuses a single 60 MB field while streaming, at the row limit', async () => {
     const big = Buffer.alloc(60 * 1024 * 1024, 0x61);
     big.write('a,b\n1,"', 0);

@@ -62,8 +62,6 @@ const INCOMPLETE = -1;
 export class RowScanner {
   /** Rows counted: rows with a field that is more than blanks (blank rows are skipped, as the reader skips them). */
   rows = 0;
-  /** The most fields a counted row has. */
-  width = 0;
   /** How many counted rows have each number of fields, and each number up to their last field with a value. */
   readonly widths: RowWidths;
   /** Characters before the text not yet scanned (the start of the row in progress). */
@@ -201,9 +199,11 @@ export class RowScanner {
     }
     if (rowEnd - start > limits.maxRowChars) throw overLimit();
     if (lastFilled > 0) {
-      if (++this.rows > limits.maxRows || fields > limits.maxColumns || longField) throw overLimit();
-      if (fields > this.width) this.width = fields;
-      this.widths.note(fields, lastFilled, this.rows);
+      // The column limit counts a row's cells up to its last value: empty cells past it hold nothing, and a sheet exported
+      // with a used range wider than its data ends every line with thousands of delimiters (a workbook's empty cells are not
+      // even written). Tallied up to one past the limit, which every comparison with the first row's values tells apart.
+      if (++this.rows > limits.maxRows || lastFilled > limits.maxColumns || longField) throw overLimit();
+      this.widths.note(Math.min(fields, limits.maxColumns + 1), lastFilled, this.rows);
     }
     return rowEnd;
   }

@@ -1,3 +1,5 @@
+import { filledWidth } from './row-widths';
+
 /**
  * Why a source file cannot be read as it is. Each kind is its own run error code
  * (libs/domain/src/errors/run-error-codes.ts), so callers can tell them apart.
@@ -48,11 +50,17 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = {
   maxCompressionRatio: 200,
 };
 
-/** Checks one parsed row against the limits; `rowNumber` is 1-based. */
+/**
+ * Checks one parsed row against the limits; `rowNumber` is 1-based. The column limit counts the cells up to the
+ * row's last value (empty cells past it, a used range wider than the data, hold nothing: row-scanner.ts).
+ */
 export function checkRow(row: string[], rowNumber: number, limits: TableLimits): void {
   if (rowNumber > limits.maxRows) throw new SourceProblem('tooManyRows', `The file has more than ${limits.maxRows} rows.`);
-  if (row.length > limits.maxColumns)
-    throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${row.length} columns; at most ${limits.maxColumns} are allowed.`);
+  if (row.length > limits.maxColumns) {
+    const columns = filledWidth(row);
+    if (columns > limits.maxColumns)
+      throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${columns} columns; at most ${limits.maxColumns} are allowed.`);
+  }
   for (let i = 0; i < row.length; i++) {
     if (row[i].length > limits.maxFieldChars) {
       throw new SourceProblem(
