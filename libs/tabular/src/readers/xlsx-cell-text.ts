@@ -14,14 +14,21 @@ export function dateText(d: Date): string {
   return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
+/** Serial of the 1900-02-29 the 1900 date system counts (Lotus 1-2-3 took 1900 for a leap year, and Excel kept it). */
+const FICTITIOUS_LEAP_DAY = 60;
+
 /**
  * A date cell's serial number as text, rounded to the second as Excel shows it (12:00:00.7 is
  * 12:00:01, and 23:59:59.6 the next day; exceljs rounded to the millisecond, and the text cut
- * the rest off). exceljs ignored Excel's fictitious 1900-02-29, and so does this: serials before
- * March 1900 are a day off in both.
+ * the rest off). In the 1900 system a serial before March 1900 is a day later than its count
+ * from 1899-12-30, as Excel shows it (serial 1 is 1900-01-01: exceljs read it a day early), and
+ * serial 60 is the 1900-02-29 Excel shows, which a date check then finds is no day.
  */
 export function serialDateText(serial: number, date1904: boolean): string {
   const seconds = Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY);
+  const day = date1904 || serial < 0 ? Infinity : Math.floor(Math.round(serial * SECONDS_PER_DAY) / SECONDS_PER_DAY);
+  if (day < FICTITIOUS_LEAP_DAY) return dateText(new Date((seconds + SECONDS_PER_DAY) * 1000));
+  if (day === FICTITIOUS_LEAP_DAY) return '1900-02-29' + dateText(new Date(seconds * 1000)).slice(10);
   return dateText(new Date(seconds * 1000));
 }
 

@@ -337,7 +337,8 @@ describe('cell texts', () => {
         const row = ws.addRow([
           i,
           ['plain', 'a & b', '<tag>', 'ünïcödé', '😀 emoji', ' padded ', '', 'line\nbreak'][i % 8],
-          new Date(Date.UTC(1900 + (i % 200), i % 12, 1 + (i % 28))),
+          // From 1901: exceljs writes and reads dates before March 1900 a day off from Excel (the next test).
+          new Date(Date.UTC(1901 + (i % 200), i % 12, 1 + (i % 28))),
           new Date(Date.UTC(2024, 0, 1, i % 24, i % 60, (i * 7) % 60)),
           [0, -1, 1.5, 1e-7, 123456789012, 0.1 + 0.2, -0.5, 1 / 3, 2 ** 53, 1e21][i % 10] * (i % 3 === 0 ? -1 : 1),
           i % 3 === 0,
@@ -352,7 +353,38 @@ describe('cell texts', () => {
     });
     const ours = await rowsOf(bytes);
     expect(ours).toEqual(await legacyRows(bytes));
-    expect(ours[1]).toEqual(['0', 'plain', '1900-01-01', '2024-01-01', '0', 'TRUE', '1', 'rich 0', '000', '', '', 'sparse L0']);
+    expect(ours[1]).toEqual(['0', 'plain', '1901-01-01', '2024-01-01', '0', 'TRUE', '1', 'rich 0', '000', '', '', 'sparse L0']);
+  });
+
+  it('reads the serials of January and February 1900 as Excel shows them, its 1900-02-29 included', async () => {
+    // Excel counts a 1900-02-29 (serial 60) that never was: serial 1 is 1900-01-01, not 1899-12-31 as a count from
+    // 1899-12-30 gives (and exceljs read). In the 1904 system there is no such day.
+    const serials = ['0', '1', '32', '59', '59.5', '59.99999999', '60', '60.25', '61', '61.5', '45000'];
+    const sheet = sheetXml(
+      `<row r="1">${serials.map((v, i) => `<c r="${String.fromCharCode(65 + i)}1" s="${v.includes('.') ? 2 : 1}"><v>${v}</v></c>`).join('')}</row>`,
+    );
+    const styles = xml(
+      `<styleSheet xmlns="${MAIN_NS}"><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="22"/></cellXfs></styleSheet>`,
+    );
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set(SHEET, sheet);
+      p.set('xl/styles.xml', styles);
+    });
+    expect(await rowsOf(bytes)).toEqual([
+      [
+        '1899-12-31',
+        '1900-01-01',
+        '1900-02-01',
+        '1900-02-28',
+        '1900-02-28T12:00:00',
+        '1900-02-29',
+        '1900-02-29',
+        '1900-02-29T06:00:00',
+        '1900-03-01',
+        '1900-03-01T12:00:00',
+        '2023-03-15',
+      ],
+    ]);
   });
 
   it('inline strings, booleans, errors, formulas, numbers, styles and sparse cells', async () => {
