@@ -252,6 +252,22 @@ describe('mapRow', () => {
     expect(both(' active ')).toEqual([' active ', ' active ']);
     expect(mapRow([' active '], 1, statusPlan, false).problems).toEqual([{ field: 'status', problem: 'type' }]);
   });
+  it('checks a url as docs/api.md says: a host name with a top-level domain or an IP address, not localhost', () => {
+    const url: FieldDefinition = { description: 'Site', data_type: 'url', is_required: false };
+    const verdict = (value: string) => [value, typeValue(value, url).problem];
+    const passing = [
+      'example.org',
+      'https://example.org/a?b#c',
+      'ftp://x.org',
+      'https://1.2.3.4',
+      'http://[::1]/x',
+      'example.com:8080/x',
+      'https://u:p@example.com',
+    ];
+    for (const value of passing) expect(verdict(value)).toEqual([value, null]);
+    for (const value of ['http://localhost', 'mailto:a@b.com', 'https://exa mple.com', 'http://999.1.1.1', '//example.com'])
+      expect(verdict(value)).toEqual([value, 'type']);
+  });
   it('writes in CSV output the string JSON output writes, for every passing value JSON writes as a string', () => {
     const fields: Record<string, FieldDefinition> = {
       text: f(),
