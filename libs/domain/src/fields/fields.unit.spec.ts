@@ -62,6 +62,13 @@ describe('applyTransformations', () => {
     expect(compileTypeCheck(german, inWorkbook)('1.234,56 €')).toEqual({ value: 1234.56, problem: null });
     expect(compileTypeCheck(share, inWorkbook)('0.12')).toEqual({ value: 0.12, problem: null });
     expect(compileTypeCheck(share, inWorkbook)('12 %')).toEqual({ value: 0.12, problem: null });
+    // In an integer field a plain number that is not whole is a problem, not a number in the locale (a probe found
+    // 1.234 read as 1234 and 0.001 as 1, without a word).
+    const count = f({ data_type: 'integer', number_format: { locale: 'de-DE' } });
+    expect(compileTypeCheck(count, inWorkbook)('1.234')).toEqual({ value: '1.234', problem: 'type' });
+    expect(compileTypeCheck(count, inWorkbook)('0.001')).toEqual({ value: '0.001', problem: 'type' });
+    expect(compileTypeCheck(count, inWorkbook)('1234')).toEqual({ value: 1234, problem: null });
+    expect(compileTypeCheck(count, inWorkbook)('1.234.567')).toEqual({ value: 1234567, problem: null });
     // In a text file, as people write them there.
     expect(compileTypeCheck(german)('1.234')).toEqual({ value: 1234, problem: null });
     expect(compileTypeCheck(share)('12')).toEqual({ value: 0.12, problem: null });

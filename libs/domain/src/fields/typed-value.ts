@@ -148,13 +148,11 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition, options: T
     };
     if (!options.workbookNumbers) return formatted;
     // A workbook's number cell reads as a plain number (1.234, 0.12 under a 12% format): the number itself, not
-    // text in the field's locale (read de-DE, 1.234 was 1234; read as a percent, 0.12 was 0.0012). Text cells
-    // that are no plain number (1.234,5; 12 %) are read in the number_format, as in a text file.
+    // text in the field's locale (read de-DE, 1.234 was 1234; read as a percent, 0.12 was 0.0012). Its verdict is
+    // the plain check's: 1.234 in an integer field is no whole number, not 1234 in the locale. Text cells that are
+    // no plain number (1.234,5; 12 %) are read in the number_format, as in a text file.
     const plain = compilePlainNumberCheck(integer);
-    return (raw) => {
-      const asNumber = plain(raw);
-      return asNumber.problem === null ? asNumber : formatted(raw);
-    };
+    return (raw) => (isDecimalNumber(raw.trim()) ? plain(raw) : formatted(raw));
   }
   return compilePlainNumberCheck(integer);
 }
