@@ -68,7 +68,10 @@ export async function suggestMappingWithProvider(
   headers: string[],
   sampleRows: string[][],
 ): Promise<CheckedSuggestion> {
-  const sample = sampleRows.slice(0, MAPPING_SAMPLE_ROWS).map((row) => row.map((c) => c.slice(0, MAPPING_SAMPLE_CELL_CHARS)));
+  // A row's cells past the headers are empty (a table ends at its farthest value): only the columns go to the vendor.
+  const sample = sampleRows
+    .slice(0, MAPPING_SAMPLE_ROWS)
+    .map((row) => row.slice(0, headers.length).map((c) => c.slice(0, MAPPING_SAMPLE_CELL_CHARS)));
   const instructions = [
     'You match the columns of a spreadsheet to the fields of a target schema.',
     'For each field, answer the exact name of the column that holds it, or null when no column does.',

@@ -104,14 +104,18 @@ export async function readMappedSource(
   return { plan, batches: releasedUnstarted(batches(), () => rows.return(undefined)) };
 }
 
-/** The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped). */
+/**
+ * The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped), each cut to
+ * the run's columns: past them a row holds empty cells only, up to a used range's 16,384 (source-problem.ts).
+ */
 export async function readSampleRows(blobs: BlobStore, run: RunState, count: number): Promise<string[][]> {
   const { batches } = await readPlannedRows(blobs, run, {});
   const sample: string[][] = [];
+  const columns = run.source_headers.length;
   try {
     for await (const batch of batches) {
       for (const row of batch) {
-        sample.push(row);
+        sample.push(row.length > columns ? row.slice(0, columns) : row);
         if (sample.length >= count) return sample;
       }
     }

@@ -160,6 +160,13 @@ describe('limits, each with its own code', () => {
       ['1', '2', '3'],
       ['4', ' ', '6'],
     ]);
+    // Up to a sheet's 16,384 columns (XFD): a row with more cells is refused, empty or not (each is a string in every read).
+    const endless = `a,b,c\n1,2,3${','.repeat(17_000)}\n`;
+    expect(await problemOf(readAll(Buffer.from(endless)))).toEqual({
+      kind: 'tooManyColumns',
+      message: 'Row 2 has 17003 columns; at most 1000 are allowed.',
+    });
+    expect((await readAll(Buffer.from(`a,b,c\n1,2,3${','.repeat(16_000)}\n`))).rows[1]).toHaveLength(16_003);
     // A value past the limit, however far, is still refused, and the message counts the columns up to it.
     const far = `a,b,c\n1,2,3${','.repeat(20)}x${tail}\n`;
     expect(await problemOf(readAll(Buffer.from(far), { limits: { maxColumns: 10 } }))).toEqual({

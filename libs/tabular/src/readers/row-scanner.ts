@@ -1,6 +1,6 @@
 import { NextOf } from './next-of';
 import { RowWidths } from './row-widths';
-import type { TableLimits } from './source-problem';
+import { maxCellsOf, type TableLimits } from './source-problem';
 
 /**
  * Ingestion's pass over a delimited file without building its rows: where each row ends,
@@ -72,6 +72,7 @@ export class RowScanner {
   private readonly crs = new NextOf('\r');
   private readonly lfs = new NextOf('\n');
   private readonly DELIMITER: number;
+  private readonly maxCells: number;
 
   constructor(
     delimiter: string,
@@ -80,6 +81,7 @@ export class RowScanner {
   ) {
     if (delimiter.length !== 1 || delimiter === '"') throw new NotPlainDelimited('delimiter');
     this.DELIMITER = delimiter.charCodeAt(0);
+    this.maxCells = maxCellsOf(limits);
     this.delimiters = new NextOf(delimiter);
     this.newlines = new NextOf(newline);
     this.widths = new RowWidths();
@@ -201,8 +203,9 @@ export class RowScanner {
     if (lastFilled > 0) {
       // The column limit counts a row's cells up to its last value: empty cells past it hold nothing, and a sheet exported
       // with a used range wider than its data ends every line with thousands of delimiters (a workbook's empty cells are not
-      // even written). Tallied up to one past the limit, which every comparison with the first row's values tells apart.
-      if (++this.rows > limits.maxRows || lastFilled > limits.maxColumns || longField) throw overLimit();
+      // even written), up to a sheet's width (maxCellsOf). Tallied up to one past the limit, which every comparison with
+      // the first row's values tells apart.
+      if (++this.rows > limits.maxRows || lastFilled > limits.maxColumns || fields > this.maxCells || longField) throw overLimit();
       this.widths.note(Math.min(fields, limits.maxColumns + 1), lastFilled, this.rows);
     }
     return rowEnd;

@@ -51,13 +51,21 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = {
 };
 
 /**
+ * The most cells a delimited row may have, empty ones past its last value included: a sheet's 16,384 columns (XFD),
+ * as a spreadsheet saves a used range wider than its data, or the column limit when that is higher. Past it a row
+ * is refused as before empty cells were let through: each is a string in every read of the row (and the scan of
+ * a row grows with its length), so a line of a million delimiters is no table.
+ */
+export const maxCellsOf = (limits: Pick<TableLimits, 'maxColumns'>): number => Math.max(limits.maxColumns, 16_384);
+
+/**
  * Checks one parsed row against the limits; `rowNumber` is 1-based. The column limit counts the cells up to the
- * row's last value (empty cells past it, a used range wider than the data, hold nothing: row-scanner.ts).
+ * row's last value (empty cells past it, a used range wider than the data, hold nothing), up to maxCellsOf in all.
  */
 export function checkRow(row: string[], rowNumber: number, limits: TableLimits): void {
   if (rowNumber > limits.maxRows) throw new SourceProblem('tooManyRows', `The file has more than ${limits.maxRows} rows.`);
   if (row.length > limits.maxColumns) {
-    const columns = filledWidth(row);
+    const columns = row.length > maxCellsOf(limits) ? row.length : filledWidth(row);
     if (columns > limits.maxColumns)
       throw new SourceProblem('tooManyColumns', `Row ${rowNumber} has ${columns} columns; at most ${limits.maxColumns} are allowed.`);
   }

@@ -27,9 +27,8 @@ function columnIndex(ref: string): number {
 export class SheetRows {
   private inSheetData = false;
   private row: string[] | null = null;
-  /** Width the row would have with the cells past maxColumns that have text, and whether that text is more than whitespace. */
+  /** Width the row would have with the cells past maxColumns that hold more than whitespace (as a delimited row's limit counts). */
   private overflowWidth = 0;
-  private overflowText = false;
   /**
    * Columns of the row whose cell is an error value (#N/A): kept as the sheet shows it, but no
    * value of the row's own, so a row of errors alone is skipped as an empty one is (a template's
@@ -99,7 +98,6 @@ export class SheetRows {
           this.row = [];
           this.nextCol = 0;
           this.overflowWidth = 0;
-          this.overflowText = false;
           this.errorColumns.clear();
           return;
         case 'sheetData':
@@ -154,9 +152,7 @@ export class SheetRows {
   private setCell(text: string, isError: boolean) {
     const row = this.row!;
     if (this.col >= this.limits.maxColumns) {
-      if (text === '' || isError) return;
-      this.overflowWidth = Math.max(this.overflowWidth, this.col + 1);
-      if (text.trim() !== '') this.overflowText = true;
+      if (!isError && text.trim() !== '') this.overflowWidth = Math.max(this.overflowWidth, this.col + 1);
       return;
     }
     // Empty cells are not stored unless they overwrite an earlier cell of the same column: holes are filled at the end.
@@ -167,7 +163,7 @@ export class SheetRows {
   }
 
   private endRow(row: string[]) {
-    let blank = !this.overflowText;
+    let blank = this.overflowWidth === 0;
     for (let i = 0; i < row.length; i++) {
       const text = row[i];
       if (text === undefined) row[i] = '';
