@@ -14,6 +14,9 @@ export function dateText(d: Date): string {
   return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
+/** The first serial past 9999-12-31, the last day Excel shows (in the 1900 system; the 1904 one stops 1,462 days sooner). */
+const PAST_LAST_DAY = 2958466;
+
 /** Serial of the 1900-02-29 the 1900 date system counts (Lotus 1-2-3 took 1900 for a leap year, and Excel kept it). */
 const FICTITIOUS_LEAP_DAY = 60;
 
@@ -22,14 +25,19 @@ const FICTITIOUS_LEAP_DAY = 60;
  * 12:00:01, and 23:59:59.6 the next day; exceljs rounded to the millisecond, and the text cut
  * the rest off). In the 1900 system a serial before March 1900 is a day later than its count
  * from 1899-12-30, as Excel shows it (serial 1 is 1900-01-01: exceljs read it a day early), and
- * serial 60 is the 1900-02-29 Excel shows, which a date check then finds is no day.
+ * serial 60 is the 1900-02-29 Excel shows, which a date check then finds is no day. A serial
+ * Excel shows as no date (`####`: below 0, past 9999-12-31) is its number, which a date field's
+ * check meets as a problem (it was a date before 1900, or empty past JavaScript's last day).
  */
 export function serialDateText(serial: number, date1904: boolean): string {
-  const seconds = Math.round((serial - UNIX_EPOCH_SERIAL + (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY);
-  const day = date1904 || serial < 0 ? Infinity : Math.floor(Math.round(serial * SECONDS_PER_DAY) / SECONDS_PER_DAY);
+  // The day and the time of day from one rounding, so that they agree at a day's last half second.
+  const serialSeconds = Math.round(serial * SECONDS_PER_DAY);
+  const day = Math.floor(serialSeconds / SECONDS_PER_DAY);
+  if (day < 0 || day >= PAST_LAST_DAY - (date1904 ? DAYS_1900_TO_1904 : 0)) return String(serial);
+  const seconds = serialSeconds - (UNIX_EPOCH_SERIAL - (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY;
+  if (date1904 || day > FICTITIOUS_LEAP_DAY) return dateText(new Date(seconds * 1000));
   if (day < FICTITIOUS_LEAP_DAY) return dateText(new Date((seconds + SECONDS_PER_DAY) * 1000));
-  if (day === FICTITIOUS_LEAP_DAY) return '1900-02-29' + dateText(new Date(seconds * 1000)).slice(10);
-  return dateText(new Date(seconds * 1000));
+  return '1900-02-29' + dateText(new Date(seconds * 1000)).slice(10);
 }
 
 /**
@@ -47,9 +55,10 @@ export function serialTimeText(serial: number, date1904: boolean): string {
 /**
  * An elapsed-time cell's serial number (`[h]:mm:ss`: a duration in days) as hours, minutes and
  * seconds with the hours in full, `37:30:00` (whatever its bracket: `[mm]:ss` too), rounded to the
- * second; a minus sign before a negative one.
+ * second; a minus sign before a negative one. Past the serials Excel holds, its number.
  */
 export function serialElapsedText(serial: number): string {
+  if (Math.abs(serial) >= PAST_LAST_DAY) return String(serial);
   const seconds = Math.round(Math.abs(serial) * SECONDS_PER_DAY);
   return (serial < 0 && seconds > 0 ? '-' : '') + clockText(seconds);
 }
@@ -85,6 +94,9 @@ export function isPrintedNumber(value: string): boolean {
   while (value.charCodeAt(fracStart + zeros) === 48) zeros++;
   return zeros < 6;
 }
+
+/** A decimal number as a cell's `<v>` holds one; without an ambiguous split of digits, so it never backtracks. */
+const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** What the reader needs to turn a cell's stored value into its text. */
 export interface CellContext {
@@ -123,19 +135,24 @@ export function cellText(type: string, value: string | null, style: number, ctx:
     case 'inlineStr':
       return unescapeXstring(value);
     case 'b':
-      return parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
+      // 1 or 0; anything else (no spreadsheet writes it) as written, for the field's check to meet.
+      return value === '1' ? 'TRUE' : value === '0' ? 'FALSE' : value;
     case 'e':
       return value;
     case 'd': {
       // An ISO 8601 date; without a zone it is a wall-clock time, read as UTC like serial dates.
       const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) || !value.includes('T');
-      return dateText(new Date(zoned ? value : `${value}Z`));
+      const at = new Date(zoned ? value : `${value}Z`).getTime();
+      // Rounded to the second, as serial dates are; a value that is no date is kept as written.
+      return Number.isNaN(at) ? value : dateText(new Date(Math.round(at / 1000) * 1000));
     }
     default: {
       const shown = ctx.dateStyles[style] ?? SHOWN_AS_NUMBER;
       if (shown === SHOWN_AS_NUMBER && isPrintedNumber(value)) return value;
-      const n = parseFloat(value);
-      if (!Number.isFinite(n)) return '';
+      // A value that is no finite decimal number (no spreadsheet writes one) is kept as written: parseFloat read
+      // `12abc` as 12 and `0x1A` as 0, and `1E+309` was empty.
+      const n = DECIMAL.test(value) ? Number(value) : NaN;
+      if (!Number.isFinite(n)) return value;
       if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
       if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
       if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);

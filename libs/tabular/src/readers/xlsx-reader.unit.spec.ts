@@ -387,6 +387,41 @@ describe('cell texts', () => {
     ]);
   });
 
+  it('keeps a value no spreadsheet shows as a date or writes as a number as its text, for the field check to meet', async () => {
+    // A probe found 1E+20 in a date format empty (a required field's "required" problem), -1 read as 1899-12-29, `12abc`
+    // as 12, a boolean `false` as TRUE, and an ISO date's 0.7 s cut off.
+    const sheet = sheetXml(
+      '<row r="1"><c r="A1" s="1"><v>1E+20</v></c><c r="B1" s="1"><v>-1</v></c><c r="C1" s="1"><v>2958466</v></c>' +
+        '<c r="D1" s="1"><v>2958465.5</v></c><c r="E1" s="2"><v>1E+20</v></c><c r="F1"><v>12abc</v></c><c r="G1"><v>0x1A</v></c>' +
+        '<c r="H1"><v>1E+309</v></c><c r="I1" t="b"><v>false</v></c><c r="J1" t="b"><v>0</v></c>' +
+        '<c r="K1" t="d"><v>2024-03-04T10:00:00.700</v></c><c r="L1" t="d"><v>garbage</v></c></row>',
+    );
+    const styles = xml(
+      `<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="[h]:mm:ss"/></numFmts>` +
+        '<cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/></cellXfs></styleSheet>',
+    );
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set(SHEET, sheet);
+      p.set('xl/styles.xml', styles);
+    });
+    expect(await rowsOf(bytes)).toEqual([
+      [
+        '100000000000000000000',
+        '-1',
+        '2958466',
+        '9999-12-31T12:00:00',
+        '100000000000000000000',
+        '12abc',
+        '0x1A',
+        '1E+309',
+        'false',
+        'FALSE',
+        '2024-03-04T10:00:01',
+        'garbage',
+      ],
+    ]);
+  });
+
   it('inline strings, booleans, errors, formulas, numbers, styles and sparse cells', async () => {
     const sheet = sheetXml(
       [
@@ -638,6 +673,14 @@ describe('limits while reading', () => {
       p.set(SHEET, sheetXml('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1"/></row>')),
     );
     expect(await rowsOf(emptyFar, { maxColumns: 100 })).toEqual([['1']]);
+    // Nor is a cell of blanks alone, as a delimited row's limit counts (it failed the row, 2026-12-03).
+    const blankFar = await repack(await baseWorkbook(), (p) =>
+      p.set(
+        SHEET,
+        sheetXml('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1" t="inlineStr"><is><t xml:space="preserve">  </t></is></c></row>'),
+      ),
+    );
+    expect(await rowsOf(blankFar, { maxColumns: 100 })).toEqual([['1']]);
   });
 
   it('an error value is kept in a row with data, but a row of errors alone is skipped and one past the column limit dropped', async () => {
