@@ -1,4 +1,5 @@
-import { SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
+import { digitTemplateText } from './xlsx-digit-template';
+import { SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY, type CellStyles } from './xlsx-styles';
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Serial of 1970-01-01 in the 1900 date system; the 1904 system is 1462 days later. */
@@ -101,8 +102,8 @@ const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** What the reader needs to turn a cell's stored value into its text. */
 export interface CellContext {
   sharedString(index: number): string;
-  /** Per cell format (the cell's `s`): how it shows a number (ShownAs, xlsx-styles.ts). */
-  dateStyles: Uint8Array;
+  /** Per cell format (the cell's `s`): how it shows a number (xlsx-styles.ts). */
+  styles: CellStyles;
   date1904: boolean;
 }
 
@@ -147,8 +148,9 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       return Number.isNaN(at) ? value : dateText(new Date(Math.round(at / 1000) * 1000));
     }
     default: {
-      const shown = ctx.dateStyles[style] ?? SHOWN_AS_NUMBER;
-      if (shown === SHOWN_AS_NUMBER && isPrintedNumber(value)) return value;
+      const shown = ctx.styles.shownAs[style] ?? SHOWN_AS_NUMBER;
+      const template = shown === SHOWN_AS_NUMBER && ctx.styles.digitTemplates.size > 0 ? ctx.styles.digitTemplates.get(style) : undefined;
+      if (shown === SHOWN_AS_NUMBER && !template && isPrintedNumber(value)) return value;
       // A value that is no finite decimal number (no spreadsheet writes one) is kept as written: parseFloat read
       // `12abc` as 12 and `0x1A` as 0, and `1E+309` was empty.
       const n = DECIMAL.test(value) ? Number(value) : NaN;
@@ -156,7 +158,7 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
       if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
       if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);
-      return String(n);
+      return (template && digitTemplateText(n, template)) ?? String(n);
     }
   }
 }

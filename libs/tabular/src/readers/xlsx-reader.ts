@@ -10,7 +10,7 @@ import { SheetRows } from './xlsx-sheet-rows';
 import { releasedUnstarted } from './released-unstarted';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
-import { readDateStyles } from './xlsx-styles';
+import { readCellStyles } from './xlsx-styles';
 import { readWorkbookLayout, type WorksheetEntry } from './xlsx-workbook';
 import { parseXmlPart } from './xlsx-xml';
 
@@ -65,7 +65,7 @@ async function readWorkbook(pkg: XlsxPackage, watch: StallWatch, limits: TableLi
   const sharedStrings = await readSharedStrings(pkg, layout.sharedStrings, limits, watch, nodeLimit);
   const ctx: CellContext = {
     sharedString: (index) => sharedStrings.get(index),
-    dateStyles: await readDateStyles(pkg, layout.styles, watch, nodeLimit),
+    styles: await readCellStyles(pkg, layout.styles, watch, nodeLimit),
     date1904: layout.date1904,
   };
   return { sheets: layout.sheets, ctx };

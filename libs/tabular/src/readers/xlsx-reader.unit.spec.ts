@@ -387,6 +387,25 @@ describe('cell texts', () => {
     ]);
   });
 
+  it('reads a ZIP code (a whole number in a format of zeros) as the sheet shows it, leading zeros and all', async () => {
+    const sheet = sheetXml(
+      '<row r="1"><c r="A1" s="1"><v>1234</v></c><c r="B1" s="2"><v>2345678</v></c><c r="C1" s="1"><v>1234.5</v></c>' +
+        '<c r="D1"><v>1234</v></c><c r="E1" s="1" t="s"><v>0</v></c><c r="F1" s="3"><v>1234</v></c></row>',
+    );
+    const styles = xml(
+      `<styleSheet xmlns="${MAIN_NS}"><numFmts count="3"><numFmt numFmtId="164" formatCode="00000"/>` +
+        '<numFmt numFmtId="165" formatCode="00000\-0000"/><numFmt numFmtId="166" formatCode="#,##0"/></numFmts>' +
+        '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/></cellXfs></styleSheet>',
+    );
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      p.set(SHEET, sheet);
+      p.set('xl/styles.xml', styles);
+      p.set(SHARED_STRINGS, xml(`<sst xmlns="${MAIN_NS}"><si><t>0042</t></si></sst>`));
+    });
+    // A fraction keeps its digits (Excel would show 01235); text is text; other formats give the plain number.
+    expect(await rowsOf(bytes)).toEqual([['01234', '00234-5678', '1234.5', '1234', '0042', '1234']]);
+  });
+
   it('keeps a value no spreadsheet shows as a date or writes as a number as its text, for the field check to meet', async () => {
     // A probe found 1E+20 in a date format empty (a required field's "required" problem), -1 read as 1899-12-29, `12abc`
     // as 12, a boolean `false` as TRUE, and an ISO date's 0.7 s cut off.

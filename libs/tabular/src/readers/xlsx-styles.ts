@@ -1,3 +1,4 @@
+import { digitTemplateOf, type DigitTemplate } from './xlsx-digit-template';
 import { tooLarge, type XlsxPackage } from './xlsx-package';
 import type { StallWatch } from './xlsx-stall-watch';
 import { readXmlPart } from './xlsx-xml';
@@ -41,13 +42,24 @@ export function shownAs(code: string): ShownAs {
   return /[ydb]/i.test(literalFree.replace(/AM\/PM|A\/P/gi, '')) ? SHOWN_AS_DATE : SHOWN_AS_TIME_OF_DAY;
 }
 
-/**
- * Reads xl/styles.xml for one thing: how each cell format (`s` on a cell, an index into
- * cellXfs) shows a number (ShownAs), so that serial numbers read as dates or times. One per index.
- */
-export async function readDateStyles(pkg: XlsxPackage, partName: string | null, watch: StallWatch, maxNodeChars: number) {
-  if (!partName) return new Uint8Array(0);
+/** How the cell formats (`s` on a cell, an index into cellXfs) show numbers. */
+export interface CellStyles {
+  /** One per index: so that serial numbers read as dates or times. */
+  shownAs: Uint8Array;
+  /** The indexes whose format pads whole numbers with zeros (a ZIP code's `00000`: xlsx-digit-template.ts). */
+  digitTemplates: ReadonlyMap<number, DigitTemplate>;
+}
+
+/** Reads xl/styles.xml for how each cell format shows a number. */
+export async function readCellStyles(
+  pkg: XlsxPackage,
+  partName: string | null,
+  watch: StallWatch,
+  maxNodeChars: number,
+): Promise<CellStyles> {
+  if (!partName) return { shownAs: new Uint8Array(0), digitTemplates: new Map() };
   const customFormats = new Map<number, ShownAs>();
+  const customTemplates = new Map<number, DigitTemplate>();
   const cellFormats: number[] = [];
   let inCellXfs = false;
   let inNumFmts = false;
@@ -60,7 +72,10 @@ export async function readDateStyles(pkg: XlsxPackage, partName: string | null, 
         else if (name === 'cellXfs') inCellXfs = true;
         else if (name === 'numFmt' && inNumFmts) {
           if (customFormats.size >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} number formats.`);
-          customFormats.set(parseInt(a.numFmtId, 10), shownAs(a.formatCode ?? ''));
+          const id = parseInt(a.numFmtId, 10);
+          customFormats.set(id, shownAs(a.formatCode ?? ''));
+          const template = digitTemplateOf(a.formatCode ?? '');
+          if (template) customTemplates.set(id, template);
         } else if (name === 'xf' && inCellXfs) {
           if (cellFormats.length >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} cell formats.`);
           cellFormats.push(parseInt(a.numFmtId ?? '0', 10));
@@ -75,5 +90,13 @@ export async function readDateStyles(pkg: XlsxPackage, partName: string | null, 
     maxNodeChars,
   );
   // A custom format may reuse a built-in id; the workbook's own definition wins.
-  return Uint8Array.from(cellFormats, (id) => customFormats.get(id) ?? BUILT_IN_FORMATS.get(id) ?? SHOWN_AS_NUMBER);
+  const digitTemplates = new Map<number, DigitTemplate>();
+  cellFormats.forEach((id, index) => {
+    const template = customTemplates.get(id);
+    if (template) digitTemplates.set(index, template);
+  });
+  return {
+    shownAs: Uint8Array.from(cellFormats, (id) => customFormats.get(id) ?? BUILT_IN_FORMATS.get(id) ?? SHOWN_AS_NUMBER),
+    digitTemplates,
+  };
 }
