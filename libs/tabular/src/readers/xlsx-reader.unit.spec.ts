@@ -394,7 +394,7 @@ describe('cell texts', () => {
     );
     const styles = xml(
       `<styleSheet xmlns="${MAIN_NS}"><numFmts count="3"><numFmt numFmtId="164" formatCode="00000"/>` +
-        '<numFmt numFmtId="165" formatCode="00000\-0000"/><numFmt numFmtId="166" formatCode="#,##0"/></numFmts>' +
+        '<numFmt numFmtId="165" formatCode="00000\\-0000"/><numFmt numFmtId="166" formatCode="#,##0"/></numFmts>' +
         '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/></cellXfs></styleSheet>',
     );
     const bytes = await repack(await baseWorkbook(), (p) => {
