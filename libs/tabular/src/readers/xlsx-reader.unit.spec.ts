@@ -387,6 +387,12 @@ describe('cell texts', () => {
     ]);
   });
 
+  it('puts a cell with an absolute reference ($B$2, as some writers give) in its column', async () => {
+    const sheet = sheetXml('<row r="1"><c r="$B$1"><v>1</v></c><c r="$D1"><v>2</v></c></row><row r="2"><c r="A2"><v>3</v></c></row>');
+    const bytes = await repack(await baseWorkbook(), (p) => p.set(SHEET, sheet));
+    expect(await rowsOf(bytes)).toEqual([['', '1', '', '2'], ['3']]);
+  });
+
   it('reads a ZIP code (a whole number in a format of zeros) as the sheet shows it, leading zeros and all', async () => {
     const sheet = sheetXml(
       '<row r="1"><c r="A1" s="1"><v>1234</v></c><c r="B1" s="2"><v>2345678</v></c><c r="C1" s="1"><v>1234.5</v></c>' +

@@ -2,10 +2,10 @@ import { SourceProblem, type TableLimits } from './source-problem';
 import { cellText, type CellContext } from './xlsx-cell-text';
 import type { XmlHandlers } from './xlsx-xml';
 
-/** 0-based column of a cell reference ("C5" → 2); -1 when it has no column letters. */
+/** 0-based column of a cell reference ("C5" → 2, an absolute "$C$5" too); -1 when it has no column letters. */
 function columnIndex(ref: string): number {
   let col = 0;
-  for (let i = 0; i < ref.length; i++) {
+  for (let i = ref.charCodeAt(0) === 36 ? 1 : 0; i < ref.length; i++) {
     const c = ref.charCodeAt(i) | 0x20; // lower-cases letters, leaves digits and '$' as they are
     if (c < 97 || c > 122) break;
     col = Math.min(col * 26 + (c - 96), 0x3fff_ffff); // a hostile reference stays a (huge) integer
