@@ -96,6 +96,15 @@ export function isPrintedNumber(value: string): boolean {
   return zeros < 6;
 }
 
+/**
+ * A number cell's text: a fraction to the 15 significant digits Excel shows and copies (a formula's 0.1+0.2 is
+ * 0.3, not 0.30000000000000004, and 7.000000000000001 is 7, which an integer field takes), a whole number exactly
+ * as JavaScript prints it (an identifier a program wrote as a number keeps its 16th and 17th digits).
+ */
+function numberText(n: number): string {
+  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(15)));
+}
+
 /** A decimal number as a cell's `<v>` holds one; without an ambiguous split of digits, so it never backtracks. */
 const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -158,7 +167,7 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
       if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
       if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);
-      return (template && digitTemplateText(n, template)) ?? String(n);
+      return (template && digitTemplateText(n, template)) ?? numberText(n);
     }
   }
 }
