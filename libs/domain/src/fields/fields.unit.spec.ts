@@ -259,6 +259,31 @@ describe('mapRow', () => {
     expect(both(' active ')).toEqual([' active ', ' active ']);
     expect(mapRow([' active '], 1, statusPlan, false).problems).toEqual([{ field: 'status', problem: 'type' }]);
   });
+  it('takes only dates in the to of an enabled date_format: one its from did not read would mix forms in the output', () => {
+    const day = (date_format: Record<string, unknown>) =>
+      f({ data_type: 'date', transformations: { date_format: { enabled: true, ...date_format } } });
+    const german = planFields({ day: day({ from: 'dd/MM/yyyy', to: 'dd.MM.yyyy' }) }, { day: 'Day' }, ['Day']);
+    const written = (plan: typeof german, cell: string) => {
+      const { record, problems } = mapRow([cell], 1, plan, true);
+      return [record.day, problems.map((p) => p.problem)];
+    };
+    expect(written(german, '05/01/2024')).toEqual(['05.01.2024', []]);
+    // A workbook's date (ISO, not in `from`) was left as it is and passed as ISO 8601 (a probe: a column of two forms).
+    expect(written(german, '2024-01-05')).toEqual(['2024-01-05', ['type']]);
+    expect(written(german, '2024-01-05T06:00:00')).toEqual(['2024-01-05T06:00:00', ['type']]);
+    // Without `from` ISO 8601 is read and rewritten; a value already in `to` is in it.
+    const fromIso = planFields({ day: day({ to: 'dd.MM.yyyy' }) }, { day: 'Day' }, ['Day']);
+    expect(written(fromIso, '2024-01-05T06:00:00')).toEqual(['05.01.2024', []]);
+    expect(written(fromIso, '06.01.2024')).toEqual(['06.01.2024', []]);
+    // Disabled, it writes nothing: ISO 8601 passes as without it.
+    const off = planFields(
+      { day: f({ data_type: 'date', transformations: { date_format: { enabled: false, to: 'dd.MM.yyyy' } } }) },
+      { day: 'Day' },
+      ['Day'],
+    );
+    expect(written(off, '2024-01-05')).toEqual(['2024-01-05', []]);
+  });
+
   it('checks a url as docs/api.md says: a host name with a top-level domain or an IP address, not localhost', () => {
     const url: FieldDefinition = { description: 'Site', data_type: 'url', is_required: false };
     const verdict = (value: string) => [value, typeValue(value, url).problem];

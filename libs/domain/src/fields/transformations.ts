@@ -158,6 +158,13 @@ function isEnabled(field: FieldDefinition, name: string): boolean {
   return field.transformations?.[name]?.enabled === true;
 }
 
+/** The `to` of a field's enabled date_format when it is a date pattern: the form every date the field writes is in. */
+export function dateFormatWrittenTo(field: FieldDefinition): string | null {
+  if (!isEnabled(field, 'date_format')) return null;
+  const to: unknown = field.transformations!.date_format.to;
+  return typeof to === 'string' && to !== '' && isDatePattern(to) ? to : null;
+}
+
 /**
  * Compiles a field's enabled transformations, once per run, into one function applied to
  * every value: patterns are parsed here, not per row.

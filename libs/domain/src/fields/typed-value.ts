@@ -6,7 +6,7 @@ import { daysInMonth, digitsValue } from './digits';
 import { carriesExactly } from './exact-number';
 import { compileNumberReader } from './number-format';
 import { compileCountryReader, compilePhoneReader } from './phone-country';
-import { compileDateCheck } from './transformations';
+import { compileDateCheck, dateFormatWrittenTo } from './transformations';
 
 /**
  * data_type values the service checks. Any other data_type is accepted as text
@@ -131,6 +131,14 @@ export function datePatternChecked(field: FieldDefinition): string | null {
 }
 
 function compileDateTypeCheck(field: FieldDefinition): Check {
+  // An enabled date_format writes every date it reads in its `to`: a value in another form (an ISO date its `from` did not
+  // read) is one it could not rewrite, and passed, the output would mix forms without a word. A field's `format` says which
+  // values it takes, and keeps the check below.
+  const writtenTo = field.format ? null : dateFormatWrittenTo(field);
+  if (writtenTo) {
+    const inTo = compileDateCheck(writtenTo);
+    return (raw) => (inTo(raw.trim()) ? { value: raw, problem: null } : { value: raw, problem: 'type' });
+  }
   const inPattern = compileDateCheck(datePatternChecked(field));
   const inIso = compileDateCheck(null);
   return (raw) => {
