@@ -37,6 +37,8 @@ export function serialDateText(serial: number, date1904: boolean): string {
   if (day < 0 || day >= PAST_LAST_DAY - (date1904 ? DAYS_1900_TO_1904 : 0)) return String(serial);
   const seconds = serialSeconds - (UNIX_EPOCH_SERIAL - (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY;
   if (date1904 || day > FICTITIOUS_LEAP_DAY) return dateText(new Date(seconds * 1000));
+  // Day 0 is the 1900-01-00 Excel shows (a lookup's 0 in a date column, a time alone in a date format): no day either.
+  if (day === 0) return '1900-01-00' + dateText(new Date(seconds * 1000)).slice(10);
   if (day < FICTITIOUS_LEAP_DAY) return dateText(new Date((seconds + SECONDS_PER_DAY) * 1000));
   return '1900-02-29' + dateText(new Date(seconds * 1000)).slice(10);
 }
@@ -96,14 +98,24 @@ export function isPrintedNumber(value: string): boolean {
   return zeros < 6;
 }
 
+/** How far, in units of a double's last place, a fraction may lie from its 15-digit rounding and still be noise. */
+const NOISE_ULPS = 4;
+
 /**
- * A number cell's text: a fraction to the 15 significant digits Excel shows and copies (a formula's 0.1+0.2 is
- * 0.3, not 0.30000000000000004, and 7.000000000000001 is 7, which an integer field takes), a whole number exactly
- * as JavaScript prints it (an identifier a program wrote as a number keeps its 16th and 17th digits).
+ * A number cell's number without a formula's floating-point noise: a fraction within a few last places of its
+ * rounding to the 15 significant digits Excel shows and copies is that rounding (0.1+0.2 is 0.3, not
+ * 0.30000000000000004, and 7.000000000000001 is 7, which an integer field takes). Anything farther is the number's
+ * own (1/3 keeps its 16 digits, 12345678901234.56 its cents), and a whole number is exact (an identifier a program
+ * wrote as a number keeps its 16th and 17th digits).
  */
-function numberText(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(15)));
+function withoutNoise(n: number): number {
+  if (Number.isInteger(n)) return n;
+  const rounded = Number(n.toPrecision(15));
+  return Math.abs(rounded - n) <= NOISE_ULPS * Number.EPSILON * Math.abs(n) ? rounded : n;
 }
+
+/** A `t="d"` cell's value: a date, or a date and time (group 1) with a zone or not (group 2). */
+const ISO_CELL_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** A decimal number as a cell's `<v>` holds one; without an ambiguous split of digits, so it never backtracks. */
 const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -150,10 +162,11 @@ export function cellText(type: string, value: string | null, style: number, ctx:
     case 'e':
       return value;
     case 'd': {
-      // An ISO 8601 date; without a zone it is a wall-clock time, read as UTC like serial dates.
-      const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) || !value.includes('T');
-      const at = new Date(zoned ? value : `${value}Z`).getTime();
-      // Rounded to the second, as serial dates are; a value that is no date is kept as written.
+      // An ISO 8601 date (only: JavaScript's Date reads `1` as 2001 and `2024-03-04 10:00` in the machine's zone);
+      // without a zone a wall-clock time, read as UTC like serial dates; rounded to the second as they are. Anything
+      // else is kept as written.
+      const iso = ISO_CELL_DATE.exec(value);
+      const at = iso ? new Date(iso[2] ? value : `${value}${iso[1] ? 'Z' : ''}`).getTime() : NaN;
       return Number.isNaN(at) ? value : dateText(new Date(Math.round(at / 1000) * 1000));
     }
     default: {
@@ -167,7 +180,8 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
       if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
       if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);
-      return (template && digitTemplateText(n, template)) ?? numberText(n);
+      const number = withoutNoise(n);
+      return (template && digitTemplateText(number, template)) ?? String(number);
     }
   }
 }

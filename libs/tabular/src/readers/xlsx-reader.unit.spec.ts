@@ -373,7 +373,7 @@ describe('cell texts', () => {
     });
     expect(await rowsOf(bytes)).toEqual([
       [
-        '1899-12-31',
+        '1900-01-00',
         '1900-01-01',
         '1900-02-01',
         '1900-02-28',
@@ -397,6 +397,7 @@ describe('cell texts', () => {
   it('reads a ZIP code (a whole number in a format of zeros) as the sheet shows it, leading zeros and all', async () => {
     const sheet = sheetXml(
       '<row r="1"><c r="A1" s="1"><v>1234</v></c><c r="B1" s="2"><v>2345678</v></c><c r="C1" s="1"><v>1234.5</v></c>' +
+        '<c r="G1" s="1"><v>1234.0000000000002</v></c><c r="H1" s="1"><v>1233.9999999999998</v></c>' +
         '<c r="D1"><v>1234</v></c><c r="E1" s="1" t="s"><v>0</v></c><c r="F1" s="3"><v>1234</v></c></row>',
     );
     const styles = xml(
@@ -410,7 +411,8 @@ describe('cell texts', () => {
       p.set(SHARED_STRINGS, xml(`<sst xmlns="${MAIN_NS}"><si><t>0042</t></si></sst>`));
     });
     // A fraction keeps its digits (Excel would show 01235); text is text; other formats give the plain number.
-    expect(await rowsOf(bytes)).toEqual([['01234', '00234-5678', '1234.5', '1234', '0042', '1234']]);
+    // A formula's noise around a whole number is still the ZIP code.
+    expect(await rowsOf(bytes)).toEqual([['01234', '00234-5678', '1234.5', '1234', '0042', '1234', '01234', '01234']]);
   });
 
   it('keeps a value no spreadsheet shows as a date or writes as a number as its text, for the field check to meet', async () => {
@@ -420,7 +422,9 @@ describe('cell texts', () => {
       '<row r="1"><c r="A1" s="1"><v>1E+20</v></c><c r="B1" s="1"><v>-1</v></c><c r="C1" s="1"><v>2958466</v></c>' +
         '<c r="D1" s="1"><v>2958465.5</v></c><c r="E1" s="2"><v>1E+20</v></c><c r="F1"><v>12abc</v></c><c r="G1"><v>0x1A</v></c>' +
         '<c r="H1"><v>1E+309</v></c><c r="I1" t="b"><v>false</v></c><c r="J1" t="b"><v>0</v></c>' +
-        '<c r="K1" t="d"><v>2024-03-04T10:00:00.700</v></c><c r="L1" t="d"><v>garbage</v></c></row>',
+        '<c r="K1" t="d"><v>2024-03-04T10:00:00.700</v></c><c r="L1" t="d"><v>garbage</v></c>' +
+        '<c r="M1" t="d"><v>1</v></c><c r="N1" t="d"><v>2024-03-04 10:00:00</v></c><c r="O1" t="d"><v>2024-03-04T10:00:00+02:00</v></c>' +
+        '<c r="P1" t="d"><v>2024-03-04</v></c></row>',
     );
     const styles = xml(
       `<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="[h]:mm:ss"/></numFmts>` +
@@ -444,6 +448,11 @@ describe('cell texts', () => {
         'FALSE',
         '2024-03-04T10:00:01',
         'garbage',
+        // JavaScript's Date read `1` as 2001-01-01, and a date and time with a blank in the machine's time zone.
+        '1',
+        '2024-03-04 10:00:00',
+        '2024-03-04T08:00:00',
+        '2024-03-04',
       ],
     ]);
   });
@@ -460,7 +469,8 @@ describe('cell texts', () => {
           '<c r="D3" t="e"><f>1/0</f><v>#DIV/0!</v></c><c r="E3"><f>Z1</f></c><c r="F3"><v>1.5E3</v></c>' +
           '<c r="G3"><v>-0.000000123</v></c><c r="H3"><v>007</v></c><c r="I3"><v>0.30000000000000004</v></c>' +
           '<c r="J3"><v>7.0000000000000009</v></c><c r="K3"><v>0.33333333333333331</v></c><c r="L3"><v>9007199254740993</v></c>' +
-          '<c r="M3"><v>12345678901234567890</v></c><c r="N3"><v>-1.2345678901234567E-5</v></c></row>',
+          '<c r="M3"><v>12345678901234567890</v></c><c r="N3"><v>-1.2345678901234567E-5</v></c>' +
+          '<c r="O3"><v>12345678901234.56</v></c><c r="P3"><v>1234567890123456.5</v></c><c r="Q3"><v>0.1234567890123456</v></c></row>',
         // Styles: built-in 22 (date and time), custom dates (escaped, with a locale), a quoted "days" that is no date,
         // a number format, a date formula's cached value, an ISO t="d" cell, cells without references.
         '<row r="4"><c r="C4" s="1"><v>45000.5</v></c><c s="2"><v>45000</v></c><c s="3"><v>45000</v></c><c s="4"><v>45000</v></c>' +
@@ -493,7 +503,7 @@ describe('cell texts', () => {
     expect(await rowsOf(bytes)).toEqual([
       ['plain', 'bold ', 'a &amp; b', 'first', 'rich'],
       // Error values as the sheet shows them (they were blanks, which an optional field took without a word).
-      // Fractions to the 15 significant digits Excel shows; whole numbers exact as a double holds them.
+      // A formula's noise to the 15 significant digits Excel shows; other fractions, and whole numbers, exact.
       [
         'FALSE',
         'TRUE',
@@ -505,10 +515,13 @@ describe('cell texts', () => {
         '7',
         '0.3',
         '7',
-        '0.333333333333333',
+        '0.3333333333333333',
         '9007199254740992',
         '12345678901234567000',
-        '-0.0000123456789012346',
+        '-0.000012345678901234568',
+        '12345678901234.56',
+        '1234567890123456.5',
+        '0.1234567890123456',
       ],
       [
         '',
