@@ -113,6 +113,14 @@ const xml = (body: string) => Buffer.from(`<?xml version="1.0" encoding="UTF-8" 
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const sheetXml = (rows: string) => xml(`<worksheet xmlns="${MAIN_NS}"><sheetData>${rows}</sheetData></worksheet>`);
 
+/** The base workbook with this sheet and these styles (and shared strings, when given). */
+const styledWorkbook = async (sheet: Buffer, styles: Buffer, sharedStrings?: Buffer) =>
+  repack(await baseWorkbook(), (p) => {
+    p.set(SHEET, sheet);
+    p.set('xl/styles.xml', styles);
+    if (sharedStrings) p.set(SHARED_STRINGS, sharedStrings);
+  });
+
 /** Date text computed independently of the reader: UTC, date only at midnight. */
 const isoText = (d: Date) => {
   const iso = d.toISOString();
@@ -367,10 +375,7 @@ describe('cell texts', () => {
     const styles = xml(
       `<styleSheet xmlns="${MAIN_NS}"><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="22"/></cellXfs></styleSheet>`,
     );
-    const bytes = await repack(await baseWorkbook(), (p) => {
-      p.set(SHEET, sheet);
-      p.set('xl/styles.xml', styles);
-    });
+    const bytes = await styledWorkbook(sheet, styles);
     expect(await rowsOf(bytes)).toEqual([
       [
         '1900-01-00',
@@ -405,11 +410,7 @@ describe('cell texts', () => {
         '<numFmt numFmtId="165" formatCode="00000\\-0000"/><numFmt numFmtId="166" formatCode="#,##0"/></numFmts>' +
         '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/></cellXfs></styleSheet>',
     );
-    const bytes = await repack(await baseWorkbook(), (p) => {
-      p.set(SHEET, sheet);
-      p.set('xl/styles.xml', styles);
-      p.set(SHARED_STRINGS, xml(`<sst xmlns="${MAIN_NS}"><si><t>0042</t></si></sst>`));
-    });
+    const bytes = await styledWorkbook(sheet, styles, xml(`<sst xmlns="${MAIN_NS}"><si><t>0042</t></si></sst>`));
     // A fraction keeps its digits (Excel would show 01235); text is text; other formats give the plain number.
     // A formula's noise around a whole number is still the ZIP code.
     expect(await rowsOf(bytes)).toEqual([['01234', '00234-5678', '1234.5', '1234', '0042', '1234', '01234', '01234']]);
@@ -430,10 +431,7 @@ describe('cell texts', () => {
       `<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="[h]:mm:ss"/></numFmts>` +
         '<cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/></cellXfs></styleSheet>',
     );
-    const bytes = await repack(await baseWorkbook(), (p) => {
-      p.set(SHEET, sheet);
-      p.set('xl/styles.xml', styles);
-    });
+    const bytes = await styledWorkbook(sheet, styles);
     expect(await rowsOf(bytes)).toEqual([
       [
         '100000000000000000000',
@@ -495,11 +493,7 @@ describe('cell texts', () => {
       `<sst xmlns="${MAIN_NS}"><si><t>first</t><rPh sb="0" eb="1"><t>ふ</t></rPh></si>` +
         '<si><r><t>ri</t></r><r><rPr><i/></rPr><t>ch</t></r></si><si><t xml:space="preserve">  </t></si></sst>',
     );
-    const bytes = await repack(await baseWorkbook(), (p) => {
-      p.set(SHEET, sheet);
-      p.set('xl/styles.xml', styles);
-      p.set(SHARED_STRINGS, sharedStrings);
-    });
+    const bytes = await styledWorkbook(sheet, styles, sharedStrings);
     expect(await rowsOf(bytes)).toEqual([
       ['plain', 'bold ', 'a &amp; b', 'first', 'rich'],
       // Error values as the sheet shows them (they were blanks, which an optional field took without a word).
