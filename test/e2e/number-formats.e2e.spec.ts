@@ -116,7 +116,9 @@ describe('number formats, phone numbers and countries, end to end over HTTP', ()
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(ready.review_url);
     const wbMapping = { price: 'Preis', share: 'Anteil', qty: 'Menge', plain: null, phone: null, country: null };
-    expect((await review.problems(wbMapping, true)).body.problems_by_field).toMatchObject({ price: 0, share: 0, qty: 0 });
+    // The text cell 1.234 reads as the plain number a number cell 1.234 is, which no integer is: a problem, as the reader
+    // cannot tell the two apart (until 2026-12-03 both were 1234, and a number cell 1.234 grew a thousandfold unsaid).
+    expect((await review.problems(wbMapping, true)).body.problems_by_field).toMatchObject({ price: 0, share: 0, qty: 1 });
     expect((await review.approve(wbMapping)).status).toBe(200);
     const done = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.status === 'completed');
     // Read as German text, the cell 1.234 was 1234, and the cell 0.12 (shown 12%) read as a percent was 0.0012.
@@ -125,7 +127,7 @@ describe('number formats, phone numbers and countries, end to end over HTTP', ()
     ).toEqual([
       { price: 1.234, share: 0.12, qty: 1234 },
       { price: 1234.5, share: 0.075, qty: 3 },
-      { price: 1234.56, share: 0.12, qty: 1234 },
+      { price: 1234.56, share: 0.12, qty: '1.234' },
     ]);
   });
 
