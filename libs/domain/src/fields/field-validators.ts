@@ -225,10 +225,13 @@ function compileRangeCheck(field: FieldDefinition): ValueCheck | null {
   if (min === null && max === null) return null;
   const outside = (n: number): boolean => (min !== null && n < min) || (max !== null && n > max);
   if (!DATE_TYPES.has(field.data_type)) return (_text, typed) => (typeof typed === 'number' && outside(typed) ? 'range' : null);
-  const read = compileDateReader(datePatternChecked(field));
+  const pattern = datePatternChecked(field);
+  const read = compileDateReader(pattern);
+  // The field's own pattern reads a value first: under `yyyy-dd-MM`, 2024-01-05 is the 1st of May, not the 5th of January.
+  const isoDayFirst = pattern === null || pattern === 'yyyy-MM-dd';
   return (text) => {
     // The common yyyy-MM-dd by arithmetic, as the type check reads it; other forms through the field's format, then ISO.
-    if (isPlainIsoDay(text)) return outside(isoDayKey(text)) ? 'range' : null;
+    if (isoDayFirst && isPlainIsoDay(text)) return outside(isoDayKey(text)) ? 'range' : null;
     const parts = read(text);
     return parts && outside(dateKey(parts)) ? 'range' : null;
   };

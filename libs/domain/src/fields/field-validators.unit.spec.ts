@@ -172,6 +172,19 @@ describe('min and max on yyyy-MM-dd days', () => {
   });
 });
 
+describe("min and max on a date in the field's own pattern", () => {
+  it('reads a value in the pattern first, also one that looks like yyyy-MM-dd (2024-01-05 under yyyy-dd-MM is 1 May)', () => {
+    const may = { min: '2024-04-01', max: '2024-05-31' };
+    expect(problemOf(field('date', { format: 'yyyy-dd-MM', ...may }), '2024-01-05')).toBeNull();
+    expect(problemOf(field('date', { format: 'yyyy-dd-MM', ...may }), '2024-05-01')).toBe('range');
+    const rewritten = field('date', { ...may, transformations: { date_format: { enabled: true, to: 'yyyy-dd-MM' } } });
+    expect(problemOf(rewritten, '2024-01-05')).toBeNull();
+    // Without a pattern of its own, or with yyyy-MM-dd, the day is the ISO day.
+    expect(problemOf(field('date', may), '2024-01-05')).toBe('range');
+    expect(problemOf(field('date', { format: 'yyyy-MM-dd', ...may }), '2024-05-01')).toBeNull();
+  });
+});
+
 describe('min_length and max_length', () => {
   it('count characters as code points', () => {
     const name = field('string', { min_length: 2, max_length: 5 });
