@@ -22,6 +22,7 @@ import {
   RowWidths,
   scanDelimited,
   tableFormatOf,
+  valuesWidthOf,
   type OpenedTable,
   type DelimitedScan,
   type RowIndex,
@@ -136,7 +137,8 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   const rowShape = rowShapeOf(widths, { cells: firstRow.length, filled: filledWidth(firstRow) }, table.format === 'delimited');
   return {
     parsed: {
-      source_headers: headerNames(firstRow, hasHeader, valuesWidth(widths)),
+      // Up to the farthest value: the columns past it would be `column_N` of nothing to map.
+      source_headers: headerNames(firstRow, hasHeader, valuesWidthOf(widths)),
       input_has_header: hasHeader,
       total_rows: rows - (hasHeader ? 1 : 0),
       source_format: table.format,
@@ -149,13 +151,6 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
     },
   };
 }
-
-/**
- * A table's columns: up to the farthest value in any row, the header's names included. Columns past it are empty in
- * every row (a delimiter at the end of every line, a used range wider than the data) and would be `column_N` of
- * nothing to map; a workbook's rows leave them out already.
- */
-const valuesWidth = (widths: RowWidthCounts): number => widths.filled.at(-1)?.[0] ?? 0;
 
 /** What ingestion learned of a source's rows, by either read. */
 interface SourceRows {

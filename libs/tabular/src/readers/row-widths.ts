@@ -65,6 +65,12 @@ export class RowWidths {
   }
 }
 
+/**
+ * A table's width up to the farthest value in any row (the first's included). Cells past it are empty in every row:
+ * a delimiter at the end of every line, a used range wider than the data; a workbook's rows leave them out already.
+ */
+export const valuesWidthOf = (widths: RowWidthCounts): number => widths.filled.at(-1)?.[0] ?? 0;
+
 /** How many of a row's cells come up to its last with more than blanks (what String.prototype.trim removes). */
 export function filledWidth(row: readonly string[]): number {
   for (let i = row.length; i > 0; i--) if (row[i - 1].trim() !== '') return i;
@@ -112,7 +118,7 @@ export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorter
     first_longer_row: longer.first,
     shorter_rows: shorter.rows,
     first_shorter_row: shorter.first,
-    values_width: widths.filled.at(-1)?.[0] ?? 0,
+    values_width: valuesWidthOf(widths),
     // Also when those rows are the longer ones: read under the header, their extra columns start at its first empty cell.
     ...(first.filled < first.cells && pastValues.rows > 0
       ? { past_header_values: { first_row_values: first.filled, longer_rows: pastValues.rows, first_longer_row: pastValues.first } }
