@@ -435,6 +435,8 @@ describe('review link after its deadline', () => {
       fixes_key: '0:',
       input_has_header: null,
       header_choice: false,
+      rows_above_header: [],
+      rows_above_header_found: [],
       sheets: [],
       sheet: null,
       rows_out_of_line: null,

@@ -137,7 +137,11 @@ export interface SourceParsed {
   /** The worksheet the headers and rows are read from: the first visible one with data (XLSX only; absent as `sheets`). */
   sheet?: string;
   /** Rows whose cells do not line up with the first row's (absent: every row does, or the run was read before they were counted). */
-  row_shape?: RowShape;
+  row_shape?: RowShape; /**
+   * The rows above the header that are not read, each as its one value in file order: a title, a date line
+   * (docs/decisions.md, "A title above the header"). Absent: none, or the file was read before titles were found.
+   */
+  rows_above_header?: string[];
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -187,7 +191,7 @@ export interface ReviewPrepared {
   /** With a remembered mapping: its picklist value mappings, by field, in force from the start (undoable fixes). */
   picklists?: Record<string, Record<string, string>>;
   /** With a remembered mapping whose header choice differs from the ingestion's guess: the headers, as HeaderRowChosen gives them. */
-  header?: { input_has_header: boolean; source_headers: string[]; total_rows: number };
+  header?: { input_has_header: boolean; source_headers: string[]; total_rows: number; rows_above_header?: string[] };
   review_expires_at: string;
   prepared_at: string;
   notices?: ReviewNotice[];
@@ -235,6 +239,8 @@ export interface HeaderRowChosen {
   total_rows: number;
   mapping_rule: MappingRule;
   chosen_at: string;
+  /** The rows above the header left out under this choice, as SourceParsed's (absent: none; the file is read from its first row). */
+  rows_above_header?: string[];
 }
 /**
  * The reviewer chose another worksheet of the workbook: the headers and row count read from
@@ -251,6 +257,8 @@ export interface SheetChosen {
   chosen_at: string;
   /** As SourceParsed's, for the file read so. */
   row_shape?: RowShape;
+  /** As SourceParsed's, for the file read so. */
+  rows_above_header?: string[];
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its
@@ -267,6 +275,8 @@ export interface EncodingChosen {
   chosen_at: string;
   /** As SourceParsed's, for the file read so. */
   row_shape?: RowShape;
+  /** As SourceParsed's, for the file read so. */
+  rows_above_header?: string[];
 }
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {

@@ -6,6 +6,7 @@ import {
   STAGES,
   detectHeader,
   headerNames,
+  rowsAboveHeader,
   isChoosableEncoding,
   rowIndexKeyOf,
   runError,
@@ -20,6 +21,7 @@ import {
   filledWidth,
   rowShapeOf,
   RowWidths,
+  rowWidthsBelow,
   scanDelimited,
   tableFormatOf,
   valuesWidthOf,
@@ -127,20 +129,25 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
     await blobs.put(rowIndexKeyOf(run.source_key), Readable.from([JSON.stringify(index)]), { contentType: 'application/json' });
-  const hasHeader = run.input_has_header_override ?? detectHeader(sample);
+  const above = rowsAboveHeaderIn(run, sample);
+  const headerRow = sample[above.length] ?? firstRow;
+  const hasHeader = above.length > 0 || (run.input_has_header_override ?? detectHeader(sample));
   // Declared to have a header (input_has_header: true) and nothing under it: nothing to review. A header only
   // guessed may be a file's one record ("ann@x.org,Ann,Berlin" reads like names): the review opens, says it has no
   // rows, and the reviewer can say the first row is data.
   if (rows === 1 && hasHeader && run.input_has_header_override === true)
     return { failed: runError('emptyFile', STAGES.ingestion, { message: 'The uploaded file has a header row but no rows of data.' }) };
+  // The rows above the header are no part of the table: neither its width nor its rows out of line.
+  const tableWidths = rowWidthsBelow(widths, above.length);
   // A workbook's row ends at its last cell with a value: only a delimited row with fewer cells lacks some.
-  const rowShape = rowShapeOf(widths, { cells: firstRow.length, filled: filledWidth(firstRow) }, table.format === 'delimited');
+  const rowShape = rowShapeOf(tableWidths, { cells: headerRow.length, filled: filledWidth(headerRow) }, table.format === 'delimited');
   return {
     parsed: {
       // Up to the farthest value: the columns past it would be `column_N` of nothing to map.
-      source_headers: headerNames(firstRow, hasHeader, valuesWidthOf(widths)),
+      source_headers: headerNames(headerRow, hasHeader, valuesWidthOf(tableWidths)),
       input_has_header: hasHeader,
-      total_rows: rows - (hasHeader ? 1 : 0),
+      ...(above.length > 0 ? { rows_above_header: above } : {}),
+      total_rows: rows - above.length - (hasHeader ? 1 : 0),
       source_format: table.format,
       delimiter: table.delimiter,
       encoding: table.encoding,
@@ -151,6 +158,32 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
     },
   };
 }
+
+/** The longest text kept of a row left out above the header (a title is short; a cell may hold 32,767 characters). */
+const ROW_ABOVE_HEADER_CHARS = 200;
+
+/**
+ * The rows above the header a read leaves out, each as its values (a title has one): the run's, when it has some in
+ * force (the same file read again in another encoding keeps the reviewer's answer), else those found in the first
+ * rows (rowsAboveHeader). None when the caller said the file has no header.
+ */
+function rowsAboveHeaderIn(run: RunState, sample: string[][]): string[] {
+  const count =
+    run.rows_above_header !== undefined
+      ? Math.min(run.rows_above_header.length, Math.max(0, sample.length - 1))
+      : run.input_has_header_override === false
+        ? 0
+        : rowsAboveHeader(sample);
+  return sample.slice(0, count).map(rowAboveHeaderText);
+}
+
+/** How a row left out above the header is shown: its values, blanks around them dropped. */
+export const rowAboveHeaderText = (row: readonly string[]): string =>
+  row
+    .map((cell) => cell.trim())
+    .filter((cell) => cell !== '')
+    .join(' ')
+    .slice(0, ROW_ABOVE_HEADER_CHARS);
 
 /** What ingestion learned of a source's rows, by either read. */
 interface SourceRows {

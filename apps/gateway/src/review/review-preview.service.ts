@@ -158,12 +158,15 @@ export class ReviewPreviewService {
     return cell && { ...cell, mapping_version: run.mapping_version, fixes_key: cellFixesKey(run.value_fixes ?? [], field, read.fix.row) };
   }
 
-  /** The file's first row as read, whether or not it is taken as the header (for the reviewer's header choice). */
-  async firstRow(run: RunState): Promise<string[]> {
+  /**
+   * The file's first `count` rows as read from its top, whether taken as the header, left out above it or read as data
+   * (for the reviewer's header choice).
+   */
+  async topRows(run: RunState, count: number): Promise<string[][]> {
     try {
-      return (await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1))[0] ?? [];
+      return await readSampleRows(this.blobs, { ...run, input_has_header: false, rows_above_header: [] }, count);
     } catch (err) {
-      throw this.sourceReadFailure(run, 'the first row could not be read', err);
+      throw this.sourceReadFailure(run, 'the first rows could not be read', err);
     }
   }
 

@@ -1,14 +1,24 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SourceInspector } from '@app/cpu-work';
-import { isChoosableEncoding, requireEncodingChoice, requireSheetChoice, type RunState } from '@app/domain';
-import type { SourceChoice } from '@app/run-source';
+import {
+  MAX_ROWS_ABOVE_HEADER,
+  isChoosableEncoding,
+  requireEncodingChoice,
+  requireHeaderChoice,
+  requireSheetChoice,
+  rowsAboveHeaderOf,
+  type RunState,
+} from '@app/domain';
+import { rowAboveHeaderText, type SourceChoice } from '@app/run-source';
 import { ApiError } from '../http/api-error';
+import { ReviewPreviewService } from './review-preview.service';
 import { ReviewService, type ReviewView } from './review.service';
 import { sourceReadFailure } from './source-read-failure';
 
 /**
- * The reviewer's choice of how the uploaded file is read: another worksheet of a workbook, or
- * another encoding of a text file. The choice is checked before anything is read (an unknown
+ * The reviewer's choice of how the uploaded file is read: the row that holds the column names (or none), another
+ * worksheet of a workbook, or another encoding of a text file. A header row is chosen from the file's first rows
+ * alone. For a sheet or an encoding, the choice is checked before anything is read (an unknown
  * sheet or encoding, or a closed review, answers at once), the file is read whole in worker
  * threads, as at ingestion (a big delimited file in two parts at once), for its headers and row count, and the decider records SheetChosen
  * or EncodingChosen with them.
@@ -20,7 +30,49 @@ export class ReviewSourceChoiceService {
   constructor(
     private readonly inspector: SourceInspector,
     private readonly review: ReviewService,
+    private readonly previews: ReviewPreviewService,
   ) {}
+
+  /**
+   * Whether the file has a header row, and how many rows above it are left out (a title: `rows_above_header`, 0 to
+   * MAX_ROWS_ABOVE_HEADER). Without `rows_above_header`, a header kept keeps the rows left out above it, and a header
+   * chosen anew is the file's first row. Without a header, every row is data.
+   */
+  async chooseHeaderRow(run: RunState, body: { input_has_header?: unknown; rows_above_header?: unknown }, requestId: string) {
+    if (typeof body.input_has_header !== 'boolean')
+      throw ApiError.validation({ input_has_header: ['input_has_header must be true or false.'] });
+    const wanted = body.rows_above_header;
+    if (wanted !== undefined && (!Number.isInteger(wanted) || (wanted as number) < 0 || (wanted as number) > MAX_ROWS_ABOVE_HEADER))
+      throw ApiError.validation({ rows_above_header: [`rows_above_header must be a whole number from 0 to ${MAX_ROWS_ABOVE_HEADER}.`] });
+    if (wanted !== undefined && wanted !== 0 && !body.input_has_header)
+      throw ApiError.validation({
+        rows_above_header: ['Rows are left out above a header row only: every row of a file without one is data.'],
+      });
+    const above = !body.input_has_header ? 0 : ((wanted as number | undefined) ?? (run.input_has_header ? rowsAboveHeaderOf(run) : 0));
+    // Already so: nothing to record (the page may send it twice).
+    if (body.input_has_header === run.input_has_header && above === rowsAboveHeaderOf(run)) return this.review.view(run);
+    // Refused before the rows are read: a run whose file is not uploaded yet has none (409, not the 410 of a file gone).
+    requireHeaderChoice(run, new Date().toISOString());
+    const top = await this.previews.topRows(run, above + 1);
+    // The header needs its row, and a row under it to be a header of anything.
+    if (top.length <= above || (above > 0 && (run.total_rows ?? 0) + rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0) < above + 2))
+      throw ApiError.validation({
+        rows_above_header: [`The file has no row ${above + 1} with rows under it to hold the column names.`],
+      });
+    return this.review.act(
+      run,
+      {
+        type: 'ChooseHeaderRow',
+        input_has_header: body.input_has_header,
+        first_row: top[above],
+        ...(above > 0 ? { rows_above_header: top.slice(0, above).map(rowAboveHeaderText) } : {}),
+        sheet: run.sheet ?? null,
+        encoding: run.encoding,
+        at: new Date().toISOString(),
+      },
+      requestId,
+    );
+  }
 
   async chooseSheet(run: RunState, sheet: unknown, requestId: string): Promise<ReviewView> {
     if (typeof sheet !== 'string' || sheet === '')
@@ -28,7 +80,13 @@ export class ReviewSourceChoiceService {
     requireSheetChoice(run, sheet, new Date().toISOString());
     // Already read: nothing to record (the page may send it twice).
     if (sheet === run.sheet) return this.review.view(run);
-    const read = await this.read(run, { sheet }, 'sheet_unreadable', `The sheet "${sheet}" cannot be read`);
+    // Another sheet's rows above its header are its own: found anew.
+    const read = await this.read(
+      { ...run, rows_above_header: undefined },
+      { sheet },
+      'sheet_unreadable',
+      `The sheet "${sheet}" cannot be read`,
+    );
     return this.review.act(run, { type: 'ChooseSheet', sheet, read, at: new Date().toISOString() }, requestId);
   }
 
@@ -37,7 +95,7 @@ export class ReviewSourceChoiceService {
       throw ApiError.validation({ encoding: ['The encoding must be one of those the review offers (the state\'s "encodings").'] });
     requireEncodingChoice(run, encoding, new Date().toISOString());
     if (encoding === run.encoding) return this.review.view(run);
-    // The reviewer's answer about the header row stands: the same rows, read in another encoding.
+    // The reviewer's answer about the header row, and the rows above it, stands: the same rows, read in another encoding.
     const asChosen: RunState = { ...run, input_has_header_override: run.input_has_header ?? run.input_has_header_override };
     const read = await this.read(asChosen, { encoding }, 'encoding_unreadable', `The file cannot be read as ${encoding}`);
     return this.review.act(run, { type: 'ChooseEncoding', encoding, read, at: new Date().toISOString() }, requestId);
@@ -68,7 +126,13 @@ export class ReviewSourceChoiceService {
       const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
       throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
     }
-    const { source_headers, input_has_header, total_rows, row_shape } = outcome.parsed;
-    return { source_headers, input_has_header, total_rows, ...(row_shape ? { row_shape } : {}) };
+    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header } = outcome.parsed;
+    return {
+      source_headers,
+      input_has_header,
+      total_rows,
+      ...(row_shape ? { row_shape } : {}),
+      ...(rows_above_header ? { rows_above_header } : {}),
+    };
   }
 }

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
-import { CELL_PROBLEMS, requireHeaderChoice } from '@app/domain';
+import { CELL_PROBLEMS } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { objectBodyOrNone } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
@@ -27,6 +27,7 @@ interface ReviewBody {
   rows_with_problems?: unknown;
   expected_fixes?: unknown;
   input_has_header?: unknown;
+  rows_above_header?: unknown;
   sheet?: unknown;
   encoding?: unknown;
   offset?: unknown;
@@ -189,7 +190,10 @@ export class ReviewController {
     );
   }
 
-  /** The reviewer says whether the file's first row holds the column names; the headers and the suggested mapping follow. */
+  /**
+   * The reviewer says whether the file has a row of column names, and which (`rows_above_header`: the rows above it
+   * left out, a title); the headers and the suggested mapping follow.
+   */
   @Post('header')
   @HttpCode(200)
   async chooseHeader(
@@ -199,26 +203,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
-    if (typeof body.input_has_header !== 'boolean')
-      throw ApiError.validation({ input_has_header: ['input_has_header must be true or false.'] });
-    // Already so: nothing to record (the page may send it twice).
-    if (body.input_has_header === run.input_has_header) return this.review.view(run);
-    // Refused before the first row is read: a run whose file is not uploaded yet has none (409, not the 410 of a file gone).
-    requireHeaderChoice(run, new Date().toISOString());
-    const firstRow = await this.previews.firstRow(run);
-    return this.review.act(
-      run,
-      {
-        type: 'ChooseHeaderRow',
-        input_has_header: body.input_has_header,
-        first_row: firstRow,
-        sheet: run.sheet ?? null,
-        encoding: run.encoding,
-        at: new Date().toISOString(),
-      },
-      String(req.id),
-    );
+    return this.sourceChoice.chooseHeaderRow(run, objectBodyOrNone<ReviewBody>(raw), String(req.id));
   }
 
   /**

@@ -62,6 +62,10 @@ export interface ReviewView {
   input_has_header: boolean | null;
   /** The reviewer may say whether the first row holds the column names (uploaded tables only). */
   header_choice: boolean;
+  /** The rows above the header every read leaves out (a title), each as its values, from the file's first row. */
+  rows_above_header: string[];
+  /** The rows above the header the file's read found: the page offers to leave them out again once read. */
+  rows_above_header_found: string[];
   /** An uploaded workbook's worksheets in tab order (name, `visible`/`hidden`/`veryHidden`, has data); empty for other sources. */
   sheets: NonNullable<RunState['sheets']>;
   /** The worksheet the headers and rows are read from; null for other sources (and workbooks read before sheets were listed). */
@@ -155,6 +159,8 @@ export class ReviewService {
       source_headers: run.source_headers,
       input_has_header: run.input_has_header,
       header_choice: run.rows_origin === 'file' && run.source_format !== null,
+      rows_above_header: run.rows_above_header ?? [],
+      rows_above_header_found: run.rows_above_header_found ?? [],
       sheets: run.sheets ?? [],
       sheet: run.sheet ?? null,
       rows_out_of_line: rowsOutOfLine(run),
@@ -192,6 +198,8 @@ export class ReviewService {
       source_headers: [],
       input_has_header: null,
       header_choice: false,
+      rows_above_header: [],
+      rows_above_header_found: [],
       sheets: [],
       sheet: null,
       rows_out_of_line: null,

@@ -1,4 +1,4 @@
-import type { RunState } from '@app/domain';
+import { rowsAboveHeaderOf, type RunState } from '@app/domain';
 
 /**
  * Rows of the file whose cells do not line up with its first row, as the review page tells the
@@ -17,7 +17,9 @@ export interface RowsOutOfLine {
   first_shorter_row: number | null;
 }
 
-export function rowsOutOfLine(run: Pick<RunState, 'row_shape' | 'input_has_header' | 'source_headers'>): RowsOutOfLine | null {
+export function rowsOutOfLine(
+  run: Pick<RunState, 'row_shape' | 'input_has_header' | 'rows_above_header' | 'source_headers'>,
+): RowsOutOfLine | null {
   const shape = run.row_shape;
   if (!shape) return null;
   // Read as the header, a first row that ends with empty cells names no column past its last value.
@@ -26,8 +28,10 @@ export function rowsOutOfLine(run: Pick<RunState, 'row_shape' | 'input_has_heade
     ? { cells: past.first_row_values, rows: past.longer_rows, first: past.first_longer_row }
     : { cells: shape.first_row_cells, rows: shape.longer_rows, first: shape.first_longer_row };
   if (longer.rows === 0 && shape.shorter_rows === 0) return null;
-  // Row numbers count the file's rows from its first; the page counts data rows, after the header when there is one.
-  const before = run.input_has_header ? 1 : 0;
+  // Row numbers count the file's rows from its first; the page counts data rows, after the rows above the header and
+  // the header when there are some. (Counted at the read, under the header then found: rows a reviewer reads again
+  // from above it were left out of the count.)
+  const before = rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0);
   const dataRow = (row: number | null) => (row === null ? null : row - before);
   return {
     first_row_cells: longer.cells,

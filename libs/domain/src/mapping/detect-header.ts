@@ -38,6 +38,35 @@ export function detectHeader(sample: string[][]): boolean {
   return true;
 }
 
+/** Rows a title may take above a table's header: a report's name, the date it was made, a note, a blank-free spacer. */
+export const MAX_ROWS_ABOVE_HEADER = 5;
+
+/** A cell that is a plain number: a record's id or amount, never a title. */
+const PLAIN_NUMBER = /^[+-]?[\d.,]+%?$/;
+
+const valuesIn = (row: readonly string[]): number => row.reduce((n, cell) => (cell.trim() === '' ? n : n + 1), 0);
+
+/**
+ * How many rows at the top of a table are a title above its header, from a sample of its first rows (blank rows
+ * already skipped by the readers): a workbook's "Customer export" in A1 over the table, or the same sheet saved as
+ * CSV. Each such row has one value, and not a plain number; the row under them has two or more and reads as a header
+ * (`detectHeader`, over the rows below it), and most rows below it have two values or more. Without such rows, or
+ * when any condition fails, 0: the first row is the header's candidate as before. The review shows the rows left out
+ * and reads them again on the reviewer's word, so a first record of one value is never lost unseen.
+ */
+export function rowsAboveHeader(sample: readonly string[][]): number {
+  for (let above = 1; above <= MAX_ROWS_ABOVE_HEADER && above < sample.length - 1; above++) {
+    const title = sample[above - 1];
+    if (valuesIn(title) !== 1 || title.some((cell) => PLAIN_NUMBER.test(cell.trim()))) return 0;
+    // Another row of one value: a second title line, or the table's first row of a one-column file.
+    if (valuesIn(sample[above]) < 2) continue;
+    const below = sample.slice(above + 1);
+    if (below.filter((row) => valuesIn(row) >= 2).length * 2 < below.length) return 0;
+    return detectHeader(sample.slice(above)) ? above : 0;
+  }
+  return 0;
+}
+
 /** Whether these are the names `headerNames` makes up for a table without a header (`column_1, column_2, ...`). */
 export function isMadeUpHeaders(names: readonly string[]): boolean {
   return names.length > 0 && names.every((name, i) => name === `column_${i + 1}`);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FieldDefinition } from '@app/contracts';
-import { detectHeader, headerNames, isMadeUpHeaders } from './detect-header';
+import { detectHeader, headerNames, isMadeUpHeaders, rowsAboveHeader } from './detect-header';
 import { suggestMapping } from './suggest-mapping';
 import { normalizeMapping } from './validate-mapping';
 
@@ -195,5 +195,34 @@ describe('header detection', () => {
         });
       }),
     );
+  });
+});
+
+describe('rows above the header (a title)', () => {
+  const table = [
+    ['Name', 'E-Mail', 'City'],
+    ['Ann', 'ann@x.io', 'Berlin'],
+    ['Bob', 'bob@x.io', ''],
+  ];
+
+  it.each<[string, string[][], number]>([
+    ['a workbook title in A1', [['Customer export'], ...table], 1],
+    ['the same sheet saved as CSV (the title row padded with delimiters)', [['Customer export', '', ''], ...table], 1],
+    ['a title and a date line', [['Customer export'], ['Made 2024-01-05'], ...table], 2],
+    ['a title centred over the table (its one value in B)', [['', 'Customer export', ''], ...table], 1],
+    ['no title', table, 0],
+    ['a first record of one plain number', [['1001', '', ''], ...table], 0],
+    ['a row under the "title" that reads as data, not as names', [['Customer export'], ['1', 'ann@x.io', 'Berlin'], ...table.slice(1)], 0],
+    ['a one-column file', [['Name'], ['Ann'], ['Bob'], ['Cleo']], 0],
+    ['a title over a header with nothing under it', [['Customer export'], ['Name', 'E-Mail']], 0],
+    [
+      'most rows under the header with one value',
+      [['Customer export'], ['Name', 'E-Mail'], ['Ann', ''], ['Bob', ''], ['Cleo', 'c@x.io']],
+      0,
+    ],
+    ['more title lines than a title takes', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ...table], 0],
+    ['as many title lines as a title takes', [['a'], ['b'], ['c'], ['d'], ['e'], ...table], 5],
+  ])('%s', (_case, sample, above) => {
+    expect(rowsAboveHeader(sample)).toBe(above);
   });
 });

@@ -24,7 +24,7 @@ export type RunCommand =
       mapping_origin?: 'heuristic' | 'ai' | 'remembered';
       picklists?: Record<string, Record<string, string>>;
       /** A remembered header choice other than the ingestion's guess, with the file's first row as read. */
-      header?: { input_has_header: boolean; first_row: string[] };
+      header?: { input_has_header: boolean; first_row: string[]; rows_above_header?: string[] };
       notices?: ReviewNotice[];
       review_expires_at: string;
       at: string;
@@ -51,7 +51,17 @@ export type RunCommand =
    * The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read,
    * from `sheet` (a workbook's sheet the read saw chosen; null: the first). Refused when another sheet is chosen meanwhile.
    */
-  | { type: 'ChooseHeaderRow'; input_has_header: boolean; first_row: string[]; sheet?: string | null; encoding?: string | null; at: string }
+  | {
+      type: 'ChooseHeaderRow';
+      input_has_header: boolean;
+      /** The header's row (or the first data row without a header), read after the rows above it left out. */
+      first_row: string[];
+      /** The rows above the header to leave out (a title the file's read found); absent: none. */
+      rows_above_header?: string[];
+      sheet?: string | null;
+      encoding?: string | null;
+      at: string;
+    }
   /**
    * The reviewer's choice of another worksheet; `read` is what the inspection read from it
    * (its headers with the first row taken as at ingestion, and its data rows).

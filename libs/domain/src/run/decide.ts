@@ -8,7 +8,7 @@ import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesK
 import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
-import { filesPurgeDue, isTerminal, isUploadOverdue, runFileKeys, type RunFold, type RunState } from './run-state';
+import { filesPurgeDue, isTerminal, isUploadOverdue, rowsAboveHeaderOf, runFileKeys, type RunFold, type RunState } from './run-state';
 
 const refuse = (code: string, message: string): never => {
   throw new CommandRefused(code, message);
@@ -76,12 +76,35 @@ function requireMapping(run: RunState, mapping: unknown) {
   return normalized;
 }
 
-/** The headers and row count that follow from taking the first row as the header, or not. */
-function headerChoice(run: RunState, choice: { input_has_header: boolean; first_row: string[] }) {
+/** A choice of the header row: whether there is one, and the rows above it left out (a title; none without a header). */
+interface HeaderRowChoice {
+  input_has_header: boolean;
+  /** The header's row (or the first data row without one), after the rows left out. */
+  first_row: string[];
+  rows_above_header?: string[];
+}
+
+/** The rows above the header a choice leaves out: none when every row is data. */
+const aboveHeaderIn = (choice: HeaderRowChoice): string[] => (choice.input_has_header ? (choice.rows_above_header ?? []) : []);
+
+const isHeaderRowInForce = (run: RunState, choice: HeaderRowChoice): boolean =>
+  choice.input_has_header === run.input_has_header && aboveHeaderIn(choice).length === rowsAboveHeaderOf(run);
+
+/** The headers and row count that follow from taking a row as the header (after the rows above it), or none. */
+function headerChoice(run: RunState, choice: HeaderRowChoice) {
   // The width stays the file's: headers are padded to it either way.
   const headers = headerNames(choice.first_row, choice.input_has_header, run.source_headers.length);
-  const total = (run.total_rows ?? 0) + (choice.input_has_header ? -1 : 1);
-  return { input_has_header: choice.input_has_header, source_headers: headers, total_rows: Math.max(0, total) };
+  const above = aboveHeaderIn(choice);
+  // The rows every read skips before the data, as read now and under the choice: those above the header, and the header.
+  const skippedNow = rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0);
+  const skipped = above.length + (choice.input_has_header ? 1 : 0);
+  const total = (run.total_rows ?? 0) + skippedNow - skipped;
+  return {
+    input_has_header: choice.input_has_header,
+    source_headers: headers,
+    total_rows: Math.max(0, total),
+    ...(above.length > 0 ? { rows_above_header: above } : {}),
+  };
 }
 
 /**
@@ -238,7 +261,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'PrepareReview': {
       if (runPhase(run) !== 'preparing_review')
         refuse('review_not_preparable', 'The review can be prepared only after the source was parsed.');
-      const header = command.header && command.header.input_has_header !== run.input_has_header ? headerChoice(run, command.header) : null;
+      const header = command.header && !isHeaderRowInForce(run, command.header) ? headerChoice(run, command.header) : null;
       // The mapping names the headers the review opens with (after a remembered header choice).
       const headed: RunState = header ? { ...run, source_headers: header.source_headers } : run;
       return [
@@ -285,7 +308,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
 
     case 'ChooseHeaderRow': {
       requireHeaderChoice(run, command.at);
-      if (command.input_has_header === run.input_has_header) return [];
+      if (isHeaderRowInForce(run, command)) return [];
       // The first row was read from the sheet the read model showed: another tab may have chosen another since.
       if (command.sheet !== undefined && command.sheet !== (run.sheet ?? null))
         refuse('mapping_conflict', 'Another sheet was chosen since this page loaded; reload the review and choose again.');

@@ -16,10 +16,20 @@ function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notificatio
  */
 function readAgain(
   state: RunState,
-  read: { input_has_header: boolean; source_headers: string[]; total_rows: number; mapping_rule: MappingRule },
-): Pick<RunState, 'input_has_header' | 'source_headers' | 'total_rows' | 'processed_rows' | 'mapping_rule' | 'mapping_version'> {
+  read: {
+    input_has_header: boolean;
+    source_headers: string[];
+    total_rows: number;
+    mapping_rule: MappingRule;
+    rows_above_header?: string[];
+  },
+): Pick<
+  RunState,
+  'input_has_header' | 'rows_above_header' | 'source_headers' | 'total_rows' | 'processed_rows' | 'mapping_rule' | 'mapping_version'
+> {
   return {
     input_has_header: read.input_has_header,
+    rows_above_header: read.rows_above_header ?? [],
     source_headers: read.source_headers,
     total_rows: read.total_rows,
     processed_rows: read.total_rows,
@@ -107,6 +117,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         source_headers: event.data.source_headers,
         parsed_headers: event.data.source_headers,
         input_has_header: event.data.input_has_header,
+        rows_above_header: event.data.rows_above_header ?? [],
+        rows_above_header_found: event.data.rows_above_header ?? [],
         total_rows: event.data.total_rows,
         processed_rows: event.data.total_rows,
         source_format: event.data.source_format,
@@ -130,6 +142,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         ...(event.data.header
           ? {
               input_has_header: event.data.header.input_has_header,
+              rows_above_header: event.data.header.rows_above_header ?? [],
               source_headers: event.data.header.source_headers,
               total_rows: event.data.header.total_rows,
               processed_rows: event.data.header.total_rows,
@@ -154,6 +167,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         sheet: event.data.sheet,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
+        rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),
         ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
       };
@@ -164,6 +178,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         encoding: event.data.encoding,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
+        rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),
       };
     case 'ValuesFixed': {

@@ -69,6 +69,13 @@ export interface RunState {
   /** The headers as the ingestion read them (before any header choice): what remembered mappings are keyed by. Older documents: absent. */
   parsed_headers?: string[];
   input_has_header: boolean | null;
+  /**
+   * The rows above the header left out of every read (a title: SourceParsed.rows_above_header), each as its one value;
+   * absent or empty: the table is read from its first row.
+   */
+  rows_above_header?: string[];
+  /** Those the last read of the file found (the reviewer may read them again, then leave them out again). */
+  rows_above_header_found?: string[];
   total_rows: number | null;
   processed_rows: number;
   source_uploaded: boolean;
@@ -221,7 +228,11 @@ export const runFileKeys = (run: RunState): string[] => [
  * is remembered of what the rows hold (counts, samples, duplicates, the customer's checks) is keyed by it, so a
  * reviewer's choice of another sheet, encoding or header row is never answered from what the former one read.
  */
-export const sourceReadingKey = (run: RunState): string => JSON.stringify([run.sheet ?? null, run.encoding ?? null, run.input_has_header]);
+export const sourceReadingKey = (run: RunState): string =>
+  JSON.stringify([run.sheet ?? null, run.encoding ?? null, run.input_has_header, rowsAboveHeaderOf(run)]);
+
+/** How many rows at the top of the table every read skips before the header (or the first data row). */
+export const rowsAboveHeaderOf = (run: Pick<RunState, 'rows_above_header'>): number => run.rows_above_header?.length ?? 0;
 
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||

@@ -175,7 +175,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
     encoding,
     head: firstRows,
     rows,
-    widths: scanner?.widths.counted() ?? { cells: [], filled: [] },
+    widths: scanner?.widths.counted() ?? { cells: [], filled: [], top: [] },
     rowIndex: recorder?.result(rows) ?? null,
   };
   return { scan, linebreak: newline, endsAtRowStart };

@@ -18,9 +18,21 @@ import type { RowShape } from '@app/contracts';
 export type RowWidthCount = [cells: number, rows: number, first: number];
 
 /** A table's rows by width, narrowest first: by all their cells, and by their cells up to the last with a value. */
-export interface RowWidthCounts {
+export interface RowWidthTallies {
   cells: RowWidthCount[];
   filled: RowWidthCount[];
+}
+
+/**
+ * The first rows of a table, kept apart from the tallies: a title above the header (rowsAboveHeader) is found only
+ * once the table is read, and the rows it takes are then left out of the widths exactly (`rowWidthsBelow`), numbers
+ * of the first row of each width included. At least the most rows a title may take.
+ */
+export const TOP_ROWS_APART = 5;
+
+/** The tallies of every row past the first `TOP_ROWS_APART`, and those rows' widths in order (`[cells, filled]`). */
+export interface RowWidthCounts extends RowWidthTallies {
+  top: [cells: number, filled: number][];
 }
 
 /** Rows counted by one width. Starts small and grows: the readers refuse rows past the column limit before they get here. */
@@ -53,23 +65,51 @@ class WidthTally {
 export class RowWidths {
   private readonly cells = new WidthTally();
   private readonly filled = new WidthTally();
+  private readonly top: [number, number][] = [];
 
   /** Row number `row` (1 = the first row) has `cells` cells, and its last with a value is number `filled`. */
   note(cells: number, filled: number, row: number): void {
+    if (row <= TOP_ROWS_APART) {
+      this.top.push([cells, filled]);
+      return;
+    }
     this.cells.note(cells, row);
     this.filled.note(filled, row);
   }
 
   counted(): RowWidthCounts {
-    return { cells: this.cells.counted(), filled: this.filled.counted() };
+    return { cells: this.cells.counted(), filled: this.filled.counted(), top: [...this.top] };
   }
+}
+
+/** The widths of a table's rows past its first `skip` (a title above the header), numbered as in the file. */
+export function rowWidthsBelow(counts: RowWidthCounts, skip: number): RowWidthTallies {
+  // The top holds every row of a shorter table: a skip past it would leave rows in the tallies.
+  if (skip > counts.top.length) throw new RangeError(`Only the first ${counts.top.length} rows' widths are kept apart, not ${skip}.`);
+  const cells = counts.cells.map(([width, rows, first]): RowWidthCount => [width, rows, first]);
+  const filled = counts.filled.map(([width, rows, first]): RowWidthCount => [width, rows, first]);
+  counts.top.forEach(([rowCells, rowFilled], i) => {
+    if (i < skip) return;
+    addRow(cells, rowCells, i + 1);
+    addRow(filled, rowFilled, i + 1);
+  });
+  return { cells, filled };
+}
+
+/** One more row of `width` in a tally (kept narrowest first): the top rows come before every row tallied. */
+function addRow(tally: RowWidthCount[], width: number, row: number): void {
+  const at = tally.findIndex(([w]) => w >= width);
+  if (at >= 0 && tally[at][0] === width) {
+    tally[at][1]++;
+    tally[at][2] = Math.min(tally[at][2], row);
+  } else tally.splice(at < 0 ? tally.length : at, 0, [width, 1, row]);
 }
 
 /**
  * A table's width up to the farthest value in any row (the first's included). Cells past it are empty in every row:
  * a delimiter at the end of every line, a used range wider than the data; a workbook's rows leave them out already.
  */
-export const valuesWidthOf = (widths: RowWidthCounts): number => widths.filled.at(-1)?.[0] ?? 0;
+export const valuesWidthOf = (widths: RowWidthTallies): number => widths.filled.at(-1)?.[0] ?? 0;
 
 /** How many of a row's cells come up to its last with more than blanks (what String.prototype.trim removes). */
 export function filledWidth(row: readonly string[]): number {
@@ -77,9 +117,17 @@ export function filledWidth(row: readonly string[]): number {
   return 0;
 }
 
-/** The widths of a file read in two parts: the later part's rows are numbered after the `firstRows` of the first. */
+/**
+ * The widths of a file read in two parts: the later part's rows are numbered after the `firstRows` of the first. The
+ * later part's top rows are far below the file's top: tallied with the rest.
+ */
 export function joinRowWidths(first: RowWidthCounts, later: RowWidthCounts, firstRows: number): RowWidthCounts {
-  return { cells: joinTallies(first.cells, later.cells, firstRows), filled: joinTallies(first.filled, later.filled, firstRows) };
+  const laterAll = rowWidthsBelow(later, 0);
+  return {
+    cells: joinTallies(first.cells, laterAll.cells, firstRows),
+    filled: joinTallies(first.filled, laterAll.filled, firstRows),
+    top: first.top,
+  };
 }
 
 function joinTallies(first: RowWidthCount[], later: RowWidthCount[], firstRows: number): RowWidthCount[] {
@@ -107,7 +155,7 @@ export interface FirstRowWidth {
  * `shorterCounts`: whether a row with fewer cells says anything; not in a workbook, whose rows end at
  * their last cell with a value.
  */
-export function rowShapeOf(widths: RowWidthCounts, first: FirstRowWidth, shorterCounts: boolean): RowShape | null {
+export function rowShapeOf(widths: RowWidthTallies, first: FirstRowWidth, shorterCounts: boolean): RowShape | null {
   const longer = rowsWhere(widths.filled, (filled) => filled > first.cells);
   const shorter = shorterCounts ? rowsWhere(widths.cells, (cells) => cells < first.filled) : { rows: 0, first: null };
   const pastValues = first.filled < first.cells ? rowsWhere(widths.filled, (filled) => filled > first.filled) : longer;

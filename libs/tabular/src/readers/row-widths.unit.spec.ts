@@ -1,4 +1,4 @@
-import { filledWidth, joinRowWidths, rowShapeOf, RowWidths, type RowWidthCount } from './row-widths';
+import { filledWidth, joinRowWidths, rowShapeOf, RowWidths, rowWidthsBelow, TOP_ROWS_APART, type RowWidthCount } from './row-widths';
 
 describe('row widths', () => {
   it('counts rows by their cells and by their cells up to the last value, keeping the first of each, past 64 cells', () => {
@@ -14,7 +14,7 @@ describe('row widths', () => {
       [200, 150],
     ];
     rows.forEach(([cells, filled], i) => widths.note(cells, filled, i + 1));
-    expect(widths.counted()).toEqual({
+    expect(rowWidthsBelow(widths.counted(), 0)).toEqual({
       cells: [
         [1, 1, 7],
         [2, 1, 4],
@@ -30,6 +30,32 @@ describe('row widths', () => {
         [150, 1, 8],
       ],
     });
+  });
+
+  it("keeps the first rows apart, so that a title's rows are left out exactly, first rows of each width included", () => {
+    const widths = new RowWidths();
+    // A title (1 cell), a header of 3, data of 3 and one of 1 far below: without the title, 1 cell is first in row 40.
+    const rows: [cells: number, filled: number][] = [[1, 1], [3, 3], ...Array.from({ length: 37 }, (): [number, number] => [3, 3]), [1, 1]];
+    rows.forEach(([cells, filled], i) => widths.note(cells, filled, i + 1));
+    const counted = widths.counted();
+    expect(counted.top).toHaveLength(TOP_ROWS_APART);
+    expect(rowWidthsBelow(counted, 0).cells).toEqual([
+      [1, 2, 1],
+      [3, 38, 2],
+    ]);
+    expect(rowWidthsBelow(counted, 1).cells).toEqual([
+      [1, 1, 40],
+      [3, 38, 2],
+    ]);
+    expect(rowWidthsBelow(counted, 2).filled).toEqual([
+      [1, 1, 40],
+      [3, 37, 3],
+    ]);
+    // Asking past the rows kept apart would leave some in the tallies.
+    expect(() => rowWidthsBelow(counted, TOP_ROWS_APART + 1)).toThrow(RangeError);
+    const short = new RowWidths();
+    short.note(2, 2, 1);
+    expect(rowWidthsBelow(short.counted(), 1)).toEqual({ cells: [], filled: [] });
   });
 
   it('reads up to the last cell with more than blanks, as String.prototype.trim has it', () => {
@@ -53,13 +79,17 @@ describe('row widths', () => {
       [3, 17, 1],
       [4, 1, 6],
     ];
-    expect(joinRowWidths({ cells: first, filled: later }, { cells: later, filled: first }, 10)).toEqual({
-      cells: joined,
+    // The later part's top rows are tallied with the rest; the first part's stay apart.
+    const top: [number, number][] = [[9, 9]];
+    expect(joinRowWidths({ cells: first, filled: later, top }, { cells: later, filled: first, top: [[2, 1]] }, 10)).toEqual({
+      cells: [[2, 2, 11], ...joined.slice(1)],
       filled: [
+        [1, 1, 11],
         [2, 1, 5],
         [3, 17, 1],
         [4, 1, 16],
       ],
+      top,
     });
   });
 

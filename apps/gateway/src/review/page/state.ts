@@ -296,12 +296,18 @@ function save(): Promise<unknown> {
   return saving;
 }
 
-/** The first row is (or is not) the header: the columns and the suggested mapping are read again. */
-export async function chooseHeaderRow(hasHeader: boolean): Promise<void> {
+/**
+ * The file has (or has not) a row of column names, with `rowsAbove` rows left out above it (a title; absent: as the
+ * service has it): the columns and the suggested mapping are read again.
+ */
+export async function chooseHeaderRow(hasHeader: boolean, rowsAbove?: number): Promise<void> {
   await settled();
   let next;
   try {
-    next = await api<ReviewView>('header', 'POST', { input_has_header: hasHeader });
+    next = await api<ReviewView>('header', 'POST', {
+      input_has_header: hasHeader,
+      ...(rowsAbove === undefined ? {} : { rows_above_header: rowsAbove }),
+    });
   } catch (err) {
     return onActionRefused(err as ApiFailure, 'save_failed');
   }

@@ -53,6 +53,8 @@ export interface ReviewView {
   source_headers: string[];
   input_has_header: boolean | null;
   header_choice: boolean;
+  rows_above_header: string[];
+  rows_above_header_found: string[];
   /** A workbook's worksheets in tab order; empty for other files. */
   sheets: { name: string; state: 'visible' | 'hidden' | 'veryHidden'; has_data: boolean }[];
   /** The worksheet read; null for other files. */

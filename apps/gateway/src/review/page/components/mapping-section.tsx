@@ -1,9 +1,9 @@
 /**
- * Which column of the file feeds each field; for an uploaded table, whether its first row holds the
- * column names; for a workbook with several sheets with data, which sheet is read; for a text file,
+ * Which column of the file feeds each field; for an uploaded table, whether its first row (or the row under a
+ * title left out) holds the column names; for a workbook with several sheets with data, which sheet is read; for a text file,
  * which encoding it is read in.
  */
-import { t } from '../i18n';
+import { isolate, listOf, t } from '../i18n';
 import { changeMapping, chooseHeaderRow, type State } from '../state';
 import type { Field, ReviewView } from '../types';
 import { FieldMapping } from './field-mapping';
@@ -24,6 +24,7 @@ export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
       <p class="muted">{readOnly ? t('mapping_hint_read_only') : t('mapping_hint')}</p>
       <SheetChoice view={view} readOnly={readOnly} busy={s.busy} />
       <EncodingChoice view={view} readOnly={readOnly} busy={s.busy} />
+      {view.header_choice && <RowsAboveHeader view={view} readOnly={readOnly} busy={s.busy} />}
       {view.header_choice && (
         <label class="check header-choice">
           {/* Not controlled: the box keeps the reviewer's click while the columns are read again, then the editor is drawn afresh. */}
@@ -34,7 +35,7 @@ export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
             disabled={readOnly}
             onChange={(e) => void chooseHeaderRow(e.currentTarget.checked)}
           />
-          {t('first_row_header')}
+          {view.rows_above_header.length > 0 ? t('header_row_n', { row: view.rows_above_header.length + 1 }) : t('first_row_header')}
         </label>
       )}
       <div class="column-head" aria-hidden="true">
@@ -58,5 +59,30 @@ export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
         ))}
       </ul>
     </section>
+  );
+}
+
+/**
+ * The rows above the column names (a title): left out, with the way to take the first row as the names; or, once read
+ * as rows, the way to leave them out again. Nothing when the file's read found none.
+ */
+function RowsAboveHeader({ view, readOnly, busy }: { view: ReviewView; readOnly: boolean; busy: boolean }) {
+  const leftOut = view.rows_above_header;
+  const rows = leftOut.length > 0 ? leftOut : view.rows_above_header_found;
+  if (rows.length === 0) return null;
+  const listed = listOf(rows.map((text, i) => t('rows_above_row', { row: i + 1, text: isolate(text) })));
+  return (
+    <p class="rows-above-header" id="rows-above-header">
+      {leftOut.length > 0 ? t('rows_above_left_out', { rows: listed }) : t('rows_above_found', { rows: listed })}{' '}
+      {!readOnly && (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void (leftOut.length > 0 ? chooseHeaderRow(true, 0) : chooseHeaderRow(true, rows.length))}
+        >
+          {leftOut.length > 0 ? t('rows_above_take_first') : t('rows_above_leave_out')}
+        </button>
+      )}
+    </p>
   );
 }
