@@ -1,0 +1,81 @@
+/// <reference lib="dom" />
+import type { Page } from 'playwright-core';
+import { axeViolations, screenshot } from '../support/browser';
+import { focusedId, reviewBrowserSuite } from '../support/review-browser';
+import { reviewApi } from '../support/service-harness';
+
+/**
+ * The review page with a title above the table, in Chromium: the rows left out are listed above the header choice,
+ * the reviewer takes the first row as the names or leaves the title out again by keyboard, and the columns follow;
+ * light, dark, Arabic, 360 px.
+ */
+
+const TITLED = 'Customer export\nMade 2024-01-05\nE-mail,Vorname,Jahre\nann@x.org,Ann,30\nbob@x.org,Bob,31\n';
+
+/** The note's words without the marks that keep each value in its own direction. */
+const noteText = async (page: Page) => (await page.locator('#rows-above-header').innerText()).replace(/[\u2068\u2069]/g, '');
+
+describe('hosted review page: a title above the table', () => {
+  const suite = reviewBrowserSuite();
+  const titledRun = (body: Record<string, unknown> = {}) => suite.readyRun({ content: TITLED, filename: 'export.csv', body });
+  const openPage = (url: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}) =>
+    suite.openPage(url, { ...options, ready: '#rows-above-header' });
+
+  it('lists the title left out, takes row 1 as the names and leaves the title out again, by keyboard', async () => {
+    const run = await titledRun();
+    const page = await openPage(run.review_url);
+    await expect(noteText(page)).resolves.toBe(
+      'Left out as a title above the column names: row 1: Customer export, row 2: Made 2024-01-05. Take row 1 as the column names',
+    );
+    await expect(page.getByRole('checkbox', { name: 'Row 3 of the file holds the column names' }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('combobox', { name: 'email' }).inputValue()).resolves.toBe('E-mail');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'title-rows-01-left-out');
+
+    await page.getByRole('button', { name: 'Take row 1 as the column names' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Columns read again', { exact: false }).first().waitFor();
+    await expect(page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).isChecked()).resolves.toBe(true);
+    await expect(focusedId(page)).resolves.toBe('first-row-header');
+    await expect(noteText(page)).resolves.toBe(
+      'Read as rows, though they look like a title above the column names: row 1: Customer export, row 2: Made 2024-01-05. Leave the title out again',
+    );
+    expect((await reviewApi(run.review_url).state()).body).toMatchObject({
+      source_headers: ['Customer export', 'column_2', 'column_3'],
+      total_rows: 4,
+    });
+    await screenshot(page, 'title-rows-02-read-as-rows');
+
+    await page.getByRole('button', { name: 'Leave the title out again' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('checkbox', { name: 'Row 3 of the file holds the column names' }).waitFor();
+    expect((await reviewApi(run.review_url).state()).body).toMatchObject({ source_headers: ['E-mail', 'Vorname', 'Jahre'], total_rows: 2 });
+  });
+
+  it('reads every row as data when the reviewer unticks the header, and offers to leave the title out again', async () => {
+    const run = await titledRun();
+    const page = await openPage(run.review_url);
+    await page.getByRole('checkbox', { name: 'Row 3 of the file holds the column names' }).uncheck();
+    await page.getByRole('button', { name: 'Leave the title out again' }).waitFor();
+    await expect(page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).isChecked()).resolves.toBe(false);
+    expect((await reviewApi(run.review_url).state()).body).toMatchObject({ input_has_header: false, total_rows: 5 });
+  });
+
+  it('shows no note for a file without a title', async () => {
+    const run = await suite.readyRun({ content: 'E-mail,Jahre\nann@x.org,30\n', filename: 'plain.csv' });
+    const page = await suite.openPage(run.review_url, { ready: '#first-row-header' });
+    await expect(page.locator('#rows-above-header').count()).resolves.toBe(0);
+  });
+
+  it.each([
+    ['light', 'en', 1100],
+    ['dark', 'en', 360],
+    ['dark', 'ar', 360],
+  ] as const)('is axe-clean and fits the screen (%s, %s, %i px)', async (scheme, locale, width) => {
+    const run = await titledRun({ locale });
+    const page = await openPage(run.review_url, { width, colorScheme: scheme });
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+    await screenshot(page, `title-rows-03-${locale}-${scheme}-${width}`);
+  });
+});
