@@ -1,4 +1,5 @@
 import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 /**
@@ -122,6 +123,60 @@ describe('rows above the header (a title)', () => {
   it('leaves nothing out of a file the caller said has no header', async () => {
     const { review } = await reviewOf('titled-headerless.csv', titled, { input_has_header: false });
     expect((await review.state()).body).toMatchObject({ input_has_header: false, total_rows: 6, rows_above_header: [] });
+  });
+
+  it("keeps the title left out when the file is read in another encoding, and the reviewer's answer about it", async () => {
+    const file = iconv.encode('Kundenliste Città\nE-mail,Città\nann@x.org,Forlì\nbob@x.org,Cantù\n', 'windows-1252');
+    const { review } = await reviewOf('titled-1252.csv', file);
+    const choose = (encoding: string) => call(review.at('encoding'), { method: 'POST', body: { encoding } });
+    expect((await review.state()).body).toMatchObject({
+      encoding: 'windows-1252',
+      total_rows: 2,
+      rows_above_header: ['Kundenliste Città'],
+    });
+    const chosen = await choose('windows-1250');
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toMatchObject({
+      source_headers: ['E-mail', 'Cittŕ'],
+      total_rows: 2,
+      rows_above_header: ['Kundenliste Cittŕ'],
+      rows_above_header_found: ['Kundenliste Cittŕ'],
+    });
+    const rows = (await review.preview({ email: 'E-mail' })).body.rows.map((r: { email: { value: string } }) => r.email.value);
+    expect(rows).toEqual(['ann@x.org', 'bob@x.org']);
+    // Read as rows, then in another encoding: still rows, and still offered to be left out.
+    expect((await call(review.at('header'), { method: 'POST', body: { input_has_header: false } })).body.total_rows).toBe(4);
+    expect((await choose('windows-1252')).body).toMatchObject({
+      input_has_header: false,
+      total_rows: 4,
+      rows_above_header: [],
+      rows_above_header_found: ['Kundenliste Cittŕ'],
+    });
+  });
+
+  it("finds another sheet's own title when the reviewer reads that sheet", async () => {
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('People').addRows([
+      ['E-mail', 'Years'],
+      ['ann@x.org', 30],
+    ]);
+    book.addWorksheet('Staff').addRows([['Staff list'], ['E-mail', 'Years'], ['sue@x.org', 40], ['tom@x.org', 41], ['uma@x.org', 42]]);
+    const { review } = await reviewOf('sheets-titled.xlsx', Buffer.from(await book.xlsx.writeBuffer()));
+    expect((await review.state()).body).toMatchObject({ sheet: 'People', total_rows: 1, rows_above_header: [] });
+    const chosen = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Staff' } });
+    expect(chosen.body).toMatchObject({
+      sheet: 'Staff',
+      source_headers: ['E-mail', 'Years'],
+      total_rows: 3,
+      rows_above_header: ['Staff list'],
+    });
+    const rows = (await review.preview({ email: 'E-mail' })).body.rows.map((r: { email: { value: string } }) => r.email.value);
+    expect(rows).toEqual(['sue@x.org', 'tom@x.org', 'uma@x.org']);
+    // And back: the first sheet has none.
+    expect((await call(review.at('sheet'), { method: 'POST', body: { sheet: 'People' } })).body).toMatchObject({
+      total_rows: 1,
+      rows_above_header: [],
+    });
   });
 
   it("reads a workbook's table under a title in A1", async () => {

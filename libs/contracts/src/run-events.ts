@@ -137,9 +137,10 @@ export interface SourceParsed {
   /** The worksheet the headers and rows are read from: the first visible one with data (XLSX only; absent as `sheets`). */
   sheet?: string;
   /** Rows whose cells do not line up with the first row's (absent: every row does, or the run was read before they were counted). */
-  row_shape?: RowShape; /**
-   * The rows above the header that are not read, each as its one value in file order: a title, a date line
-   * (docs/decisions.md, "A title above the header"). Absent: none, or the file was read before titles were found.
+  row_shape?: RowShape;
+  /**
+   * The rows above the header that are not read, each as its values (a title has one) in file order: a title, a date line
+   * (docs/decisions.md, "A title above the table"). Absent: none, or the file was read before titles were found.
    */
   rows_above_header?: string[];
 }

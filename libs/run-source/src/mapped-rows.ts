@@ -1,7 +1,7 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { mapRow, planFields, rowsAboveHeaderOf, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
-import { openTable, releasedUnstarted } from '@app/tabular';
+import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
 import { resumePoint } from './stored-row-index';
 
 /** Rows to skip below which a read starts at the top rather than at a row index entry. */
@@ -107,15 +107,18 @@ export async function readMappedSource(
 /**
  * The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped), each cut to
  * the run's columns: past them a row holds empty cells only, up to a used range's 16,384 (source-problem.ts).
+ * `toLastValue`: each cut after its last value instead, for rows that need not be the table's (a title above the
+ * header, which may reach past the table's columns).
  */
-export async function readSampleRows(blobs: BlobStore, run: RunState, count: number): Promise<string[][]> {
+export async function readSampleRows(blobs: BlobStore, run: RunState, count: number, { toLastValue = false } = {}): Promise<string[][]> {
   const { batches } = await readPlannedRows(blobs, run, {});
   const sample: string[][] = [];
   const columns = run.source_headers.length;
   try {
     for await (const batch of batches) {
       for (const row of batch) {
-        sample.push(row.length > columns ? row.slice(0, columns) : row);
+        const width = toLastValue ? filledWidth(row) : columns;
+        sample.push(row.length > width ? row.slice(0, width) : row);
         if (sample.length >= count) return sample;
       }
     }

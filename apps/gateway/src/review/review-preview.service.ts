@@ -164,7 +164,8 @@ export class ReviewPreviewService {
    */
   async topRows(run: RunState, count: number): Promise<string[][]> {
     try {
-      return await readSampleRows(this.blobs, { ...run, input_has_header: false, rows_above_header: [] }, count);
+      // Up to each row's last value: a title may reach past the table's columns.
+      return await readSampleRows(this.blobs, { ...run, input_has_header: false, rows_above_header: [] }, count, { toLastValue: true });
     } catch (err) {
       throw this.sourceReadFailure(run, 'the first rows could not be read', err);
     }

@@ -46,11 +46,31 @@ const PLAIN_NUMBER = /^[+-]?[\d.,]+%?$/;
 
 const valuesIn = (row: readonly string[]): number => row.reduce((n, cell) => (cell.trim() === '' ? n : n + 1), 0);
 
+/** A cell's shape: each run of letters `a`, each run of digits `9`, other characters kept ("B-200" is "a-9"). */
+const shapeOf = (cell: string): string => cell.replace(/\p{L}+/gu, 'a').replace(/\p{N}+/gu, '9');
+
+/**
+ * Whether a row reads as a record of the table below it rather than as its names: a cell with an `@` over a column of
+ * e-mail addresses, or a cell with a digit shaped as most values below it are (a code like B-200 over A-100, C-300).
+ * Column names are words; a headerless file's second record is not.
+ */
+function readsAsRecordOver(row: readonly string[], below: readonly string[][]): boolean {
+  return row.some((raw, i) => {
+    const cell = raw.trim();
+    const email = cell.includes('@');
+    if (!email && !/\p{N}/u.test(cell)) return false;
+    const values = below.map((r) => (r[i] ?? '').trim()).filter((v) => v !== '');
+    const alike = values.filter((v) => (email ? v.includes('@') : shapeOf(v) === shapeOf(cell)));
+    return values.length > 0 && alike.length * 2 >= values.length;
+  });
+}
+
 /**
  * How many rows at the top of a table are a title above its header, from a sample of its first rows (blank rows
  * already skipped by the readers): a workbook's "Customer export" in A1 over the table, or the same sheet saved as
  * CSV. Each such row has one value, and not a plain number; the row under them has two or more and reads as a header
- * (`detectHeader`, over the rows below it), and most rows below it have two values or more. Without such rows, or
+ * (`detectHeader`, over the rows below it, and no cell of it shaped as the values below: readsAsRecordOver), and most
+ * rows below it have two values or more. Without such rows, or
  * when any condition fails, 0: the first row is the header's candidate as before. The review shows the rows left out
  * and reads them again on the reviewer's word, so a first record of one value is never lost unseen.
  */
@@ -62,6 +82,7 @@ export function rowsAboveHeader(sample: readonly string[][]): number {
     if (valuesIn(sample[above]) < 2) continue;
     const below = sample.slice(above + 1);
     if (below.filter((row) => valuesIn(row) >= 2).length * 2 < below.length) return 0;
+    if (readsAsRecordOver(sample[above], below)) return 0;
     return detectHeader(sample.slice(above)) ? above : 0;
   }
   return 0;

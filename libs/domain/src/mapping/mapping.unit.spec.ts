@@ -222,6 +222,39 @@ describe('rows above the header (a title)', () => {
     ],
     ['more title lines than a title takes', [['a'], ['b'], ['c'], ['d'], ['e'], ['f'], ...table], 0],
     ['as many title lines as a title takes', [['a'], ['b'], ['c'], ['d'], ['e'], ...table], 5],
+    // A headerless file whose first record has one value: its second record is no header.
+    [
+      'a record of one value over a record with an e-mail',
+      [
+        ['Ann Lee', '', ''],
+        ['Bob Stone', 'bob@x.org', 'Berlin'],
+        ['Cleo', 'c@y.de', 'Rome'],
+      ],
+      0,
+    ],
+    [
+      'an e-mail alone over records with e-mails',
+      [
+        ['', 'ann@x.org', ''],
+        ['Bob Stone', 'bob.s@x.org', 'Berlin'],
+        ['Cleo', 'c@y.de', 'Rome'],
+      ],
+      0,
+    ],
+    [
+      'a code alone over records with codes',
+      [
+        ['A-100', '', ''],
+        ['B-200', 'Widget', 'Blue'],
+        ['C-300', 'Bolt', 'Red'],
+      ],
+      0,
+    ],
+    [
+      'a header with digits over numbers',
+      [['Sales report'], ['Region', 'Q1 2024', 'Q2 2024'], ['North', '12', '14'], ['South', '9', '11']],
+      1,
+    ],
   ])('%s', (_case, sample, above) => {
     expect(rowsAboveHeader(sample)).toBe(above);
   });

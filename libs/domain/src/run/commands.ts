@@ -121,4 +121,6 @@ export interface SourceReadAgain {
   input_has_header: boolean;
   total_rows: number;
   row_shape?: RowShape;
+  /** The rows above the header the read left out (a title), as SourceParsed's; absent: none. */
+  rows_above_header?: string[];
 }

@@ -327,7 +327,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows, row_shape } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header } = command.read;
       return [
         {
           type: 'SheetChosen',
@@ -339,6 +339,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             mapping_rule: mappingOnSheet(run, command.sheet, source_headers),
             chosen_at: command.at,
             ...(row_shape ? { row_shape } : {}),
+            ...(rows_above_header?.length ? { rows_above_header } : {}),
           },
         },
       ];
@@ -347,9 +348,9 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseEncoding': {
       requireEncodingChoice(run, command.encoding, command.at);
       if (command.encoding === run.encoding) return [];
-      const { source_headers, input_has_header, total_rows, row_shape } = command.read;
-      // The file was read with the header row as it was then: another tab may have answered otherwise since.
-      if (input_has_header !== run.input_has_header)
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header } = command.read;
+      // The file was read with the header row (and the rows above it) as it was then: another tab may have answered otherwise since.
+      if (input_has_header !== run.input_has_header || (rows_above_header?.length ?? 0) !== rowsAboveHeaderOf(run))
         refuse('mapping_conflict', 'The header row was chosen again since the file was read; reload the review and choose again.');
       return [
         {
@@ -362,6 +363,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             mapping_rule: mappingByPlace(run.mapping_rule, run.source_headers, source_headers),
             chosen_at: command.at,
             ...(row_shape ? { row_shape } : {}),
+            ...(rows_above_header?.length ? { rows_above_header } : {}),
           },
         },
       ];

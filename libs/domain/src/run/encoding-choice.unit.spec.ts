@@ -97,6 +97,43 @@ describe('choosing the encoding of a text file', () => {
     expect(decide({ ...staleHeader, encoding: 'windows-1250' }, fold(review)).map((e) => e.type)).toEqual(['HeaderRowChosen']);
   });
 
+  it('carries the rows left out above the header, keeps those the first read found, and refuses a read under another count', () => {
+    const titled: RunEvent[] = [
+      created({ filename: 'people.csv' }),
+      uploaded,
+      { ...misread, data: { ...misread.data, rows_above_header: ['Kundenliste StraÃŸe'] } },
+      prepared,
+    ];
+    const read = { ...readAs1252, rows_above_header: ['Kundenliste Straße'] };
+    const events = decide({ ...choose('windows-1252'), read } as RunCommand, fold(titled));
+    expect(events[0].data).toMatchObject({ rows_above_header: ['Kundenliste Straße'] });
+    expect(after(titled, events)).toMatchObject({
+      rows_above_header: ['Kundenliste Straße'],
+      rows_above_header_found: ['Kundenliste Straße'],
+    });
+    // Read without the title (another tab took it as rows since this read began): refused, not folded off by one.
+    expect(refusal(titled, choose('windows-1252'))).toBe('mapping_conflict');
+    // Read as rows by the reviewer, then in another encoding: what the first read found is still offered.
+    const asRows: RunEvent[] = [
+      ...titled,
+      {
+        type: 'HeaderRowChosen',
+        data: {
+          input_has_header: false,
+          source_headers: ['column_1', 'column_2', 'column_3'],
+          total_rows: 4,
+          mapping_rule: {},
+          chosen_at: T0,
+        },
+      },
+    ];
+    const again = decide(
+      { ...choose('windows-1252'), read: { ...readAs1252, input_has_header: false, total_rows: 4 } } as RunCommand,
+      fold(asRows),
+    );
+    expect(after(asRows, again)).toMatchObject({ rows_above_header: [], rows_above_header_found: ['Kundenliste StraÃŸe'] });
+  });
+
   it('the encoding already read changes nothing', () => {
     expect(decide(choose('windows-1250'), fold(review))).toEqual([]);
   });

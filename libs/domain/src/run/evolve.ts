@@ -178,7 +178,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         encoding: event.data.encoding,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
-        rows_above_header_found: event.data.rows_above_header ?? [],
+        // The same rows: what the first read found stays found, also when the reviewer reads them as rows.
+        rows_above_header_found: event.data.rows_above_header ?? state.rows_above_header_found ?? [],
         ...readAgain(state, event.data),
       };
     case 'ValuesFixed': {

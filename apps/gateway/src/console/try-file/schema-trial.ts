@@ -52,6 +52,8 @@ export class SchemaTrialService {
       ...run,
       source_headers: parsed.source_headers,
       input_has_header: parsed.input_has_header,
+      // A title above the header is left out of the rows counted, as a run's reads leave it out.
+      rows_above_header: parsed.rows_above_header ?? [],
       source_format: parsed.source_format,
       delimiter: parsed.delimiter,
       encoding: parsed.encoding,
