@@ -43,6 +43,15 @@ describe('console: try a file, test a provider', () => {
     expect((await owner.get('/runs')).body.meta.total).toBe(0);
   });
 
+  it('leaves a title above the header out of the rows it checks, as a run does', async () => {
+    const res = await tryFile('People export\nE-mail;Years\nada@example.com;36\nbob@example.com;41\n', 'titled.csv');
+    expect(res.body.data).toMatchObject({
+      headers: ['E-mail', 'Years'],
+      rows_checked: 2,
+      problems: { rows_with_problems: 0 },
+    });
+  });
+
   it('reads a file of many rows whole, as a run would (its reading stores a row index beside it: in memory, for a trial)', async () => {
     // 30,000 rows (about 1 MB) are read in many pieces, so the reading keeps a row index; the
     // trial's store once could only be read, and any file past a few hundred rows answered 500.

@@ -5,6 +5,7 @@ import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
 import { firstLineEnd, linebreakOf } from './line-break';
 import { RowIndexRecorder, type RowIndex } from './row-index';
+import { TOP_ROWS_APART } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
 import { RowBatcher } from './row-batcher';
 import type { OpenedTable } from './table-reader';
@@ -14,10 +15,32 @@ const DELIMITERS = [',', ';', '\t', '|'];
 /** The first bytes of a delimited file its encoding and delimiter are told from. */
 export const SAMPLE_BYTES = 64 * 1024;
 
-/** Papaparse's own guess over a sample of the file; comma when it cannot tell. */
+/**
+ * Papaparse's own guess over a sample of the file; comma when it cannot tell. A title above the table (a line or a
+ * few without the table's delimiter: "People export") keeps papaparse from telling a two-column table's, as its rows
+ * then average under two fields: when the guess splits most rows into no columns, it is made again without the first
+ * line, up to TOP_ROWS_APART lines (the most a title takes). A file of one column keeps the first guess.
+ */
 export function detectDelimiter(sample: string): string {
-  const guess = Papa.parse<string[]>(sample, { preview: 50, delimitersToGuess: DELIMITERS, skipEmptyLines: 'greedy' });
-  return guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
+  const first = guessDelimiter(sample);
+  if (first.splits) return first.delimiter;
+  let text = sample;
+  for (let skipped = 1; skipped <= TOP_ROWS_APART; skipped++) {
+    const lineEnd = text.search(/\r\n|\n|\r/);
+    if (lineEnd < 0) break;
+    text = text.slice(lineEnd + (text.startsWith('\r\n', lineEnd) ? 2 : 1));
+    const guess = guessDelimiter(text);
+    if (guess.splits) return guess.delimiter;
+  }
+  return first.delimiter;
+}
+
+/** Papaparse's guess, and whether it splits most of the sample's rows into two fields or more. */
+function guessDelimiter(text: string): { delimiter: string; splits: boolean } {
+  const guess = Papa.parse<string[]>(text, { preview: 50, delimitersToGuess: DELIMITERS, skipEmptyLines: 'greedy' });
+  const delimiter = guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
+  const split = guess.data.filter((row) => row.length >= 2).length;
+  return { delimiter, splits: guess.data.length > 0 && split * 2 >= guess.data.length };
 }
 
 /**

@@ -48,6 +48,25 @@ describe('delimited reader', () => {
     expect((await rowsOf(t.batches))[1]).toEqual(['1', 'Ann', 'Köln']);
   });
 
+  it.each([
+    ['a title line', 'People export\n', ';'],
+    ['a title with a comma, over a table of semicolons', 'Sales, Europe\nMade 2024-01-05\n', ';'],
+    ['a title over a table of tabs, CRLF', 'People export\r\n', '\t'],
+  ])("tells a two-column table's delimiter under %s", async (_case, title, d) => {
+    const eol = title.endsWith('\r\n') ? '\r\n' : '\n';
+    const table = [`E-mail${d}Years`, ...Array.from({ length: 60 }, (_, i) => `u${i}@x.org${d}${20 + i}`)].join(eol);
+    const t = await openDelimited(bytes(title + table + eol, 7), null);
+    expect(t.delimiter).toBe(d);
+    const rows = await rowsOf(t.batches);
+    expect(rows.at(-1)).toEqual(['u59@x.org', '79']);
+  });
+
+  it('keeps the first guess for a file of one column, titled or not', async () => {
+    const t = await openDelimited(bytes('People export\nName\nAnn\nBob\n', 3), null);
+    expect(t.delimiter).toBe(',');
+    expect(await rowsOf(t.batches)).toEqual([['People export'], ['Name'], ['Ann'], ['Bob']]);
+  });
+
   it('lets go of the stream when the first bytes are refused: binary content, or an encoding nothing decodes', async () => {
     // More than the 64 KiB looked at, and never ended: only an explicit destroy closes it. The second file's
     // bytes are undefined in windows-1252 and its kin, and not letters in ibm866 (B0 draws a box there).
