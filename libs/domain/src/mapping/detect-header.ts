@@ -81,7 +81,7 @@ export function rowsAboveHeader(sample: readonly string[][]): number {
     // Another row of one value: a second title line, or the table's first row of a one-column file.
     if (valuesIn(sample[above]) < 2) continue;
     const below = sample.slice(above + 1);
-    if (below.filter((row) => valuesIn(row) >= 2).length * 2 < below.length) return 0;
+    if (below.filter((row) => valuesIn(row) >= 2).length * 2 <= below.length) return 0;
     if (readsAsRecordOver(sample[above], below)) return 0;
     return detectHeader(sample.slice(above)) ? above : 0;
   }

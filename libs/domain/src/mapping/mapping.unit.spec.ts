@@ -250,6 +250,8 @@ describe('rows above the header (a title)', () => {
       ],
       0,
     ],
+    // One column with unquoted commas: half its rows split in two. Not most.
+    ['a list of one column whose names have commas', [['Names'], ['Smith', ' John'], ['Doe', ' Jane'], ['Roe']], 0],
     [
       'a header with digits over numbers',
       [['Sales report'], ['Region', 'Q1 2024', 'Q2 2024'], ['North', '12', '14'], ['South', '9', '11']],
