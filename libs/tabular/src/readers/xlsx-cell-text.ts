@@ -1,5 +1,5 @@
 import { digitTemplateText } from './xlsx-digit-template';
-import { SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY, type CellStyles } from './xlsx-styles';
+import { SHOWN_AS_DATE, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY, type CellStyles } from './xlsx-styles';
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Serial of 1970-01-01 in the 1900 date system; the 1904 system is 1462 days later. */
@@ -7,13 +7,23 @@ const UNIX_EPOCH_SERIAL = 25569;
 const DAYS_1900_TO_1904 = 1462;
 const SECONDS_PER_DAY = 24 * 3600;
 
-/** Excel dates carry no zone: they are read as UTC instants. Midnight is a plain date. */
-export function dateText(d: Date): string {
+/**
+ * Excel dates carry no zone: they are read as UTC instants. Midnight is a plain date. `digits` of the second are
+ * written (a format's `ss.000`: secondFractionDigits), from the instant's milliseconds.
+ */
+export function dateText(d: Date, digits = 0): string {
   if (Number.isNaN(d.getTime())) return '';
   const date = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0) return date;
-  return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  const ms = d.getUTCMilliseconds();
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && ms === 0) return date;
+  return `${date}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${fractionText(ms, digits)}`;
 }
+
+/** `.5`, `.50`, `.500` for 500 ms at 1, 2 or 3 digits; nothing at 0. */
+const fractionText = (ms: number, digits: number): string => (digits > 0 ? '.' + String(ms).padStart(3, '0').slice(0, digits) : '');
+
+/** The units a serial is rounded to, per second: 1 for whole seconds, 10 for tenths, … 1000 for milliseconds. */
+const unitsPerSecond = (digits: number): number => 10 ** digits;
 
 /** The first serial past 9999-12-31, the last day Excel shows (in the 1900 system; the 1904 one stops 1,462 days sooner). */
 const PAST_LAST_DAY = 2958466;
@@ -28,19 +38,23 @@ const FICTITIOUS_LEAP_DAY = 60;
  * from 1899-12-30, as Excel shows it (serial 1 is 1900-01-01: exceljs read it a day early), and
  * serial 60 is the 1900-02-29 Excel shows, which a date check then finds is no day. A serial
  * Excel shows as no date (`####`: below 0, past 9999-12-31) is its number, which a date field's
- * check meets as a problem (it was a date before 1900, or empty past JavaScript's last day).
+ * check meets as a problem (it was a date before 1900, or empty past JavaScript's last day). A format that shows
+ * parts of a second (`digits`) is rounded to them instead, and they are written.
  */
-export function serialDateText(serial: number, date1904: boolean): string {
-  // The day and the time of day from one rounding, so that they agree at a day's last half second.
-  const serialSeconds = Math.round(serial * SECONDS_PER_DAY);
-  const day = Math.floor(serialSeconds / SECONDS_PER_DAY);
+export function serialDateText(serial: number, date1904: boolean, digits = 0): string {
+  // The day and the time of day from one rounding, so that they agree at a day's last half unit.
+  const perSecond = unitsPerSecond(digits);
+  const unitsPerDay = SECONDS_PER_DAY * perSecond;
+  const serialUnits = Math.round(serial * unitsPerDay);
+  const day = Math.floor(serialUnits / unitsPerDay);
   if (day < 0 || day >= PAST_LAST_DAY - (date1904 ? DAYS_1900_TO_1904 : 0)) return String(serial);
-  const seconds = serialSeconds - (UNIX_EPOCH_SERIAL - (date1904 ? DAYS_1900_TO_1904 : 0)) * SECONDS_PER_DAY;
-  if (date1904 || day > FICTITIOUS_LEAP_DAY) return dateText(new Date(seconds * 1000));
+  const units = serialUnits - (UNIX_EPOCH_SERIAL - (date1904 ? DAYS_1900_TO_1904 : 0)) * unitsPerDay;
+  const at = (shiftDays: number) => dateText(new Date(((units + shiftDays * unitsPerDay) * 1000) / perSecond), digits);
+  if (date1904 || day > FICTITIOUS_LEAP_DAY) return at(0);
   // Day 0 is the 1900-01-00 Excel shows (a lookup's 0 in a date column, a time alone in a date format): no day either.
-  if (day === 0) return '1900-01-00' + dateText(new Date(seconds * 1000)).slice(10);
-  if (day < FICTITIOUS_LEAP_DAY) return dateText(new Date((seconds + SECONDS_PER_DAY) * 1000));
-  return '1900-02-29' + dateText(new Date(seconds * 1000)).slice(10);
+  if (day === 0) return '1900-01-00' + at(0).slice(10);
+  if (day < FICTITIOUS_LEAP_DAY) return at(1);
+  return '1900-02-29' + at(0).slice(10);
 }
 
 /**
@@ -49,25 +63,31 @@ export function serialDateText(serial: number, date1904: boolean): string {
  * written as a date and time, so nothing of it is lost. Rounded to the second, as Excel shows
  * it: a serial of 12:30 is stored a hair under it.
  */
-export function serialTimeText(serial: number, date1904: boolean): string {
-  if (serial < 0 || serial >= 1) return serialDateText(serial, date1904);
+export function serialTimeText(serial: number, date1904: boolean, digits = 0): string {
+  if (serial < 0 || serial >= 1) return serialDateText(serial, date1904, digits);
   // Under a day, rounded up to one: the clock shows midnight, as Excel's does (not 1899-12-30 at 23:59:59).
-  return clockText(Math.round(serial * SECONDS_PER_DAY) % SECONDS_PER_DAY);
+  const unitsPerDay = SECONDS_PER_DAY * unitsPerSecond(digits);
+  return clockText(Math.round(serial * unitsPerDay) % unitsPerDay, digits);
 }
 
 /**
  * An elapsed-time cell's serial number (`[h]:mm:ss`: a duration in days) as hours, minutes and
  * seconds with the hours in full, `37:30:00` (whatever its bracket: `[mm]:ss` too), rounded to the
- * second; a minus sign before a negative one. Past the serials Excel holds, its number.
+ * second; a minus sign before a negative one. Past the serials Excel holds (fewer in the 1904 system), its number.
  */
-export function serialElapsedText(serial: number): string {
-  if (Math.abs(serial) >= PAST_LAST_DAY) return String(serial);
-  const seconds = Math.round(Math.abs(serial) * SECONDS_PER_DAY);
-  return (serial < 0 && seconds > 0 ? '-' : '') + clockText(seconds);
+export function serialElapsedText(serial: number, date1904: boolean, digits = 0): string {
+  // The 1904 system's days end 1,462 serials sooner, for elapsed time as for dates.
+  if (Math.abs(serial) >= PAST_LAST_DAY - (date1904 ? DAYS_1900_TO_1904 : 0)) return String(serial);
+  const units = Math.round(Math.abs(serial) * SECONDS_PER_DAY * unitsPerSecond(digits));
+  return (serial < 0 && units > 0 ? '-' : '') + clockText(units, digits);
 }
 
-function clockText(seconds: number): string {
-  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;
+/** `HH:mm:ss` (hours in full), and `digits` of the second, from a count of units of 1/10^digits second. */
+function clockText(units: number, digits = 0): string {
+  const perSecond = unitsPerSecond(digits);
+  const seconds = Math.floor(units / perSecond);
+  const fraction = digits > 0 ? '.' + String(units % perSecond).padStart(digits, '0') : '';
+  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}${fraction}`;
 }
 
 /**
@@ -177,9 +197,12 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       // `12abc` as 12 and `0x1A` as 0, and `1E+309` was empty.
       const n = DECIMAL.test(value) ? Number(value) : NaN;
       if (!Number.isFinite(n)) return value;
-      if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904);
-      if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904);
-      if (shown === SHOWN_AS_ELAPSED_TIME) return serialElapsedText(n);
+      if (shown !== SHOWN_AS_NUMBER) {
+        const digits = ctx.styles.secondFractions.size > 0 ? (ctx.styles.secondFractions.get(style) ?? 0) : 0;
+        if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904, digits);
+        if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904, digits);
+        return serialElapsedText(n, ctx.date1904, digits);
+      }
       const number = withoutNoise(n);
       return (template && digitTemplateText(number, template)) ?? String(number);
     }

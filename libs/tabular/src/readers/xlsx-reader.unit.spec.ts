@@ -14,7 +14,7 @@ import { openXlsx } from './xlsx-reader';
 import { XlsxPackage } from './xlsx-package';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch } from './xlsx-stall-watch';
-import { shownAs, SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
+import { secondFractionDigits, shownAs, SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
 
 /**
  * The XLSX reader (random access with yauzl, SAX with saxes) on workbooks written by
@@ -550,6 +550,19 @@ describe('cell texts', () => {
     expect(await rowsOf(bytes)).toEqual([['1904-01-01', '2027-03-16T12:00:00']]);
   });
 
+  it("ends a 1904 workbook's elapsed time where its days end, 1,462 serials sooner", async () => {
+    const bytes = await repack(await baseWorkbook(), (p) => {
+      const workbook = (p.get('xl/workbook.xml') as Buffer).toString().replace(/<workbookPr[^>]*\/>/, '<workbookPr date1904="1"/>');
+      p.set('xl/workbook.xml', Buffer.from(workbook));
+      p.set(SHEET, sheetXml('<row r="1"><c r="A1" s="1"><v>2957003</v></c><c r="B1" s="1"><v>2957004</v></c></row>'));
+      p.set(
+        'xl/styles.xml',
+        xml(`<styleSheet xmlns="${MAIN_NS}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="46"/></cellXfs></styleSheet>`),
+      );
+    });
+    expect(await rowsOf(bytes)).toEqual([['70968072:00:00', '2957004']]);
+  });
+
   it('elements with a namespace prefix read like unprefixed ones', async () => {
     const sheet = xml(
       `<x:worksheet xmlns:x="${MAIN_NS}"><x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>p</x:t></x:is></x:c>` +
@@ -659,6 +672,61 @@ describe('cell texts', () => {
         '2023-03-16',
       ],
     ]);
+  });
+});
+
+describe('parts of a second', () => {
+  it.each([
+    ['mm:ss.0', 1],
+    ['hh:mm:ss.000', 3],
+    ['[h]:mm:ss.00', 2],
+    ['[ss].0', 1],
+    ['yyyy-mm-dd hh:mm:ss', 0],
+    ['"ss.00" 0.00', 0],
+    ['0.000', 0],
+  ])('format code %j shows %i digits of a second', (code, digits) => expect(secondFractionDigits(code)).toBe(digits));
+
+  it('reads a time, a date and elapsed time to the parts of a second their format shows, rounded there', async () => {
+    // 12:30:15.25 (0.521009838...), a date at 12:00:00.7, and 1 h 0 min 0.449 s of elapsed time.
+    const time = (12 * 3600 + 30 * 60 + 15.25) / 86400;
+    const date = 45000 + (12 * 3600 + 0.7) / 86400;
+    const elapsed = (3600 + 0.449) / 86400;
+    const bytes = await styledWorkbook(
+      sheetXml(
+        `<row r="1"><c r="A1" s="1"><v>${time}</v></c><c r="B1" s="2"><v>${time}</v></c><c r="C1" s="3"><v>${date}</v></c>` +
+          `<c r="D1" s="4"><v>${elapsed}</v></c><c r="E1" s="5"><v>${date}</v></c><c r="F1" s="2"><v>0.999999999</v></c>` +
+          `<c r="G1" s="6"><v>${time}</v></c></row>`,
+      ),
+      xml(
+        `<styleSheet xmlns="${MAIN_NS}"><numFmts count="4"><numFmt numFmtId="164" formatCode="hh:mm:ss.000"/>` +
+          '<numFmt numFmtId="165" formatCode="yyyy-mm-dd hh:mm:ss.0"/><numFmt numFmtId="166" formatCode="[h]:mm:ss.00"/>' +
+          '<numFmt numFmtId="47" formatCode="hh:mm:ss"/></numFmts>' +
+          '<cellXfs count="7"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/>' +
+          '<xf numFmtId="22"/><xf numFmtId="47"/></cellXfs></styleSheet>',
+      ),
+    );
+    expect(await rowsOf(bytes)).toEqual([
+      [
+        '12:30:15.250',
+        '12:30:15.250',
+        '2023-03-15T12:00:00.7',
+        '01:00:00.45',
+        // Built-in 22 shows whole seconds: 12:00:00.7 is 12:00:01.
+        '2023-03-15T12:00:01',
+        // 23:59:59.99991 to the millisecond is midnight, as the clock shows it.
+        '00:00:00.000',
+        // A custom format on built-in 47's id shows what it says: whole seconds.
+        '12:30:15',
+      ],
+    ]);
+  });
+
+  it('reads built-in 47 (mm:ss.0) to tenths', async () => {
+    const bytes = await styledWorkbook(
+      sheetXml(`<row r="1"><c r="A1" s="1"><v>${75.36 / 86400}</v></c></row>`),
+      xml(`<styleSheet xmlns="${MAIN_NS}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="47"/></cellXfs></styleSheet>`),
+    );
+    expect(await rowsOf(bytes)).toEqual([['00:01:15.4']]);
   });
 });
 

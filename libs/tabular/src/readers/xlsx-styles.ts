@@ -22,6 +22,18 @@ const BUILT_IN_FORMATS = new Map<number, ShownAs>([
   [46, SHOWN_AS_ELAPSED_TIME],
 ]);
 
+/** Built-in 47 is `mm:ss.0`: tenths of a second. */
+const BUILT_IN_SECOND_FRACTIONS = new Map<number, number>([[47, 1]]);
+
+/**
+ * How many digits of a second a date or time format shows (`ss.0` tenths, `ss.00`, `ss.000` milliseconds, Excel's
+ * most; `[ss].00` too); 0 when it shows whole seconds or is no date or time.
+ */
+export function secondFractionDigits(code: string): number {
+  const unquoted = code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
+  return /s\]?\.(0{1,3})/i.exec(unquoted)?.[1].length ?? 0;
+}
+
 /** Excel allows 64,000 cell formats; far more is no workbook (and would be held in memory). */
 const MAX_CELL_FORMATS = 1_000_000;
 
@@ -48,6 +60,8 @@ export interface CellStyles {
   shownAs: Uint8Array;
   /** The indexes whose format pads whole numbers with zeros (a ZIP code's `00000`: xlsx-digit-template.ts). */
   digitTemplates: ReadonlyMap<number, DigitTemplate>;
+  /** The indexes of date and time formats that show parts of a second, and how many digits (secondFractionDigits). */
+  secondFractions: ReadonlyMap<number, number>;
 }
 
 /** Reads xl/styles.xml for how each cell format shows a number. */
@@ -57,9 +71,10 @@ export async function readCellStyles(
   watch: StallWatch,
   maxNodeChars: number,
 ): Promise<CellStyles> {
-  if (!partName) return { shownAs: new Uint8Array(0), digitTemplates: new Map() };
+  if (!partName) return { shownAs: new Uint8Array(0), digitTemplates: new Map(), secondFractions: new Map() };
   const customFormats = new Map<number, ShownAs>();
   const customTemplates = new Map<number, DigitTemplate>();
+  const customFractions = new Map<number, number>();
   const cellFormats: number[] = [];
   let inCellXfs = false;
   let inNumFmts = false;
@@ -73,9 +88,12 @@ export async function readCellStyles(
         else if (name === 'numFmt' && inNumFmts) {
           if (customFormats.size >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} number formats.`);
           const id = parseInt(a.numFmtId, 10);
-          customFormats.set(id, shownAs(a.formatCode ?? ''));
+          const shown = shownAs(a.formatCode ?? '');
+          customFormats.set(id, shown);
           const template = digitTemplateOf(a.formatCode ?? '');
           if (template) customTemplates.set(id, template);
+          // Always set (0 too): a custom format that reuses built-in 47's id shows what it says.
+          customFractions.set(id, shown === SHOWN_AS_NUMBER ? 0 : secondFractionDigits(a.formatCode ?? ''));
         } else if (name === 'xf' && inCellXfs) {
           if (cellFormats.length >= MAX_CELL_FORMATS) throw tooLarge(`more than ${MAX_CELL_FORMATS} cell formats.`);
           cellFormats.push(parseInt(a.numFmtId ?? '0', 10));
@@ -91,12 +109,16 @@ export async function readCellStyles(
   );
   // A custom format may reuse a built-in id; the workbook's own definition wins.
   const digitTemplates = new Map<number, DigitTemplate>();
+  const secondFractions = new Map<number, number>();
   cellFormats.forEach((id, index) => {
     const template = customTemplates.get(id);
     if (template) digitTemplates.set(index, template);
+    const digits = customFractions.get(id) ?? BUILT_IN_SECOND_FRACTIONS.get(id) ?? 0;
+    if (digits > 0) secondFractions.set(index, digits);
   });
   return {
     shownAs: Uint8Array.from(cellFormats, (id) => customFormats.get(id) ?? BUILT_IN_FORMATS.get(id) ?? SHOWN_AS_NUMBER),
     digitTemplates,
+    secondFractions,
   };
 }
