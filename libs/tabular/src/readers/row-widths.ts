@@ -119,14 +119,16 @@ export function filledWidth(row: readonly string[]): number {
 
 /**
  * The widths of a file read in two parts: the later part's rows are numbered after the `firstRows` of the first. The
- * later part's top rows are far below the file's top: tallied with the rest.
+ * later part's top rows are kept apart as far as the file's first TOP_ROWS_APART rows reach (a first part shorter
+ * than that), and tallied with the rest past them: as one read of the whole file keeps them.
  */
 export function joinRowWidths(first: RowWidthCounts, later: RowWidthCounts, firstRows: number): RowWidthCounts {
-  const laterAll = rowWidthsBelow(later, 0);
+  const room = Math.max(0, TOP_ROWS_APART - firstRows);
+  const laterBelow = rowWidthsBelow(later, Math.min(room, later.top.length));
   return {
-    cells: joinTallies(first.cells, laterAll.cells, firstRows),
-    filled: joinTallies(first.filled, laterAll.filled, firstRows),
-    top: first.top,
+    cells: joinTallies(first.cells, laterBelow.cells, firstRows),
+    filled: joinTallies(first.filled, laterBelow.filled, firstRows),
+    top: [...first.top, ...later.top.slice(0, room)],
   };
 }
 

@@ -93,6 +93,28 @@ describe('row widths', () => {
     });
   });
 
+  it('keeps apart the first rows of the file when the first part is shorter than them, as one read would', () => {
+    const whole = new RowWidths();
+    const firstPart = new RowWidths();
+    const laterPart = new RowWidths();
+    const rows: [number, number][] = [
+      [1, 1],
+      [3, 3],
+      [3, 2],
+      [4, 4],
+      [3, 3],
+      [2, 2],
+      [3, 3],
+      [1, 1],
+    ];
+    rows.forEach(([cells, filled], i) => {
+      whole.note(cells, filled, i + 1);
+      if (i < 2) firstPart.note(cells, filled, i + 1);
+      else laterPart.note(cells, filled, i - 1);
+    });
+    expect(joinRowWidths(firstPart.counted(), laterPart.counted(), 2)).toEqual(whole.counted());
+  });
+
   it("tells the rows with values past the first row's cells, and those lacking cells it has values in", () => {
     const cells: RowWidthCount[] = [
       [2, 4, 9],
