@@ -17,30 +17,31 @@ export const SAMPLE_BYTES = 64 * 1024;
 
 /**
  * Papaparse's own guess over a sample of the file; comma when it cannot tell. A title above the table (a line or a
- * few without the table's delimiter: "People export") keeps papaparse from telling a two-column table's, as its rows
- * then average under two fields: when the guess splits most rows into no columns, it is made again without the first
- * line, up to TOP_ROWS_APART lines (the most a title takes). A file of one column keeps the first guess.
+ * few without the table's delimiter: "People export") keeps papaparse from telling a two-column table's, as the rows
+ * it guesses on (its first ten) then average under two fields: when the guess splits no more than half the rows into
+ * columns, it is made again without the first line, up to TOP_ROWS_APART lines (the most a title takes). A guess made
+ * so counts only when it splits most of the rows left, and more rows are left than lines were dropped (a title is
+ * shorter than its table): a short list of one column with a `;` in its last line keeps the first guess.
  */
 export function detectDelimiter(sample: string): string {
   const first = guessDelimiter(sample);
-  if (first.splits) return first.delimiter;
+  if (first.splitRows * 2 > first.rows) return first.delimiter;
   let text = sample;
   for (let skipped = 1; skipped <= TOP_ROWS_APART; skipped++) {
     const lineEnd = text.search(/\r\n|\n|\r/);
     if (lineEnd < 0) break;
     text = text.slice(lineEnd + (text.startsWith('\r\n', lineEnd) ? 2 : 1));
     const guess = guessDelimiter(text);
-    if (guess.splits) return guess.delimiter;
+    if (guess.rows > skipped && guess.splitRows * 2 > guess.rows) return guess.delimiter;
   }
   return first.delimiter;
 }
 
-/** Papaparse's guess, and whether it splits most of the sample's rows into two fields or more. */
-function guessDelimiter(text: string): { delimiter: string; splits: boolean } {
+/** Papaparse's guess, the rows of the sample (up to 50) and how many of them it splits into two fields or more. */
+function guessDelimiter(text: string): { delimiter: string; rows: number; splitRows: number } {
   const guess = Papa.parse<string[]>(text, { preview: 50, delimitersToGuess: DELIMITERS, skipEmptyLines: 'greedy' });
   const delimiter = guess.meta.delimiter && DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ',';
-  const split = guess.data.filter((row) => row.length >= 2).length;
-  return { delimiter, splits: guess.data.length > 0 && split * 2 >= guess.data.length };
+  return { delimiter, rows: guess.data.length, splitRows: guess.data.filter((row) => row.length >= 2).length };
 }
 
 /**

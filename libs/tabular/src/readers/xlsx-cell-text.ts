@@ -22,6 +22,10 @@ export function dateText(d: Date, digits = 0): string {
 /** `.5`, `.50`, `.500` for 500 ms at 1, 2 or 3 digits; nothing at 0. */
 const fractionText = (ms: number, digits: number): string => (digits > 0 ? '.' + String(ms).padStart(3, '0').slice(0, digits) : '');
 
+/** The digits of a second a cell's format shows (most formats: none, and no lookup). */
+const fractionDigitsOf = (style: number, styles: CellStyles): number =>
+  styles.secondFractions.size > 0 ? (styles.secondFractions.get(style) ?? 0) : 0;
+
 /** The units a serial is rounded to, per second: 1 for whole seconds, 10 for tenths, … 1000 for milliseconds. */
 const unitsPerSecond = (digits: number): number => 10 ** digits;
 
@@ -49,7 +53,8 @@ export function serialDateText(serial: number, date1904: boolean, digits = 0): s
   const day = Math.floor(serialUnits / unitsPerDay);
   if (day < 0 || day >= PAST_LAST_DAY - (date1904 ? DAYS_1900_TO_1904 : 0)) return String(serial);
   const units = serialUnits - (UNIX_EPOCH_SERIAL - (date1904 ? DAYS_1900_TO_1904 : 0)) * unitsPerDay;
-  const at = (shiftDays: number) => dateText(new Date(((units + shiftDays * unitsPerDay) * 1000) / perSecond), digits);
+  // Multiplied by a whole 1000 / perSecond: a product past 2^53 divided again lost a millisecond past year 4250.
+  const at = (shiftDays: number) => dateText(new Date((units + shiftDays * unitsPerDay) * (1000 / perSecond)), digits);
   if (date1904 || day > FICTITIOUS_LEAP_DAY) return at(0);
   // Day 0 is the 1900-01-00 Excel shows (a lookup's 0 in a date column, a time alone in a date format): no day either.
   if (day === 0) return '1900-01-00' + at(0).slice(10);
@@ -183,11 +188,14 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       return value;
     case 'd': {
       // An ISO 8601 date (only: JavaScript's Date reads `1` as 2001 and `2024-03-04 10:00` in the machine's zone);
-      // without a zone a wall-clock time, read as UTC like serial dates; rounded to the second as they are. Anything
-      // else is kept as written.
+      // without a zone a wall-clock time, read as UTC like serial dates; rounded to the second (or the parts of one
+      // the format shows) as they are. Anything else is kept as written.
       const iso = ISO_CELL_DATE.exec(value);
       const at = iso ? new Date(iso[2] ? value : `${value}${iso[1] ? 'Z' : ''}`).getTime() : NaN;
-      return Number.isNaN(at) ? value : dateText(new Date(Math.round(at / 1000) * 1000));
+      if (Number.isNaN(at)) return value;
+      const digits = fractionDigitsOf(style, ctx.styles);
+      const msPerUnit = 1000 / unitsPerSecond(digits);
+      return dateText(new Date(Math.round(at / msPerUnit) * msPerUnit), digits);
     }
     default: {
       const shown = ctx.styles.shownAs[style] ?? SHOWN_AS_NUMBER;
@@ -198,7 +206,7 @@ export function cellText(type: string, value: string | null, style: number, ctx:
       const n = DECIMAL.test(value) ? Number(value) : NaN;
       if (!Number.isFinite(n)) return value;
       if (shown !== SHOWN_AS_NUMBER) {
-        const digits = ctx.styles.secondFractions.size > 0 ? (ctx.styles.secondFractions.get(style) ?? 0) : 0;
+        const digits = fractionDigitsOf(style, ctx.styles);
         if (shown === SHOWN_AS_DATE) return serialDateText(n, ctx.date1904, digits);
         if (shown === SHOWN_AS_TIME_OF_DAY) return serialTimeText(n, ctx.date1904, digits);
         return serialElapsedText(n, ctx.date1904, digits);

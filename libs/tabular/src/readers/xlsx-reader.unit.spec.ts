@@ -14,6 +14,7 @@ import { openXlsx } from './xlsx-reader';
 import { XlsxPackage } from './xlsx-package';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch } from './xlsx-stall-watch';
+import { serialDateText, serialElapsedText, serialTimeText } from './xlsx-cell-text';
 import { secondFractionDigits, shownAs, SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
 
 /**
@@ -681,6 +682,8 @@ describe('parts of a second', () => {
     ['hh:mm:ss.000', 3],
     ['[h]:mm:ss.00', 2],
     ['[ss].0', 1],
+    ['[h]:mm:ss;[Red]-[h]:mm:ss.00', 0],
+    ['[$-409]hh:mm:ss.00 AM/PM', 2],
     ['yyyy-mm-dd hh:mm:ss', 0],
     ['"ss.00" 0.00', 0],
     ['0.000', 0],
@@ -719,6 +722,33 @@ describe('parts of a second', () => {
         '12:30:15',
       ],
     ]);
+  });
+
+  it('writes the parts of a second exactly on every path: far dates, the 1900 leap day, day 0, carries and negatives', () => {
+    const ms = 0.757 / 86400;
+    // Year 4253 and 9999: whole-millisecond arithmetic past 2^53 (12% of such serials read a millisecond early).
+    expect(serialDateText(859569 + 0.5 + ms, false, 3)).toBe('4253-06-01T12:00:00.757');
+    expect(serialDateText(2958465 + ms, false, 3)).toBe('9999-12-31T00:00:00.757');
+    expect(serialDateText(60 + 0.25 + ms, false, 3)).toBe('1900-02-29T06:00:00.757');
+    expect(serialDateText(ms, false, 2)).toBe('1900-01-00T00:00:00.76');
+    expect(serialDateText(1 + ms, false, 1)).toBe('1900-01-01T00:00:00.8');
+    // 59.9995 s at three digits carries into the minute, and a day's last half millisecond into the next day.
+    expect(serialTimeText(59.9995 / 86400, false, 3)).toBe('00:01:00.000');
+    expect(serialDateText(45000 + (86400 - 0.0004) / 86400, false, 3)).toBe('2023-03-16');
+    expect(serialElapsedText(-(3600 + 0.25) / 86400, false, 2)).toBe('-01:00:00.25');
+  });
+
+  it('rounds a cell of type d (an ISO date) to the parts of a second its format shows', async () => {
+    const bytes = await styledWorkbook(
+      sheetXml(
+        '<row r="1"><c r="A1" t="d" s="1"><v>2024-03-04T10:00:00.4567</v></c><c r="B1" t="d"><v>2024-03-04T10:00:00.4567</v></c></row>',
+      ),
+      xml(
+        `<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.00"/></numFmts>` +
+          '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs></styleSheet>',
+      ),
+    );
+    expect(await rowsOf(bytes)).toEqual([['2024-03-04T10:00:00.46', '2024-03-04T10:00:00']]);
   });
 
   it('reads built-in 47 (mm:ss.0) to tenths', async () => {

@@ -27,11 +27,12 @@ const BUILT_IN_SECOND_FRACTIONS = new Map<number, number>([[47, 1]]);
 
 /**
  * How many digits of a second a date or time format shows (`ss.0` tenths, `ss.00`, `ss.000` milliseconds, Excel's
- * most; `[ss].00` too); 0 when it shows whole seconds or is no date or time.
+ * most; `[ss].00` too); 0 when it shows whole seconds or is no date or time. Read from the format's first section,
+ * the one for positive values and zero (`[h]:mm:ss;[Red]-[h]:mm:ss.00` shows whole seconds for them).
  */
 export function secondFractionDigits(code: string): number {
   const unquoted = code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
-  return /s\]?\.(0{1,3})/i.exec(unquoted)?.[1].length ?? 0;
+  return /s\]?\.(0{1,3})/i.exec(unquoted.split(';')[0])?.[1].length ?? 0;
 }
 
 /** Excel allows 64,000 cell formats; far more is no workbook (and would be held in memory). */
