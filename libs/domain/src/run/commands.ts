@@ -48,8 +48,9 @@ export type RunCommand =
    */
   | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string; cell_read?: CellRead }
   /**
-   * The reviewer's answer to "does the first row hold the column names?"; `first_row` is the file's first row as read,
-   * from `sheet` (a workbook's sheet the read saw chosen; null: the first). Refused when another sheet is chosen meanwhile.
+   * The reviewer's answer to "does the file have a row of column names, and which?"; `first_row` is that row as read
+   * (the file's first row, or the one under the rows above it left out), from `sheet` (a workbook's sheet the read saw
+   * chosen; null: the first). Refused when another sheet or encoding is chosen meanwhile.
    */
   | {
       type: 'ChooseHeaderRow';
