@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { call, reviewApi, serviceWithOrganization, upload, waitForRun } from '../support/service-harness';
 
 /**
  * The reviewer's choice of a text file's encoding, when the detected one reads its letters wrong: the
@@ -10,24 +10,20 @@ import { call, reviewApi, setupOrganization, startService, upload, waitForRun, t
  * in the chosen one, and what cannot be chosen says why in the error envelope.
  */
 describe("review: choosing a text file's encoding", () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
+  const suite = serviceWithOrganization();
 
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-  });
-  afterAll(() => svc.stop());
-
-  const events = async (runId: string): Promise<StoredEvent[]> => svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+  const events = async (runId: string): Promise<StoredEvent[]> => suite.svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
 
   /** Italian, in windows-1252: "Città" and "Forlì" read "Cittŕ" and "Forlě" in windows-1250. */
   const ITALIAN = 'E-mail,Nome,Anni,Città\nnic@x.org,Niccolò,30,Forlì\nada@x.org,Ada,36,Cantù\n';
 
   async function review(filename: string, bytes: Buffer) {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename } });
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename },
+    });
     expect((await upload(run.body, bytes)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const api = reviewApi(run.body.review_url);
     return { runId: run.body.id as string, api, choose: (body: unknown) => call(api.at('encoding'), { method: 'POST', body }) };
   }
@@ -79,7 +75,7 @@ describe("review: choosing a text file's encoding", () => {
     // Chosen last, windows-1250 is what the output is decoded in.
     expect((await choose({ encoding: 'windows-1250' })).status).toBe(200);
     expect((await api.approve()).status).toBe(200);
-    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    const done = await waitForRun(suite.svc, suite.org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
     const records = (await (await fetch(done.download_url)).json()) as { first_name: string }[];
     expect(records.map((r) => r.first_name)).toEqual(['FORLĚ', 'CANTŮ']);
   });

@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { runStreamId, type SourceParsed } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { call, reviewApi, serviceWithOrganization, upload, waitForRun } from '../support/service-harness';
 
 /**
  * Rows whose cells do not line up with the file's first row: counted as ingestion reads the file and
@@ -9,24 +9,20 @@ import { call, reviewApi, setupOrganization, startService, upload, waitForRun, t
  * values went to. A row broken by an unquoted comma must not reach the output unnoticed.
  */
 describe('review: rows that do not line up with the first row', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-  });
-  afterAll(() => svc.stop());
+  const suite = serviceWithOrganization();
 
   async function review(filename: string, bytes: Buffer) {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, { token: org.apiKey, body: { schema_id: org.schemaId, filename } });
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename },
+    });
     expect((await upload(run.body, bytes)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
     return { runId: run.body.id as string, api: reviewApi(run.body.review_url) };
   }
 
   const sourceParsed = async (runId: string) => {
-    const events = await svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+    const events = await suite.svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
     return events.find((e) => e.type === 'SourceParsed')!.data as SourceParsed;
   };
 

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { call, reviewApi, serviceWithOrganization, upload, waitForRun } from '../support/service-harness';
 
 /**
  * A workbook with several sheets: the review opens on the first visible sheet with data,
@@ -7,14 +7,7 @@ import { call, reviewApi, setupOrganization, startService, upload, waitForRun, t
  * mapping is kept where the columns match), and the output is made from that sheet.
  */
 describe('review of a workbook with several sheets', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-  });
-  afterAll(() => svc.stop());
+  const suite = serviceWithOrganization();
 
   /** A hidden cover sheet, the people on the second sheet, staff with other columns on the third. */
   async function threeSheets(): Promise<Buffer> {
@@ -37,12 +30,12 @@ describe('review of a workbook with several sheets', () => {
   }
 
   async function workbookReview() {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: org.schemaId, filename: 'people.xlsx' },
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename: 'people.xlsx' },
     });
     expect((await upload(run.body, await threeSheets())).status).toBe(200);
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
     return { runId: run.body.id as string, review: reviewApi(run.body.review_url) };
   }
 
@@ -99,7 +92,7 @@ describe('review of a workbook with several sheets', () => {
     expect((await review.state()).body.sheet).toBe('Staff');
 
     expect((await review.approve()).status).toBe(200);
-    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    const done = await waitForRun(suite.svc, suite.org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
     expect(done.total_rows).toBe(2);
     const output = await (await fetch(done.download_url)).json();
     expect(output).toEqual([
@@ -144,12 +137,12 @@ describe('review of a workbook with several sheets', () => {
   });
 
   it('a delimited file has no sheets: the state lists none and choosing one is refused', async () => {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: org.schemaId, filename: 'p.csv' },
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename: 'p.csv' },
     });
     await upload(run.body, 'E-mail,Years\na@x.org,30\n');
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(run.body.review_url);
     expect((await review.state()).body).toMatchObject({ sheets: [], sheet: null });
     const refused = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Sheet1' } });

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
-import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+import { call, reviewApi, serviceWithOrganization, upload, waitForRun } from '../support/service-harness';
 
 /**
  * A title above the table (a report's name and date in its first rows): the rows are left out of every read, the
@@ -8,25 +8,18 @@ import { call, reviewApi, setupOrganization, startService, upload, waitForRun, t
  * leave them out again. Nothing is dropped unseen: the review lists what it left out.
  */
 describe('rows above the header (a title)', () => {
-  let svc: Service;
-  let org: Awaited<ReturnType<typeof setupOrganization>>;
-
-  beforeAll(async () => {
-    svc = await startService();
-    org = await setupOrganization(svc);
-  });
-  afterAll(() => svc.stop());
+  const suite = serviceWithOrganization();
 
   // Two title lines (a blank line between them and the table, which every reader skips) over a table of three rows.
   const titled = 'Customer export\nMade 2024-01-05\n\nE-mail,Years\nann@x.org,30\nbob@x.org,31\ncleo@x.org,32\n';
 
   async function reviewOf(filename: string, body: string | Buffer, extra: object = {}) {
-    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
-      token: org.apiKey,
-      body: { schema_id: org.schemaId, filename, ...extra },
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename, ...extra },
     });
     expect((await upload(run.body, body)).status).toBe(200);
-    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
     return { id: run.body.id as string, review: reviewApi(run.body.review_url) };
   }
 
@@ -46,11 +39,11 @@ describe('rows above the header (a title)', () => {
     expect(preview.rows.map((r: { email: { value: string } }) => r.email.value)).toEqual(['ann@x.org', 'bob@x.org', 'cleo@x.org']);
     expect(preview.column_samples).toEqual({ 'E-mail': ['ann@x.org', 'bob@x.org', 'cleo@x.org'], Years: ['30', '31', '32'] });
     // The public run says the same.
-    const run = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey, method: 'GET' });
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/${id}`, { token: suite.org.apiKey, method: 'GET' });
     expect(run.body).toMatchObject({ source_headers: ['E-mail', 'Years'], input_has_header: true, total_rows: 3 });
     await review.edit({ email: 'E-mail', age: 'Years' });
     await review.approve();
-    const done = await waitForRun(svc, org.apiKey, id, (r) => r.status === 'completed' && r.stage === 'final');
+    const done = await waitForRun(suite.svc, suite.org.apiKey, id, (r) => r.status === 'completed' && r.stage === 'final');
     const output = await (await fetch(done.download_url)).json();
     expect(output.map((r: { email: string; age: number }) => [r.email, r.age])).toEqual([
       ['ann@x.org', 30],

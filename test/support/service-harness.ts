@@ -138,6 +138,20 @@ export async function setupOrganization(svc: Service, fields: object = PEOPLE_FI
   return { orgId: org.body.id as string, apiKey: org.body.api_key as string, schemaId: schema.body.data.id as string };
 }
 
+/**
+ * The service and an organization with a schema, started before a suite's tests and the service stopped after them:
+ * read `svc` and `org` inside the tests (they are set once `beforeAll` ran).
+ */
+export function serviceWithOrganization(): { readonly svc: Service; readonly org: Awaited<ReturnType<typeof setupOrganization>> } {
+  const suite = {} as { svc: Service; org: Awaited<ReturnType<typeof setupOrganization>> };
+  beforeAll(async () => {
+    suite.svc = await startService();
+    suite.org = await setupOrganization(suite.svc);
+  });
+  afterAll(() => suite.svc.stop());
+  return suite;
+}
+
 /** Reads until `ok` holds (a projection or a delivery catching up); fails with the last value read after `timeoutMs`. */
 export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   for (const deadline = Date.now() + timeoutMs; ;) {
