@@ -560,12 +560,14 @@ describe('customer console in Chromium', () => {
     await page.getByLabel('File (CSV, TSV, TXT or XLSX, up to 5 MB)').setInputFiles({
       name: 'people.csv',
       mimeType: 'text/csv',
-      buffer: Buffer.from('Email,Tier,Joined\nada@example.com,gold,10/12/2020\nnot-an-email,bronze,\n'),
+      // Under a title, which is left out and said so.
+      buffer: Buffer.from('People export\nEmail,Tier,Joined\nada@example.com,gold,10/12/2020\nnot-an-email,bronze,\n'),
     });
     await page.getByRole('button', { name: 'Try this file' }).click();
     await status(page).getByText('The file was read: 1 row has a problem.').waitFor();
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Try this file');
     await page.getByText('Email · Tier · Joined').waitFor();
+    await page.getByText('Left out as a title above them: People export').waitFor();
     const mapping = page.getByRole('table', { name: 'Suggested mapping' });
     await expect(
       mapping

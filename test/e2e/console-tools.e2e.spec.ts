@@ -34,6 +34,7 @@ describe('console: try a file, test a provider', () => {
     expect(res.body.data).toMatchObject({
       headers: ['E-mail', 'Years', 'Birthday'],
       input_has_header: true,
+      rows_above_header: [],
       format: 'delimited',
       delimiter: ';',
       rows_checked: 3,
@@ -47,6 +48,7 @@ describe('console: try a file, test a provider', () => {
     const res = await tryFile('People export\nE-mail;Years\nada@example.com;36\nbob@example.com;41\n', 'titled.csv');
     expect(res.body.data).toMatchObject({
       headers: ['E-mail', 'Years'],
+      rows_above_header: ['People export'],
       rows_checked: 2,
       problems: { rows_with_problems: 0 },
     });

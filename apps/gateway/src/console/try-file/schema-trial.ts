@@ -14,6 +14,8 @@ export const MAX_TRIAL_BYTES = 5 * 1024 * 1024;
 export interface SchemaTrial {
   headers: string[];
   input_has_header: boolean;
+  /** The rows above the header left out as a title (a run's review lists them too), each as its values. */
+  rows_above_header: string[];
   format: 'delimited' | 'xlsx';
   delimiter: string | null;
   encoding: string;
@@ -67,6 +69,7 @@ export class SchemaTrialService {
     return {
       headers: parsed.source_headers,
       input_has_header: parsed.input_has_header,
+      rows_above_header: parsed.rows_above_header ?? [],
       format: parsed.source_format,
       delimiter: parsed.delimiter,
       encoding: parsed.encoding,

@@ -6,6 +6,7 @@ import { announce } from './status';
 
 interface Trial {
   headers: string[];
+  rows_above_header: string[];
   rows_checked: number;
   truncated?: boolean;
   suggested_mapping: Record<string, string | null>;
@@ -55,6 +56,7 @@ export function TrySchema({ schemaId }: { schemaId: string }) {
           </p>
           <h3>{t('try.headers')}</h3>
           <p class="wrap">{trial.headers.join(' · ')}</p>
+          {trial.rows_above_header.length > 0 && <p class="wrap">{t('try.above_header', { rows: trial.rows_above_header.join(' · ') })}</p>}
           <div class="table-wrap stack" tabIndex={0}>
             <table>
               <caption>{t('try.mapping')}</caption>
