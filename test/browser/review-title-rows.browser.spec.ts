@@ -61,6 +61,40 @@ describe('hosted review page: a title above the table', () => {
     expect((await reviewApi(run.review_url).state()).body).toMatchObject({ input_has_header: false, total_rows: 5 });
   });
 
+  it("takes the names from a row the reviewer picks among the file's first, by keyboard: a report's lines of two values", async () => {
+    const run = await suite.readyRun({
+      content: 'Account,DE12 3456\nPeriod,January 2024\nE-mail,Vorname,Jahre\nann@x.org,Ann,30\nbob@x.org,Bob,31\n',
+      filename: 'report.csv',
+    });
+    const page = await suite.openPage(run.review_url, { ready: '#first-row-header' });
+    await page.getByRole('button', { name: 'The column names are in another row…' }).focus();
+    await page.keyboard.press('Enter');
+    const rows = page.getByRole('group', { name: 'Which row holds the column names?' });
+    await rows.waitFor();
+    // The row now taken has the keyboard; the arrows move the choice and read nothing yet.
+    await expect(focusedId(page)).resolves.toBe('header-row-0');
+    await expect(rows.getByRole('radio').count()).resolves.toBe(5);
+    const reads: string[] = [];
+    page.on('request', (r) => r.url().includes('/header?') && reads.push(r.postData() ?? ''));
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect(rows.getByRole('radio', { name: /^Row 3: \W?E-mail · Vorname · Jahre\W?$/ }).isChecked()).resolves.toBe(true);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'title-rows-04-pick-row');
+    expect(reads).toEqual([]);
+    await page.keyboard.press('Tab');
+    await expect(focusedId(page)).resolves.toBe('header-row-use');
+    await page.keyboard.press('Enter');
+    await page.getByRole('checkbox', { name: 'Row 3 of the file holds the column names' }).waitFor();
+    expect(reads).toEqual([JSON.stringify({ input_has_header: true, rows_above_header: 2 })]);
+    // The rows out of line were counted under row 1: under row 3, every row lines up, and the note goes.
+    await expect(page.getByText('have more cells than', { exact: false }).count()).resolves.toBe(0);
+    await expect(noteText(page)).resolves.toBe(
+      'Left out as a title above the column names: row 1: Account · DE12 3456, row 2: Period · January 2024. Take row 1 as the column names',
+    );
+    expect((await reviewApi(run.review_url).state()).body).toMatchObject({ source_headers: ['E-mail', 'Vorname', 'Jahre'], total_rows: 2 });
+  });
+
   it('shows no note for a file without a title', async () => {
     const run = await suite.readyRun({ content: 'E-mail,Jahre\nann@x.org,30\n', filename: 'plain.csv' });
     const page = await suite.openPage(run.review_url, { ready: '#first-row-header' });

@@ -113,6 +113,38 @@ describe('rows above the header (a title)', () => {
     expect((await review.state()).body).toMatchObject({ total_rows: 3, rows_above_header: ['Customer export', 'Made 2024-01-05'] });
   });
 
+  it("lists the file's first rows for the reviewer to say which holds the names: lines of two values no title finds", async () => {
+    const report = 'Account,DE12 3456\nPeriod,January 2024\nE-mail,Years,City\nann@x.org,30,Berlin\nbob@x.org,31,Rome\n';
+    const { id, review } = await reviewOf('report.csv', report);
+    // Two values a line: no title found, and the first line read as the header.
+    const first = (await review.state()).body;
+    expect(first).toMatchObject({ rows_above_header: [], source_headers: ['Account', 'DE12 3456', 'column_3'] });
+    // Rows of three cells under a first row of two: told, numbered under the first row as the header.
+    expect(first.rows_out_of_line).toMatchObject({ longer_rows: 3, first_longer_row: 2 });
+    const top = await call(review.at('top-rows'), { method: 'GET' });
+    expect(top.status).toBe(200);
+    expect(top.body).toEqual({
+      rows: ['Account · DE12 3456', 'Period · January 2024', 'E-mail · Years · City', 'ann@x.org · 30 · Berlin', 'bob@x.org · 31 · Rome'],
+    });
+    const chosen = await call(review.at('header'), { method: 'POST', body: { input_has_header: true, rows_above_header: 2 } });
+    expect(chosen.body).toMatchObject({
+      source_headers: ['E-mail', 'Years', 'City'],
+      total_rows: 2,
+      rows_above_header: ['Account · DE12 3456', 'Period · January 2024'],
+      // Counted under the first row: under the third, those numbers say nothing (and every row lines up).
+      rows_out_of_line: null,
+    });
+    // Another run's signature opens none of this run's rows.
+    const other = await reviewOf('other.csv', titled);
+    const foreign = `${review.at('top-rows').split('?')[0]}?signature=${new URL(other.review.at('state')).searchParams.get('signature')}`;
+    expect((await call(foreign, { method: 'GET' })).status).toBe(403);
+    // Closed reviews answer as every other action does.
+    await review.edit({ email: 'E-mail' });
+    await review.approve();
+    await waitForRun(suite.svc, suite.org.apiKey, id, (r) => r.stage === 'final' && r.status === 'completed');
+    expect((await call(review.at('top-rows'), { method: 'GET' })).status).toBe(409);
+  });
+
   it('leaves nothing out of a file the caller said has no header', async () => {
     const { review } = await reviewOf('titled-headerless.csv', titled, { input_has_header: false });
     expect((await review.state()).body).toMatchObject({ input_has_header: false, total_rows: 6, rows_above_header: [] });

@@ -177,12 +177,12 @@ function rowsAboveHeaderIn(run: RunState, sample: string[][]): string[] {
   return sample.slice(0, count).map(rowAboveHeaderText);
 }
 
-/** How a row left out above the header is shown: its values, blanks around them dropped. */
+/** How a row left out above the header is shown: its values, blanks around them dropped, apart by a middle dot. */
 export const rowAboveHeaderText = (row: readonly string[]): string =>
   row
     .map((cell) => cell.trim())
     .filter((cell) => cell !== '')
-    .join(' ')
+    .join(' · ')
     .slice(0, ROW_ABOVE_HEADER_CHARS);
 
 /** What ingestion learned of a source's rows, by either read. */

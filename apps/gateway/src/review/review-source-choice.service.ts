@@ -74,6 +74,17 @@ export class ReviewSourceChoiceService {
     );
   }
 
+  /**
+   * The file's first rows (as many as a header may be under: MAX_ROWS_ABOVE_HEADER + 1), each as its values, for the
+   * reviewer to say which holds the column names: the rows above the header the file's read found are not all there
+   * is (a report's two-value lines, "Account: DE12…", are no title it finds).
+   */
+  async topRows(run: RunState): Promise<{ rows: string[] }> {
+    requireHeaderChoice(run, new Date().toISOString());
+    const rows = await this.previews.topRows(run, MAX_ROWS_ABOVE_HEADER + 1);
+    return { rows: rows.map(rowAboveHeaderText) };
+  }
+
   async chooseSheet(run: RunState, sheet: unknown, requestId: string): Promise<ReviewView> {
     if (typeof sheet !== 'string' || sheet === '')
       throw ApiError.validation({ sheet: ["The sheet must be the name of one of the workbook's sheets."] });

@@ -122,6 +122,12 @@ export class ReviewController {
     return this.review.view(await this.review.authorize(runId, signature));
   }
 
+  /** The file's first rows, each as its values, for the reviewer's choice of the row with the column names. */
+  @Get('top-rows')
+  async topRows(@Param('runId') runId: string, @Query('signature') signature: string) {
+    return this.sourceChoice.topRows(await this.review.authorizeOpen(runId, signature));
+  }
+
   @Put('mapping')
   async editMapping(
     @Param('runId') runId: string,

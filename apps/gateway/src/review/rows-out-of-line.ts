@@ -18,10 +18,11 @@ export interface RowsOutOfLine {
 }
 
 export function rowsOutOfLine(
-  run: Pick<RunState, 'row_shape' | 'input_has_header' | 'rows_above_header' | 'source_headers'>,
+  run: Pick<RunState, 'row_shape' | 'row_shape_rows_above' | 'input_has_header' | 'rows_above_header' | 'source_headers'>,
 ): RowsOutOfLine | null {
   const shape = run.row_shape;
-  if (!shape) return null;
+  // Counted under another header row (the reviewer chose the row with the names since): its rows and numbers say nothing now.
+  if (!shape || rowsAboveHeaderOf(run) !== (run.row_shape_rows_above ?? 0)) return null;
   // Read as the header, a first row that ends with empty cells names no column past its last value.
   const past = run.input_has_header && shape.past_header_values;
   const longer = past
@@ -29,8 +30,7 @@ export function rowsOutOfLine(
     : { cells: shape.first_row_cells, rows: shape.longer_rows, first: shape.first_longer_row };
   if (longer.rows === 0 && shape.shorter_rows === 0) return null;
   // Row numbers count the file's rows from its first; the page counts data rows, after the rows above the header and
-  // the header when there are some. (Counted at the read, under the header then found: rows a reviewer reads again
-  // from above it were left out of the count.)
+  // the header when there are some.
   const before = rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0);
   const dataRow = (row: number | null) => (row === null ? null : row - before);
   return {

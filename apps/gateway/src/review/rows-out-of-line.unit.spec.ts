@@ -15,6 +15,15 @@ describe('rows out of line, as the review tells them', () => {
     });
   });
 
+  it('numbers them after the rows left out above the header, and says nothing under another header row than they were counted under', () => {
+    const above = ['Customer export', 'Made 2024-01-05'];
+    const titled = { row_shape, row_shape_rows_above: 2, input_has_header: true, rows_above_header: above, source_headers };
+    expect(rowsOutOfLine(titled)).toMatchObject({ first_longer_row: 1, first_shorter_row: 6 });
+    expect(rowsOutOfLine({ ...titled, rows_above_header: [] })).toBeNull();
+    expect(rowsOutOfLine({ ...titled, input_has_header: false, rows_above_header: [] })).toBeNull();
+    expect(rowsOutOfLine({ ...titled, row_shape_rows_above: undefined })).toBeNull();
+  });
+
   it('names no column past the farthest value, though a row ends with empty cells there', () => {
     const headers = [...source_headers, 'column_5', 'column_6'];
     expect(rowsOutOfLine({ row_shape: { ...row_shape, values_width: 3 }, input_has_header: true, source_headers: headers })).toMatchObject({

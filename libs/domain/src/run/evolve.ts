@@ -119,6 +119,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         input_has_header: event.data.input_has_header,
         rows_above_header: event.data.rows_above_header ?? [],
         rows_above_header_found: event.data.rows_above_header ?? [],
+        row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         total_rows: event.data.total_rows,
         processed_rows: event.data.total_rows,
         source_format: event.data.source_format,
@@ -167,6 +168,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         sheet: event.data.sheet,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
+        row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),
         ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
@@ -178,6 +180,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         encoding: event.data.encoding,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
+        row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         // The same rows: what the first read found stays found, also when the reviewer reads them as rows.
         rows_above_header_found: event.data.rows_above_header ?? state.rows_above_header_found ?? [],
         ...readAgain(state, event.data),

@@ -76,6 +76,11 @@ export interface RunState {
   rows_above_header?: string[];
   /** Those the last read of the file found (the reviewer may read them again, then leave them out again). */
   rows_above_header_found?: string[];
+  /**
+   * How many rows above the header the last read of the file left out: `row_shape` was counted under the header then
+   * (absent: none). Under another header row its numbers say nothing.
+   */
+  row_shape_rows_above?: number;
   total_rows: number | null;
   processed_rows: number;
   source_uploaded: boolean;

@@ -296,6 +296,16 @@ function save(): Promise<unknown> {
   return saving;
 }
 
+/** The file's first rows, each as its values, for the choice of the row with the column names; null when refused (said). */
+export async function topRows(): Promise<string[] | null> {
+  try {
+    return (await api<{ rows: string[] }>('top-rows')).rows;
+  } catch (err) {
+    await onActionRefused(err as ApiFailure, 'top_rows_failed');
+    return null;
+  }
+}
+
 /**
  * The file has (or has not) a row of column names, with `rowsAbove` rows left out above it (a title; absent: as the
  * service has it): the columns and the suggested mapping are read again.

@@ -7,6 +7,7 @@ import { isolate, listOf, t } from '../i18n';
 import { changeMapping, chooseHeaderRow, type State } from '../state';
 import type { Field, ReviewView } from '../types';
 import { FieldMapping } from './field-mapping';
+import { HeaderRowPicker } from './header-row-picker';
 import { EncodingChoice } from './encoding-choice';
 import { SheetChoice } from './sheet-choice';
 
@@ -38,6 +39,7 @@ export function MappingSection({ s, view }: { s: State; view: ReviewView }) {
           {view.rows_above_header.length > 0 ? t('header_row_n', { row: view.rows_above_header.length + 1 }) : t('first_row_header')}
         </label>
       )}
+      {view.header_choice && !readOnly && <HeaderRowPicker view={view} busy={s.busy} />}
       <div class="column-head" aria-hidden="true">
         <span>{t('mapping_field')}</span>
         <span>{t('mapping_column')}</span>
