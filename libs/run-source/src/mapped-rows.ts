@@ -1,6 +1,6 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { mapRow, planFields, rowsAboveHeaderOf, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
+import { mapRow, planFields, rowsBeforeDataOf, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
 import { resumePoint } from './stored-row-index';
 
@@ -45,7 +45,7 @@ export async function readPlannedRows(
   });
   const key = run.rows_key ?? run.source_key;
   // Rows as the reader yields them, from 0: the rows above the header (a title) and the header row are among them.
-  const target = fromRow - 1 + rowsAboveHeaderOf(run) + (run.input_has_header === true ? 1 : 0);
+  const target = fromRow - 1 + rowsBeforeDataOf(run);
   // Near the top a read from the top is as quick as loading the index.
   const resume = target > RESUME_AFTER_ROWS ? await resumePoint(blobs, run, key, target) : null;
   const input = await blobs.openRead(key, { start: resume?.byte ?? 0 });

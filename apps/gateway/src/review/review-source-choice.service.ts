@@ -7,6 +7,7 @@ import {
   requireHeaderChoice,
   requireSheetChoice,
   rowsAboveHeaderOf,
+  rowsBeforeDataOf,
   type RunState,
 } from '@app/domain';
 import { rowAboveHeaderText, type SourceChoice } from '@app/run-source';
@@ -55,7 +56,7 @@ export class ReviewSourceChoiceService {
     requireHeaderChoice(run, new Date().toISOString());
     const top = await this.previews.topRows(run, above + 1);
     // The header needs its row, and a row under it to be a header of anything.
-    if (top.length <= above || (above > 0 && (run.total_rows ?? 0) + rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0) < above + 2))
+    if (top.length <= above || (above > 0 && (run.total_rows ?? 0) + rowsBeforeDataOf(run) < above + 2))
       throw ApiError.validation({
         rows_above_header: [`The file has no row ${above + 1} with rows under it to hold the column names.`],
       });

@@ -1,4 +1,4 @@
-import { rowsAboveHeaderOf, type RunState } from '@app/domain';
+import { rowsAboveHeaderOf, rowsBeforeDataOf, type RunState } from '@app/domain';
 
 /**
  * Rows of the file whose cells do not line up with its first row, as the review page tells the
@@ -31,7 +31,7 @@ export function rowsOutOfLine(
   if (longer.rows === 0 && shape.shorter_rows === 0) return null;
   // Row numbers count the file's rows from its first; the page counts data rows, after the rows above the header and
   // the header when there are some.
-  const before = rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0);
+  const before = rowsBeforeDataOf(run);
   const dataRow = (row: number | null) => (row === null ? null : row - before);
   return {
     first_row_cells: longer.cells,

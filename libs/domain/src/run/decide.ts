@@ -8,7 +8,16 @@ import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesK
 import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
-import { filesPurgeDue, isTerminal, isUploadOverdue, rowsAboveHeaderOf, runFileKeys, type RunFold, type RunState } from './run-state';
+import {
+  filesPurgeDue,
+  isTerminal,
+  isUploadOverdue,
+  rowsAboveHeaderOf,
+  rowsBeforeDataOf,
+  runFileKeys,
+  type RunFold,
+  type RunState,
+} from './run-state';
 
 const refuse = (code: string, message: string): never => {
   throw new CommandRefused(code, message);
@@ -96,7 +105,7 @@ function headerChoice(run: RunState, choice: HeaderRowChoice) {
   const headers = headerNames(choice.first_row, choice.input_has_header, run.source_headers.length);
   const above = aboveHeaderIn(choice);
   // The rows every read skips before the data, as read now and under the choice: those above the header, and the header.
-  const skippedNow = rowsAboveHeaderOf(run) + (run.input_has_header ? 1 : 0);
+  const skippedNow = rowsBeforeDataOf(run);
   const skipped = above.length + (choice.input_has_header ? 1 : 0);
   const total = (run.total_rows ?? 0) + skippedNow - skipped;
   return {

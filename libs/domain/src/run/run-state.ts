@@ -239,6 +239,10 @@ export const sourceReadingKey = (run: RunState): string =>
 /** How many rows at the top of the table every read skips before the header (or the first data row). */
 export const rowsAboveHeaderOf = (run: Pick<RunState, 'rows_above_header'>): number => run.rows_above_header?.length ?? 0;
 
+/** How many rows at the top of the table every read skips before the first data row: those above the header, and the header. */
+export const rowsBeforeDataOf = (run: Pick<RunState, 'rows_above_header' | 'input_has_header'>): number =>
+  rowsAboveHeaderOf(run) + (run.input_has_header === true ? 1 : 0);
+
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||
   (run.stage === 'final' && run.status === 'completed') ||

@@ -22,6 +22,9 @@ const BUILT_IN_FORMATS = new Map<number, ShownAs>([
   [46, SHOWN_AS_ELAPSED_TIME],
 ]);
 
+/** A format code without what it shows as literal text: quoted strings, and characters escaped (\x), padding (_x) or fill (*x). */
+const withoutLiterals = (code: string): string => code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
+
 /** Built-in 47 is `mm:ss.0`: tenths of a second. */
 const BUILT_IN_SECOND_FRACTIONS = new Map<number, number>([[47, 1]]);
 
@@ -31,7 +34,7 @@ const BUILT_IN_SECOND_FRACTIONS = new Map<number, number>([[47, 1]]);
  * the one for positive values and zero (`[h]:mm:ss;[Red]-[h]:mm:ss.00` shows whole seconds for them).
  */
 export function secondFractionDigits(code: string): number {
-  const unquoted = code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
+  const unquoted = withoutLiterals(code);
   return /s\]?\.(0{1,3})/i.exec(unquoted.split(';')[0])?.[1].length ?? 0;
 }
 
@@ -48,7 +51,7 @@ const MAX_CELL_FORMATS = 1_000_000;
  * its `m` are minutes). Both used to read as a date and time on 1899-12-30.
  */
 export function shownAs(code: string): ShownAs {
-  const unquoted = code.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '');
+  const unquoted = withoutLiterals(code);
   const literalFree = unquoted.replace(/\[[^\]]*]/g, '').replace(/General/gi, '');
   if (/\[(h+|m+|s+)]/i.test(unquoted)) return SHOWN_AS_ELAPSED_TIME;
   if (!/[ymdhsb]/i.test(literalFree)) return SHOWN_AS_NUMBER;
