@@ -169,14 +169,17 @@ describe('rows above the header (a title)', () => {
     });
     const rows = (await review.preview({ email: 'E-mail' })).body.rows.map((r: { email: { value: string } }) => r.email.value);
     expect(rows).toEqual(['ann@x.org', 'bob@x.org']);
-    // Read as rows, then in another encoding: still rows, and still offered to be left out.
+    // Read as rows, then in another encoding: still rows, and still offered to be left out, in the letters it now reads in.
     expect((await call(review.at('header'), { method: 'POST', body: { input_has_header: false } })).body.total_rows).toBe(4);
     expect((await choose('windows-1252')).body).toMatchObject({
       input_has_header: false,
       total_rows: 4,
       rows_above_header: [],
-      rows_above_header_found: ['Kundenliste Cittŕ'],
+      rows_above_header_found: ['Kundenliste Città'],
     });
+    // Left out again from there: the title in those letters, and the table's two rows.
+    const again = await call(review.at('header'), { method: 'POST', body: { input_has_header: true, rows_above_header: 1 } });
+    expect(again.body).toMatchObject({ source_headers: ['E-mail', 'Città'], total_rows: 2, rows_above_header: ['Kundenliste Città'] });
   });
 
   it("finds another sheet's own title when the reviewer reads that sheet", async () => {

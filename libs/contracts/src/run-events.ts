@@ -278,6 +278,11 @@ export interface EncodingChosen {
   row_shape?: RowShape;
   /** As SourceParsed's, for the file read so. */
   rows_above_header?: string[];
+  /**
+   * The rows the first read found above the header, as this encoding reads them, while the reviewer reads them as
+   * rows (`rows_above_header` is then absent): what the review offers to leave out again. Absent in older events.
+   */
+  rows_above_header_found?: string[];
 }
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {

@@ -110,7 +110,20 @@ export class ReviewSourceChoiceService {
     // The reviewer's answer about the header row, and the rows above it, stands: the same rows, read in another encoding.
     const asChosen: RunState = { ...run, input_has_header_override: run.input_has_header ?? run.input_has_header_override };
     const read = await this.read(asChosen, { encoding }, 'encoding_unreadable', `The file cannot be read as ${encoding}`);
-    return this.review.act(run, { type: 'ChooseEncoding', encoding, read, at: new Date().toISOString() }, requestId);
+    // A title the reviewer reads as rows is still offered to leave out again: in the letters it now reads in.
+    const found = run.rows_above_header_found ?? [];
+    const readAsRows = found.length > 0 && rowsAboveHeaderOf(run) === 0;
+    const foundRead = readAsRows ? await this.previews.topRows({ ...run, encoding }, found.length) : [];
+    return this.review.act(
+      run,
+      {
+        type: 'ChooseEncoding',
+        encoding,
+        read: { ...read, ...(readAsRows ? { rows_above_header_found: foundRead.map(rowAboveHeaderText) } : {}) },
+        at: new Date().toISOString(),
+      },
+      requestId,
+    );
   }
 
   private async read(run: RunState, choice: SourceChoice, unreadable: string, cannot: string) {

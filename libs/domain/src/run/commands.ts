@@ -124,4 +124,6 @@ export interface SourceReadAgain {
   row_shape?: RowShape;
   /** The rows above the header the read left out (a title), as SourceParsed's; absent: none. */
   rows_above_header?: string[];
+  /** The rows an earlier read found above the header, read so, while the reviewer reads them as rows. */
+  rows_above_header_found?: string[];
 }

@@ -132,6 +132,22 @@ describe('choosing the encoding of a text file', () => {
       fold(asRows),
     );
     expect(after(asRows, again)).toMatchObject({ rows_above_header: [], rows_above_header_found: ['Kundenliste StraÃŸe'] });
+    // With the found rows as the chosen encoding reads them (what the gateway sends now): offered in those letters.
+    const reread = decide(
+      {
+        ...choose('windows-1252'),
+        read: { ...readAs1252, input_has_header: false, total_rows: 4, rows_above_header_found: ['Kundenliste Straße'] },
+      } as RunCommand,
+      fold(asRows),
+    );
+    expect(reread[0].data).toMatchObject({ rows_above_header_found: ['Kundenliste Straße'] });
+    expect(after(asRows, reread)).toMatchObject({ rows_above_header: [], rows_above_header_found: ['Kundenliste Straße'] });
+    // A read that leaves a title out records it once, as the rows left out.
+    const leftOut = decide(
+      { ...choose('windows-1252'), read: { ...read, rows_above_header_found: ['ignored'] } } as RunCommand,
+      fold(titled),
+    );
+    expect(leftOut[0].data).not.toHaveProperty('rows_above_header_found');
   });
 
   it('the encoding already read changes nothing', () => {

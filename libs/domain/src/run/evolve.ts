@@ -181,8 +181,9 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
-        // The same rows: what the first read found stays found, also when the reviewer reads them as rows.
-        rows_above_header_found: event.data.rows_above_header ?? state.rows_above_header_found ?? [],
+        // The same rows: what the first read found stays found, also when the reviewer reads them as rows (then in
+        // this encoding's letters when the event has them; older events kept the former encoding's).
+        rows_above_header_found: event.data.rows_above_header ?? event.data.rows_above_header_found ?? state.rows_above_header_found ?? [],
         ...readAgain(state, event.data),
       };
     case 'ValuesFixed': {
