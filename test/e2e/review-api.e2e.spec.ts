@@ -158,6 +158,17 @@ describe('review page API', () => {
     await upload(third.body, 'zoe@y.org,25,7\nyan@y.org,26,8\n');
     await waitForRun(svc, org.apiKey, third.body.id, (r) => r.review_state === 'active');
     expect((await reviewApi(third.body.review_url).state()).body).toMatchObject({ input_has_header: false, total_rows: 2 });
+    // The caller's input_has_header stands over a remembered header choice: the file said to have no header keeps its
+    // first row as a record (the remembered choice would take it as the names and leave it out of the output).
+    const said = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'dup.csv', input_has_header: false },
+    });
+    await upload(said.body, 'E-mail,Years,Years\nd@x.org,33,4\n');
+    await waitForRun(svc, org.apiKey, said.body.id, (r) => r.review_state === 'active');
+    const saidState = (await reviewApi(said.body.review_url).state()).body;
+    expect(saidState).toMatchObject({ input_has_header: false, source_headers: ['column_1', 'column_2', 'column_3'], total_rows: 2 });
+    expect(saidState.notices).not.toContainEqual(expect.objectContaining({ code: 'mapping_remembered' }));
   });
 
   it('gives a field added to the schema since no column the remembered mapping already feeds another field from', async () => {

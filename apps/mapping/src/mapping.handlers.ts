@@ -104,7 +104,8 @@ export class MappingHandlers {
     const readFirstRow = async () => (await readSampleRows(this.blobs, { ...run, input_has_header: false }, 1))[0] ?? [];
     let found = await find(run.source_headers);
     let firstRow: string[] | null = null;
-    if (run.input_has_header === false) {
+    const callerSaid = run.input_has_header_override !== null && run.input_has_header_override !== undefined;
+    if (run.input_has_header === false && !callerSaid) {
       // Read without a header: a header the reviewer found in a file whose first row reads as this one's is
       // remembered by its names (onReviewApproved). One remembered by column_1..N (before 2026-12-03) says nothing
       // of this file's first row.
@@ -114,6 +115,10 @@ export class MappingHandlers {
       else if (found?.input_has_header === true) found = null;
     }
     if (!found) return null;
+    // The caller said whether the file has a header row: that answer stands. A mapping remembered under the other
+    // answer names columns this reading does not have, and its header choice would take the first record as the
+    // names, or deliver the names as a record.
+    if (callerSaid && found.input_has_header !== undefined && found.input_has_header !== run.input_has_header) return null;
     const fields = run.schema.fields;
     // A remembered header choice other than the ingestion's guess: the headers come from the first row (or go).
     let header: Suggestion['header'];

@@ -1,7 +1,7 @@
 import { AiProviders } from '@app/ai-providers';
 import { BLOB_STORE } from '@app/blob-storage';
 import { APP_CONFIG } from '@app/config';
-import { HISTORY } from '@app/domain/testing/run-history.fixtures';
+import { HISTORY, created } from '@app/domain/testing/run-history.fixtures';
 import { DIRECTORY, type RememberedMapping } from '@app/directory';
 import { deterministicId } from '@app/run-commands';
 import { RunEventTestBed } from '../../../test/support/run-event-test-bed';
@@ -88,6 +88,22 @@ describe('MappingHandlers (given / when / then)', () => {
       mapping_origin: 'remembered',
       notices: [expect.objectContaining({ code: 'mapping_remembered' })],
     });
+  });
+
+  it("given a header choice remembered with a mapping, when the caller said otherwise whether the file has a header, then the caller's answer stands and the mapping is not applied", async () => {
+    const approved = await bed.given('r1', HISTORY.approved);
+    await bed.when('mapping', approved.at(-1)!);
+    const [kept] = [...remembered.values()];
+    // The same headers, remembered as read without a header row (a reviewer unticked it).
+    kept.input_has_header = false;
+    kept.mapping_rule = { email: 'column_1', name: 'column_2' };
+    const [, uploaded, parsed] = HISTORY.parsed;
+    const said = await bed.given('r2', [created({ input_has_header: true }), uploaded, parsed]);
+    await bed.when('mapping', said[2]);
+    const [prepared] = await bed.decidedAfter('r2', 2);
+    expect(prepared.data).toMatchObject({ mapping_rule: { email: 'E-mail', name: 'Full name' }, mapping_origin: 'heuristic' });
+    expect(prepared.data).not.toHaveProperty('header');
+    expect(prepared.data).not.toHaveProperty('notices', [expect.objectContaining({ code: 'mapping_remembered' })]);
   });
 
   it('when SourceParsed is delivered again after the review was prepared, then nothing more is appended', async () => {
