@@ -83,24 +83,24 @@ describe('review page API', () => {
       const early = await call(reviewApi(run.body.review_url).at('header'), { method: 'POST', body: { input_has_header: value } });
       expect([early.status, early.body.error.code]).toEqual([409, 'review_not_ready']);
     }
-    await upload(run.body, 'E-mail,Years,Years\na@x.org,30,1\nb@x.org,31,2\n');
+    await upload(run.body, 'E-mail,Years,\na@x.org,30,1\nb@x.org,31,2\n');
     await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(run.body.review_url);
     expect((await review.state()).body).toMatchObject({ input_has_header: false, total_rows: 3, header_choice: true });
     const header = (value: unknown) => call(review.at('header'), { method: 'POST', body: { input_has_header: value } });
     const chosen = await header(true);
     expect(chosen.status).toBe(200);
-    // Repeated names get a suffix so that each names one column; the mapping is suggested again.
+    // A name left empty over values (why the file was read without a header) is named by its place; the mapping is suggested again.
     expect(chosen.body).toMatchObject({
       input_has_header: true,
-      source_headers: ['E-mail', 'Years', 'Years_2'],
+      source_headers: ['E-mail', 'Years', 'column_3'],
       total_rows: 2,
       mapping_version: 2,
       mapping_rule: { email: 'E-mail' },
     });
     expect((await header(true)).body.mapping_version).toBe(2); // nothing to change
     expect((await header('yes')).status).toBe(422);
-    await review.edit({ email: 'E-mail', age: 'Years_2' });
+    await review.edit({ email: 'E-mail', age: 'column_3' });
     await review.approve();
     const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
     expect(done).toMatchObject({ input_has_header: true, total_rows: 2 });
@@ -113,7 +113,7 @@ describe('review page API', () => {
     // The header choice is remembered with the mapping, by the names the reviewer found (not column_1..3, which every
     // headerless file of three columns reads as): the next such file opens with both.
     const directory = svc.app.get<Directory>(DIRECTORY);
-    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['E-mail', 'Years', 'Years_2']))); i++) {
+    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['E-mail', 'Years', 'column_3']))); i++) {
       if (i > 200) throw new Error('the approved mapping was not remembered');
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -121,13 +121,13 @@ describe('review page API', () => {
       token: org.apiKey,
       body: { schema_id: org.schemaId, filename: 'dup.csv' },
     });
-    await upload(again.body, 'E-mail,Years,Years\nc@x.org,32,3\n');
+    await upload(again.body, 'E-mail,Years,\nc@x.org,32,3\n');
     await waitForRun(svc, org.apiKey, again.body.id, (r) => r.review_state === 'active');
     expect((await reviewApi(again.body.review_url).state()).body).toMatchObject({
       input_has_header: true,
-      source_headers: ['E-mail', 'Years', 'Years_2'],
+      source_headers: ['E-mail', 'Years', 'column_3'],
       total_rows: 1,
-      mapping_rule: { email: 'E-mail', age: 'Years_2' },
+      mapping_rule: { email: 'E-mail', age: 'column_3' },
       notices: [expect.objectContaining({ code: 'mapping_remembered' })],
     });
     // A file of three columns without a header, whose first row reads otherwise: its first record stays a record.
@@ -145,7 +145,7 @@ describe('review page API', () => {
       organization_id: org.orgId,
       schema_id: org.schemaId,
       headers_key: headersKey(['column_1', 'column_2', 'column_3']),
-      mapping_rule: { email: 'E-mail', age: 'Years_2' },
+      mapping_rule: { email: 'E-mail', age: 'column_3' },
       picklists: {},
       input_has_header: true,
       run_id: run.body.id,
@@ -164,7 +164,7 @@ describe('review page API', () => {
       token: org.apiKey,
       body: { schema_id: org.schemaId, filename: 'dup.csv', input_has_header: false },
     });
-    await upload(said.body, 'E-mail,Years,Years\nd@x.org,33,4\n');
+    await upload(said.body, 'E-mail,Years,\nd@x.org,33,4\n');
     await waitForRun(svc, org.apiKey, said.body.id, (r) => r.review_state === 'active');
     const saidState = (await reviewApi(said.body.review_url).state()).body;
     expect(saidState).toMatchObject({ input_has_header: false, source_headers: ['column_1', 'column_2', 'column_3'], total_rows: 2 });

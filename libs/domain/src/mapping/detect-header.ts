@@ -1,7 +1,8 @@
 /**
  * Decides whether the first row of a table is a header, from a sample of its first rows.
- * A header row has no empty and no repeated cells and no cell that looks like data
- * (a number or a date). An empty cell over a column that is empty in the rows below it does not count: that is a
+ * A header row has no empty cells and no cell that looks like data (a number or a date), and its names are unique,
+ * or (an export that names two columns alike: "E-Mail" for the contact's and the company's) mostly unique over a
+ * column whose values are not text like its name (repeatedNamesOverData). An empty cell over a column that is empty in the rows below it does not count: that is a
  * trailing delimiter (`E-Mail,Note,`) or a sheet whose data starts in column B, and a whole header lost over it made
  * the header row the first record. Past the first row's last value, "empty" allows a value in one row in ten below
  * it (`STRAY_VALUES_PER_ROW`): a row broken by an unquoted comma spills its last value under the trailing delimiter,
@@ -33,10 +34,27 @@ export function detectHeader(sample: string[][]): boolean {
     below.length > 0 && below.filter((row) => (row[i] ?? '').trim() !== '').length <= (i > lastNamed ? strayAllowed : 0);
   if (trimmed.some((c, i) => c === '' && !emptyColumn(i))) return false;
   const named = trimmed.filter((c) => c !== '');
-  if (named.length === 0 || new Set(named).size !== named.length) return false;
-  if (named.some((c) => DATA_LIKE.test(c))) return false;
-  return true;
+  if (named.length === 0 || named.some((c) => DATA_LIKE.test(c))) return false;
+  // An e-mail address over a column of them is the table's first record, not a name.
+  if (trimmed.some((c, i) => c.includes('@') && mostly(columnBelow(below, i), (v) => v.includes('@')))) return false;
+  const distinct = new Set(named).size;
+  return distinct === named.length || (distinct >= 2 && distinct * 2 > named.length && repeatedNamesOverData(trimmed, below));
 }
+
+/** Values of a column below, of which more than half are data-like (numbers, dates) or e-mail addresses, over a name that is neither. */
+function repeatedNamesOverData(first: readonly string[], below: readonly string[][]): boolean {
+  // A headerless file's first record repeats values too ("Berlin,Berlin"): the names count only over a column whose
+  // values are of another kind than the name, which a record over records of the same table is not.
+  const dataOrAddress = (value: string) => DATA_LIKE.test(value) || value.includes('@');
+  return first.some((name, i) => name !== '' && !name.includes('@') && mostly(columnBelow(below, i), dataOrAddress));
+}
+
+/** The values of column `i` in these rows, trimmed, the empty ones left out. */
+const columnBelow = (below: readonly string[][], i: number): string[] => below.map((row) => (row[i] ?? '').trim()).filter((v) => v !== '');
+
+/** Whether more than half of these values (one at least) are so. */
+const mostly = (values: readonly string[], test: (value: string) => boolean): boolean =>
+  values.length > 0 && values.filter(test).length * 2 > values.length;
 
 /** Rows a title may take above a table's header: a report's name, the date it was made, a note, a blank-free spacer. */
 export const MAX_ROWS_ABOVE_HEADER = 5;

@@ -65,12 +65,13 @@ describe('header detection', () => {
       ],
       true,
     ],
+    // Every cell text, but an e-mail address over a column of them: the first record (it was read as names until 2026-12-03).
     [
       [
         ['Ann', 'a@x.io'],
         ['Bob', 'b@x.io'],
       ],
-      true,
+      false,
     ],
     [
       [
@@ -137,6 +138,53 @@ describe('header detection', () => {
       [
         ['2024-01-01', 'x'],
         ['2024-01-02', 'y'],
+      ],
+      false,
+    ],
+    // A name given twice (an export's contact and company e-mail), over a column of another kind than its name: a header.
+    [
+      [
+        ['Company', 'E-Mail', 'Name', 'E-Mail'],
+        ['Acme', 'info@acme.example', 'Ann', 'ann@acme.example'],
+        ['Bolt', 'hi@bolt.example', 'Bob', 'bob@bolt.example'],
+      ],
+      true,
+    ],
+    [
+      [
+        ['E-mail', 'Years', 'Years'],
+        ['a@x.org', '30', '1'],
+      ],
+      true,
+    ],
+    // A record repeating a value over records of the same kinds: no header (the first of those has no column of
+    // another kind; the second's only such column is under an e-mail address; the third repeats most of its names).
+    [
+      [
+        ['Berlin', 'Berlin', 'Ann'],
+        ['Paris', 'Lyon', 'Bob'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['ann@x.org', 'Berlin', 'Berlin'],
+        ['bob@x.org', 'Paris', 'Lyon'],
+      ],
+      false,
+    ],
+    // Nor is a first record of unique text values whose e-mail address is over a column of them.
+    [
+      [
+        ['ann@x.org', 'Ann', 'Berlin'],
+        ['bob@x.org', 'Bob', 'Paris'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['yes', 'yes', 'yes', 'Ann'],
+        ['1', '2', '3', 'Bob'],
       ],
       false,
     ],
@@ -255,6 +303,16 @@ describe('rows above the header (a title)', () => {
     [
       'a header with digits over numbers',
       [['Sales report'], ['Region', 'Q1 2024', 'Q2 2024'], ['North', '12', '14'], ['South', '9', '11']],
+      1,
+    ],
+    [
+      'a title over a header that names two columns alike',
+      [
+        ['CRM Export'],
+        ['Name', 'E-Mail', 'Company', 'E-Mail'],
+        ['Ann', 'ann@x.io', 'Acme', 'info@acme.io'],
+        ['Bob', 'bob@x.io', 'Bolt', ''],
+      ],
       1,
     ],
   ])('%s', (_case, sample, above) => {
