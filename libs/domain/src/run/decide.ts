@@ -196,24 +196,33 @@ function mappingAfterHeaderChoice(run: RunState, headers: string[]): MappingRule
       return [field, at >= 0 && at < headers.length ? headers[at] : null];
     }),
   );
-  const taken = new Set(Object.values(kept).filter((column) => column !== null));
-  const suggested = suggestMapping(run.schema.fields, headers);
-  for (const [field, column] of Object.entries(suggested)) {
-    if ((kept[field] ?? null) !== null || column === null || taken.has(column)) continue;
-    kept[field] = column;
-    taken.add(column);
-  }
-  return kept;
+  return suggestedWhereFree(run, kept, headers, () => true);
 }
 
 /**
- * The mapping on another worksheet: each field keeps its column where the sheet has one; a sheet the reviewer
- * worked on before gets back its fields' columns as they were then, unmapped ones too (not those carried from here).
+ * The mapping with the fields `open` names that have no column given what these headers suggest, where that column
+ * is free: a column already feeding a field is not given to a second one.
+ */
+function suggestedWhereFree(run: RunState, mapping: MappingRule, headers: string[], open: (field: string) => boolean): MappingRule {
+  const out: MappingRule = { ...mapping };
+  const taken = new Set(Object.values(out).filter((column) => column !== null));
+  for (const [field, column] of Object.entries(suggestMapping(run.schema.fields, headers))) {
+    if (!open(field) || (out[field] ?? null) !== null || column === null || taken.has(column)) continue;
+    out[field] = column;
+    taken.add(column);
+  }
+  return out;
+}
+
+/**
+ * The mapping on another worksheet: each field keeps its column where the sheet has one, and a field without one
+ * takes what the sheet's headers suggest (a free column); a sheet the reviewer worked on before gets back its
+ * fields' columns as they were then, unmapped ones too (not those carried or suggested from here).
  */
 function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
   const carried = mappingForHeaders(run.mapping_rule, headers);
   const before = run.sheet_mappings?.[sheet];
-  if (!before) return carried;
+  if (!before) return suggestedWhereFree(run, carried, headers, () => true);
   // Its fields as they were there, those left unmapped too; a field it did not have yet takes the carried column if free.
   const restored = mappingForHeaders(before, headers);
   const taken = new Set(Object.values(restored).filter((column) => column !== null));
@@ -222,7 +231,7 @@ function mappingOnSheet(run: RunState, sheet: string, headers: string[]): Mappin
       .filter(([field]) => !(field in restored))
       .map(([field, column]) => [field, column !== null && taken.has(column) ? null : column]),
   );
-  return { ...added, ...restored };
+  return suggestedWhereFree(run, { ...added, ...restored }, headers, (field) => !(field in restored));
 }
 
 /** Remembered picklist value mappings must still fit the run's schema (each is checked as a reviewer's fix would be). */

@@ -86,6 +86,24 @@ describe('choosing a sheet', () => {
     expect(event.type === 'SheetChosen' && event.data.mapping_rule).toEqual({ email: 'E-mail', name: null });
   });
 
+  it("gives a field without a column on the new sheet what the sheet's headers suggest, where that column is free", () => {
+    // A cover sheet the review opened on: nothing mapped there. On the table, its headers are matched.
+    const cover: RunEvent = { ...workbookParsed, data: { ...workbookParsed.data, source_headers: ['Quarterly report'] } };
+    const nothing: RunEvent = { ...prepared, data: { ...prepared.data, mapping_rule: { email: null, name: null } } };
+    const history = [created({ filename: 'people.xlsx' }), uploaded, cover, nothing];
+    const read = { source_headers: ['Order', 'Name', 'Email'], input_has_header: true, total_rows: 5 };
+    const [event] = decide(choose('Orders', T0, read), fold(history));
+    expect(event.type === 'SheetChosen' && event.data.mapping_rule).toEqual({ email: 'Email', name: 'Name' });
+    // A column the mapping carries by name is not suggested for a second field.
+    const carried: RunEvent[] = [
+      ...workbookReview,
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'Email', name: null }, edited_at: T0 } },
+    ];
+    const onlyEmail = { source_headers: ['Email', 'Notes'], input_has_header: true, total_rows: 5 };
+    const [kept] = decide(choose('Orders', T0, onlyEmail), fold(carried));
+    expect(kept.type === 'SheetChosen' && kept.data.mapping_rule).toEqual({ email: 'Email', name: null });
+  });
+
   it("gives a sheet back the columns its fields had when the reviewer returns to it, whatever the other sheet's mapping", () => {
     const peopleMapping = { email: 'E-mail', name: 'Full name' };
     let history: RunEvent[] = [...workbookReview, { type: 'MappingEdited', data: { mapping_rule: peopleMapping, edited_at: T0 } }];

@@ -74,49 +74,61 @@ async function readWorkbook(pkg: XlsxPackage, watch: StallWatch, limits: TableLi
 /** A read's failure as the reader reports it: what yauzl, zlib or saxes could not read is a cut or corrupted part. */
 const asSourceProblem = (err: unknown): SourceProblem => (err instanceof SourceProblem ? err : damaged());
 
+/** A cover sheet's most rows: a report's title, its date, who made it, a note or two, each one value. */
+const COVER_MOST_ROWS = 6;
+
 /**
- * How many rows with text a worksheet has, counted up to `most`, reading the part only up to that
- * row. A row the limits refuse (too many columns, a vast value) counts as data, and as `most`: that
- * sheet fails only if it is the one read.
+ * How a worksheet starts: how many rows with text it has, counted up to `most`, and whether any of them holds two
+ * values or more (a table's row; a cover's rows hold one each), reading the part only up to that row. A row the
+ * limits refuse (too many columns, a vast value) counts as two rows of data but not as a table's: that sheet fails
+ * only if it is the one read, so another sheet with a table is preferred to it.
  */
-async function rowsUpTo(
+async function sheetStart(
   pkg: XlsxPackage,
   sheet: string,
   ctx: CellContext,
   watch: StallWatch,
   limits: TableLimits,
   most: number,
-): Promise<number> {
+): Promise<{ rows: number; wide: boolean }> {
   const rows = new SheetRows(ctx, limits);
   const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
   let found = 0;
+  let wide = false;
   try {
-    for (let done = false; !done;) {
+    for (let done = false; !done && found < most;) {
       done = (await parts.next()).done === true;
-      found += rows.take().length;
-      if (found >= most) return most;
+      for (const row of rows.take().slice(0, most - found)) {
+        found++;
+        wide ||= row.filter((cell) => cell.trim() !== '').length >= 2;
+      }
     }
-    return found;
+    return { rows: found, wide };
   } catch (err) {
-    if (err instanceof SourceProblem && (err.kind === 'tooManyColumns' || err.kind === 'fieldTooLarge')) return most;
+    if (err instanceof SourceProblem && (err.kind === 'tooManyColumns' || err.kind === 'fieldTooLarge')) return { rows: 2, wide: false };
     throw err;
   } finally {
     await parts.return(undefined);
   }
 }
 
-/** A worksheet as listed, with how many rows it has up to two: a header and a row of data. */
-type ListedSheet = SheetInfo & { rows: number };
+/**
+ * A worksheet as listed, with how many rows it has up to one past a cover's, and whether it reads as a cover: at most
+ * COVER_MOST_ROWS rows, each of one value.
+ */
+type ListedSheet = SheetInfo & { rows: number; cover: boolean };
 
 /**
- * The sheet a workbook opens on: the first visible one with a row under its first (a header and data);
- * else the first visible one with a row at all; else the same among hidden ones; else the first. A
- * sheet of one row, such as a cover or a notes sheet before the table, was opened and showed no rows.
+ * The sheet a workbook opens on: the first visible one with a row under its first (a header and data) that is not a
+ * cover; else the first visible one with such a row; else the first visible one with a row at all; else the same
+ * among hidden ones; else the first. A sheet of one row, or a cover before the table ("Order report Q1" over
+ * "Confidential"), was opened and showed no table.
  */
 function openingSheet(sheets: ListedSheet[]): SheetInfo | undefined {
   const visible = sheets.filter((s) => s.state === 'visible');
   const withRows = (among: ListedSheet[], rows: number) => among.find((s) => s.rows >= rows);
-  return withRows(visible, 2) ?? withRows(visible, 1) ?? withRows(sheets, 2) ?? withRows(sheets, 1) ?? sheets[0];
+  const tables = visible.filter((s) => !s.cover);
+  return withRows(tables, 2) ?? withRows(visible, 2) ?? withRows(visible, 1) ?? withRows(sheets, 2) ?? withRows(sheets, 1) ?? sheets[0];
 }
 
 /**
@@ -188,12 +200,12 @@ export async function openXlsx(
   }
   try {
     if (typeof options.sheet === 'object') {
-      // Listing reads every worksheet up to its first row: the choice is made before the rows are read.
+      // Listing reads every worksheet up to one row past a cover's: the choice is made before the rows are read.
       workbook = await readWorkbook(pkg, watch, limits);
       listed = [];
       for (const entry of workbook.sheets) {
-        const rows = await rowsUpTo(pkg, entry.part, workbook.ctx, watch, limits, 2);
-        listed.push({ name: entry.name, state: entry.state, has_data: rows > 0, rows });
+        const { rows, wide } = await sheetStart(pkg, entry.part, workbook.ctx, watch, limits, COVER_MOST_ROWS + 1);
+        listed.push({ name: entry.name, state: entry.state, has_data: rows > 0, rows, cover: rows <= COVER_MOST_ROWS && !wide });
       }
     }
   } catch (err) {

@@ -102,6 +102,27 @@ describe('choosing the sheet (ingestion)', () => {
     expect(await rowsOf(opened)).toEqual([['Email', 'Name']]);
   });
 
+  it("skips a visible cover (up to six rows of one value each) for the first sheet with a table's row of two values", async () => {
+    const cover = { name: 'Cover', rows: [['Order report Q1 2024'], ['Confidential'], ['Prepared by Finance']] };
+    const table = await open(await threeSheets(cover), { sheet: { choose: true } });
+    expect(table.sheets![0]).toEqual({ name: 'Cover', state: 'visible', has_data: true });
+    expect(table.sheet).toBe('People');
+    // A one-column list is no cover once it has more rows than a cover's; nor is a sheet with a row of two values.
+    const list = { name: 'List', rows: Array.from({ length: 7 }, (_, i) => [`u${i}@x.org`]) };
+    expect((await open(await threeSheets(list), { sheet: { choose: true } })).sheet).toBe('List');
+    const short = {
+      name: 'Short',
+      rows: [
+        ['Email', 'Name'],
+        ['ann@x.org', 'Ann'],
+      ],
+    };
+    expect((await open(await threeSheets(short), { sheet: { choose: true } })).sheet).toBe('Short');
+    // Covers alone: the first of them still opens.
+    const covers = await workbookOf([cover, { name: 'Notes', rows: [['a'], ['b']] }]);
+    expect((await open(covers, { sheet: { choose: true } })).sheet).toBe('Cover');
+  });
+
   it('skips a very hidden sheet too', async () => {
     const table = await open(await threeSheets({ name: 'Macro', state: 'veryHidden', rows: [['x']] }), { sheet: { choose: true } });
     expect(table.sheets![0]).toEqual({ name: 'Macro', state: 'veryHidden', has_data: true });
