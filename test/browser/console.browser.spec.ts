@@ -797,7 +797,8 @@ describe('customer console in Chromium', () => {
       }),
     );
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    await page.getByRole('alert').getByText('No webhook URL is set: save one in the webhook settings first.').waitFor();
+    // Refused for the field: its reason beside it, as a refused save's.
+    await page.locator('#webhook-url-error', { hasText: 'No webhook URL is set: save one in the webhook settings first.' }).waitFor();
     await page.unroute('**/console/api/webhook/test');
   });
 
@@ -908,9 +909,25 @@ describe('customer console in Chromium', () => {
     await screenshot(page, 'console-webhook');
 
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    await status(page).getByText('The test event was delivered', { exact: false }).waitFor();
+    // The URL is set apart from the words around it (U+2068/U+2069), as every value the catalog puts in a sentence.
+    await status(page)
+      .getByText(/The test event to \u2068?http:\/\/127\.0\.0\.1:\d+\/hooks\?case=browser\u2069? was delivered/)
+      .waitFor();
     const test = receiver.received.filter((r) => r.path.includes('case=browser')).pop()!;
     expect(test.headers['x-service-webhook-secret']).toBe(after);
+    // A URL typed and not saved is the one tested, and the message says it is not saved; the saved one stays.
+    await page.getByLabel('Webhook URL').fill(`${receiver.url}/hooks?case=unsaved`);
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await status(page).getByText('That URL is not saved yet', { exact: false }).waitFor();
+    expect(receiver.received.some((r) => r.path.includes('case=unsaved'))).toBe(true);
+    await expect(page.evaluate(async () => (await (await fetch('/console/api/webhook')).json()).data.url as string)).resolves.toBe(
+      `${receiver.url}/hooks?case=browser`,
+    );
+    // A URL the test refuses is marked in its field, as a refused save is.
+    await page.getByLabel('Webhook URL').fill('not a url');
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.locator('#webhook-url-error').waitFor();
+    await expect(page.getByLabel('Webhook URL').getAttribute('aria-invalid')).resolves.toBe('true');
   });
 
   it('finds a failed delivery and sends it again; the receiver gets it', async () => {
@@ -1619,7 +1636,7 @@ describe('customer console in Chromium', () => {
     await member.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
     // A new organization's delivery log says none was sent yet; with a filter, that none matches.
     await goto(member, '/console/webhook');
-    await member.getByText('No webhook has been sent yet.', { exact: false }).waitFor();
+    await member.getByText('No run has sent a webhook yet.', { exact: false }).waitFor();
     await member.getByLabel('Outcome').selectOption('failed');
     await member.getByText('No delivery matches.').waitFor();
     await member.context().close();
@@ -1932,7 +1949,9 @@ describe('customer console in Chromium', () => {
     await status(p).getByText('The default webhook URL is saved.').waitFor();
     receiver.plan.push('error');
     await p.getByRole('button', { name: 'Send a test event' }).click();
-    await alert.filter({ hasText: 'The test event was not delivered' }).waitFor();
+    await alert
+      .filter({ hasText: /The test event to \u2068?http:\/\/127\.0\.0\.1:\d+\/hooks\?case=audit-test\u2069? was not delivered/ })
+      .waitFor();
     await goto(p, '/console/audit');
     await p.getByText(`sent a test event to ${receiver.url}/hooks?case=audit-test: it was not delivered`).waitFor();
 

@@ -49,22 +49,32 @@ function DefaultUrl({ editable }: { editable: boolean }) {
       announce(refusalText(failure, ['url']), 'error');
     }
   };
+  // The test goes to the URL in the field, saved or not: a person who typed a new one means to try that one, and a
+  // test of the saved URL said "delivered" for an address never contacted.
   const sendTest = useAction(async () => {
+    const raw = formRef.current ? new FormData(formRef.current).get('url') : null;
+    const typed = typeof raw === 'string' ? raw.trim() : '';
+    const saved = settings.data?.data.url ?? '';
+    const unsaved = typed !== '' && typed !== saved ? ` ${t('webhook.test_unsaved')}` : '';
     announce(t('webhook.test_sending'));
     try {
       const { data } = await api<{ data: { delivered: boolean; status_code: number | null; error: string | null; duration_ms: number } }>(
         'POST',
         '/webhook/test',
-        {},
+        typed ? { url: typed } : {},
       );
+      setErrors({});
+      const url = typed || saved;
       announce(
-        data.delivered
-          ? t('webhook.test_ok', { code: data.status_code ?? '', ms: data.duration_ms })
-          : t('webhook.test_failed', { reason: data.error ?? String(data.status_code), ms: data.duration_ms }),
+        (data.delivered
+          ? t('webhook.test_ok', { url, code: data.status_code ?? '', ms: data.duration_ms })
+          : t('webhook.test_failed', { url, reason: data.error ?? String(data.status_code), ms: data.duration_ms })) + unsaved,
         data.delivered ? 'ok' : 'error',
       );
     } catch (err) {
-      announce(failureText(err as ApiFailure), 'error');
+      const failure = err as ApiFailure;
+      setErrors(failure.fields ?? {});
+      announce(failure.fields ? refusalText(failure, ['url']) : failureText(failure), 'error');
     }
   });
   return (
