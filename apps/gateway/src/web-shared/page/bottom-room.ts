@@ -17,7 +17,10 @@ export function useBottomRoom(element: RefObject<HTMLElement | null>, shown: boo
       root.style.removeProperty('--bottom-room');
       return;
     }
-    const measure = () => root.style.setProperty('--bottom-room', `${Math.ceil(at.getBoundingClientRect().height)}px`);
+    const measure = () => {
+      root.style.setProperty('--bottom-room', `${Math.ceil(at.getBoundingClientRect().height)}px`);
+      keepFocusClearOf(at);
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(at);
@@ -26,4 +29,17 @@ export function useBottomRoom(element: RefObject<HTMLElement | null>, shown: boo
       root.style.removeProperty('--bottom-room');
     };
   }, [element, shown]);
+}
+
+/**
+ * A message that appears over the control that has the focus (the e-mail field an invitation was just sent from, at
+ * 360 px) leaves the person typing into what they cannot see: the control is scrolled above it. Scrolling by focus
+ * alone does not happen then, the focus not having moved.
+ */
+function keepFocusClearOf(at: HTMLElement): void {
+  const focused = document.activeElement;
+  if (!(focused instanceof HTMLElement) || focused === document.body || at.contains(focused)) return;
+  const bar = at.getBoundingClientRect();
+  const control = focused.getBoundingClientRect();
+  if (control.bottom > bar.top && control.top < bar.bottom) focused.scrollIntoView({ block: 'nearest' });
 }
