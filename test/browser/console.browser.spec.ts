@@ -412,6 +412,8 @@ describe('customer console in Chromium', () => {
     await due.getByText('Checks: pattern, range, length, unique').click();
     await due.getByLabel('Earliest date').fill('2024-01-01');
     await due.getByLabel('Pattern (regular expression)').fill('(abc');
+    // "Rewrite dates" without the pattern they are rewritten to: said at "To pattern", in the form's words.
+    await due.getByLabel('Rewrite dates').check();
     // A set naming a field twice: its message in the form's words, with its line.
     await page.getByLabel('Unique together').fill('code, code');
     await page.getByLabel('Validation hook URL').fill('https://hooks.example.com/check');
@@ -432,6 +434,9 @@ describe('customer console in Chromium', () => {
     await expect(messageOf(due.getByLabel('Pattern (regular expression)'))).resolves.toBe(
       'The pattern is not a valid regular expression: a closing parenthesis ) is missing (at (abc).',
     );
+    const rewriteTo = due.getByLabel('To pattern');
+    await expect(rewriteTo.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(messageOf(rewriteTo)).resolves.toBe('Write the pattern the dates are rewritten to, such as yyyy-MM-dd.');
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [1280, 360]) {
@@ -448,6 +453,7 @@ describe('customer console in Chromium', () => {
     await pattern.fill('^[A-Z]{2}-\\d{3}$');
     await fewest.fill('');
     await due.getByLabel('Pattern (regular expression)').fill('');
+    await due.getByLabel('Rewrite dates').uncheck();
     await page.getByLabel('Unique together').fill('code, due');
     await page.getByRole('button', { name: 'Create the schema' }).click();
     await page.getByRole('heading', { name: 'Schema Checked', level: 1 }).waitFor();

@@ -1,4 +1,5 @@
-import { personalCheckMessage, personalSetMessage } from './page/check-messages';
+import { validateTransformations } from '@app/domain';
+import { personalCheckMessage, personalSetMessage, personalTransformationMessage } from './page/check-messages';
 import {
   checksFromSchema,
   fieldsFromRows,
@@ -196,6 +197,21 @@ describe("the console's schema form model", () => {
     const tier = rowsFromFields(fromApi.fields).find((r) => r.name === 'tier')!;
     expect(tier.allowed_values).toBe('gold\nsilver | Silver');
     expect(fieldsFromRows([tier]).tier).toMatchObject({ allowed_values: [{ value: 'gold' }, { value: 'silver', label: 'Silver' }] });
+  });
+
+  it('places the API\'s messages about "Rewrite dates" at the pattern they are about, in the form\'s words; others stay as written', () => {
+    const t = (key: string, params: Record<string, string | number> = {}) =>
+      Object.keys(params).length ? `${key}(${Object.values(params).join(', ')})` : key;
+    // The domain's own messages, so that a change of their words shows here.
+    const said = (options: unknown) => validateTransformations({ date_format: options }).map((m) => personalTransformationMessage(m, t));
+    expect(said({ enabled: true })).toEqual([{ input: 'df-to', text: 'transformation.to_missing' }]);
+    expect(said({ enabled: true, to: 'no pattern' })).toEqual([{ input: 'df-to', text: 'transformation.not_a_pattern(no pattern)' }]);
+    expect(said({ enabled: true, to: 'yyyy-MM-dd', from: 'qq; "x" is not one' })).toEqual([
+      { input: 'df-from', text: 'transformation.not_a_pattern(qq; "x" is not one)' },
+    ]);
+    expect(said({ enabled: true, to: 'yyyy-MM-dd', from: 3 })).toEqual([{ input: 'df-from', text: 'transformation.from_not_text' }]);
+    const other = validateTransformations({ shout: { enabled: true } })[0];
+    expect(personalTransformationMessage(other, t)).toEqual({ input: null, text: other });
   });
 
   it("says the API's messages about checks in the form's words; one it does not know, as the API wrote it", () => {

@@ -57,3 +57,22 @@ export function personalSetMessage(message: string, t: Translate): string {
   if (message === 'A field may be named only once in a set of unique_with.') return t('schema.set_repeats');
   return message;
 }
+
+/** Which input of "Rewrite dates" a transformations message is about, and what the console says there. */
+export interface DateRewriteMessage {
+  input: 'df-from' | 'df-to' | null;
+  text: string;
+}
+
+/**
+ * One of the API's messages about a field's transformations (libs/domain/src/fields/transformations.ts), placed at the
+ * "Rewrite dates" pattern it is about and said in the form's words; any other is shown as the API wrote it, under
+ * the transformations.
+ */
+export function personalTransformationMessage(message: string, t: Translate): DateRewriteMessage {
+  if (message === 'date_format needs a "to" pattern.') return { input: 'df-to', text: t('transformation.to_missing') };
+  const wrong = /^date_format "(to|from)" must be a date pattern such as [^;]+; "([\s\S]*)" is not one\.$/.exec(message);
+  if (wrong) return { input: wrong[1] === 'to' ? 'df-to' : 'df-from', text: t('transformation.not_a_pattern', { pattern: wrong[2] }) };
+  if (message === 'date_format "from" must be a pattern string.') return { input: 'df-from', text: t('transformation.from_not_text') };
+  return { input: null, text: message };
+}

@@ -1,7 +1,7 @@
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
-import { personalCheckMessage, personalSetMessage } from '../check-messages';
+import { personalCheckMessage, personalSetMessage, personalTransformationMessage } from '../check-messages';
 import { t } from '../i18n';
 import { navigate, useLeaveWarning } from '../router';
 import {
@@ -351,7 +351,13 @@ function fieldErrors(errors: Record<string, string[]>, row: FieldRow): Record<st
       const said = CHECK_OPTIONS.includes(option as (typeof CHECK_OPTIONS)[number])
         ? messages.map((m) => personalCheckMessage(m, isDateType(row.data_type), t))
         : messages;
-      out[option] = [...(out[option] ?? []), ...said];
+      if (option === 'transformations')
+        // A "Rewrite dates" pattern's message goes beside that pattern's input, which it marks invalid.
+        for (const { input, text } of messages.map((m) => personalTransformationMessage(m, t))) {
+          const at = input ?? option;
+          out[at] = [...(out[at] ?? []), text];
+        }
+      else out[option] = [...(out[option] ?? []), ...said];
     }
   }
   return out;
@@ -563,7 +569,9 @@ function FieldEditor({
                 id={id('df-from')}
                 value={row.date_format.from}
                 onInput={(e) => onChange({ date_format: { ...row.date_format, from: (e.target as HTMLInputElement).value } })}
+                {...errorProps(id('df-from-error'), errors['df-from'])}
               />
+              <FieldError id={id('df-from-error')} messages={errors['df-from']} />
             </div>
             <div>
               <label for={id('df-to')}>{t('transformation.to')}</label>
@@ -571,7 +579,9 @@ function FieldEditor({
                 id={id('df-to')}
                 value={row.date_format.to}
                 onInput={(e) => onChange({ date_format: { ...row.date_format, to: (e.target as HTMLInputElement).value } })}
+                {...errorProps(id('df-to-error'), errors['df-to'])}
               />
+              <FieldError id={id('df-to-error')} messages={errors['df-to']} />
             </div>
           </div>
         )}
