@@ -130,7 +130,7 @@ function amountAffix(s: string, paren: '(' | ')'): AmountAffix | null {
  * dropped: the number is the one written (a field whose number_format says percent reads it as
  * a percentage). Anything that is not then a number ("N/A", "12 apples") is left as it was.
  */
-function normaliseAmount(value: string, decimal: ',' | '.', outputDecimal: string): string {
+function normaliseAmount(value: string, decimal: ',' | '.', outputDecimal: string, whole: boolean): string {
   const t = asciiNumerals(value.replace(BIDI_MARKS, '')).trim();
   let first = -1;
   let last = -1;
@@ -153,6 +153,9 @@ function normaliseAmount(value: string, decimal: ',' | '.', outputDecimal: strin
   n = n.replace(separator === ',' ? /\./g : /,/g, '');
   if (separator === ',') n = n.replace(',', '.');
   if (!isDecimalNumber(n) || /^[+-]/.test(n)) return value;
+  // For a whole-number field, decimals that are all zeros say nothing ("1.000" read with a decimal point is 1): written
+  // without them, so that the field takes the value (it refuses "1.000", which may be a thousand).
+  if (whole) n = n.replace(/\.0+$/, '');
   const negative = head.paren !== (head.minus || tail.minus);
   const out = negative ? `-${n}` : n;
   return outputDecimal === '.' ? out : out.replace('.', outputDecimal);
@@ -189,6 +192,8 @@ export interface NormaliserOptions {
   decimal_separator?: ',' | '.';
   /** For `amount`: the decimal mark the field's number_format reads ("." when it has none). */
   output_decimal?: string;
+  /** For `amount`: the field takes whole numbers (an `integer`): decimals that are all zeros are left off. */
+  whole_number?: boolean;
   /** For `date`: the second pattern the values are written in. */
   date_pattern?: string;
   /** For `date`: the pattern the field delivers (its date_format's `to`, its format, or yyyy-MM-dd). */
@@ -205,7 +210,8 @@ export function compileNormaliser(name: Normaliser, options: NormaliserOptions):
     case 'amount': {
       const output = options.output_decimal ?? '.';
       const decimal = options.decimal_separator ?? (output === ',' ? ',' : '.');
-      return (v) => (v.trim() === '' ? v : normaliseAmount(v, decimal, output));
+      const whole = options.whole_number === true;
+      return (v) => (v.trim() === '' ? v : normaliseAmount(v, decimal, output, whole));
     }
     case 'url':
       return normaliseUrl;

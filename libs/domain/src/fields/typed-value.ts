@@ -165,11 +165,19 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition, options: T
   return compilePlainNumberCheck(integer);
 }
 
+/**
+ * A whole number written with `.000` after one to three digits: a thousand ("1.000", de-DE, es, it, ...) or one to the
+ * thousandth ("1.000", en, a quantity to three places). Read plainly it is 1, and a file that groups thousands so
+ * lost three zeros without a word: a whole-number field takes it as a problem, which the review's amount fix
+ * resolves with the decimal mark the reviewer names.
+ */
+const THOUSAND_OR_THOUSANDTHS = /^[+-]?\d{1,3}\.000$/;
+
 /** A plain number with a `.` decimal point (an exponent too), exact as written. */
 function compilePlainNumberCheck(integer: boolean): Check {
   return (raw) => {
     const t = raw.trim();
-    if (!isDecimalNumber(t)) return { value: raw, problem: 'type' };
+    if (!isDecimalNumber(t) || (integer && THOUSAND_OR_THOUSANDTHS.test(t))) return { value: raw, problem: 'type' };
     const n = Number(t);
     if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || !carriesExactly(t, n, integer)) return { value: raw, problem: 'type' };
     return { value: n, problem: null };

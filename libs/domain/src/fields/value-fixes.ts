@@ -44,6 +44,7 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
   return compileNormaliser(fix.normaliser, {
     decimal_separator: fix.decimal_separator,
     output_decimal: field.number_format ? decimalMarkOf(field.number_format) : '.',
+    whole_number: field.data_type === 'integer',
     date_pattern: fix.date_pattern,
     target_pattern: deliveredDatePattern(field),
   });

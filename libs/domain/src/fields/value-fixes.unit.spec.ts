@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FieldDefinition } from '@app/contracts';
 import { planFields, cellOf } from './map-row';
 import { compileNormaliser } from './normalisers';
-import { isDecimalNumber } from './typed-value';
+import { compileTypeCheck, isDecimalNumber } from './typed-value';
 import { MAX_FIX_TEXT } from './fix-limits';
 import { compileFieldFixes, fixedValueLimit, readValueFix, type AppliedFix } from './value-fixes';
 
@@ -140,6 +140,28 @@ describe('value fixes', () => {
     field: fieldName,
     fix: f,
     fixed_at: '2026-01-01T00:00:00Z',
+  });
+
+  it('a whole-number field refuses "1.000" (a thousand, or one to three places), and the amount fix reads it as the reviewer says', () => {
+    const quantity = field({ data_type: 'integer' });
+    const check = compileTypeCheck(quantity);
+    for (const raw of ['1.000', '-250.000', ' 12.000 ']) expect(check(raw)).toEqual({ value: raw, problem: 'type' });
+    // Other whole numbers as before; a decimal field still reads "1.000" as 1.
+    expect(check('1000')).toEqual({ value: 1000, problem: null });
+    expect(check('2.0')).toEqual({ value: 2, problem: null });
+    expect(check('1234.000')).toEqual({ value: 1234, problem: null });
+    expect(compileTypeCheck(field({ data_type: 'number' }))('1.000')).toEqual({ value: 1, problem: null });
+    const amount = (decimal: ',' | '.') =>
+      compileFieldFixes([fix(1, { kind: 'normalise', normaliser: 'amount', decimal_separator: decimal })], 'f', quantity)!;
+    expect(check(amount(',')('1.000', 1))).toEqual({ value: 1000, problem: null });
+    expect(check(amount('.')('1.000', 1))).toEqual({ value: 1, problem: null });
+    // Only a whole-number field loses the zeros: an amount keeps its cents.
+    const price = compileFieldFixes(
+      [fix(1, { kind: 'normalise', normaliser: 'amount', decimal_separator: '.' })],
+      'f',
+      field({ data_type: 'number' }),
+    )!;
+    expect(price('1250.00', 1)).toBe('1250.00');
   });
 
   it('costs nothing for a field without fixes', () => {
