@@ -1186,6 +1186,25 @@ describe('customer console in Chromium', () => {
     expect(await badgeOf('canceled.csv')).toEqual(['Review canceled', 'badge tone-neutral']);
     expect(await badgeOf('waiting.csv')).toEqual(['In review', 'badge tone-neutral']);
     expect(await badgeOf('customers.csv')).toEqual(['Completed', 'badge tone-ok']);
+
+    // A run waiting for its file says what starts it, by when, and offers the address to copy; sent there, it starts.
+    const pending = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: key,
+      body: { schema_id: schema, filename: 'later.csv' },
+    });
+    await goto(page, `/console/runs/${pending.body.id}`);
+    const waitingFor = page.getByRole('region', { name: 'Waiting for the file' });
+    await waitingFor.getByText('sent with PUT to this address', { exact: false }).waitFor();
+    await expect(waitingFor.locator('code').textContent()).resolves.toBe(pending.body.upload.url);
+    await waitingFor.getByText('Content-Type: text/csv', { exact: false }).waitFor();
+    await waitingFor.getByRole('button', { name: 'Copy the upload address' }).waitFor();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-run-awaiting-upload');
+    await upload(pending.body, 'Email,Tier\nbo@example.com,gold\n');
+    await waitForRun(svc, key, pending.body.id, (r) => r.review_state === 'active');
+    await page.reload();
+    await page.getByRole('link', { name: 'Open the review' }).waitFor();
+    await expect(page.getByRole('region', { name: 'Waiting for the file' }).count()).resolves.toBe(0);
   });
 
   it('invites a viewer who can look but never sees the secret or a key', async () => {

@@ -147,6 +147,7 @@ function RunSummary({ run }: { run: Run }) {
           {t('run.failed', { code: run.error.code })} {run.error.message}
         </p>
       )}
+      {run.status === 'awaiting_upload' && <AwaitingUpload run={run} />}
       <div class="actions">
         {reviewOpen && run.review_url && (
           <>
@@ -164,6 +165,33 @@ function RunSummary({ run }: { run: Run }) {
         )}
       </div>
     </>
+  );
+}
+
+/**
+ * What a run waiting for its file needs next: the upload instructions (owners and admins; a viewer's run has none,
+ * as they start it), with when they lapse, in place of the folded resource where they were the only word of it.
+ */
+function AwaitingUpload({ run }: { run: Run }) {
+  const upload = run.upload as { url: string; method: string; headers?: Record<string, string>; expires_at: string } | undefined;
+  if (!upload) return <p class="notice">{t('run.awaiting_upload_viewer')}</p>;
+  const headers = Object.entries(upload.headers ?? {});
+  return (
+    <section class="notice" aria-labelledby="upload-title">
+      <h2 id="upload-title">{t('run.upload_title')}</h2>
+      <p>{t('run.upload_intro', { method: upload.method, expires: formatDate(upload.expires_at) })}</p>
+      <p>
+        <code class="secret">{upload.url}</code>
+      </p>
+      {headers.length > 0 && (
+        <p>
+          {t('run.upload_headers')} {headers.map(([name, value]) => `${name}: ${value}`).join(', ')}
+        </p>
+      )}
+      <div class="actions">
+        <CopyButton text={upload.url} label={t('run.copy_upload')} />
+      </div>
+    </section>
   );
 }
 
