@@ -1,7 +1,7 @@
 import { type Paged } from '../api';
 import { formatDate, t } from '../i18n';
 import { navigate } from '../router';
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useLoad } from '../use-load';
 import { errorProps, FieldError } from './field-error';
 import { RunBadge } from './run-badge';
@@ -95,6 +95,15 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
     }
   }, [shown]);
 
+  // Filters applied with "Show runs": the list that answers them is said in the status (the focus stays on the button,
+  // and a screen reader heard nothing of the new list).
+  const appliedByPerson = useRef(false);
+  useEffect(() => {
+    if (!appliedByPerson.current || !data) return;
+    appliedByPerson.current = false;
+    announce(data.meta.total === 0 ? t('runs.none_filtered') : t('runs.caption', { count: data.meta.total }));
+  }, [data]);
+
   const apply = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
@@ -112,6 +121,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
       return;
     }
     setRangeRefused(false);
+    appliedByPerson.current = true;
     navigate(`/console/runs${next.size ? `?${next}` : ''}`);
   };
   const rangeMessages = rangeRefused
