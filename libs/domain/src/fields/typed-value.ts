@@ -160,7 +160,11 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition, options: T
     // the plain check's: 1.234 in an integer field is no whole number, not 1234 in the locale. Text cells that are
     // no plain number (1.234,5; 12 %) are read in the number_format, as in a text file.
     const plain = compilePlainNumberCheck(integer);
-    return (raw) => (isDecimalNumber(raw.trim()) ? plain(raw) : formatted(raw));
+    // A number cell never reads "1.000" (it is written as the number, 1): such a value is a text cell, in the locale.
+    return (raw) => {
+      const t = raw.trim();
+      return isDecimalNumber(t) && !(integer && isThousandOrThousandths(t)) ? plain(raw) : formatted(raw);
+    };
   }
   return compilePlainNumberCheck(integer);
 }
@@ -171,13 +175,16 @@ function compileNumberCheck(integer: boolean, field: FieldDefinition, options: T
  * lost three zeros without a word: a whole-number field takes it as a problem, which the review's amount fix
  * resolves with the decimal mark the reviewer names.
  */
-const THOUSAND_OR_THOUSANDTHS = /^[+-]?\d{1,3}\.000$/;
+const THOUSAND_OR_THOUSANDTHS = /^[+-]?[1-9]\d{0,2}\.000$/;
+
+/** Whether a trimmed plain number is a whole-number field's "1.000" (its end checked first: the path of every cell). */
+const isThousandOrThousandths = (t: string): boolean => t.endsWith('.000') && THOUSAND_OR_THOUSANDTHS.test(t);
 
 /** A plain number with a `.` decimal point (an exponent too), exact as written. */
 function compilePlainNumberCheck(integer: boolean): Check {
   return (raw) => {
     const t = raw.trim();
-    if (!isDecimalNumber(t) || (integer && THOUSAND_OR_THOUSANDTHS.test(t))) return { value: raw, problem: 'type' };
+    if (!isDecimalNumber(t) || (integer && isThousandOrThousandths(t))) return { value: raw, problem: 'type' };
     const n = Number(t);
     if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || !carriesExactly(t, n, integer)) return { value: raw, problem: 'type' };
     return { value: n, problem: null };

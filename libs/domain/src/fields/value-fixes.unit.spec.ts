@@ -151,6 +151,11 @@ describe('value fixes', () => {
     expect(check('2.0')).toEqual({ value: 2, problem: null });
     expect(check('1234.000')).toEqual({ value: 1234, problem: null });
     expect(compileTypeCheck(field({ data_type: 'number' }))('1.000')).toEqual({ value: 1, problem: null });
+    // Zero either way; and a workbook's text cell in a field whose number_format groups thousands reads as the locale says.
+    expect(check('0.000')).toEqual({ value: 0, problem: null });
+    const german = field({ data_type: 'integer', number_format: { locale: 'de-DE' } });
+    expect(compileTypeCheck(german, { workbookNumbers: true })('1.000')).toEqual({ value: 1000, problem: null });
+    expect(compileTypeCheck(german)('1.000')).toEqual({ value: 1000, problem: null });
     const amount = (decimal: ',' | '.') =>
       compileFieldFixes([fix(1, { kind: 'normalise', normaliser: 'amount', decimal_separator: decimal })], 'f', quantity)!;
     expect(check(amount(',')('1.000', 1))).toEqual({ value: 1000, problem: null });

@@ -1,3 +1,4 @@
+import { isEmailAddress } from '../fields/typed-value';
 /**
  * Decides whether the first row of a table is a header, from a sample of its first rows.
  * A header row has no empty cells and no cell that looks like data (a number or a date), and its names are unique,
@@ -35,18 +36,34 @@ export function detectHeader(sample: string[][]): boolean {
   if (trimmed.some((c, i) => c === '' && !emptyColumn(i))) return false;
   const named = trimmed.filter((c) => c !== '');
   if (named.length === 0 || named.some((c) => DATA_LIKE.test(c))) return false;
-  // An e-mail address over a column of them is the table's first record, not a name.
-  if (trimmed.some((c, i) => c.includes('@') && mostly(columnBelow(below, i), (v) => v.includes('@')))) return false;
+  // An e-mail address over a column of them is the table's first record, not a name (a name that only shows one,
+  // "Email (name@example.com)", is still a name).
+  if (trimmed.some((c, i) => isEmailAddress(c) && mostly(columnBelow(below, i), isEmailAddress))) return false;
   const distinct = new Set(named).size;
   return distinct === named.length || (distinct >= 2 && distinct * 2 > named.length && repeatedNamesOverData(trimmed, below));
 }
 
-/** Values of a column below, of which more than half are data-like (numbers, dates) or e-mail addresses, over a name that is neither. */
+/** A cell a record leaves for "no value": never a column's name, and repeated in a record as names never are. */
+const PLACEHOLDER = /^(?:n\/?a|none|null|nil|unknown|tbd|tba|k\.?\s?a\.?|x|-+|\?+|\.+)$/i;
+
+/**
+ * Whether a row whose names repeat is a header all the same: every repeated name is a word (letters, not a
+ * placeholder such as n/a), and some name is over a column whose values are mostly data-like (numbers, dates) or
+ * e-mail addresses while it is neither.
+ */
 function repeatedNamesOverData(first: readonly string[], below: readonly string[][]): boolean {
-  // A headerless file's first record repeats values too ("Berlin,Berlin"): the names count only over a column whose
-  // values are of another kind than the name, which a record over records of the same table is not.
-  const dataOrAddress = (value: string) => DATA_LIKE.test(value) || value.includes('@');
-  return first.some((name, i) => name !== '' && !name.includes('@') && mostly(columnBelow(below, i), dataOrAddress));
+  // A headerless file's first record repeats values too ("Berlin,Berlin", "n/a,n/a" over numbers): the names count
+  // only as words over a column whose values are of another kind, which a record over records of the same table is not.
+  const seen = new Set<string>();
+  for (const name of first) {
+    if (name === '') continue;
+    if (seen.has(name) && (!/\p{L}/u.test(name) || PLACEHOLDER.test(name))) return false;
+    seen.add(name);
+  }
+  const dataOrAddress = (value: string) => DATA_LIKE.test(value) || isEmailAddress(value);
+  return first.some(
+    (name, i) => /\p{L}/u.test(name) && !PLACEHOLDER.test(name) && !isEmailAddress(name) && mostly(columnBelow(below, i), dataOrAddress),
+  );
 }
 
 /** The values of column `i` in these rows, trimmed, the empty ones left out. */

@@ -173,6 +173,29 @@ describe('header detection', () => {
       ],
       false,
     ],
+    // A placeholder repeated over numbers is a record's (n/a, -), not names.
+    [
+      [
+        ['Widget', 'n/a', 'n/a', 'Blue'],
+        ['Gadget', '12', '3', 'Red'],
+      ],
+      false,
+    ],
+    [
+      [
+        ['Widget', '-', '-', 'Blue'],
+        ['Gadget', '12', '3', 'Red'],
+      ],
+      false,
+    ],
+    // A name that shows an address as its example is a name.
+    [
+      [
+        ['Name', 'Email (name@example.com)', 'Company'],
+        ['Ann', 'ann@x.io', 'Acme'],
+      ],
+      true,
+    ],
     // Nor is a first record of unique text values whose e-mail address is over a column of them.
     [
       [

@@ -222,7 +222,14 @@ function suggestedWhereFree(run: RunState, mapping: MappingRule, headers: string
 function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
   const carried = mappingForHeaders(run.mapping_rule, headers);
   const before = run.sheet_mappings?.[sheet];
-  if (!before) return suggestedWhereFree(run, carried, headers, () => true);
+  if (!before) {
+    // Suggested for a field that loses its column here, or for every field when nothing was mapped (a review opened on
+    // a sheet whose names matched nothing): a field the reviewer left without a column stays so.
+    const rule = run.mapping_rule ?? {};
+    const nothingMapped = Object.values(rule).every((column) => column === null);
+    const lost = (field: string) => !Object.hasOwn(rule, field) || rule[field] !== null;
+    return suggestedWhereFree(run, carried, headers, (field) => nothingMapped || lost(field));
+  }
   // Its fields as they were there, those left unmapped too; a field it did not have yet takes the carried column if free.
   const restored = mappingForHeaders(before, headers);
   const taken = new Set(Object.values(restored).filter((column) => column !== null));

@@ -94,14 +94,20 @@ describe('choosing a sheet', () => {
     const read = { source_headers: ['Order', 'Name', 'Email'], input_has_header: true, total_rows: 5 };
     const [event] = decide(choose('Orders', T0, read), fold(history));
     expect(event.type === 'SheetChosen' && event.data.mapping_rule).toEqual({ email: 'Email', name: 'Name' });
-    // A column the mapping carries by name is not suggested for a second field.
-    const carried: RunEvent[] = [
+    // A field that loses its column takes the sheet's suggestion, unless another field already has that column.
+    const edited = (mapping_rule: Record<string, string | null>): RunEvent[] => [
       ...workbookReview,
-      { type: 'MappingEdited', data: { mapping_rule: { email: 'Email', name: null }, edited_at: T0 } },
+      { type: 'MappingEdited', data: { mapping_rule, edited_at: T0 } },
     ];
-    const onlyEmail = { source_headers: ['Email', 'Notes'], input_has_header: true, total_rows: 5 };
-    const [kept] = decide(choose('Orders', T0, onlyEmail), fold(carried));
-    expect(kept.type === 'SheetChosen' && kept.data.mapping_rule).toEqual({ email: 'Email', name: null });
+    const contacts = { source_headers: ['Email', 'Name'], input_has_header: true, total_rows: 5 };
+    const ruleOn = (history: RunEvent[]) => {
+      const [e] = decide(choose('Orders', T0, contacts), fold(history));
+      return e.type === 'SheetChosen' && e.data.mapping_rule;
+    };
+    expect(ruleOn(edited({ email: 'E-mail', name: 'Full name' }))).toEqual({ email: 'Email', name: 'Name' });
+    expect(ruleOn(edited({ email: 'E-mail', name: 'Email' }))).toEqual({ email: null, name: 'Email' });
+    // A field the reviewer left without a column stays so, while another field is mapped.
+    expect(ruleOn(edited({ email: 'E-mail', name: null }))).toEqual({ email: 'Email', name: null });
   });
 
   it("gives a sheet back the columns its fields had when the reviewer returns to it, whatever the other sheet's mapping", () => {

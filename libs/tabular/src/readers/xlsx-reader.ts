@@ -77,6 +77,9 @@ const asSourceProblem = (err: unknown): SourceProblem => (err instanceof SourceP
 /** A cover sheet's most rows: a report's title, its date, who made it, a note or two, each one value. */
 const COVER_MOST_ROWS = 6;
 
+/** A value a cover's lines do not hold alone: an e-mail address, or a number or date and nothing else. */
+const DATA_CELL = /@|^[+-]?[\d.,:/ -]+$/;
+
 /**
  * How a worksheet starts: how many rows with text it has, counted up to `most`, and whether any of them holds two
  * values or more (a table's row; a cover's rows hold one each), reading the part only up to that row. A row the
@@ -100,7 +103,9 @@ async function sheetStart(
       done = (await parts.next()).done === true;
       for (const row of rows.take().slice(0, most - found)) {
         found++;
-        wide ||= row.filter((cell) => cell.trim() !== '').length >= 2;
+        // Two values, or (under the first row) a value that is data (an address, a number, a date): a table's row. A
+        // one-column list of a few e-mail addresses under "Email" is no cover.
+        wide ||= row.filter((cell) => cell.trim() !== '').length >= 2 || (found > 1 && row.some((cell) => DATA_CELL.test(cell.trim())));
       }
     }
     return { rows: found, wide };

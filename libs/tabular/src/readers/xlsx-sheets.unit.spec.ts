@@ -110,6 +110,10 @@ describe('choosing the sheet (ingestion)', () => {
     // A one-column list is no cover once it has more rows than a cover's; nor is a sheet with a row of two values.
     const list = { name: 'List', rows: Array.from({ length: 7 }, (_, i) => [`u${i}@x.org`]) };
     expect((await open(await threeSheets(list), { sheet: { choose: true } })).sheet).toBe('List');
+    const few = { name: 'Few', rows: [['Email'], ['ann@x.org'], ['bob@x.org'], ['cy@x.org']] };
+    expect((await open(await threeSheets(few), { sheet: { choose: true } })).sheet).toBe('Few');
+    const ids = { name: 'Ids', rows: [['Customer no.'], ['1001'], ['1002']] };
+    expect((await open(await threeSheets(ids), { sheet: { choose: true } })).sheet).toBe('Ids');
     const short = {
       name: 'Short',
       rows: [

@@ -61,7 +61,8 @@ function DefaultUrl({ editable }: { editable: boolean }) {
       const { data } = await api<{ data: { delivered: boolean; status_code: number | null; error: string | null; duration_ms: number } }>(
         'POST',
         '/webhook/test',
-        typed ? { url: typed } : {},
+        // The saved URL is tested as saved (the service sends to it as runs do, also one saved before stricter rules).
+        typed && typed !== saved ? { url: typed } : {},
       );
       setErrors({});
       const url = typed || saved;
