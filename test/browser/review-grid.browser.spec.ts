@@ -479,6 +479,8 @@ describe('review page grids in Chromium', () => {
       )
       .waitFor();
     await page.getByText('1 of 6 rows has problems.').waitFor();
+    // The rows are asked for once the count is in: their own status says when they are drawn.
+    await page.getByText('Page 1 of 1 · matching rows: 1').waitFor();
     await expect(page.locator('#problem-rows tbody th').allInnerTexts()).resolves.toEqual(['2']);
     await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
 

@@ -776,6 +776,60 @@ describe('hosted review page in Chromium', () => {
     await page.context().close();
   });
 
+  it('offers the bulk fixes of every field, with or without problems: "NY" is no broken rule, but the reviewer may still want "New York"', async () => {
+    // No row breaks a rule: the section is "Change a column", with a field to choose and no problem filter or table.
+    const run = await readyRun(
+      {},
+      'E-mail,First,Years,Birthday\na@x.org,NY,30,01/02/1990\nb@x.org,Ann,31,02/02/1990\nc@x.org,NY,32,03/02/1990\n',
+    );
+    await reviewApi(run.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' });
+    const page = await openPage(run.review_url);
+    const section = page.getByRole('region', { name: 'Change a column' });
+    await section.waitFor();
+    await expect(page.getByRole('heading', { name: 'Rows with problems' }).count()).resolves.toBe(0);
+    await expect(section.getByRole('combobox', { name: 'Problem' }).count()).resolves.toBe(0);
+    await expect(section.getByText('No row has a problem.', { exact: false }).isVisible()).resolves.toBe(true);
+    // By keyboard alone: the field list, then Find, Replace with and Enter.
+    await section.getByRole('combobox', { name: 'Field' }).selectOption({ label: 'first_name' });
+    // No count beside a field where no field has problems: "first_name (0)" said nothing.
+    await expect(section.locator('#problem-field option:checked').innerText()).resolves.toBe('first_name');
+    await section.getByRole('textbox', { name: 'Find' }).focus();
+    await page.keyboard.type('NY');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('New York');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await expect(section.getByRole('checkbox', { name: 'Whole value only' }).isChecked()).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByText(/^Fix saved\. /).waitFor();
+    // first_name is delivered upper-cased: the two "NY" are now "NEW YORK", "Ann" is left as it was.
+    await page.locator('#preview tbody tr', { hasText: 'NEW YORK' }).nth(1).waitFor();
+    await expect(page.locator('#preview tbody').innerText()).resolves.toContain('ANN');
+    const fixes = (await reviewApi(run.review_url).state()).body.value_fixes;
+    expect(fixes).toEqual([
+      expect.objectContaining({ field: 'first_name', fix: expect.objectContaining({ kind: 'replace', find: 'NY' }) }),
+    ]);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, '15c-change-a-column');
+    await page.context().close();
+
+    // With problems, the fields without any are offered too, after those with, under their own heading.
+    const bad = await readyRun({}, 'E-mail,First,Years,Birthday\na@x.org,NY,x1,01/02/1990\nb@x.org,Ann,31,02/02/1990\n');
+    await reviewApi(bad.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' });
+    const second = await openPage(bad.review_url);
+    await second.locator('#problem-field option[value="age"]').waitFor({ state: 'attached' });
+    const groups = await second
+      .locator('#problem-field optgroup')
+      .evaluateAll((els) =>
+        els.map((g) => ({ label: g.getAttribute('label'), options: Array.from(g.querySelectorAll('option'), (o) => o.textContent) })),
+      );
+    expect(groups).toEqual([{ label: 'Fields without problems', options: ['Email', 'first_name', 'born'] }]);
+    await second.locator('#problem-field').selectOption('first_name');
+    await second.getByRole('heading', { name: 'Fix every value of first_name' }).waitFor();
+    await second.getByText('No row matches these filters.').waitFor();
+    await second.context().close();
+  });
+
   it('lets the reviewer say the first row holds the column names when the file was read as headerless (D6)', async () => {
     // An empty column name: read as a file without header, its header row becomes data row 1.
     const run = await readyRun({}, 'E-mail,,Name\nann@x.org,x,Ann\nbob@x.org,y,Bob\n');

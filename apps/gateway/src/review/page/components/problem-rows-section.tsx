@@ -1,4 +1,7 @@
-/** Every row with a problem over the whole file, filtered by field and kind, a page of 20 at a time (paged by the service). */
+/**
+ * Every row with a problem over the whole file, filtered by field and kind, a page of 20 at a time (paged by the
+ * service), and the bulk fixes of the field chosen (any field, problems or not, while the review is open).
+ */
 import { CELL_PROBLEMS } from '../../../../../../libs/domain/src/fields/cell-problems';
 import { numbers, t } from '../i18n';
 import { filterProblems, turnProblemPage, type State } from '../state';
@@ -9,15 +12,27 @@ import { RowsTable } from './rows-table';
 export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) {
   const { listed, filter, busy } = s;
   const page = s.problemRows.page;
+  const active = view.phase === 'active';
   const byField = listed ? listed.problems_by_field : {};
   // The field filter lists the fields that have problems, with their counts. The chosen field
   // stays listed when a fix leaves it with none, so its fixes (and their undo) stay in reach.
   // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
   const countOf = (name: string): number => (Object.prototype.hasOwnProperty.call(byField, name) ? byField[name] : 0);
-  const withProblems = view.fields.filter((f) => countOf(f.name) > 0 || f.name === filter.field);
+  const anyProblems = !!listed && listed.rows_with_problems > 0;
+  const withProblems = anyProblems ? view.fields.filter((f) => countOf(f.name) > 0 || f.name === filter.field) : [];
+  // A value can be wrong without breaking a rule ("NY" where "New York" is meant): while the review is open, every
+  // other field is offered too, so its bulk fixes are in reach. With no row left with a problem (and some
+  // rows to change), the section is only that.
+  const withoutProblems = active ? view.fields.filter((f) => !withProblems.includes(f)) : [];
+  const others = withoutProblems.map((f) => <option value={f.name}>{f.label}</option>);
   return (
-    <section id="problem-rows-section" aria-labelledby="problem-rows-title" hidden={!listed || listed.rows_with_problems === 0}>
-      <h2 id="problem-rows-title">{t('problem_rows_title')}</h2>
+    <section
+      id="problem-rows-section"
+      aria-labelledby="problem-rows-title"
+      hidden={!listed || (!anyProblems && (!active || listed.rows_checked === 0))}
+    >
+      <h2 id="problem-rows-title">{t(anyProblems ? 'problem_rows_title' : 'fix_column_title')}</h2>
+      {!anyProblems && <p class="muted">{t('fix_column_intro')}</p>}
       <div class="filters">
         <label for="problem-field">{t('problem_rows_field')}</label>
         <select
@@ -26,57 +41,72 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
           value={filter.field || ''}
           onChange={(e) => filterProblems('field', e.currentTarget.value)}
         >
-          <option value="">{t('problem_rows_any_field')}</option>
+          <option value="">{t(anyProblems ? 'problem_rows_any_field' : 'fix_column_choose')}</option>
           {withProblems.map((f) => (
             <option value={f.name}>{`${f.label} (${numbers.format(countOf(f.name))})`}</option>
           ))}
+          {/* Under a heading of their own only beside fields with problems: alone, they are simply the fields. */}
+          {anyProblems ? others.length > 0 && <optgroup label={t('problem_rows_other_fields')}>{others}</optgroup> : others}
         </select>
-        <label for="problem-kind">{t('problem_rows_kind')}</label>
-        <select id="problem-kind" disabled={busy} value={filter.kind || ''} onChange={(e) => filterProblems('kind', e.currentTarget.value)}>
-          <option value="">{t('problem_rows_any_kind')}</option>
-          {CELL_PROBLEMS.map((kind) => (
-            <option value={kind}>{t(`problem_kind_${kind}`)}</option>
-          ))}
-        </select>
+        {anyProblems && (
+          <>
+            <label for="problem-kind">{t('problem_rows_kind')}</label>
+            <select
+              id="problem-kind"
+              disabled={busy}
+              value={filter.kind || ''}
+              onChange={(e) => filterProblems('kind', e.currentTarget.value)}
+            >
+              <option value="">{t('problem_rows_any_kind')}</option>
+              {CELL_PROBLEMS.map((kind) => (
+                <option value={kind}>{t(`problem_kind_${kind}`)}</option>
+              ))}
+            </select>
+          </>
+        )}
       </div>
-      {view.phase === 'active' && (
+      {active && (
         <div id="bulk-fixes" class="bulk-fixes">
           {/* Drawn afresh for another field only: a recount must not take away the control that has focus. */}
           <BulkFixes key={filter.field ?? ''} field={view.fields.find((f) => f.name === filter.field)} busy={busy} />
         </div>
       )}
-      <p id="problem-rows-status" aria-live="polite">
-        {s.problemRows.status}
-      </p>
-      <div class="table-wrap" role="region" tabindex={0} aria-label={t('problem_rows_region')}>
-        <RowsTable
-          key={page?.seq ?? 0}
-          drawn={page?.seq ?? 0}
-          id="problem-rows"
-          labelledBy="problem-rows-title"
-          describedBy={view.phase === 'active' ? 'grid-keys' : undefined}
-          fields={view.fields}
-          rows={page ? page.rows : null}
-          numberHeading={t('problem_rows_row')}
-          fixable={view.phase === 'active'}
-        />
-      </div>
-      {/* Only for a list of more than one page. aria-disabled, not disabled: the button that reached an end keeps the keyboard. */}
-      {page && (page.pages > 1 || page.pending) && (
-        <div class="pager">
-          <button type="button" id="problem-first" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage('first')}>
-            {t('problem_rows_first')}
-          </button>
-          <button type="button" id="problem-prev" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage(-1)}>
-            {t('problem_rows_prev')}
-          </button>
-          <button type="button" id="problem-next" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage(1)}>
-            {t('problem_rows_next')}
-          </button>
-          <button type="button" id="problem-last" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage('last')}>
-            {t('problem_rows_last')}
-          </button>
-        </div>
+      {anyProblems && (
+        <>
+          <p id="problem-rows-status" aria-live="polite">
+            {s.problemRows.status}
+          </p>
+          <div class="table-wrap" role="region" tabindex={0} aria-label={t('problem_rows_region')}>
+            <RowsTable
+              key={page?.seq ?? 0}
+              drawn={page?.seq ?? 0}
+              id="problem-rows"
+              labelledBy="problem-rows-title"
+              describedBy={view.phase === 'active' ? 'grid-keys' : undefined}
+              fields={view.fields}
+              rows={page ? page.rows : null}
+              numberHeading={t('problem_rows_row')}
+              fixable={view.phase === 'active'}
+            />
+          </div>
+          {/* Only for a list of more than one page. aria-disabled, not disabled: the button that reached an end keeps the keyboard. */}
+          {page && (page.pages > 1 || page.pending) && (
+            <div class="pager">
+              <button type="button" id="problem-first" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage('first')}>
+                {t('problem_rows_first')}
+              </button>
+              <button type="button" id="problem-prev" aria-disabled={page?.first || undefined} onClick={() => turnProblemPage(-1)}>
+                {t('problem_rows_prev')}
+              </button>
+              <button type="button" id="problem-next" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage(1)}>
+                {t('problem_rows_next')}
+              </button>
+              <button type="button" id="problem-last" aria-disabled={page?.last || undefined} onClick={() => turnProblemPage('last')}>
+                {t('problem_rows_last')}
+              </button>
+            </div>
+          )}
+        </>
       )}
     </section>
   );
