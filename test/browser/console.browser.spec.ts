@@ -1652,6 +1652,31 @@ describe('customer console in Chromium', () => {
     await first.context().close();
   });
 
+  it('a member made a viewer by another owner meanwhile is told why the first change is refused, and the page then offers only what a viewer may do', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Demoted Ltd' } });
+    const dee = await joinedMember(org.body.id, 'dee@demoted.example', 'Dee Demoted');
+    const otto = await joinedMember(org.body.id, 'otto@demoted.example', 'Otto Owner');
+    await goto(dee, '/console/api-keys');
+    await dee.getByRole('button', { name: 'Issue a key' }).waitFor();
+    // Otto makes Dee a viewer in his own browser; Dee's page, drawn before, still offers to issue a key.
+    await goto(otto, '/console/members');
+    await otto.getByLabel('Role of Dee Demoted').selectOption('viewer');
+    await otto.getByRole('button', { name: 'Save the role of Dee Demoted' }).click();
+    await otto.getByRole('dialog', { name: 'Make Dee Demoted Viewer?' }).getByRole('button', { name: 'Make Viewer' }).click();
+    await status(otto).getByText('Dee Demoted is now Viewer.').waitFor();
+    await otto.context().close();
+    // By keyboard: the refusal says why, the control goes with the role, and the keyboard is on the page's heading, not lost.
+    await dee.getByLabel('Name (optional)').fill('billing export');
+    await dee.getByLabel('Name (optional)').press('Enter');
+    await dee.getByRole('alert').getByText('Viewers can look but not change anything.', { exact: false }).waitFor();
+    await dee.getByText('Dee Demoted (Viewer)').waitFor();
+    await dee.getByRole('button', { name: 'Issue a key' }).waitFor({ state: 'detached' });
+    await expect(
+      dee.evaluate(() => (document.activeElement as HTMLElement).tagName + ':' + (document.activeElement as HTMLElement).textContent),
+    ).resolves.toBe('H1:API keys');
+    await dee.context().close();
+  });
+
   it('says the service could not be reached when the session cannot be read on load, not the sign-in form; "Try again" by keyboard; an empty delivery log says none was sent', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Offline Ltd' } });
     const member = await joinedMember(org.body.id, 'olga@offline.example', 'Olga Offline', { width: 360, height: 740 });

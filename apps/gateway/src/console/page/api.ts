@@ -54,6 +54,14 @@ export const setCsrfToken = (token: string | null): void => {
 export const whenSignedOut = (handler: () => void): void => {
   onSignedOut = handler;
 };
+let onForbidden: () => void = () => undefined;
+/**
+ * Called when a call is refused for the member's role (403 forbidden): another owner may have changed it since the
+ * page was drawn, so the app reads the session again and every page offers only what the role now allows.
+ */
+export const whenForbidden = (handler: () => void): void => {
+  onForbidden = handler;
+};
 
 export async function api<T>(method: string, path: string, body?: unknown, raw?: { bytes: Blob; type: string }): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -85,6 +93,7 @@ export async function api<T>(method: string, path: string, body?: unknown, raw?:
     error?.request_id ?? res.headers.get('x-request-id'),
   );
   if (res.status === 401 && failure.code === 'unauthenticated') onSignedOut();
+  if (res.status === 403 && failure.code === 'forbidden') onForbidden();
   throw failure;
 }
 

@@ -1,8 +1,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, whenSignedOut } from '../api';
+import { ApiFailure, whenForbidden, whenSignedOut } from '../api';
 import { t } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { loadSession, whenSessionRefreshed, type SessionView } from '../session';
+import { loadSession, refreshSession, whenSessionRefreshed, type SessionView } from '../session';
 import { AcceptInvitation } from './accept-invitation';
 import { LoadState } from './load-state';
 import { Shell } from './shell';
@@ -21,6 +21,8 @@ export function App() {
   current.current = session;
   // Where the focus was when the session ended: it goes back there once the same member is signed in again.
   const focusBefore = useRef<HTMLElement | null>(null);
+  // The control used when a call was refused for the member's role: if the session read again takes it away, the focus moves.
+  const usedBeforeRoleChange = useRef<HTMLElement | null>(null);
   // The session could not be read at all (not reached, a server error): said, with "Try again", not the sign-in form.
   const [bootFailure, setBootFailure] = useState<ApiFailure | null>(null);
   const boot = () =>
@@ -39,7 +41,19 @@ export function App() {
       setSession(null);
     });
     whenSessionRefreshed(setSession);
+    // Refused for the role: it changed since the page was drawn (another owner demoted this member). Read again, the
+    // controls follow it; the one that was used may be gone with them, then the page's heading takes the keyboard.
+    whenForbidden(() => {
+      usedBeforeRoleChange.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      void refreshSession();
+    });
   }, []);
+  useLayoutEffect(() => {
+    const used = usedBeforeRoleChange.current;
+    if (!used) return;
+    usedBeforeRoleChange.current = null;
+    if (!used.isConnected || used.closest('[hidden], [inert]')) document.querySelector<HTMLElement>('#main h1')?.focus();
+  }, [session]);
   useLayoutEffect(() => {
     if (!session || !focusBefore.current) return;
     if (focusBefore.current.isConnected) focusBefore.current.focus();
