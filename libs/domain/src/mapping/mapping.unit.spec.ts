@@ -32,6 +32,88 @@ describe('suggestMapping', () => {
       contact: 'E-mail',
     });
   });
+  it("maps a file's columns named in Spanish, French, German, Italian, Dutch or Polish onto a schema written in English", () => {
+    const fields = {
+      email: f(),
+      first_name: f(),
+      last_name: f(),
+      phone: f(),
+      birth_date: f({ data_type: 'date' }),
+      zip: f(),
+      city: f(),
+      country: f(),
+    };
+    expect(
+      suggestMapping(fields, [
+        'Correo electrónico',
+        'Nombre',
+        'Apellidos',
+        'Teléfono',
+        'Fecha de nacimiento',
+        'Código postal',
+        'Ciudad',
+        'País',
+      ]),
+    ).toEqual({
+      email: 'Correo electrónico',
+      first_name: 'Nombre',
+      last_name: 'Apellidos',
+      phone: 'Teléfono',
+      birth_date: 'Fecha de nacimiento',
+      zip: 'Código postal',
+      city: 'Ciudad',
+      country: 'País',
+    });
+    expect(suggestMapping(fields, ['Courriel', 'Prénom', 'Nom de famille', 'Code postal', 'Date de naissance'])).toMatchObject({
+      email: 'Courriel',
+      first_name: 'Prénom',
+      last_name: 'Nom de famille',
+      zip: 'Code postal',
+      birth_date: 'Date de naissance',
+    });
+    expect(suggestMapping(fields, ['Vorname', 'Nachname', 'Geburtsdatum', 'Postleitzahl', 'Telefonnummer'])).toMatchObject({
+      first_name: 'Vorname',
+      last_name: 'Nachname',
+      birth_date: 'Geburtsdatum',
+      zip: 'Postleitzahl',
+      phone: 'Telefonnummer',
+    });
+    expect(suggestMapping(fields, ['Nome', 'Cognome', 'Voornaam', 'Achternaam'])).toMatchObject({
+      first_name: 'Nome',
+      last_name: 'Cognome',
+    });
+    expect(suggestMapping(fields, ['Imię', 'Nazwisko', 'Miasto', 'Kod pocztowy'])).toMatchObject({
+      first_name: 'Imię',
+      last_name: 'Nazwisko',
+      city: 'Miasto',
+      zip: 'Kod pocztowy',
+    });
+  });
+  it('reads a concept inside a longer column name: qualifiers ("Customer Email", "Email (work)") or a run of words ("Mobile phone number")', () => {
+    const fields = { email: f(), phone: f(), zip: f(), contact_email: f({ label: 'Contact e-mail' }) };
+    expect(suggestMapping({ email: f(), phone: f(), zip: f() }, ['Customer Email', 'Mobile phone number', 'Ship-to postal code'])).toEqual({
+      email: 'Customer Email',
+      phone: 'Mobile phone number',
+      zip: 'Ship-to postal code',
+    });
+    expect(suggestMapping({ email: f() }, ['Email (work)'])).toEqual({ email: 'Email (work)' });
+    expect(suggestMapping({ email: f() }, ['Teléfono del cliente', 'Correo del cliente'])).toEqual({ email: 'Correo del cliente' });
+    // A field named at length finds the plain header, and a header named by the whole word wins over one inside a phrase.
+    expect(suggestMapping(fields, ['E-mail', 'Email (work)'])).toEqual({
+      email: 'E-mail',
+      phone: null,
+      zip: null,
+      contact_email: 'Email (work)',
+    });
+  });
+  it('takes no single word inside a longer name for the field it also names: "Last order date" is no last name', () => {
+    const fields = { last_name: f(), first_name: f(), amount: f() };
+    expect(suggestMapping(fields, ['Last order date', 'First purchase', 'Total orders placed'])).toEqual({
+      last_name: null,
+      first_name: null,
+      amount: null,
+    });
+  });
   it('maps nothing when no header resembles a field', () => {
     expect(suggestMapping({ amount: f() }, ['colour', 'shape'])).toEqual({ amount: null });
   });
