@@ -486,6 +486,84 @@ describe('customer console in Chromium', () => {
     await expect(stored()).resolves.toMatchObject(expected);
   });
 
+  it('offers each transformation only where it suits the data type; one set where it does not stays, ticked, with a note', async () => {
+    await goto(page, '/console/schemas/new');
+    await page.getByLabel('Schema name').fill('Suited');
+    // A saved schema with transformations on types they do not suit (the API takes them): none is dropped from the form.
+    const fields = {
+      qty: {
+        description: 'Quantity',
+        data_type: 'integer',
+        is_required: false,
+        transformations: { trim_whitespace: { enabled: true }, uppercase: { enabled: true } },
+      },
+      note: {
+        description: 'Note',
+        data_type: 'string',
+        is_required: false,
+        transformations: { date_format: { enabled: true, to: 'yyyy-MM-dd' } },
+      },
+      code: { description: 'Code', data_type: 'string', is_required: false },
+    };
+    await page.getByLabel('Schema JSON').fill(JSON.stringify({ name: 'Suited', fields }, null, 2));
+    await page.getByRole('button', { name: 'Apply the JSON to the form' }).click();
+    await page.getByRole('button', { name: 'Create the schema' }).click();
+    await page.getByRole('heading', { name: 'Schema Suited', level: 1 }).waitFor();
+    // Read back from the service, as a saved schema is opened.
+    await page.reload();
+    const qty = page.getByRole('group', { name: /^Field 1: qty/ });
+    const note = page.getByRole('group', { name: /^Field 2: note/ });
+    const code = page.getByRole('group', { name: /^Field 3: code/ });
+    await qty.waitFor();
+    const offered = (field: Locator) =>
+      field
+        .getByRole('group', { name: 'Transformations' })
+        .getByRole('checkbox')
+        .evaluateAll((boxes) => boxes.map((b) => document.querySelector(`label[for="${b.id}"]`)?.textContent));
+    const noteOf = async (box: Locator) => {
+      const ids = (await box.getAttribute('aria-describedby'))?.split(' ') ?? [];
+      return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' ');
+    };
+    // A whole number: trimming offered, upper case kept because it is on, with the note; lower case and dates not offered.
+    await expect(offered(qty)).resolves.toEqual(['Trim spaces', 'Upper case']);
+    const qtyUpper = qty.getByLabel('Upper case');
+    await expect(qtyUpper.isChecked()).resolves.toBe(true);
+    await expect(noteOf(qtyUpper)).resolves.toBe(
+      'Does not suit the data type “Whole number”: a change of letter case does nothing for its values, or spoils them.',
+    );
+    await expect(noteOf(qty.getByLabel('Trim spaces'))).resolves.toBe('');
+    // Text: letter case offered without a note; "Rewrite dates" only because it is on, said not to suit.
+    await expect(offered(note)).resolves.toEqual(['Trim spaces', 'Upper case', 'Lower case', 'Rewrite dates']);
+    await expect(noteOf(note.getByLabel('Rewrite dates'))).resolves.toBe(
+      'Does not suit the data type “Text (string)”: only Date and Date and time fields have dates to rewrite.',
+    );
+    await expect(noteOf(note.getByLabel('Upper case'))).resolves.toBe('');
+    await expect(offered(code)).resolves.toEqual(['Trim spaces', 'Upper case', 'Lower case']);
+    // A type changed under a transformation that is on: it stays, ticked, with the note; the others follow the type.
+    await code.getByLabel('Lower case').check();
+    await code.getByLabel('Data type').selectOption('date');
+    await expect(offered(code)).resolves.toEqual(['Trim spaces', 'Lower case', 'Rewrite dates']);
+    await expect(code.getByLabel('Lower case').isChecked()).resolves.toBe(true);
+    await expect(noteOf(code.getByLabel('Lower case'))).resolves.toContain('Does not suit the data type “Date”');
+    await expect(noteOf(code.getByLabel('Rewrite dates'))).resolves.toBe('');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await screenshot(page, 'console-schema-unsuited-transformations');
+    // Unticked by keyboard: the checkbox stays where the focus is (it does not vanish under it), still with its note.
+    await qtyUpper.focus();
+    await page.keyboard.press('Space');
+    await expect(qtyUpper.isChecked()).resolves.toBe(false);
+    await expect(qtyUpper.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(noteOf(qtyUpper)).resolves.toContain('Does not suit the data type “Whole number”');
+    await page.getByRole('button', { name: 'Save the schema' }).click();
+    await status(page).getByText('Schema Suited saved.').waitFor();
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const stored = (await call(`${svc.baseUrl}/console/api/schemas/${id}`, { headers: { cookie: await cookieHeader() } })).body.data;
+    // What was unticked is off; what was left on is saved as it was, whatever the type.
+    expect(stored.fields.qty.transformations).toEqual({ trim_whitespace: { enabled: true } });
+    expect(stored.fields.note.transformations).toEqual(fields.note.transformations);
+    expect(stored.fields.code).toMatchObject({ data_type: 'date', transformations: { lowercase: { enabled: true } } });
+  });
+
   it('pastes a schema as JSON into the form, and tries a file against it without creating a run', async () => {
     await goto(page, `/console/schemas/${schemaId}`);
     // The form is drawn once the schema has loaded.

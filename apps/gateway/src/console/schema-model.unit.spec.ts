@@ -1,4 +1,4 @@
-import { validateTransformations } from '@app/domain';
+import { KNOWN_DATA_TYPES, KNOWN_TRANSFORMATIONS, typeValue, validateTransformations } from '@app/domain';
 import { personalCheckMessage, personalSetMessage, personalTransformationMessage } from './page/check-messages';
 import {
   checksFromSchema,
@@ -8,6 +8,11 @@ import {
   schemaFromChecks,
   schemaFromJson,
   schemaOptions,
+  DATA_TYPES,
+  emptyField,
+  isTransformationOn,
+  TRANSFORMATIONS,
+  transformationMisfit,
 } from './page/schema-model';
 
 /** schemaFromJson's reading of a text that is a schema. */
@@ -249,5 +254,111 @@ describe("the console's schema form model", () => {
     expect(personalSetMessage('Each entry of unique_with must be a list of two or more field names.', t)).toBe('schema.set_too_small');
     expect(personalSetMessage('A field may be named only once in a set of unique_with.', t)).toBe('schema.set_repeats');
     expect(personalSetMessage('The schema has no field named "x".', t)).toBe('The schema has no field named "x".');
+  });
+
+  describe('which transformations suit which data type', () => {
+    const suited = (dataType: string, allowed = '') =>
+      TRANSFORMATIONS.filter((name) => transformationMisfit(name, { data_type: dataType, allowed_values: allowed }) === null);
+
+    it('offers every transformation the service knows, and covers every data type it checks', () => {
+      expect([...TRANSFORMATIONS].sort()).toEqual([...KNOWN_TRANSFORMATIONS].sort());
+      expect([...DATA_TYPES].sort()).toEqual([...KNOWN_DATA_TYPES].sort());
+    });
+
+    it('trims everywhere, rewrites dates only in date fields, and changes letter case only in text', () => {
+      const table = Object.fromEntries([...DATA_TYPES, 'sku_code'].map((d) => [d, suited(d)]));
+      expect(table).toEqual({
+        string: ['trim_whitespace', 'uppercase', 'lowercase'],
+        text: ['trim_whitespace', 'uppercase', 'lowercase'],
+        email: ['trim_whitespace', 'uppercase', 'lowercase'],
+        url: ['trim_whitespace', 'uppercase', 'lowercase'],
+        number: ['trim_whitespace'],
+        integer: ['trim_whitespace'],
+        boolean: ['trim_whitespace'],
+        // A picklist with no values yet: nothing a case could miss.
+        enum: ['trim_whitespace', 'uppercase', 'lowercase'],
+        date: ['trim_whitespace', 'date_format'],
+        datetime: ['trim_whitespace', 'date_format'],
+        phone: ['trim_whitespace'],
+        country: ['trim_whitespace'],
+        // A type the service does not know is taken as text.
+        sku_code: ['trim_whitespace', 'uppercase', 'lowercase'],
+      });
+      expect(transformationMisfit('date_format', { data_type: 'string', allowed_values: '' })).toEqual({ reason: 'type' });
+      expect(transformationMisfit('uppercase', { data_type: 'integer', allowed_values: '' })).toEqual({ reason: 'type' });
+    });
+
+    it('offers a case on a picklist only when every allowed value is in it, naming the first that is not', () => {
+      expect(suited('enum', 'GOLD | Gold\nSILVER | Silver | de=Silber\n\n  B2 ')).toEqual(['trim_whitespace', 'uppercase']);
+      expect(transformationMisfit('lowercase', { data_type: 'enum', allowed_values: 'GOLD | Gold\nSILVER' })).toEqual({
+        reason: 'picklist',
+        value: 'GOLD',
+      });
+      expect(transformationMisfit('uppercase', { data_type: 'enum', allowed_values: 'GOLD\nSilver | Silver' })).toEqual({
+        reason: 'picklist',
+        value: 'Silver',
+      });
+      // Labels are no values: "gold | Gold" may be lower-cased.
+      expect(suited('enum', 'gold | Gold\n42')).toEqual(['trim_whitespace', 'lowercase']);
+    });
+
+    it('a case rule said not to suit a type does nothing for its values: none it refused passes, none it took changes', () => {
+      const samples: [Record<string, unknown>, string[]][] = [
+        [{ data_type: 'number' }, ['12.5', '1e3', 'abc', '']],
+        [{ data_type: 'integer' }, ['42', '4.2', 'x']],
+        [{ data_type: 'boolean' }, ['Yes', 'no', 'True', 'maybe']],
+        [{ data_type: 'date' }, ['2024-01-31', 'not a date']],
+        [{ data_type: 'date', format: 'dd MMM yyyy' }, ['31 Jan 2024', '31 JAN 2024', '31 Foo 2024']],
+        [{ data_type: 'datetime' }, ['2024-01-31T08:00:00Z', '2024-01-31 08:00']],
+        [{ data_type: 'phone', default_region: 'DE' }, ['+49 30 123456', '030 123456 ext 12', 'call me']],
+        [{ data_type: 'country' }, ['de', 'Germany', 'deu', 'Atlantis']],
+      ];
+      for (const [def, values] of samples) {
+        const field = { description: '', is_required: false, ...def } as Parameters<typeof typeValue>[1];
+        expect(transformationMisfit('uppercase', { data_type: field.data_type, allowed_values: '' })).toEqual({ reason: 'type' });
+        // What the type makes of a value: dates are kept as written, so only whether they are dates is its reading of them.
+        const typed = (v: string) => {
+          const { value, problem } = typeValue(v, field);
+          return { problem, value: field.data_type.startsWith('date') || problem ? null : value };
+        };
+        for (const raw of values)
+          for (const cased of [raw.toUpperCase(), raw.toLowerCase()]) {
+            const after = typed(cased);
+            // Either the same reading as without the rule, or a value the type now refuses (spoiled).
+            if (after.problem === null) expect({ def, raw, cased, after }).toEqual({ def, raw, cased, after: typed(raw) });
+          }
+      }
+      // Spoiled: lower case takes the T and Z out of an ISO date-time.
+      expect(typeValue('2024-01-31T08:00:00Z'.toLowerCase(), { description: '', data_type: 'datetime', is_required: false }).problem).toBe(
+        'type',
+      );
+    });
+
+    it('never drops a transformation a saved schema has on a type it does not suit', () => {
+      const fields = {
+        qty: {
+          description: 'Qty',
+          data_type: 'integer',
+          is_required: false,
+          transformations: { trim_whitespace: { enabled: true }, uppercase: { enabled: true }, lowercase: { enabled: true } },
+        },
+        note: {
+          description: 'Note',
+          data_type: 'string',
+          is_required: false,
+          transformations: { date_format: { enabled: true, to: 'yyyy-MM-dd', from: 'dd/MM/yyyy' } },
+        },
+      };
+      const [qty, note] = rowsFromFields(fields);
+      expect(TRANSFORMATIONS.filter((name) => isTransformationOn(name, qty))).toEqual(['trim_whitespace', 'uppercase', 'lowercase']);
+      expect(TRANSFORMATIONS.filter((name) => isTransformationOn(name, note))).toEqual(['date_format']);
+      expect(fieldsFromRows([qty, note])).toEqual(fields);
+      // A type changed under them keeps them too: the form sends what is ticked.
+      expect(fieldsFromRows([{ ...note, data_type: 'boolean' }]).note).toMatchObject({
+        data_type: 'boolean',
+        transformations: fields.note.transformations,
+      });
+      expect(TRANSFORMATIONS.filter((name) => isTransformationOn(name, emptyField()))).toEqual([]);
+    });
   });
 });

@@ -170,6 +170,49 @@ const parseLabels = (text: string): Record<string, string> => {
 export const isDateType = (dataType: string): boolean => dataType === 'date' || dataType === 'datetime';
 export const isNumberType = (dataType: string): boolean => dataType === 'number' || dataType === 'integer';
 
+/** The transformations the form offers, in the order it lists them. */
+export const TRANSFORMATIONS = [...SIMPLE_TRANSFORMATIONS, 'date_format'] as const;
+export type TransformationName = (typeof TRANSFORMATIONS)[number];
+
+/**
+ * Data types whose values are read in any letter case and written in the type's own form (a number, true or false,
+ * a date, E.164, a country code), or never have letters: upper and lower case change nothing there but the text kept
+ * as read, or break a month's name. Any other type (string, text, email, url, one the service does not know, which it
+ * takes as text) is text a case rule may mean to change.
+ */
+const CASE_BLIND_TYPES: ReadonlySet<string> = new Set(['number', 'integer', 'boolean', 'date', 'datetime', 'phone', 'country']);
+
+/** A picklist's allowed values as the form holds them (one per line, `value | label | …`). */
+const allowedValuesOf = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((line) => line.split('|')[0].trim())
+    .filter(Boolean);
+
+/**
+ * Why a transformation does not suit a field, or null when it does (the form offers it then). `type`: not for a field
+ * of its data_type (date_format rewrites dates, so only date and datetime fields; upper and lower case not for the
+ * types above). `picklist`: a case rule on a picklist with an allowed value not in that case, which no value changed
+ * to it could ever match (`value` names the first). Trimming suits every field. The API takes any of them on any
+ * type: this is the form's advice, never a reason to drop one a schema has.
+ */
+export function transformationMisfit(
+  name: TransformationName,
+  row: Pick<FieldRow, 'data_type' | 'allowed_values'>,
+): { reason: 'type' } | { reason: 'picklist'; value: string } | null {
+  if (name === 'trim_whitespace') return null;
+  if (name === 'date_format') return isDateType(row.data_type) ? null : { reason: 'type' };
+  if (CASE_BLIND_TYPES.has(row.data_type)) return { reason: 'type' };
+  if (row.data_type !== 'enum') return null;
+  const inCase = (v: string) => (name === 'uppercase' ? v.toUpperCase() : v.toLowerCase());
+  const other = allowedValuesOf(row.allowed_values).find((v) => inCase(v) !== v);
+  return other === undefined ? null : { reason: 'picklist', value: other };
+}
+
+/** Whether a field has a transformation turned on (the form shows it then, whether or not it suits). */
+export const isTransformationOn = (name: TransformationName, row: Pick<FieldRow, 'transformations' | 'date_format'>): boolean =>
+  name === 'date_format' ? row.date_format.enabled : row.transformations[name];
+
 const isPlainObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**

@@ -20,6 +20,9 @@ import {
   schemaFromJson,
   schemaOptions,
   SIMPLE_TRANSFORMATIONS,
+  isTransformationOn,
+  type TransformationName,
+  transformationMisfit,
   type TypeProblem,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
@@ -478,6 +481,23 @@ function FieldEditor({
     />
   );
   const isDate = row.data_type === 'date' || row.data_type === 'datetime';
+  // A transformation is offered where it suits the data type; one turned on where it does not stays shown, with a note
+  // saying so (a saved schema's setting, or one the type was changed under), and stays shown once unticked, keeping
+  // the focus it has, until the data type changes.
+  const unsuitedShown = useRef<{ dataType: string; names: Set<TransformationName> }>({ dataType: row.data_type, names: new Set() });
+  if (unsuitedShown.current.dataType !== row.data_type) unsuitedShown.current = { dataType: row.data_type, names: new Set() };
+  const misfitText = (name: TransformationName): string | null => {
+    const misfit = transformationMisfit(name, row);
+    if (!misfit) return null;
+    if (misfit.reason === 'picklist') return t('transformation.unsuited_picklist', { value: misfit.value });
+    const type = t(`type.${row.data_type}`) === `type.${row.data_type}` ? row.data_type : t(`type.${row.data_type}`);
+    return t(name === 'date_format' ? 'transformation.unsuited_date_format' : 'transformation.unsuited_case', { type });
+  };
+  const shown = (name: TransformationName): boolean => {
+    if (!transformationMisfit(name, row)) return true;
+    if (isTransformationOn(name, row)) unsuitedShown.current.names.add(name);
+    return unsuitedShown.current.names.has(name);
+  };
   return (
     <fieldset class="field-card">
       <legend>{t('field.legend', { n: index + 1, name: row.name || t('field.unnamed') })}</legend>
@@ -541,26 +561,25 @@ function FieldEditor({
       <FieldChecks row={row} id={id} errors={errors} onChange={onChange} />
       <fieldset class="transformations">
         <legend>{t('field.transformations')}</legend>
-        {SIMPLE_TRANSFORMATIONS.map((name) => (
-          <div class="check" key={name}>
-            <input
-              id={id(name)}
-              type="checkbox"
-              checked={row.transformations[name]}
-              onChange={(e) => onChange({ transformations: { ...row.transformations, [name]: (e.target as HTMLInputElement).checked } })}
-            />
-            <label for={id(name)}>{t(`transformation.${name}`)}</label>
-          </div>
-        ))}
-        <div class="check">
-          <input
-            id={id('date_format')}
-            type="checkbox"
-            checked={row.date_format.enabled}
-            onChange={(e) => onChange({ date_format: { ...row.date_format, enabled: (e.target as HTMLInputElement).checked } })}
+        {SIMPLE_TRANSFORMATIONS.filter((name) => shown(name)).map((name) => (
+          <TransformationCheck
+            key={name}
+            id={id(name)}
+            name={name}
+            checked={row.transformations[name]}
+            misfit={misfitText(name)}
+            onCheck={(on) => onChange({ transformations: { ...row.transformations, [name]: on } })}
           />
-          <label for={id('date_format')}>{t('transformation.date_format')}</label>
-        </div>
+        ))}
+        {shown('date_format') && (
+          <TransformationCheck
+            id={id('date_format')}
+            name="date_format"
+            checked={row.date_format.enabled}
+            misfit={misfitText('date_format')}
+            onCheck={(on) => onChange({ date_format: { ...row.date_format, enabled: on } })}
+          />
+        )}
         {row.date_format.enabled && (
           <div class="grid">
             <div>
@@ -602,6 +621,41 @@ function FieldEditor({
         </button>
       )}
     </fieldset>
+  );
+}
+
+/** A transformation's checkbox; where it does not suit the field, a note beside it says why (it describes the checkbox). */
+function TransformationCheck({
+  id,
+  name,
+  checked,
+  misfit,
+  onCheck,
+}: {
+  id: string;
+  name: TransformationName;
+  checked: boolean;
+  misfit: string | null;
+  onCheck: (on: boolean) => void;
+}) {
+  return (
+    <>
+      <div class="check">
+        <input
+          id={id}
+          type="checkbox"
+          checked={checked}
+          onChange={(e) => onCheck((e.target as HTMLInputElement).checked)}
+          aria-describedby={misfit ? `${id}-unsuited` : undefined}
+        />
+        <label for={id}>{t(`transformation.${name}`)}</label>
+      </div>
+      {misfit && (
+        <p id={`${id}-unsuited`} class="hint unsuited">
+          {misfit}
+        </p>
+      )}
+    </>
   );
 }
 
