@@ -1157,6 +1157,62 @@ describe('customer console in Chromium', () => {
     ).resolves.toBeNull();
   });
 
+  it('keeps the keyboard on "Send again" when the planned attempt it waits for is made: the button moves to that attempt\'s row, and the focus with it', async () => {
+    const list = (url: URL) => url.pathname === `/console/api/runs/${runId}/deliveries`;
+    const listed = await call(`${svc.baseUrl}/console/api/runs/${runId}/deliveries?page=1&per_page=10`, {
+      headers: { cookie: await cookieHeader() },
+    });
+    // The newest attempt stands for the planned one: until it is due the page is told it is planned and not yet made
+    // (the notifier here retries within moments, too soon for a person to be on its button).
+    const [made] = listed.body.data as Array<{ id: string; delivery_id: string; attempt: number; event: string }>;
+    const due = Date.now() + 4000;
+    await page.route(list, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as {
+        data: Array<{ id: string; delivery_id: string; delivery_next_attempt_at: string | null }>;
+        meta: { total: number };
+      };
+      if (Date.now() < due) {
+        body.data = body.data.filter((a) => a.id !== made.id);
+        body.meta.total -= 1;
+        for (const a of body.data) if (a.delivery_id === made.delivery_id) a.delivery_next_attempt_at = new Date(due).toISOString();
+      }
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await goto(page, `/console/runs/${runId}`);
+      const button = page.locator(`[id="resend-${made.delivery_id}"]`);
+      await expect(button.getAttribute('aria-disabled')).resolves.toBe('true');
+      const rowOf = (el: Element) => el.closest('tr')?.querySelector('td')?.textContent ?? '';
+      await expect(button.evaluate(rowOf)).resolves.not.toContain(`Attempt ${made.attempt}`);
+      // Pressed by keyboard while the attempt is planned: nothing is sent, the focus stays; the page looks again once it is due.
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await page
+        .getByRole('row')
+        .filter({ hasText: `Attempt ${made.attempt}` })
+        .getByRole('button', { name: /^Send again/ })
+        .waitFor({ timeout: 10_000 });
+      const focused = () =>
+        page.evaluate(() => {
+          const el = document.activeElement;
+          return { id: el === document.body ? 'body' : el?.id, row: el?.closest('tr')?.querySelector('td')?.textContent ?? '' };
+        });
+      await page
+        .waitForFunction((id) => document.activeElement?.id === id, `resend-${made.delivery_id}`, { timeout: 3000 })
+        .catch(() => undefined);
+      const at = await focused();
+      expect(at.id).toBe(`resend-${made.delivery_id}`);
+      expect(at.row).toContain(`Attempt ${made.attempt}`);
+      // Said, as nothing else tells why the keyboard moved: the attempt made, and how it went.
+      await status(page).getByText(`Attempt ${made.attempt} of ${made.event} was made: `, { exact: false }).waitFor({ timeout: 3000 });
+      await expect(axeViolations(page)).resolves.toEqual([]);
+      await screenshot(page, 'console-run-planned-attempt-made');
+    } finally {
+      await page.unroute(list);
+    }
+  });
+
   it('finds runs by status, file name and date; the filters stay in the address', async () => {
     await goto(page, '/console/runs');
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
@@ -1694,6 +1750,53 @@ describe('customer console in Chromium', () => {
     },
     120_000,
   );
+
+  it('fits the usage figures and a card a day in 360 px, light and dark, with the largest figures: nothing sideways, nothing cut', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Busy Usage Ltd' } });
+    const p = await joinedMember(org.body.id, 'uma@usage.example', 'Uma Usage', { width: 360, height: 800 });
+    // A busy organization's figures (a new one has none): the widest each card and the quota will ever have to hold.
+    const days = Array.from({ length: 30 }, (_, i) => ({
+      date: new Date(Date.UTC(2026, 10, i + 1)).toISOString().slice(0, 10),
+      finished: 123_456 + i,
+      failed: 98_765,
+      canceled: 4_321,
+      other: 1_234_567,
+    }));
+    await p.route('**/console/api/usage', (route) =>
+      route.fulfill({
+        json: { data: { quota: { limit: 10_000_000, used: 1_234_567, left: 8_765_433 }, days, rows_processed: 123_456_789_012 } },
+      }),
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await goto(p, '/console/usage');
+      await p.getByText('Show the figures as a table').click();
+      const layout = await p.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const outside = (el: Element) => {
+          const r = el.getBoundingClientRect();
+          return r.left < -0.5 || r.right > width + 0.5;
+        };
+        const cards = Array.from(document.querySelectorAll('details .table-wrap tbody tr'));
+        const figures = Array.from(document.querySelectorAll('dl.facts dt, dl.facts dd'));
+        const named = (el: Element) => (el.querySelector('th') ?? el).textContent?.trim().slice(0, 30);
+        return {
+          sideways: document.documentElement.scrollWidth - width,
+          cards: cards.length,
+          cardsOutside: cards.filter(outside).map(named),
+          figuresOutside: figures.filter(outside).map(named),
+          // A value wider than its box is cut (or spills over the card's edge).
+          cut: [...figures, ...cards.flatMap((c) => Array.from(c.children))]
+            .filter((el) => el.scrollWidth > el.clientWidth + 0.5)
+            .map((el) => el.textContent?.trim().slice(0, 30)),
+        };
+      });
+      expect({ scheme, ...layout }).toEqual({ scheme, sideways: 0, cards: 30, cardsOutside: [], figuresOutside: [], cut: [] });
+      await expect(axeViolations(p)).resolves.toEqual([]);
+      await screenshot(p, `console-usage-busy-${scheme}-360`);
+    }
+    await p.context().close();
+  });
 
   /** A member who accepted an operator's invitation to `orgId` in a browser of their own, signed in on the runs page. */
   async function joinedMember(orgId: string, email: string, name: string, viewport = { width: 1280, height: 900 }): Promise<Page> {

@@ -219,15 +219,22 @@ function describe(e: TimelineEntry): string {
 function Deliveries({ runId, session, onResent }: { runId: string; session: SessionView; onResent: () => void }) {
   const [page, setPage] = useState(1);
   const list = useLoad<Paged<Attempt>>(`/runs/${runId}/deliveries?page=${page}&per_page=10`);
-  // "Send again" lives on a delivery's newest attempt, so the re-sent attempt takes it to its own row once
-  // it is listed, and the pressed button goes: the focus follows it there instead of falling to the page.
-  // (Else, the button gone from this page, to the section's heading.) Once only: later reloads leave the focus alone.
-  const resent = useRef<string | null>(null);
+  // "Send again" lives on a delivery's newest attempt: when another attempt of it is listed (a re-send made, or the
+  // retry that was planned), the button moves to that attempt's row and the one that had the focus goes. The focus
+  // follows it there instead of falling to the page, and the new attempt's outcome is said, as nothing else says why
+  // the keyboard moved. (Else, the button gone from this page, to the section's heading.) Which delivery's button had
+  // the focus is read as the list is drawn, before the redraw drops it: only a focus lost with its button is moved.
+  const focused = useRef<{ deliveryId: string; attempt: number } | null>(null);
+  focused.current = focusedResend();
   const heading = useRef<HTMLHeadingElement>(null);
   useLayoutEffect(() => {
-    if (!resent.current || (document.activeElement && document.activeElement !== document.body)) return;
-    (document.getElementById(resendButtonId(resent.current)) ?? heading.current)?.focus();
-    resent.current = null;
+    const was = focused.current;
+    if (!was || (document.activeElement && document.activeElement !== document.body)) return;
+    const button = document.getElementById(resendButtonId(was.deliveryId));
+    (button ?? heading.current)?.focus();
+    const made = list.data?.data.find((a) => a.delivery_id === was.deliveryId);
+    if (button && made && made.attempt > was.attempt)
+      announce(t('delivery.attempt_made', { event: made.event, n: made.attempt, result: attemptResult(made) }));
   }, [list.data]);
   // A planned attempt's time passed: look again then, so the button is offered once it may be used.
   const nextPlanned = list.data?.data.reduce<number | null>((soonest, a) => {
@@ -242,7 +249,6 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
   const resend = useRowAction(
     (a: Attempt) => a.delivery_id,
     async (a: Attempt) => {
-      resent.current = a.delivery_id;
       try {
         await api('POST', `/runs/${runId}/deliveries/${a.delivery_id}/resend`, {});
         announce(t('delivery.resent', { event: a.event }));
@@ -254,7 +260,6 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
           onResent();
         }, 1500);
       } catch (err) {
-        resent.current = null;
         announce(failureText(err as ApiFailure), 'error');
       }
     },
@@ -358,7 +363,22 @@ export function AttemptTable({
   );
 }
 
-const resendButtonId = (deliveryId: string) => `resend-${deliveryId}`;
+const RESEND_ID = 'resend-';
+const resendButtonId = (deliveryId: string) => `${RESEND_ID}${deliveryId}`;
+
+/** The delivery whose "Send again" has the focus now, if one has, and the attempt whose row it is on. */
+function focusedResend(): { deliveryId: string; attempt: number } | null {
+  const el = document.activeElement;
+  if (!(el instanceof HTMLElement) || !el.id.startsWith(RESEND_ID)) return null;
+  return { deliveryId: el.id.slice(RESEND_ID.length), attempt: Number(el.dataset.attempt) };
+}
+
+/** An attempt's outcome in words, as its row says it: "Delivered (HTTP 200)", "Failed (connection refused)". */
+function attemptResult(a: Attempt): string {
+  const outcome = a.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
+  const detail = a.status_code !== null ? t('delivery.status', { code: a.status_code }) : a.error;
+  return detail ? `${outcome} (${detail})` : outcome;
+}
 
 /**
  * "Send again" for a delivery's newest attempt. While another attempt is planned the API would refuse
@@ -372,6 +392,7 @@ function ResendButton({ attempt: a, onResend, resending }: { attempt: Attempt; o
     <>
       <button
         id={resendButtonId(a.delivery_id)}
+        data-attempt={a.attempt}
         type="button"
         class="secondary"
         onClick={() => planned === null && onResend(a)}
