@@ -418,7 +418,11 @@ describe('customer console in Chromium', () => {
     await page.getByLabel('Unique together').fill('code, code');
     await page.getByLabel('Validation hook URL').fill('https://hooks.example.com/check');
     await page.getByRole('button', { name: 'Create the schema' }).click();
-    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    // How many places to look at: two fields (each however many of its options are wrong) and the sets unique together.
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The schema was not saved: 3 parts of the form need a change; see the messages beside them.' })
+      .waitFor();
     // The API's message, tied to the pattern input (aria-invalid, aria-describedby).
     const pattern = code.getByLabel('Pattern (regular expression)');
     await expect(pattern.getAttribute('aria-invalid')).resolves.toBe('true');
@@ -1792,6 +1796,13 @@ describe('customer console in Chromium', () => {
         };
       });
       expect({ scheme, ...layout }).toEqual({ scheme, sideways: 0, cards: 30, cardsOutside: [], figuresOutside: [], cut: [] });
+      // Written as the quota above writes its figures, with the language's grouping: "1,234,567", not "1234567".
+      await expect(p.locator('details tbody tr').first().locator('td').allInnerTexts()).resolves.toEqual([
+        '123,456',
+        '98,765',
+        '4,321',
+        '1,234,567',
+      ]);
       await expect(axeViolations(p)).resolves.toEqual([]);
       await screenshot(p, `console-usage-busy-${scheme}-360`);
     }

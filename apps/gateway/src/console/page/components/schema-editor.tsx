@@ -128,7 +128,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     const repeated = repeatedNames(rows);
     if (repeated.length > 0) {
       setErrors(Object.fromEntries(repeated.map((n) => [`fields.${n}`, [t('schema.duplicate_name', { name: n })]])));
-      announce(t('schema.invalid') + notApplied, 'error');
+      announce(t('schema.invalid', { count: repeated.length }) + notApplied, 'error');
       return;
     }
     try {
@@ -144,7 +144,8 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     } catch (err) {
       const failure = err as ApiFailure;
       setErrors(failure.fields ?? {});
-      announce((Object.keys(failure.fields ?? {}).length ? t('schema.invalid') : failureText(failure)) + notApplied, 'error');
+      const places = placesWithErrors(failure.fields ?? {}, rows);
+      announce((places > 0 ? t('schema.invalid', { count: places }) : failureText(failure)) + notApplied, 'error');
     }
   });
   const save = (event: Event) => {
@@ -336,6 +337,24 @@ function repeatedNames(rows: readonly FieldRow[]): string[] {
     seen.add(name);
   }
   return [...repeated];
+}
+
+/**
+ * How many parts of the form the API's messages are about: each field of the schema once however many of its options
+ * are wrong, and the schema's own options (its name, unique_with) each once. Said with the refusal, so a long form's
+ * reader knows how many places to look for, not only the first one the keyboard is taken to.
+ */
+function placesWithErrors(errors: Record<string, string[]>, rows: FieldRow[]): number {
+  const places = new Set<string>();
+  for (const key of Object.keys(errors)) {
+    // The longest name that owns the key: field names may hold dots ("a" and "a.b" are two fields).
+    const owner = rows
+      .map((row) => `fields.${row.name}`)
+      .filter((prefix) => key === prefix || key.startsWith(`${prefix}.`))
+      .sort((a, b) => b.length - a.length)[0];
+    places.add(owner ?? key);
+  }
+  return places.size;
 }
 
 /**

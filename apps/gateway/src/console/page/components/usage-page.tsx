@@ -73,7 +73,7 @@ export function UsagePage() {
                       <th scope="row">{formatDay(d.date)}</th>
                       {OUTCOMES.map((o) => (
                         <td key={o} data-label={t(`usage.${o}`)}>
-                          {d[o]}
+                          {numbers.format(d[o])}
                         </td>
                       ))}
                     </tr>
