@@ -1,232 +1,127 @@
 import type { FieldDefinition, MappingRule } from '@app/contracts';
 
-/** Lower-case, accents stripped, everything but letters and digits removed. */
-export const normalizeName = (s: string): string =>
+/**
+ * Accents stripped and letters NFKD does not take apart written as their ASCII pairs: "Straße" is "strasse", not
+ * "strae" (and a word "stra" with an "e" after it).
+ */
+const folded = (s: string): string =>
   s
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
+    .replace(/ß/g, 'ss')
+    .replace(/[łŁ]/g, (c) => (c === 'ł' ? 'l' : 'L'))
+    .replace(/[æÆ]/g, (c) => (c === 'æ' ? 'ae' : 'AE'))
+    .replace(/[œŒ]/g, (c) => (c === 'œ' ? 'oe' : 'OE'))
+    .replace(/[øØ]/g, (c) => (c === 'ø' ? 'o' : 'O'));
+
+/** Lower-case, accents stripped, everything but letters and digits removed. */
+export const normalizeName = (s: string): string =>
+  folded(s)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '');
 
-const tokens = (s: string): string[] =>
-  s
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+/** The words of a name, lower case; "e-mail" and "e mail" are one word, "email", as written without the hyphen. */
+const tokens = (s: string): string[] => {
+  const words = folded(s)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+  return words.flatMap((w, i) => (w === 'e' && words[i + 1] === 'mail' ? [] : w === 'mail' && words[i - 1] === 'e' ? ['email'] : [w]));
+};
 
 /**
- * Names people commonly give the same column, in the languages of the review page (a file from Madrid says "Correo
- * electrónico" and "Apellidos" to a schema written in English). Each group is one concept; a field and a header that
- * fall in the same group match almost as well as equal names. Words that mean another thing in English too ("data",
- * "via", "stato") are left out: a header must not be taken for a field it only spells like.
+ * Names people commonly give the same column, in the Latin-script languages of the review page (a file from Madrid
+ * says "Correo electrónico" and "Apellidos" to a schema written in English; Arabic names are not read). Each group is
+ * one concept; a field and a header that fall in the same group match almost as well as equal names. Words that mean
+ * another thing in English too ("data", "via", "cap", "handy", "portable", "cargo", "land") are left out: a header
+ * must not be taken for a field it only spells like.
  */
 const SYNONYM_GROUPS: string[][] = [
-  [
-    'email',
-    'emailaddress',
-    'mail',
-    'email_address',
-    'e-mail',
-    'courriel',
-    'correo',
-    'correoelectronico',
-    'adresseemail',
-    'adressemail',
-    'adressecourriel',
-    'emailadresse',
-    'indirizzoemail',
-    'postaelettronica',
-    'emailadres',
-    'mailadres',
-    'adresemail',
-  ],
-  ['firstname', 'givenname', 'forename', 'first', 'vorname', 'prenom', 'nombre', 'nome', 'voornaam', 'imie'],
-  [
-    'lastname',
-    'surname',
-    'familyname',
-    'last',
-    'nachname',
-    'familienname',
-    'nom',
-    'nomdefamille',
-    'apellido',
-    'apellidos',
-    'cognome',
-    'achternaam',
-    'nazwisko',
-    'sobrenome',
-  ],
-  ['name', 'fullname', 'contactname', 'customername', 'nombrecompleto', 'nomcomplet', 'nomecompleto', 'naam', 'imieinazwisko'],
-  [
-    'phone',
-    'phonenumber',
-    'telephone',
-    'tel',
-    'mobile',
-    'cell',
-    'cellphone',
-    'telefon',
-    'telefono',
-    'telefoon',
-    'telefonnummer',
-    'numerodetelefono',
-    'numerodetelephone',
-    'numeroditelefono',
-    'telefoonnummer',
-    'numertelefonu',
-    'movil',
-    'celular',
-    'handy',
-    'portable',
-    'cellulare',
-    'mobiel',
-  ],
-  [
-    'company',
-    'companyname',
-    'organization',
-    'organisation',
-    'employer',
-    'firm',
-    'business',
-    'firma',
-    'empresa',
-    'entreprise',
-    'societe',
-    'unternehmen',
-    'azienda',
-    'bedrijf',
-    'compania',
-  ],
-  [
-    'address',
-    'street',
-    'streetaddress',
-    'address1',
-    'addressline1',
-    'strasse',
-    'direccion',
-    'adresse',
-    'indirizzo',
-    'adres',
-    'anschrift',
-    'domicilio',
-  ],
-  ['city', 'town', 'locality', 'stadt', 'ort', 'ville', 'ciudad', 'localidad', 'citta', 'plaats', 'miasto', 'woonplaats'],
-  ['zip', 'zipcode', 'postalcode', 'postcode', 'plz', 'postal', 'codigopostal', 'codepostal', 'postleitzahl', 'cap', 'kodpocztowy'],
-  ['country', 'countrycode', 'nation', 'land', 'pays', 'pais', 'paese', 'kraj'],
-  ['state', 'province', 'region', 'county', 'provincia', 'bundesland', 'provincie', 'wojewodztwo'],
-  [
-    'birthdate',
-    'dateofbirth',
-    'dob',
-    'birthday',
-    'geburtsdatum',
-    'fechadenacimiento',
-    'fechanacimiento',
-    'datedenaissance',
-    'datadinascita',
-    'datadenascimento',
-    'geboortedatum',
-    'dataurodzenia',
-  ],
-  ['id', 'identifier', 'externalid', 'reference', 'ref'],
-  ['amount', 'total', 'price', 'sum', 'value', 'betrag', 'importe', 'monto', 'montant', 'importo', 'bedrag', 'kwota'],
-  ['date', 'day', 'datum', 'fecha'],
-  ['website', 'url', 'homepage', 'web', 'sitioweb', 'siteweb', 'sitoweb', 'webseite', 'paginaweb'],
-  ['title', 'jobtitle', 'position', 'role', 'cargo', 'puesto', 'titel', 'functie', 'stanowisko'],
-  [
-    'notes',
-    'note',
-    'comment',
-    'comments',
-    'remarks',
-    'description',
-    'notas',
-    'observaciones',
-    'comentarios',
-    'commentaires',
-    'remarques',
-    'bemerkungen',
-    'notizen',
-    'anmerkungen',
-    'opmerkingen',
-    'uwagi',
-  ],
-].map((g) => g.map(normalizeName));
+  'email emailaddress mail courriel correo correoelectronico adresseemail adressemail adressecourriel emailadresse indirizzoemail postaelettronica emailadres mailadres adresemail',
+  'firstname givenname forename first vorname prenom nombre nome voornaam imie',
+  'lastname surname familyname last nachname familienname nom nomdefamille apellido apellidos cognome achternaam nazwisko sobrenome',
+  'name fullname contactname customername nombrecompleto nomcomplet nomecompleto naam imieinazwisko nomducontact nomduclient nombredelcliente nombredelcontacto nomedocliente nomedelcliente nomcliente nombrecliente',
+  'phone phonenumber telephone telephonenumber tel mobile mobilephone mobilenumber cell cellphone cellnumber telefon telefono telefoon telefonnummer telefoonnummer numerodetelefono numerodetelephone numeroditelefono numertelefonu movil celular cellulare mobiel mobiltelefon telefonomovil',
+  'company companyname organization organisation employer firm business firma empresa entreprise societe unternehmen azienda bedrijf compania',
+  'address street streetaddress address1 addressline1 strasse direccion adresse indirizzo adres anschrift domicilio',
+  'city town locality stadt ort ville ciudad localidad citta plaats miasto woonplaats',
+  'zip zipcode postalcode postcode plz postal codigopostal codepostal postleitzahl kodpocztowy',
+  'country countrycode nation pays pais paese kraj',
+  'state province region county provincia bundesland provincie wojewodztwo',
+  'birthdate dateofbirth dob birthday geburtsdatum fechadenacimiento fechanacimiento datedenaissance datadinascita datadenascimento geboortedatum dataurodzenia',
+  'id identifier externalid reference ref',
+  'amount total sum betrag importe monto montant importo bedrag kwota',
+  'date day datum fecha',
+  'website url homepage web sitioweb siteweb sitoweb webseite paginaweb',
+  'title jobtitle position role puesto titel functie stanowisko',
+  'notes note comment comments remarks notas observaciones comentarios commentaires remarques bemerkungen notizen anmerkungen opmerkingen uwagi',
+].map((g) => g.split(' ').map(normalizeName));
 
 const groupOf = new Map<string, number>();
 SYNONYM_GROUPS.forEach((g, i) => g.forEach((n) => groupOf.has(n) || groupOf.set(n, i)));
 
 /**
  * Words that say whose or which value a column holds, not what it is: "Customer Email", "Email (work)", "Teléfono del
- * cliente" are e-mails and phones. A header of one concept word and such words only names that concept.
+ * cliente" are e-mails and phones. "number" is not one: "Street number" is no street.
  */
-const QUALIFIERS = new Set([
-  'work',
-  'home',
-  'personal',
-  'private',
-  'primary',
-  'main',
-  'business',
-  'office',
-  'customer',
-  'client',
-  'contact',
-  'number',
-  'no',
-  'nr',
-  'num',
-  'the',
-  'of',
-  'your',
-  'cliente',
-  'del',
-  'de',
-  'du',
-  'la',
-  'le',
-  'el',
-  'des',
-  'kunde',
-  'klant',
-  'van',
-  'principal',
-]);
+const QUALIFIERS = new Set(
+  'work home personal private primary main business office customer client contact the of your cliente del de du la le el des kunde klant van'.split(
+    ' ',
+  ),
+);
 
 /**
- * The concept (synonym group) a name stands for: `whole` when the name is a group's word once normalised; else a run
- * of two words or more inside it that is one ("phone number" in "Mobile phone number", "código postal" in "Código
- * postal de envío"), or one concept word with qualifiers only. A single word inside a longer name is not enough:
- * "Last order date" is no last name, "First purchase" no first name.
+ * Concept words that name their concept only as the whole name: beside other words they mean another thing ("Nom du
+ * contact" is the contact's full name, not a last name; "First contact" is a date, "Customer ID" a number of ours).
+ */
+const ALONE_ONLY = new Set('nom nombre nome naam first last name tel cell web ref id sum day total mail'.split(' '));
+
+/** Past this many words a name is a sentence, not a column's name: only its whole is compared. */
+const MAX_CONCEPT_WORDS = 8;
+/** The longest synonym is three words ("fecha de nacimiento", "date of birth"): no longer run is looked up. */
+const MAX_RUN_WORDS = 3;
+
+/**
+ * The concept (synonym group) a name stands for: `whole` when the name is a group's word once normalised. Else, for a
+ * name of a few words: a run of one to three words that is a group's word, where every other word only says whose or
+ * which (a qualifier) or is a word of the same group: "Mobile phone number", "Customer Email", "Email (work)",
+ * "Teléfono móvil", "Código postal del cliente". Any other word makes it another thing, and the name no concept: "Seller
+ * email address" is not the record's e-mail, "E-mail opt-in" a flag, "Last order date" no last name.
  */
 function conceptOf(name: string): { group: number; whole: boolean } | null {
   const whole = groupOf.get(normalizeName(name));
   if (whole !== undefined) return { group: whole, whole: true };
   const words = tokens(name);
-  for (let run = words.length - 1; run >= 2; run--) {
+  if (words.length < 2 || words.length > MAX_CONCEPT_WORDS) return null;
+  for (let run = Math.min(MAX_RUN_WORDS, words.length - 1); run >= 1; run--) {
     for (let at = 0; at + run <= words.length; at++) {
       const group = groupOf.get(words.slice(at, at + run).join(''));
-      if (group !== undefined) return { group, whole: false };
+      if (group === undefined || (run === 1 && ALONE_ONLY.has(words[at]))) continue;
+      const rest = [...words.slice(0, at), ...words.slice(at + run)];
+      if (rest.every((w) => QUALIFIERS.has(w) || groupOf.get(w) === group)) return { group, whole: false };
     }
   }
-  const named = words.filter((w) => !QUALIFIERS.has(w));
-  const group = named.length === 1 && words.length > 1 ? groupOf.get(named[0]) : undefined;
-  return group === undefined ? null : { group, whole: false };
+  return null;
 }
 
-/** Similarity of two tokens lists (Dice coefficient). */
+/**
+ * Similarity of two names' words (Dice coefficient), the qualifiers aside ("Customer ID" is as near "id" as "ID" is).
+ * Weighted 0.7: a one-word field and a two-word header sharing that word score 0.47, under MIN_MATCH_SCORE, since the
+ * other word most often makes it another thing ("Phone type", "Company size", "Email status", "Birth date" for "date").
+ */
 function tokenSimilarity(a: string[], b: string[]): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  const setB = new Set(b);
-  const shared = a.filter((t) => setB.has(t)).length;
-  return (2 * shared) / (a.length + b.length);
+  const [x, y] = [withoutQualifiers(a), withoutQualifiers(b)];
+  if (x.length === 0 || y.length === 0) return 0;
+  const setY = new Set(y);
+  const shared = x.filter((t) => setY.has(t)).length;
+  return (2 * shared) / (x.length + y.length);
 }
+const withoutQualifiers = (words: string[]): string[] => {
+  const named = words.filter((w) => !QUALIFIERS.has(w));
+  return named.length > 0 ? named : words;
+};
+const TOKEN_WEIGHT = 0.7;
 
 /** A name read once for every comparison it takes part in (a schema of 1,000 fields meets a file of 1,000 columns). */
 interface ReadName {
@@ -252,7 +147,7 @@ function scoreOf(candidates: ReadName[], h: ReadName): number {
     // The same concept: named by a word of its group on both sides, else inside a longer name on one of them.
     if (c.concept && h.concept && c.concept.group === h.concept.group)
       best = Math.max(best, c.concept.whole && h.concept.whole ? 0.9 : 0.75);
-    best = Math.max(best, 0.8 * tokenSimilarity(c.tokens, h.tokens));
+    best = Math.max(best, TOKEN_WEIGHT * tokenSimilarity(c.tokens, h.tokens));
   }
   return best;
 }
