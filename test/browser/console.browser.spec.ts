@@ -281,7 +281,10 @@ describe('customer console in Chromium', () => {
     await page.keyboard.type('9bad');
     await second.getByLabel('Description', { exact: true }).fill('Tier');
     await page.getByRole('button', { name: 'Create the schema' }).click();
-    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The schema was not saved: 1 part of the form needs a change; see the message beside it.' })
+      .waitFor();
     await expect(second.locator('.field-error').first().textContent()).resolves.toContain('A field name must start with a letter');
     // Tied to the name's input: marked invalid, and described by the message.
     const badName = second.getByLabel('Field name');
@@ -346,7 +349,10 @@ describe('customer console in Chromium', () => {
     await country.getByLabel('Description', { exact: true }).fill('Country');
     await country.getByLabel('Country output').selectOption('alpha3');
     await page.getByRole('button', { name: 'Create the schema' }).click();
-    await page.getByRole('alert').filter({ hasText: 'see the messages beside the fields' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The schema was not saved: 2 parts of the form need a change; see the messages beside them.' })
+      .waitFor();
     await expect(price.locator('.field-error').first().textContent()).resolves.toContain('number_format.locale must be a locale');
     await expect(phone.locator('.field-error').first().textContent()).resolves.toContain('default_region must be an ISO 3166 alpha-2');
     await expect(axeViolations(page)).resolves.toEqual([]);
@@ -639,7 +645,7 @@ describe('customer console in Chromium', () => {
       .getByRole('alert')
       .filter({
         hasText:
-          'see the messages beside the fields. The edits in the JSON box were not applied to the form, so they were not sent either.',
+          '2 parts of the form need a change; see the messages beside them. The edits in the JSON box were not applied to the form, so they were not sent either.',
       })
       .waitFor();
     await expect(page.getByText('Another field is also named tier. Give each field its own name.').count()).resolves.toBe(2);

@@ -128,7 +128,7 @@ export function SchemaEditor({ id, session }: { id: string | null; session: Sess
     const repeated = repeatedNames(rows);
     if (repeated.length > 0) {
       setErrors(Object.fromEntries(repeated.map((n) => [`fields.${n}`, [t('schema.duplicate_name', { name: n })]])));
-      announce(t('schema.invalid', { count: repeated.length }) + notApplied, 'error');
+      announce(t('schema.invalid', { count: rows.filter((row) => repeated.includes(row.name)).length }) + notApplied, 'error');
       return;
     }
     try {
