@@ -813,20 +813,34 @@ describe('hosted review page in Chromium', () => {
     await screenshot(page, '15c-change-a-column');
     await page.context().close();
 
-    // With problems, the fields without any are offered too, after those with, under their own heading.
+    // With problems, the fields without any are offered too, after those with, under their own heading; not a field
+    // without a column (born here), whose values are all blank.
     const bad = await readyRun({}, 'E-mail,First,Years,Birthday\na@x.org,NY,x1,01/02/1990\nb@x.org,Ann,31,02/02/1990\n');
-    await reviewApi(bad.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' });
+    await reviewApi(bad.review_url).edit({ email: 'E-mail', first_name: 'First', age: 'Years', born: null });
     const second = await openPage(bad.review_url);
     await second.locator('#problem-field option[value="age"]').waitFor({ state: 'attached' });
-    const groups = await second
-      .locator('#problem-field optgroup')
-      .evaluateAll((els) =>
-        els.map((g) => ({ label: g.getAttribute('label'), options: Array.from(g.querySelectorAll('option'), (o) => o.textContent) })),
-      );
-    expect(groups).toEqual([{ label: 'Fields without problems', options: ['Email', 'first_name', 'born'] }]);
+    const groups = () =>
+      second
+        .locator('#problem-field optgroup')
+        .evaluateAll((els) =>
+          els.map((g) => ({ label: g.getAttribute('label'), options: Array.from(g.querySelectorAll('option'), (o) => o.textContent) })),
+        );
+    await expect(groups()).resolves.toEqual([{ label: 'Fields without problems', options: ['Email', 'first_name'] }]);
+    // Chosen, such a field stays where it was, without a count.
     await second.locator('#problem-field').selectOption('first_name');
     await second.getByRole('heading', { name: 'Fix every value of first_name' }).waitFor();
     await second.getByText('No row matches these filters.').waitFor();
+    await expect(groups()).resolves.toEqual([{ label: 'Fields without problems', options: ['Email', 'first_name'] }]);
+    // The last bad cell fixed from the grid: the grid goes with it, and the keyboard lands on the section's new heading.
+    await second.locator('#problem-field').selectOption('');
+    await second.getByText('Page 1 of 1 · matching rows: 1').waitFor();
+    await second.locator('#problem-rows tbody tr').first().locator('td').nth(2).click();
+    await second.keyboard.press('Enter');
+    await second.keyboard.press('ControlOrMeta+a');
+    await second.keyboard.type('40');
+    await second.keyboard.press('Enter');
+    await second.getByRole('heading', { name: 'Change a column' }).waitFor();
+    await expect(second.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Change a column');
     await second.context().close();
   });
 

@@ -2,6 +2,7 @@
  * Every row with a problem over the whole file, filtered by field and kind, a page of 20 at a time (paged by the
  * service), and the bulk fixes of the field chosen (any field, problems or not, while the review is open).
  */
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { CELL_PROBLEMS } from '../../../../../../libs/domain/src/fields/cell-problems';
 import { numbers, t } from '../i18n';
 import { filterProblems, turnProblemPage, type State } from '../state';
@@ -14,25 +15,39 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
   const page = s.problemRows.page;
   const active = view.phase === 'active';
   const byField = listed ? listed.problems_by_field : {};
-  // The field filter lists the fields that have problems, with their counts. The chosen field
-  // stays listed when a fix leaves it with none, so its fixes (and their undo) stay in reach.
-  // Own keys only: a field may be named "constructor" or "toString", which every object inherits.
+  // The field filter lists the fields that have problems, with their counts, then (while the review is open) every
+  // other field with a column: a value can be wrong without breaking a rule ("NY" where "New York" is meant), and its
+  // bulk fixes are then in reach. The chosen field stays listed when a fix leaves it with none, so its fixes (and their
+  // undo) stay in reach. Own keys only: a field may be named "constructor" or "toString", which every object inherits.
   const countOf = (name: string): number => (Object.prototype.hasOwnProperty.call(byField, name) ? byField[name] : 0);
   const anyProblems = !!listed && listed.rows_with_problems > 0;
-  const withProblems = anyProblems ? view.fields.filter((f) => countOf(f.name) > 0 || f.name === filter.field) : [];
-  // A value can be wrong without breaking a rule ("NY" where "New York" is meant): while the review is open, every
-  // other field is offered too, so its bulk fixes are in reach. With no row left with a problem (and some
-  // rows to change), the section is only that.
-  const withoutProblems = active ? view.fields.filter((f) => !withProblems.includes(f)) : [];
+  const withProblems = anyProblems ? view.fields.filter((f) => countOf(f.name) > 0) : [];
+  const listedAbove = new Set(withProblems.map((f) => f.name));
+  // A field without a column has only blanks: a fix there would change nothing.
+  const withoutProblems = active
+    ? view.fields.filter((f) => !listedAbove.has(f.name) && (!!s.mapping[f.name] || f.name === filter.field))
+    : [];
   const others = withoutProblems.map((f) => <option value={f.name}>{f.label}</option>);
+  // "No row has a problem" only once the count (and the customer's checks) for the mapping shown are in.
+  const settled = !!s.count && s.count.customer_checks?.status !== 'running';
+  // The last row with a problem fixed from its grid: the grid goes, and the keyboard to the section's new heading.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const hadProblems = useRef(anyProblems);
+  useLayoutEffect(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (hadProblems.current && !anyProblems && lost) heading.current?.focus();
+    hadProblems.current = anyProblems;
+  }, [anyProblems]);
   return (
     <section
       id="problem-rows-section"
       aria-labelledby="problem-rows-title"
       hidden={!listed || (!anyProblems && (!active || listed.rows_checked === 0))}
     >
-      <h2 id="problem-rows-title">{t(anyProblems ? 'problem_rows_title' : 'fix_column_title')}</h2>
-      {!anyProblems && <p class="muted">{t('fix_column_intro')}</p>}
+      <h2 id="problem-rows-title" ref={heading} tabIndex={-1}>
+        {t(anyProblems ? 'problem_rows_title' : 'fix_column_title')}
+      </h2>
+      {!anyProblems && settled && <p class="muted">{t('fix_column_intro')}</p>}
       <div class="filters">
         <label for="problem-field">{t('problem_rows_field')}</label>
         <select
