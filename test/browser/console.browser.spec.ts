@@ -1856,6 +1856,14 @@ describe('customer console in Chromium', () => {
     const otto = await joinedMember(org.body.id, 'otto@demoted.example', 'Otto Owner');
     await goto(dee, '/console/api-keys');
     await dee.getByRole('button', { name: 'Issue a key' }).waitFor();
+    // A second tab of hers, on a schema's form.
+    const leads = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Leads', fields: { email: { description: 'E-mail', data_type: 'email', is_required: true } } },
+    });
+    const deeSchema = await dee.context().newPage();
+    await deeSchema.goto(`${svc.baseUrl}/console/schemas/${leads.body.data.id}`);
+    await deeSchema.getByLabel('Schema name').waitFor();
     // Otto makes Dee a viewer in his own browser; Dee's page, drawn before, still offers to issue a key.
     await goto(otto, '/console/members');
     await otto.getByLabel('Role of Dee Demoted').selectOption('viewer');
@@ -1872,6 +1880,13 @@ describe('customer console in Chromium', () => {
     await expect(
       dee.evaluate(() => (document.activeElement as HTMLElement).tagName + ':' + (document.activeElement as HTMLElement).textContent),
     ).resolves.toBe('H1:API keys');
+    // The schema form, sent with Enter from its name: refused, the form is a viewer's (read-only), and the keyboard goes
+    // to the page's heading rather than staying on an input that can no longer be used.
+    await deeSchema.getByLabel('Schema name').fill('Leads 2');
+    await deeSchema.getByLabel('Schema name').press('Enter');
+    await deeSchema.getByRole('alert').getByText('Viewers can look but not change anything.', { exact: false }).waitFor();
+    await expect(deeSchema.getByLabel('Schema name').isDisabled()).resolves.toBe(true);
+    await expect(deeSchema.evaluate(() => document.activeElement?.tagName)).resolves.toBe('H1');
     await dee.context().close();
   });
 
