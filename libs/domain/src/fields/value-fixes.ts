@@ -32,7 +32,13 @@ function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinit
   }
   if (fix.kind === 'replace') {
     const { find, replace } = fix;
-    if (fix.whole_value) return (v) => (v === find ? replace : v);
+    if (fix.whole_value) {
+      // The page shows a value without the blanks around it (" A1 " reads "A1"): a whole value is matched as it was
+      // seen, or the one with blanks would stay as it was, unsaid. Blanks alone are matched as typed.
+      const seen = find.trim();
+      if (seen === '') return (v) => (v === find ? replace : v);
+      return (v) => (v === find || v.trim() === seen ? replace : v);
+    }
     return (v, limit) => {
       if (!v.includes(find)) return v;
       const parts = v.split(find);

@@ -232,6 +232,14 @@ describe('value fixes', () => {
     expect(inside('N/A or N/A', 1)).toBe(' or ');
     const whole = compileFieldFixes([fix(1, { kind: 'replace', find: 'N/A', replace: '', whole_value: true })], 'f', field())!;
     expect(whole('N/A or N/A', 1)).toBe('N/A or N/A');
+    // The whole value as the page shows it, without the blanks around it (a probe: " A1 " stayed, unsaid, beside "A1").
+    expect(whole(' N/A ', 1)).toBe('');
+    expect(whole('\tN/A', 1)).toBe('');
+    // Blanks alone are matched as typed: a find of one space is not every blank value.
+    const space = compileFieldFixes([fix(1, { kind: 'replace', find: ' ', replace: '-', whole_value: true })], 'f', field())!;
+    expect(space(' ', 1)).toBe('-');
+    expect(space('', 1)).toBe('');
+    expect(space('  ', 1)).toBe('  ');
   });
 
   it('a chain of replaces cannot grow a value past ten times its length (or MAX_FIX_TEXT): that step leaves it as it was', () => {
