@@ -539,7 +539,7 @@ describe('customer console in Chromium', () => {
     const qtyUpper = qty.getByLabel('Upper case');
     await expect(qtyUpper.isChecked()).resolves.toBe(true);
     await expect(noteOf(qtyUpper)).resolves.toBe(
-      'Does not suit the data type “Whole number”: a change of letter case does nothing for its values, or spoils them.',
+      'Does not suit the data type “Whole number”: its values are read in any letter case, so a case change only alters how the text is written, and may spoil it.',
     );
     await expect(noteOf(qty.getByLabel('Trim spaces'))).resolves.toBe('');
     // Text: letter case offered without a note; "Rewrite dates" only because it is on, said not to suit.

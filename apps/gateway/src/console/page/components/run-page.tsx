@@ -222,7 +222,7 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
   // "Send again" lives on a delivery's newest attempt: when another attempt of it is listed (a re-send made, or the
   // retry that was planned), the button moves to that attempt's row and the one that had the focus goes. The focus
   // follows it there instead of falling to the page, and the new attempt's outcome is said, as nothing else says why
-  // the keyboard moved. (Else, the button gone from this page, to the section's heading.) Which delivery's button had
+  // the keyboard moved. (Else, the button gone from this page, to the section's heading, which is said too.) Which delivery's button had
   // the focus is read as the list is drawn, before the redraw drops it: only a focus lost with its button is moved.
   const focused = useRef<{ deliveryId: string; attempt: number } | null>(null);
   focused.current = focusedResend();
@@ -235,6 +235,8 @@ function Deliveries({ runId, session, onResent }: { runId: string; session: Sess
     const made = list.data?.data.find((a) => a.delivery_id === was.deliveryId);
     if (button && made && made.attempt > was.attempt)
       announce(t('delivery.attempt_made', { event: made.event, n: made.attempt, result: attemptResult(made) }));
+    // On another page now: said too, or the keyboard would move to the heading without a word why.
+    else if (!button) announce(t('delivery.attempt_elsewhere'));
   }, [list.data]);
   // A planned attempt's time passed: look again then, so the button is offered once it may be used.
   const nextPlanned = list.data?.data.reduce<number | null>((soonest, a) => {
