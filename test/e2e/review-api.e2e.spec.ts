@@ -73,6 +73,37 @@ describe('review page API', () => {
     expect((await shown('csv')).rows[0].age).toEqual({ value: '037', problem: null });
   });
 
+  it('matches the columns as approved last time when the reviewer picks the same header row by hand again', async () => {
+    // A report whose title row has two values: no title the read finds, so the reviewer picks row 2 each month.
+    const file = 'Sales report,March\nMail address,Yrs\na@x.org,30\nb@x.org,31\n';
+    const pickHeader = async () => {
+      const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+        token: org.apiKey,
+        body: { schema_id: org.schemaId, filename: 'report.csv' },
+      });
+      await upload(run.body, file);
+      await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+      const review = reviewApi(run.body.review_url);
+      const chosen = await call(review.at('header'), { method: 'POST', body: { input_has_header: true, rows_above_header: 1 } });
+      expect(chosen.status).toBe(200);
+      expect(chosen.body.source_headers).toEqual(['Mail address', 'Yrs']);
+      return { run: run.body, review, chosen: chosen.body };
+    };
+    const first = await pickHeader();
+    // The first time, "Mail address" and "Yrs" are no names the heuristic reads: the reviewer maps them, and approves.
+    expect(first.chosen.mapping_rule).toMatchObject({ email: null, age: null });
+    expect((await first.review.edit({ email: 'Mail address', age: 'Yrs' })).status).toBe(200);
+    expect((await first.review.approve()).status).toBe(200);
+    const directory = svc.app.get<Directory>(DIRECTORY);
+    for (let i = 0; !(await directory.findRememberedMapping(org.orgId, org.schemaId, headersKey(['Mail address', 'Yrs']))); i++) {
+      if (i > 200) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // Next month: the same pick finds the columns as they were approved.
+    const second = await pickHeader();
+    expect(second.chosen.mapping_rule).toMatchObject({ email: 'Mail address', age: 'Yrs' });
+  });
+
   it('takes the first row as the header when the reviewer says so, and delivers the rows after it', async () => {
     const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
       token: org.apiKey,

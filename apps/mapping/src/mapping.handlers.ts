@@ -79,19 +79,24 @@ export class MappingHandlers {
     const picklists: Record<string, Record<string, string>> = {};
     for (const f of run.value_fixes ?? []) if (f.fix.kind === 'picklist') picklists[f.field] = f.fix.values;
     const parsed = run.parsed_headers ?? run.source_headers;
-    await this.directory.rememberMapping({
-      organization_id: run.organization_id,
-      schema_id: run.schema.id,
-      // Keyed by the headers as the ingestion read them: the next such file is read the same way. A header the
-      // reviewer found where the ingestion saw none is keyed by its names instead: column_1..N is what every
-      // headerless file of that width reads as, and each would have lost its first record to this one's header.
-      headers_key: headersKey(run.input_has_header === true && isMadeUpHeaders(parsed) ? run.source_headers : parsed),
-      mapping_rule: run.mapping_rule,
-      picklists,
-      ...(run.input_has_header !== null ? { input_has_header: run.input_has_header } : {}),
-      run_id: run.id,
-      approved_at: run.review_approved_at,
-    });
+    // Keyed by the headers as the ingestion read them: the next such file is read the same way. A header the
+    // reviewer found where the ingestion saw none is keyed by its names instead: column_1..N is what every
+    // headerless file of that width reads as, and each would have lost its first record to this one's header.
+    const keys = new Set([headersKey(run.input_has_header === true && isMadeUpHeaders(parsed) ? run.source_headers : parsed)]);
+    // A header row picked under rows the read took for the header (a title block it does not find) is remembered by
+    // the picked names too: the same pick in the next such file finds the columns as approved (the gateway looks).
+    if (run.input_has_header === true && !isMadeUpHeaders(run.source_headers)) keys.add(headersKey(run.source_headers));
+    for (const key of keys)
+      await this.directory.rememberMapping({
+        organization_id: run.organization_id,
+        schema_id: run.schema.id,
+        headers_key: key,
+        mapping_rule: run.mapping_rule,
+        picklists,
+        ...(run.input_has_header !== null ? { input_has_header: run.input_has_header } : {}),
+        run_id: run.id,
+        approved_at: run.review_approved_at,
+      });
   }
 
   /**

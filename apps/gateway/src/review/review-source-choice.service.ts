@@ -1,7 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SourceInspector } from '@app/cpu-work';
+import type { MappingRule } from '@app/contracts';
+import { DIRECTORY, type Directory } from '@app/directory';
 import {
   MAX_ROWS_ABOVE_HEADER,
+  headerNames,
+  headersKey,
   isChoosableEncoding,
   requireEncodingChoice,
   requireHeaderChoice,
@@ -32,6 +36,7 @@ export class ReviewSourceChoiceService {
     private readonly inspector: SourceInspector,
     private readonly review: ReviewService,
     private readonly previews: ReviewPreviewService,
+    @Inject(DIRECTORY) private readonly directory: Directory,
   ) {}
 
   /**
@@ -67,12 +72,25 @@ export class ReviewSourceChoiceService {
         input_has_header: body.input_has_header,
         first_row: top[above],
         ...(above > 0 ? { rows_above_header: top.slice(0, above).map(rowAboveHeaderText) } : {}),
+        ...(await this.rememberedFor(run, top[above], body.input_has_header)),
         sheet: run.sheet ?? null,
         encoding: run.encoding,
         at: new Date().toISOString(),
       },
       requestId,
     );
+  }
+
+  /**
+   * The mapping the organization approved last for this schema and the columns the chosen row names, if any, and made
+   * under the same answer about the header: a file whose header row is picked by hand each time (a report with a title
+   * block the read does not find) gets its columns matched as the last time, not by place.
+   */
+  private async rememberedFor(run: RunState, firstRow: string[], hasHeader: boolean): Promise<{ remembered_mapping?: MappingRule }> {
+    const headers = headerNames(firstRow, hasHeader, run.source_headers.length);
+    const found = await this.directory.findRememberedMapping(run.organization_id, run.schema.id, headersKey(headers));
+    if (!found || (found.input_has_header !== undefined && found.input_has_header !== hasHeader)) return {};
+    return { remembered_mapping: found.mapping_rule };
   }
 
   /**

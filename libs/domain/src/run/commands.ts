@@ -59,6 +59,11 @@ export type RunCommand =
       first_row: string[];
       /** The rows above the header to leave out (a title the file's read found); absent: none. */
       rows_above_header?: string[];
+      /**
+       * The mapping approved last for the organization's schema and the columns this choice names (the gateway looks it
+       * up): a file whose header row the reviewer picks by hand each time gets its columns matched as last time.
+       */
+      remembered_mapping?: MappingRule;
       sheet?: string | null;
       encoding?: string | null;
       at: string;
