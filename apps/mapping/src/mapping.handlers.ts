@@ -9,6 +9,7 @@ import {
   headerNames,
   headersKey,
   isMadeUpHeaders,
+  mappingFromRemembered,
   mergeSuggestions,
   readValueFix,
   runPhase,
@@ -132,26 +133,13 @@ export class MappingHandlers {
       header = { input_has_header: found.input_has_header, first_row: firstRow ?? (await readFirstRow()) };
       headers = headerNames(header.first_row, header.input_has_header, run.source_headers.length);
     }
-    const kept = Object.fromEntries(
-      Object.entries(found.mapping_rule).filter(
-        ([field, column]) => Object.hasOwn(fields, field) && (column === null || headers.includes(column)),
-      ),
-    );
     const picklists = Object.fromEntries(
       Object.entries(found.picklists).filter(
         ([field, values]) => !('problems' in readValueFix({ kind: 'picklist', values }, null, fields[field])),
       ),
     );
-    // The fields the remembered mapping does not name get the heuristic's column among the columns it left free: a
-    // field added since must not be given a column the remembered mapping feeds another field from.
-    const used = new Set(Object.values(kept).filter((column): column is string => column !== null));
-    const rest = Object.fromEntries(Object.entries(fields).filter(([field]) => !Object.hasOwn(kept, field)));
-    const base = suggestMapping(
-      rest,
-      headers.filter((column) => !used.has(column)),
-    );
     return {
-      mapping: { ...base, ...kept },
+      mapping: mappingFromRemembered(fields, found.mapping_rule, headers),
       origin: 'remembered',
       ...(header ? { header } : {}),
       notices: [{ code: 'mapping_remembered', message: 'The columns were matched as in the last approved file with the same columns.' }],

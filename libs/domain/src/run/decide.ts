@@ -3,6 +3,7 @@ import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
 import { headerNames } from '../mapping/detect-header';
+import { mappingFromRemembered } from '../mapping/remembered-mapping';
 import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
 import { isChoosableEncoding } from '../files/encoding-choice';
@@ -200,25 +201,6 @@ function mappingAfterHeaderChoice(run: RunState, headers: string[]): MappingRule
 }
 
 /**
- * The mapping once a header row is chosen whose columns the organization approved a mapping for: each field the
- * remembered mapping names takes its column there (a field no longer in the schema is left out), one it left without
- * a column stays so, and any other field (added to the schema since, or whose column the file no longer has) what the
- * headers suggest, where that column is free. What the reviewer had mapped by place before the choice gives way: the remembered mapping was approved for
- * these very columns.
- */
-function rememberedAfterHeaderChoice(run: RunState, remembered: MappingRule, headers: string[]): MappingRule {
-  const present = new Set(headers);
-  const kept: MappingRule = Object.fromEntries(
-    Object.keys(run.schema.fields).map((field) => {
-      const column = Object.hasOwn(remembered, field) ? remembered[field] : null;
-      return [field, column !== null && present.has(column) ? column : null];
-    }),
-  );
-  // A field the approved mapping left without a column stays so; one whose column the file no longer has is suggested.
-  return suggestedWhereFree(run, kept, headers, (field) => !(Object.hasOwn(remembered, field) && remembered[field] === null));
-}
-
-/**
  * The mapping with the fields `open` names that have no column given what these headers suggest, where that column
  * is free: a column already feeding a field is not given to a second one.
  */
@@ -365,8 +347,9 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
           type: 'HeaderRowChosen',
           data: {
             ...chosen,
+            // Columns approved before for these very names: as approved then, not each field's column by place.
             mapping_rule: command.remembered_mapping
-              ? rememberedAfterHeaderChoice(run, command.remembered_mapping, chosen.source_headers)
+              ? mappingFromRemembered(run.schema.fields, command.remembered_mapping, chosen.source_headers)
               : mappingAfterHeaderChoice(run, chosen.source_headers),
             chosen_at: command.at,
           },

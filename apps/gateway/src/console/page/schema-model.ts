@@ -182,12 +182,12 @@ export type TransformationName = (typeof TRANSFORMATIONS)[number];
  */
 const CASE_BLIND_TYPES: ReadonlySet<string> = new Set(['number', 'integer', 'boolean', 'date', 'datetime', 'phone', 'country']);
 
-/** A picklist's allowed values as the form holds them (one per line, `value | label | …`). */
-const allowedValuesOf = (text: string): string[] =>
+/** A picklist's allowed values as the form holds them, one per line (`value | label | labels`), each line's parts trimmed. */
+const allowedValueLines = (text: string): string[][] =>
   text
     .split('\n')
-    .map((line) => line.split('|')[0].trim())
-    .filter(Boolean);
+    .map((line) => line.split('|').map((p) => p.trim()))
+    .filter((p) => p[0]);
 
 /**
  * Why a transformation does not suit a field, or null when it does (the form offers it then). `type`: not for a field
@@ -205,7 +205,9 @@ export function transformationMisfit(
   if (CASE_BLIND_TYPES.has(row.data_type)) return { reason: 'type' };
   if (row.data_type !== 'enum') return null;
   const inCase = (v: string) => (name === 'uppercase' ? v.toUpperCase() : v.toLowerCase());
-  const other = allowedValuesOf(row.allowed_values).find((v) => inCase(v) !== v);
+  const other = allowedValueLines(row.allowed_values)
+    .map(([value]) => value)
+    .find((v) => inCase(v) !== v);
   return other === undefined ? null : { reason: 'picklist', value: other };
 }
 
@@ -417,15 +419,11 @@ export function fieldsFromRows(rows: FieldRow[]): Json {
       };
     if (Object.keys(transformations).length) def.transformations = transformations;
     if (row.data_type === 'enum') {
-      def.allowed_values = row.allowed_values
-        .split('\n')
-        .map((line) => line.split('|').map((p) => p.trim()))
-        .filter((p) => p[0])
-        .map(([value, label, labels]) => ({
-          value,
-          ...(label ? { label } : {}),
-          ...(labels ? { labels: parseLabels(labels) } : {}),
-        }));
+      def.allowed_values = allowedValueLines(row.allowed_values).map(([value, label, labels]) => ({
+        value,
+        ...(label ? { label } : {}),
+        ...(labels ? { labels: parseLabels(labels) } : {}),
+      }));
     }
     const nf = row.number_format;
     if (

@@ -2,7 +2,7 @@ import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText, type ApiFailure } from '../api';
 import { personalCheckMessage, personalSetMessage, personalTransformationMessage } from '../check-messages';
-import { t } from '../i18n';
+import { has, t } from '../i18n';
 import { navigate, useLeaveWarning } from '../router';
 import {
   checksFromSchema,
@@ -509,7 +509,7 @@ function FieldEditor({
     const misfit = transformationMisfit(name, row);
     if (!misfit) return null;
     if (misfit.reason === 'picklist') return t('transformation.unsuited_picklist', { value: misfit.value });
-    const type = t(`type.${row.data_type}`) === `type.${row.data_type}` ? row.data_type : t(`type.${row.data_type}`);
+    const type = typeLabel(row.data_type);
     return t(name === 'date_format' ? 'transformation.unsuited_date_format' : 'transformation.unsuited_case', { type });
   };
   const shown = (name: TransformationName): boolean => {
@@ -533,7 +533,7 @@ function FieldEditor({
           >
             {[...new Set([...DATA_TYPES, row.data_type])].map((d) => (
               <option key={d} value={d}>
-                {t(`type.${d}`) === `type.${d}` ? d : t(`type.${d}`)}
+                {typeLabel(d)}
               </option>
             ))}
           </select>
@@ -642,6 +642,9 @@ function FieldEditor({
     </fieldset>
   );
 }
+
+/** A data type in the form's words; one the catalog has no words for (the service does not know it) as written. */
+const typeLabel = (dataType: string): string => (has(`type.${dataType}`) ? t(`type.${dataType}`) : dataType);
 
 /** A transformation's checkbox; where it does not suit the field, a note beside it says why (it describes the checkbox). */
 function TransformationCheck({
