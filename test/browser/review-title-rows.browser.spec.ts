@@ -2,7 +2,9 @@
 import type { Page } from 'playwright-core';
 import { axeViolations, screenshot } from '../support/browser';
 import { focusedId, reviewBrowserSuite } from '../support/review-browser';
-import { reviewApi } from '../support/service-harness';
+import { DIRECTORY, type Directory } from '@app/directory';
+import { headersKey } from '@app/domain';
+import { call, reviewApi } from '../support/service-harness';
 
 /**
  * The review page with a title above the table, in Chromium: the rows left out are listed above the header choice,
@@ -93,6 +95,33 @@ describe('hosted review page: a title above the table', () => {
       'Left out as a title above the column names: row 1: Account · DE12 3456, row 2: Period · January 2024. Take row 1 as the column names',
     );
     expect((await reviewApi(run.review_url).state()).body).toMatchObject({ source_headers: ['E-mail', 'Vorname', 'Jahre'], total_rows: 2 });
+  });
+
+  it('says the columns were matched as approved last time when the same row is picked again in the next such file', async () => {
+    const report = 'Account,DE12 3456\nPeriod,January 2024\nMail address,Yrs\nann@x.org,30\n';
+    const first = await suite.readyRun({ content: report, filename: 'report.csv' });
+    const firstReview = reviewApi(first.review_url);
+    expect((await call(firstReview.at('header'), { method: 'POST', body: { input_has_header: true, rows_above_header: 2 } })).status).toBe(
+      200,
+    );
+    expect((await firstReview.edit({ email: 'Mail address', age: 'Yrs' })).status).toBe(200);
+    expect((await firstReview.approve()).status).toBe(200);
+    const directory = suite.svc.app.get<Directory>(DIRECTORY);
+    for (let i = 0; !(await directory.findRememberedMapping(suite.org.orgId, first.schema_id, headersKey(['Mail address', 'Yrs']))); i++) {
+      if (i > 200) throw new Error('the approved mapping was not remembered');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+
+    const next = await suite.readyRun({ content: report, filename: 'report.csv', body: { schema_id: first.schema_id } });
+    const page = await suite.openPage(next.review_url, { ready: '#first-row-header' });
+    await page.getByRole('button', { name: 'The column names are in another row…' }).click();
+    await page.getByRole('radio', { name: /^Row 3: / }).check();
+    await page.getByRole('button', { name: 'Read the names from this row' }).click();
+    await page.getByRole('status').filter({ hasText: 'matched as in the last approved file with these column names' }).waitFor();
+    await expect(page.getByRole('combobox', { name: 'email' }).inputValue()).resolves.toBe('Mail address');
+    await expect(page.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('Yrs');
+    // The review's notice says it as well, for whoever reads the page later.
+    await expect(page.getByText('The columns were matched as in the last approved file', { exact: false }).count()).resolves.toBe(1);
   });
 
   it('shows no note for a file without a title', async () => {

@@ -92,6 +92,7 @@ describe('review page API', () => {
     const first = await pickHeader();
     // The first time, "Mail address" and "Yrs" are no names the heuristic reads: the reviewer maps them, and approves.
     expect(first.chosen.mapping_rule).toMatchObject({ email: null, age: null });
+    expect(first.chosen.notices).not.toContainEqual(expect.objectContaining({ code: 'mapping_remembered' }));
     expect((await first.review.edit({ email: 'Mail address', age: 'Yrs' })).status).toBe(200);
     expect((await first.review.approve()).status).toBe(200);
     const directory = svc.app.get<Directory>(DIRECTORY);
@@ -102,6 +103,8 @@ describe('review page API', () => {
     // Next month: the same pick finds the columns as they were approved.
     const second = await pickHeader();
     expect(second.chosen.mapping_rule).toMatchObject({ email: 'Mail address', age: 'Yrs' });
+    // And the page says so (the review's notice), not that each field kept its column by place.
+    expect(second.chosen.notices).toContainEqual(expect.objectContaining({ code: 'mapping_remembered' }));
   });
 
   it('takes the first row as the header when the reviewer says so, and delivers the rows after it', async () => {

@@ -19,14 +19,14 @@ export interface ReviewBrowserSuite {
   readonly browser: Browser;
   /**
    * A file run of a schema of its own (an approved mapping is remembered per organization, schema and
-   * headers), its file uploaded and its review open; with `mapping`, saved before the page opens.
+   * headers), or of `schema_id`'s, its file uploaded and its review open; with `mapping`, saved before the page opens.
    */
   readyRun(file: {
     content: string | Buffer;
     filename?: string;
     body?: Record<string, unknown>;
     mapping?: Record<string, string | null>;
-  }): Promise<{ id: string; review_url: string }>;
+  }): Promise<{ id: string; review_url: string; schema_id: string }>;
   /** The review page in a context of its own (US English browser, light unless said), once `ready` (a selector) shows. */
   openPage(url: string, options: { width?: number; colorScheme?: 'light' | 'dark'; ready: string }): Promise<Page>;
 }
@@ -66,19 +66,23 @@ export function reviewBrowserSuite(): ReviewBrowserSuite {
       return page;
     },
     async readyRun({ content, filename = 'people.csv', body = {}, mapping }) {
-      const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
-        token: ADMIN_TOKEN,
-        body: { name: 'People', fields: PEOPLE_FIELDS },
-      });
+      const schemaId =
+        (body.schema_id as string | undefined) ??
+        (
+          await call(`${svc.baseUrl}/admin/v1/organizations/${org.orgId}/schemas`, {
+            token: ADMIN_TOKEN,
+            body: { name: 'People', fields: PEOPLE_FIELDS },
+          })
+        ).body.data.id;
       const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
         token: org.apiKey,
-        body: { schema_id: schema.body.data.id, filename, ...body },
+        body: { filename, ...body, schema_id: schemaId },
       });
       expect(created.status).toBe(201);
       expect((await upload(created.body, content)).status).toBe(200);
       await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
       if (mapping) expect((await reviewApi(created.body.review_url).edit(mapping)).status).toBe(200);
-      return created.body as { id: string; review_url: string };
+      return created.body as { id: string; review_url: string; schema_id: string };
     },
   };
 }

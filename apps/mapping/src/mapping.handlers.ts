@@ -9,6 +9,7 @@ import {
   headerNames,
   headersKey,
   isMadeUpHeaders,
+  MAPPING_REMEMBERED_NOTICE,
   mappingFromRemembered,
   mergeSuggestions,
   readValueFix,
@@ -142,7 +143,7 @@ export class MappingHandlers {
       mapping: mappingFromRemembered(fields, found.mapping_rule, headers),
       origin: 'remembered',
       ...(header ? { header } : {}),
-      notices: [{ code: 'mapping_remembered', message: 'The columns were matched as in the last approved file with the same columns.' }],
+      notices: [MAPPING_REMEMBERED_NOTICE],
       ...(Object.keys(picklists).length ? { picklists } : {}),
     };
   }

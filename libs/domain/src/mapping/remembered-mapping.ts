@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FieldDefinition, MappingRule } from '@app/contracts';
+import type { FieldDefinition, MappingRule, ReviewNotice } from '@app/contracts';
 import { suggestMapping } from './suggest-mapping';
 
 /**
@@ -11,6 +11,12 @@ export function headersKey(headers: readonly string[]): string {
     .update(JSON.stringify([...headers].sort()))
     .digest('base64url');
 }
+
+/** The review's notice that the columns were matched as approved before (the reviewer should still look). */
+export const MAPPING_REMEMBERED_NOTICE: ReviewNotice = {
+  code: 'mapping_remembered',
+  message: 'The columns were matched as in the last approved file with the same columns.',
+};
 
 /**
  * A remembered mapping applied to a file's columns: each field it names keeps its column where the file has it (a

@@ -1,5 +1,6 @@
 import type { RunCreated, RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
+import { MAPPING_REMEMBERED_NOTICE } from '../mapping/remembered-mapping';
 import type { RunCommand } from './commands';
 import { decide } from './decide';
 import { evolve } from './evolve';
@@ -175,7 +176,26 @@ describe("run decider: the spec's stated moves", () => {
         at: T0,
       },
       ['HeaderRowChosen'],
-      { source_headers: ['Who', 'Mail'], rows_above_header: ['Customer export'], mapping_rule: { email: 'Mail', name: 'Who' } },
+      {
+        source_headers: ['Who', 'Mail'],
+        rows_above_header: ['Customer export'],
+        mapping_rule: { email: 'Mail', name: 'Who' },
+        review_notices: [{ code: 'mapping_remembered' }],
+      },
+    ],
+    [
+      'a header row picked by hand after a remembered mapping: no longer said to be remembered, other notices kept',
+      given.reviewActive.map((e) =>
+        e.type === 'ReviewPrepared'
+          ? {
+              ...e,
+              data: { ...e.data, mapping_origin: 'remembered', notices: [{ code: 'ai_note', message: 'm' }, MAPPING_REMEMBERED_NOTICE] },
+            }
+          : e,
+      ),
+      { type: 'ChooseHeaderRow', input_has_header: true, first_row: ['Who', 'Mail'], rows_above_header: ['Customer export'], at: T0 },
+      ['HeaderRowChosen'],
+      { source_headers: ['Who', 'Mail'], review_notices: [{ code: 'ai_note' }] },
     ],
     [
       'a remembered mapping whose column the file no longer has: that field is suggested; one left unmapped then stays so',

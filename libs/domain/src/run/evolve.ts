@@ -1,4 +1,5 @@
 import type { MappingRule, RunEvent } from '@app/contracts';
+import { MAPPING_REMEMBERED_NOTICE } from '../mapping/remembered-mapping';
 import type { RunFold, RunState, WebhookDelivery } from './run-state';
 
 function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notification: RunState['notification_status']): RunState {
@@ -159,8 +160,12 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
     case 'MappingEdited':
       return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
-    case 'HeaderRowChosen':
-      return { ...next, ...readAgain(state, event.data) };
+    case 'HeaderRowChosen': {
+      // Whether the columns are the ones approved before is said again for the columns as now read.
+      const others = (state.review_notices ?? []).filter((n) => n.code !== MAPPING_REMEMBERED_NOTICE.code);
+      const review_notices = event.data.mapping_origin === 'remembered' ? [...others, MAPPING_REMEMBERED_NOTICE] : others;
+      return { ...next, ...readAgain(state, event.data), review_notices };
+    }
     case 'SheetChosen':
       // The headers as this sheet reads them: what an approved mapping is remembered by.
       return {

@@ -324,7 +324,8 @@ export async function chooseHeaderRow(hasHeader: boolean, rowsAbove?: number): P
   // Another set of columns: the whole editor is drawn again from the new view.
   set({ count: null });
   show(next, true);
-  say(t('header_chosen'), 'ok');
+  // Columns the organization approved before for these very names come back as then, not each field's by place.
+  say(t(next.notices.some((n) => n.code === 'mapping_remembered') ? 'header_chosen_remembered' : 'header_chosen'), 'ok');
   focusById('first-row-header');
 }
 
