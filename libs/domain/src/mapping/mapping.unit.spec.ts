@@ -94,6 +94,66 @@ describe('suggestMapping', () => {
       zip: 'Kod pocztowy',
     });
   });
+  it('maps columns named in Arabic, with the article or without it, with hamza or without, onto a schema written in English', () => {
+    const fields = {
+      email: f(),
+      first_name: f(),
+      last_name: f(),
+      phone: f(),
+      birth_date: f({ data_type: 'date' }),
+      zip: f(),
+      city: f(),
+      company: f(),
+    };
+    expect(
+      suggestMapping(fields, [
+        'البريد الإلكتروني',
+        'الاسم الأول',
+        'اسم العائلة',
+        'رقم الجوال',
+        'تاريخ الميلاد',
+        'الرمز البريدي',
+        'المدينة',
+        'اسم الشركة',
+      ]),
+    ).toEqual({
+      email: 'البريد الإلكتروني',
+      first_name: 'الاسم الأول',
+      last_name: 'اسم العائلة',
+      phone: 'رقم الجوال',
+      birth_date: 'تاريخ الميلاد',
+      zip: 'الرمز البريدي',
+      city: 'المدينة',
+      company: 'اسم الشركة',
+    });
+    // Written without hamza, without the article, with a vowel sign, the stretching line, or the direction marks of a
+    // right-to-left cell, each is still the same name.
+    expect(suggestMapping(fields, ['بريد الكتروني', '\u200fمدينة\u200f', 'الهـاتف', 'تاريخُ الميلاد'])).toMatchObject({
+      email: 'بريد الكتروني',
+      city: '\u200fمدينة\u200f',
+      phone: 'الهـاتف',
+      birth_date: 'تاريخُ الميلاد',
+    });
+    // Whose: the customer's phone is a phone; "الاسم" alone is a whole name, "اسم الشركة" is no person's.
+    expect(suggestMapping({ phone: f(), name: f() }, ['هاتف العميل', 'اسم الشركة', 'الاسم'])).toEqual({
+      phone: 'هاتف العميل',
+      name: 'الاسم',
+    });
+    // Another thing: an order's date is no birth date, an order number no phone, the company's address no e-mail.
+    expect(suggestMapping({ birth_date: f(), phone: f(), email: f() }, ['تاريخ الطلب', 'رقم الطلب', 'عنوان الشركة'])).toEqual({
+      birth_date: null,
+      phone: null,
+      email: null,
+    });
+  });
+  it('matches a column named exactly as a field in any script, whatever its case', () => {
+    const fields = { fio: f({ label: 'Электронная почта' }), kana: f({ label: '電子メール' }), greek: f({ label: 'Πόλη' }) };
+    expect(suggestMapping(fields, ['ЭЛЕКТРОННАЯ ПОЧТА', '電子メール', 'πόλη', 'Город'])).toEqual({
+      fio: 'ЭЛЕКТРОННАЯ ПОЧТА',
+      kana: '電子メール',
+      greek: 'πόλη',
+    });
+  });
   it('reads a concept inside a longer column name: qualifiers ("Customer Email", "Email (work)") or a run of words ("Mobile phone number")', () => {
     const fields = { email: f(), phone: f(), zip: f(), contact_email: f({ label: 'Contact e-mail' }) };
     expect(suggestMapping({ email: f(), phone: f(), zip: f() }, ['Customer Email', 'Mobile phone number', 'Customer postal code'])).toEqual(

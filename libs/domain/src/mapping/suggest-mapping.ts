@@ -2,42 +2,60 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 
 /**
  * Accents stripped and letters NFKD does not take apart written as their ASCII pairs: "Straße" is "strasse", not
- * "strae" (and a word "stra" with an "e" after it).
+ * "strae" (and a word "stra" with an "e" after it). Arabic is written one way (foldedArabic).
  */
 const folded = (s: string): string =>
-  s
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/ß/g, 'ss')
-    .replace(/[łŁ]/g, (c) => (c === 'ł' ? 'l' : 'L'))
-    .replace(/[æÆ]/g, (c) => (c === 'æ' ? 'ae' : 'AE'))
-    .replace(/[œŒ]/g, (c) => (c === 'œ' ? 'oe' : 'OE'))
-    .replace(/[øØ]/g, (c) => (c === 'ø' ? 'o' : 'O'));
+  foldedArabic(
+    s
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/ß/g, 'ss')
+      .replace(/[łŁ]/g, (c) => (c === 'ł' ? 'l' : 'L'))
+      .replace(/[æÆ]/g, (c) => (c === 'æ' ? 'ae' : 'AE'))
+      .replace(/[œŒ]/g, (c) => (c === 'œ' ? 'oe' : 'OE'))
+      .replace(/[øØ]/g, (c) => (c === 'ø' ? 'o' : 'O')),
+  );
 
-/** Lower-case, accents stripped, everything but letters and digits removed. */
+/**
+ * Arabic as the names are compared: the vowel signs, the hamza and madda NFKD takes off an alef ("إ" is "ا") and the
+ * stretching line left out; the Persian forms of yeh and kaf, alef maqsura and teh marbuta as one letter each; and the
+ * article "ال" taken off a word of three letters or more, once ("البريد" is "بريد", "الإلكتروني" and "الالكتروني" are
+ * "الكتروني"), since a column is named with it or without it alike.
+ */
+const foldedArabic = (s: string): string =>
+  /[\u0600-\u06ff]/.test(s)
+    ? s
+        .replace(/[\u064b-\u065f\u0670\u0640]/g, '')
+        .replace(/[ىیۍ]/g, 'ي')
+        .replace(/ک/g, 'ك')
+        .replace(/ة/g, 'ه')
+        .replace(/(^|[^\u0621-\u064a])ال(?=[\u0621-\u064a]{3})/g, '$1')
+    : s;
+
+/** Lower-case, accents stripped, everything but letters and digits removed (letters of any script). */
 export const normalizeName = (s: string): string =>
   folded(s)
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '');
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** The words of a name, lower case; "e-mail" and "e mail" are one word, "email", as written without the hyphen. */
 const tokens = (s: string): string[] => {
   const words = folded(s)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
   return words.flatMap((w, i) => (w === 'e' && words[i + 1] === 'mail' ? [] : w === 'mail' && words[i - 1] === 'e' ? ['email'] : [w]));
 };
 
 /**
  * Names people commonly give the same column, in the Latin-script languages of the review page (a file from Madrid
- * says "Correo electrónico" and "Apellidos" to a schema written in English; Arabic names are not read). Each group is
- * one concept; a field and a header that fall in the same group match almost as well as equal names. Words that mean
- * another thing in English too ("data", "via", "cap", "handy", "portable", "cargo", "land") are left out: a header
- * must not be taken for a field it only spells like.
+ * says "Correo electrónico" and "Apellidos" to a schema written in English), and in Arabic (ARABIC_NAMES). Each group
+ * is one concept; a field and a header that fall in the same group match almost as well as equal names. Words that
+ * mean another thing in English too ("data", "via", "cap", "handy", "portable", "cargo", "land") are left out: a
+ * header must not be taken for a field it only spells like.
  */
-const SYNONYM_GROUPS: string[][] = [
+const LATIN_GROUPS: string[] = [
   'email emailaddress mail courriel correo correoelectronico adresseemail adressemail adressecourriel emailadresse indirizzoemail postaelettronica emailadres mailadres adresemail',
   'firstname givenname forename first vorname prenom nombre nome voornaam imie',
   'lastname surname familyname last nachname familienname nom nomdefamille apellido apellidos cognome achternaam nazwisko sobrenome',
@@ -56,7 +74,40 @@ const SYNONYM_GROUPS: string[][] = [
   'website url homepage web sitioweb siteweb sitoweb webseite paginaweb',
   'title jobtitle position role puesto titel functie stanowisko',
   'notes note comment comments remarks notas observaciones comentarios commentaires remarques bemerkungen notizen anmerkungen opmerkingen uwagi',
-].map((g) => g.split(' ').map(normalizeName));
+];
+
+/**
+ * Arabic column names, by the first word of the group they join, written as people write them (with the article or
+ * without, with hamza or without: foldedArabic makes those one), a name of several words whole, names split by "|".
+ * A word that is also the start of other names ("اسم" of "اسم الشركة", "البريد" of "البريد الإلكتروني") names its
+ * concept only alone (ALONE_ONLY). "الموقع" (a place, or a website) and "القيمة" (a value) are left out.
+ */
+const ARABIC_NAMES: Record<string, string> = {
+  email:
+    'البريد الإلكتروني|بريد إلكتروني|البريد الالكتروني|بريد الكتروني|عنوان البريد الإلكتروني|عنوان البريد الالكتروني|الإيميل|إيميل|البريد',
+  firstname: 'الاسم الأول|اسم أول|الاسم الشخصي',
+  lastname: 'اسم العائلة|اسم الأسرة|الاسم الأخير|اللقب',
+  name: 'الاسم|الاسم الكامل|الاسم بالكامل|اسم العميل|اسم الزبون',
+  phone: 'الهاتف|رقم الهاتف|الجوال|رقم الجوال|الموبايل|رقم الموبايل|المحمول|الهاتف المحمول|رقم المحمول|تليفون|رقم التليفون|التلفون',
+  company: 'الشركة|اسم الشركة|المؤسسة|اسم المؤسسة|جهة العمل',
+  address: 'العنوان|عنوان الشارع|الشارع',
+  city: 'المدينة',
+  zip: 'الرمز البريدي|الرقم البريدي|الكود البريدي',
+  country: 'الدولة|البلد',
+  state: 'المنطقة|المحافظة|الولاية|الإقليم',
+  birthdate: 'تاريخ الميلاد|تاريخ الولادة',
+  id: 'المعرف|الرقم المرجعي|المرجع',
+  amount: 'المبلغ|الإجمالي|المجموع',
+  date: 'التاريخ',
+  website: 'الموقع الإلكتروني|الموقع الالكتروني|موقع الويب',
+  title: 'المسمى الوظيفي|الوظيفة|المنصب',
+  notes: 'ملاحظات|ملاحظة|تعليقات',
+};
+
+const SYNONYM_GROUPS: string[][] = LATIN_GROUPS.map((g) => {
+  const words = g.split(' ');
+  return [...words, ...(ARABIC_NAMES[words[0]]?.split('|') ?? [])].map(normalizeName);
+});
 
 const groupOf = new Map<string, number>();
 SYNONYM_GROUPS.forEach((g, i) => g.forEach((n) => groupOf.has(n) || groupOf.set(n, i)));
@@ -65,17 +116,23 @@ SYNONYM_GROUPS.forEach((g, i) => g.forEach((n) => groupOf.has(n) || groupOf.set(
  * Words that say whose or which value a column holds, not what it is: "Customer Email", "Email (work)", "Teléfono del
  * cliente" are e-mails and phones. "number" is not one: "Street number" is no street.
  */
-const QUALIFIERS = new Set(
-  'work home personal private primary main business office customer client contact the of your cliente del de du la le el des kunde klant van'.split(
+const QUALIFIERS = new Set([
+  ...'work home personal private primary main business office customer client contact the of your cliente del de du la le el des kunde klant van'.split(
     ' ',
   ),
-);
+  // The customer's, work, home, personal, main, private.
+  ...'العميل الزبون العمل المنزل الشخصي الرئيسي الخاص'.split(' ').map(normalizeName),
+]);
 
 /**
  * Concept words that name their concept only as the whole name: beside other words they mean another thing ("Nom du
  * contact" is the contact's full name, not a last name; "First contact" is a date, "Customer ID" a number of ours).
  */
-const ALONE_ONLY = new Set('nom nombre nome naam first last name tel cell web ref id sum day total mail'.split(' '));
+const ALONE_ONLY = new Set([
+  ...'nom nombre nome naam first last name tel cell web ref id sum day total mail'.split(' '),
+  // A name, the mail (post), the address, the total.
+  ...'اسم البريد العنوان الإجمالي'.split(' ').map(normalizeName),
+]);
 
 /** Past this many words a name is a sentence, not a column's name: only its whole is compared. */
 const MAX_CONCEPT_WORDS = 8;
