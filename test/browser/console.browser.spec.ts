@@ -1179,13 +1179,16 @@ describe('customer console in Chromium', () => {
     await page.route(list, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as {
-        data: Array<{ id: string; delivery_id: string; delivery_next_attempt_at: string | null }>;
+        data: Array<{ id: string; delivery_id: string; delivery_next_attempt_at: string | null; delivery_newest: boolean }>;
         meta: { total: number };
       };
       if (Date.now() < due) {
         body.data = body.data.filter((a) => a.id !== made.id);
         body.meta.total -= 1;
         for (const a of body.data) if (a.delivery_id === made.delivery_id) a.delivery_next_attempt_at = new Date(due).toISOString();
+        // Not yet made, the attempt before it is the delivery's newest.
+        const before = body.data.find((a) => a.delivery_id === made.delivery_id);
+        if (before) before.delivery_newest = true;
       }
       await route.fulfill({ response, json: body });
     });

@@ -91,6 +91,17 @@ describe('console: webhooks', () => {
       (res) => res.body.data[0]?.outcome === 'delivered',
     );
     expect(delivered.body.data[0]).toMatchObject({ attempt: 3, status_code: 200 });
+    // Each attempt says whether it is its delivery's newest (where "Send again" goes), also on a page without that one.
+    const newestOf = async (query: string) =>
+      (await owner.get(`/runs/${runId}/deliveries?${query}`)).body.data.map((a: { attempt: number; delivery_newest: boolean }) => [
+        a.attempt,
+        a.delivery_newest,
+      ]);
+    expect(await newestOf('page=1&per_page=2')).toEqual([
+      [3, true],
+      [2, false],
+    ]);
+    expect(await newestOf('page=2&per_page=2')).toEqual([[1, false]]);
 
     const audit = (await owner.get('/audit')).body.data;
     expect(audit[0]).toMatchObject({

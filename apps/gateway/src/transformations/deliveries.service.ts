@@ -108,15 +108,25 @@ export class DeliveriesService {
   /**
    * The run's attempts as `listRunDeliveries` lists them, each with `delivery_next_attempt_at`:
    * when its delivery's next attempt is planned (a retry, or a re-send not yet made), null once
-   * it has settled. Both come from one read of the stream, so an attempt is never shown beside
-   * a plan older than itself (the projection may not have caught up with the attempt yet).
+   * it has settled; and `delivery_newest`: whether it is its delivery's newest attempt, wherever
+   * that one is listed (a page cannot tell: the newest may be on an earlier page). All come from
+   * one read of the stream, so an attempt is never shown beside a plan older than itself (the
+   * projection may not have caught up with the attempt yet), nor beside a newest from another read.
    */
   async listRunDeliveriesWithPlan(organizationId: string, runId: string, query: DeliveryListQuery, path: string) {
     const page = pageRequest(query as Record<string, unknown>, DELIVERY_PAGES);
     const events = await this.runStream(organizationId, runId);
     const planned = plannedAttempts(foldRun(events));
+    const newest = newestAttempts(events);
     const list = this.attemptsPage(organizationId, runId, events, page, path);
-    return { ...list, data: list.data.map((a) => ({ ...a, delivery_next_attempt_at: planned.get(a.delivery_id) ?? null })) };
+    return {
+      ...list,
+      data: list.data.map((a) => ({
+        ...a,
+        delivery_next_attempt_at: planned.get(a.delivery_id) ?? null,
+        delivery_newest: newest.get(a.delivery_id) === a.attempt,
+      })),
+    };
   }
 
   private attemptsPage(organizationId: string, runId: string, events: StoredEvent[], page: PageRequest, path?: string) {
@@ -226,4 +236,15 @@ function plannedAttempts(run: RunFold): Map<string, string> {
   for (const d of Object.values(run?.webhooks ?? {}))
     if (d?.status === 'pending' && d.next_attempt_at) planned.set(d.delivery_id, d.next_attempt_at);
   return planned;
+}
+
+/** Each delivery's newest attempt in the run's stream, by delivery id: its attempt number (they only go up). */
+function newestAttempts(events: StoredEvent[]): Map<string, number> {
+  const newest = new Map<string, number>();
+  for (const e of events) {
+    if (e.type !== 'WebhookAttempted') continue;
+    const a = e.data as WebhookAttempted;
+    if (a.attempt > (newest.get(a.delivery_id) ?? 0)) newest.set(a.delivery_id, a.attempt);
+  }
+  return newest;
 }

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@app/contracts';
-import { HISTORY, attempted, scheduled } from '@app/domain/testing/run-history.fixtures';
+import { HISTORY, attempt, attempted, scheduled } from '@app/domain/testing/run-history.fixtures';
 import type { EventStore } from '@app/event-store';
 import { DeliveriesService } from './deliveries.service';
 
@@ -37,6 +37,38 @@ describe("a run's deliveries with their plan", () => {
       [2, null],
       [1, null],
     ]);
+  });
+
+  it("says of each attempt whether it is its delivery's newest, also on a page without that newest attempt", async () => {
+    const other = { type: 'WebhookAttempted', data: { ...attempt(1, 'failed', null), delivery_id: 'd2', event: 'transformation.failed' } };
+    // Newest first: d1's attempt 3, d2's attempt 1, then d1's attempts 2 and 1.
+    const svc = serviceOver([
+      ...HISTORY.completedFinal,
+      scheduled,
+      attempted(1, 'failed', null),
+      attempted(2, 'failed', null),
+      other,
+      attempted(3, 'delivered', null),
+    ]);
+    const pageOf = async (page: number, perPage: number) =>
+      (await svc.listRunDeliveriesWithPlan('o1', 'r1', { page: String(page), per_page: String(perPage) }, '/x')).data.map((a) => [
+        a.delivery_id,
+        a.attempt,
+        a.delivery_newest,
+      ]);
+    expect(await pageOf(1, 2)).toEqual([
+      ['d1', 3, true],
+      ['d2', 1, true],
+    ]);
+    // Page 2 holds only older attempts of d1: none of them is its newest (on page 1).
+    expect(await pageOf(2, 2)).toEqual([
+      ['d1', 2, false],
+      ['d1', 1, false],
+    ]);
+    // Split the other way: d1's newest alone on page 1, d2's on page 2.
+    expect(await pageOf(1, 1)).toEqual([['d1', 3, true]]);
+    expect(await pageOf(2, 1)).toEqual([['d2', 1, true]]);
+    expect(await pageOf(3, 1)).toEqual([['d1', 2, false]]);
   });
 
   it('hides a webhook secret a receiver echoed into an excerpt stored before secrets were hidden as they arrived', async () => {

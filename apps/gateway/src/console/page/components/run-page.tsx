@@ -51,6 +51,11 @@ interface Attempt {
   sent_at: string;
   /** When the delivery's next attempt is planned (a retry, or a re-send not yet made); null once it has settled. Only on a run's list. */
   delivery_next_attempt_at?: string | null;
+  /**
+   * Whether this is its delivery's newest attempt, wherever that is listed: the server's word, as a page of the list cannot
+   * tell (the newest may be on an earlier page). Only on a run's list.
+   */
+  delivery_newest?: boolean;
 }
 
 /** One run: the resource as the API returns it, its history in words, its links and its webhook deliveries. */
@@ -306,12 +311,8 @@ export function AttemptTable({
   isResending?: (a: Attempt) => boolean;
   showRun?: boolean;
 }) {
-  const newest = new Set<string>();
-  const resendable = (a: Attempt) => {
-    if (newest.has(a.delivery_id)) return false;
-    newest.add(a.delivery_id);
-    return true;
-  };
+  // "Send again" lives only on a delivery's newest attempt, which may be on another page than this one's older attempts.
+  const resendable = (a: Attempt) => a.delivery_newest === true;
   return (
     <div class="table-wrap stack" tabIndex={0}>
       <table>
