@@ -1226,6 +1226,81 @@ describe('customer console in Chromium', () => {
     }
   });
 
+  it('says so when the planned attempt is made on another page of the deliveries, and the keyboard goes to their heading; older attempts offer no "Send again"', async () => {
+    type Listed = {
+      id: string;
+      delivery_id: string;
+      attempt: number;
+      event: string;
+      sent_at: string;
+      delivery_next_attempt_at: string | null;
+      delivery_newest: boolean;
+    };
+    const listed = await call(`${svc.baseUrl}/console/api/runs/${runId}/deliveries?page=1&per_page=100`, {
+      headers: { cookie: await cookieHeader() },
+    });
+    // The run's delivery: its newest attempt stands for the planned one, made once it is due (as above).
+    const [made, ...before] = listed.body.data as Listed[];
+    expect(before.length).toBeGreaterThan(0);
+    expect([made.delivery_newest, ...before.map((a) => a.delivery_newest)]).toEqual([true, ...before.map(() => false)]);
+    // A run owes one webhook per event, so the answer is given a second delivery's attempt, sent between the made attempt
+    // and the one before it, and one attempt a page: the delivery's newest is on page 2 until the planned one is made.
+    const other: Listed = {
+      ...made,
+      id: '00000000-0000-4000-8000-00000000d0e1:1',
+      delivery_id: '00000000-0000-4000-8000-00000000d0e1',
+      attempt: 1,
+      event: 'transformation.failed',
+      sent_at: new Date((Date.parse(made.sent_at) + Date.parse(before[0].sent_at)) / 2).toISOString(),
+    };
+    const due = Date.now() + 4000;
+    const list = (url: URL) => url.pathname === `/console/api/runs/${runId}/deliveries`;
+    await page.route(list, async (route) => {
+      const asked = Number(new URL(route.request().url()).searchParams.get('page') ?? '1');
+      const attempts =
+        Date.now() < due
+          ? [other, ...before.map((a, i) => ({ ...a, delivery_newest: i === 0, delivery_next_attempt_at: new Date(due).toISOString() }))]
+          : [made, other, ...before];
+      const meta = { current_page: asked, last_page: attempts.length, total: attempts.length, per_page: 1, from: asked, to: asked };
+      await route.fulfill({ json: { data: attempts.slice(asked - 1, asked), meta } });
+    });
+    try {
+      await goto(page, `/console/runs/${runId}`);
+      const pages = page.getByRole('navigation', { name: 'Pages of deliveries' });
+      await pages.getByRole('button', { name: 'Next page' }).click();
+      await pages.getByText(`Page 2 of ${1 + before.length} `, { exact: false }).waitFor();
+      // On page 2, the delivery's newest attempt, its next one planned: the keyboard on its "Send again".
+      const button = page.locator(`[id="resend-${made.delivery_id}"]`);
+      await expect(button.getAttribute('aria-disabled')).resolves.toBe('true');
+      await button.focus();
+      // Once due, the page looks again: the attempt made is on page 1, and "Send again" with it. The move is said, and
+      // the keyboard goes to the deliveries' heading rather than to the page's body.
+      await status(page)
+        .getByText('Another attempt of this delivery was made. “Send again” is on its newest attempt, on another page of the list.')
+        .waitFor({ timeout: 10_000 });
+      await focusReaches(page, 'H2', 'Webhook deliveries');
+      await expect(button.count()).resolves.toBe(0);
+      await expect(axeViolations(page)).resolves.toEqual([]);
+      // The page after holds an older attempt of it: no "Send again" there (its newest attempt is on page 1).
+      await pages.getByRole('button', { name: 'Next page' }).click();
+      await pages.getByText(`Page 3 of ${2 + before.length} `, { exact: false }).waitFor();
+      await page
+        .getByRole('row')
+        .filter({ hasText: `Attempt ${before[0].attempt}` })
+        .waitFor();
+      await expect(page.getByRole('button', { name: /^Send again/ }).count()).resolves.toBe(0);
+      // Page 1: on the attempt made.
+      await goto(page, `/console/runs/${runId}`);
+      await page
+        .getByRole('row')
+        .filter({ hasText: `Attempt ${made.attempt}` })
+        .locator(`[id="resend-${made.delivery_id}"]`)
+        .waitFor();
+    } finally {
+      await page.unroute(list);
+    }
+  });
+
   it('finds runs by status, file name and date; the filters stay in the address', async () => {
     await goto(page, '/console/runs');
     await page.getByRole('cell', { name: 'customers.csv' }).waitFor();
