@@ -548,6 +548,14 @@ describe('customer console in Chromium', () => {
       'Does not suit the data type “Text (string)”: only Date and Date and time fields have dates to rewrite.',
     );
     await expect(noteOf(note.getByLabel('Upper case'))).resolves.toBe('');
+    // Both cases on: the values end in lower case, applied last; said at both checkboxes (unticked before the save).
+    await note.getByLabel('Upper case').check();
+    await expect(noteOf(note.getByLabel('Upper case'))).resolves.toBe('');
+    await note.getByLabel('Lower case').check();
+    const bothCases = 'With both on, the values end in lower case: lower case is applied last.';
+    await expect(noteOf(note.getByLabel('Upper case'))).resolves.toBe(bothCases);
+    await expect(noteOf(note.getByLabel('Lower case'))).resolves.toBe(bothCases);
+    await expect(noteOf(note.getByLabel('Trim spaces'))).resolves.toBe('');
     await expect(offered(code)).resolves.toEqual(['Trim spaces', 'Upper case', 'Lower case']);
     // A type changed under a transformation that is on: it stays, ticked, with the note; the others follow the type.
     await code.getByLabel('Lower case').check();
@@ -558,6 +566,9 @@ describe('customer console in Chromium', () => {
     await expect(noteOf(code.getByLabel('Rewrite dates'))).resolves.toBe('');
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-schema-unsuited-transformations');
+    await note.getByLabel('Upper case').uncheck();
+    await expect(noteOf(note.getByLabel('Lower case'))).resolves.toBe('');
+    await note.getByLabel('Lower case').uncheck();
     // Unticked by keyboard: the checkbox stays where the focus is (it does not vanish under it), still with its note.
     await qtyUpper.focus();
     await page.keyboard.press('Space');

@@ -1,6 +1,7 @@
-import { KNOWN_DATA_TYPES, KNOWN_TRANSFORMATIONS, typeValue, validateTransformations } from '@app/domain';
+import { compileTextRules, KNOWN_DATA_TYPES, KNOWN_TRANSFORMATIONS, typeValue, validateTransformations } from '@app/domain';
 import { personalCheckMessage, personalSetMessage, personalTransformationMessage } from './page/check-messages';
 import {
+  bothCasesOn,
   checksFromSchema,
   fieldsFromRows,
   jsonTypeProblems,
@@ -332,6 +333,19 @@ describe("the console's schema form model", () => {
       expect(typeValue('2024-01-31T08:00:00Z'.toLowerCase(), { description: '', data_type: 'datetime', is_required: false }).problem).toBe(
         'type',
       );
+    });
+
+    it('says lower case wins when both cases are on, as the service applies it after upper case', () => {
+      const row = { ...emptyField(), name: 'code' };
+      const cases = (uppercase: boolean, lowercase: boolean) => ({
+        ...row,
+        transformations: { ...row.transformations, uppercase, lowercase },
+      });
+      expect([bothCasesOn(row), bothCasesOn(cases(true, false)), bothCasesOn(cases(false, true))]).toEqual([false, false, false]);
+      expect(bothCasesOn(cases(true, true))).toBe(true);
+      // The note's claim holds for the field the form sends: its values end in lower case.
+      const sent = fieldsFromRows([cases(true, true)]).code as Parameters<typeof compileTextRules>[0];
+      expect(compileTextRules(sent)?.('MiXed Case')).toBe('mixed case');
     });
 
     it('never drops a transformation a saved schema has on a type it does not suit', () => {

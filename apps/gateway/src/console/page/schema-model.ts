@@ -211,6 +211,13 @@ export function transformationMisfit(
   return other === undefined ? null : { reason: 'picklist', value: other };
 }
 
+/**
+ * Whether a field has both upper and lower case on. The service applies them in that order (compileTextRules in
+ * libs/domain/src/fields/transformations.ts), so the values end in lower case: the form says so at both checkboxes.
+ */
+export const bothCasesOn = (row: Pick<FieldRow, 'transformations'>): boolean =>
+  row.transformations.uppercase && row.transformations.lowercase;
+
 /** Whether a field has a transformation turned on (the form shows it then, whether or not it suits). */
 export const isTransformationOn = (name: TransformationName, row: Pick<FieldRow, 'transformations' | 'date_format'>): boolean =>
   name === 'date_format' ? row.date_format.enabled : row.transformations[name];

@@ -23,6 +23,7 @@ import {
   isTransformationOn,
   type TransformationName,
   transformationMisfit,
+  bothCasesOn,
   type TypeProblem,
 } from '../schema-model';
 import { canChange, type SessionView } from '../session';
@@ -512,6 +513,8 @@ function FieldEditor({
     const type = typeLabel(row.data_type);
     return t(name === 'date_format' ? 'transformation.unsuited_date_format' : 'transformation.unsuited_case', { type });
   };
+  // Upper and lower case both on: lower case is applied last, so it wins; a note at both checkboxes says so.
+  const casesNote = bothCasesOn(row) ? id('cases-both') : null;
   const shown = (name: TransformationName): boolean => {
     if (!transformationMisfit(name, row)) return true;
     if (isTransformationOn(name, row)) unsuitedShown.current.names.add(name);
@@ -587,9 +590,15 @@ function FieldEditor({
             name={name}
             checked={row.transformations[name]}
             misfit={misfitText(name)}
+            note={name === 'uppercase' || name === 'lowercase' ? casesNote : null}
             onCheck={(on) => onChange({ transformations: { ...row.transformations, [name]: on } })}
           />
         ))}
+        {casesNote && (
+          <p id={casesNote} class="hint">
+            {t('transformation.cases_both')}
+          </p>
+        )}
         {shown('date_format') && (
           <TransformationCheck
             id={id('date_format')}
@@ -646,20 +655,26 @@ function FieldEditor({
 /** A data type in the form's words; one the catalog has no words for (the service does not know it) as written. */
 const typeLabel = (dataType: string): string => (has(`type.${dataType}`) ? t(`type.${dataType}`) : dataType);
 
-/** A transformation's checkbox; where it does not suit the field, a note beside it says why (it describes the checkbox). */
+/**
+ * A transformation's checkbox; where it does not suit the field, a note beside it says why (it describes the checkbox).
+ * `note`: the id of a note drawn after it that describes it too (the one of upper and lower case both on).
+ */
 function TransformationCheck({
   id,
   name,
   checked,
   misfit,
+  note = null,
   onCheck,
 }: {
   id: string;
   name: TransformationName;
   checked: boolean;
   misfit: string | null;
+  note?: string | null;
   onCheck: (on: boolean) => void;
 }) {
+  const describedBy = [misfit ? `${id}-unsuited` : null, note].filter((n) => n !== null).join(' ');
   return (
     <>
       <div class="check">
@@ -668,7 +683,7 @@ function TransformationCheck({
           type="checkbox"
           checked={checked}
           onChange={(e) => onCheck((e.target as HTMLInputElement).checked)}
-          aria-describedby={misfit ? `${id}-unsuited` : undefined}
+          aria-describedby={describedBy || undefined}
         />
         <label for={id}>{t(`transformation.${name}`)}</label>
       </div>
