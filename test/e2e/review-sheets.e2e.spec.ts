@@ -106,6 +106,48 @@ describe('review of a workbook with several sheets', () => {
     expect(late.body.error).toMatchObject({ code: 'review_already_approved' });
   });
 
+  it('gives each row of a merged cell its value, on the sheet it opens on and on a sheet chosen, in the preview and the output', async () => {
+    // A family name merged down its members; on the second sheet, the age merged down a pair.
+    const wb = new ExcelJS.Workbook();
+    const family = wb.addWorksheet('Family');
+    family.addRow(['E-mail', 'Name', 'Years']);
+    family.addRow(['ann@example.com', 'Smith', 30]);
+    family.addRow(['bob@example.com', null, 31]);
+    family.addRow(['cid@example.com', null, 32]);
+    family.addRow(['dee@example.com', 'Jones', 40]);
+    family.mergeCells('B2:B4');
+    const twins = wb.addWorksheet('Twins');
+    twins.addRow(['E-mail', 'Name', 'Years']);
+    twins.addRow(['eve@example.com', 'Eve', 7]);
+    twins.addRow(['fay@example.com', 'Fay', null]);
+    twins.mergeCells('C2:C3');
+    const run = await call(`${suite.svc.baseUrl}/v1/transformations/file`, {
+      token: suite.org.apiKey,
+      body: { schema_id: suite.org.schemaId, filename: 'families.xlsx' },
+    });
+    expect((await upload(run.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    const mapping = { email: 'E-mail', first_name: 'Name', age: 'Years', born: null };
+    expect((await review.edit(mapping, (await review.state()).body.mapping_version)).status).toBe(200);
+    const names = (await review.preview()).body.rows.map((r: Record<string, { value: unknown }>) => r.first_name.value);
+    expect(names).toEqual(['SMITH', 'SMITH', 'SMITH', 'JONES']);
+
+    const switched = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Twins' } });
+    expect(switched.status).toBe(200);
+    expect(switched.body.total_rows).toBe(2);
+    const ages = (await review.preview()).body.rows.map((r: Record<string, { value: unknown }>) => r.age.value);
+    expect(ages).toEqual(['7', '7']);
+    expect((await review.problems(undefined, true)).body).toMatchObject({ rows_with_problems: 0 });
+
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(suite.svc, suite.org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(await (await fetch(done.download_url)).json()).toEqual([
+      { email: 'eve@example.com', first_name: 'EVE', age: 7, born: null },
+      { email: 'fay@example.com', first_name: 'FAY', age: 7, born: null },
+    ]);
+  });
+
   it('a hidden sheet may be chosen, and a sheet gets its mapping back when the reviewer returns to it', async () => {
     const { review } = await workbookReview();
     const chooseSheet = (sheet: string) => call(review.at('sheet'), { method: 'POST', body: { sheet } });

@@ -143,6 +143,12 @@ export interface SourceParsed {
    * (docs/decisions.md, "A title above the table"). Absent: none, or the file was read before titles were found.
    */
   rows_above_header?: string[];
+  /**
+   * A workbook sheet's merges over rows, as Excel names them ("A5:A9"; at most 10,000): every later read gives the rows
+   * they cover the value of their top cell, in their first column (docs/decisions.md, "Merged cells"). Absent: none,
+   * or the file was read before merges were.
+   */
+  merged_cells?: string[];
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -265,6 +271,8 @@ export interface SheetChosen {
   row_shape?: RowShape;
   /** As SourceParsed's, for the file read so. */
   rows_above_header?: string[];
+  /** As SourceParsed's, for this sheet. */
+  merged_cells?: string[];
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its

@@ -124,7 +124,7 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, widths, index } = read;
+  const { table, firstRow, sample, rows, widths, index, mergedCells } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -155,6 +155,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
       ...(table.sheets ? { sheets: table.sheets } : {}),
       ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
       ...(rowShape ? { row_shape: rowShape } : {}),
+      ...(mergedCells?.length ? { merged_cells: [...mergedCells] } : {}),
     },
   };
 }
@@ -194,6 +195,8 @@ interface SourceRows {
   /** How many rows have each number of cells, and each number up to their last value. */
   widths: RowWidthCounts;
   index: RowIndex | null;
+  /** A workbook sheet's merges over rows (OpenedTable.mergedCells). */
+  mergedCells?: readonly string[];
 }
 
 const failedBy = (err: unknown): { failed: RunError } =>
@@ -263,5 +266,5 @@ async function readWhole(
   } catch (err) {
     return failedBy(err);
   }
-  return { table, firstRow, sample, rows, widths: widths.counted(), index: table.rowIndex() };
+  return { table, firstRow, sample, rows, widths: widths.counted(), index: table.rowIndex(), mergedCells: table.mergedCells?.() };
 }

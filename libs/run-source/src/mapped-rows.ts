@@ -54,6 +54,7 @@ export async function readPlannedRows(
     alreadyIngested: true,
     sheet: run.sheet,
     resumeWithLinebreak: resume?.linebreak,
+    mergedCells: run.merged_cells,
   });
 
   async function* batches(): AsyncGenerator<string[][]> {

@@ -169,13 +169,14 @@ export class ReviewSourceChoiceService {
       const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
       throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
     }
-    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header } = outcome.parsed;
+    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells } = outcome.parsed;
     return {
       source_headers,
       input_has_header,
       total_rows,
       ...(row_shape ? { row_shape } : {}),
       ...(rows_above_header ? { rows_above_header } : {}),
+      ...(merged_cells ? { merged_cells } : {}),
     };
   }
 }

@@ -131,4 +131,6 @@ export interface SourceReadAgain {
   rows_above_header?: string[];
   /** The rows an earlier read found above the header, read so, while the reviewer reads them as rows. */
   rows_above_header_found?: string[];
+  /** A workbook sheet's merges over rows, as SourceParsed's; absent: none. */
+  merged_cells?: string[];
 }

@@ -361,7 +361,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells } = command.read;
       return [
         {
           type: 'SheetChosen',
@@ -374,6 +374,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             chosen_at: command.at,
             ...(row_shape ? { row_shape } : {}),
             ...(rows_above_header?.length ? { rows_above_header } : {}),
+            ...(merged_cells?.length ? { merged_cells } : {}),
           },
         },
       ];

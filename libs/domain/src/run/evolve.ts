@@ -131,6 +131,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         sheets: event.data.sheets ?? [],
         sheet: event.data.sheet ?? null,
         row_shape: event.data.row_shape ?? null,
+        merged_cells: event.data.merged_cells ?? [],
       };
     case 'ReviewPrepared':
       return {
@@ -173,6 +174,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         sheet: event.data.sheet,
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
+        merged_cells: event.data.merged_cells ?? [],
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),

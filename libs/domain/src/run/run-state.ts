@@ -99,6 +99,8 @@ export interface RunState {
   sheet_mappings?: Record<string, MappingRule>;
   /** Rows that do not line up with the first row, in the file as read now (SourceParsed, SheetChosen, EncodingChosen); null or absent: none, or not counted. */
   row_shape?: RowShape | null;
+  /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */
+  merged_cells?: string[];
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;

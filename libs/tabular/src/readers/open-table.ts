@@ -14,6 +14,8 @@ export interface OpenOptions {
   sheet?: XlsxOpenOptions['sheet'] | null;
   /** A delimited file read from a row index entry, with the line break its index recorded. */
   resumeWithLinebreak?: string;
+  /** XLSX: the merges over rows the file's first read found (OpenedTable.mergedCells), filled in. */
+  mergedCells?: readonly string[];
 }
 
 /** Opens a stored source with the reader its format needs. */
@@ -24,6 +26,10 @@ export function openTable(
   options: OpenOptions = {},
 ): Promise<OpenedTable> {
   return format === 'xlsx'
-    ? openXlsx(input, options.limits, undefined, { packageChecked: options.alreadyIngested, sheet: options.sheet ?? undefined })
+    ? openXlsx(input, options.limits, undefined, {
+        packageChecked: options.alreadyIngested,
+        sheet: options.sheet ?? undefined,
+        mergedCells: options.mergedCells,
+      })
     : openDelimited(input, delimiter, options);
 }

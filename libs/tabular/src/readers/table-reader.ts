@@ -32,6 +32,11 @@ export interface OpenedTable {
    * cannot tell, and for later reads.
    */
   rowIndex: () => RowIndex | null;
+  /**
+   * XLSX: the merges over rows the sheet lists (docs/decisions.md, "Merged cells"), as references ("A5:A9"), once
+   * `batches` was read to its end; what a later read is given to fill in (OpenOptions.mergedCells).
+   */
+  mergedCells?: () => readonly string[];
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

@@ -23,6 +23,15 @@ export const XLSX_STALL_MS = 3000;
  */
 const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 1024);
 
+/**
+ * The merges over rows of a read's sheet: those to fill in (`fill`, as a file's first read found them), and those the
+ * sheet lists (`found`, once the read reached its end).
+ */
+interface SheetMerges {
+  fill: readonly string[];
+  found: string[];
+}
+
 /** One worksheet's rows, checked and batched; returns whether it had any. */
 async function* sheetBatches(
   pkg: XlsxPackage,
@@ -30,8 +39,9 @@ async function* sheetBatches(
   ctx: CellContext,
   watch: StallWatch,
   limits: TableLimits,
+  merges: SheetMerges,
 ): AsyncGenerator<string[][], boolean> {
-  const rows = new SheetRows(ctx, limits);
+  const rows = new SheetRows(ctx, limits, merges.fill);
   let count = 0;
   const batcher = new RowBatcher();
   const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
@@ -48,6 +58,7 @@ async function* sheetBatches(
   } finally {
     await parts.return(undefined); // stopped early or failed: the part's stream is destroyed
   }
+  merges.found = rows.merges.refs;
   const last = batcher.take();
   if (last.length > 0) yield last;
   return count > 0;
@@ -147,11 +158,12 @@ async function* tableOf(
   limits: TableLimits,
   workbook: Workbook | null,
   candidates: (sheets: WorksheetEntry[]) => WorksheetEntry[],
+  merges: SheetMerges,
 ): AsyncGenerator<string[][]> {
   try {
     const { sheets, ctx } = workbook ?? (await readWorkbook(pkg, watch, limits));
     for (const sheet of candidates(sheets)) {
-      if (yield* sheetBatches(pkg, sheet.part, ctx, watch, limits)) return;
+      if (yield* sheetBatches(pkg, sheet.part, ctx, watch, limits, merges)) return;
     }
   } catch (err) {
     throw asSourceProblem(err);
@@ -173,6 +185,8 @@ export interface XlsxOpenOptions {
    *   before sheets were listed were read, and still are).
    */
   sheet?: string | { choose: true };
+  /** The merges over rows a first read of the file found in the sheet (OpenedTable.mergedCells): filled in. */
+  mergedCells?: readonly string[];
 }
 
 /**
@@ -192,7 +206,8 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null } as const;
+  const merges: SheetMerges = { fill: options.mergedCells ?? [], found: [] };
+  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null, mergedCells: () => merges.found } as const;
   let workbook: Workbook | null = null;
   let listed: ListedSheet[] | undefined;
   if (!options.packageChecked) {
@@ -223,7 +238,7 @@ export async function openXlsx(
   if (listed) {
     const opening = openingSheet(listed);
     const sheets: SheetInfo[] = listed.map(({ name, state, has_data }) => ({ name, state, has_data }));
-    const batches = tableOf(pkg, watch, limits, workbook, (all) => all.filter((s) => s.name === opening?.name));
+    const batches = tableOf(pkg, watch, limits, workbook, (all) => all.filter((s) => s.name === opening?.name), merges);
     return { ...table, sheet: opening?.name, sheets, batches: releasedUnstarted(batches, closePackage) };
   }
   if (typeof sheet === 'string') {
@@ -232,12 +247,12 @@ export async function openXlsx(
       if (!found) throw new SourceProblem('unreadableFile', `The workbook has no sheet named "${sheet}".`);
       return [found];
     };
-    return { ...table, sheet, batches: releasedUnstarted(tableOf(pkg, watch, limits, null, named), closePackage) };
+    return { ...table, sheet, batches: releasedUnstarted(tableOf(pkg, watch, limits, null, named, merges), closePackage) };
   }
   return {
     ...table,
     batches: releasedUnstarted(
-      tableOf(pkg, watch, limits, null, (all) => all),
+      tableOf(pkg, watch, limits, null, (all) => all, merges),
       closePackage,
     ),
   };

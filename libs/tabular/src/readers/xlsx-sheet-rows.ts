@@ -1,5 +1,6 @@
 import { SourceProblem, type TableLimits } from './source-problem';
 import { cellText, type CellContext } from './xlsx-cell-text';
+import { MergeList, MergedFill } from './xlsx-merged-cells';
 import type { XmlHandlers } from './xlsx-xml';
 
 /** 0-based column of a cell reference ("C5" → 2, an absolute "$C$5" too); -1 when it has no column letters. */
@@ -49,11 +50,21 @@ export class SheetRows {
   private done: string[][] = [];
   /** Rows handed on so far: row numbers in messages count these, as checkRow's do. */
   private emitted = 0;
+  /** The merges over rows the sheet lists (after its rows): what a file's first read records for the reads after it. */
+  readonly merges: MergeList;
+  /** The merges a file's first read recorded, filled in; null when there are none (a row then costs nothing more). */
+  private readonly fill: MergedFill | null;
+  /** The sheet's number of the row in progress (its `r`, else one past the last): where the merges are. */
+  private sheetRow = 0;
 
   constructor(
     private readonly ctx: CellContext,
     private readonly limits: Pick<TableLimits, 'maxColumns' | 'maxFieldChars'>,
-  ) {}
+    mergedCells: readonly string[] = [],
+  ) {
+    this.merges = new MergeList(limits.maxColumns);
+    this.fill = mergedCells.length > 0 ? new MergedFill(mergedCells, limits.maxColumns) : null;
+  }
 
   /** The rows completed since the last call. */
   take(): string[][] {
@@ -95,6 +106,7 @@ export class SheetRows {
           return;
         case 'row':
           if (!this.inSheetData) return;
+          if (this.fill) this.sheetRow = a.r ? parseInt(a.r, 10) : this.sheetRow + 1;
           this.row = [];
           this.nextCol = 0;
           this.overflowWidth = 0;
@@ -102,6 +114,9 @@ export class SheetRows {
           return;
         case 'sheetData':
           this.inSheetData = true;
+          return;
+        case 'mergeCell':
+          this.merges.add(a.ref);
           return;
       }
     },
@@ -169,6 +184,7 @@ export class SheetRows {
       if (text === undefined) row[i] = '';
       else if (blank && text.trim() !== '' && (this.errorColumns.size === 0 || !this.errorColumns.has(i))) blank = false;
     }
+    this.fill?.row(this.sheetRow, row, !blank);
     if (blank) return;
     while (row.length > 0 && row[row.length - 1] === '') row.pop();
     if (this.overflowWidth > 0) {

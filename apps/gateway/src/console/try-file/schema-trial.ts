@@ -62,6 +62,8 @@ export class SchemaTrialService {
       total_rows: parsed.total_rows,
       // A workbook's problems are counted on the sheet its headers came from.
       sheet: parsed.sheet ?? null,
+      // Its merged cells given to each row they cover, as a run's reads give them.
+      merged_cells: parsed.merged_cells ?? [],
     };
     // Values that must be unique: the duplicates pass first, as a run's review does.
     const duplicates = await findDuplicateRows(blobs, read, mapping);
