@@ -146,6 +146,38 @@ describe('suggestMapping', () => {
       email: null,
     });
   });
+  it('reads a word beginning with hamza on an alef as it is written, not as a word under the article', () => {
+    // NFKD writes "إلكتروني" with a plain alef: taken for the article, its first two letters had gone.
+    expect(suggestMapping({ website: f(), email: f() }, ['موقع إلكتروني', 'عنوان بريد إلكتروني'])).toEqual({
+      website: 'موقع إلكتروني',
+      email: 'عنوان بريد إلكتروني',
+    });
+    // A Persian letter is a letter: "ال" inside "پالایش" is no article, and it is not "پایش".
+    expect(suggestMapping({ x: f({ label: 'پایش' }) }, ['پالایش'])).toEqual({ x: null });
+    // Arabic-Indic digits are digits: "Address ٢" is "Address 2".
+    expect(suggestMapping({ address_2: f({ label: 'Address 2' }) }, ['Address ٢'])).toEqual({ address_2: 'Address ٢' });
+  });
+  it('reads a header that names its column in two scripts by either name, and never swaps two such columns', () => {
+    const fields = { name: f(), email: f(), phone: f(), mobile: f(), city: f(), first_name: f() };
+    expect(
+      suggestMapping(fields, [
+        'Name / الاسم',
+        'Email / البريد الإلكتروني',
+        'Phone / الهاتف',
+        'Mobile / الجوال',
+        '城市 City',
+        'Имя (First name)',
+      ]),
+    ).toEqual({
+      name: 'Name / الاسم',
+      email: 'Email / البريد الإلكتروني',
+      phone: 'Phone / الهاتف',
+      mobile: 'Mobile / الجوال',
+      city: '城市 City',
+      first_name: 'Имя (First name)',
+    });
+    expect(suggestMapping({ email: f() }, ['Ｅｍａｉｌアドレス'])).toEqual({ email: 'Ｅｍａｉｌアドレス' });
+  });
   it('matches a column named exactly as a field in any script, whatever its case', () => {
     const fields = { fio: f({ label: 'Электронная почта' }), kana: f({ label: '電子メール' }), greek: f({ label: 'Πόλη' }) };
     expect(suggestMapping(fields, ['ЭЛЕКТРОННАЯ ПОЧТА', '電子メール', 'πόλη', 'Город'])).toEqual({

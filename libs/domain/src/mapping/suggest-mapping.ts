@@ -2,11 +2,11 @@ import type { FieldDefinition, MappingRule } from '@app/contracts';
 
 /**
  * Accents stripped and letters NFKD does not take apart written as their ASCII pairs: "Straße" is "strasse", not
- * "strae" (and a word "stra" with an "e" after it). Arabic is written one way (foldedArabic).
+ * "strae" (and a word "stra" with an "e" after it). Arabic is written one way (withoutArabicArticle, foldedArabic).
  */
 const folded = (s: string): string =>
   foldedArabic(
-    s
+    withoutArabicArticle(s)
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
       .replace(/ß/g, 'ss')
@@ -16,20 +16,29 @@ const folded = (s: string): string =>
       .replace(/[øØ]/g, (c) => (c === 'ø' ? 'o' : 'O')),
   );
 
+const ARABIC = /[\u0600-\u06ff]/;
+
+/**
+ * The article "ال" taken off the start of a word of three letters or more, once, as written: before NFKD, which
+ * writes "إلكتروني" with a plain alef and would make its first letters look like the article. "البريد" is "بريد";
+ * "الإلكتروني", "الالكتروني" and "إلكتروني" all read "الكتروني" once folded. A column is named with it or without it
+ * alike. A word starts after anything that is not a letter or a mark of one (a Persian letter is a letter).
+ */
+const withoutArabicArticle = (s: string): string => (ARABIC.test(s) ? s.replace(/(?<![\p{L}\p{M}])ال(?=(?:\p{L}\p{M}*){3})/gu, '') : s);
+
 /**
  * Arabic as the names are compared: the vowel signs, the hamza and madda NFKD takes off an alef ("إ" is "ا") and the
- * stretching line left out; the Persian forms of yeh and kaf, alef maqsura and teh marbuta as one letter each; and the
- * article "ال" taken off a word of three letters or more, once ("البريد" is "بريد", "الإلكتروني" and "الالكتروني" are
- * "الكتروني"), since a column is named with it or without it alike.
+ * stretching line left out; the Persian forms of yeh and kaf, alef maqsura and teh marbuta as one letter each; and
+ * Arabic-Indic digits as the digits 0-9 ("Email ١" is "Email 1").
  */
 const foldedArabic = (s: string): string =>
-  /[\u0600-\u06ff]/.test(s)
+  ARABIC.test(s)
     ? s
         .replace(/[\u064b-\u065f\u0670\u0640]/g, '')
         .replace(/[ىیۍ]/g, 'ي')
         .replace(/ک/g, 'ك')
         .replace(/ة/g, 'ه')
-        .replace(/(^|[^\u0621-\u064a])ال(?=[\u0621-\u064a]{3})/g, '$1')
+        .replace(/[\u0660-\u0669\u06f0-\u06f9]/g, (d) => String((d.charCodeAt(0) - 0x0660) % 0x90))
     : s;
 
 /** Lower-case, accents stripped, everything but letters and digits removed (letters of any script). */
@@ -188,15 +197,35 @@ interface ReadName {
 }
 const readName = (name: string): ReadName => ({ normal: normalizeName(name), tokens: tokens(name), concept: conceptOf(name) });
 
+const LATIN_LETTER = /\p{Script=Latin}/gu;
+const OTHER_LETTER = /(?!\p{Script=Latin})\p{L}/gu;
+const LETTER = /\p{L}/u;
+
+/**
+ * A name read whole and, when it mixes Latin letters with another script's, each script's part read apart too: a
+ * bilingual header ("Name / الاسم", "邮箱 Email", "Телефон (Phone)") names its column in both, and either part may be
+ * the one a field's name or label says.
+ */
+function readingsOf(name: string): ReadName[] {
+  const whole = readName(name);
+  if (!LETTER.test(name)) return [whole];
+  const latin = name.replace(OTHER_LETTER, ' ');
+  const other = name.replace(LATIN_LETTER, ' ');
+  return LETTER.test(latin) && LETTER.test(other) ? [whole, readName(latin), readName(other)] : [whole];
+}
+
 /** How well a header names a field, 0..1, from the field's name and label. */
 export function matchScore(fieldName: string, field: FieldDefinition, header: string): number {
-  return scoreOf(candidatesOf(fieldName, field), readName(header));
+  return scoreOf(candidatesOf(fieldName, field), readingsOf(header));
 }
 
 const candidatesOf = (fieldName: string, field: FieldDefinition): ReadName[] =>
-  [fieldName, field.label ?? ''].filter(Boolean).map(readName);
+  [fieldName, field.label ?? ''].filter(Boolean).flatMap(readingsOf);
 
-function scoreOf(candidates: ReadName[], h: ReadName): number {
+/** The best a reading of the header scores against the field's. */
+const scoreOf = (candidates: ReadName[], header: ReadName[]): number => Math.max(0, ...header.map((h) => readingScore(candidates, h)));
+
+function readingScore(candidates: ReadName[], h: ReadName): number {
   if (!h.normal) return 0;
   let best = 0;
   for (const c of candidates) {
@@ -222,7 +251,7 @@ export const MIN_MATCH_SCORE = 0.5;
 export function suggestMapping(fields: Record<string, FieldDefinition>, headers: string[]): MappingRule {
   const fieldNames = Object.keys(fields);
   const pairs: { field: string; header: string; score: number; exact: boolean; order: number }[] = [];
-  const readHeaders = headers.map(readName);
+  const readHeaders = headers.map(readingsOf);
   fieldNames.forEach((field, fi) => {
     const candidates = candidatesOf(field, fields[field]);
     headers.forEach((header, hi) => {
