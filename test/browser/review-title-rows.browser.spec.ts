@@ -117,7 +117,7 @@ describe('hosted review page: a title above the table', () => {
     await page.getByRole('button', { name: 'The column names are in another row…' }).click();
     await page.getByRole('radio', { name: /^Row 3: / }).check();
     await page.getByRole('button', { name: 'Read the names from this row' }).click();
-    await page.getByRole('status').filter({ hasText: 'matched as in the last approved file with these column names' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Columns read again: they were matched as in the last approved file' }).waitFor();
     await expect(page.getByRole('combobox', { name: 'email' }).inputValue()).resolves.toBe('Mail address');
     await expect(page.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('Yrs');
     // The review's notice says it as well, for whoever reads the page later.

@@ -249,10 +249,11 @@ export interface HeaderRowChosen {
   /** The rows above the header left out under this choice, as SourceParsed's (absent: none; the file is read from its first row). */
   rows_above_header?: string[];
   /**
-   * `remembered`: the columns as approved last for this schema and the names the chosen row holds. Absent: each field
-   * kept the column it had by place, the others suggested from the names (and in events recorded before it existed).
+   * `remembered`: the columns as approved last for this schema and the columns the chosen row gives; `suggested`: each
+   * field kept the column it had by place, the others suggested from the names. Absent in events recorded before it
+   * existed (either).
    */
-  mapping_origin?: 'remembered';
+  mapping_origin?: 'remembered' | 'suggested';
 }
 /**
  * The reviewer chose another worksheet of the workbook: the headers and row count read from

@@ -351,7 +351,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             mapping_rule: command.remembered_mapping
               ? mappingFromRemembered(run.schema.fields, command.remembered_mapping, chosen.source_headers)
               : mappingAfterHeaderChoice(run, chosen.source_headers),
-            ...(command.remembered_mapping ? { mapping_origin: 'remembered' as const } : {}),
+            mapping_origin: command.remembered_mapping ? 'remembered' : 'suggested',
             chosen_at: command.at,
           },
         },

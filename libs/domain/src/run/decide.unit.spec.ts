@@ -493,6 +493,36 @@ describe('run decider: refused moves', () => {
   });
 });
 
+describe("the review's notice that the columns were approved before", () => {
+  const rememberedReview = given.reviewActive.map((e) =>
+    e.type === 'ReviewPrepared'
+      ? { ...e, data: { ...e.data, mapping_origin: 'remembered' as const, notices: [MAPPING_REMEMBERED_NOTICE] } }
+      : e,
+  );
+  const headerChosen = (origin?: 'remembered' | 'suggested'): RunEvent => ({
+    type: 'HeaderRowChosen',
+    data: {
+      input_has_header: false,
+      source_headers: ['column_1', 'column_2'],
+      total_rows: 3,
+      mapping_rule: mapping,
+      chosen_at: T0,
+      ...(origin ? { mapping_origin: origin } : {}),
+    },
+  });
+  const codes = (events: RunEvent[]) => fold(events)!.review_notices.map((n) => n.code);
+
+  it('goes with a header row chosen by place, comes back with one remembered, and goes with another sheet', () => {
+    expect(codes([...rememberedReview, headerChosen('suggested')])).toEqual([]);
+    expect(codes([...rememberedReview, headerChosen('suggested'), headerChosen('remembered')])).toEqual(['mapping_remembered']);
+    expect(codes([...rememberedReview, sheetChosen])).toEqual([]);
+  });
+  it('stays as it was folded under a header row chosen before the events said where the columns came from', () => {
+    expect(codes([...rememberedReview, headerChosen()])).toEqual(['mapping_remembered']);
+    expect(codes([...given.reviewActive, headerChosen()])).toEqual([]);
+  });
+});
+
 describe('derived states', () => {
   it('an active review past its deadline reads as expired and terminal', () => {
     const run = fold(given.reviewActive)!;

@@ -39,6 +39,12 @@ function readAgain(
   };
 }
 
+/** The review's notices, saying (or no longer saying) that the columns are those approved last time. */
+function noticesFor(state: RunState, remembered: boolean): RunState['review_notices'] {
+  const others = (state.review_notices ?? []).filter((n) => n.code !== MAPPING_REMEMBERED_NOTICE.code);
+  return remembered ? [...others, MAPPING_REMEMBERED_NOTICE] : others;
+}
+
 /**
  * Folds one event into the run's state. Pure; the decider, the projector and the
  * read-your-writes fallback all use this one function, so they cannot disagree.
@@ -161,12 +167,14 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
       };
     case 'MappingEdited':
       return { ...next, mapping_rule: event.data.mapping_rule, mapping_version: state.mapping_version + 1 };
-    case 'HeaderRowChosen': {
-      // Whether the columns are the ones approved before is said again for the columns as now read.
-      const others = (state.review_notices ?? []).filter((n) => n.code !== MAPPING_REMEMBERED_NOTICE.code);
-      const review_notices = event.data.mapping_origin === 'remembered' ? [...others, MAPPING_REMEMBERED_NOTICE] : others;
-      return { ...next, ...readAgain(state, event.data), review_notices };
-    }
+    case 'HeaderRowChosen':
+      // Whether the columns are the ones approved before is said again for the columns as now read (an event recorded
+      // before it said so leaves the notices as they were, as they were folded then).
+      return {
+        ...next,
+        ...readAgain(state, event.data),
+        ...(event.data.mapping_origin ? { review_notices: noticesFor(state, event.data.mapping_origin === 'remembered') } : {}),
+      };
     case 'SheetChosen':
       // The headers as this sheet reads them: what an approved mapping is remembered by.
       return {
@@ -178,6 +186,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),
+        // Another sheet's columns are no file approved before.
+        review_notices: noticesFor(state, false),
         ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
       };
     case 'EncodingChosen':
