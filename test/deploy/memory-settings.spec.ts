@@ -21,7 +21,8 @@ function startedBy(script: string, env: NodeJS.ProcessEnv = {}) {
   const bin = mkdtempSync(join(tmpdir(), 'fake-node-'));
   try {
     const fake = join(bin, 'node');
-    writeFileSync(fake, '#!/bin/sh\necho "$MALLOC_ARENA_MAX|$MALLOC_MMAP_THRESHOLD_|$*"\n');
+    // Its parent's name too: npm's own process when the script's shell handed its process over to node (exec).
+    writeFileSync(fake, '#!/bin/sh\necho "$MALLOC_ARENA_MAX|$MALLOC_MMAP_THRESHOLD_|$(cat /proc/$PPID/comm)|$*"\n');
     chmodSync(fake, 0o755);
     // --ignore-scripts: not prestart's build; the script itself still runs.
     const run = spawnSync(process.execPath, [npmCli, 'run', '--silent', '--ignore-scripts', script], {
@@ -30,8 +31,8 @@ function startedBy(script: string, env: NodeJS.ProcessEnv = {}) {
       env: { PATH: `${bin}${delimiter}${process.env.PATH}`, HOME: process.env.HOME, APP: 'gateway', ...env },
     });
     if (run.status !== 0) throw new Error(`npm run ${script} exited with ${run.status}: ${run.stderr}`);
-    const [arenas, threshold, args] = run.stdout.trim().split('\n').pop()!.split('|');
-    return { arenas, threshold, args: args.split(' ') };
+    const [arenas, threshold, parent, args] = run.stdout.trim().split('\n').pop()!.split('|');
+    return { arenas, threshold, parent, args: args.split(' ') };
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }
@@ -45,6 +46,23 @@ describe('the memory settings the service starts with', () => {
     expect(started.args).toEqual(
       expect.arrayContaining([`--max-old-space-size=${config.heap_mb}`, `--max-semi-space-size=${config.semi_space_mb}`]),
     );
+  });
+
+  // A supervisor stops the service by signalling the process it started: npm hands the signal to its child, which must
+  // be node itself, not a shell that dies and leaves node serving on the port (an operator's probe found it so).
+  it.each(['start', 'start:app'])('npm run %s runs node in place of its shell, so a signal to npm reaches the service', (script) => {
+    // npm names its process after the script ("npm run start"); a shell left in between is "sh".
+    expect(startedBy(script).parent).toMatch(/^npm run /);
+  });
+
+  it('npm run start:app names the apps when APP names none, before it builds anything', () => {
+    const run = spawnSync(process.execPath, [npmCli, 'run', '--silent', 'start:app'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, APP: 'web' },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('APP must name one app: gateway, relay, ingestion, mapping, output, notifier or projector (got "web")');
   });
 
   it('an operator overrides each of them through the environment', () => {
