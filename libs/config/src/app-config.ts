@@ -196,26 +196,49 @@ export interface AiCallConfig {
   allowedAddresses: string[];
 }
 
-const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+/**
+ * An integer setting from `min` to `max`, or `fallback` when unset or empty. A value out of that range is refused, naming
+ * the variable, as any other bad value is: no setting is ever clamped in silence (docs/configuration.md).
+ */
+const intIn = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): number => {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
+  if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+  const range =
+    max < Number.MAX_SAFE_INTEGER
+      ? `an integer from ${min} to ${max}`
+      : min === 0
+        ? 'a non-negative integer'
+        : `an integer of at least ${min}`;
+  throw new Error(`${name} must be ${range}${why}, got "${raw}"`);
 };
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => intIn(env, name, fallback, 0);
+
+const HIGHEST_PORT = 65535;
+
+/**
+ * A TCP port setting, or `fallback` when unset or empty; `zero` says what 0 means where it is taken (any free port, none).
+ * Anything else stops the start, naming the variable: a port past 65535 used to pass, and the listener's RangeError
+ * ended the process later, after the stores were open and the consumers had started.
+ */
+function portSetting<T extends number | null>(env: NodeJS.ProcessEnv, name: string, fallback: T, zero?: string): number | T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > HIGHEST_PORT || (n === 0 && zero === undefined))
+    throw new Error(`${name} must be a port number from 1 to ${HIGHEST_PORT}${zero === undefined ? '' : ` (0: ${zero})`}, got "${raw}"`);
+  return n;
+}
 
 /**
  * The port a worker app answers operators' probes on (HEALTH_PORT; null: none, unset or 0). Read by the workers only, before
  * anything starts: a port that cannot be one stops the start, where it used to leave the worker without probes unsaid.
  */
 export function healthPort(env: NodeJS.ProcessEnv): number | null {
-  const raw = env.HEALTH_PORT;
-  if (raw === undefined || raw === '') return null;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new Error(`HEALTH_PORT must be a port number from 1 to 65535 (0: none), got "${raw}"`);
   // 0 has always meant no listener (scripts/check-entry-points.js starts the workers so).
-  return n === 0 ? null : n;
+  return portSetting(env, 'HEALTH_PORT', null, 'none') || null;
 }
 
 // ---- HTTP edge (docs/security.md, "HTTP edge"; the rows in docs/configuration.md) ----
@@ -266,10 +289,9 @@ function stepClaimSettings(env: NodeJS.ProcessEnv): AppConfig['stepClaims'] {
 }
 
 function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig {
-  const adminPort = env.ADMIN_PORT ? int(env, 'ADMIN_PORT', 0) : null;
+  const adminPort = portSetting(env, 'ADMIN_PORT', null);
   if (env.ADMIN_HOST && adminPort === null) throw new Error('ADMIN_HOST needs ADMIN_PORT (the admin listener is off without a port).');
-  if (adminPort !== null && (adminPort === 0 || adminPort === port))
-    throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
+  if (adminPort !== null && adminPort === port) throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
   return {
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
     headersTimeoutMs: Math.max(1, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000)),
@@ -410,14 +432,6 @@ const addressList = (env: NodeJS.ProcessEnv, name: string): string[] =>
     .map((a) => a.trim())
     .filter(Boolean);
 
-/** Secrets at rest and the AI vendors' address guard (docs/security.md). */
-function secretsAndVendorGuardSettings(env: NodeJS.ProcessEnv, dataDir: string): { secrets: SecretsKeyring; aiAllowedAddresses: string[] } {
-  return {
-    secrets: loadSecretsKeyring(env, dataDir, env.NODE_ENV === 'production'),
-    aiAllowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
-  };
-}
-
 export interface ConsoleConfig {
   /** CONSOLE_SESSION_IDLE_SECONDS: a session ends after this long without a call. */
   sessionIdleSeconds: number;
@@ -451,19 +465,23 @@ function adminTokenOf(env: NodeJS.ProcessEnv): string | null {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  // First: a refused start writes nothing (the secrets below may create key files in DATA_DIR).
+  // Every setting is read and checked first: a refused start writes nothing. Only then may the keys be made in DATA_DIR.
+  const settings = checkedSettings(env);
+  const secrets = loadSecretsKeyring(env, settings.dataDir, settings.production);
+  return { ...settings, signingSecret: loadSigningSecret(env, settings.dataDir), secrets };
+}
+
+/** Every setting but the keys kept in DATA_DIR: reads nothing but `env`, writes nothing. */
+function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret' | 'secrets'> {
   const adminToken = adminTokenOf(env);
-  const port = int(env, 'PORT', 3000);
-  const dataDir = resolve(env.DATA_DIR || './data');
-  const { secrets, aiAllowedAddresses } = secretsAndVendorGuardSettings(env, dataDir);
+  const port = portSetting(env, 'PORT', 3000, 'any free port');
   return {
     port,
     host: env.HOST || '0.0.0.0',
-    dataDir,
+    dataDir: resolve(env.DATA_DIR || './data'),
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     adminToken,
     production: env.NODE_ENV === 'production',
-    signingSecret: loadSigningSecret(env, dataDir),
     uploadTtlSeconds: int(env, 'UPLOAD_TTL_SECONDS', 3600),
     reviewTtlSeconds: int(env, 'REVIEW_TTL_SECONDS', 7 * 24 * 3600),
     outputRetentionSeconds: int(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
@@ -496,9 +514,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
       maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
-      allowedAddresses: aiAllowedAddresses,
+      allowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
     },
-    secrets,
     tableLimits: {
       maxRowChars: Math.max(1, int(env, 'MAX_ROW_CHARS', 1024 * 1024)),
       maxFieldChars: Math.max(1, int(env, 'MAX_FIELD_CHARS', 256 * 1024)),

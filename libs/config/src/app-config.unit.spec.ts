@@ -90,6 +90,29 @@ describe("the workers' HEALTH_PORT", () => {
   });
 });
 
+describe('PORT and ADMIN_PORT', () => {
+  it('take a port from 1 to 65535, PORT also 0 (any free port)', () => {
+    expect(loadConfig(base()).port).toBe(3000);
+    expect(loadConfig({ ...base(), PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ ...base(), PORT: '65535' }).port).toBe(65535);
+    expect(loadConfig({ ...base(), ADMIN_PORT: '65535' }).http.adminListener).toEqual({ host: '127.0.0.1', port: 65535 });
+  });
+
+  it.each([
+    [{ PORT: '70000' }, 'PORT must be a port number from 1 to 65535 (0: any free port), got "70000"'],
+    [{ PORT: '65536' }, 'PORT must be a port number from 1 to 65535 (0: any free port), got "65536"'],
+    [{ PORT: 'abc' }, 'PORT must be a port number from 1 to 65535 (0: any free port), got "abc"'],
+    [{ PORT: '-1' }, 'PORT must be a port number from 1 to 65535 (0: any free port), got "-1"'],
+    [{ ADMIN_PORT: '99999' }, 'ADMIN_PORT must be a port number from 1 to 65535, got "99999"'],
+    [{ ADMIN_PORT: '0' }, 'ADMIN_PORT must be a port number from 1 to 65535, got "0"'],
+    [{ PORT: '8080', ADMIN_PORT: '8080' }, 'ADMIN_PORT must be a port other than PORT (8080).'],
+  ])('refuse %j before anything is written to DATA_DIR', (env, message) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-port-'));
+    expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
 describe('ADMIN_TOKEN', () => {
   it('is refused under 32 characters before anything is written to DATA_DIR; unset leaves the admin API off', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfg-admin-'));
