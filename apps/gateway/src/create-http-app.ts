@@ -42,10 +42,9 @@ export async function createHttpApp(
   const adapter = new FastifyAdapter({
     ...edge.fastifyOptions(),
     bodyLimit: 1024 * 1024,
-    // Shutdown must not wait on clients: keep-alive connections (idle or not) are closed,
-    // else one lingering client holds the process open. Work in flight is safe: the
-    // pipeline resumes from its checkpoints and uploads are atomic.
-    forceCloseConnections: true,
+    // A stop closes idle keep-alive connections at once and lets requests in flight finish, for a while only
+    // (HttpEdge's drain): one lingering client cannot hold the process open.
+    forceCloseConnections: 'idle',
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, {
     // Lines written while the application starts wait for the structured logger (below).

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { MIMEType } from 'node:util';
+import { Logger } from '@nestjs/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOCAL_BLOB_ROUTE } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
@@ -13,6 +14,13 @@ import { errorBody, sendApiError, statusError } from './error-envelope.filter';
 import { hasEmptyParam } from './empty-param';
 import { clientRequestId } from './request-id';
 import { trustProxyFunction } from './trust-proxy';
+
+/** How long a stop lets the requests in flight finish before it closes their connections. */
+export const HTTP_DRAIN_MS = 10_000;
+
+/** The connections a server still has open. */
+const openConnections = (server: Server): Promise<number> =>
+  new Promise((resolve) => server.getConnections((err, count) => resolve(err ? 0 : count)));
 
 /** The checks the edge runs before a body is read, taken from the application once it exists. */
 export interface EdgeDeps {
@@ -100,7 +108,12 @@ export class HttpEdge {
   private trust: (address: string, hop: number) => boolean = () => false;
   private hsts = false;
   private closing = false;
+  /** The admin listener, when there is one: a stop drains it with the public one. */
+  private adminServer: Server | null = null;
   private jsonBytesInFlight = 0;
+
+  /** How long a stop lets the requests in flight finish before their connections are closed (docs/operations.md, "Stopping"). */
+  constructor(private readonly drainMs = HTTP_DRAIN_MS) {}
   /** Requests that came in on the admin listener (when there is one). */
   private readonly adminRequests = new WeakSet<IncomingMessage>();
 
@@ -132,10 +145,13 @@ export class HttpEdge {
     fastify.addHook('onSend', (request, reply, payload, done) => {
       this.securityHeaders(reply);
       this.closeIfBodyUnread(request, reply);
+      // An answer given while the service stops ends its connection: the client's next request goes to another instance.
+      if (this.closing) void reply.header('Connection', 'close');
       done(null, payload);
     });
     fastify.addHook('preClose', (done) => {
       this.closing = true;
+      this.drain(fastify.server);
       done();
     });
     if (deps.config.http.adminListener) this.serveAdminListener(fastify, deps.config.http.adminListener);
@@ -438,11 +454,41 @@ export class HttpEdge {
         });
       });
     });
+    this.adminServer = server;
     fastify.addHook('onClose', async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      // Stopped taking connections when the stop began (drain): closed once its requests in flight are answered.
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     });
+  }
+
+  /**
+   * A stop: no new connection is taken and idle keep-alive ones are closed at once (Fastify closes the public listener,
+   * and the admin one is closed here), while the requests in flight get `drainMs` to finish: an upload or a long poll
+   * under way is answered instead of cut. Past that, every connection left is closed, so a client that never finishes
+   * cannot hold the process. Fastify answers each request that arrives meanwhile on a kept connection with our 503.
+   */
+  private drain(publicServer: Server): void {
+    const servers = this.adminServer ? [publicServer, this.adminServer] : [publicServer];
+    this.adminServer?.close();
+    for (const server of servers) server.closeIdleConnections();
+    void Promise.all(servers.map(openConnections)).then((counts) => {
+      const open = counts.reduce((a, b) => a + b, 0);
+      new Logger('Gateway').log(
+        open > 0
+          ? `Stopping: no new connections; ${open} open connection(s) get up to ${this.drainMs / 1000} s to finish their requests`
+          : 'Stopping: no new connections, none open',
+      );
+    });
+    const deadline = setTimeout(() => {
+      // The requests these connections carried are logged as aborted by their clients next: it was this stop.
+      void Promise.all(servers.map(openConnections)).then((counts) =>
+        new Logger('Gateway').warn(
+          `Stopping: ${this.drainMs / 1000} s passed; closing ${counts.reduce((a, b) => a + b, 0)} connection(s) whose requests did not finish`,
+        ),
+      );
+      for (const server of servers) server.closeAllConnections();
+    }, this.drainMs);
+    deadline.unref();
+    publicServer.once('close', () => clearTimeout(deadline));
   }
 }

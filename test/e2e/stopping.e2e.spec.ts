@@ -1,0 +1,56 @@
+import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, setupOrganization, startService, waitForRun } from '../support/service-harness';
+
+/**
+ * A stop (SIGTERM: Nest closes the application) takes no new connection and lets the requests in flight finish: an
+ * upload under way is answered and kept, not cut (docs/operations.md, "Stopping").
+ */
+describe('stopping the service', () => {
+  it('answers an upload under way before it stops, takes no new connection meanwhile, and keeps the file', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stopping-'));
+    let svc = await startService({}, dataDir);
+    const org = await setupOrganization(svc);
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv' },
+    });
+    const body = Buffer.from(`email,age\n${Array.from({ length: 2000 }, (_, i) => `p${i}@example.com,${i % 90}`).join('\n')}\n`);
+    const half = Math.floor(body.length / 2);
+
+    // The first half sent, the stop begins, then the rest.
+    const stopping: { done?: Promise<void> } = {};
+    const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const put = request(
+        created.body.upload.url,
+        { method: 'PUT', headers: { ...created.body.upload.headers, 'content-length': body.length } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+        },
+      );
+      put.on('error', reject);
+      // The stop begins once the service has the request (a request whose headers come after it is refused, 503).
+      put.write(body.subarray(0, half), () =>
+        setTimeout(() => {
+          stopping.done = svc.stop();
+          setTimeout(() => put.end(body.subarray(half)), 300);
+        }, 300),
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    // Meanwhile the listener is closed: a new connection is refused.
+    await expect(fetch(`${svc.baseUrl}/healthz`)).rejects.toThrow();
+
+    await expect(answer).resolves.toEqual({ status: 200, connection: 'close' });
+    await stopping.done;
+
+    // The file was kept whole: after a start the run is read from it.
+    svc = await startService({ PORT: String(svc.config.port) }, dataDir);
+    const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
+    expect(ready.total_rows).toBe(2000);
+    await svc.stop();
+  });
+});
