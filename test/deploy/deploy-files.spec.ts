@@ -26,7 +26,7 @@ const generator = require(join(root, 'deploy/k8s/generate.js'));
 /** What the Secret gives every app (placeholders: nothing is connected). */
 const SECRETS = {
   SECRETS_KEY: Buffer.alloc(32).toString('base64'),
-  SIGNING_SECRET: 'placeholder',
+  SIGNING_SECRET: 'placeholder-signing-secret-32-chars',
   EVENTSTORE_URL: 'esdb://127.0.0.1:2113?tls=false',
   MONGO_URL: 'mongodb://127.0.0.1:27017/t',
 };

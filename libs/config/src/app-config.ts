@@ -461,7 +461,61 @@ function adminTokenOf(env: NodeJS.ProcessEnv): string | null {
     throw new Error(
       `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${token.length}); generate one with \`openssl rand -hex 32\`.`,
     );
+  // Blanks are no secret, and blanks around one are a copy's mistake that no bearer header would match.
+  if (token !== null && (token.trim() === '' || token.trim() !== token))
+    throw new Error(`ADMIN_TOKEN must not be blank nor begin or end with white space; generate one with \`openssl rand -hex 32\`.`);
   return token;
+}
+
+/**
+ * The shortest SIGNING_SECRET taken: it is the HMAC key of every review, upload and download URL, and one signed URL is
+ * enough to try short secrets offline, then sign URLs to any run. As long as ADMIN_TOKEN's; the generated one is 32 bytes.
+ */
+const MIN_SIGNING_SECRET_LENGTH = 32;
+
+function checkSigningSecret(env: NodeJS.ProcessEnv): void {
+  const secret = env.SIGNING_SECRET;
+  if (secret && secret.length < MIN_SIGNING_SECRET_LENGTH)
+    throw new Error(
+      `SIGNING_SECRET must be at least ${MIN_SIGNING_SECRET_LENGTH} characters long (it has ${secret.length}); generate one with \`openssl rand -base64 32\`.`,
+    );
+}
+
+/**
+ * PUBLIC_BASE_URL (default http://localhost:PORT), without its trailing slashes: every URL handed out is it followed by a
+ * path (`${publicBaseUrl}/review/…?signature=…`), so it must be an absolute http(s) URL with no query, fragment or
+ * credentials. Scheme and host are written as a URL parser writes them (lower case), as the HSTS and cookie checks read it.
+ */
+function publicBaseUrlOf(env: NodeJS.ProcessEnv, port: number): string {
+  const raw = env.PUBLIC_BASE_URL || `http://localhost:${port}`;
+  const refused = (why: string) =>
+    new Error(`PUBLIC_BASE_URL must be an absolute http or https URL such as https://transform.example.com (${why}), got "${raw}"`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refused('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused(`its scheme is ${url.protocol.slice(0, -1)}`);
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) throw refused('no query or fragment');
+  if (url.username || url.password) throw refused('no user name or password');
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/**
+ * The exporters the tracing setup knows (libs/tracing; OpenTelemetry's SDK names them so, in lower case). Another name
+ * turned tracing on with no exporter: spans were made and went nowhere, unsaid. `null` is dropped by the SDK too.
+ */
+const TRACES_EXPORTERS = ['otlp', 'zipkin', 'console', 'none', 'null'];
+
+function checkTracesExporter(env: NodeJS.ProcessEnv): void {
+  const raw = env.OTEL_TRACES_EXPORTER ?? '';
+  const unknown = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !TRACES_EXPORTERS.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none (comma-separated, lower case), got "${raw}"`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -474,12 +528,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 /** Every setting but the keys kept in DATA_DIR: reads nothing but `env`, writes nothing. */
 function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret' | 'secrets'> {
   const adminToken = adminTokenOf(env);
+  checkSigningSecret(env);
+  checkTracesExporter(env);
   const port = portSetting(env, 'PORT', 3000, 'any free port');
   return {
     port,
     host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.DATA_DIR || './data'),
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: publicBaseUrlOf(env, port),
     adminToken,
     production: env.NODE_ENV === 'production',
     uploadTtlSeconds: int(env, 'UPLOAD_TTL_SECONDS', 3600),

@@ -124,3 +124,50 @@ describe('ADMIN_TOKEN', () => {
     expect(loadConfig({ DATA_DIR: dataDir }).adminToken).toBeNull();
   });
 });
+
+describe('values that used to be taken in silence', () => {
+  it.each([
+    [{ ADMIN_TOKEN: ' '.repeat(34) }, 'ADMIN_TOKEN must not be blank nor begin or end with white space'],
+    [{ ADMIN_TOKEN: ` ${'x'.repeat(32)}` }, 'ADMIN_TOKEN must not be blank nor begin or end with white space'],
+    [{ ADMIN_TOKEN: `${'x'.repeat(32)}\n` }, 'ADMIN_TOKEN must not be blank nor begin or end with white space'],
+    [{ SIGNING_SECRET: 'x' }, 'SIGNING_SECRET must be at least 32 characters long (it has 1)'],
+    [{ SIGNING_SECRET: 'x'.repeat(31) }, 'SIGNING_SECRET must be at least 32 characters long (it has 31)'],
+    [
+      { PUBLIC_BASE_URL: 'notaurl' },
+      'PUBLIC_BASE_URL must be an absolute http or https URL such as https://transform.example.com (not a URL), got "notaurl"',
+    ],
+    [{ PUBLIC_BASE_URL: '/console' }, 'PUBLIC_BASE_URL must be an absolute http or https URL'],
+    [{ PUBLIC_BASE_URL: 'ftp://files.example.com' }, '(its scheme is ftp)'],
+    [{ PUBLIC_BASE_URL: 'https://t.example.com/?a=1' }, '(no query or fragment)'],
+    [{ PUBLIC_BASE_URL: 'https://t.example.com/#top' }, '(no query or fragment)'],
+    [{ PUBLIC_BASE_URL: 'https://t.example.com?' }, '(no query or fragment)'],
+    [{ PUBLIC_BASE_URL: 'https://me:pw@t.example.com' }, '(no user name or password)'],
+    [
+      { OTEL_TRACES_EXPORTER: 'bogus' },
+      'OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none (comma-separated, lower case), got "bogus"',
+    ],
+    [{ OTEL_TRACES_EXPORTER: 'otlp,jaeger' }, 'OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none'],
+    [{ OTEL_TRACES_EXPORTER: 'OTLP' }, 'OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none'],
+  ])('refuses %j before anything is written to DATA_DIR', (env, message) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-bad-'));
+    expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('takes an http(s) base URL with a path, without its trailing slashes, its scheme and host in lower case', () => {
+    expect(loadConfig(base()).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ ...base(), PORT: '0' }).publicBaseUrl).toBe('http://localhost:0');
+    expect(loadConfig({ ...base(), PUBLIC_BASE_URL: 'http://127.0.0.1:8080' }).publicBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ ...base(), PUBLIC_BASE_URL: 'HTTPS://Transform.Example.com/api//' }).publicBaseUrl).toBe(
+      'https://transform.example.com/api',
+    );
+  });
+
+  it('takes a signing secret of 32 characters or more, and the exporters tracing knows', () => {
+    expect(loadConfig({ ...base(), SIGNING_SECRET: 'entry-point-check-signing-secret' }).signingSecret.toString()).toBe(
+      'entry-point-check-signing-secret',
+    );
+    for (const exporters of ['', 'otlp', 'console, zipkin', 'none', 'otlp,none'])
+      expect(() => loadConfig({ ...base(), OTEL_TRACES_EXPORTER: exporters })).not.toThrow();
+  });
+});
