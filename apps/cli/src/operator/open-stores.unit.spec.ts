@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { operatorConfig } from './open-stores';
@@ -6,9 +6,53 @@ import { operatorConfig } from './open-stores';
 describe("the operator commands' configuration", () => {
   it('is not refused for an ADMIN_TOKEN the store commands never use; a bad store setting still is, as a usage error', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-operator-'));
-    expect(operatorConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: 'short' }).dataDir).toBe(dataDir);
-    expect(() => operatorConfig({ DATA_DIR: dataDir, EVENT_STORE: 'paper' })).toThrow(
+    writeFileSync(join(dataDir, 'events.sqlite'), '');
+    expect(operatorConfig(['event store'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'short' }).dataDir).toBe(dataDir);
+    expect(() => operatorConfig(['event store'], { DATA_DIR: dataDir, EVENT_STORE: 'paper' })).toThrow(
       'Invalid configuration: EVENT_STORE must be sqlite or eventstoredb, not paper.',
     );
+  });
+
+  it('refuses a DATA_DIR without the embedded store the command opens, and creates nothing there (no stores, no key files)', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'cli-operator-'));
+    expect(() => operatorConfig(['event store'], { DATA_DIR: empty })).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: expect.stringContaining(`No event store in ${empty} (DATA_DIR=${empty}): events.sqlite is not there.`),
+      }),
+    );
+    expect(() => operatorConfig(['event store'], { DATA_DIR: empty })).toThrow("DATA_DIR must point at the service's data folder");
+    const missing = join(empty, 'no-such-folder');
+    expect(() => operatorConfig(['dead letters'], { DATA_DIR: missing })).toThrow(`No dead letters in ${missing}`);
+    writeFileSync(join(empty, 'events.sqlite'), '');
+    expect(() => operatorConfig(['event store', 'read model'], { DATA_DIR: empty })).toThrow(
+      `No read model in ${empty} (DATA_DIR=${empty}): read-model.sqlite is not there.`,
+    );
+    expect(readdirSync(empty)).toEqual(['events.sqlite']);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('says which folder an unset DATA_DIR meant (./data), and checks no file of a store that is not embedded', () => {
+    const cwd = process.cwd();
+    const here = mkdtempSync(join(tmpdir(), 'cli-operator-cwd-'));
+    process.chdir(here);
+    try {
+      expect(() => operatorConfig(['read model'], {})).toThrow(
+        `No read model in ${join(here, 'data')} (DATA_DIR is not set, so the default ./data): read-model.sqlite is not there.`,
+      );
+      expect(readdirSync(here)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+    const empty = mkdtempSync(join(tmpdir(), 'cli-operator-'));
+    const distributed = {
+      DATA_DIR: empty,
+      EVENT_STORE: 'eventstoredb',
+      EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
+      SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+      SIGNING_SECRET: 'x'.repeat(32),
+    };
+    expect(operatorConfig(['event store'], distributed).eventStore.kind).toBe('eventstoredb');
+    expect(readdirSync(empty)).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import type { AppConfig } from '@app/config';
 import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
 import { operationFailed, usageError } from '../exit-codes';
-import { openStores, operatorConfig } from './open-stores';
+import { configuredAdapters, openStores, operatorConfig } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
 import { republishEvents } from './republish-events';
 import { formatHistory, runHistory } from './run-history';
@@ -16,13 +18,13 @@ export interface RunHistoryOptions {
 }
 
 export async function showRunHistory(runId: string, options: RunHistoryOptions): Promise<void> {
-  const { store, close } = await openStores(operatorConfig());
+  const store = openEventStore(operatorConfig(['event store']));
   try {
     const events = await runHistory(store, runId);
     if (events.length === 0) throw operationFailed(`No events for run ${runId}.`);
     console.log(options.json ? JSON.stringify(events, null, 2) : formatHistory(events).join('\n'));
   } finally {
-    await close();
+    await store.close();
   }
 }
 
@@ -33,7 +35,7 @@ export interface ReadModelRebuildOptions {
 
 export async function rebuildReadModelFromStore(options: ReadModelRebuildOptions): Promise<void> {
   const dryRun = options.dryRun === true;
-  const { store, readModel, close } = await openStores(operatorConfig());
+  const { store, readModel, close } = await openStores(operatorConfig(['event store', 'read model']));
   try {
     const report = await rebuildReadModel(store, readModel, { runId: options.run, dryRun, progress: terminalProgress() });
     console.log(
@@ -61,7 +63,7 @@ export interface SecretsReencryptOptions {
 /** Seals every stored secret with the current SECRETS_KEY (after a rotation, or for plaintext from before encryption). */
 export async function reencryptStoredSecrets(options: SecretsReencryptOptions): Promise<void> {
   const dryRun = options.dryRun === true;
-  const config = operatorConfig();
+  const config = operatorConfig(['read model']);
   const directory = await openDirectory(config);
   try {
     const report = await directory.reencryptSecrets({ dryRun });
@@ -80,14 +82,11 @@ export interface EventsRepublishOptions {
 
 export async function republishStoredEvents(options: EventsRepublishOptions): Promise<void> {
   if (options.to < options.from) throw usageError(`--to (${options.to}) must not be below --from (${options.from}).`);
-  const config = operatorConfig();
-  if (config.bus.kind !== 'kafka') {
-    throw usageError(
-      'events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service ' +
-        'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.',
-    );
-  }
+  requireKafka(configuredAdapters());
+  const config = operatorConfig(['event store']);
+  const brokers = requireKafka(config).brokers.join(',');
   const dryRun = options.dryRun === true;
+  quietKafkaClientLog();
   const store = openEventStore(config);
   const bus = openBus(config, '-cli');
   try {
@@ -97,11 +96,53 @@ export async function republishStoredEvents(options: EventsRepublishOptions): Pr
       runId: options.run,
       dryRun,
       progress: terminalProgress(),
+    }).catch((err: unknown) => {
+      throw isKafkaError(err) ? operationFailed(`Kafka at ${brokers} (KAFKA_BROKERS) failed: ${(err as Error).message}`) : err;
     });
     console.log(JSON.stringify({ dry_run: dryRun, ...report }, null, 2));
   } finally {
-    await bus.close();
+    await bus.close().catch(() => undefined);
     await store.close();
+  }
+}
+
+function requireKafka(config: AppConfig): Extract<AppConfig['bus'], { kind: 'kafka' }> {
+  if (config.bus.kind === 'kafka') return config.bus;
+  throw usageError(
+    'events:republish sends to Kafka (BUS=kafka, KAFKA_BROKERS). The embedded bus lives inside the service ' +
+      'process, whose relay already re-sends everything after the lowest consumer checkpoint when it starts.',
+  );
+}
+
+/** kafkajs's errors (KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, ...), as the bus passes them on. */
+const isKafkaError = (err: unknown): boolean => err instanceof Error && err.name.startsWith('KafkaJS');
+
+/**
+ * The Kafka client logs through Nest's logger (the bus adapter's logCreator, context
+ * `kafkajs`): in the service those are log lines, in a terminal a dozen coloured lines per
+ * retry before the one error that matters. The CLI drops them and says the error once.
+ */
+function quietKafkaClientLog(): void {
+  Logger.overrideLogger(new WithoutKafkaClientLines());
+}
+
+class WithoutKafkaClientLines extends ConsoleLogger {
+  private static readonly context = 'kafkajs';
+  private fromKafkaClient = (params: unknown[]): boolean => params[params.length - 1] === WithoutKafkaClientLines.context;
+  override log(message: unknown, ...params: unknown[]) {
+    if (!this.fromKafkaClient(params)) super.log(message, ...params);
+  }
+  override error(message: unknown, ...params: unknown[]) {
+    if (!this.fromKafkaClient(params)) super.error(message, ...params);
+  }
+  override warn(message: unknown, ...params: unknown[]) {
+    if (!this.fromKafkaClient(params)) super.warn(message, ...params);
+  }
+  override debug(message: unknown, ...params: unknown[]) {
+    if (!this.fromKafkaClient(params)) super.debug(message, ...params);
+  }
+  override verbose(message: unknown, ...params: unknown[]) {
+    if (!this.fromKafkaClient(params)) super.verbose(message, ...params);
   }
 }
 
@@ -112,7 +153,7 @@ export interface DeadLettersListOptions {
 
 /** The events consumer groups gave up on, newest first (docs/operations.md, "Dead letters"). */
 export async function listDeadLetters(options: DeadLettersListOptions): Promise<void> {
-  const deadLetters = await openDeadLetters(operatorConfig());
+  const deadLetters = await openDeadLetters(operatorConfig(['dead letters']));
   try {
     const letters = await deadLetters.list(options.limit);
     if (options.json) return console.log(JSON.stringify(letters, null, 2));
@@ -133,7 +174,7 @@ export async function listDeadLetters(options: DeadLettersListOptions): Promise<
  * within DEAD_LETTER_REPLAY_POLL_MS and records the outcome on the letter).
  */
 export async function replayDeadLetter(id: string): Promise<void> {
-  const deadLetters = await openDeadLetters(operatorConfig());
+  const deadLetters = await openDeadLetters(operatorConfig(['dead letters']));
   try {
     const letter = await deadLetters.get(id);
     if (!letter) throw usageError(`No dead letter ${id} (see dead-letters:list).`);

@@ -93,3 +93,36 @@ describe('events:republish command', () => {
     }
   });
 });
+
+describe('events:republish against a Kafka it cannot reach', () => {
+  it("keeps the Kafka client's own log lines out of the terminal and says the error once (exit 1)", async () => {
+    const { runCli } = await import('../cli-program');
+    const dataDir = mkdtempSync(join(tmpdir(), 'rep-kafka-'));
+    const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+    await store.appendToStream('run-a', [{ event_id: 'a0', type: 'A0', data: {}, metadata: meta }], 'no_stream');
+    await store.close();
+    const saved = { ...process.env };
+    let output = '';
+    const collect = (m: unknown) => {
+      output += `${String(m)}\n`;
+      return true;
+    };
+    const spies = [
+      jest.spyOn(console, 'log').mockImplementation(collect),
+      jest.spyOn(console, 'error').mockImplementation(collect),
+      jest.spyOn(process.stdout, 'write').mockImplementation(collect),
+      jest.spyOn(process.stderr, 'write').mockImplementation(collect),
+    ];
+    try {
+      Object.assign(process.env, { DATA_DIR: dataDir, BUS: 'kafka', KAFKA_BROKERS: '127.0.0.1:1' });
+      expect(await runCli(['events:republish', '--from', '1', '--to', '1'])).toBe(1);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      process.env = saved;
+    }
+    expect(output).not.toContain('kafkajs');
+    expect(output.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: Kafka at 127\.0\.0\.1:1 \(KAFKA_BROKERS\) failed: .*ECONNREFUSED/),
+    ]);
+  }, 60_000);
+});
