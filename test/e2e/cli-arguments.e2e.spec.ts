@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -15,7 +15,8 @@ import { ADMIN_TOKEN, PEOPLE_FIELDS, call, startService, upload, waitForRun, typ
  */
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist/apps/cli/src/main.js');
+/** CLI_MAIN: an entry point built elsewhere (`tsc -p tsconfig.build.json --outDir <dir>` and tsc-alias), used as it is, without `npm run build`. */
+const CLI = process.env.CLI_MAIN || join(ROOT, 'dist/apps/cli/src/main.js');
 
 interface CliResult {
   code: number | null;
@@ -57,6 +58,7 @@ const flat = (text: string) => text.replace(/\s+/g, ' ');
 const commands = (): Command[] => buildProgram().commands.filter((c) => c.name() !== 'help');
 
 beforeAll(() => {
+  if (process.env.CLI_MAIN) return;
   // The real entry point, built as `npm run cli` expects it.
   try {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' });
@@ -165,11 +167,40 @@ describe('operator CLI: usage errors exit 2 and do nothing', () => {
       [['events:republish', '--from', '0', '--to', '9'], "option '--from <position>' argument '0' is invalid"],
       [['events:republish', '--from', '9', '--to', '3'], '--to (3) must not be below --from (9)'],
       [['readmodel:rebuild', '--run'], "option '--run <run-id>' argument missing"],
+      [['run:history', 'not-a-uuid'], "value 'not-a-uuid' is invalid for argument 'run-id'. A run id is a UUID"],
+      [
+        ['invitation:create', 'org-1', 'x@y.example', '--role', 'king'],
+        "argument 'king' is invalid. Allowed choices are owner, admin, viewer.",
+      ],
+      [['key:create', 'org-1', '--name', 'n'.repeat(101)], 'It has 101 characters; at most 100 are allowed.'],
+      [['help', 'nosuch'], 'error: unknown command "nosuch"'],
     ];
     for (const [args, message] of cases) {
       const { code, stderr } = await cli(args, { ADMIN_TOKEN: 't', SERVICE_URL: 'http://127.0.0.1:1' });
       expect({ args, code, stderr }).toEqual({ args, code: EXIT.usage, stderr: expect.stringContaining(message) });
     }
+  });
+
+  it('refuses the operator commands on a DATA_DIR without the service stores, and creates none there', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-nostore-'));
+    for (const args of [
+      ['run:history', '0b4e7a36-1c1d-4a59-9a52-6f3f6c1b2a10'],
+      ['readmodel:rebuild'],
+      ['secrets:reencrypt'],
+      ['dead-letters:list'],
+    ]) {
+      const { code, stderr, stdout } = await cli(args, { DATA_DIR: dataDir });
+      expect({ args, code, stdout }).toEqual({ args, code: EXIT.usage, stdout: '' });
+      expect(flat(stderr)).toContain(`in ${dataDir} (DATA_DIR=${dataDir})`);
+      expect(flat(stderr)).toContain("DATA_DIR must point at the service's data folder");
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('blames PORT, not SERVICE_URL, for a PORT that is no port', async () => {
+    const { code, stderr } = await cli(['key:list', 'org-1'], { ADMIN_TOKEN: 't', PORT: 'abc' });
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toContain('PORT is not a port number (1-65535): got "abc".');
   });
 
   it('needs ADMIN_TOKEN for the admin commands (checked before anything is sent)', async () => {
@@ -216,7 +247,11 @@ describe('operator CLI: commands against a running service and its stores', () =
 
     const key = json(await admin(['key:create', org.id]));
     expect(key).toEqual({ id: expect.any(String), api_key: expect.any(String), prefix: expect.any(String), name: null });
-    expect(await admin(['key:revoke', org.id, key.id])).toEqual({ code: EXIT.ok, stdout: '', stderr: '' });
+    expect(await admin(['key:revoke', org.id, key.id])).toEqual({
+      code: EXIT.ok,
+      stdout: `Revoked API key ${key.id} of organization ${org.id}.\n`,
+      stderr: '',
+    });
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: key.api_key })).status).toBe(401);
 
     expect(json(await admin(['quota:set', org.id, '5']))).toEqual({ review_preparations: 5, used: 0 });
@@ -230,7 +265,11 @@ describe('operator CLI: commands against a running service and its stores', () =
     const schema = json(await admin(['schema:create', org.id, join(dir, 'people.json')])).data;
     expect(json(await admin(['schema:update', org.id, schema.id, join(dir, 'renamed.json')])).data.name).toBe('Persons');
     const extra = json(await admin(['schema:create', org.id, join(dir, 'people.json')])).data;
-    expect((await admin(['schema:delete', org.id, extra.id])).code).toBe(EXIT.ok);
+    expect(await admin(['schema:delete', org.id, extra.id])).toEqual({
+      code: EXIT.ok,
+      stdout: `Deleted schema ${extra.id} of organization ${org.id}.\n`,
+      stderr: '',
+    });
 
     const missing = await admin(['schema:delete', org.id, extra.id]);
     expect(missing.code).toBe(EXIT.failed);
@@ -246,7 +285,7 @@ describe('operator CLI: commands against a running service and its stores', () =
 
     const unreachable = await cli(['key:create', org.id], { ADMIN_TOKEN, SERVICE_URL: 'http://127.0.0.1:1' });
     expect(unreachable.code).toBe(EXIT.failed);
-    expect(unreachable.stderr).toContain('Cannot reach the service at http://127.0.0.1:1');
+    expect(unreachable.stderr).toContain('Cannot reach the service at http://127.0.0.1:1: the connection was refused');
 
     // A run for the operator commands below, by the organization the CLI created.
     const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
@@ -269,9 +308,13 @@ describe('operator CLI: commands against a running service and its stores', () =
     expect(lines.stdout.split('\n')[0]).toMatch(/^#0 {2}pos \d+ {2}\S+ {2}RunCreated/);
     const events = json(await operator(['run:history', runId, '--json']));
     expect(events.map((e: { revision: number }) => e.revision)).toEqual(events.map((_: unknown, i: number) => i));
-    const none = await operator(['run:history', 'no-such-run']);
+    const none = await operator(['run:history', '0b4e7a36-1c1d-4a59-9a52-6f3f6c1b2a10']);
     expect(none.code).toBe(EXIT.failed);
-    expect(none.stderr).toContain('No events for run no-such-run.');
+    expect(none.stderr).toContain('No events for run 0b4e7a36-1c1d-4a59-9a52-6f3f6c1b2a10.');
+    // A run id in upper case is the same run.
+    expect((await operator(['run:history', runId.toUpperCase(), '--json'])).stdout).toBe(
+      (await operator(['run:history', runId, '--json'])).stdout,
+    );
   });
 
   it('readmodel:rebuild reports (--dry-run, --run) and changes nothing on a consistent read model', async () => {

@@ -28,6 +28,10 @@ export function serviceUrl(env: NodeJS.ProcessEnv = process.env): string {
 
 /** SERVICE_URL and ADMIN_TOKEN from the environment; a usage error when either is missing or invalid. */
 export function adminApiTarget(env: NodeJS.ProcessEnv = process.env): AdminApiTarget {
+  // Without SERVICE_URL the URL is made from PORT: a PORT that is no port is PORT's fault, not SERVICE_URL's.
+  if (!env.SERVICE_URL && env.PORT && !isPortNumber(env.PORT)) {
+    throw usageError(`PORT is not a port number (1-65535): got "${env.PORT}". Set PORT to the service's port, or SERVICE_URL to its URL.`);
+  }
   const baseUrl = serviceUrl(env);
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     throw usageError(`SERVICE_URL must be an http(s) URL, got "${baseUrl}".`);
@@ -38,6 +42,8 @@ export function adminApiTarget(env: NodeJS.ProcessEnv = process.env): AdminApiTa
   }
   return { baseUrl, token };
 }
+
+const isPortNumber = (value: string): boolean => /^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535;
 
 /** Path segment from a command-line id. */
 export const segment = (value: string): string => encodeURIComponent(value);
@@ -53,8 +59,7 @@ export async function sendAdminRequest(target: AdminApiTarget, request: AdminReq
       body: hasBody ? JSON.stringify(request.body) : undefined,
     });
   } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-    throw operationFailed(`Cannot reach the service at ${target.baseUrl}: ${cause}`);
+    throw operationFailed(`Cannot reach the service at ${target.baseUrl}: ${unreachableBecause(err, target.baseUrl)}`);
   }
   const text = await res.text();
   let body: unknown = undefined;
@@ -66,4 +71,15 @@ export async function sendAdminRequest(target: AdminApiTarget, request: AdminReq
     }
   }
   return { ok: res.ok, status: res.status, statusText: res.statusText, body };
+}
+
+/** Why fetch got no answer from `baseUrl`, said for an operator (undici's own words are in `cause`). */
+function unreachableBecause(err: unknown, baseUrl: string): string {
+  const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+  if (cause?.code === 'ECONNREFUSED') return 'the connection was refused (is the service running there, and is SERVICE_URL right?)';
+  // fetch refuses, without trying, the ports of the Fetch standard's "bad ports" list (1, 7, 9, ..., 6000, 10080).
+  if (cause?.message === 'bad port') {
+    return `the connection was refused: port ${new URL(baseUrl).port} is one fetch never connects to (a blocked port); SERVICE_URL must name the service's port`;
+  }
+  return cause?.message ?? (err as Error).message;
 }

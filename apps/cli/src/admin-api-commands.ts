@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { MEMBER_ROLES } from '@app/accounts/accounts.port';
 import { type AdminRequest, adminApiTarget, segment, sendAdminRequest, serviceUrl } from './admin-api-client';
-import { jsonFile, nonEmpty, nonNegativeIntegerOrNull, stringOrNull } from './argument-parsers';
+import { API_KEY_NAME_MAX, apiKeyName, jsonFile, nonEmpty, nonNegativeIntegerOrNull, stringOrNull } from './argument-parsers';
 import { operationFailed } from './exit-codes';
 
 /**
@@ -20,14 +21,14 @@ export function registerAdminApiCommands(program: Command): void {
   adminCommand(program, 'invitation:create', "invite a person to an organization's console; prints the invitation link (send it to them)")
     .argument('<org>', 'organization id', nonEmpty)
     .argument('<email>', "the person's e-mail address", nonEmpty)
-    .option('--role <role>', 'owner, admin or viewer', 'owner')
+    .addOption(new Option('--role <role>', 'owner, admin or viewer').choices(MEMBER_ROLES).default('owner'))
     .action((org: string, email: string, options: { role: string }) =>
       callAdminApi({ method: 'POST', path: `/organizations/${segment(org)}/invitations`, body: { email, role: options.role } }),
     );
 
   adminCommand(program, 'key:create', 'issue a new API key for an organization; prints the key (shown only once)')
     .argument('<org>', 'organization id', nonEmpty)
-    .option('--name <name>', 'what the key is for, shown in key lists (up to 100 characters)')
+    .option('--name <name>', `what the key is for, shown in key lists (up to ${API_KEY_NAME_MAX} characters)`, apiKeyName)
     .action((org: string, options: { name?: string }) =>
       callAdminApi({
         method: 'POST',
@@ -44,7 +45,10 @@ export function registerAdminApiCommands(program: Command): void {
     .argument('<org>', 'organization id', nonEmpty)
     .argument('<key-id>', 'id of the API key (as key:create, key:list or org:create printed it)', nonEmpty)
     .action((org: string, keyId: string) =>
-      callAdminApi({ method: 'DELETE', path: `/organizations/${segment(org)}/api-keys/${segment(keyId)}` }),
+      callAdminApi(
+        { method: 'DELETE', path: `/organizations/${segment(org)}/api-keys/${segment(keyId)}` },
+        `Revoked API key ${keyId} of organization ${org}.`,
+      ),
     );
 
   adminCommand(program, 'webhook:set', "set or remove an organization's default webhook URL")
@@ -83,7 +87,12 @@ export function registerAdminApiCommands(program: Command): void {
   adminCommand(program, 'schema:delete', 'delete a schema')
     .argument('<org>', 'organization id', nonEmpty)
     .argument('<schema-id>', 'id of the schema', nonEmpty)
-    .action((org: string, id: string) => callAdminApi({ method: 'DELETE', path: `/organizations/${segment(org)}/schemas/${segment(id)}` }));
+    .action((org: string, id: string) =>
+      callAdminApi(
+        { method: 'DELETE', path: `/organizations/${segment(org)}/schemas/${segment(id)}` },
+        `Deleted schema ${id} of organization ${org}.`,
+      ),
+    );
 
   adminCommand(program, 'provider:create', 'configure an AI provider for an organization from a JSON file')
     .argument('<org>', 'organization id', nonEmpty)
@@ -108,7 +117,10 @@ export function registerAdminApiCommands(program: Command): void {
     .argument('<org>', 'organization id', nonEmpty)
     .argument('<provider-id>', 'id of the provider', nonEmpty)
     .action((org: string, id: string) =>
-      callAdminApi({ method: 'DELETE', path: `/organizations/${segment(org)}/providers/${segment(id)}` }),
+      callAdminApi(
+        { method: 'DELETE', path: `/organizations/${segment(org)}/providers/${segment(id)}` },
+        `Deleted AI provider ${id} of organization ${org}.`,
+      ),
     );
 }
 
@@ -125,9 +137,13 @@ function adminCommand(program: Command, name: string, description: string): Comm
     );
 }
 
-/** Sends the request, prints the answer; an error answer is an operation failure (exit 1). */
-async function callAdminApi(request: AdminRequest): Promise<void> {
+/**
+ * Sends the request, prints the answer; an error answer is an operation failure (exit 1).
+ * `done` is printed for a success without an answer (a 204 of a delete or revoke), so it does not pass in silence.
+ */
+async function callAdminApi(request: AdminRequest, done?: string): Promise<void> {
   const response = await sendAdminRequest(adminApiTarget(), request);
   if (response.body !== undefined) console.log(typeof response.body === 'string' ? response.body : JSON.stringify(response.body, null, 2));
+  else if (response.ok && done) console.log(done);
   if (!response.ok) throw operationFailed(`The admin API answered ${response.status} ${response.statusText}.`.replace(/ \.$/, '.'));
 }

@@ -12,6 +12,24 @@ export function nonEmpty(value: string): string {
   return value;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A run id: a UUID, in any letter case (the service's ids are lower case, as the API takes them). */
+export function runId(value: string): string {
+  if (!UUID.test(value.trim())) throw new InvalidArgumentError('A run id is a UUID (e.g. 0b4e7a36-1c1d-4a59-9a52-6f3f6c1b2a10).');
+  return value.trim().toLowerCase();
+}
+
+/** The most characters an API key's name has (the admin API's API_KEY_NAME_MAX, apps/gateway/src/admin/commands/api-key.commands.ts). */
+export const API_KEY_NAME_MAX = 100;
+
+/** An API key's name: up to API_KEY_NAME_MAX characters once trimmed, as the admin API measures it. */
+export function apiKeyName(value: string): string {
+  const length = value.trim().length;
+  if (length > API_KEY_NAME_MAX) throw new InvalidArgumentError(`It has ${length} characters; at most ${API_KEY_NAME_MAX} are allowed.`);
+  return value;
+}
+
 /** A non-negative integer, or the word `null`. */
 export function nonNegativeIntegerOrNull(value: string): number | null {
   if (value === 'null') return null;

@@ -34,7 +34,19 @@ const environmentHelp = () => `Environment:
  */
 export async function runCli(args: string[]): Promise<ExitCode> {
   try {
-    await buildProgram().parseAsync(args, { from: 'user' });
+    const program = buildProgram();
+    // Commander answers `help <unknown>` with the program's help alone: say first what was not found.
+    const [first, topic] = args;
+    if (
+      first === 'help' &&
+      topic !== undefined &&
+      !topic.startsWith('-') &&
+      topic !== 'help' &&
+      !program.commands.some((c) => c.name() === topic)
+    ) {
+      console.error(`error: unknown command "${topic}"\n`);
+    }
+    await program.parseAsync(args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     // Commander has already printed its message (or the help); everything it rejects is a usage error.

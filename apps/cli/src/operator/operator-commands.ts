@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { logPosition, nonEmpty, positiveInt } from '../argument-parsers';
+import { logPosition, nonEmpty, positiveInt, runId } from '../argument-parsers';
 import type {
   DeadLettersListOptions,
   EventsRepublishOptions,
@@ -17,16 +17,16 @@ export function registerOperatorCommands(program: Command): void {
   program.commandsGroup('Operator commands (on the stores in DATA_DIR, or EVENT_STORE/READ_MODEL/BUS; no ADMIN_TOKEN needed):');
 
   operatorCommand(program, 'run:history', 'print every event of one run, in order: revision, global position, time, type, data')
-    .argument('<run-id>', 'id of the run', nonEmpty)
+    .argument('<run-id>', 'id of the run (a UUID)', runId)
     .option('--json', 'print the events as a JSON array instead of one line per event')
-    .action(async (runId: string, options: RunHistoryOptions) => (await actions()).showRunHistory(runId, options));
+    .action(async (id: string, options: RunHistoryOptions) => (await actions()).showRunHistory(id, options));
 
   operatorCommand(
     program,
     'readmodel:rebuild',
     'refold run documents from the event store and replace those that differ; prints a JSON report (progress bar on stderr)',
   )
-    .option('--run <run-id>', 'rebuild only this run (default: every run in the event log)', nonEmpty)
+    .option('--run <run-id>', 'rebuild only this run (default: every run in the event log)', runId)
     .option('--dry-run', 'only compare and report which documents differ; write nothing')
     .action(async (options: ReadModelRebuildOptions) => (await actions()).rebuildReadModelFromStore(options));
 
@@ -38,7 +38,7 @@ export function registerOperatorCommands(program: Command): void {
   )
     .requiredOption('--from <position>', 'first global position to send (1 or more, included)', logPosition)
     .requiredOption('--to <position>', 'last global position to send (included, not below --from)', logPosition)
-    .option('--run <run-id>', "send only this run's events", nonEmpty)
+    .option('--run <run-id>', "send only this run's events", runId)
     .option('--dry-run', 'only count the events that would be sent; send nothing')
     .action(async (options: EventsRepublishOptions) => (await actions()).republishStoredEvents(options));
 
