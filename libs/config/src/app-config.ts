@@ -280,11 +280,20 @@ function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'
 
 /** A claim must outlive a few renewals: a slow store answer must not let another replica take a step that is still running. */
 function stepClaimSettings(env: NodeJS.ProcessEnv): AppConfig['stepClaims'] {
-  const ttlMs = Math.max(1000, int(env, 'STEP_CLAIM_TTL_MS', 30_000));
+  const ttlMs = intIn(env, 'STEP_CLAIM_TTL_MS', 30_000, 1000);
+  const longestRenew = Math.floor(ttlMs / 3);
   return {
     ttlMs,
-    renewMs: Math.min(Math.max(100, int(env, 'STEP_CLAIM_RENEW_MS', 10_000)), Math.floor(ttlMs / 3)),
-    concurrency: Math.max(1, int(env, 'STEP_CONCURRENCY', 8)),
+    // Unset, it follows a short TTL down (a default, not a correction: a value given is taken or refused).
+    renewMs: intIn(
+      env,
+      'STEP_CLAIM_RENEW_MS',
+      Math.min(10_000, longestRenew),
+      100,
+      longestRenew,
+      ' (at most a third of STEP_CLAIM_TTL_MS)',
+    ),
+    concurrency: intIn(env, 'STEP_CONCURRENCY', 8, 1),
   };
 }
 
@@ -294,18 +303,18 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
   if (adminPort !== null && adminPort === port) throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
   return {
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
-    headersTimeoutMs: Math.max(1, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000)),
-    bodyTimeoutMs: Math.max(1, int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000)),
+    headersTimeoutMs: intIn(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1),
+    bodyTimeoutMs: intIn(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 1),
     // Below a minute: a stalled upload is cut within 60 s of its last byte, whatever else happens.
-    uploadIdleTimeoutMs: Math.max(1, int(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000)),
+    uploadIdleTimeoutMs: intIn(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000, 1),
     // A byte every 44 s passes the idle rule; this one bounds how long a trickle holds its connection and its run's upload.
-    uploadMinBytesPerSecond: Math.max(0, int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024)),
+    uploadMinBytesPerSecond: int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024),
     // At most an hour: a timer's delay past 2^31 - 1 ms would fire at once, and cut every upload.
-    uploadRateWindowMs: Math.min(3_600_000, Math.max(100, int(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000))),
-    keepAliveTimeoutMs: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000)),
-    maxJsonBytesInFlight: Math.max(1, int(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024)),
+    uploadRateWindowMs: intIn(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000, 100, 3_600_000),
+    keepAliveTimeoutMs: intIn(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
+    maxJsonBytesInFlight: intIn(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024, 1),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),
-    authFailureWindowSeconds: Math.max(1, int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60)),
+    authFailureWindowSeconds: intIn(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     adminListener: adminPort === null ? null : { host: env.ADMIN_HOST || '127.0.0.1', port: adminPort },
   };
@@ -445,11 +454,11 @@ export interface ConsoleConfig {
 }
 
 const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
-  sessionIdleSeconds: Math.max(1, int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600)),
-  invitationTtlSeconds: Math.max(1, int(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600)),
-  signInAccountLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5)),
-  signInAddressLimit: Math.max(1, int(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20)),
-  signInWindowSeconds: Math.max(1, int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900)),
+  sessionIdleSeconds: intIn(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600, 1),
+  invitationTtlSeconds: intIn(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600, 1),
+  signInAccountLimit: intIn(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5, 1),
+  signInAddressLimit: intIn(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20, 1),
+  signInWindowSeconds: intIn(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900, 1),
 });
 
 /** The shortest ADMIN_TOKEN taken: a guessable token opens every organization, so it is refused, not warned of. */
@@ -543,7 +552,7 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     outputRetentionSeconds: int(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
     downloadUrlTtlSeconds: int(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
-    maxOutputRatio: Math.max(1, int(env, 'MAX_OUTPUT_RATIO', 64)),
+    maxOutputRatio: intIn(env, 'MAX_OUTPUT_RATIO', 64, 1),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
     log: logSettings(env),
@@ -551,8 +560,8 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),
     uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
-    sweepIntervalMs: Math.max(10, int(env, 'SWEEP_INTERVAL_MS', 60_000)),
-    handlerMaxAttempts: Math.max(1, int(env, 'HANDLER_MAX_ATTEMPTS', 3)),
+    sweepIntervalMs: intIn(env, 'SWEEP_INTERVAL_MS', 60_000, 10),
+    handlerMaxAttempts: intIn(env, 'HANDLER_MAX_ATTEMPTS', 3, 1),
     deadLetterReplayPollMs: int(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
     stepClaims: stepClaimSettings(env),
     ...adapterSettings(env),
@@ -565,7 +574,7 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     },
     ai: {
       timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
-      maxAttempts: Math.max(1, int(env, 'AI_MAX_ATTEMPTS', 3)),
+      maxAttempts: intIn(env, 'AI_MAX_ATTEMPTS', 3, 1),
       retryBaseMs: int(env, 'AI_RETRY_BASE_MS', 1000),
       maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
@@ -573,29 +582,29 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
       allowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
     },
     tableLimits: {
-      maxRowChars: Math.max(1, int(env, 'MAX_ROW_CHARS', 1024 * 1024)),
-      maxFieldChars: Math.max(1, int(env, 'MAX_FIELD_CHARS', 256 * 1024)),
-      maxColumns: Math.max(1, int(env, 'MAX_COLUMNS', 1000)),
-      maxRows: Math.max(1, int(env, 'MAX_ROWS', 10_000_000)),
-      maxUnpackedBytes: Math.max(1, int(env, 'MAX_XLSX_UNPACKED_BYTES', 1024 * 1024 * 1024)),
-      maxCompressionRatio: Math.max(1, int(env, 'MAX_XLSX_COMPRESSION_RATIO', 200)),
+      maxRowChars: intIn(env, 'MAX_ROW_CHARS', 1024 * 1024, 1),
+      maxFieldChars: intIn(env, 'MAX_FIELD_CHARS', 256 * 1024, 1),
+      maxColumns: intIn(env, 'MAX_COLUMNS', 1000, 1),
+      maxRows: intIn(env, 'MAX_ROWS', 10_000_000, 1),
+      maxUnpackedBytes: intIn(env, 'MAX_XLSX_UNPACKED_BYTES', 1024 * 1024 * 1024, 1),
+      maxCompressionRatio: intIn(env, 'MAX_XLSX_COMPRESSION_RATIO', 200, 1),
     },
     webhooks: {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-      maxAttempts: Math.max(1, int(env, 'WEBHOOK_MAX_ATTEMPTS', 3)),
+      maxAttempts: intIn(env, 'WEBHOOK_MAX_ATTEMPTS', 3, 1),
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
       maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
-      pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', 500)),
-      concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', 50)),
+      pollMs: intIn(env, 'WEBHOOK_POLL_MS', 500, 10),
+      concurrency: intIn(env, 'WEBHOOK_CONCURRENCY', 50, 1),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
     validationHook: {
-      timeoutMs: Math.max(100, int(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000)),
-      attempts: Math.max(1, int(env, 'VALIDATION_HOOK_ATTEMPTS', 3)),
+      timeoutMs: intIn(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000, 100),
+      attempts: intIn(env, 'VALIDATION_HOOK_ATTEMPTS', 3, 1),
       retryBaseMs: int(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
-      batchRows: Math.min(1_000, Math.max(1, int(env, 'VALIDATION_HOOK_BATCH_ROWS', 100))),
-      maxRows: Math.max(1, int(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000)),
-      deadlineMs: Math.max(100, int(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000)),
+      batchRows: intIn(env, 'VALIDATION_HOOK_BATCH_ROWS', 100, 1, 1_000),
+      maxRows: intIn(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000, 1),
+      deadlineMs: intIn(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000, 100),
     },
     console: consoleSettings(env),
   };

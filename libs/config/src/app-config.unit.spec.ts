@@ -19,8 +19,12 @@ describe('adapter selection', () => {
   it('holds uploads to 1 KiB a second over a minute by default; 0 turns it off; the window stays within what a timer can wait', () => {
     expect(loadConfig(base()).http).toMatchObject({ uploadMinBytesPerSecond: 1024, uploadRateWindowMs: 60_000 });
     expect(loadConfig({ ...base(), HTTP_UPLOAD_MIN_BYTES_PER_SECOND: '0' }).http.uploadMinBytesPerSecond).toBe(0);
-    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '9999999999' }).http.uploadRateWindowMs).toBe(3_600_000);
-    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '5' }).http.uploadRateWindowMs).toBe(100);
+    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '3600000' }).http.uploadRateWindowMs).toBe(3_600_000);
+    expect(loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: '100' }).http.uploadRateWindowMs).toBe(100);
+    for (const bad of ['9999999999', '50'])
+      expect(() => loadConfig({ ...base(), HTTP_UPLOAD_RATE_WINDOW_MS: bad })).toThrow(
+        `HTTP_UPLOAD_RATE_WINDOW_MS must be an integer from 100 to 3600000, got "${bad}"`,
+      );
   });
 
   it('reads the distributed settings', () => {
@@ -169,5 +173,41 @@ describe('values that used to be taken in silence', () => {
     );
     for (const exporters of ['', 'otlp', 'console, zipkin', 'none', 'otlp,none'])
       expect(() => loadConfig({ ...base(), OTEL_TRACES_EXPORTER: exporters })).not.toThrow();
+  });
+});
+
+describe('numbers out of their range', () => {
+  it.each([
+    [{ MAX_OUTPUT_RATIO: '0' }, 'MAX_OUTPUT_RATIO must be an integer of at least 1, got "0"'],
+    [{ VALIDATION_HOOK_BATCH_ROWS: '5000' }, 'VALIDATION_HOOK_BATCH_ROWS must be an integer from 1 to 1000, got "5000"'],
+    [{ VALIDATION_HOOK_BATCH_ROWS: '0' }, 'VALIDATION_HOOK_BATCH_ROWS must be an integer from 1 to 1000, got "0"'],
+    [{ HTTP_UPLOAD_RATE_WINDOW_MS: '50' }, 'HTTP_UPLOAD_RATE_WINDOW_MS must be an integer from 100 to 3600000, got "50"'],
+    [
+      { STEP_CLAIM_RENEW_MS: '20000' },
+      'STEP_CLAIM_RENEW_MS must be an integer from 100 to 10000 (at most a third of STEP_CLAIM_TTL_MS), got "20000"',
+    ],
+    [{ STEP_CLAIM_RENEW_MS: '50' }, 'STEP_CLAIM_RENEW_MS must be an integer from 100 to 10000'],
+    [{ STEP_CLAIM_TTL_MS: '999' }, 'STEP_CLAIM_TTL_MS must be an integer of at least 1000, got "999"'],
+    [{ SWEEP_INTERVAL_MS: '5' }, 'SWEEP_INTERVAL_MS must be an integer of at least 10, got "5"'],
+    [{ WEBHOOK_POLL_MS: '1' }, 'WEBHOOK_POLL_MS must be an integer of at least 10, got "1"'],
+    [{ VALIDATION_HOOK_TIMEOUT_MS: '99' }, 'VALIDATION_HOOK_TIMEOUT_MS must be an integer of at least 100, got "99"'],
+    [{ CONSOLE_SESSION_IDLE_SECONDS: '0' }, 'CONSOLE_SESSION_IDLE_SECONDS must be an integer of at least 1, got "0"'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS must be an integer of at least 1, got "0"'],
+    [{ MAX_ROWS: '0' }, 'MAX_ROWS must be an integer of at least 1, got "0"'],
+    [{ HANDLER_MAX_ATTEMPTS: '0' }, 'HANDLER_MAX_ATTEMPTS must be an integer of at least 1, got "0"'],
+  ])('are refused as any bad value is, naming the variable: %j', (env, message) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-range-'));
+    expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('are taken at their bounds; the renewal left unset follows a short claim TTL down', () => {
+    const c = loadConfig({ ...base(), MAX_OUTPUT_RATIO: '1', VALIDATION_HOOK_BATCH_ROWS: '1000', STEP_CLAIM_RENEW_MS: '10000' });
+    expect([c.maxOutputRatio, c.validationHook.batchRows, c.stepClaims.renewMs]).toEqual([1, 1000, 10_000]);
+    expect(loadConfig({ ...base(), STEP_CLAIM_TTL_MS: '3000' }).stepClaims).toEqual({ ttlMs: 3000, renewMs: 1000, concurrency: 8 });
+    expect(loadConfig({ ...base(), STEP_CLAIM_TTL_MS: '60000', STEP_CLAIM_RENEW_MS: '20000' }).stepClaims.renewMs).toBe(20_000);
+    expect(() => loadConfig({ ...base(), STEP_CLAIM_TTL_MS: '3000', STEP_CLAIM_RENEW_MS: '2000' })).toThrow(
+      'STEP_CLAIM_RENEW_MS must be an integer from 100 to 1000 (at most a third of STEP_CLAIM_TTL_MS), got "2000"',
+    );
   });
 });
