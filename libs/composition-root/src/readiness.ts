@@ -1,6 +1,10 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
-import { BLOB_STORE, type BlobStore } from '@app/blob-storage';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BLOB_STORE, LocalBlobStore, type BlobStore } from '@app/blob-storage';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { loopHealth } from '@app/polling';
@@ -19,6 +23,20 @@ function withinTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The local blob store's folder is there, a folder, and this process may read, write and enter it: a stat and an access
+ * check, nothing written per probe. Looking a key up answered "not found" from a folder that was gone or unwritable.
+ */
+async function usableFolder(path: string): Promise<void> {
+  const found = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === 'ENOENT' ? `${path} is missing` : `${path} cannot be read: ${err.message}`);
+  });
+  if (!found.isDirectory()) throw new Error(`${path} is not a directory`);
+  await access(path, constants.R_OK | constants.W_OK | constants.X_OK).catch((err: Error) => {
+    throw new Error(`${path} is not writable by this process: ${err.message}`);
+  });
+}
+
 /** The status and body a readiness probe gets: 200 with terminus's report, or 503 with the same report saying what is down. */
 export async function readinessAnswer(readiness: Readiness): Promise<{ status: 200 | 503; body: unknown }> {
   try {
@@ -32,13 +50,15 @@ export async function readinessAnswer(readiness: Readiness): Promise<{ status: 2
 /**
  * Readiness (`/readyz`), through @nestjs/terminus: the stores this process needs answer
  * (event store, read model, blob store: SQLite and local files, or EventStoreDB, MongoDB and
- * S3), and every consumer group of this process is consuming (its bus subscription runs, so
+ * S3; the local files' folder is there and writable), and every consumer group of this process is consuming (its bus subscription runs, so
  * Kafka is reached) and not stuck on one event for more than STUCK_AFTER_MS.
  * Liveness (`/healthz`) asks nothing: the process and its event loop answer.
  */
 @Injectable()
-export class Readiness {
+export class Readiness implements OnModuleInit {
   private stopping = false;
+  /** The embedded blob store's folder (openBlobStore's DATA_DIR/blobs); null with S3 (or any other store), which is asked for a key. */
+  private readonly blobFolder: string | null;
 
   constructor(
     private readonly health: HealthCheckService,
@@ -47,7 +67,18 @@ export class Readiness {
     @Inject(RUN_READ_MODEL) private readonly readModel: RunReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     private readonly transport: RunEventsServer,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.blobFolder = blobs instanceof LocalBlobStore ? join(config.dataDir, 'blobs') : null;
+  }
+
+  /**
+   * The local store makes its folder at its first write: made as the process starts instead, a folder missing later
+   * (moved, deleted, an unmounted volume) is one readiness reports, not a fresh start.
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.blobFolder) await mkdir(this.blobFolder, { recursive: true, mode: 0o700 });
+  }
 
   /** Once shutting down, the process is not ready: no new work should be sent to it. */
   markStopping(): void {
@@ -59,7 +90,7 @@ export class Readiness {
     return this.health.check([
       () => this.reachable('event_store', () => this.store.headPosition()),
       () => this.reachable('read_model', () => this.readModel.checkpoint('readiness-probe')),
-      () => this.reachable('blob_store', () => this.blobs.stat('readiness-probe')),
+      () => this.reachable('blob_store', () => (this.blobFolder ? usableFolder(this.blobFolder) : this.blobs.stat('readiness-probe'))),
       () => this.consumers(),
       () => this.loops(),
       () => this.notStopping(),
