@@ -107,15 +107,17 @@ describe('review of a workbook with several sheets', () => {
   });
 
   it('gives each row of a merged cell its value, on the sheet it opens on and on a sheet chosen, in the preview and the output', async () => {
-    // A family name merged down its members; on the second sheet, the age merged down a pair.
+    // A family name merged down its members; the header "Years" merged down into the first record, which has no age
+    // (a header's merge is no record's value); on the second sheet, the age merged down a pair.
     const wb = new ExcelJS.Workbook();
     const family = wb.addWorksheet('Family');
     family.addRow(['E-mail', 'Name', 'Years']);
-    family.addRow(['ann@example.com', 'Smith', 30]);
+    family.addRow(['ann@example.com', 'Smith', null]);
     family.addRow(['bob@example.com', null, 31]);
     family.addRow(['cid@example.com', null, 32]);
     family.addRow(['dee@example.com', 'Jones', 40]);
     family.mergeCells('B2:B4');
+    family.mergeCells('C1:C2');
     const twins = wb.addWorksheet('Twins');
     twins.addRow(['E-mail', 'Name', 'Years']);
     twins.addRow(['eve@example.com', 'Eve', 7]);
@@ -130,8 +132,9 @@ describe('review of a workbook with several sheets', () => {
     const review = reviewApi(run.body.review_url);
     const mapping = { email: 'E-mail', first_name: 'Name', age: 'Years', born: null };
     expect((await review.edit(mapping, (await review.state()).body.mapping_version)).status).toBe(200);
-    const names = (await review.preview()).body.rows.map((r: Record<string, { value: unknown }>) => r.first_name.value);
-    expect(names).toEqual(['SMITH', 'SMITH', 'SMITH', 'JONES']);
+    const rows = (await review.preview()).body.rows as Record<string, { value: unknown }>[];
+    expect(rows.map((r) => r.first_name.value)).toEqual(['SMITH', 'SMITH', 'SMITH', 'JONES']);
+    expect(rows.map((r) => r.age.value)).toEqual([null, '31', '32', '40']);
 
     const switched = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Twins' } });
     expect(switched.status).toBe(200);

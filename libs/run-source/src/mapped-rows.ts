@@ -54,7 +54,8 @@ export async function readPlannedRows(
     alreadyIngested: true,
     sheet: run.sheet,
     resumeWithLinebreak: resume?.linebreak,
-    mergedCells: run.merged_cells,
+    // Given from the first data row down: a title's or a header's merge is none of the records' values.
+    ...(run.merged_cells?.length ? { mergedCells: { refs: run.merged_cells, firstDataRow: rowsBeforeDataOf(run) + 1 } } : {}),
   });
 
   async function* batches(): AsyncGenerator<string[][]> {

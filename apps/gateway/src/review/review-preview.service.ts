@@ -165,7 +165,10 @@ export class ReviewPreviewService {
   async topRows(run: RunState, count: number): Promise<string[][]> {
     try {
       // Up to each row's last value: a title may reach past the table's columns.
-      return await readSampleRows(this.blobs, { ...run, input_has_header: false, rows_above_header: [] }, count, { toLastValue: true });
+      // As stored, merged cells too: any of these rows may be chosen as the header, whose names the merges do not fill.
+      return await readSampleRows(this.blobs, { ...run, input_has_header: false, rows_above_header: [], merged_cells: [] }, count, {
+        toLastValue: true,
+      });
     } catch (err) {
       throw this.sourceReadFailure(run, 'the first rows could not be read', err);
     }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { openDelimited } from './delimited-reader';
 import type { TableLimits } from './source-problem';
 import type { OpenedTable, SourceFormat } from './table-reader';
+import type { MergedCellsFill } from './xlsx-merged-cells';
 import { openXlsx, type XlsxOpenOptions } from './xlsx-reader';
 
 export interface OpenOptions {
@@ -14,8 +15,8 @@ export interface OpenOptions {
   sheet?: XlsxOpenOptions['sheet'] | null;
   /** A delimited file read from a row index entry, with the line break its index recorded. */
   resumeWithLinebreak?: string;
-  /** XLSX: the merges over rows the file's first read found (OpenedTable.mergedCells), filled in. */
-  mergedCells?: readonly string[];
+  /** XLSX: the merges over rows the file's first read found (OpenedTable.mergedCells), filled in below the header. */
+  mergedCells?: MergedCellsFill;
 }
 
 /** Opens a stored source with the reader its format needs. */

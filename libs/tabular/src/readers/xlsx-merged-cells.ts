@@ -41,24 +41,37 @@ export function mergedColumnOf(ref: string, maxColumns: number): MergedColumn | 
   return { col: top.col, top: top.row, bottom: bottom.row };
 }
 
-/** The merges over rows a worksheet lists, as their references, up to MAX_MERGED_RANGES. */
+/** The merges over rows a worksheet lists, as their references, each once, up to MAX_MERGED_RANGES. */
 export class MergeList {
-  readonly refs: string[] = [];
+  private readonly seen = new Set<string>();
   constructor(private readonly maxColumns: number) {}
+  get refs(): string[] {
+    return [...this.seen];
+  }
   add(ref: string | undefined): void {
-    if (ref && this.refs.length < MAX_MERGED_RANGES && mergedColumnOf(ref, this.maxColumns)) this.refs.push(ref);
+    if (ref && this.seen.size < MAX_MERGED_RANGES && mergedColumnOf(ref, this.maxColumns)) this.seen.add(ref);
   }
 }
 
+/** The merges to fill in, and the first data row (the rows a read hands on, from 1): those above it are not data. */
+export interface MergedCellsFill {
+  refs: readonly string[];
+  firstDataRow: number;
+}
+
 /**
- * Gives each row inside a merge over rows the text of the merge's top cell, where the row's own cell is empty. Rows
- * are handed in sheet order with their sheet row numbers. Only rows with values of their own take it: a read skips a
- * blank row, and the rows a file's first read counted are the rows every later read delivers.
+ * Gives each data row inside a merge over rows the text of the merge's top cell, where the row's own cell is empty
+ * (or blank). Rows are handed in sheet order with their sheet row numbers. Only a merge whose top cell is in a data
+ * row gives its value: a title or a header merged down the side is no value of the records under it. Only rows with
+ * values of their own take it: a read skips a blank row, and the rows a file's first read counted are the rows every
+ * later read delivers. One merge per column at a time: merges do not overlap in a sheet Excel wrote, and a sheet that
+ * lists one range thousands of times costs a row no more than one.
  */
 export class MergedFill {
   private readonly waiting: MergedColumn[];
   private next = 0;
-  private active: { col: number; bottom: number; text: string }[] = [];
+  /** The merges under way, by column: how far down, and the text they give. */
+  private readonly active = new Map<number, { bottom: number; text: string }>();
 
   constructor(refs: readonly string[], maxColumns: number) {
     this.waiting = refs
@@ -67,22 +80,25 @@ export class MergedFill {
       .sort((a, b) => a.top - b.top);
   }
 
-  /** The row `sheetRow` as read (`hasValues`: not blank); fills it in place. */
-  row(sheetRow: number, cells: string[], hasValues: boolean): void {
-    if (this.active.length > 0) {
-      if (hasValues)
-        for (const merge of this.active) {
-          if ((cells[merge.col] ?? '') !== '') continue;
-          while (cells.length < merge.col) cells.push('');
-          cells[merge.col] = merge.text;
+  /** The row `sheetRow` as read, filled in place; `hasValues`: not blank; `isData`: a data row (below the header). */
+  row(sheetRow: number, cells: string[], hasValues: boolean, isData: boolean): void {
+    if (this.active.size > 0) {
+      for (const [col, merge] of this.active) {
+        if (merge.bottom < sheetRow) {
+          this.active.delete(col);
+          continue;
         }
-      this.active = this.active.filter((merge) => merge.bottom > sheetRow);
+        if (!hasValues || (cells[col] ?? '').trim() !== '') continue;
+        while (cells.length < col) cells.push('');
+        cells[col] = merge.text;
+      }
     }
-    // Merges that start here (or at a row the sheet does not list: nothing to give) wait for the rows under it.
+    // Merges that start here (or at a row the sheet does not list, or out of order: nothing to give) wait for the rows
+    // under it.
     while (this.next < this.waiting.length && this.waiting[this.next].top <= sheetRow) {
       const merge = this.waiting[this.next++];
-      const text = merge.top === sheetRow ? (cells[merge.col] ?? '') : '';
-      if (merge.bottom > sheetRow && text.trim() !== '') this.active.push({ col: merge.col, bottom: merge.bottom, text });
+      const text = merge.top === sheetRow && hasValues && isData ? (cells[merge.col] ?? '') : '';
+      if (merge.bottom > sheetRow && text.trim() !== '') this.active.set(merge.col, { bottom: merge.bottom, text });
     }
   }
 }

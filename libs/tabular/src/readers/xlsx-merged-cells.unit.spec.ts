@@ -50,7 +50,9 @@ describe('merged cells in a workbook', () => {
     const bytes = await groupedReport();
     const first = await open(bytes);
     const stored = await rowsOf(first);
-    const later = await rowsOf(await open(bytes, { sheet: 'Report', packageChecked: true, mergedCells: first.mergedCells?.() }));
+    const later = await rowsOf(
+      await open(bytes, { sheet: 'Report', packageChecked: true, mergedCells: { refs: first.mergedCells?.() ?? [], firstDataRow: 2 } }),
+    );
     expect(later.map((r) => r[1])).toEqual(['Region', 'North', 'North', 'North', 'South', 'South', 'West']);
     // The same rows in the same order, each the same but for the merged cells: the blank row stays out.
     expect(later).toHaveLength(stored.length);
@@ -76,8 +78,51 @@ describe('merged cells in a workbook', () => {
       // Row 5 is not listed: B5:B6 has no top cell to give.
       [6, ['v']],
     ];
-    for (const [n, cells] of rows) fill.row(n, cells, true);
+    for (const [n, cells] of rows) fill.row(n, cells, true, true);
     expect(rows.map(([, cells]) => cells)).toEqual([['top', 'x'], ['top', 'y', 'mid'], ['own', 'z', 'mid'], ['top', 'w'], ['v']]);
+  });
+
+  it("gives a title's or a header's merge to no data row, and a blank cell under a merge the merge's value", () => {
+    // A1:A4 a title down the side, B2:B3 a header merged over two rows, C3:C5 a value of the first data row (row 3).
+    const fill = new MergedFill(['A1:A4', 'B2:B3', 'C3:C5'], 10);
+    const rows: [number, string[], boolean][] = [
+      [1, ['Report'], false],
+      [2, ['', 'Name', 'Team'], false],
+      [3, ['', 'ann', 'Red'], true],
+      [4, ['', 'bob', '  '], true],
+      [5, ['x', 'cid'], true],
+    ];
+    for (const [n, cells, isData] of rows) fill.row(n, cells, true, isData);
+    expect(rows.map(([, cells]) => cells)).toEqual([
+      ['Report'],
+      ['', 'Name', 'Team'],
+      ['', 'ann', 'Red'],
+      ['', 'bob', 'Red'],
+      ['x', 'cid', 'Red'],
+    ]);
+  });
+
+  it('costs a row one merge per column however often a sheet lists it, and gives nothing from a blank top row', () => {
+    const fill = new MergedFill([...Array.from({ length: 5000 }, () => 'A1:A3'), 'B1:B3'], 10);
+    const rows: [number, string[], boolean][] = [
+      [1, ['k', '#N/A'], true],
+      [2, ['', ''], true],
+      [3, ['', 'own'], true],
+    ];
+    // Row 1's B is an error value alone: the read skips such a row as blank, and it gives nothing.
+    fill.row(1, rows[0][1], true, true);
+    fill.row(2, rows[1][1], true, true);
+    fill.row(3, rows[2][1], true, true);
+    expect(rows.map(([, cells]) => cells)).toEqual([
+      ['k', '#N/A'],
+      ['k', '#N/A'],
+      ['k', 'own'],
+    ]);
+    const blankTop = new MergedFill(['A1:A2'], 10);
+    const under = ['', 'v'];
+    blankTop.row(1, ['#N/A'], false, true);
+    blankTop.row(2, under, true, true);
+    expect(under).toEqual(['', 'v']);
   });
 
   it(`lists at most ${MAX_MERGED_RANGES} merges of a sheet merged cell by cell: the rest stay as stored`, async () => {

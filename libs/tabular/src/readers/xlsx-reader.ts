@@ -6,6 +6,7 @@ import type { CellContext } from './xlsx-cell-text';
 import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
 import { readSharedStrings } from './xlsx-shared-strings';
+import type { MergedCellsFill } from './xlsx-merged-cells';
 import { SheetRows } from './xlsx-sheet-rows';
 import { releasedUnstarted } from './released-unstarted';
 import { openPackageFile } from './xlsx-source-file';
@@ -28,7 +29,7 @@ const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 
  * sheet lists (`found`, once the read reached its end).
  */
 interface SheetMerges {
-  fill: readonly string[];
+  fill: MergedCellsFill | null;
   found: string[];
 }
 
@@ -185,8 +186,8 @@ export interface XlsxOpenOptions {
    *   before sheets were listed were read, and still are).
    */
   sheet?: string | { choose: true };
-  /** The merges over rows a first read of the file found in the sheet (OpenedTable.mergedCells): filled in. */
-  mergedCells?: readonly string[];
+  /** The merges over rows a first read of the file found in the sheet (OpenedTable.mergedCells), filled in. */
+  mergedCells?: MergedCellsFill;
 }
 
 /**
@@ -206,7 +207,7 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const merges: SheetMerges = { fill: options.mergedCells ?? [], found: [] };
+  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [] };
   const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null, mergedCells: () => merges.found } as const;
   let workbook: Workbook | null = null;
   let listed: ListedSheet[] | undefined;

@@ -1,6 +1,6 @@
 import { SourceProblem, type TableLimits } from './source-problem';
 import { cellText, type CellContext } from './xlsx-cell-text';
-import { MergeList, MergedFill } from './xlsx-merged-cells';
+import { MergeList, MergedFill, type MergedCellsFill } from './xlsx-merged-cells';
 import type { XmlHandlers } from './xlsx-xml';
 
 /** 0-based column of a cell reference ("C5" → 2, an absolute "$C$5" too); -1 when it has no column letters. */
@@ -60,11 +60,14 @@ export class SheetRows {
   constructor(
     private readonly ctx: CellContext,
     private readonly limits: Pick<TableLimits, 'maxColumns' | 'maxFieldChars'>,
-    mergedCells: readonly string[] = [],
+    mergedCells: MergedCellsFill | null = null,
   ) {
     this.merges = new MergeList(limits.maxColumns);
-    this.fill = mergedCells.length > 0 ? new MergedFill(mergedCells, limits.maxColumns) : null;
+    this.fill = mergedCells && mergedCells.refs.length > 0 ? new MergedFill(mergedCells.refs, limits.maxColumns) : null;
+    this.firstDataRow = mergedCells?.firstDataRow ?? 1;
   }
+  /** The first row handed on that is data (rows above the header and the header before it): merges start only there. */
+  private readonly firstDataRow: number;
 
   /** The rows completed since the last call. */
   take(): string[][] {
@@ -106,7 +109,10 @@ export class SheetRows {
           return;
         case 'row':
           if (!this.inSheetData) return;
-          if (this.fill) this.sheetRow = a.r ? parseInt(a.r, 10) : this.sheetRow + 1;
+          if (this.fill) {
+            const r = a.r ? parseInt(a.r, 10) : NaN;
+            this.sheetRow = Number.isFinite(r) ? r : this.sheetRow + 1;
+          }
           this.row = [];
           this.nextCol = 0;
           this.overflowWidth = 0;
@@ -184,7 +190,7 @@ export class SheetRows {
       if (text === undefined) row[i] = '';
       else if (blank && text.trim() !== '' && (this.errorColumns.size === 0 || !this.errorColumns.has(i))) blank = false;
     }
-    this.fill?.row(this.sheetRow, row, !blank);
+    this.fill?.row(this.sheetRow, row, !blank, this.emitted + 1 >= this.firstDataRow);
     if (blank) return;
     while (row.length > 0 && row[row.length - 1] === '') row.pop();
     if (this.overflowWidth > 0) {
