@@ -53,4 +53,31 @@ describe('stopping the service', () => {
     expect(ready.total_rows).toBe(2000);
     await svc.stop();
   });
+
+  it('closes a connection whose request does not finish once HTTP_DRAIN_MS has passed, so no client holds the stop', async () => {
+    const svc = await startService({ HTTP_DRAIN_MS: '400' });
+    const org = await setupOrganization(svc);
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv' },
+    });
+    // Headers and a first piece of a body that never comes whole.
+    const cut = new Promise<string>((resolve) => {
+      const put = request(created.body.upload.url, {
+        method: 'PUT',
+        headers: { ...created.body.upload.headers, 'content-length': 1_000_000 },
+      });
+      put.on('response', (res) => resolve(`answered ${res.statusCode}`));
+      put.on('error', (err: Error & { code?: string }) => resolve(err.code ?? err.message));
+      put.write('email,age\n');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const began = Date.now();
+    await svc.stop();
+    const took = Date.now() - began;
+    await expect(cut).resolves.toBe('ECONNRESET');
+    expect(took).toBeGreaterThanOrEqual(350);
+    // Seconds wide: only a stop that waited on the client for good fails.
+    expect(took).toBeLessThan(8000);
+  });
 });

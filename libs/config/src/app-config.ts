@@ -257,6 +257,8 @@ export interface HttpEdgeConfig {
   uploadRateWindowMs: number;
   /** An idle keep-alive connection is closed after this long (server.keepAliveTimeout). */
   keepAliveTimeoutMs: number;
+  /** How long a stop lets the requests in flight finish before it closes their connections. */
+  drainMs: number;
   /** JSON body bytes all requests together may have in flight; a request past it gets 503. */
   maxJsonBytesInFlight: number;
   /** Failed authentications (wrong admin token, API key or URL signature) one client address may make per window; then 429. 0: off. */
@@ -312,6 +314,8 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
     // At most an hour: a timer's delay past 2^31 - 1 ms would fire at once, and cut every upload.
     uploadRateWindowMs: intIn(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000, 100, 3_600_000),
     keepAliveTimeoutMs: intIn(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
+    // Under Kubernetes' 30 s grace, with time left for the pipeline's own stop.
+    drainMs: intIn(env, 'HTTP_DRAIN_MS', 10_000, 0, 3_600_000),
     maxJsonBytesInFlight: intIn(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024, 1),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),
     authFailureWindowSeconds: intIn(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),

@@ -15,9 +15,6 @@ import { hasEmptyParam } from './empty-param';
 import { clientRequestId } from './request-id';
 import { trustProxyFunction } from './trust-proxy';
 
-/** How long a stop lets the requests in flight finish before it closes their connections. */
-export const HTTP_DRAIN_MS = 10_000;
-
 /** The connections a server still has open. */
 const openConnections = (server: Server): Promise<number> =>
   new Promise((resolve) => server.getConnections((err, count) => resolve(err ? 0 : count)));
@@ -112,8 +109,6 @@ export class HttpEdge {
   private adminServer: Server | null = null;
   private jsonBytesInFlight = 0;
 
-  /** How long a stop lets the requests in flight finish before their connections are closed (docs/operations.md, "Stopping"). */
-  constructor(private readonly drainMs = HTTP_DRAIN_MS) {}
   /** Requests that came in on the admin listener (when there is one). */
   private readonly adminRequests = new WeakSet<IncomingMessage>();
 
@@ -463,7 +458,7 @@ export class HttpEdge {
 
   /**
    * A stop: no new connection is taken and idle keep-alive ones are closed at once (Fastify closes the public listener,
-   * and the admin one is closed here), while the requests in flight get `drainMs` to finish: an upload or a long poll
+   * and the admin one is closed here), while the requests in flight get HTTP_DRAIN_MS to finish: an upload or a long poll
    * under way is answered instead of cut. Past that, every connection left is closed, so a client that never finishes
    * cannot hold the process. Fastify answers each request that arrives meanwhile on a kept connection with our 503.
    */
@@ -475,19 +470,20 @@ export class HttpEdge {
       const open = counts.reduce((a, b) => a + b, 0);
       new Logger('Gateway').log(
         open > 0
-          ? `Stopping: no new connections; ${open} open connection(s) get up to ${this.drainMs / 1000} s to finish their requests`
+          ? `Stopping: no new connections; ${open} open connection(s) get up to ${this.config.http.drainMs / 1000} s to finish their requests`
           : 'Stopping: no new connections, none open',
       );
     });
+    const drainMs = this.config.http.drainMs;
     const deadline = setTimeout(() => {
       // The requests these connections carried are logged as aborted by their clients next: it was this stop.
       void Promise.all(servers.map(openConnections)).then((counts) =>
         new Logger('Gateway').warn(
-          `Stopping: ${this.drainMs / 1000} s passed; closing ${counts.reduce((a, b) => a + b, 0)} connection(s) whose requests did not finish`,
+          `Stopping: ${drainMs / 1000} s passed; closing ${counts.reduce((a, b) => a + b, 0)} connection(s) whose requests did not finish`,
         ),
       );
       for (const server of servers) server.closeAllConnections();
-    }, this.drainMs);
+    }, drainMs);
     deadline.unref();
     publicServer.once('close', () => clearTimeout(deadline));
   }
