@@ -5,6 +5,16 @@ import { suggestMapping } from './suggest-mapping';
 import { normalizeMapping } from './validate-mapping';
 
 const f = (over: Partial<FieldDefinition> = {}): FieldDefinition => ({ description: '', data_type: 'string', is_required: false, ...over });
+/** A contact schema written in English, for columns named in other languages. */
+const contacts = () => ({
+  email: f(),
+  first_name: f(),
+  last_name: f(),
+  phone: f(),
+  birth_date: f({ data_type: 'date' }),
+  zip: f(),
+  city: f(),
+});
 
 describe('suggestMapping', () => {
   it('matches by normalized name, label and synonyms, each header once', () => {
@@ -33,16 +43,7 @@ describe('suggestMapping', () => {
     });
   });
   it("maps a file's columns named in Spanish, French, German, Italian, Dutch or Polish onto a schema written in English", () => {
-    const fields = {
-      email: f(),
-      first_name: f(),
-      last_name: f(),
-      phone: f(),
-      birth_date: f({ data_type: 'date' }),
-      zip: f(),
-      city: f(),
-      country: f(),
-    };
+    const fields = { ...contacts(), country: f() };
     expect(
       suggestMapping(fields, [
         'Correo electrónico',
@@ -95,16 +96,7 @@ describe('suggestMapping', () => {
     });
   });
   it('maps columns named in Arabic, with the article or without it, with hamza or without, onto a schema written in English', () => {
-    const fields = {
-      email: f(),
-      first_name: f(),
-      last_name: f(),
-      phone: f(),
-      birth_date: f({ data_type: 'date' }),
-      zip: f(),
-      city: f(),
-      company: f(),
-    };
+    const fields = { ...contacts(), company: f() };
     expect(
       suggestMapping(fields, [
         'البريد الإلكتروني',
