@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, setupOrganization, startService, waitForRun } from '../support/service-harness';
+import { ADMIN_TOKEN, call, freePort, setupOrganization, startService, waitForRun } from '../support/service-harness';
 
 /**
  * A stop (SIGTERM: Nest closes the application) takes no new connection and lets the requests in flight finish: an
@@ -52,6 +52,39 @@ describe('stopping the service', () => {
     const ready = await waitForRun(svc, org.apiKey, created.body.id, (r) => r.review_state === 'active');
     expect(ready.total_rows).toBe(2000);
     await svc.stop();
+  });
+
+  it('answers a request under way on the admin listener too, before the stores close', async () => {
+    const adminPort = await freePort();
+    const svc = await startService({ ADMIN_HOST: '127.0.0.1', ADMIN_PORT: String(adminPort) });
+    const body = JSON.stringify({ name: 'Made while stopping' });
+    const stopping: { done?: Promise<void> } = {};
+    const answer = new Promise<number>((resolve, reject) => {
+      const post = request(
+        `http://127.0.0.1:${adminPort}/admin/v1/organizations`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      post.on('error', reject);
+      post.write(body.slice(0, 5), () =>
+        setTimeout(() => {
+          stopping.done = svc.stop();
+          setTimeout(() => post.end(body.slice(5)), 300);
+        }, 300),
+      );
+    });
+    await expect(answer).resolves.toBe(201);
+    await stopping.done;
   });
 
   it('closes a connection whose request does not finish once HTTP_DRAIN_MS has passed, so no client holds the stop', async () => {

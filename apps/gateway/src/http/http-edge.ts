@@ -107,6 +107,8 @@ export class HttpEdge {
   private closing = false;
   /** The admin listener, when there is one: a stop drains it with the public one. */
   private adminServer: Server | null = null;
+  /** Settled once the admin listener has closed and its last connection ended (from the stop on). */
+  private adminClosed: Promise<void> | null = null;
   private jsonBytesInFlight = 0;
 
   /** Requests that came in on the admin listener (when there is one). */
@@ -452,7 +454,7 @@ export class HttpEdge {
     this.adminServer = server;
     fastify.addHook('onClose', async () => {
       // Stopped taking connections when the stop began (drain): closed once its requests in flight are answered.
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+      await (this.adminClosed ?? new Promise<void>((resolve) => server.close(() => resolve())));
     });
   }
 
@@ -464,7 +466,8 @@ export class HttpEdge {
    */
   private drain(publicServer: Server): void {
     const servers = this.adminServer ? [publicServer, this.adminServer] : [publicServer];
-    this.adminServer?.close();
+    const admin = this.adminServer;
+    if (admin?.listening) this.adminClosed = new Promise<void>((resolve) => admin.close(() => resolve()));
     for (const server of servers) server.closeIdleConnections();
     void Promise.all(servers.map(openConnections)).then((counts) => {
       const open = counts.reduce((a, b) => a + b, 0);
