@@ -113,4 +113,30 @@ describe('stopping the service', () => {
     // Seconds wide: only a stop that waited on the client for good fails.
     expect(took).toBeLessThan(8000);
   });
+
+  it('cuts a request on the admin listener that does not finish at the same time, though the public one closed at once', async () => {
+    const adminPort = await freePort();
+    // The body deadline far past the drain: only the drain can end this request in time.
+    const svc = await startService({
+      ADMIN_HOST: '127.0.0.1',
+      ADMIN_PORT: String(adminPort),
+      HTTP_DRAIN_MS: '400',
+      HTTP_BODY_TIMEOUT_MS: '60000',
+    });
+    const cut = new Promise<string>((resolve) => {
+      const post = request(`http://127.0.0.1:${adminPort}/admin/v1/organizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': 1000 },
+      });
+      post.on('response', (res) => resolve(`answered ${res.statusCode}`));
+      post.on('error', (err: Error & { code?: string }) => resolve(err.code ?? err.message));
+      post.write('{"name":');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const began = Date.now();
+    await svc.stop();
+    const took = Date.now() - began;
+    await expect(cut).resolves.toBe('ECONNRESET');
+    expect(took).toBeLessThan(8000);
+  });
 });

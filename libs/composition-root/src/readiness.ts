@@ -77,7 +77,8 @@ export class Readiness implements OnModuleInit {
    * (moved, deleted, an unmounted volume) is one readiness reports, not a fresh start.
    */
   async onModuleInit(): Promise<void> {
-    if (this.blobFolder) await mkdir(this.blobFolder, { recursive: true, mode: 0o700 });
+    // Not a reason to refuse the start (an app that writes no file, a read-only DATA_DIR): the probe says what is wrong.
+    if (this.blobFolder) await mkdir(this.blobFolder, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
 
   /** Once shutting down, the process is not ready: no new work should be sent to it. */

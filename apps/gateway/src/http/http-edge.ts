@@ -488,6 +488,8 @@ export class HttpEdge {
       for (const server of servers) server.closeAllConnections();
     }, drainMs);
     deadline.unref();
-    publicServer.once('close', () => clearTimeout(deadline));
+    // Off once every listener has closed: the admin one may still be answering after the public one has.
+    const closed = (server: Server) => new Promise<void>((resolve) => server.once('close', () => resolve()));
+    void Promise.all([closed(publicServer), this.adminClosed]).then(() => clearTimeout(deadline));
   }
 }
