@@ -8,6 +8,16 @@ import { ADMIN_TOKEN, call, freePort, setupOrganization, startService, waitForRu
  * A stop (SIGTERM: Nest closes the application) takes no new connection and lets the requests in flight finish: an
  * upload under way is answered and kept, not cut (docs/operations.md, "Stopping").
  */
+/** Headers and a first piece of a body that never comes whole: how the request ended (an error code, or its answer). */
+function unfinishedRequest(url: string, method: string, headers: Record<string, string | number>, first: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const sent = request(url, { method, headers });
+    sent.on('response', (res) => resolve(`answered ${res.statusCode}`));
+    sent.on('error', (err: Error & { code?: string }) => resolve(err.code ?? err.message));
+    sent.write(first);
+  });
+}
+
 describe('stopping the service', () => {
   it('answers an upload under way before it stops, takes no new connection meanwhile, and keeps the file', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stopping-'));
@@ -94,16 +104,12 @@ describe('stopping the service', () => {
       token: org.apiKey,
       body: { schema_id: org.schemaId, filename: 'people.csv' },
     });
-    // Headers and a first piece of a body that never comes whole.
-    const cut = new Promise<string>((resolve) => {
-      const put = request(created.body.upload.url, {
-        method: 'PUT',
-        headers: { ...created.body.upload.headers, 'content-length': 1_000_000 },
-      });
-      put.on('response', (res) => resolve(`answered ${res.statusCode}`));
-      put.on('error', (err: Error & { code?: string }) => resolve(err.code ?? err.message));
-      put.write('email,age\n');
-    });
+    const cut = unfinishedRequest(
+      created.body.upload.url,
+      'PUT',
+      { ...created.body.upload.headers, 'content-length': 1_000_000 },
+      'email,age\n',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const began = Date.now();
     await svc.stop();
@@ -123,15 +129,12 @@ describe('stopping the service', () => {
       HTTP_DRAIN_MS: '400',
       HTTP_BODY_TIMEOUT_MS: '60000',
     });
-    const cut = new Promise<string>((resolve) => {
-      const post = request(`http://127.0.0.1:${adminPort}/admin/v1/organizations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': 1000 },
-      });
-      post.on('response', (res) => resolve(`answered ${res.statusCode}`));
-      post.on('error', (err: Error & { code?: string }) => resolve(err.code ?? err.message));
-      post.write('{"name":');
-    });
+    const cut = unfinishedRequest(
+      `http://127.0.0.1:${adminPort}/admin/v1/organizations`,
+      'POST',
+      { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': 1000 },
+      '{"name":',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const began = Date.now();
     await svc.stop();
