@@ -217,6 +217,11 @@ export interface MappingEdited {
  *   equal to `find`);
  * - `normalise`: one of the normalisers in every value of the field; values it cannot
  *   read are left as they are.
+ * A fix of a whole row (`field` is then ""):
+ * - `leave_out`: data row `row` is left out of the records, while it still reads as it did
+ *   (`row_digest`, rowDigest in libs/domain: another header row, sheet or encoding chosen
+ *   since reads other rows under that number, which stay in);
+ * - `put_back`: the row is delivered again (a later fix than its `leave_out`).
  */
 export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
@@ -226,10 +231,14 @@ export type ValueFix =
    * A picklist's value mapping: each value the field has (before any picklist mapping) to an
    * allowed value; values not named are kept. The latest one of a field replaces the earlier ones.
    */
-  | { kind: 'picklist'; values: Record<string, string> };
+  | { kind: 'picklist'; values: Record<string, string> }
+  | RowFix;
+/** A reviewer's fix of a whole row (ValuesFixed with `field` ""). */
+export type RowFix = { kind: 'leave_out'; row: number; row_digest: string } | { kind: 'put_back'; row: number };
 export type Normaliser = 'trim' | 'boolean' | 'amount' | 'url' | 'date';
 export interface ValuesFixed {
   fix_id: string;
+  /** The field whose values are fixed; "" for a fix of a whole row (RowFix). */
   field: string;
   fix: ValueFix;
   /** Who: the hosted review has no accounts, so the holder of the run's review link (`review_link`). */

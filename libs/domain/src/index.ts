@@ -16,6 +16,7 @@ export * from './fields/map-row';
 export * from './fields/field-validators';
 export * from './fields/remembered-results';
 export * from './fields/value-fixes';
+export * from './fields/rows-left-out';
 export * from './fields/fix-limits';
 export * from './fields/normalisers';
 export * from './fields/suited-normalisers';

@@ -57,11 +57,18 @@ export async function countMappingProblems(
   const rowProblems: (CellProblem | null)[] = plan.map(() => null);
   const remembered = rememberedShare(plan.length);
   const problemOf = plan.map((p) => compileCellProblem(p, remembered));
+  // A row the reviewer left out has no problems: it is not delivered (it is still counted as checked).
+  const leftOut = source.leftOut;
+  const none: (CellProblem | null)[] = plan.map(() => null);
   try {
     for await (const batch of within(source.batches, range)) {
       if (signal?.aborted) return null;
       for (const row of batch) {
         const rowNumber = range.fromRow + checked++;
+        if (leftOut !== null && leftOut(row, rowNumber)) {
+          segments.row(none);
+          continue;
+        }
         seen.clear();
         for (let f = 0; f < plan.length; f++) {
           const p = plan[f];

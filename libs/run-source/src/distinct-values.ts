@@ -41,7 +41,9 @@ export async function distinctFieldValues(
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
       for (const row of batch) {
-        const value = cellOf(plan, row, ++rowNumber).trim();
+        // A row the reviewer left out is delivered nowhere: its value needs no picklist mapping.
+        if (source.leftOut?.(row, ++rowNumber)) continue;
+        const value = cellOf(plan, row, rowNumber).trim();
         if (value === '') continue;
         const n = counts.get(value);
         if (n !== undefined) counts.set(value, n + 1);

@@ -142,9 +142,11 @@ export async function firstDuplicatesPass(
     if (signal?.aborted) return null;
     for (const row of batch) {
       n++;
+      // A row the reviewer left out repeats nothing (as an empty key: the later passes pass over it too).
+      const out = source.leftOut !== null && source.leftOut(row, n);
       for (let si = 0; si < found.length; si++) {
         const set = found[si];
-        const key = set.key(row, n);
+        const key = out ? null : set.key(row, n);
         const number = key !== null && set.oneField ? canonicalNumber(key) : null;
         set.numbers.push(number ?? NaN);
         set.prefixes.push(key === null || number !== null ? NaN : numberOf(set, key));

@@ -94,6 +94,8 @@ export async function findProblemRows(
       for (const row of batch) {
         checked++;
         if (!plan.some((p) => matches(cellProblem(p, row, checked), query.kind))) continue;
+        // Left out by the reviewer, it has no problems (count-problems.ts counts none).
+        if (source.leftOut?.(row, checked)) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
         rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });
@@ -132,7 +134,7 @@ async function listedRows(
       if (signal?.aborted) return null;
       for (const row of batch) {
         if (++n !== wanted[rows.length]) continue;
-        if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)))
+        if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)) || source.leftOut?.(row, n))
           throw new Error(`${LISTED_ROWS_DISAGREE}: row ${n} was counted with a problem that a page of the same mapping does not find`);
         rows.push({ row: n, cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan) });
         if (rows.length === wanted.length) return { rows, ...query.known };

@@ -1,6 +1,16 @@
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
-import { mapRow, planFields, rowsBeforeDataOf, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
+import {
+  compileRowsLeftOut,
+  mapRow,
+  planFields,
+  rowsBeforeDataOf,
+  type DuplicateRows,
+  type FieldPlan,
+  type LeftOutCheck,
+  type MappedRow,
+  type RunState,
+} from '@app/domain';
 import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
 import { resumePoint } from './stored-row-index';
 
@@ -16,12 +26,20 @@ export interface PlannedRows {
   batches: AsyncGenerator<string[][]>;
   /** The number of the first row `batches` yields (data rows from 1). */
   firstRow: number;
+  /**
+   * Whether a row is one the reviewer left out (rows-left-out.ts in libs/domain); null when none is. Every reader of
+   * records asks it: a row left out has no problems, repeats no value and is not delivered, but the rows keep their numbers.
+   */
+  leftOut: LeftOutCheck;
 }
+
+/** A mapped row, and whether the reviewer left it out (it is then not delivered, and its problems count nowhere). */
+export type SourceRow = MappedRow & { left_out?: true };
 
 export interface MappedSource {
   plan: FieldPlan[];
   /** Data rows (the header row skipped) in target shape, in batches, streamed from the stored source. */
-  batches: AsyncGenerator<MappedRow[]>;
+  batches: AsyncGenerator<SourceRow[]>;
 }
 
 /**
@@ -80,7 +98,8 @@ export async function readPlannedRows(
     input.once('error', () => undefined).destroy();
     await table.batches[Symbol.asyncIterator]().return?.(undefined);
   };
-  return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow };
+  const leftOut = compileRowsLeftOut(run.value_fixes ?? [], run.source_headers.length);
+  return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow, leftOut };
 }
 
 /**
@@ -94,11 +113,20 @@ export async function readMappedSource(
   mapping: MappingRule,
   options: { typed: boolean; duplicates?: DuplicateRows | null; fromRow?: number },
 ): Promise<MappedSource> {
-  const { plan, batches: rows, firstRow } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null, options.fromRow ?? 1);
-  async function* batches(): AsyncGenerator<MappedRow[]> {
+  const {
+    plan,
+    batches: rows,
+    firstRow,
+    leftOut,
+  } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null, options.fromRow ?? 1);
+  const mapped = (row: string[], rowNumber: number): SourceRow => {
+    const record = mapRow(row, rowNumber, plan, options.typed);
+    return leftOut?.(row, rowNumber) ? { ...record, problems: [], left_out: true } : record;
+  };
+  async function* batches(): AsyncGenerator<SourceRow[]> {
     try {
       let rowNumber = firstRow - 1;
-      for await (const batch of rows) yield batch.map((row) => mapRow(row, ++rowNumber, plan, options.typed));
+      for await (const batch of rows) yield batch.map((row) => mapped(row, ++rowNumber));
     } finally {
       await rows.return(undefined);
     }

@@ -10,7 +10,7 @@ export interface OutputWritten {
   rows: number;
   /** Rows read that had a problem, written or not. */
   rowsWithProblems: number;
-  /** Rows with a problem left out (the reviewer chose `exclude` at approval). */
+  /** Rows left out at the reviewer's choice: each row left out by hand, and with `exclude` chosen at approval those with a problem. */
   rowsExcluded: number;
 }
 
@@ -113,7 +113,12 @@ async function outputText(
         signal?.throwIfAborted();
         const lines: string[] = [];
         for (const row of batch) {
-          const { line, problem } = lineOf(row, range.fromRow + read++);
+          const rowNumber = range.fromRow + read++;
+          if (source.leftOut !== null && source.leftOut(row, rowNumber)) {
+            counts.rowsExcluded++;
+            continue;
+          }
+          const { line, problem } = lineOf(row, rowNumber);
           if (problem) {
             counts.rowsWithProblems++;
             if (exclude) {
@@ -138,6 +143,10 @@ async function outputText(
       const out: OutputRecord[] = [];
       for (const mapped of batch) {
         read++;
+        if (mapped.left_out) {
+          counts.rowsExcluded++;
+          continue;
+        }
         if (mapped.problems.length > 0) {
           counts.rowsWithProblems++;
           if (exclude) {

@@ -10,6 +10,7 @@ import {
   isReviewWindowOver,
   noProblemsByKind,
   normalizeMapping,
+  readRowFix,
   readValueFix,
   runPhase,
   sourceReadingKey,
@@ -18,6 +19,7 @@ import {
   type CellProblem,
   type CellRead,
   type DuplicateRows,
+  type RowRead,
   type RunState,
 } from '@app/domain';
 import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
@@ -28,6 +30,7 @@ import {
   pageStart,
   readMappedSource,
   readReviewCell,
+  readReviewRowDigest,
   readSampleRows,
   reviewCells,
   type ProblemSegments,
@@ -44,6 +47,8 @@ export const PREVIEW_ROWS = 20;
 
 export interface Preview {
   rows: Record<string, ReviewCell>[];
+  /** The data rows among `rows` (numbered from 1 in the file) the reviewer left out: shown, not delivered. */
+  left_out_rows: number[];
   /** Up to three different non-empty values of each source column, from its first rows (what the column holds). */
   column_samples: Record<string, string[]>;
 }
@@ -117,6 +122,7 @@ export class ReviewPreviewService {
     });
     const source = await this.open(run, normalized, duplicates, offset + 1);
     const rows: Preview['rows'] = [];
+    const leftOut: number[] = [];
     try {
       while (rows.length < PREVIEW_ROWS) {
         // A read that fails midway answers as one that fails at the start (410 or 503); an error of ours stays a 500.
@@ -126,13 +132,36 @@ export class ReviewPreviewService {
         if (next.done) break;
         for (const mapped of next.value) {
           rows.push(reviewCells(mapped, source.plan));
+          if (mapped.left_out) leftOut.push(offset + rows.length);
           if (rows.length >= PREVIEW_ROWS) break;
         }
       }
     } finally {
       await source.batches.return(undefined);
     }
-    return { rows, column_samples: await this.columnSamples(run) };
+    return { rows, left_out_rows: leftOut, column_samples: await this.columnSamples(run) };
+  }
+
+  /**
+   * The row a reviewer leaves out, read before the fix is decided (FixValues' `row_read`): its digest under the run's
+   * way of reading its source, so a row read otherwise since is not the one left out. Null where there is nothing to
+   * read: another fix, one the decider refuses anyway (a review not open, a row number it cannot read), or a row the
+   * file lacks (the decider then refuses it as out of range).
+   */
+  async rowRead(run: RunState, fix: unknown): Promise<RowRead | null> {
+    const o = (fix && typeof fix === 'object' ? fix : {}) as Record<string, unknown>;
+    if (runPhase(run, new Date()) !== 'in_review' || o.kind !== 'leave_out') return null;
+    const read = readRowFix(o, run.total_rows);
+    if (!('fix' in read)) return null;
+    if (run.files_purged_at) throw filesDeleted();
+    const input = { run, row: read.fix.row };
+    // As a cell to fix is read (cellRead): a workbook up to the row, in a worker thread.
+    const reading =
+      run.source_format === 'xlsx' ? this.cpu.run('readReviewRowDigest', input) : readReviewRowDigest(this.blobs, run, input.row);
+    const digest = await reading.catch((err: unknown) => {
+      throw this.sourceReadFailure(run, 'the row to leave out could not be read', err);
+    });
+    return digest === null ? null : { row: input.row, digest, reading: sourceReadingKey(run) };
   }
 
   /**

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
-import { CELL_PROBLEMS } from '@app/domain';
+import { CELL_PROBLEMS, ROW_FIX_FIELD } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { objectBodyOrNone } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
@@ -32,6 +32,10 @@ interface ReviewBody {
   encoding?: unknown;
   offset?: unknown;
 }
+
+/** Whether a fix asked for is of a whole row (leave_out, put_back), which names no field. */
+const isRowFixRequest = (fix: unknown): boolean =>
+  !!fix && typeof fix === 'object' && ['leave_out', 'put_back'].includes((fix as { kind?: unknown }).kind as string);
 
 function expectedVersion(body: ReviewBody): number | undefined {
   const v = body.expected_mapping_version;
@@ -172,25 +176,33 @@ export class ReviewController {
   }
 
   /**
-   * A fix of one field's values (one cell, find and replace, or a normaliser), recorded as an event of the run.
-   * A cell edit's cell is read first: one whose `before` no longer reads so is refused (409 fixes_conflict).
+   * A fix of one field's values (one cell, find and replace, or a normaliser), or without a field of a whole row (left
+   * out, put back), recorded as an event of the run. A cell edit's cell is read first: one whose `before` no longer
+   * reads so is refused (409 fixes_conflict); so is a row to leave out, which is left out while it reads so.
    */
   @Post('fixes')
   @HttpCode(200)
   async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = objectBodyOrNone<ReviewBody>(raw);
-    if (typeof body.field !== 'string') throw ApiError.validation({ field: ['The field must be the name of a schema field.'] });
-    const cellRead = await this.previews.cellRead(run, body.field, body.fix);
+    const ofRow = isRowFixRequest(body.fix);
+    if (ofRow ? body.field !== undefined && body.field !== ROW_FIX_FIELD : typeof body.field !== 'string')
+      throw ApiError.validation({
+        field: [ofRow ? 'A fix of a whole row names no field.' : 'The field must be the name of a schema field.'],
+      });
+    const field = ofRow ? ROW_FIX_FIELD : (body.field as string);
+    const cellRead = ofRow ? null : await this.previews.cellRead(run, field, body.fix);
+    const rowRead = ofRow ? await this.previews.rowRead(run, body.fix) : null;
     return this.review.act(
       run,
       {
         type: 'FixValues',
         fix_id: randomUUID(),
-        field: body.field,
+        field,
         fix: body.fix,
         at: new Date().toISOString(),
         ...(cellRead ? { cell_read: cellRead } : {}),
+        ...(rowRead ? { row_read: rowRead } : {}),
       },
       String(req.id),
     );

@@ -1,5 +1,6 @@
-import type { FieldDefinition, Normaliser, ValueFix } from '@app/contracts';
+import type { FieldDefinition, Normaliser, RowFix, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
+import { isRowFix } from './rows-left-out';
 import { MAX_FIX_TEXT } from './fix-limits';
 import { decimalMarkOf } from './number-format';
 import { suitsField, normalisersFor } from './suited-normalisers';
@@ -25,7 +26,7 @@ export function deliveredDatePattern(field: FieldDefinition): string {
 type ValueStep = (v: string, limit: number) => string;
 type Step = { kind: 'value'; apply: ValueStep } | { kind: 'cells'; edits: Map<number, { before: string; after: string }[]> };
 
-function valueStep(fix: Exclude<ValueFix, { kind: 'cell' }>, field: FieldDefinition): ValueStep {
+function valueStep(fix: Exclude<ValueFix, { kind: 'cell' } | RowFix>, field: FieldDefinition): ValueStep {
   if (fix.kind === 'picklist') {
     const values = new Map(Object.entries(fix.values));
     return (v) => values.get(v.trim()) ?? v;
@@ -71,7 +72,8 @@ export function compileFieldFixes(fixes: readonly AppliedFix[], fieldName: strin
   const latestPicklist = [...fixes].reverse().find((f) => f.field === fieldName && f.fix.kind === 'picklist');
   for (const applied of fixes) {
     const { field: name, fix } = applied;
-    if (name !== fieldName) continue;
+    // A fix of a whole row (rows-left-out.ts) changes no value.
+    if (name !== fieldName || isRowFix(fix)) continue;
     if (fix.kind === 'picklist' && applied !== latestPicklist) continue;
     if (fix.kind !== 'cell') {
       steps.push({ kind: 'value', apply: valueStep(fix, field) });
@@ -189,7 +191,7 @@ export function readValueFix(
       return problems.length ? { problems } : { fix: { kind: 'picklist', values: Object.fromEntries(entries) as Record<string, string> } };
     }
     default:
-      return { problems: ['kind must be "cell", "replace", "normalise" or "picklist".'] };
+      return { problems: ['kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out" or "put_back").'] };
   }
 }
 

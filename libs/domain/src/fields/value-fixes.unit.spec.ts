@@ -303,6 +303,8 @@ describe('value fixes', () => {
     expect(readValueFix({ kind: 'replace', find: 'a', replace: 'x'.repeat(10_001) }, null)).toEqual({
       problems: ['replace must be text of at most 10000 characters.'],
     });
-    expect(readValueFix('nonsense', null)).toEqual({ problems: ['kind must be "cell", "replace", "normalise" or "picklist".'] });
+    expect(readValueFix('nonsense', null)).toEqual({
+      problems: ['kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out" or "put_back").'],
+    });
   });
 });

@@ -46,7 +46,11 @@ export type RunCommand =
    * `cell_read`, for a cell edit: the cell as the gateway read it (CellRead); the edit is refused when its
    * `before` does not read so, or when the run changed since.
    */
-  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string; cell_read?: CellRead }
+  /**
+   * A fix of one field's values, or with `field` "" of a whole row (leave_out, put_back). A row left out needs
+   * `row_read`: the row as the gateway read it.
+   */
+  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string; cell_read?: CellRead; row_read?: RowRead }
   /**
    * The reviewer's answer to "does the file have a row of column names, and which?"; `first_row` is that row as read
    * (the file's first row, or the one under the rows above it left out), from `sheet` (a workbook's sheet the read saw
@@ -119,6 +123,16 @@ export interface CellRead {
   shown: string;
   mapping_version: number;
   fixes_key: string;
+}
+
+/**
+ * A row to leave out as read before the fix is decided: its digest (rowDigest) under the run's way of reading its
+ * source (`reading`: sourceReadingKey; another sheet, encoding or header row reads other rows under the same numbers).
+ */
+export interface RowRead {
+  row: number;
+  digest: string;
+  reading: string;
 }
 
 /** What a reviewer's choice read of the file: its headers, data rows and rows that do not line up (RowShape). */

@@ -1,4 +1,4 @@
-import type { MappingRule, RunEvent, WebhookEventName } from '@app/contracts';
+import type { MappingRule, RowFix, RunEvent, WebhookEventName } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { STAGES, runError } from '../errors/run-error-codes';
 import { normalizeMapping } from '../mapping/validate-mapping';
@@ -6,6 +6,7 @@ import { headerNames } from '../mapping/detect-header';
 import { mappingFromRemembered } from '../mapping/remembered-mapping';
 import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
+import { ROW_FIX_FIELD, readRowFix, rowsLeftOut } from '../fields/rows-left-out';
 import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
@@ -16,6 +17,7 @@ import {
   rowsAboveHeaderOf,
   rowsBeforeDataOf,
   runFileKeys,
+  sourceReadingKey,
   type RunFold,
   type RunState,
 } from './run-state';
@@ -78,6 +80,44 @@ function cellAsSeen<F extends { row: number; before: string }>(run: RunState, fi
     `Row ${fix.row} of "${field}" reads ${quotedValue(cell.shown)}, not ${quotedValue(fix.before)} (the fix's before); ` +
       'nothing was fixed. Load the rows again and fix the value as it reads now.',
   );
+}
+
+/**
+ * A reviewer's fix of a whole row: leave it out (while it reads as `row_read` found it) or put it back. Each is a
+ * fix like any other (the undo, the fixes' key and the approval's check of it cover it); one that changes nothing
+ * (a row left out already, or not left out) records nothing.
+ */
+function fixRow(run: RunState, command: Extract<RunCommand, { type: 'FixValues' }>): RunEvent[] {
+  const o = (command.fix && typeof command.fix === 'object' ? command.fix : {}) as Record<string, unknown>;
+  if (o.kind !== 'leave_out' && o.kind !== 'put_back')
+    refuse('invalid_fix', 'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".');
+  const read = readRowFix(o, run.total_rows);
+  if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
+  const { row } = read.fix;
+  const left = rowsLeftOut(run.value_fixes ?? []);
+  let fix: RowFix;
+  if (read.fix.kind === 'put_back') {
+    if (!left.has(row)) return [];
+    fix = { kind: 'put_back', row };
+  } else {
+    const seen = command.row_read;
+    if (!seen || seen.row !== row) throw new Error(`row ${row} to leave out was not read (row_read)`);
+    if (seen.reading !== sourceReadingKey(run))
+      refuse(
+        'fixes_conflict',
+        'Another sheet, encoding or header row was chosen while the row was read; nothing was left out. Load the rows again.',
+      );
+    if (left.get(row) === seen.digest) return [];
+    fix = { kind: 'leave_out', row, row_digest: seen.digest };
+  }
+  if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
+    refuse('too_many_fixes', `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`);
+  return [
+    {
+      type: 'ValuesFixed',
+      data: { fix_id: command.fix_id, field: ROW_FIX_FIELD, fix, fixed_by: 'review_link', fixed_at: command.at },
+    },
+  ];
 }
 
 function requireMapping(run: RunState, mapping: unknown) {
@@ -313,6 +353,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
 
     case 'FixValues': {
       requireOpenReview(run, command.at);
+      if (command.field === ROW_FIX_FIELD) return fixRow(run, command);
       if (!Object.hasOwn(run.schema.fields, command.field)) refuse('invalid_fix', `The schema has no field "${command.field}".`);
       if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
         refuse(

@@ -4,7 +4,15 @@ import { MAPPING_REMEMBERED_NOTICE } from '../mapping/remembered-mapping';
 import type { RunCommand } from './commands';
 import { decide } from './decide';
 import { evolve } from './evolve';
-import { effectiveReviewState, filesPurgeDue, isReviewWindowOver, isTerminal, type RunFold, type RunState } from './run-state';
+import {
+  effectiveReviewState,
+  filesPurgeDue,
+  isReviewWindowOver,
+  isTerminal,
+  sourceReadingKey,
+  type RunFold,
+  type RunState,
+} from './run-state';
 
 import {
   T0,
@@ -691,5 +699,67 @@ describe('a cell edit on a value the cell no longer reads', () => {
     // A find and replace, a normaliser and a picklist never carry a read: none is compared with anything.
     expect(decide(fix({ kind: 'replace', find: 'zzz', replace: 'y' }, read('c')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
     expect(decide(fix({ kind: 'normalise', normaliser: 'trim' }, read('c')), run).map((e) => e.type)).toEqual(['ValuesFixed']);
+  });
+});
+
+describe('a row left out and put back (fixes of a whole row)', () => {
+  const run = fold(given.reviewActive)!;
+  const reading = sourceReadingKey(run);
+  const rowFix = (fixOf: unknown, rowRead?: { row: number; digest: string; reading: string }, field = ''): RunCommand => ({
+    type: 'FixValues',
+    fix_id: 'r1',
+    field,
+    fix: fixOf,
+    at: T0,
+    ...(rowRead ? { row_read: rowRead } : {}),
+  });
+  const refusalOf = (command: RunCommand, state: RunState = run): [string, string] | null => {
+    try {
+      decide(command, state);
+    } catch (err) {
+      if (err instanceof CommandRefused) return [err.code, err.message];
+      throw err;
+    }
+    return null;
+  };
+  const leftOut = (state: RunState, row: number, digest: string): RunState =>
+    evolve(state, decide(rowFix({ kind: 'leave_out', row }, { row, digest, reading }), state)[0], state.revision + 1, T0);
+
+  it('records the row as it read, with no field, and nothing more when it is left out already', () => {
+    const events = decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading }), run);
+    expect(events).toEqual([
+      {
+        type: 'ValuesFixed',
+        data: { fix_id: 'r1', field: '', fix: { kind: 'leave_out', row: 1, row_digest: 'd1' }, fixed_by: 'review_link', fixed_at: T0 },
+      },
+    ]);
+    const out = leftOut(run, 1, 'd1');
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading }), out)).toEqual([]);
+    // The same number reading otherwise now (the file read again) is another row: it is left out anew.
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd2', reading }), out)).toHaveLength(1);
+  });
+
+  it('puts back only a row left out, and the undo takes back either like any other fix', () => {
+    expect(decide(rowFix({ kind: 'put_back', row: 1 }), run)).toEqual([]);
+    const out = leftOut(run, 1, 'd1');
+    expect(decide(rowFix({ kind: 'put_back', row: 1 }), out)).toMatchObject([
+      { type: 'ValuesFixed', data: { field: '', fix: { kind: 'put_back', row: 1 } } },
+    ]);
+    expect(decide({ type: 'UndoValueFix', at: T0 }, out)).toMatchObject([{ type: 'ValueFixUndone', data: { fix_id: 'r1' } }]);
+  });
+
+  it('refuses a row read under another sheet, encoding or header row, a row the file lacks, and a kind of no row', () => {
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading: '["other"]' }))?.[0]).toBe('fixes_conflict');
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 0 }, { row: 0, digest: 'd', reading }))?.[0]).toBe('invalid_fix');
+    expect(refusalOf(rowFix({ kind: 'put_back', row: run.total_rows! + 1 }))?.[1]).toContain(`from 1 to ${run.total_rows}`);
+    expect(refusalOf(rowFix({ kind: 'replace', find: 'a', replace: 'b' }))).toEqual([
+      'invalid_fix',
+      'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
+    ]);
+    // With a field, a row's kind is no fix of values.
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, undefined, 'email'))?.[0]).toBe('invalid_fix');
+    expect(() => decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd', reading }), fold(given.approved))).toThrow(
+      'The review was already approved.',
+    );
   });
 });

@@ -395,7 +395,10 @@ export class CustomerChecks {
     return out;
   }
 
-  /** `count` rows from row `from` as the output will hold them (typed for JSON output), with each field's text and our problems. */
+  /**
+   * The rows numbered `from` to `from + count - 1` as the output will hold them (typed for JSON output), with each field's
+   * text and our problems; those the reviewer left out are not among them.
+   */
   private async *readRows(
     run: RunState,
     mapping: MappingRule,
@@ -410,6 +413,11 @@ export class CustomerChecks {
       for await (const batch of source.batches) {
         for (const row of batch) {
           number++;
+          // A row the reviewer left out will not be delivered: the customer's checks are not asked about it.
+          if (source.leftOut?.(row, number)) {
+            if (number >= from + count - 1) return;
+            continue;
+          }
           const mapped = mapRow(row, number, source.plan, typed);
           const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
           const cells: Record<string, ReviewCell> = {};
