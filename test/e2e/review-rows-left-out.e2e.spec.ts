@@ -1,0 +1,128 @@
+import { runStreamId, type StoredEvent } from '@app/contracts';
+import { EVENT_STORE, type EventStore } from '@app/event-store';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
+
+/**
+ * A reviewer leaves one row out of the records (a totals line, a test record) and may put it back: a fix of a whole
+ * row, recorded as an event, seen alike by the preview, the counts, the rows with problems and the output, and
+ * counted in the run's and the webhook's rows_excluded.
+ */
+describe('review: a row left out', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    svc = await startService({ WEBHOOK_RETRY_DELAYS_MS: '60,60' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(async () => {
+    await svc.stop();
+    await receiver.stop();
+  });
+
+  // Row 3 has no e-mail, row 4 is a totals line; rows 1, 2 and 5 are clean.
+  const CSV = ['E-mail,Name', 'a@x.org,Ann', 'b@x.org,Bob', ',Cy', 'Total,3', 'e@x.org,Ed'].join('\n');
+  const MAPPING = { email: 'E-mail', first_name: 'Name' };
+
+  async function readyReview() {
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'people.csv', notify_url: `${receiver.url}/hook` },
+    });
+    expect((await upload(run.body, CSV)).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    const rowFix = (fix: unknown, extra: Record<string, unknown> = {}) =>
+      call(review.at('fixes'), { method: 'POST', body: { fix, ...extra } });
+    return { runId: run.body.id as string, review, rowFix };
+  }
+
+  const events = async (runId: string): Promise<StoredEvent[]> => svc.app.get<EventStore>(EVENT_STORE).readStream(runStreamId(runId));
+
+  it('leaves the totals line out: the preview marks it, the counts and pages pass over it, the output lacks it', async () => {
+    const { runId, review, rowFix } = await readyReview();
+    expect((await review.problems()).body).toMatchObject({ rows_with_problems: 2, problems_by_field: { email: 2 } });
+
+    const left = await rowFix({ kind: 'leave_out', row: 4 });
+    expect(left.status).toBe(200);
+    expect(left.body.value_fixes).toMatchObject([{ field: '', fix: { kind: 'leave_out', row: 4 } }]);
+    expect(left.body.value_fixes[0].fix.row_digest).toMatch(/^[\w-]{43}$/);
+
+    const preview = (await review.preview()).body;
+    expect(preview.rows).toHaveLength(5);
+    expect(preview.rows[3].first_name.value).toBe('3');
+    expect(preview.left_out_rows).toEqual([4]);
+    expect(preview.rows[3].email.problem).toBeNull();
+    expect((await review.problems()).body).toMatchObject({ rows_with_problems: 1, problems_by_field: { email: 1 } });
+    expect((await review.problemRows({})).body.rows.map((r: { row: number }) => r.row)).toEqual([3]);
+
+    // Asked again, nothing more is recorded.
+    expect((await rowFix({ kind: 'leave_out', row: 4 })).body.value_fixes).toHaveLength(1);
+    const recorded = (await events(runId)).filter((e) => e.type === 'ValuesFixed').map((e) => e.data as any);
+    expect(recorded).toEqual([expect.objectContaining({ field: '', fixed_by: 'review_link', fix: left.body.value_fixes[0].fix })]);
+
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done).toMatchObject({ rows_excluded: 1, processed_rows: 5 });
+    const output = await (await fetch(done.download_url)).json();
+    expect(output.map((r: { first_name: string }) => r.first_name)).toEqual(['ANN', 'BOB', 'CY', 'ED']);
+    const [delivery] = await receiver.waitFor(runId, 1);
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'transformation.finished', rows_excluded: 1 });
+    // After approval a row is fixed no more.
+    expect((await rowFix({ kind: 'put_back', row: 4 })).status).toBe(409);
+  });
+
+  it('puts a row back from any place in the fixes, and the undo takes back the latest row fix like any fix', async () => {
+    const { review, rowFix } = await readyReview();
+    await rowFix({ kind: 'leave_out', row: 4 });
+    await review.fix('email', { kind: 'normalise', normaliser: 'trim' });
+    const back = await rowFix({ kind: 'put_back', row: 4 });
+    expect(back.body.value_fixes.map((f: { fix: { kind: string } }) => f.fix.kind)).toEqual(['leave_out', 'normalise', 'put_back']);
+    expect((await review.preview()).body.left_out_rows).toEqual([]);
+    expect((await review.problems()).body.rows_with_problems).toBe(2);
+    // Putting back a row not left out records nothing.
+    expect((await rowFix({ kind: 'put_back', row: 4 })).body.value_fixes).toHaveLength(3);
+    // The undo takes the put-back back: the row is out again.
+    expect((await review.undo()).status).toBe(200);
+    expect((await review.preview()).body.left_out_rows).toEqual([4]);
+  });
+
+  it('with the rows still with problems left out at approval too, each row is counted once', async () => {
+    const { runId, review, rowFix } = await readyReview();
+    await rowFix({ kind: 'leave_out', row: 4 });
+    expect((await review.approve(undefined, 'exclude')).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done.rows_excluded).toBe(2);
+    expect((await (await fetch(done.download_url)).json()).map((r: { first_name: string }) => r.first_name)).toEqual(['ANN', 'BOB', 'ED']);
+  });
+
+  it('a row that reads otherwise once the file is read again (no header row) is not left out', async () => {
+    const { review, rowFix } = await readyReview();
+    await rowFix({ kind: 'leave_out', row: 4 });
+    const chosen = await call(review.at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect(chosen.status).toBe(200);
+    // Row 4 is now "Cy"'s row: not the one left out, so it stays in; the totals line (row 5) was never left out.
+    expect((await review.preview()).body.left_out_rows).toEqual([]);
+  });
+
+  it('refuses what it cannot record, in the error envelope', async () => {
+    const { review, rowFix } = await readyReview();
+    const refused = async (fix: unknown, extra: Record<string, unknown> = {}) => {
+      const res = await rowFix(fix, extra);
+      return [res.status, res.body.error.code, res.body.error.message];
+    };
+    expect(await refused({ kind: 'leave_out', row: 6 })).toEqual([422, 'invalid_fix', "row must be a data row's number, from 1 to 5."]);
+    expect((await refused({ kind: 'leave_out', row: '2' }))[1]).toBe('invalid_fix');
+    expect((await refused({ kind: 'put_back', row: 0 }))[1]).toBe('invalid_fix');
+    expect(await refused({ kind: 'leave_out', row: 2 }, { field: 'email' })).toEqual([422, 'validation_failed', expect.any(String)]);
+    expect((await rowFix({ kind: 'leave_out', row: 2 }, { field: 'email' })).body.error.fields.field).toEqual([
+      'A fix of a whole row names no field.',
+    ]);
+    expect((await review.state()).body.value_fixes).toEqual([]);
+  });
+});
