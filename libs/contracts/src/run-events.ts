@@ -216,12 +216,11 @@ export interface MappingEdited {
  * - `replace`: find and replace, in every value of the field (`whole_value`: only values
  *   equal to `find`);
  * - `normalise`: one of the normalisers in every value of the field; values it cannot
- *   read are left as they are.
- * A fix of a whole row (`field` is then ""):
- * - `leave_out`: data row `row` is left out of the records, while it still reads as it did
- *   (`row_digest`, rowDigest in libs/domain: another header row, sheet or encoding chosen
- *   since reads other rows under that number, which stay in);
- * - `put_back`: the row is delivered again (a later fix than its `leave_out`).
+ *   read are left as they are;
+ * - `leave_out` (a fix of a whole row: `field` is ""): data row `row` is left out of the
+ *   records while it still reads as it did (`row_digest`, rowDigest in libs/domain: another
+ *   header row, sheet or encoding chosen since reads other rows under that number, which stay in);
+ * - `put_back` (of a whole row too): the row left out is delivered again.
  */
 export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
@@ -335,7 +334,10 @@ export interface OutputProduced {
   rows_written: number;
   /** Rows with at least one value that failed its field's data_type or is_required. */
   rows_with_problems: number;
-  /** Of those, the rows left out of the output (the reviewer chose `exclude`); absent in older events: 0. */
+  /**
+   * Rows left out of the output at the reviewer's choice: rows left out one by one (not among rows_with_problems), and
+   * with `exclude` chosen at approval those with a problem; absent in older events: 0.
+   */
   rows_excluded?: number;
   file_retention_until: string;
   completed_at: string;

@@ -243,7 +243,7 @@ export class RunDto {
     nullable: true,
     minimum: 0,
     description:
-      'Addition to the spec: rows with a problem left out of the output because the reviewer chose so at approval; null until the output is ready.',
+      "Addition to the spec: rows left out of the output at the reviewer's choice (rows left out one by one in the review, and rows with a problem when so chosen at approval); null until the output is ready.",
   })
   rows_excluded!: number | null;
   @ApiProperty({ type: RunErrorDto, nullable: true }) error!: RunErrorDto | null;

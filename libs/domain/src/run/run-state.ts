@@ -112,7 +112,7 @@ export interface RunState {
   webhook_due_at: string | null;
   output_key: string | null;
   rows_with_problems: number | null;
-  /** Rows with a problem left out of the output (OutputProduced.rows_excluded); null before the output. */
+  /** Rows left out of the output at the reviewer's choice (OutputProduced.rows_excluded); null before the output. */
   rows_excluded?: number | null;
   file_retention_until: string | null;
   /**

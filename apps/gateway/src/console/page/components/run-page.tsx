@@ -21,7 +21,7 @@ interface Run {
   download_url: string | null;
   input_source: string;
   total_rows: number | null;
-  /** Rows left out of the output at approval (an addition to the spec's run resource). */
+  /** Rows left out of the output at the reviewer's choice (an addition to the spec's run resource). */
   rows_excluded?: number | null;
   notification_status: string | null;
   error: { code: string; message: string } | null;
