@@ -8,6 +8,7 @@ import { MAX_FIX_TEXT } from '../../../../../libs/domain/src/fields/fix-limits';
 import { api, errorText, type ApiFailure } from './api';
 import { cutText, isolate, listOf, numbers, t, type Params } from './i18n';
 import type {
+  AppliedFix,
   CustomerChecks,
   Field,
   Mapping,
@@ -61,8 +62,11 @@ export interface State {
   /** The mapping as the page shows it (saved or about to be). */
   mapping: Mapping;
   live: { text: string; kind?: 'ok' | 'warn' | 'error' };
-  /** The preview's rows, and the request they answer (a new one closes any open cell editor, as redrawing the table did). */
-  preview: { rows: Row[]; seq: number } | null;
+  /**
+   * The preview's rows, and the request they answer (a new one closes any open cell editor, as redrawing the table did);
+   * `leftOut`: the numbers of those rows the reviewer left out (shown, not delivered).
+   */
+  preview: { rows: Row[]; seq: number; leftOut: number[] } | null;
   /** Up to three values of each source column (from the preview), shown under the column chosen. */
   columnSamples: Record<string, string[]>;
   /** The line that says how many rows have problems (#problems). */
@@ -414,7 +418,7 @@ async function refreshPreview(): Promise<void> {
     if (seq !== previewSeq) return;
     set({
       columnSamples: preview.column_samples || {},
-      preview: { rows: preview.rows, seq },
+      preview: { rows: preview.rows, seq, leftOut: preview.left_out_rows ?? [] },
       customerChecks: preview.customer_checks ?? null,
     });
   } catch (err) {
@@ -482,7 +486,8 @@ async function followCustomerChecks(checks: CustomerChecks | undefined, seq: num
   if (checks?.status !== 'ran' || before?.status !== 'running') return;
   try {
     const preview = await api<Preview>('preview', 'POST', { mapping_rule: asked });
-    if (seq === previewSeq && state.preview) set({ preview: { rows: preview.rows, seq: state.preview.seq } });
+    if (seq === previewSeq && state.preview)
+      set({ preview: { rows: preview.rows, seq: state.preview.seq, leftOut: preview.left_out_rows ?? state.preview.leftOut } });
   } catch {
     /* the rows shown stay; the count says what the checks found */
   }
@@ -563,23 +568,38 @@ async function refreshProblemRows(again = false): Promise<void> {
 let problemsBeforeFix: number | null = null;
 
 /**
+ * What the page's message says of a fix (or its undo): once it is saved (`saved`: its key, the rows being checked
+ * again), then once they were (`checked`, when no count was shown before), or with the rows with problems before and
+ * now (`counted`, given `before` and `now`). Each with `params` (a row left out names the row).
+ */
+interface FixWords {
+  saved: string;
+  checked: string;
+  counted: string;
+  params?: Params;
+}
+const FIX_SAVED: FixWords = { saved: 'fix_saved', checked: 'fix_saved_checked', counted: 'fix_saved_counted' };
+const FIX_UNDONE: FixWords = { saved: 'fix_undone', checked: 'fix_undone', counted: 'fix_undone_counted' };
+/** How the last fix saved (or undone) is said; null before any. */
+let fixWords: FixWords | null = null;
+
+/**
  * The page's message once a saved fix (or undo) is counted: the rows with problems before and now, so a reviewer
  * sees what it did (a find and replace that matched nothing leaves the count as it was). Nothing when the message
  * has moved on to something else.
  */
 function fixCounted(now: number): Partial<State> {
-  const fixed = state.live.text === t('fix_saved');
-  if (!fixed && state.live.text !== t('fix_undone')) return {};
+  if (!fixWords || state.live.text !== t(fixWords.saved, fixWords.params)) return {};
   const text =
     problemsBeforeFix === null
-      ? t(fixed ? 'fix_saved_checked' : 'fix_undone')
-      : t(fixed ? 'fix_saved_counted' : 'fix_undone_counted', { before: numbers.format(problemsBeforeFix), now: numbers.format(now) });
+      ? t(fixWords.checked, fixWords.params)
+      : t(fixWords.counted, { ...fixWords.params, before: numbers.format(problemsBeforeFix), now: numbers.format(now) });
   return { live: { text, kind: 'ok' } };
 }
 
 /** Records a fix; true once it is saved (a refusal is said in the page's message). */
 export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> =>
-  (await recordFix('fixes', { field, fix }, 'fix_saved')) === null;
+  (await recordFix('fixes', { field, fix }, FIX_SAVED)) === null;
 
 /**
  * Records a bulk fix from its form. Resolves to null once saved; refused as unusable (422 invalid_fix), to
@@ -588,7 +608,7 @@ export const fixValues = async (field: string, fix: ValueFix): Promise<boolean> 
  */
 export const fixValuesFromForm = async (field: string, fix: ValueFix): Promise<'invalid' | 'refused' | null> => {
   let invalid = false;
-  const refusal = await recordFix('fixes', { field, fix }, 'fix_saved', {
+  const refusal = await recordFix('fixes', { field, fix }, FIX_SAVED, {
     key: 'fix_failed',
     onInvalid: () => {
       invalid = true;
@@ -597,7 +617,51 @@ export const fixValuesFromForm = async (field: string, fix: ValueFix): Promise<'
   return refusal === null ? null : invalid ? 'invalid' : 'refused';
 };
 // The fixes the page shows: another reviewer's fix made since is not the one taken back (409 fixes_conflict).
-export const undoFix = () => recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, 'fix_undone');
+// A row left out or put back is said as such when undone: the row is delivered again, or left out again.
+export const undoFix = () => {
+  const last = lastFix(state.view);
+  const row = last && (last.fix.kind === 'leave_out' || last.fix.kind === 'put_back') ? last.fix : null;
+  const words: FixWords = row
+    ? {
+        saved: `fix_undone_${row.kind}`,
+        checked: `fix_undone_${row.kind}`,
+        counted: `fix_undone_${row.kind}_counted`,
+        params: { row: numbers.format(row.row) },
+      }
+    : FIX_UNDONE;
+  return recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, words);
+};
+
+/** The fix saved last (the one "Undo last fix" takes back); null when none is in force. */
+export const lastFix = (view: ReviewView | null): AppliedFix | null => {
+  const fixes = view?.value_fixes ?? [];
+  return fixes.length ? fixes[fixes.length - 1] : null;
+};
+
+/**
+ * The rows the reviewer left out, by number: the fixes folded oldest first (a row left out joins them, put back
+ * leaves them). A row left out is applied only while it reads as it did then (another header row,
+ * sheet or encoding may change that); the preview says which of its rows are left out in force.
+ */
+export function rowsLeftOut(view: ReviewView | null): number[] {
+  const rows = new Set<number>();
+  for (const { fix } of view?.value_fixes ?? []) {
+    if (fix.kind === 'leave_out') rows.add(fix.row);
+    else if (fix.kind === 'put_back') rows.delete(fix.row);
+  }
+  return [...rows].sort((a, b) => a - b);
+}
+
+/**
+ * Leaves data row `row` (numbered from 1, as the tables show it) out of the records, or (`putBack`) delivers it
+ * again: a fix like any other (undone by "Undo last fix"), said with the row's number. Resolves true once saved.
+ */
+export async function leaveOutRow(row: number, putBack = false): Promise<boolean> {
+  const kind = putBack ? 'put_back' : 'leave_out';
+  const params = { row: numbers.format(row) };
+  const words: FixWords = { saved: `row_${kind}`, checked: `row_${kind}_checked`, counted: `row_${kind}_counted`, params };
+  return (await recordFix('fixes', { fix: { kind, row } }, words, { key: `row_${kind}_failed`, params })) === null;
+}
 
 /**
  * A cell's new value refused because another reviewer changed the values meanwhile (409 fixes_conflict):
@@ -647,7 +711,7 @@ export const fixCell = async (table: string, field: Field, row: number, before: 
     say(t('fix_cell_failed', { ...cell, message: reason }), 'error');
     return reason;
   }
-  return recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, 'fix_saved', {
+  return recordFix('fixes', { field: field.name, fix: { kind: 'cell', row, before, after } }, FIX_SAVED, {
     key: 'fix_cell_failed',
     params: cell,
     conflict: {
@@ -682,7 +746,7 @@ export function savePicklist(field: string, choices: Record<string, string>): Pr
 async function recordFix(
   path: string,
   body: unknown,
-  doneKey: string,
+  words: FixWords,
   failed: {
     key: string;
     params?: Params;
@@ -702,9 +766,10 @@ async function recordFix(
     // An answer older than the view (a save of the mapping answered first) keeps the view's mapping, not its own.
     const older = shownView !== null && next.mapping_version < shownView.mapping_version;
     problemsBeforeFix = state.count?.rows_with_problems ?? null;
+    fixWords = words;
     set({
       view: older ? { ...next, mapping_version: shownView.mapping_version, mapping_rule: shownView.mapping_rule } : next,
-      live: mappingMoved ? { text: t('saved_mapping_changed'), kind: 'warn' } : { text: t(doneKey), kind: 'ok' },
+      live: mappingMoved ? { text: t('saved_mapping_changed'), kind: 'warn' } : { text: t(words.saved, words.params), kind: 'ok' },
       count: null,
       ...(mappingMoved ? { mapping: { ...(next.mapping_rule || {}) } } : {}),
     });
@@ -776,6 +841,10 @@ export async function approve(): Promise<void> {
     lines.push({ warn: true, text: t('confirm_approve_counting', { done: counting ? counting.done : 0, total: view.total_rows ?? 0 }) });
   else if (count && count.rows_with_problems > 0)
     lines.push({ warn: true, text: t('confirm_approve_problems', { count: count.rows_with_problems }) });
+  // The rows left out by hand are not delivered, whatever is chosen for the rows with a problem.
+  const leftOut = rowsLeftOut(view);
+  if (leftOut.length)
+    lines.push({ text: t('confirm_approve_left_out', { count: leftOut.length, rows: listOf(leftOut.map((r) => numbers.format(r))) }) });
   // Unless the count is done and found none, the reviewer says what happens to rows that still have a problem.
   const asksRows = !(counted && count && count.rows_with_problems === 0);
   if (!(await confirmWith({ title: t('confirm_approve_title'), lines, yes: t('confirm_approve_yes'), danger: false, asksRows }))) return;

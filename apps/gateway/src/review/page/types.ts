@@ -32,7 +32,11 @@ export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
   | { kind: 'replace'; find: string; replace: string; whole_value: boolean }
   | { kind: 'normalise'; normaliser: string; decimal_separator?: string; date_pattern?: string }
-  | { kind: 'picklist'; values: Record<string, string> };
+  | { kind: 'picklist'; values: Record<string, string> }
+  /** A data row (numbered from 1, as the tables show it) left out of the records; its `field` is ''. */
+  | { kind: 'leave_out'; row: number; row_digest?: string }
+  /** A row left out delivered again; its `field` is ''. */
+  | { kind: 'put_back'; row: number };
 
 export interface AppliedFix {
   fix_id: string;
@@ -110,6 +114,8 @@ export type Row = Record<string, Cell>;
 
 export interface Preview {
   rows: Row[];
+  /** The numbers of the rows shown that the reviewer left out (still shown, not delivered); absent from an older service. */
+  left_out_rows?: number[];
   column_samples: Record<string, string[]>;
   customer_checks?: CustomerChecks;
 }

@@ -10,11 +10,17 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
   const rows = s.preview?.rows;
   const fixable = view.phase === 'active';
   // Approved leaving out the rows that still had a problem: the preview is not what was delivered, and says so.
-  const caption = view.phase === 'approved' && view.problem_rows_choice === 'exclude' ? t('preview_caption_excluding') : null;
+  // Rows left out are shown among the first rows: the caption does not call them all delivered.
+  const caption =
+    view.phase === 'approved' && view.problem_rows_choice === 'exclude'
+      ? t('preview_caption_excluding')
+      : s.preview?.leftOut.length
+        ? t('preview_caption_left_out', { count: s.preview.rows.length })
+        : null;
   return (
     <section aria-labelledby="preview-title">
       <h2 id="preview-title">{t('preview_title')}</h2>
-      <FixesBar fixes={(view.value_fixes || []).length} undoable={view.phase === 'active'} />
+      <FixesBar view={view} undoable={view.phase === 'active'} />
       <p class={s.problems.tone ? `problems notice ${s.problems.tone}` : 'problems'} id="problems" aria-live="polite" tabindex={-1}>
         {s.problems.text}
       </p>
@@ -25,7 +31,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
       </p>
       {fixable && (
         <p id="grid-keys" class="grid-keys">
-          {t('grid_keys')}
+          {t('grid_keys')} {t('grid_keys_rows')}
         </p>
       )}
       <div class="table-wrap" role="region" tabindex={0} aria-label={t('preview_region')}>
@@ -39,6 +45,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
           rows={s.preview ? s.preview.rows.map((cells, i) => ({ number: i + 1, cells })) : null}
           numberHeading={t('preview_row')}
           fixable={fixable}
+          leftOut={s.preview?.leftOut}
         />
       </div>
     </section>

@@ -8,6 +8,11 @@
  * character), Escape in the editor puts the cell back and the focus on it, Tab and Shift+Tab in it
  * save the value and move to the next or previous cell.
  *
+ * While the review is open, each row's number has a button that leaves the row out of the records (or
+ * puts a row left out back); Enter on the row's number does the same (the button is out of the tab
+ * order, as the Fix buttons are: the grid has one tab stop). A row left out stays shown, greyed and
+ * struck through, and says so in words beside its number; its values are not fixed any more.
+ *
  * Keyed by the answer it shows, so a new answer draws it afresh (and closes any open editor, whose
  * row may have changed). Where the keyboard was is remembered across those redraws: the new table
  * keeps that cell as its tab stop, and takes the focus back when the old one had it (after a save
@@ -16,7 +21,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { nextCell, tabCell, typesCharacter, type CellPosition } from '../grid-keys';
 import { cutText, isolate, numbers, t } from '../i18n';
-import { dropKeptEdit, takeKeptEdit, type NumberedRow } from '../state';
+import { dropKeptEdit, leaveOutRow, takeKeptEdit, type NumberedRow } from '../state';
 import type { Field } from '../types';
 import { ValueCell, type EditStart } from './value-cell';
 
@@ -32,8 +37,10 @@ interface Props {
   /** Null until the first answer: the table stays empty. */
   rows: NumberedRow[] | null;
   numberHeading: string;
-  /** Bad cells can be fixed in place (the review is open). */
+  /** Bad cells can be fixed in place, and rows left out or put back (the review is open). */
   fixable: boolean;
+  /** The numbers of the rows shown that are left out of the records. */
+  leftOut?: readonly number[];
 }
 
 interface Remembered {
@@ -50,12 +57,14 @@ interface Editing extends CellPosition {
   opener: 'cell' | 'button';
 }
 
-export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, numberHeading, fixable }: Props) {
+export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, numberHeading, fixable, leftOut = [] }: Props) {
   const table = useRef<HTMLTableElement>(null);
   const shown = rows ?? [];
   const size = { rows: shown.length, cols: fields.length + 1 };
   const cellOf = (at: CellPosition) => (at.col > 0 ? shown[at.row]?.cells[fields[at.col - 1].name] : undefined);
-  const mayFix = (at: CellPosition) => fixable && !!cellOf(at)?.problem;
+  const isLeftOut = (r: number) => !!shown[r] && leftOut.includes(shown[r].number);
+  // A row left out is not delivered: its values are not fixed any more (its problems are no longer problems).
+  const mayFix = (at: CellPosition) => fixable && !isLeftOut(at.row) && !!cellOf(at)?.problem;
 
   // A cell's value refused because another reviewer changed it meanwhile opens again with what was typed, where it is still bad.
   const [kept] = useState(() => keptEditOf(id, drawn, shown, fields, mayFix));
@@ -161,6 +170,12 @@ export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, nu
       if (next) focusCell(next);
       return;
     }
+    // Enter on a row's number leaves the row out, or puts it back (its button's action, as Enter on a bad cell is its Fix button's).
+    if (target === cell && at.col === 0 && fixable && e.key === 'Enter' && shown[at.row]) {
+      e.preventDefault();
+      void leaveOutRow(shown[at.row].number, isLeftOut(at.row));
+      return;
+    }
     // Enter on the Fix button is the button's; the gestures below are the cell's.
     if (target !== cell || !mayFix(at)) return;
     if (e.key === 'Enter' || e.key === 'F2') {
@@ -218,35 +233,68 @@ export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, nu
             </tr>
           </thead>
           <tbody onKeyDown={onKeyDown} onDblClick={onDblClick} onFocusIn={onFocusIn}>
-            {shown.map((row, r) => (
-              <tr>
-                <th scope="row" tabIndex={active.row === r && active.col === 0 ? 0 : -1}>
-                  {numbers.format(row.number)}
-                </th>
-                {fields.map((f, i) => {
-                  const at = { row: r, col: i + 1 };
-                  const open = editing && editing.row === r && editing.col === at.col ? editing : null;
-                  return (
-                    <ValueCell
-                      table={id}
-                      cell={row.cells[f.name]}
-                      field={f}
-                      row={row.number}
-                      fixable={mayFix(at)}
-                      active={active.row === r && active.col === at.col}
-                      editing={open && open.start}
-                      onEdit={(start) => openEditor(at, start, 'button')}
-                      onDiscard={discard}
-                      onTab={tabFromEditor}
-                    />
-                  );
-                })}
-              </tr>
-            ))}
+            {shown.map((row, r) => {
+              const out = isLeftOut(r);
+              return (
+                <tr class={out ? 'left-out' : undefined}>
+                  <th scope="row" tabIndex={active.row === r && active.col === 0 ? 0 : -1}>
+                    {numbers.format(row.number)}
+                    {fixable && <RowButton row={row.number} out={out} />}
+                    {/* In words, not only greyed and struck through. */}
+                    {out && <span class="left-out-tag">{t('row_left_out_tag')}</span>}
+                  </th>
+                  {fields.map((f, i) => {
+                    const at = { row: r, col: i + 1 };
+                    const open = editing && editing.row === r && editing.col === at.col ? editing : null;
+                    const cell = row.cells[f.name];
+                    return (
+                      <ValueCell
+                        table={id}
+                        // A row left out has no problems any more: its values are shown as they read, no reasons.
+                        cell={out && cell ? { value: cell.value, problem: null } : cell}
+                        field={f}
+                        row={row.number}
+                        fixable={mayFix(at)}
+                        active={active.row === r && active.col === at.col}
+                        editing={open && open.start}
+                        onEdit={(start) => openEditor(at, start, 'button')}
+                        onDiscard={discard}
+                        onTab={tabFromEditor}
+                      />
+                    );
+                  })}
+                </tr>
+              );
+            })}
           </tbody>
         </>
       )}
     </table>
+  );
+}
+
+/**
+ * The button beside a row's number: leaves the row out of the records, or puts a row left out back. An icon, named
+ * with the row's number (a screen reader says which row); out of the tab order, since Enter on the row's number does
+ * the same (the grid has one tab stop); its name is the row header's too, so it is heard on the row's number.
+ */
+function RowButton({ row, out }: { row: number; out: boolean }) {
+  const name = t(out ? 'row_put_back_label' : 'row_leave_out_label', { row: numbers.format(row) });
+  return (
+    <button type="button" class="row-action" tabIndex={-1} aria-label={name} title={name} onClick={() => void leaveOutRow(row, out)}>
+      <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+        {out ? (
+          // An arrow turning back: the row comes back.
+          <path d="M5.5 3.5 2.5 6.5l3 3M2.5 6.5h7a4 4 0 0 1 0 8H7" fill="none" stroke="currentColor" stroke-width="1.75" />
+        ) : (
+          // A circle struck through: the row is not delivered.
+          <>
+            <circle cx="8" cy="8" r="6" fill="none" stroke="currentColor" stroke-width="1.75" />
+            <path d="M4.5 8h7" stroke="currentColor" stroke-width="1.75" />
+          </>
+        )}
+      </svg>
+    </button>
   );
 }
 

@@ -3,8 +3,8 @@
  * be loaded, and a closed review's notice.
  */
 import type { ComponentChildren } from 'preact';
-import { formatDate, t } from '../i18n';
-import { callbackTarget, load, type State } from '../state';
+import { formatDate, listOf, numbers, t } from '../i18n';
+import { callbackTarget, load, rowsLeftOut, type State } from '../state';
 import type { ReviewView } from '../types';
 
 /** A whole-page state; its title takes the focus when the page turns into it. */
@@ -82,6 +82,7 @@ export function InvalidLink() {
 export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed: boolean }) {
   const approved = view.phase === 'approved';
   const target = justActed ? callbackTarget(view) : null;
+  const leftOut = rowsLeftOut(view);
   return (
     // Approved is a success; canceled is not (no output will come), so it is not shown in green.
     <section class={approved ? 'notice ok state-closed' : 'notice state-closed'} aria-labelledby="state-title">
@@ -93,9 +94,15 @@ export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed:
           ? t(view.output_ready ? 'approved_body_ready' : 'approved_body', { date: formatDate(view.review_approved_at) })
           : t('canceled_body', { date: formatDate(view.review_canceled_at) })}
       </p>
+      {approved && leftOut.length > 0 && (
+        <p id="closed-left-out">{t('approved_left_out', { count: leftOut.length, rows: listOf(leftOut.map((r) => numbers.format(r))) })}</p>
+      )}
       {approved && view.problem_rows_choice === 'exclude' && (
         <p id="closed-excluded">
-          {view.rows_excluded === null ? t('approved_excluding') : t('approved_excluded', { count: view.rows_excluded })}
+          {view.rows_excluded === null
+            ? t('approved_excluding')
+            : // The count has the rows left out by hand in it too: then it is said as the sum it is.
+              t(leftOut.length > 0 ? 'approved_excluded_all' : 'approved_excluded', { count: view.rows_excluded })}
         </p>
       )}
       {target ? <p id="redirect">{t('redirecting', { host: target.host })}</p> : <p>{justActed ? t('close_page') : t('read_only')}</p>}
