@@ -129,6 +129,12 @@ describe('review page: a row left out and put back, in Chromium', () => {
     await page.getByText('Row 3 left out. The rows were checked again. Rows with problems: 2 before, 1 now.').waitFor();
     await page.getByText('1 of 6 rows has problems.').waitFor();
     await settles(() => problemRowNumbers(page), ['2']);
+    // Its row gone from that grid, the keyboard stays in it, on the number of the row in its place (here the last one left).
+    await settles(() => focusedName(page).then((f) => ({ tag: f.tag, table: f.table, name: f.name.trim() })), {
+      tag: 'TH',
+      table: 'problem-rows',
+      name: '2',
+    });
     await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*3\s*Put back\s*5\s*Put back$/);
     await expect(previewRows(page).then((r) => r.map((x) => x.leftOut))).resolves.toEqual([false, false, true, false, true, false]);
 
@@ -162,22 +168,24 @@ describe('review page: a row left out and put back, in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '02-rows-3-5-left-out-1100-light');
 
-    // At 360 px, dark: the same review fits the screen, its controls in reach, axe-core clean.
-    const phone = await suite.openPage(run.review_url, { width: 360, colorScheme: 'dark', ready: '#preview tbody tr.left-out >> nth=0' });
-    await phone.getByText('1 of 6 rows has problems.').waitFor();
-    await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
-    for (const name of ['Put back row 3', 'Put back row 5', 'Put row 3 back', 'Leave row 2 out']) {
-      const box = await phone.getByRole('button', { name }).first().boundingBox();
-      // A target of 24 px at least (WCAG 2.5.8), inside the screen.
-      expect({ name, big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
-        name,
-        big: true,
-        inside: true,
-      });
+    // At 360 px, light and dark: the same review fits the screen, its controls in reach, axe-core clean (its colour contrast too).
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#preview tbody tr.left-out >> nth=0' });
+      await phone.getByText('1 of 6 rows has problems.').waitFor();
+      await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      for (const name of ['Put back row 3', 'Put back row 5', 'Put row 3 back', 'Leave row 2 out']) {
+        const box = await phone.getByRole('button', { name }).first().boundingBox();
+        // A target of 24 px at least (WCAG 2.5.8), inside the screen.
+        expect({ name, big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
+          name,
+          big: true,
+          inside: true,
+        });
+      }
+      await expect(axeViolations(phone)).resolves.toEqual([]);
+      await shoot(phone, `03-360-${colorScheme}`);
+      await phone.context().close();
     }
-    await expect(axeViolations(phone)).resolves.toEqual([]);
-    await shoot(phone, '03-360-dark');
-    await phone.context().close();
 
     // Approve: the confirmation names the rows left out; the rows with a problem are delivered (the default).
     await page.getByRole('button', { name: 'Approve' }).click();
@@ -190,6 +198,35 @@ describe('review page: a row left out and put back, in Chromium', () => {
     expect(output.map((r) => r.first_name)).toEqual(['ANN', 'BOB', 'DEE', 'FAY']);
     // The approved page says which rows it left out.
     await page.getByText('The 2 rows you left out are not in the output: 3, 5.').waitFor({ timeout: 30_000 });
+    // Read-only now: the rows left out still marked, no button to leave out or put back.
+    await expect(previewRows(page).then((r) => r.map((x) => x.leftOut))).resolves.toEqual([false, false, true, false, true, false]);
+    await expect(page.locator('.row-action, .put-back').count()).resolves.toBe(0);
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toBe('Rows left out: 3, 5');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '05-approved-1100-light');
+    await page.context().close();
+  }, 120_000);
+
+  it('leaves a row without problems out by its button (pointer); undone, it is delivered again, and the message says so', async () => {
+    const run = await suite.readyRun({ content: CSV, mapping: MAPPING });
+    const page = await suite.openPage(run.review_url, { ready: '#problem-rows tbody tr >> nth=0' });
+    await page.getByText('3 of 6 rows have problems.').waitFor();
+    await page.locator('#preview').getByRole('button', { name: 'Leave row 1 out' }).click();
+    // A row without problems: the count stays as it was, and the message says so.
+    await page.getByText('Row 1 left out. The rows were checked again. Rows with problems: 3 before, 3 now.').waitFor();
+    await expect(previewRows(page).then((r) => r[0])).resolves.toEqual({
+      number: '1 Left out',
+      leftOut: true,
+      struck: 'line-through',
+      bad: 0,
+    });
+    await page.getByRole('button', { name: 'Undo last fix' }).click();
+    await page
+      .getByText('Last fix undone: row 1 is delivered again. The rows were checked again. Rows with problems: 3 before, 3 now.')
+      .waitFor();
+    await expect(previewRows(page).then((r) => r[0])).resolves.toEqual({ number: '1', leftOut: false, struck: 'none', bad: 0 });
+    await expect(page.locator('#rows-left-out').count()).resolves.toBe(0);
+    await expect(page.locator('#fixes').isVisible()).resolves.toBe(false);
     await page.context().close();
   });
 
