@@ -1054,6 +1054,10 @@ describe('customer console in Chromium', () => {
     // The reviewer fixes, and takes one fix back: the run's history says of which field and what kind of fix.
     const review = reviewApi(ready.review_url);
     const field = Object.keys(schemas.body.data[0].fields)[0];
+    // A row left out and put back: the history says which row, and the output still has both.
+    const rowFix = (fix: object) => call(review.at('fixes'), { method: 'POST', body: { fix } });
+    expect((await rowFix({ kind: 'leave_out', row: 2 })).status).toBe(200);
+    expect((await rowFix({ kind: 'put_back', row: 2 })).status).toBe(200);
     expect((await review.fix(field, { kind: 'normalise', normaliser: 'trim' })).status).toBe(200);
     expect((await review.fix(field, { kind: 'replace', find: 'nobody', replace: 'x', whole_value: true })).status).toBe(200);
     expect((await review.undo()).status).toBe(200);
@@ -1084,6 +1088,8 @@ describe('customer console in Chromium', () => {
       .getByRole('listitem')
       .filter({ hasText: `The reviewer undid a fix of ${field}: find and replace` })
       .waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'Row 2 left out of the records by the reviewer' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'Row 2 put back by the reviewer' }).waitFor();
     await page.getByRole('link', { name: 'Download the output' }).waitFor();
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-run-failed-delivery');

@@ -32,15 +32,17 @@ const PLAIN_DATE_PATTERN = /^[A-Za-z0-9 .,:/-]{1,40}$/;
 
 /**
  * What a reviewer's fix was, in facts that are not the customer's data: the field, the kind of fix (a normaliser by its
- * name), the row of a cell edit and the pattern of a date rewrite. Never the values it found or wrote.
+ * name), the row of a cell edit or of a row left out or put back, and the pattern of a date rewrite. Never the values
+ * it found or wrote (nor a row's digest).
  */
 function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
   const fix = (data.fix ?? {}) as Partial<ValueFix> & { normaliser?: unknown; row?: unknown; date_pattern?: unknown };
   const details: TimelineEntry['details'] = {};
-  if (typeof data.field === 'string') details.field = data.field;
+  // A fix of a whole row (a row left out or put back) has no field: "".
+  if (typeof data.field === 'string' && data.field !== '') details.field = data.field;
   const kind = fix.kind === 'normalise' ? fix.normaliser : fix.kind;
   if (typeof kind === 'string') details.fix = kind;
-  if (fix.kind === 'cell' && typeof fix.row === 'number') details.row = fix.row;
+  if ((fix.kind === 'cell' || fix.kind === 'leave_out' || fix.kind === 'put_back') && typeof fix.row === 'number') details.row = fix.row;
   // A pattern is typed by the reviewer and may quote any text ('Uhr'): only one of pattern letters and marks is shown.
   if (fix.kind === 'normalise' && typeof fix.date_pattern === 'string' && PLAIN_DATE_PATTERN.test(fix.date_pattern))
     details.date_pattern = fix.date_pattern;

@@ -55,6 +55,20 @@ describe('runTimeline', () => {
     ]);
   });
 
+  it('says which row a reviewer left out or put back, without a field and never the row’s digest', () => {
+    const lines = runTimeline([
+      fixed('r1', '', { kind: 'leave_out', row: 4, row_digest: 'secret-digest' }),
+      fixed('r2', '', { kind: 'put_back', row: 4 }),
+      event('ValueFixUndone', { fix_id: 'r2', undone_at: '2026-12-05T10:00:00Z' }),
+    ]);
+    expect(lines.map((l) => [l.type, l.details])).toEqual([
+      ['ValuesFixed', { fix: 'leave_out', row: 4 }],
+      ['ValuesFixed', { fix: 'put_back', row: 4 }],
+      ['ValueFixUndone', { fix: 'put_back', row: 4 }],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('secret-digest');
+  });
+
   it('leaves out progress ticks and keeps a failure’s code and message', () => {
     const lines = runTimeline([
       event('IngestionProgressed', { rows: 10 }),

@@ -211,6 +211,12 @@ function describe(e: TimelineEntry): string {
   if (typeof e.details.input_source === 'string') params.input_source = t(`source.${e.details.input_source}`);
   if (e.type === 'WebhookAttempted') params.result = e.details.outcome === 'delivered' ? t('delivery.delivered') : t('delivery.failed');
   // A fix (and its undo) says its field and what kind of fix it was; events recorded without them keep the bare line.
+  // A row left out or put back (a fix of a whole row: no field) says which row.
+  const rowFix = `timeline.row.${String(e.details.fix)}`;
+  if (e.details.field === undefined && typeof e.details.row === 'number' && has(rowFix)) {
+    const what = t(rowFix, params);
+    return e.type === 'ValueFixUndone' ? t('timeline.ValueFixUndone.row', { what }) : what;
+  }
   const fix = `timeline.fix.${String(e.details.fix)}${e.details.fix === 'date' && e.details.date_pattern === undefined ? '_any' : ''}`;
   if (typeof e.details.field === 'string' && has(fix) && has(`${key}.field`)) return t(`${key}.field`, { ...params, what: t(fix, params) });
   const line = has(key) ? t(key, params) : e.type;
