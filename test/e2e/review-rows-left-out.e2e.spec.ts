@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { runStreamId, type StoredEvent } from '@app/contracts';
 import { EVENT_STORE, type EventStore } from '@app/event-store';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -108,6 +109,38 @@ describe('review: a row left out', () => {
     expect(chosen.status).toBe(200);
     // Row 4 is now "Cy"'s row: not the one left out, so it stays in; the totals line (row 5) was never left out.
     expect((await review.preview()).body.left_out_rows).toEqual([]);
+  });
+
+  it("names the rows a workbook's sheet hides, by their number under the header row in force, on each sheet", async () => {
+    const wb = new ExcelJS.Workbook();
+    const orders = wb.addWorksheet('Orders');
+    orders.addRow(['E-mail', 'Name']);
+    orders.addRow(['a@x.org', 'Ann']);
+    orders.addRow(['b@x.org', 'Bob']).hidden = true;
+    orders.addRow(['c@x.org', 'Cy']);
+    orders.addRow(['Total', '3']).hidden = true;
+    const other = wb.addWorksheet('Other');
+    other.addRow(['E-mail', 'Name']);
+    other.addRow(['d@x.org', 'Di']).hidden = true;
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'orders.xlsx' },
+    });
+    expect((await upload(run.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    expect((await review.state()).body.hidden_rows).toEqual([2, 4]);
+
+    // The hidden totals line left out like any row: the rows read from the workbook in a worker thread.
+    const left = await call(review.at('fixes'), { method: 'POST', body: { fix: { kind: 'leave_out', row: 4 } } });
+    expect(left.status).toBe(200);
+    expect((await review.preview()).body.left_out_rows).toEqual([4]);
+
+    // Read without a header row, the same rows are one further down.
+    expect((await call(review.at('header'), { method: 'POST', body: { input_has_header: false } })).body.hidden_rows).toEqual([3, 5]);
+    const sheet = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Other' } });
+    expect([sheet.status, sheet.body.hidden_rows]).toEqual([200, [1]]);
   });
 
   it('refuses what it cannot record, in the error envelope', async () => {

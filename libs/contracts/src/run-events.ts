@@ -149,6 +149,13 @@ export interface SourceParsed {
    * or the file was read before merges were.
    */
   merged_cells?: string[];
+  /**
+   * A workbook sheet's rows that Excel does not show (hidden by hand, by a filter or in a collapsed group), by their
+   * number as the file's rows are read from 1 (rows above the header and the header counted; empty rows not), at most
+   * 1,000. They are records like the others; the review names them so the reviewer may leave them out. Absent: none,
+   * or the file was read before hidden rows were.
+   */
+  hidden_rows?: number[];
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -282,6 +289,8 @@ export interface SheetChosen {
   rows_above_header?: string[];
   /** As SourceParsed's, for this sheet. */
   merged_cells?: string[];
+  /** As SourceParsed's, for this sheet. */
+  hidden_rows?: number[];
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its

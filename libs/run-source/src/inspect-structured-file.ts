@@ -124,7 +124,7 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, widths, index, mergedCells } = read;
+  const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -156,6 +156,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
       ...(table.sheet !== undefined ? { sheet: table.sheet } : {}),
       ...(rowShape ? { row_shape: rowShape } : {}),
       ...(mergedCells?.length ? { merged_cells: [...mergedCells] } : {}),
+      ...(hiddenRows?.length ? { hidden_rows: [...hiddenRows] } : {}),
     },
   };
 }
@@ -197,6 +198,8 @@ interface SourceRows {
   index: RowIndex | null;
   /** A workbook sheet's merges over rows (OpenedTable.mergedCells). */
   mergedCells?: readonly string[];
+  /** A workbook sheet's hidden rows (OpenedTable.hiddenRows). */
+  hiddenRows?: readonly number[];
 }
 
 const failedBy = (err: unknown): { failed: RunError } =>
@@ -266,5 +269,14 @@ async function readWhole(
   } catch (err) {
     return failedBy(err);
   }
-  return { table, firstRow, sample, rows, widths: widths.counted(), index: table.rowIndex(), mergedCells: table.mergedCells?.() };
+  return {
+    table,
+    firstRow,
+    sample,
+    rows,
+    widths: widths.counted(),
+    index: table.rowIndex(),
+    mergedCells: table.mergedCells?.(),
+    hiddenRows: table.hiddenRows?.(),
+  };
 }

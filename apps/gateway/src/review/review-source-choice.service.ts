@@ -169,7 +169,7 @@ export class ReviewSourceChoiceService {
       const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
       throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
     }
-    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells } = outcome.parsed;
+    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows } = outcome.parsed;
     return {
       source_headers,
       input_has_header,
@@ -177,6 +177,7 @@ export class ReviewSourceChoiceService {
       ...(row_shape ? { row_shape } : {}),
       ...(rows_above_header ? { rows_above_header } : {}),
       ...(merged_cells ? { merged_cells } : {}),
+      ...(hidden_rows ? { hidden_rows } : {}),
     };
   }
 }

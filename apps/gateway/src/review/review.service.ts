@@ -7,6 +7,7 @@ import {
   decimalMarkOf,
   effectiveReviewState,
   fixesKey,
+  hiddenDataRowsOf,
   isChoosableEncoding,
   isReviewWindowOver,
   type RunCommand,
@@ -72,6 +73,8 @@ export interface ReviewView {
   sheet: string | null;
   /** Rows whose cells do not line up with the first row's (rows-out-of-line.ts); null when all do. */
   rows_out_of_line: RowsOutOfLine | null;
+  /** The data rows a workbook's sheet hides (hiddenDataRowsOf, at most 1,000): records like the others unless left out. */
+  hidden_rows: number[];
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
@@ -164,6 +167,7 @@ export class ReviewService {
       sheets: run.sheets ?? [],
       sheet: run.sheet ?? null,
       rows_out_of_line: rowsOutOfLine(run),
+      hidden_rows: hiddenDataRowsOf(run),
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
@@ -203,6 +207,7 @@ export class ReviewService {
       sheets: [],
       sheet: null,
       rows_out_of_line: null,
+      hidden_rows: [],
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],

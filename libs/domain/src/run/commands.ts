@@ -147,4 +147,6 @@ export interface SourceReadAgain {
   rows_above_header_found?: string[];
   /** A workbook sheet's merges over rows, as SourceParsed's; absent: none. */
   merged_cells?: string[];
+  /** A workbook sheet's hidden rows, as SourceParsed's; absent: none. */
+  hidden_rows?: number[];
 }

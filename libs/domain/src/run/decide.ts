@@ -402,7 +402,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows } = command.read;
       return [
         {
           type: 'SheetChosen',
@@ -416,6 +416,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             ...(row_shape ? { row_shape } : {}),
             ...(rows_above_header?.length ? { rows_above_header } : {}),
             ...(merged_cells?.length ? { merged_cells } : {}),
+            ...(hidden_rows?.length ? { hidden_rows } : {}),
           },
         },
       ];

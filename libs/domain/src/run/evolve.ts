@@ -138,6 +138,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         sheet: event.data.sheet ?? null,
         row_shape: event.data.row_shape ?? null,
         merged_cells: event.data.merged_cells ?? [],
+        hidden_rows: event.data.hidden_rows ?? [],
       };
     case 'ReviewPrepared':
       return {
@@ -183,6 +184,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         parsed_headers: event.data.source_headers,
         row_shape: event.data.row_shape ?? null,
         merged_cells: event.data.merged_cells ?? [],
+        hidden_rows: event.data.hidden_rows ?? [],
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),

@@ -101,6 +101,8 @@ export interface RunState {
   row_shape?: RowShape | null;
   /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */
   merged_cells?: string[];
+  /** A workbook sheet's hidden rows (SourceParsed.hidden_rows): numbers as the file's rows are read, from 1. */
+  hidden_rows?: number[];
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;
@@ -244,6 +246,12 @@ export const rowsAboveHeaderOf = (run: Pick<RunState, 'rows_above_header'>): num
 /** How many rows at the top of the table every read skips before the first data row: those above the header, and the header. */
 export const rowsBeforeDataOf = (run: Pick<RunState, 'rows_above_header' | 'input_has_header'>): number =>
   rowsAboveHeaderOf(run) + (run.input_has_header === true ? 1 : 0);
+
+/** The data rows (numbered as the review numbers them, from 1) a workbook's sheet hides, under the header row in force. */
+export const hiddenDataRowsOf = (run: Pick<RunState, 'hidden_rows' | 'rows_above_header' | 'input_has_header'>): number[] => {
+  const before = rowsBeforeDataOf(run);
+  return (run.hidden_rows ?? []).map((n) => n - before).filter((n) => n >= 1);
+};
 
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||

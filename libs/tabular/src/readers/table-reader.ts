@@ -37,6 +37,11 @@ export interface OpenedTable {
    * `batches` was read to its end; what a later read is given to fill in (OpenOptions.mergedCells).
    */
   mergedCells?: () => readonly string[];
+  /**
+   * XLSX: the rows the sheet hides (by hand, a filter, a collapsed group), by their number as `batches` yields them
+   * (from 1: rows above the header and the header counted), at most 1,000, once `batches` was read to its end.
+   */
+  hiddenRows?: () => readonly number[];
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

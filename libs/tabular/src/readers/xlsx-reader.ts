@@ -26,11 +26,12 @@ const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 
 
 /**
  * The merges over rows of a read's sheet: those to fill in (`fill`, as a file's first read found them), and those the
- * sheet lists (`found`, once the read reached its end).
+ * sheet lists (`found`, once the read reached its end); and the rows it hides (`hiddenRows`, SheetRows.hiddenRows).
  */
 interface SheetMerges {
   fill: MergedCellsFill | null;
   found: string[];
+  hiddenRows: number[];
 }
 
 /** One worksheet's rows, checked and batched; returns whether it had any. */
@@ -60,6 +61,7 @@ async function* sheetBatches(
     await parts.return(undefined); // stopped early or failed: the part's stream is destroyed
   }
   merges.found = rows.merges.refs;
+  merges.hiddenRows = rows.hiddenRows;
   const last = batcher.take();
   if (last.length > 0) yield last;
   return count > 0;
@@ -207,8 +209,15 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [] };
-  const table = { format: 'xlsx', delimiter: null, encoding: 'xlsx', rowIndex: () => null, mergedCells: () => merges.found } as const;
+  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [], hiddenRows: [] };
+  const table = {
+    format: 'xlsx',
+    delimiter: null,
+    encoding: 'xlsx',
+    rowIndex: () => null,
+    mergedCells: () => merges.found,
+    hiddenRows: () => merges.hiddenRows,
+  } as const;
   let workbook: Workbook | null = null;
   let listed: ListedSheet[] | undefined;
   if (!options.packageChecked) {

@@ -25,6 +25,9 @@ function columnIndex(ref: string): number {
  * row is built: a cell past `maxColumns` is not stored (a hostile "XFD1048576" or
  * "ZZZZZZ1" would allocate a vast array), and a value stops growing past `maxFieldChars`.
  */
+/** Hidden rows a read lists at most (each is a number in the run's events; a reviewer leaves them out one by one). */
+export const MAX_HIDDEN_ROWS = 1000;
+
 export class SheetRows {
   private inSheetData = false;
   private row: string[] | null = null;
@@ -56,6 +59,12 @@ export class SheetRows {
   private readonly fill: MergedFill | null;
   /** The sheet's number of the row in progress (its `r`, else one past the last): where the merges are. */
   private sheetRow = 0;
+  /**
+   * The rows handed on that the sheet hides (hidden by hand, by a filter or in a collapsed group), by their number as
+   * handed on (from 1, as `emitted` counts), at most MAX_HIDDEN_ROWS: Excel does not show them, yet they are records.
+   */
+  readonly hiddenRows: number[] = [];
+  private rowHidden = false;
 
   constructor(
     private readonly ctx: CellContext,
@@ -114,6 +123,7 @@ export class SheetRows {
             this.sheetRow = Number.isFinite(r) ? r : this.sheetRow + 1;
           }
           this.row = [];
+          this.rowHidden = a.hidden === '1' || a.hidden === 'true';
           this.nextCol = 0;
           this.overflowWidth = 0;
           this.errorColumns.clear();
@@ -200,6 +210,7 @@ export class SheetRows {
       );
     }
     this.emitted++;
+    if (this.rowHidden && this.hiddenRows.length < MAX_HIDDEN_ROWS) this.hiddenRows.push(this.emitted);
     this.done.push(row);
   }
 }

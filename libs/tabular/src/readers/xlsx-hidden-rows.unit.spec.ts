@@ -1,0 +1,73 @@
+import { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { DEFAULT_TABLE_LIMITS } from './source-problem';
+import type { OpenedTable } from './table-reader';
+import { openXlsx } from './xlsx-reader';
+import { MAX_HIDDEN_ROWS } from './xlsx-sheet-rows';
+
+/**
+ * Rows a sheet hides (by hand, a filter, a collapsed group) are read like the others, and listed by their number as the
+ * rows are read (empty rows not counted), so the review can name them.
+ */
+async function workbook(build: (ws: ExcelJS.Worksheet) => void): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  build(wb.addWorksheet('Orders'));
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const open = (bytes: Buffer) => openXlsx(Readable.from([bytes]), DEFAULT_TABLE_LIMITS, undefined, { sheet: { choose: true } });
+
+async function rowsOf(table: OpenedTable): Promise<string[][]> {
+  const rows: string[][] = [];
+  for await (const batch of table.batches) rows.push(...batch);
+  return rows;
+}
+
+describe('hidden rows in a workbook', () => {
+  it('reads them as records and lists them by their number as read, an empty row between not counted', async () => {
+    const bytes = await workbook((ws) => {
+      ws.addRow(['Order', 'Total']);
+      ws.addRow(['A-1', 10]);
+      ws.addRow(['A-2', 20]).hidden = true;
+      ws.addRow([]);
+      ws.addRow(['A-3', 30]);
+      ws.addRow(['Subtotal', 60]).hidden = true;
+    });
+    const table = await open(bytes);
+    expect(await rowsOf(table)).toEqual([
+      ['Order', 'Total'],
+      ['A-1', '10'],
+      ['A-2', '20'],
+      ['A-3', '30'],
+      ['Subtotal', '60'],
+    ]);
+    expect(table.hiddenRows?.()).toEqual([3, 5]);
+  });
+
+  it('lists none for a sheet that hides none, and no empty hidden row', async () => {
+    const plain = await open(await workbook((ws) => ws.addRows([['a'], ['b']])));
+    await rowsOf(plain);
+    expect(plain.hiddenRows?.()).toEqual([]);
+    const emptyHidden = await open(
+      await workbook((ws) => {
+        ws.addRows([['a'], ['b']]);
+        const row = ws.getRow(5);
+        row.hidden = true;
+        row.height = 20;
+      }),
+    );
+    await rowsOf(emptyHidden);
+    expect(emptyHidden.hiddenRows?.()).toEqual([]);
+  });
+
+  it(`lists at most ${MAX_HIDDEN_ROWS}`, async () => {
+    const table = await open(
+      await workbook((ws) => {
+        for (let i = 0; i < MAX_HIDDEN_ROWS + 5; i++) ws.addRow([`r${i}`]).hidden = true;
+      }),
+    );
+    expect(await rowsOf(table)).toHaveLength(MAX_HIDDEN_ROWS + 5);
+    expect(table.hiddenRows?.()).toHaveLength(MAX_HIDDEN_ROWS);
+    expect(table.hiddenRows?.().at(-1)).toBe(MAX_HIDDEN_ROWS);
+  });
+});
