@@ -34,6 +34,17 @@ import {
   HISTORY as given,
 } from '../testing/run-history.fixtures';
 
+/** The code and message a command is refused with by the decider, or null when it is taken. */
+function refusalOf(command: RunCommand, state: RunState): [code: string, message: string] | null {
+  try {
+    decide(command, state);
+  } catch (err) {
+    if (err instanceof CommandRefused) return [err.code, err.message];
+    throw err;
+  }
+  return null;
+}
+
 /** Another sheet of a workbook chosen in the review (the first row read before it is another sheet's). */
 const sheetChosen: RunEvent = {
   type: 'SheetChosen',
@@ -631,16 +642,7 @@ describe('a cell edit on a value the cell no longer reads', () => {
     at: T0,
     ...(cellRead ? { cell_read: cellRead } : {}),
   });
-  const refusal = (command: RunCommand): [code: string, message: string] | null => refusal2(command, run);
-  const refusal2 = (command: RunCommand, state: RunState): [code: string, message: string] | null => {
-    try {
-      decide(command, state);
-    } catch (err) {
-      if (err instanceof CommandRefused) return [err.code, err.message];
-      throw err;
-    }
-    return null;
-  };
+  const refusal = (command: RunCommand): [code: string, message: string] | null => refusalOf(command, run);
 
   it('is refused with fixes_conflict naming the row, the field and what the cell reads; nothing is recorded', () => {
     expect(refusal(fix(cell('a@x.org'), read('c@x.org')))).toEqual([
@@ -686,9 +688,9 @@ describe('a cell edit on a value the cell no longer reads', () => {
       ...others,
       value_fixes: [...others.value_fixes, fixed('email', { kind: 'cell', row: 1, before: 'a@x.org', after: 'z@x.org' }, 'f3')],
     };
-    expect(refusal2(fix(cell('a@x.org'), read('a@x.org')), own)?.[0]).toBe('fixes_conflict');
+    expect(refusalOf(fix(cell('a@x.org'), read('a@x.org')), own)?.[0]).toBe('fixes_conflict');
     const everyRow = { ...others, value_fixes: [...others.value_fixes, fixed('email', { kind: 'normalise', normaliser: 'trim' }, 'f4')] };
-    expect(refusal2(fix(cell('a@x.org'), read('a@x.org')), everyRow)?.[0]).toBe('fixes_conflict');
+    expect(refusalOf(fix(cell('a@x.org'), read('a@x.org')), everyRow)?.[0]).toBe('fixes_conflict');
   });
 
   it('refuses what it refused before first (an invalid fix, a closed review), and leaves other fixes and edits without a read alone', () => {
@@ -713,15 +715,6 @@ describe('a row left out and put back (fixes of a whole row)', () => {
     at: T0,
     ...(rowRead ? { row_read: rowRead } : {}),
   });
-  const refusalOf = (command: RunCommand, state: RunState = run): [string, string] | null => {
-    try {
-      decide(command, state);
-    } catch (err) {
-      if (err instanceof CommandRefused) return [err.code, err.message];
-      throw err;
-    }
-    return null;
-  };
   const leftOut = (state: RunState, row: number, digest: string): RunState =>
     evolve(state, decide(rowFix({ kind: 'leave_out', row }, { row, digest, reading }), state)[0], state.revision + 1, T0);
 
@@ -749,15 +742,17 @@ describe('a row left out and put back (fixes of a whole row)', () => {
   });
 
   it('refuses a row read under another sheet, encoding or header row, a row the file lacks, and a kind of no row', () => {
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading: '["other"]' }))?.[0]).toBe('fixes_conflict');
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 0 }, { row: 0, digest: 'd', reading }))?.[0]).toBe('invalid_fix');
-    expect(refusalOf(rowFix({ kind: 'put_back', row: run.total_rows! + 1 }))?.[1]).toContain(`from 1 to ${run.total_rows}`);
-    expect(refusalOf(rowFix({ kind: 'replace', find: 'a', replace: 'b' }))).toEqual([
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading: '["other"]' }), run)?.[0]).toBe(
+      'fixes_conflict',
+    );
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 0 }, { row: 0, digest: 'd', reading }), run)?.[0]).toBe('invalid_fix');
+    expect(refusalOf(rowFix({ kind: 'put_back', row: run.total_rows! + 1 }), run)?.[1]).toContain(`from 1 to ${run.total_rows}`);
+    expect(refusalOf(rowFix({ kind: 'replace', find: 'a', replace: 'b' }), run)).toEqual([
       'invalid_fix',
       'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
     ]);
     // With a field, a row's kind is no fix of values.
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, undefined, 'email'))?.[0]).toBe('invalid_fix');
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, undefined, 'email'), run)?.[0]).toBe('invalid_fix');
     expect(() => decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd', reading }), fold(given.approved))).toThrow(
       'The review was already approved.',
     );
