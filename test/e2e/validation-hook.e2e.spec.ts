@@ -224,6 +224,22 @@ describe("the customer's validation hook", () => {
     expect(output[1]).toEqual({ email: 'b@ok.example', age: 31 });
   });
 
+  it('is not asked about rows the reviewer left out; the batches stay where they were, and the status covers every row', async () => {
+    hook.behaviour = 'answer';
+    const { runId, review } = await readyReview();
+    await settledCount(review);
+    // Row 2 (the hook's blocked domain) left out: batch 1 now holds row 1 alone.
+    const left = await call(review.at('fixes'), { method: 'POST', body: { fix: { kind: 'leave_out', row: 2 } } });
+    expect(left.status).toBe(200);
+    const before = hook.received.length;
+    const count = await settledCount(review);
+    expect(count.customer_checks).toEqual({ status: 'ran', rows_checked: 5, total_rows: 5, reason: null, detail: null });
+    expect(count).toMatchObject({ rows_with_problems: 2, rows_by_kind: { customer: 1 } });
+    const sent = distinctBatches(hook.received.slice(before).filter((r) => r.body.run_id === runId));
+    // Only the batch that changed is asked again (the others' answers are kept): rows 3 to 5 did not move into it.
+    expect(sent.map((r) => r.body.rows.map((row: { row: number }) => row.row))).toEqual([[1]]);
+  });
+
   it.each([
     ['hang', 'timeout'],
     ['garbage', 'garbage'],

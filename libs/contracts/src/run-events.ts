@@ -225,9 +225,10 @@ export interface MappingEdited {
  * - `normalise`: one of the normalisers in every value of the field; values it cannot
  *   read are left as they are;
  * - `leave_out` (a fix of a whole row: `field` is ""): data row `row` is left out of the
- *   records while it still reads as it did (`row_digest`, rowDigest in libs/domain: another
- *   header row, sheet or encoding chosen since reads other rows under that number, which stay in);
- * - `put_back` (of a whole row too): the row left out is delivered again.
+ *   records while the rows are numbered as when it was made (`numbering`, rowNumberingOf in
+ *   libs/domain: the sheet, whether the first row is the header, the rows above it; under
+ *   another header row or sheet that number names another row, which stays in);
+ * - `put_back` (of a whole row too): the row left out under that numbering is delivered again.
  */
 export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
@@ -240,7 +241,7 @@ export type ValueFix =
   | { kind: 'picklist'; values: Record<string, string> }
   | RowFix;
 /** A reviewer's fix of a whole row (ValuesFixed with `field` ""). */
-export type RowFix = { kind: 'leave_out'; row: number; row_digest: string } | { kind: 'put_back'; row: number };
+export type RowFix = { kind: 'leave_out' | 'put_back'; row: number; numbering: string };
 export type Normaliser = 'trim' | 'boolean' | 'amount' | 'url' | 'date';
 export interface ValuesFixed {
   fix_id: string;

@@ -11,7 +11,6 @@ import {
   findProblemRows,
   inspectStructuredFile,
   readReviewCell,
-  readReviewRowDigest,
   scanArrivingSource,
   scanSourceFirstPart,
   scanSourceLaterPart,
@@ -100,8 +99,6 @@ export const CPU_TASKS = {
   /** One cell, for a cell fix to be checked against (a workbook is read up to its row). */
   readReviewCell: (input: { run: RunState; field: string; row: number }, env: TaskEnvironment) =>
     readReviewCell(env.blobs, input.run, input.field, input.row),
-  readReviewRowDigest: (input: { run: RunState; row: number }, env: TaskEnvironment) =>
-    readReviewRowDigest(env.blobs, input.run, input.row),
   distinctFieldValues: (
     input: { run: RunState; mapping: MappingRule; field: string },
     env: TaskEnvironment,

@@ -65,7 +65,7 @@ export async function countMappingProblems(
       if (signal?.aborted) return null;
       for (const row of batch) {
         const rowNumber = range.fromRow + checked++;
-        if (leftOut !== null && leftOut(row, rowNumber)) {
+        if (leftOut !== null && leftOut(rowNumber)) {
           segments.row(none);
           continue;
         }

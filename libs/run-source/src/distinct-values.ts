@@ -41,8 +41,9 @@ export async function distinctFieldValues(
     for await (const batch of source.batches) {
       if (signal?.aborted) return null;
       for (const row of batch) {
+        rowNumber++;
         // A row the reviewer left out is delivered nowhere: its value needs no picklist mapping.
-        if (source.leftOut?.(row, ++rowNumber)) continue;
+        if (source.leftOut !== null && source.leftOut(rowNumber)) continue;
         const value = cellOf(plan, row, rowNumber).trim();
         if (value === '') continue;
         const n = counts.get(value);

@@ -143,7 +143,7 @@ export async function firstDuplicatesPass(
     for (const row of batch) {
       n++;
       // A row the reviewer left out repeats nothing (as an empty key: the later passes pass over it too).
-      const out = source.leftOut !== null && source.leftOut(row, n);
+      const out = source.leftOut !== null && source.leftOut(n);
       for (let si = 0; si < found.length; si++) {
         const set = found[si];
         const key = out ? null : set.key(row, n);

@@ -95,7 +95,7 @@ export async function findProblemRows(
         checked++;
         if (!plan.some((p) => matches(cellProblem(p, row, checked), query.kind))) continue;
         // Left out by the reviewer, it has no problems (count-problems.ts counts none).
-        if (source.leftOut?.(row, checked)) continue;
+        if (source.leftOut?.(checked)) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
         rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });
@@ -134,7 +134,7 @@ async function listedRows(
       if (signal?.aborted) return null;
       for (const row of batch) {
         if (++n !== wanted[rows.length]) continue;
-        if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)) || source.leftOut?.(row, n))
+        if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)) || source.leftOut?.(n))
           throw new Error(`${LISTED_ROWS_DISAGREE}: row ${n} was counted with a problem that a page of the same mapping does not find`);
         rows.push({ row: n, cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan) });
         if (rows.length === wanted.length) return { rows, ...query.known };

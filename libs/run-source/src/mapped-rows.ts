@@ -98,7 +98,7 @@ export async function readPlannedRows(
     input.once('error', () => undefined).destroy();
     await table.batches[Symbol.asyncIterator]().return?.(undefined);
   };
-  const leftOut = compileRowsLeftOut(run.value_fixes ?? [], run.source_headers.length);
+  const leftOut = compileRowsLeftOut(run);
   return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow, leftOut };
 }
 
@@ -121,7 +121,7 @@ export async function readMappedSource(
   } = await readPlannedRows(blobs, run, mapping, options.duplicates ?? null, options.fromRow ?? 1);
   const mapped = (row: string[], rowNumber: number): SourceRow => {
     const record = mapRow(row, rowNumber, plan, options.typed);
-    return leftOut?.(row, rowNumber) ? { ...record, problems: [], left_out: true } : record;
+    return leftOut?.(rowNumber) ? { ...record, problems: [], left_out: true } : record;
   };
   async function* batches(): AsyncGenerator<SourceRow[]> {
     try {

@@ -1,5 +1,5 @@
 import type { BlobStore } from '@app/blob-storage';
-import { cellOf, mapRow, rowDigest, type RunState } from '@app/domain';
+import { cellOf, mapRow, type RunState } from '@app/domain';
 import { reviewCells } from './find-problem-rows';
 import { readPlannedRows } from './mapped-rows';
 
@@ -26,22 +26,6 @@ export async function readReviewCell(blobs: BlobStore, run: RunState, field: str
       if (batch.length === 0) continue;
       const shown = reviewCells(mapRow(batch[0], row, [plan], run.output_format === 'json'), [plan])[field].value;
       return { value: cellOf(plan, batch[0], row), shown: shown ?? '' };
-    }
-    return null;
-  } finally {
-    await source.batches.return(undefined);
-  }
-}
-
-/**
- * Reads one data row's digest (rowDigest), for a row the reviewer leaves out: the row is left out while it still reads
- * so. Read as readReviewCell reads its row. Null when the file has no such row.
- */
-export async function readReviewRowDigest(blobs: BlobStore, run: RunState, row: number): Promise<string | null> {
-  const source = await readPlannedRows(blobs, run, {}, null, row);
-  try {
-    for await (const batch of source.batches) {
-      if (batch.length > 0) return rowDigest(batch[0], run.source_headers.length);
     }
     return null;
   } finally {

@@ -1,12 +1,11 @@
 import type { LocalBlobStore } from '@app/blob-storage';
 import type { FieldDefinition } from '@app/contracts';
-import { rowDigest, type AppliedFix, type RunState } from '@app/domain';
+import { rowNumberingOf, type AppliedFix, type RunState } from '@app/domain';
 import { countMappingProblems } from './count-problems';
 import { distinctFieldValues } from './distinct-values';
 import { findDuplicateRows } from './duplicate-values';
 import { findProblemRows } from './find-problem-rows';
 import { readMappedSource } from './mapped-rows';
-import { readReviewRowDigest } from './review-cell';
 import { withTempBlobStore } from './testing/temp-blob-store';
 import { storedCsvRun } from './testing/stored-csv-run';
 import { writeRunOutput } from './write-output';
@@ -30,19 +29,16 @@ const ROWS = [
 ];
 const CSV = `Mail,Name\n${ROWS.map((r) => r.join(',')).join('\n')}\n`;
 
+const NUMBERING = rowNumberingOf({ sheet: null, input_has_header: true, rows_above_header: [] });
 let fixes = 0;
-const leaveOut = (row: number, cells = ROWS[row - 1]): AppliedFix => ({
+const rowFix = (kind: 'leave_out' | 'put_back', row: number, numbering = NUMBERING): AppliedFix => ({
   fix_id: `f${++fixes}`,
   field: '',
-  fix: { kind: 'leave_out', row, row_digest: rowDigest(cells, HEADERS.length) },
+  fix: { kind, row, numbering },
   fixed_at: '2026-12-05T00:00:00.000Z',
 });
-const putBack = (row: number): AppliedFix => ({
-  fix_id: `f${++fixes}`,
-  field: '',
-  fix: { kind: 'put_back', row },
-  fixed_at: '2026-12-05T00:00:00.000Z',
-});
+const leaveOut = (row: number, numbering?: string) => rowFix('leave_out', row, numbering);
+const putBack = (row: number) => rowFix('put_back', row);
 
 describe('rows left out by the reviewer, as every reader sees them', () => {
   let blobs: LocalBlobStore;
@@ -117,22 +113,31 @@ describe('rows left out by the reviewer, as every reader sees them', () => {
     expect(values!.values.map((v) => v.value)).toEqual(['a@x.org', 'bad']);
   });
 
-  it('a row that no longer reads as when it was left out (another header row, sheet or encoding) is delivered', async () => {
-    const run = await stored([leaveOut(4, ['Total', '3'])]);
+  it('a row left out under another numbering (another header row or sheet) is another row: it is delivered', async () => {
+    const other = rowNumberingOf({ sheet: null, input_has_header: false, rows_above_header: [] });
+    const run = await stored([leaveOut(4, other)]);
     const { written } = await outputOf(run);
     expect(written.rowsExcluded).toBe(0);
     expect((await previewOf(run)).some((r) => r.left_out)).toBe(false);
   });
 
+  it("a picklist field's values are read with the cell edits of their rows, whether or not a row is left out", async () => {
+    const edit: AppliedFix = {
+      fix_id: 'e1',
+      field: 'name',
+      fix: { kind: 'cell', row: 2, before: 'Bob', after: 'Robert' },
+      fixed_at: '2026-12-05T00:00:00.000Z',
+    };
+    for (const value_fixes of [[edit], [edit, leaveOut(4)]]) {
+      const values = await distinctFieldValues(blobs, await stored(value_fixes), MAPPING, 'name');
+      expect(values!.values.map((v) => v.value).sort()).toEqual(
+        value_fixes.length === 1 ? ['3', 'Ann', 'Cy', 'Robert'] : ['Ann', 'Cy', 'Robert'],
+      );
+    }
+  });
+
   it('a row put back is delivered again; left out once more, it is out again (the latest fix of a row decides)', async () => {
     expect((await outputOf(await stored([leaveOut(4), putBack(4)]))).written.rowsExcluded).toBe(0);
     expect((await outputOf(await stored([leaveOut(4), putBack(4), leaveOut(4)]))).written.rowsExcluded).toBe(1);
-  });
-
-  it('the digest the gateway reads for a row is the one the readers compare', async () => {
-    const run = await stored([]);
-    expect(await readReviewRowDigest(blobs, run, 3)).toBe(rowDigest(['a@x.org', 'Cy'], 2));
-    expect(await readReviewRowDigest(blobs, run, 4)).not.toBe(rowDigest(['a@x.org', 'Cy'], 2));
-    expect(await readReviewRowDigest(blobs, run, 5)).toBeNull();
   });
 });

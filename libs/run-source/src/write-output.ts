@@ -114,7 +114,7 @@ async function outputText(
         const lines: string[] = [];
         for (const row of batch) {
           const rowNumber = range.fromRow + read++;
-          if (source.leftOut !== null && source.leftOut(row, rowNumber)) {
+          if (source.leftOut !== null && source.leftOut(rowNumber)) {
             counts.rowsExcluded++;
             continue;
           }

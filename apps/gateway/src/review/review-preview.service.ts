@@ -10,7 +10,6 @@ import {
   isReviewWindowOver,
   noProblemsByKind,
   normalizeMapping,
-  readRowFix,
   readValueFix,
   runPhase,
   sourceReadingKey,
@@ -19,7 +18,6 @@ import {
   type CellProblem,
   type CellRead,
   type DuplicateRows,
-  type RowRead,
   type RunState,
 } from '@app/domain';
 import { CpuWork, DuplicateRowsFinder, ProblemCounter } from '@app/cpu-work';
@@ -30,7 +28,6 @@ import {
   pageStart,
   readMappedSource,
   readReviewCell,
-  readReviewRowDigest,
   readSampleRows,
   reviewCells,
   type ProblemSegments,
@@ -140,28 +137,6 @@ export class ReviewPreviewService {
       await source.batches.return(undefined);
     }
     return { rows, left_out_rows: leftOut, column_samples: await this.columnSamples(run) };
-  }
-
-  /**
-   * The row a reviewer leaves out, read before the fix is decided (FixValues' `row_read`): its digest under the run's
-   * way of reading its source, so a row read otherwise since is not the one left out. Null where there is nothing to
-   * read: another fix, one the decider refuses anyway (a review not open, a row number it cannot read), or a row the
-   * file lacks (the decider then refuses it as out of range).
-   */
-  async rowRead(run: RunState, fix: unknown): Promise<RowRead | null> {
-    const o = (fix && typeof fix === 'object' ? fix : {}) as Record<string, unknown>;
-    if (runPhase(run, new Date()) !== 'in_review' || o.kind !== 'leave_out') return null;
-    const read = readRowFix(o, run.total_rows);
-    if (!('fix' in read)) return null;
-    if (run.files_purged_at) throw filesDeleted();
-    const input = { run, row: read.fix.row };
-    // As a cell to fix is read (cellRead): a workbook up to the row, in a worker thread.
-    const reading =
-      run.source_format === 'xlsx' ? this.cpu.run('readReviewRowDigest', input) : readReviewRowDigest(this.blobs, run, input.row);
-    const digest = await reading.catch((err: unknown) => {
-      throw this.sourceReadFailure(run, 'the row to leave out could not be read', err);
-    });
-    return digest === null ? null : { row: input.row, digest, reading: sourceReadingKey(run) };
   }
 
   /**

@@ -178,7 +178,8 @@ export class ReviewController {
   /**
    * A fix of one field's values (one cell, find and replace, or a normaliser), or without a field of a whole row (left
    * out, put back), recorded as an event of the run. A cell edit's cell is read first: one whose `before` no longer
-   * reads so is refused (409 fixes_conflict); so is a row to leave out, which is left out while it reads so.
+   * reads so is refused (409 fixes_conflict). A row fix may carry the page's `expected_mapping_version`: a header row or
+   * sheet chosen since numbers the rows otherwise (409 mapping_conflict).
    */
   @Post('fixes')
   @HttpCode(200)
@@ -192,7 +193,7 @@ export class ReviewController {
       });
     const field = ofRow ? ROW_FIX_FIELD : (body.field as string);
     const cellRead = ofRow ? null : await this.previews.cellRead(run, field, body.fix);
-    const rowRead = ofRow ? await this.previews.rowRead(run, body.fix) : null;
+    const expected = ofRow ? expectedVersion(body) : undefined;
     return this.review.act(
       run,
       {
@@ -202,7 +203,7 @@ export class ReviewController {
         fix: body.fix,
         at: new Date().toISOString(),
         ...(cellRead ? { cell_read: cellRead } : {}),
-        ...(rowRead ? { row_read: rowRead } : {}),
+        ...(expected !== undefined ? { expected_mapping_version: expected } : {}),
       },
       String(req.id),
     );

@@ -10,6 +10,8 @@ import {
   hiddenDataRowsOf,
   isChoosableEncoding,
   isReviewWindowOver,
+  rowNumberingOf,
+  rowsLeftOut,
   type RunCommand,
   type RunState,
 } from '@app/domain';
@@ -81,6 +83,8 @@ export interface ReviewView {
   value_fixes: NonNullable<RunState['value_fixes']>;
   /** Names those fixes: the page sends it back with its approval (a fix made elsewhere meanwhile refuses it). */
   fixes_key: string;
+  /** The data rows the reviewer left out, in order, under the rows' numbering now (rowsLeftOut): not delivered. */
+  rows_left_out: number[];
   total_rows: number | null;
   processed_rows: number;
   /** No file has arrived yet (the page says so instead of "being read"). */
@@ -172,6 +176,7 @@ export class ReviewService {
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
       fixes_key: fixesKey(run.value_fixes ?? []),
+      rows_left_out: rowsLeftOut(run.value_fixes ?? [], rowNumberingOf(run)),
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
       waiting_for_upload: run.status === 'awaiting_upload',
@@ -212,6 +217,7 @@ export class ReviewService {
       mapping_version: 0,
       value_fixes: [],
       fixes_key: fixesKey([]),
+      rows_left_out: [],
       total_rows: null,
       processed_rows: 0,
       waiting_for_upload: false,

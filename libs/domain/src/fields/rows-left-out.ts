@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { RowFix, ValueFix } from '@app/contracts';
+import { rowsAboveHeaderOf, type RunState } from '../run/run-state';
 import type { AppliedFix } from './value-fixes';
 
 /** A fix of a whole row rather than of a field's values (recorded with `field` ""). */
@@ -9,37 +9,32 @@ export const isRowFix = (fix: ValueFix): fix is RowFix => fix.kind === 'leave_ou
 export const ROW_FIX_FIELD = '';
 
 /**
- * What a data row reads, as a short digest: its cells in the run's columns (past them a row holds
- * nothing the records take). A row is left out only while it still reads so: a header row, sheet or
- * encoding chosen since makes another row carry that number, and that row is not the one the
- * reviewer left out. A digest, not the cells, so a row of long text costs the fix list little.
+ * Which rows the data rows' numbers name: the sheet, whether the first row is the header, and the rows above it. A row
+ * left out is left out while its number names the same row; another header row or sheet makes another row carry that
+ * number, and leaving that one out would drop a record nobody chose. An encoding chosen keeps the rows where they are
+ * (the review offers only encodings whose rows start where they start in every other), so it keeps the rows left out.
  */
-export function rowDigest(row: readonly string[], columns: number): string {
-  const cells = row.length > columns ? row.slice(0, columns) : row;
-  return createHash('sha256').update(JSON.stringify(cells)).digest('base64url');
-}
+export const rowNumberingOf = (run: Pick<RunState, 'sheet' | 'input_has_header' | 'rows_above_header'>): string =>
+  JSON.stringify([run.sheet ?? null, run.input_has_header === true, rowsAboveHeaderOf(run)]);
 
-/** The rows the fixes in force leave out (the latest fix of each row decides), each with its digest when left out. Pure. */
-export function rowsLeftOut(fixes: readonly AppliedFix[]): ReadonlyMap<number, string> {
-  const left = new Map<number, string>();
+/** The data rows the fixes in force leave out under a numbering (rowNumberingOf), in order; the latest fix of a row decides. Pure. */
+export function rowsLeftOut(fixes: readonly AppliedFix[], numbering: string): number[] {
+  const left = new Set<number>();
   for (const { fix } of fixes) {
-    if (fix.kind === 'leave_out') left.set(fix.row, fix.row_digest);
-    else if (fix.kind === 'put_back') left.delete(fix.row);
+    if (!isRowFix(fix) || fix.numbering !== numbering) continue;
+    if (fix.kind === 'leave_out') left.add(fix.row);
+    else left.delete(fix.row);
   }
-  return left;
+  return [...left].sort((a, b) => a - b);
 }
 
-/** Whether a row read (`row`, data row `rowNumber`) is left out; null when the fixes leave none out, so reads pay nothing. */
-export type LeftOutCheck = ((row: readonly string[], rowNumber: number) => boolean) | null;
+/** Whether data row `rowNumber` is left out; null when no row is, so reads pay nothing. */
+export type LeftOutCheck = ((rowNumber: number) => boolean) | null;
 
 /** The check every read of a run's rows makes (libs/run-source readPlannedRows), compiled once per read. */
-export function compileRowsLeftOut(fixes: readonly AppliedFix[], columns: number): LeftOutCheck {
-  const left = rowsLeftOut(fixes);
-  if (left.size === 0) return null;
-  return (row, rowNumber) => {
-    const digest = left.get(rowNumber);
-    return digest !== undefined && digest === rowDigest(row, columns);
-  };
+export function compileRowsLeftOut(run: Pick<RunState, 'value_fixes' | 'sheet' | 'input_has_header' | 'rows_above_header'>): LeftOutCheck {
+  const left = new Set(rowsLeftOut(run.value_fixes ?? [], rowNumberingOf(run)));
+  return left.size === 0 ? null : (rowNumber) => left.has(rowNumber);
 }
 
 /** The reading of a row fix from a reviewer's request; `totalRows` bounds the row when the run knows it. Pure. */

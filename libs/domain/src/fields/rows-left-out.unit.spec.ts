@@ -1,40 +1,47 @@
 import type { AppliedFix } from './value-fixes';
-import { compileRowsLeftOut, rowDigest, rowsLeftOut } from './rows-left-out';
+import { compileRowsLeftOut, rowNumberingOf, rowsLeftOut } from './rows-left-out';
 import { compileFieldFixes } from './value-fixes';
 
 const at = '2026-12-05T00:00:00.000Z';
-const out = (row: number, digest: string, id = `o${row}`): AppliedFix => ({
-  fix_id: id,
+const withHeader = rowNumberingOf({ sheet: null, input_has_header: true, rows_above_header: [] });
+const noHeader = rowNumberingOf({ sheet: null, input_has_header: false, rows_above_header: [] });
+let n = 0;
+const rowFix = (kind: 'leave_out' | 'put_back', row: number, numbering = withHeader): AppliedFix => ({
+  fix_id: `f${++n}`,
   field: '',
-  fix: { kind: 'leave_out', row, row_digest: digest },
+  fix: { kind, row, numbering },
   fixed_at: at,
 });
-const back = (row: number): AppliedFix => ({ fix_id: `b${row}`, field: '', fix: { kind: 'put_back', row }, fixed_at: at });
 
 describe('rows left out', () => {
-  it("reads a row in the run's columns: cells past them do not change what it reads", () => {
-    expect(rowDigest(['a', 'b', 'extra'], 2)).toBe(rowDigest(['a', 'b'], 2));
-    expect(rowDigest(['a', 'b'], 2)).not.toBe(rowDigest(['a', 'c'], 2));
-    // Cells are not run together: "a,b" in one cell is not "a" and "b".
-    expect(rowDigest(['a,b'], 2)).not.toBe(rowDigest(['a', 'b'], 2));
+  it('are numbered by the sheet, the header row and the rows above it, not by the encoding', () => {
+    const base = { sheet: 'Orders', input_has_header: true, rows_above_header: ['Report'] };
+    expect(rowNumberingOf(base)).toBe(rowNumberingOf({ ...base, encoding: 'windows-1252' } as typeof base));
+    expect(rowNumberingOf(base)).not.toBe(rowNumberingOf({ ...base, sheet: 'Other' }));
+    expect(rowNumberingOf(base)).not.toBe(rowNumberingOf({ ...base, input_has_header: false }));
+    expect(rowNumberingOf(base)).not.toBe(rowNumberingOf({ ...base, rows_above_header: [] }));
   });
 
-  it('folds the fixes in order: the latest fix of a row decides', () => {
-    expect([...rowsLeftOut([out(2, 'x'), out(5, 'y'), back(2)])]).toEqual([[5, 'y']]);
-    expect([...rowsLeftOut([out(2, 'x'), back(2), out(2, 'z')])]).toEqual([[2, 'z']]);
+  it('fold the fixes in order under one numbering: the latest fix of a row decides', () => {
+    expect(rowsLeftOut([rowFix('leave_out', 5), rowFix('leave_out', 2), rowFix('put_back', 5)], withHeader)).toEqual([2]);
+    expect(rowsLeftOut([rowFix('leave_out', 2), rowFix('put_back', 2), rowFix('leave_out', 2)], withHeader)).toEqual([2]);
+    // Left out under another numbering, a row is another one: it stays in, and comes back out when the rows are numbered so again.
+    const fixes = [rowFix('leave_out', 4), rowFix('leave_out', 4, noHeader), rowFix('put_back', 4, noHeader)];
+    expect(rowsLeftOut(fixes, noHeader)).toEqual([]);
+    expect(rowsLeftOut(fixes, withHeader)).toEqual([4]);
   });
 
-  it('costs the reads nothing when no row is left out, and leaves a row out only while it reads as it did', () => {
-    expect(compileRowsLeftOut([], 2)).toBeNull();
-    expect(compileRowsLeftOut([out(1, 'x'), back(1)], 2)).toBeNull();
-    const leftOut = compileRowsLeftOut([out(3, rowDigest(['Total', '9'], 2))], 2)!;
-    expect(leftOut(['Total', '9'], 3)).toBe(true);
-    expect(leftOut(['Total', '9'], 4)).toBe(false);
-    expect(leftOut(['Bob', '9'], 3)).toBe(false);
+  it('cost the reads nothing when none is left out', () => {
+    const run = { sheet: null, input_has_header: true, rows_above_header: [] };
+    expect(compileRowsLeftOut({ ...run, value_fixes: [] })).toBeNull();
+    expect(compileRowsLeftOut({ ...run, value_fixes: [rowFix('leave_out', 1), rowFix('put_back', 1)] })).toBeNull();
+    expect(compileRowsLeftOut({ ...run, input_has_header: false, value_fixes: [rowFix('leave_out', 1)] })).toBeNull();
+    const leftOut = compileRowsLeftOut({ ...run, value_fixes: [rowFix('leave_out', 3)] })!;
+    expect([2, 3, 4].map(leftOut)).toEqual([false, true, false]);
   });
 
-  it("changes no field's values", () => {
+  it("change no field's values", () => {
     const field = { description: '', data_type: 'string', is_required: false } as const;
-    expect(compileFieldFixes([out(1, 'x'), back(1)], '', field)).toBeNull();
+    expect(compileFieldFixes([rowFix('leave_out', 1), rowFix('put_back', 1)], '', field)).toBeNull();
   });
 });

@@ -47,10 +47,18 @@ export type RunCommand =
    * `before` does not read so, or when the run changed since.
    */
   /**
-   * A fix of one field's values, or with `field` "" of a whole row (leave_out, put_back). A row left out needs
-   * `row_read`: the row as the gateway read it.
+   * A fix of one field's values, or with `field` "" of a whole row (leave_out, put_back; refused with
+   * `expected_mapping_version` when the page's is not the run's).
    */
-  | { type: 'FixValues'; fix_id: string; field: string; fix: unknown; at: string; cell_read?: CellRead; row_read?: RowRead }
+  | {
+      type: 'FixValues';
+      fix_id: string;
+      field: string;
+      fix: unknown;
+      at: string;
+      cell_read?: CellRead;
+      expected_mapping_version?: number;
+    }
   /**
    * The reviewer's answer to "does the file have a row of column names, and which?"; `first_row` is that row as read
    * (the file's first row, or the one under the rows above it left out), from `sheet` (a workbook's sheet the read saw
@@ -123,16 +131,6 @@ export interface CellRead {
   shown: string;
   mapping_version: number;
   fixes_key: string;
-}
-
-/**
- * A row to leave out as read before the fix is decided: its digest (rowDigest) under the run's way of reading its
- * source (`reading`: sourceReadingKey; another sheet, encoding or header row reads other rows under the same numbers).
- */
-export interface RowRead {
-  row: number;
-  digest: string;
-  reading: string;
 }
 
 /** What a reviewer's choice read of the file: its headers, data rows and rows that do not line up (RowShape). */

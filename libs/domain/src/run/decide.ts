@@ -6,7 +6,7 @@ import { headerNames } from '../mapping/detect-header';
 import { mappingFromRemembered } from '../mapping/remembered-mapping';
 import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
-import { ROW_FIX_FIELD, readRowFix, rowsLeftOut } from '../fields/rows-left-out';
+import { ROW_FIX_FIELD, readRowFix, rowNumberingOf, rowsLeftOut } from '../fields/rows-left-out';
 import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
@@ -17,7 +17,6 @@ import {
   rowsAboveHeaderOf,
   rowsBeforeDataOf,
   runFileKeys,
-  sourceReadingKey,
   type RunFold,
   type RunState,
 } from './run-state';
@@ -83,9 +82,10 @@ function cellAsSeen<F extends { row: number; before: string }>(run: RunState, fi
 }
 
 /**
- * A reviewer's fix of a whole row: leave it out (while it reads as `row_read` found it) or put it back. Each is a
- * fix like any other (the undo, the fixes' key and the approval's check of it cover it); one that changes nothing
- * (a row left out already, or not left out) records nothing.
+ * A reviewer's fix of a whole row: leave it out or put it back, under the rows' numbering now (rowNumberingOf). Each is
+ * a fix like any other (the undo, the fixes' key and the approval's check of it cover it); one that changes nothing (a
+ * row left out already, or not left out) records nothing. `expected_mapping_version` is the page's: a header row or
+ * sheet chosen since it loaded numbers the rows otherwise, and the row it names may be another.
  */
 function fixRow(run: RunState, command: Extract<RunCommand, { type: 'FixValues' }>): RunEvent[] {
   const o = (command.fix && typeof command.fix === 'object' ? command.fix : {}) as Record<string, unknown>;
@@ -93,25 +93,13 @@ function fixRow(run: RunState, command: Extract<RunCommand, { type: 'FixValues' 
     refuse('invalid_fix', 'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".');
   const read = readRowFix(o, run.total_rows);
   if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
-  const { row } = read.fix;
-  const left = rowsLeftOut(run.value_fixes ?? []);
-  let fix: RowFix;
-  if (read.fix.kind === 'put_back') {
-    if (!left.has(row)) return [];
-    fix = { kind: 'put_back', row };
-  } else {
-    const seen = command.row_read;
-    if (!seen || seen.row !== row) throw new Error(`row ${row} to leave out was not read (row_read)`);
-    if (seen.reading !== sourceReadingKey(run))
-      refuse(
-        'fixes_conflict',
-        'Another sheet, encoding or header row was chosen while the row was read; nothing was left out. Load the rows again.',
-      );
-    if (left.get(row) === seen.digest) return [];
-    fix = { kind: 'leave_out', row, row_digest: seen.digest };
-  }
+  requireCurrentMapping(run, command.expected_mapping_version);
+  const { kind, row } = read.fix;
+  const numbering = rowNumberingOf(run);
+  if (rowsLeftOut(run.value_fixes ?? [], numbering).includes(row) === (kind === 'leave_out')) return [];
   if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
     refuse('too_many_fixes', `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`);
+  const fix: RowFix = { kind, row, numbering };
   return [
     {
       type: 'ValuesFixed',

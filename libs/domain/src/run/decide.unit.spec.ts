@@ -2,17 +2,10 @@ import type { RunCreated, RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { MAPPING_REMEMBERED_NOTICE } from '../mapping/remembered-mapping';
 import type { RunCommand } from './commands';
+import { rowNumberingOf } from '../fields/rows-left-out';
 import { decide } from './decide';
 import { evolve } from './evolve';
-import {
-  effectiveReviewState,
-  filesPurgeDue,
-  isReviewWindowOver,
-  isTerminal,
-  sourceReadingKey,
-  type RunFold,
-  type RunState,
-} from './run-state';
+import { effectiveReviewState, filesPurgeDue, isReviewWindowOver, isTerminal, type RunFold, type RunState } from './run-state';
 
 import {
   T0,
@@ -706,55 +699,54 @@ describe('a cell edit on a value the cell no longer reads', () => {
 
 describe('a row left out and put back (fixes of a whole row)', () => {
   const run = fold(given.reviewActive)!;
-  const reading = sourceReadingKey(run);
-  const rowFix = (fixOf: unknown, rowRead?: { row: number; digest: string; reading: string }, field = ''): RunCommand => ({
+  const numbering = rowNumberingOf(run);
+  const rowFix = (fixOf: unknown, more: { field?: string; expected_mapping_version?: number } = {}): RunCommand => ({
     type: 'FixValues',
     fix_id: 'r1',
-    field,
+    field: '',
     fix: fixOf,
     at: T0,
-    ...(rowRead ? { row_read: rowRead } : {}),
+    ...more,
   });
-  const leftOut = (state: RunState, row: number, digest: string): RunState =>
-    evolve(state, decide(rowFix({ kind: 'leave_out', row }, { row, digest, reading }), state)[0], state.revision + 1, T0);
+  const applied = (state: RunState, fixOf: unknown): RunState =>
+    decide(rowFix(fixOf), state).reduce((s, e) => evolve(s, e, s.revision + 1, T0), state);
 
-  it('records the row as it read, with no field, and nothing more when it is left out already', () => {
-    const events = decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading }), run);
-    expect(events).toEqual([
+  it("records the row under the rows' numbering now, with no field, and nothing more when it is left out already", () => {
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }), run)).toEqual([
       {
         type: 'ValuesFixed',
-        data: { fix_id: 'r1', field: '', fix: { kind: 'leave_out', row: 1, row_digest: 'd1' }, fixed_by: 'review_link', fixed_at: T0 },
+        data: { fix_id: 'r1', field: '', fix: { kind: 'leave_out', row: 1, numbering }, fixed_by: 'review_link', fixed_at: T0 },
       },
     ]);
-    const out = leftOut(run, 1, 'd1');
-    expect(decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading }), out)).toEqual([]);
-    // The same number reading otherwise now (the file read again) is another row: it is left out anew.
-    expect(decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd2', reading }), out)).toHaveLength(1);
+    const out = applied(run, { kind: 'leave_out', row: 1 });
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }), out)).toEqual([]);
+    // Under another header row, row 1 is another row: it is left out anew.
+    const otherNumbering = { ...out, input_has_header: !out.input_has_header };
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }), otherNumbering)).toHaveLength(1);
   });
 
   it('puts back only a row left out, and the undo takes back either like any other fix', () => {
     expect(decide(rowFix({ kind: 'put_back', row: 1 }), run)).toEqual([]);
-    const out = leftOut(run, 1, 'd1');
+    const out = applied(run, { kind: 'leave_out', row: 1 });
     expect(decide(rowFix({ kind: 'put_back', row: 1 }), out)).toMatchObject([
-      { type: 'ValuesFixed', data: { field: '', fix: { kind: 'put_back', row: 1 } } },
+      { type: 'ValuesFixed', data: { field: '', fix: { kind: 'put_back', row: 1, numbering } } },
     ]);
     expect(decide({ type: 'UndoValueFix', at: T0 }, out)).toMatchObject([{ type: 'ValueFixUndone', data: { fix_id: 'r1' } }]);
   });
 
-  it('refuses a row read under another sheet, encoding or header row, a row the file lacks, and a kind of no row', () => {
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd1', reading: '["other"]' }), run)?.[0]).toBe(
-      'fixes_conflict',
+  it("refuses a page's row after another header row or sheet was chosen, a row the file lacks, and a kind of no row", () => {
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { expected_mapping_version: run.mapping_version - 1 }), run)?.[0]).toBe(
+      'mapping_conflict',
     );
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 0 }, { row: 0, digest: 'd', reading }), run)?.[0]).toBe('invalid_fix');
+    expect(decide(rowFix({ kind: 'leave_out', row: 1 }, { expected_mapping_version: run.mapping_version }), run)).toHaveLength(1);
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 0 }), run)?.[0]).toBe('invalid_fix');
     expect(refusalOf(rowFix({ kind: 'put_back', row: run.total_rows! + 1 }), run)?.[1]).toContain(`from 1 to ${run.total_rows}`);
     expect(refusalOf(rowFix({ kind: 'replace', find: 'a', replace: 'b' }), run)).toEqual([
       'invalid_fix',
       'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
     ]);
     // With a field, a row's kind is no fix of values.
-    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, undefined, 'email'), run)?.[0]).toBe('invalid_fix');
-    expect(() => decide(rowFix({ kind: 'leave_out', row: 1 }, { row: 1, digest: 'd', reading }), fold(given.approved))).toThrow(
-      'The review was already approved.',
-    );
+    expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { field: 'email' }), run)?.[0]).toBe('invalid_fix');
+    expect(() => decide(rowFix({ kind: 'leave_out', row: 1 }), fold(given.approved))).toThrow('The review was already approved.');
   });
 });

@@ -33,7 +33,7 @@ const PLAIN_DATE_PATTERN = /^[A-Za-z0-9 .,:/-]{1,40}$/;
 /**
  * What a reviewer's fix was, in facts that are not the customer's data: the field, the kind of fix (a normaliser by its
  * name), the row of a cell edit or of a row left out or put back, and the pattern of a date rewrite. Never the values
- * it found or wrote (nor a row's digest).
+ * it found or wrote.
  */
 function fixDetails(data: Record<string, unknown>): TimelineEntry['details'] {
   const fix = (data.fix ?? {}) as Partial<ValueFix> & { normaliser?: unknown; row?: unknown; date_pattern?: unknown };

@@ -639,18 +639,10 @@ export const lastFix = (view: ReviewView | null): AppliedFix | null => {
 };
 
 /**
- * The rows the reviewer left out, by number: the fixes folded oldest first (a row left out joins them, put back
- * leaves them). A row left out is applied only while it reads as it did then (another header row,
- * sheet or encoding may change that); the preview says which of its rows are left out in force.
+ * The rows the reviewer left out, by number, as the output leaves them out: the server folds the fixes made under the
+ * rows' numbering now (another header row or sheet numbers other rows, which stay in).
  */
-export function rowsLeftOut(view: ReviewView | null): number[] {
-  const rows = new Set<number>();
-  for (const { fix } of view?.value_fixes ?? []) {
-    if (fix.kind === 'leave_out') rows.add(fix.row);
-    else if (fix.kind === 'put_back') rows.delete(fix.row);
-  }
-  return [...rows].sort((a, b) => a - b);
-}
+export const rowsLeftOut = (view: ReviewView | null): number[] => view?.rows_left_out ?? [];
 
 /**
  * Leaves data row `row` (numbered from 1, as the tables show it) out of the records, or (`putBack`) delivers it
@@ -660,7 +652,9 @@ export async function leaveOutRow(row: number, putBack = false): Promise<boolean
   const kind = putBack ? 'put_back' : 'leave_out';
   const params = { row: numbers.format(row) };
   const words: FixWords = { saved: `row_${kind}`, checked: `row_${kind}_checked`, counted: `row_${kind}_counted`, params };
-  return (await recordFix('fixes', { fix: { kind, row } }, words, { key: `row_${kind}_failed`, params })) === null;
+  // With the mapping version the rows were numbered under: a header row or sheet chosen in another tab since is refused.
+  const body = { fix: { kind, row }, expected_mapping_version: state.view?.mapping_version };
+  return (await recordFix('fixes', body, words, { key: `row_${kind}_failed`, params })) === null;
 }
 
 /**

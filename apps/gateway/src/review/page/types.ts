@@ -33,10 +33,11 @@ export type ValueFix =
   | { kind: 'replace'; find: string; replace: string; whole_value: boolean }
   | { kind: 'normalise'; normaliser: string; decimal_separator?: string; date_pattern?: string }
   | { kind: 'picklist'; values: Record<string, string> }
-  /** A data row (numbered from 1, as the tables show it) left out of the records; its `field` is ''. */
-  | { kind: 'leave_out'; row: number; row_digest?: string }
-  /** A row left out delivered again; its `field` is ''. */
-  | { kind: 'put_back'; row: number };
+  /**
+   * A data row (numbered from 1, as the tables show it) left out of the records, or one delivered again; its `field`
+   * is ''. Each holds under the rows' numbering it was made in (`numbering`: sheet, header row, rows above it).
+   */
+  | { kind: 'leave_out' | 'put_back'; row: number; numbering: string };
 
 export interface AppliedFix {
   fix_id: string;
@@ -76,6 +77,8 @@ export interface ReviewView {
   mapping_version: number;
   value_fixes: AppliedFix[];
   fixes_key: string;
+  /** The data rows left out under the rows' numbering now, in order: what the output leaves out (the server folds the fixes). */
+  rows_left_out: number[];
   total_rows: number | null;
   processed_rows: number;
   waiting_for_upload: boolean;

@@ -260,10 +260,16 @@ export class CustomerChecks {
       this.logger.error(`Run ${run.id}: the rows for the customer's checks could not be read: ${(err as Error).message}`);
       return failed('error', 'the rows could not be read');
     }
-    const batches: SentRow[][] = [];
-    for (let i = 0; i < rows.length; i += this.settings.batchRows) {
-      batches.push(rows.slice(i, i + this.settings.batchRows).map((r) => ({ row: r.row, values: r.values })));
+    // Batch i holds rows i·B+1 to (i+1)·B, as the batches sent later for rows past these do (batchesAt): rows left out
+    // by the reviewer are not sent, and leave their batch shorter rather than moving later rows into it.
+    const byBatch = new Map<number, SentRow[]>();
+    for (const r of rows) {
+      const index = Math.floor((r.row - 1) / this.settings.batchRows);
+      const batch = byBatch.get(index) ?? [];
+      batch.push({ row: r.row, values: r.values });
+      byBatch.set(index, batch);
     }
+    const batches = [...byBatch.values()];
     const outcome = await this.sendBatches(run, url, secret, batches, signal);
     if (superseded.aborted) return null;
     if (!outcome.ok) return failed(outcome.reason, outcome.detail);
@@ -282,7 +288,14 @@ export class CustomerChecks {
     // What was sent is not kept, nor the rows that can show nothing: the cells and texts are what the review shows and fixes.
     const kept = shown.filter((r) => mayMatch(r, findings)).map(({ row, cells, text }) => ({ row, cells, text }));
     return {
-      status: { status: 'ran', rows_checked: rows.length, total_rows: run.total_rows, reason: null, detail: null },
+      // The rows covered, by number (those left out among them included): where the batches sent later begin.
+      status: {
+        status: 'ran',
+        rows_checked: Math.min(this.settings.maxRows, run.total_rows ?? rows.at(-1)?.row ?? 0),
+        total_rows: run.total_rows,
+        reason: null,
+        detail: null,
+      },
       rows: kept,
       byRow: new Map(kept.map((r) => [r.row, r])),
       findings,
@@ -414,7 +427,7 @@ export class CustomerChecks {
         for (const row of batch) {
           number++;
           // A row the reviewer left out will not be delivered: the customer's checks are not asked about it.
-          if (source.leftOut?.(row, number)) {
+          if (source.leftOut?.(number)) {
             if (number >= from + count - 1) return;
             continue;
           }
