@@ -89,6 +89,8 @@ export interface State {
   /** The reviewer approved or canceled in this page (not a page opened on a closed review). */
   justActed: boolean;
   confirm: Confirmation | null;
+  /** The hidden rows being left out one after the other ("Leave all hidden rows out"): how far; null when not. */
+  leavingRows: { done: number; total: number } | null;
 }
 
 let state: State = {
@@ -108,6 +110,7 @@ let state: State = {
   busy: false,
   justActed: false,
   confirm: null,
+  leavingRows: null,
 };
 
 let draw: (s: State) => void = () => {};
@@ -655,6 +658,77 @@ export async function leaveOutRow(row: number, putBack = false): Promise<boolean
   // With the mapping version the rows were numbered under: a header row or sheet chosen in another tab since is refused.
   const body = { fix: { kind, row }, expected_mapping_version: state.view?.mapping_version };
   return (await recordFix('fixes', body, words, { key: `row_${kind}_failed`, params })) === null;
+}
+
+/** How often, at most, the page's message says how far "Leave all hidden rows out" has come (each step said would crowd a screen reader). */
+const LEAVING_SAID_EVERY_MS = 1000;
+
+/** The rows a workbook's sheet hides that are still delivered (not left out), in order. */
+export const hiddenRowsIn = (view: ReviewView | null): number[] => {
+  const out = new Set(rowsLeftOut(view));
+  return (view?.hidden_rows ?? []).filter((row) => !out.has(row));
+};
+
+/**
+ * Leaves `rows` out one after the other (one fix each, as the row's own button does), saying how far it has come;
+ * it stops at the first refusal and says which row and how many were left out before it. The rows are drawn and
+ * counted again once, at the end. Whatever acts on the review meanwhile (a save, another fix, approval) waits for it.
+ */
+export async function leaveOutRows(rows: number[]): Promise<void> {
+  if (state.leavingRows || !rows.length) return;
+  const total = rows.length;
+  // Under way from the first press (a second press does nothing), once what is still settling is saved.
+  set({ leavingRows: { done: 0, total }, live: { text: t('hidden_rows_leaving', { done: 0, total }) } });
+  await settled();
+  const run = async (): Promise<void> => {
+    const before = state.count?.rows_with_problems ?? null;
+    let done = 0;
+    let said = Date.now();
+    for (const row of rows) {
+      try {
+        // With the mapping version the rows were numbered under: a header row or sheet chosen elsewhere since is refused.
+        const body = { fix: { kind: 'leave_out', row }, expected_mapping_version: state.view?.mapping_version };
+        const next = await api<ReviewView>('fixes', 'POST', body);
+        done++;
+        const sayNow = done === total || Date.now() - said >= LEAVING_SAID_EVERY_MS;
+        if (sayNow) said = Date.now();
+        set({
+          view: next,
+          leavingRows: { done, total },
+          ...(sayNow && done < total ? { live: { text: t('hidden_rows_leaving', { done, total }) } } : {}),
+        });
+      } catch (caught) {
+        const err = caught as ApiFailure;
+        set({ leavingRows: null });
+        const shown = state.screen;
+        const params = { row: numbers.format(row), count: done, total };
+        // The service's truth shown again, and where it stopped said (where the page turned into another state,
+        // expired…, that state says it all). A conflict draws the rows again; otherwise those left out are drawn now.
+        await onActionRefused(err, 'hidden_rows_leave_all_failed', params);
+        const conflict = err.code === 'mapping_conflict' || err.code === 'fixes_conflict';
+        if (state.screen !== shown) return;
+        if (conflict) say(t('hidden_rows_leave_all_failed', { ...params, message: errorText(err) }), 'warn');
+        else if (done > 0) {
+          set({ count: null });
+          await refreshPreview();
+        }
+        return;
+      }
+    }
+    problemsBeforeFix = before;
+    fixWords = {
+      saved: 'hidden_rows_left_out',
+      checked: 'hidden_rows_left_out_checked',
+      counted: 'hidden_rows_left_out_counted',
+      params: { count: done },
+    };
+    set({ leavingRows: null, count: null, live: { text: t('hidden_rows_left_out', { count: done }), kind: 'ok' } });
+    await refreshPreview();
+  };
+  // In the queue of saves: an approval, a fix or a mapping saved meanwhile waits for the last row.
+  const running = saving.then(run);
+  saving = running;
+  await running;
 }
 
 /**

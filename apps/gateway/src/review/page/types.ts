@@ -73,6 +73,11 @@ export interface ReviewView {
     shorter_rows: number;
     first_shorter_row: number | null;
   } | null;
+  /**
+   * The data rows a workbook's sheet hides (by hand, a filter, a collapsed group), numbered as the tables number them,
+   * at most 1,000; empty for other files. They are delivered like the others unless left out.
+   */
+  hidden_rows?: number[];
   mapping_rule: Mapping | null;
   mapping_version: number;
   value_fixes: AppliedFix[];

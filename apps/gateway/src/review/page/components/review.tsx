@@ -5,6 +5,7 @@ import { useBottomRoom } from '../../../web-shared/page/bottom-room';
 import { approve, cancel, type State } from '../state';
 import type { ReviewView } from '../types';
 import { ConfirmDialog } from './confirm-dialog';
+import { HiddenRowsNotice } from './hidden-rows-notice';
 import { MappingSection } from './mapping-section';
 import { PreviewSection } from './preview-section';
 import { ProblemRowsSection } from './problem-rows-section';
@@ -25,6 +26,8 @@ export function Review({ s, view }: { s: State; view: ReviewView }) {
         </p>
       ))}
       {active && <RowsOutOfLineNotice view={view} />}
+      {/* Rows Excel does not show but the file holds: said on a closed review too (as text), so it is known what was read. */}
+      <HiddenRowsNotice view={view} leaving={s.leavingRows} />
       {/* Coloured only while it says something: an empty coloured band read as a notice with no words. */}
       <div id="live" role="status" aria-live="polite" class={s.live.kind && s.live.text ? `notice ${s.live.kind}` : ''}>
         {s.live.text}

@@ -1,0 +1,214 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import type { Page } from 'playwright-core';
+import { axeViolations } from '../support/browser';
+import { reviewBrowserSuite } from '../support/review-browser';
+import { reviewApi, waitForRun } from '../support/service-harness';
+
+/**
+ * Rows a workbook's sheet hides (Excel does not show them, the file holds them): the review page names them in a
+ * notice, with "Leave out" beside each one still delivered and "Leave all hidden rows out"; a row left out there is
+ * listed with the rows left out and marked in the preview, and the output lacks it. Keyboard alone, 360 px light and
+ * dark, Arabic, axe-core clean; a workbook without hidden rows has no notice.
+ */
+
+const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
+const SHOTS = '/tmp/hidden-shots';
+const NOTICE_EN =
+  '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them, but they are delivered like the others unless you leave them out.';
+
+/** Five records; row 2 (Bob) and row 4 (a "Total" line, without an e-mail: a problem) are hidden. */
+async function workbook(hide = true): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('People');
+  ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
+  ws.addRow(['ann@x.org', 'Ann', 30, '01/01/1990']);
+  ws.addRow(['bob@x.org', 'Bob', 31, '02/01/1990']).hidden = hide;
+  ws.addRow(['cy@x.org', 'Cy', 32, '03/01/1990']);
+  ws.addRow(['', 'Total', 93, '']).hidden = hide;
+  ws.addRow(['dee@x.org', 'Dee', 34, '04/01/1990']);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const live = (page: Page) => page.locator('#live').innerText();
+const leftOutMarks = (page: Page) =>
+  page.evaluate(() => Array.from(document.querySelectorAll('#preview tbody tr')).map((tr) => tr.classList.contains('left-out')));
+/** The accessible name of the element with the keyboard, as far as the DOM says it (aria-label, else its text), and its id. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return { id: el?.id ?? '', name: (el?.getAttribute('aria-label') ?? el?.innerText ?? '').trim() };
+  });
+/** Tabs from the top of the page until the element named `name` has the keyboard (at most 40 presses); false if never. */
+async function tabTo(page: Page, name: string): Promise<boolean> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    if ((await focused(page)).name === name) return true;
+  }
+  return false;
+}
+
+describe('review page: rows a workbook hides, in Chromium', () => {
+  const suite = reviewBrowserSuite();
+
+  beforeAll(() => mkdirSync(SHOTS, { recursive: true }));
+  const shoot = async (page: Page, name: string) => {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    await page.locator('#hidden-rows').screenshot({ path: join(SHOTS, `${name}-notice.png`) });
+  };
+
+  it('names the hidden rows; one left out by keyboard, then all; approved, the output lacks both', async () => {
+    const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
+    const api = reviewApi(run.review_url);
+    expect((await api.state()).body.hidden_rows).toEqual([2, 4]);
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    await page.getByText('1 of 5 rows has problems.').waitFor();
+    const notice = page.locator('#hidden-rows');
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(NOTICE_EN);
+    await expect(notice.getAttribute('role')).resolves.toBe('note');
+    // A button for each, named with its row, and one for all of them.
+    for (const name of ['Leave out row 2', 'Leave out row 4', 'Leave all hidden rows out'])
+      await expect(notice.getByRole('button', { name, exact: true }).count()).resolves.toBe(1);
+    await expect(page.locator('#hidden-rows-in-title').innerText()).resolves.toBe('Hidden rows still delivered:');
+    await expect(page.locator('#rows-left-out').count()).resolves.toBe(0);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '01-1100-light');
+
+    // By keyboard: Tab to row 4's button (the "Total" line, which has the one problem), Enter.
+    await expect(tabTo(page, 'Leave out row 4')).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByText('Row 4 left out. The rows were checked again. Rows with problems: 1 before, 0 now.').waitFor();
+    // Listed with the rows left out (where it can be put back), marked in the preview, gone from the notice's list.
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Row left out:\s*4\s*Put back$/);
+    await expect(leftOutMarks(page)).resolves.toEqual([false, false, false, true, false]);
+    await expect(page.locator('#preview tbody tr.left-out th').innerText()).resolves.toContain('Left out');
+    await expect(notice.getByRole('button').allInnerTexts()).resolves.toEqual(['Leave out']);
+    await expect(notice.getByRole('button', { name: 'Leave out row 2' }).count()).resolves.toBe(1);
+    await expect(page.locator('#hidden-rows-in-title').innerText()).resolves.toBe('Hidden row still delivered:');
+    // Its button gone, the keyboard went to the next one in the notice, not to the page's body.
+    await expect(focused(page)).resolves.toEqual({ id: '', name: 'Leave out row 2' });
+    // The notice still names both rows: they are hidden in the file whatever is left out.
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(NOTICE_EN);
+    expect((await api.state()).body.rows_left_out).toEqual([4]);
+
+    // Undone, both are delivered again; then "Leave all hidden rows out", by keyboard.
+    await page.getByRole('button', { name: 'Undo last fix' }).click();
+    await page
+      .getByText('Last fix undone: row 4 is delivered again. The rows were checked again. Rows with problems: 0 before, 1 now.')
+      .waitFor();
+    await notice.getByRole('button', { name: 'Leave out row 4' }).waitFor();
+    await expect(tabTo(page, 'Leave all hidden rows out')).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByText('2 hidden rows left out. The rows were checked again. Rows with problems: 1 before, 0 now.').waitFor();
+    await expect(live(page)).resolves.toBe('2 hidden rows left out. The rows were checked again. Rows with problems: 1 before, 0 now.');
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*2\s*Put back\s*4\s*Put back$/);
+    await expect(leftOutMarks(page)).resolves.toEqual([false, true, false, true, false]);
+    // No button left in the notice: it says they are all left out, and has the keyboard (its buttons went).
+    await expect(notice.getByRole('button').count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
+      'All 2 hidden rows are left out: you can put each back from the list of rows left out.',
+    );
+    await expect(focused(page)).resolves.toMatchObject({ id: 'hidden-rows' });
+    await expect(page.locator('#fixes-count').innerText()).resolves.toBe('Fixes in force: 2');
+    expect((await api.state()).body.rows_left_out).toEqual([2, 4]);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '02-all-left-out-1100-light');
+
+    // Approve: the confirmation names both; the output lacks Bob and the "Total" line.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
+    await dialog.getByText('The 2 rows you left out will not be delivered: 2, 4.').waitFor();
+    await dialog.getByRole('button', { name: 'Yes, approve' }).click();
+    const done = await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final', 30_000);
+    expect(done.rows_excluded).toBe(2);
+    const output = (await (await fetch(done.download_url)).json()) as { email: string | null; first_name: string | null }[];
+    expect(output.map((r) => r.first_name)).toEqual(['ANN', 'CY', 'DEE']);
+    // Closed: the notice as text, no buttons.
+    await page.getByText('The 2 rows you left out are not in the output: 2, 4.').waitFor({ timeout: 30_000 });
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
+      '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them; they were read like the other rows.',
+    );
+    await expect(notice.locator('button').count()).resolves.toBe(0);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '03-approved-1100-light');
+    await page.context().close();
+  }, 120_000);
+
+  it('stops "Leave all hidden rows out" at the first refusal and says where', async () => {
+    const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    await page.getByText('1 of 5 rows has problems.').waitFor();
+    // The service refuses the second row (as it would a fix past its limit).
+    let asked = 0;
+    await page.route('**/fixes?*', async (route) => {
+      const body = route.request().postDataJSON() as { fix?: { row?: number } };
+      if (route.request().method() === 'POST' && body.fix?.row === 4) {
+        asked++;
+        return route.fulfill({
+          status: 422,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'too_many_fixes', message: 'Too many fixes.', type: 'validation' } }),
+        });
+      }
+      return route.continue();
+    });
+    await page.locator('#hidden-rows-leave-all').click();
+    await page.locator('#live', { hasText: 'Row 4 was not left out:' }).waitFor();
+    await expect(live(page)).resolves.toMatch(/^Row 4 was not left out: .+ Stopped there: 1 of 2 hidden rows was left out\.$/);
+    expect(asked).toBe(1);
+    // Row 2 is left out (and drawn so), row 4 still has its button.
+    await expect(
+      reviewApi(run.review_url)
+        .state()
+        .then((r) => r.body.rows_left_out),
+    ).resolves.toEqual([2]);
+    await page.locator('#rows-left-out', { hasText: '2' }).waitFor();
+    await expect(page.locator('#hidden-rows').getByRole('button').allInnerTexts()).resolves.toEqual(['Leave out']);
+    await expect(page.locator('#hidden-rows').getByRole('button', { name: 'Leave out row 4' }).count()).resolves.toBe(1);
+    await page.context().close();
+  });
+
+  it('fits 360 px in light and dark, reads right to left in Arabic, axe-core clean; no notice without hidden rows', async () => {
+    const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#hidden-rows' });
+      await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      for (const name of ['Leave out row 2', 'Leave out row 4', 'Leave all hidden rows out']) {
+        const box = await phone.locator('#hidden-rows').getByRole('button', { name }).boundingBox();
+        // A target of 24 px at least (WCAG 2.5.8), inside the screen.
+        expect({ name, big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
+          name,
+          big: true,
+          inside: true,
+        });
+      }
+      await expect(axeViolations(phone)).resolves.toEqual([]);
+      await shoot(phone, `04-360-${colorScheme}`);
+      await phone.context().close();
+    }
+
+    const arabic = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING, body: { locale: 'ar' } });
+    const context = await suite.browser.newContext({ viewport: { width: 360, height: 800 }, colorScheme: 'dark', locale: 'ar' });
+    const page = await context.newPage();
+    await page.goto(arabic.review_url);
+    await page.locator('#hidden-rows').waitFor();
+    await expect(page.evaluate(() => document.documentElement.dir)).resolves.toBe('rtl');
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toMatch(/^صفان مخفيان في المصنّف/);
+    const notice = page.locator('#hidden-rows');
+    await expect(notice.getByRole('button', { name: /^استبعاد الصف (2|٢)$/ }).count()).resolves.toBe(1);
+    await expect(notice.getByRole('button', { name: 'استبعاد كل الصفوف المخفية' }).count()).resolves.toBe(1);
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '05-arabic-360-dark');
+    await context.close();
+
+    const plain = await suite.readyRun({ content: await workbook(false), filename: 'people.xlsx', mapping: MAPPING });
+    expect((await reviewApi(plain.review_url).state()).body.hidden_rows).toEqual([]);
+    const none = await suite.openPage(plain.review_url, { ready: '#preview tbody tr >> nth=0' });
+    await expect(none.locator('#hidden-rows, [data-notice="hidden_rows"]').count()).resolves.toBe(0);
+    await none.context().close();
+  }, 120_000);
+});
