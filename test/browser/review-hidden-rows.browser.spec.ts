@@ -171,6 +171,50 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.context().close();
   });
 
+  it('names the first 50 of 60 hidden rows and how many more; "Leave all hidden rows out" leaves all 60 out', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('People');
+    ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
+    // 70 records; rows 5 to 64 hidden (a filtered view).
+    for (let i = 1; i <= 70; i++) ws.addRow([`p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = i >= 5 && i <= 64;
+    const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx', mapping: MAPPING });
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    const named = Array.from({ length: 50 }, (_, i) => String(i + 5)).join(', ');
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
+      `60 rows are hidden in the workbook (rows ${named} and 10 more). Excel does not show them, but they are delivered like the others unless you leave them out.`,
+    );
+    const notice = page.locator('#hidden-rows');
+    await expect(notice.locator('button.leave-out').count()).resolves.toBe(50);
+    await expect(notice.getByRole('button', { name: 'Leave out row 54', exact: true }).count()).resolves.toBe(1);
+    await expect(notice.getByRole('button', { name: 'Leave out row 55', exact: true }).count()).resolves.toBe(0);
+    await expect(page.locator('.hidden-rows-more').innerText()).resolves.toBe(
+      '10 more are not listed here: “Leave all hidden rows out” leaves them out too.',
+    );
+    await page.getByText('No problems found in 70 rows.').waitFor();
+    // What the live region says on the way, as it says it.
+    await page.evaluate(() => {
+      const said: string[] = [];
+      (window as unknown as { said: string[] }).said = said;
+      const region = document.getElementById('live')!;
+      new MutationObserver(() => said.push(region.innerText)).observe(region, { childList: true, subtree: true, characterData: true });
+    });
+    await notice.getByRole('button', { name: 'Leave all hidden rows out' }).click();
+    await page
+      .getByText('60 hidden rows left out. The rows were checked again. Rows with problems: 0 before, 0 now.')
+      .waitFor({ timeout: 60_000 });
+    const said = await page.evaluate(() => (window as unknown as { said: string[] }).said);
+    const progress = said.filter((text) => text.startsWith('Leaving the hidden rows out:'));
+    expect(progress[0]).toBe('Leaving the hidden rows out: 0 of 60…');
+    const counts = progress.map((text) => Number(/: (\d+) of 60…$/.exec(text)?.[1]));
+    expect(counts.every((n, i) => n >= 0 && n < 60 && (i === 0 || n >= counts[i - 1]))).toBe(true);
+    expect(said.at(-1)).toBe('60 hidden rows left out. The rows were checked again. Rows with problems: 0 before, 0 now.');
+    const leftOut = (await reviewApi(run.review_url).state()).body.rows_left_out as number[];
+    expect(leftOut).toEqual(Array.from({ length: 60 }, (_, i) => i + 5));
+    await expect(notice.locator('button').count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toMatch(/^All 60 hidden rows are left out/);
+    await page.context().close();
+  }, 120_000);
+
   it('fits 360 px in light and dark, reads right to left in Arabic, axe-core clean; no notice without hidden rows', async () => {
     const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
     for (const colorScheme of ['light', 'dark'] as const) {
