@@ -1,9 +1,8 @@
-import type { RowFix, ValueFix } from '@app/contracts';
 import { rowsAboveHeaderOf, type RunState } from '../run/run-state';
+import { isRowFix } from './row-fix';
 import type { AppliedFix } from './value-fixes';
 
-/** A fix of a whole row rather than of a field's values (recorded with `field` ""). */
-export const isRowFix = (fix: ValueFix): fix is RowFix => fix.kind === 'leave_out' || fix.kind === 'put_back';
+export { isRowFix };
 
 /** The `field` a fix of a whole row is recorded with: no schema field is named "". */
 export const ROW_FIX_FIELD = '';

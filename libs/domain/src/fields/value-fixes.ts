@@ -1,6 +1,6 @@
 import type { FieldDefinition, Normaliser, RowFix, ValueFix } from '@app/contracts';
 import { NORMALISERS, compileNormaliser } from './normalisers';
-import { isRowFix } from './rows-left-out';
+import { isRowFix } from './row-fix';
 import { MAX_FIX_TEXT } from './fix-limits';
 import { decimalMarkOf } from './number-format';
 import { suitsField, normalisersFor } from './suited-normalisers';
