@@ -293,8 +293,33 @@ function firstCharacterStart(region: Buffer, before: number, encoding: UnicodeEn
 /** The last bytes read: a character the decoder holds back unfinished is among them (at most 3 bytes). */
 const KEPT_BYTES = 4;
 
+/**
+ * Whether the last bytes read (`kept`) end in the middle of a UTF-8 character: the decoder then
+ * holds its first bytes back, and the next slice must go to it. Continuation bytes are skipped
+ * back to the character's first byte, whose bits say how many bytes it has.
+ */
+function endsMidUtf8Character(kept: Buffer): boolean {
+  for (let i = kept.length - 1; i >= 0; i--) {
+    const byte = kept[i];
+    if ((byte & 0xc0) === 0x80) continue;
+    if (byte < 0x80) return false;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    return kept.length - i < length;
+  }
+  return false; // only continuation bytes: the decoder has refused them already
+}
+
 async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEncoding, fromMiddle: boolean): AsyncGenerator<string> {
   const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: fromMiddle });
+  /**
+   * A UTF-8 slice of plain ASCII is its own text: copied as Latin-1 (native, one byte a character)
+   * rather than through the decoder's streaming mode, which Node runs through ICU. Only once the
+   * decoder has seen the first slice (a byte-order mark is taken away at the top only, and a
+   * decoder that saw nothing yet would take away U+FEFF met later) and holds no character begun
+   * in the slice before.
+   */
+  const asciiAsIs = encoding === 'utf-8';
+  let decoderStarted = false;
   let offset = 0;
   let kept: Buffer = Buffer.alloc(0);
   /** The file offset of the first broken byte, the decoder having failed on `slice` (null: at the end). */
@@ -315,7 +340,9 @@ async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEnc
     for await (const chunk of bytes) {
       for (const slice of decodingSlices(chunk)) {
         failed = slice;
-        const text = decoder.decode(slice, { stream: true });
+        const asIs = asciiAsIs && decoderStarted && !endsMidUtf8Character(kept) && isAscii(slice);
+        const text = asIs ? slice.toString('latin1') : decoder.decode(slice, { stream: true });
+        if (slice.length > 0) decoderStarted = true; // an empty first slice leaves the decoder at the top
         kept = slice.length >= KEPT_BYTES ? slice.subarray(-KEPT_BYTES) : Buffer.concat([kept, slice]).subarray(-KEPT_BYTES);
         offset += slice.length;
         if (text) yield text;

@@ -157,6 +157,57 @@ describe('decodeText names the first byte that breaks the encoding, however the 
   });
 });
 
+describe('decodeText on UTF-8 whose plain-ASCII slices skip the decoder', () => {
+  /** Runs of plain ASCII between characters of two to four bytes, U+FEFF among them: slices of ASCII alone, and slices cut inside a character. */
+  const mixedText = fc
+    .array(fc.oneof(fc.string({ unit: fc.constantFrom('a', ',', '"', '\n'), maxLength: 60 }), fc.constantFrom('é', '€', '😀', '\uFEFF')), {
+      maxLength: 40,
+    })
+    .map((parts) => parts.join(''));
+  const cutsIn = fc.array(fc.nat(400), { maxLength: 12 });
+
+  it("gives the platform decoder's text of the whole file, a byte-order mark taken away at the top only", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), mixedText, cutsIn, fc.boolean(), async (marked, text, cuts, fromMiddle) => {
+        const bytes = Buffer.concat([Buffer.from(marked ? [0xef, 0xbb, 0xbf] : []), Buffer.from(text, 'utf8')]);
+        const out: string[] = [];
+        for await (const piece of decodeText(inChunks(bytes, cuts), 'utf-8', fromMiddle)) out.push(piece);
+        expect(out.join('')).toBe(new TextDecoder('utf-8', { ignoreBOM: fromMiddle }).decode(bytes));
+      }),
+    );
+  });
+
+  it('keeps U+FEFF met after a first slice of ASCII, and one after an empty first chunk is still the mark', async () => {
+    const decoded = async (chunks: Buffer[]) => {
+      const out: string[] = [];
+      async function* given() {
+        yield* chunks;
+      }
+      for await (const piece of decodeText(given(), 'utf-8')) out.push(piece);
+      return out.join('');
+    };
+    const mark = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(await decoded([Buffer.from('a,b\n'), Buffer.from('c,d\n'), Buffer.concat([mark, Buffer.from('e')])])).toBe('a,b\nc,d\n\uFEFFe');
+    expect(await decoded([Buffer.alloc(0), Buffer.concat([mark, Buffer.from('a')]), Buffer.from('b')])).toBe('ab');
+  });
+
+  it('names the first broken byte after slices of ASCII, and a character cut short by the slice before', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        mixedText,
+        fc.constantFrom([0xff], [0x80], [0xc3, 0x41], [0xe2, 0x82, 0x41]),
+        mixedText,
+        cutsIn,
+        async (before, broken, after, cuts) => {
+          const good = Buffer.from(before, 'utf8');
+          const bytes = Buffer.concat([good, Buffer.from(broken), Buffer.from(after, 'utf8')]);
+          expect(await brokenByteOf(inChunks(bytes, cuts), 'utf-8')).toBe(good.length);
+        },
+      ),
+    );
+  });
+});
+
 describe('decodeText in a code page of several bytes a character', () => {
   it('counts the bytes before an undefined one, not the characters', async () => {
     const good = iconv.encode('名前,住所\n東京都,日本語テキスト\n'.repeat(20), 'shift_jis');
