@@ -9,13 +9,14 @@ import { reviewApi, waitForRun } from '../support/service-harness';
 
 /**
  * Rows a workbook's sheet hides (Excel does not show them, the file holds them): the review page names them in a
- * notice, with "Leave out" beside each one still delivered and "Leave all hidden rows out"; a row left out there is
- * listed with the rows left out and marked in the preview, and the output lacks it. Keyboard alone, 360 px light and
- * dark, Arabic, axe-core clean; a workbook without hidden rows has no notice.
+ * notice, with "Leave out" beside each one still delivered (the first 50) and "Leave all hidden rows out"; the tables mark a hidden row still delivered ("Hidden in the
+ * workbook" by its number); a row left out there is listed with the rows left out and marked "Left out" in the
+ * preview, and the output lacks it. Keyboard alone, 360 px light and dark, Arabic, axe-core clean; a workbook
+ * without hidden rows has no notice.
  */
 
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
-const SHOTS = '/tmp/hidden-shots';
+const SHOTS = '/tmp/shots-hidden';
 const NOTICE_EN =
   '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them, but they are delivered like the others unless you leave them out.';
 
@@ -35,6 +36,15 @@ async function workbook(hide = true): Promise<Buffer> {
 const live = (page: Page) => page.locator('#live').innerText();
 const leftOutMarks = (page: Page) =>
   page.evaluate(() => Array.from(document.querySelectorAll('#preview tbody tr')).map((tr) => tr.classList.contains('left-out')));
+/** How each row of a table is marked by its number: hidden in the workbook (still delivered), left out, or neither. */
+const rowMarks = (page: Page, table: string) =>
+  page.evaluate(
+    (id) =>
+      Array.from(document.querySelectorAll(`#${id} tbody th[scope="row"]`)).map((th) =>
+        th.querySelector('.left-out-tag') ? 'out' : th.querySelector('.hidden-tag') ? 'hidden' : '',
+      ),
+    table,
+  );
 /** The accessible name of the element with the keyboard, as far as the DOM says it (aria-label, else its text), and its id. */
 const focused = (page: Page) =>
   page.evaluate(() => {
@@ -74,6 +84,23 @@ describe('review page: rows a workbook hides, in Chromium', () => {
       await expect(notice.getByRole('button', { name, exact: true }).count()).resolves.toBe(1);
     await expect(page.locator('#hidden-rows-in-title').innerText()).resolves.toBe('Hidden rows still delivered:');
     await expect(page.locator('#rows-left-out').count()).resolves.toBe(0);
+    // The preview marks both hidden rows by their number, in words a screen reader hears with the row header (not colour
+    // alone); the rows with problems mark row 4, the "Total" line, there too.
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(['', 'hidden', '', 'hidden', '']);
+    await expect(page.getByRole('grid', { name: 'The first 5 rows as they will be delivered' }).count()).resolves.toBe(1);
+    const preview = page.locator('#preview');
+    for (const row of [2, 4])
+      await expect(
+        preview.getByRole('rowheader', { name: `${row} Leave row ${row} out Hidden in the workbook`, exact: true }).count(),
+      ).resolves.toBe(1);
+    await expect(preview.getByRole('rowheader', { name: /Hidden in the workbook/ }).count()).resolves.toBe(2);
+    await expect(rowMarks(page, 'problem-rows')).resolves.toEqual(['hidden']);
+    await expect(
+      page
+        .locator('#problem-rows')
+        .getByRole('rowheader', { name: /^4 .*Hidden in the workbook$/ })
+        .count(),
+    ).resolves.toBe(1);
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '01-1100-light');
 
@@ -85,6 +112,9 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Row left out:\s*4\s*Put back$/);
     await expect(leftOutMarks(page)).resolves.toEqual([false, false, false, true, false]);
     await expect(page.locator('#preview tbody tr.left-out th').innerText()).resolves.toContain('Left out');
+    // Left out, it says "Left out" and no longer "Hidden in the workbook" (it is not delivered); row 2 still is.
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(['', 'hidden', '', 'out', '']);
+    await expect(preview.getByRole('rowheader', { name: /^4 .*Left out$/ }).count()).resolves.toBe(1);
     await expect(notice.getByRole('button').allInnerTexts()).resolves.toEqual(['Leave out']);
     await expect(notice.getByRole('button', { name: 'Leave out row 2' }).count()).resolves.toBe(1);
     await expect(page.locator('#hidden-rows-in-title').innerText()).resolves.toBe('Hidden row still delivered:');
@@ -106,6 +136,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(live(page)).resolves.toBe('2 hidden rows left out. The rows were checked again. Rows with problems: 1 before, 0 now.');
     await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*2\s*Put back\s*4\s*Put back$/);
     await expect(leftOutMarks(page)).resolves.toEqual([false, true, false, true, false]);
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(['', 'out', '', 'out', '']);
     // No button left in the notice: it says they are all left out, and has the keyboard (its buttons went).
     await expect(notice.getByRole('button').count()).resolves.toBe(0);
     await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
@@ -244,6 +275,8 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     const notice = page.locator('#hidden-rows');
     await expect(notice.getByRole('button', { name: /^استبعاد الصف (2|٢)$/ }).count()).resolves.toBe(1);
     await expect(notice.getByRole('button', { name: 'استبعاد كل الصفوف المخفية' }).count()).resolves.toBe(1);
+    // The tag by a hidden row's number, in Arabic, on the right of the row (its start).
+    await expect(page.locator('#preview tbody tr >> nth=1').locator('.hidden-tag').innerText()).resolves.toBe('مخفي في المصنّف');
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '05-arabic-360-dark');

@@ -46,6 +46,7 @@ export function PreviewSection({ s, view }: { s: State; view: ReviewView }) {
           numberHeading={t('preview_row')}
           fixable={fixable}
           leftOut={s.preview?.leftOut}
+          hidden={view.hidden_rows}
         />
       </div>
     </section>

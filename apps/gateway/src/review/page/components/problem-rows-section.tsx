@@ -102,6 +102,7 @@ export function ProblemRowsSection({ s, view }: { s: State; view: ReviewView }) 
               rows={page ? page.rows : null}
               numberHeading={t('problem_rows_row')}
               fixable={view.phase === 'active'}
+              hidden={view.hidden_rows}
             />
           </div>
           {/* Only for a list of more than one page. aria-disabled, not disabled: the button that reached an end keeps the keyboard. */}

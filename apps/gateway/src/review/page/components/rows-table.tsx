@@ -11,7 +11,9 @@
  * While the review is open, each row's number has a button that leaves the row out of the records (or
  * puts a row left out back); Enter on the row's number does the same (the button is out of the tab
  * order, as the Fix buttons are: the grid has one tab stop). A row left out stays shown, greyed and
- * struck through, and says so in words beside its number; its values are not fixed any more.
+ * struck through, and says so in words beside its number; its values are not fixed any more. A row the workbook hides
+ * (Excel does not show it) that is still delivered says "Hidden in the workbook" under its number, in words and with
+ * an icon and a band beside its number (not colour alone); left out, it says "Left out" as any row left out does.
  *
  * Keyed by the answer it shows, so a new answer draws it afresh (and closes any open editor, whose
  * row may have changed). Where the keyboard was is remembered across those redraws: the new table
@@ -41,6 +43,8 @@ interface Props {
   fixable: boolean;
   /** The numbers of the rows shown that are left out of the records. */
   leftOut?: readonly number[];
+  /** The numbers of the rows the workbook hides (the review state's `hidden_rows`): marked while they are delivered. */
+  hidden?: readonly number[];
 }
 
 interface Remembered {
@@ -57,7 +61,7 @@ interface Editing extends CellPosition {
   opener: 'cell' | 'button';
 }
 
-export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, numberHeading, fixable, leftOut = [] }: Props) {
+export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, numberHeading, fixable, leftOut = [], hidden = [] }: Props) {
   const table = useRef<HTMLTableElement>(null);
   const shown = rows ?? [];
   const size = { rows: shown.length, cols: fields.length + 1 };
@@ -235,13 +239,16 @@ export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, nu
           <tbody onKeyDown={onKeyDown} onDblClick={onDblClick} onFocusIn={onFocusIn}>
             {shown.map((row, r) => {
               const out = isLeftOut(r);
+              // Hidden in the workbook yet delivered: said, as the notice above says it; a row left out is not delivered.
+              const hiddenIn = !out && hidden.includes(row.number);
               return (
-                <tr class={out ? 'left-out' : undefined}>
+                <tr class={out ? 'left-out' : hiddenIn ? 'hidden-in-book' : undefined}>
                   <th scope="row" tabIndex={active.row === r && active.col === 0 ? 0 : -1}>
                     {numbers.format(row.number)}
                     {fixable && <RowButton row={row.number} out={out} />}
                     {/* In words, not only greyed and struck through. */}
                     {out && <span class="left-out-tag">{t('row_left_out_tag')}</span>}
+                    {hiddenIn && <HiddenTag />}
                   </th>
                   {fields.map((f, i) => {
                     const at = { row: r, col: i + 1 };
@@ -295,6 +302,20 @@ function RowButton({ row, out }: { row: number; out: boolean }) {
         )}
       </svg>
     </button>
+  );
+}
+
+/** "Hidden in the workbook" under a row's number: words (part of the row header's name), an eye struck through beside them. */
+function HiddenTag() {
+  return (
+    <span class="hidden-tag">
+      <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+        <path d="M1.5 8s2.4-4.5 6.5-4.5S14.5 8 14.5 8s-2.4 4.5-6.5 4.5S1.5 8 1.5 8Z" fill="none" stroke="currentColor" stroke-width="1.5" />
+        <circle cx="8" cy="8" r="2" fill="none" stroke="currentColor" stroke-width="1.5" />
+        <path d="M2.5 13.5l11-11" stroke="currentColor" stroke-width="1.5" />
+      </svg>
+      {t('row_hidden_tag')}
+    </span>
   );
 }
 
