@@ -9,7 +9,8 @@ import { reviewApi, waitForRun } from '../support/service-harness';
 
 /**
  * Rows a workbook's sheet hides (Excel does not show them, the file holds them): the review page names them in a
- * notice, with "Leave out" beside each one still delivered (the first 50) and "Leave all hidden rows out"; the tables mark a hidden row still delivered ("Hidden in the
+ * notice, with "Leave out" beside each one still delivered (50 at a time, turned by "Previous hidden rows" and "Next
+ * hidden rows") and "Leave all hidden rows out"; the tables mark a hidden row still delivered ("Hidden in the
  * workbook" by its number); a row left out there is listed with the rows left out and marked "Left out" in the
  * preview, and the output lacks it. Keyboard alone, 360 px light and dark, Arabic, axe-core clean; a workbook
  * without hidden rows has no notice.
@@ -51,10 +52,10 @@ const focused = (page: Page) =>
     const el = document.activeElement as HTMLElement | null;
     return { id: el?.id ?? '', name: (el?.getAttribute('aria-label') ?? el?.innerText ?? '').trim() };
   });
-/** Tabs from the top of the page until the element named `name` has the keyboard (at most 40 presses); false if never. */
-async function tabTo(page: Page, name: string): Promise<boolean> {
+/** Tabs from the top of the page until the element named `name` has the keyboard (at most `presses`); false if never. */
+async function tabTo(page: Page, name: string, presses = 40): Promise<boolean> {
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < presses; i++) {
     await page.keyboard.press('Tab');
     if ((await focused(page)).name === name) return true;
   }
@@ -218,9 +219,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(notice.locator('button.leave-out').count()).resolves.toBe(50);
     await expect(notice.getByRole('button', { name: 'Leave out row 54', exact: true }).count()).resolves.toBe(1);
     await expect(notice.getByRole('button', { name: 'Leave out row 55', exact: true }).count()).resolves.toBe(0);
-    await expect(page.locator('.hidden-rows-more').innerText()).resolves.toBe(
-      '10 more are not listed here: “Leave all hidden rows out” leaves them out too.',
-    );
+    await expect(page.locator('#hidden-rows-listed').innerText()).resolves.toBe('Listed: 1 to 50 of 60');
     await page.getByText('No problems found in 70 rows.').waitFor();
     // What the live region says on the way, as it says it.
     await page.evaluate(() => {
@@ -243,6 +242,97 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     expect(leftOut).toEqual(Array.from({ length: 60 }, (_, i) => i + 5));
     await expect(notice.locator('button').count()).resolves.toBe(0);
     await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toMatch(/^All 60 hidden rows are left out/);
+    await page.context().close();
+  }, 120_000);
+
+  it('lists the hidden rows still delivered 50 at a time, each reached by keyboard, the focus kept; 360 px light and dark', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('People');
+    ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
+    // 60 records; rows 5 to 56 hidden: 52, two past the first 50.
+    for (let i = 1; i <= 60; i++) ws.addRow([`p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = i >= 5 && i <= 56;
+    const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx', mapping: MAPPING });
+    const rowButtons = (page: Page) =>
+      page.locator('#hidden-rows button.leave-out').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label')));
+    const turner = (page: Page, name: 'Previous hidden rows' | 'Next hidden rows') =>
+      page.locator('#hidden-rows').getByRole('button', { name, exact: true });
+
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#hidden-rows' });
+      await phone.getByText('No problems found in 60 rows.').waitFor();
+      await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      for (const name of ['Previous hidden rows', 'Next hidden rows'] as const) {
+        const box = await turner(phone, name).boundingBox();
+        expect({ name, big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
+          name,
+          big: true,
+          inside: true,
+        });
+      }
+      // The tag by a hidden row's number wraps within the number's column, inside the screen.
+      const tag = await phone.locator('#preview tbody tr >> nth=4').locator('.hidden-tag').boundingBox();
+      expect(tag!.x >= 0 && tag!.x + tag!.width <= 360).toBe(true);
+      await expect(axeViolations(phone)).resolves.toEqual([]);
+      await phone.locator('#hidden-rows .hidden-rows-pager').scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: join(SHOTS, `06-pager-360-${colorScheme}.png`) });
+      await phone.locator('section:has(#preview-title)').screenshot({ path: join(SHOTS, `06-preview-360-${colorScheme}.png`) });
+      await phone.context().close();
+    }
+
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    await page.getByText('No problems found in 60 rows.').waitFor();
+    const listed = () => page.locator('#hidden-rows-listed').innerText();
+    const first50 = Array.from({ length: 50 }, (_, i) => `Leave out row ${i + 5}`);
+    await expect(rowButtons(page)).resolves.toEqual(first50);
+    await expect(listed()).resolves.toBe('Listed: 1 to 50 of 52');
+    // At the start, "Previous hidden rows" is aria-disabled (not disabled: it keeps the keyboard).
+    await expect(turner(page, 'Previous hidden rows').getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(turner(page, 'Next hidden rows').getAttribute('aria-disabled')).resolves.toBeNull();
+    await expect(turner(page, 'Next hidden rows').getAttribute('aria-controls')).resolves.toBe('hidden-rows-in-list');
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '07-pager-1100-light');
+
+    // By keyboard: the next 50 (two here), said in the page's message; the keyboard stays on the button pressed.
+    await expect(tabTo(page, 'Next hidden rows', 80)).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55', 'Leave out row 56']);
+    await expect(listed()).resolves.toBe('Listed: 51 to 52 of 52');
+    await expect(live(page)).resolves.toBe('Listed: 51 to 52 of 52');
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-next', name: 'Next hidden rows' });
+    await expect(turner(page, 'Next hidden rows').getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(turner(page, 'Previous hidden rows').getAttribute('aria-disabled')).resolves.toBeNull();
+    // At the end, Enter does nothing more.
+    await page.keyboard.press('Enter');
+    await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55', 'Leave out row 56']);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '08-pager-next-1100-light');
+    // Back, and forth again.
+    await page.keyboard.press('Shift+Tab');
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-prev', name: 'Previous hidden rows' });
+    await page.keyboard.press('Enter');
+    await expect(rowButtons(page)).resolves.toEqual(first50);
+    await expect(live(page)).resolves.toBe('Listed: 1 to 50 of 52');
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-prev', name: 'Previous hidden rows' });
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55', 'Leave out row 56']);
+
+    // Row 56, the last one, left out by keyboard: the keyboard goes to the row before it, none being after it.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect(focused(page)).resolves.toEqual({ id: '', name: 'Leave out row 56' });
+    await page.keyboard.press('Enter');
+    await page.getByText('Row 56 left out. The rows were checked again. Rows with problems: 0 before, 0 now.').waitFor();
+    await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55']);
+    await expect(listed()).resolves.toBe('Listed: 51 to 51 of 51');
+    await expect(focused(page)).resolves.toEqual({ id: '', name: 'Leave out row 55' });
+    // Row 55 too: 50 are still delivered, all listed, no more turning; the keyboard goes to the last of them.
+    await page.keyboard.press('Enter');
+    await page.getByText('Row 55 left out. The rows were checked again. Rows with problems: 0 before, 0 now.').waitFor();
+    await expect(rowButtons(page)).resolves.toEqual(first50);
+    await expect(page.locator('#hidden-rows-listed, #hidden-rows-prev, #hidden-rows-next').count()).resolves.toBe(0);
+    await expect(focused(page)).resolves.toEqual({ id: '', name: 'Leave out row 54' });
+    expect((await reviewApi(run.review_url).state()).body.rows_left_out).toEqual([55, 56]);
     await page.context().close();
   }, 120_000);
 

@@ -123,6 +123,8 @@ function set(patch: Partial<State>): void {
 }
 const say = (text: string, kind?: State['live']['kind']) => set({ live: { text, kind } });
 const focusById = (id: string) => document.getElementById(id)?.focus();
+/** Says `text` in the page's message (a live region), as what the reviewer just did (another 50 hidden rows listed). */
+export const announce = (text: string): void => say(text);
 const isReview = (phase: Phase) => phase === 'active' || phase === 'approved' || phase === 'canceled';
 
 // Not drawn: the order of requests, and what the approval confirmation needs to know of the count.

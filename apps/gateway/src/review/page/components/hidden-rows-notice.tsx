@@ -2,15 +2,17 @@
  * Says which rows a workbook's sheet hides (by hand, a filter, a collapsed group): Excel does not show them, but the
  * file holds them and they are delivered like the others, which the reviewer may not expect (a hidden subtotal, a
  * filtered-out record). While the review is open, each hidden row still delivered has "Leave out" beside its number,
- * and "Leave all hidden rows out" leaves them out one after the other; a row left out is listed with the rows left
- * out (fixes-bar.tsx), where it can be put back. A closed review shows the notice as text.
+ * listed 50 at a time ("Previous hidden rows", "Next hidden rows" past 50, so each of up to 1,000 is in reach and
+ * the notice never holds more than 50 of them), and "Leave all hidden rows out" leaves them all out one after the
+ * other; a row left out is listed with the rows left out (fixes-bar.tsx), where it can be put back. A closed review
+ * shows the notice as text. The tables mark a hidden row still delivered (rows-table.tsx).
  */
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { listOf, numbers, t } from '../i18n';
-import { hiddenRowsIn, leaveOutRow, leaveOutRows, type State } from '../state';
+import { announce, hiddenRowsIn, leaveOutRow, leaveOutRows, type State } from '../state';
 import type { ReviewView } from '../types';
 
-/** Row numbers the notice names, and hidden rows still delivered listed with their button: past these it says how many more. */
+/** Row numbers the notice names, and hidden rows still delivered listed at a time with their button. */
 const ROWS_SHOWN = 50;
 
 /** `rows` as the notice names them: the first 50, then how many more. */
@@ -19,26 +21,54 @@ function rowNumbers(rows: number[]): string {
   return rows.length > ROWS_SHOWN ? t('hidden_rows_more', { rows: named, count: rows.length - ROWS_SHOWN }) : named;
 }
 
+/** Which button had the keyboard: its place among the notice's buttons, and the row of a row's button. */
+interface Focused {
+  index: number;
+  row: number | null;
+}
+
 export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving: State['leavingRows'] }) {
   const hidden = view.hidden_rows ?? [];
   const active = view.phase === 'active';
   const stillIn = hiddenRowsIn(view);
   const notice = useRef<HTMLDivElement>(null);
-  /** The place of the button that had the keyboard (among the notice's buttons, in order), while one has it. */
-  const focused = useRef<number | null>(null);
-  // A row left out takes its button away (and the last ones "Leave all…"): the keyboard goes to the next button in
-  // the notice, else to the notice itself, which then says the hidden rows are all left out.
+  const focused = useRef<Focused | null>(null);
+  /** Which 50 of the hidden rows still delivered are listed (0 the first 50); kept in range as rows leave the list. */
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(stillIn.length / ROWS_SHOWN));
+  const at = Math.min(page, pages - 1);
+  const first = at * ROWS_SHOWN;
+  const listed = stillIn.slice(first, first + ROWS_SHOWN);
+  // A row left out takes its button away (and the last ones "Leave all…"): the keyboard goes to the next row's button
+  // as the list reads now (the row after it slides into its place; past the end of the last 50, the one before it),
+  // else to the button in the notice at its place, else to the notice itself, which then says the hidden rows are all
+  // left out.
   useLayoutEffect(() => {
-    const at = focused.current;
-    if (at === null || notice.current?.contains(document.activeElement)) return;
+    const was = focused.current;
+    if (was === null || notice.current?.contains(document.activeElement)) return;
     focused.current = null;
     if (document.activeElement && document.activeElement !== document.body) return;
+    const rowButtons = [...(notice.current?.querySelectorAll<HTMLButtonElement>('button.leave-out') ?? [])];
     const buttons = notice.current?.querySelectorAll('button');
-    (buttons?.length ? buttons[Math.min(at, buttons.length - 1)] : notice.current)?.focus();
+    const next =
+      was.row !== null && rowButtons.length
+        ? (rowButtons.find((b) => Number(b.dataset.row) > was.row!) ?? rowButtons[rowButtons.length - 1])
+        : buttons?.length
+          ? buttons[Math.min(was.index, buttons.length - 1)]
+          : notice.current;
+    next?.focus();
   }, [stillIn.join(','), leaving === null]);
+  const listedWords = (from: number) =>
+    t('hidden_rows_listed', { first: from + 1, last: Math.min(from + ROWS_SHOWN, stillIn.length), count: stillIn.length });
+  /** Lists the 50 before or after; the focus stays on the button pressed, and the page's message says which are listed now. */
+  const turn = (by: -1 | 1) => {
+    const to = at + by;
+    if (leaving || to < 0 || to >= pages) return;
+    setPage(to);
+    announce(listedWords(to * ROWS_SHOWN));
+  };
   if (!hidden.length) return null;
   const count = hidden.length;
-  const listed = stillIn.slice(0, ROWS_SHOWN);
   return (
     <div
       id="hidden-rows"
@@ -50,7 +80,12 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
       ref={notice}
       onFocusIn={(e) => {
         const button = (e.target as Element).closest('button');
-        focused.current = button ? [...(notice.current?.querySelectorAll('button') ?? [])].indexOf(button) : null;
+        focused.current = button
+          ? {
+              index: [...(notice.current?.querySelectorAll('button') ?? [])].indexOf(button),
+              row: button.dataset.row ? Number(button.dataset.row) : null,
+            }
+          : null;
       }}
     >
       <p id="hidden-rows-text">
@@ -59,7 +94,7 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
       {active && stillIn.length > 0 && (
         <div class="hidden-rows-in">
           <span id="hidden-rows-in-title">{t('hidden_rows_in_title', { count: stillIn.length })}</span>
-          <ul aria-labelledby="hidden-rows-in-title">
+          <ul id="hidden-rows-in-list" aria-labelledby="hidden-rows-in-title">
             {listed.map((row) => (
               <li key={row}>
                 <span class="row-number">{numbers.format(row)}</span>
@@ -67,6 +102,7 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
                 <button
                   type="button"
                   class="leave-out"
+                  data-row={row}
                   aria-label={t('hidden_row_leave_out_list_label', { row: numbers.format(row) })}
                   aria-disabled={leaving ? 'true' : undefined}
                   onClick={() => {
@@ -78,8 +114,31 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
               </li>
             ))}
           </ul>
+          {/* Past 50, the list is turned 50 at a time: every row in reach, never more than 50 buttons in the notice. */}
           {stillIn.length > ROWS_SHOWN && (
-            <p class="hidden-rows-more">{t('hidden_rows_in_more', { count: stillIn.length - ROWS_SHOWN })}</p>
+            <div class="hidden-rows-pager">
+              <span id="hidden-rows-listed">{listedWords(first)}</span>
+              <button
+                type="button"
+                id="hidden-rows-prev"
+                aria-controls="hidden-rows-in-list"
+                aria-describedby="hidden-rows-listed"
+                aria-disabled={leaving || at === 0 ? 'true' : undefined}
+                onClick={() => turn(-1)}
+              >
+                {t('hidden_rows_prev')}
+              </button>
+              <button
+                type="button"
+                id="hidden-rows-next"
+                aria-controls="hidden-rows-in-list"
+                aria-describedby="hidden-rows-listed"
+                aria-disabled={leaving || at === pages - 1 ? 'true' : undefined}
+                onClick={() => turn(1)}
+              >
+                {t('hidden_rows_next')}
+              </button>
+            </div>
           )}
         </div>
       )}
