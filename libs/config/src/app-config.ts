@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { loadSecretsKeyring, readOrCreateKeyFile, type SecretsKeyring } from './secrets-keyring';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -270,14 +271,30 @@ export interface HttpEdgeConfig {
   adminListener: { host: string; port: number } | null;
 }
 
+/** The names of address ranges TRUST_PROXY takes beside addresses and CIDRs (proxy-addr's). */
+export const TRUST_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'] as const;
+
+/**
+ * TRUST_PROXY, each entry checked here as the process starts (before DATA_DIR is touched), not
+ * when the HTTP edge first reads it: a typo in a proxy's address would otherwise be found only
+ * after the stores were opened.
+ */
 function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'] {
   const value = (raw ?? 'loopback').trim();
   if (value === 'true' || value === 'false') return value === 'true';
   if (/^\d+$/.test(value)) return Number(value);
-  return value
+  const entries = value
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
+  for (const entry of entries) {
+    const named = (TRUST_PROXY_RANGES as readonly string[]).includes(entry.toLowerCase());
+    if (!named && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry))
+      throw new Error(
+        `TRUST_PROXY must be true, false, a hop count, or addresses, CIDRs and ${TRUST_PROXY_RANGES.join(', ')}, got "${entry}"`,
+      );
+  }
+  return entries;
 }
 
 /** A claim must outlive a few renewals: a slow store answer must not let another replica take a step that is still running. */

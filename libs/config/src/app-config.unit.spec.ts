@@ -152,6 +152,13 @@ describe('values that used to be taken in silence', () => {
     ],
     [{ OTEL_TRACES_EXPORTER: 'otlp,jaeger' }, 'OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none'],
     [{ OTEL_TRACES_EXPORTER: 'OTLP' }, 'OTEL_TRACES_EXPORTER must name otlp, zipkin, console or none'],
+    [
+      { TRUST_PROXY: 'loopback, proxy.example' },
+      'TRUST_PROXY must be true, false, a hop count, or addresses, CIDRs and loopback, linklocal, uniquelocal, got "proxy.example"',
+    ],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'got "10.0.0.0/33"'],
+    [{ TRUST_PROXY: '10.0.0.256' }, 'got "10.0.0.256"'],
+    [{ TRUST_PROXY: 'yes' }, 'got "yes"'],
   ])('refuses %j before anything is written to DATA_DIR', (env, message) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfg-bad-'));
     expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
@@ -173,6 +180,20 @@ describe('values that used to be taken in silence', () => {
     );
     for (const exporters of ['', 'otlp', 'console, zipkin', 'none', 'otlp,none'])
       expect(() => loadConfig({ ...base(), OTEL_TRACES_EXPORTER: exporters })).not.toThrow();
+  });
+
+  it('takes TRUST_PROXY as a boolean, a hop count, or addresses, CIDRs and named ranges in any case', () => {
+    const trust = (TRUST_PROXY: string) => loadConfig({ ...base(), TRUST_PROXY }).http.trustProxy;
+    expect(trust('true')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust(' Loopback , 203.0.113.7, 2001:db8::/32,::ffff:10.0.0.1, uniquelocal ')).toEqual([
+      'Loopback',
+      '203.0.113.7',
+      '2001:db8::/32',
+      '::ffff:10.0.0.1',
+      'uniquelocal',
+    ]);
+    expect(loadConfig(base()).http.trustProxy).toEqual(['loopback']);
   });
 });
 

@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
-import type { HttpEdgeConfig } from '@app/config';
+import type { HttpEdgeConfig, TRUST_PROXY_RANGES } from '@app/config';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** proxy-addr's names for address ranges, as ipaddr.js calls them. */
-const NAMED_RANGES: Record<string, string[]> = {
+/** proxy-addr's names for address ranges (checked by the config as the process starts), as ipaddr.js calls them. */
+const NAMED_RANGES: Record<(typeof TRUST_PROXY_RANGES)[number], string[]> = {
   loopback: ['loopback'],
   linklocal: ['linkLocal'],
   uniquelocal: ['private', 'uniqueLocal'],
@@ -36,7 +36,7 @@ export function trustProxyFunction(setting: HttpEdgeConfig['trustProxy']): (addr
   const ranges = new Set<string>();
   const networks: Array<[Address, number]> = [];
   for (const entry of setting) {
-    const named = NAMED_RANGES[entry.toLowerCase()];
+    const named = NAMED_RANGES[entry.toLowerCase() as keyof typeof NAMED_RANGES] as string[] | undefined;
     if (named) named.forEach((r) => ranges.add(r));
     else networks.push(network(entry));
   }
