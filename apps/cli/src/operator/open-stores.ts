@@ -41,9 +41,22 @@ export function configuredAdapters(env: NodeJS.ProcessEnv = process.env): AppCon
  * DATA_DIR, ...), for a command that opens `uses`. An invalid configuration is a usage
  * error, and so is a DATA_DIR without the embedded stores the command would open: opening
  * them would create a new, empty set (and new key files) instead of reading the service's.
- * Nothing is created before both checks pass.
+ * The keys are stood in for: the stores' commands neither seal nor sign anything, and the
+ * service's configuration would otherwise generate DATA_DIR/secrets.key and signing.key
+ * (./data when DATA_DIR is unset) on a machine whose stores are EventStoreDB and MongoDB.
  */
 export function operatorConfig(uses: readonly StoreUse[], env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const config = configuredAdapters(env);
+  requireEmbeddedStores(config, uses, env);
+  return config;
+}
+
+/**
+ * operatorConfig with the service's own keys (SECRETS_KEY, or the key files in DATA_DIR), for
+ * the one command that needs them: secrets:reencrypt opens and seals the stored secrets.
+ * Nothing is created before the stores' check passes.
+ */
+export function operatorConfigWithKeys(uses: readonly StoreUse[], env: NodeJS.ProcessEnv = process.env): AppConfig {
   requireEmbeddedStores(configuredAdapters(env), uses, env);
   return readConfig(env);
 }

@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { operatorConfig } from './open-stores';
+import { randomBytes } from 'node:crypto';
+import { parseSecretsKey } from '@app/config';
+import { operatorConfig, operatorConfigWithKeys } from './open-stores';
 
 describe("the operator commands' configuration", () => {
   it('is not refused for an ADMIN_TOKEN the store commands never use; a bad store setting still is, as a usage error', () => {
@@ -54,5 +56,20 @@ describe("the operator commands' configuration", () => {
     };
     expect(operatorConfig(['event store'], distributed).eventStore.kind).toBe('eventstoredb');
     expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it("writes no key file for the stores' commands when no key is configured; secrets:reencrypt reads the service's own key", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-operator-'));
+    const keyless = { DATA_DIR: dataDir, EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' };
+    expect(operatorConfig(['event store'], keyless).eventStore.kind).toBe('eventstoredb');
+    expect(readdirSync(dataDir)).toEqual([]);
+
+    writeFileSync(join(dataDir, 'read-model.sqlite'), '');
+    const key = randomBytes(32).toString('base64');
+    writeFileSync(join(dataDir, 'secrets.key'), key, { mode: 0o600 });
+    writeFileSync(join(dataDir, 'signing.key'), randomBytes(32).toString('base64'), { mode: 0o600 });
+    const withKeys = operatorConfigWithKeys(['read model'], { DATA_DIR: dataDir });
+    expect(withKeys.secrets.current.id).toBe(parseSecretsKey(key, 'test').id);
+    expect(operatorConfig(['read model'], { DATA_DIR: dataDir }).secrets.current.id).not.toBe(withKeys.secrets.current.id);
   });
 });

@@ -2,7 +2,7 @@ import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
 import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
 import { operationFailed, usageError } from '../exit-codes';
-import { configuredAdapters, openStores, operatorConfig } from './open-stores';
+import { configuredAdapters, openStores, operatorConfig, operatorConfigWithKeys } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
 import { republishEvents } from './republish-events';
 import { formatHistory, runHistory } from './run-history';
@@ -63,7 +63,7 @@ export interface SecretsReencryptOptions {
 /** Seals every stored secret with the current SECRETS_KEY (after a rotation, or for plaintext from before encryption). */
 export async function reencryptStoredSecrets(options: SecretsReencryptOptions): Promise<void> {
   const dryRun = options.dryRun === true;
-  const config = operatorConfig(['read model']);
+  const config = operatorConfigWithKeys(['read model']);
   const directory = await openDirectory(config);
   try {
     const report = await directory.reencryptSecrets({ dryRun });
