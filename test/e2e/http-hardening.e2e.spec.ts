@@ -617,6 +617,73 @@ describe('HTTP edge: failed authentication is throttled per client address', () 
     }
   });
 
+  it('behind one shared address (NAT, a proxy not trusted), a key seen to match is still served past the limit, looked up each time (revoked: refused at once); nothing else is', async () => {
+    const shared = '127.0.0.13';
+    const mine = await call(url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'Behind the NAT' } });
+    expect(mine.status).toBe(201);
+    const key = mine.body.api_key as string;
+    // Another organization's key, valid but never used: never seen to match.
+    const theirs = await setupOrganization(svc);
+    expect((await from(shared, url('/v1/schemas'), { token: key })).status).toBe(200);
+    // Another client behind the same address sends a wrong key until the address is past the limit.
+    await expectThrottled(shared, () => from(shared, url('/v1/schemas'), { token: 'tsk_misconfigured' }), 401);
+    const locked = await from(shared, url('/v1/schemas'), { token: 'tsk_misconfigured' });
+    expect(locked).toMatchObject({ status: 429, body: envelope('too_many_failed_attempts') });
+
+    // The key that matched is still served, rate-limited as ever, and still scoped to its organization.
+    for (let i = 0; i < 3; i++) {
+      const served = await from(shared, url('/v1/schemas'), { token: key });
+      expect(served.status).toBe(200);
+      expect(served.headers['x-ratelimit-limit']).toBeDefined();
+      expect(served.body.data.map((s: { id: string }) => s.id)).not.toContain(theirs.schemaId);
+    }
+    expect(await from(shared, url(`/v1/schemas/${theirs.schemaId}`), { token: key })).toMatchObject({
+      status: 404,
+      body: envelope('not_found'),
+    });
+    const run = await from(shared, url('/v1/transformations/file'), {
+      token: key,
+      body: { schema_id: theirs.schemaId, filename: 'a.csv' },
+    });
+    // Another organization's schema is no schema of this one.
+    expect(run).toMatchObject({ status: 422, body: envelope('validation_failed') });
+
+    // Nothing else from the address is looked at: a valid key never seen to match, the admin token, a wrong key,
+    // a valid file-URL signature (its run made from elsewhere) and a review link.
+    const refused = [
+      await from(shared, url('/v1/schemas'), { token: theirs.apiKey }),
+      await from(shared, url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'x' } }),
+      await from(shared, url(`/admin/v1/organizations/${mine.body.id}/api-keys`), { token: ADMIN_TOKEN }),
+      await from(shared, url('/v1/schemas'), { token: 'tsk_misconfigured' }),
+    ];
+    const elsewhere = await call(url('/v1/transformations/file'), {
+      token: theirs.apiKey,
+      body: { schema_id: theirs.schemaId, filename: 'a.csv' },
+    });
+    expect(elsewhere.status).toBe(201);
+    refused.push(await from(shared, elsewhere.body.upload.url, { method: 'PUT', body: 'a\n1\n' }));
+    refused.push(await from(shared, url(`/review/${elsewhere.body.id}/state?signature=forged`)));
+    for (const res of refused) expect(res).toMatchObject({ status: 429, body: envelope('too_many_failed_attempts') });
+    // The served key neither reset nor lengthened the window.
+    const last = refused.at(-1)!;
+    expect(Number(last.headers['retry-after'])).toBeLessThanOrEqual(Number(locked.headers['retry-after']));
+
+    // Revoked (through the admin API, from elsewhere): refused on the very next request, never served again.
+    expect(
+      (
+        await call(url(`/admin/v1/organizations/${mine.body.id}/api-keys/${mine.body.api_key_id}`), {
+          token: ADMIN_TOKEN,
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(204);
+    const revoked = await from(shared, url('/v1/schemas'), { token: key });
+    expect(revoked).toMatchObject({ status: 401, body: envelope('unauthenticated') });
+    for (let i = 0; i < 3; i++) expect([401, 429]).toContain((await from(shared, url('/v1/schemas'), { token: key })).status);
+    // The other organization's key, never used from the shared address, is served from any other.
+    expect((await from('127.0.0.14', url('/v1/schemas'), { token: theirs.apiKey })).status).toBe(200);
+  });
+
   it('two Authorization headers are refused but not counted: a client repeating its good header is not locked out', async () => {
     const twice = { authorization: [`Bearer ${org.apiKey}`, `Bearer ${org.apiKey}`] } as unknown as Record<string, string>;
     for (let i = 0; i < 5; i++) expect((await from('127.0.0.6', url('/v1/schemas'), { headers: twice })).status).toBe(401);

@@ -15,7 +15,9 @@ export interface CheckPlace {
  * AUTH_FAILURE_LIMIT failures in a window of AUTH_FAILURE_WINDOW_SECONDS (a fixed window
  * from the first failure), every credentialed request from that address answers 429
  * `too_many_failed_attempts` with Retry-After until the window ends, before its
- * credential is even looked at (so guessing stops, and costs nothing).
+ * credential is even looked at (so guessing stops, and costs nothing). One exception, the
+ * caller's (http-edge.ts): an API key this process has seen match is still looked up
+ * (its 256 random bits are no guess; docs/decisions.md, "A key that matched, past the limit").
  *
  * Use: `const throttle = authFailureThrottle(config)`; `await throttle.refusal(request.ip)`
  * (an ApiError to answer with, or null) before checking a credential, and
@@ -59,7 +61,8 @@ export class AuthFailureThrottle {
    * under way holds a place, and an address has as many places as failures it has left: a check
    * beyond them waits for one to be freed (a legitimate burst is delayed, not refused), then is
    * refused once the failures are used up. Answers the 429, the place (which must be released),
-   * or null when `stillAGuess` turned false while it waited (the key matched meanwhile): no place.
+   * or null when `stillAGuess` turned false while it waited (the key matched meanwhile): no place,
+   * and no refusal either, as for a key that had matched before (the caller skips the throttle then).
    */
   async place(address: string, stillAGuess: () => boolean = () => true): Promise<ApiError | CheckPlace | null> {
     if (this.limit <= 0) return { release: () => Promise.resolve() };
@@ -67,7 +70,8 @@ export class AuthFailureThrottle {
       // One read of the count a pass, then no wait until the place is taken or the check is in the line: with two
       // reads, a holder's failure counted between them could wake the line before this check joined it, for ever.
       const res = await this.limiter.get(address);
-      const refused = this.refusalOf(res);
+      // A key that matched meanwhile goes ahead without a place, past the limit too: it is no guess.
+      const refused = stillAGuess() ? this.refusalOf(res) : null;
       // A waiter that leaves without its place lets the next one look (a refusal reaches them all, one by one).
       if (refused || !stillAGuess()) {
         if (woken) this.wakeNext(address);

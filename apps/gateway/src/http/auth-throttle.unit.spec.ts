@@ -116,6 +116,27 @@ describe('AuthFailureThrottle.place', () => {
     expect(placesTaken).toBe(1);
   });
 
+  it('a key that matched while it waited goes ahead even once the failures are used up; the guesses beside it are refused', async () => {
+    const throttle = new AuthFailureThrottle(2, 60);
+    const holders = [(await throttle.place('10.0.0.13')) as CheckPlace, (await throttle.place('10.0.0.13')) as CheckPlace];
+    let known = false;
+    let matched: unknown = 'waiting';
+    let guess: unknown = 'waiting';
+    void throttle.place('10.0.0.13', () => !known).then((p) => (matched = p));
+    void throttle.place('10.0.0.13').then((p) => (guess = p));
+    await settled();
+    expect([matched, guess]).toEqual(['waiting', 'waiting']);
+    // Its key matched through another request meanwhile, while the two holders failed.
+    known = true;
+    await Promise.all(holders.map((holder) => holder.release(true)));
+    for (let i = 0; i < 4; i++) await settled();
+    expect(matched).toBeNull();
+    expect(guess).toBeInstanceOf(ApiError);
+    expect((guess as ApiError).code).toBe('too_many_failed_attempts');
+    // It took nothing from the count: the address stays refused.
+    expect(await throttle.refusal('10.0.0.13')).toBeInstanceOf(ApiError);
+  });
+
   it('a refusal reaches every waiter of the address', async () => {
     const throttle = new AuthFailureThrottle(2, 60);
     const holders = [laterCheck(), laterCheck()];

@@ -26,7 +26,7 @@ export interface EdgeDeps {
   authenticateApiKey(authorization: string | string[] | undefined): Promise<Caller>;
   /** The API-key guard's admission of an authenticated request: its rate limit (X-RateLimit-* headers; 429 past it). */
   admitApiKey(request: AuthenticatedRequest, reply: FastifyReply): Promise<unknown>;
-  /** Whether the header carries a key that matched one before (its check is then not a guess: no place is taken for it). */
+  /** Whether the header carries a key that matched one before (its check is then not a guess: no place, no refusal past the limit). */
   isKnownApiKey(authorization: string | string[] | undefined): boolean;
   /** The admin guard's check (401 unless the header carries ADMIN_TOKEN). */
   authenticateAdmin(authorization: string | string[] | undefined): void;
@@ -225,10 +225,16 @@ export class HttpEdge {
     const throttle = authFailureThrottle(this.config);
     // An API key never seen to match is looked up holding a place (a remote directory answers later, and
     // guesses sent at once would all be looked up before the first failure counted); the checks that answer
-    // at once (the admin token, signatures) and known keys only look at the count.
+    // at once (the admin token, signatures) only look at the count. A key seen to match skips the throttle:
+    // it is looked up (revoked: refused, and counted) even from an address past the limit, so one client's
+    // wrong key behind a shared address (NAT, an untrusted proxy) does not lock out the others' working keys.
+    // Its 256 random bits are no guess; the admin token (perhaps human-chosen) and signatures stay locked.
     const unknownKey = () => !this.deps!.isKnownApiKey(request.headers.authorization);
-    const place =
-      route.startsWith('/v1/') && unknownKey() ? await throttle.place(request.ip, unknownKey) : await throttle.refusal(request.ip);
+    const place = !route.startsWith('/v1/')
+      ? await throttle.refusal(request.ip)
+      : unknownKey()
+        ? await throttle.place(request.ip, unknownKey)
+        : null;
     if (place instanceof ApiError) return place;
     let failure: { error: ApiError | null; counts: boolean } | null = null;
     try {
