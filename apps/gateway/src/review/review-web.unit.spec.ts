@@ -37,6 +37,15 @@ describe('review page translation catalogs', () => {
     }
   });
 
+  it.each(REVIEW_LOCALES)('%s says a last page of one hidden row as that row ("Listed: row 51 of 51"), not as a range of it', (locale) => {
+    const listed = web.catalogs.get(locale)!.hidden_rows_listed as Partial<Record<Intl.LDMLPluralRule, string>>;
+    // Chosen by the count of rows listed: "one" is 1 alone in every catalog's language from 1 to 50.
+    const rules = new Intl.PluralRules(locale);
+    expect(Array.from({ length: 50 }, (_, i) => i + 1).filter((n) => rules.select(n) === 'one')).toEqual([1]);
+    expect(placeholders(listed.one!)).toEqual(['first', 'total']);
+    expect(placeholders(listed.other!)).toEqual(['first', 'last', 'total']);
+  });
+
   it('words every error the review calls may answer (as docs/api.md lists them) in every language', () => {
     const api = readFileSync(join(__dirname, '../../../../docs/api.md'), 'utf8');
     const listed = /The answers you may see from them are listed[\s\S]*?`503 source_unavailable`/.exec(api)![0];

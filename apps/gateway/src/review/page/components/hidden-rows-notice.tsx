@@ -58,8 +58,11 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
           : notice.current;
     next?.focus();
   }, [stillIn.join(','), leaving === null]);
-  const listedWords = (from: number) =>
-    t('hidden_rows_listed', { first: from + 1, last: Math.min(from + ROWS_SHOWN, stillIn.length), count: stillIn.length });
+  /** Which are listed, by the count of them: a last 50 of one row says that row ("Listed: row 51 of 51"), not a range of it. */
+  const listedWords = (from: number) => {
+    const last = Math.min(from + ROWS_SHOWN, stillIn.length);
+    return t('hidden_rows_listed', { count: last - from, first: from + 1, last, total: stillIn.length });
+  };
   /** Lists the 50 before or after; the focus stays on the button pressed, and the page's message says which are listed now. */
   const turn = (by: -1 | 1) => {
     const to = at + by;
