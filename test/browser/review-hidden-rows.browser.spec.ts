@@ -46,6 +46,20 @@ const rowMarks = (page: Page, table: string) =>
       ),
     table,
   );
+/**
+ * The width of a table's row numbers' column as drawn, and as it would be without the "Hidden in the workbook" tags
+ * (hidden for the measure, then shown again): equal when the tags do not widen it.
+ */
+const numberColumn = (page: Page, table: string): Promise<{ drawn: number; withoutTags: number }> =>
+  page.evaluate((id) => {
+    const width = () => Math.round(document.querySelector(`#${id} thead th`)!.getBoundingClientRect().width);
+    const tags = Array.from(document.querySelectorAll<HTMLElement>(`#${id} .hidden-tag`));
+    const drawn = width();
+    for (const tag of tags) tag.style.display = 'none';
+    const withoutTags = width();
+    for (const tag of tags) tag.style.display = '';
+    return { drawn, withoutTags };
+  }, table);
 /** The accessible name of the element with the keyboard, as far as the DOM says it (aria-label, else its text), and its id. */
 const focused = (page: Page) =>
   page.evaluate(() => {
@@ -95,6 +109,8 @@ describe('review page: rows a workbook hides, in Chromium', () => {
         preview.getByRole('rowheader', { name: `${row} Leave row ${row} out Hidden in the workbook`, exact: true }).count(),
       ).resolves.toBe(1);
     await expect(preview.getByRole('rowheader', { name: /Hidden in the workbook/ }).count()).resolves.toBe(2);
+    // At this width the words are drawn, beside the eye.
+    expect((await preview.locator('.hidden-tag-words').first().boundingBox())!.width).toBeGreaterThan(40);
     await expect(rowMarks(page, 'problem-rows')).resolves.toEqual(['hidden']);
     await expect(
       page
@@ -269,9 +285,18 @@ describe('review page: rows a workbook hides, in Chromium', () => {
           inside: true,
         });
       }
-      // The tag by a hidden row's number wraps within the number's column, inside the screen.
-      const tag = await phone.locator('#preview tbody tr >> nth=4').locator('.hidden-tag').boundingBox();
+      // The tag by a hidden row's number does not widen the number's column (which stays in sight and covers the
+      // values): the eye alone is drawn under the number, inside the screen; the words stay in the row header's name.
+      const fifth = phone.locator('#preview tbody tr >> nth=4');
+      const tag = await fifth.locator('.hidden-tag').boundingBox();
       expect(tag!.x >= 0 && tag!.x + tag!.width <= 360).toBe(true);
+      const column = await numberColumn(phone, 'preview');
+      expect(column.drawn).toBe(column.withoutTags);
+      expect((await fifth.locator('.hidden-tag svg').boundingBox())!.width).toBeGreaterThanOrEqual(12);
+      expect((await fifth.locator('.hidden-tag-words').boundingBox())!.width).toBeLessThanOrEqual(1);
+      await expect(
+        phone.locator('#preview').getByRole('rowheader', { name: '5 Leave row 5 out Hidden in the workbook', exact: true }).count(),
+      ).resolves.toBe(1);
       await expect(axeViolations(phone)).resolves.toEqual([]);
       await phone.locator('#hidden-rows .hidden-rows-pager').scrollIntoViewIfNeeded();
       await phone.screenshot({ path: join(SHOTS, `06-pager-360-${colorScheme}.png`) });
@@ -351,6 +376,12 @@ describe('review page: rows a workbook hides, in Chromium', () => {
           inside: true,
         });
       }
+      // Neither table's row numbers' column is widened by the tag (row 4, the "Total" line, is in both).
+      await phone.locator('#problem-rows tbody tr').first().waitFor();
+      for (const table of ['preview', 'problem-rows']) {
+        const column = await numberColumn(phone, table);
+        expect({ table, ...column }).toEqual({ table, drawn: column.withoutTags, withoutTags: column.withoutTags });
+      }
       await expect(axeViolations(phone)).resolves.toEqual([]);
       await shoot(phone, `04-360-${colorScheme}`);
       await phone.context().close();
@@ -368,6 +399,14 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(notice.getByRole('button', { name: 'استبعاد كل الصفوف المخفية' }).count()).resolves.toBe(1);
     // The tag by a hidden row's number, in Arabic, on the right of the row (its start).
     await expect(page.locator('#preview tbody tr >> nth=1').locator('.hidden-tag').innerText()).resolves.toBe('مخفي في المصنّف');
+    await expect(
+      page
+        .locator('#preview')
+        .getByRole('rowheader', { name: /مخفي في المصنّف$/ })
+        .count(),
+    ).resolves.toBe(2);
+    const column = await numberColumn(page, 'preview');
+    expect(column.drawn).toBe(column.withoutTags);
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '05-arabic-360-dark');

@@ -13,7 +13,8 @@
  * order, as the Fix buttons are: the grid has one tab stop). A row left out stays shown, greyed and
  * struck through, and says so in words beside its number; its values are not fixed any more. A row the workbook hides
  * (Excel does not show it) that is still delivered says "Hidden in the workbook" under its number, in words and with
- * an icon and a band beside its number (not colour alone); left out, it says "Left out" as any row left out does.
+ * an icon and a band beside its number (not colour alone; at a phone's width the icon and the band, the words in the
+ * row header's name only); left out, it says "Left out" as any row left out does.
  *
  * Keyed by the answer it shows, so a new answer draws it afresh (and closes any open editor, whose
  * row may have changed). Where the keyboard was is remembered across those redraws: the new table
@@ -305,7 +306,11 @@ function RowButton({ row, out }: { row: number; out: boolean }) {
   );
 }
 
-/** "Hidden in the workbook" under a row's number: words (part of the row header's name), an eye struck through beside them. */
+/**
+ * "Hidden in the workbook" under a row's number: words (part of the row header's name), an eye struck through beside
+ * them. At a phone's width the words are not drawn (review.css), so the row numbers' column stays as narrow as its
+ * number and button: the eye and the band say it on screen, the words stay in the row header's name.
+ */
 function HiddenTag() {
   return (
     <span class="hidden-tag">
@@ -314,7 +319,7 @@ function HiddenTag() {
         <circle cx="8" cy="8" r="2" fill="none" stroke="currentColor" stroke-width="1.5" />
         <path d="M2.5 13.5l11-11" stroke="currentColor" stroke-width="1.5" />
       </svg>
-      {t('row_hidden_tag')}
+      <span class="hidden-tag-words">{t('row_hidden_tag')}</span>
     </span>
   );
 }
