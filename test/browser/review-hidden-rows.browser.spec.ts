@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
-import { axeViolations } from '../support/browser';
+import { axeViolations, SCREENSHOT_DIR } from '../support/browser';
 import { reviewBrowserSuite } from '../support/review-browser';
 import { reviewApi, waitForRun } from '../support/service-harness';
 
@@ -17,7 +17,8 @@ import { reviewApi, waitForRun } from '../support/service-harness';
  */
 
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
-const SHOTS = '/tmp/shots-hidden';
+/** Beside the other specs' pictures (git-ignored), not in a fixed folder of /tmp shared by every checkout and run. */
+const SHOTS = join(SCREENSHOT_DIR, 'hidden-rows');
 const NOTICE_EN =
   '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them, but they are delivered like the others unless you leave them out.';
 

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { axeViolations, screenshot } from '../support/browser';
+import { axeViolations, SCREENSHOT_DIR, screenshot } from '../support/browser';
 import { reviewBrowserSuite } from '../support/review-browser';
 import { eventually, reviewApi, waitForRun } from '../support/service-harness';
 
@@ -25,7 +25,8 @@ const CSV = [
   'fay@x.org,Fay,35,06/01/1990',
 ].join('\n');
 const MAPPING = { email: 'E-mail', first_name: 'First', age: 'Years', born: 'Birthday' };
-const SHOTS = '/tmp/leftout-shots';
+/** Beside the other specs' pictures (git-ignored), not in a fixed folder of /tmp shared by every checkout and run. */
+const SHOTS = join(SCREENSHOT_DIR, 'rows-left-out');
 
 /** What the page shows of each preview row: its number cell's text, whether it is marked left out, and how its values are drawn. */
 const previewRows = (page: Page) =>
