@@ -46,6 +46,21 @@ describe('review page translation catalogs', () => {
     expect(placeholders(listed.other!)).toEqual(['first', 'last', 'total']);
   });
 
+  it('fr keeps its space before a colon, a semicolon, ! and ? and inside « » from breaking (no-break, never a plain space)', () => {
+    for (const [key, message] of Object.entries(web.catalogs.get('fr')!)) {
+      for (const form of forms(message)) {
+        expect({ key, plain: form.match(/ [:;!?»]|« /g) ?? [] }).toEqual({ key, plain: [] });
+        // A full no-break space before a colon, a narrow one before ; ! ? and inside guillemets.
+        expect({ key, narrowColon: form.includes('\u202f:'), wideElse: /\u00a0[;!?»]|«\u00a0/.test(form) }).toEqual({
+          key,
+          narrowColon: false,
+          wideElse: false,
+        });
+      }
+    }
+    expect(web.catalogs.get('fr')!.summary_encoding).toBe('Encodage\u00a0: {encoding}');
+  });
+
   it('words every error the review calls may answer (as docs/api.md lists them) in every language', () => {
     const api = readFileSync(join(__dirname, '../../../../docs/api.md'), 'utf8');
     const listed = /The answers you may see from them are listed[\s\S]*?`503 source_unavailable`/.exec(api)![0];
