@@ -4,6 +4,9 @@
  * consume, from the TypeScript contract itself (libs/contracts): every run event type and
  * its payload schema, the envelope, the Kafka key and headers. `npm run docs:asyncapi`
  * after changing an event; a test fails when the committed document is stale.
+ *
+ * It also writes libs/contracts/src/run-event-schemas.json: the same payload schemas (JSON Schema draft 07) that
+ * the services check stored events against before folding them (libs/contracts/src/run-event-validation.ts).
  */
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -20,8 +23,11 @@ const schemaOf = (file, type) =>
     topRef: false,
   }).createSchema(type);
 
+/** The run events' payload schemas, by type (`properties`) with their shared `definitions`. */
+const runEventSchemas = () => schemaOf('libs/contracts/src/run-events.ts', 'RunEventMap');
+
 function build() {
-  const events = schemaOf('libs/contracts/src/run-events.ts', 'RunEventMap');
+  const events = runEventSchemas();
   const metadata = schemaOf('libs/contracts/src/event-envelope.ts', 'EventMetadata');
   const types = Object.keys(events.properties);
   // The generator writes '#/definitions/X'; AsyncAPI keeps schemas under components.
@@ -114,8 +120,11 @@ function build() {
 }
 
 const render = () => `${JSON.stringify(build(), null, 2)}\n`;
-module.exports = { render };
+const renderRunEventSchemas = () => `${JSON.stringify(runEventSchemas(), null, 2)}\n`;
+module.exports = { render, renderRunEventSchemas };
 if (require.main === module) {
   writeFileSync(join(root, 'docs', 'asyncapi.json'), render());
   console.log('wrote docs/asyncapi.json');
+  writeFileSync(join(root, 'libs', 'contracts', 'src', 'run-event-schemas.json'), renderRunEventSchemas());
+  console.log('wrote libs/contracts/src/run-event-schemas.json');
 }

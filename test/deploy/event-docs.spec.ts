@@ -4,13 +4,17 @@ import { ORGANIZATION_EVENT_TYPES, RUN_EVENT_TYPES, TOPICS } from '@app/contract
 
 const root = join(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { render } = require(join(root, 'scripts/generate-asyncapi.js'));
+const { render, renderRunEventSchemas } = require(join(root, 'scripts/generate-asyncapi.js'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Deduplicator, describeEvent } = require(join(root, 'examples/run-events-consumer/consumer.js'));
 
 describe('documents for downstream teams', () => {
   it('docs/asyncapi.json is what the generator writes from the contract', () => {
     expect(readFileSync(join(root, 'docs/asyncapi.json'), 'utf8')).toBe(render());
+  }, 60_000);
+
+  it('libs/contracts/src/run-event-schemas.json (what stored events are checked against) is what the generator writes', () => {
+    expect(readFileSync(join(root, 'libs/contracts/src/run-event-schemas.json'), 'utf8')).toBe(renderRunEventSchemas());
   }, 60_000);
 
   it('describes every run event type on the run-events topic, with a payload schema each', () => {
