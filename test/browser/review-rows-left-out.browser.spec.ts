@@ -246,6 +246,8 @@ describe('review page: a row left out and put back, in Chromium', () => {
     await header.check();
     await page.locator('#summary', { hasText: '6 rows' }).waitFor();
     await page.locator('#rows-left-out', { hasText: '5' }).waitFor();
+    // The list is drawn from the state, the preview from its own answer: wait for the preview to be drawn again.
+    await page.locator('#preview tbody tr.left-out').waitFor();
     await expect(previewRows(page).then((r) => r[4].leftOut)).resolves.toBe(true);
     await page.context().close();
   });
