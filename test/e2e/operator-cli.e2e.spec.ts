@@ -56,7 +56,7 @@ describe('operator tools: run history and read-model rebuild', () => {
 
   it('finds the live projection equal to the folded streams (nothing to change)', async () => {
     const report = await rebuildReadModel(store, readModel, { dryRun: true });
-    expect(report).toEqual({ runs: 2, changed: [], newerInReadModel: [] });
+    expect(report).toEqual({ runs: 2, changed: [], newerInReadModel: [], malformed: [], removed: [] });
   });
 
   it('repairs a damaged document; a dry run only reports; a second run changes nothing', async () => {
@@ -89,7 +89,7 @@ describe('operator tools: run history and read-model rebuild', () => {
     await readModel.reset(RUN_PROJECTION);
     expect(await readModel.getRun(ids[0])).toBeNull();
     const one = await rebuildReadModel(store, readModel, { runId: ids[0] });
-    expect(one).toEqual({ runs: 1, changed: [ids[0]], newerInReadModel: [] });
+    expect(one).toEqual({ runs: 1, changed: [ids[0]], newerInReadModel: [], malformed: [], removed: [] });
     expect(await readModel.getRun(ids[1])).toBeNull();
     await rebuildReadModel(store, readModel);
     expect(await snapshot()).toEqual(before);

@@ -67,14 +67,14 @@ export class RunEventTestBed {
     return bed;
   }
 
-  /** Appends a run's history (as its own writers would have) and returns the stored events. */
+  /** Appends a run's history (as its own writers would have: its RunCreated names this run) and returns the stored events. */
   async given(runId: string, history: RunEvent[]): Promise<StoredEvent[]> {
     await this.store.appendToStream(
       runStreamId(runId),
       history.map((e) => ({
         event_id: randomUUID(),
         type: e.type,
-        data: e.data,
+        data: e.type === 'RunCreated' ? { ...e.data, run_id: runId } : e.data,
         metadata: {
           organization_id: 'o1',
           correlation_id: 'req-1',

@@ -14,6 +14,11 @@ export interface RunReadModel {
   /** Advances a checkpoint alone (for events that change no document). */
   saveCheckpoint(name: string, position: number): Promise<void>;
   checkpoint(name: string): Promise<number>;
+  /**
+   * Removes one run's document: a rebuild's repair of a run whose stream no longer folds to a run (its RunCreated
+   * breaks its contract), so that a document written from it before cannot be served.
+   */
+  deleteRun(runId: string): Promise<void>;
   /** Removes every run document and the checkpoints named `name` or `name@<lane>` (before a rebuild). */
   reset(name: string): Promise<void>;
   /** Ids of runs with a webhook attempt due at or before `now` (webhook_due_at), earliest first. */

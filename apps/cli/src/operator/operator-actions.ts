@@ -1,6 +1,7 @@
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
 import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
+import { describeMalformedRunEvent } from '@app/run-commands';
 import { operationFailed, usageError } from '../exit-codes';
 import { configuredAdapters, openStores, operatorConfig, operatorConfigWithKeys } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
@@ -38,6 +39,8 @@ export async function rebuildReadModelFromStore(options: ReadModelRebuildOptions
   const { store, readModel, close } = await openStores(operatorConfig(['event store', 'read model']));
   try {
     const report = await rebuildReadModel(store, readModel, { runId: options.run, dryRun, progress: terminalProgress() });
+    // Loud on stderr, one line each; the store keeps them (docs/operations.md, "Malformed events").
+    for (const m of report.malformed) console.error(`error: malformed event left out of its run: ${describeMalformedRunEvent(m)}`);
     console.log(
       JSON.stringify(
         {
@@ -46,6 +49,9 @@ export async function rebuildReadModelFromStore(options: ReadModelRebuildOptions
           changed: report.changed.length,
           changed_runs: report.changed.slice(0, 100),
           newer_in_read_model: report.newerInReadModel,
+          malformed_events: report.malformed.length,
+          malformed: report.malformed.slice(0, 100),
+          removed_runs: report.removed,
         },
         null,
         2,

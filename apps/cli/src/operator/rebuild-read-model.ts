@@ -3,7 +3,7 @@ import { runIdOfStream, runStreamId } from '@app/contracts';
 import type { EventStore } from '@app/event-store';
 import { RUN_PROJECTION } from '@app/read-model';
 import type { RunReadModel } from '@app/read-model';
-import { foldRun } from '@app/run-commands';
+import { foldRun, type MalformedRunEvent } from '@app/run-commands';
 
 export interface RebuildProgress {
   start(total: number, label: string): void;
@@ -19,6 +19,16 @@ export interface RebuildReport {
   changed: string[];
   /** Runs skipped because the live projector had already applied newer events. */
   newerInReadModel: string[];
+  /**
+   * Stored events left out of their run's fold because they break their contract (or come before the run's
+   * creation), in the order met. The store keeps them; their runs are rebuilt from their other events.
+   */
+  malformed: MalformedRunEvent[];
+  /**
+   * Runs whose stream folds to no run (its RunCreated is malformed) but which had a document, written from that
+   * event before it was refused: removed (unless a dry run), so that the API no longer serves it.
+   */
+  removed: string[];
 }
 
 const PAGE = 1000;
@@ -48,7 +58,8 @@ async function runIdsInLog(store: EventStore, progress: RebuildProgress): Promis
  * projector folds them and the document is replaced when it differs. It never empties the
  * read model first, so the API keeps answering while it runs, and it never writes a fold
  * older than what the live projector already applied. Running it twice changes nothing
- * the second time (idempotent). `dryRun` only reports.
+ * the second time (idempotent). `dryRun` only reports. A malformed event is left out of its run's fold
+ * and reported (`malformed`); the rebuild goes on with that run's other events and every other run.
  */
 export async function rebuildReadModel(
   store: EventStore,
@@ -58,12 +69,17 @@ export async function rebuildReadModel(
   const progress = options.progress ?? SILENT_PROGRESS;
   const ids = options.runId ? [options.runId] : await runIdsInLog(store, progress);
   const checkpoint = { name: RUN_PROJECTION, position: await readModel.checkpoint(RUN_PROJECTION) };
-  const report: RebuildReport = { runs: 0, changed: [], newerInReadModel: [] };
+  const report: RebuildReport = { runs: 0, changed: [], newerInReadModel: [], malformed: [], removed: [] };
   progress.start(ids.length, options.dryRun ? 'comparing runs' : 'rebuilding runs');
   for (const id of ids) {
-    const folded = foldRun(await store.readStream(runStreamId(id)));
+    const folded = foldRun(await store.readStream(runStreamId(id)), (m) => report.malformed.push(m));
     progress.advance();
-    if (!folded) continue;
+    if (!folded) {
+      if (!(await readModel.getRun(id))) continue;
+      report.removed.push(id);
+      if (!options.dryRun) await readModel.deleteRun(id);
+      continue;
+    }
     report.runs++;
     const current = await readModel.getRun(id);
     if (current && current.revision > folded.revision) {

@@ -9,7 +9,13 @@ const RETRY_AT = '2026-01-01T00:10:00.000Z';
 function serviceOver(events: { type: string; data: unknown }[]): DeliveriesService {
   const stream = events.map(
     (e, revision) =>
-      ({ ...e, revision, recorded_at: '2026-01-01T00:00:00.000Z', metadata: { organization_id: 'o1' } }) as unknown as StoredEvent,
+      ({
+        ...e,
+        stream_id: 'run-r1',
+        revision,
+        recorded_at: '2026-01-01T00:00:00.000Z',
+        metadata: { organization_id: 'o1' },
+      }) as unknown as StoredEvent,
   );
   const store = { readStream: async () => stream } as unknown as EventStore;
   return new DeliveriesService(

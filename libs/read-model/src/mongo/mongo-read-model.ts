@@ -254,6 +254,10 @@ export class MongoReadModel implements RunReadModel {
     return (await this.checkpoints.findById(name).lean())?.position ?? 0;
   }
 
+  async deleteRun(runId: string): Promise<void> {
+    await this.runs.deleteOne({ _id: runId });
+  }
+
   async reset(name: string): Promise<void> {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     await this.connection.transaction(async (session) => {

@@ -272,6 +272,11 @@ export class SqliteReadModel implements RunReadModel {
     );
   }
 
+  async deleteRun(runId: string): Promise<void> {
+    this.statement('DELETE FROM runs WHERE id = ?').run(runId);
+    this.views.delete(runId);
+  }
+
   async reset(name: string): Promise<void> {
     this.db.transaction(() => {
       this.statement('DELETE FROM runs').run();

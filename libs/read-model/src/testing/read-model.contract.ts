@@ -168,6 +168,19 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await rm.checkpoint('p')).toBe(9);
     });
 
+    it('deletes one run document, for display too, and no other; a checkpoint stays', async () => {
+      const gone = run({ id: 'gone' });
+      const kept = run({ id: 'kept' });
+      await rm.saveRun(gone, { name: 'p', position: 4 });
+      await rm.saveRun(kept, { name: 'p', position: 5 });
+      expect(await rm.getRunView(gone.id)).toEqual(gone);
+      await rm.deleteRun(gone.id);
+      await rm.deleteRun('never-there');
+      expect([await rm.getRun(gone.id), await rm.getRunView(gone.id)]).toEqual([null, null]);
+      expect(await rm.getRun(kept.id)).toEqual(kept);
+      expect(await rm.checkpoint('p')).toBe(5);
+    });
+
     it('reset clears runs and the named checkpoint with its lanes, nothing else', async () => {
       const r = run();
       await rm.saveRun(r, { name: 'p', position: 9 });
