@@ -324,6 +324,9 @@ describe('operator CLI: commands against a running service and its stores', () =
       changed: 0,
       changed_runs: [],
       newer_in_read_model: [],
+      removed_runs: [],
+      malformed_events: 0,
+      malformed: [],
     });
     expect(json(await operator(['readmodel:rebuild', '--run', runId]))).toMatchObject({ dry_run: false, runs: 1, changed: 0 });
   });
