@@ -1094,13 +1094,27 @@ describe('customer console in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-run-failed-delivery');
     const before = receiver.for(runId).length;
+    // What the status says on the way, as it says it: the new attempt is made within moments, and its own
+    // message ("Attempt 3 … was made") may take the place of "will be sent again" before a look would find it.
+    await page.evaluate(() => {
+      const said: string[] = [];
+      (window as unknown as { said: string[] }).said = said;
+      const region = document.querySelector('[role="status"]')!;
+      new MutationObserver(() => said.push((region as HTMLElement).innerText)).observe(region, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    });
     // By keyboard: the button moves to the re-sent attempt's row once it is listed, and the focus with it.
     await page
       .getByRole('button', { name: /^Send again/ })
       .first()
       .focus();
     await page.keyboard.press('Enter');
-    await status(page).getByText('will be sent again', { exact: false }).waitFor();
+    await page.waitForFunction(() =>
+      (window as unknown as { said: string[] }).said.some((text) => text.includes('will be sent again in a moment')),
+    );
     for (const deadline = Date.now() + 10_000; receiver.for(runId).length === before;) {
       if (Date.now() > deadline) throw new Error('the re-sent delivery never arrived');
       await new Promise((r) => setTimeout(r, 50));
