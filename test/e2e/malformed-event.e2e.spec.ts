@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { runStreamId, type StoredEvent } from '@app/contracts';
@@ -24,6 +25,9 @@ describe('a malformed event in one run stream', () => {
   let failedRun: string; // a good RunCreated, then an event whose payload breaks its contract
   let neverCreated: string; // a RunCreated whose payload breaks its contract
   let unknownTyped: string; // a good run, then an event of a type this release does not know
+  let notJson: string; // a good RunCreated, then a row whose data is not JSON at all (written by hand)
+  let after: string; // created once the row that is not JSON was written: the pipeline went on past it
+  let notJsonPosition: number;
   const errors: string[] = [];
   let badPosition: number;
 
@@ -54,6 +58,7 @@ describe('a malformed event in one run stream', () => {
     for (let i = 0; i < 3; i++) good.push(await create(org));
     failedRun = await create(org);
     unknownTyped = await create(org);
+    notJson = await create(org);
     for (let i = 0; i < 2; i++) otherRuns.push(await create(other));
     store = new SqliteEventStore(join(svc.config.dataDir, 'events.sqlite'), 50);
 
@@ -69,6 +74,27 @@ describe('a malformed event in one run stream', () => {
     );
     badPosition = await append(failedRun, 'SourceUploaded', { size_bytes: 'large', uploaded_at: 42 }, created, 0);
     await append(unknownTyped, 'RunArchived', { archived_at: 'now' }, created, 0);
+    // appendToStream writes JSON only: this row goes in as a hand or a damaged disk would put it.
+    const raw = new Database(join(svc.config.dataDir, 'events.sqlite'));
+    try {
+      const like = (await store.readStream(runStreamId(notJson)))[0];
+      notJsonPosition = Number(
+        raw
+          .prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(
+            runStreamId(notJson),
+            1,
+            randomUUID(),
+            'SourceUploaded',
+            '{"size_bytes": 12, "uploaded',
+            JSON.stringify(like.metadata),
+            new Date().toISOString(),
+          ).lastInsertRowid,
+      );
+    } finally {
+      raw.close();
+    }
+    after = await create(org);
   });
   afterAll(async () => {
     await store?.close();
@@ -101,15 +127,44 @@ describe('a malformed event in one run stream', () => {
     expect(stream[1]).toMatchObject({ type: 'SourceUploaded', position: badPosition, data: { size_bytes: 'large', uploaded_at: 42 } });
   });
 
+  it('fails the run of a row that is not JSON the same way, and the pipeline goes on past it', async () => {
+    const failed = await eventually(
+      () => show(notJson),
+      (r) => r.body.status === 'failed',
+      20_000,
+    );
+    expect(failed.body.error).toMatchObject({ code: 'transformation_processing_failed', retryable: false });
+    const letters = new SqliteDeadLetterStore(join(svc.config.dataDir, 'events.sqlite'));
+    try {
+      const letter = (await letters.list(100)).find((l) => l.group === 'projector' && l.event.position === notJsonPosition);
+      expect(letter?.error.message).toContain('SourceUploaded: data must be object');
+    } finally {
+      await letters.close();
+    }
+    // The run created after the row was read by every consumer past it.
+    const later = await eventually(
+      () => show(after),
+      (r) => r.status === 200,
+      10_000,
+    );
+    expect(later.body).toMatchObject({ id: after, status: 'awaiting_upload' });
+    // Its own stream still reads, the row as its text.
+    expect((await store.readStream(runStreamId(notJson)))[1]).toMatchObject({
+      position: notJsonPosition,
+      data: '{"size_bytes": 12, "uploaded',
+    });
+  });
+
   it('lists every other run of both organizations, paging intact; the run never created is not shown', async () => {
     const all = await list();
     expect(all.status).toBe(200);
-    expect(all.body.meta.total).toBe(5);
-    expect(all.body.data.map((r: { id: string }) => r.id).sort()).toEqual([...good, failedRun, unknownTyped].sort());
-    const pages = [await list('?per_page=2&page=1'), await list('?per_page=2&page=2'), await list('?per_page=2&page=3')];
-    expect(pages.map((p) => p.status)).toEqual([200, 200, 200]);
-    expect(pages.flatMap((p) => p.body.data.map((r: { id: string }) => r.id))).toEqual(all.body.data.map((r: { id: string }) => r.id));
-    expect(pages[0].body.meta).toMatchObject({ total: 5, last_page: 3 });
+    expect(all.body.meta.total).toBe(7);
+    expect(all.body.data.map((r: { id: string }) => r.id).sort()).toEqual([...good, failedRun, unknownTyped, notJson, after].sort());
+    const pages = [1, 2, 3, 4].map((n) => list(`?per_page=2&page=${n}`));
+    expect((await Promise.all(pages)).map((p) => p.status)).toEqual([200, 200, 200, 200]);
+    const pageIds = (await Promise.all(pages)).flatMap((p) => p.body.data.map((r: { id: string }) => r.id));
+    expect(pageIds).toEqual(all.body.data.map((r: { id: string }) => r.id));
+    expect((await pages[0]).body.meta).toMatchObject({ total: 7, last_page: 4 });
     const others = await list('', other.apiKey);
     expect(others.body.data.map((r: { id: string }) => r.id).sort()).toEqual([...otherRuns].sort());
     for (const id of good) expect((await show(id)).body).toMatchObject({ id, status: 'awaiting_upload' });
@@ -129,17 +184,20 @@ describe('a malformed event in one run stream', () => {
       expect((await list()).status).toBe(500);
 
       const report = await rebuildReadModel(store, readModel);
+      // One report per malformed event, in the order the runs were first written.
       expect(report.malformed.map((m) => [m.stream_id, m.revision, m.type])).toEqual([
         [runStreamId(failedRun), 1, 'SourceUploaded'],
+        [runStreamId(notJson), 1, 'SourceUploaded'],
         [runStreamId(neverCreated), 0, 'RunCreated'],
       ]);
+      expect(report.malformed[1]).toMatchObject({ position: notJsonPosition, problem: 'data must be object' });
       expect(report.malformed[0]).toMatchObject({
         position: badPosition,
         problem: expect.stringContaining('data/size_bytes must be number'),
       });
       expect(report.removed).toEqual([neverCreated]);
-      expect(report.runs).toBe(7);
-      expect((await list()).body.meta.total).toBe(5);
+      expect(report.runs).toBe(9);
+      expect((await list()).body.meta.total).toBe(7);
       expect((await show(failedRun)).body.status).toBe('failed');
       // Idempotent: nothing left to change.
       const again = await rebuildReadModel(store, readModel);

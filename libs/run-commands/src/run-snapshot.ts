@@ -34,10 +34,14 @@ export class MalformedRunEventError extends Error {
 }
 
 /**
- * What makes a stored event of a run stream unreadable on its own: a payload that does not match its type's
- * contract (libs/contracts, run-event-validation.ts), or a RunCreated that names another run than its stream's.
+ * What makes a stored event of a run stream unreadable on its own: metadata that is not an object, a payload
+ * that does not match its type's contract (libs/contracts, run-event-validation.ts; a payload that is not JSON
+ * at all arrives as its text, and is not an object), or a RunCreated that names another run than its stream's.
  */
 export function runEventProblem(event: StoredEvent): string | null {
+  // Metadata that is not a JSON object came from a damaged or hand-written row (the stores hand its text over).
+  const metadata: unknown = event.metadata;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return 'metadata is not a JSON object';
   const problem = runEventDataProblem(event.type, event.data);
   if (problem) return problem;
   if (event.type === 'RunCreated') {

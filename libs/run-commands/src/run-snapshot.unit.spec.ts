@@ -41,6 +41,23 @@ describe('foldRun over a stream with a malformed event', () => {
     expect(seen.at(-1)).toBe("0 RunCreated: data/run_id names run r1, not the stream's");
   });
 
+  it('an event whose stored text is not JSON (handed over as the text) is left out, data or metadata alike', () => {
+    const [created, uploaded, parsed] = HISTORY.parsed;
+    const seen: string[] = [];
+    const report = (m: MalformedRunEvent) => seen.push(`${m.revision} ${m.type}: ${m.problem}`);
+    const events = stored([created, uploaded, parsed]);
+    const folded = foldRun(
+      [
+        events[0],
+        { ...events[1], data: '{"size_bytes": 12, "uploaded_at": ' },
+        { ...events[2], metadata: '{"organization_id": "o1"' as unknown as StoredEvent['metadata'] },
+      ],
+      report,
+    );
+    expect(seen).toEqual(['1 SourceUploaded: data must be object', '2 SourceParsed: metadata is not a JSON object']);
+    expect(folded).toMatchObject({ revision: 2, status: 'awaiting_upload', source_uploaded: false });
+  });
+
   it('a type this release does not know is no malformed event: left out silently, as the versioning policy says', () => {
     const seen: MalformedRunEvent[] = [];
     const folded = foldRun(stored([...HISTORY.awaitingUpload, { type: 'RunArchived', data: 42 }]), (m) => seen.push(m));

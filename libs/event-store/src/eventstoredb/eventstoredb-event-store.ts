@@ -46,6 +46,9 @@ const readFrom = (after: number): ReadPosition => (after <= 0 ? START : { commit
 /** ESDB's own correlation keys are written beside ours so its projections and UI can follow chains. */
 const toEsdbMetadata = (m: EventMetadata) => ({ ...m, $correlationId: m.correlation_id, $causationId: m.causation_id });
 const fromEsdbMetadata = (m: unknown): EventMetadata => {
+  // Metadata that is not JSON comes from the client as its bytes: handed over as its text, which the run event
+  // check refuses (as the SQLite store hands over such a row), rather than as an object of numbered bytes.
+  if (m instanceof Uint8Array) return Buffer.from(m).toString('utf8') as unknown as EventMetadata;
   const { $correlationId: _c, $causationId: _k, ...ours } = (m ?? {}) as Record<string, unknown>;
   return ours as unknown as EventMetadata;
 };

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,5 +104,41 @@ describe('SqliteEventStore subscription when reads fail', () => {
     await new Promise((r) => setTimeout(r, 60));
     expect(monitor.failed.mock.calls.length).toBe(calls);
     await store.close();
+  });
+});
+
+describe('SqliteEventStore with a row that is not JSON (written by hand, a damaged file)', () => {
+  const metadata = { organization_id: 'o', correlation_id: 'c', causation_id: 'c', occurred_at: '', schema_version: 1 };
+  const event = (id: string) => ({ event_id: id, type: 'A', data: { n: id }, metadata });
+
+  it('hands the text over, in the stream and in order, and a subscription goes on past it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'es-text-')), 'events.sqlite');
+    const store = new SqliteEventStore(file, 10, { first: 5, max: 20 });
+    await store.appendToStream('run-x', [event('e1')], 'no_stream');
+    const raw = new Database(file);
+    raw
+      .prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run('run-x', 1, 'e2', 'A', '{"n": "e2", ', 'not json', new Date().toISOString());
+    raw.close();
+    await store.appendToStream('run-x', [event('e3')], 1);
+
+    const stream = await store.readStream('run-x');
+    expect(stream.map((e) => [e.event_id, e.data, e.metadata])).toEqual([
+      ['e1', { n: 'e1' }, metadata],
+      ['e2', '{"n": "e2", ', 'not json'],
+      ['e3', { n: 'e3' }, metadata],
+    ]);
+    expect((await store.readAll(0, 10)).map((e) => e.event_id)).toEqual(['e1', 'e2', 'e3']);
+
+    const seen: string[] = [];
+    const failures: unknown[] = [];
+    const sub = store.subscribeToAll(0, async (e) => void seen.push(e.event_id), {
+      failed: (err) => failures.push(err),
+      recovered: () => undefined,
+    });
+    for (const until = Date.now() + 2000; seen.length < 3 && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+    await sub.stop();
+    await store.close();
+    expect([seen, failures]).toEqual([['e1', 'e2', 'e3'], []]);
   });
 });

@@ -25,14 +25,29 @@ interface EventRow {
   recorded_at: string;
 }
 
+/**
+ * A stored text that is not JSON (a row written by hand, a damaged file) is handed over as the text itself,
+ * as EventStoreDB's client hands over such an event's data. Throwing here would stop every subscription at
+ * that row for good (its pass would fail on it again and again) and fail every read of its run's stream;
+ * handed over, the event's contract check refuses it like any malformed event, and only its run is touched
+ * (docs/decisions.md, "A malformed event in a run's stream").
+ */
+const parsedOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
 const toStored = (r: EventRow): StoredEvent => ({
   position: r.position,
   stream_id: r.stream_id,
   revision: r.revision,
   event_id: r.event_id,
   type: r.type,
-  data: JSON.parse(r.data) as StoredEvent['data'],
-  metadata: JSON.parse(r.metadata) as StoredEvent['metadata'],
+  data: parsedOrText(r.data),
+  metadata: parsedOrText(r.metadata) as StoredEvent['metadata'],
   recorded_at: r.recorded_at,
 });
 
