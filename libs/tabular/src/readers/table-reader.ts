@@ -42,6 +42,8 @@ export interface OpenedTable {
    * (from 1: rows above the header and the header counted), at most 1,000, once `batches` was read to its end.
    */
   hiddenRows?: () => readonly number[];
+  /** XLSX: how many rows the sheet hides in all (`hiddenRows` lists the first 1,000), once `batches` was read to its end. */
+  hiddenRowsTotal?: () => number;
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

@@ -42,12 +42,14 @@ describe('hidden rows in a workbook', () => {
       ['Subtotal', '60'],
     ]);
     expect(table.hiddenRows?.()).toEqual([3, 5]);
+    expect(table.hiddenRowsTotal?.()).toBe(2);
   });
 
   it('lists none for a sheet that hides none, and no empty hidden row', async () => {
     const plain = await open(await workbook((ws) => ws.addRows([['a'], ['b']])));
     await rowsOf(plain);
     expect(plain.hiddenRows?.()).toEqual([]);
+    expect(plain.hiddenRowsTotal?.()).toBe(0);
     const emptyHidden = await open(
       await workbook((ws) => {
         ws.addRows([['a'], ['b']]);
@@ -58,6 +60,7 @@ describe('hidden rows in a workbook', () => {
     );
     await rowsOf(emptyHidden);
     expect(emptyHidden.hiddenRows?.()).toEqual([]);
+    expect(emptyHidden.hiddenRowsTotal?.()).toBe(0);
   });
 
   it(`lists at most ${MAX_HIDDEN_ROWS}`, async () => {
@@ -69,5 +72,26 @@ describe('hidden rows in a workbook', () => {
     expect(await rowsOf(table)).toHaveLength(MAX_HIDDEN_ROWS + 5);
     expect(table.hiddenRows?.()).toHaveLength(MAX_HIDDEN_ROWS);
     expect(table.hiddenRows?.().at(-1)).toBe(MAX_HIDDEN_ROWS);
+    expect(table.hiddenRowsTotal?.()).toBe(MAX_HIDDEN_ROWS + 5);
+  });
+
+  it(`counts every hidden row past the ${MAX_HIDDEN_ROWS} it lists, shown rows and empty hidden rows between them not counted`, async () => {
+    const table = await open(
+      await workbook((ws) => {
+        ws.addRow(['Order', 'Total']);
+        // 1,300 records, every fifth one shown: 1,040 hidden, the last 40 past the list.
+        for (let i = 1; i <= 1300; i++) ws.addRow([`A-${i}`, i]).hidden = i % 5 !== 0;
+        // An empty hidden row (no record) at the end.
+        const empty = ws.getRow(1400);
+        empty.hidden = true;
+        empty.height = 20;
+      }),
+    );
+    expect(await rowsOf(table)).toHaveLength(1301);
+    const listed = table.hiddenRows?.() ?? [];
+    expect(listed).toHaveLength(MAX_HIDDEN_ROWS);
+    // Row 2 is record A-1; the 1,000th hidden record is A-1249 (four hidden in each five; A-1250 is shown), row 1,250.
+    expect([listed[0], listed.at(-1)]).toEqual([2, 1250]);
+    expect(table.hiddenRowsTotal?.()).toBe(1040);
   });
 });

@@ -26,12 +26,14 @@ const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 
 
 /**
  * The merges over rows of a read's sheet: those to fill in (`fill`, as a file's first read found them), and those the
- * sheet lists (`found`, once the read reached its end); and the rows it hides (`hiddenRows`, SheetRows.hiddenRows).
+ * sheet lists (`found`, once the read reached its end); and the rows it hides (`hiddenRows`, SheetRows.hiddenRows, and
+ * how many in all, `hiddenRowsTotal`).
  */
 interface SheetMerges {
   fill: MergedCellsFill | null;
   found: string[];
   hiddenRows: number[];
+  hiddenRowsTotal: number;
 }
 
 /** One worksheet's rows, checked and batched; returns whether it had any. */
@@ -62,6 +64,7 @@ async function* sheetBatches(
   }
   merges.found = rows.merges.refs;
   merges.hiddenRows = rows.hiddenRows;
+  merges.hiddenRowsTotal = rows.hiddenRowsTotal;
   const last = batcher.take();
   if (last.length > 0) yield last;
   return count > 0;
@@ -209,7 +212,7 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [], hiddenRows: [] };
+  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [], hiddenRows: [], hiddenRowsTotal: 0 };
   const table = {
     format: 'xlsx',
     delimiter: null,
@@ -217,6 +220,7 @@ export async function openXlsx(
     rowIndex: () => null,
     mergedCells: () => merges.found,
     hiddenRows: () => merges.hiddenRows,
+    hiddenRowsTotal: () => merges.hiddenRowsTotal,
   } as const;
   let workbook: Workbook | null = null;
   let listed: ListedSheet[] | undefined;

@@ -25,7 +25,10 @@ function columnIndex(ref: string): number {
  * row is built: a cell past `maxColumns` is not stored (a hostile "XFD1048576" or
  * "ZZZZZZ1" would allocate a vast array), and a value stops growing past `maxFieldChars`.
  */
-/** Hidden rows a read lists at most (each is a number in the run's events; a reviewer leaves them out one by one). */
+/**
+ * Hidden rows a read lists at most (each is a number in the run's events; a reviewer leaves them out one by one). Past
+ * it they are only counted (SheetRows.hiddenRowsTotal), so the review can say how many the sheet hides.
+ */
 export const MAX_HIDDEN_ROWS = 1000;
 
 export class SheetRows {
@@ -64,6 +67,8 @@ export class SheetRows {
    * handed on (from 1, as `emitted` counts), at most MAX_HIDDEN_ROWS: Excel does not show them, yet they are records.
    */
   readonly hiddenRows: number[] = [];
+  /** Every row handed on that the sheet hides, the ones past MAX_HIDDEN_ROWS too (a count: nothing kept per row). */
+  hiddenRowsTotal = 0;
   private rowHidden = false;
 
   constructor(
@@ -210,7 +215,10 @@ export class SheetRows {
       );
     }
     this.emitted++;
-    if (this.rowHidden && this.hiddenRows.length < MAX_HIDDEN_ROWS) this.hiddenRows.push(this.emitted);
+    if (this.rowHidden) {
+      this.hiddenRowsTotal++;
+      if (this.hiddenRows.length < MAX_HIDDEN_ROWS) this.hiddenRows.push(this.emitted);
+    }
     this.done.push(row);
   }
 }
