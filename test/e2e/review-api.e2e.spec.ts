@@ -487,6 +487,7 @@ describe('review link after its deadline', () => {
       sheet: null,
       rows_out_of_line: null,
       hidden_rows: [],
+      hidden_rows_total: 0,
       waiting_for_upload: false,
       output_ready: false,
       problem_rows_choice: null,

@@ -136,7 +136,9 @@ describe('review: a row left out', () => {
     await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
     const review = reviewApi(run.body.review_url);
     expect((await review.edit(MAPPING)).status).toBe(200);
-    expect((await review.state()).body.hidden_rows).toEqual([2, 4]);
+    expect((await review.state()).body).toMatchObject({ hidden_rows: [2, 4], hidden_rows_total: 2 });
+    // All listed: the events carry no count past the list.
+    expect((await events(run.body.id)).find((e) => e.type === 'SourceParsed')!.data).not.toHaveProperty('hidden_rows_total');
 
     // The hidden totals line left out like any row: the rows read from the workbook in a worker thread.
     const left = await call(review.at('fixes'), { method: 'POST', body: { fix: { kind: 'leave_out', row: 4 } } });
@@ -146,7 +148,48 @@ describe('review: a row left out', () => {
     // Read without a header row, the same rows are one further down.
     expect((await call(review.at('header'), { method: 'POST', body: { input_has_header: false } })).body.hidden_rows).toEqual([3, 5]);
     const sheet = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Other' } });
-    expect([sheet.status, sheet.body.hidden_rows]).toEqual([200, [1]]);
+    expect([sheet.status, sheet.body.hidden_rows, sheet.body.hidden_rows_total]).toEqual([200, [1], 1]);
+    expect((await events(run.body.id)).find((e) => e.type === 'SheetChosen')!.data).not.toHaveProperty('hidden_rows_total');
+  });
+
+  it('says how many rows a sheet hides past the 1,000 listed: in the events, and in the state under the header row and sheet in force', async () => {
+    const wb = new ExcelJS.Workbook();
+    const orders = wb.addWorksheet('Orders');
+    // The header row hidden too, and the first 1,250 of 1,300 records: 1,251 rows hidden, the list stops at 1,000.
+    orders.addRow(['E-mail', 'Name']).hidden = true;
+    for (let i = 1; i <= 1300; i++) orders.addRow([`p${i}@x.org`, `P${i}`]).hidden = i <= 1250;
+    const other = wb.addWorksheet('Other');
+    other.addRow(['E-mail', 'Name']);
+    for (let i = 1; i <= 1100; i++) other.addRow([`q${i}@x.org`, `Q${i}`]).hidden = true;
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'orders.xlsx' },
+    });
+    expect((await upload(run.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const parsed = (await events(run.body.id)).find((e) => e.type === 'SourceParsed')!.data as Record<string, unknown>;
+    // As the file's rows are read: the header is row 1.
+    expect(parsed.hidden_rows).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(parsed.hidden_rows_total).toBe(1251);
+
+    const review = reviewApi(run.body.review_url);
+    const state = (await review.state()).body;
+    // As data rows under the header: the hidden header is none of them.
+    expect(state.hidden_rows).toEqual(Array.from({ length: 999 }, (_, i) => i + 1));
+    expect(state.hidden_rows_total).toBe(1250);
+    // Read without a header row, the first row is a hidden row of data too.
+    const noHeader = await call(review.at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect([noHeader.status, noHeader.body.hidden_rows.length, noHeader.body.hidden_rows_total]).toEqual([200, 1000, 1251]);
+    const back = await call(review.at('header'), { method: 'POST', body: { input_has_header: true } });
+    expect([back.body.hidden_rows.length, back.body.hidden_rows_total]).toEqual([999, 1250]);
+
+    const sheet = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Other' } });
+    expect([sheet.status, sheet.body.hidden_rows.length, sheet.body.hidden_rows_total]).toEqual([200, 1000, 1100]);
+    const chosen = (await events(run.body.id)).find((e) => e.type === 'SheetChosen')!.data as Record<string, unknown>;
+    expect([(chosen.hidden_rows as number[]).length, chosen.hidden_rows_total]).toEqual([1000, 1100]);
+    // Back on the first sheet, its count again.
+    const first = await call(review.at('sheet'), { method: 'POST', body: { sheet: 'Orders' } });
+    expect([first.body.hidden_rows.length, first.body.hidden_rows_total]).toEqual([999, 1250]);
   });
 
   it('refuses what it cannot record, in the error envelope', async () => {

@@ -17,6 +17,31 @@ describe('runEventDataProblem', () => {
     );
   });
 
+  it("a sheet's hidden rows counted past the list: optional, so events recorded before it are valid as they were", () => {
+    const parsed = {
+      source_headers: ['Order'],
+      input_has_header: true,
+      total_rows: 1300,
+      source_format: 'xlsx',
+      delimiter: null,
+      encoding: 'xlsx',
+      hidden_rows: [2, 3],
+    };
+    const chosen = {
+      sheet: 'Orders',
+      source_headers: ['Order'],
+      input_has_header: true,
+      total_rows: 1300,
+      mapping_rule: {},
+      chosen_at: 'x',
+    };
+    expect(runEventDataProblem('SourceParsed', parsed)).toBeNull();
+    expect(runEventDataProblem('SourceParsed', { ...parsed, hidden_rows_total: 1040 })).toBeNull();
+    expect(runEventDataProblem('SheetChosen', { ...chosen, hidden_rows: [2], hidden_rows_total: 1040 })).toBeNull();
+    expect(runEventDataProblem('SheetChosen', chosen)).toBeNull();
+    expect(runEventDataProblem('SourceParsed', { ...parsed, hidden_rows_total: '1040' })).toBe('data/hidden_rows_total must be number');
+  });
+
   it('does not judge a type this code does not know (a newer release wrote it)', () => {
     expect(runEventDataProblem('RunArchived', 42)).toBeNull();
   });

@@ -156,6 +156,13 @@ export interface SourceParsed {
    * or the file was read before hidden rows were.
    */
   hidden_rows?: number[];
+  /**
+   * How many rows the sheet hides in all (counted as `hidden_rows` numbers them: non-empty rows, the header and rows
+   * above it too), present only when that is more than `hidden_rows` lists (past its 1,000): the rows past the list
+   * are delivered like any row, unnamed. Absent: `hidden_rows` lists them all, or the file was read before they were
+   * counted (since 2026-12-05).
+   */
+  hidden_rows_total?: number;
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -292,6 +299,8 @@ export interface SheetChosen {
   merged_cells?: string[];
   /** As SourceParsed's, for this sheet. */
   hidden_rows?: number[];
+  /** As SourceParsed's, for this sheet: present only when the sheet hides more rows than `hidden_rows` lists. */
+  hidden_rows_total?: number;
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its

@@ -124,7 +124,7 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows } = read;
+  const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows, hiddenRowsTotal } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -157,6 +157,8 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
       ...(rowShape ? { row_shape: rowShape } : {}),
       ...(mergedCells?.length ? { merged_cells: [...mergedCells] } : {}),
       ...(hiddenRows?.length ? { hidden_rows: [...hiddenRows] } : {}),
+      // Past the rows listed, how many in all (the list stops at 1,000; the count does not).
+      ...(hiddenRowsTotal !== undefined && hiddenRowsTotal > (hiddenRows?.length ?? 0) ? { hidden_rows_total: hiddenRowsTotal } : {}),
     },
   };
 }
@@ -200,6 +202,8 @@ interface SourceRows {
   mergedCells?: readonly string[];
   /** A workbook sheet's hidden rows (OpenedTable.hiddenRows). */
   hiddenRows?: readonly number[];
+  /** How many rows a workbook sheet hides in all (OpenedTable.hiddenRowsTotal). */
+  hiddenRowsTotal?: number;
 }
 
 const failedBy = (err: unknown): { failed: RunError } =>
@@ -278,5 +282,6 @@ async function readWhole(
     index: table.rowIndex(),
     mergedCells: table.mergedCells?.(),
     hiddenRows: table.hiddenRows?.(),
+    hiddenRowsTotal: table.hiddenRowsTotal?.(),
   };
 }

@@ -8,6 +8,7 @@ import {
   effectiveReviewState,
   fixesKey,
   hiddenDataRowsOf,
+  hiddenDataRowsTotalOf,
   isChoosableEncoding,
   isReviewWindowOver,
   rowNumberingOf,
@@ -77,6 +78,11 @@ export interface ReviewView {
   rows_out_of_line: RowsOutOfLine | null;
   /** The data rows a workbook's sheet hides (hiddenDataRowsOf, at most 1,000): records like the others unless left out. */
   hidden_rows: number[];
+  /**
+   * How many data rows the sheet hides in all, under the header row in force (hiddenDataRowsTotalOf): `hidden_rows`'s
+   * length, or more when the read listed only the first 1,000; the others are delivered like any row. 0 for other files.
+   */
+  hidden_rows_total: number;
   mapping_rule: RunState['mapping_rule'];
   mapping_version: number;
   /** The reviewer's fixes in force, oldest first (the last one is what undo takes back). */
@@ -172,6 +178,7 @@ export class ReviewService {
       sheet: run.sheet ?? null,
       rows_out_of_line: rowsOutOfLine(run),
       hidden_rows: hiddenDataRowsOf(run),
+      hidden_rows_total: hiddenDataRowsTotalOf(run),
       mapping_rule: run.mapping_rule,
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
@@ -213,6 +220,7 @@ export class ReviewService {
       sheet: null,
       rows_out_of_line: null,
       hidden_rows: [],
+      hidden_rows_total: 0,
       mapping_rule: null,
       mapping_version: 0,
       value_fixes: [],

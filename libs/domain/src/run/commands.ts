@@ -147,4 +147,6 @@ export interface SourceReadAgain {
   merged_cells?: string[];
   /** A workbook sheet's hidden rows, as SourceParsed's; absent: none. */
   hidden_rows?: number[];
+  /** How many rows the sheet hides in all, as SourceParsed's; absent: `hidden_rows` lists them all. */
+  hidden_rows_total?: number;
 }

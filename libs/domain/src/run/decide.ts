@@ -390,7 +390,8 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows, hidden_rows_total } =
+        command.read;
       return [
         {
           type: 'SheetChosen',
@@ -405,6 +406,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             ...(rows_above_header?.length ? { rows_above_header } : {}),
             ...(merged_cells?.length ? { merged_cells } : {}),
             ...(hidden_rows?.length ? { hidden_rows } : {}),
+            ...(hidden_rows_total !== undefined && hidden_rows_total > (hidden_rows?.length ?? 0) ? { hidden_rows_total } : {}),
           },
         },
       ];

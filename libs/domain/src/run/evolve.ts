@@ -139,6 +139,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         row_shape: event.data.row_shape ?? null,
         merged_cells: event.data.merged_cells ?? [],
         hidden_rows: event.data.hidden_rows ?? [],
+        hidden_rows_total: event.data.hidden_rows_total ?? null,
       };
     case 'ReviewPrepared':
       return {
@@ -185,6 +186,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         row_shape: event.data.row_shape ?? null,
         merged_cells: event.data.merged_cells ?? [],
         hidden_rows: event.data.hidden_rows ?? [],
+        hidden_rows_total: event.data.hidden_rows_total ?? null,
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),

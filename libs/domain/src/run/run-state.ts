@@ -103,6 +103,8 @@ export interface RunState {
   merged_cells?: string[];
   /** A workbook sheet's hidden rows (SourceParsed.hidden_rows): numbers as the file's rows are read, from 1. */
   hidden_rows?: number[];
+  /** How many rows the sheet hides in all, when more than `hidden_rows` lists (SourceParsed.hidden_rows_total); null or absent: it lists them all. */
+  hidden_rows_total?: number | null;
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;
@@ -251,6 +253,20 @@ export const rowsBeforeDataOf = (run: Pick<RunState, 'rows_above_header' | 'inpu
 export const hiddenDataRowsOf = (run: Pick<RunState, 'hidden_rows' | 'rows_above_header' | 'input_has_header'>): number[] => {
   const before = rowsBeforeDataOf(run);
   return (run.hidden_rows ?? []).map((n) => n - before).filter((n) => n >= 1);
+};
+
+/**
+ * How many data rows (under the header row in force) a workbook's sheet hides in all: those hiddenDataRowsOf lists, and
+ * those past the read's list (SourceParsed.hidden_rows_total). The rows past it are all data rows: they come after the
+ * 1,000th hidden row listed, far below any header row the review offers (within the first rows read).
+ */
+export const hiddenDataRowsTotalOf = (
+  run: Pick<RunState, 'hidden_rows' | 'hidden_rows_total' | 'rows_above_header' | 'input_has_header'>,
+): number => {
+  const listed = hiddenDataRowsOf(run).length;
+  const total = run.hidden_rows_total ?? 0;
+  const listedAll = run.hidden_rows?.length ?? 0;
+  return total > listedAll ? listed + (total - listedAll) : listed;
 };
 
 export const isTerminal = (run: RunState, now: Date): boolean =>
