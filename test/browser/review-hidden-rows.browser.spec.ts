@@ -363,6 +363,80 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.context().close();
   }, 120_000);
 
+  it('says how many rows the sheet hides past the 1,000 listed, and what its button leaves out; keyboard, 360 px light and dark', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('People');
+    ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
+    // 1,300 records, the first 1,250 hidden: the read lists the first 1,000 and counts them all.
+    for (let i = 1; i <= 1300; i++) ws.addRow([`p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = i <= 1250;
+    const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx', mapping: MAPPING });
+    const state = (await reviewApi(run.review_url).state()).body;
+    expect([state.hidden_rows.length, state.hidden_rows_total]).toEqual([1000, 1250]);
+    const named = Array.from({ length: 50 }, (_, i) => String(i + 1)).join(', ');
+    const words =
+      `1,250 rows are hidden in the workbook. The first 1,000 are listed here (rows ${named} and 950 more). ` +
+      'Excel does not show them, but they are delivered like the others unless you leave them out. ' +
+      'The other 250 are delivered like any row: they are neither listed here nor marked in the tables.';
+    const limit = 'Each row left out is one fix, and at most 1,000 fixes can be in force.';
+
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#hidden-rows' });
+      await phone.getByText('No problems found in 1,300 rows.').waitFor();
+      await expect(phone.locator('#hidden-rows-text').innerText()).resolves.toBe(words);
+      await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      const button = phone.locator('#hidden-rows').getByRole('button', { name: 'Leave the listed hidden rows out', exact: true });
+      const box = await button.boundingBox();
+      expect({ big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
+        big: true,
+        inside: true,
+      });
+      await expect(axeViolations(phone)).resolves.toEqual([]);
+      await phone.locator('#hidden-rows-text').scrollIntoViewIfNeeded();
+      await phone.locator('#hidden-rows').screenshot({ path: join(SHOTS, `09-more-than-listed-360-${colorScheme}-notice.png`) });
+      await phone.context().close();
+    }
+
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    await page.getByText('No problems found in 1,300 rows.').waitFor();
+    const notice = page.locator('#hidden-rows');
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(words);
+    // The notice is named by those words; the list says how many are listed, and turns them 50 at a time.
+    await expect(page.getByRole('note', { name: words, exact: true }).count()).resolves.toBe(1);
+    await expect(page.locator('#hidden-rows-listed').innerText()).resolves.toBe('Listed: 1 to 50 of 1,000');
+    // Its button says it leaves out the listed rows (not "all hidden rows"), described by the limit on fixes.
+    await expect(notice.getByRole('button', { name: 'Leave all hidden rows out' }).count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-limit').innerText()).resolves.toBe(limit);
+    await expect(
+      page.getByRole('button', { name: 'Leave the listed hidden rows out', exact: true }).getAttribute('aria-describedby'),
+    ).resolves.toBe('hidden-rows-limit');
+    await expect(
+      page.evaluate(() => {
+        const button = document.getElementById('hidden-rows-leave-all')!;
+        return document.getElementById(button.getAttribute('aria-describedby')!)!.innerText;
+      }),
+    ).resolves.toBe(limit);
+    // Reached by keyboard, past the 50 listed rows' buttons and the pager.
+    await expect(tabTo(page, 'Leave the listed hidden rows out', 120)).resolves.toBe(true);
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-leave-all', name: 'Leave the listed hidden rows out' });
+    // The tables mark the listed rows (the preview's first 20 are all of them).
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(Array.from({ length: 20 }, () => 'hidden'));
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '09-more-than-listed-1100-light');
+
+    // Approved: the closed notice still says how many, without the buttons.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog', { name: 'Approve this mapping?' }).getByRole('button', { name: 'Yes, approve' }).click();
+    await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final', 60_000);
+    await page.locator('#hidden-rows-text', { hasText: 'they were read like the other rows' }).waitFor({ timeout: 30_000 });
+    await expect(notice.locator('button').count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
+      `1,250 rows are hidden in the workbook. The first 1,000 are listed here (rows ${named} and 950 more). ` +
+        'Excel does not show them; they were read like the other rows.',
+    );
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await page.context().close();
+  }, 180_000);
+
   it('fits 360 px in light and dark, reads right to left in Arabic, axe-core clean; no notice without hidden rows', async () => {
     const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
     for (const colorScheme of ['light', 'dark'] as const) {

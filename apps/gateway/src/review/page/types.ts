@@ -78,6 +78,11 @@ export interface ReviewView {
    * at most 1,000; empty for other files. They are delivered like the others unless left out.
    */
   hidden_rows?: number[];
+  /**
+   * How many data rows the sheet hides in all: `hidden_rows`'s length, or more when only the first 1,000 are listed (the
+   * others are delivered like any row, unnamed). Absent from a service older than it: as many as `hidden_rows` lists.
+   */
+  hidden_rows_total?: number;
   mapping_rule: Mapping | null;
   mapping_version: number;
   value_fixes: AppliedFix[];

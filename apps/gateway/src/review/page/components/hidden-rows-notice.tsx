@@ -6,6 +6,11 @@
  * the notice never holds more than 50 of them), and "Leave all hidden rows out" leaves them all out one after the
  * other; a row left out is listed with the rows left out (fixes-bar.tsx), where it can be put back. A closed review
  * shows the notice as text. The tables mark a hidden row still delivered (rows-table.tsx).
+ *
+ * A sheet may hide more rows than the review lists (the state's `hidden_rows`, the first 1,000): the notice then says
+ * how many it hides in all (`hidden_rows_total`), that only the first are listed and the others are delivered like any
+ * row, and its button leaves out "the listed hidden rows", not all of them; each row left out being one fix, it says
+ * how many fixes a review keeps (MAX_FIXES), which leaving out the listed rows may reach.
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { listOf, numbers, t } from '../i18n';
@@ -14,6 +19,9 @@ import type { ReviewView } from '../types';
 
 /** Row numbers the notice names, and hidden rows still delivered listed at a time with their button. */
 const ROWS_SHOWN = 50;
+
+/** The fixes a review keeps at most (MAX_VALUE_FIXES in libs/domain/src/fields/value-fixes.ts): a row left out is one. */
+const MAX_FIXES = 1000;
 
 /** `rows` as the notice names them: the first 50, then how many more. */
 function rowNumbers(rows: number[]): string {
@@ -72,6 +80,9 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
   };
   if (!hidden.length) return null;
   const count = hidden.length;
+  // More hidden than listed: the first `count` are named and can be left out here, the others are delivered unnamed.
+  const total = Math.max(view.hidden_rows_total ?? count, count);
+  const cut = total > count;
   return (
     <div
       id="hidden-rows"
@@ -92,7 +103,11 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
       }}
     >
       <p id="hidden-rows-text">
-        {t('hidden_rows', { count, rows: rowNumbers(hidden) })} {t(active ? 'hidden_rows_delivered' : 'hidden_rows_read', { count })}
+        {cut
+          ? `${t('hidden_rows_total', { count: total })} ${t('hidden_rows_first', { count, rows: rowNumbers(hidden) })}`
+          : t('hidden_rows', { count, rows: rowNumbers(hidden) })}{' '}
+        {t(active ? 'hidden_rows_delivered' : 'hidden_rows_read', { count })}
+        {cut && active ? ` ${t('hidden_rows_others', { count: total - count })}` : ''}
       </p>
       {active && stillIn.length > 0 && (
         <div class="hidden-rows-in">
@@ -145,18 +160,23 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
           )}
         </div>
       )}
+      {/* Only the listed rows can be left out from here, one fix each; the fixes a review keeps may run out first. */}
+      {active && cut && (stillIn.length > 1 || leaving) && <p id="hidden-rows-limit">{t('hidden_rows_fix_limit', { max: MAX_FIXES })}</p>}
       {/* Shown while more than one is still delivered, and until the last one is left out once pressed. */}
       {active && (stillIn.length > 1 || leaving) && (
         <button
           type="button"
           id="hidden-rows-leave-all"
           aria-disabled={leaving ? 'true' : undefined}
+          aria-describedby={cut ? 'hidden-rows-limit' : undefined}
           onClick={() => void leaveOutRows(hiddenRowsIn(view))}
         >
-          {t('hidden_rows_leave_all')}
+          {t(cut ? 'hidden_rows_leave_listed' : 'hidden_rows_leave_all')}
         </button>
       )}
-      {active && !stillIn.length && !leaving && <p id="hidden-rows-all-out">{t('hidden_rows_all_out', { count })}</p>}
+      {active && !stillIn.length && !leaving && (
+        <p id="hidden-rows-all-out">{t(cut ? 'hidden_rows_listed_all_out' : 'hidden_rows_all_out', { count })}</p>
+      )}
     </div>
   );
 }
