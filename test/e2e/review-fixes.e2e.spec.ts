@@ -232,5 +232,12 @@ describe('review fixes', () => {
     const approve = await review.approve(undefined, 'drop');
     expect(approve.status).toBe(422);
     expect(Object.keys(approve.body.error.fields)).toEqual(['rows_with_problems']);
+    // The fixes the page saw, of another type than its fixes_key: refused, not read as absent (which approved unchecked).
+    expect((await review.fix('age', { kind: 'normalise', normaliser: 'amount' })).status).toBe(200);
+    for (const expected_fixes of [7, true, { a: 1 }, ['0:']]) {
+      const garbled = await call(review.at('approve'), { method: 'POST', body: { expected_fixes } });
+      expect([garbled.status, Object.keys(garbled.body.error.fields)]).toEqual([422, ['expected_fixes']]);
+    }
+    expect((await review.state()).body.phase).toBe('active');
   });
 });

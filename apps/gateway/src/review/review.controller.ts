@@ -46,6 +46,18 @@ function expectedVersion(body: ReviewBody): number | undefined {
   return v as number;
 }
 
+/**
+ * The fixes the page saw (its state's `fixes_key`), or undefined when the body names none. Any other type is refused:
+ * read as absent, it would approve (or undo) without the check the page asked for.
+ */
+function expectedFixes(body: ReviewBody): string | undefined {
+  const expected = body.expected_fixes;
+  if (expected === undefined || expected === null) return undefined;
+  if (typeof expected !== 'string')
+    throw ApiError.validation({ expected_fixes: ['expected_fixes must be the fixes_key the page was given.'] });
+  return expected;
+}
+
 /** Where a preview starts: the data rows it skips (0, the file's first rows, unless the body says). */
 function previewOffset(body: ReviewBody): number {
   const offset = body.offset ?? 0;
@@ -168,7 +180,7 @@ export class ReviewController {
         mapping_rule: (body.mapping_rule ?? null) as MappingRule | null,
         expected_mapping_version: expectedVersion(body),
         rows_with_problems: problemRowsChoice(body),
-        expected_fixes: typeof body.expected_fixes === 'string' ? body.expected_fixes : undefined,
+        expected_fixes: expectedFixes(body),
         at: new Date().toISOString(),
       },
       String(req.id),
@@ -262,12 +274,10 @@ export class ReviewController {
   @HttpCode(200)
   async undoFix(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const expected = objectBodyOrNone<ReviewBody>(raw).expected_fixes;
-    if (expected !== undefined && expected !== null && typeof expected !== 'string')
-      throw ApiError.validation({ expected_fixes: ['expected_fixes must be the fixes_key the page was given.'] });
+    const expected = expectedFixes(objectBodyOrNone<ReviewBody>(raw));
     return this.review.act(
       run,
-      { type: 'UndoValueFix', ...(typeof expected === 'string' ? { expected_fixes: expected } : {}), at: new Date().toISOString() },
+      { type: 'UndoValueFix', ...(expected !== undefined ? { expected_fixes: expected } : {}), at: new Date().toISOString() },
       String(req.id),
     );
   }
