@@ -164,6 +164,27 @@ describe('review of a workbook with several sheets', () => {
     expect((await review.preview()).body.rows).toHaveLength(3);
   });
 
+  it('a sheet left with its first row read as data gives its fields back the columns in their places when it is read with its header row again', async () => {
+    // A probe's finding: the columns saved for People then were column_1..3, which its read with the header row lacks,
+    // and every field came back unmapped (an approval would have delivered records of nulls).
+    const { review } = await workbookReview();
+    const chooseSheet = (sheet: string) => call(review.at('sheet'), { method: 'POST', body: { sheet } });
+    const mapped = { email: 'E-mail', first_name: 'Name', age: 'Years', born: null };
+    expect((await review.edit(mapped, (await review.state()).body.mapping_version)).status).toBe(200);
+    const headerless = await call(review.at('header'), { method: 'POST', body: { input_has_header: false } });
+    expect(headerless.body.mapping_rule).toEqual({ email: 'column_1', first_name: 'column_2', age: 'column_3', born: null });
+    expect((await chooseSheet('Staff')).status).toBe(200);
+    const back = await chooseSheet('People');
+    expect(back.body).toMatchObject({
+      sheet: 'People',
+      input_has_header: true,
+      source_headers: ['E-mail', 'Name', 'Years'],
+      mapping_rule: mapped,
+    });
+    const approved = await review.approve();
+    expect(approved.status).toBe(200);
+  });
+
   it('refuses a title sheet of one row with sheet_empty: the review stays on the sheet it was on, with its mapping', async () => {
     const { review } = await workbookReview();
     const before = (await review.state()).body;

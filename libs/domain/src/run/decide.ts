@@ -244,9 +244,32 @@ function suggestedWhereFree(run: RunState, mapping: MappingRule, headers: string
 }
 
 /**
+ * A sheet's mapping as the reviewer left it, on the sheet as read now. The sheet may be read under another header
+ * choice than then (its first row taken for data then, column_1; its header row now, "E-mail"): the columns are the
+ * same, only their names differ, so each field gets back the column in its place, as a header choice keeps it
+ * (mappingAfterHeaderChoice). Without the names it was made under (a state folded before they were kept), by name.
+ * A field whose column cannot be found is left out, to be placed as on a sheet never worked on; one left unmapped stays so.
+ */
+function restoredOnSheet(before: MappingRule, headersThen: string[] | undefined, headers: string[]): MappingRule {
+  const present = new Set(headers);
+  const columnNow = (column: string): string | undefined => {
+    const place = headersThen?.indexOf(column) ?? -1;
+    if (place >= 0 && place < headers.length) return headers[place];
+    return present.has(column) ? column : undefined;
+  };
+  const restored: MappingRule = {};
+  for (const [field, column] of Object.entries(before)) {
+    const now = column === null ? null : columnNow(column);
+    if (now !== undefined) restored[field] = now;
+  }
+  return restored;
+}
+
+/**
  * The mapping on another worksheet: each field keeps its column where the sheet has one, and a field without one
  * takes what the sheet's headers suggest (a free column); a sheet the reviewer worked on before gets back its
- * fields' columns as they were then, unmapped ones too (not those carried or suggested from here).
+ * fields' columns as they were then, unmapped ones too (not those carried or suggested from here), where this read
+ * of the sheet still has them.
  */
 function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
   const carried = mappingForHeaders(run.mapping_rule, headers);
@@ -260,7 +283,7 @@ function mappingOnSheet(run: RunState, sheet: string, headers: string[]): Mappin
     return suggestedWhereFree(run, carried, headers, (field) => nothingMapped || lost(field));
   }
   // Its fields as they were there, those left unmapped too; a field it did not have yet takes the carried column if free.
-  const restored = mappingForHeaders(before, headers);
+  const restored = restoredOnSheet(before, run.sheet_headers?.[sheet], headers);
   const taken = new Set(Object.values(restored).filter((column) => column !== null));
   const added: MappingRule = Object.fromEntries(
     Object.entries(carried)

@@ -192,7 +192,12 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         ...readAgain(state, event.data),
         // Another sheet's columns are no file approved before.
         review_notices: noticesFor(state, false),
-        ...(state.sheet ? { sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} } } : {}),
+        ...(state.sheet
+          ? {
+              sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} },
+              sheet_headers: { ...state.sheet_headers, [state.sheet]: state.source_headers ?? [] },
+            }
+          : {}),
       };
     case 'EncodingChosen':
       // The headers as this encoding reads them: what an approved mapping is remembered by.

@@ -97,6 +97,12 @@ export interface RunState {
    * it, so looking at another sheet loses no work. Absent until a sheet is chosen.
    */
   sheet_mappings?: Record<string, MappingRule>;
+  /**
+   * The column names each of those mappings was made under (the sheet's headers then): a sheet read again under another
+   * header choice names its columns otherwise ("E-mail" then, column_1 now), and its fields get back their columns by
+   * place. Absent in a state folded before this was kept: the columns are then found by name only.
+   */
+  sheet_headers?: Record<string, string[]>;
   /** Rows that do not line up with the first row, in the file as read now (SourceParsed, SheetChosen, EncodingChosen); null or absent: none, or not counted. */
   row_shape?: RowShape | null;
   /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */

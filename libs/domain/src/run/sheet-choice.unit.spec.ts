@@ -125,6 +125,38 @@ describe('choosing a sheet', () => {
     expect(orders[0].type === 'SheetChosen' && orders[0].data.mapping_rule).toEqual({ email: 'Order', name: null });
   });
 
+  it('a sheet read again under another header choice gives its fields back the columns in their places (a probe: every field came back null)', () => {
+    // On People the first row is taken for data (column_1, column_2); then Orders; then People again, read as at
+    // ingestion with its header row. The columns saved for People name no column of that read.
+    const peopleMapping = { email: 'E-mail', name: 'Full name' };
+    let history: RunEvent[] = [...workbookReview, { type: 'MappingEdited', data: { mapping_rule: peopleMapping, edited_at: T0 } }];
+    const noHeader: RunCommand = { type: 'ChooseHeaderRow', input_has_header: false, first_row: ['E-mail', 'Full name'], at: T0 };
+    history = [...history, ...decide(noHeader, fold(history))];
+    expect(fold(history)!.mapping_rule).toEqual({ email: 'column_1', name: 'column_2' });
+    const contacts = { source_headers: ['E-mail', 'Full name', 'Total'], input_has_header: true, total_rows: 5 };
+    history = [...history, ...decide(choose('Orders', T0, contacts), fold(history))];
+    expect(fold(history)!.mapping_rule).toEqual(peopleMapping);
+    const back = decide(choose('People', T0, peopleRead), fold(history));
+    expect(back[0].type === 'SheetChosen' && back[0].data.mapping_rule).toEqual(peopleMapping);
+    // A field the reviewer left without a column on People stays so when it comes back, the others as above.
+    let unmapped: RunEvent[] = [
+      ...history.slice(0, -1),
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'column_1', name: null }, edited_at: T0 } },
+    ];
+    unmapped = [...unmapped, ...decide(choose('Orders', T0, contacts), fold(unmapped))];
+    const again = decide(choose('People', T0, peopleRead), fold(unmapped));
+    expect(again[0].type === 'SheetChosen' && again[0].data.mapping_rule).toEqual({ email: 'E-mail', name: null });
+    // The other way: left with its header row, read again without one; each field keeps the column in its place.
+    let named: RunEvent[] = [
+      ...workbookReview,
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'Full name', name: 'E-mail' }, edited_at: T0 } },
+    ];
+    named = [...named, ...decide(choose('Orders'), fold(named))];
+    const headerless = { source_headers: ['column_1', 'column_2'], input_has_header: false, total_rows: 3 };
+    const read = decide(choose('People', T0, headerless), fold(named));
+    expect(read[0].type === 'SheetChosen' && read[0].data.mapping_rule).toEqual({ email: 'column_2', name: 'column_1' });
+  });
+
   it('a hidden sheet with data may be chosen; the sheet already read changes nothing', () => {
     expect(decide(choose('Notes'), fold(workbookReview)).map((e) => e.type)).toEqual(['SheetChosen']);
     expect(decide(choose('People'), fold(workbookReview))).toEqual([]);
