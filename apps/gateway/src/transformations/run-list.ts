@@ -47,8 +47,9 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
     if (v === undefined) continue;
     // date-fns checks the calendar (Date.parse rolled "2026-11-31" over into 1 December) and reads a time without
     // a zone in UTC (Date.parse read it in the server's local time); an impossible date or time is NaN.
-    const at =
-      typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? parseISO(v, { in: utc }).getTime() : NaN;
+    // date-fns checks an offset's minutes but not its hours: past 23 (RFC 3339's limit) the offset is no zone's.
+    const form = typeof v === 'string' ? /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-](\d{2}):?\d{2})?)?$/.exec(v) : null;
+    const at = form && Number(form[3] ?? 0) <= 23 ? parseISO(v as string, { in: utc }).getTime() : NaN;
     if (Number.isNaN(at)) {
       fields[name] = [`The ${name.replace('_', ' ')} field must be an ISO 8601 date or date-time.`];
       continue;

@@ -21,5 +21,10 @@ describe('created_after and created_before', () => {
     expect(parseRunListQuery({ created_after: '2026-11-30T19:24:00+02:00' }).filter.created_after).toBe('2026-11-30T17:24:00.000Z');
     expect(() => parseRunListQuery({ created_after: '2026-11-31' })).toThrow();
     expect(() => parseRunListQuery({ created_after: '2026-11-30T25:00' })).toThrow();
+    // An offset no zone has (hours past 23) is refused, as one with minutes past 59 is; the widest real ones are read.
+    for (const offset of ['+99:00', '+24:00', '-99:99', '+05:60'])
+      expect(() => parseRunListQuery({ created_after: `2099-12-05T23:00:00${offset}` })).toThrow();
+    expect(parseRunListQuery({ created_after: '2026-11-30T19:24:00+14:00' }).filter.created_after).toBe('2026-11-30T05:24:00.000Z');
+    expect(parseRunListQuery({ created_after: '2026-11-30T19:24:00-1200' }).filter.created_after).toBe('2026-12-01T07:24:00.000Z');
   });
 });
