@@ -205,6 +205,17 @@ describe('review: a row left out', () => {
     expect((await rowFix({ kind: 'leave_out', row: 2 }, { field: 'email' })).body.error.fields.field).toEqual([
       'A fix of a whole row names no field.',
     ]);
+    // Without a field, a kind no fix has is named as such, not answered with a request for a field (a probe's finding).
+    for (const kind of ['Leave_Out', 'remove', 7])
+      expect(await refused({ kind, row: 3 })).toEqual([
+        422,
+        'invalid_fix',
+        'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
+      ]);
+    // A field's kind without its field still asks for the field.
+    expect((await rowFix({ kind: 'cell', row: 3, before: 'a', after: 'b' })).body.error.fields.field).toEqual([
+      'The field must be the name of a schema field.',
+    ]);
     expect((await review.state()).body.value_fixes).toEqual([]);
   });
 });

@@ -34,8 +34,10 @@ interface ReviewBody {
 }
 
 /** Whether a fix asked for is of a whole row (leave_out, put_back), which names no field. */
-const isRowFixRequest = (fix: unknown): boolean =>
-  !!fix && typeof fix === 'object' && ['leave_out', 'put_back'].includes((fix as { kind?: unknown }).kind as string);
+const kindOf = (fix: unknown): unknown => (fix && typeof fix === 'object' ? (fix as { kind?: unknown }).kind : undefined);
+const isRowFixRequest = (fix: unknown): boolean => ['leave_out', 'put_back'].includes(kindOf(fix) as string);
+/** The kinds of a fix of one field's values: without a field, any other kind is judged as a row fix would be. */
+const FIELD_FIX_KINDS: readonly unknown[] = ['cell', 'replace', 'normalise', 'picklist'];
 
 function expectedVersion(body: ReviewBody): number | undefined {
   const v = body.expected_mapping_version;
@@ -198,7 +200,9 @@ export class ReviewController {
   async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
     const body = objectBodyOrNone<ReviewBody>(raw);
-    const ofRow = isRowFixRequest(body.fix);
+    // No field and a kind no fix has ("Leave_Out"): refused as a row fix is, naming the kinds a fix without a field may
+    // have, rather than asking for a field it does not need.
+    const ofRow = isRowFixRequest(body.fix) || (body.field === undefined && !FIELD_FIX_KINDS.includes(kindOf(body.fix)));
     if (ofRow ? body.field !== undefined && body.field !== ROW_FIX_FIELD : typeof body.field !== 'string')
       throw ApiError.validation({
         field: [ofRow ? 'A fix of a whole row names no field.' : 'The field must be the name of a schema field.'],
