@@ -19,14 +19,12 @@ import { takeIdsInAnyCase } from './http/ids-in-any-case';
 import { AdminGuard, ApiKeyGuard } from './http/auth.guard';
 import { answerDirectly, directly } from './http/direct-routes';
 import { HttpEdge } from './http/http-edge';
+import { RAW_BYTES_ROUTE } from './http/raw-bytes-route';
 import { serveOpenApiDocuments } from './openapi/serve-documents';
 import { PROBE_ROUTES, registerLiveness } from './operations/liveness';
 import { MAX_TRIAL_BYTES } from './console/try-file/schema-trial';
 import { CatalogController } from './catalog/catalog.controller';
 import { TransformationsController } from './transformations/transformations.controller';
-
-/** The one route that takes raw bytes through the JSON API's listener. */
-const TRIAL_ROUTE = '/console/api/schemas/:id/try';
 
 /** Builds the HTTP application around a root module (the gateway alone, or every app in one process). */
 export async function createHttpApp(
@@ -99,7 +97,7 @@ export async function createHttpApp(
 
   // Raw file bytes are taken by one JSON-API route only, the console's "try it" (up to 5 MB); every other route refuses them (415).
   fastify.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: MAX_TRIAL_BYTES }, (request, body, done) => {
-    if (request.routeOptions.url === TRIAL_ROUTE) done(null, body);
+    if (request.routeOptions.url === RAW_BYTES_ROUTE) done(null, body);
     else done(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 }), undefined);
   });
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, throwError } from 'rxjs';
 import { CommandRefused } from '@app/domain';
 import { ApiError } from './api-error';
+import { RAW_BYTES_ROUTE, rawBytesExpected } from './raw-bytes-route';
 import { clientRequestId } from './request-id';
 
 const STATUS_CODES: Record<number, [code: string, type: string, message: string]> = {
@@ -75,6 +76,7 @@ export function toApiError(exception: unknown, request: FastifyRequest): ApiErro
     );
   }
   const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
+  if (status === 415 && request.routeOptions?.url === RAW_BYTES_ROUTE) return rawBytesExpected();
   if (typeof status === 'number' && status >= 400 && status < 500) return statusError(status);
   const client = clientRequestId(request.headers);
   // The client went away while its body arrived (a dropped upload): nothing of ours failed, and

@@ -5,6 +5,7 @@ import { DIRECTORY, type Directory } from '@app/directory';
 import { DeleteSchema, PutSchema } from '../../admin/commands';
 import { presentSchema } from '../../catalog/catalog.presenters';
 import { ApiError } from '../../http/api-error';
+import { rawBytesExpected } from '../../http/raw-bytes-route';
 import { schemaJsonShape } from '../../http/json-shape-limits';
 import { paginate } from '../../http/pagination';
 import { tableFormatOf } from '@app/tabular';
@@ -80,13 +81,7 @@ export class ConsoleSchemasController {
     if (!schema) throw ApiError.notFound('schema');
     if (typeof filename !== 'string' || !tableFormatOf(filename))
       throw ApiError.validation({ filename: ['The filename must end in .csv, .tsv, .txt or .xlsx.'] });
-    if (!Buffer.isBuffer(body))
-      throw new ApiError(
-        415,
-        'unsupported_media_type',
-        'invalid_request',
-        'Send the file itself as the body, with Content-Type: application/octet-stream.',
-      );
+    if (!Buffer.isBuffer(body)) throw rawBytesExpected();
     return { data: await this.trial.try(schema, body, filename) };
   }
 
