@@ -8,6 +8,7 @@ import {
   validateTransformations,
   validateUniqueWith,
 } from '@app/domain';
+import isLength from 'validator/lib/isLength';
 import type { AllowedValue, FieldDefinition } from '@app/contracts';
 import { addError, BODY_NOT_AN_OBJECT, callbackUrlProblem, type FieldErrors } from '../http/validate-body';
 import { ApiError } from '../http/api-error';
@@ -31,7 +32,8 @@ export function requireString(
     addError(errors, key, `The ${key.replace(/_/g, ' ')} field must be a string.`);
     return null;
   }
-  if (v.length > (opts.max ?? 255)) {
+  // Characters as a person counts them (an emoji is one), as the filename's and content's checks count them: not UTF-16 units.
+  if (!isLength(v, { max: opts.max ?? 255 })) {
     addError(errors, key, `The ${key.replace(/_/g, ' ')} field must not be greater than ${opts.max ?? 255} characters.`);
     return null;
   }
