@@ -367,6 +367,34 @@ describe('review page API', () => {
     expect((await call(review.at('approve'), { method: 'POST' })).status).toBe(200);
   });
 
+  it('bounds a body as every API does (32 levels, 2,000 object keys), once the signature is checked: 422 naming where', async () => {
+    // A probe's finding: an approval with 1,500 members of junk, or 100 levels of it, approved.
+    const review = await readyReview();
+    const deep = `{"mapping_rule":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`;
+    const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 2001 }, (_, i) => [`junk_${i}`, i])));
+    for (const action of ['approve', 'cancel', 'fixes', 'fixes/undo', 'preview', 'problems', 'sheet', 'header'])
+      for (const raw of [deep, wide]) {
+        const res = await call(review.at(action), { method: 'POST', raw });
+        expect([action, res.status, res.body.error?.code]).toEqual([action, 422, 'validation_failed']);
+      }
+    const deepRefused = await call(review.at('approve'), { method: 'POST', raw: deep });
+    expect(deepRefused.body.error.fields).toEqual({
+      [`mapping_rule${'.a'.repeat(31)}`]: ['Objects and arrays must not be nested more than 32 levels deep.'],
+    });
+    const wideRefused = await call(review.at('approve'), { method: 'POST', raw: wide });
+    expect(wideRefused.body.error.fields).toEqual({ body: ['The request body must not have more than 2000 object keys in total.'] });
+    expect((await review.state()).body).toMatchObject({ review_approved_at: null, review_canceled_at: null });
+    // A stranger is refused for the signature first, whatever the body.
+    const forged = reviewApi(`${svc.baseUrl}/review/${(await review.state()).body.run_id}?signature=forged`);
+    expect((await call(forged.at('approve'), { method: 'POST', raw: wide })).status).toBe(403);
+    // Within the bounds (2,000 keys, the members the page sends among them), the approval goes through.
+    const withinBounds = JSON.stringify({
+      ...Object.fromEntries(Array.from({ length: 1999 }, (_, i) => [`extra_${i}`, i])),
+      rows_with_problems: 'deliver',
+    });
+    expect((await call(review.at('approve'), { method: 'POST', raw: withinBounds })).status).toBe(200);
+  });
+
   it("answers the page's calls only under a valid signature", async () => {
     const review = await readyReview();
     const state = await review.state();

@@ -25,6 +25,12 @@ export const RUN_BODY_LIMITS = { maxDepth: 32, maxKeys: 2000 } as const;
  */
 export const SCHEMA_BODY_LIMITS = { maxDepth: 32, maxKeys: 100_000 } as const;
 
+/**
+ * A review call's body (the hosted review page's JSON calls): as deep, with room for a mapping of a schema's 1,000
+ * fields (MAX_SCHEMA_FIELDS) or a picklist fix of 1,000 values (MAX_FIX_TEXT / 10) beside the rest of the call.
+ */
+export const REVIEW_BODY_LIMITS = { maxDepth: 32, maxKeys: 2000 } as const;
+
 type Limits = { maxDepth: number; maxKeys: number };
 
 /** `metadata.a.0.b`; the body itself is `body`. */
@@ -83,11 +89,16 @@ class JsonShapePipe implements PipeTransform<unknown, unknown> {
   constructor(private readonly limits: Limits) {}
 
   transform(value: unknown): unknown {
-    const problems = jsonShapeProblems(value, this.limits);
-    // Object.fromEntries defines each field as an own property, whatever its name (`__proto__` included).
-    if (problems.length > 0) throw ApiError.validation(Object.fromEntries(problems.map(([field, message]) => [field, [message]])));
-    return value;
+    return withinJsonShape(value, this.limits);
   }
+}
+
+/** The body itself when it is within `limits`; else 422 in the validation envelope, each field named by its path. */
+export function withinJsonShape(value: unknown, limits: Limits): unknown {
+  const problems = jsonShapeProblems(value, limits);
+  // Object.fromEntries defines each field as an own property, whatever its name (`__proto__` included).
+  if (problems.length > 0) throw ApiError.validation(Object.fromEntries(problems.map(([field, message]) => [field, [message]])));
+  return value;
 }
 
 export const jsonShape = new JsonShapePipe(JSON_BODY_LIMITS);

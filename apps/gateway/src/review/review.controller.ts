@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
 import { CELL_PROBLEMS, ROW_FIX_FIELD } from '@app/domain';
 import { ApiError } from '../http/api-error';
+import { REVIEW_BODY_LIMITS, withinJsonShape } from '../http/json-shape-limits';
 import { objectBodyOrNone } from '../http/validate-body';
 import { sendWebAsset } from '../web-shared/web-assets';
 import { REVIEW_PAGE_HEADERS, invalidLinkPage, reviewPage } from './review.page';
@@ -38,6 +39,13 @@ const kindOf = (fix: unknown): unknown => (fix && typeof fix === 'object' ? (fix
 const isRowFixRequest = (fix: unknown): boolean => ['leave_out', 'put_back'].includes(kindOf(fix) as string);
 /** The kinds of a fix of one field's values: without a field, any other kind is judged as a row fix would be. */
 const FIELD_FIX_KINDS: readonly unknown[] = ['cell', 'replace', 'normalise', 'picklist'];
+
+/**
+ * A review call's body: an object or none, within the JSON body limits every API of the service applies (here
+ * REVIEW_BODY_LIMITS). Read only once the link's signature was checked, so a stranger gets 403 first, as a
+ * guard-first route answers 401 first.
+ */
+const reviewBody = (raw: unknown): ReviewBody => objectBodyOrNone<ReviewBody>(withinJsonShape(raw, REVIEW_BODY_LIMITS));
 
 function expectedVersion(body: ReviewBody): number | undefined {
   const v = body.expected_mapping_version;
@@ -154,7 +162,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     if (body.mapping_rule === undefined) throw ApiError.validation({ mapping_rule: ['The mapping rule field is required.'] });
     return this.review.act(
       run,
@@ -172,7 +180,7 @@ export class ReviewController {
   @HttpCode(200)
   async approve(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     // Approve exactly the mapping the page shows; without one, the current mapping, as the stream has it when
     // the approval is decided (the projection read above may not show another reviewer's latest edit yet).
     return this.review.act(
@@ -199,7 +207,7 @@ export class ReviewController {
   @HttpCode(200)
   async fixValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     // No field and a kind no fix has ("Leave_Out"): refused as a row fix is, naming the kinds a fix without a field may
     // have, rather than asking for a field it does not need.
     const ofRow = isRowFixRequest(body.fix) || (body.field === undefined && !FIELD_FIX_KINDS.includes(kindOf(body.fix)));
@@ -238,7 +246,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.sourceChoice.chooseHeaderRow(run, objectBodyOrNone<ReviewBody>(raw), String(req.id));
+    return this.sourceChoice.chooseHeaderRow(run, reviewBody(raw), String(req.id));
   }
 
   /**
@@ -254,7 +262,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.sourceChoice.chooseSheet(run, objectBodyOrNone<ReviewBody>(raw).sheet, String(req.id));
+    return this.sourceChoice.chooseSheet(run, reviewBody(raw).sheet, String(req.id));
   }
 
   /**
@@ -270,7 +278,7 @@ export class ReviewController {
     @Req() req: FastifyRequest,
   ) {
     const run = await this.review.authorizeOpen(runId, signature);
-    return this.sourceChoice.chooseEncoding(run, objectBodyOrNone<ReviewBody>(raw).encoding, String(req.id));
+    return this.sourceChoice.chooseEncoding(run, reviewBody(raw).encoding, String(req.id));
   }
 
   /** Takes back the latest fix still in force. */
@@ -278,7 +286,7 @@ export class ReviewController {
   @HttpCode(200)
   async undoFix(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const expected = expectedFixes(objectBodyOrNone<ReviewBody>(raw));
+    const expected = expectedFixes(reviewBody(raw));
     return this.review.act(
       run,
       { type: 'UndoValueFix', ...(expected !== undefined ? { expected_fixes: expected } : {}), at: new Date().toISOString() },
@@ -291,7 +299,7 @@ export class ReviewController {
   async cancel(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown, @Req() req: FastifyRequest) {
     const run = await this.review.authorizeOpen(runId, signature);
     // Nothing is read from the body, but a body that is not an object is refused as on every other review call.
-    objectBodyOrNone(raw);
+    reviewBody(raw);
     return this.review.act(run, { type: 'CancelReview', at: new Date().toISOString() }, String(req.id));
   }
 
@@ -300,7 +308,7 @@ export class ReviewController {
   @HttpCode(200)
   async preview(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     const offset = previewOffset(body);
     // The customer's checks start here (the page's first call for a mapping) and join the rows once answered.
     return this.customerChecks.withPreview(run, body.mapping_rule, await this.previews.preview(run, body.mapping_rule, offset), offset + 1);
@@ -314,7 +322,7 @@ export class ReviewController {
   @HttpCode(200)
   async problems(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     const wait = waitsForCount(body);
     return this.customerChecks.withCount(run, body.mapping_rule, await this.previews.countProblems(run, body.mapping_rule, wait), wait);
   }
@@ -324,7 +332,7 @@ export class ReviewController {
   @HttpCode(200)
   async picklistValues(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     return this.previews.picklistValues(run, body.mapping_rule, body.field);
   }
 
@@ -333,7 +341,7 @@ export class ReviewController {
   @HttpCode(200)
   async problemRows(@Param('runId') runId: string, @Query('signature') signature: string, @Body() raw: unknown) {
     const run = await this.review.authorizeOpen(runId, signature);
-    const body = objectBodyOrNone<ReviewBody>(raw);
+    const body = reviewBody(raw);
     const query = problemRowsQuery(body);
     return this.customerChecks.problemRows(run, body.mapping_rule, query, (q) =>
       this.previews.problemRows(run, body.mapping_rule, q as ProblemRowsQuery),
