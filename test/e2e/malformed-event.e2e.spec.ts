@@ -28,6 +28,7 @@ describe('a malformed event in one run stream', () => {
   let notJson: string; // a good RunCreated, then a row whose data is not JSON at all (written by hand)
   let after: string; // created once the row that is not JSON was written: the pipeline went on past it
   let notJsonPosition: number;
+  let nullMetadata: string; // a good RunCreated, then a row whose metadata is the JSON text null (written by hand)
   const errors: string[] = [];
   let badPosition: number;
 
@@ -59,6 +60,7 @@ describe('a malformed event in one run stream', () => {
     failedRun = await create(org);
     unknownTyped = await create(org);
     notJson = await create(org);
+    nullMetadata = await create(org);
     for (let i = 0; i < 2; i++) otherRuns.push(await create(other));
     store = new SqliteEventStore(join(svc.config.dataDir, 'events.sqlite'), 50);
 
@@ -91,6 +93,18 @@ describe('a malformed event in one run stream', () => {
             new Date().toISOString(),
           ).lastInsertRowid,
       );
+      // Good data, metadata `null`: every consumer reads members of the metadata before any check.
+      raw
+        .prepare('INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(
+          runStreamId(nullMetadata),
+          1,
+          randomUUID(),
+          'SourceUploaded',
+          JSON.stringify({ size_bytes: 12, uploaded_at: new Date().toISOString() }),
+          'null',
+          new Date().toISOString(),
+        );
     } finally {
       raw.close();
     }
@@ -153,18 +167,32 @@ describe('a malformed event in one run stream', () => {
       position: notJsonPosition,
       data: '{"size_bytes": 12, "uploaded',
     });
+    // A row whose metadata is `null` fails its run alike; the run's failure still names its organization.
+    await eventually(
+      () => show(nullMetadata),
+      (r) => r.body.status === 'failed',
+      20_000,
+    );
+    const stream = await store.readStream(runStreamId(nullMetadata));
+    expect(stream[1].metadata).toBe('null');
+    const runFailed = stream.find((e) => e.type === 'RunFailed')!;
+    expect(runFailed.metadata).toMatchObject({ organization_id: org.orgId, correlation_id: stream[1].event_id });
+    const notJsonFailed = (await store.readStream(runStreamId(notJson))).find((e) => e.type === 'RunFailed')!;
+    expect(notJsonFailed.metadata.organization_id).toBe(org.orgId);
   });
 
   it('lists every other run of both organizations, paging intact; the run never created is not shown', async () => {
     const all = await list();
     expect(all.status).toBe(200);
-    expect(all.body.meta.total).toBe(7);
-    expect(all.body.data.map((r: { id: string }) => r.id).sort()).toEqual([...good, failedRun, unknownTyped, notJson, after].sort());
+    expect(all.body.meta.total).toBe(8);
+    expect(all.body.data.map((r: { id: string }) => r.id).sort()).toEqual(
+      [...good, failedRun, unknownTyped, notJson, nullMetadata, after].sort(),
+    );
     const pages = [1, 2, 3, 4].map((n) => list(`?per_page=2&page=${n}`));
     expect((await Promise.all(pages)).map((p) => p.status)).toEqual([200, 200, 200, 200]);
     const pageIds = (await Promise.all(pages)).flatMap((p) => p.body.data.map((r: { id: string }) => r.id));
     expect(pageIds).toEqual(all.body.data.map((r: { id: string }) => r.id));
-    expect((await pages[0]).body.meta).toMatchObject({ total: 7, last_page: 4 });
+    expect((await pages[0]).body.meta).toMatchObject({ total: 8, last_page: 4 });
     const others = await list('', other.apiKey);
     expect(others.body.data.map((r: { id: string }) => r.id).sort()).toEqual([...otherRuns].sort());
     for (const id of good) expect((await show(id)).body).toMatchObject({ id, status: 'awaiting_upload' });
@@ -188,16 +216,18 @@ describe('a malformed event in one run stream', () => {
       expect(report.malformed.map((m) => [m.stream_id, m.revision, m.type])).toEqual([
         [runStreamId(failedRun), 1, 'SourceUploaded'],
         [runStreamId(notJson), 1, 'SourceUploaded'],
+        [runStreamId(nullMetadata), 1, 'SourceUploaded'],
         [runStreamId(neverCreated), 0, 'RunCreated'],
       ]);
+      expect(report.malformed[2].problem).toBe('metadata is not a JSON object');
       expect(report.malformed[1]).toMatchObject({ position: notJsonPosition, problem: 'data must be object' });
       expect(report.malformed[0]).toMatchObject({
         position: badPosition,
         problem: expect.stringContaining('data/size_bytes must be number'),
       });
       expect(report.removed).toEqual([neverCreated]);
-      expect(report.runs).toBe(9);
-      expect((await list()).body.meta.total).toBe(7);
+      expect(report.runs).toBe(10);
+      expect((await list()).body.meta.total).toBe(8);
       expect((await show(failedRun)).body.status).toBe('failed');
       // Idempotent: nothing left to change.
       const again = await rebuildReadModel(store, readModel);

@@ -48,7 +48,9 @@ export class ApplyRunCommandHandler implements ICommandHandler<ApplyRunCommand, 
         type: e.type,
         data: e.data,
         metadata: {
-          organization_id: context.organizationId,
+          // The run's own organization once it exists (its RunCreated, checked against the contract): a command issued
+          // because of an event whose metadata could not be read (a damaged row, failed as a dead letter) still names it.
+          organization_id: snapshot.state?.organization_id ?? context.organizationId,
           correlation_id: context.correlationId,
           causation_id: context.causationId,
           occurred_at: now,

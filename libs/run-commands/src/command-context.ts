@@ -26,7 +26,8 @@ export function deterministicId(seed: string): string {
  */
 export const contextFromEvent = (event: StoredEvent, step: string): CommandContext => ({
   organizationId: event.metadata.organization_id,
-  correlationId: event.metadata.correlation_id,
+  // Metadata that could not be read (a stored text, not an object) names no correlation: the event starts one.
+  correlationId: event.metadata.correlation_id ?? event.event_id,
   causationId: event.event_id,
   idempotencyKey: `${event.event_id}/${step}`,
 });

@@ -49,7 +49,9 @@ const fromEsdbMetadata = (m: unknown): EventMetadata => {
   // Metadata that is not JSON comes from the client as its bytes: handed over as its text, which the run event
   // check refuses (as the SQLite store hands over such a row), rather than as an object of numbered bytes.
   if (m instanceof Uint8Array) return Buffer.from(m).toString('utf8') as unknown as EventMetadata;
-  const { $correlationId: _c, $causationId: _k, ...ours } = (m ?? {}) as Record<string, unknown>;
+  // JSON that is no object (null, a number, a list): its text too, as the SQLite store hands it over.
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return (JSON.stringify(m) ?? '') as unknown as EventMetadata;
+  const { $correlationId: _c, $causationId: _k, ...ours } = m as Record<string, unknown>;
   return ours as unknown as EventMetadata;
 };
 

@@ -40,6 +40,15 @@ const parsedOrText = (text: string): unknown => {
   }
 };
 
+/**
+ * Metadata is an object, or its text: every consumer reads members of it (`organization_id`) before any check, and
+ * a member of a string is undefined where one of `null` throws, which would stop their lanes as a throwing read did.
+ */
+const metadataOrText = (text: string): StoredEvent['metadata'] => {
+  const parsed = parsedOrText(text);
+  return (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : text) as StoredEvent['metadata'];
+};
+
 const toStored = (r: EventRow): StoredEvent => ({
   position: r.position,
   stream_id: r.stream_id,
@@ -47,7 +56,7 @@ const toStored = (r: EventRow): StoredEvent => ({
   event_id: r.event_id,
   type: r.type,
   data: parsedOrText(r.data),
-  metadata: parsedOrText(r.metadata) as StoredEvent['metadata'],
+  metadata: metadataOrText(r.metadata),
   recorded_at: r.recorded_at,
 });
 
