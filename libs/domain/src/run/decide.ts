@@ -19,6 +19,7 @@ import {
   runFileKeys,
   type RunFold,
   type RunState,
+  type SheetColumns,
 } from './run-state';
 
 const refuse = (code: string, message: string): never => {
@@ -247,20 +248,14 @@ function suggestedWhereFree(run: RunState, mapping: MappingRule, headers: string
  * A sheet's mapping as the reviewer left it, on the sheet as read now. The sheet may be read under another header
  * choice than then (its first row taken for data then, column_1; its header row now, "E-mail"): the columns are the
  * same, only their names differ, so each field gets back the column in its place, as a header choice keeps it
- * (mappingAfterHeaderChoice). Without the names it was made under (a state folded before they were kept), by name.
- * A field whose column cannot be found is left out, to be placed as on a sheet never worked on; one left unmapped stays so.
+ * (mappingAfterHeaderChoice). A field whose place this read does not have is left out, to be placed as on a sheet
+ * never worked on; one left unmapped stays so.
  */
-function restoredOnSheet(before: MappingRule, headersThen: string[] | undefined, headers: string[]): MappingRule {
-  const present = new Set(headers);
-  const columnNow = (column: string): string | undefined => {
-    const place = headersThen?.indexOf(column) ?? -1;
-    if (place >= 0 && place < headers.length) return headers[place];
-    return present.has(column) ? column : undefined;
-  };
+function restoredOnSheet(before: SheetColumns, headers: string[]): MappingRule {
   const restored: MappingRule = {};
-  for (const [field, column] of Object.entries(before)) {
-    const now = column === null ? null : columnNow(column);
-    if (now !== undefined) restored[field] = now;
+  for (const [field, place] of Object.entries(before)) {
+    if (place === null) restored[field] = null;
+    else if (place < headers.length) restored[field] = headers[place];
   }
   return restored;
 }
@@ -273,7 +268,7 @@ function restoredOnSheet(before: MappingRule, headersThen: string[] | undefined,
  */
 function mappingOnSheet(run: RunState, sheet: string, headers: string[]): MappingRule {
   const carried = mappingForHeaders(run.mapping_rule, headers);
-  const before = run.sheet_mappings?.[sheet];
+  const before = run.sheet_columns?.[sheet];
   if (!before) {
     // Suggested for a field that loses its column here, or for every field when nothing was mapped (a review opened on
     // a sheet whose names matched nothing): a field the reviewer left without a column stays so.
@@ -283,7 +278,7 @@ function mappingOnSheet(run: RunState, sheet: string, headers: string[]): Mappin
     return suggestedWhereFree(run, carried, headers, (field) => nothingMapped || lost(field));
   }
   // Its fields as they were there, those left unmapped too; a field it did not have yet takes the carried column if free.
-  const restored = restoredOnSheet(before, run.sheet_headers?.[sheet], headers);
+  const restored = restoredOnSheet(before, headers);
   const taken = new Set(Object.values(restored).filter((column) => column !== null));
   const added: MappingRule = Object.fromEntries(
     Object.entries(carried)

@@ -1,6 +1,20 @@
 import type { MappingRule, RunEvent } from '@app/contracts';
 import { MAPPING_REMEMBERED_NOTICE } from '../mapping/remembered-mapping';
-import type { RunFold, RunState, WebhookDelivery } from './run-state';
+import type { RunFold, RunState, SheetColumns, WebhookDelivery } from './run-state';
+
+/**
+ * A sheet's mapping kept as places in its headers (RunState.sheet_columns): a field whose column the headers do not
+ * name (none should) is left out, to be placed on return as on a sheet never worked on.
+ */
+function columnsByPlace(rule: MappingRule | null, headers: readonly string[] | undefined): SheetColumns {
+  const places = new Map((headers ?? []).map((name, place) => [name, place] as const));
+  const columns: SheetColumns = {};
+  for (const [field, column] of Object.entries(rule ?? {})) {
+    if (column === null) columns[field] = null;
+    else if (places.has(column)) columns[field] = places.get(column)!;
+  }
+  return columns;
+}
 
 function withWebhooks(run: RunState, webhooks: RunState['webhooks'], notification: RunState['notification_status']): RunState {
   const due =
@@ -194,8 +208,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         review_notices: noticesFor(state, false),
         ...(state.sheet
           ? {
-              sheet_mappings: { ...state.sheet_mappings, [state.sheet]: state.mapping_rule ?? {} },
-              sheet_headers: { ...state.sheet_headers, [state.sheet]: state.source_headers ?? [] },
+              sheet_columns: { ...state.sheet_columns, [state.sheet]: columnsByPlace(state.mapping_rule, state.source_headers) },
             }
           : {}),
       };

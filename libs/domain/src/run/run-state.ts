@@ -20,6 +20,9 @@ export type RunStage = 'review' | 'final';
 /** What is stored; `expired` is derived from `review_expires_at` when the run is read. */
 export type StoredReviewState = 'active' | 'canceled' | 'approved' | null;
 
+/** A worksheet's mapping as the reviewer left it: each field's column by its place in the sheet's headers, or null. */
+export type SheetColumns = Record<string, number | null>;
+
 /** Everything known about a run, folded from its stream. Also the read model's document. */
 export interface RunState {
   id: string;
@@ -93,16 +96,14 @@ export interface RunState {
    */
   sheet?: string | null;
   /**
-   * The mapping each worksheet had when the reviewer chose another (SheetChosen): taken back when they return to
-   * it, so looking at another sheet loses no work. Absent until a sheet is chosen.
+   * The mapping each worksheet had when the reviewer chose another (SheetChosen), each field's column by its place in
+   * that sheet's headers then (null: the reviewer left the field without a column): taken back when they return to it,
+   * so looking at another sheet loses no work. By place, not name, because the sheet may be read again under another
+   * header choice ("E-mail" then, column_1 now; the columns are the same), and because a place is a number where a
+   * header row may be a megabyte of names: the run's document stays small however many sheets are visited. Absent
+   * until a sheet is chosen.
    */
-  sheet_mappings?: Record<string, MappingRule>;
-  /**
-   * The column names each of those mappings was made under (the sheet's headers then): a sheet read again under another
-   * header choice names its columns otherwise ("E-mail" then, column_1 now), and its fields get back their columns by
-   * place. Absent in a state folded before this was kept: the columns are then found by name only.
-   */
-  sheet_headers?: Record<string, string[]>;
+  sheet_columns?: Record<string, SheetColumns>;
   /** Rows that do not line up with the first row, in the file as read now (SourceParsed, SheetChosen, EncodingChosen); null or absent: none, or not counted. */
   row_shape?: RowShape | null;
   /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */

@@ -157,6 +157,27 @@ describe('choosing a sheet', () => {
     expect(read[0].type === 'SheetChosen' && read[0].data.mapping_rule).toEqual({ email: 'column_2', name: 'column_1' });
   });
 
+  it('keeps a sheet left by the places of its columns, not its header row: the run stays small however long the names', () => {
+    // A header row may be up to MAX_ROW_CHARS (1 Mi characters) of names; the run's document (a MongoDB document is at
+    // most 16 MB) kept every visited sheet's whole row before. Now each field's place, whatever the names' length.
+    const long = (name: string) => name.padEnd(200_000, '.');
+    const wideRead = { source_headers: [long('Order'), long('E-mail'), long('Total')], input_has_header: true, total_rows: 5 };
+    let history: RunEvent[] = [
+      ...workbookReview,
+      { type: 'MappingEdited', data: { mapping_rule: { email: 'Full name', name: null }, edited_at: T0 } },
+    ];
+    history = [...history, ...decide(choose('Orders', T0, wideRead), fold(history))];
+    history = [...history, { type: 'MappingEdited', data: { mapping_rule: { email: long('Total'), name: long('Order') }, edited_at: T0 } }];
+    history = [...history, ...decide(choose('People', T0, peopleRead), fold(history))];
+    const state = fold(history)!;
+    expect(state.sheet_columns).toEqual({ People: { email: 1, name: null }, Orders: { email: 2, name: 0 } });
+    expect(JSON.stringify(state.sheet_columns).length).toBeLessThan(100);
+    expect(state.mapping_rule).toEqual({ email: 'Full name', name: null });
+    // Back on Orders, the long names are found again by their places.
+    const back = decide(choose('Orders', T0, wideRead), fold(history));
+    expect(back[0].type === 'SheetChosen' && back[0].data.mapping_rule).toEqual({ email: long('Total'), name: long('Order') });
+  });
+
   it('a hidden sheet with data may be chosen; the sheet already read changes nothing', () => {
     expect(decide(choose('Notes'), fold(workbookReview)).map((e) => e.type)).toEqual(['SheetChosen']);
     expect(decide(choose('People'), fold(workbookReview))).toEqual([]);
