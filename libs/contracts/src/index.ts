@@ -1,4 +1,5 @@
 export * from './event-envelope';
+export * from './json-object';
 export * from './run-events';
 export * from './topics';
 export * from './organization-events';

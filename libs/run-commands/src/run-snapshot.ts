@@ -1,4 +1,4 @@
-import { runEventDataProblem, runIdOfStream, type RunEvent, type StoredEvent } from '@app/contracts';
+import { isJsonObject, runEventDataProblem, runIdOfStream, type RunEvent, type StoredEvent } from '@app/contracts';
 import { evolve, type RunFold } from '@app/domain';
 import { latestTrace, type TraceCarrier } from '@app/tracing';
 
@@ -40,8 +40,7 @@ export class MalformedRunEventError extends Error {
  */
 export function runEventProblem(event: StoredEvent): string | null {
   // Metadata that is not a JSON object came from a damaged or hand-written row (the stores hand its text over).
-  const metadata: unknown = event.metadata;
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return 'metadata is not a JSON object';
+  if (!isJsonObject(event.metadata)) return 'metadata is not a JSON object';
   const problem = runEventDataProblem(event.type, event.data);
   if (problem) return problem;
   if (event.type === 'RunCreated') {

@@ -17,7 +17,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import { RUN_STREAM_PREFIX, type EventMetadata, type NewEvent, type StoredEvent } from '@app/contracts';
+import { RUN_STREAM_PREFIX, isJsonObject, type EventMetadata, type NewEvent, type StoredEvent } from '@app/contracts';
 import {
   type AppendResult,
   type EventHandler,
@@ -50,8 +50,8 @@ const fromEsdbMetadata = (m: unknown): EventMetadata => {
   // check refuses (as the SQLite store hands over such a row), rather than as an object of numbered bytes.
   if (m instanceof Uint8Array) return Buffer.from(m).toString('utf8') as unknown as EventMetadata;
   // JSON that is no object (null, a number, a list): its text too, as the SQLite store hands it over.
-  if (m === null || typeof m !== 'object' || Array.isArray(m)) return (JSON.stringify(m) ?? '') as unknown as EventMetadata;
-  const { $correlationId: _c, $causationId: _k, ...ours } = m as Record<string, unknown>;
+  if (!isJsonObject(m)) return (JSON.stringify(m) ?? '') as unknown as EventMetadata;
+  const { $correlationId: _c, $causationId: _k, ...ours } = m;
   return ours as unknown as EventMetadata;
 };
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { backOff } from 'exponential-backoff';
 import { EventEmitter } from 'node:events';
-import type { NewEvent, StoredEvent } from '@app/contracts';
+import { isJsonObject, type NewEvent, type StoredEvent } from '@app/contracts';
 import {
   type AppendResult,
   type CheckpointStore,
@@ -46,7 +46,7 @@ const parsedOrText = (text: string): unknown => {
  */
 const metadataOrText = (text: string): StoredEvent['metadata'] => {
   const parsed = parsedOrText(text);
-  return (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : text) as StoredEvent['metadata'];
+  return (isJsonObject(parsed) ? parsed : text) as unknown as StoredEvent['metadata'];
 };
 
 const toStored = (r: EventRow): StoredEvent => ({
