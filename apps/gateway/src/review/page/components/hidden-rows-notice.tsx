@@ -14,14 +14,12 @@
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { listOf, numbers, t } from '../i18n';
+import { MAX_FIXES } from '../limits';
 import { announce, hiddenRowsIn, leaveOutRow, leaveOutRows, type State } from '../state';
 import type { ReviewView } from '../types';
 
 /** Row numbers the notice names, and hidden rows still delivered listed at a time with their button. */
 const ROWS_SHOWN = 50;
-
-/** The fixes a review keeps at most (MAX_VALUE_FIXES in libs/domain/src/fields/value-fixes.ts): a row left out is one. */
-const MAX_FIXES = 1000;
 
 /** `rows` as the notice names them: the first 50, then how many more. */
 function rowNumbers(rows: number[]): string {
