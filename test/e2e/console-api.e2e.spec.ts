@@ -77,8 +77,16 @@ describe('console API', () => {
           },
         });
       }
+      // Characters as a person counts them, as the admin API counts names: 100 emoji (200 UTF-16 units) are 100.
+      const tooLong = await new ConsoleClient(svc.baseUrl).accept(invitation.url, '\u{1F98A}'.repeat(101), PASSWORD);
+      expect(tooLong).toMatchObject({
+        status: 422,
+        body: { error: { fields: { display_name: ['The name must be at most 100 characters long.'] } } },
+      });
       // Marks a language needs stay: a zero-width non-joiner (Persian), a right-to-left mark.
       expect((await new ConsoleClient(svc.baseUrl).accept(invitation.url, 'می\u200Cخواهم \u200F', PASSWORD)).status).toBe(200);
+      const emoji = await inviteByOperator(svc, org.id, 'emoji@example.com', 'admin');
+      expect((await new ConsoleClient(svc.baseUrl).accept(emoji.url, '\u{1F98A}'.repeat(100), PASSWORD)).status).toBe(200);
       const org2 = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Acme\u2066 Bank' } });
       expect(org2).toMatchObject({ status: 422, body: { error: { fields: { name: [expect.any(String)] } } } });
       const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.id}/schemas`, {

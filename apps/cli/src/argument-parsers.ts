@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
+import isLength from 'validator/lib/isLength';
 
 /**
  * Parsers for command-line values. Each throws commander's InvalidArgumentError, which
@@ -23,10 +24,14 @@ export function runId(value: string): string {
 /** The most characters an API key's name has (the admin API's API_KEY_NAME_MAX, apps/gateway/src/admin/commands/api-key.commands.ts). */
 export const API_KEY_NAME_MAX = 100;
 
-/** An API key's name: up to API_KEY_NAME_MAX characters once trimmed, as the admin API measures it. */
+/**
+ * An API key's name: up to API_KEY_NAME_MAX characters once trimmed, counted as the admin API counts them (validator's
+ * isLength: an emoji is one character, not two UTF-16 units), so the CLI refuses no name the API would take.
+ */
 export function apiKeyName(value: string): string {
-  const length = value.trim().length;
-  if (length > API_KEY_NAME_MAX) throw new InvalidArgumentError(`It has ${length} characters; at most ${API_KEY_NAME_MAX} are allowed.`);
+  const name = value.trim();
+  if (!isLength(name, { max: API_KEY_NAME_MAX }))
+    throw new InvalidArgumentError(`It has ${Array.from(name).length} characters; at most ${API_KEY_NAME_MAX} are allowed.`);
   return value;
 }
 

@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { AuditActor } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { HIDDEN_CONTROLS_PROBLEM, hasHiddenControls, isEmailAddress } from '@app/domain';
+import isLength from 'validator/lib/isLength';
 import { ApiError } from '../../http/api-error';
 import { objectBodyOrNone } from '../../http/validate-body';
 import { AuditLog } from '../../audit/audit-log';
@@ -153,7 +154,8 @@ export class Invitations {
     const fields: Record<string, string[]> = {};
     const displayName = typeof b.display_name === 'string' ? b.display_name.trim() : '';
     if (!displayName) fields.display_name = ['Enter the name your colleagues will see.'];
-    else if (displayName.length > 100) fields.display_name = ['The name must be at most 100 characters long.'];
+    // Characters as a person counts them (an emoji is one), as the admin API counts names: not UTF-16 units.
+    else if (!isLength(displayName, { max: 100 })) fields.display_name = ['The name must be at most 100 characters long.'];
     else if (hasHiddenControls(displayName)) fields.display_name = [`The name ${HIDDEN_CONTROLS_PROBLEM}.`];
     const problem = passwordProblem(b.password);
     if (problem) fields.password = [problem];

@@ -116,7 +116,6 @@ export function ApiKeysPage({ session }: { session: SessionView }) {
             id="key-name"
             name="name"
             ref={nameInput}
-            maxLength={100}
             autoComplete="off"
             {...errorProps('key-name-error', errors.name)}
             aria-describedby={errors.name ? 'key-name-hint key-name-error' : 'key-name-hint'}
