@@ -414,15 +414,16 @@ describe('HTTP edge: framework errors, request ids, security headers', () => {
         port,
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer ${first}\r\nauthorization: Bearer tsk_other\r\n\r\n`,
       );
-    for (const answer of [
-      await twice('/v1/schemas', org.apiKey),
-      await twice(`/admin/v1/organizations/${org.orgId}/api-keys`, ADMIN_TOKEN),
-    ]) {
+    for (const [answer, realm] of [
+      [await twice('/v1/schemas', org.apiKey), 'api'],
+      [await twice(`/admin/v1/organizations/${org.orgId}/api-keys`, ADMIN_TOKEN), 'admin'],
+    ] as const) {
       expect(answer.status).toBe(401);
       expect(answer.body.error).toMatchObject({
         code: 'unauthenticated',
         message: 'Send one Authorization header; this request has more than one.',
       });
+      expect(answer.headers['www-authenticate']).toBe(`Bearer realm="${realm}", error="invalid_request"`);
     }
     // One header still works.
     expect((await call(`${svc.baseUrl}/v1/schemas`, { token: org.apiKey })).status).toBe(200);

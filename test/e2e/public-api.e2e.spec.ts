@@ -27,6 +27,21 @@ describe('public API contract', () => {
     }
   });
 
+  it('every 401 names its scheme in WWW-Authenticate (RFC 9110 §11.6.1, RFC 6750 §3)', async () => {
+    const challenge = async (path: string, token?: string) => {
+      const res = await call(url(path), { token });
+      expect(res.status).toBe(401);
+      return res.headers.get('www-authenticate');
+    };
+    expect(await challenge('/v1/schemas')).toBe('Bearer realm="api"');
+    expect(await challenge('/v1/schemas', 'tsk_wrong')).toBe('Bearer realm="api", error="invalid_token"');
+    expect(await challenge(`/admin/v1/organizations/${a.orgId}/api-keys`)).toBe('Bearer realm="admin"');
+    expect(await challenge(`/admin/v1/organizations/${a.orgId}/api-keys`, a.apiKey)).toBe('Bearer realm="admin", error="invalid_token"');
+    // Two Authorization headers: error="invalid_request" (http-hardening.e2e.spec.ts, which sends them raw).
+    // Answers other than 401 carry none.
+    expect((await call(url('/v1/schemas'), { token: a.apiKey })).headers.get('www-authenticate')).toBeNull();
+  });
+
   it('a revoked key stops working at once; a new key works', async () => {
     const org = await call(url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'Temp' } });
     const key2 = await call(url(`/admin/v1/organizations/${org.body.id}/api-keys`), { token: ADMIN_TOKEN, method: 'POST' });

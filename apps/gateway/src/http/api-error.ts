@@ -1,4 +1,13 @@
 /**
+ * The `WWW-Authenticate` challenge of a 401 on the bearer routes (RFC 6750 §3): the realm (`api` for
+ * `/v1`, `admin` for `/admin/v1`), and, when a credential was sent and refused, why (`invalid_token`;
+ * `invalid_request` for a request with more than one Authorization header). No credential: no error.
+ */
+export function bearerChallenge(realm: 'api' | 'admin', error?: 'invalid_token' | 'invalid_request'): string {
+  return `Bearer realm="${realm}"${error ? `, error="${error}"` : ''}`;
+}
+
+/**
  * An error the API answers with, in the spec's envelope:
  * `{ error: { code, message, type, request_id, fields? } }`.
  */
@@ -20,8 +29,12 @@ export class ApiError extends Error {
   static notFound(what = 'resource'): ApiError {
     return new ApiError(404, 'not_found', 'not_found', `The requested ${what} was not found.`);
   }
-  static unauthenticated(message = 'A valid API key is required (Authorization: Bearer <API_KEY>).'): ApiError {
-    return new ApiError(401, 'unauthenticated', 'authentication', message);
+  /** 401 with its challenge: RFC 9110 §11.6.1 has every 401 name the scheme it takes (`WWW-Authenticate`). */
+  static unauthenticated(
+    message = 'A valid API key is required (Authorization: Bearer <API_KEY>).',
+    challenge = bearerChallenge('api'),
+  ): ApiError {
+    return new ApiError(401, 'unauthenticated', 'authentication', message, undefined, { 'WWW-Authenticate': challenge });
   }
   static forbidden(code: string, message: string): ApiError {
     return new ApiError(403, code, 'authorization', message);

@@ -7,7 +7,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { BoundedCache } from '@app/run-links';
-import { ApiError } from './api-error';
+import { ApiError, bearerChallenge } from './api-error';
 import { bearerToken, hashApiKey } from './api-key';
 
 export interface Caller {
@@ -93,7 +93,7 @@ export class ApiKeyGuard implements CanActivate {
     const cached = this.keyHashes.get(token);
     const hash = cached ?? hashApiKey(token);
     const key = await this.directory.findApiKey(hash);
-    if (!key) throw ApiError.unauthenticated('The API key is invalid or was revoked.');
+    if (!key) throw ApiError.unauthenticated('The API key is invalid or was revoked.', bearerChallenge('api', 'invalid_token'));
     if (cached === undefined) this.keyHashes.set(token, hash);
     return { organizationId: key.organization_id, apiKeyId: key.id };
   }
@@ -140,10 +140,13 @@ export class AdminGuard implements CanActivate {
   /** Throws 401 unless the Authorization header carries the admin token (also called by the HTTP edge, before the body is read). */
   authenticate(authorization: string | string[] | undefined): void {
     const token = bearerToken(authorization);
-    if (!this.expected) throw ApiError.unauthenticated('The admin API is disabled: ADMIN_TOKEN is not set.');
+    if (!this.expected) throw ApiError.unauthenticated('The admin API is disabled: ADMIN_TOKEN is not set.', bearerChallenge('admin'));
     // Hash both sides so the comparison is constant-time whatever the lengths.
     if (!token || !timingSafeEqual(createHash('sha256').update(token).digest(), this.expected)) {
-      throw ApiError.unauthenticated('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+      throw ApiError.unauthenticated(
+        'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).',
+        bearerChallenge('admin', token ? 'invalid_token' : undefined),
+      );
     }
   }
 }

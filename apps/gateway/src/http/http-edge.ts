@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOCAL_BLOB_ROUTE } from '@app/blob-storage';
 import type { AppConfig } from '@app/config';
-import { ApiError } from './api-error';
+import { ApiError, bearerChallenge } from './api-error';
 import { authorizationHeaderCount, bearerToken } from './api-key';
 import type { AuthenticatedRequest, Caller } from './auth.guard';
 import { authFailureThrottle } from './auth-throttle';
@@ -256,7 +256,13 @@ export class HttpEdge {
     const bearerRoute = route.startsWith('/v1/') || route.startsWith('/admin/v1/');
     if (bearerRoute && authorization !== undefined && authorizationHeaderCount(request.raw.rawHeaders) > 1)
       // Not a guess (a client or proxy repeating a good header): not counted against the address.
-      return { error: ApiError.unauthenticated('Send one Authorization header; this request has more than one.'), counts: false };
+      return {
+        error: ApiError.unauthenticated(
+          'Send one Authorization header; this request has more than one.',
+          bearerChallenge(route.startsWith('/v1/') ? 'api' : 'admin', 'invalid_request'),
+        ),
+        counts: false,
+      };
     try {
       if (route.startsWith('/v1/')) request.caller = await deps.authenticateApiKey(authorization);
       else if (route.startsWith('/admin/v1/')) deps.authenticateAdmin(authorization);

@@ -185,6 +185,13 @@ export function errorComponents({ audience, maxJsonBodyBytes }: ErrorComponentOp
             ),
           ],
       'none',
+      {
+        'WWW-Authenticate': {
+          description: `The challenge (RFC 6750): \`Bearer realm="${pub ? 'api' : 'admin'}"\`, with \`, error="invalid_token"\` when the ${pub ? 'key' : 'token'} sent was refused and \`, error="invalid_request"\` when more than one Authorization header was sent.`,
+          required: true,
+          schema: { type: 'string', pattern: '^Bearer realm=' },
+        },
+      },
     ),
     NotFound: response(
       'The resource named in the path does not exist (or belongs to another organization).',
