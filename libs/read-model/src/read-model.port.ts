@@ -59,7 +59,7 @@ export interface RunListFilter {
   /** ISO 8601 bounds of created_at, inclusive. */
   created_after?: string;
   created_before?: string;
-  /** Text looked for (case-insensitively) in the file name and in the metadata's JSON. */
+  /** Text looked for (case-insensitively) in the file name or in one key or value of the metadata (run-search.ts). */
   q?: string;
 }
 

@@ -1,7 +1,8 @@
-import mongoose, { type ClientSession, type Connection, Schema } from 'mongoose';
+import mongoose, { type ClientSession, type Connection, Schema, type UpdateQuery } from 'mongoose';
 import type { RunState } from '@app/domain';
 import type { NamedCheckpoints, RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
 import { retentionColumns, runOutcome, uploadWatchUntil } from '../read-model.port';
+import { runSearchTerms, searchQuery } from '../run-search';
 
 /*
  * Documents keep the run body as JSON text: its keys come from customers (schema field
@@ -27,8 +28,13 @@ const runSchema = new Schema(
     review_state: { type: String, default: null },
     review_expires_at: { type: String, default: null },
     processed_rows: { type: Number, default: 0 },
-    /** Lower-cased file name and metadata JSON, for the list's text filter. */
-    search_text: { type: String, default: '' },
+    /** The run search's terms (run-search.ts), for the list's text filter; filled at connect for older documents. */
+    search_terms: { type: [String], default: undefined },
+    /**
+     * What releases before 2026-12-06 wrote instead: the lower-cased file name and metadata JSON. Read only for a
+     * document without search_terms (written by such a release after this one connected); removed when it gets them.
+     */
+    search_text: { type: String },
   },
   { versionKey: false, strict: 'throw' },
 );
@@ -72,6 +78,7 @@ export class MongoReadModel implements RunReadModel {
       await m.createIndexes();
     }
     await model.backfillRetention();
+    await model.backfillSearchTerms();
     return model;
   }
 
@@ -80,13 +87,22 @@ export class MongoReadModel implements RunReadModel {
    * (once: saveRun always writes both fields, so afterwards nothing lacks them).
    */
   private async backfillRetention(): Promise<void> {
+    await this.backfill('files_closed_at', (run) => ({ $set: retentionColumns(run) }));
+  }
+
+  /** Documents written before the search terms were stored get them from their own body, and lose the old search_text. */
+  private async backfillSearchTerms(): Promise<void> {
+    await this.backfill('search_terms', (run) => ({ $set: { search_terms: runSearchTerms(run) }, $unset: { search_text: 1 } }));
+  }
+
+  /** Updates each document that lacks `missing`, from its own body (saveRun always writes it, so each once). */
+  private async backfill(missing: 'files_closed_at' | 'search_terms', update: (run: RunState) => UpdateQuery<unknown>): Promise<void> {
     const cursor = this.runs
-      .find({ files_closed_at: { $exists: false } }, { doc: 1 })
+      .find({ [missing]: { $exists: false } }, { doc: 1 })
       .lean()
       .cursor();
     for await (const row of cursor) {
-      const c = retentionColumns(JSON.parse(row.doc) as RunState);
-      await this.runs.updateOne({ _id: row._id, files_closed_at: { $exists: false } }, { $set: c });
+      await this.runs.updateOne({ _id: row._id, [missing]: { $exists: false } }, update(JSON.parse(row.doc) as RunState));
     }
   }
 
@@ -117,12 +133,16 @@ export class MongoReadModel implements RunReadModel {
       review_state: run.review_state,
       review_expires_at: run.review_expires_at ?? null,
       processed_rows: run.processed_rows ?? 0,
-      search_text: `${run.filename ?? ''}\n${run.metadata ? JSON.stringify(run.metadata) : ''}`.toLowerCase(),
+      search_terms: runSearchTerms(run),
     };
     await this.connection.transaction(async (session) => {
       // Not an upsert on the revision filter: a newer stored document would make it insert a duplicate _id,
       // and a write error aborts the transaction.
-      const updated = await this.runs.updateOne({ _id: run.id, revision: { $lte: run.revision } }, { $set: fields }, { session });
+      const updated = await this.runs.updateOne(
+        { _id: run.id, revision: { $lte: run.revision } },
+        { $set: fields, $unset: { search_text: 1 } },
+        { session },
+      );
       if (updated.matchedCount === 0 && !(await this.runs.exists({ _id: run.id }).session(session))) {
         await this.runs.create([{ _id: run.id, ...fields }], { session });
       }
@@ -152,8 +172,17 @@ export class MongoReadModel implements RunReadModel {
         ...(filter.created_after !== undefined ? { $gte: filter.created_after } : {}),
         ...(filter.created_before !== undefined ? { $lte: filter.created_before } : {}),
       };
-    // A literal substring: the text is escaped, never a pattern of the caller's.
-    if (filter.q) query.search_text = { $regex: filter.q.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&') };
+    if (filter.q) {
+      // A literal substring of one term (a regex on a list matches any one of its members): the text is escaped, never
+      // a pattern of the caller's. A document an earlier release wrote has its old search_text until it gets terms.
+      // (A NUL is written \x00: MongoDB refuses a pattern that holds one, and a term may.)
+      const text = {
+        $regex: searchQuery(filter.q)
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\0/g, '\\x00'),
+      };
+      query.$and = [{ $or: [{ search_terms: text }, { search_terms: { $exists: false }, search_text: text }] }];
+    }
     const [docs, total] = await Promise.all([
       this.runs.find(query, { doc: 1 }).sort({ created_at: -1, _id: -1 }).skip(offset).limit(limit).lean<{ doc: string }[]>(),
       this.runs.countDocuments(query),

@@ -22,6 +22,23 @@ describe('SQLite read model upgrades', () => {
     expect(await rm.listFilesToPurge('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 10)).toEqual(['old-1']);
     await rm.close();
   });
+
+  it('gives documents written before the search terms were stored their terms, from their body', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rm-old-')), 'read.sqlite');
+    const old = new Database(file);
+    old.exec('CREATE TABLE runs (id TEXT PRIMARY KEY, organization_id TEXT NOT NULL, revision INTEGER NOT NULL, doc TEXT NOT NULL)');
+    const doc = { id: 'old-1', organization_id: 'o', revision: 4, status: 'completed', created_at: '2026-01-01T00:00:00.000Z' };
+    old
+      .prepare('INSERT INTO runs (id, organization_id, revision, doc) VALUES (?, ?, ?, ?)')
+      .run('old-1', 'o', 4, JSON.stringify({ ...doc, filename: 'a.csv', metadata: { note: 'say "hi"' } }));
+    old.close();
+    const rm = new SqliteReadModel(file);
+    const found = async (q: string) => (await rm.listRuns('o', { q }, 0, 10)).items.map((r) => r.id);
+    expect(await found('say "hi')).toEqual(['old-1']);
+    expect(await found('NOTE')).toEqual(['old-1']);
+    expect(await found('{')).toEqual([]);
+    await rm.close();
+  });
 });
 
 describe('SQLite read model shared by two processes', () => {

@@ -3,6 +3,7 @@ import { addMissingColumns, openSqlite, preparedStatements, readSnapshot, type P
 import type { RunState } from '@app/domain';
 import type { RunCount, RunListFilter, RunOutcome, RunReadModel, RunUsage } from '../read-model.port';
 import { retentionColumns, uploadWatchUntil } from '../read-model.port';
+import { runSearchTerms, searchQuery } from '../run-search';
 
 const MIGRATION = `
   CREATE TABLE IF NOT EXISTS runs (
@@ -70,6 +71,8 @@ export class SqliteReadModel implements RunReadModel {
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_closed ON runs (files_closed_at) WHERE files_closed_at IS NOT NULL');
     // Counts the writes of each document: a document read for display is parsed again only when it changed.
     addMissingColumns(this.db, 'runs', { written: 'INTEGER NOT NULL DEFAULT 0' });
+    // The run search's terms (run-search.ts), a JSON list written with the document; filled once for older documents.
+    if (addMissingColumns(this.db, 'runs', { search_terms: 'TEXT' }).length > 0) this.backfillSearchTerms();
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
     // Read as [written, doc], not as an object: better-sqlite3 builds a row object name by name (findApiKey says more).
     this.getRunViewStmt = this.db
@@ -117,11 +120,9 @@ export class SqliteReadModel implements RunReadModel {
       params.before = filter.created_before;
     }
     if (filter.q) {
-      // The only filter not served by an index: it reads the organization's documents (after the others narrowed them).
-      where.push(
-        "(instr(lower(coalesce(json_extract(doc, '$.filename'), '')), @q) > 0 OR instr(lower(coalesce(json_extract(doc, '$.metadata'), '')), @q) > 0)",
-      );
-      params.q = filter.q.toLowerCase();
+      // The only filter not served by an index: it reads the organization's terms (after the others narrowed them).
+      where.push('EXISTS (SELECT 1 FROM json_each(search_terms) WHERE instr(value, @q) > 0)');
+      params.q = searchQuery(filter.q);
     }
     const clause = where.join(' AND ');
     const { total, rows } = readSnapshot(this.db, () => ({
@@ -152,17 +153,28 @@ export class SqliteReadModel implements RunReadModel {
     };
   }
 
+  /** Documents written before the search terms were stored get them once, from their own body. */
+  private backfillSearchTerms(): void {
+    const update = this.db.prepare('UPDATE runs SET search_terms = ? WHERE id = ?');
+    this.forEachDocument((id, run) => update.run(JSON.stringify(runSearchTerms(run)), id));
+  }
+
   /** Documents written before the retention columns existed get them once, from their own body. */
   private backfillRetention(): void {
     const update = this.db.prepare('UPDATE runs SET files_retained_until = ?, files_closed_at = ? WHERE id = ?');
+    this.forEachDocument((id, run) => {
+      const c = retentionColumns(run);
+      if (c.files_retained_until || c.files_closed_at) update.run(c.files_retained_until, c.files_closed_at, id);
+    });
+  }
+
+  /** Every stored document once, in one transaction (for a backfill). */
+  private forEachDocument(visit: (id: string, run: RunState) => void): void {
     // In pages: better-sqlite3 cannot write while a query is being iterated.
     const page = this.db.prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM runs WHERE id > ? ORDER BY id LIMIT 500');
     this.db.transaction(() => {
       for (let rows = page.all(''); rows.length > 0; rows = page.all(rows[rows.length - 1].id)) {
-        for (const row of rows) {
-          const c = retentionColumns(JSON.parse(row.doc) as RunState);
-          if (c.files_retained_until || c.files_closed_at) update.run(c.files_retained_until, c.files_closed_at, row.id);
-        }
+        for (const row of rows) visit(row.id, JSON.parse(row.doc) as RunState);
       }
     })();
   }
@@ -198,10 +210,10 @@ export class SqliteReadModel implements RunReadModel {
       const retention = retentionColumns(run);
       this.statement(
         // \`written\` starts anywhere (a document deleted and written again must not look unchanged) and counts up.
-        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until, files_retained_until, files_closed_at, written)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, abs(random() % 1000000000000))
+        `INSERT INTO runs (id, organization_id, revision, doc, webhook_due_at, upload_watch_until, files_retained_until, files_closed_at, search_terms, written)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, abs(random() % 1000000000000))
         ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, doc = excluded.doc, written = runs.written + 1,
-          webhook_due_at = excluded.webhook_due_at,
+          webhook_due_at = excluded.webhook_due_at, search_terms = excluded.search_terms,
           upload_watch_until = excluded.upload_watch_until, files_retained_until = excluded.files_retained_until,
           files_closed_at = excluded.files_closed_at
         WHERE excluded.revision >= runs.revision`,
@@ -214,6 +226,7 @@ export class SqliteReadModel implements RunReadModel {
         uploadWatchUntil(run),
         retention.files_retained_until,
         retention.files_closed_at,
+        JSON.stringify(runSearchTerms(run)),
       );
       this.writeCheckpoint(checkpoint.name, checkpoint.position);
     })();

@@ -109,6 +109,52 @@ export function readModelContract(name: string, create: () => Promise<RunReadMod
       expect(await ids({ q: '%' })).toEqual({ ids: [], total: 0 });
     });
 
+    it("searches the file name and the metadata's keys and values as text, not the metadata's JSON", async () => {
+      const org = randomUUID();
+      const at = (day: number) => new Date(Date.UTC(2026, 10, day)).toISOString();
+      const runs = [
+        run({
+          filename: 'report.csv',
+          metadata: { note: 'say "hi"', 'Batch Key': 7, nested: { list: [true, null, 'C:\\temp', 2.5] }, city: 'ÄRGERN' },
+        }),
+        run({ filename: 'quote".csv', metadata: null }),
+        run({ filename: null, metadata: { a: 'b' } }),
+        run({ filename: 'plain.csv', metadata: {} }),
+        run({ filename: 'other.csv', metadata: { line: 'one\ntwo', nul: 'x\u0000y' } }),
+      ].map((r, i) => ({ ...r, organization_id: org, created_at: at(i + 1) }));
+      let position = 1;
+      for (const r of runs) await rm.saveRun(r, { name: 'p', position: position++ });
+      const ids = async (q: string) => {
+        const page = await rm.listRuns(org, { q }, 0, 10);
+        return { ids: page.items.map((r) => runs.findIndex((x) => x.id === r.id)), total: page.total };
+      };
+      // JSON's punctuation is no text of the run's: only a name or a value that holds it is found.
+      expect(await ids('"')).toEqual({ ids: [1, 0], total: 2 });
+      expect(await ids('{')).toEqual({ ids: [], total: 0 });
+      expect(await ids(':')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('","')).toEqual({ ids: [], total: 0 });
+      expect(await ids('"note"')).toEqual({ ids: [], total: 0 });
+      expect(await ids('a":"b')).toEqual({ ids: [], total: 0 });
+      // A value is found as it was written, not as its JSON escapes it.
+      expect(await ids('say "hi')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('c:\\temp')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('one\ntwo')).toEqual({ ids: [4], total: 1 });
+      expect(await ids('x\u0000y')).toEqual({ ids: [4], total: 1 });
+      // Keys at any depth, case-insensitively (beyond ASCII too); numbers, booleans and null as their JSON text.
+      expect(await ids('BATCH key')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('list')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('ärger')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('7')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('2.5')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('true')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('null')).toEqual({ ids: [0], total: 1 });
+      expect(await ids('B')).toEqual({ ids: [2, 0], total: 2 });
+      // One name or value holds the text: no match across two of them.
+      expect(await ids('ab')).toEqual({ ids: [], total: 0 });
+      expect(await ids('note say')).toEqual({ ids: [], total: 0 });
+      expect(await ids('PLAIN')).toEqual({ ids: [3], total: 1 });
+    });
+
     it("counts an organization's runs per day and outcome since a time, with the rows they processed", async () => {
       const org = randomUUID();
       const at = (day: number) => new Date(Date.UTC(2026, 10, day, 12)).toISOString();
