@@ -52,6 +52,9 @@ describe('run list', () => {
     expect((await list(`?created_after=${future}`)).body.meta.total).toBe(0);
     expect((await list('?created_before=2000-01-01')).body.meta.total).toBe(0);
     expect((await list(`?created_before=${new Date().toISOString().slice(0, 10)}`)).body.meta.total).toBe(3);
+    // Past the year 9999 (its ISO text "+010000-…" sorted before every run's).
+    expect((await list('?created_before=9999-12-31T24:00:00Z')).body.meta.total).toBe(3);
+    expect((await list('?created_before=9999-12-31T23:00:00-14:00')).body.meta.total).toBe(3);
     const others = await list('', other.apiKey);
     expect(others.body.meta.total).toBe(1);
     expect(ids).not.toContain(others.body.data[0].id);

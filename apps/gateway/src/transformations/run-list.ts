@@ -12,6 +12,14 @@ const STAGES = ['review', 'final'];
 const INPUT_SOURCES = ['upload', 'image', 'raw'];
 const REVIEW_STATES = ['active', 'approved', 'canceled', 'expired'];
 const MAX_Q = 200;
+/**
+ * The instants a four-digit year writes. The bounds are compared as ISO texts (the read models'), and an
+ * instant past 9999 is written `+010000-…`, which sorts before every year: `9999-12-31T24:00:00Z` or
+ * `9999-12-31T23:00-14:00` listed no run as created before it. A bound outside is taken at the edge: no run
+ * is created outside, so the list is the same.
+ */
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 /** The filters a run list reads, one value each; the console's list reads two more. */
 const FILTERS = ['status', 'stage', 'created_after', 'created_before'];
 const CONSOLE_FILTERS = [...FILTERS, 'input_source', 'review_state', 'q'];
@@ -56,8 +64,8 @@ export function parseRunListQuery(query: Record<string, unknown>, extended = fal
     }
     carried[name] = v as string;
     // A bare date is its day's start for "after" and its end for "before" (UTC), so both bounds include it.
-    if (name === 'created_before' && /^\d{4}-\d{2}-\d{2}$/.test(v as string)) filter[name] = new Date(at + 86_399_999).toISOString();
-    else filter[name] = new Date(at).toISOString();
+    const bound = name === 'created_before' && /^\d{4}-\d{2}-\d{2}$/.test(v as string) ? at + 86_399_999 : at;
+    filter[name] = new Date(Math.min(Math.max(bound, FIRST_INSTANT), LAST_INSTANT)).toISOString();
   }
   if (filter.created_after && filter.created_before && filter.created_after > filter.created_before)
     fields.created_before = ['The created before field must be later than created after.'];

@@ -27,4 +27,17 @@ describe('created_after and created_before', () => {
     expect(parseRunListQuery({ created_after: '2026-11-30T19:24:00+14:00' }).filter.created_after).toBe('2026-11-30T05:24:00.000Z');
     expect(parseRunListQuery({ created_after: '2026-11-30T19:24:00-1200' }).filter.created_after).toBe('2026-12-01T07:24:00.000Z');
   });
+
+  it('take a bound past the year 9999 (or before 0000) at the edge, where its ISO text would sort before every run', () => {
+    // 9999-12-31T24:00:00Z is 10000-01-01, written `+010000-01-01T…`: a run of 2026 was not "created before" it.
+    for (const created_before of ['9999-12-31T24:00:00Z', '9999-12-31T23:00:00-14:00'])
+      expect(parseRunListQuery({ created_before }).filter.created_before).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseRunListQuery({ created_before: '9999-12-31' }).filter.created_before).toBe('9999-12-31T23:59:59.999Z');
+    // Both bounds together are not "before earlier than after" because of the text either.
+    expect(parseRunListQuery({ created_after: '2026-01-01', created_before: '9999-12-31T24:00:00Z' }).filter).toEqual({
+      created_after: '2026-01-01T00:00:00.000Z',
+      created_before: '9999-12-31T23:59:59.999Z',
+    });
+    expect(parseRunListQuery({ created_after: '0000-01-01T00:00:00+14:00' }).filter.created_after).toBe('0000-01-01T00:00:00.000Z');
+  });
 });
