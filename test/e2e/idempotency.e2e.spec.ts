@@ -75,11 +75,15 @@ describe('Idempotency-Key on the run-creating POSTs', () => {
       const first = await post(path, key, body);
       expect(first.status).toBe(201);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
+      // The 201 names the run it created (RFC 9110), the replay the same one.
+      expect(first.headers.get('location')).toBe(url(`/v1/transformations/${first.body.id}`));
+      expect((await call(first.headers.get('location')!, { token: a.apiKey })).body.id).toBe(first.body.id);
       for (let i = 0; i < 2; i++) {
         const again = await post(path, key, body);
         expect(again.status).toBe(201);
         expect(again.body).toEqual(first.body);
         expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(again.headers.get('location')).toBe(first.headers.get('location'));
         // A new request: its own request id and rate-limit headers.
         expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
         expect(again.headers.get('x-ratelimit-remaining')).toEqual(expect.any(String));

@@ -163,8 +163,9 @@ describe('OpenAPI documents', () => {
       for (const [status, ref] of Object.entries<any>(operation.responses)) {
         const r = resolve(ref);
         if (Number(status) < 400) {
-          // Past the API-key guard: the rate-limit headers are always there (and a replayed creation says so).
-          const replay = operation.operationId.startsWith('v1.transformations.') && status === '201' ? ['Idempotent-Replayed'] : [];
+          // Past the API-key guard: the rate-limit headers are always there (a creation names its run, and a replay says so).
+          const replay =
+            operation.operationId.startsWith('v1.transformations.') && status === '201' ? ['Idempotent-Replayed', 'Location'] : [];
           expect(headerNames(r)).toEqual(sorted([...edge, ...rateLimit, ...replay]));
           continue;
         }

@@ -44,14 +44,23 @@ const IdempotentCreation = (type: typeof CreatedFileRunDto | typeof CreatedRawRu
           required: false,
           schema: { type: 'string', enum: ['true'] },
         },
+        Location: {
+          description: "The URL of the run created (`GET /v1/transformations/{id}`), as RFC 9110 names a 201's new resource.",
+          required: true,
+          schema: { type: 'string', format: 'uri' },
+        },
       },
     }),
     ApiErrorResponses(409, 422),
   );
 
-/** Sends a run-creating answer, marking a replay. */
-function reply<T>(res: FastifyReply, answer: IdempotentAnswer<T>): T {
+/**
+ * Sends a run-creating answer, marking a replay, with the new run's URL in `Location` (RFC 9110 §15.3.2: without
+ * it a 201 names its target, `/v1/transformations/file`, as the resource it created).
+ */
+function reply<T extends { id: string }>(res: FastifyReply, answer: IdempotentAnswer<T>, runsUrl: string): T {
   if (answer.replayed) void res.header(REPLAYED_HEADER, 'true');
+  void res.header('Location', `${runsUrl}/${answer.body.id}`);
   return answer.body;
 }
 
@@ -65,6 +74,10 @@ export class TransformationsController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private get runsUrl(): string {
+    return `${this.config.publicBaseUrl}/v1/transformations`;
+  }
+
   @Post('file')
   @HttpCode(201)
   @ApiOperation({ operationId: 'v1.transformations.file', summary: 'Initialize a file-based run' })
@@ -75,7 +88,8 @@ export class TransformationsController {
     @Body(runJsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedFileRunDto> {
-    return reply(res, await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
+    const answer = await this.service.createFileRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders));
+    return reply(res, answer, this.runsUrl);
   }
 
   @Post('raw')
@@ -88,7 +102,8 @@ export class TransformationsController {
     @Body(runJsonShape) body: unknown,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<CreatedRawRunDto> {
-    return reply(res, await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders)));
+    const answer = await this.service.createRawRun(req.caller!, body, String(req.id), idempotencyKeyOf(req.raw.rawHeaders));
+    return reply(res, answer, this.runsUrl);
   }
 
   @Get()
@@ -112,7 +127,7 @@ export class TransformationsController {
   @ApiOkResponse({ type: RunListDto, description: 'Pagination envelope whose `data` items are run resources.' })
   @ApiErrorResponses(422)
   index(@Req() req: AuthenticatedRequest, @Query() query: Record<string, unknown>) {
-    return this.service.list(req.caller!.organizationId, parseRunListQuery(query), `${this.config.publicBaseUrl}/v1/transformations`);
+    return this.service.list(req.caller!.organizationId, parseRunListQuery(query), this.runsUrl);
   }
 
   @Get(':transformationRun')
