@@ -67,6 +67,20 @@ const focused = (page: Page) =>
     const el = document.activeElement as HTMLElement | null;
     return { id: el?.id ?? '', name: (el?.getAttribute('aria-label') ?? el?.innerText ?? '').trim() };
   });
+/**
+ * The description a screen reader is told with the button named `name` in the hidden rows' notice, from Chromium's own
+ * accessibility tree (not the attributes): the pager's buttons are described by the line that says which are listed.
+ */
+async function descriptionOf(page: Page, name: string): Promise<string | undefined> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const button = nodes.find((n) => n.role?.value === 'button' && n.name?.value === name);
+    return button ? ((button.description?.value as string | undefined) ?? '') : undefined;
+  } finally {
+    await cdp.detach();
+  }
+}
 /** Tabs from the top of the page until the element named `name` has the keyboard (at most `presses`); false if never. */
 async function tabTo(page: Page, name: string, presses = 40): Promise<boolean> {
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -324,6 +338,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55', 'Leave out row 56']);
     await expect(listed()).resolves.toBe('Listed: 51 to 52 of 52');
     await expect(live(page)).resolves.toBe('Listed: 51 to 52 of 52');
+    await expect(descriptionOf(page, 'Next hidden rows')).resolves.toBe('Listed: 51 to 52 of 52');
     await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-next', name: 'Next hidden rows' });
     await expect(turner(page, 'Next hidden rows').getAttribute('aria-disabled')).resolves.toBe('true');
     await expect(turner(page, 'Previous hidden rows').getAttribute('aria-disabled')).resolves.toBeNull();
@@ -352,6 +367,10 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(rowButtons(page)).resolves.toEqual(['Leave out row 55']);
     // One row on the last 50: that row, not a range of it.
     await expect(listed()).resolves.toBe('Listed: row 51 of 51');
+    // As a screen reader hears it with the pager's buttons, which it describes.
+    for (const name of ['Previous hidden rows', 'Next hidden rows']) {
+      await expect(descriptionOf(page, name)).resolves.toBe('Listed: row 51 of 51');
+    }
     await expect(focused(page)).resolves.toEqual({ id: '', name: 'Leave out row 55' });
     // Row 55 too: 50 are still delivered, all listed, no more turning; the keyboard goes to the last of them.
     await page.keyboard.press('Enter');
