@@ -6,6 +6,7 @@
  */
 import { MAX_FIX_TEXT } from '../../../../../libs/domain/src/fields/fix-limits';
 import { api, errorText, type ApiFailure } from './api';
+import { callbackTarget } from './callback-target';
 import { cutText, isolate, listOf, numbers, t, type Params } from './i18n';
 import type {
   AppliedFix,
@@ -945,18 +946,4 @@ async function act(path: string, body: unknown): Promise<void> {
   show(next);
   const target = callbackTarget(next);
   if (target) setTimeout(() => location.assign(target.toString()), REDIRECT_DELAY_MS);
-}
-
-/** Where a closed review sends the reviewer back to: its callback (http or https only), with the run's id. */
-export function callbackTarget(view: ReviewView): URL | null {
-  const callback = view.phase === 'approved' ? view.success_callback : view.phase === 'canceled' ? view.cancel_callback : null;
-  let target: URL;
-  try {
-    target = new URL(callback ?? '');
-  } catch {
-    return null;
-  }
-  if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
-  target.searchParams.set('transformation_id', view.run_id);
-  return target;
 }

@@ -4,7 +4,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { formatDate, listOf, numbers, t } from '../i18n';
-import { callbackTarget, load, rowsLeftOut, type State } from '../state';
+import { callbackTarget } from '../callback-target';
+import { load, rowsLeftOut, type State } from '../state';
 import type { ReviewView } from '../types';
 
 /** A whole-page state; its title takes the focus when the page turns into it. */
