@@ -120,6 +120,24 @@ describe('request validation: data keys and body shape', () => {
     });
   });
 
+  it("refuses a raw run's content with a lone surrogate (422 on content, as metadata); a whole pair (an emoji) is text", async () => {
+    const raw = (content: string) =>
+      post(
+        '/v1/transformations/raw',
+        `{"schema_id":"${org.schemaId}","provider_id":"${providerId}","content":"${content}","dry_run":true}`,
+      );
+    for (const content of ['Ann \\ud83d', '\\ude00 Bo', 'a\\udbffb']) {
+      const res = await raw(content);
+      expect({ content, status: res.status, code: res.body.error?.code, fields: res.body.error?.fields }).toEqual({
+        content,
+        status: 422,
+        code: 'validation_failed',
+        fields: { content: ['The content field must not contain lone surrogates (text that is not valid Unicode).'] },
+      });
+    }
+    expect((await raw('Ann \\ud83d\\ude00')).status).toBe(201);
+  });
+
   it('refuses an admin body that is not an object with 422 on body alone: nothing is made or changed', async () => {
     const o = `/admin/v1/organizations/${org.orgId}`;
     const calls: [string, string][] = [

@@ -42,6 +42,26 @@ export const addError = (errors: FieldErrors, field: string, message: string): v
   (errors[field] ??= []).push(message);
 };
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Half of a surrogate pair without its other half (with the u flag a whole pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What a text with a lone surrogate is told, after "The <field> field ". */
+export const LONE_SURROGATES_PROBLEM = 'must not contain lone surrogates (text that is not valid Unicode)';
+
+/**
+ * Whether any key or text in the caller's JSON has a lone surrogate. JSON can write one (`"\ud800"`), but it
+ * is no character: it cannot be written as UTF-8 (it would be stored as U+FFFD), and webhook receivers would read
+ * it as U+FFFD or refuse the delivery. (Depth is bounded by the body's shape limits, checked before.)
+ */
+export function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (isPlainObject(value)) return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || hasLoneSurrogate(v));
+  return false;
+}
+
 /**
  * Blanks, control and invisible format characters, and lone surrogates: a URL carries them percent-encoded. Raw, the
  * URL parser drops some and encodes others, so the address called would not be the one shown in the settings.

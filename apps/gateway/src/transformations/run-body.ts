@@ -1,5 +1,5 @@
 import type { ClassConstructor } from 'class-transformer';
-import { addError, type FieldErrors, validateBody } from '../http/validate-body';
+import { addError, type FieldErrors, hasLoneSurrogate, LONE_SURROGATES_PROBLEM, validateBody } from '../http/validate-body';
 import type { RunOptionsDto } from './transformation.dto';
 
 /** Members of the shared run options whose values are the caller's own data: validated here, never converted. */
@@ -7,22 +7,6 @@ const DATA_MEMBERS = ['metadata', 'column_labels'] as const;
 const DATA_MEMBER_LABELS: Record<(typeof DATA_MEMBERS)[number], string> = { metadata: 'metadata', column_labels: 'column labels' };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Half of a surrogate pair without its other half (with the u flag a whole pair is one code point, not Cs). */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * Whether any key or text in the caller's JSON has a lone surrogate. JSON can write one (`"\ud800"`), but it
- * is no character: it cannot be written as UTF-8, and webhook receivers would read it as U+FFFD or refuse the
- * delivery. Everything else in metadata is the caller's data, control characters included. (Depth is bounded by
- * the body's shape limits, checked before.)
- */
-function hasLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
-  if (isPlainObject(value)) return Object.entries(value).some(([key, v]) => LONE_SURROGATE.test(key) || hasLoneSurrogate(v));
-  return false;
-}
 
 /**
  * Validates a run request body against its DTO without ever handing caller data to
@@ -32,7 +16,8 @@ function hasLoneSurrogate(value: unknown): boolean {
  * `constructor` is a member. So only the DTO's own scalar members (`members`) are given to
  * it, and a container given for one of them is replaced by an empty object, which fails the
  * member's scalar rule with the same message. `metadata` and `column_labels` are checked
- * here (an object or null) and kept exactly as JSON.parse made them: every member, whatever
+ * here (an object or null; metadata without lone surrogates: everything else in it is the caller's data, control
+ * characters included) and kept exactly as JSON.parse made them: every member, whatever
  * its name, stays an own property (never assigned onto another object).
  */
 export async function validateRunBody<T extends RunOptionsDto>(
@@ -52,8 +37,7 @@ export async function validateRunBody<T extends RunOptionsDto>(
     if (!Object.hasOwn(body, member)) continue;
     const given = body[member];
     if (!(given === null || isPlainObject(given))) addError(errors, member, `The ${DATA_MEMBER_LABELS[member]} field must be an object.`);
-    else if (member === 'metadata' && hasLoneSurrogate(given))
-      addError(errors, member, 'The metadata field must not contain lone surrogates (text that is not valid Unicode).');
+    else if (member === 'metadata' && hasLoneSurrogate(given)) addError(errors, member, `The metadata field ${LONE_SURROGATES_PROBLEM}.`);
     else value[member] = given as never;
   }
   return { value, errors };

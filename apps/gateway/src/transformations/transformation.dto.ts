@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
+import { hasLoneSurrogate, LONE_SURROGATES_PROBLEM } from '../http/validate-body';
 import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { HIDDEN_CONTROLS_PROBLEM, LOCALES, hasHiddenControls } from '@app/domain';
@@ -160,6 +161,11 @@ export class CreateRawRunDto extends RunOptionsDto {
 
   @ApiProperty({ minLength: 1, maxLength: 50000, description: 'The text to extract records from; sent to the provider unless dry_run.' })
   @IsDefined(req('content'))
+  // Stored as UTF-8 and sent to the provider: half a surrogate pair has no UTF-8 form (it would become U+FFFD), as in metadata.
+  @ValidateBy(
+    { name: 'noLoneSurrogates', validator: { validate: (v: unknown) => typeof v === 'string' && !hasLoneSurrogate(v) } },
+    { message: `The content field ${LONE_SURROGATES_PROBLEM}.` },
+  )
   @MaxLength(50000, { message: 'The content field must not be greater than 50000 characters.' })
   @IsNotEmpty(req('content'))
   @IsString({ message: 'The content field must be a string.' })
