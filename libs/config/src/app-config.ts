@@ -39,8 +39,8 @@ export function logSettings(env: NodeJS.ProcessEnv, isTerminal = Boolean(process
     level,
     format,
     successSampleRate: rate,
-    repeatWindowMs: int(env, 'LOG_REPEAT_WINDOW_MS', DEFAULT_REPEAT_WINDOW_MS),
-    slowRequestMs: int(env, 'LOG_SLOW_REQUEST_MS', 500),
+    repeatWindowMs: millis(env, 'LOG_REPEAT_WINDOW_MS', DEFAULT_REPEAT_WINDOW_MS),
+    slowRequestMs: millis(env, 'LOG_SLOW_REQUEST_MS', 500),
   };
 }
 
@@ -167,12 +167,14 @@ export interface ValidationHookConfig {
   deadlineMs: number;
 }
 
+/** Delays in milliseconds, each at most LONGEST_DELAY_MS. */
 const intList = (env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] => {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   return raw.split(',').map((part) => {
     const n = Number(part.trim());
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a comma-separated list of non-negative integers, got "${raw}"`);
+    if (!Number.isSafeInteger(n) || n < 0 || n > LONGEST_DELAY_MS)
+      throw new Error(`${name} must be a comma-separated list of integers from 0 to ${LONGEST_DELAY_MS} (24.8 days), got "${raw}"`);
     return n;
   });
 };
@@ -216,6 +218,27 @@ const intIn = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: numb
 };
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => intIn(env, name, fallback, 0);
+
+/**
+ * The longest lifetime or window in seconds (10 years). A run's expiry, retention or link is now plus one of them, written
+ * as an RFC 3339 date-time: past year 9999 a date has no such form (4e11 seconds wrote `+014702-…`), and past
+ * 8.64e15 ms none at all (toISOString throws). No operator keeps a review open or a file for longer.
+ */
+const LONGEST_DURATION_SECONDS = 10 * 365 * 24 * 3600;
+
+/**
+ * The longest delay in milliseconds (2^31 - 1, 24.8 days): Node's timers wait no longer, and a longer delay fires at
+ * once (a poll or a timeout of 0). The settings in milliseconds are polls, timeouts and retry delays.
+ */
+const LONGEST_DELAY_MS = 2 ** 31 - 1;
+
+/** A duration setting in seconds, from `min` to 10 years. */
+const seconds = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number =>
+  intIn(env, name, fallback, min, LONGEST_DURATION_SECONDS, ' (at most 10 years)');
+
+/** A duration setting in milliseconds, from `min` to 24.8 days. */
+const millis = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number =>
+  intIn(env, name, fallback, min, LONGEST_DELAY_MS, ' (at most 24.8 days, the longest a timer waits)');
 
 const HIGHEST_PORT = 65535;
 
@@ -299,7 +322,7 @@ function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'
 
 /** A claim must outlive a few renewals: a slow store answer must not let another replica take a step that is still running. */
 function stepClaimSettings(env: NodeJS.ProcessEnv): AppConfig['stepClaims'] {
-  const ttlMs = intIn(env, 'STEP_CLAIM_TTL_MS', 30_000, 1000);
+  const ttlMs = millis(env, 'STEP_CLAIM_TTL_MS', 30_000, 1000);
   const longestRenew = Math.floor(ttlMs / 3);
   return {
     ttlMs,
@@ -322,20 +345,20 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
   if (adminPort !== null && adminPort === port) throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
   return {
     maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
-    headersTimeoutMs: intIn(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1),
-    bodyTimeoutMs: intIn(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 1),
+    headersTimeoutMs: millis(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1),
+    bodyTimeoutMs: millis(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 1),
     // Below a minute: a stalled upload is cut within 60 s of its last byte, whatever else happens.
-    uploadIdleTimeoutMs: intIn(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000, 1),
+    uploadIdleTimeoutMs: millis(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000, 1),
     // A byte every 44 s passes the idle rule; this one bounds how long a trickle holds its connection and its run's upload.
     uploadMinBytesPerSecond: int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024),
     // At most an hour: a timer's delay past 2^31 - 1 ms would fire at once, and cut every upload.
     uploadRateWindowMs: intIn(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000, 100, 3_600_000),
-    keepAliveTimeoutMs: intIn(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
+    keepAliveTimeoutMs: millis(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
     // Under Kubernetes' 30 s grace, with time left for the pipeline's own stop.
     drainMs: intIn(env, 'HTTP_DRAIN_MS', 10_000, 0, 3_600_000),
     maxJsonBytesInFlight: intIn(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024, 1),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),
-    authFailureWindowSeconds: intIn(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
+    authFailureWindowSeconds: seconds(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     adminListener: adminPort === null ? null : { host: env.ADMIN_HOST || '127.0.0.1', port: adminPort },
   };
@@ -413,7 +436,7 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
             partitions: int(env, 'KAFKA_PARTITIONS', 6),
             replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
             bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
-            retentionMs: int(env, 'KAFKA_RETENTION_MS', 30 * 24 * 3600 * 1000),
+            retentionMs: intIn(env, 'KAFKA_RETENTION_MS', 30 * 24 * 3600 * 1000, 0, LONGEST_DURATION_SECONDS * 1000, ' (at most 10 years)'),
             ...kafkaSecurity(env),
           }
         : { kind: 'in-process' },
@@ -475,11 +498,11 @@ export interface ConsoleConfig {
 }
 
 const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
-  sessionIdleSeconds: intIn(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600, 1),
-  invitationTtlSeconds: intIn(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600, 1),
+  sessionIdleSeconds: seconds(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600, 1),
+  invitationTtlSeconds: seconds(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600, 1),
   signInAccountLimit: intIn(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5, 1),
   signInAddressLimit: intIn(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20, 1),
-  signInWindowSeconds: intIn(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900, 1),
+  signInWindowSeconds: seconds(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900, 1),
 });
 
 /** The shortest ADMIN_TOKEN taken: a guessable token opens every organization, so it is refused, not warned of. */
@@ -568,22 +591,22 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     publicBaseUrl: publicBaseUrlOf(env, port),
     adminToken,
     production: env.NODE_ENV === 'production',
-    uploadTtlSeconds: int(env, 'UPLOAD_TTL_SECONDS', 3600),
-    reviewTtlSeconds: int(env, 'REVIEW_TTL_SECONDS', 7 * 24 * 3600),
-    outputRetentionSeconds: int(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
-    downloadUrlTtlSeconds: int(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
+    uploadTtlSeconds: seconds(env, 'UPLOAD_TTL_SECONDS', 3600),
+    reviewTtlSeconds: seconds(env, 'REVIEW_TTL_SECONDS', 7 * 24 * 3600),
+    outputRetentionSeconds: seconds(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
+    downloadUrlTtlSeconds: seconds(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
     maxOutputRatio: intIn(env, 'MAX_OUTPUT_RATIO', 64, 1),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
     log: logSettings(env),
     http: httpEdgeSettings(env, port),
-    eventStorePollMs: int(env, 'EVENT_STORE_POLL_MS', 200),
+    eventStorePollMs: millis(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),
-    uploadPollMs: int(env, 'UPLOAD_POLL_MS', 2000),
-    sweepIntervalMs: intIn(env, 'SWEEP_INTERVAL_MS', 60_000, 10),
+    uploadPollMs: millis(env, 'UPLOAD_POLL_MS', 2000),
+    sweepIntervalMs: millis(env, 'SWEEP_INTERVAL_MS', 60_000, 10),
     handlerMaxAttempts: intIn(env, 'HANDLER_MAX_ATTEMPTS', 3, 1),
-    deadLetterReplayPollMs: int(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
+    deadLetterReplayPollMs: millis(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
     stepClaims: stepClaimSettings(env),
     ...adapterSettings(env),
     defaultPerPage: 15,
@@ -594,10 +617,10 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
       youngMb: int(env, 'CPU_WORKER_YOUNG_MB', 16),
     },
     ai: {
-      timeoutMs: int(env, 'AI_TIMEOUT_MS', 60_000),
+      timeoutMs: millis(env, 'AI_TIMEOUT_MS', 60_000),
       maxAttempts: intIn(env, 'AI_MAX_ATTEMPTS', 3, 1),
-      retryBaseMs: int(env, 'AI_RETRY_BASE_MS', 1000),
-      maxRetryAfterMs: int(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
+      retryBaseMs: millis(env, 'AI_RETRY_BASE_MS', 1000),
+      maxRetryAfterMs: millis(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
       maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
       maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
       allowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
@@ -611,21 +634,21 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
       maxCompressionRatio: intIn(env, 'MAX_XLSX_COMPRESSION_RATIO', 200, 1),
     },
     webhooks: {
-      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+      timeoutMs: millis(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
       maxAttempts: intIn(env, 'WEBHOOK_MAX_ATTEMPTS', 3, 1),
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
-      maxRetryAfterMs: int(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
-      pollMs: intIn(env, 'WEBHOOK_POLL_MS', 500, 10),
+      maxRetryAfterMs: millis(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
+      pollMs: millis(env, 'WEBHOOK_POLL_MS', 500, 10),
       concurrency: intIn(env, 'WEBHOOK_CONCURRENCY', 50, 1),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
     validationHook: {
-      timeoutMs: intIn(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000, 100),
+      timeoutMs: millis(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000, 100),
       attempts: intIn(env, 'VALIDATION_HOOK_ATTEMPTS', 3, 1),
-      retryBaseMs: int(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
+      retryBaseMs: millis(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
       batchRows: intIn(env, 'VALIDATION_HOOK_BATCH_ROWS', 100, 1, 1_000),
       maxRows: intIn(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000, 1),
-      deadlineMs: intIn(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000, 100),
+      deadlineMs: millis(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000, 100),
     },
     console: consoleSettings(env),
   };

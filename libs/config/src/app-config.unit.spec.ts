@@ -78,7 +78,9 @@ describe('log settings', () => {
       repeatWindowMs: 250,
       successSampleRate: 0.5,
     });
-    expect(() => logSettings({ LOG_REPEAT_WINDOW_MS: 'soon' }, false)).toThrow(/LOG_REPEAT_WINDOW_MS must be a non-negative integer/);
+    expect(() => logSettings({ LOG_REPEAT_WINDOW_MS: 'soon' }, false)).toThrow(
+      /LOG_REPEAT_WINDOW_MS must be an integer from 0 to 2147483647/,
+    );
     expect(() => logSettings({ LOG_SUCCESS_SAMPLE_RATE: '2' }, false)).toThrow(/LOG_SUCCESS_SAMPLE_RATE must be a number from 0 to 1/);
   });
 });
@@ -208,18 +210,100 @@ describe('numbers out of their range', () => {
       'STEP_CLAIM_RENEW_MS must be an integer from 100 to 10000 (at most a third of STEP_CLAIM_TTL_MS), got "20000"',
     ],
     [{ STEP_CLAIM_RENEW_MS: '50' }, 'STEP_CLAIM_RENEW_MS must be an integer from 100 to 10000'],
-    [{ STEP_CLAIM_TTL_MS: '999' }, 'STEP_CLAIM_TTL_MS must be an integer of at least 1000, got "999"'],
-    [{ SWEEP_INTERVAL_MS: '5' }, 'SWEEP_INTERVAL_MS must be an integer of at least 10, got "5"'],
-    [{ WEBHOOK_POLL_MS: '1' }, 'WEBHOOK_POLL_MS must be an integer of at least 10, got "1"'],
-    [{ VALIDATION_HOOK_TIMEOUT_MS: '99' }, 'VALIDATION_HOOK_TIMEOUT_MS must be an integer of at least 100, got "99"'],
-    [{ CONSOLE_SESSION_IDLE_SECONDS: '0' }, 'CONSOLE_SESSION_IDLE_SECONDS must be an integer of at least 1, got "0"'],
-    [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS must be an integer of at least 1, got "0"'],
+    [
+      { STEP_CLAIM_TTL_MS: '999' },
+      'STEP_CLAIM_TTL_MS must be an integer from 1000 to 2147483647 (at most 24.8 days, the longest a timer waits), got "999"',
+    ],
+    [
+      { SWEEP_INTERVAL_MS: '5' },
+      'SWEEP_INTERVAL_MS must be an integer from 10 to 2147483647 (at most 24.8 days, the longest a timer waits), got "5"',
+    ],
+    [
+      { WEBHOOK_POLL_MS: '1' },
+      'WEBHOOK_POLL_MS must be an integer from 10 to 2147483647 (at most 24.8 days, the longest a timer waits), got "1"',
+    ],
+    [
+      { VALIDATION_HOOK_TIMEOUT_MS: '99' },
+      'VALIDATION_HOOK_TIMEOUT_MS must be an integer from 100 to 2147483647 (at most 24.8 days, the longest a timer waits), got "99"',
+    ],
+    [
+      { CONSOLE_SESSION_IDLE_SECONDS: '0' },
+      'CONSOLE_SESSION_IDLE_SECONDS must be an integer from 1 to 315360000 (at most 10 years), got "0"',
+    ],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '0' },
+      'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1 to 2147483647 (at most 24.8 days, the longest a timer waits), got "0"',
+    ],
     [{ MAX_ROWS: '0' }, 'MAX_ROWS must be an integer of at least 1, got "0"'],
     [{ HANDLER_MAX_ATTEMPTS: '0' }, 'HANDLER_MAX_ATTEMPTS must be an integer of at least 1, got "0"'],
   ])('are refused as any bad value is, naming the variable: %j', (env, message) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfg-range-'));
     expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
     expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  const SECONDS_SETTINGS = [
+    'UPLOAD_TTL_SECONDS',
+    'REVIEW_TTL_SECONDS',
+    'OUTPUT_RETENTION_SECONDS',
+    'DOWNLOAD_URL_TTL_SECONDS',
+    'AUTH_FAILURE_WINDOW_SECONDS',
+    'CONSOLE_SESSION_IDLE_SECONDS',
+    'CONSOLE_INVITATION_TTL_SECONDS',
+    'CONSOLE_SIGNIN_WINDOW_SECONDS',
+  ];
+  const MS_SETTINGS = [
+    'LOG_REPEAT_WINDOW_MS',
+    'LOG_SLOW_REQUEST_MS',
+    'STEP_CLAIM_TTL_MS',
+    'HTTP_HEADERS_TIMEOUT_MS',
+    'HTTP_BODY_TIMEOUT_MS',
+    'HTTP_UPLOAD_IDLE_TIMEOUT_MS',
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    'EVENT_STORE_POLL_MS',
+    'UPLOAD_POLL_MS',
+    'SWEEP_INTERVAL_MS',
+    'DEAD_LETTER_REPLAY_POLL_MS',
+    'AI_TIMEOUT_MS',
+    'AI_RETRY_BASE_MS',
+    'AI_MAX_RETRY_AFTER_MS',
+    'WEBHOOK_TIMEOUT_MS',
+    'WEBHOOK_MAX_RETRY_AFTER_MS',
+    'WEBHOOK_POLL_MS',
+    'VALIDATION_HOOK_TIMEOUT_MS',
+    'VALIDATION_HOOK_RETRY_BASE_MS',
+    'VALIDATION_HOOK_DEADLINE_MS',
+  ];
+
+  it('a duration in seconds is at most 10 years: 4e11 made expiries past year 9999 (`+014702-…`), no RFC 3339 date-time', () => {
+    for (const name of SECONDS_SETTINGS) {
+      for (const bad of ['4e11', '315360001'])
+        expect(() => loadConfig({ ...base(), [name]: bad })).toThrow(
+          `${name} must be an integer from ${name.startsWith('CONSOLE_') || name.startsWith('AUTH_') ? 1 : 0} to 315360000 (at most 10 years), got "${bad}"`,
+        );
+      expect(() => loadConfig({ ...base(), [name]: '315360000' })).not.toThrow();
+    }
+    const c = loadConfig({ ...base(), REVIEW_TTL_SECONDS: '315360000', OUTPUT_RETENTION_SECONDS: '315360000' });
+    expect([c.reviewTtlSeconds, c.outputRetentionSeconds]).toEqual([315_360_000, 315_360_000]);
+  });
+
+  it('a duration in milliseconds is at most 2^31 - 1 (24.8 days): a longer timer fires at once', () => {
+    for (const name of MS_SETTINGS) {
+      expect(() => loadConfig({ ...base(), [name]: '2147483648' })).toThrow(
+        new RegExp(
+          `^${name} must be an integer from \\d+ to 2147483647 \\(at most 24\\.8 days, the longest a timer waits\\), got "2147483648"$`,
+        ),
+      );
+      expect(() => loadConfig({ ...base(), [name]: '2147483647' })).not.toThrow();
+    }
+    expect(() => loadConfig({ ...base(), WEBHOOK_RETRY_DELAYS_MS: '60,2147483648' })).toThrow(
+      'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated list of integers from 0 to 2147483647 (24.8 days), got "60,2147483648"',
+    );
+    expect(loadConfig({ ...base(), WEBHOOK_RETRY_DELAYS_MS: '60,2147483647' }).webhooks.retryDelaysMs).toEqual([60, 2_147_483_647]);
+    const kafka = { BUS: 'kafka', KAFKA_BROKERS: 'k:9092' };
+    expect(() => loadConfig({ ...base(), ...kafka, KAFKA_RETENTION_MS: '315360000001' })).toThrow(
+      'KAFKA_RETENTION_MS must be an integer from 0 to 315360000000 (at most 10 years), got "315360000001"',
+    );
   });
 
   it('are taken at their bounds; the renewal left unset follows a short claim TTL down', () => {
