@@ -343,6 +343,13 @@ describe('dry runs and review-preparation quota', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: 'review_preparation_quota_exceeded', type: 'quota_exceeded' });
     expect(refused.headers.get('retry-after')).toBeNull();
+    const then = ' Dry runs are still possible; ask an administrator to raise the quota.';
+    expect(refused.body.error.message).toBe(`The organization has used the 1 review preparation of its quota.${then}`);
+    // A quota set below what was used (here 0) says so: it read "has used all 0 review preparations".
+    await setQuota(0);
+    const none = await create('file', { filename: 'c.csv' });
+    expect([none.status, none.body.error.message]).toEqual([429, `The organization's quota allows no review preparations.${then}`]);
+    await setQuota(1);
 
     // The run created while a unit was left, but uploaded after it was gone, fails clearly.
     await upload(second.body, 'E-mail\nb@example.com\n');

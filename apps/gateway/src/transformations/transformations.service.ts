@@ -30,6 +30,7 @@ import { RunPresenter } from './run-presenter';
 import type { RunListQuery } from './run-list';
 import { paginate } from '../http/pagination';
 import { validateRunBody } from './run-body';
+import { quotaExceededMessage } from './quota-message';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
 
@@ -191,7 +192,7 @@ export class TransformationsService {
         429,
         'review_preparation_quota_exceeded',
         'quota_exceeded',
-        `The organization has used all ${org.review_preparation_quota} review preparations of its quota. Dry runs are still possible; ask an administrator to raise the quota.`,
+        quotaExceededMessage(org.review_preparation_quota, org.review_preparations_used),
       );
     }
   }
