@@ -184,22 +184,18 @@ describe('public API contract', () => {
     expect((await call(url(`/v1/schemas/${upper}`), { token: b.apiKey })).status).toBe(404);
   });
 
-  it('unsupported locales fall back to en; locale is case-insensitive', async () => {
-    const r1 = await call(url('/v1/transformations/file'), {
-      token: a.apiKey,
-      body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'DE' },
-    });
-    const r2 = await call(url('/v1/transformations/file'), {
-      token: a.apiKey,
-      body: { schema_id: a.schemaId, filename: 'a.csv', locale: 'xx' },
-    });
-    const s1 = await call(
-      `${new URL(r1.body.review_url).origin}${new URL(r1.body.review_url).pathname}/state${new URL(r1.body.review_url).search}`,
-    );
-    const s2 = await call(
-      `${new URL(r2.body.review_url).origin}${new URL(r2.body.review_url).pathname}/state${new URL(r2.body.review_url).search}`,
-    );
-    expect([s1.body.locale, s2.body.locale]).toEqual(['de', 'en']);
+  it('unsupported locales fall back to en; locale is case-insensitive; a regional tag is its language', async () => {
+    const given = ['DE', 'xx', 'fr-CA', 'pt-BR'];
+    const shown: string[] = [];
+    for (const locale of given) {
+      const r = await call(url('/v1/transformations/file'), {
+        token: a.apiKey,
+        body: { schema_id: a.schemaId, filename: 'a.csv', locale },
+      });
+      const review = new URL(r.body.review_url);
+      shown.push((await call(`${review.origin}${review.pathname}/state${review.search}`)).body.locale);
+    }
+    expect(shown).toEqual(['de', 'en', 'fr', 'en']);
   });
 
   it('envelopes on unknown routes, malformed JSON and oversize bodies', async () => {

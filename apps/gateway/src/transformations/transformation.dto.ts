@@ -73,7 +73,7 @@ export class RunOptionsDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: `One of ${LOCALES.join(', ')}; case-insensitive; others fall back to en.`,
+    description: `One of ${LOCALES.join(', ')}; case-insensitive; a BCP 47 tag of one with a region or script (fr-CA) is that language; others fall back to en.`,
   })
   @IsOptional()
   @IsString({ message: 'The locale field must be a string.' })

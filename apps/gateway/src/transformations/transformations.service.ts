@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { BLOB_KEYS, BLOB_STORE, type BlobStore } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { InputSource, RunCreated } from '@app/contracts';
-import { fileExtension, hasHiddenControls, HIDDEN_CONTROLS_PROBLEM, supportedLocale, type RunState } from '@app/domain';
+import { fileExtension, hasHiddenControls, HIDDEN_CONTROLS_PROBLEM, type RunState } from '@app/domain';
 import { ProjectionWaiter } from '@app/read-model';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { DIRECTORY, type Directory, type SchemaRecord } from '@app/directory';
@@ -31,6 +31,7 @@ import type { RunListQuery } from './run-list';
 import { paginate } from '../http/pagination';
 import { validateRunBody } from './run-body';
 import { quotaExceededMessage } from './quota-message';
+import { runLocale } from './run-locale';
 
 const CALLBACK_FIELDS = ['notify_url', 'success_callback', 'cancel_callback'] as const;
 
@@ -301,7 +302,7 @@ export class TransformationsService {
       notify_url: dto.notify_url ?? null,
       success_callback: dto.success_callback ?? null,
       cancel_callback: dto.cancel_callback ?? null,
-      locale: supportedLocale(dto.locale),
+      locale: runLocale(dto.locale),
       appearance: dto.appearance ?? null,
       metadata: dto.metadata ?? null,
       column_labels: dto.column_labels ?? null,
