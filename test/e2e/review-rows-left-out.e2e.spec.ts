@@ -192,6 +192,55 @@ describe('review: a row left out', () => {
     expect([first.body.hidden_rows.length, first.body.hidden_rows_total]).toEqual([999, 1250]);
   });
 
+  it('leaves out every row a sheet hides with one fix, past the 1,000 listed; a row put back after it is delivered', async () => {
+    const wb = new ExcelJS.Workbook();
+    const orders = wb.addWorksheet('Orders');
+    // A filter's leftovers: 3,000 records, of which 1-1,200 and 2,001-2,900 are hidden (2,100 rows in two spans).
+    orders.addRow(['E-mail', 'Name']);
+    const hidden = (i: number) => i <= 1200 || (i > 2000 && i <= 2900);
+    for (let i = 1; i <= 3000; i++) orders.addRow([`p${i}@x.org`, `P${i}`]).hidden = hidden(i);
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'filtered.xlsx' },
+    });
+    expect((await upload(run.body, Buffer.from(await wb.xlsx.writeBuffer()))).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const parsed = (await events(run.body.id)).find((e) => e.type === 'SourceParsed')!.data as Record<string, unknown>;
+    // As the file's rows are read (the header is row 1): all of them, as spans.
+    expect([parsed.hidden_rows_total, parsed.hidden_row_spans]).toEqual([
+      2100,
+      [
+        [2, 1201],
+        [2002, 2901],
+      ],
+    ]);
+    const review = reviewApi(run.body.review_url);
+    expect((await review.edit(MAPPING)).status).toBe(200);
+    expect((await review.state()).body).toMatchObject({ hidden_rows_total: 2100, hidden_rows_known: true, hidden_rows_left_out: false });
+
+    const rowFix = (fix: unknown) => call(review.at('fixes'), { method: 'POST', body: { fix } });
+    const left = await rowFix({ kind: 'leave_out_hidden' });
+    expect(left.status).toBe(200);
+    expect(left.body).toMatchObject({ hidden_rows_left_out: true, rows_left_out: [], hidden_rows_put_back: [] });
+    expect(left.body.value_fixes).toMatchObject([{ field: '', fix: { kind: 'leave_out_hidden', numbering: expect.any(String) } }]);
+    // Asked again, nothing more is recorded: one fix, not 2,100.
+    expect((await rowFix({ kind: 'leave_out_hidden' })).body.value_fixes).toHaveLength(1);
+    const preview = (await review.preview()).body;
+    expect(preview.left_out_rows.slice(0, 3)).toEqual([1, 2, 3]);
+    // Record 2,500 (hidden) is put back on its own: the latest fix of its row decides.
+    const back = await rowFix({ kind: 'put_back', row: 2500 });
+    expect(back.body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [2500], rows_left_out: [] });
+
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');
+    expect(done).toMatchObject({ rows_excluded: 2099, processed_rows: 3000 });
+    const names = (await (await fetch(done.download_url)).json()).map((r: { first_name: string }) => r.first_name);
+    const expected = Array.from({ length: 3000 }, (_, i) => i + 1)
+      .filter((i) => !hidden(i) || i === 2500)
+      .map((i) => `P${i}`.toUpperCase());
+    expect(names).toEqual(expected);
+  });
+
   it('refuses what it cannot record, in the error envelope', async () => {
     const { review, rowFix } = await readyReview();
     const refused = async (fix: unknown, extra: Record<string, unknown> = {}) => {
@@ -210,12 +259,15 @@ describe('review: a row left out', () => {
       expect(await refused({ kind, row: 3 })).toEqual([
         422,
         'invalid_fix',
-        'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
+        'A fix without a field is of whole rows: kind must be "leave_out" or "put_back" (with a row), or "leave_out_hidden" or "put_back_hidden".',
       ]);
     // A field's kind without its field still asks for the field.
     expect((await rowFix({ kind: 'cell', row: 3, before: 'a', after: 'b' })).body.error.fields.field).toEqual([
       'The field must be the name of a schema field.',
     ]);
+    // A file that hides no rows has none to leave out at once.
+    expect(await refused({ kind: 'leave_out_hidden' })).toEqual([422, 'invalid_fix', 'The sheet hides no rows of data.']);
+    expect((await review.state()).body).toMatchObject({ hidden_rows_known: false, hidden_rows_left_out: false });
     expect((await review.state()).body.value_fixes).toEqual([]);
   });
 });

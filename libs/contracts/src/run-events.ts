@@ -163,6 +163,13 @@ export interface SourceParsed {
    * counted (since 2026-12-05).
    */
   hidden_rows_total?: number;
+  /**
+   * Every row the sheet hides, as spans of consecutive numbers ([first, last], numbered as `hidden_rows`), present only
+   * with `hidden_rows_total` (the list was cut) and when they make at most 10,000 spans: a filter hides rows in runs.
+   * What lets the reviewer leave them all out at once (`leave_out_hidden`). Absent with `hidden_rows_total`: the sheet
+   * hides its rows in too many places, or the file was read before spans were kept (since 2026-12-06).
+   */
+  hidden_row_spans?: Array<[number, number]>;
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -235,7 +242,10 @@ export interface MappingEdited {
  *   records while the rows are numbered as when it was made (`numbering`, rowNumberingOf in
  *   libs/domain: the sheet, whether the first row is the header, the rows above it; under
  *   another header row or sheet that number names another row, which stays in);
- * - `put_back` (of a whole row too): the row left out under that numbering is delivered again.
+ * - `put_back` (of a whole row too): the row left out under that numbering is delivered again;
+ * - `leave_out_hidden` (of whole rows, no `row`): every data row the workbook's sheet hides is left out, under that
+ *   numbering, past the 1,000 the review lists too; `put_back_hidden` delivers them again. Of a row's own fixes and
+ *   these, the latest decides: a row put back after `leave_out_hidden` is delivered.
  */
 export type ValueFix =
   | { kind: 'cell'; row: number; before: string; after: string }
@@ -247,8 +257,12 @@ export type ValueFix =
    */
   | { kind: 'picklist'; values: Record<string, string> }
   | RowFix;
-/** A reviewer's fix of a whole row (ValuesFixed with `field` ""). */
-export type RowFix = { kind: 'leave_out' | 'put_back'; row: number; numbering: string };
+/** A reviewer's fix of whole rows (ValuesFixed with `field` ""): one row, or every row the sheet hides. */
+export type RowFix = OneRowFix | HiddenRowsFix;
+/** A reviewer's fix of one row. */
+export type OneRowFix = { kind: 'leave_out' | 'put_back'; row: number; numbering: string };
+/** A reviewer's fix of every row a workbook's sheet hides. */
+export type HiddenRowsFix = { kind: 'leave_out_hidden' | 'put_back_hidden'; numbering: string };
 export type Normaliser = 'trim' | 'boolean' | 'amount' | 'url' | 'date';
 export interface ValuesFixed {
   fix_id: string;
@@ -301,6 +315,8 @@ export interface SheetChosen {
   hidden_rows?: number[];
   /** As SourceParsed's, for this sheet: present only when the sheet hides more rows than `hidden_rows` lists. */
   hidden_rows_total?: number;
+  /** As SourceParsed's, for this sheet. */
+  hidden_row_spans?: Array<[number, number]>;
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its

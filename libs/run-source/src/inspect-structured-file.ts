@@ -124,7 +124,7 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
 });
 
 async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
-  const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows, hiddenRowsTotal } = read;
+  const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows, hiddenRowsTotal, hiddenRowSpans } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
   if (index && index.entries.length > 0)
@@ -158,7 +158,13 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
       ...(mergedCells?.length ? { merged_cells: [...mergedCells] } : {}),
       ...(hiddenRows?.length ? { hidden_rows: [...hiddenRows] } : {}),
       // Past the rows listed, how many in all (the list stops at 1,000; the count does not).
-      ...(hiddenRowsTotal !== undefined && hiddenRowsTotal > (hiddenRows?.length ?? 0) ? { hidden_rows_total: hiddenRowsTotal } : {}),
+      ...(hiddenRowsTotal !== undefined && hiddenRowsTotal > (hiddenRows?.length ?? 0)
+        ? {
+            hidden_rows_total: hiddenRowsTotal,
+            // And then all of them as spans, while they fit: what leaves them all out at once (the list names 1,000).
+            ...(hiddenRowSpans ? { hidden_row_spans: hiddenRowSpans.map(([first, last]): [number, number] => [first, last]) } : {}),
+          }
+        : {}),
     },
   };
 }
@@ -204,6 +210,8 @@ interface SourceRows {
   hiddenRows?: readonly number[];
   /** How many rows a workbook sheet hides in all (OpenedTable.hiddenRowsTotal). */
   hiddenRowsTotal?: number;
+  /** All of them as spans, or null past their limit (OpenedTable.hiddenRowSpans). */
+  hiddenRowSpans?: ReadonlyArray<readonly [number, number]> | null;
 }
 
 const failedBy = (err: unknown): { failed: RunError } =>
@@ -283,5 +291,6 @@ async function readWhole(
     mergedCells: table.mergedCells?.(),
     hiddenRows: table.hiddenRows?.(),
     hiddenRowsTotal: table.hiddenRowsTotal?.(),
+    hiddenRowSpans: table.hiddenRowSpans?.(),
   };
 }

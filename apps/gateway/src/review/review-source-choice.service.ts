@@ -169,8 +169,17 @@ export class ReviewSourceChoiceService {
       const own = choice.encoding !== undefined && code !== 'source_file_encoding_invalid';
       throw new ApiError(422, own && code ? code : unreadable, 'validation', `${cannot}: ${message ?? code}`);
     }
-    const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows, hidden_rows_total } =
-      outcome.parsed;
+    const {
+      source_headers,
+      input_has_header,
+      total_rows,
+      row_shape,
+      rows_above_header,
+      merged_cells,
+      hidden_rows,
+      hidden_rows_total,
+      hidden_row_spans,
+    } = outcome.parsed;
     return {
       source_headers,
       input_has_header,
@@ -180,6 +189,7 @@ export class ReviewSourceChoiceService {
       ...(merged_cells ? { merged_cells } : {}),
       ...(hidden_rows ? { hidden_rows } : {}),
       ...(hidden_rows_total !== undefined ? { hidden_rows_total } : {}),
+      ...(hidden_row_spans ? { hidden_row_spans } : {}),
     };
   }
 }

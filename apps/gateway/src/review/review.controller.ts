@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { MappingRule, ProblemRowsChoice } from '@app/contracts';
-import { CELL_PROBLEMS, ROW_FIX_FIELD } from '@app/domain';
+import { CELL_PROBLEMS, ROW_FIX_FIELD, ROW_FIX_KINDS } from '@app/domain';
 import { ApiError } from '../http/api-error';
 import { REVIEW_BODY_LIMITS, withinJsonShape } from '../http/json-shape-limits';
 import { objectBodyOrNone } from '../http/validate-body';
@@ -34,9 +34,9 @@ interface ReviewBody {
   offset?: unknown;
 }
 
-/** Whether a fix asked for is of a whole row (leave_out, put_back), which names no field. */
+/** Whether a fix asked for is of whole rows (leave_out, put_back, and of the hidden rows), which names no field. */
 const kindOf = (fix: unknown): unknown => (fix && typeof fix === 'object' ? (fix as { kind?: unknown }).kind : undefined);
-const isRowFixRequest = (fix: unknown): boolean => ['leave_out', 'put_back'].includes(kindOf(fix) as string);
+const isRowFixRequest = (fix: unknown): boolean => ROW_FIX_KINDS.includes(kindOf(fix) as string);
 /** The kinds of a fix of one field's values: without a field, any other kind is judged as a row fix would be. */
 const FIELD_FIX_KINDS: readonly unknown[] = ['cell', 'replace', 'normalise', 'picklist'];
 

@@ -11,8 +11,10 @@ import {
   hiddenDataRowsTotalOf,
   isChoosableEncoding,
   isReviewWindowOver,
-  rowNumberingOf,
-  rowsLeftOut,
+  hiddenDataRowSpansOf,
+  hiddenRowsPutBack,
+  rowDecisions,
+  rowsLeftOutOneByOne,
   type RunCommand,
   type RunState,
 } from '@app/domain';
@@ -25,6 +27,19 @@ import { ApiError } from '../http/api-error';
 import { RunLinks } from '@app/run-links';
 import { supportedLocale } from './review-web';
 import { rowsOutOfLine, type RowsOutOfLine } from './rows-out-of-line';
+
+/** The rows left out as the review state says them (ReviewState.rows_left_out and the hidden rows'). */
+function rowsLeftOutState(
+  run: RunState,
+): Pick<ReviewView, 'rows_left_out' | 'hidden_rows_left_out' | 'hidden_rows_put_back' | 'hidden_rows_known'> {
+  const decisions = rowDecisions(run);
+  return {
+    rows_left_out: rowsLeftOutOneByOne(decisions),
+    hidden_rows_left_out: decisions.hiddenLeftOut && decisions.hidden.length > 0,
+    hidden_rows_put_back: hiddenRowsPutBack(decisions),
+    hidden_rows_known: (hiddenDataRowSpansOf(run)?.length ?? 0) > 0,
+  };
+}
 
 export type ReviewPhase = 'preparing' | 'active' | 'approved' | 'canceled' | 'expired' | 'failed';
 
@@ -89,8 +104,23 @@ export interface ReviewView {
   value_fixes: NonNullable<RunState['value_fixes']>;
   /** Names those fixes: the page sends it back with its approval (a fix made elsewhere meanwhile refuses it). */
   fixes_key: string;
-  /** The data rows the reviewer left out, in order, under the rows' numbering now (rowsLeftOut): not delivered. */
+  /**
+   * The data rows the reviewer left out one by one, in order, under the rows' numbering now (rowDecisions): not
+   * delivered. The hidden rows left out together (`hidden_rows_left_out`) are not listed.
+   */
   rows_left_out: number[];
+  /**
+   * Whether every row the sheet hides is left out (a `leave_out_hidden` fix in force), save those in
+   * `hidden_rows_put_back`.
+   */
+  hidden_rows_left_out: boolean;
+  /** The hidden rows put back one by one since the hidden rows were left out: delivered. Empty otherwise. */
+  hidden_rows_put_back: number[];
+  /**
+   * Whether all the rows the sheet hides are known (hiddenDataRowSpansOf), so that `leave_out_hidden` can leave them out
+   * at once: false for a sheet hiding rows in more than 10,000 places, and when it hides none.
+   */
+  hidden_rows_known: boolean;
   total_rows: number | null;
   processed_rows: number;
   /** No file has arrived yet (the page says so instead of "being read"). */
@@ -183,7 +213,7 @@ export class ReviewService {
       mapping_version: run.mapping_version,
       value_fixes: run.value_fixes ?? [],
       fixes_key: fixesKey(run.value_fixes ?? []),
-      rows_left_out: rowsLeftOut(run.value_fixes ?? [], rowNumberingOf(run)),
+      ...rowsLeftOutState(run),
       total_rows: run.total_rows,
       processed_rows: run.processed_rows,
       waiting_for_upload: run.status === 'awaiting_upload',
@@ -226,6 +256,9 @@ export class ReviewService {
       value_fixes: [],
       fixes_key: fixesKey([]),
       rows_left_out: [],
+      hidden_rows_left_out: false,
+      hidden_rows_put_back: [],
+      hidden_rows_known: false,
       total_rows: null,
       processed_rows: 0,
       waiting_for_upload: false,

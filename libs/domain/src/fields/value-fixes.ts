@@ -191,7 +191,11 @@ export function readValueFix(
       return problems.length ? { problems } : { fix: { kind: 'picklist', values: Object.fromEntries(entries) as Record<string, string> } };
     }
     default:
-      return { problems: ['kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out" or "put_back").'] };
+      return {
+        problems: [
+          'kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out", "put_back", "leave_out_hidden" or "put_back_hidden").',
+        ],
+      };
   }
 }
 

@@ -304,7 +304,9 @@ describe('value fixes', () => {
       problems: ['replace must be text of at most 10000 characters.'],
     });
     expect(readValueFix('nonsense', null)).toEqual({
-      problems: ['kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out" or "put_back").'],
+      problems: [
+        'kind must be "cell", "replace", "normalise" or "picklist" (or, without a field, "leave_out", "put_back", "leave_out_hidden" or "put_back_hidden").',
+      ],
     });
   });
 });

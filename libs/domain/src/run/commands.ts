@@ -149,4 +149,6 @@ export interface SourceReadAgain {
   hidden_rows?: number[];
   /** How many rows the sheet hides in all, as SourceParsed's; absent: `hidden_rows` lists them all. */
   hidden_rows_total?: number;
+  /** All of them as spans, as SourceParsed's. */
+  hidden_row_spans?: Array<[number, number]>;
 }

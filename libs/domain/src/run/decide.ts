@@ -6,7 +6,7 @@ import { headerNames } from '../mapping/detect-header';
 import { mappingFromRemembered } from '../mapping/remembered-mapping';
 import { suggestMapping } from '../mapping/suggest-mapping';
 import { MAX_FIXES_BYTES, MAX_VALUE_FIXES, cellEditApplies, cellFixesKey, fixesKey, readValueFix } from '../fields/value-fixes';
-import { ROW_FIX_FIELD, readRowFix, rowNumberingOf, rowsLeftOut } from '../fields/rows-left-out';
+import { ROW_FIX_FIELD, ROW_FIX_KINDS, inSpans, isLeftOut, readRowFix, rowDecisions, rowNumberingOf } from '../fields/rows-left-out';
 import { isChoosableEncoding } from '../files/encoding-choice';
 import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
@@ -16,6 +16,7 @@ import {
   isUploadOverdue,
   rowsAboveHeaderOf,
   rowsBeforeDataOf,
+  hiddenDataRowSpansOf,
   runFileKeys,
   type RunFold,
   type RunState,
@@ -83,24 +84,44 @@ function cellAsSeen<F extends { row: number; before: string }>(run: RunState, fi
 }
 
 /**
- * A reviewer's fix of a whole row: leave it out or put it back, under the rows' numbering now (rowNumberingOf). Each is
- * a fix like any other (the undo, the fixes' key and the approval's check of it cover it); one that changes nothing (a
- * row left out already, or not left out) records nothing. `expected_mapping_version` is the page's: a header row or
- * sheet chosen since it loaded numbers the rows otherwise, and the row it names may be another.
+ * A reviewer's fix of whole rows: leave one out or put it back, or every row the sheet hides, under the rows' numbering
+ * now (rowNumberingOf). Each is a fix like any other (the undo, the fixes' key and the approval's check of it cover it);
+ * one that changes nothing (a row left out already, or not left out) records nothing. `expected_mapping_version` is the
+ * page's: a header row or sheet chosen since it loaded numbers the rows otherwise, and the row it names may be another.
  */
 function fixRow(run: RunState, command: Extract<RunCommand, { type: 'FixValues' }>): RunEvent[] {
   const o = (command.fix && typeof command.fix === 'object' ? command.fix : {}) as Record<string, unknown>;
-  if (o.kind !== 'leave_out' && o.kind !== 'put_back')
-    refuse('invalid_fix', 'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".');
-  const read = readRowFix(o, run.total_rows);
-  if ('problems' in read) return refuse('invalid_fix', read.problems.join(' '));
+  if (!ROW_FIX_KINDS.includes(o.kind as string))
+    refuse(
+      'invalid_fix',
+      'A fix without a field is of whole rows: kind must be "leave_out" or "put_back" (with a row), or "leave_out_hidden" or "put_back_hidden".',
+    );
+  const ofHidden = o.kind === 'leave_out_hidden' || o.kind === 'put_back_hidden';
+  const read = ofHidden ? null : readRowFix(o, run.total_rows);
+  if (read && 'problems' in read) return refuse('invalid_fix', read.problems.join(' '));
   requireCurrentMapping(run, command.expected_mapping_version);
-  const { kind, row } = read.fix;
   const numbering = rowNumberingOf(run);
-  if (rowsLeftOut(run.value_fixes ?? [], numbering).includes(row) === (kind === 'leave_out')) return [];
+  const decisions = rowDecisions(run);
+  let fix: RowFix;
+  if (read) {
+    const { kind, row } = read.fix;
+    if (isLeftOut(decisions, row) === (kind === 'leave_out')) return [];
+    fix = { kind, row, numbering };
+  } else {
+    const kind = o.kind as 'leave_out_hidden' | 'put_back_hidden';
+    const hidden = hiddenDataRowSpansOf(run);
+    if (hidden === null)
+      return refuse(
+        'invalid_fix',
+        'The sheet hides its rows in more than 10,000 places, so they are not all known: leave them out one by one.',
+      );
+    if (hidden.length === 0) return refuse('invalid_fix', 'The sheet hides no rows of data.');
+    const ownOfHidden = [...decisions.own.keys()].some((row) => inSpans(hidden, row));
+    if (decisions.hiddenLeftOut === (kind === 'leave_out_hidden') && !ownOfHidden) return [];
+    fix = { kind, numbering };
+  }
   if ((run.value_fixes ?? []).length >= MAX_VALUE_FIXES)
     refuse('too_many_fixes', `A run keeps at most ${MAX_VALUE_FIXES} fixes; undo some, or fix many values at once with find and replace.`);
-  const fix: RowFix = { kind, row, numbering };
   return [
     {
       type: 'ValuesFixed',
@@ -408,8 +429,18 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseSheet': {
       requireSheetChoice(run, command.sheet, command.at);
       if (command.sheet === run.sheet) return [];
-      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, merged_cells, hidden_rows, hidden_rows_total } =
-        command.read;
+      const {
+        source_headers,
+        input_has_header,
+        total_rows,
+        row_shape,
+        rows_above_header,
+        merged_cells,
+        hidden_rows,
+        hidden_rows_total,
+        hidden_row_spans,
+      } = command.read;
+      const cut = hidden_rows_total !== undefined && hidden_rows_total > (hidden_rows?.length ?? 0);
       return [
         {
           type: 'SheetChosen',
@@ -424,7 +455,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             ...(rows_above_header?.length ? { rows_above_header } : {}),
             ...(merged_cells?.length ? { merged_cells } : {}),
             ...(hidden_rows?.length ? { hidden_rows } : {}),
-            ...(hidden_rows_total !== undefined && hidden_rows_total > (hidden_rows?.length ?? 0) ? { hidden_rows_total } : {}),
+            ...(cut ? { hidden_rows_total, ...(hidden_row_spans ? { hidden_row_spans } : {}) } : {}),
           },
         },
       ];

@@ -743,7 +743,7 @@ describe('a row left out and put back (fixes of a whole row)', () => {
     expect(refusalOf(rowFix({ kind: 'put_back', row: run.total_rows! + 1 }), run)?.[1]).toContain(`from 1 to ${run.total_rows}`);
     expect(refusalOf(rowFix({ kind: 'replace', find: 'a', replace: 'b' }), run)).toEqual([
       'invalid_fix',
-      'A fix without a field is of a whole row: kind must be "leave_out" or "put_back".',
+      'A fix without a field is of whole rows: kind must be "leave_out" or "put_back" (with a row), or "leave_out_hidden" or "put_back_hidden".',
     ]);
     // With a field, a row's kind is no fix of values.
     expect(refusalOf(rowFix({ kind: 'leave_out', row: 1 }, { field: 'email' }), run)?.[0]).toBe('invalid_fix');

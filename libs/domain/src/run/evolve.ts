@@ -154,6 +154,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         merged_cells: event.data.merged_cells ?? [],
         hidden_rows: event.data.hidden_rows ?? [],
         hidden_rows_total: event.data.hidden_rows_total ?? null,
+        hidden_row_spans: event.data.hidden_row_spans ?? null,
       };
     case 'ReviewPrepared':
       return {
@@ -201,6 +202,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         merged_cells: event.data.merged_cells ?? [],
         hidden_rows: event.data.hidden_rows ?? [],
         hidden_rows_total: event.data.hidden_rows_total ?? null,
+        hidden_row_spans: event.data.hidden_row_spans ?? null,
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),

@@ -112,6 +112,8 @@ export interface RunState {
   hidden_rows?: number[];
   /** How many rows the sheet hides in all, when more than `hidden_rows` lists (SourceParsed.hidden_rows_total); null or absent: it lists them all. */
   hidden_rows_total?: number | null;
+  /** Every row the sheet hides as spans, when `hidden_rows` does not list them all (SourceParsed.hidden_row_spans); null or absent: none kept. */
+  hidden_row_spans?: Array<[number, number]> | null;
   delimiter: string | null;
   encoding: string | null;
   error: RunError | null;
@@ -275,6 +277,30 @@ export const hiddenDataRowsTotalOf = (
   const listedAll = run.hidden_rows?.length ?? 0;
   return total > listedAll ? listed + (total - listedAll) : listed;
 };
+
+/**
+ * Every data row (numbered as the review numbers them) a workbook's sheet hides, under the header row in force, as
+ * spans ([first, last], in order): from `hidden_row_spans` when the list was cut, else from the list itself. Null when
+ * they are not all known (a sheet hiding its rows in more than 10,000 places, or read before spans were kept).
+ */
+export function hiddenDataRowSpansOf(
+  run: Pick<RunState, 'hidden_rows' | 'hidden_rows_total' | 'hidden_row_spans' | 'rows_above_header' | 'input_has_header'>,
+): Array<[number, number]> | null {
+  const cut = (run.hidden_rows_total ?? 0) > (run.hidden_rows?.length ?? 0);
+  if (cut && !run.hidden_row_spans) return null;
+  const before = rowsBeforeDataOf(run);
+  const spans: Array<[number, number]> = [];
+  const add = (first: number, last: number) => {
+    const [from, to] = [Math.max(first - before, 1), last - before];
+    if (to < from) return;
+    const prior = spans.at(-1);
+    if (prior && prior[1] === from - 1) prior[1] = to;
+    else spans.push([from, to]);
+  };
+  if (cut) for (const [first, last] of run.hidden_row_spans!) add(first, last);
+  else for (const n of run.hidden_rows ?? []) add(n, n);
+  return spans;
+}
 
 export const isTerminal = (run: RunState, now: Date): boolean =>
   run.status === 'failed' ||

@@ -44,6 +44,11 @@ export interface OpenedTable {
   hiddenRows?: () => readonly number[];
   /** XLSX: how many rows the sheet hides in all (`hiddenRows` lists the first 1,000), once `batches` was read to its end. */
   hiddenRowsTotal?: () => number;
+  /**
+   * XLSX: every row the sheet hides, as spans of consecutive numbers ([first, last], numbered as `hiddenRows`), once
+   * `batches` was read to its end; null when they make more than MAX_HIDDEN_ROW_SPANS spans.
+   */
+  hiddenRowSpans?: () => ReadonlyArray<readonly [number, number]> | null;
 }
 
 /** Which reader a filename needs; null for extensions that are not tabular. */

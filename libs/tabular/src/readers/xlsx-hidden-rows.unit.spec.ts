@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import { DEFAULT_TABLE_LIMITS } from './source-problem';
 import type { OpenedTable } from './table-reader';
 import { openXlsx } from './xlsx-reader';
-import { MAX_HIDDEN_ROWS } from './xlsx-sheet-rows';
+import { MAX_HIDDEN_ROWS, MAX_HIDDEN_ROW_SPANS } from './xlsx-sheet-rows';
 
 /**
  * Rows a sheet hides (by hand, a filter, a collapsed group) are read like the others, and listed by their number as the
@@ -43,6 +43,10 @@ describe('hidden rows in a workbook', () => {
     ]);
     expect(table.hiddenRows?.()).toEqual([3, 5]);
     expect(table.hiddenRowsTotal?.()).toBe(2);
+    expect(table.hiddenRowSpans?.()).toEqual([
+      [3, 3],
+      [5, 5],
+    ]);
   });
 
   it('lists none for a sheet that hides none, and no empty hidden row', async () => {
@@ -93,5 +97,41 @@ describe('hidden rows in a workbook', () => {
     // Row 2 is record A-1; the 1,000th hidden record is A-1249 (four hidden in each five; A-1250 is shown), row 1,250.
     expect([listed[0], listed.at(-1)]).toEqual([2, 1250]);
     expect(table.hiddenRowsTotal?.()).toBe(1040);
+    // All of them as spans: each run of four hidden records between two shown ones, 260 spans of 1,040 rows.
+    const spans = table.hiddenRowSpans?.() ?? [];
+    expect(spans).toHaveLength(260);
+    expect(spans.slice(0, 2)).toEqual([
+      [2, 5],
+      [7, 10],
+    ]);
+    expect(spans.at(-1)).toEqual([1297, 1300]);
+    expect(spans.reduce((n, [first, last]) => n + last - first + 1, 0)).toBe(1040);
   });
+
+  it('keeps a filtered sheet as a few spans however many rows it hides', async () => {
+    const table = await open(
+      await workbook((ws) => {
+        ws.addRow(['Order', 'Total']);
+        for (let i = 1; i <= 5000; i++) ws.addRow([`A-${i}`, i]).hidden = i <= 2000 || i > 2010;
+        ws.getRow(6000).hidden = true; // hidden and empty: no row read, no span
+      }),
+    );
+    await rowsOf(table);
+    expect(table.hiddenRowsTotal?.()).toBe(4990);
+    expect(table.hiddenRowSpans?.()).toEqual([
+      [2, 2001],
+      [2012, 5001],
+    ]);
+  });
+
+  it(`keeps no spans for a sheet that hides its rows in more than ${MAX_HIDDEN_ROW_SPANS} places`, async () => {
+    const table = await open(
+      await workbook((ws) => {
+        for (let i = 0; i < 2 * (MAX_HIDDEN_ROW_SPANS + 1); i++) ws.addRow([`r${i}`]).hidden = i % 2 === 0;
+      }),
+    );
+    await rowsOf(table);
+    expect(table.hiddenRowsTotal?.()).toBe(MAX_HIDDEN_ROW_SPANS + 1);
+    expect(table.hiddenRowSpans?.()).toBeNull();
+  }, 30_000);
 });

@@ -7,7 +7,7 @@ import type { XlsxPackage } from './xlsx-package';
 import { checkXlsxPackage } from './xlsx-package-check';
 import { readSharedStrings } from './xlsx-shared-strings';
 import type { MergedCellsFill } from './xlsx-merged-cells';
-import { SheetRows } from './xlsx-sheet-rows';
+import { SheetRows, type RowSpans } from './xlsx-sheet-rows';
 import { releasedUnstarted } from './released-unstarted';
 import { openPackageFile } from './xlsx-source-file';
 import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
@@ -26,14 +26,15 @@ const maxNodeChars = (limits: TableLimits) => Math.max(limits.maxRowChars, 64 * 
 
 /**
  * The merges over rows of a read's sheet: those to fill in (`fill`, as a file's first read found them), and those the
- * sheet lists (`found`, once the read reached its end); and the rows it hides (`hiddenRows`, SheetRows.hiddenRows, and
- * how many in all, `hiddenRowsTotal`).
+ * sheet lists (`found`, once the read reached its end); and the rows it hides (`hiddenRows`, SheetRows.hiddenRows, how
+ * many in all, `hiddenRowsTotal`, and all of them as spans, `hiddenRowSpans`).
  */
 interface SheetMerges {
   fill: MergedCellsFill | null;
   found: string[];
   hiddenRows: number[];
   hiddenRowsTotal: number;
+  hiddenRowSpans: RowSpans | null;
 }
 
 /** One worksheet's rows, checked and batched; returns whether it had any. */
@@ -65,6 +66,7 @@ async function* sheetBatches(
   merges.found = rows.merges.refs;
   merges.hiddenRows = rows.hiddenRows;
   merges.hiddenRowsTotal = rows.hiddenRowsTotal;
+  merges.hiddenRowSpans = rows.hiddenRowSpans;
   const last = batcher.take();
   if (last.length > 0) yield last;
   return count > 0;
@@ -212,7 +214,7 @@ export async function openXlsx(
 ): Promise<OpenedTable> {
   const watch = new StallWatch(stallMs);
   const pkg = await openPackageFile(source, watch);
-  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [], hiddenRows: [], hiddenRowsTotal: 0 };
+  const merges: SheetMerges = { fill: options.mergedCells ?? null, found: [], hiddenRows: [], hiddenRowsTotal: 0, hiddenRowSpans: [] };
   const table = {
     format: 'xlsx',
     delimiter: null,
@@ -221,6 +223,7 @@ export async function openXlsx(
     mergedCells: () => merges.found,
     hiddenRows: () => merges.hiddenRows,
     hiddenRowsTotal: () => merges.hiddenRowsTotal,
+    hiddenRowSpans: () => merges.hiddenRowSpans,
   } as const;
   let workbook: Workbook | null = null;
   let listed: ListedSheet[] | undefined;

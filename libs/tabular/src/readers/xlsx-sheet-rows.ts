@@ -31,6 +31,16 @@ function columnIndex(ref: string): number {
  */
 export const MAX_HIDDEN_ROWS = 1000;
 
+/**
+ * Spans of consecutive hidden rows a read keeps at most (SheetRows.hiddenRowSpans). A filter or a collapsed group hides
+ * rows in runs, so a few hundred spans cover a sheet filtered down from 50,000 rows to 200; 10,000 spans are some 160 KB
+ * in an event. A sheet that hides its rows in more places than that (every other row) has no spans.
+ */
+export const MAX_HIDDEN_ROW_SPANS = 10_000;
+
+/** Hidden rows as spans of consecutive numbers, each [first, last], in order. */
+export type RowSpans = Array<[number, number]>;
+
 export class SheetRows {
   private inSheetData = false;
   private row: string[] | null = null;
@@ -69,6 +79,12 @@ export class SheetRows {
   readonly hiddenRows: number[] = [];
   /** Every row handed on that the sheet hides, the ones past MAX_HIDDEN_ROWS too (a count: nothing kept per row). */
   hiddenRowsTotal = 0;
+  /**
+   * Every row handed on that the sheet hides, as spans of consecutive numbers (as `hiddenRows` numbers them), while they
+   * fit in MAX_HIDDEN_ROW_SPANS; null once they do not. What lets a reviewer leave them all out at once, past the
+   * 1,000 `hiddenRows` lists.
+   */
+  hiddenRowSpans: RowSpans | null = [];
   private rowHidden = false;
 
   constructor(
@@ -218,7 +234,17 @@ export class SheetRows {
     if (this.rowHidden) {
       this.hiddenRowsTotal++;
       if (this.hiddenRows.length < MAX_HIDDEN_ROWS) this.hiddenRows.push(this.emitted);
+      this.addHiddenToSpans(this.emitted);
     }
     this.done.push(row);
+  }
+
+  private addHiddenToSpans(rowNumber: number): void {
+    const spans = this.hiddenRowSpans;
+    if (spans === null) return;
+    const last = spans.at(-1);
+    if (last !== undefined && last[1] === rowNumber - 1) last[1] = rowNumber;
+    else if (spans.length < MAX_HIDDEN_ROW_SPANS) spans.push([rowNumber, rowNumber]);
+    else this.hiddenRowSpans = null;
   }
 }

@@ -213,7 +213,8 @@ function describe(e: TimelineEntry): string {
   // A fix (and its undo) says its field and what kind of fix it was; events recorded without them keep the bare line.
   // A row left out or put back (a fix of a whole row: no field) says which row.
   const rowFix = `timeline.row.${String(e.details.fix)}`;
-  if (e.details.field === undefined && typeof e.details.row === 'number' && has(rowFix)) {
+  // The hidden rows left out or put back together (no row) say so.
+  if (e.details.field === undefined && (typeof e.details.row === 'number' || String(e.details.fix).endsWith('_hidden')) && has(rowFix)) {
     const what = t(rowFix, params);
     return e.type === 'ValueFixUndone' ? t('timeline.ValueFixUndone.row', { what }) : what;
   }
