@@ -68,6 +68,17 @@ describe('runTimeline', () => {
     ]);
   });
 
+  it('says the hidden rows were left out or put back together, with no row and no field', () => {
+    const lines = runTimeline([
+      fixed('h1', '', { kind: 'leave_out_hidden', numbering: '["Orders",true,0]' }),
+      event('ValueFixUndone', { fix_id: 'h1', undone_at: '2026-12-06T10:00:00Z' }),
+    ]);
+    expect(lines.map((l) => [l.type, l.details])).toEqual([
+      ['ValuesFixed', { fix: 'leave_out_hidden' }],
+      ['ValueFixUndone', { fix: 'leave_out_hidden' }],
+    ]);
+  });
+
   it('leaves out progress ticks and keeps a failure’s code and message', () => {
     const lines = runTimeline([
       event('IngestionProgressed', { rows: 10 }),
