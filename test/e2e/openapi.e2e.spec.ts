@@ -151,6 +151,30 @@ describe('OpenAPI documents', () => {
     expect(responsesOf(adm)).toEqual(sortedValues(withEdgeResponses(ADMIN_RESPONSES, ['429', '503'])));
   });
 
+  it("documents the admin successes' headers: the edge's, and Location on the creations of what the public API shows", () => {
+    const components = adm.document.components;
+    const resolve = (r: any) => (r.$ref ? components.responses[r.$ref.split('/').pop()] : r);
+    const edge = ['X-Client-Request-Id', 'X-Frame-Options', 'X-Request-Id'];
+    const located = ['admin.schemas.create', 'admin.providers.create'];
+    const seen: string[] = [];
+    for (const { operationId, operation } of adm.operations)
+      for (const [status, ref] of Object.entries<any>(operation.responses)) {
+        if (Number(status) >= 400) continue;
+        const headers = resolve(ref).headers ?? {};
+        const location = located.includes(operationId) && status === '201';
+        expect({ operationId, status, headers: sorted(Object.keys(headers)) }).toEqual({
+          operationId,
+          status,
+          headers: sorted([...edge, ...(location ? ['Location'] : [])]),
+        });
+        if (location) {
+          expect(headers.Location).toMatchObject({ required: true, schema: { type: 'string', format: 'uri' } });
+          seen.push(operationId);
+        }
+      }
+    expect(sorted(seen)).toEqual(sorted(located));
+  });
+
   it('documents the envelopes, examples and headers of the responses as the code sends them', () => {
     const components = pub.document.components;
     const resolve = (r: any) => (r.$ref ? components.responses[r.$ref.split('/').pop()] : r);

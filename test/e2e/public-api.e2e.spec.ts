@@ -354,6 +354,37 @@ describe('public API contract', () => {
     const rotated = await call(url(`/admin/v1/organizations/${a.orgId}/webhook/rotate-secret`), { token: ADMIN_TOKEN, method: 'POST' });
     expect(rotated.body.webhook_secret).toMatch(/^whsec_/);
   });
+
+  it("admin API: a created schema or provider is named in Location (the public API's URL, which reads it); what has no GET is not", async () => {
+    const org = await call(url('/admin/v1/organizations'), { token: ADMIN_TOKEN, body: { name: 'Located' } });
+    expect([org.status, org.headers.get('location')]).toEqual([201, null]);
+    const o = `/admin/v1/organizations/${org.body.id}`;
+    const key = await call(url(`${o}/api-keys`), { token: ADMIN_TOKEN, method: 'POST' });
+    expect([key.status, key.headers.get('location')]).toEqual([201, null]);
+    const invitation = await call(url(`${o}/invitations`), { token: ADMIN_TOKEN, body: { email: 'owner@located.example', role: 'owner' } });
+    expect([invitation.status, invitation.headers.get('location')]).toEqual([201, null]);
+
+    const schema = await call(url(`${o}/schemas`), {
+      token: ADMIN_TOKEN,
+      body: { name: 'S', fields: { x: { description: 'x', data_type: 'string', is_required: false } } },
+    });
+    const provider = await call(url(`${o}/providers`), { token: ADMIN_TOKEN, body: { name: 'P', provider: 'openai', model: 'gpt-x' } });
+    for (const [created, collection] of [
+      [schema, 'schemas'],
+      [provider, 'providers'],
+    ] as const) {
+      expect([created.status, created.headers.get('location')]).toEqual([201, url(`/v1/${collection}/${created.body.data.id}`)]);
+      const read = await call(created.headers.get('location')!, { token: org.body.api_key });
+      expect([read.status, read.body.data.id]).toEqual([200, created.body.data.id]);
+    }
+    // A replacement (200) names no new resource.
+    const replaced = await call(url(`${o}/schemas/${schema.body.data.id}`), {
+      token: ADMIN_TOKEN,
+      method: 'PUT',
+      body: { name: 'S2', fields: { x: { description: 'x', data_type: 'string', is_required: false } } },
+    });
+    expect([replaced.status, replaced.headers.get('location')]).toEqual([200, null]);
+  });
 });
 
 describe('rate limiting', () => {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import {
   ApiBearerAuth,
@@ -12,7 +12,8 @@ import {
   ApiCallbacks,
   ApiExtraModels,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { OrganizationEventMap, OrganizationEventType } from '@app/contracts';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { AuditLog } from '../audit/audit-log';
@@ -54,6 +55,23 @@ import {
 const orgParam = ApiParam({ name: 'org', description: 'Organization id (UUID).' });
 const idParam = (what: string) => ApiParam({ name: 'id', description: `${what} id (UUID).` });
 
+/**
+ * A 201 of a schema or provider names it in `Location` (RFC 9110 §15.3.2: without it a 201 names its target, the
+ * organization's collection, as the resource created). The admin API shows neither, so the URL is the public API's,
+ * where the organization's keys read it; an organization, an API key and an invitation have no such GET, and no Location.
+ */
+const createdAt = (type: typeof SchemaResourceDto | typeof ProviderResourceDto, what: string, path: string) =>
+  ApiCreatedResponse({
+    type,
+    headers: {
+      Location: {
+        description: `The URL of the ${what} created (\`GET ${path}\` of the public API, with one of the organization's API keys), as RFC 9110 names a 201's new resource.`,
+        required: true,
+        schema: { type: 'string', format: 'uri' },
+      },
+    },
+  });
+
 /** A schema's validation_url is called back by the review (docs/validation-hook.md); its answer is a ValidateAnswer. */
 const REVIEW_VALIDATE_CALLBACK = {
   name: 'reviewValidate',
@@ -86,7 +104,13 @@ export class AdminController {
     private readonly queryBus: QueryBus,
     @Inject(DIRECTORY) private readonly directory: Directory,
     private readonly audit: AuditLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Names the created resource by its public API URL (`/v1/schemas/{id}`, `/v1/providers/{id}`). */
+  private located(res: FastifyReply, collection: 'schemas' | 'providers', id: string): void {
+    void res.header('Location', `${this.config.publicBaseUrl}/v1/${collection}/${id}`);
+  }
 
   /**
    * An entry of the organization's audit log, by the operator, under the request's id. Written after the change: a
@@ -194,15 +218,17 @@ export class AdminController {
   @orgParam
   @ApiBody({ type: SchemaRequestDto })
   @ApiCallbacks(REVIEW_VALIDATE_CALLBACK)
-  @ApiCreatedResponse({ type: SchemaResourceDto })
+  @createdAt(SchemaResourceDto, 'schema', '/v1/schemas/{schema}')
   @ApiErrorResponses(404, 422)
   async createSchema(
     @Req() req: FastifyRequest,
     @Param('org') org: string,
     @Body(schemaJsonShape) body: unknown,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<SchemaResourceDto> {
     const saved = await this.commandBus.execute(new PutSchema(org, body));
     await this.byOperator(org, req, 'SchemaSaved', { schema_id: saved.data.id, name: saved.data.name, created: true });
+    this.located(res, 'schemas', saved.data.id);
     return saved;
   }
 
@@ -243,15 +269,17 @@ export class AdminController {
   @ApiOperation({ operationId: 'admin.providers.create', summary: 'Register an AI provider' })
   @orgParam
   @ApiBody({ type: ProviderRequestDto })
-  @ApiCreatedResponse({ type: ProviderResourceDto })
+  @createdAt(ProviderResourceDto, 'provider', '/v1/providers/{provider}')
   @ApiErrorResponses(404, 422)
   async createProvider(
     @Req() req: FastifyRequest,
     @Param('org') org: string,
     @Body(jsonShape) body: unknown,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ProviderResourceDto> {
     const saved = await this.commandBus.execute(new PutProvider(org, body));
     await this.byOperator(org, req, 'ProviderSaved', { provider_id: saved.data.id, name: saved.data.name, created: true });
+    this.located(res, 'providers', saved.data.id);
     return saved;
   }
 
