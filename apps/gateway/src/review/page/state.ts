@@ -90,8 +90,11 @@ export interface State {
   /** The reviewer approved or canceled in this page (not a page opened on a closed review). */
   justActed: boolean;
   confirm: Confirmation | null;
-  /** The hidden rows being left out one after the other ("Leave all hidden rows out"): how far; null when not. */
-  leavingRows: { done: number; total: number } | null;
+  /**
+   * The hidden rows being left out one after the other ("Leave all hidden rows out" when they are not all known): how
+   * far; `together`: all left out (or, `putBack`, put back) with one fix, under way. Null when neither.
+   */
+  leavingRows: { done: number; total: number; together?: { putBack: boolean } } | null;
 }
 
 let state: State = {
@@ -625,14 +628,15 @@ export const fixValuesFromForm = async (field: string, fix: ValueFix): Promise<'
 // The fixes the page shows: another reviewer's fix made since is not the one taken back (409 fixes_conflict).
 // A row left out or put back is said as such when undone: the row is delivered again, or left out again.
 export const undoFix = () => {
-  const last = lastFix(state.view);
-  const row = last && (last.fix.kind === 'leave_out' || last.fix.kind === 'put_back') ? last.fix : null;
-  const words: FixWords = row
+  const last = lastFix(state.view)?.fix;
+  const rows =
+    last && (last.kind === 'leave_out' || last.kind === 'put_back' || last.kind === 'leave_out_hidden' || last.kind === 'put_back_hidden');
+  const words: FixWords = rows
     ? {
-        saved: `fix_undone_${row.kind}`,
-        checked: `fix_undone_${row.kind}`,
-        counted: `fix_undone_${row.kind}_counted`,
-        params: { row: numbers.format(row.row) },
+        saved: `fix_undone_${last.kind}`,
+        checked: `fix_undone_${last.kind}`,
+        counted: `fix_undone_${last.kind}_counted`,
+        params: 'row' in last ? { row: numbers.format(last.row) } : {},
       }
     : FIX_UNDONE;
   return recordFix('fixes/undo', { expected_fixes: state.view?.fixes_key }, words);
@@ -645,10 +649,17 @@ export const lastFix = (view: ReviewView | null): AppliedFix | null => {
 };
 
 /**
- * The rows the reviewer left out, by number, as the output leaves them out: the server folds the fixes made under the
- * rows' numbering now (another header row or sheet numbers other rows, which stay in).
+ * The rows the reviewer left out one by one, by number, as the output leaves them out: the server folds the fixes made
+ * under the rows' numbering now (another header row or sheet numbers other rows, which stay in). While the hidden rows
+ * are left out together, a hidden row left out again on its own after being put back is one of them (putting them back
+ * together delivers it too): not listed apart, so it is not said twice (of the listed hidden rows: the others are unnamed).
  */
-export const rowsLeftOut = (view: ReviewView | null): number[] => view?.rows_left_out ?? [];
+export const rowsLeftOut = (view: ReviewView | null): number[] => {
+  const rows = view?.rows_left_out ?? [];
+  if (!view?.hidden_rows_left_out) return rows;
+  const hidden = new Set(view.hidden_rows ?? []);
+  return rows.filter((row) => !hidden.has(row));
+};
 
 /**
  * Leaves data row `row` (numbered from 1, as the tables show it) out of the records, or (`putBack`) delivers it
@@ -666,11 +677,52 @@ export async function leaveOutRow(row: number, putBack = false): Promise<boolean
 /** How often, at most, the page's message says how far "Leave all hidden rows out" has come (each step said would crowd a screen reader). */
 const LEAVING_SAID_EVERY_MS = 1000;
 
-/** The rows a workbook's sheet hides that are still delivered (not left out), in order. */
+/**
+ * The rows a workbook's sheet hides that are still delivered (not left out), in order: once all were left out together,
+ * those put back one by one since (they may be past the 1,000 listed); else the listed ones not left out one by one.
+ */
 export const hiddenRowsIn = (view: ReviewView | null): number[] => {
+  if (view?.hidden_rows_left_out) return view.hidden_rows_put_back ?? [];
   const out = new Set(rowsLeftOut(view));
   return (view?.hidden_rows ?? []).filter((row) => !out.has(row));
 };
+
+/** How many rows the sheet hides in all (`hidden_rows_total`, at least as many as listed). */
+export const hiddenRowsTotal = (view: ReviewView | null): number => Math.max(view?.hidden_rows_total ?? 0, view?.hidden_rows?.length ?? 0);
+
+/** How many hidden rows are left out together (a `leave_out_hidden` in force): all but those put back since; 0 when none. */
+export const hiddenRowsLeftOut = (view: ReviewView | null): number =>
+  view?.hidden_rows_left_out ? Math.max(0, hiddenRowsTotal(view) - (view.hidden_rows_put_back?.length ?? 0)) : 0;
+
+/**
+ * Leaves every row the sheet hides out with one fix (`leave_out_hidden`, when `hidden_rows_known`: past the 1,000
+ * listed too), or (`putBack`) delivers them all again (`put_back_hidden`). A fix like any other (undone by "Undo last
+ * fix"), said with how many rows it took out or put back and the rows with problems before and after. While it is sent
+ * the notice's buttons are aria-disabled; a second press does nothing. Resolves true once saved.
+ */
+export async function fixHiddenRows(putBack = false): Promise<boolean> {
+  if (state.leavingRows) return false;
+  const view = state.view;
+  const kind = putBack ? 'put_back_hidden' : 'leave_out_hidden';
+  const count = putBack ? hiddenRowsLeftOut(view) : hiddenRowsTotal(view);
+  const words: FixWords = putBack
+    ? { saved: 'hidden_rows_back', checked: 'hidden_rows_back_checked', counted: 'hidden_rows_back_counted', params: { count } }
+    : {
+        saved: 'hidden_rows_left_out',
+        checked: 'hidden_rows_left_out_checked',
+        counted: 'hidden_rows_left_out_counted',
+        params: { count },
+      };
+  set({ leavingRows: { done: 0, total: count, together: { putBack } } });
+  // With the mapping version the rows were numbered under: a header row or sheet chosen in another tab since is refused.
+  const body = { fix: { kind }, expected_mapping_version: view?.mapping_version };
+  const failed = { key: putBack ? 'hidden_rows_back_failed' : 'hidden_rows_leave_failed' };
+  try {
+    return (await recordFix('fixes', body, words, failed)) === null;
+  } finally {
+    set({ leavingRows: null });
+  }
+}
 
 /**
  * Leaves `rows` out one after the other (one fix each, as the row's own button does), saying how far it has come;
@@ -916,6 +968,22 @@ export async function approve(): Promise<void> {
   const leftOut = rowsLeftOut(view);
   if (leftOut.length)
     lines.push({ text: t('confirm_approve_left_out', { count: leftOut.length, rows: listOf(leftOut.map((r) => numbers.format(r))) }) });
+  // The hidden rows left out together (not in that list), but for those put back one by one since.
+  if (view.hidden_rows_left_out) {
+    const out = hiddenRowsLeftOut(view);
+    const back = view.hidden_rows_put_back ?? [];
+    if (out > 0) {
+      const total = hiddenRowsTotal(view);
+      lines.push({
+        text:
+          out === total
+            ? t('confirm_approve_hidden_left_out', { count: out })
+            : t('confirm_approve_hidden_left_out_some', { count: out, total }),
+      });
+    }
+    if (back.length)
+      lines.push({ text: t('confirm_approve_hidden_put_back', { count: back.length, rows: listOf(back.map((r) => numbers.format(r))) }) });
+  }
   // Unless the count is done and found none, the reviewer says what happens to rows that still have a problem.
   const asksRows = !(counted && count && count.rows_with_problems === 0);
   if (!(await confirmWith({ title: t('confirm_approve_title'), lines, yes: t('confirm_approve_yes'), danger: false, asksRows }))) return;

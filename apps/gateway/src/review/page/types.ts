@@ -37,7 +37,12 @@ export type ValueFix =
    * A data row (numbered from 1, as the tables show it) left out of the records, or one delivered again; its `field`
    * is ''. Each holds under the rows' numbering it was made in (`numbering`: sheet, header row, rows above it).
    */
-  | { kind: 'leave_out' | 'put_back'; row: number; numbering: string };
+  | { kind: 'leave_out' | 'put_back'; row: number; numbering: string }
+  /**
+   * Every row the workbook's sheet hides left out at once (past the 1,000 the review lists too), or delivered again;
+   * `field` '' and no row. Of a row's own fix and these, the latest decides.
+   */
+  | { kind: 'leave_out_hidden' | 'put_back_hidden'; numbering: string };
 
 export interface AppliedFix {
   fix_id: string;
@@ -87,8 +92,20 @@ export interface ReviewView {
   mapping_version: number;
   value_fixes: AppliedFix[];
   fixes_key: string;
-  /** The data rows left out under the rows' numbering now, in order: what the output leaves out (the server folds the fixes). */
+  /**
+   * The data rows left out one by one under the rows' numbering now, in order (the server folds the fixes); the hidden
+   * rows left out together (`hidden_rows_left_out`) are not listed here.
+   */
   rows_left_out: number[];
+  /**
+   * Whether every row the sheet hides can be left out with one fix (`leave_out_hidden`): it hides rows and all are known
+   * (false past 10,000 spans of them, and from a service older than it).
+   */
+  hidden_rows_known?: boolean;
+  /** Whether every row the sheet hides is left out (a `leave_out_hidden` in force), but for `hidden_rows_put_back`. */
+  hidden_rows_left_out?: boolean;
+  /** The hidden rows put back one by one since they were all left out, in order: delivered. Empty otherwise. */
+  hidden_rows_put_back?: number[];
   total_rows: number | null;
   processed_rows: number;
   waiting_for_upload: boolean;

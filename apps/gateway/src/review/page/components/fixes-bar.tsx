@@ -1,10 +1,11 @@
 /**
- * How many fixes are in force, and undo of the latest (said when it left a row out or put one back); then the rows
- * left out, each with a button that puts it back (a row left out from the rows with problems is gone from that list).
+ * How many fixes are in force, and undo of the latest (said when it left a row out or put one back, or all the hidden
+ * rows); then the rows left out, each with a button that puts it back (a row left out from the rows with problems is
+ * gone from that list), and the hidden rows left out together as one entry, put back together.
  */
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { listOf, numbers, t } from '../i18n';
-import { lastFix, leaveOutRow, rowsLeftOut, undoFix } from '../state';
+import { fixHiddenRows, hiddenRowsLeftOut, lastFix, leaveOutRow, rowsLeftOut, undoFix } from '../state';
 import type { ReviewView } from '../types';
 
 export function FixesBar({ view, undoable }: { view: ReviewView; undoable: boolean }) {
@@ -13,7 +14,9 @@ export function FixesBar({ view, undoable }: { view: ReviewView; undoable: boole
   const latest =
     last && (last.kind === 'leave_out' || last.kind === 'put_back')
       ? t(`fix_latest_${last.kind}`, { row: numbers.format(last.row) })
-      : null;
+      : last && (last.kind === 'leave_out_hidden' || last.kind === 'put_back_hidden')
+        ? t(`fix_latest_${last.kind}`)
+        : null;
   return (
     <>
       <div id="fixes" class="fixes" hidden={fixes === 0}>
@@ -29,16 +32,17 @@ export function FixesBar({ view, undoable }: { view: ReviewView; undoable: boole
           </button>
         )}
       </div>
-      <RowsLeftOut rows={rowsLeftOut(view)} undoable={undoable} />
+      <RowsLeftOut rows={rowsLeftOut(view)} hidden={hiddenRowsLeftOut(view)} undoable={undoable} />
     </>
   );
 }
 
 /**
- * "Rows left out: 7, 12", each with "Put back" while the review is open. A row put back from here takes its
+ * "Rows left out: 7, 12", each with "Put back" while the review is open; `hidden` rows the sheet hides left out
+ * together come first, as one entry ("1,200 hidden rows") put back together. A row put back from here takes its
  * button away: the keyboard goes to the next row's (the previous one's past the last), else to "Undo last fix".
  */
-function RowsLeftOut({ rows, undoable }: { rows: number[]; undoable: boolean }) {
+function RowsLeftOut({ rows, hidden, undoable }: { rows: number[]; hidden: number; undoable: boolean }) {
   const list = useRef<HTMLUListElement>(null);
   /** The place of the button that had the keyboard, while one has it. */
   const focused = useRef<number | null>(null);
@@ -50,13 +54,14 @@ function RowsLeftOut({ rows, undoable }: { rows: number[]; undoable: boolean }) 
     const buttons = list.current?.querySelectorAll('button');
     const next = buttons?.length ? buttons[Math.min(at, buttons.length - 1)] : document.getElementById('fix-undo');
     next?.focus();
-  }, [rows.join(',')]);
-  if (!rows.length) return null;
-  const title = t('rows_left_out_title', { count: rows.length });
+  }, [rows.join(','), hidden]);
+  if (!rows.length && !hidden) return null;
+  const title = t('rows_left_out_title', { count: rows.length + hidden });
+  const hiddenWords = t('rows_left_out_hidden', { count: hidden });
   if (!undoable)
     return (
       <p id="rows-left-out" class="rows-left-out">
-        {title} {listOf(rows.map((r) => numbers.format(r)))}
+        {title} {listOf([...(hidden ? [hiddenWords] : []), ...rows.map((r) => numbers.format(r))])}
       </p>
     );
   return (
@@ -70,8 +75,23 @@ function RowsLeftOut({ rows, undoable }: { rows: number[]; undoable: boolean }) 
           focused.current = button ? [...(list.current?.querySelectorAll('button') ?? [])].indexOf(button) : null;
         }}
       >
+        {hidden > 0 && (
+          <li key="hidden">
+            <span class="row-number">{hiddenWords}</span>
+            {/* Named with what it puts back: all the hidden rows left out together, not one row. */}
+            <button
+              type="button"
+              class="put-back"
+              id="rows-left-out-hidden"
+              aria-label={t('rows_left_out_hidden_put_back_label', { count: hidden })}
+              onClick={() => void fixHiddenRows(true)}
+            >
+              {t('row_put_back_short')}
+            </button>
+          </li>
+        )}
         {rows.map((row) => (
-          <li>
+          <li key={row}>
             <span class="row-number">{numbers.format(row)}</span>
             {/* Named with its row (the visible words first): a screen reader says which row it puts back. */}
             <button

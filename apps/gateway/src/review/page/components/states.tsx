@@ -5,7 +5,7 @@
 import type { ComponentChildren } from 'preact';
 import { formatDate, listOf, numbers, t } from '../i18n';
 import { callbackTarget } from '../callback-target';
-import { load, rowsLeftOut, type State } from '../state';
+import { hiddenRowsLeftOut, load, rowsLeftOut, type State } from '../state';
 import type { ReviewView } from '../types';
 
 /** A whole-page state; its title takes the focus when the page turns into it. */
@@ -84,6 +84,8 @@ export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed:
   const approved = view.phase === 'approved';
   const target = justActed ? callbackTarget(view) : null;
   const leftOut = rowsLeftOut(view);
+  // The hidden rows left out together (not in that list): how many.
+  const hiddenOut = hiddenRowsLeftOut(view);
   return (
     // Approved is a success; canceled is not (no output will come), so it is not shown in green.
     <section class={approved ? 'notice ok state-closed' : 'notice state-closed'} aria-labelledby="state-title">
@@ -98,12 +100,13 @@ export function ClosedNotice({ view, justActed }: { view: ReviewView; justActed:
       {approved && leftOut.length > 0 && (
         <p id="closed-left-out">{t('approved_left_out', { count: leftOut.length, rows: listOf(leftOut.map((r) => numbers.format(r))) })}</p>
       )}
+      {approved && hiddenOut > 0 && <p id="closed-hidden-left-out">{t('approved_hidden_left_out', { count: hiddenOut })}</p>}
       {approved && view.problem_rows_choice === 'exclude' && (
         <p id="closed-excluded">
           {view.rows_excluded === null
             ? t('approved_excluding')
             : // The count has the rows left out by hand in it too: then it is said as the sum it is.
-              t(leftOut.length > 0 ? 'approved_excluded_all' : 'approved_excluded', { count: view.rows_excluded })}
+              t(leftOut.length > 0 || hiddenOut > 0 ? 'approved_excluded_all' : 'approved_excluded', { count: view.rows_excluded })}
         </p>
       )}
       {target ? <p id="redirect">{t('redirecting', { host: target.host })}</p> : <p>{justActed ? t('close_page') : t('read_only')}</p>}
