@@ -29,6 +29,12 @@ export interface OpenApiConformance {
   call(url: string, init?: Parameters<typeof call>[1]): Promise<Json>;
   /** Schemas that do not compile as strict JSON Schema 2020-12, and examples that do not validate against their schema. */
   schemaProblems(): string[];
+  /**
+   * What is wrong with a webhook the service sent, against the document's `webhooks` (the event's POST): its
+   * documented headers (all required) present and valid, and its JSON body valid against the request body's schema,
+   * objects closed ([] when it conforms).
+   */
+  webhookProblems(event: string, headers: Record<string, string | string[] | undefined>, body: string): string[];
 }
 
 export interface Operation {
@@ -219,7 +225,11 @@ export function conformance(document: any): OpenApiConformance {
         if (resolve(header).schema) check(`components.responses.${name} header ${h}`, resolve(header).schema, []);
     }
     for (const [name, h] of Object.entries<any>(document.components?.headers ?? {})) check(`components.headers.${name}`, h.schema, []);
-    for (const { operationId, operation } of operations) {
+    const webhooks = Object.entries<any>(document.webhooks ?? {}).map(([event, item]) => ({
+      operationId: `webhook ${event}`,
+      operation: item.post,
+    }));
+    for (const { operationId, operation } of [...operations, ...webhooks]) {
       for (const p of operation.parameters ?? []) check(`${operationId} parameter ${p.name}`, resolve(p).schema, []);
       media(`${operationId} request`, resolve(operation.requestBody)?.content);
       for (const [status, r] of Object.entries<any>(operation.responses ?? {})) {
@@ -231,6 +241,26 @@ export function conformance(document: any): OpenApiConformance {
     return out;
   };
 
+  const webhookProblems = (event: string, headers: Record<string, string | string[] | undefined>, body: string): string[] => {
+    const op = document.webhooks?.[event]?.post;
+    if (!op) return [`webhook ${event} is not documented`];
+    const out: string[] = [];
+    for (const p of (op.parameters ?? []).map(resolve).filter((p: any) => p.in === 'header')) {
+      const value = headers[p.name.toLowerCase()];
+      if (typeof value !== 'string') {
+        if (p.required) out.push(`webhook ${event}: header ${p.name} is missing`);
+        continue;
+      }
+      const validate = validator(p.schema ?? {});
+      if (!validate(value)) out.push(`webhook ${event}: header ${p.name}: ${JSON.stringify(value)} ${errorsText(validate.errors)}`);
+    }
+    const schema = resolve(op.requestBody)?.content?.['application/json']?.schema;
+    if (!schema) return [...out, `webhook ${event}: no JSON body is documented`];
+    const validate = validator(schema);
+    if (!validate(JSON.parse(body))) out.push(`webhook ${event}: body does not match the schema: ${errorsText(validate.errors)}`);
+    return out;
+  };
+
   return {
     document,
     operations,
@@ -238,6 +268,7 @@ export function conformance(document: any): OpenApiConformance {
     problems,
     expectToMatchDocument,
     schemaProblems,
+    webhookProblems,
     async call(url, init = {}) {
       const res = await call(url, init);
       const method = init.method ?? (init.raw || init.body !== undefined ? 'POST' : 'GET');

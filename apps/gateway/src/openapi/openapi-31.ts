@@ -7,7 +7,7 @@ import type { Json } from './error-responses';
  * `type: 'string', nullable: true` becomes `type: ['string', 'null']` (and `null` joins an
  * `enum`), a nullable reference becomes `anyOf: [<ref>, { type: 'null' }]`, and
  * `example: x` becomes `examples: [x]`. Only schema objects are visited (a property
- * *named* `nullable` or `example` is left alone).
+ * *named* `nullable` or `example` is left alone), those of the paths, the webhooks and the components.
  */
 export function toOpenApi31<T extends object>(document: T): T {
   const doc = document as Json;
@@ -51,7 +51,7 @@ export function forEachSchema(doc: Json, fn: (schema: Json) => void): void {
     requestBody(op.requestBody);
     values(op.responses).forEach(response);
   };
-  for (const item of values(doc.paths)) {
+  for (const item of [...values(doc.paths), ...values(doc.webhooks)]) {
     if (!isObject(item)) continue;
     if (Array.isArray(item.parameters)) item.parameters.forEach(parameter);
     for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']) operation(item[method]);

@@ -5,6 +5,7 @@ import { GatewayModule } from '../gateway.module';
 import { errorComponents } from './error-responses';
 import { API_KEY_SCHEME } from './security-schemes';
 import { finishDocument } from './standard-responses';
+import { WebhookPayloadDto, webhooksDocument } from './webhooks-document';
 
 const DESCRIPTION = `Turns uploaded files and text into records shaped like a target schema, with hosted human review.
 
@@ -44,7 +45,9 @@ export function buildPublicDocument(app: INestApplication, config: AppConfig): O
     .addTag('transformations', 'Create transformation runs and poll them.')
     .addTag('catalog', "Read-only lists of the organization's AI providers and target schemas.")
     .build();
-  const scanned = SwaggerModule.createDocument(app, base, { include: [GatewayModule] });
+  // The webhooks the service sends: their payload's schema joins the components, their POSTs the document.
+  const scanned = SwaggerModule.createDocument(app, base, { include: [GatewayModule], extraModels: [WebhookPayloadDto] });
+  scanned.webhooks = webhooksDocument(config.webhooks);
   return finishDocument(scanned, {
     components: errorComponents({ audience: 'public', maxJsonBodyBytes: config.maxJsonBodyBytes }),
     rateLimited: true,
