@@ -436,7 +436,18 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
             partitions: int(env, 'KAFKA_PARTITIONS', 6),
             replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
             bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
-            retentionMs: intIn(env, 'KAFKA_RETENTION_MS', 30 * 24 * 3600 * 1000, 0, LONGEST_DURATION_SECONDS * 1000, ' (at most 10 years)'),
+            // Kafka's own "for ever" is -1 (retention.ms), as the dead-letter topic gets it.
+            retentionMs:
+              env.KAFKA_RETENTION_MS?.trim() === '-1'
+                ? -1
+                : intIn(
+                    env,
+                    'KAFKA_RETENTION_MS',
+                    30 * 24 * 3600 * 1000,
+                    0,
+                    LONGEST_DURATION_SECONDS * 1000,
+                    ' (at most 10 years, or -1: for ever)',
+                  ),
             ...kafkaSecurity(env),
           }
         : { kind: 'in-process' },

@@ -302,8 +302,12 @@ describe('numbers out of their range', () => {
     expect(loadConfig({ ...base(), WEBHOOK_RETRY_DELAYS_MS: '60,2147483647' }).webhooks.retryDelaysMs).toEqual([60, 2_147_483_647]);
     const kafka = { BUS: 'kafka', KAFKA_BROKERS: 'k:9092' };
     expect(() => loadConfig({ ...base(), ...kafka, KAFKA_RETENTION_MS: '315360000001' })).toThrow(
-      'KAFKA_RETENTION_MS must be an integer from 0 to 315360000000 (at most 10 years), got "315360000001"',
+      'KAFKA_RETENTION_MS must be an integer from 0 to 315360000000 (at most 10 years, or -1: for ever), got "315360000001"',
     );
+    // Kafka's "for ever", as docs/configuration.md offers it; no other negative.
+    const retention = (value: string) => loadConfig({ ...base(), ...kafka, KAFKA_RETENTION_MS: value }).bus;
+    expect(retention('-1')).toMatchObject({ kind: 'kafka', retentionMs: -1 });
+    expect(() => retention('-2')).toThrow('KAFKA_RETENTION_MS must be an integer from 0 to 315360000000');
   });
 
   it('are taken at their bounds; the renewal left unset follows a short claim TTL down', () => {
