@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { WebhookEventName } from '@app/contracts';
-import { RunErrorDto } from '../transformations/transformation.dto';
+import { MAPPING_RULE_PROPERTY, RunErrorDto } from '../transformations/transformation.dto';
 import { WEBHOOK_EVENTS } from '../transformations/deliveries.service';
 import type { Json } from './error-responses';
 
@@ -29,12 +29,7 @@ export class WebhookPayloadDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_canceled_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_approved_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_expires_at!: string | null;
-  @ApiProperty({
-    type: 'object',
-    nullable: true,
-    additionalProperties: { type: 'string', nullable: true },
-    description: 'Target field name to source column header (or null).',
-  })
+  @ApiProperty(MAPPING_RULE_PROPERTY)
   mapping_rule!: Record<string, string | null> | null;
   @ApiProperty({ type: [String] }) source_headers!: string[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) completed_at!: string | null;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PaginationLinksDto, PaginationMetaDto } from '../http/pagination.dto';
 import { hasLoneSurrogate, LONE_SURROGATES_PROBLEM } from '../http/validate-body';
 import { IsBoolean, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
@@ -212,6 +212,14 @@ export class RunErrorDto {
   @ApiProperty({ type: [String], nullable: true }) context!: string[] | null;
 }
 
+/** A run's `mapping_rule` as the run and its webhooks show it. */
+export const MAPPING_RULE_PROPERTY: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: { type: 'string', nullable: true },
+  description: 'Target field name to source column header (or null).',
+};
+
 @ApiSchema({
   name: 'TransformationRun',
   description: 'A transformation run, as GET /v1/transformations/{transformationRun} returns it (not wrapped).',
@@ -233,12 +241,7 @@ export class RunDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_approved_at!: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) review_expires_at!: string | null;
   @ApiProperty({ enum: ['json', 'csv'] }) output_format!: string;
-  @ApiProperty({
-    type: 'object',
-    nullable: true,
-    additionalProperties: { type: 'string', nullable: true },
-    description: 'Target field name to source column header (or null).',
-  })
+  @ApiProperty(MAPPING_RULE_PROPERTY)
   mapping_rule!: Record<string, string | null> | null;
   @ApiProperty({ type: [String] }) source_headers!: string[];
   @ApiProperty({ type: Boolean, nullable: true }) input_has_header!: boolean | null;
