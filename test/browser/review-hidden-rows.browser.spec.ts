@@ -12,7 +12,10 @@ import { reviewApi, waitForRun } from '../support/service-harness';
  * notice, with "Leave out" beside each one still delivered (50 at a time, turned by "Previous hidden rows" and "Next
  * hidden rows") and "Leave all hidden rows out"; the tables mark a hidden row still delivered ("Hidden in the
  * workbook" by its number); a row left out there is listed with the rows left out and marked "Left out" in the
- * preview, and the output lacks it. Keyboard alone, 360 px light and dark, Arabic, axe-core clean; a workbook
+ * preview, and the output lacks it. "Leave all hidden rows out" is one fix (leave_out_hidden) when the service knows
+ * every hidden row (`hidden_rows_known`), past the 1,000 listed too, and "Put the hidden rows back" undoes it; when it
+ * does not (a sheet hiding rows in more than 10,000 places, made here by rewriting the answers the page gets), the page
+ * leaves the listed rows out one by one. Keyboard alone, 360 px light and dark, Arabic, axe-core clean; a workbook
  * without hidden rows has no notice.
  */
 
@@ -94,6 +97,33 @@ async function tabTo(page: Page, name: string, presses = 40): Promise<boolean> {
 describe('review page: rows a workbook hides, in Chromium', () => {
   const suite = reviewBrowserSuite();
 
+  /**
+   * The review page as a service would show it whose sheet hides its rows in too many places to know them all: every
+   * answer of the review's JSON calls says `hidden_rows_known: false` (the service itself knows them), so the page
+   * leaves the listed hidden rows out one by one. A test's own route registered later runs first and falls back here.
+   */
+  async function openUnknown(
+    url: string,
+    { width = 1100, colorScheme = 'light' }: { width?: number; colorScheme?: 'light' | 'dark' } = {},
+  ) {
+    const context = await suite.browser.newContext({ viewport: { width, height: 900 }, colorScheme, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.route(/\/review\/[^/?]+\/[a-z/-]+\?/, async (route) => {
+      try {
+        const response = await route.fetch();
+        if (!(response.headers()['content-type'] ?? '').includes('application/json')) return await route.fulfill({ response });
+        const body = (await response.json()) as Record<string, unknown> | null;
+        if (body && typeof body === 'object' && 'hidden_rows_known' in body) body.hidden_rows_known = false;
+        return await route.fulfill({ response, json: body });
+      } catch {
+        // The page was closed while an answer was on its way (a count still polled): nobody is waiting for it.
+      }
+    });
+    await page.goto(url);
+    await page.locator('#hidden-rows').waitFor();
+    return page;
+  }
+
   beforeAll(() => mkdirSync(SHOTS, { recursive: true }));
   const shoot = async (page: Page, name: string) => {
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -166,31 +196,38 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByText('2 hidden rows left out. The rows were checked again. Rows with problems: 1 before, 0 now.').waitFor();
     await expect(live(page)).resolves.toBe('2 hidden rows left out. The rows were checked again. Rows with problems: 1 before, 0 now.');
-    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*2\s*Put back\s*4\s*Put back$/);
+    // One fix for both (the service knows every hidden row): listed as one entry of the rows left out, put back together.
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*2 hidden rows\s*Put back$/);
+    await expect(
+      page.locator('#rows-left-out').getByRole('button', { name: 'Put back the 2 hidden rows', exact: true }).count(),
+    ).resolves.toBe(1);
     await expect(leftOutMarks(page)).resolves.toEqual([false, true, false, true, false]);
     await expect(rowMarks(page, 'preview')).resolves.toEqual(['', 'out', '', 'out', '']);
-    // No button left in the notice: it says they are all left out, and has the keyboard (its buttons went).
-    await expect(notice.getByRole('button').count()).resolves.toBe(0);
-    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
-      'All 2 hidden rows are left out: you can put each back from the list of rows left out.',
+    // The notice says they are all left out, and its one button puts them back: it has the keyboard.
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
+      '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them.',
     );
-    await expect(focused(page)).resolves.toMatchObject({ id: 'hidden-rows' });
-    await expect(page.locator('#fixes-count').innerText()).resolves.toBe('Fixes in force: 2');
-    expect((await api.state()).body.rows_left_out).toEqual([2, 4]);
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe('All 2 hidden rows are left out: they are not delivered.');
+    await expect(notice.getByRole('button').allInnerTexts()).resolves.toEqual(['Put the hidden rows back']);
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-put-back', name: 'Put the hidden rows back' });
+    await expect(page.locator('#fixes-count').innerText()).resolves.toBe('Fixes in force: 1');
+    await expect(page.locator('#fix-latest').innerText()).resolves.toBe('Latest fix: the hidden rows left out');
+    const together = (await api.state()).body;
+    expect([together.rows_left_out, together.hidden_rows_left_out, together.value_fixes.length]).toEqual([[], true, 1]);
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '02-all-left-out-1100-light');
 
-    // Approve: the confirmation names both; the output lacks Bob and the "Total" line.
+    // Approve: the confirmation says the rows the sheet hides are left out; the output lacks Bob and the "Total" line.
     await page.getByRole('button', { name: 'Approve' }).click();
     const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
-    await dialog.getByText('The 2 rows you left out will not be delivered: 2, 4.').waitFor();
+    await dialog.getByText('The 2 rows the sheet hides are left out: they will not be delivered.').waitFor();
     await dialog.getByRole('button', { name: 'Yes, approve' }).click();
     const done = await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final', 30_000);
     expect(done.rows_excluded).toBe(2);
     const output = (await (await fetch(done.download_url)).json()) as { email: string | null; first_name: string | null }[];
     expect(output.map((r) => r.first_name)).toEqual(['ANN', 'CY', 'DEE']);
     // Closed: the notice as text, no buttons.
-    await page.getByText('The 2 rows you left out are not in the output: 2, 4.').waitFor({ timeout: 30_000 });
+    await page.getByText('The 2 rows the sheet hides, which you left out, are not in the output.').waitFor({ timeout: 30_000 });
     await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
       '2 rows are hidden in the workbook (rows 2, 4). Excel does not show them; they were read like the other rows.',
     );
@@ -200,9 +237,9 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.context().close();
   }, 120_000);
 
-  it('stops "Leave all hidden rows out" at the first refusal and says where', async () => {
+  it('stops "Leave all hidden rows out" at the first refusal and says where, the hidden rows not all known', async () => {
     const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
-    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    const page = await openUnknown(run.review_url);
     await page.getByText('1 of 5 rows has problems.').waitFor();
     // The service refuses the second row (as it would a fix past its limit).
     let asked = 0;
@@ -216,7 +253,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
           body: JSON.stringify({ error: { code: 'too_many_fixes', message: 'Too many fixes.', type: 'validation' } }),
         });
       }
-      return route.continue();
+      return route.fallback();
     });
     await page.locator('#hidden-rows-leave-all').click();
     await page.locator('#live', { hasText: 'Row 4 was not left out:' }).waitFor();
@@ -234,14 +271,14 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.context().close();
   });
 
-  it('names the first 50 of 60 hidden rows and how many more; "Leave all hidden rows out" leaves all 60 out', async () => {
+  it('names the first 50 of 60 hidden rows and how many more; not all known, "Leave all hidden rows out" leaves the 60 out one by one', async () => {
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('People');
     ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
     // 70 records; rows 5 to 64 hidden (a filtered view).
     for (let i = 1; i <= 70; i++) ws.addRow([`p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = i >= 5 && i <= 64;
     const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx', mapping: MAPPING });
-    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    const page = await openUnknown(run.review_url);
     const named = Array.from({ length: 50 }, (_, i) => String(i + 5)).join(', ');
     await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
       `60 rows are hidden in the workbook (rows ${named} and 10 more). Excel does not show them, but they are delivered like the others unless you leave them out.`,
@@ -382,7 +419,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await page.context().close();
   }, 120_000);
 
-  it('says how many rows the sheet hides past the 1,000 listed, and what its button leaves out; keyboard, 360 px light and dark', async () => {
+  it('says how many rows the sheet hides past the 1,000 listed, and, not all known, what its button leaves out; keyboard, 360 px light and dark', async () => {
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('People');
     ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
@@ -390,7 +427,8 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     for (let i = 1; i <= 1300; i++) ws.addRow([`p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = i <= 1250;
     const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'people.xlsx', mapping: MAPPING });
     const state = (await reviewApi(run.review_url).state()).body;
-    expect([state.hidden_rows.length, state.hidden_rows_total]).toEqual([1000, 1250]);
+    // The service knows them all (one span); the page is told it does not (openUnknown).
+    expect([state.hidden_rows.length, state.hidden_rows_total, state.hidden_rows_known]).toEqual([1000, 1250, true]);
     const named = Array.from({ length: 50 }, (_, i) => String(i + 1)).join(', ');
     const words =
       `1,250 rows are hidden in the workbook. The first 1,000 are listed here (rows ${named} and 950 more). ` +
@@ -399,7 +437,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     const limit = 'Each row left out is one fix, and at most 1,000 fixes can be in force.';
 
     for (const colorScheme of ['light', 'dark'] as const) {
-      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#hidden-rows' });
+      const phone = await openUnknown(run.review_url, { width: 360, colorScheme });
       await phone.getByText('No problems found in 1,300 rows.').waitFor();
       await expect(phone.locator('#hidden-rows-text').innerText()).resolves.toBe(words);
       await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
@@ -415,7 +453,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
       await phone.context().close();
     }
 
-    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    const page = await openUnknown(run.review_url);
     await page.getByText('No problems found in 1,300 rows.').waitFor();
     const notice = page.locator('#hidden-rows');
     await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(words);
@@ -455,6 +493,168 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
     await page.context().close();
   }, 180_000);
+
+  it('leaves out all 1,200 rows a sheet hides in three spans with one fix, past the 1,000 listed; puts them back; keyboard, 360 px light and dark', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('People');
+    ws.addRow(['E-mail', 'First', 'Years', 'Birthday']);
+    // 1,300 records, a filter's leftovers: 1-500, 531-800 and 831-1,260 hidden (1,200 in three spans). Record 10
+    // (hidden) and record 1,270 (shown) lack their e-mail: two rows with problems, one of them hidden.
+    const hidden = (i: number) => i <= 500 || (i > 530 && i <= 800) || (i > 830 && i <= 1260);
+    for (let i = 1; i <= 1300; i++)
+      ws.addRow([i === 10 || i === 1270 ? '' : `p${i}@x.org`, `P${i}`, 20 + (i % 50), '01/01/1990']).hidden = hidden(i);
+    const run = await suite.readyRun({ content: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'filtered.xlsx', mapping: MAPPING });
+    const api = reviewApi(run.review_url);
+    const first = (await api.state()).body;
+    expect([first.hidden_rows.length, first.hidden_rows_total, first.hidden_rows_known, first.hidden_rows_left_out]).toEqual([
+      1000,
+      1200,
+      true,
+      false,
+    ]);
+    const named = Array.from({ length: 50 }, (_, i) => String(i + 1)).join(', ');
+    const listed = `1,200 rows are hidden in the workbook. The first 1,000 are listed here (rows ${named} and 950 more).`;
+
+    const page = await suite.openPage(run.review_url, { ready: '#hidden-rows' });
+    await page.getByText('2 of 1,300 rows have problems.').waitFor();
+    const notice = page.locator('#hidden-rows');
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(
+      `${listed} Excel does not show them, but they are delivered like the others unless you leave them out. ` +
+        'The other 200 are delivered like any row: they are neither listed here nor marked in the tables.',
+    );
+    // One button leaves them all out, the 200 unlisted too: no "listed" button, no limit on fixes said.
+    await expect(notice.getByRole('button', { name: 'Leave all hidden rows out', exact: true }).count()).resolves.toBe(1);
+    await expect(notice.getByRole('button', { name: 'Leave the listed hidden rows out' }).count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-limit').count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-leave-all').getAttribute('aria-describedby')).resolves.toBeNull();
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '10-known-1100-light');
+
+    // By keyboard, past the 50 listed rows' buttons and the pager: Enter sends one fix, not 1,200.
+    const fixesSent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && /\/fixes\?/.test(request.url())) fixesSent.push(request.postData() ?? '');
+    });
+    await expect(tabTo(page, 'Leave all hidden rows out', 120)).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    const leftWords = '1,200 hidden rows left out. The rows were checked again. Rows with problems: 2 before, 1 now.';
+    await page.locator('#live', { hasText: leftWords }).waitFor();
+    expect(fixesSent.map((body) => JSON.parse(body) as unknown)).toEqual([
+      { fix: { kind: 'leave_out_hidden' }, expected_mapping_version: first.mapping_version },
+    ]);
+    const out = (await api.state()).body;
+    expect([out.hidden_rows_left_out, out.hidden_rows_put_back, out.rows_left_out]).toEqual([true, [], []]);
+    expect(out.value_fixes).toMatchObject([{ field: '', fix: { kind: 'leave_out_hidden' } }]);
+    // The notice says all are left out; its one button puts them back, and has the keyboard.
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(`${listed} Excel does not show them.`);
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
+      'All 1,200 hidden rows are left out: they are not delivered.',
+    );
+    await expect(notice.getByRole('button').allInnerTexts()).resolves.toEqual(['Put the hidden rows back']);
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-put-back', name: 'Put the hidden rows back' });
+    // The preview's first 20 rows, all hidden, are tagged "Left out" (not "Hidden in the workbook": not delivered).
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(Array.from({ length: 20 }, () => 'out'));
+    await expect(page.locator('#preview').getByRole('rowheader', { name: '3 Put row 3 back Left out', exact: true }).count()).resolves.toBe(
+      1,
+    );
+    // The fixes: one in force, said as the hidden rows left out; the rows left out list them as one entry.
+    await expect(page.locator('#fixes-count').innerText()).resolves.toBe('Fixes in force: 1');
+    await expect(page.locator('#fix-latest').innerText()).resolves.toBe('Latest fix: the hidden rows left out');
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*1,200 hidden rows\s*Put back$/);
+    await expect(
+      page.locator('#rows-left-out').getByRole('button', { name: 'Put back the 1,200 hidden rows', exact: true }).count(),
+    ).resolves.toBe(1);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '11-known-all-out-1100-light');
+    // The approval's confirmation says so (then "Go back").
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
+    await dialog.getByText('The 1,200 rows the sheet hides are left out: they will not be delivered.').waitFor();
+    await page.screenshot({ path: join(SHOTS, '12-known-confirm-1100-light.png') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await suite.openPage(run.review_url, { width: 360, colorScheme, ready: '#hidden-rows-put-back' });
+      await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(360);
+      for (const [where, name] of [
+        ['#hidden-rows', 'Put the hidden rows back'],
+        ['#rows-left-out', 'Put back the 1,200 hidden rows'],
+      ]) {
+        const box = await phone.locator(where).getByRole('button', { name, exact: true }).boundingBox();
+        expect({ name, big: box!.width >= 24 && box!.height >= 24, inside: box!.x >= 0 && box!.x + box!.width <= 360 }).toEqual({
+          name,
+          big: true,
+          inside: true,
+        });
+      }
+      await expect(axeViolations(phone)).resolves.toEqual([]);
+      await shoot(phone, `13-known-all-out-360-${colorScheme}`);
+      await phone.context().close();
+    }
+
+    // Row 3 put back on its own, by keyboard on its number in the preview: delivered, listed with its own "Leave out".
+    await page.locator('#preview').getByRole('rowheader', { name: '3 Put row 3 back Left out', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#live', { hasText: 'Row 3 put back. The rows were checked again.' }).waitFor();
+    expect((await api.state()).body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [3], rows_left_out: [] });
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
+      '1,199 of the 1,200 hidden rows are left out, all but those you put back: they are not delivered.',
+    );
+    await expect(page.locator('#hidden-rows-in-title').innerText()).resolves.toBe('Hidden row still delivered:');
+    await expect(
+      notice.getByRole('button').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? b.textContent)),
+    ).resolves.toEqual(['Leave out row 3', 'Put the hidden rows back']);
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(Array.from({ length: 20 }, (_, i) => (i === 2 ? 'hidden' : 'out')));
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '14-known-one-put-back-1100-light');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByText('1,199 of the 1,200 rows the sheet hides are left out: they will not be delivered.').waitFor();
+    await dialog.getByText('Row 3, hidden and put back by you, will be delivered.').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+
+    // "Put the hidden rows back", by keyboard: all delivered again; the keyboard goes to "Leave all hidden rows out".
+    await notice.getByRole('button', { name: 'Put the hidden rows back', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page
+      .locator('#live', { hasText: '1,199 hidden rows put back. The rows were checked again. Rows with problems: 1 before, 2 now.' })
+      .waitFor();
+    expect((await api.state()).body).toMatchObject({ hidden_rows_left_out: false, hidden_rows_put_back: [], rows_left_out: [] });
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-leave-all', name: 'Leave all hidden rows out' });
+    await expect(page.locator('#hidden-rows-all-out, #hidden-rows-put-back, #rows-left-out').count()).resolves.toBe(0);
+    await expect(page.locator('#fix-latest').innerText()).resolves.toBe('Latest fix: the hidden rows put back');
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(Array.from({ length: 20 }, () => 'hidden'));
+
+    // Undone: left out again but for row 3; row 3 left out on its own too, it is one of them (not listed apart).
+    await page.getByRole('button', { name: 'Undo last fix' }).click();
+    await page.locator('#live', { hasText: 'Last fix undone: the hidden rows are left out again. The rows were checked again.' }).waitFor();
+    await notice.getByRole('button', { name: 'Leave out row 3', exact: true }).click();
+    await page.locator('#live', { hasText: 'Row 3 left out. The rows were checked again.' }).waitFor();
+    await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-put-back', name: 'Put the hidden rows back' });
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
+      'All 1,200 hidden rows are left out: they are not delivered.',
+    );
+    await expect(page.locator('#rows-left-out').innerText()).resolves.toMatch(/^Rows left out:\s*1,200 hidden rows\s*Put back$/);
+
+    // Approved: the confirmation and the closed page say the hidden rows left out; the output has the 100 shown rows.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await dialog.getByText('The 1,200 rows the sheet hides are left out: they will not be delivered.').waitFor();
+    await expect(dialog.getByText(/you left out/).count()).resolves.toBe(0);
+    await dialog.getByRole('button', { name: 'Yes, approve' }).click();
+    const done = await waitForRun(suite.svc, suite.org.apiKey, run.id, (r) => r.status === 'completed' && r.stage === 'final', 60_000);
+    expect(done.rows_excluded).toBe(1200);
+    const output = (await (await fetch(done.download_url)).json()) as { first_name: string | null }[];
+    expect(output.map((r) => r.first_name)).toEqual(
+      Array.from({ length: 1300 }, (_, i) => i + 1)
+        .filter((i) => !hidden(i))
+        .map((i) => `P${i}`),
+    );
+    await page.getByText('The 1,200 rows the sheet hides, which you left out, are not in the output.').waitFor({ timeout: 30_000 });
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '15-known-approved-1100-light');
+    await page.context().close();
+  }, 240_000);
 
   it('fits 360 px in light and dark, reads right to left in Arabic, axe-core clean; no notice without hidden rows', async () => {
     const run = await suite.readyRun({ content: await workbook(), filename: 'people.xlsx', mapping: MAPPING });
