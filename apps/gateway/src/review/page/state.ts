@@ -688,7 +688,7 @@ export const hiddenRowsIn = (view: ReviewView | null): number[] => {
 };
 
 /** How many rows the sheet hides in all (`hidden_rows_total`, at least as many as listed). */
-export const hiddenRowsTotal = (view: ReviewView | null): number => Math.max(view?.hidden_rows_total ?? 0, view?.hidden_rows?.length ?? 0);
+const hiddenRowsTotal = (view: ReviewView | null): number => Math.max(view?.hidden_rows_total ?? 0, view?.hidden_rows?.length ?? 0);
 
 /** How many hidden rows are left out together (a `leave_out_hidden` in force): all but those put back since; 0 when none. */
 export const hiddenRowsLeftOut = (view: ReviewView | null): number =>
