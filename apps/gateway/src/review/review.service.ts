@@ -11,7 +11,6 @@ import {
   hiddenDataRowsTotalOf,
   isChoosableEncoding,
   isReviewWindowOver,
-  hiddenDataRowSpansOf,
   hiddenRowsPutBack,
   rowDecisions,
   rowsLeftOutOneByOne,
@@ -37,7 +36,8 @@ function rowsLeftOutState(
     rows_left_out: rowsLeftOutOneByOne(decisions),
     hidden_rows_left_out: decisions.hiddenLeftOut && decisions.hidden.length > 0,
     hidden_rows_put_back: hiddenRowsPutBack(decisions),
-    hidden_rows_known: (hiddenDataRowSpansOf(run)?.length ?? 0) > 0,
+    // rowDecisions' spans are empty both when the sheet hides nothing and when its hidden rows are not all known.
+    hidden_rows_known: decisions.hidden.length > 0,
   };
 }
 
