@@ -217,6 +217,29 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await expect(axeViolations(page)).resolves.toEqual([]);
     await shoot(page, '02-all-left-out-1100-light');
 
+    // Each put back on its own from the preview, by keyboard: none is left out any more, so the page says them delivered
+    // (as if none were left out) and offers "Leave all hidden rows out", not a "Put the hidden rows back" that puts back none.
+    for (const row of [2, 4]) {
+      await preview.getByRole('rowheader', { name: `${row} Put row ${row} back Left out`, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await page.locator('#live', { hasText: `Row ${row} put back. The rows were checked again.` }).waitFor();
+    }
+    expect((await api.state()).body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [2, 4], rows_left_out: [] });
+    await expect(page.locator('#hidden-rows-all-out, #hidden-rows-put-back, #rows-left-out').count()).resolves.toBe(0);
+    await expect(page.locator('#hidden-rows-text').innerText()).resolves.toBe(NOTICE_EN);
+    await expect(
+      notice.getByRole('button').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? b.textContent)),
+    ).resolves.toEqual(['Leave out row 2', 'Leave out row 4', 'Leave all hidden rows out']);
+    await expect(rowMarks(page, 'preview')).resolves.toEqual(['', 'hidden', '', 'hidden', '']);
+    await expect(axeViolations(page)).resolves.toEqual([]);
+    await shoot(page, '02b-all-put-back-one-by-one-1100-light');
+    // Left out together again, by keyboard: both out, as before.
+    await expect(tabTo(page, 'Leave all hidden rows out')).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('#live', { hasText: '2 hidden rows left out. The rows were checked again.' }).waitFor();
+    await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe('All 2 hidden rows are left out: they are not delivered.');
+    expect((await api.state()).body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [], rows_left_out: [] });
+
     // Approve: the confirmation says the rows the sheet hides are left out; the output lacks Bob and the "Total" line.
     await page.getByRole('button', { name: 'Approve' }).click();
     const dialog = page.getByRole('dialog', { name: 'Approve this mapping?' });
@@ -637,6 +660,7 @@ describe('review page: rows a workbook hides, in Chromium', () => {
     await notice.getByRole('button', { name: 'Leave out row 3', exact: true }).click();
     await page.locator('#live', { hasText: 'Row 3 left out. The rows were checked again.' }).waitFor();
     await expect(focused(page)).resolves.toEqual({ id: 'hidden-rows-put-back', name: 'Put the hidden rows back' });
+    expect((await api.state()).body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [], rows_left_out: [] });
     await expect(page.locator('#hidden-rows-all-out').innerText()).resolves.toBe(
       'All 1,200 hidden rows are left out: they are not delivered.',
     );

@@ -230,6 +230,11 @@ describe('review: a row left out', () => {
     // Record 2,500 (hidden) is put back on its own: the latest fix of its row decides.
     const back = await rowFix({ kind: 'put_back', row: 2500 });
     expect(back.body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [2500], rows_left_out: [] });
+    // Record 2,400 (hidden, past the 1,000 listed) put back, then left out again on its own: one of the hidden rows left
+    // out again, not also listed one by one (a page cannot tell it is hidden, and would count it twice).
+    await rowFix({ kind: 'put_back', row: 2400 });
+    const again = await rowFix({ kind: 'leave_out', row: 2400 });
+    expect(again.body).toMatchObject({ hidden_rows_left_out: true, hidden_rows_put_back: [2500], rows_left_out: [] });
 
     expect((await review.approve()).status).toBe(200);
     const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status === 'completed' && r.stage === 'final');

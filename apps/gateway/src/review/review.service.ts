@@ -106,7 +106,8 @@ export interface ReviewView {
   fixes_key: string;
   /**
    * The data rows the reviewer left out one by one, in order, under the rows' numbering now (rowDecisions): not
-   * delivered. The hidden rows left out together (`hidden_rows_left_out`) are not listed.
+   * delivered. The hidden rows left out together (`hidden_rows_left_out`) are not listed, nor a hidden row left out again
+   * on its own while they are (rowsLeftOutOneByOne).
    */
   rows_left_out: number[];
   /**

@@ -72,10 +72,14 @@ export function inSpans(spans: ReadonlyArray<readonly [number, number]>, row: nu
 export const rowsInSpans = (spans: ReadonlyArray<readonly [number, number]>): number =>
   spans.reduce((n, [first, last]) => n + last - first + 1, 0);
 
-/** The rows left out by their own fix, in order (the hidden rows left out together are not listed: rowDecisions). */
+/**
+ * The rows left out by their own fix, in order. The hidden rows left out together are not listed (rowDecisions), nor is
+ * a hidden row left out on its own while they are: it is one of them again (putting them back together delivers it), and
+ * listing it too would count it twice wherever a page cannot tell it is hidden (past the 1,000 hidden rows listed).
+ */
 export const rowsLeftOutOneByOne = (decisions: RowDecisions): number[] =>
   [...decisions.own]
-    .filter(([, out]) => out)
+    .filter(([row, out]) => out && !(decisions.hiddenLeftOut && inSpans(decisions.hidden, row)))
     .map(([row]) => row)
     .sort((a, b) => a - b);
 

@@ -106,6 +106,13 @@ describe('rows left out', () => {
       const again = [...putBack, hiddenFix('leave_out_hidden', numbering)];
       expect(leftOut(again, [50_000, 7])).toEqual([true, true]);
       expect(hiddenRowsPutBack(rowDecisions({ ...sheet, value_fixes: again }))).toEqual([]);
+      // Put back, then left out on its own: one of the hidden rows left out again, not also listed one by one (a page
+      // that lists only the first 1,000 hidden rows would count it twice), and put back with them.
+      const alone = [...putBack, rowFix('leave_out', 50_000, numbering)];
+      const aloneDecisions = rowDecisions({ ...sheet, value_fixes: alone });
+      expect([rowsLeftOutOneByOne(aloneDecisions), hiddenRowsPutBack(aloneDecisions)]).toEqual([[7], []]);
+      expect(leftOut(alone, [50_000])).toEqual([true]);
+      expect(leftOut([...alone, hiddenFix('put_back_hidden', numbering)], [50_000, 7])).toEqual([false, true]);
       // A hidden row left out on its own before put_back_hidden comes back with the others.
       const back = [rowFix('leave_out', 3, numbering), hiddenFix('leave_out_hidden', numbering), hiddenFix('put_back_hidden', numbering)];
       expect(leftOut(back, [3, 4, 50_000])).toEqual([false, false, false]);

@@ -652,14 +652,9 @@ export const lastFix = (view: ReviewView | null): AppliedFix | null => {
  * The rows the reviewer left out one by one, by number, as the output leaves them out: the server folds the fixes made
  * under the rows' numbering now (another header row or sheet numbers other rows, which stay in). While the hidden rows
  * are left out together, a hidden row left out again on its own after being put back is one of them (putting them back
- * together delivers it too): not listed apart, so it is not said twice (of the listed hidden rows: the others are unnamed).
+ * together delivers it too): the server does not list it apart, so it is not said twice, listed or past the 1,000 listed.
  */
-export const rowsLeftOut = (view: ReviewView | null): number[] => {
-  const rows = view?.rows_left_out ?? [];
-  if (!view?.hidden_rows_left_out) return rows;
-  const hidden = new Set(view.hidden_rows ?? []);
-  return rows.filter((row) => !hidden.has(row));
-};
+export const rowsLeftOut = (view: ReviewView | null): number[] => view?.rows_left_out ?? [];
 
 /**
  * Leaves data row `row` (numbered from 1, as the tables show it) out of the records, or (`putBack`) delivers it
@@ -693,6 +688,13 @@ const hiddenRowsTotal = (view: ReviewView | null): number => Math.max(view?.hidd
 /** How many hidden rows are left out together (a `leave_out_hidden` in force): all but those put back since; 0 when none. */
 export const hiddenRowsLeftOut = (view: ReviewView | null): number =>
   view?.hidden_rows_left_out ? Math.max(0, hiddenRowsTotal(view) - (view.hidden_rows_put_back?.length ?? 0)) : 0;
+
+/**
+ * Whether the hidden rows are left out together now: a `leave_out_hidden` in force that still leaves at least one out.
+ * With every one of them put back on its own since, the page says them delivered, as if none were left out (and offers
+ * no "Put the hidden rows back", which would put back none).
+ */
+export const hiddenRowsOutTogether = (view: ReviewView | null): boolean => hiddenRowsLeftOut(view) > 0;
 
 /**
  * Leaves every row the sheet hides out with one fix (`leave_out_hidden`, when `hidden_rows_known`: past the 1,000
@@ -969,18 +971,16 @@ export async function approve(): Promise<void> {
   if (leftOut.length)
     lines.push({ text: t('confirm_approve_left_out', { count: leftOut.length, rows: listOf(leftOut.map((r) => numbers.format(r))) }) });
   // The hidden rows left out together (not in that list), but for those put back one by one since.
-  if (view.hidden_rows_left_out) {
+  if (hiddenRowsOutTogether(view)) {
     const out = hiddenRowsLeftOut(view);
     const back = view.hidden_rows_put_back ?? [];
-    if (out > 0) {
-      const total = hiddenRowsTotal(view);
-      lines.push({
-        text:
-          out === total
-            ? t('confirm_approve_hidden_left_out', { count: out })
-            : t('confirm_approve_hidden_left_out_some', { count: out, total }),
-      });
-    }
+    const total = hiddenRowsTotal(view);
+    lines.push({
+      text:
+        out === total
+          ? t('confirm_approve_hidden_left_out', { count: out })
+          : t('confirm_approve_hidden_left_out_some', { count: out, total }),
+    });
     if (back.length)
       lines.push({ text: t('confirm_approve_hidden_put_back', { count: back.length, rows: listOf(back.map((r) => numbers.format(r))) }) });
   }

@@ -94,7 +94,7 @@ export interface ReviewView {
   fixes_key: string;
   /**
    * The data rows left out one by one under the rows' numbering now, in order (the server folds the fixes); the hidden
-   * rows left out together (`hidden_rows_left_out`) are not listed here.
+   * rows left out together (`hidden_rows_left_out`) are not listed here, nor one of them left out again on its own.
    */
   rows_left_out: number[];
   /**

@@ -21,7 +21,16 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { listOf, numbers, t } from '../i18n';
 import { MAX_FIXES } from '../limits';
-import { announce, fixHiddenRows, hiddenRowsIn, hiddenRowsLeftOut, leaveOutRow, leaveOutRows, type State } from '../state';
+import {
+  announce,
+  fixHiddenRows,
+  hiddenRowsIn,
+  hiddenRowsLeftOut,
+  hiddenRowsOutTogether,
+  leaveOutRow,
+  leaveOutRows,
+  type State,
+} from '../state';
 import type { ReviewView } from '../types';
 
 /** Row numbers the notice names, and hidden rows still delivered listed at a time with their button. */
@@ -52,7 +61,7 @@ export function HiddenRowsNotice({ view, leaving }: { view: ReviewView; leaving:
   const stillIn = hiddenRowsIn(view);
   // Every hidden row known: left out (or put back) all at once, with one fix. Left out so now (but for those put back since).
   const known = view.hidden_rows_known === true;
-  const allOut = view.hidden_rows_left_out === true;
+  const allOut = hiddenRowsOutTogether(view);
   const together = leaving?.together ?? null;
   const notice = useRef<HTMLDivElement>(null);
   const focused = useRef<Focused | null>(null);
