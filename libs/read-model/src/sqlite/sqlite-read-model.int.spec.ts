@@ -39,6 +39,36 @@ describe('SQLite read model upgrades', () => {
     expect(await found('{')).toEqual([]);
     await rm.close();
   });
+
+  it("searches an organization's runs from the run list's index, which holds the terms, not from the documents", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rm-old-')), 'read.sqlite');
+    await new SqliteReadModel(file).close();
+    const db = new Database(file);
+    // As a release before it left the file: the run list's index without the terms.
+    db.exec('DROP INDEX runs_org_created_terms; CREATE INDEX runs_org_created ON runs (organization_id, created_at, id)');
+    db.close();
+    const rm = new SqliteReadModel(file);
+    await rm.close();
+    const reopened = new Database(file);
+    const indexes = reopened
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'runs_org_created%'")
+      .all()
+      .map((i) => i.name);
+    expect(indexes).toEqual(['runs_org_created_terms']);
+    // The count of a search is answered from the index alone (no document read); the page reads only the rows it keeps.
+    const where = "organization_id = 'o' AND EXISTS (SELECT 1 FROM json_each(search_terms) WHERE instr(value, 'x') > 0)";
+    const plan = (sql: string) =>
+      reopened
+        .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all()
+        .map((r) => r.detail)
+        .join(' | ');
+    expect(plan(`SELECT count(*) FROM runs WHERE ${where}`)).toContain('USING COVERING INDEX runs_org_created_terms');
+    expect(plan(`SELECT doc FROM runs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 20`)).toContain(
+      'USING INDEX runs_org_created_terms',
+    );
+    reopened.close();
+  });
 });
 
 describe('SQLite read model shared by two processes', () => {

@@ -64,7 +64,6 @@ export class SqliteReadModel implements RunReadModel {
       review_state: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.review_state')) VIRTUAL",
       review_expires_at: "TEXT GENERATED ALWAYS AS (json_extract(doc, '$.review_expires_at')) VIRTUAL",
     });
-    this.db.exec('CREATE INDEX IF NOT EXISTS runs_org_created ON runs (organization_id, created_at, id)');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_webhook_due ON runs (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_upload_watch ON runs (upload_watch_until) WHERE upload_watch_until IS NOT NULL');
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_files_retained ON runs (files_retained_until) WHERE files_retained_until IS NOT NULL');
@@ -73,6 +72,12 @@ export class SqliteReadModel implements RunReadModel {
     addMissingColumns(this.db, 'runs', { written: 'INTEGER NOT NULL DEFAULT 0' });
     // The run search's terms (run-search.ts), a JSON list written with the document; filled once for older documents.
     if (addMissingColumns(this.db, 'runs', { search_terms: 'TEXT' }).length > 0) this.backfillSearchTerms();
+    // The run list's index (an organization's runs by creation time) also holds the search terms, so a search (`q`)
+    // reads them from the index and goes to a run's row only for the runs it keeps. Stored after the document, the terms
+    // read from the table walk every run's document first: 40,000 runs of 6 KB searched in about 0.22 s, from this index
+    // in about 0.01 s (docs/decisions.md, "The run search"). It replaces the index without the terms.
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_org_created_terms ON runs (organization_id, created_at, id, search_terms)');
+    this.db.exec('DROP INDEX IF EXISTS runs_org_created');
     this.getRunStmt = this.db.prepare<[string], { doc: string }>('SELECT doc FROM runs WHERE id = ?');
     // Read as [written, doc], not as an object: better-sqlite3 builds a row object name by name (findApiKey says more).
     this.getRunViewStmt = this.db
