@@ -1916,8 +1916,14 @@ describe('customer console in Chromium', () => {
   });
 
   /** A member who accepted an operator's invitation to `orgId` in a browser of their own, signed in on the runs page. */
-  async function joinedMember(orgId: string, email: string, name: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
+  async function joinedMember(
+    orgId: string,
+    email: string,
+    name: string,
+    viewport = { width: 1280, height: 900 },
+    timezoneId?: string,
+  ): Promise<Page> {
+    const context = await browser.newContext({ viewport, timezoneId });
     context.setDefaultTimeout(10_000);
     const joined = await context.newPage();
     await joined.goto((await inviteByOperator(svc, orgId, email)).url);
@@ -2191,6 +2197,50 @@ describe('customer console in Chromium', () => {
       },
       { method, path, body },
     );
+
+  it("the runs filters' days are the days the list shows, in the browser's time zone, not UTC days", async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Far Zone Ltd' } });
+    const key = org.body.api_key as string;
+    const schema = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Rows', fields: { a: { description: 'A', data_type: 'string', is_required: false } } },
+    });
+    await call(`${svc.baseUrl}/v1/transformations/file`, { token: key, body: { schema_id: schema.body.data.id, filename: 'zoned.csv' } });
+    // When the run was made (the service runs in this process, on this clock), to the second or so.
+    const made = new Date();
+    // A zone where the run was made on another day than in UTC: 12 hours west before noon UTC, 14 hours east after.
+    const west = made.getUTCHours() < 12;
+    const p = await joinedMember(org.body.id, 'zed@zone.example', 'Zed Zone', undefined, west ? 'Etc/GMT+12' : 'Etc/GMT-14');
+    const localDay = (offsetDays: number) =>
+      new Date(made.getTime() + ((west ? -12 : 14) * 3_600_000 + offsetDays * 86_400_000)).toISOString().slice(0, 10);
+    expect(localDay(0)).not.toBe(made.toISOString().slice(0, 10));
+    await p.getByRole('cell', { name: 'zoned.csv' }).waitFor();
+    const shownDay = await p.getByRole('cell', { name: 'zoned.csv' }).locator('xpath=preceding-sibling::td[1]').textContent();
+    const apply = async (from: string, until: string) => {
+      await p.getByLabel('Created from').fill(from);
+      await p.getByLabel('Created until').fill(until);
+      await p.getByRole('button', { name: 'Show runs' }).press('Enter');
+      await p.waitForURL((url) => url.searchParams.get('created_after') === from && url.searchParams.get('created_before') === until);
+    };
+    const noneFound = async () => {
+      await p.getByText('No run matches these filters.', { exact: false }).first().waitFor();
+      await expect(p.getByRole('table').count()).resolves.toBe(0);
+    };
+    // Each step changes what is shown, so each wait sees the new list. The day before the one the list gives the run in
+    // that zone: not found (west of UTC, a UTC day's bounds found it there).
+    await apply(localDay(-1), localDay(-1));
+    await noneFound();
+    // That day, from and until: found (it was "No run matches these filters").
+    await apply(localDay(0), localDay(0));
+    await p.getByRole('cell', { name: 'zoned.csv' }).waitFor();
+    expect(await p.getByRole('table').getByRole('row').count()).toBe(2);
+    // The day after: not found (east of UTC, a UTC day's bounds found it there).
+    await apply(localDay(1), localDay(1));
+    await noneFound();
+    expect(shownDay).toContain(new Date(`${localDay(0)}T12:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric' }));
+    await screenshot(p, 'console-runs-filtered-by-local-day');
+    await p.context().close();
+  });
 
   it('tells runs apart by their links; a range that ends before it starts is said at its field, not dropped; a page past the end offers the last', async () => {
     const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Range Ltd' } });

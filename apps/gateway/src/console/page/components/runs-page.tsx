@@ -246,9 +246,24 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
 const isInverted = (after: string | null | undefined, before: string | null | undefined): boolean =>
   Boolean(after && before && before < after);
 
-/** A date input's day as the API's bound: the start of the day for "after", its end for "before" (UTC). */
-const dayBound = (name: string, day: string): string =>
-  /^\d{4}-\d{2}-\d{2}$/.test(day) ? (name === 'created_after' ? `${day}T00:00:00.000Z` : `${day}T23:59:59.999Z`) : day;
+/**
+ * A date input's day as the API's bound: the start of the day for "after", its end for "before", in the browser's time
+ * zone, the one the list shows its times in. Bounds of the UTC day listed, west of UTC, a run the list says was made on
+ * 5 December under "Created from 6 December" (and left it out of "5 December"); east of UTC, the other way round.
+ */
+const dayBound = (name: string, day: string): string => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return day;
+  const [year, month, date] = day.split('-').map(Number);
+  const start = new Date(0);
+  // setFullYear, not new Date(y, m, d): that reads the years 0 to 99 as 1900 to 1999.
+  start.setFullYear(year, month - 1, date);
+  start.setHours(0, 0, 0, 0);
+  if (name === 'created_after') return start.toISOString();
+  // The next day's start, less a millisecond: a day of a clock change is 23 or 25 hours long.
+  const next = new Date(start);
+  next.setDate(next.getDate() + 1);
+  return new Date(next.getTime() - 1).toISOString();
+};
 
 function Choice({ name, value, options, prefix }: { name: string; value: string | null; options: string[]; prefix: string }) {
   return (
