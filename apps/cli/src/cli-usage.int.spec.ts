@@ -53,6 +53,7 @@ describe('operator commands on a DATA_DIR without the service stores', () => {
     [['secrets:reencrypt'], 'read model'],
     [['dead-letters:list'], 'dead letters'],
     [['dead-letters:replay', 'projector/e1'], 'dead letters'],
+    [['data:backup', join(tmpdir(), 'cli-never-made-backup')], 'event store'],
   ])('%j is refused (exit 2), says where it looked, and creates nothing', async (args, store) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-nostore-'));
     const { code, stdout, stderr } = await cli(args, { DATA_DIR: dataDir });
@@ -60,6 +61,7 @@ describe('operator commands on a DATA_DIR without the service stores', () => {
     expect(stderr).toContain(`error: No ${store} in ${dataDir} (DATA_DIR=${dataDir})`);
     expect(stderr).toContain("DATA_DIR must point at the service's data folder");
     expect(readdirSync(dataDir)).toEqual([]);
+    expect(existsSync(join(tmpdir(), 'cli-never-made-backup'))).toBe(false);
     const missing = join(dataDir, 'typo');
     expect((await cli(args, { DATA_DIR: missing })).code).toBe(EXIT.usage);
     expect(existsSync(missing)).toBe(false);

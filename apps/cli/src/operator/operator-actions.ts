@@ -1,8 +1,10 @@
+import { isAbsolute, relative, resolve } from 'node:path';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
 import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
 import { describeMalformedRunEvent } from '@app/run-commands';
 import { operationFailed, usageError } from '../exit-codes';
+import { BackupRefused, backupDataDir, restoreDataDir } from './data-backup';
 import { configuredAdapters, openStores, operatorConfig, operatorConfigWithKeys } from './open-stores';
 import { rebuildReadModel } from './rebuild-read-model';
 import { republishEvents } from './republish-events';
@@ -193,3 +195,84 @@ export async function replayDeadLetter(id: string): Promise<void> {
     await deadLetters.close();
   }
 }
+
+export interface DataBackupOptions {
+  includeKeys?: boolean;
+}
+
+/** Copies DATA_DIR's embedded stores and blobs (and, asked, its key files) into `target` while the service runs. */
+export async function backUpDataDir(target: string, options: DataBackupOptions): Promise<void> {
+  requireEmbeddedStores(configuredAdapters(), 'data:backup');
+  const config = operatorConfig(['event store', 'read model']);
+  const into = resolve(target);
+  if (isInside(into, config.dataDir))
+    throw usageError(`The backup folder ${into} is inside DATA_DIR (${config.dataDir}): choose one outside it, best on another disk.`);
+  const manifest = await backupDataDir(config.dataDir, into, {
+    includeKeys: options.includeKeys === true,
+    progress: terminalProgress(),
+  }).catch(refusedAsUsage);
+  if (manifest.keys_left_out.length > 0)
+    console.error(
+      `warning: ${manifest.keys_left_out.join(' and ')} not copied (--include-keys copies them). Keep them apart from the ` +
+        'backup, in a secret store: secrets.key opens the stored webhook secrets and AI vendor keys, and a restore needs it ' +
+        '(or SECRETS_KEY); without signing.key the review and download links handed out before stop working.',
+    );
+  console.log(JSON.stringify(manifest, null, 2));
+}
+
+/**
+ * Puts a backup into DATA_DIR (no stores there yet; the service stopped), then refolds every run's document from the
+ * events, which were copied after the read model and may be ahead of it.
+ */
+export async function restoreDataDirFromBackup(backup: string): Promise<void> {
+  const config = configuredAdapters();
+  requireEmbeddedStores(config, 'data:restore');
+  const from = resolve(backup);
+  if (from === config.dataDir) throw usageError('The backup folder is DATA_DIR itself: restore into another, empty DATA_DIR.');
+  const restored = await restoreDataDir(from, config.dataDir, {
+    secretsKeyGiven: Boolean(process.env.SECRETS_KEY),
+    progress: terminalProgress(),
+  }).catch(refusedAsUsage);
+  const { store, readModel, close } = await openStores(operatorConfig(['event store', 'read model']));
+  try {
+    const report = await rebuildReadModel(store, readModel, { dryRun: false, progress: terminalProgress() });
+    for (const m of report.malformed) console.error(`error: malformed event left out of its run: ${describeMalformedRunEvent(m)}`);
+    console.log(
+      JSON.stringify(
+        {
+          restored_from: from,
+          data_dir: config.dataDir,
+          backup_created_at: restored.manifest.created_at,
+          stores: restored.manifest.stores.map((s) => s.file),
+          blobs: restored.blobs,
+          keys: restored.keys,
+          rebuilt: { runs: report.runs, changed: report.changed.length, malformed_events: report.malformed.length },
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await close();
+  }
+}
+
+/** A backup copies files: the event store, the read model and the blob store must all be the embedded ones. */
+function requireEmbeddedStores(config: AppConfig, command: string): void {
+  const elsewhere = [
+    config.eventStore.kind !== 'sqlite' && "EVENT_STORE=eventstoredb (back it up with EventStoreDB's own backup)",
+    config.readModel.kind !== 'sqlite' && 'READ_MODEL=mongo (mongodump)',
+    config.blobStore.kind !== 'local' && "BLOB_STORE=s3 (the bucket's versioning or replication)",
+  ].filter((x): x is string => x !== false);
+  if (elsewhere.length > 0)
+    throw usageError(`${command} copies the embedded stores in DATA_DIR; these are not: ${elsewhere.join('; ')}. Nothing was copied.`);
+}
+
+const isInside = (path: string, dir: string): boolean => {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+const refusedAsUsage = (err: unknown): never => {
+  throw err instanceof BackupRefused ? usageError(err.message) : err;
+};

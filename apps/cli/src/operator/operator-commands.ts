@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { logPosition, nonEmpty, positiveInt, runId } from '../argument-parsers';
 import type {
+  DataBackupOptions,
   DeadLettersListOptions,
   EventsRepublishOptions,
   ReadModelRebuildOptions,
@@ -55,6 +56,29 @@ export function registerOperatorCommands(program: Command): void {
         '  SECRETS_KEY_PREVIOUS            earlier keys, comma-separated: they only decrypt',
     )
     .action(async (options: SecretsReencryptOptions) => (await actions()).reencryptStoredSecrets(options));
+
+  operatorCommand(
+    program,
+    'data:backup',
+    'copy the embedded stores (events.sqlite, read-model.sqlite) and blobs of DATA_DIR into a new folder while the ' +
+      'service runs; prints the backup\'s manifest (docs/operations.md, "Backups")',
+  )
+    .argument('<dir>', 'the backup folder: new or empty, outside DATA_DIR', nonEmpty)
+    .option('--include-keys', 'also copy secrets.key and signing.key (by default kept apart: a backup holding them opens its secrets)')
+    .action(async (dir: string, options: DataBackupOptions) => (await actions()).backUpDataDir(dir, options));
+
+  operatorCommand(
+    program,
+    'data:restore',
+    "put a backup made by data:backup into an empty DATA_DIR (the service stopped), then refold every run's document " +
+      'from its events; prints a JSON report',
+  )
+    .argument('<dir>', 'the backup folder (with its backup.json)', nonEmpty)
+    .addHelpText(
+      'after',
+      '  SECRETS_KEY                     the key the stored secrets were sealed with, if the backup holds no secrets.key',
+    )
+    .action(async (dir: string) => (await actions()).restoreDataDirFromBackup(dir));
 
   operatorCommand(program, 'dead-letters:list', 'list the events consumer groups gave up on (poison events), newest first')
     .option('--limit <n>', 'how many to show', positiveInt, 50)
