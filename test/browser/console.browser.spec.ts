@@ -687,6 +687,22 @@ describe('customer console in Chromium', () => {
     await expect(mapping.getByRole('row', { name: /^joined/ }).textContent()).resolves.toContain('None');
     await expect(axeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'console-schema-try');
+    // The mapping's caption is the heading of its table, at its start as "Headers found" is, on one line also at 360 px,
+    // where the table is a stack of cards (it was centred, and there shrank to its longest word: "Suggested / mapping").
+    const caption = () =>
+      mapping.locator('caption').evaluate((el) => {
+        const text = document.createRange();
+        text.selectNodeContents(el);
+        return {
+          lines: new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size,
+          textAtStart: Math.abs(text.getBoundingClientRect().left - el.closest('table')!.getBoundingClientRect().left) < 1,
+        };
+      });
+    await expect(caption()).resolves.toEqual({ lines: 1, textAtStart: true });
+    await page.setViewportSize({ width: 360, height: 780 });
+    await expect(caption()).resolves.toEqual({ lines: 1, textAtStart: true });
+    await screenshot(page, 'console-schema-try-360');
+    await page.setViewportSize({ width: 1280, height: 900 });
     // Nothing was created: the organization still has no run.
     await goto(page, '/console/runs');
     await page.getByText('No run yet.', { exact: false }).waitFor();
