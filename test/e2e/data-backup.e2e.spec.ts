@@ -1,4 +1,18 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  openSync,
+  writeSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../apps/cli/src/cli-program';
@@ -29,6 +43,16 @@ async function cli(args: string[], env: Record<string, string>): Promise<{ code:
     process.env = saved;
   }
 }
+
+/** Writes `bytes` over a file's bytes from `at` (its size unchanged). */
+const overwrite = (file: string, at: number, bytes: Buffer): void => {
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, at);
+  } finally {
+    closeSync(fd);
+  }
+};
 
 const walk = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
@@ -117,6 +141,22 @@ describe('data:backup and data:restore', () => {
       code: EXIT.usage,
       stderr: expect.stringContaining('not a finished backup'),
     });
+
+    // A copy damaged since (a page overwritten; a file cut short): found before a service runs on it, nothing left.
+    for (const [damage, message] of [
+      [(file: string) => writeFileSync(file, randomBytes(100), { flag: 'r+' }), 'is damaged'],
+      [(file: string) => overwrite(file, 4096, randomBytes(4096)), 'is damaged'],
+      [(file: string) => truncateSync(file, statSync(file).size - 1024), "where the backup's manifest says"],
+    ] as const) {
+      const damaged = join(tmp(), 'damaged');
+      cpSync(withKeys, damaged, { recursive: true });
+      const events = join(damaged, 'events.sqlite');
+      damage(events);
+      const into = tmp();
+      const bad = await cli(['data:restore', damaged], { DATA_DIR: into });
+      expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: EXIT.failed, stderr: expect.stringContaining(message) });
+      expect(readdirSync(into)).toEqual([]);
+    }
 
     const restoredDir = tmp();
     const restored = await cli(['data:restore', withKeys], { DATA_DIR: restoredDir });

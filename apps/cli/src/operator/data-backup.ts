@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, mkdir, open, opendir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
 import { openSqlite } from '@app/sqlite';
 
 /**
@@ -129,7 +130,13 @@ export async function restoreDataDir(
     await mkdir(dataDir, { recursive: true, mode: DIR_MODE });
     for (const file of [...STORE_FILES, ...keys]) {
       written.push(join(dataDir, file));
-      await copyDurably(join(backup, file), join(dataDir, file));
+      const bytes = await copyDurably(join(backup, file), join(dataDir, file));
+      const listed = manifest.stores.find((store) => store.file === file);
+      if (listed && listed.bytes !== bytes)
+        throw new Error(
+          `${join(backup, file)} has ${bytes} bytes where the backup's manifest says ${listed.bytes}: it is not the file backed up.`,
+        );
+      if (listed) checkSqlite(join(dataDir, file));
     }
     written.push(join(dataDir, BLOBS));
     const blobs = await copyBlobs(join(backup, BLOBS), join(dataDir, BLOBS), progress);
@@ -153,7 +160,7 @@ async function readManifest(backup: string): Promise<BackupManifest> {
   } catch {
     throw new BackupRefused(`${join(backup, BACKUP_MANIFEST)} is not JSON.`);
   }
-  if (manifest?.format !== 1 || !Array.isArray(manifest.keys_included))
+  if (manifest?.format !== 1 || !Array.isArray(manifest.keys_included) || !Array.isArray(manifest.stores))
     throw new BackupRefused(`${join(backup, BACKUP_MANIFEST)} is not a backup manifest this release reads (format 1).`);
   for (const file of STORE_FILES)
     if (!(await exists(join(backup, file)))) throw new BackupRefused(`${backup} lacks ${file}: the backup is incomplete.`);
@@ -171,6 +178,27 @@ async function snapshotSqlite(source: string, into: string): Promise<void> {
     db.close();
   }
   await syncPath(into);
+  checkSqlite(into);
+}
+
+/**
+ * SQLite's own check of a copy's pages and records (`quick_check`: every page read once). A backup that would not open
+ * is found when it is made, and a copy damaged on its way back (a bad disk, a truncated file) before a service runs on it.
+ */
+function checkSqlite(file: string): void {
+  let findings: string[];
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      findings = (db.pragma('quick_check') as Array<{ quick_check: string }>).map((r) => r.quick_check);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    // A damaged header or page may fail the opening or the check itself ("file is not a database").
+    findings = [(err as Error).message];
+  }
+  if (findings.join() !== 'ok') throw new Error(`${file} is damaged (SQLite's quick_check: ${findings.slice(0, 5).join('; ')}).`);
 }
 
 /**
