@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { axeViolations, holdRequests, launchBrowser, screenshot } from '../support/browser';
 import { inviteByOperator, PASSWORD } from '../support/console-client';
 import { FakeVendor, OPENAI_KEY } from '../support/fake-vendor';
@@ -1842,6 +1842,39 @@ describe('customer console in Chromium', () => {
     await page.keyboard.type(ownerPassword);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+  });
+
+  it('a sign-out that does not reach the service says so and keeps the page, as the session still stands', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Shared Desk Ltd' } });
+    const p = await joinedMember(org.body.id, 'sam@desk.example', 'Sam Desk', { width: 360, height: 780 });
+    const errors: string[] = [];
+    p.on('pageerror', (err) => errors.push(err.message));
+    await goto(p, '/console/api-keys');
+    // The service not reached (a dropped connection, a proxy down): its cookie, which the page cannot clear, still signs in.
+    const notReached = (route: Route) => (route.request().method() === 'DELETE' ? route.abort('connectionrefused') : route.fallback());
+    await p.route('**/console/api/session', notReached);
+    const signOut = p.getByRole('button', { name: 'Sign out' });
+    await signOut.focus();
+    await p.keyboard.press('Enter');
+    // Said, not "You are signed out." on the sign-in form: whoever leaves a shared computer would think it safe to.
+    await p
+      .getByRole('alert')
+      .filter({ hasText: 'You are still signed in: signing out did not go through. The service could not be reached.' })
+      .waitFor();
+    await expect(p.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('API keys');
+    expect(new URL(p.url()).pathname).toBe('/console/api-keys');
+    await expect(signOut.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await expect(p.evaluate(async () => (await fetch('/console/api/session')).status)).resolves.toBe(200);
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await screenshot(p, 'console-sign-out-not-reached-360');
+    // Once it goes through, signed out.
+    await p.unroute('**/console/api/session', notReached);
+    await p.keyboard.press('Enter');
+    await p.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await status(p).getByText('You are signed out.').waitFor();
+    await expect(p.evaluate(async () => (await fetch('/console/api/session')).status)).resolves.toBe(401);
+    expect(errors).toEqual([]);
+    await p.context().close();
   });
 
   it.each(['light', 'dark'] as const)(

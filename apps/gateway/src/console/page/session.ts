@@ -1,4 +1,5 @@
-import { ApiFailure, api, setCsrfToken } from './api';
+import { ApiFailure, api, failureText, setCsrfToken } from './api';
+import { t } from './i18n';
 import { navigate } from './router';
 
 /** Who is signed in, as GET /console/api/session says. */
@@ -54,14 +55,21 @@ export function adopt(session: SessionView): SessionView {
   return session;
 }
 
-/** Ends the session (even if the call fails, the page forgets it) and shows the sign-in form. */
-export async function endSession(onSignedOut: () => void, announceDone: () => void): Promise<void> {
+/**
+ * Ends the session and shows the sign-in form. A sign-out that did not go through (the service not reached, a server
+ * error) leaves the page as it was and says so (`announceFailed`): the session's cookie, which the page cannot clear, still
+ * signs in, so "You are signed out" on the sign-in form told whoever then left a shared computer that it was safe to.
+ * The service ends an ended session's sign-out with 204 too: any failure is a session still standing.
+ */
+export async function endSession(onSignedOut: () => void, announceDone: () => void, announceFailed: (text: string) => void): Promise<void> {
   try {
     await api('DELETE', '/session');
-  } finally {
-    setCsrfToken(null);
-    announceDone();
-    onSignedOut();
-    navigate('/console', true);
+  } catch (err) {
+    announceFailed(t('signout.failed', { reason: err instanceof ApiFailure ? failureText(err) : t('api.network') }));
+    return;
   }
+  setCsrfToken(null);
+  announceDone();
+  onSignedOut();
+  navigate('/console', true);
 }

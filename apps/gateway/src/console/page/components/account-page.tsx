@@ -46,7 +46,12 @@ export function AccountPage({ session, onSignedOut }: { session: SessionView; on
       announce(failureText(err as ApiFailure), 'error');
     }
   });
-  const signOut = () => endSession(onSignedOut, () => announce(t('signout.done')));
+  const signOut = () =>
+    endSession(
+      onSignedOut,
+      () => announce(t('signout.done')),
+      (text) => announce(text, 'error'),
+    );
   return (
     <section>
       <PageTitle text={t('account.title')} />

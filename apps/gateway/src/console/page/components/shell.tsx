@@ -36,7 +36,12 @@ export function Shell({
   const section = (parts[0] ?? 'runs') as (typeof SECTIONS)[number];
   // Signing out leaves the page too: a form not saved or a key not copied asks first.
   const signOut = () => {
-    if (mayLeave()) void endSession(onSignedOut, () => announce(t('signout.done')));
+    if (mayLeave())
+      void endSession(
+        onSignedOut,
+        () => announce(t('signout.done')),
+        (text) => announce(text, 'error'),
+      );
   };
   return (
     <div class="shell">
