@@ -288,6 +288,41 @@ describe('request validation: data keys and body shape', () => {
     expect(nullable.status).toBe(201);
   });
 
+  it('a URL not written as scheme://host, or with a backslash, is 422 on each URL field and on the organization webhook (it was taken, and the sender refused it)', async () => {
+    const host = new URL(receiver.url).host;
+    const mended = [
+      `http:${host}/hooks`,
+      `http:/${host}/hooks`,
+      `http:///${host}/hooks`,
+      `http:\\\\${host}\\hooks`,
+      `http://${host}\\hooks`,
+    ];
+    for (const field of ['notify_url', 'success_callback', 'cancel_callback']) {
+      for (const value of mended) {
+        const res = await post('/v1/transformations/file', fileBody(`,${JSON.stringify(field)}:${JSON.stringify(value)}`));
+        expect({ field, value, status: res.status, fields: res.body.error?.fields }).toEqual({
+          field,
+          value,
+          status: 422,
+          fields: { [field]: [`The ${field.replace(/_/g, ' ')} field must be a valid URL.`] },
+        });
+      }
+    }
+    for (const value of mended) {
+      const res = await call(url(`/admin/v1/organizations/${org.orgId}/webhook`), {
+        method: 'PUT',
+        token: ADMIN_TOKEN,
+        body: { url: value },
+      });
+      expect({ value, status: res.status, fields: res.body.error?.fields }).toEqual({
+        value,
+        status: 422,
+        fields: { url: ['The url field must be a valid URL.'] },
+      });
+    }
+    expect((await post('/v1/transformations/file', fileBody(`,"notify_url":${JSON.stringify(`${receiver.url}/hooks`)}`))).status).toBe(201);
+  });
+
   it('ignores unknown top-level members, whatever their names and contents', async () => {
     const res = await post(
       '/v1/transformations/file',

@@ -69,6 +69,15 @@ export function hasLoneSurrogate(value: unknown): boolean {
 const NOT_IN_A_URL = /[\s\p{Cc}\p{Cf}\p{Cs}]/u;
 
 /**
+ * An absolute URL as RFC 3986 writes one with a host: the scheme, `//`, then the host (not a `/`, `\`, `?` or `#`),
+ * and no backslash anywhere (no URI has one). The WHATWG parser mends the rest into some address: `https:example.com`,
+ * `https:/example.com` and `https:///example.com` into `https://example.com/`, `http:\\host\path` into
+ * `http://host/path`, while the webhook sender refuses `http:host/path` and `http:\\host\path` (ERR_INVALID_URL):
+ * such a `notify_url` was taken with a 201 and never delivered, and none of them is the address it reads as.
+ */
+const WRITTEN_WITH_A_HOST = /^[a-z][a-z\d+.-]*:\/\/[^/\\?#]/i;
+
+/**
  * What is wrong with a URL the service will call or send a reviewer to: not http(s), not
  * HTTPS in production, too long, with characters a URL carries only encoded, or (when `allowed`
  * is given: webhooks and callbacks) a literal non-public address or localhost. Null when it is fine.
@@ -77,6 +86,7 @@ const NOT_IN_A_URL = /[\s\p{Cc}\p{Cf}\p{Cs}]/u;
 export function callbackUrlProblem(value: unknown, production: boolean, allowed?: string[]): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || NOT_IN_A_URL.test(value)) return 'must be a valid URL.';
+  if (!WRITTEN_WITH_A_HOST.test(value) || value.includes('\\')) return 'must be a valid URL.';
   let url: URL;
   try {
     url = new URL(value);

@@ -21,6 +21,25 @@ describe('callbackUrlProblem', () => {
     }
   });
 
+  it('refuses a URL not written as scheme://host, or with a backslash: the parser would mend it into another address', () => {
+    for (const url of [
+      'https:example.com/in',
+      'https:/example.com/in',
+      'https:///example.com/in',
+      'http:127.0.0.1:3932/in',
+      'http:\\\\hooks.example.com\\in',
+      'https://hooks.example.com\\in',
+      'https://\\hooks.example.com/in',
+      'https://?x',
+      'https://#x',
+    ]) {
+      expect({ url, problem: callbackUrlProblem(url, false) }).toEqual({ url, problem: 'must be a valid URL.' });
+    }
+    for (const url of ['HTTPS://hooks.example.com/in', 'https://user@hooks.example.com/in', 'https://[2001:db8::1]:8443/in']) {
+      expect({ url, problem: callbackUrlProblem(url, false) }).toEqual({ url, problem: null });
+    }
+  });
+
   it('asks for https in production, and for a URL at all', () => {
     expect(callbackUrlProblem('http://hooks.example.com/', true)).toBe('must use HTTPS.');
     expect(callbackUrlProblem('ftp://hooks.example.com/', false)).toBe('must be a valid URL.');
