@@ -1530,6 +1530,32 @@ describe('customer console in Chromium', () => {
     await viewer.close();
   });
 
+  it('says when the pending invitations cannot be read, with "Try again", rather than a heading over nothing', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Pending Ltd' } });
+    const p = await joinedMember(org.body.id, 'pat@pending.example', 'Pat Pending', { width: 360, height: 780 });
+    await inviteByOperator(svc, org.body.id, 'new@pending.example', 'viewer');
+    // The members are read; the invitations not (a dropped connection), once.
+    await p.route('**/console/api/invitations', (route) => route.abort('connectionrefused'), { times: 1 });
+    await goto(p, '/console/members');
+    await p.getByRole('cell', { name: /^Pat Pending/ }).waitFor();
+    const failed = p.getByRole('alert').filter({ hasText: 'The service could not be reached.' });
+    await failed.waitFor();
+    // Under the pending invitations' heading, where the list would be.
+    await expect(
+      failed.evaluate((el) => {
+        const heading = [...document.querySelectorAll('h2')].find((h) => h.textContent === 'Pending invitations');
+        return heading?.nextElementSibling === el;
+      }),
+    ).resolves.toBe(true);
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await screenshot(p, 'console-members-pending-not-read-360');
+    await failed.getByRole('button', { name: 'Try again' }).focus();
+    await p.keyboard.press('Enter');
+    await p.getByRole('button', { name: 'Withdraw the invitation for new@pending.example' }).waitFor();
+    await expect(p.getByRole('alert').filter({ hasText: 'The service could not be reached.' }).count()).resolves.toBe(0);
+    await p.context().close();
+  });
+
   it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
     await goto(page, '/console/members');
     // The only owner can be neither demoted nor removed, and the page says why.

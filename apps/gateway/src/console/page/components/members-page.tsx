@@ -218,6 +218,8 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
           <h2 ref={invitationFocus.heading} tabIndex={-1}>
             {t('members.pending')}
           </h2>
+          {/* A list that could not be read says so, with "Try again": the heading stood over nothing at all. */}
+          <LoadState loading={invitations.loading && !invitations.data} error={invitations.error} onRetry={invitations.reload} />
           {invitations.data && invitations.data.data.length === 0 && <p>{t('members.no_pending')}</p>}
           {invitations.data && invitations.data.data.length > 0 && (
             <ul class="cards">
