@@ -158,6 +158,16 @@ describe('data:backup and data:restore', () => {
       expect(readdirSync(into)).toEqual([]);
     }
 
+    // Another service's secrets.key: the stored webhook secret does not open with it; nothing is restored.
+    const wrongKey = tmp();
+    writeFileSync(join(wrongKey, 'secrets.key'), randomBytes(32).toString('base64'), { mode: 0o600 });
+    const wrong = await cli(['data:restore', plain], { DATA_DIR: wrongKey });
+    expect({ code: wrong.code, stderr: wrong.stderr }).toEqual({
+      code: EXIT.failed,
+      stderr: expect.stringContaining('The restored secrets do not open with the key given (DATA_DIR/secrets.key'),
+    });
+    expect(readdirSync(wrongKey)).toEqual(['secrets.key']);
+
     const restoredDir = tmp();
     const restored = await cli(['data:restore', withKeys], { DATA_DIR: restoredDir });
     expect({ code: restored.code, stderr: restored.stderr }).toEqual({ code: EXIT.ok, stderr: expect.any(String) });

@@ -104,7 +104,16 @@ export async function backupDataDir(
 export async function restoreDataDir(
   backup: string,
   dataDir: string,
-  { secretsKeyGiven, progress }: { secretsKeyGiven: boolean; progress?: CopyProgress },
+  {
+    secretsKeyGiven,
+    progress,
+    verify,
+  }: {
+    secretsKeyGiven: boolean;
+    progress?: CopyProgress;
+    /** Checks the restored folder before the restore counts as done; what it throws undoes the restore. */
+    verify?: () => Promise<void>;
+  },
 ): Promise<{ manifest: BackupManifest; blobs: { files: number; bytes: number }; keys: string[] }> {
   const manifest = await readManifest(backup);
   for (const file of STORE_FILES)
@@ -141,6 +150,7 @@ export async function restoreDataDir(
     written.push(join(dataDir, BLOBS));
     const blobs = await copyBlobs(join(backup, BLOBS), join(dataDir, BLOBS), progress);
     await syncPath(dataDir);
+    await verify?.();
     return { manifest, blobs, keys };
   } catch (err) {
     for (const path of written) await rm(path, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
@@ -232,6 +233,7 @@ export async function restoreDataDirFromBackup(backup: string): Promise<void> {
   const restored = await restoreDataDir(from, config.dataDir, {
     secretsKeyGiven: Boolean(process.env.SECRETS_KEY),
     progress: terminalProgress(),
+    verify: storedSecretsOpen,
   }).catch(refusedAsUsage);
   const { store, readModel, close } = await openStores(operatorConfig(['event store', 'read model']));
   try {
@@ -254,6 +256,28 @@ export async function restoreDataDirFromBackup(backup: string): Promise<void> {
     );
   } finally {
     await close();
+  }
+}
+
+/**
+ * Whether the key given (SECRETS_KEY, or DATA_DIR/secrets.key) opens the restored webhook secrets and vendor keys: a
+ * dry run of secrets:reencrypt opens every one not sealed with it, and one sealed with a key it lacks fails. A service
+ * started with another key would answer 500 wherever it needs one of them.
+ */
+async function storedSecretsOpen(): Promise<void> {
+  // The signing key is not needed here: one stands in, so no signing.key is made in DATA_DIR by the check.
+  const config = operatorConfigWithKeys(['read model'], { ...process.env, SIGNING_SECRET: randomBytes(32).toString('base64') });
+  const directory = await openDirectory(config);
+  try {
+    await directory.reencryptSecrets({ dryRun: true });
+  } catch (err) {
+    throw operationFailed(
+      `The restored secrets do not open with the key given (${config.secrets.source}, key id ${config.secrets.current.id}): ` +
+        `${(err as Error).message} Nothing was restored. Give the secrets.key (or SECRETS_KEY) of the backed-up service, ` +
+        'and SECRETS_KEY_PREVIOUS for keys rotated out since.',
+    );
+  } finally {
+    await directory.close();
   }
 }
 
