@@ -1556,6 +1556,39 @@ describe('customer console in Chromium', () => {
     await p.context().close();
   });
 
+  it('names members who share a display name by their e-mail too, so each control, question and message says which', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Namesakes Ltd' } });
+    const p = await joinedMember(org.body.id, 'olga@names.example', 'Olga Owner', { width: 360, height: 780 });
+    for (const email of ['alex@names.example', 'alex.doe@names.example'])
+      await (await joinedMember(org.body.id, email, email.startsWith('alex.') ? 'alex doe' : 'Alex Doe')).context().close();
+    await goto(p, '/console/members');
+    await p.getByRole('button', { name: 'Remove Alex Doe (alex@names.example)' }).waitFor();
+    // No two controls of the list share a name (there were two "Remove Alex Doe" and two "Role of Alex Doe").
+    const names = await p
+      .locator('main table')
+      .evaluate((table) =>
+        [...table.querySelectorAll('button, select')].map((el) =>
+          el instanceof HTMLSelectElement ? el.labels?.[0]?.textContent : el.textContent,
+        ),
+      );
+    expect(names).toEqual(expect.arrayContaining(['Role of Alex Doe (alex@names.example)', 'Role of alex doe (alex.doe@names.example)']));
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    // Olga, whose name is her own, is named by it alone.
+    await p.getByRole('button', { name: 'Remove Olga Owner', exact: true }).waitFor();
+    // The question says which Alex goes, and so does the message.
+    await p.getByRole('button', { name: 'Remove alex doe (alex.doe@names.example)' }).focus();
+    await p.keyboard.press('Enter');
+    const dialog = p.getByRole('dialog', { name: 'Remove alex doe (alex.doe@names.example)?' });
+    await dialog.waitFor();
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await screenshot(p, 'console-members-namesakes-360');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await status(p).getByText('alex doe (alex.doe@names.example) was removed.').waitFor();
+    // The other Alex is the only one now: named by the name alone again.
+    await p.getByRole('button', { name: 'Remove Alex Doe', exact: true }).waitFor();
+    await p.context().close();
+  });
+
   it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
     await goto(page, '/console/members');
     // The only owner can be neither demoted nor removed, and the page says why.

@@ -59,6 +59,15 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
   const lastOwner = (m: Member) => m.role === 'owner' && owners <= 1;
 
   const self = (m: Member) => m.id === session.member.id;
+  // Display names are not unique: a member who shares theirs is named with their e-mail too ("Remove Alex Doe
+  // (alex@…)"), in their controls, the questions and the messages about them. Two "Remove Alex Doe" buttons, and one
+  // "Remove Alex Doe?", told nobody which of them would go.
+  const named = (m: Member): string => {
+    const same = (o: Member) => o.display_name.trim().toLocaleLowerCase() === m.display_name.trim().toLocaleLowerCase();
+    return (members.data?.data.filter(same).length ?? 0) > 1
+      ? t('members.name_with_email', { name: m.display_name, email: m.email })
+      : m.display_name;
+  };
   const changeRole = async () => {
     const { member: m, role } = rolePending!;
     setRolePending(null);
@@ -68,7 +77,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
       setDrafts(({ [m.id]: _saved, ...others }) => others);
       // The row's save button goes with the change: the focus goes back to the member's select.
       document.getElementById(`role-${m.id}`)?.focus();
-      announce(t('members.role_changed', { name: m.display_name, role: t(`role.${role}`) }));
+      announce(t('members.role_changed', { name: named(m), role: t(`role.${role}`) }));
       // Their own role: the whole console now shows what they may do (an admin manages no members).
       if (self(m)) await refreshSession();
     } catch (err) {
@@ -91,7 +100,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
         navigate('/console', true);
         return;
       }
-      announce(t('members.removed', { name: m.display_name }));
+      announce(t('members.removed', { name: named(m) }));
       memberFocus.removed(m);
       members.reload();
       invitations.reload(); // the removed member's links are withdrawn with them
@@ -144,7 +153,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
                     {owner ? (
                       <>
                         <label class="visually-hidden" for={`role-${m.id}`}>
-                          {t('members.role_of', { name: m.display_name })}
+                          {t('members.role_of', { name: named(m) })}
                         </label>
                         <select
                           id={`role-${m.id}`}
@@ -165,7 +174,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
                         {draftOf(m) !== roleOf(m) && (
                           <button type="button" class="secondary" onClick={() => setRolePending({ member: m, role: draftOf(m) })}>
                             {t('members.role_save')}
-                            <span class="visually-hidden"> {t('members.role_save_of', { name: m.display_name })}</span>
+                            <span class="visually-hidden"> {t('members.role_save_of', { name: named(m) })}</span>
                           </button>
                         )}
                       </>
@@ -182,7 +191,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
                         </p>
                       ) : (
                         <button type="button" id={removeId(m)} class="danger" onClick={() => setRemoving(m)}>
-                          {t('members.remove', { name: m.display_name })}
+                          {t('members.remove', { name: named(m) })}
                         </button>
                       )}
                     </td>
@@ -245,7 +254,7 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
         title={
           removing?.id === session.member.id
             ? t('members.remove_self_title')
-            : t('members.remove_title', { name: removing?.display_name ?? '' })
+            : t('members.remove_title', { name: removing ? named(removing) : '' })
         }
         body={
           removing?.id === session.member.id
@@ -258,7 +267,10 @@ export function MembersPage({ session, onSignedOut }: { session: SessionView; on
       />
       <ConfirmDialog
         open={rolePending !== null}
-        title={t('members.role_title', { name: rolePending?.member.display_name ?? '', role: t(`role.${rolePending?.role ?? 'viewer'}`) })}
+        title={t('members.role_title', {
+          name: rolePending ? named(rolePending.member) : '',
+          role: t(`role.${rolePending?.role ?? 'viewer'}`),
+        })}
         body={rolePending && self(rolePending.member) ? t('members.role_body_self') : t('members.role_body')}
         confirm={t('members.role_confirm', { role: t(`role.${rolePending?.role ?? 'viewer'}`) })}
         danger={rolePending !== null && self(rolePending.member)}
