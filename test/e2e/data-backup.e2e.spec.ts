@@ -1,17 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
   cpSync,
-  openSync,
-  writeSync,
   existsSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   truncateSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +154,28 @@ describe('data:backup and data:restore', () => {
       cpSync(withKeys, damaged, { recursive: true });
       const events = join(damaged, 'events.sqlite');
       damage(events);
+      const into = tmp();
+      const bad = await cli(['data:restore', damaged], { DATA_DIR: into });
+      expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: EXIT.failed, stderr: expect.stringContaining(message) });
+      expect(readdirSync(into)).toEqual([]);
+    }
+
+    // A blob damaged, removed or added since: the restore checks each against blobs.sha256 (sha256sum's format).
+    const sums = readFileSync(join(withKeys, 'blobs.sha256'), 'utf8').trim().split('\n');
+    expect(sums).toHaveLength(manifest.blobs.files);
+    expect(sums.filter((line) => !/^[0-9a-f]{64} {2}[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(line))).toEqual([]);
+    expect(sums.filter((line) => line.includes(`  objects/runs/${runs.done}/`)).length).toBeGreaterThanOrEqual(2);
+    // The format is sha256sum's: coreutils checks the backup by hand.
+    expect(execFileSync('sha256sum', ['--check', '--quiet', '../blobs.sha256'], { cwd: join(withKeys, 'blobs') }).toString()).toBe('');
+    const blob = (dir: string) => join(dir, 'blobs', sums.find((line) => line.includes(`  objects/runs/${runs.done}/`))!.slice(66));
+    for (const [damage, message] of [
+      [(dir: string) => overwrite(blob(dir), 0, Buffer.from('X')), 'is damaged: its SHA-256 is not the one'],
+      [(dir: string) => rmSync(blob(dir)), 'are missing from the backup'],
+      [(dir: string) => writeFileSync(join(dir, 'blobs', 'objects', 'runs', 'stray'), 'x'), 'was not backed up with the others'],
+    ] as const) {
+      const damaged = join(tmp(), 'damaged');
+      cpSync(withKeys, damaged, { recursive: true });
+      damage(damaged);
       const into = tmp();
       const bad = await cli(['data:restore', damaged], { DATA_DIR: into });
       expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: EXIT.failed, stderr: expect.stringContaining(message) });

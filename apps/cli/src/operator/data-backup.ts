@@ -1,6 +1,9 @@
-import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, createWriteStream } from 'node:fs';
 import { chmod, copyFile, mkdir, open, opendir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import { openSqlite } from '@app/sqlite';
 
@@ -27,6 +30,8 @@ export const KEY_FILES = ['secrets.key', 'signing.key'] as const;
 
 /** The embedded blob store's folder in DATA_DIR, and its folder of temporary files (never copied: unfinished writes). */
 const BLOBS = 'blobs';
+/** The blobs' SHA-256 sums, in `sha256sum`'s format, beside the manifest. */
+export const BLOB_SUMS = 'blobs.sha256';
 const BLOB_TEMPORARIES = 'tmp';
 
 /** As the service keeps DATA_DIR (docs/security.md): the owner's only. */
@@ -73,7 +78,7 @@ export async function backupDataDir(
       await snapshotSqlite(join(dataDir, file), into);
       stores.push({ file, bytes: (await stat(into)).size });
     }
-    const blobs = await copyBlobs(join(dataDir, BLOBS), join(target, BLOBS), progress);
+    const blobs = await backUpBlobs(join(dataDir, BLOBS), join(target, BLOBS), join(target, BLOB_SUMS), progress);
     const present = await presentKeyFiles(dataDir);
     const keys = includeKeys ? present : [];
     for (const file of keys) await copyDurably(join(dataDir, file), join(target, file));
@@ -148,7 +153,7 @@ export async function restoreDataDir(
       if (listed) checkSqlite(join(dataDir, file));
     }
     written.push(join(dataDir, BLOBS));
-    const blobs = await copyBlobs(join(backup, BLOBS), join(dataDir, BLOBS), progress);
+    const blobs = await restoreBlobs(join(backup, BLOBS), join(dataDir, BLOBS), join(backup, BLOB_SUMS), progress);
     await syncPath(dataDir);
     await verify?.();
     return { manifest, blobs, keys };
@@ -212,31 +217,115 @@ function checkSqlite(file: string): void {
 }
 
 /**
- * Copies a blob folder's files (not its temporary files), keeping their paths. A blob removed
- * while the copy goes (a run's files past their retention) is passed over.
+ * Copies a blob folder's files (not its temporary files), keeping their paths, and writes each one's SHA-256 into
+ * `sumsFile` as `sha256sum` writes them (`cd blobs && sha256sum -c ../blobs.sha256` checks a backup by hand). A blob
+ * removed while the copy goes (a run's files past their retention) is passed over.
  */
-async function copyBlobs(from: string, to: string, progress?: CopyProgress): Promise<{ files: number; bytes: number }> {
-  if (!(await exists(from))) return { files: 0, bytes: 0 };
-  const files: string[] = [];
-  for await (const file of filesUnder(from, true)) files.push(file);
+async function backUpBlobs(from: string, to: string, sumsFile: string, progress?: CopyProgress): Promise<BlobCount> {
+  const sums = await open(sumsFile, 'wx', FILE_MODE);
+  const count: BlobCount = { files: 0, bytes: 0 };
+  try {
+    const files = await blobFiles(from);
+    progress?.start(files.length, 'Blobs');
+    try {
+      for (const file of files) {
+        const copied = await copyHashed(file, join(to, relative(from, file))).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return null;
+          throw err;
+        });
+        if (copied !== null) {
+          await sums.write(`${copied.sha256}  ${relative(from, file)}\n`);
+          [count.files, count.bytes] = [count.files + 1, count.bytes + copied.bytes];
+        }
+        progress?.advance();
+      }
+    } finally {
+      progress?.stop();
+    }
+    await sums.sync();
+  } finally {
+    await sums.close();
+  }
+  for await (const dir of foldersUnder(to)) await syncPath(dir);
+  return count;
+}
+
+/**
+ * Copies a backup's blobs back, each checked against its SHA-256 in `sumsFile` as it is copied: a blob damaged since,
+ * one missing, or one the backup did not list is refused.
+ */
+async function restoreBlobs(from: string, to: string, sumsFile: string, progress?: CopyProgress): Promise<BlobCount> {
+  const sums = await readSums(sumsFile);
+  const count: BlobCount = { files: 0, bytes: 0 };
+  const files = await blobFiles(from);
   progress?.start(files.length, 'Blobs');
-  let [copied, bytes] = [0, 0];
   try {
     for (const file of files) {
-      const into = join(to, relative(from, file));
-      await mkdir(join(into, '..'), { recursive: true, mode: DIR_MODE });
-      const size = await copyDurably(file, into).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return null;
-        throw err;
-      });
-      if (size !== null) [copied, bytes] = [copied + 1, bytes + size];
+      const name = relative(from, file);
+      const listed = sums.get(name);
+      if (listed === undefined) throw new Error(`${file} is not in ${sumsFile}: it was not backed up with the others.`);
+      const copied = await copyHashed(file, join(to, name));
+      if (copied.sha256 !== listed) throw new Error(`${file} is damaged: its SHA-256 is not the one ${sumsFile} lists.`);
+      sums.delete(name);
+      [count.files, count.bytes] = [count.files + 1, count.bytes + copied.bytes];
       progress?.advance();
     }
   } finally {
     progress?.stop();
   }
+  if (sums.size > 0) throw new Error(`${sums.size} blobs ${sumsFile} lists are missing from the backup, ${[...sums.keys()][0]} first.`);
   for await (const dir of foldersUnder(to)) await syncPath(dir);
-  return { files: copied, bytes };
+  return count;
+}
+
+interface BlobCount {
+  files: number;
+  bytes: number;
+}
+
+/** `sha256sum`'s lines: the sum, two spaces, the file's path under blobs/ (a blob key: no space, no line break). */
+async function readSums(sumsFile: string): Promise<Map<string, string>> {
+  const text = await readFile(sumsFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new BackupRefused(`${sumsFile} is missing: the backup's blobs cannot be checked.`);
+    throw err;
+  });
+  const sums = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const match = /^([0-9a-f]{64}) {2}(\S+)$/.exec(line);
+    if (!match) throw new BackupRefused(`${sumsFile} has a line that is not a SHA-256 and a path: ${JSON.stringify(line.slice(0, 120))}.`);
+    sums.set(match[2], match[1]);
+  }
+  return sums;
+}
+
+/** The files of a blob folder (none when it is missing), but for its temporary files. */
+async function blobFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  if (await exists(dir)) for await (const file of filesUnder(dir, true)) files.push(file);
+  return files;
+}
+
+/** Copies one file (never over another) through SHA-256, owner-only and fsynced, in folders made owner-only. */
+async function copyHashed(from: string, to: string): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  await mkdir(dirname(to), { recursive: true, mode: DIR_MODE });
+  // Opened before the copy is created, so a blob removed meanwhile leaves no empty copy behind.
+  const source = await open(from, 'r');
+  await pipeline(
+    source.createReadStream(),
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        done(null, chunk);
+      },
+    }),
+    createWriteStream(to, { flags: 'wx', mode: FILE_MODE }),
+  );
+  await syncPath(to);
+  return { bytes, sha256: hash.digest('hex') };
 }
 
 async function* filesUnder(dir: string, top: boolean): AsyncGenerator<string> {
