@@ -1589,6 +1589,42 @@ describe('customer console in Chromium', () => {
     await p.context().close();
   });
 
+  it('tells two AI providers of one name apart: each card shows its id, and its buttons, question and messages name it', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Twin Models Ltd' } });
+    const ids: string[] = [];
+    for (const key of ['sk-first', 'sk-second']) {
+      const made = await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/providers`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'OpenAI prod', provider: 'openai', model: 'gpt-4o-mini', api_key: key },
+      });
+      ids.push(made.body.data.id as string);
+    }
+    const p = await joinedMember(org.body.id, 'tess@twins.example', 'Tess Twin', { width: 360, height: 780 });
+    await goto(p, '/console/providers');
+    const [first, second] = ids.map((id) => `OpenAI prod (${id.slice(0, 8)})`);
+    await p.getByRole('button', { name: `Delete ${first}` }).waitFor();
+    // The cards read alike but for their ids, which the buttons' names quote (they were two "Delete OpenAI prod").
+    for (const id of ids) await p.getByRole('listitem').filter({ hasText: id }).waitFor();
+    const names = await p.locator('main ul.cards button').allTextContents();
+    expect(names).toEqual(expect.arrayContaining([`Test the connection to ${first}`, `Edit ${second}`, `Delete ${second}`]));
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    await p.getByRole('button', { name: `Delete ${second}` }).focus();
+    await p.keyboard.press('Enter');
+    const dialog = p.getByRole('dialog', { name: `Delete the provider ${second}?` });
+    await dialog.waitFor();
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await screenshot(p, 'console-providers-namesakes-360');
+    await dialog.getByRole('button', { name: 'Delete it' }).click();
+    await status(p).getByText(`Provider ${second} deleted.`).waitFor();
+    expect(
+      (await call(`${svc.baseUrl}/admin/v1/organizations/${org.body.id}/providers/${ids[1]}`, { method: 'DELETE', token: ADMIN_TOKEN }))
+        .status,
+    ).toBe(404);
+    // The one left has its name to itself again.
+    await p.getByRole('button', { name: 'Delete OpenAI prod', exact: true }).waitFor();
+    await p.context().close();
+  });
+
   it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
     await goto(page, '/console/members');
     // The only owner can be neither demoted nor removed, and the page says why.

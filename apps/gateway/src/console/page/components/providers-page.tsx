@@ -36,6 +36,13 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const deleteId = (p: Provider) => `delete-provider-${p.id}`;
   const editId = (p: Provider) => `edit-provider-${p.id}`;
   const focus = useRemovalFocus(list.data?.data, deleteId);
+  // Names are not unique: a provider that shares its name is named with the start of its id too ("Delete OpenAI
+  // (f4de92f2)"), which its card shows, in its buttons, the question and the messages. Two cards that read alike, each
+  // with "Delete OpenAI", said nothing of which would go.
+  const named = (p: Provider): string => {
+    const same = (o: Provider) => o.name.trim().toLocaleLowerCase() === p.name.trim().toLocaleLowerCase();
+    return (list.data?.data.filter(same).length ?? 0) > 1 ? t('providers.name_with_id', { name: p.name, id: p.id.slice(0, 8) }) : p.name;
+  };
   // The button that opened the form gets the focus back when it closes (saved or canceled): the form's buttons go with
   // it, and the browser would drop the focus to the page's body.
   const opener = useRef<string | null>(null);
@@ -52,11 +59,11 @@ export function ProvidersPage({ session }: { session: SessionView }) {
   const test = useRowAction(
     (p: Provider) => p.id,
     async (p: Provider) => {
-      announce(t('providers.testing', { name: p.name }));
+      announce(t('providers.testing', { name: named(p) }));
       try {
         const { data } = await api<{ data: { ok: boolean; message: string; duration_ms: number } }>('POST', `/providers/${p.id}/test`, {});
         announce(
-          t(data.ok ? 'providers.test_ok' : 'providers.test_failed', { name: p.name, message: data.message, ms: data.duration_ms }),
+          t(data.ok ? 'providers.test_ok' : 'providers.test_failed', { name: named(p), message: data.message, ms: data.duration_ms }),
           data.ok ? 'ok' : 'error',
         );
       } catch (err) {
@@ -69,7 +76,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
     setDeleting(null);
     try {
       await api('DELETE', `/providers/${p.id}`);
-      announce(t('providers.deleted', { name: p.name }));
+      announce(t('providers.deleted', { name: named(p) }));
       focus.removed(p);
       list.reload();
     } catch (err) {
@@ -105,6 +112,10 @@ export function ProvidersPage({ session }: { session: SessionView }) {
               <p>
                 {p.provider_label} · {p.model_label}
               </p>
+              {/* Its id, as the API's provider_id names it: two providers of one name are told apart by it. */}
+              <p class="muted">
+                {t('providers.id')} <code>{p.id}</code>
+              </p>
               <p class="muted">
                 {t('providers.key')}:{' '}
                 {p.has_api_key ? (
@@ -119,13 +130,13 @@ export function ProvidersPage({ session }: { session: SessionView }) {
               {editable && (
                 <div class="actions">
                   <button type="button" class="secondary" onClick={() => test.run(p)} aria-disabled={test.isBusy(p) || undefined}>
-                    {t('providers.test', { name: p.name })}
+                    {t('providers.test', { name: named(p) })}
                   </button>
                   <button type="button" id={editId(p)} class="secondary" onClick={() => open(p)}>
-                    {t('providers.edit', { name: p.name })}
+                    {t('providers.edit', { name: named(p) })}
                   </button>
                   <button type="button" id={deleteId(p)} class="danger" onClick={() => setDeleting(p)}>
-                    {t('providers.delete', { name: p.name })}
+                    {t('providers.delete', { name: named(p) })}
                   </button>
                 </div>
               )}
@@ -135,7 +146,7 @@ export function ProvidersPage({ session }: { session: SessionView }) {
       )}
       <ConfirmDialog
         open={deleting !== null}
-        title={t('providers.delete_title', { name: deleting?.name ?? '' })}
+        title={t('providers.delete_title', { name: deleting ? named(deleting) : '' })}
         body={t('providers.delete_body')}
         confirm={t('providers.delete_confirm')}
         onConfirm={remove}
