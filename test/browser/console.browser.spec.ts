@@ -1625,6 +1625,27 @@ describe('customer console in Chromium', () => {
     await p.context().close();
   });
 
+  it("the skip link takes the focus to the content, not to the page's body, signed in and on the sign-in form", async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Skip Ltd' } });
+    const p = await joinedMember(org.body.id, 'sky@skip.example', 'Sky Skip', { width: 360, height: 780 });
+    const skipTo = async (path: string) => {
+      await goto(p, path);
+      await p.getByRole('link', { name: 'Skip to the content' }).focus();
+      await p.keyboard.press('Enter');
+      await p.waitForFunction(() => location.hash === '#main');
+      await expect(p.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+      // The next Tab goes on from there, into the content.
+      await p.keyboard.press('Tab');
+      await expect(p.evaluate(() => document.activeElement?.closest('main') !== null)).resolves.toBe(true);
+    };
+    await skipTo('/console/usage');
+    await skipTo('/console/account');
+    await p.getByRole('button', { name: 'Sign out' }).first().click();
+    await p.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await skipTo('/console');
+    await p.context().close();
+  });
+
   it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
     await goto(page, '/console/members');
     // The only owner can be neither demoted nor removed, and the page says why.

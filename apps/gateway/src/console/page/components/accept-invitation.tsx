@@ -70,7 +70,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
   };
 
   return (
-    <main id="main" class="narrow">
+    <main id="main" class="narrow" tabIndex={-1}>
       <p class="brand">{t('app.name')}</p>
       <PageTitle text={preview?.password_reset ? t('invite.reset_title') : t('invite.title')} />
       {problem && (

@@ -82,7 +82,7 @@ export function App() {
     );
   } else if (session === undefined) {
     content = (
-      <main id="main" class="narrow" aria-busy={bootFailure ? undefined : 'true'}>
+      <main id="main" class="narrow" tabIndex={-1} aria-busy={bootFailure ? undefined : 'true'}>
         <LoadState
           loading={true}
           error={bootFailure}

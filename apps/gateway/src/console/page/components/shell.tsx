@@ -67,7 +67,10 @@ export function Shell({
           ))}
         </ul>
       </nav>
-      <main id="main">{page(section, parts, query, session, onSignedOut)}</main>
+      {/* Focusable by script (tabIndex -1): the skip link's #main takes the focus to it, not to the page's body. */}
+      <main id="main" tabIndex={-1}>
+        {page(section, parts, query, session, onSignedOut)}
+      </main>
     </div>
   );
 }

@@ -11,7 +11,7 @@ import { announce, clearStatus } from './status';
 /** The sign-in page: e-mail and password; the answer never tells whether an e-mail has an account. */
 export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionView) => void }) {
   return (
-    <main id="main" class="narrow">
+    <main id="main" class="narrow" tabIndex={-1}>
       <p class="brand">{t('app.name')}</p>
       <PageTitle text={t('signin.title')} />
       <SignInForm onSignedIn={onSignedIn} />
