@@ -694,7 +694,7 @@ describe('customer console in Chromium', () => {
         const text = document.createRange();
         text.selectNodeContents(el);
         return {
-          lines: new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size,
+          lines: new Set(Array.from(text.getClientRects(), (r) => Math.round(r.top))).size,
           textAtStart: Math.abs(text.getBoundingClientRect().left - el.closest('table')!.getBoundingClientRect().left) < 1,
         };
       });
@@ -1543,7 +1543,7 @@ describe('customer console in Chromium', () => {
     // Under the pending invitations' heading, where the list would be.
     await expect(
       failed.evaluate((el) => {
-        const heading = [...document.querySelectorAll('h2')].find((h) => h.textContent === 'Pending invitations');
+        const heading = Array.from(document.querySelectorAll('h2')).find((h) => h.textContent === 'Pending invitations');
         return heading?.nextElementSibling === el;
       }),
     ).resolves.toBe(true);
@@ -1567,7 +1567,7 @@ describe('customer console in Chromium', () => {
     const names = await p
       .locator('main table')
       .evaluate((table) =>
-        [...table.querySelectorAll('button, select')].map((el) =>
+        Array.from(table.querySelectorAll('button, select'), (el) =>
           el instanceof HTMLSelectElement ? el.labels?.[0]?.textContent : el.textContent,
         ),
       );
