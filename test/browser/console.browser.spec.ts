@@ -1646,6 +1646,33 @@ describe('customer console in Chromium', () => {
     await p.context().close();
   });
 
+  it('tells an owner who opens the link they made for a colleague, signed in, whose link it is', async () => {
+    const org = await call(`${svc.baseUrl}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Link Check Ltd' } });
+    const p = await joinedMember(org.body.id, 'lena@link.example', 'Lena Link', { width: 360, height: 780 });
+    const made = await sessionCall(p, 'POST', '/invitations', { email: 'colin@link.example', role: 'admin' });
+    // Pasted into the owner's own browser, to try it before sending it: the form reads like the owner's to fill in.
+    await p.goto(made.body.data.url as string);
+    await p.getByRole('heading', { name: 'Join your organization', level: 1 }).waitFor();
+    const note = p.locator('#invite-someone-else');
+    await expect(note.textContent()).resolves.toBe(
+      'You are signed in here as Lena Link (lena@link.example). This link is for colin@link.example: send it to them rather than use it yourself. Joining here uses it up and signs you out of your own account in this browser.',
+    );
+    await expect(p.getByRole('button', { name: 'Join and sign in' }).getAttribute('aria-describedby')).resolves.toBe('invite-someone-else');
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await p.emulateMedia({ colorScheme: 'dark' });
+    await expect(axeViolations(p)).resolves.toEqual([]);
+    await screenshot(p, 'console-invitation-opened-by-its-owner-360-dark');
+    await p.emulateMedia({ colorScheme: 'light' });
+    // Colin, signed in nowhere, is told nothing of the kind.
+    const colin = await (await browser.newContext({ viewport: { width: 360, height: 780 } })).newPage();
+    await colin.goto(made.body.data.url as string);
+    await colin.getByLabel('Your name').waitFor();
+    await expect(colin.locator('#invite-someone-else').count()).resolves.toBe(0);
+    await expect(colin.getByRole('button', { name: 'Join and sign in' }).getAttribute('aria-describedby')).resolves.toBeNull();
+    await colin.context().close();
+    await p.context().close();
+  });
+
   it('manages members: the only owner stays, a role changes, an invitation is withdrawn, a member removed', async () => {
     await goto(page, '/console/members');
     // The only owner can be neither demoted nor removed, and the page says why.

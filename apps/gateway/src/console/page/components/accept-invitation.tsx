@@ -20,8 +20,21 @@ interface Preview {
   password_reset: boolean;
 }
 
-/** An invitation link: who is invited where, then a name and a password, and the person is signed in. */
-export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; signature: string; onSignedIn: (s: SessionView) => void }) {
+/**
+ * An invitation link: who is invited where, then a name and a password, and the person is signed in. `signedInAs`: who
+ * this browser is signed in as, if anyone.
+ */
+export function AcceptInvitation({
+  id,
+  signature,
+  onSignedIn,
+  signedInAs,
+}: {
+  id: string;
+  signature: string;
+  onSignedIn: (s: SessionView) => void;
+  signedInAs?: SessionView['member'] | null;
+}) {
   const [preview, setPreview] = useState<Preview | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const problemRef = useRef<HTMLDivElement>(null);
@@ -68,6 +81,8 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
     event.preventDefault();
     void send.run(new FormData(event.target as HTMLFormElement));
   };
+  const otherMember =
+    signedInAs && preview && signedInAs.email.toLocaleLowerCase() !== preview.email.toLocaleLowerCase() ? signedInAs : null;
 
   return (
     <main id="main" class="narrow" tabIndex={-1}>
@@ -92,6 +107,13 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
           <p class="muted">
             {t(preview.password_reset ? 'invite.reset_expires' : 'invite.expires', { date: formatDate(preview.expires_at) })}
           </p>
+          {/* An owner who opens the link they made (to try it before sending it) is told whose it is: the form looked
+              like their own to fill in, and joining would use it up and sign them out of their own account here. */}
+          {otherMember && (
+            <p class="notice" id="invite-someone-else">
+              {t('invite.signed_in_other', { name: otherMember.display_name, email: otherMember.email, invited: preview.email })}
+            </p>
+          )}
           <form ref={form} onSubmit={submit} noValidate>
             <label for="invite-email">{t('signin.email')}</label>
             <input id="invite-email" type="email" value={preview.email} readOnly autoComplete="username" />
@@ -133,7 +155,7 @@ export function AcceptInvitation({ id, signature, onSignedIn }: { id: string; si
               {...errorProps('password_again-error', fields.password_again)}
             />
             <FieldError id="password_again-error" messages={fields.password_again} />
-            <button type="submit" aria-disabled={send.busy || undefined}>
+            <button type="submit" aria-disabled={send.busy || undefined} aria-describedby={otherMember ? 'invite-someone-else' : undefined}>
               {preview.password_reset ? t('invite.reset_submit') : t('invite.submit')}
             </button>
           </form>

@@ -74,6 +74,7 @@ export function App() {
       <AcceptInvitation
         id={invitation[1]}
         signature={loc.query.get('signature') ?? ''}
+        signedInAs={session?.member ?? null}
         onSignedIn={(s) => {
           setSession(s);
           navigate('/console/runs', true);
