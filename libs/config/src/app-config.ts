@@ -201,23 +201,16 @@ export interface AiCallConfig {
 
 /**
  * An integer setting from `min` to `max`, or `fallback` when unset or empty. A value out of that range is refused, naming
- * the variable, as any other bad value is: no setting is ever clamped in silence (docs/configuration.md).
+ * the variable, as any other bad value is: no setting is ever clamped in silence (docs/configuration.md). Every setting
+ * names its `max`: one without (`MAX_UPLOAD_BYTES=1e300`, a thread count of 1e9) used to start and fail later, or not at all.
  */
-const intIn = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): number => {
+const intIn = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, why = ''): number => {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
-  const range =
-    max < Number.MAX_SAFE_INTEGER
-      ? `an integer from ${min} to ${max}`
-      : min === 0
-        ? 'a non-negative integer'
-        : `an integer of at least ${min}`;
-  throw new Error(`${name} must be ${range}${why}, got "${raw}"`);
+  throw new Error(`${name} must be an integer from ${min} to ${max}${why}, got "${raw}"`);
 };
-
-const int = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => intIn(env, name, fallback, 0);
 
 /**
  * The longest lifetime or window in seconds (10 years). A run's expiry, retention or link is now plus one of them, written
@@ -239,6 +232,127 @@ const seconds = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
 /** A duration setting in milliseconds, from `min` to 24.8 days. */
 const millis = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number =>
   intIn(env, name, fallback, min, LONGEST_DELAY_MS, ' (at most 24.8 days, the longest a timer waits)');
+
+/*
+ * The largest values of the settings that are no duration (since 2026-12-06; docs/decisions.md, "The largest values").
+ * Each is far past what a deployment asks for, and below what the code using it can do.
+ */
+
+/**
+ * A file's size or a sum of bytes (MAX_UPLOAD_BYTES, MAX_XLSX_UNPACKED_BYTES, HTTP_MAX_JSON_BYTES_IN_FLIGHT): 1 TiB, more
+ * than a disk or the memory of a machine gives one process, and 10,000 times the default upload.
+ */
+const LARGEST_BYTES = 2 ** 40;
+
+/**
+ * A JSON body (MAX_JSON_BODY_BYTES), read into one string before it is parsed (create-http-app.ts): V8's longest string
+ * is 2^29 - 24 characters (512 MiB), and a longer body would fail as it is read. 256 MiB leaves room for the parse.
+ */
+const LARGEST_JSON_BODY_BYTES = 256 * 1024 * 1024;
+
+/**
+ * An image sent to an AI vendor (AI_MAX_IMAGE_BYTES): it goes base64-encoded (4 characters for 3 bytes) in the request's
+ * JSON, and vendor-http.ts refuses a request body over 40 MiB (maxBodyLength): 30 MiB of image would fill it alone,
+ * and every such run would fail at its call. 24 MiB (a 32 MiB body) leaves 8 MiB for the prompt.
+ */
+const LARGEST_AI_IMAGE_BYTES = 24 * 1024 * 1024;
+
+/**
+ * A row or a field in characters (MAX_ROW_CHARS, MAX_FIELD_CHARS): 2^28, half V8's longest string (2^29 - 24). The row in
+ * progress is one string, joined to the next piece read before it is measured (row-scanner.ts), so a limit near the
+ * longest string would fail with "Invalid string length" instead of the file's too-long-row problem.
+ */
+const LONGEST_ROW_CHARS = 2 ** 28;
+
+/**
+ * Rows of a file (MAX_ROWS): 2^32 - 1. Rows are tallied by width in Uint32Arrays (row-widths.ts), whose counts wrap past it.
+ */
+const MOST_ROWS = 2 ** 32 - 1;
+
+/**
+ * Columns of a row (MAX_COLUMNS): 65,536, four times the widest sheet Excel writes (16,384). Rows are tallied by width in
+ * typed arrays as wide as the widest row seen, up to one past the limit (row-widths.ts): 12 bytes a width, 24 GB at 1e9.
+ */
+const MOST_COLUMNS = 65_536;
+
+/**
+ * MAX_XLSX_COMPRESSION_RATIO: 1032, deflate's highest ratio (zlib's FAQ), and a workbook's parts are stored or deflated
+ * (xlsx-package.ts refuses any other method). At 1032 no part is refused for its ratio; a larger limit checks nothing more.
+ */
+const HIGHEST_XLSX_COMPRESSION_RATIO = 1032;
+
+/**
+ * MAX_OUTPUT_RATIO: 10,000, as much as a fix can lengthen a value of one character: a fix writes at most 10,000
+ * characters (apps/output/src/output-limit.ts). Past it the output limit stops nothing a review can do.
+ */
+const HIGHEST_OUTPUT_RATIO = 10_000;
+
+/**
+ * Attempts at anything (HANDLER_, AI_, WEBHOOK_MAX_ATTEMPTS, VALIDATION_HOOK_ATTEMPTS): 20. The AI and validation-hook
+ * calls wait twice as long before each retry (axios-retry's exponentialDelay, from half the base delay): from
+ * AI_RETRY_BASE_MS's default, the 19th retry waits 3 days and the 22nd would pass 2^31 - 1 ms, which a timer fires at
+ * once, so the retries that followed would hammer the vendor. A delivery or a handler failing 20 times fails for good.
+ */
+const MOST_ATTEMPTS = 20;
+
+/**
+ * Work one process does at once (STEP_CONCURRENCY, WEBHOOK_CONCURRENCY): 10,000. Each is a claim renewed on a timer or an
+ * outgoing connection on one event loop; the defaults are 8 and 50.
+ */
+const MOST_AT_ONCE = 10_000;
+
+/**
+ * CPU_WORKER_THREADS: 64. Each thread has a heap of its own (CPU_WORKER_HEAP_MB and CPU_WORKER_YOUNG_MB) in a process
+ * sized for 256 MB (docs/files.md, "Memory"), and a file's work is split in two at most; the default is 2.
+ */
+const MOST_CPU_THREADS = 64;
+
+/**
+ * CPU_WORKER_HEAP_MB and CPU_WORKER_YOUNG_MB: 65,536 (64 GiB) for one thread, past any machine's share for it. V8 takes
+ * the value in bytes as an integer: 1e300 became V8's default limit (4 GB here) in silence.
+ */
+const LARGEST_THREAD_HEAP_MB = 65_536;
+
+/**
+ * Requests (RATE_LIMIT_PER_MINUTE) or failures (AUTH_FAILURE_LIMIT, CONSOLE_SIGNIN_*_LIMIT) allowed per window:
+ * 1,000,000,000, 16 million a second for a minute, more than a process answers (the benches use 100,000,000 as "no limit").
+ */
+const MOST_PER_WINDOW = 1_000_000_000;
+
+/**
+ * HTTP_MAX_CONNECTIONS: 1,048,576, Linux's default fs.nr_open, the most file descriptors a process may hold (0: no limit).
+ */
+const MOST_CONNECTIONS = 2 ** 20;
+
+/**
+ * HTTP_UPLOAD_MIN_BYTES_PER_SECOND: 1 GiB a second, about all of a 10 Gbit/s link. A least rate past what a link
+ * carries would close every upload.
+ */
+const HIGHEST_UPLOAD_MIN_BYTES_PER_SECOND = 2 ** 30;
+
+/**
+ * AI_MAX_OUTPUT_TOKENS: 1,000,000, past any vendor's max_tokens (128,000 at most today). An answer is read up to 20 MiB
+ * (vendor-http.ts, maxContentLength), some 5 million tokens.
+ */
+const MOST_OUTPUT_TOKENS = 1_000_000;
+
+/**
+ * VALIDATION_HOOK_MAX_ROWS: 1,000,000. The rows sent up front are read into memory together before they are sent
+ * (customer-checks.service.ts); the default is 10,000.
+ */
+const MOST_HOOK_ROWS = 1_000_000;
+
+/**
+ * KAFKA_PARTITIONS: 10,000. Each partition is a log on every replica broker and a lane the consumers follow, and Kafka
+ * advises a few thousand partitions a broker; the default is 6.
+ */
+const MOST_KAFKA_PARTITIONS = 10_000;
+
+/** KAFKA_REPLICATION_FACTOR: 32767. kafkajs writes it as a 16-bit integer (CreateTopics), and throws past it when a topic is made. */
+const MOST_KAFKA_REPLICAS = 2 ** 15 - 1;
+
+/** A TRUST_PROXY hop count: 100. A request crosses a few proxies (a CDN, a load balancer, an ingress); `true` trusts them all. */
+const MOST_PROXY_HOPS = 100;
 
 const HIGHEST_PORT = 65535;
 
@@ -305,7 +419,7 @@ export const TRUST_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'] as co
 function trustProxySetting(raw: string | undefined): HttpEdgeConfig['trustProxy'] {
   const value = (raw ?? 'loopback').trim();
   if (value === 'true' || value === 'false') return value === 'true';
-  if (/^\d+$/.test(value)) return Number(value);
+  if (/^\d+$/.test(value)) return intIn({ TRUST_PROXY: value }, 'TRUST_PROXY', 0, 0, MOST_PROXY_HOPS, ' as a hop count');
   const entries = value
     .split(',')
     .map((v) => v.trim())
@@ -335,7 +449,7 @@ function stepClaimSettings(env: NodeJS.ProcessEnv): AppConfig['stepClaims'] {
       longestRenew,
       ' (at most a third of STEP_CLAIM_TTL_MS)',
     ),
-    concurrency: intIn(env, 'STEP_CONCURRENCY', 8, 1),
+    concurrency: intIn(env, 'STEP_CONCURRENCY', 8, 1, MOST_AT_ONCE),
   };
 }
 
@@ -344,20 +458,20 @@ function httpEdgeSettings(env: NodeJS.ProcessEnv, port: number): HttpEdgeConfig 
   if (env.ADMIN_HOST && adminPort === null) throw new Error('ADMIN_HOST needs ADMIN_PORT (the admin listener is off without a port).');
   if (adminPort !== null && adminPort === port) throw new Error(`ADMIN_PORT must be a port other than PORT (${port}).`);
   return {
-    maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 1024),
+    maxConnections: intIn(env, 'HTTP_MAX_CONNECTIONS', 1024, 0, MOST_CONNECTIONS),
     headersTimeoutMs: millis(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1),
     bodyTimeoutMs: millis(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 1),
     // Below a minute: a stalled upload is cut within 60 s of its last byte, whatever else happens.
     uploadIdleTimeoutMs: millis(env, 'HTTP_UPLOAD_IDLE_TIMEOUT_MS', 45_000, 1),
     // A byte every 44 s passes the idle rule; this one bounds how long a trickle holds its connection and its run's upload.
-    uploadMinBytesPerSecond: int(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024),
+    uploadMinBytesPerSecond: intIn(env, 'HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 1024, 0, HIGHEST_UPLOAD_MIN_BYTES_PER_SECOND),
     // At most an hour: a timer's delay past 2^31 - 1 ms would fire at once, and cut every upload.
     uploadRateWindowMs: intIn(env, 'HTTP_UPLOAD_RATE_WINDOW_MS', 60_000, 100, 3_600_000),
     keepAliveTimeoutMs: millis(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
     // Under Kubernetes' 30 s grace, with time left for the pipeline's own stop.
     drainMs: intIn(env, 'HTTP_DRAIN_MS', 10_000, 0, 3_600_000),
-    maxJsonBytesInFlight: intIn(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024, 1),
-    authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 30),
+    maxJsonBytesInFlight: intIn(env, 'HTTP_MAX_JSON_BYTES_IN_FLIGHT', 16 * 1024 * 1024, 1, LARGEST_BYTES),
+    authFailureLimit: intIn(env, 'AUTH_FAILURE_LIMIT', 30, 0, MOST_PER_WINDOW),
     authFailureWindowSeconds: seconds(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     adminListener: adminPort === null ? null : { host: env.ADMIN_HOST || '127.0.0.1', port: adminPort },
@@ -433,8 +547,8 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
               .map((b) => b.trim())
               .filter(Boolean),
             clientId: env.KAFKA_CLIENT_ID || 'transformation-service',
-            partitions: int(env, 'KAFKA_PARTITIONS', 6),
-            replicationFactor: int(env, 'KAFKA_REPLICATION_FACTOR', 1),
+            partitions: intIn(env, 'KAFKA_PARTITIONS', 6, 0, MOST_KAFKA_PARTITIONS),
+            replicationFactor: intIn(env, 'KAFKA_REPLICATION_FACTOR', 1, 0, MOST_KAFKA_REPLICAS),
             bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
             // Kafka's own "for ever" is -1 (retention.ms), as the dead-letter topic gets it.
             retentionMs:
@@ -465,7 +579,7 @@ function blobStoreSettings(env: NodeJS.ProcessEnv): AppConfig['blobStore'] {
   if (!env.S3_BUCKET) throw new Error('BLOB_STORE=s3 needs S3_BUCKET.');
   // S3 refuses a pre-signed URL living longer than 7 days, and an upload's expiry is rounded up to a whole second.
   for (const name of ['UPLOAD_TTL_SECONDS', 'DOWNLOAD_URL_TTL_SECONDS'])
-    if (int(env, name, 0) > S3_LONGEST_URL_SECONDS - 1)
+    if (seconds(env, name, 0) > S3_LONGEST_URL_SECONDS - 1)
       throw new Error(
         `${name} must be at most ${S3_LONGEST_URL_SECONDS - 1} with BLOB_STORE=s3 (S3's pre-signed URLs live 7 days at most).`,
       );
@@ -511,8 +625,8 @@ export interface ConsoleConfig {
 const consoleSettings = (env: NodeJS.ProcessEnv): ConsoleConfig => ({
   sessionIdleSeconds: seconds(env, 'CONSOLE_SESSION_IDLE_SECONDS', 8 * 3600, 1),
   invitationTtlSeconds: seconds(env, 'CONSOLE_INVITATION_TTL_SECONDS', 7 * 24 * 3600, 1),
-  signInAccountLimit: intIn(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5, 1),
-  signInAddressLimit: intIn(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20, 1),
+  signInAccountLimit: intIn(env, 'CONSOLE_SIGNIN_ACCOUNT_LIMIT', 5, 1, MOST_PER_WINDOW),
+  signInAddressLimit: intIn(env, 'CONSOLE_SIGNIN_ADDRESS_LIMIT', 20, 1, MOST_PER_WINDOW),
   signInWindowSeconds: seconds(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 900, 1),
 });
 
@@ -606,59 +720,59 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     reviewTtlSeconds: seconds(env, 'REVIEW_TTL_SECONDS', 7 * 24 * 3600),
     outputRetentionSeconds: seconds(env, 'OUTPUT_RETENTION_SECONDS', 30 * 24 * 3600),
     downloadUrlTtlSeconds: seconds(env, 'DOWNLOAD_URL_TTL_SECONDS', 3600),
-    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024),
-    maxOutputRatio: intIn(env, 'MAX_OUTPUT_RATIO', 64, 1),
-    maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    maxUploadBytes: intIn(env, 'MAX_UPLOAD_BYTES', 1024 * 1024 * 1024, 0, LARGEST_BYTES),
+    maxOutputRatio: intIn(env, 'MAX_OUTPUT_RATIO', 64, 1, HIGHEST_OUTPUT_RATIO),
+    maxJsonBodyBytes: intIn(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 0, LARGEST_JSON_BODY_BYTES),
+    rateLimitPerMinute: intIn(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, MOST_PER_WINDOW),
     log: logSettings(env),
     http: httpEdgeSettings(env, port),
     eventStorePollMs: millis(env, 'EVENT_STORE_POLL_MS', 200),
     blobStore: blobStoreSettings(env),
     uploadPollMs: millis(env, 'UPLOAD_POLL_MS', 2000),
     sweepIntervalMs: millis(env, 'SWEEP_INTERVAL_MS', 60_000, 10),
-    handlerMaxAttempts: intIn(env, 'HANDLER_MAX_ATTEMPTS', 3, 1),
+    handlerMaxAttempts: intIn(env, 'HANDLER_MAX_ATTEMPTS', 3, 1, MOST_ATTEMPTS),
     deadLetterReplayPollMs: millis(env, 'DEAD_LETTER_REPLAY_POLL_MS', 2000),
     stepClaims: stepClaimSettings(env),
     ...adapterSettings(env),
     defaultPerPage: 15,
     maxPerPage: 100,
     cpuWork: {
-      threads: int(env, 'CPU_WORKER_THREADS', 2),
-      heapMb: int(env, 'CPU_WORKER_HEAP_MB', 40),
-      youngMb: int(env, 'CPU_WORKER_YOUNG_MB', 16),
+      threads: intIn(env, 'CPU_WORKER_THREADS', 2, 0, MOST_CPU_THREADS),
+      heapMb: intIn(env, 'CPU_WORKER_HEAP_MB', 40, 0, LARGEST_THREAD_HEAP_MB),
+      youngMb: intIn(env, 'CPU_WORKER_YOUNG_MB', 16, 0, LARGEST_THREAD_HEAP_MB),
     },
     ai: {
       timeoutMs: millis(env, 'AI_TIMEOUT_MS', 60_000),
-      maxAttempts: intIn(env, 'AI_MAX_ATTEMPTS', 3, 1),
+      maxAttempts: intIn(env, 'AI_MAX_ATTEMPTS', 3, 1, MOST_ATTEMPTS),
       retryBaseMs: millis(env, 'AI_RETRY_BASE_MS', 1000),
       maxRetryAfterMs: millis(env, 'AI_MAX_RETRY_AFTER_MS', 30_000),
-      maxOutputTokens: int(env, 'AI_MAX_OUTPUT_TOKENS', 8192),
-      maxImageBytes: int(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024),
+      maxOutputTokens: intIn(env, 'AI_MAX_OUTPUT_TOKENS', 8192, 0, MOST_OUTPUT_TOKENS),
+      maxImageBytes: intIn(env, 'AI_MAX_IMAGE_BYTES', 20 * 1024 * 1024, 0, LARGEST_AI_IMAGE_BYTES),
       allowedAddresses: addressList(env, 'AI_ALLOWED_ADDRESSES'),
     },
     tableLimits: {
-      maxRowChars: intIn(env, 'MAX_ROW_CHARS', 1024 * 1024, 1),
-      maxFieldChars: intIn(env, 'MAX_FIELD_CHARS', 256 * 1024, 1),
-      maxColumns: intIn(env, 'MAX_COLUMNS', 1000, 1),
-      maxRows: intIn(env, 'MAX_ROWS', 10_000_000, 1),
-      maxUnpackedBytes: intIn(env, 'MAX_XLSX_UNPACKED_BYTES', 1024 * 1024 * 1024, 1),
-      maxCompressionRatio: intIn(env, 'MAX_XLSX_COMPRESSION_RATIO', 200, 1),
+      maxRowChars: intIn(env, 'MAX_ROW_CHARS', 1024 * 1024, 1, LONGEST_ROW_CHARS),
+      maxFieldChars: intIn(env, 'MAX_FIELD_CHARS', 256 * 1024, 1, LONGEST_ROW_CHARS),
+      maxColumns: intIn(env, 'MAX_COLUMNS', 1000, 1, MOST_COLUMNS),
+      maxRows: intIn(env, 'MAX_ROWS', 10_000_000, 1, MOST_ROWS),
+      maxUnpackedBytes: intIn(env, 'MAX_XLSX_UNPACKED_BYTES', 1024 * 1024 * 1024, 1, LARGEST_BYTES),
+      maxCompressionRatio: intIn(env, 'MAX_XLSX_COMPRESSION_RATIO', 200, 1, HIGHEST_XLSX_COMPRESSION_RATIO),
     },
     webhooks: {
       timeoutMs: millis(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-      maxAttempts: intIn(env, 'WEBHOOK_MAX_ATTEMPTS', 3, 1),
+      maxAttempts: intIn(env, 'WEBHOOK_MAX_ATTEMPTS', 3, 1, MOST_ATTEMPTS),
       retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [30_000, 300_000]),
       maxRetryAfterMs: millis(env, 'WEBHOOK_MAX_RETRY_AFTER_MS', 3_600_000),
       pollMs: millis(env, 'WEBHOOK_POLL_MS', 500, 10),
-      concurrency: intIn(env, 'WEBHOOK_CONCURRENCY', 50, 1),
+      concurrency: intIn(env, 'WEBHOOK_CONCURRENCY', 50, 1, MOST_AT_ONCE),
       allowedAddresses: addressList(env, 'WEBHOOK_ALLOWED_ADDRESSES'),
     },
     validationHook: {
       timeoutMs: millis(env, 'VALIDATION_HOOK_TIMEOUT_MS', 5_000, 100),
-      attempts: intIn(env, 'VALIDATION_HOOK_ATTEMPTS', 3, 1),
+      attempts: intIn(env, 'VALIDATION_HOOK_ATTEMPTS', 3, 1, MOST_ATTEMPTS),
       retryBaseMs: millis(env, 'VALIDATION_HOOK_RETRY_BASE_MS', 500),
       batchRows: intIn(env, 'VALIDATION_HOOK_BATCH_ROWS', 100, 1, 1_000),
-      maxRows: intIn(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000, 1),
+      maxRows: intIn(env, 'VALIDATION_HOOK_MAX_ROWS', 10_000, 1, MOST_HOOK_ROWS),
       deadlineMs: millis(env, 'VALIDATION_HOOK_DEADLINE_MS', 30_000, 100),
     },
     console: consoleSettings(env),

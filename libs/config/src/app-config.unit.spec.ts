@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthPort, loadConfig, logSettings } from './app-config';
+import { healthPort, loadConfig, logSettings, type AppConfig } from './app-config';
 
 const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'cfg-')) });
 
@@ -59,7 +59,10 @@ describe('adapter selection', () => {
     [{ BUS: 'kafka' }, 'BUS=kafka needs KAFKA_BROKERS.'],
     [{ READ_MODEL: 'mongo' }, 'READ_MODEL=mongo needs MONGO_URL.'],
     [{ BUS: 'rabbit' }, 'BUS must be in-process or kafka, not rabbit.'],
-    [{ BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' }, 'KAFKA_PARTITIONS must be a non-negative integer, got "many"'],
+    [
+      { BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' },
+      'KAFKA_PARTITIONS must be an integer from 0 to 10000, got "many"',
+    ],
     [
       { BLOB_STORE: 's3', S3_BUCKET: 'b', UPLOAD_TTL_SECONDS: '604800' },
       "UPLOAD_TTL_SECONDS must be at most 604799 with BLOB_STORE=s3 (S3's pre-signed URLs live 7 days at most).",
@@ -201,7 +204,7 @@ describe('values that used to be taken in silence', () => {
 
 describe('numbers out of their range', () => {
   it.each([
-    [{ MAX_OUTPUT_RATIO: '0' }, 'MAX_OUTPUT_RATIO must be an integer of at least 1, got "0"'],
+    [{ MAX_OUTPUT_RATIO: '0' }, 'MAX_OUTPUT_RATIO must be an integer from 1 to 10000, got "0"'],
     [{ VALIDATION_HOOK_BATCH_ROWS: '5000' }, 'VALIDATION_HOOK_BATCH_ROWS must be an integer from 1 to 1000, got "5000"'],
     [{ VALIDATION_HOOK_BATCH_ROWS: '0' }, 'VALIDATION_HOOK_BATCH_ROWS must be an integer from 1 to 1000, got "0"'],
     [{ HTTP_UPLOAD_RATE_WINDOW_MS: '50' }, 'HTTP_UPLOAD_RATE_WINDOW_MS must be an integer from 100 to 3600000, got "50"'],
@@ -234,8 +237,8 @@ describe('numbers out of their range', () => {
       { HTTP_HEADERS_TIMEOUT_MS: '0' },
       'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1 to 2147483647 (at most 24.8 days, the longest a timer waits), got "0"',
     ],
-    [{ MAX_ROWS: '0' }, 'MAX_ROWS must be an integer of at least 1, got "0"'],
-    [{ HANDLER_MAX_ATTEMPTS: '0' }, 'HANDLER_MAX_ATTEMPTS must be an integer of at least 1, got "0"'],
+    [{ MAX_ROWS: '0' }, 'MAX_ROWS must be an integer from 1 to 4294967295, got "0"'],
+    [{ HANDLER_MAX_ATTEMPTS: '0' }, 'HANDLER_MAX_ATTEMPTS must be an integer from 1 to 20, got "0"'],
   ])('are refused as any bad value is, naming the variable: %j', (env, message) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfg-range-'));
     expect(() => loadConfig({ DATA_DIR: dataDir, ...env })).toThrow(message);
@@ -318,5 +321,95 @@ describe('numbers out of their range', () => {
     expect(() => loadConfig({ ...base(), STEP_CLAIM_TTL_MS: '3000', STEP_CLAIM_RENEW_MS: '2000' })).toThrow(
       'STEP_CLAIM_RENEW_MS must be an integer from 100 to 1000 (at most a third of STEP_CLAIM_TTL_MS), got "2000"',
     );
+  });
+});
+
+describe('the largest value of each number that is no duration', () => {
+  const kafka = { BUS: 'kafka', KAFKA_BROKERS: 'k:9092' };
+  const kafkaOf = (c: AppConfig) => (c.bus.kind === 'kafka' ? c.bus : null);
+  // [variable, least, largest, where the loaded config keeps it, other settings it needs]
+  const BOUNDED: [string, number, number, (c: AppConfig) => number | undefined, Record<string, string>?][] = [
+    // byte sizes
+    ['MAX_UPLOAD_BYTES', 0, 2 ** 40, (c) => c.maxUploadBytes],
+    ['MAX_XLSX_UNPACKED_BYTES', 1, 2 ** 40, (c) => c.tableLimits.maxUnpackedBytes],
+    ['HTTP_MAX_JSON_BYTES_IN_FLIGHT', 1, 2 ** 40, (c) => c.http.maxJsonBytesInFlight],
+    ['MAX_JSON_BODY_BYTES', 0, 268_435_456, (c) => c.maxJsonBodyBytes],
+    ['AI_MAX_IMAGE_BYTES', 0, 25_165_824, (c) => c.ai.maxImageBytes],
+    // a rate
+    ['HTTP_UPLOAD_MIN_BYTES_PER_SECOND', 0, 2 ** 30, (c) => c.http.uploadMinBytesPerSecond],
+    // ratios
+    ['MAX_OUTPUT_RATIO', 1, 10_000, (c) => c.maxOutputRatio],
+    ['MAX_XLSX_COMPRESSION_RATIO', 1, 1032, (c) => c.tableLimits.maxCompressionRatio],
+    // a table's limits
+    ['MAX_ROW_CHARS', 1, 2 ** 28, (c) => c.tableLimits.maxRowChars],
+    ['MAX_FIELD_CHARS', 1, 2 ** 28, (c) => c.tableLimits.maxFieldChars],
+    ['MAX_COLUMNS', 1, 65_536, (c) => c.tableLimits.maxColumns],
+    ['MAX_ROWS', 1, 2 ** 32 - 1, (c) => c.tableLimits.maxRows],
+    ['VALIDATION_HOOK_MAX_ROWS', 1, 1_000_000, (c) => c.validationHook.maxRows],
+    // attempts
+    ['HANDLER_MAX_ATTEMPTS', 1, 20, (c) => c.handlerMaxAttempts],
+    ['AI_MAX_ATTEMPTS', 1, 20, (c) => c.ai.maxAttempts],
+    ['WEBHOOK_MAX_ATTEMPTS', 1, 20, (c) => c.webhooks.maxAttempts],
+    ['VALIDATION_HOOK_ATTEMPTS', 1, 20, (c) => c.validationHook.attempts],
+    // work at once, threads and their heaps in megabytes
+    ['STEP_CONCURRENCY', 1, 10_000, (c) => c.stepClaims.concurrency],
+    ['WEBHOOK_CONCURRENCY', 1, 10_000, (c) => c.webhooks.concurrency],
+    ['CPU_WORKER_THREADS', 0, 64, (c) => c.cpuWork.threads],
+    ['CPU_WORKER_HEAP_MB', 0, 65_536, (c) => c.cpuWork.heapMb],
+    ['CPU_WORKER_YOUNG_MB', 0, 65_536, (c) => c.cpuWork.youngMb],
+    // limits per window, connections, tokens
+    ['RATE_LIMIT_PER_MINUTE', 0, 1_000_000_000, (c) => c.rateLimitPerMinute],
+    ['AUTH_FAILURE_LIMIT', 0, 1_000_000_000, (c) => c.http.authFailureLimit],
+    ['CONSOLE_SIGNIN_ACCOUNT_LIMIT', 1, 1_000_000_000, (c) => c.console.signInAccountLimit],
+    ['CONSOLE_SIGNIN_ADDRESS_LIMIT', 1, 1_000_000_000, (c) => c.console.signInAddressLimit],
+    ['HTTP_MAX_CONNECTIONS', 0, 1_048_576, (c) => c.http.maxConnections],
+    ['AI_MAX_OUTPUT_TOKENS', 0, 1_000_000, (c) => c.ai.maxOutputTokens],
+    // Kafka's topics
+    ['KAFKA_PARTITIONS', 0, 10_000, (c) => kafkaOf(c)?.partitions, kafka],
+    ['KAFKA_REPLICATION_FACTOR', 0, 32_767, (c) => kafkaOf(c)?.replicationFactor, kafka],
+  ];
+
+  // `needs` as a rest parameter: a callback with more parameters than a row has is handed jest's `done`.
+  it.each(BOUNDED)(
+    '%s (%i to %i) is refused past its largest, naming it and its range, and taken at it',
+    (name, least, largest, read, ...[needs]) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'cfg-largest-'));
+      const past = String(largest + 1);
+      expect(() => loadConfig({ DATA_DIR: dataDir, ...needs, [name]: past })).toThrow(
+        new Error(`${name} must be an integer from ${least} to ${largest}, got "${past}"`),
+      );
+      expect(readdirSync(dataDir)).toEqual([]);
+      expect(read(loadConfig({ ...base(), ...needs, [name]: String(largest) }))).toBe(largest);
+    },
+  );
+
+  it('refuses the values that used to start the service and fail later: 1e300 bytes, 1e9 threads', () => {
+    expect(() => loadConfig({ ...base(), MAX_UPLOAD_BYTES: '1e300' })).toThrow(
+      'MAX_UPLOAD_BYTES must be an integer from 0 to 1099511627776, got "1e300"',
+    );
+    expect(() => loadConfig({ ...base(), CPU_WORKER_THREADS: '1e9' })).toThrow(
+      'CPU_WORKER_THREADS must be an integer from 0 to 64, got "1e9"',
+    );
+    expect(() => loadConfig({ ...base(), CPU_WORKER_HEAP_MB: '1e300' })).toThrow(
+      'CPU_WORKER_HEAP_MB must be an integer from 0 to 65536, got "1e300"',
+    );
+  });
+
+  it('takes a TRUST_PROXY hop count up to 100', () => {
+    expect(loadConfig({ ...base(), TRUST_PROXY: '100' }).http.trustProxy).toBe(100);
+    expect(loadConfig({ ...base(), TRUST_PROXY: '0' }).http.trustProxy).toBe(0);
+    for (const bad of ['101', '99999999999999999999'])
+      expect(() => loadConfig({ ...base(), TRUST_PROXY: bad })).toThrow(
+        `TRUST_PROXY must be an integer from 0 to 100 as a hop count, got "${bad}"`,
+      );
+  });
+
+  it('keeps the defaults within their bounds', () => {
+    const c = loadConfig(base());
+    for (const [name, least, largest, read] of BOUNDED) {
+      const value = read(c);
+      if (value === undefined) continue;
+      expect([name, value >= least && value <= largest]).toEqual([name, true]);
+    }
   });
 });
