@@ -1470,6 +1470,9 @@ describe('customer console in Chromium', () => {
     await page.reload();
     await page.getByRole('link', { name: 'Open the review' }).waitFor();
     await expect(page.getByRole('region', { name: 'Waiting for the file' }).count()).resolves.toBe(0);
+    // The link opens a new tab, and its name says so (a screen reader said nothing of the tab it opened).
+    const review = page.getByRole('link', { name: 'Open the review (opens in a new tab)', exact: true });
+    await expect(review.getAttribute('target')).resolves.toBe('_blank');
   });
 
   it('invites a viewer who can look but never sees the secret or a key', async () => {

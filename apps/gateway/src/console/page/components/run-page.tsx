@@ -156,8 +156,10 @@ function RunSummary({ run }: { run: Run }) {
       <div class="actions">
         {reviewOpen && run.review_url && (
           <>
+            {/* It opens in a new tab: said to whoever does not see the tab appear (a screen reader said nothing of it). */}
             <a class="button" href={run.review_url} target="_blank" rel="noopener">
               {t('run.open_review')}
+              <span class="visually-hidden"> {t('app.new_tab')}</span>
             </a>
             <CopyButton text={run.review_url} label={t('run.copy_review')} />
           </>
