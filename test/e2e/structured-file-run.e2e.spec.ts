@@ -450,9 +450,10 @@ describe('retention', () => {
     const gone = await fetch(downloadUrl);
     expect(gone.status).toBe(410);
     expect((await gone.json()).error).toMatchObject({ code: 'file_expired', type: 'not_found' });
-    const run = await call(`${svc.baseUrl}/v1/transformations/${id}`, { token: org.apiKey });
-    expect(run.body).toMatchObject({ status: 'completed', download_url: null, file_retention_until: done.file_retention_until });
-    expect(Object.keys(run.body).sort()).toEqual([...RUN_FIELDS].sort());
+    // No output file exists now: file_retention_until is null, as the contract says (once the purge is projected).
+    const run = await waitForRun(svc, org.apiKey, id, (r) => r.file_retention_until === null);
+    expect(run).toMatchObject({ status: 'completed', download_url: null, file_retention_until: null });
+    expect(Object.keys(run).sort()).toEqual([...RUN_FIELDS].sort());
 
     // A sweep again (another replica, a restart) deletes and records nothing more.
     await svc.app.get(RunSweeper).tick();

@@ -42,7 +42,8 @@ export class RunPresenter {
     if (run.status === 'awaiting_upload') resource.upload = await this.upload(run);
     if (run.stage === 'final' && run.status === 'completed') {
       resource.download_url = await this.links.download(run, now);
-      resource.file_retention_until = run.file_retention_until;
+      // The contract: "null when no output file exists". Once the sweeper deleted it, there is none.
+      resource.file_retention_until = run.files_purged_at ? null : run.file_retention_until;
     }
     return resource;
   }
