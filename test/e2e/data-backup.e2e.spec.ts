@@ -11,6 +11,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
   writeSync,
@@ -124,6 +125,12 @@ describe('data:backup and data:restore', () => {
     const inside = await cli(['data:backup', join(dataDir, 'backups')], { DATA_DIR: dataDir });
     expect({ code: inside.code, stderr: inside.stderr }).toEqual({ code: EXIT.usage, stderr: expect.stringContaining('inside DATA_DIR') });
     expect(existsSync(join(dataDir, 'backups'))).toBe(false);
+    // Nor through a symbolic link that leads into it.
+    const link = join(tmp(), 'link');
+    symlinkSync(join(dataDir, 'blobs'), link);
+    const linked = await cli(['data:backup', join(link, 'nightly')], { DATA_DIR: dataDir });
+    expect({ code: linked.code, stderr: linked.stderr }).toEqual({ code: EXIT.usage, stderr: expect.stringContaining('inside DATA_DIR') });
+    expect(existsSync(join(dataDir, 'blobs', 'nightly'))).toBe(false);
 
     // A run made after the backups is not in them.
     runs.later = (await newRun(first, 'later.csv')).id;
@@ -137,6 +144,28 @@ describe('data:backup and data:restore', () => {
       stderr: expect.stringContaining('holds no secrets.key'),
     });
     expect(readdirSync(keyless)).toEqual([]);
+    // A manifest changed so that a key file's name leads out of DATA_DIR: refused before anything is written.
+    const tampered = join(tmp(), 'tampered');
+    cpSync(withKeys, tampered, { recursive: true });
+    const tamperedManifest = JSON.parse(readFileSync(join(tampered, 'backup.json'), 'utf8'));
+    writeFileSync(join(tampered, 'backup.json'), JSON.stringify({ ...tamperedManifest, keys_included: ['secrets.key', '../outside'] }));
+    writeFileSync(join(tampered, '..', 'outside'), 'x');
+    const outside = tmp();
+    const forged = await cli(['data:restore', tampered], { DATA_DIR: join(outside, 'data') });
+    expect({ code: forged.code, stderr: forged.stderr }).toEqual({
+      code: EXIT.usage,
+      stderr: expect.stringContaining('not a backup manifest'),
+    });
+    expect(readdirSync(outside)).toEqual([]);
+    // A store's WAL left in DATA_DIR (a crash, the stores deleted by hand) would be replayed onto the copy: refused.
+    const leftover = tmp();
+    writeFileSync(join(leftover, 'events.sqlite-wal'), 'x');
+    const replayed = await cli(['data:restore', withKeys], { DATA_DIR: leftover });
+    expect({ code: replayed.code, stderr: replayed.stderr }).toEqual({
+      code: EXIT.usage,
+      stderr: expect.stringContaining('events.sqlite-wal is there'),
+    });
+    expect(readdirSync(leftover)).toEqual(['events.sqlite-wal']);
     // A folder that is no finished backup.
     const notBackup = await cli(['data:restore', tmp()], { DATA_DIR: keyless });
     expect({ code: notBackup.code, stderr: notBackup.stderr }).toEqual({
@@ -246,6 +275,9 @@ describe('data:backup and data:restore', () => {
       // The read model as it was before the approval, beside the events after it: the backup's copy of the read model
       // taken just before the approval's events were written (its checkpoint, in events.sqlite, is past them).
       copyFileSync(join(before, 'read-model.sqlite'), join(after, 'read-model.sqlite'));
+      const afterManifest = JSON.parse(readFileSync(join(after, 'backup.json'), 'utf8'));
+      afterManifest.stores[0].bytes = statSync(join(after, 'read-model.sqlite')).size;
+      writeFileSync(join(after, 'backup.json'), JSON.stringify(afterManifest));
       const dataDir = tmp();
       const restored = await cli(['data:restore', after], { DATA_DIR: dataDir });
       expect(restored.code).toBe(EXIT.ok);
@@ -255,6 +287,49 @@ describe('data:backup and data:restore', () => {
         const run = await call(`${again.baseUrl}/v1/transformations/${created.body.id}`, { token: own.apiKey });
         expect([run.body.stage, run.body.status]).toEqual(['final', 'completed']);
         expect(await (await fetch(run.body.download_url)).json()).toEqual([expect.objectContaining({ email: 'ada@example.com' })]);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await svc.stop();
+    }
+  }, 120_000);
+
+  it('copies consistent stores while runs are being created and uploaded: every run restored reads its own file', async () => {
+    const svc = await startService();
+    try {
+      const own = await setupOrganization(svc);
+      const busy = async (i: number) => {
+        const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+          token: own.apiKey,
+          body: { schema_id: own.schemaId, filename: `busy-${i}.csv` },
+        });
+        await upload(created.body, `E-mail,Name\nperson${i}@example.com,P${i}\n`);
+      };
+      const backup = join(tmp(), 'busy');
+      // Three runs before the backup, twenty more written while it is taken.
+      for (const i of [0, 1, 2]) await busy(i);
+      const writes = Promise.all(Array.from({ length: 20 }, (_, i) => busy(i + 3)));
+      const made = await cli(['data:backup', backup, '--include-keys'], { DATA_DIR: svc.config.dataDir });
+      await writes;
+      expect(made.code).toBe(EXIT.ok);
+      await svc.stop();
+      const dataDir = tmp();
+      const restored = await cli(['data:restore', backup], { DATA_DIR: dataDir });
+      expect({ code: restored.code, malformed: JSON.parse(restored.stdout).rebuilt.malformed_events }).toEqual({
+        code: EXIT.ok,
+        malformed: 0,
+      });
+      const again = await startService({}, dataDir);
+      try {
+        const list = await call(`${again.baseUrl}/v1/transformations?limit=100`, { token: own.apiKey });
+        expect([list.status, list.body.data.length >= 3]).toEqual([200, true]);
+        for (const run of list.body.data as Array<{ id: string; review_url: string }>) {
+          // A run whose upload the copy holds reaches its review, read from the blob copied after the events.
+          const now = await waitForRun(again, own.apiKey, run.id, (r) => r.status !== 'processing');
+          if (now.review_state === 'active') expect((await reviewApi(now.review_url).preview()).status).toBe(200);
+          else expect(now.status).toBe('awaiting_upload');
+        }
       } finally {
         await again.stop();
       }

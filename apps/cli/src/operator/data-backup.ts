@@ -71,6 +71,8 @@ export async function backupDataDir(
   await requireEmptyFolder(target, 'The backup folder');
   const createdTarget = !(await exists(target));
   await mkdir(target, { recursive: true, mode: DIR_MODE });
+  // An empty folder given keeps its own mode otherwise; one others could write to would let them swap the copies.
+  await chmod(target, DIR_MODE);
   try {
     const stores: BackupManifest['stores'] = [];
     for (const file of STORE_FILES) {
@@ -121,12 +123,15 @@ export async function restoreDataDir(
   },
 ): Promise<{ manifest: BackupManifest; blobs: { files: number; bytes: number }; keys: string[] }> {
   const manifest = await readManifest(backup);
+  // A store's WAL or journal left behind (a crash, the store files deleted by hand) would be replayed by SQLite onto
+  // the restored copy at its first opening: refused like the store itself.
   for (const file of STORE_FILES)
-    if (await exists(join(dataDir, file)))
-      throw new BackupRefused(
-        `${join(dataDir, file)} is there: a restore writes only into a DATA_DIR without stores. Stop the service and move ` +
-          'the folder away first (keep it until the restored service is checked).',
-      );
+    for (const path of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`].map((name) => join(dataDir, name)))
+      if (await exists(path))
+        throw new BackupRefused(
+          `${path} is there: a restore writes only into a DATA_DIR without stores. Stop the service and move the folder ` +
+            'away first (keep it until the restored service is checked).',
+        );
   await requireEmptyFolder(join(dataDir, BLOBS), 'DATA_DIR/blobs');
   const keys = manifest.keys_included;
   // Without the key that sealed the stored webhook secrets and vendor keys, the service would make a new one, and
@@ -146,11 +151,12 @@ export async function restoreDataDir(
       written.push(join(dataDir, file));
       const bytes = await copyDurably(join(backup, file), join(dataDir, file));
       const listed = manifest.stores.find((store) => store.file === file);
-      if (listed && listed.bytes !== bytes)
+      if (listed === undefined) continue; // a key file
+      if (listed.bytes !== bytes)
         throw new Error(
           `${join(backup, file)} has ${bytes} bytes where the backup's manifest says ${listed.bytes}: it is not the file backed up.`,
         );
-      if (listed) checkSqlite(join(dataDir, file));
+      checkSqlite(join(dataDir, file));
     }
     written.push(join(dataDir, BLOBS));
     const blobs = await restoreBlobs(join(backup, BLOBS), join(dataDir, BLOBS), join(backup, BLOB_SUMS), progress);
@@ -175,11 +181,33 @@ async function readManifest(backup: string): Promise<BackupManifest> {
   } catch {
     throw new BackupRefused(`${join(backup, BACKUP_MANIFEST)} is not JSON.`);
   }
-  if (manifest?.format !== 1 || !Array.isArray(manifest.keys_included) || !Array.isArray(manifest.stores))
-    throw new BackupRefused(`${join(backup, BACKUP_MANIFEST)} is not a backup manifest this release reads (format 1).`);
+  if (!isManifest(manifest))
+    throw new BackupRefused(
+      `${join(backup, BACKUP_MANIFEST)} is not a backup manifest this release reads (format 1: the stores ` +
+        `${STORE_FILES.join(' and ')} with their sizes, and key files among ${KEY_FILES.join(', ')}).`,
+    );
   for (const file of STORE_FILES)
     if (!(await exists(join(backup, file)))) throw new BackupRefused(`${backup} lacks ${file}: the backup is incomplete.`);
   return manifest;
+}
+
+/**
+ * Whether a parsed manifest is one data:backup writes: the two stores in order with their sizes, and key files only of
+ * the known names, once each. Its names are joined to paths, so nothing else may pass (`../..` would write elsewhere).
+ */
+function isManifest(m: unknown): m is BackupManifest {
+  if (typeof m !== 'object' || m === null) return false;
+  const { format, stores, keys_included: keys } = m as Partial<BackupManifest>;
+  const knownKey = (k: unknown): boolean => (KEY_FILES as readonly unknown[]).includes(k);
+  return (
+    format === 1 &&
+    Array.isArray(stores) &&
+    stores.length === STORE_FILES.length &&
+    stores.every((s, i) => s?.file === STORE_FILES[i] && Number.isSafeInteger(s.bytes) && s.bytes >= 0) &&
+    Array.isArray(keys) &&
+    keys.every(knownKey) &&
+    new Set(keys).size === keys.length
+  );
 }
 
 /** A consistent copy of a SQLite file the service may be writing: one read transaction, written owner-only, fsynced. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
 import { openBus, openDeadLetters, openDirectory, openEventStore } from '@app/composition-root';
@@ -206,7 +207,7 @@ export async function backUpDataDir(target: string, options: DataBackupOptions):
   requireEmbeddedStores(configuredAdapters(), 'data:backup');
   const config = operatorConfig(['event store', 'read model']);
   const into = resolve(target);
-  if (isInside(into, config.dataDir))
+  if (isInside(await realPathOfNearest(into), await realPathOfNearest(config.dataDir)))
     throw usageError(`The backup folder ${into} is inside DATA_DIR (${config.dataDir}): choose one outside it, best on another disk.`);
   const manifest = await backupDataDir(config.dataDir, into, {
     includeKeys: options.includeKeys === true,
@@ -237,7 +238,13 @@ export async function restoreDataDirFromBackup(backup: string): Promise<void> {
   }).catch(refusedAsUsage);
   const { store, readModel, close } = await openStores(operatorConfig(['event store', 'read model']));
   try {
-    const report = await rebuildReadModel(store, readModel, { dryRun: false, progress: terminalProgress() });
+    // The files are in place and checked by now: a failed refold is said as such, to be run again on its own.
+    const report = await rebuildReadModel(store, readModel, { dryRun: false, progress: terminalProgress() }).catch((err: unknown) => {
+      throw operationFailed(
+        `The backup's files are restored into ${config.dataDir}, but the run documents were not refolded from the events ` +
+          `(${(err as Error).message}). Run readmodel:rebuild before starting the service.`,
+      );
+    });
     for (const m of report.malformed) console.error(`error: malformed event left out of its run: ${describeMalformedRunEvent(m)}`);
     console.log(
       JSON.stringify(
@@ -290,6 +297,19 @@ function requireEmbeddedStores(config: AppConfig, command: string): void {
   ].filter((x): x is string => x !== false);
   if (elsewhere.length > 0)
     throw usageError(`${command} copies the embedded stores in DATA_DIR; these are not: ${elsewhere.join('; ')}. Nothing was copied.`);
+}
+
+/** The real path (symbolic links followed) of `path`, or of its nearest folder that exists with the rest appended. */
+async function realPathOfNearest(path: string): Promise<string> {
+  const rest: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return join(await realpath(at), ...rest);
+    } catch {
+      if (dirname(at) === at) return path;
+      rest.unshift(basename(at));
+    }
+  }
 }
 
 const isInside = (path: string, dir: string): boolean => {
