@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { LocalBlobStore } from '@app/blob-storage';
@@ -9,6 +8,7 @@ import { withTempBlobStore } from './testing/temp-blob-store';
 import { writeOutputPart, writeRunOutput } from './write-output';
 import { WHOLE_FILE } from './row-range';
 import { storedCsvRun } from './testing/stored-csv-run';
+import { openFilesSettleAt, openFilesUnder } from '../../../test/support/open-files';
 
 const FIELDS: Record<string, FieldDefinition> = {
   email: { description: 'e', data_type: 'email', is_required: true },
@@ -27,25 +27,13 @@ function recordingReads(blobs: LocalBlobStore): Readable[] {
   return opened;
 }
 
-const openFds = () => readdirSync('/proc/self/fd').length;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The open descriptors once they stop changing (a close takes some turns of the loop, longer on a loaded machine). */
-async function settledFds(expected?: number): Promise<number> {
-  let last = -1;
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) {
-    const now = openFds();
-    if (now === expected || (expected === undefined && now === last)) return now;
-    last = now;
-  }
-  return openFds();
-}
-
 /** Lets the streams' close (destroy's end) happen. */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('a run source read and given up before its first batch', () => {
   let blobs: LocalBlobStore;
-  withTempBlobStore('mapped-rows-', (b) => (blobs = b));
+  let storeDir: string;
+  withTempBlobStore('mapped-rows-', (b, dir) => ((blobs = b), (storeDir = dir)));
   let n = 0;
 
   // Past the first chunk a read takes (1 MiB): a smaller file is read to its end as the reader sniffs its top, and closed.
@@ -94,15 +82,16 @@ describe('a run source read and given up before its first batch', () => {
       encoding: null,
       sheet: 'People',
     };
-    const fds = await settledFds();
+    // An earlier test's store files finish closing first.
+    const before = await openFilesSettleAt(storeDir, []);
     const planned = await readPlannedRows(blobs, run, run.mapping_rule!);
     // The reader opened the workbook's file by its path, past the stream it was handed.
-    expect(openFds()).toBeGreaterThan(fds);
+    expect(openFilesUnder(storeDir).length).toBeGreaterThan(before.length);
     await planned.batches.return(undefined);
     await (await readMappedSource(blobs, run, run.mapping_rule!, { typed: false })).batches.return(undefined);
     jest.spyOn(blobs, 'put').mockRejectedValue(new Error('EACCES: the output directory cannot be made'));
     await expect(writeRunOutput(blobs, run, `runs/${run.id}/output.json`, () => undefined)).rejects.toThrow(/EACCES/);
-    expect(await settledFds(fds)).toBe(fds);
+    expect(await openFilesSettleAt(storeDir, before)).toEqual(before);
   });
 
   it.each(['json', 'csv'] as const)('closes the source of a %s output whose put is refused before it read a byte', async (format) => {

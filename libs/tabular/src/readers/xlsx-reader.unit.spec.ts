@@ -16,6 +16,7 @@ import { openPackageFile } from './xlsx-source-file';
 import { StallWatch } from './xlsx-stall-watch';
 import { serialDateText, serialElapsedText, serialTimeText } from './xlsx-cell-text';
 import { secondFractionDigits, shownAs, SHOWN_AS_DATE, SHOWN_AS_ELAPSED_TIME, SHOWN_AS_NUMBER, SHOWN_AS_TIME_OF_DAY } from './xlsx-styles';
+import { openFilesSettleAt, openFilesUnder } from '../../../../test/support/open-files';
 
 /**
  * The XLSX reader (random access with yauzl, SAX with saxes) on workbooks written by
@@ -59,7 +60,8 @@ async function problemOf(source: Buffer | Readable, limits: Limits = {}, options
 }
 
 const spoolFiles = () => readdirSync(tmpdir()).filter((f) => f.startsWith('transform-spool-'));
-const openFds = () => readdirSync('/proc/self/fd').length;
+/** The workbooks and spools this process holds open (all of them live under the temporary folder). */
+const openTempFiles = () => openFilesUnder(tmpdir());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -259,17 +261,13 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
   }, 120_000);
 
   /** Opens the workbook from a spooled and from a file stream, `giveUp` on each table, then expects nothing left open. */
-  async function expectReleasedAfter(giveUp: (table: Awaited<ReturnType<typeof open>>, fds: number) => Promise<void>) {
-    // Earlier tests' handles finish closing: waits until the count holds still (a fixed pause was a guess on a loaded machine).
-    for (let last = -1, deadline = Date.now() + 10_000; openFds() !== last && Date.now() < deadline;) {
-      last = openFds();
-      await sleep(100);
-    }
-    const fds = openFds();
+  async function expectReleasedAfter(giveUp: (table: Awaited<ReturnType<typeof open>>, openBefore: string[]) => Promise<void>) {
+    // Earlier tests' files finish closing first (none of them should stay open).
+    const openBefore = await openFilesSettleAt(tmpdir(), []);
     const spools = spoolFiles().length;
-    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) await giveUp(await open(source()), fds);
+    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) await giveUp(await open(source()), openBefore);
     // Closing takes some turns of the loop: waits for the counts (up to seconds on a loaded machine) instead of a fixed pause.
-    expect(await settlesAt(openFds, fds)).toBe(fds);
+    expect(await openFilesSettleAt(tmpdir(), openBefore)).toEqual(openBefore);
     expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
   }
 
@@ -297,8 +295,8 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
   }, 120_000);
 
   it('rows given up before their first batch close the package too (a generator never started runs no finally)', async () => {
-    await expectReleasedAfter(async (table, fds) => {
-      expect(openFds()).toBeGreaterThan(fds);
+    await expectReleasedAfter(async (table, openBefore) => {
+      expect(openTempFiles().length).toBeGreaterThan(openBefore.length);
       await table.batches[Symbol.asyncIterator]().return?.(undefined);
     });
   }, 120_000);
