@@ -2,9 +2,9 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { Logger } from '@nestjs/common';
 import axios, { type AxiosError, type AxiosInstance } from 'axios';
-import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
+import axiosRetry, { isNetworkError } from 'axios-retry';
 import type { AiCallConfig } from '@app/config';
-import { retryAfterMs } from '@app/http-headers';
+import { backoffDelayMs, retryAfterMs } from '@app/http-headers';
 import { aiVendorCalls } from '@app/metrics';
 import { ProviderCallFailed } from './ai-vendor.port';
 
@@ -54,13 +54,25 @@ export function vendorHttp(
     retries: ai.maxAttempts - 1,
     shouldResetTimeout: true,
     retryCondition: (err) => isTimeout(err) || isNetworkError(err) || RETRYABLE_STATUS(err.response?.status ?? 0),
-    retryDelay: (retryCount, err) => {
-      const asked = retryAfterMs(err.response?.headers?.['retry-after']);
-      if (asked !== null && asked <= ai.maxRetryAfterMs) return asked;
-      return exponentialDelay(retryCount, err, ai.retryBaseMs / 2);
-    },
+    retryDelay: (retryCount, err) => vendorRetryDelayMs(retryCount, err.response?.headers?.['retry-after'], ai),
   });
   return http;
+}
+
+/**
+ * The wait before a vendor call's retry: the vendor's Retry-After when it asks for at most AI_MAX_RETRY_AFTER_MS,
+ * otherwise the backoff from AI_RETRY_BASE_MS. A longer Retry-After falls back to the backoff, as
+ * docs/configuration.md says; axios-retry's own delay had taken it whatever its length (a vendor's
+ * `Retry-After: 86400` held the run's step for a day).
+ */
+export function vendorRetryDelayMs(
+  retryCount: number,
+  retryAfterHeader: unknown,
+  ai: Pick<AiCallConfig, 'retryBaseMs' | 'maxRetryAfterMs'>,
+): number {
+  const asked = retryAfterMs(retryAfterHeader);
+  if (asked !== null && asked <= ai.maxRetryAfterMs) return asked;
+  return backoffDelayMs(retryCount, ai.retryBaseMs);
 }
 
 const startedAt = new WeakMap<object, bigint>();

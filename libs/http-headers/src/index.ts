@@ -1,1 +1,2 @@
 export * from './retry-after';
+export * from './retry-delay';

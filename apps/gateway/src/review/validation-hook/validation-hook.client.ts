@@ -4,6 +4,7 @@ import axios, { isCancel, type AxiosError, type AxiosInstance } from 'axios';
 import axiosRetry, { exponentialDelay, isNetworkError } from 'axios-retry';
 import { Webhook } from 'standardwebhooks';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { LONGEST_TIMER_MS } from '@app/http-headers';
 import { guardedAgents } from '@app/url-safety';
 import { readHookAnswer, VALIDATE_EVENT, type Findings, type ValidateRequest } from './hook-answer';
 
@@ -47,7 +48,9 @@ export class ValidationHookClient {
       shouldResetTimeout: true,
       retryCondition: (err) =>
         !isCancel(err) && (isTimeout(err) || isNetworkError(err) || [429, 502, 503, 504].includes(err.response?.status ?? 0)),
-      retryDelay: (retryCount, err) => exponentialDelay(retryCount, err, hook.retryBaseMs / 2),
+      // The receiver's Retry-After is taken (the review's deadline ends a wait longer than it); a doubling past what a
+      // timer can wait would fire at once.
+      retryDelay: (retryCount, err) => Math.min(exponentialDelay(retryCount, err, hook.retryBaseMs / 2), LONGEST_TIMER_MS),
     });
   }
 
