@@ -547,8 +547,8 @@ function adapterSettings(env: NodeJS.ProcessEnv): Pick<AppConfig, 'eventStore' |
               .map((b) => b.trim())
               .filter(Boolean),
             clientId: env.KAFKA_CLIENT_ID || 'transformation-service',
-            partitions: intIn(env, 'KAFKA_PARTITIONS', 6, 0, MOST_KAFKA_PARTITIONS),
-            replicationFactor: intIn(env, 'KAFKA_REPLICATION_FACTOR', 1, 0, MOST_KAFKA_REPLICAS),
+            partitions: intIn(env, 'KAFKA_PARTITIONS', 6, 1, MOST_KAFKA_PARTITIONS),
+            replicationFactor: intIn(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, MOST_KAFKA_REPLICAS),
             bucketEventsTopic: env.BUCKET_EVENTS_TOPIC || null,
             // Kafka's own "for ever" is -1 (retention.ms), as the dead-letter topic gets it.
             retentionMs:

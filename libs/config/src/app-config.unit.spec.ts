@@ -61,7 +61,13 @@ describe('adapter selection', () => {
     [{ BUS: 'rabbit' }, 'BUS must be in-process or kafka, not rabbit.'],
     [
       { BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: 'many' },
-      'KAFKA_PARTITIONS must be an integer from 0 to 10000, got "many"',
+      'KAFKA_PARTITIONS must be an integer from 1 to 10000, got "many"',
+    ],
+    // A topic of no partitions, or kept on no broker, is refused by Kafka when the service makes it, long after the start.
+    [{ BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_PARTITIONS: '0' }, 'KAFKA_PARTITIONS must be an integer from 1 to 10000, got "0"'],
+    [
+      { BUS: 'kafka', KAFKA_BROKERS: 'k:9092', KAFKA_REPLICATION_FACTOR: '0' },
+      'KAFKA_REPLICATION_FACTOR must be an integer from 1 to 32767, got "0"',
     ],
     [
       { BLOB_STORE: 's3', S3_BUCKET: 'b', UPLOAD_TTL_SECONDS: '604800' },
@@ -365,8 +371,8 @@ describe('the largest value of each number that is no duration', () => {
     ['HTTP_MAX_CONNECTIONS', 0, 1_048_576, (c) => c.http.maxConnections],
     ['AI_MAX_OUTPUT_TOKENS', 0, 1_000_000, (c) => c.ai.maxOutputTokens],
     // Kafka's topics
-    ['KAFKA_PARTITIONS', 0, 10_000, (c) => kafkaOf(c)?.partitions, kafka],
-    ['KAFKA_REPLICATION_FACTOR', 0, 32_767, (c) => kafkaOf(c)?.replicationFactor, kafka],
+    ['KAFKA_PARTITIONS', 1, 10_000, (c) => kafkaOf(c)?.partitions, kafka],
+    ['KAFKA_REPLICATION_FACTOR', 1, 32_767, (c) => kafkaOf(c)?.replicationFactor, kafka],
   ];
 
   // `needs` as a rest parameter: a callback with more parameters than a row has is handed jest's `done`.
