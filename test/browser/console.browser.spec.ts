@@ -1459,6 +1459,10 @@ describe('customer console in Chromium', () => {
     });
     await goto(page, `/console/runs/${pending.body.id}`);
     const waitingFor = page.getByRole('region', { name: 'Waiting for the file' });
+    // Its review and its rows are to come, not missing.
+    const detail = (term: string) => page.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd[1]').textContent();
+    await expect(detail('Review')).resolves.toBe('Not open yet: it opens once the file is read');
+    await expect(detail('Rows')).resolves.toBe('Not counted yet: they are counted as the file is read');
     await waitingFor.getByText('sent with PUT to this address', { exact: false }).waitFor();
     await expect(waitingFor.locator('code').textContent()).resolves.toBe(pending.body.upload.url);
     await waitingFor.getByText('Content-Type: text/csv', { exact: false }).waitFor();

@@ -135,11 +135,11 @@ function RunSummary({ run }: { run: Run }) {
           <RunBadge run={run} />
         </dd>
         <dt>{t('run.review')}</dt>
-        <dd>{run.review_state ? t(`review.${run.review_state}`) : t('run.none')}</dd>
+        <dd>{reviewState(run)}</dd>
         <dt>{t('run.rows')}</dt>
         <dd>
           {run.total_rows === null
-            ? t('run.none')
+            ? t(run.status === 'failed' || run.status === 'completed' ? 'run.none' : 'run.rows_not_yet')
             : run.rows_excluded
               ? t('run.rows_excluded', { rows: numbers.format(run.total_rows), excluded: numbers.format(run.rows_excluded) })
               : numbers.format(run.total_rows)}
@@ -421,6 +421,16 @@ function ResendButton({ attempt: a, onResend, resending }: { attempt: Attempt; o
       )}
     </>
   );
+}
+
+/**
+ * A run with no review yet says whether one is to come: "None" beside a run still waiting for its file read as if it
+ * would never have one.
+ */
+function reviewState(run: Pick<Run, 'status' | 'review_state'>): string {
+  if (run.review_state) return t(`review.${run.review_state}`);
+  if (run.status === 'failed') return t('run.review_none_failed');
+  return t(run.status === 'completed' ? 'run.none' : 'run.review_not_yet');
 }
 
 /**
