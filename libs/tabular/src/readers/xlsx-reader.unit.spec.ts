@@ -265,7 +265,8 @@ describe('large workbooks from exceljs streaming writer, in both part orders', (
     // Earlier tests' files finish closing first (none of them should stay open).
     const openBefore = await openFilesSettleAt(tmpdir(), []);
     const spools = spoolFiles().length;
-    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)]) await giveUp(await open(source()), openBefore);
+    for (const source of [() => chunked(excelOrder), () => createReadStream(sharedStringsFirst)])
+      await giveUp(await open(source()), openBefore);
     // Closing takes some turns of the loop: waits for the counts (up to seconds on a loaded machine) instead of a fixed pause.
     expect(await openFilesSettleAt(tmpdir(), openBefore)).toEqual(openBefore);
     expect(await settlesAt(() => spoolFiles().length, spools)).toBe(spools);
