@@ -738,7 +738,7 @@ function checkedSettings(env: NodeJS.ProcessEnv): Omit<AppConfig, 'signingSecret
     maxPerPage: 100,
     cpuWork: {
       threads: intIn(env, 'CPU_WORKER_THREADS', 2, 0, MOST_CPU_THREADS),
-      heapMb: intIn(env, 'CPU_WORKER_HEAP_MB', 40, 0, LARGEST_THREAD_HEAP_MB),
+      heapMb: intIn(env, 'CPU_WORKER_HEAP_MB', 64, 0, LARGEST_THREAD_HEAP_MB),
       youngMb: intIn(env, 'CPU_WORKER_YOUNG_MB', 16, 0, LARGEST_THREAD_HEAP_MB),
     },
     ai: {

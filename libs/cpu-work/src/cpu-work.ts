@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { fileWorkThreads } from '@app/metrics';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
-import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
+import { letThreadsSizeTheirHeaps } from './thread-heap-limits';
 import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
 import { isStartAnnouncement, relayStop } from './task-stop';
@@ -60,7 +60,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
     const withThreads = threadsCanLoadThisCode() && config.cpuWork.threads > 0;
     // Before the pool: V8 reads these flags as each thread's isolate is made (cpu-work.unit.spec.ts).
     if (withThreads) {
-      letThreadsSizeTheirYoungGeneration();
+      letThreadsSizeTheirHeaps();
       letThreadsOptimiseOnTheirOwnThread();
       turnOffAllocationSitePretenuring();
     }

@@ -6,7 +6,7 @@ import { CpuWork } from './cpu-work';
 import { announceStart, stopSignalOf } from './task-stop';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
-import { letThreadsSizeTheirYoungGeneration } from './thread-young-generation';
+import { letThreadsSizeTheirHeaps } from './thread-heap-limits';
 
 // The pool is not started (its threads would load the built code); the flag setters are watched,
 // and the code is taken for the built JavaScript, as in the service.
@@ -14,7 +14,7 @@ jest.mock('piscina', () => ({ Piscina: jest.fn().mockImplementation(() => ({ thr
 jest.mock('./thread-code', () => ({ threadsCanLoadThisCode: () => true }));
 jest.mock('./allocation-site-pretenuring');
 jest.mock('./thread-compilation');
-jest.mock('./thread-young-generation');
+jest.mock('./thread-heap-limits');
 
 /**
  * Each flag setter is tested for its effect on its own (its int spec); this is the wiring: the
@@ -22,7 +22,7 @@ jest.mock('./thread-young-generation');
  * since V8 reads each flag as a thread's isolate is made.
  */
 describe('CpuWork and the V8 flags of its threads', () => {
-  const setters = [letThreadsSizeTheirYoungGeneration, letThreadsOptimiseOnTheirOwnThread, turnOffAllocationSitePretenuring].map(
+  const setters = [letThreadsSizeTheirHeaps, letThreadsOptimiseOnTheirOwnThread, turnOffAllocationSitePretenuring].map(
     (fn) => fn as jest.MockedFunction<typeof fn>,
   );
   const pool = Piscina as unknown as jest.Mock;
