@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { STAGES, runError, type RunState } from '@app/domain';
-import { SourceInspector } from '@app/cpu-work';
+import { isThreadOutOfMemory, SourceInspector } from '@app/cpu-work';
 import type { IngestionOutcome } from '@app/run-source';
 
 /**
@@ -19,6 +19,10 @@ export class StructuredFileReader {
       // CpuWork records progress in order and settles after the last, so none lands after the outcome.
       return await this.inspector.inspect(run, { onProgress });
     } catch (err) {
+      if (isThreadOutOfMemory(err)) {
+        this.logger.error(`Run ${run.id}: reading the source ended its file-work thread at its heap's limit (CPU_WORKER_HEAP_MB)`);
+        return { failed: runError('outOfMemory', STAGES.ingestion) };
+      }
       this.logger.error(`Run ${run.id}: the stored source could not be read: ${(err as Error).message}`);
       return { failed: runError('storageFailed', STAGES.ingestion) };
     }

@@ -4,7 +4,7 @@ import { Ctx, EventPattern } from '@nestjs/microservices';
 import { BLOB_KEYS, BlobTooLargeError } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { STAGES, runError, runPhase, uniquenessGroups, type RunState } from '@app/domain';
-import { DuplicateRowsFinder } from '@app/cpu-work';
+import { DuplicateRowsFinder, isThreadOutOfMemory } from '@app/cpu-work';
 import { type RunEventContext, type RunStep, isTransient, throttle } from '@app/run-event-transport';
 import type { OutputWritten } from '@app/run-source';
 import { OutputWriter } from './output-writer';
@@ -68,6 +68,11 @@ export class OutputHandlers {
             context: [`max ${err.maxBytes} bytes`],
           }),
         );
+        return;
+      }
+      if (isThreadOutOfMemory(err)) {
+        this.logger.error(`Run ${run.id}: output failed: its file-work thread reached its heap's limit (CPU_WORKER_HEAP_MB)`);
+        await step.fail(runError('outOfMemory', STAGES.finalProcessing));
         return;
       }
       this.logger.error(`Run ${run.id}: output failed: ${(err as Error).message}`);

@@ -77,6 +77,20 @@ describe('OutputHandlers (given / when / then)', () => {
     expect(decided[1].data).toMatchObject({ error: { code: 'transformation_storage_failed', stage: 'final_processing', retryable: true } });
   });
 
+  it('an output whose file-work thread ran out of heap fails the run with transformation_out_of_memory, not a storage failure', async () => {
+    // Node's error when it ends a thread at its heap's limit, as piscina hands it on.
+    cpu.outcome = Object.assign(new Error('Worker terminated due to reaching memory limit: JS heap out of memory'), {
+      code: 'ERR_WORKER_OUT_OF_MEMORY',
+    });
+    const stream = await bed.given('r1', HISTORY.approved);
+    await bed.when('output', stream[4]);
+    const decided = await bed.decidedAfter('r1', 4);
+    expect(decided.map((e) => e.type)).toEqual(['OutputStarted', 'RunFailed']);
+    expect(decided[1].data).toMatchObject({
+      error: { code: 'transformation_out_of_memory', type: 'limit', stage: 'final_processing', retryable: false },
+    });
+  });
+
   it('an output past its limit fails the run with output_too_large, not to be retried, naming the limit', async () => {
     cpu.outcome = new BlobTooLargeError(1_000_000);
     const stream = await bed.given('r1', HISTORY.approved);

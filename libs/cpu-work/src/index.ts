@@ -6,3 +6,4 @@ export * from './source-arrival';
 export * from './arriving-scans';
 export * from './rows-shared-out';
 export { STOPS_ITSELF, type CpuTaskName } from './cpu-tasks';
+export * from './thread-out-of-memory';

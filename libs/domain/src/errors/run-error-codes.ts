@@ -130,6 +130,14 @@ export const RUN_ERRORS = {
     retryable: false,
     message: 'A processing step failed on every attempt; the run was stopped and the operators were alerted (dead letter).',
   },
+  outOfMemory: {
+    code: 'transformation_out_of_memory',
+    type: 'limit',
+    // The same file meets the same limit: a new attempt would end the same way.
+    retryable: false,
+    message:
+      'The file needed more memory than the service gives the work on one file (its rows or values are very long); nothing of this step was kept.',
+  },
   outputTooLarge: {
     code: 'output_too_large',
     type: 'limit',
