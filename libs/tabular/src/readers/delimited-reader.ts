@@ -4,6 +4,7 @@ import { peekBytes } from './byte-peek';
 import { checkContent } from './content-sniffing';
 import { guardRows } from './row-guard';
 import { firstLineEnd, linebreakOf } from './line-break';
+import { PieceLength } from './piece-length';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import { TOP_ROWS_APART } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, checkRow, type TableLimits } from './source-problem';
@@ -85,8 +86,11 @@ function firstPieceEnd(text: string, end: number, delimiter: string): number {
 }
 
 /**
- * Text in pieces of at most `pieceChars` after a first of at most PIECE_CHARS.first (slices of
- * a string share its memory), each shown to the index recorder.
+ * Text in pieces of `length.next()` after a first of at most PIECE_CHARS.first (slices of
+ * a string share its memory), each shown to the index recorder. A piece ends where a text the
+ * decoder handed over ends, unless a row longer than a piece is unfinished: then the texts are
+ * joined until the piece is as long as that row so far (piece-length.ts), so the parser reads
+ * each row about twice, not once per piece.
  *
  * The line break is decided on the first piece (line-break.ts): the first line end outside quoted
  * fields. So the first piece runs at least past that line end, and past the LF of a CRLF, waiting
@@ -97,16 +101,20 @@ function firstPieceEnd(text: string, end: number, delimiter: string): number {
 export async function* inPieces(
   text: AsyncIterable<string>,
   recorder: RowIndexRecorder | null,
-  pieceChars: number,
+  length: PieceLength,
   delimiter: string,
 ): AsyncGenerator<string> {
-  let size = PIECE_CHARS.first;
   let first = true;
-  let held = ''; // the start of the text, while it cannot tell where the first piece ends
+  let held = ''; // text not handed over yet: the start of the file, or of a long row, while it is shorter than its piece
   for await (const arrived of text) {
     const chunk = held === '' ? arrived : held + arrived;
     held = '';
     for (let i = 0; i < chunk.length;) {
+      const size = first ? PIECE_CHARS.first : length.next();
+      if (!first && chunk.length - i < size && length.longRowOpen()) {
+        held = i === 0 ? chunk : chunk.slice(i);
+        break;
+      }
       let end = Math.min(chunk.length, i + size);
       // Never between the two halves of a surrogate pair: each half alone would count 3 bytes in the row index, not 2.
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
@@ -120,14 +128,15 @@ export async function* inPieces(
       }
       const piece = i === 0 && end === chunk.length ? chunk : chunk.slice(i, end);
       recorder?.text(piece);
+      length.handedOut(piece.length);
       yield piece;
       i = end;
-      size = pieceChars;
       first = false;
     }
   }
   if (held !== '') {
     recorder?.text(held);
+    length.handedOut(held.length);
     yield held;
   }
 }
@@ -171,7 +180,12 @@ const MAX_QUEUED_CHUNKS = 1;
  * not one by one: iterating a row-per-item stream costs a promise per row, is ten
  * times slower, and starves the event loop (the HTTP server stops answering).
  */
-async function* papaparseChunks(text: Readable, delimiter: string, linebreak: string | undefined): AsyncGenerator<ParsedChunk> {
+async function* papaparseChunks(
+  text: Readable,
+  delimiter: string,
+  linebreak: string | undefined,
+  length: PieceLength,
+): AsyncGenerator<ParsedChunk> {
   const queue: ParsedChunk[] = [];
   let finished = false;
   let failure = null as Error | null; // set by the parser's callback; the cast keeps TypeScript from narrowing it to null
@@ -196,6 +210,7 @@ async function* papaparseChunks(text: Readable, delimiter: string, linebreak: st
     // Back-pressure on our own text stream (papaparse reads it on 'data'): papaparse's
     // pause() would stop parsing but keep buffering whatever the stream still emits.
     chunk: (results: Papa.ParseResult<string[]>) => {
+      length.rowsEndAt(results.meta.cursor);
       queue.push({ rows: results.data, cursor: results.meta.cursor, linebreak: results.meta.linebreak });
       if (queue.length >= MAX_QUEUED_CHUNKS && !paused) {
         paused = true;
@@ -309,7 +324,8 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
 
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
-    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, PIECE_CHARS.parse, chosen);
+    const length = new PieceLength(PIECE_CHARS.parse);
+    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, length, chosen);
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;
@@ -318,7 +334,7 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
       // The line break is decided on the first piece, as the scan decides it, and told to papaparse.
       const top = await pieces.next();
       text = parseInput(top.done ? pieces : startingWith(top.value, pieces));
-      for await (const parsed of papaparseChunks(text, chosen, top.done ? undefined : linebreakOf(top.value, chosen))) {
+      for await (const parsed of papaparseChunks(text, chosen, top.done ? undefined : linebreakOf(top.value, chosen), length)) {
         for (const row of parsed.rows) {
           if (first) {
             row[0] = row[0].replace(/^\uFEFF/, '');
@@ -348,10 +364,11 @@ function resumeDelimited(input: Readable, delimiter: string | null, options: Del
   const encoding = options.encoding;
   if (!encoding || !delimiter) throw new Error('A delimited file read from the middle needs its encoding and delimiter.');
   async function* batches(): AsyncGenerator<string[][]> {
-    const text = parseInput(inPieces(decodeText(input, encoding!, true), null, PIECE_CHARS.parse, delimiter!));
+    const length = new PieceLength(PIECE_CHARS.parse);
+    const text = parseInput(inPieces(decodeText(input, encoding!, true), null, length, delimiter!));
     const batcher = new RowBatcher();
     try {
-      for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak)) {
+      for await (const parsed of papaparseChunks(text, delimiter!, options.resumeWithLinebreak, length)) {
         for (const row of parsed.rows) {
           if (isBlankRow(row)) continue;
           const full = batcher.add(row);

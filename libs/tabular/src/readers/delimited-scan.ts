@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import type { Readable } from 'node:stream';
 import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { linebreakOf } from './line-break';
+import { PieceLength } from './piece-length';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import type { RowWidthCounts } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from './source-problem';
@@ -97,8 +98,10 @@ export async function scanLaterPart(
   const scanner = new RowScanner(start.delimiter, start.linebreak, limits);
   const reporter = progressReporter(options.onProgress);
   try {
-    for await (const piece of inPieces(decodeText(input, start.encoding, true), recorder, PIECE_CHARS.scan, start.delimiter)) {
+    const length = new PieceLength(PIECE_CHARS.scan);
+    for await (const piece of inPieces(decodeText(input, start.encoding, true), recorder, length, start.delimiter)) {
       const cursor = scanner.feed(piece);
+      length.rowsEndAt(cursor);
       recorder?.rowsEndAt(scanner.rows, cursor, start.linebreak);
       reporter(scanner.rows);
     }
@@ -135,7 +138,8 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
   let endsAtRowStart = true;
   const reporter = progressReporter(options.onProgress);
   try {
-    for await (const piece of inPieces(decodeText(replay, encoding), recorder, PIECE_CHARS.scan, chosen)) {
+    const length = new PieceLength(PIECE_CHARS.scan);
+    for await (const piece of inPieces(decodeText(replay, encoding), recorder, length, chosen)) {
       if (!scanner) {
         // Decided on the first piece, as the full read decides it.
         newline = linebreakOf(piece, chosen);
@@ -148,6 +152,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
         if (headChars > (options.headRows + 1) * limits.maxRowChars) throw new NotPlainDelimited('blank lines before the first rows');
       }
       const cursor = scanner.feed(piece);
+      length.rowsEndAt(cursor);
       recorder?.rowsEndAt(scanner.rows, cursor, newline);
       if (!headDone && scanner.rows >= options.headRows) {
         headDone = true;
