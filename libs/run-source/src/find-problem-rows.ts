@@ -2,6 +2,7 @@ import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import { cellProblem, mapRow, type CellProblem, type DuplicateRows, type FieldPlan, type MappedRow, type RunState } from '@app/domain';
 import { readPlannedRows } from './mapped-rows';
+import { REVIEW_VALUE_CHARS, shortenedText } from './shortened-text';
 
 /** Which rows a reviewer asks for: those with a problem, in one field and of one kind when named. */
 export interface ProblemRowsQuery {
@@ -35,15 +36,27 @@ export interface ReviewCell {
    */
   value: string | null;
   problem: CellProblem | null;
+  /**
+   * Present (true) when `value` is only the value's first `maxChars` characters (reviewCells' bound, shortenedText): the
+   * page says it was shortened. The output delivers the whole value.
+   */
+  shortened?: true;
 }
 
-/** A mapped row as the review shows it: each field's value (typed when the row was mapped typed) and problem. */
-export function reviewCells(mapped: MappedRow, plan: FieldPlan[]): Record<string, ReviewCell> {
+/**
+ * A mapped row as the review shows it: each field's value (typed when the row was mapped typed) and problem. A value
+ * longer than `maxChars` is cut to it and marked `shortened` (the preview and the rows with problems pass
+ * REVIEW_VALUE_CHARS); the default cuts nothing (a cell fix compares the whole value, readReviewCell).
+ */
+export function reviewCells(mapped: MappedRow, plan: FieldPlan[], maxChars = Infinity): Record<string, ReviewCell> {
   const problems = new Map(mapped.problems.map((p) => [p.field, p.problem]));
   return Object.fromEntries(
-    plan.map((p) => {
+    plan.map((p): [string, ReviewCell] => {
       const value = mapped.record[p.name];
-      return [p.name, { value: value === null ? null : String(value), problem: problems.get(p.name) ?? null }];
+      const problem = problems.get(p.name) ?? null;
+      if (value === null) return [p.name, { value: null, problem }];
+      const { text, shortened } = shortenedText(String(value), maxChars);
+      return [p.name, shortened ? { value: text, problem, shortened: true } : { value: text, problem }];
     }),
   );
 }
@@ -98,7 +111,10 @@ export async function findProblemRows(
         if (source.leftOut?.(checked)) continue;
         matching++;
         if (matching <= query.offset || rows.length >= query.limit) continue;
-        rows.push({ row: checked, cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan) });
+        rows.push({
+          row: checked,
+          cells: reviewCells(mapRow(row, checked, source.plan, run.output_format === 'json'), source.plan, REVIEW_VALUE_CHARS),
+        });
         if (query.known && rows.length >= query.limit) return { rows, ...query.known };
       }
     }
@@ -136,7 +152,10 @@ async function listedRows(
         if (++n !== wanted[rows.length]) continue;
         if (!source.plan.some((p) => matches(cellProblem(p, row, n), query.kind)) || source.leftOut?.(n))
           throw new Error(`${LISTED_ROWS_DISAGREE}: row ${n} was counted with a problem that a page of the same mapping does not find`);
-        rows.push({ row: n, cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan) });
+        rows.push({
+          row: n,
+          cells: reviewCells(mapRow(row, n, source.plan, run.output_format === 'json'), source.plan, REVIEW_VALUE_CHARS),
+        });
         if (rows.length === wanted.length) return { rows, ...query.known };
       }
     }

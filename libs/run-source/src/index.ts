@@ -14,3 +14,4 @@ export * from './stored-duplicates';
 export * from './row-range';
 export * from './range-end';
 export * from './review-cell';
+export * from './shortened-text';

@@ -12,6 +12,7 @@ import {
   type RunState,
 } from '@app/domain';
 import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
+import { shortenedText } from './shortened-text';
 import { resumePoint } from './stored-row-index';
 
 /** Rows to skip below which a read starts at the top rather than at a row index entry. */
@@ -138,18 +139,31 @@ export async function readMappedSource(
  * The first `count` data rows of a run's stored rows, as text, without mapping (the header row skipped), each cut to
  * the run's columns: past them a row holds empty cells only, up to a used range's 16,384 (source-problem.ts).
  * `toLastValue`: each cut after its last value instead, for rows that need not be the table's (a title above the
- * header, which may reach past the table's columns).
+ * header, which may reach past the table's columns). `cellChars`: each value cut to its first so many characters.
+ * `enough`: told each row kept, the read stops once it answers true.
  */
-export async function readSampleRows(blobs: BlobStore, run: RunState, count: number, { toLastValue = false } = {}): Promise<string[][]> {
+export async function readSampleRows(
+  blobs: BlobStore,
+  run: RunState,
+  count: number,
+  {
+    toLastValue = false,
+    cellChars = Infinity,
+    enough,
+  }: { toLastValue?: boolean; cellChars?: number; enough?: (row: string[]) => boolean } = {},
+): Promise<string[][]> {
   const { batches } = await readPlannedRows(blobs, run, {});
   const sample: string[][] = [];
   const columns = run.source_headers.length;
+  // Each value cut as it is read, when asked (shortenedText): the sample then holds no whole row of 1,000,000 characters.
+  const cut = (row: string[]) => (cellChars === Infinity ? row : row.map((value) => shortenedText(value, cellChars).text));
   try {
     for await (const batch of batches) {
       for (const row of batch) {
         const width = toLastValue ? filledWidth(row) : columns;
-        sample.push(row.length > width ? row.slice(0, width) : row);
-        if (sample.length >= count) return sample;
+        const kept = cut(row.length > width ? row.slice(0, width) : row);
+        sample.push(kept);
+        if (sample.length >= count || enough?.(kept)) return sample;
       }
     }
     return sample;

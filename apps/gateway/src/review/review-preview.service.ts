@@ -29,6 +29,7 @@ import {
   readMappedSource,
   readReviewCell,
   readSampleRows,
+  REVIEW_VALUE_CHARS,
   reviewCells,
   type ProblemSegments,
   type ProblemRowsPage,
@@ -46,7 +47,10 @@ export interface Preview {
   rows: Record<string, ReviewCell>[];
   /** The data rows among `rows` (numbered from 1 in the file) the reviewer left out: shown, not delivered. */
   left_out_rows: number[];
-  /** Up to three different non-empty values of each source column, from its first rows (what the column holds). */
+  /**
+   * Up to three different non-empty values of each source column, from its first rows (what the column holds), each
+   * cut to its first REVIEW_VALUE_CHARS characters (the page shows 60 of them).
+   */
   column_samples: Record<string, string[]>;
 }
 
@@ -128,7 +132,7 @@ export class ReviewPreviewService {
         });
         if (next.done) break;
         for (const mapped of next.value) {
-          rows.push(reviewCells(mapped, source.plan));
+          rows.push(reviewCells(mapped, source.plan, REVIEW_VALUE_CHARS));
           if (mapped.left_out) leftOut.push(offset + rows.length);
           if (rows.length >= PREVIEW_ROWS) break;
         }
@@ -182,23 +186,22 @@ export class ReviewPreviewService {
     const cacheKey = `${run.id}:${sourceReadingKey(run)}`;
     const known = this.samples.get(cacheKey);
     if (known) return known;
-    let rows: string[][];
+    const seen = run.source_headers.map(() => new Set<string>());
+    const add = (row: string[]): boolean => {
+      seen.forEach((values, i) => {
+        const value = (row[i] ?? '').trim();
+        if (value !== '' && values.size < SAMPLES_PER_COLUMN) values.add(value);
+      });
+      return seen.every((values) => values.size >= SAMPLES_PER_COLUMN);
+    };
     try {
-      rows = await readSampleRows(this.blobs, run, SAMPLE_ROWS);
+      // Cut as they are read: 50 rows of 1,000,000 characters are not held at once, nor cached (CACHE_SIZE runs); and
+      // the read stops once every column has its samples (the same ones: the first different values of its first rows).
+      await readSampleRows(this.blobs, run, SAMPLE_ROWS, { cellChars: REVIEW_VALUE_CHARS, enough: add });
     } catch (err) {
       throw this.sourceReadFailure(run, 'column samples could not be read', err);
     }
-    const samples = Object.fromEntries(
-      run.source_headers.map((header, i) => {
-        const seen = new Set<string>();
-        for (const row of rows) {
-          const value = (row[i] ?? '').trim();
-          if (value !== '') seen.add(value);
-          if (seen.size >= SAMPLES_PER_COLUMN) break;
-        }
-        return [header, [...seen]];
-      }),
-    );
+    const samples = Object.fromEntries(run.source_headers.map((header, i) => [header, [...seen[i]]]));
     this.samples.set(cacheKey, samples);
     if (this.samples.size > CACHE_SIZE) this.samples.delete(this.samples.keys().next().value as string);
     return samples;

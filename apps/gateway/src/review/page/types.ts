@@ -126,6 +126,8 @@ export interface ReviewView {
 export interface Cell {
   value: string | null;
   problem: CellProblem | null;
+  /** `value` is the value's first 2,000 characters only (the output has the whole of it); absent when it is whole. */
+  shortened?: true;
   /** What the customer's validation hook said of the cell; `before` is what a cell fix accepting its correction names. */
   customer?: { message: string; corrected_value: string | null; before: string };
 }

@@ -68,8 +68,9 @@ export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, nu
   const size = { rows: shown.length, cols: fields.length + 1 };
   const cellOf = (at: CellPosition) => (at.col > 0 ? shown[at.row]?.cells[fields[at.col - 1].name] : undefined);
   const isLeftOut = (r: number) => !!shown[r] && leftOut.includes(shown[r].number);
-  // A row left out is not delivered: its values are not fixed any more (its problems are no longer problems).
-  const mayFix = (at: CellPosition) => fixable && !isLeftOut(at.row) && !!cellOf(at)?.problem;
+  // A row left out is not delivered: its values are not fixed any more (its problems are no longer problems). A value
+  // shortened for the page is not edited in place: the editor would hold its start only (find and replace still fixes it).
+  const mayFix = (at: CellPosition) => fixable && !isLeftOut(at.row) && !!cellOf(at)?.problem && !cellOf(at)?.shortened;
 
   // A cell's value refused because another reviewer changed it meanwhile opens again with what was typed, where it is still bad.
   const [kept] = useState(() => keptEditOf(id, drawn, shown, fields, mayFix));
@@ -259,7 +260,7 @@ export function RowsTable({ id, drawn, labelledBy, describedBy, fields, rows, nu
                       <ValueCell
                         table={id}
                         // A row left out has no problems any more: its values are shown as they read, no reasons.
-                        cell={out && cell ? { value: cell.value, problem: null } : cell}
+                        cell={out && cell ? { value: cell.value, problem: null, shortened: cell.shortened } : cell}
                         field={f}
                         row={row.number}
                         fixable={mayFix(at)}

@@ -44,10 +44,10 @@ export function ValueCell({ table, cell, field, row, fixable, active, editing, o
   const value = cell?.value;
   const problem = cell?.problem;
   return (
-    // A long value is cut at the column's width: the whole of it on hover.
+    // A long value is cut at the column's width: the whole of it on hover (of a value shortened for the page, its start).
     <td
       class={problem ? 'bad' : undefined}
-      title={value && value.length > LONG_VALUE ? value : undefined}
+      title={value && value.length > LONG_VALUE ? (cell?.shortened ? `${value}…` : value) : undefined}
       tabIndex={active ? 0 : -1}
       aria-invalid={problem ? 'true' : undefined}
     >
@@ -57,6 +57,12 @@ export function ValueCell({ table, cell, field, row, fixable, active, editing, o
         <>
           {/* Isolated: a value keeps its own direction inside a right-to-left page ("+49 30 12342", "Customer No."). */}
           {value ? <bdi>{shownText(value)}</bdi> : <span class="empty">{t('empty_value')}</span>}
+          {/* Longer than the page is sent (2,000 characters): an ellipsis, and in words, read with the value. */}
+          {cell?.shortened && (
+            <span class="shortened">
+              <span aria-hidden="true">…</span> {t('value_shortened')}
+            </span>
+          )}
           {/* Written out, not only a tooltip: phones and keyboards have no hover, and screen readers read it with the value. */}
           {problem && !(problem === 'customer' && cell?.customer) && (
             <span class="reason">{problemWords(problem, field, value ?? null)}</span>
