@@ -1,7 +1,7 @@
-import Papa from 'papaparse';
 import type { Readable } from 'node:stream';
-import { inPieces, isBlankRow, PIECE_CHARS, sniffDelimited } from './delimited-reader';
+import { inPieces, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { linebreakOf } from './line-break';
+import { HeadRows } from './head-rows';
 import { PieceLength } from './piece-length';
 import { RowIndexRecorder, type RowIndex } from './row-index';
 import type { RowWidthCounts } from './row-widths';
@@ -130,11 +130,8 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
   const { head, replay, encoding, delimiter: chosen } = await sniffDelimited(input, delimiter, options.encoding);
   const recorder = RowIndexRecorder.for(encoding, head);
   let scanner: RowScanner | null = null;
+  let top: HeadRows | null = null;
   let newline = '\n';
-  // The text of the first rows, kept until they are all in it.
-  const headText: string[] = [];
-  let headDone = false;
-  let headChars = 0;
   let endsAtRowStart = true;
   const reporter = progressReporter(options.onProgress);
   try {
@@ -144,35 +141,23 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
         // Decided on the first piece, as the full read decides it.
         newline = linebreakOf(piece, chosen);
         scanner = new RowScanner(chosen, newline, limits);
-      }
-      if (!headDone) {
-        headText.push(piece);
-        headChars += piece.length;
-        // Past what the first rows can take (each is at most maxRowChars), only blank lines can be in between: too odd to keep.
-        if (headChars > (options.headRows + 1) * limits.maxRowChars) throw new NotPlainDelimited('blank lines before the first rows');
+        top = new HeadRows(chosen, newline, options.headRows);
       }
       const cursor = scanner.feed(piece);
       length.rowsEndAt(cursor);
       recorder?.rowsEndAt(scanner.rows, cursor, newline);
-      if (!headDone && scanner.rows >= options.headRows) {
-        headDone = true;
-        headText.splice(0, headText.length, headText.join('').slice(0, cursor));
-      }
+      top!.add(piece, cursor);
       reporter(scanner.rows);
     }
     if (toEnd) scanner?.end();
     else endsAtRowStart = scanner?.atRowStart() ?? true;
+    top?.end();
   } finally {
     replay.destroy();
   }
   const rows = scanner?.rows ?? 0;
   options.onProgress?.(rows);
-  const first = Papa.parse<string[]>(headText.join(''), {
-    delimiter: chosen,
-    newline: newline as Papa.ParseConfig['newline'],
-    skipEmptyLines: true,
-  });
-  const firstRows = first.data.filter((row) => !isBlankRow(row)).slice(0, options.headRows);
+  const firstRows = top?.rows ?? [];
   // A byte-order mark after blank lines: the full read strips it from the first row it yields, papaparse here does not.
   if (firstRows[0]?.[0]?.charCodeAt(0) === 0xfeff) throw new NotPlainDelimited('a byte-order mark after blank lines');
   const scan = {

@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import { Readable } from 'node:stream';
 import { inPieces, openDelimited, PIECE_CHARS } from './delimited-reader';
 import { scanDelimited } from './delimited-scan';
+import { HeadRows } from './head-rows';
 import { NextOf } from './next-of';
 import { PieceLength } from './piece-length';
 
@@ -90,5 +91,40 @@ describe('rows far longer than a piece of text', () => {
       const table = await openDelimited(bytes(text, 1024 * 1024), null, { alreadyIngested });
       expect(await rowsOf(table.batches)).toEqual(expected);
     }
+  });
+
+  it('gives the first rows of 1 MB with quoted notes exactly as papaparse parses the whole text', async () => {
+    const text = longRowsCsv(22, 1_000_000);
+    const scan = await scanDelimited(bytes(text, 1024 * 1024), null, { headRows: 20 });
+    expect(scan.rows).toBe(23);
+    expect(scan.head).toEqual(Papa.parse<string[]>(text, { skipEmptyLines: true }).data.slice(0, 20));
+  });
+
+  it('parses the first rows as the scan sees them end, keeping no text of theirs but an unfinished row', () => {
+    const head = new HeadRows(',', '\n', 3);
+    head.add('a,b\n"1, one",x\n\n2,', 'a,b\n"1, one",x\n\n'.length);
+    // Two rows are in while the third is still arriving: parsed then, not when the scan ends.
+    expect(head.rows).toEqual([
+      ['a', 'b'],
+      ['1, one', 'x'],
+    ]);
+    expect(head.done()).toBe(false);
+    head.add('"two ""2"""\n,\n3,three\n', 'a,b\n"1, one",x\n\n2,"two ""2"""\n,\n3,three\n'.length);
+    expect(head.rows).toEqual([
+      ['a', 'b'],
+      ['1, one', 'x'],
+      ['2', 'two "2"'],
+    ]);
+    expect(head.done()).toBe(true);
+  });
+
+  it('reads a last row without a line break at the end', () => {
+    const head = new HeadRows(',', '\n', 20);
+    head.add('a,b\n1,2', 4);
+    head.end();
+    expect(head.rows).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
 });
