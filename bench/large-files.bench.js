@@ -3,6 +3,7 @@
  *   npm run bench:large            all cases
  *   LARGE_CASES=field,bomb npm run bench:large
  *   LARGE_CSV_MB (default 1024)    size of the big CSV
+ *   LARGE_LONG_ROWS_MB (default 200) size of the file of rows of 1 MB (the longest row MAX_ROW_CHARS lets in)
  * Files are generated here, streamed to a temporary folder, and removed afterwards.
  */
 const { spawn } = require('node:child_process');
@@ -46,6 +47,23 @@ function* bigCsv(mb) {
   if (batch) yield batch;
 }
 
+/**
+ * About `mb` megabytes of rows of just under 1 MB each, the longest MAX_ROW_CHARS' default lets in (1,000,000
+ * characters): short cells, then four quoted notes of text with commas and doubled quotes, each just under
+ * MAX_FIELD_CHARS' default (262,144). Parsers that read an unfinished row again with each piece of text took 16.8 s
+ * for the output of 100 MB of such rows (bench/README.md, "The fifty-seventh session").
+ */
+function* longRowsCsv(mb) {
+  yield 'id,email,first_name,city,notes,summary,details,comments\n';
+  const words = 'lorem ipsum, dolor ""sit"" amet ';
+  const note = words.repeat(Math.floor(240_000 / words.length));
+  for (let i = 0, size = 0; size < mb * 1024 * 1024; i++) {
+    const line = `${i},user${i}@example.com,Jörg${i % 97},"Köln, DE","${i} ${note}","${note}","${note}","${note}"\n`;
+    size += line.length;
+    yield line;
+  }
+}
+
 /** One row whose second field is 60 MB long. */
 function* hugeField() {
   yield 'id,notes\n1,"';
@@ -84,6 +102,11 @@ function sheetBomb(gb) {
 
 const CASES = {
   csv: { filename: 'big.csv', approve: true, make: (file) => writeFile(file, bigCsv(Number(process.env.LARGE_CSV_MB || 1024))) },
+  rows: {
+    filename: 'long-rows.csv',
+    approve: true,
+    make: (file) => writeFile(file, longRowsCsv(Number(process.env.LARGE_LONG_ROWS_MB || 200))),
+  },
   field: { filename: 'field.csv', make: (file) => writeFile(file, hugeField()) },
   bomb: { filename: 'bomb.xlsx', make: (file) => writeFile(file, sheetBomb(4)) },
 };
@@ -162,12 +185,18 @@ async function runCase(name, spec) {
     const up = await fetch(run.upload.url, { method: 'PUT', headers: run.upload.headers, body: fs.createReadStream(file), duplex: 'half' });
     if (up.status !== 200) throw new Error(`upload ${up.status}`);
     let r = await poll((x) => x.review_state === 'active');
-    let outcome = r.status === 'failed' ? `failed ${r.error.code}` : `review-ready, ${r.total_rows} rows`;
+    const reviewSeconds = (Date.now() - t0) / 1000;
+    const mbPerSecond = (s) => `${(bytes / 1e6 / s).toFixed(0)} MB/s`;
+    let outcome = r.status === 'failed' ? `failed ${r.error.code}` : `review-ready, ${r.total_rows} rows, ${mbPerSecond(reviewSeconds)}`;
     if (spec.approve && r.status !== 'failed') {
+      const t1 = Date.now();
       const u = new URL(r.review_url);
       await json(`${u.origin}${u.pathname}/approve${u.search}`, { method: 'POST', body: '{}' });
       r = await poll((x) => x.status === 'completed' && x.stage === 'final');
-      outcome += r.status === 'failed' ? `, output failed ${r.error.code}` : `, output written (${r.processed_rows} rows)`;
+      outcome +=
+        r.status === 'failed'
+          ? `, output failed ${r.error.code}`
+          : `, output written (${r.processed_rows} rows, ${mbPerSecond((Date.now() - t1) / 1000)})`;
     }
     const peak = status(child.pid, 'VmHWM');
     const seconds = (Date.now() - t0) / 1000;
