@@ -1,3 +1,5 @@
+import { ownCopy } from '@app/tabular';
+
 /**
  * The most characters (UTF-16 code units) of one value the review sends to its page: a preview cell, a cell of the
  * rows with problems, a column sample. A row may hold up to MAX_ROW_CHARS (1,000,000) characters, so without a bound
@@ -20,6 +22,3 @@ export function shortenedText(value: string, max = REVIEW_VALUE_CHARS): { text: 
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
-
-/** A string of its own: JSON's round trip builds a new one (a lone surrogate survives it, escaped and read back). */
-const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;

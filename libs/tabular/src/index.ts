@@ -13,3 +13,4 @@ export * from './readers/delimited-scan';
 export * from './readers/delimited-scan-parts';
 export * from './readers/row-widths';
 export * from './readers/encoding-past-ascii';
+export * from './readers/own-copy';

@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import { isBlankRow } from './delimited-reader';
+import { ownCopy } from './own-copy';
 
 /**
  * A delimited file's first rows, parsed as the scan finds where they end (the header is told from them).
@@ -8,7 +9,8 @@ import { isBlankRow } from './delimited-reader';
  * parsing complete rows alone yields what parsing the whole text yields. Keeping the text until the scan's end and
  * parsing it then held the first rows twice over, text and rows, and with them the join of the text: for rows of
  * 1 MB (MAX_ROW_CHARS' default), 20 rows with quoted notes took the file-work thread past its heap (64 MB) and
- * failed the run with transformation_out_of_memory.
+ * failed the run with transformation_out_of_memory. Each cell kept is a copy of its own (own-copy.ts): a short cell
+ * cut from the text kept the whole piece it was cut from, beside the notes' unescaped copies.
  */
 export class HeadRows {
   readonly rows: string[][] = [];
@@ -57,14 +59,4 @@ export class HeadRows {
       if (!isBlankRow(row)) this.rows.push(row.map(ownCopy));
     }
   }
-}
-
-/**
- * The same characters in a string of their own. Papaparse cuts cells out of the text with `substring`, and V8 makes a
- * cut of 13 characters or more a view that keeps the whole text alive: an e-mail address kept in the first rows kept
- * its piece of text (up to 2 MB with rows of 1 MB), while the notes beside it, unescaped (`""`), were copies already,
- * so the first rows took their text twice. A string joined to another is copied flat when it is cut again.
- */
-function ownCopy(cell: string): string {
-  return cell.length < 13 ? cell : ` ${cell}`.slice(1);
 }
