@@ -380,4 +380,55 @@ describe("operators: the file work's threads", () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   }, 120_000);
+  it('takes rows of 1 MB (the longest the default limits let in) through review and output in threads of 64 MB, every value whole', async () => {
+    const org = await call(`${base()}/admin/v1/organizations`, { token: ADMIN_TOKEN, body: { name: 'Long rows' } });
+    const text = (description: string) => ({ description, data_type: 'string', is_required: true });
+    const schema = await call(`${base()}/admin/v1/organizations/${org.body.id}/schemas`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Notes', fields: { email: { ...text('E-mail'), data_type: 'email' }, notes: text('Notes'), summary: text('Summary') } },
+    });
+    const created = await call(`${base()}/v1/transformations/file`, {
+      token: org.body.api_key,
+      body: { schema_id: schema.body.data.id, filename: 'notes.csv' },
+    });
+    // Four quoted cells of 240,000 characters a row, with commas and doubled quotes: 24 rows are more than the 20 first
+    // rows the header is told from, which the scan held twice over and ran its thread out of heap.
+    const note = (i: number, cell: number) => `${i}.${cell} ${'lorem ipsum, dolor ""sit"" amet '.repeat(7_500)}`;
+    const rows = Array.from(
+      { length: 24 },
+      (_, i) => `user${i}@example.com,"${note(i, 1)}","${note(i, 2)}","${note(i, 3)}","${note(i, 4)}"\n`,
+    );
+    const body = `E-mail,Notes,Summary,Details,Comments\n${rows.join('')}`;
+    expect(rows[0].length).toBeGreaterThan(960_000);
+    expect(rows[0].length).toBeLessThan(1_000_000);
+    expect((await upload(created.body, body)).status).toBe(200);
+    const svc = { baseUrl: base() };
+    const open = await waitForRun(
+      svc,
+      org.body.api_key,
+      created.body.id,
+      (r) => r.review_state === 'active' || r.status === 'failed',
+      60_000,
+    );
+    expect(open.error ?? null).toBeNull();
+    expect(open.total_rows).toBe(24);
+    const review = reviewApi(open.review_url);
+    expect((await review.edit({ email: 'E-mail', notes: 'Notes', summary: 'Summary' })).status).toBe(200);
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(
+      svc,
+      org.body.api_key,
+      created.body.id,
+      (r) => (r.status === 'completed' && r.stage === 'final') || r.status === 'failed',
+      60_000,
+    );
+    expect(done.error ?? null).toBeNull();
+    const records = (await (await fetch(done.download_url)).json()) as { email: string; notes: string; summary: string }[];
+    expect(records).toHaveLength(24);
+    expect(records[23]).toEqual({
+      email: 'user23@example.com',
+      notes: note(23, 1).replace(/""/g, '"'),
+      summary: note(23, 2).replace(/""/g, '"'),
+    });
+  }, 120_000);
 });
