@@ -414,6 +414,12 @@ describe("operators: the file work's threads", () => {
     expect(open.total_rows).toBe(24);
     const review = reviewApi(open.review_url);
     expect((await review.edit({ email: 'E-mail', notes: 'Notes', summary: 'Summary' })).status).toBe(200);
+    // The page is sent the start of each long value, marked (20 rows of 1 MB whole ran the main thread's heap out).
+    const preview = await review.preview();
+    expect(preview.status).toBe(200);
+    expect(preview.body.rows).toHaveLength(20);
+    expect(preview.body.rows[0].email).toEqual({ value: 'user0@example.com', problem: null });
+    expect(preview.body.rows[0].notes).toMatchObject({ value: note(0, 1).replace(/""/g, '"').slice(0, 2000), shortened: true });
     expect((await review.approve()).status).toBe(200);
     const done = await waitForRun(
       svc,
