@@ -19,8 +19,15 @@ export function prefixedAttribute(attributes: Record<string, string>, local: str
 }
 
 /**
+ * Characters of XML parsed before the handlers' output is handed on (parseXmlPart yields). At least 21 characters
+ * make a cell (`<c t="s"><v>0</v></c>`), so a slice makes at most some 200 cells, 6.4 million characters of
+ * Excel-made text. saxes carries a CR or half a surrogate pair cut at a slice's end over to the next.
+ */
+const XML_SLICE_CHARS = 4 * 1024;
+
+/**
  * Streams one part of the package through saxes (SAX: nothing but the handlers' own state
- * is kept), yielding after each chunk so the caller can hand on what the chunk produced.
+ * is kept), yielding after each slice of XML_SLICE_CHARS so the caller can hand on what it produced.
  * Every chunk is awaited under the stall watchdog. A DTD is refused here as well as by the
  * package check (checked-at-ingestion sources skip that check; saxes would not expand
  * entities anyway). saxes collects a text node, comment or attribute whole before it
@@ -71,15 +78,20 @@ export async function* parseXmlPart(
       // Excel writes UTF-8; the standard also allows UTF-16, which starts with a byte-order mark.
       decoder ??= new StringDecoder(next.value[0] === 0xff && next.value[1] === 0xfe ? 'utf16le' : 'utf8');
       const piece = decoder.write(next.value);
-      parser.write(piece);
-      fed += piece.length;
-      if (fed - lastTag > maxNodeChars) {
-        throw new SourceProblem(
-          'fieldTooLarge',
-          `The workbook part ${entry.fileName} holds a value of more than ${maxNodeChars} characters; such values are refused.`,
-        );
+      // In slices, each handed on before the next is parsed: a shared-string cell is some 30 characters of XML that
+      // stand for up to 32,767 of text (Excel's longest cell), so a whole 128 KiB chunk made 4,000 cells' worth of rows
+      // at once. 200 rows of 30 such cells of 30,000 characters failed with "out of memory" in a 64 MB thread.
+      for (let at = 0; at < piece.length; at += XML_SLICE_CHARS) {
+        parser.write(piece.length <= XML_SLICE_CHARS ? piece : piece.slice(at, at + XML_SLICE_CHARS));
+        fed += Math.min(XML_SLICE_CHARS, piece.length - at);
+        if (fed - lastTag > maxNodeChars) {
+          throw new SourceProblem(
+            'fieldTooLarge',
+            `The workbook part ${entry.fileName} holds a value of more than ${maxNodeChars} characters; such values are refused.`,
+          );
+        }
+        yield;
       }
-      yield;
     }
     if (decoder) parser.write(decoder.end());
     parser.close(); // well-formedness to the end: a cut part fails here

@@ -1,0 +1,38 @@
+import { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { BATCH_CHARS } from './row-batcher';
+import { SharedStrings } from './xlsx-shared-strings';
+import { openXlsx } from './xlsx-reader';
+
+/**
+ * A shared-string cell is some 30 characters of sheet XML that stand for up to 32,767 characters of text (Excel's
+ * longest cell). The reader parsed a whole 128 KiB chunk of the sheet before handing on its rows, so a chunk made
+ * thousands of long values at once: 70 rows of 30 cells of 30,000 characters (a 15 MB workbook, within every limit)
+ * filled a 64 MB file-work thread and failed with transformation_out_of_memory. It now parses the XML in slices
+ * and hands on each slice's rows before the next (xlsx-xml.ts, XML_SLICE_CHARS).
+ */
+describe('XLSX shared strings that fan out into long values', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('makes the values of a batch, not of a whole chunk of the sheet, before handing the batch on', async () => {
+    const long = 'lorem ipsum '.repeat(2_500); // 30,000 characters, stored once as a shared string
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Data');
+    ws.addRow(['id', 'notes']);
+    for (let i = 1; i <= 3_000; i++) ws.addRow([i, long]);
+    const bytes = Buffer.from(await wb.xlsx.writeBuffer());
+
+    const made = jest.spyOn(SharedStrings.prototype, 'get');
+    const table = await openXlsx(Readable.from([bytes], { objectMode: false }));
+    const batches = table.batches[Symbol.asyncIterator]();
+    const first = await batches.next();
+    const madeBeforeFirstBatch = made.mock.calls.length;
+    let rows = first.done ? 0 : first.value.length;
+    for (let next = await batches.next(); !next.done; next = await batches.next()) rows += next.value.length;
+
+    expect(rows).toBe(3_001);
+    // A batch ends at BATCH_CHARS (35 such rows); a slice of XML may have made some 200 more. The whole first
+    // chunk of the sheet's XML made about 2,500.
+    expect(madeBeforeFirstBatch).toBeLessThan(Math.ceil(BATCH_CHARS / long.length) + 200);
+  });
+});
