@@ -745,6 +745,86 @@ describe('review page grids in Chromium', () => {
     await page.context().close();
   });
 
+  it('shows a bad value longer than the page is sent as its start, says so in words, and opens no editor on it: light, dark, 360 px', async () => {
+    // Row 1's e-mail: 5,000 characters and no @ (not an e-mail), sent to the page cut to 2,000 (REVIEW_VALUE_CHARS); row 2's age is bad and short.
+    const csv = ['E-mail,First,Years,Birthday', `ann.${'x'.repeat(4996)},Ann,30,01/01/1990`, 'cy@x.org,Cy,abc,03/01/1990'].join('\n');
+    const shortened = 'Shortened here; the output keeps the whole value';
+    const run = await readyRun({}, csv);
+    const page = await suite.openPage(run.review_url, { ready: '#problem-rows tbody tr >> nth=1' });
+    await page.getByText('2 of 2 rows have problems.').waitFor();
+    for (const grid of [
+      page.getByRole('grid', { name: 'The first 2 rows as they will be delivered' }),
+      page.getByRole('grid', { name: 'Rows with problems' }),
+    ]) {
+      // Read with its value and its problem: the value's first 2,000 characters, then the words (the ellipsis is shown, not read).
+      const cut = grid.getByRole('gridcell', { name: new RegExp(`ann\\.x{1996} ${shortened} Not a valid value for Email$`) });
+      await expect(cut.count()).resolves.toBe(1);
+      await expect(cut.innerText()).resolves.toContain(`… ${shortened}`);
+      await expect(cut.getAttribute('aria-invalid')).resolves.toBe('true');
+      // No Fix button on it; the short bad age has one.
+      await expect(cut.getByRole('button').count()).resolves.toBe(0);
+      await expect(grid.getByRole('button', { name: 'Fix the value of age in row 2' }).count()).resolves.toBe(1);
+    }
+
+    // The grid's tab stop is the first cell that may be fixed: row 2's age, not the shortened e-mail above it.
+    await expect(tabInto(page, 'preview')).resolves.toMatchObject({ table: 'preview', row: 1, col: AGE });
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    await expect(focusIsOn(page, { table: 'preview', row: 0, col: EMAIL })).resolves.toMatchObject({
+      text: expect.stringContaining(shortened),
+    });
+    // Enter, F2, typing and a double click open nothing on it, and the keyboard stays on it.
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F2');
+    await page.keyboard.type('a');
+    await page
+      .locator('#preview tbody tr')
+      .first()
+      .locator('td')
+      .nth(EMAIL - 1)
+      .dblclick();
+    await expect(page.locator('.cell-edit').count()).resolves.toBe(0);
+    await focusIsOn(page, { table: 'preview', row: 0, col: EMAIL });
+    // The short bad cell of the same grid opens on Enter.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await focusIsOn(page, { table: 'preview', row: 1, col: AGE });
+    await page.keyboard.press('Enter');
+    await expect(editor(page, 'age', 2).evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await focusIsOn(page, { table: 'preview', row: 1, col: AGE });
+    expect((await reviewApi(run.review_url).state()).body.value_fixes).toEqual([]);
+
+    // Light, dark, a phone; and German, whose words are wider than a cell's 20rem on one line.
+    const german = await readyRun({ locale: 'de' }, csv);
+    const dePage = await suite.openPage(german.review_url, { width: 360, colorScheme: 'dark', ready: '#problem-rows tbody tr >> nth=1' });
+    await dePage
+      .getByRole('gridcell', { name: /Hier gekürzt; die Ausgabe enthält den ganzen Wert/ })
+      .first()
+      .waitFor();
+    for (const [name, at, width, colorScheme] of [
+      ['light', page, 1100, 'light'],
+      ['dark', page, 1100, 'dark'],
+      ['narrow', page, 360, 'light'],
+      ['narrow-de', dePage, 360, 'dark'],
+    ] as const) {
+      await at.setViewportSize({ width, height: 900 });
+      await at.emulateMedia({ colorScheme });
+      // The long value does not widen the page (the grids' own boxes scroll), and the words under it are not cut off.
+      const fits = await at.evaluate(() => ({
+        page: document.documentElement.scrollWidth <= window.innerWidth,
+        words: Array.from(document.querySelectorAll('td .shortened')).map((el) => el.scrollWidth <= el.clientWidth),
+      }));
+      expect({ name, fits }).toEqual({ name, fits: { page: true, words: [true, true] } });
+      await expect(axeViolations(at).then((v) => ({ name, v }))).resolves.toEqual({ name, v: [] });
+      await screenshot(at, `grid-04-value-shortened-${name}`);
+    }
+    await page.context().close();
+    await dePage.context().close();
+  }, 60_000);
+
   it('stays axe-clean with the grid and its keyboard-opened editor: light, dark, Arabic and 360 px wide', async () => {
     for (const [name, body, width] of [
       ['light', { appearance: 'light' }, 1100],
