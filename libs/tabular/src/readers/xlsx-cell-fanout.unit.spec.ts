@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { BATCH_CHARS } from './row-batcher';
 import { SharedStrings } from './xlsx-shared-strings';
 import { openXlsx } from './xlsx-reader';
+import { xmlSliceChars } from './xlsx-xml';
 
 /**
  * A shared-string cell is some 30 characters of sheet XML that stand for up to 32,767 characters of text (Excel's
@@ -34,5 +35,17 @@ describe('XLSX shared strings that fan out into long values', () => {
     // A batch ends at BATCH_CHARS (35 such rows); a slice of XML may have made some 200 more. The whole first
     // chunk of the sheet's XML made about 2,500.
     expect(madeBeforeFirstBatch).toBeLessThan(Math.ceil(BATCH_CHARS / long.length) + 200);
+  });
+});
+
+describe('xmlSliceChars', () => {
+  it('parses a sheet in whole chunks when its shared strings are short, in slices as they get longer', () => {
+    expect(xmlSliceChars(0)).toBe(Infinity); // no shared strings: the XML holds its own text
+    expect(xmlSliceChars(40)).toBeGreaterThan(128 * 1024); // a whole chunk of the sheet at a time
+    expect(xmlSliceChars(32_767)).toBe(4096); // Excel's longest cell: some 200 cells a slice
+    expect(xmlSliceChars(30_000) * 32_767).toBeLessThanOrEqual(4096 * 32_767 * 1.1);
+    // Past what Excel writes (another writer, up to MAX_FIELD_CHARS): fewer cells still, never under 256 characters.
+    expect(xmlSliceChars(262_144)).toBe(511);
+    expect(xmlSliceChars(100_000_000)).toBe(256);
   });
 });

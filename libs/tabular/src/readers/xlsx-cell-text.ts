@@ -148,6 +148,8 @@ const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** What the reader needs to turn a cell's stored value into its text. */
 export interface CellContext {
   sharedString(index: number): string;
+  /** The longest shared string's characters (0: none): how much text one cell may stand for. */
+  longestSharedString?: number;
   /** Per cell format (the cell's `s`): how it shows a number (xlsx-styles.ts). */
   styles: CellStyles;
   date1904: boolean;

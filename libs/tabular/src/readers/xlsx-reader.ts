@@ -13,7 +13,7 @@ import { openPackageFile } from './xlsx-source-file';
 import { StallWatch, stalled as damaged } from './xlsx-stall-watch';
 import { readCellStyles } from './xlsx-styles';
 import { readWorkbookLayout, type WorksheetEntry } from './xlsx-workbook';
-import { parseXmlPart } from './xlsx-xml';
+import { parseXmlPart, xmlSliceChars } from './xlsx-xml';
 
 /** How long the workbook reader may go without reading a byte of the package (or of its source, while copying it). */
 export const XLSX_STALL_MS = 3000;
@@ -49,7 +49,7 @@ async function* sheetBatches(
   const rows = new SheetRows(ctx, limits, merges.fill);
   let count = 0;
   const batcher = new RowBatcher();
-  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
+  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits), xmlSliceChars(ctx.longestSharedString ?? 0));
   try {
     // One more round after the part ends: closing the parser can complete rows too.
     for (let done = false; !done;) {
@@ -84,6 +84,7 @@ async function readWorkbook(pkg: XlsxPackage, watch: StallWatch, limits: TableLi
   const sharedStrings = await readSharedStrings(pkg, layout.sharedStrings, limits, watch, nodeLimit);
   const ctx: CellContext = {
     sharedString: (index) => sharedStrings.get(index),
+    longestSharedString: sharedStrings.longest,
     styles: await readCellStyles(pkg, layout.styles, watch, nodeLimit),
     date1904: layout.date1904,
   };
@@ -114,7 +115,7 @@ async function sheetStart(
   most: number,
 ): Promise<{ rows: number; wide: boolean }> {
   const rows = new SheetRows(ctx, limits);
-  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits));
+  const parts = parseXmlPart(pkg, sheet, rows.handlers, watch, maxNodeChars(limits), xmlSliceChars(ctx.longestSharedString ?? 0));
   let found = 0;
   let wide = false;
   try {

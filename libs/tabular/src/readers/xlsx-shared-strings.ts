@@ -24,6 +24,8 @@ export class SharedStrings {
   private used = 0;
   private ends = new Uint32Array(1024);
   private count = 0;
+  /** The longest string's characters: how much text one cell of the sheet may stand for (xmlSliceChars). */
+  longest = 0;
 
   constructor(private readonly budget: number) {}
 
@@ -47,6 +49,7 @@ export class SharedStrings {
       this.bytes = bytes;
     }
     this.used += this.bytes.write(text, this.used, 'utf8');
+    if (text.length > this.longest) this.longest = text.length;
     this.ends[this.count++] = this.used;
   }
 

@@ -18,16 +18,30 @@ export function prefixedAttribute(attributes: Record<string, string>, local: str
   return undefined;
 }
 
+/** Excel's longest cell, in characters. */
+const EXCEL_LONGEST_CELL = 32_767;
+/** The fewest characters of XML a slice has: a cell takes at least 21 (`<c t="s"><v>0</v></c>`), so some 12 cells. */
+const SMALLEST_SLICE_CHARS = 256;
+
 /**
- * Characters of XML parsed before the handlers' output is handed on (parseXmlPart yields). At least 21 characters
- * make a cell (`<c t="s"><v>0</v></c>`), so a slice makes at most some 200 cells, 6.4 million characters of
- * Excel-made text. saxes carries a CR or half a surrogate pair cut at a slice's end over to the next.
+ * Characters of a sheet's XML parsed before the rows they make are handed on (parseXmlPart yields), for a workbook
+ * whose longest shared string is `longest` characters. A shared-string cell is some 30 characters of XML that stand for
+ * up to the longest string, so a whole 128 KiB chunk of the sheet made 4,000 cells' worth of rows at once: 70 rows of
+ * 30 cells of 30,000 characters (a 15 MB workbook within every limit) ran a 64 MB thread out of heap. A slice makes at
+ * most some 200 cells of Excel's longest text (4,096 characters of XML at 32,767 characters a string: 6.5 million
+ * characters) and fewer cells of longer strings (another writer may store up to MAX_FIELD_CHARS in one: 200 cells of
+ * 262,144 characters would be 52 million). Workbooks of short strings (most) are parsed a whole chunk at a time, as
+ * before slices (4 KiB slices for them measured no slower in bench/xlsx-read.bench.js, within its noise).
  */
-const XML_SLICE_CHARS = 4 * 1024;
+export function xmlSliceChars(longest: number): number {
+  if (longest <= 0) return Infinity;
+  return Math.max(SMALLEST_SLICE_CHARS, Math.floor((4096 * EXCEL_LONGEST_CELL) / longest));
+}
 
 /**
  * Streams one part of the package through saxes (SAX: nothing but the handlers' own state
- * is kept), yielding after each slice of XML_SLICE_CHARS so the caller can hand on what it produced.
+ * is kept), yielding after each chunk, or each slice of `sliceChars` (xmlSliceChars), so the caller can hand on what
+ * it produced.
  * Every chunk is awaited under the stall watchdog. A DTD is refused here as well as by the
  * package check (checked-at-ingestion sources skip that check; saxes would not expand
  * entities anyway). saxes collects a text node, comment or attribute whole before it
@@ -40,6 +54,7 @@ export async function* parseXmlPart(
   handlers: XmlHandlers,
   watch: StallWatch,
   maxNodeChars: number,
+  sliceChars = Infinity,
 ): AsyncGenerator<void> {
   const entry = await pkg.part(partName);
   if (!entry) return;
@@ -78,12 +93,11 @@ export async function* parseXmlPart(
       // Excel writes UTF-8; the standard also allows UTF-16, which starts with a byte-order mark.
       decoder ??= new StringDecoder(next.value[0] === 0xff && next.value[1] === 0xfe ? 'utf16le' : 'utf8');
       const piece = decoder.write(next.value);
-      // In slices, each handed on before the next is parsed: a shared-string cell is some 30 characters of XML that
-      // stand for up to 32,767 of text (Excel's longest cell), so a whole 128 KiB chunk made 4,000 cells' worth of rows
-      // at once. 200 rows of 30 such cells of 30,000 characters failed with "out of memory" in a 64 MB thread.
-      for (let at = 0; at < piece.length; at += XML_SLICE_CHARS) {
-        parser.write(piece.length <= XML_SLICE_CHARS ? piece : piece.slice(at, at + XML_SLICE_CHARS));
-        fed += Math.min(XML_SLICE_CHARS, piece.length - at);
+      // In slices when the strings cells stand for are long, each slice's rows handed on before the next is parsed.
+      for (let at = 0; at < piece.length; at += sliceChars) {
+        const slice = piece.length <= sliceChars ? piece : piece.slice(at, at + sliceChars);
+        parser.write(slice);
+        fed += slice.length;
         if (fed - lastTag > maxNodeChars) {
           throw new SourceProblem(
             'fieldTooLarge',
