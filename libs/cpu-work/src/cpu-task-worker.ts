@@ -5,6 +5,7 @@ import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
 import { progressPoster, type ProgressPoster } from './progress-posts';
 import { announceStart, stopSignalOf } from './task-stop';
+import { collectBeforeIdle } from './thread-idle-collection';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
 /**
@@ -33,5 +34,7 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   } finally {
     rows?.stop();
     progress.close();
+    // The thread may wait long for its next task, its event loop stopped: what this one left is collected now.
+    collectBeforeIdle();
   }
 }

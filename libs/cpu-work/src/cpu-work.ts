@@ -8,6 +8,7 @@ import { fileWorkThreads } from '@app/metrics';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirHeaps } from './thread-heap-limits';
+import { letThreadsCollectWhenIdle } from './thread-idle-collection';
 import { threadsCanLoadThisCode } from './thread-code';
 import { buffersIn } from './moved-buffers';
 import { isStartAnnouncement, relayStop } from './task-stop';
@@ -63,6 +64,7 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
       letThreadsSizeTheirHeaps();
       letThreadsOptimiseOnTheirOwnThread();
       turnOffAllocationSitePretenuring();
+      letThreadsCollectWhenIdle();
     }
     this.pool = withThreads
       ? new Piscina({

@@ -7,6 +7,7 @@ import { announceStart, stopSignalOf } from './task-stop';
 import { turnOffAllocationSitePretenuring } from './allocation-site-pretenuring';
 import { letThreadsOptimiseOnTheirOwnThread } from './thread-compilation';
 import { letThreadsSizeTheirHeaps } from './thread-heap-limits';
+import { letThreadsCollectWhenIdle } from './thread-idle-collection';
 
 // The pool is not started (its threads would load the built code); the flag setters are watched,
 // and the code is taken for the built JavaScript, as in the service.
@@ -15,16 +16,20 @@ jest.mock('./thread-code', () => ({ threadsCanLoadThisCode: () => true }));
 jest.mock('./allocation-site-pretenuring');
 jest.mock('./thread-compilation');
 jest.mock('./thread-heap-limits');
+jest.mock('./thread-idle-collection');
 
 /**
  * Each flag setter is tested for its effect on its own (its int spec); this is the wiring: the
- * service's file-work threads get all three, and get them before the pool can make an isolate,
+ * service's file-work threads get all four, and get them before the pool can make an isolate,
  * since V8 reads each flag as a thread's isolate is made.
  */
 describe('CpuWork and the V8 flags of its threads', () => {
-  const setters = [letThreadsSizeTheirHeaps, letThreadsOptimiseOnTheirOwnThread, turnOffAllocationSitePretenuring].map(
-    (fn) => fn as jest.MockedFunction<typeof fn>,
-  );
+  const setters = [
+    letThreadsSizeTheirHeaps,
+    letThreadsOptimiseOnTheirOwnThread,
+    turnOffAllocationSitePretenuring,
+    letThreadsCollectWhenIdle,
+  ].map((fn) => fn as jest.MockedFunction<typeof fn>);
   const pool = Piscina as unknown as jest.Mock;
   const config = (threads: number) => ({ cpuWork: { threads, heapMb: 40, youngMb: 16 } }) as AppConfig;
 
