@@ -6,8 +6,8 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
  * An idle thread of the pool waits in `Atomics.wait` (piscina), which stops its event loop: no collection runs there
  * until its next task, or until the pool ends it after 30 s idle. What its last task left (a workbook's shared
  * strings, up to 64 MiB outside the heap; a heap grown to its 64 MB) stayed in the process's memory meanwhile, while
- * the other thread did the next step: a workbook's output on the other thread peaked at 314-339 MB, a file of 1 MB rows
- * at 299 MB. A full collection of a thread's heap of garbage takes a few milliseconds.
+ * the other thread did the next step: a workbook's output on the other thread peaked at 321-325 MB (253-254 MB with
+ * this). A full collection of a thread's heap of garbage takes a few milliseconds.
  */
 
 /** Heap and outside-heap bytes in use past which a thread collects as its task ends; below, an ended task left little. */
