@@ -170,6 +170,23 @@ export interface SourceParsed {
    * hides its rows in too many places, or the file was read before spans were kept (since 2026-12-06).
    */
   hidden_row_spans?: Array<[number, number]>;
+  /**
+   * The hostile-file limits a workbook was read under, when the service's configuration (MAX_COLUMNS, MAX_FIELD_CHARS,
+   * MAX_ROW_CHARS, MAX_ROWS, MAX_XLSX_UNPACKED_BYTES, MAX_XLSX_COMPRESSION_RATIO) differs from the defaults: every later read of its rows (the
+   * preview, the counts, the output) applies these, so it reads the rows this read accepted, however the configuration
+   * changes meanwhile (docs/decisions.md, "The limits a workbook was read under"). Absent: the defaults, or a text file
+   * (its later reads check no limit again).
+   */
+  read_limits?: SourceReadLimits;
+}
+/** Hostile-file limits as a read applied them (SourceParsed.read_limits), named as libs/tabular's TableLimits, in snake case. */
+export interface SourceReadLimits {
+  max_row_chars: number;
+  max_field_chars: number;
+  max_columns: number;
+  max_rows: number;
+  max_unpacked_bytes: number;
+  max_compression_ratio: number;
 }
 /**
  * Rows of an uploaded table with a value past its first row's cells (in columns the first row does not
@@ -317,6 +334,8 @@ export interface SheetChosen {
   hidden_rows_total?: number;
   /** As SourceParsed's, for this sheet. */
   hidden_row_spans?: Array<[number, number]>;
+  /** As SourceParsed's: the limits this sheet was read under (absent: the defaults). */
+  read_limits?: SourceReadLimits;
 }
 /**
  * The reviewer chose to read the uploaded text file in another encoding (the detected one read its

@@ -15,3 +15,4 @@ export * from './row-range';
 export * from './range-end';
 export * from './review-cell';
 export * from './shortened-text';
+export * from './read-limits';

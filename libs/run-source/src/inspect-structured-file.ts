@@ -32,6 +32,7 @@ import {
   type SourceFormat,
   type TableLimits,
 } from '@app/tabular';
+import { recordedReadLimits } from './read-limits';
 
 /** What reading a run's source ended with: the parsed source, or why the run fails. */
 export type IngestionOutcome = { parsed: SourceParsed } | { failed: RunError };
@@ -69,7 +70,10 @@ export async function inspectStructuredFile(
     (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress, choice.encoding))) ||
     (await readWhole(blobs, run, format, limits, onProgress, choice));
   if ('failed' in read) return read;
-  return parsedSource(blobs, run, read);
+  const outcome = await parsedSource(blobs, run, read);
+  // A workbook's later reads check its columns and values again: under the limits of this read, whatever comes later.
+  const readLimits = format.format === 'xlsx' ? recordedReadLimits(limits) : undefined;
+  return readLimits && 'parsed' in outcome ? { parsed: { ...outcome.parsed, read_limits: readLimits } } : outcome;
 }
 
 /** A read that failed as text not valid in the encoding detected: the failure an ASCII head may have caused (sourceEncodingPastAscii). */

@@ -12,6 +12,7 @@ import {
   type RunState,
 } from '@app/domain';
 import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
+import { readLimitsOf } from './read-limits';
 import { shortenedText } from './shortened-text';
 import { resumePoint } from './stored-row-index';
 
@@ -71,6 +72,7 @@ export async function readPlannedRows(
   const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
     encoding: encodingOf(run),
     alreadyIngested: true,
+    limits: readLimitsOf(run),
     sheet: run.sheet,
     resumeWithLinebreak: resume?.linebreak,
     // Given from the first data row down: a title's or a header's merge is none of the records' values.

@@ -179,6 +179,7 @@ export class ReviewSourceChoiceService {
       hidden_rows,
       hidden_rows_total,
       hidden_row_spans,
+      read_limits,
     } = outcome.parsed;
     return {
       source_headers,
@@ -190,6 +191,7 @@ export class ReviewSourceChoiceService {
       ...(hidden_rows ? { hidden_rows } : {}),
       ...(hidden_rows_total !== undefined ? { hidden_rows_total } : {}),
       ...(hidden_row_spans ? { hidden_row_spans } : {}),
+      ...(read_limits ? { read_limits } : {}),
     };
   }
 }

@@ -439,6 +439,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         hidden_rows,
         hidden_rows_total,
         hidden_row_spans,
+        read_limits,
       } = command.read;
       const cut = hidden_rows_total !== undefined && hidden_rows_total > (hidden_rows?.length ?? 0);
       return [
@@ -456,6 +457,7 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
             ...(merged_cells?.length ? { merged_cells } : {}),
             ...(hidden_rows?.length ? { hidden_rows } : {}),
             ...(cut ? { hidden_rows_total, ...(hidden_row_spans ? { hidden_row_spans } : {}) } : {}),
+            ...(read_limits ? { read_limits } : {}),
           },
         },
       ];

@@ -155,6 +155,7 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         hidden_rows: event.data.hidden_rows ?? [],
         hidden_rows_total: event.data.hidden_rows_total ?? null,
         hidden_row_spans: event.data.hidden_row_spans ?? null,
+        read_limits: event.data.read_limits ?? null,
       };
     case 'ReviewPrepared':
       return {
@@ -203,6 +204,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         hidden_rows: event.data.hidden_rows ?? [],
         hidden_rows_total: event.data.hidden_rows_total ?? null,
         hidden_row_spans: event.data.hidden_row_spans ?? null,
+        // The sheet was read under the configuration of the moment of the choice: its rows are read again so.
+        read_limits: event.data.read_limits ?? null,
         row_shape_rows_above: event.data.rows_above_header?.length ?? 0,
         rows_above_header_found: event.data.rows_above_header ?? [],
         ...readAgain(state, event.data),

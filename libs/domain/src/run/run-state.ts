@@ -12,6 +12,7 @@ import type {
   ProblemRowsChoice,
   RunError,
   SchemaSnapshot,
+  SourceReadLimits,
   SourceSheet,
 } from '@app/contracts';
 
@@ -108,6 +109,11 @@ export interface RunState {
   row_shape?: RowShape | null;
   /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */
   merged_cells?: string[];
+  /**
+   * The hostile-file limits the workbook's sheet was read under (SourceParsed.read_limits, then SheetChosen's), which
+   * every later read of its rows applies; null or absent: the defaults.
+   */
+  read_limits?: SourceReadLimits | null;
   /** A workbook sheet's hidden rows (SourceParsed.hidden_rows): numbers as the file's rows are read, from 1. */
   hidden_rows?: number[];
   /** How many rows the sheet hides in all, when more than `hidden_rows` lists (SourceParsed.hidden_rows_total); null or absent: it lists them all. */

@@ -1,7 +1,7 @@
 import type { RunEvent } from '@app/contracts';
 import { CommandRefused } from '../errors/domain-error';
 import { AFTER_EXPIRY, HISTORY, LATER, T0, approved, created, fold, parsed, prepared, uploaded } from '../testing/run-history.fixtures';
-import type { RunCommand } from './commands';
+import type { RunCommand, SourceReadAgain } from './commands';
 import { decide } from './decide';
 import { evolve } from './evolve';
 import type { RunFold } from './run-state';
@@ -30,7 +30,7 @@ const workbookParsed: RunEvent = {
 const workbookReview = [created({ filename: 'people.xlsx' }), uploaded, workbookParsed, prepared];
 const ordersRead = { source_headers: ['Order', 'E-mail', 'Total'], input_has_header: true, total_rows: 5 };
 const peopleRead = { source_headers: ['E-mail', 'Full name'], input_has_header: true, total_rows: 2 };
-const choose = (sheet: string, at = T0, read = ordersRead): RunCommand => ({ type: 'ChooseSheet', sheet, read, at });
+const choose = (sheet: string, at = T0, read: SourceReadAgain = ordersRead): RunCommand => ({ type: 'ChooseSheet', sheet, read, at });
 
 const after = (history: RunEvent[], events: RunEvent[]): RunFold =>
   events.reduce<RunFold>((s, e, i) => evolve(s, e, history.length + i, LATER), fold(history));
@@ -75,6 +75,31 @@ describe('choosing a sheet', () => {
       mapping_rule: { email: 'E-mail', name: null },
       mapping_version: 2,
     });
+  });
+
+  it('the limits each read applied are the ones the rows are read under after it: those of the sheet chosen last', () => {
+    const raised = {
+      max_row_chars: 1024 * 1024,
+      max_field_chars: 256 * 1024,
+      max_columns: 2000,
+      max_rows: 10_000_000,
+      max_unpacked_bytes: 1024 ** 3,
+      max_compression_ratio: 200,
+    };
+    const parsedWide: RunEvent = { ...workbookParsed, data: { ...workbookParsed.data, read_limits: raised } };
+    const history = [created({ filename: 'people.xlsx' }), uploaded, parsedWide, prepared];
+    expect(fold(history)!.read_limits).toEqual(raised);
+    // Chosen under the defaults (the configuration changed meanwhile): the sheet's reads apply those.
+    const underDefaults = decide(choose('Orders'), fold(history));
+    expect(underDefaults[0].type === 'SheetChosen' && 'read_limits' in underDefaults[0].data).toBe(false);
+    expect(after(history, underDefaults)!.read_limits).toBeNull();
+    // Chosen under raised limits: recorded with the choice.
+    const underRaised = decide(
+      choose('Orders', T0, { ...ordersRead, read_limits: { ...raised, max_columns: 3000 } }),
+      fold(workbookReview),
+    );
+    expect(underRaised[0].type === 'SheetChosen' && underRaised[0].data.read_limits).toEqual({ ...raised, max_columns: 3000 });
+    expect(after(workbookReview, underRaised)!.read_limits).toEqual({ ...raised, max_columns: 3000 });
   });
 
   it('drops a mapped column the new sheet does not have', () => {
