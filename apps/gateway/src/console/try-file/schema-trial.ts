@@ -64,6 +64,8 @@ export class SchemaTrialService {
       sheet: parsed.sheet ?? null,
       // Its merged cells given to each row they cover, as a run's reads give them.
       merged_cells: parsed.merged_cells ?? [],
+      // And read again under the limits the inspection applied (a workbook's reader checks them again).
+      read_limits: parsed.read_limits ?? null,
     };
     // Values that must be unique: the duplicates pass first, as a run's review does.
     const duplicates = await findDuplicateRows(blobs, read, mapping);
