@@ -2,17 +2,18 @@ import ExcelJS from 'exceljs';
 import { call, reviewApi, setupOrganization, startService, upload, waitForRun, type Service } from '../support/service-harness';
 
 /**
- * An operator raises a hostile-file limit (MAX_COLUMNS): a workbook wider than the default 1,000 columns is read at
+ * An operator raises the hostile-file limits (MAX_COLUMNS, MAX_ROW_CHARS): a file past the defaults is read at
  * ingestion, and every later read of its rows (the preview, the count, the output in the worker threads) reads it under
- * the same limit. Before the read's limits were recorded with it, such a run failed after approval.
+ * the same limits. Before the read's limits were recorded with it, a workbook wider than 1,000 columns failed after
+ * approval, and a CRLF file whose first row was longer than a MiB was delivered with a CR at the end of every row.
  */
-describe('a workbook under a raised column limit', () => {
+describe('files under raised limits', () => {
   const COLUMNS = 1200;
   let svc: Service;
   let org: Awaited<ReturnType<typeof setupOrganization>>;
 
   beforeAll(async () => {
-    svc = await startService({ MAX_COLUMNS: '2000' });
+    svc = await startService({ MAX_COLUMNS: '2000', MAX_ROW_CHARS: String(2 * 1024 * 1024), MAX_FIELD_CHARS: String(512 * 1024) });
     org = await setupOrganization(svc);
   });
   afterAll(() => svc.stop());
@@ -59,10 +60,47 @@ describe('a workbook under a raised column limit', () => {
     expect(chosen.body.mapping_rule).toMatchObject({ email: 'E-mail', first_name: 'Name' });
 
     expect((await review.approve()).status).toBe(200);
-    const done = await waitForRun(svc, org.apiKey, run.body.id, (r) => r.status !== 'processing' && r.stage === 'final');
+    const done = await waitForRun(
+      svc,
+      org.apiKey,
+      run.body.id,
+      (r) => (r.status === 'completed' || r.status === 'failed') && r.stage === 'final',
+    );
     expect(done).toMatchObject({ status: 'completed', total_rows: 1 });
     expect(await (await fetch(done.download_url)).json()).toEqual([
       { email: 'grace@example.com', first_name: 'GRACE', age: null, born: null },
+    ]);
+  });
+
+  it('reads a CRLF file whose first row is longer than a MiB with its line break, at ingestion and in the output', async () => {
+    // No header: the first row is a record of three 400,000-character notes, an e-mail and a name.
+    const note = (c: string) => c.repeat(400_000);
+    const csv = `${note('n')},${note('m')},${note('o')},Ada@Example.com,Ada\r\nx,y,z,alan@example.com,Alan\r\n`;
+    const run = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'notes.csv', input_has_header: false },
+    });
+    expect((await upload(run.body, Buffer.from(csv))).status).toBe(200);
+    await waitForRun(svc, org.apiKey, run.body.id, (r) => r.review_state === 'active');
+    const review = reviewApi(run.body.review_url);
+    const opened = (await review.state()).body;
+    expect(opened.source_headers).toEqual(['column_1', 'column_2', 'column_3', 'column_4', 'column_5']);
+    expect((await review.edit({ email: 'column_4', first_name: 'column_5', age: null, born: null }, opened.mapping_version)).status).toBe(
+      200,
+    );
+    expect((await review.problems(undefined, true)).body).toMatchObject({ status: 'counted', rows_checked: 2, rows_with_problems: 0 });
+
+    expect((await review.approve()).status).toBe(200);
+    const done = await waitForRun(
+      svc,
+      org.apiKey,
+      run.body.id,
+      (r) => (r.status === 'completed' || r.status === 'failed') && r.stage === 'final',
+    );
+    expect(done).toMatchObject({ status: 'completed', total_rows: 2 });
+    expect(await (await fetch(done.download_url)).json()).toEqual([
+      { email: 'ada@example.com', first_name: 'ADA', age: null, born: null },
+      { email: 'alan@example.com', first_name: 'ALAN', age: null, born: null },
     ]);
   });
 });

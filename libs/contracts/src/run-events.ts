@@ -171,11 +171,12 @@ export interface SourceParsed {
    */
   hidden_row_spans?: Array<[number, number]>;
   /**
-   * The hostile-file limits a workbook was read under, when the service's configuration (MAX_COLUMNS, MAX_FIELD_CHARS,
-   * MAX_ROW_CHARS, MAX_ROWS, MAX_XLSX_UNPACKED_BYTES, MAX_XLSX_COMPRESSION_RATIO) differs from the defaults: every later read of its rows (the
-   * preview, the counts, the output) applies these, so it reads the rows this read accepted, however the configuration
-   * changes meanwhile (docs/decisions.md, "The limits a workbook was read under"). Absent: the defaults, or a text file
-   * (its later reads check no limit again).
+   * The hostile-file limits the file was read under, when the service's configuration (MAX_COLUMNS, MAX_FIELD_CHARS,
+   * MAX_ROW_CHARS, MAX_ROWS, MAX_XLSX_UNPACKED_BYTES, MAX_XLSX_COMPRESSION_RATIO) differs from the defaults: every later
+   * read of its rows (the preview, the counts, the output) applies these, so it reads the rows this read accepted,
+   * however the configuration changes meanwhile (docs/decisions.md, "The limits a file was read under"). A workbook's
+   * reads check its columns and values again; a text file's find its first row's line end within MAX_ROW_CHARS.
+   * Absent: the defaults.
    */
   read_limits?: SourceReadLimits;
 }
@@ -359,6 +360,8 @@ export interface EncodingChosen {
    * rows (`rows_above_header` is then absent): what the review offers to leave out again. Absent in older events.
    */
   rows_above_header_found?: string[];
+  /** As SourceParsed's: the limits the file was read under in this encoding (absent: the defaults). */
+  read_limits?: SourceReadLimits;
 }
 /** The latest fix still in force was taken back. */
 export interface ValueFixUndone {

@@ -140,7 +140,7 @@ describe('ArrivingScans and SourceInspector', () => {
     jest.restoreAllMocks();
     expect(reads).toEqual([{ start: 110_000 }]);
     await blobs.delete(rowIndexKeyOf(run.source_key));
-    expect(scan && (await parsedFromScan(blobs, run, scan))).toEqual(await readStored(run));
+    expect(scan && (await parsedFromScan(blobs, run, scan, DEFAULT_TABLE_LIMITS))).toEqual(await readStored(run));
   });
 
   it('gives up when the upload ends with half a big file still to scan: two threads read the stored file', async () => {

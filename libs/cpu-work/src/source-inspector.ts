@@ -81,7 +81,7 @@ export class SourceInspector implements SourceArrival {
     const arrived = await this.scannedOnArrival(run);
     if (arrived) {
       await progress(arrived.rows);
-      return parsedFromScan(this.blobs, run, arrived);
+      return parsedFromScan(this.blobs, run, arrived, this.config.tableLimits);
     }
     return this.readStored(run, progress);
   }
@@ -132,6 +132,6 @@ export class SourceInspector implements SourceArrival {
     const [first, later] = [firstPart.value, laterPart.value];
     if (typeof first === 'string' || typeof later === 'string' || !isDeepStrictEqual(first.start, later.start)) return null;
     const scan = joinScanParts(first.scan, later.scan, first.start, this.config.tableLimits, HEADER_SAMPLE_ROWS);
-    return scan && parsedFromScan(this.blobs, run, scan);
+    return scan && parsedFromScan(this.blobs, run, scan, this.config.tableLimits);
   }
 }

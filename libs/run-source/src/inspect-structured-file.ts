@@ -70,10 +70,7 @@ export async function inspectStructuredFile(
     (format.format === 'delimited' && (await scanned(blobs, run, format.delimiter, limits, onProgress, choice.encoding))) ||
     (await readWhole(blobs, run, format, limits, onProgress, choice));
   if ('failed' in read) return read;
-  const outcome = await parsedSource(blobs, run, read);
-  // A workbook's later reads check its columns and values again: under the limits of this read, whatever comes later.
-  const readLimits = format.format === 'xlsx' ? recordedReadLimits(limits) : undefined;
-  return readLimits && 'parsed' in outcome ? { parsed: { ...outcome.parsed, read_limits: readLimits } } : outcome;
+  return parsedSource(blobs, run, read, limits);
 }
 
 /** A read that failed as text not valid in the encoding detected: the failure an ASCII head may have caused (sourceEncodingPastAscii). */
@@ -113,9 +110,9 @@ export async function sourceEncodingPastAscii(blobs: BlobStore, run: RunState): 
   }
 }
 
-/** What a delimited file's scan learned, as ingestion's outcome (the row index stored beside the file). */
-export function parsedFromScan(blobs: BlobStore, run: RunState, scan: DelimitedScan): Promise<IngestionOutcome> {
-  return parsedSource(blobs, run, sourceRowsOf(scan));
+/** What a delimited file's scan under `limits` learned, as ingestion's outcome (the row index stored beside the file). */
+export function parsedFromScan(blobs: BlobStore, run: RunState, scan: DelimitedScan, limits: TableLimits): Promise<IngestionOutcome> {
+  return parsedSource(blobs, run, sourceRowsOf(scan), limits);
 }
 
 const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
@@ -127,7 +124,7 @@ const sourceRowsOf = (scan: DelimitedScan): SourceRows => ({
   index: scan.rowIndex,
 });
 
-async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): Promise<IngestionOutcome> {
+async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows, limits: TableLimits): Promise<IngestionOutcome> {
   const { table, firstRow, sample, rows, widths, index, mergedCells, hiddenRows, hiddenRowsTotal, hiddenRowSpans } = read;
   if (!firstRow) return { failed: runError('emptyFile', STAGES.ingestion) };
   // Kept beside the file, so the review's pages and the output's halves can start reading anywhere in it.
@@ -145,6 +142,7 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
   const tableWidths = rowWidthsBelow(widths, above.length);
   // A workbook's row ends at its last cell with a value: only a delimited row with fewer cells lacks some.
   const rowShape = rowShapeOf(tableWidths, { cells: headerRow.length, filled: filledWidth(headerRow) }, table.format === 'delimited');
+  const readLimits = recordedReadLimits(limits);
   return {
     parsed: {
       // Up to the farthest value: the columns past it would be `column_N` of nothing to map.
@@ -169,6 +167,8 @@ async function parsedSource(blobs: BlobStore, run: RunState, read: SourceRows): 
             ...(hiddenRowSpans ? { hidden_row_spans: hiddenRowSpans.map(([first, last]): [number, number] => [first, last]) } : {}),
           }
         : {}),
+      // Every later read of the rows applies these limits again (absent: the defaults), whatever the configuration is by then.
+      ...(readLimits ? { read_limits: readLimits } : {}),
     },
   };
 }

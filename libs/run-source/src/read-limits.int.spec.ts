@@ -71,7 +71,7 @@ describe('the limits a workbook was read under', () => {
     await expect(readSampleRows(blobs, { ...run, read_limits: null }, 10)).rejects.toBeInstanceOf(SourceProblem);
   });
 
-  it('a workbook read under the defaults records nothing, and a text file never does', async () => {
+  it('a file read under the defaults records nothing; a text file read under others records them', async () => {
     const narrow = new ExcelJS.Workbook();
     narrow.addWorksheet('People').addRows([['Email'], ['ada@example.com']]);
     const narrowKey = 'runs/r2/source';
@@ -84,7 +84,9 @@ describe('the limits a workbook was read under', () => {
     await blobs.put(csvKey, Readable.from([Buffer.from('Email\nada@example.com\n')]));
     const csvRun = fold([created({ filename: 'people.csv', source_key: csvKey }), uploaded]) as RunState;
     const csv = await inspectStructuredFile(blobs, csvRun, RAISED, () => undefined);
-    expect('parsed' in csv && csv.parsed.read_limits).toBeUndefined();
+    expect('parsed' in csv && csv.parsed.read_limits).toMatchObject({ max_columns: 2000 });
+    const csvUnderDefaults = await inspectStructuredFile(blobs, csvRun, DEFAULT_TABLE_LIMITS, () => undefined);
+    expect('parsed' in csvUnderDefaults && csvUnderDefaults.parsed.read_limits).toBeUndefined();
   });
 
   it('recorded limits read back as the limits they were', () => {

@@ -3,7 +3,7 @@ import type { RunState } from '@app/domain';
 import { DEFAULT_TABLE_LIMITS, type TableLimits } from '@app/tabular';
 
 /**
- * The limits a workbook's read applied, as its event records them (SourceParsed.read_limits); undefined when they are
+ * The limits a read of a file applied, as its event records them (SourceParsed.read_limits); undefined when they are
  * the defaults, so a service run as shipped records nothing more.
  */
 export function recordedReadLimits(limits: TableLimits): SourceReadLimits | undefined {
@@ -19,10 +19,11 @@ export function recordedReadLimits(limits: TableLimits): SourceReadLimits | unde
 }
 
 /**
- * The limits every later read of a run's rows applies: those its file was read under (a workbook's reader checks
- * columns, values and rows again, and drops cells past the column limit), not the service's configuration now. A
- * workbook read under a raised MAX_COLUMNS is so read again under it, and one read before a limit was lowered still
- * reads the rows that were accepted.
+ * The limits every later read of a run's rows applies: those its file was read under, not the service's configuration
+ * now. A workbook's reader checks columns, values and rows again, and drops cells past the column limit; a text file's
+ * reader finds its first row's line end (the file's line break) within the row limit. A file read under a raised
+ * MAX_COLUMNS or MAX_ROW_CHARS is so read again under it, and one read before a limit was lowered still reads the rows
+ * that were accepted.
  */
 export function readLimitsOf(run: Pick<RunState, 'read_limits'>): TableLimits {
   const recorded = run.read_limits;

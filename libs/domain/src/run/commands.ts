@@ -152,6 +152,6 @@ export interface SourceReadAgain {
   hidden_rows_total?: number;
   /** All of them as spans, as SourceParsed's. */
   hidden_row_spans?: Array<[number, number]>;
-  /** The limits a workbook's sheet was read under, as SourceParsed's (absent: the defaults). */
+  /** The limits the file was read under so, as SourceParsed's (absent: the defaults). */
   read_limits?: SourceReadLimits;
 }

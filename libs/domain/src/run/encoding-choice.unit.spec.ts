@@ -59,6 +59,26 @@ describe('choosing the encoding of a text file', () => {
     });
   });
 
+  it('the limits the file is read under after the choice are those of its read in the chosen encoding', () => {
+    const raised = {
+      max_row_chars: 4 * 1024 * 1024,
+      max_field_chars: 256 * 1024,
+      max_columns: 1000,
+      max_rows: 10_000_000,
+      max_unpacked_bytes: 1024 ** 3,
+      max_compression_ratio: 200,
+    };
+    const parsedRaised: RunEvent = { ...misread, data: { ...misread.data, read_limits: raised } };
+    const history = [created({ filename: 'people.csv' }), uploaded, parsedRaised, prepared];
+    expect(fold(history)!.read_limits).toEqual(raised);
+    const underDefaults = decide(choose('windows-1252'), fold(history));
+    expect(after(history, underDefaults)!.read_limits).toBeNull();
+    const command: RunCommand = { type: 'ChooseEncoding', encoding: 'windows-1252', read: { ...readAs1252, read_limits: raised }, at: T0 };
+    const underRaised = decide(command, fold(review));
+    expect(underRaised[0].type === 'EncodingChosen' && underRaised[0].data.read_limits).toEqual(raised);
+    expect(after(review, underRaised)!.read_limits).toEqual(raised);
+  });
+
   it("carries the rows out of line as read in the chosen encoding, and replaces the first read's with them, or with none", () => {
     const shape = { first_row_cells: 3, longer_rows: 1, first_longer_row: 4, shorter_rows: 0, first_shorter_row: null };
     const ragged: RunEvent[] = [

@@ -228,6 +228,8 @@ export function evolve(state: RunFold, event: RunEvent, revision: number, record
         // The same rows: what the first read found stays found, also when the reviewer reads them as rows (then in
         // this encoding's letters when the event has them; older events kept the former encoding's).
         rows_above_header_found: event.data.rows_above_header ?? event.data.rows_above_header_found ?? state.rows_above_header_found ?? [],
+        // Read in this encoding under the configuration of the moment of the choice: its rows are read again so.
+        read_limits: event.data.read_limits ?? null,
         ...readAgain(state, event.data),
       };
     case 'ValuesFixed': {

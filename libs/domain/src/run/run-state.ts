@@ -110,8 +110,8 @@ export interface RunState {
   /** The merges over rows of the workbook sheet read (SourceParsed, SheetChosen), which its reads fill in; absent: none. */
   merged_cells?: string[];
   /**
-   * The hostile-file limits the workbook's sheet was read under (SourceParsed.read_limits, then SheetChosen's), which
-   * every later read of its rows applies; null or absent: the defaults.
+   * The hostile-file limits the file was read under (SourceParsed.read_limits, then SheetChosen's or EncodingChosen's),
+   * which every later read of its rows applies; null or absent: the defaults.
    */
   read_limits?: SourceReadLimits | null;
   /** A workbook sheet's hidden rows (SourceParsed.hidden_rows): numbers as the file's rows are read, from 1. */

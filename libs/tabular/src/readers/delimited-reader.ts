@@ -70,13 +70,21 @@ const LF = 0x0a;
 const FIRST_PIECE_MAX_CHARS = 1024 * 1024;
 
 /**
+ * How long a first piece may wait for its line end under `limits`: as long as their longest row and its CRLF. Under a
+ * raised MAX_ROW_CHARS a first row past a MiB is allowed, and a piece handed over before its line end left the line
+ * break to papaparse's guess, which looks at a MiB only: a CRLF file was read with a CR ending every row's last value.
+ */
+export const firstPieceMaxChars = (limits: Pick<TableLimits, 'maxRowChars'>): number =>
+  Math.max(FIRST_PIECE_MAX_CHARS, limits.maxRowChars + 2);
+
+/**
  * Where the first piece of `text` (from its start) ends, given the `end` its size allows: past
  * the first line end outside quoted fields (the line break is decided on this piece: line-break.ts),
  * and past the LF of a CRLF; -1 when the text so far cannot tell.
  */
-function firstPieceEnd(text: string, end: number, delimiter: string): number {
+function firstPieceEnd(text: string, end: number, delimiter: string, maxChars: number): number {
   const first = firstLineEnd(text, delimiter);
-  if (!first) return text.length >= FIRST_PIECE_MAX_CHARS ? end : -1;
+  if (!first) return text.length >= maxChars ? end : -1;
   end = Math.max(end, first.at + first.length);
   if (text.charCodeAt(end - 1) === CR) {
     if (end === text.length) return -1;
@@ -94,15 +102,16 @@ function firstPieceEnd(text: string, end: number, delimiter: string): number {
  *
  * The line break is decided on the first piece (line-break.ts): the first line end outside quoted
  * fields. So the first piece runs at least past that line end, and past the LF of a CRLF, waiting
- * for more text when it must (up to FIRST_PIECE_MAX_CHARS without one: a first row that long, over
- * the default row limit, is the only one left to papaparse's own guess). A first piece cut before
- * it (a long quoted header with a line break inside) had papaparse guess, and mis-read every row.
+ * for more text when it must (up to `firstMaxChars` without one, the longest row the limits let in:
+ * firstPieceMaxChars; a first row longer is refused anyway). A first piece cut before it (a long
+ * quoted header with a line break inside) had papaparse guess, and mis-read every row.
  */
 export async function* inPieces(
   text: AsyncIterable<string>,
   recorder: RowIndexRecorder | null,
   length: PieceLength,
   delimiter: string,
+  firstMaxChars = FIRST_PIECE_MAX_CHARS,
 ): AsyncGenerator<string> {
   let first = true;
   let held = ''; // text not handed over yet: the start of the file, or of a long row, while it is shorter than its piece
@@ -120,7 +129,7 @@ export async function* inPieces(
       if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end--;
       if (first) {
         // The first piece starts the chunk (held text is put in front of the next chunk).
-        end = firstPieceEnd(chunk, end, delimiter);
+        end = firstPieceEnd(chunk, end, delimiter, firstMaxChars);
         if (end === -1) {
           held = chunk;
           break;
@@ -325,7 +334,8 @@ export async function openDelimited(input: Readable, delimiter: string | null, o
   async function* batches(): AsyncGenerator<string[][]> {
     const decoded = decodeText(replay, encoding);
     const length = new PieceLength(PIECE_CHARS.parse);
-    const pieces = inPieces(options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits), recorder, length, chosen);
+    const guarded = options.alreadyIngested ? decoded : guardRows(decoded, chosen, limits);
+    const pieces = inPieces(guarded, recorder, length, chosen, firstPieceMaxChars(limits));
     const batcher = new RowBatcher();
     let rows = 0;
     let first = true;

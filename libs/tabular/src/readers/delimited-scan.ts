@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { inPieces, PIECE_CHARS, sniffDelimited } from './delimited-reader';
+import { firstPieceMaxChars, inPieces, PIECE_CHARS, sniffDelimited } from './delimited-reader';
 import { linebreakOf } from './line-break';
 import { HeadRows } from './head-rows';
 import { PieceLength } from './piece-length';
@@ -136,7 +136,7 @@ async function scanFromTop(input: Readable, delimiter: string | null, options: S
   const reporter = progressReporter(options.onProgress);
   try {
     const length = new PieceLength(PIECE_CHARS.scan);
-    for await (const piece of inPieces(decodeText(replay, encoding), recorder, length, chosen)) {
+    for await (const piece of inPieces(decodeText(replay, encoding), recorder, length, chosen, firstPieceMaxChars(limits))) {
       if (!scanner) {
         // Decided on the first piece, as the full read decides it.
         newline = linebreakOf(piece, chosen);

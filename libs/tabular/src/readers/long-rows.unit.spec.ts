@@ -2,6 +2,7 @@ import Papa from 'papaparse';
 import { Readable } from 'node:stream';
 import { inPieces, openDelimited, PIECE_CHARS } from './delimited-reader';
 import { scanDelimited } from './delimited-scan';
+import { DEFAULT_TABLE_LIMITS } from './source-problem';
 import { HeadRows } from './head-rows';
 import { NextOf } from './next-of';
 import { PieceLength } from './piece-length';
@@ -126,5 +127,32 @@ describe('rows far longer than a piece of text', () => {
       ['a', 'b'],
       ['1', '2'],
     ]);
+  });
+});
+
+describe('a first row past a MiB, under a raised MAX_ROW_CHARS', () => {
+  // Four cells of 300,000 characters: a row of 1.2 MB, let in by a row limit of 2 MB (and a field limit of 512 KiB).
+  const raised = { ...DEFAULT_TABLE_LIMITS, maxRowChars: 2 * 1024 * 1024, maxFieldChars: 512 * 1024 };
+  const cell = (c: string) => c.repeat(300_000);
+  const crlf = `${cell('a')},${cell('b')},${cell('c')},${cell('d')}\r\nada,lovelace,1815,london\r\nalan,turing,1912,wilmslow\r\n`;
+
+  it('finds its CRLF at ingestion, as the scan reads it', async () => {
+    const scan = await scanDelimited(bytes(crlf, 64 * 1024), ',', { limits: raised, headRows: 20 });
+    expect(scan.rows).toBe(3);
+    expect(scan.head.slice(1)).toEqual([
+      ['ada', 'lovelace', '1815', 'london'],
+      ['alan', 'turing', '1912', 'wilmslow'],
+    ]);
+    expect(scan.head[0][3]).toBe(cell('d'));
+  });
+
+  it('and in every later read under the same limits: no CR is left at the end of a row', async () => {
+    const table = await openDelimited(bytes(crlf, 64 * 1024), ',', { limits: raised, alreadyIngested: true });
+    const rows = await rowsOf(table.batches);
+    expect(rows.slice(1)).toEqual([
+      ['ada', 'lovelace', '1815', 'london'],
+      ['alan', 'turing', '1912', 'wilmslow'],
+    ]);
+    expect(rows[0][3]).toBe(cell('d'));
   });
 });
