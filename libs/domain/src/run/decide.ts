@@ -466,7 +466,8 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
     case 'ChooseEncoding': {
       requireEncodingChoice(run, command.encoding, command.at);
       if (command.encoding === run.encoding) return [];
-      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, rows_above_header_found, read_limits } = command.read;
+      const { source_headers, input_has_header, total_rows, row_shape, rows_above_header, rows_above_header_found, read_limits } =
+        command.read;
       // The file was read with the header row (and the rows above it) as it was then: another tab may have answered otherwise since.
       if (input_has_header !== run.input_has_header || (rows_above_header?.length ?? 0) !== rowsAboveHeaderOf(run))
         refuse('mapping_conflict', 'The header row was chosen again since the file was read; reload the review and choose again.');
