@@ -51,3 +51,14 @@ describe('the code page of a file whose first 64 KiB are ASCII', () => {
     await expect(encodingPastAscii(inPieces(withNul, 4096))).resolves.toBeNull();
   });
 });
+
+describe('a file of two-byte characters whose first 64 KiB are ASCII', () => {
+  it('is not read in a Latin or Cyrillic code page, wherever the sample around its first letter ends (GBK was read as windows-1256)', async () => {
+    const tail = (pad: number) => ' '.repeat(pad) + '张伟,北京市朝阳区,积分\n'.repeat(4_000);
+    for (const pad of [0, 1, 2, 3]) {
+      const found = await encodingPastAscii(inPieces(lateTail(tail(pad), 'gbk'), 4096));
+      // A code page of several bytes a character is not one this read gives (the file fails as text that is not UTF-8).
+      expect(found).toBeNull();
+    }
+  });
+});

@@ -25,8 +25,17 @@ const ALIASES: Record<string, string> = {
 const PREFERRED = new Set(['windows-1252', 'windows-1250', 'windows-1256', 'windows-1251']);
 const CLOSE_CALL = 0.8;
 
+/**
+ * Whether `sample`, the first bytes of a file, has no byte `codePage` leaves undefined. Decoded as a stream that goes on
+ * (no end): a character of two bytes cut by the sample's end is held back, not read as U+FFFD. A file of Shift_JIS,
+ * GBK, Big5 or EUC-KR whose 64 KiB sample ended inside a character was so ruled out of its own code page, and read as a
+ * Latin or Cyrillic one, every row garbled, or refused, by where byte 65,536 fell. A file whose last character is cut
+ * is still refused: its whole read names the byte.
+ */
+const readableAsStart = (sample: Buffer, codePage: string): boolean => !iconv.getDecoder(codePage).write(sample).includes('\uFFFD');
+
 function guessLegacyEncoding(sample: Buffer): string | null {
-  const readable = (codePage: string) => !iconv.decode(sample, codePage).includes('\uFFFD');
+  const readable = (codePage: string) => readableAsStart(sample, codePage);
   const candidates = chardet
     .analyse(sample)
     .map((c) => ({ name: ALIASES[c.name.toLowerCase()] ?? c.name.toLowerCase(), confidence: c.confidence }))

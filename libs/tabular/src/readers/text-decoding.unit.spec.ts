@@ -346,3 +346,35 @@ describe('Utf8Tally: characters past ASCII, well-formed and broken, however the 
     );
   });
 });
+
+describe('detectEncoding on the first 64 KiB of a file of two-byte characters', () => {
+  const words: Record<string, string> = {
+    shift_jis: '田中太郎,東京都港区,ポイント',
+    gbk: '张伟,北京市朝阳区,积分',
+    big5: '陳怡君,臺北市大安區,點數',
+    'euc-kr': '김민준,서울특별시,포인트',
+  };
+  /** About 70 KB of rows, with `pad` spaces after the header: which byte the 64 KiB sample ends on moves with it. */
+  const file = (encoding: string, pad: number) => {
+    const rows = ['id,name,city,note\n' + ' '.repeat(pad)];
+    for (let i = 1, bytes = 0; bytes < 70_000; i++) {
+      rows.push(`${i},${words[encoding]}\n`);
+      bytes += iconv.encode(rows[rows.length - 1], encoding).length;
+    }
+    return iconv.encode(rows.join(''), encoding);
+  };
+  const cutMidCharacter = (bytes: Buffer, encoding: string) => iconv.decode(bytes.subarray(0, 64 * KIB), encoding).endsWith('\uFFFD');
+
+  it.each(Object.keys(words))(
+    'names %s whether or not the sample ends inside a character (it was read as a Latin or Cyrillic code page)',
+    (encoding) => {
+      const files = [0, 1, 2, 3].map((pad) => file(encoding, pad));
+      // Both kinds of cut are among the four.
+      expect(files.some((f) => cutMidCharacter(f, encoding))).toBe(true);
+      expect(files.some((f) => !cutMidCharacter(f, encoding))).toBe(true);
+      // chardet names GBK text by its superset.
+      const named = encoding === 'gbk' ? 'gb18030' : encoding;
+      for (const f of files) expect(detectEncoding(f.subarray(0, 64 * KIB))).toBe(named);
+    },
+  );
+});
