@@ -8,6 +8,8 @@ const CFB = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
 const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
+/** UTF-32's byte-order marks (little-endian's starts as UTF-16LE's does: it is looked for first). */
+const UTF32_BOMS = [Buffer.from([0xff, 0xfe, 0x00, 0x00]), Buffer.from([0x00, 0x00, 0xfe, 0xff])];
 
 const startsWith = (head: Buffer, magic: Buffer) => head.length >= magic.length && head.subarray(0, magic.length).equals(magic);
 
@@ -58,6 +60,10 @@ export function checkContent(head: Buffer, format: 'delimited' | 'xlsx'): void {
     }
     return;
   }
+  // Read as UTF-16 (its mark's first two bytes), UTF-32LE text gave every value NULs and a row more; the platform's
+  // decoders have no UTF-32, and no one writes a table in it on purpose (PowerShell's -Encoding UTF32 does).
+  if (UTF32_BOMS.some((bom) => startsWith(head, bom)))
+    throw new SourceProblem('unsupportedFormat', 'The file is UTF-32 text, which is not supported. Save it as UTF-8.');
   if (UTF16_BOMS.some((bom) => startsWith(head, bom))) return;
   const what = recognised(head);
   if (what) throw new SourceProblem('contentMismatch', `The file is named as text (CSV/TSV/TXT) but is ${what}.`);

@@ -92,3 +92,20 @@ describe('UTF-16 without a byte-order mark', () => {
     }
   });
 });
+
+describe('UTF-32 with its byte-order mark', () => {
+  it('is refused as unsupported, not read as UTF-16 with NULs in every value (little-endian) nor called binary (big-endian)', () => {
+    const text = 'a,b\n1,2\n';
+    const le = Buffer.alloc(4 * (text.length + 1));
+    const be = Buffer.alloc(4 * (text.length + 1));
+    [0xfeff, ...[...text].map((c) => c.codePointAt(0)!)].forEach((code, i) => {
+      le.writeUInt32LE(code, 4 * i);
+      be.writeUInt32BE(code, 4 * i);
+    });
+    const utf32 = 'unsupportedFormat: The file is UTF-32 text, which is not supported. Save it as UTF-8.';
+    expect(refusal(le)).toBe(utf32);
+    expect(refusal(be)).toBe(utf32);
+    // UTF-16LE's mark followed by text is still UTF-16.
+    expect(refusal(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]))).toBeNull();
+  });
+});
