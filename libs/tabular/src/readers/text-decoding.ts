@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
+import { isMacRoman } from './mac-roman';
 import { SourceProblem } from './source-problem';
 import { westernOrCentral } from './western-or-central';
 import { greekOrHebrew, wordsOfAnotherScript } from './words-of-another-script';
@@ -42,11 +43,13 @@ function guessLegacyEncoding(sample: Buffer): string | null {
     .filter((c) => c.confidence > 0 && c.name !== 'utf-8' && iconv.encodingExists(c.name))
     // A code page under which the sample has undefined bytes cannot be the file's.
     .filter((c) => readable(c.name));
-  if (candidates.length === 0) return wordsOfAnotherScript(sample, readable);
+  // chardet has no Mac Roman: where it would say a Latin code page, or none, the letters in the words tell (mac-roman.ts).
+  if (candidates.length === 0) return isMacRoman(sample) ? 'macintosh' : wordsOfAnotherScript(sample, readable);
   // A code page of a Latin script whose words past ASCII are those of another script is read in that script's.
   const pick = latinPick(sample, candidates);
   if (pick === 'iso-8859-7') return greekOrHebrew(sample, readable);
-  return LATIN_CODE_PAGES.has(pick) ? (wordsOfAnotherScript(sample, readable) ?? pick) : pick;
+  if (!LATIN_CODE_PAGES.has(pick)) return pick;
+  return isMacRoman(sample) ? 'macintosh' : (wordsOfAnotherScript(sample, readable) ?? pick);
 }
 
 /** The code pages of Latin scripts chardet's guess can come out as. */
