@@ -14,7 +14,8 @@ export interface ArrivingSource {
   /**
    * A piece of the body, in order, once it is stored. The caller gives it up: a piece that is all
    * of its memory (a socket read's) moves to the scan's thread as it is, one that shares its
-   * memory with others is copied first.
+   * memory with others is copied first, and one under GATHER_UNDER_BYTES is copied into a block
+   * sent once full (or as the upload ends).
    */
   bytes(piece: Uint8Array): void;
   /** Every byte is stored: `size` bytes in all. */
@@ -36,6 +37,20 @@ export const MAX_BEHIND_BYTES = 32 * 1024 * 1024;
  */
 const aloneIn = (piece: Uint8Array): ArrayBuffer | null =>
   piece.byteOffset === 0 && types.isArrayBuffer(piece.buffer) && piece.byteLength === piece.buffer.byteLength ? piece.buffer : null;
+
+/**
+ * Pieces smaller than this are gathered into blocks of GATHER_BYTES before they go to the scan.
+ * The service runs with MALLOC_MMAP_THRESHOLD_=65536 (docs/files.md, "Memory"): a body sent with
+ * its length comes in 64 KiB pieces with pages of their own, given back when freed; a chunked one
+ * (no length, as `fetch` streams a file) comes in pieces under 64 KiB (the chunks' framing cuts
+ * each 64 KiB read in two), which glibc takes from its main arena. Held up to MAX_BEHIND_BYTES for
+ * a scan that cannot give up early (no size declared), they grew that arena to 40-50 MB resident,
+ * kept to the end of the output, against 12-19 MB with the length (bench:large's `rows` case, peak
+ * 279-293 MB chunked; gathered, the arena 18-35 MB and the peak 256-268 MB, on a loaded machine).
+ */
+export const GATHER_UNDER_BYTES = 64 * 1024;
+/** The size of a block that gathers small pieces: over the mmap threshold, its pages are its own. */
+export const GATHER_BYTES = 1024 * 1024;
 
 /** How often a followed upload checks whether other file work waits for its thread. */
 const GIVE_WAY_CHECK_MS = 250;
@@ -87,7 +102,33 @@ export class ArrivingScans {
     let sent = 0;
     let taken = -1; // no answer yet: the scan is still waiting for its thread
     let behind = false;
+    /** Small pieces gathered and not sent yet (GATHER_UNDER_BYTES), and how many bytes of the block they fill. */
+    let block: Uint8Array | null = null;
+    let gathered = 0;
+    // A block is no bigger than the bytes the scan may fall behind by (tests follow with small budgets).
+    const blockBytes = Math.min(GATHER_BYTES, Math.max(this.maxBehindBytes, 1));
     port.on('message', (bytes: number) => (taken = bytes));
+    /** Sends `moved` (given up by the caller) to the scan; false when it could not be sent (the scan is then given up). */
+    const send = (piece: Uint8Array, moved: ArrayBuffer): boolean => {
+      const bytes = piece.byteLength; // read first: a piece moved is empty
+      try {
+        port.postMessage(piece, [moved]);
+      } catch (err) {
+        giveUp(`a piece could not be sent: ${(err as Error).message}`); // never the upload's failure
+        return false;
+      }
+      sent += bytes;
+      return true;
+    };
+    /** Sends the block of gathered pieces, when it holds any. */
+    const sendGathered = (): boolean => {
+      if (!block || gathered === 0) return true;
+      const full = block;
+      const bytes = gathered;
+      block = null;
+      gathered = 0;
+      return send(new Uint8Array(full.buffer, 0, bytes), full.buffer as ArrayBuffer);
+    };
     /** Whether half a big file or more is left to scan: two threads reading the stored file from scratch end sooner. */
     const halfLeft = (size: number) =>
       this.cpu.threads >= 2 && sizeMayScanInParts(run.filename, size) && size - Math.max(taken, 0) > size / 2;
@@ -99,6 +140,7 @@ export class ArrivingScans {
       if (!open) return;
       open = false;
       this.following = false;
+      block = null;
       clearInterval(watch);
       port.close();
     };
@@ -132,25 +174,34 @@ export class ArrivingScans {
         if (!open) return;
         if (taken >= 0 && this.cpu.waiting > 0) return giveUp('other file work waits for a thread');
         if (behind) return;
-        if (sent - Math.max(taken, 0) > this.maxBehindBytes) {
+        if (sent + gathered - Math.max(taken, 0) > this.maxBehindBytes) {
           // Too far behind so early that two threads would end sooner: given up now, its memory freed.
           if (halfLeft(declaredBytes)) return giveUp(`${Math.max(taken, 0)} of ${declaredBytes} bytes scanned, ${sent} sent`);
-          // Else no more bytes are held for it: it reads the rest from the store once stored.
+          // Else no more bytes are held for it: it reads the rest from the store once stored (what was gathered is sent first).
           behind = true;
+          sendGathered();
           return;
         }
         const bytes = piece.byteLength; // read first: a piece moved is empty
         if (bytes === 0) return;
-        const moved = aloneIn(piece) ?? new Uint8Array(piece).buffer;
-        try {
-          port.postMessage(new Uint8Array(moved), [moved]);
-        } catch (err) {
-          return giveUp(`a piece could not be sent: ${(err as Error).message}`); // never the upload's failure
+        if (bytes < GATHER_UNDER_BYTES) {
+          // Copied into the block (the piece itself is freed soon, and its memory taken again by the next one).
+          for (let at = 0; at < bytes;) {
+            block ??= new Uint8Array(blockBytes);
+            const n = Math.min(bytes - at, blockBytes - gathered);
+            block.set(piece.subarray(at, at + n), gathered);
+            gathered += n;
+            at += n;
+            if (gathered === blockBytes && !sendGathered()) return;
+          }
+          return;
         }
-        sent += bytes;
+        if (!sendGathered()) return; // in order: what was gathered goes first
+        const moved = aloneIn(piece) ?? new Uint8Array(piece).buffer;
+        send(new Uint8Array(moved), moved);
       },
       arrived: (size) => {
-        if (!open) return;
+        if (!open || !sendGathered()) return;
         if (behind ? size < sent : size !== sent) return giveUp(`${sent} bytes sent of ${size} stored`);
         if (halfLeft(size)) return giveUp(`${Math.max(taken, 0)} of ${size} bytes scanned when the upload ended`);
         port.postMessage((behind ? { storedFrom: sent } : null) satisfies ArrivingBytesEnd);
