@@ -224,3 +224,53 @@ describe('webhook deliveries: list, log, resend, test event', () => {
     expect(Date.parse(timedOut.sent_at) + timedOut.duration_ms).toBeGreaterThanOrEqual(first.at);
   });
 });
+
+/**
+ * The spec's transformation.finished carries a download link: once the output is deleted there is none, and the event
+ * is not sent with `download_url: null` (an automatic retry after the retention gives up; a resend is refused, 410).
+ */
+describe('a finished webhook once the output is deleted', () => {
+  let svc: Service;
+  let receiver: WebhookReceiver;
+  let org: Awaited<ReturnType<typeof setupOrganization>>;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    // The output kept 2 s; the retry 3 s after a failed first attempt: past the retention.
+    svc = await startService({ ...FAST, OUTPUT_RETENTION_SECONDS: '2', WEBHOOK_RETRY_DELAYS_MS: '3000' });
+    org = await setupOrganization(svc);
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.stop();
+  });
+
+  it('gives the retry up with the reason, sends nothing without the link, and refuses a resend: 410 files_deleted', async () => {
+    receiver.fallback = 'error';
+    const created = await call(`${svc.baseUrl}/v1/transformations/file`, {
+      token: org.apiKey,
+      body: { schema_id: org.schemaId, filename: 'p.csv', notify_url: `${receiver.url}/hooks?case=deleted` },
+    });
+    const runId = created.body.id as string;
+    await upload(created.body, CSV);
+    const ready = await waitForRun(svc, org.apiKey, runId, (r) => r.review_state === 'active');
+    expect((await reviewApi(ready.review_url).approve()).status).toBe(200);
+    await waitForRun(svc, org.apiKey, runId, (r) => r.notification_status === 'failed', 20_000);
+
+    // One request only: the first attempt, with its link.
+    const sent = receiver.for(runId);
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0].body).download_url).toMatch(/^http/);
+    const attempts = await call(`${svc.baseUrl}/v1/transformations/${runId}/deliveries`, { token: org.apiKey });
+    expect(attempts.body.data.map((d: { attempt: number; error: string }) => [d.attempt, d.error])).toEqual([
+      [2, expect.stringContaining('the output was deleted when its retention ended')],
+      [1, 'HTTP 500'],
+    ]);
+    const deliveries = svc.app.get(DeliveriesService);
+    const deliveryId = sent[0].headers['webhook-id'] as string;
+    const refused = await refusal(deliveries.resendDelivery(org.orgId, runId, deliveryId, 'member-1'));
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 410, code: 'files_deleted' });
+    expect(receiver.for(runId)).toHaveLength(1);
+  });
+});

@@ -3,7 +3,7 @@ import { withLogContext } from '@app/logging';
 import { webhookAttempts } from '@app/metrics';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import type { WebhookEventName } from '@app/contracts';
-import { CommandRefused, nextAttemptAt, type RunState, type WebhookDelivery } from '@app/domain';
+import { CommandRefused, isOutputGone, nextAttemptAt, type RunState, type WebhookDelivery } from '@app/domain';
 import { DIRECTORY, type Directory } from '@app/directory';
 import { RUN_READ_MODEL, type RunReadModel } from '@app/read-model';
 import { RunLinks } from '@app/run-links';
@@ -129,16 +129,18 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     const body = JSON.stringify(await webhookPayload(run, event, this.links));
     // Recorded beside its end (attempted_at, from which the next attempt is planned): the deliveries list shows when it was sent.
     const sentAt = new Date();
-    const result: AttemptResult = org
-      ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
-      : {
-          delivered: false,
-          statusCode: null,
-          error: 'the organization no longer exists',
-          retryAfterMs: null,
-          durationMs: 0,
-          responseExcerpt: null,
-        };
+    // The spec's transformation.finished carries a download link: once the output is deleted (an attempt later than the
+    // retention, after a long outage or under a retention shorter than the retries) there is none to give, and the
+    // event is not sent with `download_url: null`; the delivery is given up and says why.
+    const unsendable = !org
+      ? 'the organization no longer exists'
+      : event === 'transformation.finished' && isOutputGone(run, sentAt)
+        ? `the output was deleted when its retention ended (${run.file_retention_until}): there is no download link to send`
+        : null;
+    const result: AttemptResult =
+      org && !unsendable
+        ? await this.sender.send(url, { deliveryId, event, runId: run.id, secret: org.webhook_secret, body })
+        : { delivered: false, statusCode: null, error: unsendable, retryAfterMs: null, durationMs: 0, responseExcerpt: null };
     webhookAttempts.inc({ event, outcome: result.delivered ? 'delivered' : 'failed' });
     const at = new Date();
     const next = result.delivered
@@ -146,8 +148,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       : nextAttemptAt(
           attempt,
           {
-            // A delivery sent again on request gets one attempt per request, not a new round of retries.
-            maxAttempts: org && !delivery.resent_at ? this.config.webhooks.maxAttempts : attempt,
+            // A delivery sent again on request gets one attempt per request, not a new round of retries; one that cannot be sent, none more.
+            maxAttempts: !unsendable && !delivery.resent_at ? this.config.webhooks.maxAttempts : attempt,
             delaysMs: this.config.webhooks.retryDelaysMs,
             maxRetryAfterMs: this.config.webhooks.maxRetryAfterMs,
           },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AppConfig } from '@app/config';
 import { SqliteLeaseStore } from '@app/leases';
 import type { RunReadModel } from '@app/read-model';
+import type { RunState, WebhookDelivery } from '@app/domain';
 import { DeliveryScheduler } from './delivery-scheduler';
 
 const RUNS = Array.from({ length: 30 }, (_, i) => `run-${String(i).padStart(2, '0')}`);
@@ -59,5 +60,75 @@ describe('DeliveryScheduler', () => {
     await two.tick();
     expect(started).toContain('two run-00');
     await leases.close();
+  });
+});
+
+describe('DeliveryScheduler: an attempt of transformation.finished once the output is deleted', () => {
+  const HOUR = 3_600_000;
+  /** A completed run whose finished webhook is due, its output kept until `retention`. */
+  const finishedRun = (retention: Date, purged = false) =>
+    ({
+      id: 'r1',
+      organization_id: 'o1',
+      status: 'completed',
+      stage: 'final',
+      schema: { id: 's1' },
+      output_key: 'runs/r1/output.json',
+      output_format: 'json',
+      file_retention_until: retention.toISOString(),
+      files_purged_at: purged ? retention.toISOString() : null,
+      webhooks: {},
+    }) as unknown as RunState;
+  const delivery = { delivery_id: 'd1', url: 'https://example.com/hook', attempts: 1, status: 'pending' } as unknown as WebhookDelivery;
+
+  function scheduler() {
+    const sent: string[] = [];
+    const recorded: Array<{ outcome: string; error: string | null; next_attempt_at: string | null }> = [];
+    const config = {
+      webhooks: { concurrency: 1, timeoutMs: 1000, pollMs: 1_000_000, maxAttempts: 3, retryDelaysMs: [1000], maxRetryAfterMs: 1000 },
+    };
+    const directory = { getOrganization: async () => ({ id: 'o1', webhook_secret: 'whsec' }) };
+    const commandBus = { execute: async (c: { command: { attempt: (typeof recorded)[number] } }) => recorded.push(c.command.attempt) };
+    const links = { reviewUrl: () => 'https://review', download: async () => null };
+    const sender = {
+      send: async (_url: string, message: { body: string }) => {
+        sent.push(message.body);
+        return { delivered: true, statusCode: 204, error: null, retryAfterMs: null, durationMs: 1, responseExcerpt: null };
+      },
+    };
+    const s = new DeliveryScheduler(
+      config as never,
+      null as never,
+      directory as never,
+      commandBus as never,
+      null as never,
+      links as never,
+      sender as never,
+      null as never,
+    );
+    const attempt = (run: RunState, event: string) =>
+      (s as unknown as { attempt(r: RunState, e: string, d: WebhookDelivery, n: number): Promise<void> }).attempt(run, event, delivery, 2);
+    return { sent, recorded, attempt };
+  }
+
+  it('is not sent with download_url null: the delivery is given up, saying why', async () => {
+    for (const run of [finishedRun(new Date(Date.now() - HOUR)), finishedRun(new Date(Date.now() - HOUR), true)]) {
+      const { sent, recorded, attempt } = scheduler();
+      await attempt(run, 'transformation.finished');
+      expect(sent).toEqual([]);
+      expect(recorded).toEqual([
+        expect.objectContaining({ outcome: 'failed', next_attempt_at: null, error: expect.stringContaining('the output was deleted') }),
+      ]);
+    }
+  });
+
+  it('is sent while the output is kept, and another event of a run whose files are deleted is sent as ever', async () => {
+    const kept = scheduler();
+    await kept.attempt(finishedRun(new Date(Date.now() + HOUR)), 'transformation.finished');
+    expect(kept.sent).toHaveLength(1);
+    expect(kept.recorded).toEqual([expect.objectContaining({ outcome: 'delivered' })]);
+    const failed = scheduler();
+    await failed.attempt({ ...finishedRun(new Date(Date.now() - HOUR), true), status: 'failed' }, 'transformation.failed');
+    expect(failed.sent).toHaveLength(1);
   });
 });

@@ -172,7 +172,8 @@ export class DeliveriesService {
    * Sends a delivered or failed delivery again: one new attempt of the same event (same
    * delivery id and `X-Service-Id`, the attempt number going on), due at once. 404 for an
    * unknown or another organization's run or delivery; 409 `delivery_pending` while the
-   * delivery still has an attempt planned (a retry, or an earlier re-send not yet made).
+   * delivery still has an attempt planned (a retry, or an earlier re-send not yet made); 410
+   * `files_deleted` for a `transformation.finished` whose output is deleted (it carries its link).
    */
   async resendDelivery(organizationId: string, runId: string, deliveryId: string, requestedBy: string): Promise<ResendAccepted> {
     await this.runStream(organizationId, runId);
@@ -193,6 +194,7 @@ export class DeliveriesService {
     } catch (err) {
       if (err instanceof CommandRefused && err.code === 'webhook_not_scheduled') throw ApiError.notFound('delivery');
       if (err instanceof CommandRefused && err.code === 'delivery_pending') throw ApiError.conflict('delivery_pending', err.message);
+      if (err instanceof CommandRefused && err.code === 'files_deleted') throw new ApiError(410, 'files_deleted', 'not_found', err.message);
       throw err;
     }
   }

@@ -12,6 +12,7 @@ import type { CellRead, RunCommand } from './commands';
 import { isWritingOutput, runPhase } from './run-phase';
 import {
   filesPurgeDue,
+  isOutputGone,
   isTerminal,
   isUploadOverdue,
   rowsAboveHeaderOf,
@@ -551,6 +552,11 @@ export function decide(command: RunCommand, state: RunFold): RunEvent[] {
         refuse(
           'delivery_pending',
           'This delivery is still pending: its next attempt is already planned. Send it again once it has settled.',
+        );
+      if (event === 'transformation.finished' && isOutputGone(run, new Date(command.at)))
+        refuse(
+          'files_deleted',
+          "The run's output was deleted when its retention ended: a transformation.finished webhook carries its download link, so it cannot be sent again.",
         );
       return [
         {

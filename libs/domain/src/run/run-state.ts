@@ -210,6 +210,13 @@ export function fileRetention(run: RunState): FileRetention | null {
   return null;
 }
 
+/**
+ * Whether a run's output can no longer be downloaded at `now`: it was deleted, or its retention ended (the purge may not
+ * have run yet). A `transformation.finished` webhook carries a download link (the spec): it is not sent once this holds.
+ */
+export const isOutputGone = (run: RunState, now: Date): boolean =>
+  !!run.files_purged_at || (run.file_retention_until !== null && Date.parse(run.file_retention_until) <= now.getTime());
+
 /** When the run's files are to be deleted, and why; null when no deletion is planned (see fileRetention). */
 export function filesPurgeDue(run: RunState, retentionSeconds: number): { due_at: string; reason: FilesPurgeReason } | null {
   const r = fileRetention(run);

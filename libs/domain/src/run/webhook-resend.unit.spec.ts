@@ -1,8 +1,9 @@
 import type { RunEvent } from '@app/contracts';
 import { given } from '../testing/given-when-then';
-import { HISTORY, LATER, T0, attempted, fold, scheduled } from '../testing/run-history.fixtures';
+import { HISTORY, LATER, T0, attempted, fold, purged, scheduled } from '../testing/run-history.fixtures';
 
-const AT = '2026-01-02T10:00:00.000Z';
+// Before the output's retention ends (LATER): a finished webhook can still be sent then.
+const AT = '2026-01-01T10:00:00.000Z';
 const resend = { type: 'ResendWebhook', delivery_id: 'd1', requested_by: 'member-1', at: AT } as const;
 const requested: RunEvent = {
   type: 'WebhookResendRequested',
@@ -34,6 +35,16 @@ describe('run decider: sending a webhook again', () => {
     given([...finished, attempted(1, 'delivered', null), requested])
       .when(resend)
       .refused('delivery_pending');
+  });
+
+  it("a finished webhook is refused once the run's output is gone (it carries its download link): files_deleted", () => {
+    // The output is kept until LATER (the fixtures' OutputProduced): asked after it, or once the files were purged.
+    given([...finished, attempted(1, 'delivered', null)])
+      .when({ ...resend, at: '2026-01-03T00:00:00.000Z' })
+      .refused('files_deleted');
+    given([...finished, attempted(1, 'delivered', null), purged('output_retention', ['k'])])
+      .when(resend)
+      .refused('files_deleted');
   });
 
   it('an unknown delivery id is refused: webhook_not_scheduled', () => {
