@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore, type PresignedRequest } from '@app/blob-storage';
 import type { UrlSigner } from '@app/blob-storage';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { fileExtension, type RunState } from '@app/domain';
+import { fileExtension, isOutputGone, type RunState } from '@app/domain';
 import { URL_SIGNER } from '@app/blob-storage';
 import { BoundedCache } from './bounded-cache';
 
@@ -62,9 +62,9 @@ export class RunLinks {
 
   /** A fresh download URL, valid for DOWNLOAD_URL_TTL_SECONDS and never past the retention date. */
   async download(run: RunState, now: Date): Promise<string | null> {
-    if (!run.output_key || !run.file_retention_until) return null;
+    // No link once the output is gone (the same rule the decider and the notifier apply to a finished webhook).
+    if (!run.output_key || !run.file_retention_until || isOutputGone(run, now)) return null;
     const retention = Date.parse(run.file_retention_until);
-    if (retention <= now.getTime()) return null;
     const expiresAt = new Date(Math.min(retention, now.getTime() + this.config.downloadUrlTtlSeconds * 1000));
     const downloadName = `${run.id}.${run.output_format}`;
     const key = `${Math.floor(now.getTime() / 1000)}\n${Math.floor(expiresAt.getTime() / 1000)}\n${run.output_key}\n${downloadName}`;
