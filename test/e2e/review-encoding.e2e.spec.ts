@@ -44,6 +44,37 @@ describe("review: choosing a text file's encoding", () => {
     expect(page.body.rows[9].first_name.value).toBe('NICCOLÒ');
   });
 
+  it('reads a Shift_JIS file whose first Japanese name comes after its first 64 KiB in Shift_JIS, through review and output', async () => {
+    // Failed before as "not valid UTF-8": the read again past the ASCII head took code pages of one byte only.
+    const family = ['佐藤', '鈴木', '高橋', '田中', '伊藤', '渡辺', '山本', '中村', '小林', '加藤'];
+    const given = ['太郎', '花子', '健一', '美咲', '翔太', 'さくら', '大輔', 'ゆかり', '拓也', '明美', '直樹'];
+    const cities = ['東京都新宿区', '大阪府大阪市', '北海道札幌市', '福岡県福岡市', '愛知県名古屋市', '京都府京都市', '神奈川県横浜市'];
+    const rows = Array.from({ length: 4_000 }, (_, i) => `p${i}@x.org,Person${i},${20 + (i % 50)},Tokyo`);
+    for (let i = 3_000; i < 4_000; i++) rows[i] = `p${i}@x.org,${family[i % 10]}${given[i % 11]},${30 + (i % 10)},${cities[i % 7]}`;
+    const file = iconv.encode(`E-mail,Nome,Anni,City\n${rows.join('\n')}\n`, 'shift_jis');
+    expect(file.findIndex((b) => b >= 0x80)).toBeGreaterThan(64 * 1024);
+    const { runId, api } = await review('people.csv', file);
+    const opened = (await api.state()).body;
+    expect(opened).toMatchObject({ encoding: 'shift_jis', total_rows: 4_000, source_headers: ['E-mail', 'Nome', 'Anni', 'City'] });
+    // A code page of two bytes a character is read as one detected from the top: no other encoding is offered.
+    expect(opened.encodings).toEqual([]);
+    const mapping_rule = { email: 'E-mail', first_name: 'Nome', age: 'Anni' };
+    expect((await api.edit(mapping_rule)).status).toBe(200);
+    const page = await call(api.at('preview'), { method: 'POST', body: { mapping_rule, offset: 2_999 } });
+    expect(page.status).toBe(200);
+    expect(page.body.rows.slice(0, 3).map((r: { first_name: { value: string } }) => r.first_name.value)).toEqual([
+      'PERSON2999',
+      '佐藤拓也', // data row 3,001 (i = 3,000): family[0], given[8]
+      '鈴木明美',
+    ]);
+    expect((await api.approve()).status).toBe(200);
+    const done = await waitForRun(suite.svc, suite.org.apiKey, runId, (r) => r.status === 'completed' && r.stage === 'final');
+    const records = (await (await fetch(done.download_url)).json()) as { first_name: string }[];
+    expect(records).toHaveLength(4_000);
+    expect(records[3_000].first_name).toBe('佐藤拓也');
+    expect(records[3_999].first_name).toBe(`${family[3_999 % 10]}${given[3_999 % 11]}`);
+  });
+
   it('reads the file in the encoding chosen: headers, preview and mapping follow, and the output is decoded in it', async () => {
     const { runId, api, choose } = await review('people.csv', iconv.encode(ITALIAN, 'windows-1252'));
     const opened = (await api.state()).body;

@@ -10,13 +10,13 @@ import {
   isChoosableEncoding,
   rowIndexKeyOf,
   runError,
-  type ChoosableEncoding,
   type RunState,
 } from '@app/domain';
 import {
   NotPlainDelimited,
   SourceProblem,
   encodingPastAscii,
+  isEastAsianCodePage,
   openTable,
   filledWidth,
   rowShapeOf,
@@ -96,15 +96,17 @@ export async function inspectSourceFile(
 
 /**
  * The code page to read a run's text file in when its first 64 KiB are ASCII and the bytes past them are not UTF-8
- * (libs/tabular's encodingPastAscii: a windows-1252 list whose first accented name comes late); null for any other
- * file. Ingestion reads such a file again in it instead of failing it as text that is not UTF-8.
+ * (libs/tabular's encodingPastAscii: a windows-1252 list whose first accented name comes late, a Shift_JIS one whose
+ * first Japanese name does); null for any other file. Ingestion reads such a file again in it instead of failing it as
+ * text that is not UTF-8. A code page of one byte a character is one a reviewer may choose; an East Asian one is read
+ * as a file detected in it from its top is (no choice of encoding offered, no row index).
  */
-export async function sourceEncodingPastAscii(blobs: BlobStore, run: RunState): Promise<ChoosableEncoding | null> {
+export async function sourceEncodingPastAscii(blobs: BlobStore, run: RunState): Promise<string | null> {
   if (tableFormatOf(run.filename ?? '')?.format !== 'delimited') return null;
   const input = await blobs.openRead(run.source_key);
   try {
     const encoding = await encodingPastAscii(input);
-    return isChoosableEncoding(encoding) ? encoding : null;
+    return encoding !== null && (isChoosableEncoding(encoding) || isEastAsianCodePage(encoding)) ? encoding : null;
   } finally {
     input.destroy();
   }

@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { SAMPLE_BYTES } from './delimited-reader';
 import { SourceProblem } from './source-problem';
-import { detectEncoding, isSingleByteCodePage, Utf8Tally } from './text-decoding';
+import { detectEncoding, isEastAsianCodePage, isSingleByteCodePage, Utf8Tally } from './text-decoding';
 
 /** ASCII kept before the first byte past it, in the sample detection reads: its words are context for the letters after. */
 const CONTEXT_BYTES = SAMPLE_BYTES / 2;
@@ -19,7 +19,9 @@ const CONTEXT_BYTES = SAMPLE_BYTES / 2;
  * last gives detection nothing to go on without the text around it). Whatever that sample says, a file whose bytes past ASCII are
  * mostly well-formed UTF-8 over the rest of the file (more than ten well-formed characters to each
  * broken sequence, detection's own line) is UTF-8 with broken bytes, and stays refused: read in a
- * code page, every one of its good letters would be garbled.
+ * code page, every one of its good letters would be garbled. A Japanese, Chinese or Korean code page
+ * (Shift_JIS, GB18030, Big5, EUC-KR, EUC-JP) counts as well as one of a byte a character: a product list
+ * whose first 64 KiB are codes and prices and whose names come later is in one of them throughout.
  *
  * Reads the file to its end from the first byte past ASCII (only when the run would fail otherwise).
  */
@@ -67,7 +69,7 @@ export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<s
     if (err instanceof SourceProblem) return null;
     throw err;
   }
-  return isSingleByteCodePage(encoding) ? encoding : null;
+  return isSingleByteCodePage(encoding) || isEastAsianCodePage(encoding) ? encoding : null;
 }
 
 function firstPastAscii(chunk: Buffer): number {

@@ -53,12 +53,27 @@ describe('the code page of a file whose first 64 KiB are ASCII', () => {
 });
 
 describe('a file of two-byte characters whose first 64 KiB are ASCII', () => {
-  it('is not read in a Latin or Cyrillic code page, wherever the sample around its first letter ends (GBK was read as windows-1256)', async () => {
-    const tail = (pad: number) => ' '.repeat(pad) + '张伟,北京市朝阳区,积分\n'.repeat(4_000);
-    for (const pad of [0, 1, 2, 3]) {
-      const found = await encodingPastAscii(inPieces(lateTail(tail(pad), 'gbk'), 4096));
-      // A code page of several bytes a character is not one this read gives (the file fails as text that is not UTF-8).
-      expect(found).toBeNull();
-    }
+  // Codes and prices first, names later: a product or customer list exported from a Japanese, Chinese or Korean system.
+  const TAILS: [encoding: string, expected: string, text: string][] = [
+    ['shift_jis', 'shift_jis', '山田太郎,東京都新宿区,ポイント\n'],
+    ['gbk', 'gb18030', '张伟,北京市朝阳区,积分\n'],
+    ['big5', 'big5', '陳大文,臺北市中正區,積分\n'],
+    ['euc-kr', 'euc-kr', '김민준,서울특별시 강남구,포인트\n'],
+  ];
+
+  it.each(TAILS)(
+    'is told as %s, wherever the sample around its first letter ends (it was refused, or read as a Latin code page)',
+    async (encoding, expected, text) => {
+      for (const pad of [0, 1, 2, 3]) {
+        const file = lateTail(' '.repeat(pad) + text.repeat(4_000), encoding);
+        await expect(encodingPastAscii(inPieces(file, 4096))).resolves.toBe(expected);
+      }
+    },
+  );
+
+  it('is told from a handful of names after the ASCII, with the ASCII before them as context', async () => {
+    await expect(encodingPastAscii(inPieces(lateTail('山田太郎,東京都新宿区,ポイント\n'.repeat(5), 'shift_jis'), 4096))).resolves.toBe(
+      'shift_jis',
+    );
   });
 });

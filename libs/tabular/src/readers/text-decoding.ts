@@ -218,6 +218,15 @@ export function isSingleByteCodePage(encoding: string): boolean {
 }
 
 /**
+ * A code page of one or two bytes a character for Japanese, Chinese or Korean, as detectEncoding names them. Each
+ * reads ASCII as ASCII, and no byte under 0x80 of a file begins one of its two-byte characters, so a file's ASCII
+ * head reads the same in it as in UTF-8.
+ */
+export function isEastAsianCodePage(encoding: string): boolean {
+  return /^(shift_jis|euc-jp|gb18030|big5|euc-kr)$/.test(encoding);
+}
+
+/**
  * Bytes decoded into one string at most. A stored file arrives in chunks of up to 1 MiB (the local
  * store reads 1 MiB at a time), and a chunk decoded whole was a string of up to a million characters,
  * which V8 allocates in its large-object space, in the old generation, with every piece and cell of
