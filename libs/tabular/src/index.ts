@@ -14,3 +14,4 @@ export * from './readers/delimited-scan-parts';
 export * from './readers/row-widths';
 export * from './readers/encoding-past-ascii';
 export * from './readers/own-copy';
+export * from './readers/scanned-rows';

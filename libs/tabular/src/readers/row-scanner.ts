@@ -59,6 +59,16 @@ const overLimit = () => new NotPlainDelimited('a limit is crossed: the full read
 /** A row ended (`end`: the character after its line break) or the text ran out first (-1). */
 const INCOMPLETE = -1;
 
+/**
+ * What a scan keeps of each row it counts, when asked (scanned-rows.ts): the row's fields as papaparse gives them (a
+ * quoted field without its quotes, `""` read as `"`), to `take`. `columns`: which fields are read; the others are
+ * given as empty text, so a row has as many fields either way (null: every field).
+ */
+export interface KeptRows {
+  take: (fields: string[]) => void;
+  columns: readonly boolean[] | null;
+}
+
 export class RowScanner {
   /** Rows counted: rows with a field that is more than blanks (blank rows are skipped, as the reader skips them). */
   rows = 0;
@@ -78,6 +88,7 @@ export class RowScanner {
     delimiter: string,
     private readonly newline: string,
     private readonly limits: Pick<TableLimits, 'maxRows' | 'maxColumns' | 'maxFieldChars' | 'maxRowChars'>,
+    private readonly kept: KeptRows | null = null,
   ) {
     if (delimiter.length !== 1 || delimiter === '"') throw new NotPlainDelimited('delimiter');
     this.DELIMITER = delimiter.charCodeAt(0);
@@ -132,6 +143,9 @@ export class RowScanner {
     let lastFilled = 0; // the number of the row's last field with more than blanks (0: none, a blank row)
     let longField = false;
     let rowEnd = INCOMPLETE;
+    // Made for a row that ends only: a row the text ends inside is scanned again from its start with the next piece.
+    const kept = this.kept;
+    const fieldsKept: string[] | null = kept === null ? null : [];
     for (;;) {
       let chars: number;
       let contentFrom: number;
@@ -193,6 +207,12 @@ export class RowScanner {
         contentFrom = p;
         chars = contentTo - p;
       }
+      if (fieldsKept !== null) {
+        const read = kept!.columns === null || kept!.columns[fields] === true;
+        fieldsKept.push(
+          !read ? '' : escaped > 0 ? text.slice(contentFrom, contentTo).replaceAll('""', '"') : text.slice(contentFrom, contentTo),
+        );
+      }
       fields++;
       if (escaped > 0 || hasText(text, contentFrom, contentTo)) lastFilled = fields;
       if (chars > limits.maxFieldChars) longField = true;
@@ -207,6 +227,7 @@ export class RowScanner {
       // the first row's values tells apart.
       if (++this.rows > limits.maxRows || lastFilled > limits.maxColumns || fields > this.maxCells || longField) throw overLimit();
       this.widths.note(Math.min(fields, limits.maxColumns + 1), lastFilled, this.rows);
+      if (fieldsKept !== null) kept!.take(fieldsKept);
     }
     return rowEnd;
   }
