@@ -99,7 +99,7 @@ export async function findDuplicateRows(
   // The later passes read the whole file again, for the rows whose digest prefix repeats.
   let keys: ((row: string[], rowNumber: number) => string | null)[] = [];
   const pass = async (visit: (row: string[], rowNumber: number) => void): Promise<boolean> => {
-    const source = await readPlannedRows(blobs, run, mapping);
+    const source = await readPlannedRows(blobs, run, mapping, null, 1, { fieldsRead: sets.flat() });
     if (keys.length === 0) {
       const byName = new Map(source.plan.map((p) => [p.name, p]));
       keys = sets.map((fields) => compileKey(fields.map((f) => byName.get(f)!)));

@@ -108,7 +108,8 @@ export async function firstDuplicatesPass(
   const sets = uniquenessGroups(run.schema);
   if (sets.length === 0) return { rows: 0, sets: [] };
   const prefixOf = digestPrefixer(options);
-  const source = await readPlannedRows(blobs, run, mapping, null, range.fromRow);
+  // Only the columns of the fields that must be unique are read (a delimited file's other cells are given as empty text).
+  const source = await readPlannedRows(blobs, run, mapping, null, range.fromRow, { fieldsRead: sets.flat() });
   const byName = new Map(source.plan.map((p) => [p.name, p]));
   const capacity = rowsIn(range, run.total_rows);
   const found = sets.map((fields) => ({

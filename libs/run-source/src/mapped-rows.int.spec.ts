@@ -106,3 +106,62 @@ describe('a run source read and given up before its first batch', () => {
     expect(opened.every((stream) => stream.destroyed)).toBe(true);
   });
 });
+
+describe('a read the row scanner hands back part of the way', () => {
+  let blobs: LocalBlobStore;
+  withTempBlobStore('mapped-rows-handed-back-', (b) => (blobs = b));
+  afterEach(() => jest.restoreAllMocks());
+
+  const all = async (source: { batches: AsyncIterable<string[][]> }): Promise<string[][]> => {
+    const rows: string[][] = [];
+    for await (const batch of source.batches) rows.push(...batch);
+    return rows;
+  };
+
+  it('goes on with papaparse from where it stopped, past the rows it gave, and reads the file with papaparse after', async () => {
+    // A field of 80 characters at data row 4,500, over the recorded limit of 50: the scanner hands the file back there
+    // (a limit it checks is crossed), and papaparse, which an ingested file's reads do not limit, reads on.
+    const lines = Array.from({ length: 5_000 }, (_, i) => `p${i}@x.org,${i === 4_499 ? 'n'.repeat(80) : `"Name, ""${i}"""`}`);
+    const limits = {
+      max_row_chars: 1024 * 1024,
+      max_field_chars: 50,
+      max_columns: 1000,
+      max_rows: 1_000_000,
+      max_unpacked_bytes: 1e9,
+      max_compression_ratio: 100,
+    };
+    const run = await storedCsvRun(blobs, 'handed-back', ['Mail,Name\n', lines.join('\n') + '\n'], FIELDS, ['Mail', 'Name'], {
+      mapping_rule: { email: 'Mail', name: 'Name' },
+      read_limits: limits,
+    });
+    const expected = lines.map((_, i) => [`p${i}@x.org`, i === 4_499 ? 'n'.repeat(80) : `Name, "${i}"`]);
+    const opened = recordingReads(blobs);
+
+    expect(await all(await readPlannedRows(blobs, run, run.mapping_rule!))).toEqual(expected);
+    expect(opened).toHaveLength(2); // the scanner's read, then papaparse's
+    // Known now not to be plain: read by papaparse at once (one stream).
+    expect(await all(await readPlannedRows(blobs, run, run.mapping_rule!, null, 2_500))).toEqual(expected.slice(2_499));
+    expect(opened).toHaveLength(3);
+
+    // The same file under another key, from a row before the one handed back, one column read: the rows of that column,
+    // none twice (the scanner's with the other column empty, then papaparse's whole).
+    const again = await storedCsvRun(blobs, 'handed-back-again', ['Mail,Name\n', lines.join('\n') + '\n'], FIELDS, ['Mail', 'Name'], {
+      mapping_rule: { email: 'Mail', name: 'Name' },
+      read_limits: limits,
+    });
+    const some = await all(await readPlannedRows(blobs, again, again.mapping_rule!, null, 2_500, { fieldsRead: ['name'] }));
+    expect(some.map(([, name]) => name)).toEqual(expected.slice(2_499).map(([, name]) => name));
+    expect(some[0]).toEqual(['', 'Name, "2499"']);
+    expect(some[some.length - 1]).toEqual(expected[4_999]);
+    expect(opened).toHaveLength(5);
+
+    // A file the scanner reads to its end is read once, by it.
+    const plain = await storedCsvRun(blobs, 'plain', ['Mail,Name\n', 'a@b.org,Ann\n'.repeat(3_000)], FIELDS, ['Mail', 'Name'], {
+      mapping_rule: { email: 'Mail', name: 'Name' },
+    });
+    expect(await all(await readPlannedRows(blobs, plain, plain.mapping_rule!, null, 1, { fieldsRead: ['email'] }))).toEqual(
+      Array.from({ length: 3_000 }, () => ['a@b.org', '']),
+    );
+    expect(opened).toHaveLength(6);
+  });
+});

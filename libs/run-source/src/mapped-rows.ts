@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { BlobStore } from '@app/blob-storage';
 import type { MappingRule } from '@app/contracts';
 import {
@@ -11,7 +12,7 @@ import {
   type MappedRow,
   type RunState,
 } from '@app/domain';
-import { filledWidth, openTable, releasedUnstarted } from '@app/tabular';
+import { NotPlainDelimited, filledWidth, openTable, releasedUnstarted, scannedRows } from '@app/tabular';
 import { readLimitsOf } from './read-limits';
 import { shortenedText } from './shortened-text';
 import { resumePoint } from './stored-row-index';
@@ -44,6 +45,16 @@ export interface MappedSource {
   batches: AsyncGenerator<SourceRow[]>;
 }
 
+/** What a read of a run's rows may leave out. */
+export interface PlannedRowsOptions {
+  /**
+   * The fields whose columns the reader reads: the other cells of a delimited file read by the row scanner are given
+   * as empty text (a workbook's rows, and rows papaparse reads, come whole). For a reader that looks at these fields
+   * only (the duplicates pass's keys): a wide file's other cells are never made.
+   */
+  fieldsRead?: readonly string[];
+}
+
 /**
  * A run's stored data rows with the plan of a mapping (columns resolved, transformations,
  * the reviewer's fixes and checks compiled once), for a reader that maps them itself and
@@ -59,6 +70,7 @@ export async function readPlannedRows(
   mapping: MappingRule,
   duplicates: DuplicateRows | null = null,
   fromRow = 1,
+  options: PlannedRowsOptions = {},
 ): Promise<PlannedRows> {
   const plan = planFields(run.schema.fields, mapping, run.source_headers, run.value_fixes ?? [], duplicates, {
     workbookNumbers: run.source_format === 'xlsx',
@@ -68,27 +80,38 @@ export async function readPlannedRows(
   const target = fromRow - 1 + rowsBeforeDataOf(run);
   // Near the top a read from the top is as quick as loading the index.
   const resume = target > RESUME_AFTER_ROWS ? await resumePoint(blobs, run, key, target) : null;
-  const input = await blobs.openRead(key, { start: resume?.byte ?? 0 });
-  const table = await openTable(input, run.source_format ?? 'delimited', run.delimiter, {
-    encoding: encodingOf(run),
-    alreadyIngested: true,
-    limits: readLimitsOf(run),
-    sheet: run.sheet,
-    resumeWithLinebreak: resume?.linebreak,
-    // Given from the first data row down: a title's or a header's merge is none of the records' values.
-    ...(run.merged_cells?.length ? { mergedCells: { refs: run.merged_cells, firstDataRow: rowsBeforeDataOf(run) + 1 } } : {}),
-  });
+  const open = () => blobs.openRead(key, { start: resume?.byte ?? 0 });
+  let input = await open();
+  const papaparseRows = async (from: Readable): Promise<AsyncIterable<string[][]>> =>
+    (
+      await openTable(from, run.source_format ?? 'delimited', run.delimiter, {
+        encoding: encodingOf(run),
+        alreadyIngested: true,
+        limits: readLimitsOf(run),
+        sheet: run.sheet,
+        resumeWithLinebreak: resume?.linebreak,
+        // Given from the first data row down: a title's or a header's merge is none of the records' values.
+        ...(run.merged_cells?.length ? { mergedCells: { refs: run.merged_cells, firstDataRow: rowsBeforeDataOf(run) + 1 } } : {}),
+      })
+    ).batches;
+  const scanned = scannedRowsOf(run, key, input, resume?.linebreak, columnsRead(plan, options.fieldsRead));
+  let rows: AsyncIterable<string[][]> = scanned ?? (await papaparseRows(input));
 
   async function* batches(): AsyncGenerator<string[][]> {
-    let skip = target - (resume?.rows ?? 0);
+    const skip = target - (resume?.rows ?? 0);
+    const given = { rows: 0 }; // rows of the read passed over or handed out so far
     try {
-      for await (const batch of table.batches) {
-        if (skip >= batch.length) {
-          skip -= batch.length;
-          continue;
-        }
-        yield skip > 0 ? batch.slice(skip) : batch;
-        skip = 0;
+      try {
+        yield* past(rows, skip, given);
+      } catch (err) {
+        if (!(err instanceof NotPlainDelimited) || rows !== scanned) throw err;
+        // The scanner stopped where papaparse reads by rules of its own: papaparse reads the file again from the same
+        // start, past the rows already given (they are the same rows: scanned-rows.property.spec.ts in libs/tabular).
+        notPlainSources.add(key);
+        input.destroy();
+        input = await open();
+        rows = await papaparseRows(input);
+        yield* past(rows, Math.max(skip, given.rows), { rows: 0 });
       }
     } finally {
       input.destroy();
@@ -99,10 +122,53 @@ export async function readPlannedRows(
   // given up too, close that.
   const release = async () => {
     input.once('error', () => undefined).destroy();
-    await table.batches[Symbol.asyncIterator]().return?.(undefined);
+    await rows[Symbol.asyncIterator]().return?.(undefined);
   };
   const leftOut = compileRowsLeftOut(run);
   return { plan, batches: releasedUnstarted(batches(), release), firstRow: fromRow, leftOut };
+}
+
+/** The batches of `rows` past their first `skip` rows; `given.rows` counts the rows passed over or handed out. */
+async function* past(rows: AsyncIterable<string[][]>, skip: number, given: { rows: number }): AsyncGenerator<string[][]> {
+  for await (const batch of rows) {
+    const from = Math.max(0, skip - given.rows);
+    given.rows += batch.length;
+    if (from >= batch.length) continue;
+    yield from > 0 ? batch.slice(from) : batch;
+  }
+}
+
+/**
+ * Sources (by key) a scan found not plain in this thread: their later reads go to papaparse at once. A few at most are
+ * expected (most files are plain); past a thousand the memory starts again.
+ */
+const notPlainSources = new Set<string>();
+const NOT_PLAIN_REMEMBERED = 1_000;
+
+/**
+ * The rows of a delimited source read by the row scanner (libs/tabular's scannedRows: faster than papaparse, and only
+ * the columns asked for); null for a workbook, a run without its recorded delimiter and encoding, or a source a scan
+ * found not plain before.
+ */
+function scannedRowsOf(
+  run: RunState,
+  key: string,
+  input: Readable,
+  resumeWithLinebreak: string | undefined,
+  columns: boolean[] | null,
+): AsyncGenerator<string[][]> | null {
+  if (notPlainSources.size > NOT_PLAIN_REMEMBERED) notPlainSources.clear();
+  const encoding = encodingOf(run);
+  if (run.source_format === 'xlsx' || !run.delimiter || !encoding || notPlainSources.has(key)) return null;
+  return scannedRows(input, { delimiter: run.delimiter, encoding, limits: readLimitsOf(run), resumeWithLinebreak, columns });
+}
+
+/** The columns of `fields` (by position), or null for every column. */
+function columnsRead(plan: FieldPlan[], fields: readonly string[] | undefined): boolean[] | null {
+  if (fields === undefined) return null;
+  const columns: boolean[] = [];
+  for (const p of plan) if (p.column >= 0 && fields.includes(p.name)) columns[p.column] = true;
+  return columns;
 }
 
 /**
