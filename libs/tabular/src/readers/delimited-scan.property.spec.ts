@@ -4,6 +4,7 @@ import { openDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited } from './delimited-scan';
 import { filledWidth, rowWidthsBelow, valuesWidthOf, type RowWidthCount, type RowWidthTallies } from './row-widths';
 import { DEFAULT_TABLE_LIMITS, SourceProblem, type TableLimits } from './source-problem';
+import { cutInto, delimitedToken } from './testing/random-delimited';
 
 /*
  * Ingestion's scan must learn of a file exactly what reading all its rows with papaparse
@@ -84,44 +85,7 @@ async function handedBackThenRead(bytes: Buffer[], limits: TableLimits): Promise
   return byReader(bytes, limits);
 }
 
-/** Bytes cut at random places (storage hands a file over in chunks of any size). */
-const cutInto = (bytes: Buffer, cuts: number[]): Buffer[] => {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const c of at) {
-    out.push(bytes.subarray(from, c));
-    from = c;
-  }
-  out.push(bytes.subarray(from));
-  return out.filter((b) => b.length > 0);
-};
-
-// Tokens that move rows and fields: well-formed quoting, and the malformed kinds papaparse has rules of its own for.
-const token = fc.constantFrom(
-  'a',
-  'bc',
-  'é日',
-  ' ',
-  '  ',
-  ',',
-  ',',
-  ';',
-  '\n',
-  '\n',
-  '\r\n',
-  '\r',
-  '"q"',
-  '"a,b"',
-  '"x\ny"',
-  '""',
-  '"say ""hi"""',
-  '"x"y',
-  '"x" ,',
-  'a"b',
-  '\t',
-  '\u00a0',
-);
+const token = delimitedToken();
 const text = fc.array(token, { maxLength: 120 }).map((t) => 'h1,h2,h3\n' + t.join(''));
 
 describe('ingestion scan of a delimited file', () => {

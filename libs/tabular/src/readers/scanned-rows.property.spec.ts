@@ -5,6 +5,7 @@ import { openDelimited } from './delimited-reader';
 import { NotPlainDelimited, scanDelimited } from './delimited-scan';
 import { scannedRows } from './scanned-rows';
 import { DEFAULT_TABLE_LIMITS } from './source-problem';
+import { cutInto, delimitedToken } from './testing/random-delimited';
 
 /*
  * A later read of an ingested file by the row scanner (scannedRows) must yield exactly the rows papaparse yields
@@ -40,44 +41,8 @@ async function scanned(
 const onlyColumns = (rows: string[][], columns: boolean[]): string[][] =>
   rows.map((row) => row.map((field, i) => (columns[i] ? field : '')));
 
-/** Bytes cut at random places (storage hands a file over in chunks of any size). */
-const cutInto = (bytes: Buffer, cuts: number[]): Buffer[] => {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const c of at) {
-    out.push(bytes.subarray(from, c));
-    from = c;
-  }
-  out.push(bytes.subarray(from));
-  return out.filter((b) => b.length > 0);
-};
-
-// Tokens that move rows and fields: well-formed quoting, and the malformed kinds papaparse has rules of its own for.
-const token = fc.constantFrom(
-  'a',
-  'bc',
-  'é日',
-  ' ',
-  ',',
-  ',',
-  ';',
-  '\n',
-  '\n',
-  '\r\n',
-  '\r',
-  '"q"',
-  '"a,b"',
-  '"x\ny"',
-  '""',
-  '"say ""hi"""',
-  '"x"y',
-  '"x" ,',
-  'a"b',
-  '\t',
-  '\u00a0',
-  '\ufeff',
-);
+// The tokens of ingestion's scan spec, and a byte-order mark inside the text.
+const token = delimitedToken('\ufeff');
 
 describe('a later read of an ingested delimited file by the row scanner', () => {
   it("yields papaparse's rows, every column or the ones asked for, or says the file is not plain", async () => {
