@@ -1,3 +1,4 @@
+import { UTCDate, utc } from '@date-fns/utc';
 import { format, isValid, parse } from 'date-fns';
 import fc from 'fast-check';
 import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern';
@@ -7,37 +8,60 @@ import { compileDatePattern, partsOfDate, type DateParts } from './date-pattern'
  * the service used per row before): random dates, random patterns from the compiled token
  * set, random strings.
  */
-const REFERENCE = new Date(2000, 0, 1);
+const REFERENCE = new UTCDate(2000, 0, 1);
 
+/** As transformations.ts reads a date outside the compiled set: in UTC, from 2000-01-01. */
 const dateFnsParse = (text: string, pattern: string): DateParts | null => {
-  const d = parse(text, pattern, REFERENCE);
+  const d = parse(text, pattern, REFERENCE, { in: utc });
   return isValid(d) ? partsOfDate(d) : null;
 };
+
+/** As transformations.ts writes a date (a UTCDate): its UTC time. */
+const dateFnsFormat = (date: Date, pattern: string): string => format(new UTCDate(date.getTime()), pattern);
 
 const TOKENS: Record<string, string[]> = {
   y: ['y', 'yy', 'yyy', 'yyyy', 'yyyyy'],
   M: ['M', 'MM', 'MMM', 'MMMM', 'MMMMM'],
   d: ['d', 'dd', 'ddd'],
+  E: ['E', 'EE', 'EEE', 'EEEE', 'EEEEE', 'EEEEEE'],
   H: ['H', 'HH'],
+  h: ['h', 'hh'],
+  a: ['a', 'aa', 'aaa', 'aaaa', 'aaaaa'],
   m: ['m', 'mm'],
   s: ['s', 'ss'],
 };
 const SEPARATORS = ['/', '-', '.', ' ', ':', ', ', "'T'", "'at'", "''", '', " 'de' ", '_'];
 
+const UNITS = Object.keys(TOKENS);
+
+/**
+ * Units the compiled set takes together: a weekday with a day of the month (without one, date-fns
+ * moves the date to the weekday: left to it), and H without h or a (date-fns refuses those).
+ */
+const compiledTogether = (units: string[]): boolean =>
+  !(units.includes('E') && !units.includes('d')) && !(units.includes('H') && (units.includes('h') || units.includes('a')));
+
 /** A pattern: some of the units, in any order, each once, with separators between them. */
 const patterns = fc
   .tuple(
-    fc.shuffledSubarray(Object.keys(TOKENS), { minLength: 1 }),
-    fc.array(fc.nat(100), { minLength: 6, maxLength: 6 }),
-    fc.array(fc.constantFrom(...SEPARATORS), { minLength: 7, maxLength: 7 }),
+    fc.shuffledSubarray(UNITS, { minLength: 1 }).filter(compiledTogether),
+    fc.array(fc.nat(100), { minLength: UNITS.length, maxLength: UNITS.length }),
+    fc.array(fc.constantFrom(...SEPARATORS), { minLength: UNITS.length + 1, maxLength: UNITS.length + 1 }),
   )
   .map(([units, picks, seps]) => {
-    let p = seps[6] === '' ? '' : seps[6];
+    let p = seps[UNITS.length];
     units.forEach((u, i) => {
       p += TOKENS[u][picks[i] % TOKENS[u].length] + (i < units.length - 1 ? seps[i] : '');
     });
     return p;
   });
+
+/** Weekday and day-period words, whole and in part, as the random texts' pieces. */
+const WORDS = [
+  ...['Mon', 'Monday', 'tue', 'Tuesday', 'Wed', 'thursday', 'Fri', 'SAT', 'Sunday', 'Su', 'Tu', 'Th', 'T', 'S', 'w', 'Mo'],
+  ...['AM', 'PM', 'am', 'pm', 'a.m.', 'p.m.', 'A.M', 'p m', 'a', 'p', 'A', 'mi', 'n', 'noon', 'midnight', 'Noon'],
+  ...['in the morning', 'in the afternoon', 'in the evening', 'at night', 'at morning', 'in the night', 'at evening'],
+];
 
 const dates = fc.date({ min: new Date(1000, 0, 1), max: new Date(9999, 11, 31, 23, 59, 59), noInvalidDate: true });
 
@@ -52,6 +76,14 @@ describe('compiled date patterns agree with date-fns', () => {
     'MMMM d, yyyy',
     "dd 'de' MMMM 'de' yyyy",
     "HH:mm:ss 'o''clock'",
+    'EEE, dd MMM yyyy',
+    'EEE, dd MMM yyyy HH:mm',
+    'dd MMM yyyy EEE',
+    'EEEE d MMMM yyyy',
+    'MM/dd/yyyy hh:mm a',
+    'h:mm a',
+    'h:mm aaaa',
+    'hh:mm:ss',
   ])('%s: compiles', (pattern) => {
     expect(compileDatePattern(pattern)).not.toBeNull();
   });
@@ -60,30 +92,33 @@ describe('compiled date patterns agree with date-fns', () => {
     fc.assert(
       fc.property(patterns, dates, (pattern, date) => {
         const compiled = compileDatePattern(pattern)!;
-        expect({ pattern, text: compiled.format(partsOfDate(date)) }).toEqual({ pattern, text: format(date, pattern) });
+        expect({ pattern, text: compiled.format(partsOfDate(date)) }).toEqual({ pattern, text: dateFnsFormat(date, pattern) });
       }),
-      { numRuns: 3000 },
+      { numRuns: 6000 },
     );
   });
 
   it('reads back what date-fns wrote, as date-fns reads it', () => {
     fc.assert(
       fc.property(patterns, dates, (pattern, date) => {
-        const text = format(date, pattern);
+        const text = dateFnsFormat(date, pattern);
         expect({ pattern, text, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
           pattern,
           text,
           parts: dateFnsParse(text, pattern),
         });
       }),
-      { numRuns: 3000 },
+      { numRuns: 6000 },
     );
   });
 
   it('accepts and refuses arbitrary text exactly as date-fns does', () => {
-    const chars = fc.constantFrom(...'0123456789012345678901234567890123456789/-.: ,TtaJjanfebMmarAprmayjunjulaugsepoctnovdec\t'.split(''));
+    const chars = fc.constantFrom(
+      ...'0123456789012345678901234567890123456789/-.: ,TtaJjanfebMmarAprmayjunjulaugsepoctnovdecpPhnoi\t'.split(''),
+    );
+    const pieces = fc.oneof({ arbitrary: chars, weight: 4 }, { arbitrary: fc.constantFrom(...WORDS), weight: 1 });
     fc.assert(
-      fc.property(patterns, fc.array(chars, { maxLength: 24 }), (pattern, cs) => {
+      fc.property(patterns, fc.array(pieces, { maxLength: 24 }), (pattern, cs) => {
         const text = cs.join('');
         expect({ pattern, text, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
           pattern,
@@ -91,7 +126,27 @@ describe('compiled date patterns agree with date-fns', () => {
           parts: dateFnsParse(text, pattern),
         });
       }),
-      { numRuns: 5000 },
+      { numRuns: 12000 },
+    );
+  });
+
+  it('reads written dates with a piece changed (a word, a character, a cut) as date-fns does', () => {
+    const piece = fc.oneof(fc.constantFrom(...WORDS), fc.constantFrom(...'0123456789 :,./apmPMTs'.split('')), fc.constant(''));
+    const edit = fc.tuple(fc.nat(), fc.nat(4), piece);
+    fc.assert(
+      fc.property(patterns, dates, fc.array(edit, { minLength: 1, maxLength: 2 }), (pattern, date, edits) => {
+        let text = dateFnsFormat(date, pattern);
+        for (const [at, cut, put] of edits) {
+          const i = at % (text.length + 1);
+          text = text.slice(0, i) + put + text.slice(i + cut);
+        }
+        expect({ pattern, text, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
+          pattern,
+          text,
+          parts: dateFnsParse(text, pattern),
+        });
+      }),
+      { numRuns: 12000 },
     );
   });
 
@@ -115,6 +170,31 @@ describe('compiled date patterns agree with date-fns', () => {
       ['2020-05-06T23:60', "yyyy-MM-dd'T'HH:mm"],
       ['0000-01-01', 'yyyy-MM-dd'],
       ['', 'yyyy'],
+      ['Mon, 07 Dec 2026', 'EEE, dd MMM yyyy'],
+      ['Tue, 07 Dec 2026', 'EEE, dd MMM yyyy'],
+      ['Monday, 07 Dec 2026', 'EEE, dd MMM yyyy'],
+      ['Monday, 07 Dec 2026', 'EEEE, dd MMM yyyy'],
+      ['07 Dec 2026 Sat', 'dd MMM yyyy EEE'],
+      ['Mon, 07 Dec 2026 13:05', 'EEE, dd MMM yyyy HH:mm'],
+      ['12/07/2026 01:05 PM', 'MM/dd/yyyy hh:mm a'],
+      ['12/07/2026 12:05 AM', 'MM/dd/yyyy hh:mm a'],
+      ['12/07/2026 12:05 PM', 'MM/dd/yyyy hh:mm a'],
+      ['12/07/2026 13:05 PM', 'MM/dd/yyyy hh:mm a'],
+      ['12/07/2026 00:05 AM', 'MM/dd/yyyy hh:mm a'],
+      ['12/07/2026 1:05 p.m.', 'MM/dd/yyyy h:mm a'],
+      ['12/07/2026 01:05 in the evening', 'MM/dd/yyyy hh:mm aaaa'],
+      ['12/07/2026 01:05 noon', 'MM/dd/yyyy hh:mm aaaaa'],
+      ['07 Dec 2026 in the evening', 'dd MMM yyyy aaaa'],
+      ['07 Dec 2026 in the morning', 'dd MMM yyyy a'],
+      ['07 Dec 2026 in the afternoon', 'dd MMM yyyy aaa'],
+      ['07 Dec 2026 at night', 'dd MMM yyyy aa'],
+      ['07 Dec 2026 at evening', 'dd MMM yyyy aaaa'],
+      ['07 Dec 2026 midnight', 'dd MMM yyyy a'],
+      ['07 Dec 2026 noon', 'dd MMM yyyy aaaa'],
+      ['07 Dec 2026 n', 'dd MMM yyyy aaaaa'],
+      ['07 Dec 2026 mi', 'dd MMM yyyy aaaaa'],
+      ['07 Dec 2026 P M', 'dd MMM yyyy a'],
+      ['07 Dec 2026 p.m', 'dd MMM yyyy a'],
     ];
     for (const [text, pattern] of cases) {
       expect({ text, pattern, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
@@ -125,8 +205,22 @@ describe('compiled date patterns agree with date-fns', () => {
     }
   });
 
+  it('reads a weekday and a 12-hour clock as date-fns does: the day of the month wins over a wrong weekday', () => {
+    const at = (pattern: string, text: string) => compileDatePattern(pattern)!.parse(text);
+    const dec7 = { year: 2026, month: 12, day: 7, hour: 0, minute: 0, second: 0 };
+    expect(at('EEE, dd MMM yyyy', 'Mon, 07 Dec 2026')).toEqual(dec7);
+    expect(at('EEE, dd MMM yyyy', 'Tue, 07 Dec 2026')).toEqual(dec7);
+    expect(at('EEE, dd MMM yyyy', 'Monday, 07 Dec 2026')).toBeNull();
+    expect(at('MM/dd/yyyy hh:mm a', '12/07/2026 01:05 PM')).toEqual({ ...dec7, hour: 13, minute: 5 });
+    expect(at('MM/dd/yyyy hh:mm a', '12/07/2026 12:05 AM')).toEqual({ ...dec7, hour: 0, minute: 5 });
+    expect(at('MM/dd/yyyy hh:mm a', '12/07/2026 13:05 PM')).toBeNull();
+    expect(compileDatePattern('EEE, dd MMM yyyy HH:mm')!.format({ ...dec7, hour: 13, minute: 5 })).toBe('Mon, 07 Dec 2026 13:05');
+    expect(compileDatePattern('MM/dd/yyyy hh:mm a')!.format({ ...dec7, hour: 0, minute: 5 })).toBe('12/07/2026 12:05 AM');
+  });
+
   it('leaves patterns outside the compiled set to date-fns', () => {
-    for (const pattern of ['h:mm a', 'do MMMM', 'yyyy-MM-dd HH:mm xxx', 'EEEE', 'yyyy-yy', 'PP', "yyyy-MM-dd'T'HH:mm:ss.SSS"]) {
+    const left = ['HH:mm a', 'HH hh', 'do MMMM', 'yyyy-MM-dd HH:mm xxx', 'EEEE', 'EEE MMM yyyy', 'EEEEEEE, dd MMM', 'h:mm aaaaaa'];
+    for (const pattern of [...left, 'yyyy-yy', 'PP', "yyyy-MM-dd'T'HH:mm:ss.SSS", 'ho a', 'Eo dd']) {
       expect({ pattern, compiled: compileDatePattern(pattern) }).toEqual({ pattern, compiled: null });
     }
   });

@@ -4,10 +4,15 @@
  * instead of a million runs of date-fns's general parser (about 20 µs each).
  *
  * The compiled set: years (y, yy, yyy, yyyy, ...), months (M, MM, MMM, MMMM, MMMMM, in
- * English as date-fns's default locale), days of the month (d, dd, ...), hours 0-23 (H,
- * HH), minutes (m, mm), seconds (s, ss), quoted text and any other non-letter character.
- * A pattern with any other token (week years, AM/PM, time zones, ordinals...) is not
- * compiled: `compileDatePattern` returns null and callers use date-fns for it.
+ * English as date-fns's default locale), days of the month (d, dd, ...), weekday names (E
+ * to EEEEEE, in English) in a pattern that has a day of the month, hours 0-23 (H, HH),
+ * hours 1-12 (h, hh) and day periods (a to aaaaa: AM, pm, p.m., p, noon, in the evening...)
+ * in a pattern without H, minutes (m, mm), seconds (s, ss), quoted text and any other
+ * non-letter character. A pattern with any other token (week years, time zones, ordinals...)
+ * is not compiled: `compileDatePattern` returns null and callers use date-fns for it. So is a
+ * weekday without a day of the month: date-fns then moves the date to that weekday (its
+ * setter runs at the day of the month's priority, which otherwise wins and ignores the
+ * weekday, whatever the order of the tokens), and H with h or a, which date-fns refuses.
  *
  * Every rule below mirrors date-fns 4 (`parse` with reference date 2000-01-01, `format`);
  * date-pattern.property.spec.ts checks the two agree on random dates, random patterns from
@@ -37,7 +42,10 @@ type Field = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 type Step =
   | { kind: 'literal'; text: string }
   | { kind: 'number'; field: Field; token: string; match: (s: string, at: number) => number }
-  | { kind: 'month-name'; token: string };
+  | { kind: 'hour12'; token: string; match: (s: string, at: number) => number }
+  | { kind: 'month-name'; token: string }
+  | { kind: 'weekday'; token: string; matchers: RegExp[] }
+  | { kind: 'day-period'; token: string; matchers: RegExp[] };
 
 /** date-fns's tokenizer (formattingTokensRegExp): runs of one letter, quoted text, single characters. */
 const TOKENS = /[yYQqMLwIdDecihHKkms]o|(\w)\1*|''|'(''|[^'])+('|$)|./g;
@@ -54,6 +62,68 @@ const MONTH_NARROW = /^[jfmasond]/i;
 const MONTH_PARSE_ANY = [/^ja/i, /^f/i, /^mar/i, /^ap/i, /^may/i, /^jun/i, /^jul/i, /^au/i, /^s/i, /^o/i, /^n/i, /^d/i];
 const MONTH_PARSE_NARROW = [/^j/i, /^f/i, /^m/i, /^a/i, /^m/i, /^j/i, /^j/i, /^a/i, /^s/i, /^o/i, /^n/i, /^d/i];
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+// date-fns's English weekday matchers (locale en-US `match.day`). Only how much they read matters:
+// with a day of the month (compiled only so), date-fns keeps that day and ignores the weekday.
+const WEEKDAY_WIDE = /^(sunday|monday|tuesday|wednesday|thursday|friday|saturday)/i;
+const WEEKDAY_ABBREVIATED = /^(sun|mon|tue|wed|thu|fri|sat)/i;
+const WEEKDAY_SHORT = /^(su|mo|tu|we|th|fr|sa)/i;
+const WEEKDAY_NARROW = /^[smtwf]/i;
+/** What DayParser tries for each width, in its order: E-EEE, EEEE, EEEEE, EEEEEE. */
+const WEEKDAY_MATCHERS: Record<number, RegExp[]> = {
+  1: [WEEKDAY_ABBREVIATED, WEEKDAY_SHORT, WEEKDAY_NARROW],
+  2: [WEEKDAY_ABBREVIATED, WEEKDAY_SHORT, WEEKDAY_NARROW],
+  3: [WEEKDAY_ABBREVIATED, WEEKDAY_SHORT, WEEKDAY_NARROW],
+  4: [WEEKDAY_WIDE, WEEKDAY_ABBREVIATED, WEEKDAY_SHORT, WEEKDAY_NARROW],
+  5: [WEEKDAY_NARROW],
+  6: [WEEKDAY_SHORT, WEEKDAY_NARROW],
+};
+
+// date-fns's English day-period matchers (locale en-US `match.dayPeriod`): its `any` width serves
+// the abbreviated and wide ones, which en-US does not have.
+const DAY_PERIOD_ANY = /^([ap]\.?\s?m\.?|midnight|noon|(in the|at) (morning|afternoon|evening|night))/i;
+const DAY_PERIOD_NARROW = /^(a|p|mi|n|(in the|at) (morning|afternoon|evening|night))/i;
+/** What AMPMParser tries for each width, in its order: a-aaa and aaaa (any, narrow), aaaaa (narrow). */
+const DAY_PERIOD_MATCHERS: Record<number, RegExp[]> = {
+  1: [DAY_PERIOD_ANY, DAY_PERIOD_NARROW],
+  2: [DAY_PERIOD_ANY, DAY_PERIOD_NARROW],
+  3: [DAY_PERIOD_ANY, DAY_PERIOD_NARROW],
+  4: [DAY_PERIOD_ANY, DAY_PERIOD_NARROW],
+  5: [DAY_PERIOD_NARROW],
+};
+/**
+ * The hour a matched day period sets (date-fns's parse patterns, first that tests true, then
+ * dayPeriodEnumToHours): "at night" and "at evening" start with an a, so they are am (0) as in
+ * date-fns; a narrow "n" is none of them, which date-fns also sets as 0.
+ */
+const DAY_PERIOD_HOURS: [RegExp, number][] = [
+  [/^a/i, 0],
+  [/^p/i, 12],
+  [/^mi/i, 0],
+  [/^no/i, 12],
+  [/morning/i, 4],
+  [/afternoon/i, 12],
+  [/evening/i, 17],
+  [/night/i, 0],
+];
+const DAY_PERIOD_NAMES: Record<number, [am: string, pm: string]> = {
+  1: ['AM', 'PM'],
+  2: ['AM', 'PM'],
+  3: ['am', 'pm'],
+  4: ['a.m.', 'p.m.'],
+  5: ['a', 'p'],
+};
+
+/** Length of what the first matcher that matches at `at` reads, or 0. */
+function matchedLength(text: string, at: number, matchers: RegExp[]): number {
+  const rest = text.slice(at, at + 20);
+  for (const matcher of matchers) {
+    const m = matcher.exec(rest);
+    if (m) return m[0].length;
+  }
+  return 0;
+}
+
 const isDigit = (s: string, i: number): boolean => {
   const c = s.charCodeAt(i);
   return c >= 48 && c <= 57;
@@ -68,7 +138,7 @@ const upToDigits =
     return n;
   };
 
-/** `^(1[0-2]|0?\d)`: date-fns's month pattern for `M` (and `h`). */
+/** `^(1[0-2]|0?\d)`: date-fns's month pattern for `M` (and its hour12h for `h`). */
 function monthDigits(s: string, at: number): number {
   if (s[at] === '1' && s[at + 1] >= '0' && s[at + 1] <= '2') return 2;
   if (s[at] === '0' && isDigit(s, at + 1)) return 2;
@@ -111,6 +181,9 @@ function numberStep(letter: string, token: string): Step {
   return { kind: 'number', field, token, match };
 }
 
+/** The letters compiled: numbers (FIELD_OF), h, weekday names and day periods. */
+const COMPILED_LETTERS = new Set([...Object.keys(FIELD_OF), 'h', 'E', 'a']);
+
 /** The pattern as steps, or null when a token is outside the compiled set. */
 function stepsOf(pattern: string): Step[] | null {
   const steps: Step[] = [];
@@ -123,13 +196,29 @@ function stepsOf(pattern: string): Step[] | null {
       steps.push({ kind: 'literal', text: (/^'([^]*?)'?$/.exec(token)?.[1] ?? '').replace(/''/g, "'") });
     } else if (LATIN_LETTER.test(letter)) {
       // date-fns refuses a unit given twice; and every letter outside the set goes to date-fns.
-      if (!(letter in FIELD_OF) || token.endsWith('o') || seen.has(letter)) return null;
+      if (!COMPILED_LETTERS.has(letter) || token.endsWith('o') || seen.has(letter)) return null;
       seen.add(letter);
-      steps.push(letter === 'M' && token.length >= 3 ? { kind: 'month-name', token } : numberStep(letter, token));
+      if (letter === 'E') {
+        // EEEEEEE and longer read as EEEE in date-fns: left to it, as nobody writes them.
+        if (!WEEKDAY_MATCHERS[token.length]) return null;
+        steps.push({ kind: 'weekday', token, matchers: WEEKDAY_MATCHERS[token.length] });
+      } else if (letter === 'a') {
+        if (!DAY_PERIOD_MATCHERS[token.length]) return null;
+        steps.push({ kind: 'day-period', token, matchers: DAY_PERIOD_MATCHERS[token.length] });
+      } else if (letter === 'h') {
+        steps.push({ kind: 'hour12', token, match: token.length === 1 ? monthDigits : upToDigits(token.length) });
+      } else {
+        steps.push(letter === 'M' && token.length >= 3 ? { kind: 'month-name', token } : numberStep(letter, token));
+      }
     } else {
       steps.push({ kind: 'literal', text: token });
     }
   }
+  // A weekday moves the date only without a day of the month (DayParser and DateParser share priority
+  // 90, and date-fns keeps one setter a priority: the day of the month's, of higher subPriority).
+  if (seen.has('E') && !seen.has('d')) return null;
+  // date-fns refuses H with h or with a (incompatibleTokens): it throws.
+  if (seen.has('H') && (seen.has('h') || seen.has('a'))) return null;
   return steps;
 }
 
@@ -165,10 +254,27 @@ function parseWith(steps: Step[], text: string): DateParts | null {
   let year = REFERENCE_YEAR;
   let twoDigitYear = false;
   const parts: DateParts = { year, month: 1, day: 1, hour: 0, minute: 0, second: 0 };
+  let hour12 = -1;
+  let periodHour = -1;
   for (const step of steps) {
     if (step.kind === 'literal') {
       if (!text.startsWith(step.text, at)) return null;
       at += step.text.length;
+    } else if (step.kind === 'weekday') {
+      const n = matchedLength(text, at, step.matchers);
+      if (n === 0) return null;
+      at += n;
+    } else if (step.kind === 'day-period') {
+      const n = matchedLength(text, at, step.matchers);
+      if (n === 0) return null;
+      const period = text.slice(at, at + n);
+      periodHour = DAY_PERIOD_HOURS.find(([p]) => p.test(period))?.[1] ?? 0;
+      at += n;
+    } else if (step.kind === 'hour12') {
+      const n = step.match(text, at);
+      if (n === 0) return null;
+      hour12 = digitsValue(text, at, at + n);
+      at += n;
     } else if (step.kind === 'month-name') {
       const found = matchMonthName(text, at, step.token);
       if (!found) return null;
@@ -190,6 +296,13 @@ function parseWith(steps: Step[], text: string): DateParts | null {
   // Whatever follows the pattern may only be white space.
   for (let i = at; i < text.length; i++) if (!/\s/.test(text[i])) return null;
   if (!twoDigitYear && year <= 0) return null;
+  // AMPMParser (priority 80) sets the period's hour, then Hour1to12Parser (70) reads it as date-fns does.
+  if (periodHour >= 0) parts.hour = periodHour;
+  if (hour12 >= 0) {
+    if (hour12 < 1 || hour12 > 12) return null;
+    const isPM = parts.hour >= 12;
+    parts.hour = isPM && hour12 < 12 ? hour12 + 12 : !isPM && hour12 === 12 ? 0 : hour12;
+  }
   parts.year = twoDigitYear ? fromTwoDigits(year) : year;
   if (parts.month < 1 || parts.month > 12) return null;
   if (parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) return null;
@@ -199,10 +312,23 @@ function parseWith(steps: Step[], text: string): DateParts | null {
 
 const pad = (value: number, width: number): string => String(value).padStart(width, '0');
 
+/** Day of the week (0 Sunday) of a proleptic Gregorian date, as a Date (and so date-fns) counts it. */
+function weekdayOf(parts: DateParts): number {
+  const d = new Date(0);
+  d.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  return d.getUTCDay();
+}
+
 function formatWith(steps: Step[], parts: DateParts): string {
   let out = '';
   for (const step of steps) {
     if (step.kind === 'literal') out += step.text;
+    else if (step.kind === 'weekday') {
+      const name = WEEKDAYS[weekdayOf(parts)];
+      const n = step.token.length;
+      out += n <= 3 ? name.slice(0, 3) : n === 4 ? name : n === 5 ? name[0] : name.slice(0, 2);
+    } else if (step.kind === 'day-period') out += DAY_PERIOD_NAMES[step.token.length][parts.hour >= 12 ? 1 : 0];
+    else if (step.kind === 'hour12') out += pad(parts.hour % 12 || 12, step.token.length);
     else if (step.kind === 'month-name') {
       const name = MONTHS[parts.month - 1];
       out += step.token.length === 3 ? name.slice(0, 3) : step.token.length === 5 ? name[0] : name;
