@@ -83,6 +83,8 @@ export class RowScanner {
   private readonly lfs = new NextOf('\n');
   private readonly DELIMITER: number;
   private readonly maxCells: number;
+  /** The row in progress's fields, three numbers each (where its text starts and ends, its doubled quotes), when rows are kept. */
+  private readonly bounds: number[] = [];
 
   constructor(
     delimiter: string,
@@ -143,9 +145,11 @@ export class RowScanner {
     let lastFilled = 0; // the number of the row's last field with more than blanks (0: none, a blank row)
     let longField = false;
     let rowEnd = INCOMPLETE;
-    // Made for a row that ends only: a row the text ends inside is scanned again from its start with the next piece.
-    const kept = this.kept;
-    const fieldsKept: string[] | null = kept === null ? null : [];
+    // Where each field's text is, when the rows are kept: its fields are made once the row ends, as a row the text ends
+    // inside is scanned again from its start with the next piece (a row of a MB would otherwise be cut and unescaped
+    // at each piece it spans).
+    const bounds = this.kept === null ? null : this.bounds;
+    if (bounds !== null) bounds.length = 0;
     for (;;) {
       let chars: number;
       let contentFrom: number;
@@ -207,12 +211,7 @@ export class RowScanner {
         contentFrom = p;
         chars = contentTo - p;
       }
-      if (fieldsKept !== null) {
-        const read = kept!.columns === null || kept!.columns[fields] === true;
-        fieldsKept.push(
-          !read ? '' : escaped > 0 ? text.slice(contentFrom, contentTo).replaceAll('""', '"') : text.slice(contentFrom, contentTo),
-        );
-      }
+      if (bounds !== null) bounds.push(contentFrom, contentTo, escaped);
       fields++;
       if (escaped > 0 || hasText(text, contentFrom, contentTo)) lastFilled = fields;
       if (chars > limits.maxFieldChars) longField = true;
@@ -227,9 +226,21 @@ export class RowScanner {
       // the first row's values tells apart.
       if (++this.rows > limits.maxRows || lastFilled > limits.maxColumns || fields > this.maxCells || longField) throw overLimit();
       this.widths.note(Math.min(fields, limits.maxColumns + 1), lastFilled, this.rows);
-      if (fieldsKept !== null) kept!.take(fieldsKept);
+      if (bounds !== null) this.keep(text, bounds);
     }
     return rowEnd;
+  }
+
+  /** Hands the kept fields of a row that ended to `kept.take`: a quoted field without its quotes, `""` read as `"`. */
+  private keep(text: string, bounds: number[]): void {
+    const { columns, take } = this.kept!;
+    const fields = new Array<string>(bounds.length / 3);
+    for (let i = 0, f = 0; i < bounds.length; i += 3, f++) {
+      if (columns !== null && columns[f] !== true) fields[f] = '';
+      else if (bounds[i + 2] > 0) fields[f] = text.slice(bounds[i], bounds[i + 1]).replaceAll('""', '"');
+      else fields[f] = text.slice(bounds[i], bounds[i + 1]);
+    }
+    take(fields);
   }
 
   /**
