@@ -73,6 +73,9 @@ export class CpuWork implements OnModuleInit, OnModuleDestroy, OnApplicationShut
           maxThreads: config.cpuWork.threads,
           // A thread that sits idle gives its memory back.
           idleTimeout: 30_000,
+          // An idle thread waits for its next task with its event loop turning, not in Atomics.wait: the collection
+          // after a task's answer runs there (thread-idle-collection.ts).
+          atomics: 'disabled',
           // Both generations capped: the threads' heaps add to the process's resident memory,
           // which must stay under 256 MB (docs/files.md, "Memory"). The young generation is
           // where a file's per-row garbage dies: with batches of 500 rows (BATCH_ROWS; fewer when wide) 16 MB

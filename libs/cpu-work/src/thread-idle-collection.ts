@@ -1,13 +1,18 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 /**
- * A file-work thread collects its garbage when a task ends, before it waits for the next.
+ * A file-work thread collects its garbage once it has answered a task, before it waits for the next.
  *
- * An idle thread of the pool waits in `Atomics.wait` (piscina), which stops its event loop: no collection runs there
- * until its next task, or until the pool ends it after 30 s idle. What its last task left (a workbook's shared
- * strings, up to 64 MiB outside the heap; a heap grown to its 64 MB) stayed in the process's memory meanwhile, while
- * the other thread did the next step: a workbook's output on the other thread peaked at 321-325 MB (253-254 MB with
- * this). A full collection of a thread's heap of garbage takes a few milliseconds.
+ * An idle thread of the pool runs no collection until its next task, or until the pool ends it after 30 s idle. What
+ * its last task left (a workbook's shared strings, up to 64 MiB outside the heap; a heap grown to its 64 MB) stayed
+ * in the process's memory meanwhile, while the other thread did the next step: a workbook's output on the other
+ * thread peaked at 321-325 MB (253-254 MB with a collection as the task ended). A full collection of a thread's heap
+ * of garbage takes a few milliseconds.
+ *
+ * The collection waits for the answer to be sent (the pool then runs with `atomics: 'disabled'`, so that an idle
+ * thread's event loop turns): run before it, it could not free the answer itself, which the task still held (the
+ * scan's first 20 rows of 1 MB left 25 MB, 45 MB of heap, through a whole output on the other thread), and the
+ * answer waited for the collection (a review's page for its thread's whole heap).
  */
 
 /** Heap and outside-heap bytes in use past which a thread collects as its task ends; below, an ended task left little. */
@@ -18,7 +23,7 @@ export function letThreadsCollectWhenIdle(): void {
   setFlagsFromString('--expose-gc');
 }
 
-/** In a file-work thread, as a task ends: a full collection when the thread holds much (and may collect). Returns whether it ran. */
+/** In a file-work thread: a full collection when the thread holds much (and may collect). Returns whether it ran. */
 export function collectBeforeIdle(): boolean {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc !== 'function') return false;
@@ -26,4 +31,15 @@ export function collectBeforeIdle(): boolean {
   if (used + external <= COLLECT_ABOVE_BYTES) return false;
   gc();
   return true;
+}
+
+/**
+ * In a file-work thread, as a task ends: collectBeforeIdle once the task's answer has been sent (the pool posts it
+ * after the task's promise settles, before the event loop's next turn), unless `busy` says another task has begun
+ * meanwhile (its garbage is its own to collect when it ends).
+ */
+export function collectOnceAnswered(busy: () => boolean): void {
+  setImmediate(() => {
+    if (!busy()) collectBeforeIdle();
+  });
 }
