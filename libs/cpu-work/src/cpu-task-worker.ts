@@ -5,7 +5,7 @@ import { CPU_TASKS, MOVED_RESULTS, type CpuTaskMessage } from './cpu-tasks';
 import { movedResult } from './moved-buffers';
 import { progressPoster, type ProgressPoster } from './progress-posts';
 import { announceStart, stopSignalOf } from './task-stop';
-import { collectOnceAnswered } from './thread-idle-collection';
+import { CollectionBetweenTasks } from './thread-idle-collection';
 import { yieldCpuToOtherThreads } from './thread-priority';
 
 /**
@@ -13,8 +13,7 @@ import { yieldCpuToOtherThreads } from './thread-priority';
  * is opened once per thread, from the same configuration as the process that sent it.
  */
 let blobs: BlobStore | undefined;
-/** Tasks begun and not yet ended on this thread (the pool gives a thread one at a time; a task's end overlaps the next's start). */
-let running = 0;
+const collection = new CollectionBetweenTasks();
 
 // The file work yields the CPU to the event loop that answers the API, so the API's requests keep
 // their latency while an output is written, and the work still takes whatever CPU is free.
@@ -25,7 +24,7 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
   blobs ??= openBlobStore(config, new UrlSigner(Buffer.from(config.signingSecret)));
   const task = CPU_TASKS[name] as (input: unknown, env: unknown, progress: (n: number) => void, stop: AbortSignal) => Promise<unknown>;
   let rows: ProgressPoster | undefined;
-  running++;
+  collection.taskStarts();
   try {
     // Only a task of STOPS_ITSELF is ever told to stop (CpuWork); the others are ended with their thread.
     const stop = stopSignalOf(progress);
@@ -35,10 +34,9 @@ export default async function runCpuTask({ name, input, config, progress }: CpuT
     rows.flush();
     return MOVED_RESULTS.has(name) ? movedResult(result) : result;
   } finally {
+    // The thread may wait long for its next task: what this one left, its answer too, is collected once it is sent.
+    collection.taskEnded();
     rows?.stop();
     progress.close();
-    running--;
-    // The thread may wait long for its next task: what this one left, its answer too, is collected once it is sent.
-    collectOnceAnswered(() => running > 0);
   }
 }

@@ -1,4 +1,5 @@
 import { isolateFlagProbe } from './testing/isolate-flag-probe';
+import { CollectionBetweenTasks } from './thread-idle-collection';
 
 /**
  * A thread that ended a task holding garbage collects it before it waits (collectBeforeIdle), once the process let
@@ -43,7 +44,7 @@ thread.on('message', (m) => { console.log(JSON.stringify({ ...m, mainGc: typeof 
 
 /**
  * A task's answer is garbage only once the pool has sent it: a collection as the task ends cannot free it, and the
- * thread's next task (here, one that reports the heap 300 ms later) finds it still there. collectOnceAnswered, with
+ * thread's next task (here, one that reports the heap 300 ms later) finds it still there. CollectionBetweenTasks, with
  * the pool's threads waiting with their event loop turning (`atomics: 'disabled'`, as CpuWork's pool), frees it too.
  */
 describe("a file-work thread collects its task's answer once it is sent", () => {
@@ -56,15 +57,17 @@ require('./thread-idle-collection').letThreadsCollectWhenIdle();
 const workerFile = join(__dirname, 'answering-thread.js');
 writeFileSync(workerFile, \`
 const v8 = require('node:v8');
-const { collectBeforeIdle, collectOnceAnswered } = require('./thread-idle-collection');
+const { collectBeforeIdle, CollectionBetweenTasks } = require('./thread-idle-collection');
+const between = new CollectionBetweenTasks();
 module.exports = async ({ task, when }) => {
-  if (task === 'heap') return v8.getHeapStatistics().used_heap_size / 1048576;
+  if (when === 'answered') between.taskStarts();
   try {
+    if (task === 'heap') return v8.getHeapStatistics().used_heap_size / 1048576;
     const rows = [];
     for (let i = 0; i < 60000; i++) rows.push('row ' + i + ' ' + 'x'.repeat(400));
     return rows;
   } finally {
-    if (when === 'answered') collectOnceAnswered(() => false);
+    if (when === 'answered') between.taskEnded();
     else collectBeforeIdle();
   }
 };\`);
@@ -97,5 +100,45 @@ const pool = new Piscina({
     const { rows, heapMb } = probe('ending');
     expect(rows).toBe(60_000);
     expect(heapMb).toBeGreaterThan(20);
+  });
+});
+
+/** When CollectionBetweenTasks collects, with the event loop's turns in the test's hands. */
+describe('CollectionBetweenTasks', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('collects once the turn that sent the answer is over, and not again as the next task starts', () => {
+    const collect = jest.fn();
+    const between = new CollectionBetweenTasks(collect);
+    between.taskStarts();
+    between.taskEnded();
+    expect(collect).not.toHaveBeenCalled();
+    jest.runAllTicks();
+    jest.runOnlyPendingTimers();
+    expect(collect).toHaveBeenCalledTimes(1);
+    between.taskStarts();
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('collects as the next task starts when that one came first (tasks queued), and not again in the middle of it', () => {
+    const collect = jest.fn();
+    const between = new CollectionBetweenTasks(collect);
+    between.taskStarts();
+    between.taskEnded();
+    between.taskStarts();
+    expect(collect).toHaveBeenCalledTimes(1);
+    jest.runOnlyPendingTimers();
+    expect(collect).toHaveBeenCalledTimes(1);
+    between.taskEnded();
+    jest.runOnlyPendingTimers();
+    expect(collect).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not collect before any task has ended', () => {
+    const collect = jest.fn();
+    new CollectionBetweenTasks(collect).taskStarts();
+    jest.runOnlyPendingTimers();
+    expect(collect).not.toHaveBeenCalled();
   });
 });
