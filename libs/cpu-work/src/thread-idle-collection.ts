@@ -40,20 +40,17 @@ export function collectBeforeIdle(): boolean {
  * Skipped in that case, a big task's leftovers (64 MiB of shared strings outside the heap) stayed through the next.
  */
 export class CollectionBetweenTasks {
-  private running = 0;
-  /** A task ended and what it left has not been collected yet. */
+  /** A task ended and what it left has not been collected yet (a task that starts collects it, and clears this). */
   private due = false;
 
   taskStarts(): void {
-    this.running++;
     if (this.due) this.collect();
   }
 
   taskEnded(): void {
-    this.running--;
     this.due = true;
     setImmediate(() => {
-      if (this.due && this.running === 0) this.collect();
+      if (this.due) this.collect();
     });
   }
 
