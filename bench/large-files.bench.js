@@ -4,6 +4,7 @@
  *   LARGE_CASES=field,bomb npm run bench:large
  *   LARGE_CSV_MB (default 1024)    size of the big CSV
  *   LARGE_LONG_ROWS_MB (default 200) size of the file of rows of 1 MB (the longest row MAX_ROW_CHARS lets in)
+ *   LARGE_STRINGS_ROWS (default 70) rows of the workbook of long shared strings (30 cells of 30,000 characters each)
  * Files are generated here, streamed to a temporary folder, and removed afterwards.
  */
 const { spawn } = require('node:child_process');
@@ -72,20 +73,29 @@ function* hugeField() {
   yield '"\n';
 }
 
-/** A workbook whose sheet XML inflates to `gb` gigabytes, deflated on the fly. */
-function sheetBomb(gb) {
-  const zip = new yazl.ZipFile();
-  const parts = {
-    '[Content_Types].xml':
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+/** The XML parts every generated workbook has besides its sheet (and shared strings, when `sharedStrings`). */
+function workbookParts({ sharedStrings = false } = {}) {
+  const strings = sharedStrings
+    ? {
+        types:
+          '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>',
+        rel: '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/>',
+      }
+    : { types: '', rel: '' };
+  return {
+    '[Content_Types].xml': `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>${strings.types}</Types>`,
     '_rels/.rels':
       '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
     'xl/workbook.xml':
       '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
-    'xl/_rels/workbook.xml.rels':
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    'xl/_rels/workbook.xml.rels': `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>${strings.rel}</Relationships>`,
   };
-  for (const [name, xml] of Object.entries(parts)) zip.addBuffer(Buffer.from(xml), name);
+}
+
+/** A workbook whose sheet XML inflates to `gb` gigabytes, deflated on the fly. */
+function sheetBomb(gb) {
+  const zip = new yazl.ZipFile();
+  for (const [name, xml] of Object.entries(workbookParts())) zip.addBuffer(Buffer.from(xml), name);
   const rows = Readable.from(
     (function* () {
       yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
@@ -100,6 +110,57 @@ function sheetBomb(gb) {
   return zip.outputStream.pipe(new PassThrough());
 }
 
+/**
+ * A workbook of `rows` rows of 30 cells, each a distinct shared string of 30,000 characters (words drawn at random,
+ * so it deflates about 4:1): about 63 MB of shared strings for 70 rows, just under the table's budget (1/16 of
+ * MAX_UNPACKED_BYTES' default). Every read of it holds the whole table while its sheet streams; the sixtieth session
+ * found such a workbook going over 256 MB (bench/README.md).
+ */
+function longSharedStrings(rows) {
+  const COLUMNS = 30;
+  const CHARS = 30_000;
+  const words =
+    'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua Köln Zürich'.split(
+      ' ',
+    );
+  let seed = 1;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const text = (n) => {
+    let s = `${n}`;
+    while (s.length < CHARS) s += ` ${words[Math.floor(random() * words.length)]}`;
+    return s.slice(0, CHARS);
+  };
+  const header = ['id', 'email', 'first_name', 'city', 'amount', 'notes'];
+  for (let c = header.length; c < COLUMNS; c++) header.push(`text_${c}`);
+  const zip = new yazl.ZipFile();
+  for (const [name, xml] of Object.entries(workbookParts({ sharedStrings: true }))) zip.addBuffer(Buffer.from(xml), name);
+  const count = rows * COLUMNS;
+  const strings = Readable.from(
+    (function* () {
+      yield `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="${count}" uniqueCount="${count}">`;
+      for (let i = 0; i < count; i++) yield `<si><t>${text(i)}</t></si>`;
+      yield '</sst>';
+    })(),
+  );
+  const cellRef = (c, r) => `${String.fromCharCode(65 + (c % 26)).padStart(c < 26 ? 1 : 2, 'A')}${r}`;
+  const sheet = Readable.from(
+    (function* () {
+      yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
+      yield `<row r="1">${header.map((h, c) => `<c r="${cellRef(c, 1)}" t="inlineStr"><is><t>${h}</t></is></c>`).join('')}</row>`;
+      for (let r = 0; r < rows; r++) {
+        let row = `<row r="${r + 2}">`;
+        for (let c = 0; c < COLUMNS; c++) row += `<c r="${cellRef(c, r + 2)}" t="s"><v>${r * COLUMNS + c}</v></c>`;
+        yield `${row}</row>`;
+      }
+      yield '</sheetData></worksheet>';
+    })(),
+  );
+  zip.addReadStream(strings, 'xl/sharedStrings.xml', { compressionLevel: 6 });
+  zip.addReadStream(sheet, 'xl/worksheets/sheet1.xml', { compressionLevel: 6 });
+  zip.end();
+  return zip.outputStream.pipe(new PassThrough());
+}
+
 const CASES = {
   csv: { filename: 'big.csv', approve: true, make: (file) => writeFile(file, bigCsv(Number(process.env.LARGE_CSV_MB || 1024))) },
   rows: {
@@ -109,6 +170,11 @@ const CASES = {
   },
   field: { filename: 'field.csv', make: (file) => writeFile(file, hugeField()) },
   bomb: { filename: 'bomb.xlsx', make: (file) => writeFile(file, sheetBomb(4)) },
+  strings: {
+    filename: 'long-strings.xlsx',
+    approve: true,
+    make: (file) => writeFile(file, longSharedStrings(Number(process.env.LARGE_STRINGS_ROWS || 70))),
+  },
 };
 
 async function startService() {
