@@ -14,13 +14,24 @@ const SHARED_STRINGS_SHARE = 16;
 const BYTES_PER_ENTRY = 4;
 
 /**
- * The shared strings table, as UTF-8 in one growing buffer with an end offset per string:
- * about the size of the text itself, outside the JS heap, and counted exactly against the
- * budget. (An array of JS strings would cost 20+ bytes of header per string, and strings
- * sliced out of the parser's chunks can keep whole chunks alive.)
+ * Bytes of each block the table's text is kept in. A block of this size gets pages of its own from
+ * malloc (`MALLOC_MMAP_THRESHOLD_`, 64 KiB), so a table's blocks go back to the system once it is dropped,
+ * and pages not yet written to are not resident.
+ */
+const BLOCK_BYTES = 1 << 20;
+
+/**
+ * The shared strings table, as UTF-8 in blocks of 1 MiB with an end offset per string: about the size
+ * of the text itself, outside the JS heap, and counted exactly against the budget. (An array of JS
+ * strings would cost 20+ bytes of header per string, and strings sliced out of the parser's chunks
+ * can keep whole chunks alive.) Blocks, not one buffer grown by doubling: copying a grown buffer held
+ * the old one too until it was collected, half the table again at its largest (a table of 63 MB
+ * peaked at 64 + 32 MB, bench/README.md, "The sixty-first session"). A string may run on into the
+ * next block.
  */
 export class SharedStrings {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private readonly blocks: Buffer[] = [];
+  /** Bytes of text held: the offset, across the blocks, at which the next string starts. */
   private used = 0;
   private ends = new Uint32Array(1024);
   private count = 0;
@@ -35,22 +46,29 @@ export class SharedStrings {
   }
 
   add(text: string): void {
-    const needed = this.used + Buffer.byteLength(text) + (this.count + 1) * BYTES_PER_ENTRY;
-    if (needed > this.budget) throw this.overBudget();
+    const size = Buffer.byteLength(text);
+    if (this.used + size + (this.count + 1) * BYTES_PER_ENTRY > this.budget) throw this.overBudget();
     if (this.count === this.ends.length) {
       const ends = new Uint32Array(this.ends.length * 2);
       ends.set(this.ends);
       this.ends = ends;
     }
-    const room = this.bytes.length - this.used;
-    if (room < text.length * 3) {
-      const bytes = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + text.length * 3));
-      this.bytes.copy(bytes, 0, 0, this.used);
-      this.bytes = bytes;
-    }
-    this.used += this.bytes.write(text, this.used, 'utf8');
+    const room = this.blocks.length * BLOCK_BYTES - this.used;
+    if (size > room) this.spill(Buffer.from(text, 'utf8'), room);
+    else if (size > 0) this.blocks[this.blocks.length - 1].write(text, BLOCK_BYTES - room, 'utf8'); // an empty first string has no block
+    this.used += size;
     if (text.length > this.longest) this.longest = text.length;
     this.ends[this.count++] = this.used;
+  }
+
+  /** Writes `bytes` into what is left of the last block (`room`), then into new blocks. */
+  private spill(bytes: Buffer, room: number): void {
+    let written = room > 0 ? bytes.copy(this.blocks[this.blocks.length - 1], BLOCK_BYTES - room) : 0;
+    while (written < bytes.length) {
+      const block = Buffer.allocUnsafe(BLOCK_BYTES);
+      this.blocks.push(block);
+      written += bytes.copy(block, 0, written);
+    }
   }
 
   private overBudget() {
@@ -65,7 +83,16 @@ export class SharedStrings {
   get(index: number): string {
     if (!(index >= 0 && index < this.count)) throw missingString(index);
     const start = index === 0 ? 0 : this.ends[index - 1];
-    return this.bytes.toString('utf8', start, this.ends[index]);
+    const end = this.ends[index];
+    if (end === start) return '';
+    const first = Math.floor(start / BLOCK_BYTES);
+    const last = Math.floor((end - 1) / BLOCK_BYTES);
+    if (first === last) return this.blocks[first].toString('utf8', start - first * BLOCK_BYTES, end - first * BLOCK_BYTES);
+    // A string that runs on into later blocks is joined first: a character's bytes may be split between two.
+    const pieces = [];
+    for (let b = first; b <= last; b++)
+      pieces.push(this.blocks[b].subarray(b === first ? start - b * BLOCK_BYTES : 0, b === last ? end - b * BLOCK_BYTES : BLOCK_BYTES));
+    return Buffer.concat(pieces).toString('utf8');
   }
 }
 
