@@ -23,19 +23,24 @@ const EXCEL_LONGEST_CELL = 32_767;
 /** The fewest characters of XML a slice has: a cell takes at least 21 (`<c t="s"><v>0</v></c>`), so some 12 cells. */
 const SMALLEST_SLICE_CHARS = 256;
 
+/** Characters of XML a slice has when its workbook's longest shared string is Excel's longest cell (xmlSliceChars). */
+const SLICE_CHARS_AT_LONGEST_CELL = 1024;
+
 /**
  * Characters of a sheet's XML parsed before the rows they make are handed on (parseXmlPart yields), for a workbook
  * whose longest shared string is `longest` characters. A shared-string cell is some 30 characters of XML that stand for
  * up to the longest string, so a whole 128 KiB chunk of the sheet made 4,000 cells' worth of rows at once: 70 rows of
  * 30 cells of 30,000 characters (a 15 MB workbook within every limit) ran a 64 MB thread out of heap. A slice makes at
- * most some 200 cells of Excel's longest text (4,096 characters of XML at 32,767 characters a string: 6.5 million
- * characters) and fewer cells of longer strings (another writer may store up to MAX_FIELD_CHARS in one: 200 cells of
- * 262,144 characters would be 52 million). Workbooks of short strings (most) are parsed a whole chunk at a time, as
- * before slices (4 KiB slices for them measured no slower in bench/xlsx-read.bench.js, within its noise).
+ * most some 50 cells of Excel's longest text (1,024 characters of XML at 32,767 characters a string: 1.6 million
+ * characters) and fewer cells of longer strings (another writer may store up to MAX_FIELD_CHARS in one: some 12 cells
+ * of 262,144 characters, 3 million). Slices four times as long (200 cells) kept that workbook's rows alive long enough
+ * to be moved to the old generation: its read peaked 23 MB higher (bench/README.md, "The sixty-first session").
+ * Workbooks of short strings (most) are parsed a whole chunk at a time, as before slices (4 KiB slices for them
+ * measured no slower in bench/xlsx-read.bench.js, within its noise).
  */
 export function xmlSliceChars(longest: number): number {
   if (longest <= 0) return Infinity;
-  return Math.max(SMALLEST_SLICE_CHARS, Math.floor((4096 * EXCEL_LONGEST_CELL) / longest));
+  return Math.max(SMALLEST_SLICE_CHARS, Math.floor((SLICE_CHARS_AT_LONGEST_CELL * EXCEL_LONGEST_CELL) / longest));
 }
 
 /**
