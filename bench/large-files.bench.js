@@ -112,8 +112,8 @@ function sheetBomb(gb) {
 
 /**
  * A workbook of `rows` rows of 30 cells, each a distinct shared string of 30,000 characters (words drawn at random,
- * so it deflates about 4:1): about 63 MB of shared strings for 70 rows, just under the table's budget (1/16 of
- * MAX_UNPACKED_BYTES' default). Every read of it holds the whole table while its sheet streams; the sixtieth session
+ * so it deflates about 6:1): about 63 MB of shared strings for 70 rows, just under the table's budget (1/16 of
+ * MAX_XLSX_UNPACKED_BYTES' default). Every read of it holds the whole table while its sheet streams; the sixtieth session
  * found such a workbook going over 256 MB (bench/README.md).
  */
 function longSharedStrings(rows) {
@@ -142,7 +142,8 @@ function longSharedStrings(rows) {
       yield '</sst>';
     })(),
   );
-  const cellRef = (c, r) => `${String.fromCharCode(65 + (c % 26)).padStart(c < 26 ? 1 : 2, 'A')}${r}`;
+  const letter = (i) => String.fromCharCode(65 + i);
+  const cellRef = (c, r) => `${c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26)}${r}`; // to column ZZ
   const sheet = Readable.from(
     (function* () {
       yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';

@@ -25,7 +25,7 @@ describe('XLSX shared strings that fan out into long values', () => {
 
     const made = jest.spyOn(SharedStrings.prototype, 'get');
     const table = await openXlsx(Readable.from([bytes], { objectMode: false }));
-    // Values made and not yet handed on, at each batch: what the reader holds beyond the batch it hands on.
+    // Values made as each batch is handed on, less the rows handed on before it: that batch's and those made past it.
     let rows = 0;
     let mostAhead = 0;
     for await (const batch of table.batches) {
@@ -35,7 +35,8 @@ describe('XLSX shared strings that fan out into long values', () => {
 
     expect(rows).toBe(3_001);
     // A batch ends at BATCH_CHARS (35 such rows); the slice of XML that ended it may have made some more: 45 values
-    // ahead at most here, 74 with slices four times as long. The whole first chunk of the sheet's XML made about 2,500.
+    // with the batch's at most here, 74 with slices four times as long. The whole first chunk of the sheet's XML made
+    // about 2,500.
     expect(mostAhead).toBeLessThan(Math.ceil(BATCH_CHARS / long.length) + 25);
   });
 });

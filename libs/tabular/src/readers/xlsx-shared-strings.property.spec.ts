@@ -41,6 +41,14 @@ describe('SharedStrings', () => {
     expect(table.get(4)).toBe('end');
   });
 
+  it('reads a last string that ends exactly where its block ends', () => {
+    const table = new SharedStrings(64 * BLOCK);
+    table.add('a'.repeat(BLOCK));
+    expect(table.get(0)).toBe('a'.repeat(BLOCK));
+    table.add('b');
+    expect(table.get(1)).toBe('b');
+  });
+
   it('counts the text and an offset per string against the budget, as before', () => {
     const table = new SharedStrings(100);
     table.add('x'.repeat(80 - 4)); // 76 bytes + 4 for its offset

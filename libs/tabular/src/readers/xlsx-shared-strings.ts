@@ -14,9 +14,10 @@ const SHARED_STRINGS_SHARE = 16;
 const BYTES_PER_ENTRY = 4;
 
 /**
- * Bytes of each block the table's text is kept in. A block of this size gets pages of its own from
- * malloc (`MALLOC_MMAP_THRESHOLD_`, 64 KiB), so a table's blocks go back to the system once it is dropped,
- * and pages not yet written to are not resident.
+ * Bytes of each block the table's text is kept in. Under the service's `MALLOC_MMAP_THRESHOLD_` (64 KiB,
+ * set by `npm start` and the image) a block gets pages of its own from malloc, so a table's blocks go back to
+ * the system once it is dropped, and pages not yet written to are not resident. (glibc's own threshold rises
+ * as big blocks are freed, and later blocks would then come from its arenas.)
  */
 const BLOCK_BYTES = 1 << 20;
 
