@@ -52,7 +52,7 @@ describe('hosted review page: a title above the table', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('checkbox', { name: 'Row 3 of the file holds the column names' }).waitFor();
     expect((await reviewApi(run.review_url).state()).body).toMatchObject({ source_headers: ['E-mail', 'Vorname', 'Jahre'], total_rows: 2 });
-  });
+  }, 60_000);
 
   it('reads every row as data when the reviewer unticks the header, and offers to leave the title out again', async () => {
     const run = await titledRun();
@@ -61,7 +61,7 @@ describe('hosted review page: a title above the table', () => {
     await page.getByRole('button', { name: 'Leave the title out again' }).waitFor();
     await expect(page.getByRole('checkbox', { name: 'The first row of the file holds the column names' }).isChecked()).resolves.toBe(false);
     expect((await reviewApi(run.review_url).state()).body).toMatchObject({ input_has_header: false, total_rows: 5 });
-  });
+  }, 60_000);
 
   it("takes the names from a row the reviewer picks among the file's first, by keyboard: a report's lines of two values", async () => {
     const run = await suite.readyRun({
@@ -95,7 +95,7 @@ describe('hosted review page: a title above the table', () => {
       'Left out as a title above the column names: row 1: Account · DE12 3456, row 2: Period · January 2024. Take row 1 as the column names',
     );
     expect((await reviewApi(run.review_url).state()).body).toMatchObject({ source_headers: ['E-mail', 'Vorname', 'Jahre'], total_rows: 2 });
-  });
+  }, 60_000);
 
   it('says the columns were matched as approved last time when the same row is picked again in the next such file', async () => {
     const report = 'Account,DE12 3456\nPeriod,January 2024\nMail address,Yrs\nann@x.org,30\n';
@@ -122,13 +122,13 @@ describe('hosted review page: a title above the table', () => {
     await expect(page.getByRole('combobox', { name: 'age' }).inputValue()).resolves.toBe('Yrs');
     // The review's notice says it as well, for whoever reads the page later.
     await expect(page.getByText('The columns were matched as in the last approved file', { exact: false }).count()).resolves.toBe(1);
-  });
+  }, 60_000);
 
   it('shows no note for a file without a title', async () => {
     const run = await suite.readyRun({ content: 'E-mail,Jahre\nann@x.org,30\n', filename: 'plain.csv' });
     const page = await suite.openPage(run.review_url, { ready: '#first-row-header' });
     await expect(page.locator('#rows-above-header').count()).resolves.toBe(0);
-  });
+  }, 60_000);
 
   it.each([
     ['light', 'en', 1100],
