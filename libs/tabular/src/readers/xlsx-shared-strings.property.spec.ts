@@ -49,6 +49,14 @@ describe('SharedStrings', () => {
     expect(table.get(1)).toBe('b');
   });
 
+  it('keeps the offsets of more strings than a block of them holds (262,144)', () => {
+    const table = new SharedStrings(64 * BLOCK);
+    const count = 600_000;
+    for (let i = 0; i < count; i++) table.add(i % 7 === 0 ? '' : `s${i}`);
+    for (const i of [0, 1, 262_143, 262_144, 262_145, 524_287, 524_288, count - 1]) expect(table.get(i)).toBe(i % 7 === 0 ? '' : `s${i}`);
+    expect(() => table.get(count)).toThrow(/shared text number 600000/);
+  });
+
   it('counts the text and an offset per string against the budget, as before', () => {
     const table = new SharedStrings(100);
     table.add('x'.repeat(80 - 4)); // 76 bytes + 4 for its offset

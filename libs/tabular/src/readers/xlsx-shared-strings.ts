@@ -20,6 +20,8 @@ const BYTES_PER_ENTRY = 4;
  * as big blocks are freed, and later blocks would then come from its arenas.)
  */
 const BLOCK_BYTES = 1 << 20;
+/** End offsets in each block of them (1 MiB), kept in blocks for the same reasons: a table of millions of short strings. */
+const ENDS_PER_BLOCK = 1 << 18;
 
 /**
  * The shared strings table, as UTF-8 in blocks of 1 MiB with an end offset per string: about the size
@@ -28,13 +30,14 @@ const BLOCK_BYTES = 1 << 20;
  * can keep whole chunks alive.) Blocks, not one buffer grown by doubling: copying a grown buffer held
  * the old one too until it was collected, half the table again at its largest (a table of 63 MB
  * peaked at 64 + 32 MB, bench/README.md, "The sixty-first session"). A string may run on into the
- * next block.
+ * next block. The end offsets are kept in blocks too: 4.9 million strings of 9 characters (the budget's worth) held
+ * 16 + 32 MB of offsets at their last doubling.
  */
 export class SharedStrings {
   private readonly blocks: Buffer[] = [];
   /** Bytes of text held: the offset, across the blocks, at which the next string starts. */
   private used = 0;
-  private ends = new Uint32Array(1024);
+  private readonly endBlocks: Uint32Array[] = [];
   private count = 0;
   /** The longest string's characters: how much text one cell of the sheet may stand for (xmlSliceChars). */
   longest = 0;
@@ -49,17 +52,19 @@ export class SharedStrings {
   add(text: string): void {
     const size = Buffer.byteLength(text);
     if (this.used + size + (this.count + 1) * BYTES_PER_ENTRY > this.budget) throw this.overBudget();
-    if (this.count === this.ends.length) {
-      const ends = new Uint32Array(this.ends.length * 2);
-      ends.set(this.ends);
-      this.ends = ends;
-    }
     const room = this.blocks.length * BLOCK_BYTES - this.used;
     if (size > room) this.spill(Buffer.from(text, 'utf8'), room);
     else if (size > 0) this.blocks[this.blocks.length - 1].write(text, BLOCK_BYTES - room, 'utf8'); // an empty first string has no block
     this.used += size;
     if (text.length > this.longest) this.longest = text.length;
-    this.ends[this.count++] = this.used;
+    if (this.count % ENDS_PER_BLOCK === 0) this.endBlocks.push(new Uint32Array(ENDS_PER_BLOCK));
+    this.endBlocks[this.endBlocks.length - 1][this.count % ENDS_PER_BLOCK] = this.used;
+    this.count++;
+  }
+
+  /** Where string `index` ends, across the text's blocks. */
+  private endOf(index: number): number {
+    return this.endBlocks[Math.floor(index / ENDS_PER_BLOCK)][index % ENDS_PER_BLOCK];
   }
 
   /** Writes `bytes` into what is left of the last block (`room`), then into new blocks. */
@@ -83,8 +88,8 @@ export class SharedStrings {
    */
   get(index: number): string {
     if (!(index >= 0 && index < this.count)) throw missingString(index);
-    const start = index === 0 ? 0 : this.ends[index - 1];
-    const end = this.ends[index];
+    const start = index === 0 ? 0 : this.endOf(index - 1);
+    const end = this.endOf(index);
     if (end === start) return '';
     const first = Math.floor(start / BLOCK_BYTES);
     const last = Math.floor((end - 1) / BLOCK_BYTES);
