@@ -5,6 +5,7 @@
  *   LARGE_CSV_MB (default 1024)    size of the big CSV
  *   LARGE_LONG_ROWS_MB (default 200) size of the file of rows of 1 MB (the longest row MAX_ROW_CHARS lets in)
  *   LARGE_STRINGS_ROWS (default 70) rows of the workbook of long shared strings (30 cells of 30,000 characters each)
+ *   LARGE_MANY_STRINGS_ROWS (default 980000) rows of the workbook of short shared strings (5 cells of 9 characters each)
  * Files are generated here, streamed to a temporary folder, and removed afterwards.
  */
 const { spawn } = require('node:child_process');
@@ -111,13 +112,59 @@ function sheetBomb(gb) {
 }
 
 /**
- * A workbook of `rows` rows of 30 cells, each a distinct shared string of 30,000 characters (words drawn at random,
- * so it deflates about 6:1): about 63 MB of shared strings for 70 rows, just under the table's budget (1/16 of
- * MAX_XLSX_UNPACKED_BYTES' default). Every read of it holds the whole table while its sheet streams; the sixtieth session
- * found such a workbook going over 256 MB (bench/README.md).
+ * A workbook of `rows` rows under a header row of `header` (inline strings), each cell a distinct shared string:
+ * string `i` is `text(i)`, in the order the cells refer to them. Every read of such a workbook holds the whole table
+ * of shared strings while its sheet streams.
+ */
+function sharedStringsWorkbook({ rows, header, text }) {
+  const columns = header.length;
+  const count = rows * columns;
+  /** The pieces `make` yields, gathered into chunks of 64 KiB or more (millions of small yields made yazl slow). */
+  const gathered = (make) =>
+    Readable.from(
+      (function* () {
+        let chunk = '';
+        for (const piece of make()) {
+          chunk += piece;
+          if (chunk.length >= 65_536) {
+            yield chunk;
+            chunk = '';
+          }
+        }
+        if (chunk) yield chunk;
+      })(),
+    );
+  const strings = gathered(function* () {
+    yield `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="${count}" uniqueCount="${count}">`;
+    for (let i = 0; i < count; i++) yield `<si><t>${text(i)}</t></si>`;
+    yield '</sst>';
+  });
+  const letter = (i) => String.fromCharCode(65 + i);
+  const cellRef = (c, r) => `${c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26)}${r}`; // to column ZZ
+  const sheet = gathered(function* () {
+    yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
+    yield `<row r="1">${header.map((h, c) => `<c r="${cellRef(c, 1)}" t="inlineStr"><is><t>${h}</t></is></c>`).join('')}</row>`;
+    for (let r = 0; r < rows; r++) {
+      let row = `<row r="${r + 2}">`;
+      for (let c = 0; c < columns; c++) row += `<c r="${cellRef(c, r + 2)}" t="s"><v>${r * columns + c}</v></c>`;
+      yield `${row}</row>`;
+    }
+    yield '</sheetData></worksheet>';
+  });
+  const zip = new yazl.ZipFile();
+  for (const [name, xml] of Object.entries(workbookParts({ sharedStrings: true }))) zip.addBuffer(Buffer.from(xml), name);
+  zip.addReadStream(strings, 'xl/sharedStrings.xml', { compressionLevel: 6 });
+  zip.addReadStream(sheet, 'xl/worksheets/sheet1.xml', { compressionLevel: 6 });
+  zip.end();
+  return zip.outputStream.pipe(new PassThrough());
+}
+
+/**
+ * `rows` rows of 30 cells, each a distinct shared string of 30,000 characters (words drawn at random, so it deflates
+ * about 6:1): about 63 MB of shared strings for 70 rows, just under the table's budget (1/16 of
+ * MAX_XLSX_UNPACKED_BYTES' default). The sixtieth session found such a workbook going over 256 MB (bench/README.md).
  */
 function longSharedStrings(rows) {
-  const COLUMNS = 30;
   const CHARS = 30_000;
   const words =
     'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua Köln Zürich'.split(
@@ -131,36 +178,17 @@ function longSharedStrings(rows) {
     return s.slice(0, CHARS);
   };
   const header = ['id', 'email', 'first_name', 'city', 'amount', 'notes'];
-  for (let c = header.length; c < COLUMNS; c++) header.push(`text_${c}`);
-  const zip = new yazl.ZipFile();
-  for (const [name, xml] of Object.entries(workbookParts({ sharedStrings: true }))) zip.addBuffer(Buffer.from(xml), name);
-  const count = rows * COLUMNS;
-  const strings = Readable.from(
-    (function* () {
-      yield `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="${count}" uniqueCount="${count}">`;
-      for (let i = 0; i < count; i++) yield `<si><t>${text(i)}</t></si>`;
-      yield '</sst>';
-    })(),
-  );
-  const letter = (i) => String.fromCharCode(65 + i);
-  const cellRef = (c, r) => `${c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26)}${r}`; // to column ZZ
-  const sheet = Readable.from(
-    (function* () {
-      yield '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>';
-      yield `<row r="1">${header.map((h, c) => `<c r="${cellRef(c, 1)}" t="inlineStr"><is><t>${h}</t></is></c>`).join('')}</row>`;
-      for (let r = 0; r < rows; r++) {
-        let row = `<row r="${r + 2}">`;
-        for (let c = 0; c < COLUMNS; c++) row += `<c r="${cellRef(c, r + 2)}" t="s"><v>${r * COLUMNS + c}</v></c>`;
-        yield `${row}</row>`;
-      }
-      yield '</sheetData></worksheet>';
-    })(),
-  );
-  zip.addReadStream(strings, 'xl/sharedStrings.xml', { compressionLevel: 6 });
-  zip.addReadStream(sheet, 'xl/worksheets/sheet1.xml', { compressionLevel: 6 });
-  zip.end();
-  return zip.outputStream.pipe(new PassThrough());
+  for (let c = header.length; c < 30; c++) header.push(`text_${c}`);
+  return sharedStringsWorkbook({ rows, header, text });
 }
+
+/**
+ * `rows` rows of 5 cells, each a distinct shared string of 9 characters: for 980,000 rows, 4.9 million strings, the
+ * table's budget's worth of short ones (their text and an offset each), as a list of a million people exported from
+ * Excel has. The sixty-first session found their offsets held twice over as they grew (bench/README.md).
+ */
+const manySharedStrings = (rows) =>
+  sharedStringsWorkbook({ rows, header: ['id', 'email', 'first_name', 'city', 'notes'], text: (i) => `s${String(i).padStart(8, '0')}` });
 
 const CASES = {
   csv: { filename: 'big.csv', approve: true, make: (file) => writeFile(file, bigCsv(Number(process.env.LARGE_CSV_MB || 1024))) },
@@ -175,6 +203,11 @@ const CASES = {
     filename: 'long-strings.xlsx',
     approve: true,
     make: (file) => writeFile(file, longSharedStrings(Number(process.env.LARGE_STRINGS_ROWS || 70))),
+  },
+  'many-strings': {
+    filename: 'many-strings.xlsx',
+    approve: true,
+    make: (file) => writeFile(file, manySharedStrings(Number(process.env.LARGE_MANY_STRINGS_ROWS || 980_000))),
   },
 };
 
