@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { BlobNotFoundError } from '../blob-store.port';
 import { blobStoreContract, readAll } from '../testing/blob-store.contract';
 import { UrlSigner } from '../url-signer';
-import { LocalBlobStore } from './local-blob-store';
+import { LocalBlobStore, READ_PIECE_BYTES } from './local-blob-store';
 
 const signer = new UrlSigner(Buffer.from('test-secret'));
 blobStoreContract(
@@ -78,6 +78,20 @@ describe('local pre-signed URLs', () => {
     // route's check of a re-sent body of another length) added no listener: an open failing after that ended the process.
     const read = store.openRead('runs/a/source').then((stream) => void stream.destroy());
     await expect(read).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+  it("reads a stored file in pieces whose buffers malloc takes from its arena, under package.json's mmap threshold", async () => {
+    // glibc maps a block of its own once the request and its 8-byte header reach MALLOC_MMAP_THRESHOLD_: fresh pages,
+    // each faulted in as the read fills it (docs/decisions.md, "A stored file is read in pieces under 64 KiB").
+    const { config } = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as {
+      config: { malloc_mmap_threshold: string };
+    };
+    expect(READ_PIECE_BYTES + 8).toBeLessThan(Number(config.malloc_mmap_threshold));
+    const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');
+    const body = Buffer.alloc(5 * READ_PIECE_BYTES + 123, 'x');
+    await store.put('runs/a/source', Readable.from([body]));
+    const pieces: number[] = [];
+    for await (const piece of await store.openRead('runs/a/source', { start: 7 })) pieces.push((piece as Buffer).length);
+    expect(pieces).toEqual([...Array(5).fill(READ_PIECE_BYTES), 123 - 7]);
   });
   it('refuses keys that would leave the directory', async () => {
     const store = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')), signer, 'http://127.0.0.1:3000');

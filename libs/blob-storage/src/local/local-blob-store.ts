@@ -27,6 +27,17 @@ const DIR_MODE = 0o700;
 /** A temporary file no write has touched for this long was left by a process that died mid-write. */
 const ABANDONED_TEMPORARY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The bytes a stream of a stored file reads at a time. Node's file stream allocates a new buffer
+ * for every read, and the service runs with MALLOC_MMAP_THRESHOLD_=65536 (docs/files.md, "Memory"):
+ * a buffer of 64 KiB or more gets fresh pages of its own, each faulted in as the read fills it and
+ * given back when it is freed. Pieces just under the threshold come from malloc's arena and reuse
+ * the memory of the pieces before them, freed at the reader's next young collection. Read in 1 MiB
+ * pieces, the csv case's file cost 40-50 thousand page faults more a run, at some 14-20 µs each on
+ * this kind of host (docs/decisions.md, "A stored file is read in pieces under 64 KiB").
+ */
+export const READ_PIECE_BYTES = 60 * 1024;
+
 /** The buffer a join copies through. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
@@ -231,7 +242,11 @@ export class LocalBlobStore implements BlobStore {
     const start = options.start ?? 0;
     if (options.end !== undefined && options.end <= start) return Readable.from([]);
     // createReadStream's `end` is the last byte read (inclusive).
-    const stream = createReadStream(p, { highWaterMark: 1024 * 1024, start, end: options.end === undefined ? undefined : options.end - 1 });
+    const stream = createReadStream(p, {
+      highWaterMark: READ_PIECE_BYTES,
+      start,
+      end: options.end === undefined ? undefined : options.end - 1,
+    });
     // The file is open before the stream is handed over: one deleted since the stat (the run deleted) is this call's
     // BlobNotFoundError. Opened later by the stream, its ENOENT came to a reader that may have let the stream go unread
     // already (the XLSX reader destroys it to open the file by its path), with no listener: an error that ended the process.

@@ -227,8 +227,8 @@ export function isEastAsianCodePage(encoding: string): boolean {
 }
 
 /**
- * Bytes decoded into one string at most. A stored file arrives in chunks of up to 1 MiB (the local
- * store reads 1 MiB at a time), and a chunk decoded whole was a string of up to a million characters,
+ * Bytes decoded into one string at most. Bytes arrive in chunks of up to 1 MiB (an upload's gathered
+ * blocks; the local store read 1 MiB at a time until 2026-12-07), and a chunk decoded whole was a string of up to a million characters,
  * which V8 allocates in its large-object space, in the old generation, with every piece and cell of
  * the parser cut from it. Measured with --trace-gc-nvp, each file-work thread promoted 64-70 MB to the
  * old generation per half of a 1M-row output and ran 18 full collections; decoding 64 KiB at a time,
