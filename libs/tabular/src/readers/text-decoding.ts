@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { utf16WithoutBom } from './content-sniffing';
@@ -315,34 +315,64 @@ function firstCharacterStart(region: Buffer, before: number, encoding: UnicodeEn
 const KEPT_BYTES = 4;
 
 /**
- * Whether the last bytes read (`kept`) end in the middle of a UTF-8 character: the decoder then
- * holds its first bytes back, and the next slice must go to it. Continuation bytes are skipped
- * back to the character's first byte, whose bits say how many bytes it has.
+ * How many bytes the UTF-8 character that `bytes` end in still lacks (0: they end where a character
+ * ends). Continuation bytes are skipped back to the character's first byte, whose bits say how many
+ * bytes it has. Only continuation bytes count as ended: the decoder refuses them in any case.
  */
-function endsMidUtf8Character(kept: Buffer): boolean {
-  for (let i = kept.length - 1; i >= 0; i--) {
-    const byte = kept[i];
+function missingUtf8Bytes(bytes: Buffer): number {
+  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 4); i--) {
+    const byte = bytes[i];
     if ((byte & 0xc0) === 0x80) continue;
-    if (byte < 0x80) return false;
+    if (byte < 0x80) return 0;
     const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-    return kept.length - i < length;
+    return Math.max(0, length - (bytes.length - i));
   }
-  return false; // only continuation bytes: the decoder has refused them already
+  return 0;
+}
+
+/** Where the unfinished UTF-8 character `bytes` end in starts (their length when none is). */
+function completeUtf8End(bytes: Buffer): number {
+  if (missingUtf8Bytes(bytes) === 0) return bytes.length;
+  let i = bytes.length - 1;
+  while ((bytes[i] & 0xc0) === 0x80) i--;
+  return i;
 }
 
 async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEncoding, fromMiddle: boolean): AsyncGenerator<string> {
   const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: fromMiddle });
   /**
-   * A UTF-8 slice of plain ASCII is its own text: copied as Latin-1 (native, one byte a character)
-   * rather than through the decoder's streaming mode, which Node runs through ICU. Only once the
-   * decoder has seen the first slice (a byte-order mark is taken away at the top only, and a
-   * decoder that saw nothing yet would take away U+FEFF met later) and holds no character begun
-   * in the slice before.
+   * UTF-8 after the first slice (where a byte-order mark is taken away, at the top only) is decoded
+   * by V8 (`toString`) once `isUtf8` has passed it, not through the decoder's streaming mode, which
+   * Node runs through ICU: ICU's output buffer is four bytes a byte given, 128 KiB for a slice, and
+   * under the service's MALLOC_MMAP_THRESHOLD_ each was a mapping of its own with its pages faulted in
+   * afresh (decoding 24 MB of Turkish names: 179 ms against 43 ms without the setting; docs/decisions.md,
+   * "UTF-8 decoded by V8 once it is checked"). The decoder still takes the first slice, the bytes of a
+   * character cut between two slices (a few bytes, on its stack), and any slice that is not valid
+   * UTF-8, so that it fails where it always did and `brokenAt` names the same byte.
    */
-  const asciiAsIs = encoding === 'utf-8';
+  const nativeUtf8 = encoding === 'utf-8';
   let decoderStarted = false;
   let offset = 0;
   let kept: Buffer = Buffer.alloc(0);
+  const decodeUtf8Slice = (slice: Buffer): string => {
+    let head = '';
+    let from = 0;
+    const missing = missingUtf8Bytes(kept);
+    if (missing > 0) {
+      // The decoder holds the first bytes of a character: it is given those that finish it (and fails on any that cannot).
+      from = Math.min(missing, slice.length);
+      head = decoder.decode(slice.subarray(0, from), { stream: true });
+    }
+    const rest = from === 0 ? slice : slice.subarray(from);
+    if (isAscii(rest)) return head + rest.toString('latin1');
+    const end = completeUtf8End(rest);
+    const whole = end === rest.length ? rest : rest.subarray(0, end);
+    if (!isUtf8(whole)) return head + decoder.decode(rest, { stream: true }); // fails, as it always did on this slice
+    const text = head + whole.toString('utf8');
+    // The first bytes of a character the next slice finishes: held by the decoder, as if it had read the whole slice.
+    if (end < rest.length) decoder.decode(rest.subarray(end), { stream: true });
+    return text;
+  };
   /** The file offset of the first broken byte, the decoder having failed on `slice` (null: at the end). */
   const brokenAt = (slice: Buffer | null): number => {
     let region = Buffer.concat([kept, slice ?? Buffer.alloc(0)]);
@@ -361,8 +391,7 @@ async function* decodeUnicode(bytes: AsyncIterable<Buffer>, encoding: UnicodeEnc
     for await (const chunk of bytes) {
       for (const slice of decodingSlices(chunk)) {
         failed = slice;
-        const asIs = asciiAsIs && decoderStarted && !endsMidUtf8Character(kept) && isAscii(slice);
-        const text = asIs ? slice.toString('latin1') : decoder.decode(slice, { stream: true });
+        const text = nativeUtf8 && decoderStarted ? decodeUtf8Slice(slice) : decoder.decode(slice, { stream: true });
         if (slice.length > 0) decoderStarted = true; // an empty first slice leaves the decoder at the top
         kept = slice.length >= KEPT_BYTES ? slice.subarray(-KEPT_BYTES) : Buffer.concat([kept, slice]).subarray(-KEPT_BYTES);
         offset += slice.length;

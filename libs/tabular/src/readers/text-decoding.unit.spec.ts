@@ -208,6 +208,64 @@ describe('decodeText on UTF-8 whose plain-ASCII slices skip the decoder', () => 
   });
 });
 
+describe('decodeText on UTF-8 past ASCII, decoded by V8 once checked', () => {
+  it('hands the platform decoder only its first slice and the few bytes of characters cut between slices', async () => {
+    // Two-byte characters from the second byte, so one straddles every 32 KiB boundary of the one chunk.
+    const text = 'x' + 'é'.repeat(200 * KIB) + ' fin';
+    const decode = jest.spyOn(TextDecoder.prototype, 'decode');
+    try {
+      expect((await texts(Buffer.from(text), 'utf-8')).join('')).toBe(text);
+      const given = decode.mock.calls.map(([input]) => (input as Uint8Array | undefined)?.byteLength ?? 0);
+      expect(given[0]).toBe(32 * KIB);
+      expect(given.length).toBeGreaterThan(10); // a character cut at each of the 12 boundaries after the first
+      expect(Math.max(...given.slice(1))).toBeLessThanOrEqual(3);
+    } finally {
+      decode.mockRestore();
+    }
+  });
+
+  /** Sequences that are not UTF-8 but begin as a character would: cut by a slice's end, they look unfinished. */
+  const brokenLikeUnfinished = fc.constantFrom(
+    [0xed, 0xa0, 0x80], // a surrogate
+    [0xe0, 0x80, 0x80], // an overlong form
+    [0xc0, 0xaf], // an overlong form of a two-byte character
+    [0xf5, 0x80, 0x80, 0x80], // past U+10FFFF
+    [0xf4, 0x90, 0x80, 0x80], // past U+10FFFF, with a first byte that may begin a character
+    [0xf0, 0x90, 0x41], // a four-byte character cut short by ASCII
+    [0xe2, 0x82], // a three-byte character cut short by the next one
+  );
+  const textPastAscii = fc.string({ unit: fc.constantFrom('a', ',', 'é', 'ı', '€', '中', '😀', '\n'), maxLength: 200 });
+
+  it('names the first byte of a broken sequence wherever the slices cut it, as the platform decoder did', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        textPastAscii,
+        brokenLikeUnfinished,
+        textPastAscii,
+        fc.array(fc.nat(1000), { maxLength: 8 }),
+        fc.array(fc.integer({ min: -3, max: 4 }), { maxLength: 3 }),
+        async (before, broken, after, cuts, nearBreak) => {
+          const good = Buffer.from(before, 'utf8');
+          const bytes = Buffer.concat([good, Buffer.from(broken), Buffer.from('é' + after, 'utf8')]);
+          const at = [...cuts, ...nearBreak.map((d) => good.length + d)];
+          expect(await brokenByteOf(inChunks(bytes, at), 'utf-8')).toBe(good.length);
+        },
+      ),
+    );
+  });
+
+  it('gives the text of the whole file for any cuts, characters of every length split anywhere', async () => {
+    await fc.assert(
+      fc.asyncProperty(textPastAscii, fc.array(fc.nat(1000), { maxLength: 12 }), fc.boolean(), async (text, cuts, fromMiddle) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const out: string[] = [];
+        for await (const piece of decodeText(inChunks(bytes, cuts), 'utf-8', fromMiddle)) out.push(piece);
+        expect(out.join('')).toBe(text);
+      }),
+    );
+  });
+});
+
 describe('decodeText in a code page of several bytes a character', () => {
   it('counts the bytes before an undefined one, not the characters', async () => {
     const good = iconv.encode('名前,住所\n東京都,日本語テキスト\n'.repeat(20), 'shift_jis');
