@@ -79,7 +79,7 @@ describe('local pre-signed URLs', () => {
     const read = store.openRead('runs/a/source').then((stream) => void stream.destroy());
     await expect(read).rejects.toBeInstanceOf(BlobNotFoundError);
   });
-  it("reads a stored file in pieces whose buffers malloc takes from its arena, under package.json's mmap threshold", async () => {
+  it("reads a stored file in pieces small enough for malloc's arena: under package.json's mmap threshold, its header included", async () => {
     // glibc maps a block of its own once the request and its 8-byte header reach MALLOC_MMAP_THRESHOLD_: fresh pages,
     // each faulted in as the read fills it (docs/decisions.md, "A stored file is read in pieces under 64 KiB").
     const { config } = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as {

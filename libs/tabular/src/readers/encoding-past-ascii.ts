@@ -36,9 +36,11 @@ export async function encodingPastAscii(bytes: AsyncIterable<Buffer>): Promise<s
   const utf8 = new Utf8Tally();
   for await (const chunk of bytes) {
     let from = chunk;
+    // NUL bytes are no text of a code page: a file with them was read as UTF-16, or is no text file at all. Looked for
+    // in every piece to the end: checked only up to the piece of the first byte past ASCII, how far it looked was the
+    // pieces' size (a NUL 100 KB after that byte was seen in pieces of 1 MiB, not in pieces of 60 KiB).
+    if (chunk.includes(0)) return null;
     if (!found) {
-      // NUL bytes are no text of a code page: a file with them was read as UTF-16, or is no text file at all.
-      if (chunk.includes(0)) return null;
       if (isAscii(chunk)) {
         offset += chunk.length;
         recent.push(chunk);

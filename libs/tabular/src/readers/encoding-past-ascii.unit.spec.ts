@@ -49,6 +49,13 @@ describe('the code page of a file whose first 64 KiB are ASCII', () => {
     await expect(encodingPastAscii(inPieces(utf16, 4096))).resolves.toBeNull();
     const withNul = Buffer.concat([Buffer.from('a,b\u0000\n'), lateTail(ITALIAN, 'windows-1252')]);
     await expect(encodingPastAscii(inPieces(withNul, 4096))).resolves.toBeNull();
+    // A NUL far past the first letter past ASCII: refused whatever the pieces' size.
+    const lateNul = Buffer.concat([
+      lateTail(ITALIAN, 'windows-1252'),
+      iconv.encode(ITALIAN.repeat(2_000), 'windows-1252'),
+      Buffer.from('x\u0000\n'),
+    ]);
+    for (const size of [4096, 60 * 1024, 1024 * 1024]) await expect(encodingPastAscii(inPieces(lateNul, size))).resolves.toBeNull();
   });
 });
 

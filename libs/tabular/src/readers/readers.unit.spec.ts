@@ -34,7 +34,7 @@ describe('delimited reader', () => {
   it('reads a chunk far larger than its parse pieces whole: rows and quoted line breaks across the cuts between pieces', async () => {
     let text = 'id,note\n';
     for (let i = 0; text.length < 300_000; i++) text += `${i},"line ${i}\nstill ${i}, Jörg ""${i}"""\n`;
-    // One 300 KB chunk, as storage streams hand over a MiB at a time.
+    // One 300 KB chunk, as an upload's gathered blocks of a MiB are handed over.
     const t = await openDelimited(Readable.from([Buffer.from(text, 'utf8')]), null);
     const expected = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;
     expect(await rowsOf(t.batches)).toEqual(expected);
