@@ -5,7 +5,8 @@
  *   BENCH_WIDE_ROWS rows of the wide CSV case (default 400,000: about the CSV case's 94 MB)
  *   BENCH_MANY_ROWS rows of the many-fields CSV case (default 80,000: 117 MB)
  *   BENCH_MANY_COPIES how many times over the many-fields case repeats the wide file's 20 fields (default 6: 120 fields)
- *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,review,review-many,large,floor (default all)
+ *   BENCH_DATES_ROWS rows of the dates case (default 300,000)
+ *   BENCH_CASES    comma-separated subset of: csv,csv-distinct,wide,many,xlsx,get,healthz,run-get,schemas,validators,dates,review,review-many,large,floor (default all)
  *   BENCH_WARM_RUN=0 no second run of a file case's file in the same service (its threads warm; reported, not the ratio)
  * With both `csv` and `floor` in the run, a last row sets the csv case's ratio against the two-thread floor's.
  */
@@ -17,6 +18,7 @@ const { getLatency } = require('./cases/get-latency');
 const { requestOverhead } = require('./cases/request-overhead');
 const { xlsxPipeline } = require('./cases/xlsx-pipeline');
 const { validatorsCost } = require('./cases/validators-cost');
+const { dateShapes } = require('./cases/date-shapes');
 const { widePipeline } = require('./cases/wide-pipeline');
 const { manyFieldsPipeline } = require('./cases/many-fields-pipeline');
 const { reviewLarge } = require('./review-large.bench');
@@ -43,6 +45,8 @@ const CASES = {
   schemas: (work) => requestOverhead({ work, route: 'schemas' }),
   // What the data checks of issue 29 cost per row (cases/validators-cost.js).
   validators: (work) => validatorsCost({ work, rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
+  // Dates in the forms exports write them, against the same columns as strings (cases/date-shapes.js).
+  dates: (work) => dateShapes({ work, rows: Number(process.env.BENCH_DATES_ROWS || 300_000) }),
   // The review on a large file: the count and any page of rows with problems (review-large.bench.js, `npm run bench:review` alone).
   review: () => reviewLarge({ rows: Number(process.env.BENCH_ROWS || 1_000_000) }),
   // The same pages under the many case's 120 fields (cases/review-many-fields.js).

@@ -6,6 +6,7 @@ import { parseISO } from 'date-fns/parseISO';
 import { UTCDate, utc } from '@date-fns/utc';
 import type { FieldDefinition } from '@app/contracts';
 import { compileDatePattern, partsOfDate, type CompiledDatePattern, type DateParts } from './date-pattern';
+import { ISO_DATE_TIME, readIsoDate } from './iso-date';
 import { onFirstUse } from './on-first-use';
 
 /*
@@ -37,22 +38,12 @@ const REFERENCE_DATE = new UTCDate(2000, 0, 1);
  * range check or a date_format gave answers that depended on the host.
  */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
-  if (!pattern && !ISO_CALENDAR_DATE.test(value)) return null;
+  if (!pattern && !ISO_DATE_TIME.test(value)) return null;
   if (pattern && FAR_ZONE.test(value) && ZONE_TOKEN.test(pattern.replace(/'[^']*'?/g, ''))) return null;
   const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE, { in: utc }) : parseISO(value, { in: utc });
   if (!isValid(d)) return null;
   return pattern && asksFullYear(pattern) && d.getUTCFullYear() < FULL_YEARS_FROM ? null : d;
 }
-
-/**
- * What "ISO 8601" means for a field without a pattern: a calendar date in full (`2024-03-04`, or `20240304`), with a
- * time and a zone if any (`2024-03-04T10:00`, `…:00.5Z`, `… 10:00+02:00`). date-fns's parseISO reads the standard's
- * reduced and other forms too, so a column of ages or years passed as dates and was rewritten as invented days (a
- * probe: `12` became 1200-01-01, `2024` 2024-01-01, `2024-03` the 1st of March, `2024-W10` a Monday, `07` passed the
- * check). A zone is at most 14 hours from UTC (`+25:00` was read as a day earlier; `+14:01` passed until 2026-12-03).
- */
-const ISO_CALENDAR_DATE =
-  /^\d{4}(?:-\d{2}-\d{2}|\d{4})(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-](?:(?:0\d|1[0-3])(?::?[0-5]\d)?|14(?::?00)?))?)?$/;
 
 /** A zone offset no place has (more than 14 hours from UTC) at the end of a text, and a pattern's zone tokens. */
 const FAR_ZONE = /[+-](?:(?:1[5-9]|[2-9]\d)(?::?\d{2})?|14:?(?:0[1-9]|[1-5]\d))$/;
@@ -108,7 +99,8 @@ const unusable = (pattern: string | null | undefined): boolean => !!pattern && !
 /** Compiles a date check: true when `value` is a date written in `pattern` (ISO 8601 when none). */
 export function compileDateCheck(pattern: string | null | undefined): (value: string) => boolean {
   if (unusable(pattern)) return () => false;
-  const compiled = pattern ? compiledReader(pattern) : null;
+  if (!pattern) return (value) => readIsoDate(value) !== null;
+  const compiled = compiledReader(pattern);
   if (compiled) return (value) => compiled.parse(value) !== null;
   return (value) => parseDateSlowly(value, pattern) !== null;
 }
@@ -125,19 +117,14 @@ export function compileDateReader(given: string | null | undefined): (value: str
     const d = pattern ? parseDateSlowly(value, pattern) : null;
     return d ? partsOfDate(d) : null;
   };
-  return (value) => {
-    const parts = inPattern(value);
-    if (parts) return parts;
-    const d = parseDateSlowly(value, null);
-    return d ? partsOfDate(d) : null;
-  };
+  return (value) => inPattern(value) ?? readIsoDate(value);
 }
 
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   if (unusable(from) || unusable(to)) return (value) => value;
   const writer = compileDatePattern(to);
-  const reader = from ? compiledReader(from) : null;
+  const reader: Pick<CompiledDatePattern, 'parse'> | null = from ? compiledReader(from) : { parse: readIsoDate };
   // A year the field's own check would refuse is not written: `0999-12-31` (ISO) into `dd.MM.yyyy` stays as it was.
   const writable = asksFullYear(to) ? (year: number) => year >= FULL_YEARS_FROM : () => true;
   // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
