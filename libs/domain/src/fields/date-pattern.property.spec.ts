@@ -29,6 +29,8 @@ const TOKENS: Record<string, string[]> = {
   a: ['a', 'aa', 'aaa', 'aaaa', 'aaaaa'],
   m: ['m', 'mm'],
   s: ['s', 'ss'],
+  X: ['X', 'XX', 'XXX', 'XXXX', 'XXXXX'],
+  x: ['x', 'xx', 'xxx', 'xxxx', 'xxxxx'],
 };
 const SEPARATORS = ['/', '-', '.', ' ', ':', ', ', "'T'", "'at'", "''", '', " 'de' ", '_'];
 
@@ -36,10 +38,12 @@ const UNITS = Object.keys(TOKENS);
 
 /**
  * Units the compiled set takes together: a weekday with a day of the month (without one, date-fns
- * moves the date to the weekday: left to it), and H without h or a (date-fns refuses those).
+ * moves the date to the weekday: left to it), H without h or a, and X without x (date-fns refuses those).
  */
 const compiledTogether = (units: string[]): boolean =>
-  !(units.includes('E') && !units.includes('d')) && !(units.includes('H') && (units.includes('h') || units.includes('a')));
+  !(units.includes('E') && !units.includes('d')) &&
+  !(units.includes('H') && (units.includes('h') || units.includes('a'))) &&
+  !(units.includes('X') && units.includes('x'));
 
 /** A pattern: some of the units, in any order, each once, with separators between them. */
 const patterns = fc
@@ -61,6 +65,7 @@ const WORDS = [
   ...['Mon', 'Monday', 'tue', 'Tuesday', 'Wed', 'thursday', 'Fri', 'SAT', 'Sunday', 'Su', 'Tu', 'Th', 'T', 'S', 'w', 'Mo'],
   ...['AM', 'PM', 'am', 'pm', 'a.m.', 'p.m.', 'A.M', 'p m', 'a', 'p', 'A', 'mi', 'n', 'noon', 'midnight', 'Noon'],
   ...['in the morning', 'in the afternoon', 'in the evening', 'at night', 'at morning', 'in the night', 'at evening'],
+  ...['Z', 'z', '+02:00', '-05:30', '+0100', '-1200', '+05', '-00', '+14:00', '+99:99', '-23:59:59', '+013015', '+01:30:', '+1'],
 ];
 
 const dates = fc.date({ min: new Date(1000, 0, 1), max: new Date(9999, 11, 31, 23, 59, 59), noInvalidDate: true });
@@ -84,6 +89,8 @@ describe('compiled date patterns agree with date-fns', () => {
     'h:mm a',
     'h:mm aaaa',
     'hh:mm:ss',
+    "yyyy-MM-dd'T'HH:mm:ssXXX",
+    'yyyy-MM-dd HH:mm xx',
   ])('%s: compiles', (pattern) => {
     expect(compileDatePattern(pattern)).not.toBeNull();
   });
@@ -114,7 +121,7 @@ describe('compiled date patterns agree with date-fns', () => {
 
   it('accepts and refuses arbitrary text exactly as date-fns does', () => {
     const chars = fc.constantFrom(
-      ...'0123456789012345678901234567890123456789/-.: ,TtaJjanfebMmarAprmayjunjulaugsepoctnovdecpPhnoi\t'.split(''),
+      ...'0123456789012345678901234567890123456789/-.: ,TtaJjanfebMmarAprmayjunjulaugsepoctnovdecpPhnoi\t+Z'.split(''),
     );
     const pieces = fc.oneof({ arbitrary: chars, weight: 4 }, { arbitrary: fc.constantFrom(...WORDS), weight: 1 });
     fc.assert(
@@ -131,7 +138,7 @@ describe('compiled date patterns agree with date-fns', () => {
   });
 
   it('reads written dates with a piece changed (a word, a character, a cut) as date-fns does', () => {
-    const piece = fc.oneof(fc.constantFrom(...WORDS), fc.constantFrom(...'0123456789 :,./apmPMTs'.split('')), fc.constant(''));
+    const piece = fc.oneof(fc.constantFrom(...WORDS), fc.constantFrom(...'0123456789 :,./apmPMTs+-Z'.split('')), fc.constant(''));
     const edit = fc.tuple(fc.nat(), fc.nat(4), piece);
     fc.assert(
       fc.property(patterns, dates, fc.array(edit, { minLength: 1, maxLength: 2 }), (pattern, date, edits) => {
@@ -147,6 +154,57 @@ describe('compiled date patterns agree with date-fns', () => {
         });
       }),
       { numRuns: 12000 },
+    );
+  });
+
+  it('reads zone offsets of every form and width as date-fns does, moving the time to UTC', () => {
+    const two = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, '0'));
+    const offset = fc.oneof(
+      fc.constantFrom('Z', 'z', '', '+', '+1', '+14:00', '-00:00', 'GMT', 'Z+01:00'),
+      fc
+        .tuple(
+          fc.constantFrom('+', '-'),
+          two,
+          fc.constantFrom('', ':'),
+          fc.option(two, { nil: '' }),
+          fc.constantFrom('', ':'),
+          fc.option(two, { nil: '' }),
+        )
+        .map((p) => p.join('')),
+    );
+    const zoneToken = fc.constantFrom(...TOKENS.X, ...TOKENS.x);
+    const wallPattern = fc.constantFrom(
+      "yyyy-MM-dd'T'HH:mm:ss",
+      'dd/MM/yyyy HH:mm ',
+      'yyyyMMddHHmm',
+      'd MMM yyyy h:mm a ',
+      "yyyy-MM-dd'T'HH:mm:ss'Z'",
+    );
+    const after = fc.constantFrom('', ' ', ' UTC', 'x');
+    fc.assert(
+      fc.property(wallPattern, zoneToken, dates, offset, after, (wall, zone, date, written, tail) => {
+        const pattern = `${wall}${zone}`;
+        const text = `${dateFnsFormat(date, wall)}${written}${tail}`;
+        expect({ pattern, text, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
+          pattern,
+          text,
+          parts: dateFnsParse(text, pattern),
+        });
+      }),
+      { numRuns: 12000 },
+    );
+    const at = (pattern: string, text: string) => compileDatePattern(pattern)!.parse(text);
+    expect(at("yyyy-MM-dd'T'HH:mm:ssXXX", '2026-01-01T01:30:00+02:00')).toEqual({
+      year: 2025,
+      month: 12,
+      day: 31,
+      hour: 23,
+      minute: 30,
+      second: 0,
+    });
+    expect(at('yyyy-MM-dd HH:mm xx', '2026-12-31 23:00 -0130')).toEqual({ year: 2027, month: 1, day: 1, hour: 0, minute: 30, second: 0 });
+    expect(compileDatePattern("yyyy-MM-dd'T'HH:mm:ssXXX")!.format({ year: 2026, month: 12, day: 7, hour: 9, minute: 5, second: 0 })).toBe(
+      '2026-12-07T09:05:00Z',
     );
   });
 
@@ -219,7 +277,17 @@ describe('compiled date patterns agree with date-fns', () => {
   });
 
   it('leaves patterns outside the compiled set to date-fns', () => {
-    const left = ['HH:mm a', 'HH hh', 'do MMMM', 'yyyy-MM-dd HH:mm xxx', 'EEEE', 'EEE MMM yyyy', 'EEEEEEE, dd MMM', 'h:mm aaaaaa'];
+    const left = [
+      'HH:mm a',
+      'HH hh',
+      'do MMMM',
+      'yyyy-MM-dd HH:mm xxxxxx',
+      'HH:mm X x',
+      'EEEE',
+      'EEE MMM yyyy',
+      'EEEEEEE, dd MMM',
+      'h:mm aaaaaa',
+    ];
     for (const pattern of [...left, 'yyyy-yy', 'PP', "yyyy-MM-dd'T'HH:mm:ss.SSS", 'ho a', 'Eo dd']) {
       expect({ pattern, compiled: compileDatePattern(pattern) }).toEqual({ pattern, compiled: null });
     }

@@ -7,8 +7,9 @@
  * English as date-fns's default locale), days of the month (d, dd, ...), weekday names (E
  * to EEEEEE, in English) in a pattern that has a day of the month, hours 0-23 (H, HH),
  * hours 1-12 (h, hh) and day periods (a to aaaaa: AM, pm, p.m., p, noon, in the evening...)
- * in a pattern without H, minutes (m, mm), seconds (s, ss), quoted text and any other
- * non-letter character. A pattern with any other token (week years, time zones, ordinals...)
+ * in a pattern without H, minutes (m, mm), seconds (s, ss), ISO zone offsets (X to XXXXX, x to
+ * xxxxx, not both), quoted text and any other non-letter character. A pattern with any other
+ * token (week years, zone names, ordinals...)
  * is not compiled: `compileDatePattern` returns null and callers use date-fns for it. So is a
  * weekday without a day of the month: date-fns then moves the date to that weekday (its
  * setter runs at the day of the month's priority, which otherwise wins and ignores the
@@ -45,7 +46,8 @@ type Step =
   | { kind: 'hour12'; token: string; match: (s: string, at: number) => number }
   | { kind: 'month-name'; token: string }
   | { kind: 'weekday'; token: string; matchers: RegExp[] }
-  | { kind: 'day-period'; token: string; matchers: RegExp[] };
+  | { kind: 'day-period'; token: string; matchers: RegExp[] }
+  | { kind: 'zone'; token: string; matcher: RegExp; written: string };
 
 /** date-fns's tokenizer (formattingTokensRegExp): runs of one letter, quoted text, single characters. */
 const TOKENS = /[yYQqMLwIdDecihHKkms]o|(\w)\1*|''|'(''|[^'])+('|$)|./g;
@@ -114,6 +116,31 @@ const DAY_PERIOD_NAMES: Record<number, [am: string, pm: string]> = {
   5: ['a', 'p'],
 };
 
+/*
+ * Zone offsets, as date-fns's ISOTimezoneWithZParser (X) and ISOTimezoneParser (x) read them: its
+ * timezonePatterns by width. Their `|Z` is not anchored, so a Z anywhere in the rest of the text
+ * matches, and then one character is read, whatever it is: mirrored as it is.
+ */
+const ZONE_MATCHERS: Record<number, RegExp> = {
+  1: /^([+-])(\d{2})(\d{2})?|Z/,
+  2: /^([+-])(\d{2})(\d{2})|Z/,
+  3: /^([+-])(\d{2}):(\d{2})|Z/,
+  4: /^([+-])(\d{2})(\d{2})((\d{2}))?|Z/,
+  5: /^([+-])(\d{2}):(\d{2})(:(\d{2}))?|Z/,
+};
+/** What date-fns writes for a UTC date (every date here is one): X always Z, x the zero offset in its width's form. */
+const ZONE_WRITTEN: Record<string, string> = { x: '+00', xx: '+0000', xxx: '+00:00', xxxx: '+0000', xxxxx: '+00:00' };
+
+/** The zone's offset in milliseconds and the characters it took at `at` (parseTimezonePattern), or null. */
+function matchZone(text: string, at: number, matcher: RegExp): [offset: number, length: number] | null {
+  const m = matcher.exec(text.slice(at));
+  if (m === null) return null;
+  if (m[0] === 'Z') return [0, 1];
+  const sign = m[1] === '+' ? 1 : -1;
+  const seconds = +m[2] * 3600 + (m[3] ? +m[3] : 0) * 60 + (m[5] ? +m[5] : 0);
+  return [sign * seconds * 1000, m[0].length];
+}
+
 /** Length of what the first matcher that matches at `at` reads, or 0. */
 function matchedLength(text: string, at: number, matchers: RegExp[]): number {
   const rest = text.slice(at, at + 20);
@@ -181,8 +208,8 @@ function numberStep(letter: string, token: string): Step {
   return { kind: 'number', field, token, match };
 }
 
-/** The letters compiled: numbers (FIELD_OF), h, weekday names and day periods. */
-const COMPILED_LETTERS = new Set([...Object.keys(FIELD_OF), 'h', 'E', 'a']);
+/** The letters compiled: numbers (FIELD_OF), h, weekday names, day periods and zone offsets. */
+const COMPILED_LETTERS = new Set([...Object.keys(FIELD_OF), 'h', 'E', 'a', 'X', 'x']);
 
 /** The pattern as steps, or null when a token is outside the compiled set. */
 function stepsOf(pattern: string): Step[] | null {
@@ -205,6 +232,10 @@ function stepsOf(pattern: string): Step[] | null {
       } else if (letter === 'a') {
         if (!DAY_PERIOD_MATCHERS[token.length]) return null;
         steps.push({ kind: 'day-period', token, matchers: DAY_PERIOD_MATCHERS[token.length] });
+      } else if (letter === 'X' || letter === 'x') {
+        // Six letters and more read and write as three in date-fns: left to it, as nobody writes them.
+        if (!ZONE_MATCHERS[token.length]) return null;
+        steps.push({ kind: 'zone', token, matcher: ZONE_MATCHERS[token.length], written: letter === 'X' ? 'Z' : ZONE_WRITTEN[token] });
       } else if (letter === 'h') {
         steps.push({ kind: 'hour12', token, match: token.length === 1 ? monthDigits : upToDigits(token.length) });
       } else {
@@ -219,6 +250,8 @@ function stepsOf(pattern: string): Step[] | null {
   if (seen.has('E') && !seen.has('d')) return null;
   // date-fns refuses H with h or with a (incompatibleTokens): it throws.
   if (seen.has('H') && (seen.has('h') || seen.has('a'))) return null;
+  // And X with x.
+  if (seen.has('X') && seen.has('x')) return null;
   return steps;
 }
 
@@ -256,6 +289,7 @@ function parseWith(steps: Step[], text: string): DateParts | null {
   const parts: DateParts = { year, month: 1, day: 1, hour: 0, minute: 0, second: 0 };
   let hour12 = -1;
   let periodHour = -1;
+  let zoneOffset = 0;
   for (const step of steps) {
     if (step.kind === 'literal') {
       if (!text.startsWith(step.text, at)) return null;
@@ -270,6 +304,11 @@ function parseWith(steps: Step[], text: string): DateParts | null {
       const period = text.slice(at, at + n);
       periodHour = DAY_PERIOD_HOURS.find(([p]) => p.test(period))?.[1] ?? 0;
       at += n;
+    } else if (step.kind === 'zone') {
+      const zone = matchZone(text, at, step.matcher);
+      if (zone === null) return null;
+      zoneOffset = zone[0];
+      at += zone[1];
     } else if (step.kind === 'hour12') {
       const n = step.match(text, at);
       if (n === 0) return null;
@@ -307,7 +346,16 @@ function parseWith(steps: Step[], text: string): DateParts | null {
   if (parts.month < 1 || parts.month > 12) return null;
   if (parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) return null;
   if (parts.hour > 23 || parts.minute > 59 || parts.second > 59) return null;
-  return parts;
+  // The zone's setter runs last (priority 10): the time written, moved to UTC.
+  return zoneOffset === 0 ? parts : inUtc(parts, zoneOffset);
+}
+
+/** The parts of the instant `offset` milliseconds before the wall-clock time `parts` reads as UTC. */
+function inUtc(parts: DateParts, offset: number): DateParts {
+  const wall = new Date(0);
+  wall.setUTCFullYear(parts.year, parts.month - 1, parts.day);
+  wall.setUTCHours(parts.hour, parts.minute, parts.second);
+  return partsOfDate(new Date(wall.getTime() - offset));
 }
 
 const pad = (value: number, width: number): string => String(value).padStart(width, '0');
@@ -328,6 +376,7 @@ function formatWith(steps: Step[], parts: DateParts): string {
       const n = step.token.length;
       out += n <= 3 ? name.slice(0, 3) : n === 4 ? name : n === 5 ? name[0] : name.slice(0, 2);
     } else if (step.kind === 'day-period') out += DAY_PERIOD_NAMES[step.token.length][parts.hour >= 12 ? 1 : 0];
+    else if (step.kind === 'zone') out += step.written;
     else if (step.kind === 'hour12') out += pad(parts.hour % 12 || 12, step.token.length);
     else if (step.kind === 'month-name') {
       const name = MONTHS[parts.month - 1];

@@ -39,7 +39,7 @@ const REFERENCE_DATE = new UTCDate(2000, 0, 1);
  */
 function parseDateSlowly(value: string, pattern: string | null | undefined): Date | null {
   if (!pattern && !ISO_DATE_TIME.test(value)) return null;
-  if (pattern && FAR_ZONE.test(value) && ZONE_TOKEN.test(pattern.replace(/'[^']*'?/g, ''))) return null;
+  if (pattern && hasZoneToken(pattern) && FAR_ZONE.test(value)) return null;
   const d = pattern ? parseDate()(value, pattern, REFERENCE_DATE, { in: utc }) : parseISO(value, { in: utc });
   if (!isValid(d)) return null;
   return pattern && asksFullYear(pattern) && d.getUTCFullYear() < FULL_YEARS_FROM ? null : d;
@@ -47,7 +47,7 @@ function parseDateSlowly(value: string, pattern: string | null | undefined): Dat
 
 /** A zone offset no place has (more than 14 hours from UTC) at the end of a text, and a pattern's zone tokens. */
 const FAR_ZONE = /[+-](?:(?:1[5-9]|[2-9]\d)(?::?\d{2})?|14:?(?:0[1-9]|[1-5]\d))$/;
-const ZONE_TOKEN = /[Xx]/;
+const hasZoneToken = (pattern: string): boolean => /[Xx]/.test(pattern.replace(/'[^']*'?/g, ''));
 
 /**
  * A pattern whose year has four letters or more (`yyyy`) asks for the year in full. date-fns
@@ -59,15 +59,21 @@ const ZONE_TOKEN = /[Xx]/;
 const asksFullYear = (pattern: string): boolean => /y{4,}|u{4,}|Y{4,}|R{4,}/.test(pattern.replace(/'[^']*'?/g, ''));
 const FULL_YEARS_FROM = 1000;
 
-/** The compiled reader of a pattern (date-pattern.ts, date-fns's reading), with a full year where it asks for one. */
+/**
+ * The compiled reader of a pattern (date-pattern.ts, date-fns's reading), with a full year where it asks for one and
+ * no zone more than 14 hours from UTC at the end of the text (as parseDateSlowly).
+ */
 function compiledReader(pattern: string): CompiledDatePattern | null {
   const compiled = compileDatePattern(pattern);
-  if (!compiled || !asksFullYear(pattern)) return compiled;
+  const fullYear = asksFullYear(pattern);
+  const zoned = hasZoneToken(pattern);
+  if (!compiled || (!fullYear && !zoned)) return compiled;
   return {
     ...compiled,
     parse: (text) => {
+      if (zoned && FAR_ZONE.test(text)) return null;
       const parts = compiled.parse(text);
-      return parts !== null && parts.year >= FULL_YEARS_FROM ? parts : null;
+      return parts !== null && (!fullYear || parts.year >= FULL_YEARS_FROM) ? parts : null;
     },
   };
 }
