@@ -7,7 +7,8 @@
  * English as date-fns's default locale), days of the month (d, dd, ...), weekday names (E
  * to EEEEEE, in English) in a pattern that has a day of the month, hours 0-23 (H, HH),
  * hours 1-12 (h, hh) and day periods (a to aaaaa: AM, pm, p.m., p, noon, in the evening...)
- * in a pattern without H, minutes (m, mm), seconds (s, ss), ISO zone offsets (X to XXXXX, x to
+ * in a pattern without H, minutes (m, mm), seconds (s, ss), fractions of a second (S, SS, ...: read,
+ * not kept, so such a pattern is compiled for reading only), ISO zone offsets (X to XXXXX, x to
  * xxxxx, not both), quoted text and any other non-letter character. A pattern with any other
  * token (week years, zone names, ordinals...)
  * is not compiled: `compileDatePattern` returns null and callers use date-fns for it. So is a
@@ -35,7 +36,11 @@ export interface DateParts {
 export interface CompiledDatePattern {
   /** The parts written in `text`, or null where date-fns's parse gives an invalid date. */
   parse(text: string): DateParts | null;
-  format(parts: DateParts): string;
+  /**
+   * The parts written in the pattern; null for a pattern with a fraction of a second, which the parts do not carry
+   * (date-fns writes the milliseconds of the date it was given: use it for such a pattern).
+   */
+  format: ((parts: DateParts) => string) | null;
 }
 
 type Field = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
@@ -47,7 +52,8 @@ type Step =
   | { kind: 'month-name'; token: string }
   | { kind: 'weekday'; token: string; matchers: RegExp[] }
   | { kind: 'day-period'; token: string; matchers: RegExp[] }
-  | { kind: 'zone'; token: string; matcher: RegExp; written: string };
+  | { kind: 'zone'; token: string; matcher: RegExp; written: string }
+  | { kind: 'fraction'; token: string; match: (s: string, at: number) => number };
 
 /** date-fns's tokenizer (formattingTokensRegExp): runs of one letter, quoted text, single characters. */
 const TOKENS = /[yYQqMLwIdDecihHKkms]o|(\w)\1*|''|'(''|[^'])+('|$)|./g;
@@ -208,8 +214,8 @@ function numberStep(letter: string, token: string): Step {
   return { kind: 'number', field, token, match };
 }
 
-/** The letters compiled: numbers (FIELD_OF), h, weekday names, day periods and zone offsets. */
-const COMPILED_LETTERS = new Set([...Object.keys(FIELD_OF), 'h', 'E', 'a', 'X', 'x']);
+/** The letters compiled: numbers (FIELD_OF), h, weekday names, day periods, zone offsets and fractions of a second. */
+const COMPILED_LETTERS = new Set([...Object.keys(FIELD_OF), 'h', 'E', 'a', 'X', 'x', 'S']);
 
 /** The pattern as steps, or null when a token is outside the compiled set. */
 function stepsOf(pattern: string): Step[] | null {
@@ -236,6 +242,9 @@ function stepsOf(pattern: string): Step[] | null {
         // Six letters and more read and write as three in date-fns: left to it, as nobody writes them.
         if (!ZONE_MATCHERS[token.length]) return null;
         steps.push({ kind: 'zone', token, matcher: ZONE_MATCHERS[token.length], written: letter === 'X' ? 'Z' : ZONE_WRITTEN[token] });
+      } else if (letter === 'S') {
+        // FractionOfSecondParser: 1 to n digits. Its milliseconds (never 1,000 or more) move no part.
+        steps.push({ kind: 'fraction', token, match: upToDigits(token.length) });
       } else if (letter === 'h') {
         steps.push({ kind: 'hour12', token, match: token.length === 1 ? monthDigits : upToDigits(token.length) });
       } else {
@@ -309,6 +318,10 @@ function parseWith(steps: Step[], text: string): DateParts | null {
       if (zone === null) return null;
       zoneOffset = zone[0];
       at += zone[1];
+    } else if (step.kind === 'fraction') {
+      const n = step.match(text, at);
+      if (n === 0) return null;
+      at += n;
     } else if (step.kind === 'hour12') {
       const n = step.match(text, at);
       if (n === 0) return null;
@@ -377,6 +390,7 @@ function formatWith(steps: Step[], parts: DateParts): string {
       out += n <= 3 ? name.slice(0, 3) : n === 4 ? name : n === 5 ? name[0] : name.slice(0, 2);
     } else if (step.kind === 'day-period') out += DAY_PERIOD_NAMES[step.token.length][parts.hour >= 12 ? 1 : 0];
     else if (step.kind === 'zone') out += step.written;
+    else if (step.kind === 'fraction') throw new Error('A pattern with a fraction of a second is compiled for reading only');
     else if (step.kind === 'hour12') out += pad(parts.hour % 12 || 12, step.token.length);
     else if (step.kind === 'month-name') {
       const name = MONTHS[parts.month - 1];
@@ -393,7 +407,8 @@ export function compileDatePattern(pattern: string): CompiledDatePattern | null 
   if (pattern === '') return null;
   const steps = stepsOf(pattern);
   if (!steps) return null;
-  return { parse: (text) => parseWith(steps, text), format: (parts) => formatWith(steps, parts) };
+  const writable = steps.every((step) => step.kind !== 'fraction');
+  return { parse: (text) => parseWith(steps, text), format: writable ? (parts) => formatWith(steps, parts) : null };
 }
 
 /**

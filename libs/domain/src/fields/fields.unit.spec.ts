@@ -161,6 +161,10 @@ describe('date_format from ISO 8601', () => {
       { to: 'MMMM do, yyyy HH:mm', value: '2024-03-10T02:30:00Z', written: 'March 10th, 2024 02:30' },
       // A `from` pattern with an offset.
       { from: "yyyy-MM-dd'T'HH:mm:ssXXX", to: 'yyyy-MM-dd HH:mm', value: '2024-01-31T23:30:00-05:00', written: '2024-02-01 04:30' },
+      // Fractions of a second: read by the compiled reader; written by date-fns, which keeps the milliseconds read.
+      { from: 'dd/MM/yyyy HH:mm:ss.SSS', to: "yyyy-MM-dd'T'HH:mm:ss", value: '31/01/2024 23:30:15.250', written: '2024-01-31T23:30:15' },
+      { to: 'dd/MM/yyyy HH:mm:ss.SSS', value: '2024-01-31T23:30:15.25+01:00', written: '31/01/2024 22:30:15.250' },
+      { from: "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", to: 'HH:mm:ss.SS', value: '2024-01-31T23:30:15.257-01:00', written: '00:30:15.25' },
     ];
     for (const tz of ['America/Los_Angeles', 'America/New_York', 'Asia/Tokyo', 'UTC']) {
       const written = inTimeZone(

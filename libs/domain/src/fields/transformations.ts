@@ -129,16 +129,16 @@ export function compileDateReader(given: string | null | undefined): (value: str
 /** Compiles a date_format transformation: rewrites a date from `from` (ISO when absent) to `to`; anything else is kept. */
 export function compileDateRewrite(from: string | null, to: string): (value: string) => string {
   if (unusable(from) || unusable(to)) return (value) => value;
-  const writer = compileDatePattern(to);
+  const writer = compileDatePattern(to)?.format ?? null;
   const reader: Pick<CompiledDatePattern, 'parse'> | null = from ? compiledReader(from) : { parse: readIsoDate };
   // A year the field's own check would refuse is not written: `0999-12-31` (ISO) into `dd.MM.yyyy` stays as it was.
   const writable = asksFullYear(to) ? (year: number) => year >= FULL_YEARS_FROM : () => true;
   // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
-  const write = (d: Date): string => (writer ? writer.format(partsOfDate(d)) : formatDate()(d, to));
+  const write = (d: Date): string => (writer ? writer(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
     return (value) => {
       const parts = reader.parse(value.trim());
-      return parts && writable(parts.year) ? writer.format(parts) : value;
+      return parts && writable(parts.year) ? writer(parts) : value;
     };
   }
   return (value) => {
