@@ -264,6 +264,9 @@ function stepsOf(pattern: string): Step[] | null {
   return steps;
 }
 
+/** date-fns's notWhitespaceRegExp, searched from where the pattern ended (lastIndex, set before each use). */
+const NOT_WHITE_SPACE = /\S/g;
+
 /** date-fns's normalizeTwoDigitYear for the reference year 2000: 50-99 are 1950-1999, 0-49 are 2000-2049. */
 const fromTwoDigits = (yy: number): number => (yy >= 50 ? 1900 + yy : 2000 + yy);
 
@@ -345,8 +348,9 @@ function parseWith(steps: Step[], text: string): DateParts | null {
       }
     }
   }
-  // Whatever follows the pattern may only be white space.
-  for (let i = at; i < text.length; i++) if (!/\s/.test(text[i])) return null;
+  // Whatever follows the pattern may only be white space: one search, not a test a character (a cell may be megabytes).
+  NOT_WHITE_SPACE.lastIndex = at;
+  if (NOT_WHITE_SPACE.test(text)) return null;
   if (!twoDigitYear && year <= 0) return null;
   // AMPMParser (priority 80) sets the period's hour, then Hour1to12Parser (70) reads it as date-fns does.
   if (periodHour >= 0) parts.hour = periodHour;
@@ -395,8 +399,11 @@ function formatWith(steps: Step[], parts: DateParts): string {
     else if (step.kind === 'month-name') {
       const name = MONTHS[parts.month - 1];
       out += step.token.length === 3 ? name.slice(0, 3) : step.token.length === 5 ? name[0] : name;
-    } else if (step.field === 'year') out += step.token === 'yy' ? pad(parts.year % 100, 2) : pad(parts.year, step.token.length);
-    else if (step.field === 'month') out += step.token === 'M' ? String(parts.month) : pad(parts.month, 2);
+    } else if (step.field === 'year') {
+      // date-fns's lightFormatters.y: a year before 1 is written as the year before Christ (0 is 1, -1 is 2).
+      const year = parts.year > 0 ? parts.year : 1 - parts.year;
+      out += step.token === 'yy' ? pad(year % 100, 2) : pad(year, step.token.length);
+    } else if (step.field === 'month') out += step.token === 'M' ? String(parts.month) : pad(parts.month, 2);
     else out += pad(parts[step.field], step.token.length);
   }
   return out;

@@ -3,8 +3,8 @@
  * reads them. `parseISO` cost about 3 µs a value (it builds a regular expression for the year on
  * every call and answers a UTCDate, a Date subclass); a column of date-times such as
  * `2024-03-04T10:00:00Z` paid that on every check, count, validator and rewrite. This reads the
- * same parts in a fraction of it: one regular expression, and a Date only where a time or a zone
- * moves the day.
+ * same parts in a fraction of it: one regular expression, arithmetic on whole seconds, and a Date
+ * only for a fraction of a second, where parseISO's sum in milliseconds decides the second.
  *
  * Every rule mirrors date-fns 4's `parseISO(text, { in: utc })` on the texts `ISO_DATE_TIME`
  * lets through (its validations, its arithmetic in milliseconds, the truncation of a fraction of
