@@ -22,7 +22,7 @@ const dateFnsFormat = (date: Date, pattern: string): string => format(new UTCDat
 const TOKENS: Record<string, string[]> = {
   y: ['y', 'yy', 'yyy', 'yyyy', 'yyyyy'],
   M: ['M', 'MM', 'MMM', 'MMMM', 'MMMMM'],
-  d: ['d', 'dd', 'ddd'],
+  d: ['d', 'dd', 'ddd', 'do'],
   E: ['E', 'EE', 'EEE', 'EEEE', 'EEEEE', 'EEEEEE'],
   H: ['H', 'HH'],
   h: ['h', 'hh'],
@@ -66,6 +66,7 @@ const WORDS = [
   ...['Mon', 'Monday', 'tue', 'Tuesday', 'Wed', 'thursday', 'Fri', 'SAT', 'Sunday', 'Su', 'Tu', 'Th', 'T', 'S', 'w', 'Mo'],
   ...['AM', 'PM', 'am', 'pm', 'a.m.', 'p.m.', 'A.M', 'p m', 'a', 'p', 'A', 'mi', 'n', 'noon', 'midnight', 'Noon'],
   ...['in the morning', 'in the afternoon', 'in the evening', 'at night', 'at morning', 'in the night', 'at evening'],
+  ...['1st', '2nd', '3rd', '4th', '11th', '22ND', '1St', 'th', 'st', 'nd', 'rd', 'ſt', '0001st', '31st', '32nd'],
   ...['Z', 'z', '+02:00', '-05:30', '+0100', '-1200', '+05', '-00', '+14:00', '+99:99', '-23:59:59', '+013015', '+01:30:', '+1'],
 ];
 
@@ -96,6 +97,7 @@ describe('compiled date patterns agree with date-fns', () => {
     'yyyy-MM-dd HH:mm xx',
     "yyyy-MM-dd'T'HH:mm:ss.SSS",
     "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+    'MMMM do, yyyy',
   ])('%s: compiles', (pattern) => {
     expect(compileDatePattern(pattern)).not.toBeNull();
   });
@@ -261,6 +263,16 @@ describe('compiled date patterns agree with date-fns', () => {
       ['07 Dec 2026 mi', 'dd MMM yyyy aaaaa'],
       ['07 Dec 2026 P M', 'dd MMM yyyy a'],
       ['07 Dec 2026 p.m', 'dd MMM yyyy a'],
+      ['March 1st, 2024', 'MMMM do, yyyy'],
+      ['March 2st, 2024', 'MMMM do, yyyy'],
+      ['March 31st, 2024', 'MMMM do, yyyy'],
+      ['April 31st, 2024', 'MMMM do, yyyy'],
+      ['March 03RD, 2024', 'MMMM do, yyyy'],
+      ['March 3, 2024', 'MMMM do, yyyy'],
+      ['March 3 rd, 2024', 'MMMM do, yyyy'],
+      ['March 3rd 2024', 'MMMM do yyyy'],
+      ['March 3rdx 2024', 'MMMM do yyyy'],
+      ['Tue, March 1st, 2024', 'EEE, MMMM do, yyyy'],
     ];
     for (const [text, pattern] of cases) {
       expect({ text, pattern, parts: compileDatePattern(pattern)!.parse(text) }).toEqual({
@@ -288,7 +300,7 @@ describe('compiled date patterns agree with date-fns', () => {
     const left = [
       'HH:mm a',
       'HH hh',
-      'do MMMM',
+      'Do MMMM',
       'yyyy-MM-dd HH:mm xxxxxx',
       'HH:mm X x',
       'EEEE',
@@ -296,7 +308,7 @@ describe('compiled date patterns agree with date-fns', () => {
       'EEEEEEE, dd MMM',
       'h:mm aaaaaa',
     ];
-    for (const pattern of [...left, 'yyyy-yy', 'PP', 'ho a', 'Eo dd']) {
+    for (const pattern of [...left, 'yyyy-yy', 'PP', 'ho a', 'Eo dd', 'Mo yyyy', 'yo', 'do do']) {
       expect({ pattern, compiled: compileDatePattern(pattern) }).toEqual({ pattern, compiled: null });
     }
   });

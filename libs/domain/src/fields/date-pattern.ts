@@ -4,13 +4,13 @@
  * instead of a million runs of date-fns's general parser (about 20 µs each).
  *
  * The compiled set: years (y, yy, yyy, yyyy, ...), months (M, MM, MMM, MMMM, MMMMM, in
- * English as date-fns's default locale), days of the month (d, dd, ...), weekday names (E
+ * English as date-fns's default locale), days of the month (d, dd, ..., and do: 1st, 2nd), weekday names (E
  * to EEEEEE, in English) in a pattern that has a day of the month, hours 0-23 (H, HH),
  * hours 1-12 (h, hh) and day periods (a to aaaaa: AM, pm, p.m., p, noon, in the evening...)
  * in a pattern without H, minutes (m, mm), seconds (s, ss), fractions of a second (S, SS, ...: read,
  * not kept, so such a pattern is compiled for reading only), ISO zone offsets (X to XXXXX, x to
  * xxxxx, not both), quoted text and any other non-letter character. A pattern with any other
- * token (week years, zone names, ordinals...)
+ * token (week years, zone names, ordinals other than the day's `do`...)
  * is not compiled: `compileDatePattern` returns null and callers use date-fns for it. So is a
  * weekday without a day of the month: date-fns then moves the date to that weekday (its
  * setter runs at the day of the month's priority, which otherwise wins and ignores the
@@ -48,6 +48,7 @@ type Field = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 type Step =
   | { kind: 'literal'; text: string }
   | { kind: 'number'; field: Field; token: string; match: (s: string, at: number) => number }
+  | { kind: 'ordinal-day' }
   | { kind: 'hour12'; token: string; match: (s: string, at: number) => number }
   | { kind: 'month-name'; token: string }
   | { kind: 'weekday'; token: string; matchers: RegExp[] }
@@ -147,6 +148,30 @@ function matchZone(text: string, at: number, matcher: RegExp): [offset: number, 
   return [sign * seconds * 1000, m[0].length];
 }
 
+/**
+ * The day an English ordinal at `at` names and how many characters it takes, as date-fns's en-US
+ * `match.ordinalNumber` reads it: /^(\d+)(th|st|nd|rd)?/i, any suffix with any number. Null without a digit.
+ */
+function matchOrdinal(text: string, at: number): [value: number, length: number] | null {
+  let end = at;
+  while (isDigit(text, end)) end++;
+  if (end === at) return null;
+  const value = parseInt(text.slice(at, end), 10);
+  return [value, ORDINAL_SUFFIXES.has(text.slice(end, end + 2).toLowerCase()) ? end + 2 - at : end - at];
+}
+const ORDINAL_SUFFIXES = new Set(['th', 'st', 'nd', 'rd']);
+
+/** en-US's ordinalNumber: 1st, 2nd, 3rd, 4th ... 11th, 12th, 13th ... 21st. */
+function ordinal(n: number): string {
+  const rem100 = n % 100;
+  if (rem100 > 20 || rem100 < 10) {
+    if (rem100 % 10 === 1) return `${n}st`;
+    if (rem100 % 10 === 2) return `${n}nd`;
+    if (rem100 % 10 === 3) return `${n}rd`;
+  }
+  return `${n}th`;
+}
+
 /** Length of what the first matcher that matches at `at` reads, or 0. */
 function matchedLength(text: string, at: number, matchers: RegExp[]): number {
   const rest = text.slice(at, at + 20);
@@ -229,8 +254,13 @@ function stepsOf(pattern: string): Step[] | null {
       steps.push({ kind: 'literal', text: (/^'([^]*?)'?$/.exec(token)?.[1] ?? '').replace(/''/g, "'") });
     } else if (LATIN_LETTER.test(letter)) {
       // date-fns refuses a unit given twice; and every letter outside the set goes to date-fns.
-      if (!COMPILED_LETTERS.has(letter) || token.endsWith('o') || seen.has(letter)) return null;
+      // Of the ordinals, only the day of the month ("1st") is compiled; the others are left to date-fns.
+      if (!COMPILED_LETTERS.has(letter) || (token.endsWith('o') && token !== 'do') || seen.has(letter)) return null;
       seen.add(letter);
+      if (token === 'do') {
+        steps.push({ kind: 'ordinal-day' });
+        continue;
+      }
       if (letter === 'E') {
         // EEEEEEE and longer read as EEEE in date-fns: left to it, as nobody writes them.
         if (!WEEKDAY_MATCHERS[token.length]) return null;
@@ -330,6 +360,11 @@ function parseWith(steps: Step[], text: string): DateParts | null {
       if (n === 0) return null;
       hour12 = digitsValue(text, at, at + n);
       at += n;
+    } else if (step.kind === 'ordinal-day') {
+      const found = matchOrdinal(text, at);
+      if (!found) return null;
+      parts.day = found[0];
+      at += found[1];
     } else if (step.kind === 'month-name') {
       const found = matchMonthName(text, at, step.token);
       if (!found) return null;
@@ -396,6 +431,7 @@ function formatWith(steps: Step[], parts: DateParts): string {
     else if (step.kind === 'zone') out += step.written;
     else if (step.kind === 'fraction') throw new Error('A pattern with a fraction of a second is compiled for reading only');
     else if (step.kind === 'hour12') out += pad(parts.hour % 12 || 12, step.token.length);
+    else if (step.kind === 'ordinal-day') out += ordinal(parts.day);
     else if (step.kind === 'month-name') {
       const name = MONTHS[parts.month - 1];
       out += step.token.length === 3 ? name.slice(0, 3) : step.token.length === 5 ? name[0] : name;

@@ -151,8 +151,9 @@ describe('date_format from ISO 8601', () => {
       { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00-05:00', written: '01/02/2024 04:30' },
       { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00Z', written: '31/01/2024 23:30' },
       { to: 'dd/MM/yyyy HH:mm', value: '2024-01-31T23:30:00', written: '31/01/2024 23:30' },
-      // A pattern only date-fns writes (ordinals), so its own writer, not the compiled one.
+      // An ordinal day (compiled since 2026-12-07), and a pattern only date-fns writes (the day of the year's ordinal).
       { to: 'MMMM do, yyyy HH:mm', value: '2024-03-01T00:15:00+02:00', written: 'February 29th, 2024 22:15' },
+      { to: 'yyyy, Do HH:mm', value: '2024-03-01T00:15:00+02:00', written: '2024, 60th 22:15' },
       // A zone token in `to` writes the UTC time's zone (it wrote the UTC wall-clock with the host's offset: another instant).
       { to: "yyyy-MM-dd'T'HH:mmXXX", value: '2024-01-31T23:30:00-05:00', written: '2024-02-01T04:30Z' },
       // A space before the time (PostgreSQL's timestamptz text), and a time in New York's daylight-saving gap.
