@@ -21,7 +21,7 @@
  * the compiled set and random strings.
  */
 
-import { daysInMonth, digitsValue } from './digits';
+import { dayAfter, dayBefore, daysInMonth, digitsValue } from './digits';
 
 export interface DateParts {
   year: number;
@@ -402,8 +402,21 @@ function parseWith(steps: Step[], text: string): DateParts | null {
   return zoneOffset === 0 ? parts : inUtc(parts, zoneOffset);
 }
 
-/** The parts of the instant `offset` milliseconds before the wall-clock time `parts` reads as UTC. */
+const SECONDS_IN_DAY = 86_400;
+
+/** The parts of the instant `offset` milliseconds (whole seconds) before the wall-clock time `parts` reads as UTC. */
 function inUtc(parts: DateParts, offset: number): DateParts {
+  const seconds = parts.hour * 3600 + parts.minute * 60 + parts.second - offset / 1000;
+  // Within a day either side, as every real offset is: the day moves by one at most, by arithmetic.
+  if (seconds >= -SECONDS_IN_DAY && seconds < 2 * SECONDS_IN_DAY) {
+    const { year, month, day } = parts;
+    const moved = seconds < 0 ? dayBefore(year, month, day) : seconds >= SECONDS_IN_DAY ? dayAfter(year, month, day) : parts;
+    const inDay = seconds < 0 ? seconds + SECONDS_IN_DAY : seconds >= SECONDS_IN_DAY ? seconds - SECONDS_IN_DAY : seconds;
+    const hour = Math.floor(inDay / 3600);
+    const minute = Math.floor((inDay - hour * 3600) / 60);
+    return { year: moved.year, month: moved.month, day: moved.day, hour, minute, second: inDay - hour * 3600 - minute * 60 };
+  }
+  // Offsets of days (the patterns read two digits of hours, up to 99): as date-fns moves the instant.
   const wall = new Date(0);
   wall.setUTCFullYear(parts.year, parts.month - 1, parts.day);
   wall.setUTCHours(parts.hour, parts.minute, parts.second);

@@ -16,3 +16,27 @@ export function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
+
+/** A day of the proleptic Gregorian calendar. */
+export interface CalendarDay {
+  year: number;
+  /** 1-12 */
+  month: number;
+  day: number;
+}
+
+/** The day before, across months and years. */
+export const dayBefore = (year: number, month: number, day: number): CalendarDay =>
+  day > 1
+    ? { year, month, day: day - 1 }
+    : month > 1
+      ? { year, month: month - 1, day: daysInMonth(year, month - 1) }
+      : { year: year - 1, month: 12, day: 31 };
+
+/** The day after, across months and years. */
+export const dayAfter = (year: number, month: number, day: number): CalendarDay =>
+  day < daysInMonth(year, month)
+    ? { year, month, day: day + 1 }
+    : month < 12
+      ? { year, month: month + 1, day: 1 }
+      : { year: year + 1, month: 1, day: 1 };

@@ -11,7 +11,7 @@
  * a millisecond); iso-date.property.spec.ts checks the two agree.
  */
 
-import { daysInMonth } from './digits';
+import { dayAfter, dayBefore, daysInMonth } from './digits';
 import type { DateParts } from './date-pattern';
 
 /**
@@ -30,22 +30,6 @@ export const ISO_DATE_TIME =
 const MS_IN_HOUR = 3_600_000;
 const MS_IN_MINUTE = 60_000;
 const MINUTES_IN_DAY = 1440;
-
-type Day = Pick<DateParts, 'year' | 'month' | 'day'>;
-
-const dayBefore = (year: number, month: number, day: number): Day =>
-  day > 1
-    ? { year, month, day: day - 1 }
-    : month > 1
-      ? { year, month: month - 1, day: daysInMonth(year, month - 1) }
-      : { year: year - 1, month: 12, day: 31 };
-
-const dayAfter = (year: number, month: number, day: number): Day =>
-  day < daysInMonth(year, month)
-    ? { year, month, day: day + 1 }
-    : month < 12
-      ? { year, month: month + 1, day: 1 }
-      : { year: year + 1, month: 1, day: 1 };
 
 /** The zone's offset in milliseconds as parseISO adds it to the time read (`+02:00` is -2 hours), 0 for `Z`. */
 function zoneOffset(zone: string): number {
