@@ -166,6 +166,11 @@ describe('date_format from ISO 8601', () => {
       { from: 'dd/MM/yyyy HH:mm:ss.SSS', to: "yyyy-MM-dd'T'HH:mm:ss", value: '31/01/2024 23:30:15.250', written: '2024-01-31T23:30:15' },
       { to: 'dd/MM/yyyy HH:mm:ss.SSS', value: '2024-01-31T23:30:15.25+01:00', written: '31/01/2024 22:30:15.250' },
       { from: "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", to: 'HH:mm:ss.SS', value: '2024-01-31T23:30:15.257-01:00', written: '00:30:15.25' },
+      // A year before 1 is not written (date-fns writes the year of its era, 0 as 1): left as it was, for the check to flag.
+      { to: 'y-MM-dd', value: '0000-01-01', written: '0000-01-01' },
+      { to: 'y-MM-dd', value: '0000-01-01T00:30:00+01:00', written: '0000-01-01T00:30:00+01:00' },
+      { to: "yy-MM-dd'T'HH:mmXXX", value: '0000-01-01T00:30:00+01:00', written: '0000-01-01T00:30:00+01:00' },
+      { to: 'y-MM-dd', value: '0001-01-01T00:30:00-01:00', written: '1-01-01' },
     ];
     for (const tz of ['America/Los_Angeles', 'America/New_York', 'Asia/Tokyo', 'UTC']) {
       const written = inTimeZone(

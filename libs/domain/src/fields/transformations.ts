@@ -132,7 +132,9 @@ export function compileDateRewrite(from: string | null, to: string): (value: str
   const writer = compileDatePattern(to)?.format ?? null;
   const reader: Pick<CompiledDatePattern, 'parse'> | null = from ? compiledReader(from) : { parse: readIsoDate };
   // A year the field's own check would refuse is not written: `0999-12-31` (ISO) into `dd.MM.yyyy` stays as it was.
-  const writable = asksFullYear(to) ? (year: number) => year >= FULL_YEARS_FROM : () => true;
+  // Nor is a year before 1 (ISO's 0000, or a zone's move from it): date-fns writes the year of its era (0 as 1, -1 as
+  // 2) with no era to tell, which read back as a year after Christ (a probe: 0000-01-01 into y-MM-dd was 1-01-01).
+  const writable = asksFullYear(to) ? (year: number) => year >= FULL_YEARS_FROM : (year: number) => year >= 1;
   // A UTCDate (parseDateSlowly): date-fns writes its UTC time, and a zone token in `to` writes `Z`.
   const write = (d: Date): string => (writer ? writer(partsOfDate(d)) : formatDate()(d, to));
   if (reader && writer) {
