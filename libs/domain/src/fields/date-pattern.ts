@@ -404,8 +404,11 @@ function parseWith(steps: Step[], text: string): DateParts | null {
 
 const SECONDS_IN_DAY = 86_400;
 
-/** The parts of the instant `offset` milliseconds (whole seconds) before the wall-clock time `parts` reads as UTC. */
-function inUtc(parts: DateParts, offset: number): DateParts {
+/**
+ * The parts of the instant `offset` milliseconds (whole seconds) before the wall-clock time `parts` reads as UTC: a time
+ * written in a zone `offset` east of UTC, at its UTC time (an hour of 24 is the next day's midnight).
+ */
+export function inUtc(parts: DateParts, offset: number): DateParts {
   const seconds = parts.hour * 3600 + parts.minute * 60 + parts.second - offset / 1000;
   // Within a day either side, as every real offset is: the day moves by one at most, by arithmetic.
   if (seconds >= -SECONDS_IN_DAY && seconds < 2 * SECONDS_IN_DAY) {

@@ -11,8 +11,8 @@
  * a millisecond); iso-date.property.spec.ts checks the two agree.
  */
 
-import { dayAfter, dayBefore, daysInMonth } from './digits';
-import type { DateParts } from './date-pattern';
+import { daysInMonth } from './digits';
+import { inUtc, partsOfDate, type DateParts } from './date-pattern';
 
 /**
  * What "ISO 8601" means for a field without a pattern: a calendar date in full (`2024-03-04`, or `20240304`), with a
@@ -29,12 +29,11 @@ export const ISO_DATE_TIME =
 
 const MS_IN_HOUR = 3_600_000;
 const MS_IN_MINUTE = 60_000;
-const MINUTES_IN_DAY = 1440;
 
-/** The zone's offset in milliseconds as parseISO adds it to the time read (`+02:00` is -2 hours), 0 for `Z`. */
+/** The zone's offset from UTC in milliseconds (`+02:00` is 2 hours), 0 for `Z`. */
 function zoneOffset(zone: string): number {
   if (zone === 'Z') return 0;
-  const sign = zone[0] === '+' ? -1 : 1;
+  const sign = zone[0] === '+' ? 1 : -1;
   const hours = +zone.slice(1, 3);
   const rest = zone.slice(3).replace(':', '');
   const minutes = rest === '' ? 0 : +rest;
@@ -57,27 +56,18 @@ export function readIsoDate(text: string): DateParts | null {
   const second = m[8] === undefined ? 0 : parseFloat(m[8].replace(',', '.'));
   if (hour === 24 ? minute !== 0 || second !== 0 : hour > 24 || minute >= 60 || second >= 60) return null;
   const zone = m[9];
+  const offset = zone === undefined ? 0 : zoneOffset(zone);
   if (Number.isInteger(second)) {
-    // Whole seconds: the zone moves the time by whole minutes, and the day by one at most (24:00, 14 hours).
-    const minutes = hour * 60 + minute + (zone === undefined ? 0 : zoneOffset(zone) / MS_IN_MINUTE);
-    if (minutes >= 0 && minutes < MINUTES_IN_DAY) return { year, month, day, hour: Math.floor(minutes / 60), minute: minutes % 60, second };
-    const moved = minutes < 0 ? dayBefore(year, month, day) : dayAfter(year, month, day);
-    const inDay = minutes < 0 ? minutes + MINUTES_IN_DAY : minutes - MINUTES_IN_DAY;
-    return { year: moved.year, month: moved.month, day: moved.day, hour: Math.floor(inDay / 60), minute: inDay % 60, second };
+    // Whole seconds: 24:00 and a zone move the time as a compiled pattern's zone does, the day by one at most.
+    const parts = { year, month, day, hour, minute, second };
+    return hour === 24 || offset !== 0 ? inUtc(parts, offset) : parts;
   }
 
-  // A fraction of a second: the instant in milliseconds, summed in parseISO's order, and its UTC parts. A Date
-  // truncates the fraction of a millisecond toward zero, which before 1970 is toward the next second.
+  // A fraction of a second: the instant in milliseconds, summed in parseISO's order (which adds the negated offset:
+  // the same float), and its UTC parts. A Date truncates the fraction of a millisecond toward zero, which before 1970
+  // is toward the next second.
   const midnight = new Date(0);
   midnight.setUTCFullYear(year, month - 1, day);
   const time = hour * MS_IN_HOUR + minute * MS_IN_MINUTE + second * 1000;
-  const at = new Date(zone === undefined ? midnight.getTime() + time : midnight.getTime() + time + zoneOffset(zone));
-  return {
-    year: at.getUTCFullYear(),
-    month: at.getUTCMonth() + 1,
-    day: at.getUTCDate(),
-    hour: at.getUTCHours(),
-    minute: at.getUTCMinutes(),
-    second: at.getUTCSeconds(),
-  };
+  return partsOfDate(new Date(midnight.getTime() + time - offset));
 }
